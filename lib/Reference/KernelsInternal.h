@@ -1,0 +1,64 @@
+//===- KernelsInternal.h - Private helpers of the kernels ----*- C++ -*-===//
+//
+// Index walking shared by the Kernels*.cpp files (and free for the other
+// reference kernels to use). Not installed, not part of the API.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GRAPHDIALECT_LIB_REFERENCE_KERNELSINTERNAL_H
+#define GRAPHDIALECT_LIB_REFERENCE_KERNELSINTERNAL_H
+
+#include "GraphDialect/Reference/Kernels.h"
+
+#include <array>
+
+namespace graph::ref::detail {
+
+/// "[2, 3, 4]".
+std::string shapeString(const Shape &shape);
+
+/// Row-major strides of `in` laid against `out` (right-aligned, rank of
+/// `out`), 0 where `in` broadcasts. Call only when `in` broadcasts to `out`.
+Shape broadcastStrides(const Shape &in, const Shape &out);
+
+/// True when `in` broadcasts to `out` (numpy rules).
+bool broadcastsTo(const Shape &in, const Shape &out);
+
+/// Walks `shape` in row-major order from `begin` to `end` (linear indices),
+/// keeping K offsets that advance by their own strides. Calls
+/// body(linear, offsets) for each element.
+template <size_t K, typename Body>
+void walk(const Shape &shape, const std::array<const Shape *, K> &strides,
+          int64_t begin, int64_t end, Body body) {
+  size_t rank = shape.size();
+  std::vector<int64_t> index(rank, 0);
+  std::array<int64_t, K> offsets{};
+  int64_t rest = begin;
+  for (size_t d = rank; d-- > 0;) {
+    int64_t extent = shape[d];
+    index[d] = extent ? rest % extent : 0;
+    rest = extent ? rest / extent : 0;
+    for (size_t k = 0; k < K; ++k)
+      offsets[k] += index[d] * (*strides[k])[d];
+  }
+  for (int64_t linear = begin; linear < end; ++linear) {
+    body(linear, offsets);
+    for (size_t d = rank; d-- > 0;) {
+      if (++index[d] < shape[d]) {
+        for (size_t k = 0; k < K; ++k)
+          offsets[k] += (*strides[k])[d];
+        break;
+      }
+      for (size_t k = 0; k < K; ++k)
+        offsets[k] -= (shape[d] - 1) * (*strides[k])[d];
+      index[d] = 0;
+    }
+  }
+}
+
+/// Normalizes a possibly negative axis; false when out of range.
+bool normalizeAxis(int64_t axis, int64_t rank, int64_t &out);
+
+} // namespace graph::ref::detail
+
+#endif // GRAPHDIALECT_LIB_REFERENCE_KERNELSINTERNAL_H
