@@ -27,7 +27,7 @@ TEST(Pointwise, NamesRoundTrip) {
     EXPECT_EQ(parsed, mode);
     names.insert(pointwiseModeName(mode));
   }
-  EXPECT_EQ(names.size(), 55u);
+  EXPECT_EQ(names.size(), 54u);
   M unused;
   EXPECT_FALSE(parsePointwiseMode("relu6", unused));
   EXPECT_EQ(pointwiseArity(M::binary_select), 3);
