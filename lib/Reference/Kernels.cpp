@@ -173,9 +173,9 @@ std::string genstats(const NdArray &x, NdArray &sum, NdArray &sqSum) {
   return "";
 }
 
-static const char *const kReductionNames[] = {
-    "add", "mul", "min", "max", "amax", "avg", "norm1", "norm2",
-    "mul_no_zeros"};
+static const char *const kReductionNames[] = {"add",   "mul",   "min",
+                                              "max",   "amax",  "avg",
+                                              "norm1", "norm2", "mul_no_zeros"};
 
 const char *reductionModeName(ReductionMode mode) {
   return kReductionNames[static_cast<int>(mode)];
@@ -194,8 +194,8 @@ bool parseReductionMode(const std::string &name, ReductionMode &out) {
   return false;
 }
 
-std::string reduce(const NdArray &in, ReductionMode mode,
-                   const Shape &outShape, NdArray &out) {
+std::string reduce(const NdArray &in, ReductionMode mode, const Shape &outShape,
+                   NdArray &out) {
   if (outShape.size() != in.shape.size())
     return "reduction output rank " + std::to_string(outShape.size()) +
            " differs from input rank " + std::to_string(in.shape.size());
@@ -319,8 +319,7 @@ int64_t sliceExtent(const SliceRange &r) {
   if (r.step > 0)
     return r.limit > r.start ? (r.limit - r.start + r.step - 1) / r.step : 0;
   if (r.step < 0)
-    return r.start > r.limit ? (r.start - r.limit - r.step - 1) / (-r.step)
-                             : 0;
+    return r.start > r.limit ? (r.start - r.limit - r.step - 1) / (-r.step) : 0;
   return 0;
 }
 
@@ -332,8 +331,8 @@ std::string slice(const NdArray &in, const std::vector<SliceRange> &ranges,
   size_t rank = in.shape.size();
   Shape outShape(rank), start(rank), step(rank);
   for (size_t i = 0; i < rank; ++i) {
-    SliceRange r = i < ranges.size() ? ranges[i]
-                                     : SliceRange{0, in.shape[i], 1};
+    SliceRange r =
+        i < ranges.size() ? ranges[i] : SliceRange{0, in.shape[i], 1};
     if (r.step == 0)
       return "slice step of dim " + std::to_string(i) + " is 0";
     int64_t n = sliceExtent(r);

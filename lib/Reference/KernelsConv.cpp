@@ -45,7 +45,8 @@ std::string matmul(const NdArray &a, const NdArray &b, NdArray &out) {
   const double *ad = a.data.data();
   const double *bd = b.data.data();
   double *cd = result.data.data();
-  int64_t minRows = std::max<int64_t>(1, (1 << 16) / std::max<int64_t>(1, k * n));
+  int64_t minRows =
+      std::max<int64_t>(1, (1 << 16) / std::max<int64_t>(1, k * n));
   parallelFor(
       batches * m,
       [&](int64_t begin, int64_t end) {
@@ -141,9 +142,10 @@ std::string makeGeometry(const Shape &x, const Shape &w,
     int64_t extent = (g.filterSpatial[d] - 1) * g.dilation[d] + 1;
     int64_t span = g.inSpatial[d] + g.pre[d] + g.post[d] - extent;
     if (g.filterSpatial[d] < 1 || span < 0)
-      return "conv filter " + shapeString(w) + " (dilated) does not fit the "
-             "padded image " + shapeString(x) + " in spatial dim " +
-             std::to_string(d);
+      return "conv filter " + shapeString(w) +
+             " (dilated) does not fit the "
+             "padded image " +
+             shapeString(x) + " in spatial dim " + std::to_string(d);
     g.outSpatial[d] = span / g.stride[d] + 1;
   }
   g.inSize = numElements(g.inSpatial);
@@ -173,7 +175,8 @@ std::string makeGeometry(const Shape &x, const Shape &w,
         }
         inOff += i * inStrides[d];
         // Convolution mode flips the filter: tap r reads weight R-1-r.
-        int64_t wr = params.crossCorrelation ? r[d] : g.filterSpatial[d] - 1 - r[d];
+        int64_t wr =
+            params.crossCorrelation ? r[d] : g.filterSpatial[d] - 1 - r[d];
         fOff += wr * fStrides[d];
       }
       if (inside) {
@@ -215,7 +218,8 @@ std::string convFprop(const NdArray &x, const NdArray &w,
       for (int64_t c = 0; c < g.cPerGroup; ++c) {
         const double *img =
             x.data.data() + (n * g.c + group * g.cPerGroup + c) * g.inSize;
-        const double *flt = w.data.data() + (k * g.cPerGroup + c) * g.filterSize;
+        const double *flt =
+            w.data.data() + (k * g.cPerGroup + c) * g.filterSize;
         for (int64_t o = 0; o < g.outSize; ++o) {
           double acc = 0.0;
           for (int64_t p = g.pairBegin[o]; p < g.pairBegin[o + 1]; ++p)

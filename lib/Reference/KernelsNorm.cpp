@@ -38,7 +38,8 @@ const char *normName(NormKind kind) {
 std::string statsShapeFor(NormKind kind, const Shape &x, const Shape &scale,
                           Shape &stats) {
   size_t rank = x.size();
-  size_t minRank = kind == NormKind::Instance || kind == NormKind::Batch ? 2 : 1;
+  size_t minRank =
+      kind == NormKind::Instance || kind == NormKind::Batch ? 2 : 1;
   if (rank < minRank)
     return std::string(normName(kind)) + " input " + shapeString(x) +
            " needs rank >= " + std::to_string(minRank);
@@ -233,8 +234,8 @@ std::string normBackward(NormKind kind, const NdArray &dy, const NdArray &x,
 } // namespace
 
 std::string layernormForward(const NdArray &x, const NdArray &scale,
-                             const NdArray *bias, double epsilon,
-                             bool training, NormForwardResult &out) {
+                             const NdArray *bias, double epsilon, bool training,
+                             NormForwardResult &out) {
   return normForward(NormKind::Layer, x, scale, bias, epsilon, training, out);
 }
 std::string rmsnormForward(const NdArray &x, const NdArray &scale,
@@ -338,9 +339,8 @@ std::string batchnormForward(const NdArray &x, const NdArray &scale,
 }
 
 std::string batchnormInference(const NdArray &x, const NdArray &mean,
-                               const NdArray &invVariance,
-                               const NdArray &scale, const NdArray *bias,
-                               NdArray &y) {
+                               const NdArray &invVariance, const NdArray &scale,
+                               const NdArray *bias, NdArray &y) {
   const char *op = "batchnorm_inference";
   std::string err = checkBroadcast(op, "mean", mean.shape, x.shape);
   if (err.empty())

@@ -74,8 +74,7 @@ constexpr ModeInfo kModes[] = {
     {"binary_select", 3},
 };
 constexpr int kModeCount = sizeof(kModes) / sizeof(kModes[0]);
-static_assert(kModeCount ==
-                  static_cast<int>(PointwiseMode::binary_select) + 1,
+static_assert(kModeCount == static_cast<int>(PointwiseMode::binary_select) + 1,
               "kModes must list every PointwiseMode in order");
 
 constexpr double kSqrt2OverPi = 0.79788456080286535587989211986876;
@@ -292,8 +291,7 @@ std::string pointwise(PointwiseMode mode,
     if (!broadcastsTo(inputs[i]->shape, outShape))
       return "pointwise input " + std::to_string(i) + " of shape " +
              shapeString(inputs[i]->shape) +
-             " does not broadcast to the output shape " +
-             shapeString(outShape);
+             " does not broadcast to the output shape " + shapeString(outShape);
   }
   NdArray result(outShape);
   if (mode == PointwiseMode::gen_index) {

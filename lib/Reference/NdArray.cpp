@@ -61,8 +61,7 @@ constexpr MiniFloat kF16{5, 10, 15, true, false, MiniFloat::Overflow::ToInf};
 constexpr MiniFloat kBF16{8, 7, 127, true, false, MiniFloat::Overflow::ToInf};
 constexpr MiniFloat kE5M2{5, 2, 15, true, false, MiniFloat::Overflow::ToInf};
 constexpr MiniFloat kE4M3{4, 3, 7, false, true, MiniFloat::Overflow::ToNaN};
-constexpr MiniFloat kE2M1{2, 1, 1, false, false,
-                          MiniFloat::Overflow::Saturate};
+constexpr MiniFloat kE2M1{2, 1, 1, false, false, MiniFloat::Overflow::Saturate};
 
 const MiniFloat *miniFormat(DType type) {
   switch (type) {
@@ -139,8 +138,9 @@ uint32_t gridBits(const MiniFloat &f, double magnitude, bool negative) {
         std::ldexp(magnitude, f.mantBits - f.minExponent()));
     return sign | mant;
   }
-  auto mant = static_cast<uint32_t>(
-      std::ldexp(magnitude, f.mantBits - exponent) - std::ldexp(1.0, f.mantBits));
+  auto mant =
+      static_cast<uint32_t>(std::ldexp(magnitude, f.mantBits - exponent) -
+                            std::ldexp(1.0, f.mantBits));
   return sign | (static_cast<uint32_t>(exponent + f.bias) << f.mantBits) | mant;
 }
 
@@ -302,11 +302,11 @@ const char *dtypeName(DType type) {
 }
 
 bool parseDType(const std::string &name, DType &out) {
-  static const DType all[] = {
-      DType::F32,      DType::F16,    DType::BF16,      DType::F64,
-      DType::I8,       DType::U8,     DType::I32,       DType::I64,
-      DType::I1,       DType::F8E4M3FN, DType::F8E5M2, DType::F8E8M0FNU,
-      DType::F4E2M1FN};
+  static const DType all[] = {DType::F32,      DType::F16,    DType::BF16,
+                              DType::F64,      DType::I8,     DType::U8,
+                              DType::I32,      DType::I64,    DType::I1,
+                              DType::F8E4M3FN, DType::F8E5M2, DType::F8E8M0FNU,
+                              DType::F4E2M1FN};
   for (DType t : all) {
     if (name == dtypeName(t)) {
       out = t;
@@ -360,8 +360,8 @@ double dtypeMaxFinite(DType type) {
 
 double decode(DType type, const void *element) {
   if (const MiniFloat *f = miniFormat(type)) {
-    uint32_t bits = f->width() > 8 ? loadAs<uint16_t>(element)
-                                   : loadAs<uint8_t>(element);
+    uint32_t bits =
+        f->width() > 8 ? loadAs<uint16_t>(element) : loadAs<uint8_t>(element);
     if (f->width() < 8)
       bits &= (1u << f->width()) - 1; // packed formats: low bits only
     return decodeMini(*f, bits);
@@ -435,8 +435,7 @@ Shape rowMajorStrides(const Shape &shape) {
   return strides;
 }
 
-bool checkLayout(const Shape &shape, const Shape &strides,
-                 std::string *error) {
+bool checkLayout(const Shape &shape, const Shape &strides, std::string *error) {
   auto fail = [&](const std::string &msg) {
     if (error)
       *error = msg;

@@ -169,8 +169,8 @@ NdArray convIm2col(const NdArray &x, const NdArray &w, const ConvParams &p) {
             Shape oi = unflatten(o, out), ri = unflatten(r, flt), xi(rank);
             bool inside = true;
             for (size_t d = 0; d < rank; ++d) {
-              xi[d] = oi[d] * p.stride[d] - p.prePadding[d] +
-                      ri[d] * p.dilation[d];
+              xi[d] =
+                  oi[d] * p.stride[d] - p.prePadding[d] + ri[d] * p.dilation[d];
               inside = inside && xi[d] >= 0 && xi[d] < in[d];
             }
             if (inside)
@@ -197,11 +197,18 @@ struct ConvCase {
 
 std::vector<ConvCase> convCases() {
   std::vector<ConvCase> cases;
-  cases.push_back({{2, 3, 5, 6}, {4, 3, 3, 3}, {{0, 0}, {0, 0}, {1, 1}, {1, 1}, true}});
-  cases.push_back({{1, 4, 7, 6}, {6, 2, 3, 2}, {{1, 2}, {2, 0}, {2, 1}, {1, 2}, true}});
-  cases.push_back({{2, 6, 6, 5}, {6, 1, 3, 3}, {{1, 1}, {1, 1}, {1, 2}, {2, 1}, false}});
-  cases.push_back({{1, 2, 4, 5, 4}, {2, 2, 2, 3, 2}, {{1, 0, 1}, {0, 1, 1}, {1, 2, 1}, {2, 1, 1}, true}});
-  cases.push_back({{2, 4, 5, 4, 3}, {4, 2, 2, 2, 2}, {{0, 1, 0}, {1, 0, 1}, {2, 1, 1}, {1, 1, 2}, false}});
+  cases.push_back(
+      {{2, 3, 5, 6}, {4, 3, 3, 3}, {{0, 0}, {0, 0}, {1, 1}, {1, 1}, true}});
+  cases.push_back(
+      {{1, 4, 7, 6}, {6, 2, 3, 2}, {{1, 2}, {2, 0}, {2, 1}, {1, 2}, true}});
+  cases.push_back(
+      {{2, 6, 6, 5}, {6, 1, 3, 3}, {{1, 1}, {1, 1}, {1, 2}, {2, 1}, false}});
+  cases.push_back({{1, 2, 4, 5, 4},
+                   {2, 2, 2, 3, 2},
+                   {{1, 0, 1}, {0, 1, 1}, {1, 2, 1}, {2, 1, 1}, true}});
+  cases.push_back({{2, 4, 5, 4, 3},
+                   {4, 2, 2, 2, 2},
+                   {{0, 1, 0}, {1, 0, 1}, {2, 1, 1}, {1, 1, 2}, false}});
   cases.push_back({{1, 2, 9}, {3, 2, 3}, {{2}, {1}, {2}, {1}, true}}); // 1-D
   return cases;
 }
@@ -284,8 +291,7 @@ TEST(Reduction, Genstats) {
   ASSERT_EQ(genstats(x, sum, sq), "");
   EXPECT_EQ(sum.shape, (Shape{1, 2, 1}));
   EXPECT_EQ(sum.data, (std::vector<double>{1 + 2 + 5 + 6, 3 + 4 + 7 + 8}));
-  EXPECT_EQ(sq.data,
-            (std::vector<double>{1 + 4 + 25 + 36, 9 + 16 + 49 + 64}));
+  EXPECT_EQ(sq.data, (std::vector<double>{1 + 4 + 25 + 36, 9 + 16 + 49 + 64}));
 }
 
 TEST(Reduction, EveryMode) {
@@ -416,8 +422,8 @@ TEST(Rope, HandComputed) {
   std::vector<double> expect = {-6, -4, 2, -8, 10, 12};
   for (int i = 0; i < 6; ++i)
     EXPECT_NEAR(y.data[i], expect[i], 1e-14) << i;
-  EXPECT_NE(rope(x, f, 1.0, 3, y), "");   // odd rope_dim
-  EXPECT_NE(rope(x, f, 1.0, 8, y), "");   // beyond head dim
+  EXPECT_NE(rope(x, f, 1.0, 3, y), ""); // odd rope_dim
+  EXPECT_NE(rope(x, f, 1.0, 8, y), ""); // beyond head dim
   EXPECT_NE(rope(x, NdArray({1, 3}), 1.0, 4, y), "");
 }
 

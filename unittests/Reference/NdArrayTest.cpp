@@ -34,9 +34,8 @@ double valueOf(DType type, uint32_t bits) {
 
 TEST(DType, NamesRoundTrip) {
   for (DType t : {DType::F32, DType::F16, DType::BF16, DType::F64, DType::I8,
-                  DType::U8, DType::I32, DType::I64, DType::I1,
-                  DType::F8E4M3FN, DType::F8E5M2, DType::F8E8M0FNU,
-                  DType::F4E2M1FN}) {
+                  DType::U8, DType::I32, DType::I64, DType::I1, DType::F8E4M3FN,
+                  DType::F8E5M2, DType::F8E8M0FNU, DType::F4E2M1FN}) {
     DType parsed;
     ASSERT_TRUE(parseDType(dtypeName(t), parsed)) << dtypeName(t);
     EXPECT_EQ(parsed, t);
@@ -90,9 +89,9 @@ TEST(DType, BF16) {
   EXPECT_EQ(bitsOf(DType::BF16, 1.0 + std::ldexp(1.0, -8)), 0x3F80u); // tie
   EXPECT_EQ(bitsOf(DType::BF16, 1.0 + std::ldexp(3.0, -8)), 0x3F82u);
   // One rounding from double: via float this would tie and go down.
-  EXPECT_EQ(bitsOf(DType::BF16, 1.0 + std::ldexp(1.0, -8) +
-                                    std::ldexp(1.0, -30)),
-            0x3F81u);
+  EXPECT_EQ(
+      bitsOf(DType::BF16, 1.0 + std::ldexp(1.0, -8) + std::ldexp(1.0, -30)),
+      0x3F81u);
   EXPECT_EQ(valueOf(DType::BF16, 0x7F7F), dtypeMaxFinite(DType::BF16));
   EXPECT_EQ(bitsOf(DType::BF16, 1e39), 0x7F80u);
   EXPECT_EQ(bitsOf(DType::BF16, kNaN), 0x7FC0u);
@@ -272,8 +271,7 @@ TEST(Layout, StridedLoadStore) {
             (std::vector<double>{1, 0.5, 1024, 2}));
   // Rank 0: one element.
   double scalar = 3.5;
-  EXPECT_EQ(load(&scalar, DType::F64, {}, {}).data,
-            (std::vector<double>{3.5}));
+  EXPECT_EQ(load(&scalar, DType::F64, {}, {}).data, (std::vector<double>{3.5}));
 }
 
 TEST(Layout, RoundInPlace) {

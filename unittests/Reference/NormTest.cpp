@@ -82,11 +82,17 @@ std::vector<NormCase> normCases() {
   return {
       {"layernorm", Kind::Layer, {3, 2, 2, 2}, {1, 2, 2, 2}, {3, 1, 1, 1}},
       {"rmsnorm", Kind::Rms, {3, 4, 1, 2}, {1, 4, 1, 2}, {3, 1, 1, 1}},
-      {"instancenorm", Kind::Instance, {2, 3, 2, 2}, {1, 3, 1, 1},
+      {"instancenorm",
+       Kind::Instance,
+       {2, 3, 2, 2},
+       {1, 3, 1, 1},
        {2, 3, 1, 1}},
       {"batchnorm", Kind::Batch, {3, 2, 2, 2}, {1, 2, 1, 1}, {1, 2, 1, 1}},
       {"adalayernorm BSD", Kind::Ada, {2, 3, 4}, {2, 1, 4}, {2, 3, 1}},
-      {"adalayernorm NCHW", Kind::Ada, {2, 3, 2, 2}, {2, 3, 2, 2},
+      {"adalayernorm NCHW",
+       Kind::Ada,
+       {2, 3, 2, 2},
+       {2, 3, 2, 2},
        {2, 1, 1, 1}},
   };
 }
@@ -233,14 +239,15 @@ TEST(Norm, BatchnormRunningStats) {
   EXPECT_NE(batchnormForward(x, scale, &bias, 0.0, &runMean, nullptr, 0.1, r),
             "");
   // Without them, no next_running outputs.
-  ASSERT_EQ(batchnormForward(x, scale, &bias, 0.0, nullptr, nullptr,
-                             std::nullopt, r),
-            "");
+  ASSERT_EQ(
+      batchnormForward(x, scale, &bias, 0.0, nullptr, nullptr, std::nullopt, r),
+      "");
   EXPECT_EQ(r.nextRunningMean.size(), 0);
 }
 
 TEST(Norm, BatchnormInferenceMatchesTraining) {
-  NdArray x = randomArray({3, 4, 2, 2}, 11), scale = randomArray({1, 4, 1, 1}, 12),
+  NdArray x = randomArray({3, 4, 2, 2}, 11),
+          scale = randomArray({1, 4, 1, 1}, 12),
           bias = randomArray({1, 4, 1, 1}, 13);
   BatchnormForwardResult r;
   ASSERT_EQ(batchnormForward(x, scale, &bias, 1e-5, nullptr, nullptr,

@@ -227,7 +227,7 @@ std::string convWgrad(const NdArray &x, const NdArray &dy,
 
 struct NormForwardResult {
   NdArray y;
-  NdArray mean;       // training only; empty for rmsnorm
+  NdArray mean;        // training only; empty for rmsnorm
   NdArray invVariance; // training only
 };
 
@@ -239,8 +239,8 @@ struct NormBackwardResult {
 
 /// `training` false (cuDNN INFERENCE phase) computes Y only.
 std::string layernormForward(const NdArray &x, const NdArray &scale,
-                             const NdArray *bias, double epsilon,
-                             bool training, NormForwardResult &out);
+                             const NdArray *bias, double epsilon, bool training,
+                             NormForwardResult &out);
 std::string rmsnormForward(const NdArray &x, const NdArray &scale,
                            const NdArray *bias, double epsilon, bool training,
                            NormForwardResult &out);
@@ -292,9 +292,8 @@ std::string batchnormForward(const NdArray &x, const NdArray &scale,
                              BatchnormForwardResult &out);
 /// Y = scale * (x - mean) * invVariance + bias, all broadcast to x.
 std::string batchnormInference(const NdArray &x, const NdArray &mean,
-                               const NdArray &invVariance,
-                               const NdArray &scale, const NdArray *bias,
-                               NdArray &y);
+                               const NdArray &invVariance, const NdArray &scale,
+                               const NdArray *bias, NdArray &y);
 std::string batchnormBackward(const NdArray &dy, const NdArray &x,
                               const NdArray &scale, const NdArray &mean,
                               const NdArray &invVariance,
@@ -310,15 +309,24 @@ std::string genstats(const NdArray &x, NdArray &sum, NdArray &sqSum);
 /// cuDNN reduction modes. amax = max |x|; avg = add / count; norm1 = sum |x|;
 /// norm2 = sqrt(sum x^2); mul_no_zeros = product of the non-zero elements
 /// (1 when all are zero). min/max/amax propagate NaN.
-enum class ReductionMode { add, mul, min, max, amax, avg, norm1, norm2,
-                           mul_no_zeros };
+enum class ReductionMode {
+  add,
+  mul,
+  min,
+  max,
+  amax,
+  avg,
+  norm1,
+  norm2,
+  mul_no_zeros
+};
 const char *reductionModeName(ReductionMode mode);
 bool parseReductionMode(const std::string &name, ReductionMode &out);
 
 /// Reduces `in` to `outShape`: same rank, each dim equal to the input's or 1
 /// (dims of 1 are reduced).
-std::string reduce(const NdArray &in, ReductionMode mode,
-                   const Shape &outShape, NdArray &out);
+std::string reduce(const NdArray &in, ReductionMode mode, const Shape &outShape,
+                   NdArray &out);
 
 //===----------------------------------------------------------------------===//
 // Structural

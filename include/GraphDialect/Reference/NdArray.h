@@ -1,4 +1,5 @@
-//===- NdArray.h - Dense double arrays of the reference executor -*- C++ -*-===//
+//===- NdArray.h - Dense double arrays of the reference executor -*- C++
+//-*-===//
 //
 // The CPU reference executor computes every op on dense, row-major arrays of
 // double. Element types and strides only matter at the boundaries: loading a
@@ -31,7 +32,8 @@ enum class DType {
   F8E4M3FN,
   F8E5M2,
   F8E8M0FNU,
-  F4E2M1FN, // stored one value per byte (low nibble), like cuDNN's unpacked view
+  F4E2M1FN, // stored one value per byte (low nibble), like cuDNN's unpacked
+            // view
 };
 
 /// Size in bytes of one stored element.
@@ -42,7 +44,7 @@ const char *dtypeName(DType type);
 bool parseDType(const std::string &name, DType &out);
 bool isFloat(DType type);
 
-/// Converts one stored element to double and back. `toBits` rounds to
+/// Converts one stored element to double and back. `encode` rounds to
 /// nearest-even and saturates or produces inf/nan exactly as the format does.
 double decode(DType type, const void *element);
 void encode(DType type, double value, void *element);
@@ -87,8 +89,7 @@ int64_t spanElements(const Shape &shape, const Shape &strides);
 NdArray load(const void *bytes, DType type, const Shape &shape,
              const Shape &strides);
 /// Writes `array` into a strided buffer of `type`, rounding each element.
-void store(const NdArray &array, DType type, const Shape &strides,
-           void *bytes);
+void store(const NdArray &array, DType type, const Shape &strides, void *bytes);
 /// Rounds every element in place (what a virtual tensor of `type` holds).
 void roundInPlace(NdArray &array, DType type);
 
