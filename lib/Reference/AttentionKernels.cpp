@@ -109,9 +109,9 @@ struct Ctx {
       sqB = lenQ[b];
       skvB = lenKV[b];
     }
-    int64_t shift =
-        opts->diagonalAlignment == DiagonalAlignment::BottomRight ? skvB - sqB
-                                                                  : 0;
+    int64_t shift = opts->diagonalAlignment == DiagonalAlignment::BottomRight
+                        ? skvB - sqB
+                        : 0;
     if (opts->rightBound && j > i + shift + *opts->rightBound)
       return false;
     if (opts->leftBound && j <= i + shift - *opts->leftBound)
@@ -422,8 +422,8 @@ std::string checkSameShape(const NdArray &a, const Shape &want,
   return "";
 }
 
-std::string checkBwdShapes(const Ctx &ctx, const NdArray &o,
-                           const NdArray &dO, const NdArray &stats) {
+std::string checkBwdShapes(const Ctx &ctx, const NdArray &o, const NdArray &dO,
+                           const NdArray &stats) {
   const Geometry &g = ctx.g;
   if (auto e = checkSameShape(o, {g.b, g.hq, g.sq, g.dv}, "o"); !e.empty())
     return e;
@@ -435,9 +435,7 @@ std::string checkBwdShapes(const Ctx &ctx, const NdArray &o,
   return "";
 }
 
-bool isFp8(DType t) {
-  return t == DType::F8E4M3FN || t == DType::F8E5M2;
-}
+bool isFp8(DType t) { return t == DType::F8E4M3FN || t == DType::F8E5M2; }
 
 } // namespace
 
@@ -546,11 +544,13 @@ std::string graph::ref::sdpaFp8Forward(const NdArray &q, const NdArray &k,
   return "";
 }
 
-std::string graph::ref::sdpaFp8Backward(
-    const NdArray &q, const NdArray &k, const NdArray &v, const NdArray &o,
-    const NdArray &dO, const NdArray &stats, const SdpaFp8BackwardScales &sc,
-    DType pType, DType dPType, const SdpaOptions &opts,
-    SdpaFp8BackwardResult &out) {
+std::string graph::ref::sdpaFp8Backward(const NdArray &q, const NdArray &k,
+                                        const NdArray &v, const NdArray &o,
+                                        const NdArray &dO, const NdArray &stats,
+                                        const SdpaFp8BackwardScales &sc,
+                                        DType pType, DType dPType,
+                                        const SdpaOptions &opts,
+                                        SdpaFp8BackwardResult &out) {
   if (!isFp8(pType) || !isFp8(dPType))
     return "sdpa_fp8_backward: P and dP types must be fp8 types";
   if (opts.dropoutMask || opts.dropoutProbability > 0)
@@ -613,8 +613,8 @@ std::string graph::ref::blockDequantize(const NdArray &x,
            std::to_string(descale.rank()) + " must equal the data rank " +
            std::to_string(rank);
   for (int64_t d = 0; d < rank; ++d) {
-    int64_t need = d == axis ? (x.shape[d] + blockSize - 1) / blockSize
-                             : x.shape[d];
+    int64_t need =
+        d == axis ? (x.shape[d] + blockSize - 1) / blockSize : x.shape[d];
     if (descale.shape[d] < need)
       return std::string(port) + ": descale " + shapeStr(descale.shape) +
              " too small for data " + shapeStr(x.shape) + " (dim " +
@@ -640,14 +640,11 @@ std::string graph::ref::sdpaMxfp8Forward(
     const SdpaOptions &opts, SdpaMxfp8ForwardResult &out,
     const MxPQuant &pQuant) {
   NdArray qd, kd, vd;
-  if (auto e = blockDequantize(q, descaleQ, 3, 32, qd, "descale_q");
-      !e.empty())
+  if (auto e = blockDequantize(q, descaleQ, 3, 32, qd, "descale_q"); !e.empty())
     return e;
-  if (auto e = blockDequantize(k, descaleK, 3, 32, kd, "descale_k");
-      !e.empty())
+  if (auto e = blockDequantize(k, descaleK, 3, 32, kd, "descale_k"); !e.empty())
     return e;
-  if (auto e = blockDequantize(v, descaleV, 2, 32, vd, "descale_v");
-      !e.empty())
+  if (auto e = blockDequantize(v, descaleV, 2, 32, vd, "descale_v"); !e.empty())
     return e;
   Ctx ctx;
   if (std::string e = checkQkv(qd, kd, vd, opts, ctx); !e.empty())
@@ -676,13 +673,23 @@ std::string graph::ref::sdpaMxfp8Backward(const SdpaMxfp8BackwardInputs &in,
   struct Port {
     const NdArray *p;
     const char *name;
-  } ports[] = {{in.q, "q"},         {in.qT, "q_T"},          {in.k, "k"},
-               {in.kT, "k_T"},      {in.v, "v"},             {in.oF16, "o_f16"},
-               {in.dOF16, "dO_f16"}, {in.dO, "dO"},          {in.dOT, "dO_T"},
-               {in.stats, "stats"}, {in.descaleQ, "descale_q"},
-               {in.descaleQT, "descale_q_T"}, {in.descaleK, "descale_k"},
-               {in.descaleKT, "descale_k_T"}, {in.descaleV, "descale_v"},
-               {in.descaleDO, "descale_dO"},  {in.descaleDOT, "descale_dO_T"}};
+  } ports[] = {{in.q, "q"},
+               {in.qT, "q_T"},
+               {in.k, "k"},
+               {in.kT, "k_T"},
+               {in.v, "v"},
+               {in.oF16, "o_f16"},
+               {in.dOF16, "dO_f16"},
+               {in.dO, "dO"},
+               {in.dOT, "dO_T"},
+               {in.stats, "stats"},
+               {in.descaleQ, "descale_q"},
+               {in.descaleQT, "descale_q_T"},
+               {in.descaleK, "descale_k"},
+               {in.descaleKT, "descale_k_T"},
+               {in.descaleV, "descale_v"},
+               {in.descaleDO, "descale_dO"},
+               {in.descaleDOT, "descale_dO_T"}};
   for (const Port &p : ports)
     if (!p.p)
       return std::string(p.name) + ": required by sdpa_mxfp8_backward";
@@ -698,15 +705,13 @@ std::string graph::ref::sdpaMxfp8Backward(const SdpaMxfp8BackwardInputs &in,
   if (auto e = blockDequantize(*in.q, *in.descaleQ, 3, 32, q, "descale_q");
       !e.empty())
     return e;
-  if (auto e = blockDequantize(*in.qT, *in.descaleQT, 2, 32, qT,
-                               "descale_q_T");
+  if (auto e = blockDequantize(*in.qT, *in.descaleQT, 2, 32, qT, "descale_q_T");
       !e.empty())
     return e;
   if (auto e = blockDequantize(*in.k, *in.descaleK, 3, 32, k, "descale_k");
       !e.empty())
     return e;
-  if (auto e = blockDequantize(*in.kT, *in.descaleKT, 2, 32, kT,
-                               "descale_k_T");
+  if (auto e = blockDequantize(*in.kT, *in.descaleKT, 2, 32, kT, "descale_k_T");
       !e.empty())
     return e;
   if (auto e = blockDequantize(*in.v, *in.descaleV, 2, 32, v, "descale_v");
@@ -715,8 +720,8 @@ std::string graph::ref::sdpaMxfp8Backward(const SdpaMxfp8BackwardInputs &in,
   if (auto e = blockDequantize(*in.dO, *in.descaleDO, 3, 32, dO, "descale_dO");
       !e.empty())
     return e;
-  if (auto e = blockDequantize(*in.dOT, *in.descaleDOT, 2, 32, dOT,
-                               "descale_dO_T");
+  if (auto e =
+          blockDequantize(*in.dOT, *in.descaleDOT, 2, 32, dOT, "descale_dO_T");
       !e.empty())
     return e;
   Ctx ctx;

@@ -84,9 +84,9 @@ struct Problem {
   bool perKeyGate = false; // kda / gdn2
   // Effective per-(t, h) quantities, h in [0, HO).
   std::vector<double> qh, kh, alpha, b, wv, vv; // [T*HO*K] / [T*HO*V]
-  std::vector<double> qNormInv, kNormInv;      // [T*HO] (l2norm only)
-  std::vector<double> geff, gy;                // [T*HO*K] (gate transform)
-  std::vector<double> betaEff;                 // [T*HO*(K or 1)]
+  std::vector<double> qNormInv, kNormInv;       // [T*HO] (l2norm only)
+  std::vector<double> geff, gy;                 // [T*HO*K] (gate transform)
+  std::vector<double> betaEff;                  // [T*HO*(K or 1)]
 
   int64_t headOf(const View &x, int64_t h) const { return h / (HO / x.h); }
 };
@@ -166,8 +166,7 @@ std::string setup(LinearAttentionVariant variant,
     p.cu = {0, p.T};
   }
   p.N = static_cast<int64_t>(p.cu.size()) - 1;
-  if (in.initialState &&
-      in.initialState->shape != Shape{p.N, p.HO, p.K, p.V})
+  if (in.initialState && in.initialState->shape != Shape{p.N, p.HO, p.K, p.V})
     return "initial_state: shape " + shapeStr(in.initialState->shape) +
            " must be " + shapeStr({p.N, p.HO, p.K, p.V});
   p.gateTransform = opts.safeGate || in.aLog || in.dtBias;
@@ -220,8 +219,9 @@ std::string setup(LinearAttentionVariant variant,
         int64_t gc = p.perKeyGate ? c : 0;
         double g = p.g.at(t, hg, gc);
         if (p.gateTransform) {
-          double y = g + (in.dtBias ? in.dtBias->data[hg * (p.perKeyGate ? K : 1) + gc]
-                                    : 0.0);
+          double y =
+              g + (in.dtBias ? in.dtBias->data[hg * (p.perKeyGate ? K : 1) + gc]
+                             : 0.0);
           p.gy[th * K + c] = y;
           if (p.perKeyGate && opts.safeGate) {
             g = opts.gateLowerBound / (1.0 + std::exp(-aScale * y));
@@ -286,8 +286,7 @@ void step(const Problem &p, int64_t th, std::vector<double> &S,
   }
 }
 
-void initState(const Problem &p, int64_t n, int64_t h,
-               std::vector<double> &S) {
+void initState(const Problem &p, int64_t n, int64_t h, std::vector<double> &S) {
   int64_t KV = p.K * p.V;
   if (p.in->initialState)
     std::copy_n(&p.in->initialState->data[(n * p.HO + h) * KV], KV, S.begin());
@@ -316,8 +315,7 @@ std::string graph::ref::linearAttentionForward(
       ckBase[n] = ckRows;
       ckRows += std::max<int64_t>(p.cu[n + 1] - p.cu[n] - 1, 0) / c;
     }
-    out.stateCheckpoints =
-        NdArray({std::max<int64_t>(p.T / c, 1), p.HO, K, V});
+    out.stateCheckpoints = NdArray({std::max<int64_t>(p.T / c, 1), p.HO, K, V});
   }
   parallelFor(p.HO, [&](int64_t h) {
     std::vector<double> S(KV), u(V), o(V);

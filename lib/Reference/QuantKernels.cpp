@@ -176,8 +176,7 @@ std::string graph::ref::blockScaleQuantize(const NdArray &x,
     return std::string("scale: scale type must be a float type, got ") +
            dtypeName(o.scaleType);
   bool e8m0 = o.scaleType == DType::F8E8M0FNU;
-  if (e8m0 && o.rounding == ScaleRounding::OcpFloor &&
-      emaxOf(o.valueType) == 0)
+  if (e8m0 && o.rounding == ScaleRounding::OcpFloor && emaxOf(o.valueType) == 0)
     return std::string("Y: E8M0 (MX) scaling needs an fp8/fp4 value type, "
                        "got ") +
            dtypeName(o.valueType);
@@ -217,17 +216,17 @@ std::string graph::ref::blockScaleQuantize(const NdArray &x,
         scale.data[(a * nb + blk) * inner + in] = s;
         for (int64_t i = lo; i < hi; ++i) {
           int64_t idx = (a * n + i) * inner + in;
-          y.data[idx] = roundSat(o.valueType, s == 0 ? x.data[idx]
-                                                     : x.data[idx] / s);
+          y.data[idx] =
+              roundSat(o.valueType, s == 0 ? x.data[idx] : x.data[idx] / s);
         }
       }
   return "";
 }
 
-std::string graph::ref::blockScaleDequantize(
-    const NdArray &x, const NdArray &descale,
-    const std::vector<int64_t> &blockSize, bool isNegativeScale,
-    NdArray &out) {
+std::string
+graph::ref::blockScaleDequantize(const NdArray &x, const NdArray &descale,
+                                 const std::vector<int64_t> &blockSize,
+                                 bool isNegativeScale, NdArray &out) {
   int64_t rank = x.rank();
   if (blockSize.empty() || static_cast<int64_t>(blockSize.size()) > rank)
     return "block_size: needs 1 to rank(input) values";
@@ -320,8 +319,7 @@ std::string graph::ref::moeGroupedMatmul(const MoeGroupedMatmulInputs &in,
       }
       if (rt.dst < 0 || rt.dst >= outRows)
         return "token_index: destination row " + std::to_string(rt.dst) +
-               " is outside the output's " + std::to_string(outRows) +
-               " rows";
+               " is outside the output's " + std::to_string(outRows) + " rows";
       if (used[rt.dst])
         return "token_index/token_ks: destination row " +
                std::to_string(rt.dst) + " is written twice";
@@ -354,8 +352,8 @@ std::string graph::ref::moeGroupedMatmulBwd(const NdArray &doutput,
   if (auto e = rows2d(&doutput, "doutput", md, n); !e.empty())
     return e;
   if (md != m)
-    return "doutput: row count " + std::to_string(md) +
-           " must equal token's " + std::to_string(m);
+    return "doutput: row count " + std::to_string(md) + " must equal token's " +
+           std::to_string(m);
   std::vector<int64_t> bounds;
   if (auto e = decodeOffsets(&firstTokenOffset, numExperts, m, bounds);
       !e.empty())

@@ -104,8 +104,7 @@ struct MaskCase {
 
 TEST(SdpaForward, MaskCases) {
   std::vector<MaskCase> cases = {
-      {"causal_top_left", 4, 4,
-       [](SdpaOptions &o) { o.rightBound = 0; },
+      {"causal_top_left", 4, 4, [](SdpaOptions &o) { o.rightBound = 0; },
        [](int64_t, int64_t i, int64_t j) { return j <= i; }},
       {"causal_top_left_legacy_flag", 3, 5,
        [](SdpaOptions &o) { applyLegacyMaskFlags(o, true, false, {}); },
@@ -132,7 +131,8 @@ TEST(SdpaForward, MaskCases) {
   };
   for (const MaskCase &c : cases) {
     SCOPED_TRACE(c.name);
-    NdArray q = randomArray({2, 2, c.sq, 4}, 1), k = randomArray({2, 2, c.skv, 4}, 2),
+    NdArray q = randomArray({2, 2, c.sq, 4}, 1),
+            k = randomArray({2, 2, c.skv, 4}, 2),
             v = randomArray({2, 2, c.skv, 3}, 3);
     SdpaOptions opts;
     opts.attnScale = 0.5;
@@ -363,7 +363,8 @@ NdArray quantize(const NdArray &x, DType t, double scale) {
 TEST(SdpaFp8, ForwardMatchesManualPipeline) {
   // fp8 inputs with scales: compare with the plain forward on the
   // dequantized inputs (fp8 error on P only), then check the amaxes.
-  NdArray qf = randomArray({1, 2, 4, 16}, 31), kf = randomArray({1, 2, 6, 16}, 32),
+  NdArray qf = randomArray({1, 2, 4, 16}, 31),
+          kf = randomArray({1, 2, 6, 16}, 32),
           vf = randomArray({1, 2, 6, 16}, 33);
   double sq = 64, sk = 32, sv = 128;
   NdArray q8 = quantize(qf, DType::F8E4M3FN, sq),
@@ -396,7 +397,7 @@ TEST(SdpaFp8, ForwardMatchesManualPipeline) {
     x /= 16;
   EXPECT_LT(maxAbsDiff(unscaled, p.o), 0.07 * maxAbs(p.o));
   EXPECT_NEAR(r.amaxO, maxAbs(unscaled), 1e-12); // amax before scale_o
-  EXPECT_DOUBLE_EQ(r.amaxS, 1.0); // causal row 0 has P = 1
+  EXPECT_DOUBLE_EQ(r.amaxS, 1.0);                // causal row 0 has P = 1
   // With a tiny scale_s, P underflows fp8 and O collapses: quantization of
   // P really happens.
   sc.scaleS = 1e-6;
@@ -477,7 +478,8 @@ TEST(SdpaMxfp8, ForwardEqualsPlainOnDequantized) {
 }
 
 TEST(SdpaMxfp8, BackwardEqualsPlainWithUnitScales) {
-  NdArray q = randomArray({1, 2, 3, 32}, 43), k = randomArray({1, 2, 4, 32}, 44),
+  NdArray q = randomArray({1, 2, 3, 32}, 43),
+          k = randomArray({1, 2, 4, 32}, 44),
           v = randomArray({1, 2, 4, 32}, 45);
   SdpaOptions opts;
   opts.attnScale = 0.3;

@@ -115,8 +115,7 @@ NdArray naiveGdn(const Case &c, double scale) {
       for (int64_t x = 0; x < K * V; ++x)
         S[x] = c.init.data[(n * H + h) * K * V + x];
       for (int64_t t = c.cu.data[n]; t < c.cu.data[n + 1]; ++t) {
-        double a = std::exp(c.g.data[t * H + h]),
-               bt = c.beta.data[t * H + h];
+        double a = std::exp(c.g.data[t * H + h]), bt = c.beta.data[t * H + h];
         const double *kt = &c.k.data[(t * H + h) * K],
                      *vt = &c.v.data[(t * H + h) * V],
                      *qt = &c.q.data[(t * H + h) * K];
@@ -315,14 +314,16 @@ void checkGradients(Case &c, const LinearAttentionOptions &optsIn,
   if (withParams) {
     int64_t hg = c.g.shape[1];
     aLog = randomArray({hg}, 70, -0.3, 0.3);
-    dt = randomArray(c.variant == LAV::Gdn ? Shape{hg} : Shape{hg, c.q.shape[2]},
-                     71, -0.3, 0.3);
+    dt =
+        randomArray(c.variant == LAV::Gdn ? Shape{hg} : Shape{hg, c.q.shape[2]},
+                    71, -0.3, 0.3);
     c.in.aLog = &aLog;
     c.in.dtBias = &dt;
   }
   LinearAttentionForwardResult f;
   ASSERT_EQ(linearAttentionForward(c.variant, c.in, opts, f), "");
-  NdArray wo = randomArray(f.o.shape, 72), wf = randomArray(f.finalState.shape, 73);
+  NdArray wo = randomArray(f.o.shape, 72),
+          wf = randomArray(f.finalState.shape, 73);
   LinearAttentionGrads g;
   ASSERT_EQ(linearAttentionBackward(c.variant, c.in, wo, &wf, opts, g), "");
   auto loss = [&]() {

@@ -23,7 +23,7 @@ NdArray randomArray(Shape shape, unsigned seed, double lo = -1.0,
 
 TEST(BlockScaleQuantize, MxScaleRule) {
   NdArray x({2, 32}, 0.0);
-  x.data[3] = 3.0;    // block 0: amax 3 -> 2^(1-8)
+  x.data[3] = 3.0; // block 0: amax 3 -> 2^(1-8)
   x.data[5] = -1.0;
   x.data[32] = 480.0; // block 1: amax 480 -> 2^(8-8) = 1
   BlockScaleQuantizeOptions o;
@@ -159,8 +159,9 @@ TEST(MoeGroupedMatmul, NoneModeExplicitAndImplicitOffsets) {
   }
   NdArray odd = ints({1, 2, 5});
   in.firstTokenOffset = &odd;
-  EXPECT_NE(moeGroupedMatmul(in, MoeMode::None, 1, c).find("first_token_offset"),
-            std::string::npos);
+  EXPECT_NE(
+      moeGroupedMatmul(in, MoeMode::None, 1, c).find("first_token_offset"),
+      std::string::npos);
 }
 
 TEST(MoeGroupedMatmul, GatherAndScatter) {

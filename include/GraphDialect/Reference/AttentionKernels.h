@@ -1,4 +1,4 @@
-//===- AttentionKernels.h - CPU reference of the sdpa family -----*- C++ -*-===//
+//===- AttentionKernels.h - CPU reference of the sdpa family ----*- C++ -*-===//
 //
 // MLIR-free reference kernels for sdpa, sdpa_backward, sdpa_fp8(_backward)
 // and sdpa_mxfp8(_backward). All arrays are logical, dense, row-major
@@ -50,8 +50,9 @@
 //        pType is Q's fp8 type (the frontend sets P8's dtype to Q's).
 //   bwd: D = rowsum(dO O) descaleDO descaleO;
 //        P = exp(S - Stats) with S as in fwd; P8 = round_pType(P scaleS);
-//        dVf = (P8^T dO) descaleS descaleDO; amax_dV = max|dVf|; dV = dVf scaleDV
-//        dP = (dO V^T) descaleDO descaleV; dS = (dP - D) P attnScale;
+//        dVf = (P8^T dO) descaleS descaleDO; amax_dV = max|dVf|;
+//        dV = dVf scaleDV; dP = (dO V^T) descaleDO descaleV;
+//        dS = (dP - D) P attnScale;
 //        amax_dP = max|dS|; dS8 = round_dPType(dS scaleDP), dPType = dO's type;
 //        dQf = (dS8 K) descaleDP descaleK; dKf = (dS8^T Q) descaleDP descaleQ;
 //        amaxes before the output scales; outputs multiplied by their scales.
@@ -151,8 +152,8 @@ std::string sdpaFp8Forward(const NdArray &q, const NdArray &k, const NdArray &v,
                            const SdpaOptions &opts, SdpaFp8ForwardResult &out);
 
 struct SdpaFp8BackwardScales {
-  double descaleQ = 1, descaleK = 1, descaleV = 1, descaleO = 1,
-         descaleDO = 1, descaleS = 1, descaleDP = 1;
+  double descaleQ = 1, descaleK = 1, descaleV = 1, descaleO = 1, descaleDO = 1,
+         descaleS = 1, descaleDP = 1;
   double scaleS = 1, scaleDQ = 1, scaleDK = 1, scaleDV = 1, scaleDP = 1;
 };
 
@@ -195,16 +196,16 @@ struct MxPQuant {
 std::string sdpaMxfp8Forward(const NdArray &q, const NdArray &k,
                              const NdArray &v, const NdArray &descaleQ,
                              const NdArray &descaleK, const NdArray &descaleV,
-                             const SdpaOptions &opts, SdpaMxfp8ForwardResult &out,
+                             const SdpaOptions &opts,
+                             SdpaMxfp8ForwardResult &out,
                              const MxPQuant &pQuant = {});
 
 struct SdpaMxfp8BackwardInputs {
   const NdArray *q = nullptr, *qT = nullptr, *k = nullptr, *kT = nullptr,
-                *v = nullptr, *oF16 = nullptr, *dOF16 = nullptr,
-                *dO = nullptr, *dOT = nullptr, *stats = nullptr;
-  const NdArray *descaleQ = nullptr, *descaleQT = nullptr,
-                *descaleK = nullptr, *descaleKT = nullptr,
-                *descaleV = nullptr, *descaleDO = nullptr,
+                *v = nullptr, *oF16 = nullptr, *dOF16 = nullptr, *dO = nullptr,
+                *dOT = nullptr, *stats = nullptr;
+  const NdArray *descaleQ = nullptr, *descaleQT = nullptr, *descaleK = nullptr,
+                *descaleKT = nullptr, *descaleV = nullptr, *descaleDO = nullptr,
                 *descaleDOT = nullptr;
 };
 

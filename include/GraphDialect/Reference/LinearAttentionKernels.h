@@ -1,4 +1,4 @@
-//===- LinearAttentionKernels.h - gdn / kda / gdn2 reference -----*- C++ -*-===//
+//===- LinearAttentionKernels.h - gdn / kda / gdn2 reference ----*- C++ -*-===//
 //
 // Plain sequential recurrences in double for the linear-attention family and
 // the exact reverse-mode gradient of them. Sources: the cuDNN frontend

@@ -1,4 +1,4 @@
-//===- QuantKernels.h - block-scale quantization and MoE matmul --*- C++ -*-===//
+//===- QuantKernels.h - block-scale quantization, MoE -----------*- C++ -*-===//
 //
 // block_scale_quantize (OCP MX v1.0 scale rule, cuDNN node
 // block_scale_quantize.h): blocks of `blockSize` consecutive elements along
