@@ -1,0 +1,42 @@
+//===- GraphOps.h - Operations and attributes of the graph dialect -*- C++ -*-===//
+
+#ifndef GRAPHDIALECT_GRAPHOPS_H
+#define GRAPHDIALECT_GRAPHOPS_H
+
+#include "GraphDialect/GraphDialect.h"
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/IR/TensorEncoding.h"
+#include "mlir/Interfaces/ControlFlowInterfaces.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include "GraphDialect/GraphEnums.h.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "GraphDialect/GraphAttrs.h.inc"
+
+#define GET_OP_CLASSES
+#include "GraphDialect/GraphOps.h.inc"
+
+namespace mlir::graph {
+
+/// The strides of `type` when its encoding fixes them, else an empty array.
+ArrayRef<int64_t> getStrides(RankedTensorType type);
+
+/// Row-major (C order) strides of `shape`.
+SmallVector<int64_t> getRowMajorStrides(ArrayRef<int64_t> shape);
+
+/// The user label of a node op (its `name` attribute), or "" when unnamed.
+StringRef getNodeLabel(Operation *op);
+
+/// Emits an error at `op` prefixed with the op kind and its label, e.g.
+/// `matmul "mm1": `, the form every graph diagnostic takes.
+InFlightDiagnostic emitNodeError(Operation *op);
+
+} // namespace mlir::graph
+
+#endif // GRAPHDIALECT_GRAPHOPS_H

@@ -1,0 +1,340 @@
+//===- GraphDialect.cpp - Graph dialect registration and container op ----===//
+//
+// Holds the TableGen-generated definitions (one translation unit for all of
+// them keeps the build fast), the strides encoding and the graph container.
+//
+//===----------------------------------------------------------------------===//
+
+#include "GraphDialect/GraphOps.h"
+
+#include "mlir/IR/DialectImplementation.h"
+#include "mlir/Interfaces/FunctionImplementation.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace mlir::graph;
+
+#include "GraphDialect/GraphDialect.cpp.inc"
+#include "GraphDialect/GraphEnums.cpp.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "GraphDialect/GraphAttrs.cpp.inc"
+
+//===----------------------------------------------------------------------===//
+// Custom assembly directives
+//===----------------------------------------------------------------------===//
+
+/// Optional results print their type, or `none` when the op does not produce
+/// them, so the position of every result stays explicit:
+///   -> (tensor<4x8xf32>, none, none)
+template <typename... Types>
+static ParseResult parseOptionalTypes(OpAsmParser &parser, Types &...types) {
+  bool first = true;
+  auto parseOne = [&](Type &type) -> ParseResult {
+    if (!first && parser.parseComma())
+      return failure();
+    first = false;
+    if (parser.parseType(type))
+      return failure();
+    if (isa<NoneType>(type))
+      type = Type();
+    return success();
+  };
+  return success((succeeded(parseOne(types)) && ...));
+}
+
+template <typename... Types>
+static void printOptionalTypes(OpAsmPrinter &printer, Operation *,
+                               Types... types) {
+  bool first = true;
+  auto printOne = [&](Type type) {
+    if (!first)
+      printer << ", ";
+    first = false;
+    if (type)
+      printer << type;
+    else
+      printer << "none";
+  };
+  (printOne(types), ...);
+}
+
+#define GET_OP_CLASSES
+#include "GraphDialect/GraphOps.cpp.inc"
+
+void GraphDialect::initialize() {
+  addOperations<
+#define GET_OP_LIST
+#include "GraphDialect/GraphOps.cpp.inc"
+      >();
+  registerAttributes();
+}
+
+void GraphDialect::registerAttributes() {
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "GraphDialect/GraphAttrs.cpp.inc"
+      >();
+}
+
+//===----------------------------------------------------------------------===//
+// Helpers shared by the verifiers
+//===----------------------------------------------------------------------===//
+
+ArrayRef<int64_t> mlir::graph::getStrides(RankedTensorType type) {
+  if (auto strides = dyn_cast_or_null<StridesAttr>(type.getEncoding()))
+    return strides.getStrides();
+  return {};
+}
+
+SmallVector<int64_t> mlir::graph::getRowMajorStrides(ArrayRef<int64_t> shape) {
+  SmallVector<int64_t> strides(shape.size(), 1);
+  for (int64_t i = static_cast<int64_t>(shape.size()) - 2; i >= 0; --i)
+    strides[i] = strides[i + 1] * std::max<int64_t>(shape[i + 1], 1);
+  return strides;
+}
+
+StringRef mlir::graph::getNodeLabel(Operation *op) {
+  if (auto name = op->getAttrOfType<StringAttr>("name"))
+    return name.getValue();
+  return "";
+}
+
+InFlightDiagnostic mlir::graph::emitNodeError(Operation *op) {
+  InFlightDiagnostic diag = op->emitError();
+  diag << op->getName().stripDialect();
+  StringRef label = getNodeLabel(op);
+  if (!label.empty())
+    diag << " \"" << label << "\"";
+  diag << ": ";
+  return diag;
+}
+
+//===----------------------------------------------------------------------===//
+// StridesAttr
+//===----------------------------------------------------------------------===//
+
+LogicalResult
+StridesAttr::verifyEncoding(ArrayRef<int64_t> shape, Type elementType,
+                            function_ref<InFlightDiagnostic()> emitError) const {
+  ArrayRef<int64_t> strides = getStrides();
+  if (strides.size() != shape.size())
+    return emitError() << "tensor has " << shape.size() << " dims but "
+                       << strides.size() << " strides (rank of strides must "
+                       << "equal rank of dims)";
+  for (auto [i, stride] : llvm::enumerate(strides))
+    if (stride <= 0)
+      return emitError() << "stride " << i << " is " << stride
+                         << " (strides must be positive)";
+  // No overlap: walking dims from the smallest stride up, each stride must
+  // step over everything the smaller ones span. Dynamic and unit dims span
+  // nothing we can check.
+  SmallVector<unsigned> order;
+  for (unsigned i = 0; i < shape.size(); ++i)
+    if (shape[i] != 1 && !ShapedType::isDynamic(shape[i]))
+      order.push_back(i);
+  llvm::stable_sort(order, [&](unsigned a, unsigned b) {
+    return strides[a] < strides[b];
+  });
+  int64_t span = 1;
+  for (unsigned i = 0; i < order.size(); ++i) {
+    unsigned dim = order[i];
+    if (i > 0 && strides[dim] < span)
+      return emitError() << "strides overlap: dim " << dim << " has stride "
+                         << strides[dim] << " but the dims with smaller "
+                         << "strides span " << span << " elements";
+    span = strides[dim] * shape[dim];
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// GraphOp
+//===----------------------------------------------------------------------===//
+
+void GraphOp::build(OpBuilder &builder, OperationState &state, StringRef name,
+                    FunctionType type) {
+  state.addAttribute(SymbolTable::getSymbolAttrName(),
+                     builder.getStringAttr(name));
+  state.addAttribute(getFunctionTypeAttrName(state.name), TypeAttr::get(type));
+  Region *body = state.addRegion();
+  Block *block = new Block();
+  body->push_back(block);
+  for (Type input : type.getInputs())
+    block->addArgument(input, state.location);
+  OpBuilder::InsertionGuard guard(builder);
+  builder.setInsertionPointToEnd(block);
+  OutputOp::create(builder, state.location);
+}
+
+ParseResult GraphOp::parse(OpAsmParser &parser, OperationState &result) {
+  auto buildFuncType =
+      [](Builder &builder, ArrayRef<Type> argTypes, ArrayRef<Type> results,
+         function_interface_impl::VariadicFlag,
+         std::string &) { return builder.getFunctionType(argTypes, results); };
+  return function_interface_impl::parseFunctionOp(
+      parser, result, /*allowVariadic=*/false,
+      getFunctionTypeAttrName(result.name), buildFuncType,
+      getArgAttrsAttrName(result.name), getResAttrsAttrName(result.name));
+}
+
+void GraphOp::print(OpAsmPrinter &p) {
+  function_interface_impl::printFunctionOp(
+      p, *this, /*isVariadic=*/false, getFunctionTypeAttrName(),
+      getArgAttrsAttrName(), getResAttrsAttrName());
+}
+
+OutputOp GraphOp::getOutputOp() {
+  return cast<OutputOp>(getBody().front().getTerminator());
+}
+
+static int64_t uidOf(DictionaryAttr attrs) {
+  if (!attrs)
+    return 0;
+  if (auto uid = attrs.getAs<IntegerAttr>(GraphDialect::kUidAttrName))
+    return uid.getInt();
+  return 0;
+}
+
+int64_t GraphOp::getInputUid(unsigned i) { return uidOf(getArgAttrDict(i)); }
+int64_t GraphOp::getOutputUid(unsigned i) {
+  return uidOf(getResultAttrDict(i));
+}
+
+LogicalResult GraphOp::verify() {
+  // Graph-level data types must be element types a tensor can hold.
+  for (auto [attrName, attr] :
+       {std::pair<StringRef, TypeAttr>{"io_data_type", getIoDataTypeAttr()},
+        {"intermediate_data_type", getIntermediateDataTypeAttr()},
+        {"compute_data_type", getComputeDataTypeAttr()}}) {
+    if (attr && !isa<FloatType, IntegerType>(attr.getValue()))
+      return emitOpError() << attrName << " must be a float or integer type, "
+                           << "got " << attr.getValue();
+  }
+  auto checkIoAttrs = [&](DictionaryAttr attrs, StringRef what,
+                          unsigned index) -> LogicalResult {
+    if (!attrs)
+      return success();
+    for (NamedAttribute attr : attrs) {
+      StringRef name = attr.getName().getValue();
+      if (name == GraphDialect::kUidAttrName) {
+        auto uid = dyn_cast<IntegerAttr>(attr.getValue());
+        if (!uid || !uid.getType().isSignlessInteger(64))
+          return emitOpError() << what << " " << index
+                               << ": graph.uid must be an i64 integer";
+        if (uid.getInt() <= 0)
+          return emitOpError() << what << " " << index << ": uid "
+                               << uid.getInt() << " is not positive (uids "
+                               << "must be > 0)";
+      } else if (name == GraphDialect::kNameAttrName) {
+        if (!isa<StringAttr>(attr.getValue()))
+          return emitOpError() << what << " " << index
+                               << ": graph.name must be a string";
+      }
+    }
+    return success();
+  };
+  for (unsigned i = 0, e = getNumArguments(); i < e; ++i)
+    if (failed(checkIoAttrs(getArgAttrDict(i), "input", i)))
+      return failure();
+  for (unsigned i = 0, e = getNumResults(); i < e; ++i)
+    if (failed(checkIoAttrs(getResultAttrDict(i), "output", i)))
+      return failure();
+  for (Type type : getFunctionType().getInputs())
+    if (!isa<RankedTensorType>(type))
+      return emitOpError() << "graph inputs must be ranked tensors, got "
+                           << type;
+  for (Type type : getFunctionType().getResults())
+    if (!isa<RankedTensorType>(type))
+      return emitOpError() << "graph outputs must be ranked tensors, got "
+                           << type;
+  return success();
+}
+
+/// Describes the tensor holding `uid` for a diagnostic.
+static std::string describeIo(StringRef kind, unsigned index, StringRef name) {
+  std::string text = (kind + " " + Twine(index)).str();
+  if (!name.empty())
+    text += (" \"" + name + "\"").str();
+  return text;
+}
+
+LogicalResult GraphOp::verifyRegions() {
+  Block &body = getBody().front();
+  if (body.getNumArguments() != getNumArguments())
+    return emitOpError() << "has " << body.getNumArguments()
+                         << " block arguments but its type lists "
+                         << getNumArguments() << " inputs";
+  for (auto [i, arg] : llvm::enumerate(body.getArguments()))
+    if (arg.getType() != getArgumentTypes()[i])
+      return emitOpError() << "input " << i << " is " << arg.getType()
+                           << " in the body but " << getArgumentTypes()[i]
+                           << " in the signature";
+
+  // uids are unique among inputs, outputs and scalars, except that an output
+  // that is the same value as an input (or as another output) is one tensor.
+  llvm::DenseMap<int64_t, std::pair<std::string, Value>> owners;
+  auto claim = [&](int64_t uid, Value value,
+                   const std::string &who) -> LogicalResult {
+    if (uid <= 0)
+      return success();
+    auto [it, inserted] = owners.try_emplace(uid, who, value);
+    if (inserted || it->second.second == value)
+      return success();
+    return emitOpError() << "uid " << uid << " is used by both "
+                         << it->second.first << " and " << who
+                         << " (uids must be unique in a graph)";
+  };
+  auto nameOf = [](DictionaryAttr attrs) -> StringRef {
+    if (attrs)
+      if (auto name = attrs.getAs<StringAttr>(GraphDialect::kNameAttrName))
+        return name.getValue();
+    return "";
+  };
+  for (unsigned i = 0, e = getNumArguments(); i < e; ++i)
+    if (failed(claim(getInputUid(i), body.getArgument(i),
+                     describeIo("input", i, nameOf(getArgAttrDict(i))))))
+      return failure();
+  WalkResult walk = getBody().walk([&](ScalarOp scalar) {
+    int64_t uid = scalar.getUid().value_or(0);
+    if (scalar.getUidAttr() && uid <= 0) {
+      emitNodeError(scalar) << "uid " << uid << " is not positive (uids "
+                            << "must be > 0)";
+      return WalkResult::interrupt();
+    }
+    std::string who = "scalar";
+    if (!getNodeLabel(scalar).empty())
+      who += (" \"" + getNodeLabel(scalar) + "\"").str();
+    if (failed(claim(uid, scalar.getOutput(), who)))
+      return WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  if (walk.wasInterrupted())
+    return failure();
+  OutputOp output = getOutputOp();
+  for (unsigned i = 0, e = getNumResults(); i < e && i < output.getNumOperands();
+       ++i)
+    if (failed(claim(getOutputUid(i), output.getOperand(i),
+                     describeIo("output", i, nameOf(getResultAttrDict(i))))))
+      return failure();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// OutputOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult OutputOp::verify() {
+  auto graph = (*this)->getParentOfType<GraphOp>();
+  ArrayRef<Type> results = graph.getResultTypes();
+  if (getNumOperands() != results.size())
+    return emitOpError() << "returns " << getNumOperands()
+                         << " values but the graph declares " << results.size()
+                         << " outputs";
+  for (auto [i, value] : llvm::enumerate(getOperands()))
+    if (value.getType() != results[i])
+      return emitOpError() << "output " << i << " is " << value.getType()
+                           << " but the graph declares " << results[i];
+  return success();
+}

@@ -1,0 +1,1665 @@
+//===- GraphOps.cpp - Verifiers of the graph dialect's node ops ----------===//
+//
+// Every rule the cuDNN frontend and cuDNN apply to a node, plus the ones the
+// frontend leaves to a late backend failure. Each diagnostic names the op
+// kind and label, the port or attribute, the rule and the values involved:
+//   matmul "mm1": K of A is 128 but K of B is 64
+//
+//===----------------------------------------------------------------------===//
+
+#include "GraphDialect/GraphOps.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallSet.h"
+
+using namespace mlir;
+using namespace mlir::graph;
+
+//===----------------------------------------------------------------------===//
+// Shape helpers
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+ArrayRef<int64_t> shapeOf(Value value) {
+  return cast<RankedTensorType>(value.getType()).getShape();
+}
+int64_t rankOf(Value value) { return shapeOf(value).size(); }
+Type elementOf(Value value) {
+  return cast<RankedTensorType>(value.getType()).getElementType();
+}
+
+/// "4x16", "?x8", "scalar" for rank 0.
+std::string formatDims(ArrayRef<int64_t> dims) {
+  if (dims.empty())
+    return "[] (rank 0)";
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  llvm::interleave(
+      dims, os,
+      [&](int64_t d) {
+        if (ShapedType::isDynamic(d))
+          os << "?";
+        else
+          os << d;
+      },
+      "x");
+  return text;
+}
+
+bool dimsCompatible(int64_t a, int64_t b) {
+  return a == b || ShapedType::isDynamic(a) || ShapedType::isDynamic(b);
+}
+
+bool shapesCompatible(ArrayRef<int64_t> a, ArrayRef<int64_t> b) {
+  if (a.size() != b.size())
+    return false;
+  for (auto [x, y] : llvm::zip(a, b))
+    if (!dimsCompatible(x, y))
+      return false;
+  return true;
+}
+
+int64_t staticElementCount(ArrayRef<int64_t> dims) {
+  int64_t count = 1;
+  for (int64_t d : dims) {
+    if (ShapedType::isDynamic(d))
+      return ShapedType::kDynamic;
+    count *= d;
+  }
+  return count;
+}
+
+bool isFp8(Type type) {
+  return isa<Float8E4M3FNType, Float8E5M2Type>(type);
+}
+bool isNarrowFloat(Type type) {
+  return isa<Float8E4M3FNType, Float8E5M2Type, Float4E2M1FNType>(type);
+}
+bool isHalfFloat(Type type) { return type.isF16() || type.isBF16(); }
+
+/// Checks shared by every node op: dims are positive (or dynamic) and the
+/// compute type is a float type.
+LogicalResult verifyCommon(Operation *op) {
+  auto check = [&](Value value, StringRef kind, unsigned index) {
+    for (auto [d, extent] : llvm::enumerate(shapeOf(value)))
+      if (!ShapedType::isDynamic(extent) && extent <= 0)
+        return LogicalResult(emitNodeError(op)
+                             << kind << " " << index << " has dim " << d
+                             << " = " << extent << " (dims must be positive)");
+    return LogicalResult(success());
+  };
+  for (auto [i, value] : llvm::enumerate(op->getOperands()))
+    if (failed(check(value, "operand", i)))
+      return failure();
+  for (auto [i, value] : llvm::enumerate(op->getResults()))
+    if (failed(check(value, "result", i)))
+      return failure();
+  if (auto cdt = op->getAttrOfType<TypeAttr>("compute_data_type"))
+    if (!isa<FloatType>(cdt.getValue()))
+      return emitNodeError(op) << "compute_data_type must be a float type, got "
+                               << cdt.getValue();
+  return success();
+}
+
+/// `port` must have exactly `rank` dims.
+LogicalResult expectRank(Operation *op, StringRef port, Value value,
+                         int64_t rank) {
+  if (rankOf(value) == rank)
+    return success();
+  return emitNodeError(op) << port << " must have rank " << rank << " but has "
+                           << rankOf(value) << " (dims "
+                           << formatDims(shapeOf(value)) << ")";
+}
+
+/// `port`'s dims must be `expected`; `why` says where they come from.
+LogicalResult expectDims(Operation *op, StringRef port, Value value,
+                         ArrayRef<int64_t> expected, const Twine &why) {
+  if (shapesCompatible(shapeOf(value), expected))
+    return success();
+  return emitNodeError(op) << port << " dims are " << formatDims(shapeOf(value))
+                           << " but must be " << formatDims(expected) << " ("
+                           << why << ")";
+}
+
+/// `port` holds exactly one element (a scalar such as epsilon).
+LogicalResult expectOneElement(Operation *op, StringRef port, Value value) {
+  int64_t count = staticElementCount(shapeOf(value));
+  if (count == 1 || ShapedType::isDynamic(count))
+    return success();
+  return emitNodeError(op) << port << " must hold one element but has dims "
+                           << formatDims(shapeOf(value));
+}
+
+LogicalResult expectSameElementType(Operation *op, StringRef port, Value value,
+                                    StringRef refPort, Value ref) {
+  if (elementOf(value) == elementOf(ref))
+    return success();
+  return emitNodeError(op) << port << " has element type " << elementOf(value)
+                           << " but must keep " << refPort << "'s "
+                           << elementOf(ref);
+}
+
+LogicalResult expectFp8(Operation *op, StringRef port, Value value) {
+  if (isFp8(elementOf(value)))
+    return success();
+  return emitNodeError(op) << port << " must be an fp8 type (f8E4M3FN or "
+                           << "f8E5M2) but is " << elementOf(value);
+}
+
+/// Numpy broadcast of `a` into `out` (right-aligned); false when the two
+/// disagree somewhere.
+bool broadcastInto(SmallVectorImpl<int64_t> &out, ArrayRef<int64_t> a) {
+  if (a.size() > out.size())
+    out.insert(out.begin(), a.size() - out.size(), 1);
+  size_t offset = out.size() - a.size();
+  for (size_t i = 0; i < a.size(); ++i) {
+    int64_t &o = out[offset + i];
+    int64_t d = a[i];
+    if (o == d || d == 1)
+      continue;
+    if (o == 1) {
+      o = d;
+      continue;
+    }
+    if (ShapedType::isDynamic(o) || ShapedType::isDynamic(d)) {
+      o = ShapedType::kDynamic;
+      continue;
+    }
+    return false;
+  }
+  return true;
+}
+
+/// `value` broadcasts (numpy rules) to exactly `target`.
+bool broadcastsTo(ArrayRef<int64_t> value, ArrayRef<int64_t> target) {
+  if (value.size() > target.size())
+    return false;
+  size_t offset = target.size() - value.size();
+  for (size_t i = 0; i < value.size(); ++i)
+    if (value[i] != 1 && !dimsCompatible(value[i], target[offset + i]))
+      return false;
+  return true;
+}
+
+/// `[1, C, 1, ...]`-shaped per-channel tensor of an `input`-ranked tensor.
+SmallVector<int64_t> perChannelDims(ArrayRef<int64_t> input) {
+  SmallVector<int64_t> dims(input.size(), 1);
+  if (input.size() > 1)
+    dims[1] = input[1];
+  return dims;
+}
+
+/// Input dims with every dim but those in `keep` set to 1.
+SmallVector<int64_t> keepDims(ArrayRef<int64_t> input,
+                              std::initializer_list<unsigned> keep) {
+  SmallVector<int64_t> dims(input.size(), 1);
+  for (unsigned k : keep)
+    if (k < input.size())
+      dims[k] = input[k];
+  return dims;
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// ScalarOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ScalarOp::verify() {
+  if (failed(verifyCommon(*this)))
+    return failure();
+  auto type = cast<RankedTensorType>(getOutput().getType());
+  if (staticElementCount(type.getShape()) != 1)
+    return emitNodeError(*this) << "a pass-by-value scalar holds one element "
+                                << "but the result dims are "
+                                << formatDims(type.getShape());
+  if (!isa<FloatAttr, IntegerAttr>(getValue()))
+    return emitNodeError(*this) << "value must be a float or integer "
+                                << "attribute, got " << getValue();
+  if (getValue().getType() != type.getElementType())
+    return emitNodeError(*this) << "value has type " << getValue().getType()
+                                << " but the result holds "
+                                << type.getElementType();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// MatmulOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult MatmulOp::verify() {
+  if (failed(verifyCommon(*this)))
+    return failure();
+  ArrayRef<int64_t> a = shapeOf(getA()), b = shapeOf(getB());
+  if (a.size() < 2)
+    return emitNodeError(*this) << "A must have rank >= 2 ([..., M, K]) but "
+                                << "has dims " << formatDims(a);
+  if (b.size() < 2)
+    return emitNodeError(*this) << "B must have rank >= 2 ([..., K, N]) but "
+                                << "has dims " << formatDims(b);
+  if (a.size() != b.size())
+    return emitNodeError(*this) << "A has rank " << a.size() << " but B has "
+                                << "rank " << b.size()
+                                << " (ranks must match)";
+  int64_t kA = a[a.size() - 1], kB = b[b.size() - 2];
+  if (!dimsCompatible(kA, kB))
+    return emitNodeError(*this) << "K of A is " << kA << " but K of B is "
+                                << kB;
+  SmallVector<int64_t> expected;
+  for (size_t i = 0; i + 2 < a.size(); ++i) {
+    if (a[i] != b[i] && a[i] != 1 && b[i] != 1 &&
+        !dimsCompatible(a[i], b[i]))
+      return emitNodeError(*this)
+             << "batch dim " << i << " of A is " << a[i] << " but of B is "
+             << b[i] << " (batch dims must match or be 1)";
+    expected.push_back(a[i] == 1 ? b[i] : a[i]);
+  }
+  expected.push_back(a[a.size() - 2]);
+  expected.push_back(b[b.size() - 1]);
+  return expectDims(*this, "C", getC(), expected,
+                    "[batch..., M of A, N of B]");
+}
+
+//===----------------------------------------------------------------------===//
+// PointwiseOp
+//===----------------------------------------------------------------------===//
+
+unsigned PointwiseOp::getArity(PointwiseMode mode) {
+  unsigned value = static_cast<unsigned>(mode);
+  if (value < 30)
+    return 1;
+  if (value == static_cast<unsigned>(PointwiseMode::binary_select))
+    return 3;
+  return 2;
+}
+
+LogicalResult PointwiseOp::verify() {
+  if (failed(verifyCommon(*this)))
+    return failure();
+  PointwiseMode mode = getMode();
+  StringRef modeName = stringifyPointwiseMode(mode);
+  unsigned arity = getArity(mode);
+  if (getInputs().size() != arity)
+    return emitNodeError(*this) << "mode " << modeName << " takes " << arity
+                                << " operand" << (arity == 1 ? "" : "s")
+                                << " but got " << getInputs().size();
+
+  // Each scalar attribute belongs to specific modes.
+  using M = PointwiseMode;
+  auto inModes = [&](std::initializer_list<M> modes) {
+    return llvm::is_contained(modes, mode);
+  };
+  bool reluLike = inModes({M::relu, M::leaky_relu, M::relu_backward,
+                           M::leaky_relu_backward});
+  struct AttrRule {
+    StringRef name;
+    bool present;
+    bool allowed;
+  };
+  AttrRule rules[] = {
+      {"negative_slope", getNegativeSlopeAttr() != nullptr, reluLike},
+      {"lower_clip", getLowerClipAttr() != nullptr,
+       inModes({M::relu, M::relu_backward})},
+      {"upper_clip", getUpperClipAttr() != nullptr,
+       inModes({M::relu, M::relu_backward})},
+      {"swish_beta", getSwishBetaAttr() != nullptr,
+       inModes({M::swish, M::swish_backward})},
+      {"elu_alpha", getEluAlphaAttr() != nullptr,
+       inModes({M::elu, M::elu_backward})},
+      {"softplus_beta", getSoftplusBetaAttr() != nullptr,
+       inModes({M::softplus, M::softplus_backward})},
+      {"axis", getAxisAttr() != nullptr, mode == M::gen_index},
+  };
+  for (const AttrRule &rule : rules)
+    if (rule.present && !rule.allowed)
+      return emitNodeError(*this) << "attribute " << rule.name
+                                  << " does not apply to mode " << modeName;
+  if (inModes({M::leaky_relu, M::leaky_relu_backward}) &&
+      !getNegativeSlopeAttr())
+    return emitNodeError(*this) << "mode " << modeName
+                                << " requires negative_slope";
+  if (getLowerClipAttr() && getUpperClipAttr() &&
+      getLowerClipAttr().getValueAsDouble() >
+          getUpperClipAttr().getValueAsDouble())
+    return emitNodeError(*this)
+           << "lower_clip " << getLowerClipAttr().getValueAsDouble()
+           << " is above upper_clip " << getUpperClipAttr().getValueAsDouble();
+  if (getSoftplusBetaAttr() && getSoftplusBetaAttr().getValueAsDouble() == 0)
+    return emitNodeError(*this) << "softplus_beta must be nonzero";
+
+  ArrayRef<int64_t> out = shapeOf(getOutput());
+  if (mode == M::gen_index) {
+    if (!getAxisAttr())
+      return emitNodeError(*this) << "mode gen_index requires axis";
+    int64_t axis = *getAxis();
+    if (axis < 0 || axis >= static_cast<int64_t>(out.size()))
+      return emitNodeError(*this) << "axis " << axis << " is out of range "
+                                  << "for a rank-" << out.size() << " result";
+  }
+
+  // Operands broadcast numpy-style; the result is their broadcast.
+  SmallVector<int64_t> expected;
+  for (auto [i, input] : llvm::enumerate(getInputs())) {
+    if (!broadcastInto(expected, shapeOf(input)))
+      return emitNodeError(*this)
+             << "operand " << i << " dims " << formatDims(shapeOf(input))
+             << " do not broadcast with " << formatDims(expected)
+             << " (numpy broadcasting: each dim equal or 1)";
+  }
+  return expectDims(*this, "result", getOutput(), expected,
+                    "the broadcast of the operands");
+}
+
+//===----------------------------------------------------------------------===//
+// Convolutions
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+struct ConvGeometry {
+  SmallVector<int64_t> pre, post, stride, dilation;
+};
+
+/// Reads and checks the convolution attributes of `op` for `spatial` dims.
+template <typename ConvOp>
+FailureOr<ConvGeometry> getConvGeometry(ConvOp op, unsigned spatial) {
+  Operation *raw = op.getOperation();
+  auto checkLength = [&](StringRef name,
+                         std::optional<ArrayRef<int64_t>> values,
+                         int64_t minValue) -> LogicalResult {
+    if (!values)
+      return success();
+    if (values->size() != spatial)
+      return emitNodeError(raw) << name << " has " << values->size()
+                                << " entries but the convolution has "
+                                << spatial << " spatial dims";
+    for (auto [i, v] : llvm::enumerate(*values))
+      if (v < minValue)
+        return emitNodeError(raw) << name << "[" << i << "] is " << v
+                                  << " but must be >= " << minValue;
+    return success();
+  };
+  if (failed(checkLength("padding", op.getPadding(), 0)) ||
+      failed(checkLength("pre_padding", op.getPrePadding(), 0)) ||
+      failed(checkLength("post_padding", op.getPostPadding(), 0)) ||
+      failed(checkLength("stride", op.getStride(), 1)) ||
+      failed(checkLength("dilation", op.getDilation(), 1)))
+    return failure();
+  if (op.getPadding() && (op.getPrePadding() || op.getPostPadding()))
+    return emitNodeError(raw) << "padding sets pre and post padding at once; "
+                              << "give either padding or pre_padding/"
+                              << "post_padding";
+  ConvGeometry geometry;
+  geometry.pre = op.getPrePaddingOrDefault(spatial);
+  geometry.post = op.getPostPaddingOrDefault(spatial);
+  geometry.stride = op.getStrideOrDefault(spatial);
+  geometry.dilation = op.getDilationOrDefault(spatial);
+  return geometry;
+}
+
+/// Output extents of a forward convolution of `image` by `filter`.
+SmallVector<int64_t> convOutputSpatial(ArrayRef<int64_t> image,
+                                       ArrayRef<int64_t> filter,
+                                       const ConvGeometry &g) {
+  SmallVector<int64_t> out;
+  for (size_t i = 0; i + 2 < image.size(); ++i) {
+    int64_t in = image[i + 2], window = filter[i + 2];
+    if (ShapedType::isDynamic(in) || ShapedType::isDynamic(window)) {
+      out.push_back(ShapedType::kDynamic);
+      continue;
+    }
+    int64_t effective = (window - 1) * g.dilation[i] + 1;
+    out.push_back((in + g.pre[i] + g.post[i] - effective) / g.stride[i] + 1);
+  }
+  return out;
+}
+
+/// Checks ranks, channels and groups shared by the three convolutions, given
+/// the image-side dims `x` ([N, C, i...]), filter `w` ([K, C/g, r...]) and
+/// the output-side dims `y` ([N, K, o...]) with their port names.
+LogicalResult verifyConvShapes(Operation *op, StringRef xPort,
+                               ArrayRef<int64_t> x, StringRef wPort,
+                               ArrayRef<int64_t> w, StringRef yPort,
+                               ArrayRef<int64_t> y, const ConvGeometry &g) {
+  if (x.size() != 4 && x.size() != 5)
+    return emitNodeError(op) << xPort << " must have rank 4 or 5 (2-D or 3-D "
+                             << "convolution) but has dims " << formatDims(x);
+  if (w.size() != x.size())
+    return emitNodeError(op) << wPort << " has rank " << w.size() << " but "
+                             << xPort << " has rank " << x.size()
+                             << " (ranks must match)";
+  if (y.size() != x.size())
+    return emitNodeError(op) << yPort << " has rank " << y.size() << " but "
+                             << xPort << " has rank " << x.size()
+                             << " (ranks must match)";
+  if (!dimsCompatible(x[0], y[0]))
+    return emitNodeError(op) << "batch of " << xPort << " is " << x[0]
+                             << " but batch of " << yPort << " is " << y[0];
+  if (!dimsCompatible(w[0], y[1]))
+    return emitNodeError(op) << "output channels of " << wPort << " are "
+                             << w[0] << " but " << yPort << " has " << y[1];
+  if (!ShapedType::isDynamic(x[1]) && !ShapedType::isDynamic(w[1])) {
+    if (x[1] % w[1] != 0)
+      return emitNodeError(op)
+             << "input channels of " << xPort << " (" << x[1]
+             << ") are not a multiple of the channels per group of " << wPort
+             << " (" << w[1] << ")";
+    int64_t groups = x[1] / w[1];
+    if (!ShapedType::isDynamic(w[0]) && w[0] % groups != 0)
+      return emitNodeError(op) << "output channels " << w[0]
+                               << " are not divisible by the " << groups
+                               << " groups implied by channels " << x[1]
+                               << " / " << w[1];
+  }
+  SmallVector<int64_t> spatial = convOutputSpatial(x, w, g);
+  for (auto [i, o] : llvm::enumerate(spatial)) {
+    if (!ShapedType::isDynamic(o) && o <= 0)
+      return emitNodeError(op) << "spatial dim " << i << " of the output "
+                               << "would be " << o << " (window larger than "
+                               << "the padded input)";
+    if (!dimsCompatible(o, y[i + 2]))
+      return emitNodeError(op)
+             << "spatial dim " << i << " of " << yPort << " is " << y[i + 2]
+             << " but (in + pre + post - ((window - 1) * dilation + 1)) / "
+             << "stride + 1 gives " << o;
+  }
+  return success();
+}
+
+template <typename ConvOp>
+SmallVector<int64_t> orDefault(std::optional<ArrayRef<int64_t>> values,
+                               std::optional<ArrayRef<int64_t>> fallback,
+                               unsigned n, int64_t dflt) {
+  if (values)
+    return SmallVector<int64_t>(*values);
+  if (fallback)
+    return SmallVector<int64_t>(*fallback);
+  return SmallVector<int64_t>(n, dflt);
+}
+
+} // namespace
+
+#define DEFINE_CONV_ACCESSORS(OP)                                              \
+  SmallVector<int64_t> OP::getPrePaddingOrDefault(unsigned n) {                \
+    return orDefault<OP>(getPrePadding(), getPadding(), n, 0);                 \
+  }                                                                            \
+  SmallVector<int64_t> OP::getPostPaddingOrDefault(unsigned n) {               \
+    return orDefault<OP>(getPostPadding(), getPadding(), n, 0);                \
+  }                                                                            \
+  SmallVector<int64_t> OP::getStrideOrDefault(unsigned n) {                    \
+    return orDefault<OP>(getStride(), std::nullopt, n, 1);                     \
+  }                                                                            \
+  SmallVector<int64_t> OP::getDilationOrDefault(unsigned n) {                  \
+    return orDefault<OP>(getDilation(), std::nullopt, n, 1);                   \
+  }
+DEFINE_CONV_ACCESSORS(ConvFpropOp)
+DEFINE_CONV_ACCESSORS(ConvDgradOp)
+DEFINE_CONV_ACCESSORS(ConvWgradOp)
+#undef DEFINE_CONV_ACCESSORS
+
+LogicalResult ConvFpropOp::verify() {
+  if (failed(verifyCommon(*this)))
+    return failure();
+  unsigned rank = rankOf(getImage());
+  auto geometry = getConvGeometry(*this, rank > 2 ? rank - 2 : 0);
+  if (failed(geometry))
+    return failure();
+  return verifyConvShapes(*this, "image", shapeOf(getImage()), "weight",
+                          shapeOf(getWeight()), "Y", shapeOf(getY()),
+                          *geometry);
+}
+
+LogicalResult ConvDgradOp::verify() {
+  if (failed(verifyCommon(*this)))
+    return failure();
+  unsigned rank = rankOf(getDX());
+  auto geometry = getConvGeometry(*this, rank > 2 ? rank - 2 : 0);
+  if (failed(geometry))
+    return failure();
+  return verifyConvShapes(*this, "DX", shapeOf(getDX()), "filter",
+                          shapeOf(getFilter()), "loss", shapeOf(getLoss()),
+                          *geometry);
+}
+
+LogicalResult ConvWgradOp::verify() {
+  if (failed(verifyCommon(*this)))
+    return failure();
+  unsigned rank = rankOf(getImage());
+  auto geometry = getConvGeometry(*this, rank > 2 ? rank - 2 : 0);
+  if (failed(geometry))
+    return failure();
+  return verifyConvShapes(*this, "image", shapeOf(getImage()), "DW",
+                          shapeOf(getDW()), "loss", shapeOf(getLoss()),
+                          *geometry);
+}
+
+//===----------------------------------------------------------------------===//
+// Norms
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// Which dims a norm's statistics keep.
+enum class NormKind { Layer, AdaLayer, Instance, Batch, Rms };
+
+SmallVector<int64_t> statsDims(NormKind kind, ArrayRef<int64_t> input) {
+  switch (kind) {
+  case NormKind::Layer:
+  case NormKind::AdaLayer:
+  case NormKind::Rms:
+    return keepDims(input, {0});
+  case NormKind::Instance:
+    return keepDims(input, {0, 1});
+  case NormKind::Batch:
+    return perChannelDims(input);
+  }
+  return {};
+}
+
+/// Dims of scale and bias for each kind of norm.
+SmallVector<int64_t> affineDims(NormKind kind, ArrayRef<int64_t> input) {
+  SmallVector<int64_t> dims(input);
+  switch (kind) {
+  case NormKind::Layer:
+  case NormKind::Rms:
+    dims[0] = 1;
+    return dims;
+  case NormKind::AdaLayer:
+    return dims;
+  case NormKind::Instance:
+  case NormKind::Batch:
+    return perChannelDims(input);
+  }
+  return dims;
+}
+
+StringRef affineRule(NormKind kind) {
+  switch (kind) {
+  case NormKind::Layer:
+  case NormKind::Rms:
+    return "[1, input dims 1...]: one value per normalized element";
+  case NormKind::AdaLayer:
+    return "input dims: one value per sample and element";
+  case NormKind::Instance:
+  case NormKind::Batch:
+    return "[1, C, 1, ...]: one value per channel";
+  }
+  return "";
+}
+
+StringRef statsRule(NormKind kind) {
+  switch (kind) {
+  case NormKind::Layer:
+  case NormKind::AdaLayer:
+  case NormKind::Rms:
+    return "[N, 1, ...]: one value per sample";
+  case NormKind::Instance:
+    return "[N, C, 1, ...]: one value per sample and channel";
+  case NormKind::Batch:
+    return "[1, C, 1, ...]: one value per channel";
+  }
+  return "";
+}
+
+LogicalResult verifyNormInput(Operation *op, Value input) {
+  if (rankOf(input) < 2)
+    return emitNodeError(op) << "input must have rank >= 2 ([N, C, ...]) but "
+                             << "has dims " << formatDims(shapeOf(input));
+  return success();
+}
+
+/// scale/bias shaped per `kind`. AdaLayer also accepts a batch of 1.
+LogicalResult verifyAffine(Operation *op, NormKind kind, StringRef port,
+                           Value value, Value input) {
+  SmallVector<int64_t> expected = affineDims(kind, shapeOf(input));
+  if (kind == NormKind::AdaLayer && rankOf(value) == rankOf(input) &&
+      broadcastsTo(shapeOf(value), expected))
+    return success();
+  return expectDims(op, port, value, expected, affineRule(kind));
+}
+
+LogicalResult verifyStats(Operation *op, NormKind kind, StringRef port,
+                          Value value, Value input) {
+  return expectDims(op, port, value, statsDims(kind, shapeOf(input)),
+                    statsRule(kind));
+}
+
+/// Forward phase rule: statistics exist in training and only there.
+LogicalResult verifyPhaseOutputs(Operation *op, NormPhase phase,
+                                 ArrayRef<std::pair<StringRef, Value>> stats) {
+  for (auto [port, value] : stats) {
+    if (phase == NormPhase::training && !value)
+      return emitNodeError(op) << "the training phase produces " << port
+                               << " but the op has no such result";
+    if (phase == NormPhase::inference && value)
+      return emitNodeError(op) << "the inference phase produces no " << port
+                               << " (statistics exist only in training)";
+  }
+  return success();
+}
+
+template <typename NormOp>
+LogicalResult verifyNormForward(NormOp op, NormKind kind) {
+  Operation *raw = op.getOperation();
+  if (failed(verifyCommon(raw)) || failed(verifyNormInput(raw, op.getInput())))
+    return failure();
+  if (failed(verifyAffine(raw, kind, "scale", op.getScale(), op.getInput())))
+    return failure();
+  if (Value bias = op.getBias())
+    if (failed(verifyAffine(raw, kind, "bias", bias, op.getInput())))
+      return failure();
+  if (failed(expectOneElement(raw, "epsilon", op.getEpsilon())))
+    return failure();
+  return expectDims(raw, "Y", op.getY(), shapeOf(op.getInput()),
+                    "like input");
+}
+
+template <typename NormOp>
+LogicalResult verifyMeanInvVar(NormOp op, NormKind kind) {
+  Operation *raw = op.getOperation();
+  if (failed(verifyPhaseOutputs(raw, op.getPhase(),
+                                {{"mean", op.getMean()},
+                                 {"inv_var", op.getInvVar()}})))
+    return failure();
+  if (Value mean = op.getMean())
+    if (failed(verifyStats(raw, kind, "mean", mean, op.getInput())))
+      return failure();
+  if (Value invVar = op.getInvVar())
+    if (failed(verifyStats(raw, kind, "inv_var", invVar, op.getInput())))
+      return failure();
+  return success();
+}
+
+template <typename NormBwdOp>
+LogicalResult verifyNormBackward(NormBwdOp op, NormKind kind) {
+  Operation *raw = op.getOperation();
+  if (failed(verifyCommon(raw)) || failed(verifyNormInput(raw, op.getInput())))
+    return failure();
+  ArrayRef<int64_t> input = shapeOf(op.getInput());
+  if (failed(expectDims(raw, "grad", op.getGrad(), input, "like input")) ||
+      failed(verifyAffine(raw, kind, "scale", op.getScale(), op.getInput())) ||
+      failed(expectDims(raw, "DX", op.getDX(), input, "like input")) ||
+      failed(expectDims(raw, "DScale", op.getDScale(), shapeOf(op.getScale()),
+                        "like scale")))
+    return failure();
+  if (Value dbias = op.getDBias())
+    if (failed(expectDims(raw, "DBias", dbias, shapeOf(op.getScale()),
+                          "like scale")))
+      return failure();
+  return verifyStats(raw, kind, "inv_variance", op.getInvVariance(),
+                     op.getInput());
+}
+
+} // namespace
+
+LogicalResult LayernormOp::verify() {
+  if (failed(verifyNormForward(*this, NormKind::Layer)))
+    return failure();
+  return verifyMeanInvVar(*this, NormKind::Layer);
+}
+
+LogicalResult AdaLayernormOp::verify() {
+  if (failed(verifyNormForward(*this, NormKind::AdaLayer)))
+    return failure();
+  return verifyMeanInvVar(*this, NormKind::AdaLayer);
+}
+
+LogicalResult InstancenormOp::verify() {
+  if (failed(verifyNormForward(*this, NormKind::Instance)))
+    return failure();
+  return verifyMeanInvVar(*this, NormKind::Instance);
+}
+
+LogicalResult RmsnormOp::verify() {
+  if (failed(verifyNormForward(*this, NormKind::Rms)))
+    return failure();
+  if (failed(verifyPhaseOutputs(*this, getPhase(), {{"inv_var", getInvVar()}})))
+    return failure();
+  if (Value invVar = getInvVar())
+    return verifyStats(*this, NormKind::Rms, "inv_var", invVar, getInput());
+  return success();
+}
+
+LogicalResult BatchnormOp::verify() {
+  if (failed(verifyNormForward(*this, NormKind::Batch)))
+    return failure();
+  for (auto [port, value] :
+       {std::pair<StringRef, Value>{"mean", getMean()},
+        {"inv_var", getInvVar()},
+        {"in_running_mean", getInRunningMean()},
+        {"in_running_var", getInRunningVar()},
+        {"next_running_mean", getNextRunningMean()},
+        {"next_running_var", getNextRunningVar()}})
+    if (value && failed(verifyStats(*this, NormKind::Batch, port, value,
+                                    getInput())))
+      return failure();
+  if (bool(getInRunningMean()) != bool(getInRunningVar()))
+    return emitNodeError(*this) << "in_running_mean and in_running_var come "
+                                << "together (running statistics are updated "
+                                << "as a pair)";
+  bool running = bool(getInRunningMean());
+  if (running != bool(getNextRunningMean()) ||
+      running != bool(getNextRunningVar()))
+    return emitNodeError(*this)
+           << "next_running_mean/next_running_var are produced exactly when "
+           << "in_running_mean/in_running_var are given";
+  if (running && !getMomentum())
+    return emitNodeError(*this) << "updating running statistics requires "
+                                << "momentum";
+  if (Value momentum = getMomentum())
+    if (failed(expectOneElement(*this, "momentum", momentum)))
+      return failure();
+  return success();
+}
+
+LogicalResult BatchnormInferenceOp::verify() {
+  if (failed(verifyCommon(*this)) || failed(verifyNormInput(*this, getInput())))
+    return failure();
+  for (auto [port, value] : {std::pair<StringRef, Value>{"mean", getMean()},
+                             {"inv_variance", getInvVariance()},
+                             {"scale", getScale()},
+                             {"bias", getBias()}})
+    if (failed(verifyStats(*this, NormKind::Batch, port, value, getInput())))
+      return failure();
+  return expectDims(*this, "Y", getY(), shapeOf(getInput()), "like input");
+}
+
+LogicalResult LayernormBackwardOp::verify() {
+  if (failed(verifyNormBackward(*this, NormKind::Layer)))
+    return failure();
+  return verifyStats(*this, NormKind::Layer, "mean", getMean(), getInput());
+}
+
+LogicalResult AdaLayernormBackwardOp::verify() {
+  if (failed(verifyNormBackward(*this, NormKind::AdaLayer)))
+    return failure();
+  return verifyStats(*this, NormKind::AdaLayer, "mean", getMean(), getInput());
+}
+
+LogicalResult InstancenormBackwardOp::verify() {
+  if (failed(verifyNormBackward(*this, NormKind::Instance)))
+    return failure();
+  return verifyStats(*this, NormKind::Instance, "mean", getMean(), getInput());
+}
+
+LogicalResult RmsnormBackwardOp::verify() {
+  if (failed(verifyNormBackward(*this, NormKind::Rms)))
+    return failure();
+  if (getHasDbias() != bool(getDBias()))
+    return emitNodeError(*this)
+           << (getHasDbias() ? "has_dbias is true but there is no DBias result"
+                             : "has_dbias is false but there is a DBias result");
+  return success();
+}
+
+LogicalResult BatchnormBackwardOp::verify() {
+  if (failed(verifyNormBackward(*this, NormKind::Batch)))
+    return failure();
+  return verifyStats(*this, NormKind::Batch, "mean", getMean(), getInput());
+}
+
+LogicalResult GenstatsOp::verify() {
+  if (failed(verifyCommon(*this)) || failed(verifyNormInput(*this, getInput())))
+    return failure();
+  if (failed(verifyStats(*this, NormKind::Batch, "SUM", getSUM(), getInput())))
+    return failure();
+  return verifyStats(*this, NormKind::Batch, "SQ_SUM", getSQ_SUM(), getInput());
+}
+
+//===----------------------------------------------------------------------===//
+// Reduction and structural ops
+//===----------------------------------------------------------------------===//
+
+LogicalResult ReductionOp::verify() {
+  if (failed(verifyCommon(*this)))
+    return failure();
+  ArrayRef<int64_t> in = shapeOf(getInput()), out = shapeOf(getOutput());
+  if (in.size() != out.size())
+    return emitNodeError(*this) << "output has rank " << out.size()
+                                << " but input has rank " << in.size()
+                                << " (reduced dims are kept as 1)";
+  for (auto [i, pair] : llvm::enumerate(llvm::zip(in, out))) {
+    auto [a, b] = pair;
+    if (b != 1 && !dimsCompatible(a, b))
+      return emitNodeError(*this) << "output dim " << i << " is " << b
+                                  << " but input dim " << i << " is " << a
+                                  << " (each output dim equals the input's "
+                                  << "or is 1)";
+  }
+  return success();
+}
+
+LogicalResult ReshapeOp::verify() {
+  if (failed(verifyCommon(*this)) ||
+      failed(expectSameElementType(*this, "output", getOutput(), "input",
+                                   getInput())))
+    return failure();
+  int64_t in = staticElementCount(shapeOf(getInput()));
+  int64_t out = staticElementCount(shapeOf(getOutput()));
+  if (!ShapedType::isDynamic(in) && !ShapedType::isDynamic(out) && in != out)
+    return emitNodeError(*this) << "input has " << in << " elements ("
+                                << formatDims(shapeOf(getInput()))
+                                << ") but output has " << out << " ("
+                                << formatDims(shapeOf(getOutput()))
+                                << "); a reshape keeps the element count";
+  return success();
+}
+
+LogicalResult SliceOp::verify() {
+  if (failed(verifyCommon(*this)) ||
+      failed(expectSameElementType(*this, "output", getOutput(), "input",
+                                   getInput())))
+    return failure();
+  ArrayRef<int64_t> in = shapeOf(getInput());
+  size_t rank = in.size();
+  SmallVector<int64_t> step =
+      getStep() ? SmallVector<int64_t>(*getStep())
+                : SmallVector<int64_t>(rank, 1);
+  for (auto [name, size] : {std::pair<StringRef, size_t>{"start", getStart().size()},
+                            {"limit", getLimit().size()},
+                            {"step", step.size()}})
+    if (size != rank)
+      return emitNodeError(*this) << name << " has " << size
+                                  << " entries but input has rank " << rank;
+  SmallVector<int64_t> expected;
+  for (size_t i = 0; i < rank; ++i) {
+    int64_t start = getStart()[i], limit = getLimit()[i];
+    if (step[i] < 1)
+      return emitNodeError(*this) << "step[" << i << "] is " << step[i]
+                                  << " but must be >= 1";
+    if (start < 0 || start > limit ||
+        (!ShapedType::isDynamic(in[i]) && limit > in[i]))
+      return emitNodeError(*this) << "dim " << i << ": slice [" << start
+                                  << ", " << limit << ") is out of bounds "
+                                  << "for extent " << in[i]
+                                  << " (need 0 <= start <= limit <= extent)";
+    expected.push_back((limit - start + step[i] - 1) / step[i]);
+  }
+  return expectDims(*this, "output", getOutput(), expected,
+                    "ceil((limit - start) / step) per dim");
+}
+
+LogicalResult TransposeOp::verify() {
+  if (failed(verifyCommon(*this)) ||
+      failed(expectSameElementType(*this, "output", getOutput(), "input",
+                                   getInput())))
+    return failure();
+  ArrayRef<int64_t> in = shapeOf(getInput());
+  ArrayRef<int64_t> perm = getPermutation();
+  if (perm.size() != in.size())
+    return emitNodeError(*this) << "permutation has " << perm.size()
+                                << " entries but input has rank " << in.size();
+  SmallVector<bool> seen(in.size(), false);
+  SmallVector<int64_t> expected;
+  for (auto [i, p] : llvm::enumerate(perm)) {
+    if (p < 0 || p >= static_cast<int64_t>(in.size()) || seen[p])
+      return emitNodeError(*this) << "permutation entry " << i << " is " << p
+                                  << " (a permutation holds each of 0.."
+                                  << in.size() - 1 << " once)";
+    seen[p] = true;
+    expected.push_back(in[p]);
+  }
+  return expectDims(*this, "output", getOutput(), expected,
+                    "output dim i is input dim permutation[i]");
+}
+
+LogicalResult ConcatenateOp::verify() {
+  if (failed(verifyCommon(*this)))
+    return failure();
+  if (getInputs().empty())
+    return emitNodeError(*this) << "needs at least one input";
+  ArrayRef<int64_t> out = shapeOf(getOutput());
+  int64_t axis = getAxis();
+  if (axis < 0 || axis >= static_cast<int64_t>(out.size()))
+    return emitNodeError(*this) << "axis " << axis << " is out of range for "
+                                << "rank " << out.size();
+  int64_t total = 0;
+  for (auto [i, input] : llvm::enumerate(getInputs())) {
+    ArrayRef<int64_t> dims = shapeOf(input);
+    std::string port = "inputs[" + std::to_string(i) + "]";
+    if (dims.size() != out.size())
+      return emitNodeError(*this) << port << " has rank " << dims.size()
+                                  << " but the output has rank " << out.size();
+    if (failed(expectSameElementType(*this, port, input, "output",
+                                     getOutput())))
+      return failure();
+    for (size_t d = 0; d < dims.size(); ++d)
+      if (static_cast<int64_t>(d) != axis && !dimsCompatible(dims[d], out[d]))
+        return emitNodeError(*this)
+               << port << " dim " << d << " is " << dims[d]
+               << " but the output's is " << out[d]
+               << " (only the axis dim may differ)";
+    total = ShapedType::isDynamic(dims[axis]) || ShapedType::isDynamic(total)
+                ? ShapedType::kDynamic
+                : total + dims[axis];
+  }
+  if (!dimsCompatible(total, out[axis]))
+    return emitNodeError(*this) << "output dim " << axis << " is " << out[axis]
+                                << " but the inputs' extents along the axis "
+                                << "add up to " << total;
+  if (auto index = getInPlaceIndex())
+    if (*index < 0 || *index >= static_cast<int64_t>(getInputs().size()))
+      return emitNodeError(*this) << "in_place_index " << *index
+                                  << " is not an input index (0.."
+                                  << getInputs().size() - 1 << ")";
+  return success();
+}
+
+namespace {
+template <typename RopeOp>
+LogicalResult verifyRope(RopeOp op, Value input, StringRef inputPort) {
+  Operation *raw = op.getOperation();
+  if (failed(verifyCommon(raw)))
+    return failure();
+  ArrayRef<int64_t> in = shapeOf(input);
+  if (in.size() < 2)
+    return emitNodeError(raw) << inputPort << " must have rank >= 2 "
+                              << "([..., S, D]) but has dims "
+                              << formatDims(in);
+  int64_t d = in.back();
+  int64_t ropeDim = op.getRopeDim().value_or(d);
+  if (!ShapedType::isDynamic(d) && (ropeDim <= 0 || ropeDim > d || ropeDim % 2))
+    return emitNodeError(raw) << "rope_dim " << ropeDim << " must be even "
+                              << "and in (0, " << d << "] (the last dim of "
+                              << inputPort << ")";
+  ArrayRef<int64_t> freqs = shapeOf(op.getFreqs());
+  if (freqs.empty() || !dimsCompatible(freqs.back(), ropeDim / 2))
+    return emitNodeError(raw) << "freqs last dim must be rope_dim / 2 = "
+                              << ropeDim / 2 << " but freqs dims are "
+                              << formatDims(freqs);
+  SmallVector<int64_t> angles(in.drop_back());
+  angles.push_back(ropeDim / 2);
+  if (!broadcastsTo(freqs, angles))
+    return emitNodeError(raw) << "freqs dims " << formatDims(freqs)
+                              << " do not broadcast to "
+                              << formatDims(angles);
+  return expectDims(raw, "output", op.getOutput(), in,
+                    ("like " + inputPort).str());
+}
+} // namespace
+
+LogicalResult RopeOp::verify() { return verifyRope(*this, getInput(), "input"); }
+LogicalResult RopeBackwardOp::verify() {
+  return verifyRope(*this, getDY(), "dY");
+}
+
+//===----------------------------------------------------------------------===//
+// Block-scale quantization and MoE
+//===----------------------------------------------------------------------===//
+
+LogicalResult BlockScaleQuantizeOp::verify() {
+  if (failed(verifyCommon(*this)))
+    return failure();
+  ArrayRef<int64_t> in = shapeOf(getInput());
+  if (in.empty())
+    return emitNodeError(*this) << "input must have rank >= 1";
+  int64_t axis = getAxis().value_or(static_cast<int64_t>(in.size()) - 1);
+  if (axis < 0)
+    axis += in.size();
+  if (axis < 0 || axis >= static_cast<int64_t>(in.size()))
+    return emitNodeError(*this) << "axis " << *getAxis()
+                                << " is out of range for rank " << in.size();
+  int64_t block = getBlockSize();
+  if (block <= 0)
+    return emitNodeError(*this) << "block_size " << block
+                                << " must be positive";
+  if (!ShapedType::isDynamic(in[axis]) && in[axis] % block)
+    return emitNodeError(*this) << "block_size " << block << " does not "
+                                << "divide dim " << axis << " of input ("
+                                << in[axis] << ")";
+  if (!isNarrowFloat(elementOf(getY())) && !elementOf(getY()).isInteger(8))
+    return emitNodeError(*this) << "Y must be an fp8, fp4 or i8 type but is "
+                                << elementOf(getY());
+  if (failed(expectDims(*this, "Y", getY(), in, "like input")))
+    return failure();
+  SmallVector<int64_t> scale(in);
+  if (!ShapedType::isDynamic(scale[axis]))
+    scale[axis] /= block;
+  if (getTranspose())
+    std::swap(scale[scale.size() - 1], scale[scale.size() > 1 ? scale.size() - 2 : 0]);
+  return expectDims(*this, "scale", getScale(), scale,
+                    "input dims with the block axis divided by block_size");
+}
+
+LogicalResult BlockScaleDequantizeOp::verify() {
+  if (failed(verifyCommon(*this)))
+    return failure();
+  ArrayRef<int64_t> in = shapeOf(getInput());
+  if (in.empty())
+    return emitNodeError(*this) << "input must have rank >= 1";
+  int64_t block = getBlockSize();
+  if (block <= 0)
+    return emitNodeError(*this) << "block_size " << block
+                                << " must be positive";
+  if (!ShapedType::isDynamic(in.back()) && in.back() % block)
+    return emitNodeError(*this) << "block_size " << block << " does not "
+                                << "divide the last dim of input ("
+                                << in.back() << ")";
+  SmallVector<int64_t> descale(in);
+  if (!ShapedType::isDynamic(descale.back()))
+    descale.back() /= block;
+  if (failed(expectDims(*this, "descale", getDescale(), descale,
+                        "input dims with the last divided by block_size")))
+    return failure();
+  return expectDims(*this, "output", getOutput(), in, "like input");
+}
+
+LogicalResult MoeGroupedMatmulOp::verify() {
+  if (failed(verifyCommon(*this)))
+    return failure();
+  ArrayRef<int64_t> token = shapeOf(getToken()), weight = shapeOf(getWeight());
+  if (token.size() < 2)
+    return emitNodeError(*this) << "token must have rank >= 2 ([..., T, H]) "
+                                << "but has dims " << formatDims(token);
+  if (weight.size() != 3)
+    return emitNodeError(*this) << "weight must be [E, H, N] but has dims "
+                                << formatDims(weight);
+  if (!dimsCompatible(token.back(), weight[1]))
+    return emitNodeError(*this) << "H of token is " << token.back()
+                                << " but H of weight is " << weight[1];
+  int64_t experts = staticElementCount(shapeOf(getFirstTokenOffset()));
+  if (!ShapedType::isDynamic(experts) && !ShapedType::isDynamic(weight[0]) &&
+      experts != weight[0] && experts != weight[0] + 1)
+    return emitNodeError(*this) << "first_token_offset has " << experts
+                                << " elements but weight has " << weight[0]
+                                << " experts (one offset per expert)";
+  if (!elementOf(getFirstTokenOffset()).isInteger())
+    return emitNodeError(*this) << "first_token_offset must hold integers "
+                                << "but is " << elementOf(getFirstTokenOffset());
+  MoeMode mode = getMode().value_or(MoeMode::none);
+  if (mode != MoeMode::none && !getTokenIndex())
+    return emitNodeError(*this) << "mode " << stringifyMoeMode(mode)
+                                << " requires token_index";
+  if (auto topK = getTopK())
+    if (*topK < 1)
+      return emitNodeError(*this) << "top_k " << *topK << " must be >= 1";
+  SmallVector<int64_t> expected(token.drop_back());
+  expected.push_back(weight[2]);
+  if (mode == MoeMode::scatter)
+    return success(); // Rows are scattered to the routed positions.
+  return expectDims(*this, "output", getOutput(), expected,
+                    "token dims with H replaced by N of weight");
+}
+
+LogicalResult MoeGroupedMatmulBwdOp::verify() {
+  if (failed(verifyCommon(*this)))
+    return failure();
+  ArrayRef<int64_t> dout = shapeOf(getDoutput()), token = shapeOf(getToken());
+  if (token.size() < 2 || dout.size() != token.size())
+    return emitNodeError(*this) << "token and doutput must be [..., T, H] and "
+                                << "[..., T, N] but are " << formatDims(token)
+                                << " and " << formatDims(dout);
+  if (!dimsCompatible(dout[dout.size() - 2], token[token.size() - 2]))
+    return emitNodeError(*this) << "T of doutput is " << dout[dout.size() - 2]
+                                << " but T of token is "
+                                << token[token.size() - 2];
+  int64_t experts = staticElementCount(shapeOf(getFirstTokenOffset()));
+  return expectDims(*this, "dweight", getDweight(),
+                    {experts, token.back(), dout.back()},
+                    "[E, H of token, N of doutput]");
+}
+
+//===----------------------------------------------------------------------===//
+// Attention
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// Largest head dim cuDNN's fused attention engines take.
+constexpr int64_t kMaxHeadDim = 256;
+
+struct SdpaShapes {
+  int64_t b, hq, hk, hv, sq, skv, d, dv;
+};
+
+/// Checks Q, K, V: rank 4, batch, GQA heads, head dims and sequence lengths.
+FailureOr<SdpaShapes> verifyQkv(Operation *op, Value q, Value k, Value v) {
+  for (auto [port, value] :
+       {std::pair<StringRef, Value>{"q", q}, {"k", k}, {"v", v}})
+    if (failed(expectRank(op, port, value, 4)))
+      return failure();
+  ArrayRef<int64_t> qd = shapeOf(q), kd = shapeOf(k), vd = shapeOf(v);
+  SdpaShapes s{qd[0], qd[1], kd[1], vd[1], qd[2], kd[2], qd[3], vd[3]};
+  if (!dimsCompatible(kd[0], s.b) || !dimsCompatible(vd[0], s.b))
+    return emitNodeError(op) << "batch of q, k, v are " << s.b << ", " << kd[0]
+                             << ", " << vd[0] << " (must match)";
+  for (auto [port, heads] :
+       {std::pair<StringRef, int64_t>{"k", s.hk}, {"v", s.hv}})
+    if (!ShapedType::isDynamic(heads) && !ShapedType::isDynamic(s.hq) &&
+        s.hq % heads)
+      return emitNodeError(op) << "heads of q (" << s.hq << ") are not a "
+                               << "multiple of heads of " << port << " ("
+                               << heads << ") (GQA/MQA share each kv head "
+                               << "among a whole group of q heads)";
+  if (!dimsCompatible(kd[3], s.d))
+    return emitNodeError(op) << "head dim of q is " << s.d
+                             << " but head dim of k is " << kd[3];
+  if (!dimsCompatible(vd[2], s.skv))
+    return emitNodeError(op) << "sequence length of k is " << s.skv
+                             << " but of v is " << vd[2];
+  for (auto [port, dim] :
+       {std::pair<StringRef, int64_t>{"q/k", s.d}, {"v", s.dv}})
+    if (!ShapedType::isDynamic(dim) && dim > kMaxHeadDim)
+      return emitNodeError(op) << "head dim of " << port << " is " << dim
+                               << " but the limit is " << kMaxHeadDim;
+  return s;
+}
+
+/// The last stride of each attention tensor is 1 when strides are set.
+LogicalResult verifyUnitLastStride(Operation *op,
+                                   ArrayRef<std::pair<StringRef, Value>> ports) {
+  for (auto [port, value] : ports) {
+    ArrayRef<int64_t> strides =
+        getStrides(cast<RankedTensorType>(value.getType()));
+    if (!strides.empty() && strides.back() != 1)
+      return emitNodeError(op) << port << " must have unit stride in its last "
+                               << "(head) dim but has " << strides.back();
+  }
+  return success();
+}
+
+/// Scale, masks and dropout, shared by every sdpa variant.
+template <typename SdpaOp>
+LogicalResult verifySdpaOptions(SdpaOp op, const SdpaShapes &s) {
+  Operation *raw = op.getOperation();
+  if (op.getAttnScale() && op.getAttnScaleValueAttr())
+    return emitNodeError(raw) << "the attention scale is given twice (as the "
+                              << "attn_scale tensor and as attn_scale_value); "
+                              << "give it once";
+  if (Value scale = op.getAttnScale())
+    if (failed(expectOneElement(raw, "attn_scale", scale)))
+      return failure();
+  if (op.getUseCausalMask() && op.getUseCausalMaskBottomRight())
+    return emitNodeError(raw) << "use_causal_mask and "
+                              << "use_causal_mask_bottom_right exclude each "
+                              << "other";
+  if (op.getUsePaddingMask() != (op.getSeqLenQ() && op.getSeqLenKv()))
+    return emitNodeError(raw)
+           << (op.getUsePaddingMask()
+                   ? "use_padding_mask requires seq_len_q and seq_len_kv"
+                   : "seq_len_q/seq_len_kv are given without use_padding_mask");
+  for (auto [port, value] :
+       {std::pair<StringRef, Value>{"seq_len_q", op.getSeqLenQ()},
+        {"seq_len_kv", op.getSeqLenKv()}}) {
+    if (!value)
+      continue;
+    if (failed(expectDims(raw, port, value, {s.b, 1, 1, 1},
+                          "[B, 1, 1, 1]: one length per batch")))
+      return failure();
+    if (!elementOf(value).isInteger())
+      return emitNodeError(raw) << port << " must hold integers but is "
+                                << elementOf(value);
+  }
+  SmallVector<int64_t> scores{s.b, s.hq, s.sq, s.skv};
+  if (Value bias = op.getBias())
+    if (rankOf(bias) != 4 || !broadcastsTo(shapeOf(bias), scores))
+      return emitNodeError(raw) << "bias dims " << formatDims(shapeOf(bias))
+                                << " do not broadcast to the scores "
+                                << formatDims(scores) << " ([B, H, Sq, Skv])";
+  for (auto [name, bound] :
+       {std::pair<StringRef, std::optional<int64_t>>{
+            "diagonal_band_left_bound", op.getDiagonalBandLeftBound()},
+        {"diagonal_band_right_bound", op.getDiagonalBandRightBound()},
+        {"sliding_window_length", op.getSlidingWindowLength()}})
+    if (bound && *bound < 0)
+      return emitNodeError(raw) << name << " is " << *bound
+                                << " but must be >= 0";
+  if (op.getSlidingWindowLength() && op.getDiagonalBandLeftBound())
+    return emitNodeError(raw) << "sliding_window_length and "
+                              << "diagonal_band_left_bound set the same bound; "
+                              << "give one";
+  if (auto p = op.getDropoutProbability()) {
+    if (p->convertToDouble() < 0.0 || p->convertToDouble() >= 1.0)
+      return emitNodeError(raw) << "dropout_probability " << p->convertToDouble()
+                                << " must be in [0, 1)";
+  }
+  if (Value mask = op.getDropoutMask()) {
+    if (!op.getDropoutProbability())
+      return emitNodeError(raw) << "dropout_mask needs dropout_probability "
+                                << "(the kept values are scaled by 1/(1-p))";
+    if (failed(expectDims(raw, "dropout_mask", mask, scores,
+                          "[B, H, Sq, Skv]")))
+      return failure();
+  }
+  return success();
+}
+
+LogicalResult verifyStatsLike(Operation *op, StringRef port, Value value,
+                              const SdpaShapes &s) {
+  return expectDims(op, port, value, {s.b, s.hq, s.sq, 1}, "[B, Hq, Sq, 1]");
+}
+
+LogicalResult verifyAmax(Operation *op, StringRef port, Value value) {
+  if (failed(expectDims(op, port, value, {1, 1, 1, 1}, "[1, 1, 1, 1]")))
+    return failure();
+  if (!elementOf(value).isF32())
+    return emitNodeError(op) << port << " must be f32 but is "
+                             << elementOf(value);
+  return success();
+}
+
+LogicalResult verifyHalfInputs(Operation *op,
+                               ArrayRef<std::pair<StringRef, Value>> ports) {
+  for (auto [port, value] : ports)
+    if (!isHalfFloat(elementOf(value)))
+      return emitNodeError(op) << port << " must be f16 or bf16 (cuDNN's "
+                               << "fused attention) but is " << elementOf(value);
+  return success();
+}
+
+template <typename SdpaOp>
+LogicalResult verifySdpaForwardOutputs(SdpaOp op, const SdpaShapes &s) {
+  Operation *raw = op.getOperation();
+  if (failed(expectDims(raw, "O", op.getO(), {s.b, s.hq, s.sq, s.dv},
+                        "[B, Hq, Sq, Dv]")))
+    return failure();
+  if (op.getGenerateStats() != bool(op.getStats()))
+    return emitNodeError(raw) << (op.getGenerateStats()
+                                      ? "generate_stats is set but there is "
+                                        "no Stats result"
+                                      : "a Stats result needs generate_stats");
+  if (Value stats = op.getStats())
+    return verifyStatsLike(raw, "Stats", stats, s);
+  return success();
+}
+
+template <typename SdpaBwdOp>
+LogicalResult verifySdpaBackwardShapes(SdpaBwdOp op, const SdpaShapes &s) {
+  Operation *raw = op.getOperation();
+  SmallVector<int64_t> o{s.b, s.hq, s.sq, s.dv};
+  if (failed(expectDims(raw, "o", op.getO(), o, "[B, Hq, Sq, Dv]")) ||
+      failed(expectDims(raw, "dO", op.getDO(), o, "like o")) ||
+      failed(verifyStatsLike(raw, "stats", op.getStats(), s)) ||
+      failed(expectDims(raw, "dQ", op.getDQ(), shapeOf(op.getQ()), "like q")) ||
+      failed(expectDims(raw, "dK", op.getDK(), shapeOf(op.getK()), "like k")) ||
+      failed(expectDims(raw, "dV", op.getDV(), shapeOf(op.getV()), "like v")))
+    return failure();
+  return success();
+}
+
+} // namespace
+
+LogicalResult SdpaOp::verify() {
+  if (failed(verifyCommon(*this)))
+    return failure();
+  auto s = verifyQkv(*this, getQ(), getK(), getV());
+  if (failed(s) || failed(verifySdpaOptions(*this, *s)) ||
+      failed(verifyHalfInputs(*this, {{"q", getQ()}, {"k", getK()},
+                                      {"v", getV()}})) ||
+      failed(verifySdpaForwardOutputs(*this, *s)) ||
+      failed(verifyUnitLastStride(*this, {{"q", getQ()}, {"k", getK()},
+                                          {"v", getV()}, {"O", getO()}})))
+    return failure();
+  for (auto [port, value] :
+       {std::pair<StringRef, Value>{"score_max", getScoreMax()},
+        {"score_sum_exp", getScoreSumExp()}})
+    if (value && failed(verifyStatsLike(*this, port, value, *s)))
+      return failure();
+  return success();
+}
+
+LogicalResult SdpaBackwardOp::verify() {
+  if (failed(verifyCommon(*this)))
+    return failure();
+  auto s = verifyQkv(*this, getQ(), getK(), getV());
+  if (failed(s) || failed(verifySdpaOptions(*this, *s)) ||
+      failed(verifyHalfInputs(*this, {{"q", getQ()}, {"k", getK()},
+                                      {"v", getV()}})) ||
+      failed(verifySdpaBackwardShapes(*this, *s)) ||
+      failed(verifyUnitLastStride(*this, {{"q", getQ()}, {"k", getK()},
+                                          {"v", getV()}, {"o", getO()},
+                                          {"dO", getDO()}})))
+    return failure();
+  if (Value dbias = getDBias()) {
+    if (!getBias())
+      return emitNodeError(*this) << "dBias needs a bias operand";
+    return expectDims(*this, "dBias", dbias, shapeOf(getBias()), "like bias");
+  }
+  return success();
+}
+
+LogicalResult SdpaFp8Op::verify() {
+  if (failed(verifyCommon(*this)))
+    return failure();
+  auto s = verifyQkv(*this, getQ(), getK(), getV());
+  if (failed(s) || failed(verifySdpaOptions(*this, *s)) ||
+      failed(verifySdpaForwardOutputs(*this, *s)))
+    return failure();
+  for (auto [port, value] : {std::pair<StringRef, Value>{"q", getQ()},
+                             {"k", getK()}, {"v", getV()}})
+    if (failed(expectFp8(*this, port, value)))
+      return failure();
+  for (auto [port, value] :
+       {std::pair<StringRef, Value>{"descale_q", getDescaleQ()},
+        {"descale_k", getDescaleK()}, {"descale_v", getDescaleV()},
+        {"descale_s", getDescaleS()}, {"scale_s", getScaleS()},
+        {"scale_o", getScaleO()}})
+    if (failed(expectOneElement(*this, port, value)))
+      return failure();
+  if (failed(verifyAmax(*this, "Amax_S", getAmax_S())) ||
+      failed(verifyAmax(*this, "Amax_O", getAmax_O())))
+    return failure();
+  return success();
+}
+
+LogicalResult SdpaFp8BackwardOp::verify() {
+  if (failed(verifyCommon(*this)))
+    return failure();
+  auto s = verifyQkv(*this, getQ(), getK(), getV());
+  if (failed(s) || failed(verifySdpaOptions(*this, *s)) ||
+      failed(verifySdpaBackwardShapes(*this, *s)))
+    return failure();
+  for (auto [port, value] :
+       {std::pair<StringRef, Value>{"q", getQ()}, {"k", getK()}, {"v", getV()},
+        {"o", getO()}, {"dO", getDO()}})
+    if (failed(expectFp8(*this, port, value)))
+      return failure();
+  for (auto [port, value] :
+       {std::pair<StringRef, Value>{"descale_q", getDescaleQ()},
+        {"descale_k", getDescaleK()}, {"descale_v", getDescaleV()},
+        {"descale_o", getDescaleO()}, {"descale_dO", getDescaleDO()},
+        {"descale_s", getDescaleS()}, {"descale_dP", getDescaleDP()},
+        {"scale_s", getScaleS()}, {"scale_dQ", getScaleDQ()},
+        {"scale_dK", getScaleDK()}, {"scale_dV", getScaleDV()},
+        {"scale_dP", getScaleDP()}})
+    if (failed(expectOneElement(*this, port, value)))
+      return failure();
+  for (auto [port, value] :
+       {std::pair<StringRef, Value>{"amax_dQ", getAmaxDQ()},
+        {"amax_dK", getAmaxDK()}, {"amax_dV", getAmaxDV()},
+        {"amax_dP", getAmaxDP()}})
+    if (failed(verifyAmax(*this, port, value)))
+      return failure();
+  return success();
+}
+
+namespace {
+/// MX block scales: one e8m0 scale per 32 elements along the last dim.
+LogicalResult verifyMxScale(Operation *op, StringRef port, Value scale,
+                            StringRef dataPort, Value data) {
+  SmallVector<int64_t> dims(shapeOf(data));
+  if (!ShapedType::isDynamic(dims.back()))
+    dims.back() = (dims.back() + 31) / 32;
+  return expectDims(op, port, scale, dims,
+                    ("one scale per block of 32 along the last dim of " +
+                     dataPort)
+                        .str());
+}
+} // namespace
+
+LogicalResult SdpaMxfp8Op::verify() {
+  if (failed(verifyCommon(*this)))
+    return failure();
+  auto s = verifyQkv(*this, getQ(), getK(), getV());
+  if (failed(s) || failed(verifySdpaOptions(*this, *s)) ||
+      failed(verifySdpaForwardOutputs(*this, *s)))
+    return failure();
+  for (auto [port, value] : {std::pair<StringRef, Value>{"q", getQ()},
+                             {"k", getK()}, {"v", getV()}})
+    if (failed(expectFp8(*this, port, value)))
+      return failure();
+  if (failed(verifyMxScale(*this, "descale_q", getDescaleQ(), "q", getQ())) ||
+      failed(verifyMxScale(*this, "descale_k", getDescaleK(), "k", getK())) ||
+      failed(verifyMxScale(*this, "descale_v", getDescaleV(), "v", getV())))
+    return failure();
+  return verifyAmax(*this, "Amax_O", getAmax_O());
+}
+
+LogicalResult SdpaMxfp8BackwardOp::verify() {
+  if (failed(verifyCommon(*this)))
+    return failure();
+  auto s = verifyQkv(*this, getQ(), getK(), getV());
+  if (failed(s) || failed(verifySdpaOptions(*this, *s)))
+    return failure();
+  SmallVector<int64_t> o{s->b, s->hq, s->sq, s->dv};
+  if (failed(expectDims(*this, "o_f16", getOF16(), o, "[B, Hq, Sq, Dv]")) ||
+      failed(expectDims(*this, "dO_f16", getDOF16(), o, "like o_f16")) ||
+      failed(expectDims(*this, "dO", getDO(), o, "like o_f16")) ||
+      failed(verifyStatsLike(*this, "stats", getStats(), *s)) ||
+      failed(expectDims(*this, "dQ", getDQ(), shapeOf(getQ()), "like q")) ||
+      failed(expectDims(*this, "dK", getDK(), shapeOf(getK()), "like k")) ||
+      failed(expectDims(*this, "dV", getDV(), shapeOf(getV()), "like v")))
+    return failure();
+  for (auto [port, value] :
+       {std::pair<StringRef, Value>{"q", getQ()}, {"q_T", getQ_T()},
+        {"k", getK()}, {"k_T", getK_T()}, {"v", getV()}, {"dO", getDO()},
+        {"dO_T", getDO_T()}})
+    if (failed(expectFp8(*this, port, value)))
+      return failure();
+  if (failed(verifyMxScale(*this, "descale_q", getDescaleQ(), "q", getQ())) ||
+      failed(verifyMxScale(*this, "descale_k", getDescaleK(), "k", getK())) ||
+      failed(verifyMxScale(*this, "descale_v", getDescaleV(), "v", getV())) ||
+      failed(verifyMxScale(*this, "descale_dO", getDescaleDO(), "dO",
+                           getDO())))
+    return failure();
+  for (auto [port, value] :
+       {std::pair<StringRef, Value>{"amax_dQ", getAmaxDQ()},
+        {"amax_dK", getAmaxDK()}, {"amax_dV", getAmaxDV()}})
+    if (failed(verifyAmax(*this, port, value)))
+      return failure();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Linear attention
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+struct LinearShapes {
+  int64_t t, hqk, hv, h, dk, dv;
+};
+
+/// q, k `[T, Hqk, K]`, v `[T, Hv, V]`; heads divide each other.
+FailureOr<LinearShapes> verifyLinearQkv(Operation *op, Value q, Value k,
+                                        Value v) {
+  for (auto [port, value] :
+       {std::pair<StringRef, Value>{"q", q}, {"k", k}, {"v", v}})
+    if (failed(expectRank(op, port, value, 3)))
+      return failure();
+  if (failed(expectDims(op, "k", k, shapeOf(q), "like q")))
+    return failure();
+  ArrayRef<int64_t> qd = shapeOf(q), vd = shapeOf(v);
+  LinearShapes s{qd[0], qd[1], vd[1], std::max(qd[1], vd[1]), qd[2], vd[2]};
+  if (!dimsCompatible(vd[0], s.t))
+    return emitNodeError(op) << "tokens of q (" << s.t << ") and v (" << vd[0]
+                             << ") differ";
+  if (!ShapedType::isDynamic(s.hqk) && !ShapedType::isDynamic(s.hv) &&
+      s.h % std::min(s.hqk, s.hv))
+    return emitNodeError(op) << "heads of q/k (" << s.hqk << ") and of v ("
+                             << s.hv << ") must divide one another";
+  return s;
+}
+
+/// g: one gate per token and head (`[T, H]`), or per key channel for kda.
+LogicalResult verifyGateAndBeta(Operation *op, Value g, Value beta,
+                                const LinearShapes &s, bool perChannel) {
+  if (perChannel) {
+    if (failed(expectDims(op, "g", g, {s.t, s.h, s.dk}, "[T, H, K]")))
+      return failure();
+  } else if (failed(expectDims(op, "g", g, {s.t, s.h}, "[T, H]"))) {
+    return failure();
+  }
+  return expectDims(op, "beta", beta, {s.t, s.h}, "[T, H]");
+}
+
+FailureOr<int64_t> sequenceCount(Operation *op, Value cuSeqlens) {
+  if (!cuSeqlens)
+    return 1;
+  if (rankOf(cuSeqlens) != 1 || !elementOf(cuSeqlens).isInteger())
+    return emitNodeError(op) << "cu_seqlens must be a rank-1 integer tensor "
+                             << "([N + 1] boundaries) but is "
+                             << cuSeqlens.getType();
+  int64_t n = shapeOf(cuSeqlens)[0];
+  if (!ShapedType::isDynamic(n) && n < 2)
+    return emitNodeError(op) << "cu_seqlens has " << n << " entries; it needs "
+                             << "N + 1 >= 2 sequence boundaries";
+  return ShapedType::isDynamic(n) ? n : n - 1;
+}
+
+template <typename FwdOp>
+LogicalResult verifyLinearForward(FwdOp op, bool perChannelGate) {
+  Operation *raw = op.getOperation();
+  if (failed(verifyCommon(raw)))
+    return failure();
+  auto s = verifyLinearQkv(raw, op.getQ(), op.getK(), op.getV());
+  if (failed(s) ||
+      failed(verifyGateAndBeta(raw, op.getG(), op.getBeta(), *s,
+                               perChannelGate)))
+    return failure();
+  auto n = sequenceCount(raw, op.getCuSeqlens());
+  if (failed(n))
+    return failure();
+  SmallVector<int64_t> state{*n, s->h, s->dk, s->dv};
+  if (Value init = op.getInitialState())
+    if (failed(expectDims(raw, "initial_state", init, state, "[N, H, K, V]")))
+      return failure();
+  if (failed(expectDims(raw, "O", op.getO(), {s->t, s->h, s->dv},
+                        "[T, H, V]")))
+    return failure();
+  if (op.getOutputFinalState() != bool(op.getFinalState()))
+    return emitNodeError(raw) << (op.getOutputFinalState()
+                                      ? "output_final_state is set but there "
+                                        "is no final_state result"
+                                      : "a final_state result needs "
+                                        "output_final_state");
+  if (Value final = op.getFinalState())
+    if (failed(expectDims(raw, "final_state", final, state, "[N, H, K, V]")))
+      return failure();
+  int64_t every = op.getCheckpointEveryNTokens().value_or(0);
+  if (every < 0)
+    return emitNodeError(raw) << "checkpoint_every_n_tokens " << every
+                              << " must be >= 0";
+  if ((every > 0) != bool(op.getStateCheckpoints()))
+    return emitNodeError(raw) << "a state_checkpoints result exists exactly "
+                              << "when checkpoint_every_n_tokens > 0";
+  return success();
+}
+
+template <typename BwdOp>
+LogicalResult verifyLinearBackward(BwdOp op, bool perChannelGate) {
+  Operation *raw = op.getOperation();
+  if (failed(verifyCommon(raw)))
+    return failure();
+  auto s = verifyLinearQkv(raw, op.getQ(), op.getK(), op.getV());
+  if (failed(s) ||
+      failed(verifyGateAndBeta(raw, op.getG(), op.getBeta(), *s,
+                               perChannelGate)) ||
+      failed(sequenceCount(raw, op.getCuSeqlens())))
+    return failure();
+  if (failed(expectDims(raw, "dO", op.getDO(), {s->t, s->h, s->dv},
+                        "[T, H, V]")))
+    return failure();
+  for (auto [port, grad, value] :
+       {std::tuple<StringRef, Value, Value>{"dQ", op.getDQ(), op.getQ()},
+        {"dK", op.getDK(), op.getK()},
+        {"dV", op.getDV(), op.getV()},
+        {"dG", op.getDG(), op.getG()},
+        {"dBeta", op.getDBeta(), op.getBeta()}})
+    if (failed(expectDims(raw, port, grad, shapeOf(value), "like its input")))
+      return failure();
+  if (bool(op.getInitialState()) != bool(op.getDInitialState()))
+    return emitNodeError(raw) << "d_initial_state exists exactly when "
+                              << "initial_state is given";
+  if (Value d = op.getDInitialState())
+    if (failed(expectDims(raw, "d_initial_state", d,
+                          shapeOf(op.getInitialState()),
+                          "like initial_state")))
+      return failure();
+  return success();
+}
+
+} // namespace
+
+LogicalResult GdnOp::verify() { return verifyLinearForward(*this, false); }
+LogicalResult KdaOp::verify() { return verifyLinearForward(*this, true); }
+LogicalResult Gdn2Op::verify() {
+  if (failed(verifyLinearForward(*this, false)))
+    return failure();
+  return expectDims(*this, "w", getW(), shapeOf(getV()), "like v");
+}
+LogicalResult GdnBwdOp::verify() { return verifyLinearBackward(*this, false); }
+LogicalResult KdaBwdOp::verify() { return verifyLinearBackward(*this, true); }
+LogicalResult Gdn2BwdOp::verify() {
+  if (failed(verifyLinearBackward(*this, false)))
+    return failure();
+  if (failed(expectDims(*this, "w", getW(), shapeOf(getV()), "like v")))
+    return failure();
+  return expectDims(*this, "dW", getDW(), shapeOf(getW()), "like w");
+}
+
+//===----------------------------------------------------------------------===//
+// Folders and canonicalization patterns
+//===----------------------------------------------------------------------===//
+
+OpFoldResult PointwiseOp::fold(FoldAdaptor) {
+  // identity(x) is x when nothing about the value changes.
+  if (getMode() == PointwiseMode::identity &&
+      getInputs()[0].getType() == getOutput().getType())
+    return getInputs()[0];
+  return {};
+}
+
+OpFoldResult ReshapeOp::fold(FoldAdaptor) {
+  if (getInput().getType() == getOutput().getType())
+    return getInput();
+  return {};
+}
+
+OpFoldResult TransposeOp::fold(FoldAdaptor) {
+  ArrayRef<int64_t> perm = getPermutation();
+  bool identity = llvm::all_of(llvm::enumerate(perm), [](auto pair) {
+    return static_cast<int64_t>(pair.index()) == pair.value();
+  });
+  if (identity && getInput().getType() == getOutput().getType())
+    return getInput();
+  return {};
+}
+
+namespace {
+
+/// transpose(transpose(x, p1), p2) -> transpose(x, p1 o p2).
+struct ComposeTransposes : OpRewritePattern<TransposeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(TransposeOp op,
+                                PatternRewriter &rewriter) const override {
+    auto inner = op.getInput().getDefiningOp<TransposeOp>();
+    if (!inner)
+      return failure();
+    SmallVector<int64_t> composed;
+    for (int64_t p : op.getPermutation())
+      composed.push_back(inner.getPermutation()[p]);
+    rewriter.modifyOpInPlace(op, [&] {
+      op.getInputMutable().assign(inner.getInput());
+      op.setPermutation(composed);
+    });
+    return success();
+  }
+};
+
+/// reshape(reshape(x)) -> reshape(x).
+struct ComposeReshapes : OpRewritePattern<ReshapeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ReshapeOp op,
+                                PatternRewriter &rewriter) const override {
+    auto inner = op.getInput().getDefiningOp<ReshapeOp>();
+    if (!inner)
+      return failure();
+    rewriter.modifyOpInPlace(
+        op, [&] { op.getInputMutable().assign(inner.getInput()); });
+    return success();
+  }
+};
+
+} // namespace
+
+void TransposeOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                              MLIRContext *context) {
+  results.add<ComposeTransposes>(context);
+}
+
+void ReshapeOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                            MLIRContext *context) {
+  results.add<ComposeReshapes>(context);
+}

@@ -1,0 +1,98 @@
+//===- AssignUids.cpp - Deterministic uids for graph tensors -------------===//
+
+#include "GraphDialect/GraphOps.h"
+#include "GraphDialect/Passes.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
+
+namespace mlir::graph {
+#define GEN_PASS_DEF_GRAPHASSIGNUIDS
+#include "GraphDialect/Passes.h.inc"
+} // namespace mlir::graph
+
+using namespace mlir;
+using namespace mlir::graph;
+
+namespace {
+
+/// Hands out the smallest positive uid nobody reserved.
+class UidAllocator {
+public:
+  void reserve(int64_t uid) { taken.insert(uid); }
+  int64_t next() {
+    while (taken.contains(cursor))
+      ++cursor;
+    taken.insert(cursor);
+    return cursor++;
+  }
+
+private:
+  llvm::DenseSet<int64_t> taken;
+  int64_t cursor = 1;
+};
+
+void assignUids(GraphOp graph) {
+  MLIRContext *ctx = graph.getContext();
+  auto uidAttr = [&](int64_t uid) {
+    return IntegerAttr::get(IntegerType::get(ctx, 64), uid);
+  };
+  OutputOp output = graph.getOutputOp();
+  Block &body = graph.getBody().front();
+
+  // Reserve every uid the user gave before handing out any.
+  UidAllocator uids;
+  llvm::DenseMap<Value, int64_t> uidOfValue;
+  for (unsigned i = 0, e = graph.getNumArguments(); i < e; ++i)
+    if (int64_t uid = graph.getInputUid(i)) {
+      uids.reserve(uid);
+      uidOfValue.try_emplace(body.getArgument(i), uid);
+    }
+  graph.walk([&](ScalarOp scalar) {
+    if (auto uid = scalar.getUid()) {
+      uids.reserve(*uid);
+      uidOfValue.try_emplace(scalar.getOutput(), *uid);
+    }
+  });
+  for (unsigned i = 0, e = graph.getNumResults(); i < e; ++i)
+    if (int64_t uid = graph.getOutputUid(i)) {
+      uids.reserve(uid);
+      uidOfValue.try_emplace(output.getOperand(i), uid);
+    }
+
+  // Then fill the gaps in program order: inputs, scalars, outputs.
+  for (unsigned i = 0, e = graph.getNumArguments(); i < e; ++i) {
+    if (graph.getInputUid(i))
+      continue;
+    int64_t uid = uids.next();
+    graph.setArgAttr(i, GraphDialect::kUidAttrName, uidAttr(uid));
+    uidOfValue.try_emplace(body.getArgument(i), uid);
+  }
+  graph.walk([&](ScalarOp scalar) {
+    if (scalar.getUid())
+      return;
+    int64_t uid = uids.next();
+    scalar.setUid(uid);
+    uidOfValue.try_emplace(scalar.getOutput(), uid);
+  });
+  for (unsigned i = 0, e = graph.getNumResults(); i < e; ++i) {
+    if (graph.getOutputUid(i))
+      continue;
+    // An output that is already a uid-carrying tensor keeps that uid.
+    Value value = output.getOperand(i);
+    auto it = uidOfValue.find(value);
+    int64_t uid = it != uidOfValue.end() ? it->second : uids.next();
+    uidOfValue.try_emplace(value, uid);
+    graph.setResultAttr(i, GraphDialect::kUidAttrName, uidAttr(uid));
+  }
+}
+
+struct GraphAssignUids
+    : public mlir::graph::impl::GraphAssignUidsBase<GraphAssignUids> {
+  void runOnOperation() override {
+    getOperation().walk([](GraphOp graph) { assignUids(graph); });
+  }
+};
+
+} // namespace

@@ -1,0 +1,123 @@
+//===- InferLayout.cpp - Decide undecided tensor strides ------------------===//
+
+#include "GraphDialect/GraphOps.h"
+#include "GraphDialect/Passes.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/STLExtras.h"
+
+namespace mlir::graph {
+#define GEN_PASS_DEF_GRAPHINFERLAYOUT
+#include "GraphDialect/Passes.h.inc"
+} // namespace mlir::graph
+
+using namespace mlir;
+using namespace mlir::graph;
+
+namespace {
+
+bool hasStaticShape(RankedTensorType type) { return type.hasStaticShape(); }
+
+/// Dense strides that order the dims as `order` does (outermost first).
+SmallVector<int64_t> denseStridesInOrder(ArrayRef<int64_t> shape,
+                                         ArrayRef<unsigned> order) {
+  SmallVector<int64_t> strides(shape.size(), 1);
+  int64_t step = 1;
+  for (unsigned dim : llvm::reverse(order)) {
+    strides[dim] = step;
+    step *= std::max<int64_t>(shape[dim], 1);
+  }
+  return strides;
+}
+
+/// Channels-last: N, spatial..., C from outermost to innermost.
+SmallVector<int64_t> channelsLastStrides(ArrayRef<int64_t> shape) {
+  SmallVector<unsigned> order{0};
+  for (unsigned d = 2; d < shape.size(); ++d)
+    order.push_back(d);
+  order.push_back(1);
+  return denseStridesInOrder(shape, order);
+}
+
+/// The outermost-first dim order `strides` imply (ties keep dim order).
+SmallVector<unsigned> orderOf(ArrayRef<int64_t> strides) {
+  SmallVector<unsigned> order(strides.size());
+  for (unsigned i = 0; i < order.size(); ++i)
+    order[i] = i;
+  llvm::stable_sort(order, [&](unsigned a, unsigned b) {
+    return strides[a] > strides[b];
+  });
+  return order;
+}
+
+bool isConv(Operation *op) {
+  return isa<ConvFpropOp, ConvDgradOp, ConvWgradOp>(op);
+}
+
+bool wantsChannelsLast(RankedTensorType type) {
+  Type element = type.getElementType();
+  return (type.getRank() == 4 || type.getRank() == 5) &&
+         (element.isF16() || element.isBF16() ||
+          isa<Float8E4M3FNType, Float8E5M2Type>(element));
+}
+
+/// Gives `value` a strides encoding when it has none; returns true if changed.
+bool decide(Value value) {
+  auto type = dyn_cast<RankedTensorType>(value.getType());
+  if (!type || type.getEncoding() || !hasStaticShape(type))
+    return false;
+  ArrayRef<int64_t> shape = type.getShape();
+  SmallVector<int64_t> strides;
+
+  bool convTouches = false;
+  if (Operation *def = value.getDefiningOp())
+    convTouches = isConv(def);
+  for (Operation *user : value.getUsers())
+    convTouches |= isConv(user);
+
+  if (convTouches && wantsChannelsLast(type)) {
+    strides = channelsLastStrides(shape);
+  } else if (auto pw = value.getDefiningOp<PointwiseOp>()) {
+    // Follow the first operand of the same shape, so the elementwise walk
+    // stays in memory order.
+    for (Value input : pw.getInputs()) {
+      auto inType = cast<RankedTensorType>(input.getType());
+      ArrayRef<int64_t> inStrides = getStrides(inType);
+      if (inType.getShape() == shape && !inStrides.empty()) {
+        strides = denseStridesInOrder(shape, orderOf(inStrides));
+        break;
+      }
+    }
+  }
+  if (strides.empty())
+    strides = getRowMajorStrides(shape);
+  value.setType(RankedTensorType::get(
+      shape, type.getElementType(),
+      StridesAttr::get(type.getContext(), strides)));
+  return true;
+}
+
+void inferLayout(GraphOp graph) {
+  Block &body = graph.getBody().front();
+  for (BlockArgument arg : body.getArguments())
+    decide(arg);
+  // Program order: a pointwise op sees its operands decided.
+  body.walk([](Operation *op) {
+    for (Value result : op->getResults())
+      decide(result);
+  });
+  // Keep the signature in step with the body.
+  OutputOp output = graph.getOutputOp();
+  graph.setFunctionTypeAttr(TypeAttr::get(FunctionType::get(
+      graph.getContext(), body.getArgumentTypes(),
+      output.getOperandTypes())));
+}
+
+struct GraphInferLayout
+    : public mlir::graph::impl::GraphInferLayoutBase<GraphInferLayout> {
+  void runOnOperation() override {
+    getOperation().walk([](GraphOp graph) { inferLayout(graph); });
+  }
+};
+
+} // namespace

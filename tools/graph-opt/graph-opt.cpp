@@ -1,0 +1,23 @@
+//===- graph-opt.cpp - mlir-opt for the graph dialect ---------------------===//
+//
+// Parses, verifies and transforms graph-dialect IR with the usual mlir-opt
+// flags plus the project's passes and named pipelines.
+//
+//===----------------------------------------------------------------------===//
+
+#include "GraphDialect/GraphOps.h"
+#include "GraphDialect/Passes.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/Tools/mlir-opt/MlirOptMain.h"
+#include "mlir/Transforms/Passes.h"
+
+int main(int argc, char **argv) {
+  mlir::registerTransformsPasses();
+  mlir::graph::registerGraphPipelines();
+
+  mlir::DialectRegistry registry;
+  registry.insert<mlir::graph::GraphDialect, mlir::func::FuncDialect>();
+  return mlir::asMainReturnCode(mlir::MlirOptMain(
+      argc, argv, "Graph dialect optimizer driver\n", registry));
+}
