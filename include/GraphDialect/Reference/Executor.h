@@ -1,0 +1,70 @@
+//===- Executor.h - CPU reference executor of the graph dialect -*- C++ -*-===//
+//
+// Runs a `graph.graph` on the CPU: every op through the double-precision
+// kernels of GraphReferenceCore, every intermediate rounded to its tensor's
+// element type, every output stored in its declared layout. It is the oracle
+// of the numeric tests and graph-run's CPU device.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GRAPHDIALECT_REFERENCE_EXECUTOR_H
+#define GRAPHDIALECT_REFERENCE_EXECUTOR_H
+
+#include "GraphDialect/Reference/NdArray.h"
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace mlir {
+class Type;
+namespace graph {
+class GraphOp;
+}
+} // namespace mlir
+
+namespace graph::ref {
+
+/// A host buffer with its element type, logical dims and strides (elements).
+/// `bytes` holds at least the span the strides address.
+struct HostTensor {
+  DType dtype = DType::F32;
+  Shape shape;
+  Shape strides; // empty = row-major
+  std::vector<uint8_t> bytes;
+
+  /// A dense row-major tensor of zeros.
+  static HostTensor zeros(DType dtype, Shape shape);
+  int64_t numElements() const;
+};
+
+/// One graph input or output as the executor sees it.
+struct TensorInfo {
+  int64_t uid = 0;   // 0 when the graph has not been through assign-uids
+  std::string name;  // user label, may be empty or repeat
+  DType dtype = DType::F32;
+  Shape shape;       // ShapedType::kDynamic (INT64_MIN) for '?' dims
+  Shape strides;     // empty when not decided
+  bool isScalar = false; // a graph.scalar (value baked into the graph)
+};
+
+/// Maps an MLIR element type to a reference dtype; false when unsupported.
+bool toDType(mlir::Type type, DType &out);
+
+/// The inputs (block arguments) and outputs (graph.output operands) of
+/// `graph`, in order.
+void describeGraph(mlir::graph::GraphOp graph, std::vector<TensorInfo> &inputs,
+                   std::vector<TensorInfo> &outputs);
+
+/// Runs `graph` with `inputs` (one per graph input, in argument order).
+/// On success fills `outputs` (one per graph output, in the declared
+/// layout when strides are decided, else row-major) and returns "". On
+/// failure returns a message naming the op, the input or the rule.
+std::string execute(mlir::graph::GraphOp graph,
+                    const std::vector<HostTensor> &inputs,
+                    std::vector<HostTensor> &outputs);
+
+} // namespace graph::ref
+
+#endif // GRAPHDIALECT_REFERENCE_EXECUTOR_H
