@@ -1,0 +1,986 @@
+//===- Executor.cpp - Run a graph on the CPU reference kernels -----------===//
+//
+// Walks a graph.graph in program order. Every value is a dense NdArray of
+// doubles; every op result is rounded to its tensor's element type, as the
+// GPU stores it, so intermediates carry the precision the graph declares.
+//
+//===----------------------------------------------------------------------===//
+
+#include "GraphDialect/Reference/Executor.h"
+
+#include "GraphDialect/GraphOps.h"
+#include "GraphDialect/Reference/AttentionKernels.h"
+#include "GraphDialect/Reference/Kernels.h"
+#include "GraphDialect/Reference/LinearAttentionKernels.h"
+#include "GraphDialect/Reference/QuantKernels.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+using namespace mlir::graph;
+using ::graph::ref::DType;
+using ::graph::ref::NdArray;
+using ::graph::ref::Shape;
+namespace ref = ::graph::ref;
+
+//===----------------------------------------------------------------------===//
+// Types and tensors
+//===----------------------------------------------------------------------===//
+
+bool ref::toDType(Type type, DType &out) {
+  if (type.isF32())
+    out = DType::F32;
+  else if (type.isF16())
+    out = DType::F16;
+  else if (type.isBF16())
+    out = DType::BF16;
+  else if (type.isF64())
+    out = DType::F64;
+  else if (isa<Float8E4M3FNType>(type))
+    out = DType::F8E4M3FN;
+  else if (isa<Float8E5M2Type>(type))
+    out = DType::F8E5M2;
+  else if (isa<Float8E8M0FNUType>(type))
+    out = DType::F8E8M0FNU;
+  else if (isa<Float4E2M1FNType>(type))
+    out = DType::F4E2M1FN;
+  else if (type.isInteger(1))
+    out = DType::I1;
+  else if (type.isUnsignedInteger(8))
+    out = DType::U8;
+  else if (type.isInteger(8))
+    out = DType::I8;
+  else if (type.isInteger(32))
+    out = DType::I32;
+  else if (type.isInteger(64))
+    out = DType::I64;
+  else
+    return false;
+  return true;
+}
+
+ref::HostTensor ref::HostTensor::zeros(DType dtype,
+                                                     Shape shape) {
+  HostTensor tensor;
+  tensor.dtype = dtype;
+  tensor.shape = std::move(shape);
+  tensor.bytes.assign(ref::numElements(tensor.shape) * ref::byteWidth(dtype), 0);
+  return tensor;
+}
+
+int64_t ref::HostTensor::numElements() const {
+  return ref::numElements(shape);
+}
+
+static ref::TensorInfo describeValue(Value value, DictionaryAttr attrs) {
+  ref::TensorInfo info;
+  auto type = cast<RankedTensorType>(value.getType());
+  (void)ref::toDType(type.getElementType(), info.dtype);
+  info.shape.assign(type.getShape().begin(), type.getShape().end());
+  ArrayRef<int64_t> strides = getStrides(type);
+  info.strides.assign(strides.begin(), strides.end());
+  if (attrs) {
+    if (auto uid = attrs.getAs<IntegerAttr>(GraphDialect::kUidAttrName))
+      info.uid = uid.getInt();
+    if (auto name = attrs.getAs<StringAttr>(GraphDialect::kNameAttrName))
+      info.name = name.getValue().str();
+  }
+  return info;
+}
+
+void ref::describeGraph(GraphOp graph, std::vector<TensorInfo> &inputs,
+                               std::vector<TensorInfo> &outputs) {
+  inputs.clear();
+  outputs.clear();
+  Block &body = graph.getBody().front();
+  for (unsigned i = 0, e = graph.getNumArguments(); i < e; ++i)
+    inputs.push_back(describeValue(body.getArgument(i), graph.getArgAttrDict(i)));
+  OutputOp output = graph.getOutputOp();
+  for (unsigned i = 0, e = graph.getNumResults(); i < e; ++i)
+    outputs.push_back(
+        describeValue(output.getOperand(i), graph.getResultAttrDict(i)));
+}
+
+//===----------------------------------------------------------------------===//
+// The interpreter
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+std::string formatShape(const Shape &shape) {
+  std::string text;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (i)
+      text += "x";
+    text += ShapedType::isDynamic(shape[i]) ? "?" : std::to_string(shape[i]);
+  }
+  return text.empty() ? "[]" : text;
+}
+
+/// `matmul "mm1": ` the prefix of every op failure.
+std::string opPrefix(Operation *op) {
+  std::string text = op->getName().stripDialect().str();
+  StringRef label = getNodeLabel(op);
+  if (!label.empty())
+    text += " \"" + label.str() + "\"";
+  return text + ": ";
+}
+
+class Interpreter {
+public:
+  std::string run(GraphOp graph, const std::vector<ref::HostTensor> &inputs,
+                  std::vector<ref::HostTensor> &outputs);
+
+private:
+  const NdArray &get(Value value) { return values.find(value)->second; }
+  const NdArray *getOptional(Value value) {
+    return value ? &get(value) : nullptr;
+  }
+  double scalarOf(Value value) { return get(value).data.at(0); }
+
+  /// Rounds `array` to `result`'s element type and checks its static dims.
+  std::string bind(Operation *op, Value result, NdArray array);
+  std::string eval(Operation *op);
+
+  llvm::DenseMap<Value, NdArray> values;
+};
+
+std::string Interpreter::bind(Operation *op, Value result, NdArray array) {
+  auto type = cast<RankedTensorType>(result.getType());
+  if (array.shape.size() != static_cast<size_t>(type.getRank()))
+    return opPrefix(op) + "computed a rank-" +
+           std::to_string(array.shape.size()) + " result but result " +
+           std::to_string(cast<OpResult>(result).getResultNumber()) +
+           " is declared with rank " + std::to_string(type.getRank());
+  for (int64_t d = 0; d < type.getRank(); ++d)
+    if (!type.isDynamicDim(d) && type.getDimSize(d) != array.shape[d])
+      return opPrefix(op) + "computed dims " + formatShape(array.shape) +
+             " for result " +
+             std::to_string(cast<OpResult>(result).getResultNumber()) +
+             " declared as " + formatShape(Shape(type.getShape())) +
+             " (a '?' dim binds at run time, a fixed one must match)";
+  DType dtype;
+  if (!ref::toDType(type.getElementType(), dtype))
+    return opPrefix(op) + "the reference executor has no element type for " +
+           [&] {
+             std::string s;
+             llvm::raw_string_ostream os(s);
+             os << type.getElementType();
+             return s;
+           }();
+  ref::roundInPlace(array, dtype);
+  values[result] = std::move(array);
+  return "";
+}
+
+/// Shape of `value` as declared (dynamic dims stay dynamic).
+Shape declaredShape(Value value) {
+  ArrayRef<int64_t> shape = cast<RankedTensorType>(value.getType()).getShape();
+  return Shape(shape.begin(), shape.end());
+}
+
+bool isStatic(const Shape &shape) {
+  return llvm::none_of(shape, [](int64_t d) { return ShapedType::isDynamic(d); });
+}
+
+template <typename ConvOp>
+ref::ConvParams convParams(ConvOp op, unsigned spatial) {
+  ref::ConvParams params;
+  auto copy = [](SmallVector<int64_t> v) {
+    return std::vector<int64_t>(v.begin(), v.end());
+  };
+  params.prePadding = copy(op.getPrePaddingOrDefault(spatial));
+  params.postPadding = copy(op.getPostPaddingOrDefault(spatial));
+  params.stride = copy(op.getStrideOrDefault(spatial));
+  params.dilation = copy(op.getDilationOrDefault(spatial));
+  params.crossCorrelation =
+      op.getConvolutionMode().value_or(ConvMode::cross_correlation) ==
+      ConvMode::cross_correlation;
+  return params;
+}
+
+template <typename SdpaOp>
+std::string sdpaOptions(Interpreter *, SdpaOp op,
+                        llvm::function_ref<const NdArray *(Value)> get,
+                        ref::SdpaOptions &opts) {
+  if (auto value = op.getAttnScaleValue())
+    opts.attnScale = value->convertToDouble();
+  else if (const NdArray *scale = get(op.getAttnScale()))
+    opts.attnScale = scale->data.at(0);
+  opts.bias = get(op.getBias());
+  opts.useAlibiMask = op.getUseAlibiMask();
+  opts.usePaddingMask = op.getUsePaddingMask();
+  opts.seqLenQ = get(op.getSeqLenQ());
+  opts.seqLenKV = get(op.getSeqLenKv());
+  if (op.getDiagonalAlignment() == DiagonalAlignment::bottom_right)
+    opts.diagonalAlignment = ref::DiagonalAlignment::BottomRight;
+  if (auto left = op.getDiagonalBandLeftBound())
+    opts.leftBound = *left;
+  if (auto right = op.getDiagonalBandRightBound())
+    opts.rightBound = *right;
+  if (auto p = op.getDropoutProbability())
+    opts.dropoutProbability = p->convertToDouble();
+  opts.dropoutMask = get(op.getDropoutMask());
+  if (opts.dropoutProbability > 0 && !opts.dropoutMask)
+    return "dropout_probability > 0 needs an explicit dropout_mask on the CPU "
+           "reference (its random stream is not cuDNN's Philox)";
+  std::optional<int64_t> window;
+  if (auto length = op.getSlidingWindowLength())
+    window = *length;
+  return ref::applyLegacyMaskFlags(opts, op.getUseCausalMask(),
+                                          op.getUseCausalMaskBottomRight(),
+                                          window);
+}
+
+NdArray amaxArray(double value) {
+  NdArray array(Shape{1, 1, 1, 1});
+  array.data[0] = value;
+  return array;
+}
+
+DType dtypeOf(Value value) {
+  DType dtype = DType::F32;
+  (void)ref::toDType(
+      cast<RankedTensorType>(value.getType()).getElementType(), dtype);
+  return dtype;
+}
+
+template <typename Op>
+ref::LinearAttentionOptions linearOptions(Op op) {
+  ref::LinearAttentionOptions opts;
+  if (auto scale = op.getScale())
+    opts.scale = scale->convertToDouble();
+  opts.useQkL2Norm = op.getUseQkL2norm();
+  opts.batchInvariant = op.getBatchInvariant();
+  return opts;
+}
+
+} // namespace
+
+std::string Interpreter::eval(Operation *op) {
+  auto fail = [&](const std::string &message) -> std::string {
+    return message.empty() ? "" : opPrefix(op) + message;
+  };
+  auto getOpt = [&](Value v) { return getOptional(v); };
+  std::string error;
+
+  return llvm::TypeSwitch<Operation *, std::string>(op)
+      .Case([&](ScalarOp scalar) -> std::string {
+        double value = 0;
+        if (auto f = dyn_cast<FloatAttr>(scalar.getValue()))
+          value = f.getValueAsDouble();
+        else if (auto i = dyn_cast<IntegerAttr>(scalar.getValue()))
+          value = static_cast<double>(i.getValue().getSExtValue());
+        return bind(op, scalar.getOutput(),
+                    NdArray(declaredShape(scalar.getOutput()), value));
+      })
+      .Case([&](MatmulOp mm) -> std::string {
+        NdArray out;
+        if (!(error = ref::matmul(get(mm.getA()), get(mm.getB()), out))
+                 .empty())
+          return fail(error);
+        return bind(op, mm.getC(), std::move(out));
+      })
+      .Case([&](PointwiseOp pw) -> std::string {
+        ref::PointwiseMode mode;
+        if (!ref::parsePointwiseMode(
+                stringifyPointwiseMode(pw.getMode()).str(), mode))
+          return fail("mode " + stringifyPointwiseMode(pw.getMode()).str() +
+                      " has no reference implementation");
+        ref::PointwiseParams params;
+        auto toDouble = [](FloatAttr attr) -> std::optional<double> {
+          if (!attr)
+            return std::nullopt;
+          return attr.getValueAsDouble();
+        };
+        params.negativeSlope = toDouble(pw.getNegativeSlopeAttr());
+        params.lowerClip = toDouble(pw.getLowerClipAttr());
+        params.upperClip = toDouble(pw.getUpperClipAttr());
+        params.swishBeta = toDouble(pw.getSwishBetaAttr());
+        params.eluAlpha = toDouble(pw.getEluAlphaAttr());
+        params.softplusBeta = toDouble(pw.getSoftplusBetaAttr());
+        if (auto axis = pw.getAxis())
+          params.axis = *axis;
+        std::vector<const NdArray *> inputs;
+        Shape outShape;
+        for (Value input : pw.getInputs()) {
+          inputs.push_back(&get(input));
+          Shape merged;
+          if (!ref::broadcastShapes(outShape, inputs.back()->shape,
+                                           merged))
+            return fail("operand dims do not broadcast");
+          outShape = merged;
+        }
+        NdArray out;
+        if (!(error = ref::pointwise(mode, inputs, outShape, params, out))
+                 .empty())
+          return fail(error);
+        return bind(op, pw.getOutput(), std::move(out));
+      })
+      .Case([&](ConvFpropOp conv) -> std::string {
+        NdArray y;
+        auto params = convParams(conv, get(conv.getImage()).rank() - 2);
+        if (!(error = ref::convFprop(get(conv.getImage()),
+                                            get(conv.getWeight()), params, y))
+                 .empty())
+          return fail(error);
+        return bind(op, conv.getY(), std::move(y));
+      })
+      .Case([&](ConvDgradOp conv) -> std::string {
+        Shape dxShape = declaredShape(conv.getDX());
+        if (!isStatic(dxShape))
+          return fail("DX needs static dims (they are not inferable)");
+        NdArray dx;
+        auto params = convParams(conv, dxShape.size() - 2);
+        if (!(error = ref::convDgrad(get(conv.getLoss()),
+                                            get(conv.getFilter()), params,
+                                            dxShape, dx))
+                 .empty())
+          return fail(error);
+        return bind(op, conv.getDX(), std::move(dx));
+      })
+      .Case([&](ConvWgradOp conv) -> std::string {
+        Shape dwShape = declaredShape(conv.getDW());
+        if (!isStatic(dwShape))
+          return fail("DW needs static dims (they are not inferable)");
+        NdArray dw;
+        auto params = convParams(conv, dwShape.size() - 2);
+        if (!(error = ref::convWgrad(get(conv.getImage()),
+                                            get(conv.getLoss()), params,
+                                            dwShape, dw))
+                 .empty())
+          return fail(error);
+        return bind(op, conv.getDW(), std::move(dw));
+      })
+      .Case<LayernormOp, AdaLayernormOp, InstancenormOp>(
+          [&](auto norm) -> std::string {
+            using OpTy = decltype(norm);
+            ref::NormForwardResult result;
+            bool training = norm.getPhase() == NormPhase::training;
+            const NdArray &x = get(norm.getInput());
+            const NdArray &scale = get(norm.getScale());
+            const NdArray *bias = &get(norm.getBias());
+            double eps = scalarOf(norm.getEpsilon());
+            if constexpr (std::is_same_v<OpTy, LayernormOp>)
+              error = ref::layernormForward(x, scale, bias, eps,
+                                                   training, result);
+            else if constexpr (std::is_same_v<OpTy, AdaLayernormOp>)
+              error = ref::adalayernormForward(x, scale, bias, eps,
+                                                      training, result);
+            else
+              error = ref::instancenormForward(x, scale, bias, eps,
+                                                      training, result);
+            if (!error.empty())
+              return fail(error);
+            if (!(error = bind(op, norm.getY(), std::move(result.y))).empty())
+              return error;
+            if (norm.getMean() &&
+                !(error = bind(op, norm.getMean(), std::move(result.mean)))
+                     .empty())
+              return error;
+            if (norm.getInvVar())
+              return bind(op, norm.getInvVar(), std::move(result.invVariance));
+            return "";
+          })
+      .Case([&](RmsnormOp norm) -> std::string {
+        ref::NormForwardResult result;
+        if (!(error = ref::rmsnormForward(
+                  get(norm.getInput()), get(norm.getScale()),
+                  getOpt(norm.getBias()), scalarOf(norm.getEpsilon()),
+                  norm.getPhase() == NormPhase::training, result))
+                 .empty())
+          return fail(error);
+        if (!(error = bind(op, norm.getY(), std::move(result.y))).empty())
+          return error;
+        if (norm.getInvVar())
+          return bind(op, norm.getInvVar(), std::move(result.invVariance));
+        return "";
+      })
+      .Case([&](BatchnormOp norm) -> std::string {
+        if (!norm.getPeerStats().empty())
+          return fail("peer_stats (multi-GPU batch norm) has no CPU reference");
+        ref::BatchnormForwardResult result;
+        std::optional<double> momentum;
+        if (norm.getMomentum())
+          momentum = scalarOf(norm.getMomentum());
+        if (!(error = ref::batchnormForward(
+                  get(norm.getInput()), get(norm.getScale()),
+                  &get(norm.getBias()), scalarOf(norm.getEpsilon()),
+                  getOpt(norm.getInRunningMean()),
+                  getOpt(norm.getInRunningVar()), momentum, result))
+                 .empty())
+          return fail(error);
+        if (!(error = bind(op, norm.getY(), std::move(result.y))).empty() ||
+            !(error = bind(op, norm.getMean(), std::move(result.mean)))
+                 .empty() ||
+            !(error = bind(op, norm.getInvVar(), std::move(result.invVariance)))
+                 .empty())
+          return error;
+        if (norm.getNextRunningMean() &&
+            !(error = bind(op, norm.getNextRunningMean(),
+                           std::move(result.nextRunningMean)))
+                 .empty())
+          return error;
+        if (norm.getNextRunningVar())
+          return bind(op, norm.getNextRunningVar(),
+                      std::move(result.nextRunningVar));
+        return "";
+      })
+      .Case([&](BatchnormInferenceOp norm) -> std::string {
+        NdArray y;
+        if (!(error = ref::batchnormInference(
+                  get(norm.getInput()), get(norm.getMean()),
+                  get(norm.getInvVariance()), get(norm.getScale()),
+                  &get(norm.getBias()), y))
+                 .empty())
+          return fail(error);
+        return bind(op, norm.getY(), std::move(y));
+      })
+      .Case<LayernormBackwardOp, AdaLayernormBackwardOp,
+            InstancenormBackwardOp, BatchnormBackwardOp>(
+          [&](auto norm) -> std::string {
+            using OpTy = decltype(norm);
+            ref::NormBackwardResult result;
+            const NdArray &dy = get(norm.getGrad()), &x = get(norm.getInput());
+            const NdArray &scale = get(norm.getScale());
+            const NdArray &mean = get(norm.getMean());
+            const NdArray &invVar = get(norm.getInvVariance());
+            if constexpr (std::is_same_v<OpTy, LayernormBackwardOp>)
+              error = ref::layernormBackward(dy, x, scale, mean, invVar,
+                                                    result);
+            else if constexpr (std::is_same_v<OpTy, AdaLayernormBackwardOp>)
+              error = ref::adalayernormBackward(dy, x, scale, mean,
+                                                       invVar, result);
+            else if constexpr (std::is_same_v<OpTy, InstancenormBackwardOp>)
+              error = ref::instancenormBackward(dy, x, scale, mean,
+                                                       invVar, result);
+            else {
+              if (!norm.getPeerStats().empty())
+                return fail("peer_stats (multi-GPU batch norm) has no CPU "
+                            "reference");
+              error = ref::batchnormBackward(dy, x, scale, mean, invVar,
+                                                    result);
+            }
+            if (!error.empty())
+              return fail(error);
+            if (!(error = bind(op, norm.getDX(), std::move(result.dx))).empty() ||
+                !(error = bind(op, norm.getDScale(), std::move(result.dscale)))
+                     .empty())
+              return error;
+            return bind(op, norm.getDBias(), std::move(result.dbias));
+          })
+      .Case([&](RmsnormBackwardOp norm) -> std::string {
+        ref::NormBackwardResult result;
+        if (!(error = ref::rmsnormBackward(
+                  get(norm.getGrad()), get(norm.getInput()),
+                  get(norm.getScale()), get(norm.getInvVariance()),
+                  norm.getHasDbias(), result))
+                 .empty())
+          return fail(error);
+        if (!(error = bind(op, norm.getDX(), std::move(result.dx))).empty() ||
+            !(error = bind(op, norm.getDScale(), std::move(result.dscale)))
+                 .empty())
+          return error;
+        if (norm.getDBias())
+          return bind(op, norm.getDBias(), std::move(result.dbias));
+        return "";
+      })
+      .Case([&](GenstatsOp gs) -> std::string {
+        NdArray sum, sqSum;
+        if (!(error = ref::genstats(get(gs.getInput()), sum, sqSum))
+                 .empty())
+          return fail(error);
+        if (!(error = bind(op, gs.getSUM(), std::move(sum))).empty())
+          return error;
+        return bind(op, gs.getSQ_SUM(), std::move(sqSum));
+      })
+      .Case([&](ReductionOp red) -> std::string {
+        if (red.getGroupOffset())
+          return fail("group_offset (ragged reduction) has no CPU reference");
+        ref::ReductionMode mode;
+        if (!ref::parseReductionMode(
+                stringifyReductionMode(red.getMode()).str(), mode))
+          return fail("unknown reduction mode");
+        const NdArray &in = get(red.getInput());
+        Shape outShape = declaredShape(red.getOutput());
+        for (size_t d = 0; d < outShape.size(); ++d)
+          if (ShapedType::isDynamic(outShape[d]))
+            outShape[d] = in.shape[d];
+        NdArray out;
+        if (!(error = ref::reduce(in, mode, outShape, out)).empty())
+          return fail(error);
+        return bind(op, red.getOutput(), std::move(out));
+      })
+      .Case([&](ReshapeOp rs) -> std::string {
+        Shape shape = declaredShape(rs.getOutput());
+        if (!isStatic(shape))
+          return fail("the reshape target needs static dims");
+        NdArray out;
+        if (!(error = ref::reshape(get(rs.getInput()), shape, out))
+                 .empty())
+          return fail(error);
+        return bind(op, rs.getOutput(), std::move(out));
+      })
+      .Case([&](SliceOp sl) -> std::string {
+        std::vector<ref::SliceRange> ranges;
+        for (size_t d = 0; d < sl.getStart().size(); ++d) {
+          ref::SliceRange range;
+          range.start = sl.getStart()[d];
+          range.limit = sl.getLimit()[d];
+          range.step = sl.getStep() ? (*sl.getStep())[d] : 1;
+          ranges.push_back(range);
+        }
+        NdArray out;
+        if (!(error = ref::slice(get(sl.getInput()), ranges, out))
+                 .empty())
+          return fail(error);
+        return bind(op, sl.getOutput(), std::move(out));
+      })
+      .Case([&](TransposeOp tr) -> std::string {
+        NdArray out;
+        std::vector<int64_t> perm(tr.getPermutation().begin(),
+                                  tr.getPermutation().end());
+        if (!(error = ref::transpose(get(tr.getInput()), perm, out))
+                 .empty())
+          return fail(error);
+        return bind(op, tr.getOutput(), std::move(out));
+      })
+      .Case([&](ConcatenateOp cat) -> std::string {
+        std::vector<const NdArray *> inputs;
+        for (Value input : cat.getInputs())
+          inputs.push_back(&get(input));
+        NdArray out;
+        if (!(error = ref::concatenate(inputs, cat.getAxis(), out))
+                 .empty())
+          return fail(error);
+        return bind(op, cat.getOutput(), std::move(out));
+      })
+      .Case([&](RopeOp rope) -> std::string {
+        NdArray out;
+        if (!(error = ref::rope(
+                  get(rope.getInput()), get(rope.getFreqs()),
+                  rope.getOutputScale()
+                      ? rope.getOutputScale()->convertToDouble()
+                      : 1.0,
+                  rope.getRopeDim().value_or(0), out))
+                 .empty())
+          return fail(error);
+        return bind(op, rope.getOutput(), std::move(out));
+      })
+      .Case([&](RopeBackwardOp rope) -> std::string {
+        NdArray out;
+        if (!(error = ref::ropeBackward(
+                  get(rope.getDY()), get(rope.getFreqs()),
+                  rope.getOutputScale()
+                      ? rope.getOutputScale()->convertToDouble()
+                      : 1.0,
+                  rope.getRopeDim().value_or(0), out))
+                 .empty())
+          return fail(error);
+        return bind(op, rope.getOutput(), std::move(out));
+      })
+      .Case([&](SdpaOp sdpa) -> std::string {
+        ref::SdpaOptions opts;
+        if (!(error = sdpaOptions(this, sdpa, getOpt, opts)).empty())
+          return fail(error);
+        ref::SdpaForwardResult result;
+        if (!(error = ref::sdpaForward(get(sdpa.getQ()), get(sdpa.getK()),
+                                              get(sdpa.getV()), opts, result))
+                 .empty())
+          return fail(error);
+        if (!(error = bind(op, sdpa.getO(), std::move(result.o))).empty())
+          return error;
+        if (sdpa.getStats() &&
+            !(error = bind(op, sdpa.getStats(), std::move(result.stats)))
+                 .empty())
+          return error;
+        if (sdpa.getScoreMax() &&
+            !(error = bind(op, sdpa.getScoreMax(), std::move(result.scoreMax)))
+                 .empty())
+          return error;
+        if (sdpa.getScoreSumExp())
+          return bind(op, sdpa.getScoreSumExp(), std::move(result.scoreSumExp));
+        return "";
+      })
+      .Case([&](SdpaBackwardOp sdpa) -> std::string {
+        ref::SdpaOptions opts;
+        if (!(error = sdpaOptions(this, sdpa, getOpt, opts)).empty())
+          return fail(error);
+        ref::SdpaBackwardResult result;
+        if (!(error = ref::sdpaBackward(
+                  get(sdpa.getQ()), get(sdpa.getK()), get(sdpa.getV()),
+                  get(sdpa.getO()), get(sdpa.getDO()), get(sdpa.getStats()),
+                  opts, result))
+                 .empty())
+          return fail(error);
+        if (!(error = bind(op, sdpa.getDQ(), std::move(result.dQ))).empty() ||
+            !(error = bind(op, sdpa.getDK(), std::move(result.dK))).empty() ||
+            !(error = bind(op, sdpa.getDV(), std::move(result.dV))).empty())
+          return error;
+        if (sdpa.getDBias())
+          return bind(op, sdpa.getDBias(), std::move(result.dBias));
+        return "";
+      })
+      .Case([&](SdpaFp8Op sdpa) -> std::string {
+        ref::SdpaOptions opts;
+        if (!(error = sdpaOptions(this, sdpa, getOpt, opts)).empty())
+          return fail(error);
+        ref::SdpaFp8ForwardScales scales;
+        scales.descaleQ = scalarOf(sdpa.getDescaleQ());
+        scales.descaleK = scalarOf(sdpa.getDescaleK());
+        scales.descaleV = scalarOf(sdpa.getDescaleV());
+        scales.descaleS = scalarOf(sdpa.getDescaleS());
+        scales.scaleS = scalarOf(sdpa.getScaleS());
+        scales.scaleO = scalarOf(sdpa.getScaleO());
+        ref::SdpaFp8ForwardResult result;
+        if (!(error = ref::sdpaFp8Forward(
+                  get(sdpa.getQ()), get(sdpa.getK()), get(sdpa.getV()), scales,
+                  dtypeOf(sdpa.getQ()), opts, result))
+                 .empty())
+          return fail(error);
+        if (!(error = bind(op, sdpa.getO(), std::move(result.o))).empty())
+          return error;
+        if (sdpa.getStats() &&
+            !(error = bind(op, sdpa.getStats(), std::move(result.stats)))
+                 .empty())
+          return error;
+        if (!(error = bind(op, sdpa.getAmax_S(), amaxArray(result.amaxS)))
+                 .empty())
+          return error;
+        return bind(op, sdpa.getAmax_O(), amaxArray(result.amaxO));
+      })
+      .Case([&](SdpaFp8BackwardOp sdpa) -> std::string {
+        ref::SdpaOptions opts;
+        if (!(error = sdpaOptions(this, sdpa, getOpt, opts)).empty())
+          return fail(error);
+        ref::SdpaFp8BackwardScales s;
+        s.descaleQ = scalarOf(sdpa.getDescaleQ());
+        s.descaleK = scalarOf(sdpa.getDescaleK());
+        s.descaleV = scalarOf(sdpa.getDescaleV());
+        s.descaleO = scalarOf(sdpa.getDescaleO());
+        s.descaleDO = scalarOf(sdpa.getDescaleDO());
+        s.descaleS = scalarOf(sdpa.getDescaleS());
+        s.descaleDP = scalarOf(sdpa.getDescaleDP());
+        s.scaleS = scalarOf(sdpa.getScaleS());
+        s.scaleDQ = scalarOf(sdpa.getScaleDQ());
+        s.scaleDK = scalarOf(sdpa.getScaleDK());
+        s.scaleDV = scalarOf(sdpa.getScaleDV());
+        s.scaleDP = scalarOf(sdpa.getScaleDP());
+        ref::SdpaFp8BackwardResult result;
+        if (!(error = ref::sdpaFp8Backward(
+                  get(sdpa.getQ()), get(sdpa.getK()), get(sdpa.getV()),
+                  get(sdpa.getO()), get(sdpa.getDO()), get(sdpa.getStats()), s,
+                  dtypeOf(sdpa.getQ()), dtypeOf(sdpa.getDO()), opts, result))
+                 .empty())
+          return fail(error);
+        if (!(error = bind(op, sdpa.getDQ(), std::move(result.dQ))).empty() ||
+            !(error = bind(op, sdpa.getDK(), std::move(result.dK))).empty() ||
+            !(error = bind(op, sdpa.getDV(), std::move(result.dV))).empty() ||
+            !(error = bind(op, sdpa.getAmaxDQ(), amaxArray(result.amaxDQ)))
+                 .empty() ||
+            !(error = bind(op, sdpa.getAmaxDK(), amaxArray(result.amaxDK)))
+                 .empty() ||
+            !(error = bind(op, sdpa.getAmaxDV(), amaxArray(result.amaxDV)))
+                 .empty())
+          return error;
+        return bind(op, sdpa.getAmaxDP(), amaxArray(result.amaxDP));
+      })
+      .Case([&](SdpaMxfp8Op sdpa) -> std::string {
+        ref::SdpaOptions opts;
+        if (!(error = sdpaOptions(this, sdpa, getOpt, opts)).empty())
+          return fail(error);
+        ref::SdpaMxfp8ForwardResult result;
+        if (!(error = ref::sdpaMxfp8Forward(
+                  get(sdpa.getQ()), get(sdpa.getK()), get(sdpa.getV()),
+                  get(sdpa.getDescaleQ()), get(sdpa.getDescaleK()),
+                  get(sdpa.getDescaleV()), opts, result))
+                 .empty())
+          return fail(error);
+        if (!(error = bind(op, sdpa.getO(), std::move(result.o))).empty())
+          return error;
+        if (sdpa.getStats() &&
+            !(error = bind(op, sdpa.getStats(), std::move(result.stats)))
+                 .empty())
+          return error;
+        return bind(op, sdpa.getAmax_O(), amaxArray(result.amaxO));
+      })
+      .Case([&](SdpaMxfp8BackwardOp sdpa) -> std::string {
+        ref::SdpaOptions opts;
+        if (!(error = sdpaOptions(this, sdpa, getOpt, opts)).empty())
+          return fail(error);
+        ref::SdpaMxfp8BackwardInputs in;
+        in.q = &get(sdpa.getQ());
+        in.qT = &get(sdpa.getQ_T());
+        in.k = &get(sdpa.getK());
+        in.kT = &get(sdpa.getK_T());
+        in.v = &get(sdpa.getV());
+        in.oF16 = &get(sdpa.getOF16());
+        in.dOF16 = &get(sdpa.getDOF16());
+        in.dO = &get(sdpa.getDO());
+        in.dOT = &get(sdpa.getDO_T());
+        in.stats = &get(sdpa.getStats());
+        in.descaleQ = &get(sdpa.getDescaleQ());
+        in.descaleQT = &get(sdpa.getDescaleQ_T());
+        in.descaleK = &get(sdpa.getDescaleK());
+        in.descaleKT = &get(sdpa.getDescaleK_T());
+        in.descaleV = &get(sdpa.getDescaleV());
+        in.descaleDO = &get(sdpa.getDescaleDO());
+        in.descaleDOT = &get(sdpa.getDescaleDO_T());
+        ref::SdpaMxfp8BackwardResult result;
+        if (!(error = ref::sdpaMxfp8Backward(in, opts, result)).empty())
+          return fail(error);
+        if (!(error = bind(op, sdpa.getDQ(), std::move(result.dQ))).empty() ||
+            !(error = bind(op, sdpa.getDK(), std::move(result.dK))).empty() ||
+            !(error = bind(op, sdpa.getDV(), std::move(result.dV))).empty() ||
+            !(error = bind(op, sdpa.getAmaxDQ(), amaxArray(result.amaxDQ)))
+                 .empty() ||
+            !(error = bind(op, sdpa.getAmaxDK(), amaxArray(result.amaxDK)))
+                 .empty())
+          return error;
+        return bind(op, sdpa.getAmaxDV(), amaxArray(result.amaxDV));
+      })
+      .Case([&](BlockScaleQuantizeOp q) -> std::string {
+        if (q.getGroupOffset())
+          return fail("group_offset has no CPU reference");
+        ref::BlockScaleQuantizeOptions opts;
+        opts.blockSize = q.getBlockSize();
+        opts.axis = q.getAxis().value_or(-1);
+        opts.transpose = q.getTranspose();
+        opts.valueType = dtypeOf(q.getY());
+        opts.scaleType = dtypeOf(q.getScale());
+        NdArray y, scale;
+        if (!(error = ref::blockScaleQuantize(get(q.getInput()), opts, y,
+                                                     scale))
+                 .empty())
+          return fail(error);
+        if (!(error = bind(op, q.getY(), std::move(y))).empty())
+          return error;
+        return bind(op, q.getScale(), std::move(scale));
+      })
+      .Case([&](BlockScaleDequantizeOp dq) -> std::string {
+        NdArray out;
+        if (!(error = ref::blockScaleDequantize(
+                  get(dq.getInput()), get(dq.getDescale()),
+                  {dq.getBlockSize()}, dq.getIsNegativeScale(), out))
+                 .empty())
+          return fail(error);
+        return bind(op, dq.getOutput(), std::move(out));
+      })
+      .Case([&](MoeGroupedMatmulOp moe) -> std::string {
+        ref::MoeGroupedMatmulInputs in;
+        in.token = &get(moe.getToken());
+        in.weight = &get(moe.getWeight());
+        in.firstTokenOffset = &get(moe.getFirstTokenOffset());
+        in.tokenIndex = getOpt(moe.getTokenIndex());
+        in.tokenKs = getOpt(moe.getTokenKs());
+        ref::MoeMode mode = ref::MoeMode::None;
+        switch (moe.getMode().value_or(MoeMode::none)) {
+        case MoeMode::none:
+          break;
+        case MoeMode::gather:
+          mode = ref::MoeMode::Gather;
+          break;
+        case MoeMode::scatter:
+          mode = ref::MoeMode::Scatter;
+          break;
+        }
+        Shape outShape = declaredShape(moe.getOutput());
+        int64_t outRows = outShape.size() >= 2 ? outShape[outShape.size() - 2]
+                                               : 0;
+        if (ShapedType::isDynamic(outRows))
+          outRows = 0;
+        NdArray out;
+        if (!(error = ref::moeGroupedMatmul(
+                  in, mode, moe.getTopK().value_or(1), out, outRows))
+                 .empty())
+          return fail(error);
+        if (out.rank() + 1 == static_cast<int64_t>(outShape.size()))
+          out.shape.insert(out.shape.begin(), 1);
+        return bind(op, moe.getOutput(), std::move(out));
+      })
+      .Case([&](MoeGroupedMatmulBwdOp moe) -> std::string {
+        Shape dwShape = declaredShape(moe.getDweight());
+        NdArray dw;
+        if (!(error = ref::moeGroupedMatmulBwd(
+                  get(moe.getDoutput()), get(moe.getToken()),
+                  get(moe.getFirstTokenOffset()), dwShape[0], dw))
+                 .empty())
+          return fail(error);
+        return bind(op, moe.getDweight(), std::move(dw));
+      })
+      .Case<GdnOp, KdaOp, Gdn2Op>([&](auto la) -> std::string {
+        using OpTy = decltype(la);
+        ref::LinearAttentionInputs in;
+        in.q = &get(la.getQ());
+        in.k = &get(la.getK());
+        in.v = &get(la.getV());
+        in.g = &get(la.getG());
+        in.beta = &get(la.getBeta());
+        in.cuSeqlens = getOpt(la.getCuSeqlens());
+        in.initialState = getOpt(la.getInitialState());
+        in.aLog = getOpt(la.getALog());
+        in.dtBias = getOpt(la.getDtBias());
+        ref::LinearAttentionOptions opts = linearOptions(la);
+        opts.safeGate = la.getSafeGate();
+        opts.outputFinalState = la.getOutputFinalState();
+        opts.checkpointEveryNTokens = la.getCheckpointEveryNTokens().value_or(0);
+        auto variant = ref::LinearAttentionVariant::Gdn;
+        if constexpr (std::is_same_v<OpTy, KdaOp>) {
+          variant = ref::LinearAttentionVariant::Kda;
+          opts.useBetaSigmoid = la.getUseBetaSigmoid();
+          if (auto lb = la.getGateLowerBound())
+            opts.gateLowerBound = lb->convertToDouble();
+        } else if constexpr (std::is_same_v<OpTy, Gdn2Op>) {
+          variant = ref::LinearAttentionVariant::Gdn2;
+          in.w = &get(la.getW());
+          if (auto lb = la.getGateLowerBound())
+            opts.gateLowerBound = lb->convertToDouble();
+        }
+        ref::LinearAttentionForwardResult result;
+        if (!(error = ref::linearAttentionForward(variant, in, opts,
+                                                         result))
+                 .empty())
+          return fail(error);
+        if (!(error = bind(op, la.getO(), std::move(result.o))).empty())
+          return error;
+        if (la.getFinalState() &&
+            !(error = bind(op, la.getFinalState(), std::move(result.finalState)))
+                 .empty())
+          return error;
+        if (la.getStateCheckpoints())
+          return bind(op, la.getStateCheckpoints(),
+                      std::move(result.stateCheckpoints));
+        return "";
+      })
+      .Case<GdnBwdOp, KdaBwdOp, Gdn2BwdOp>([&](auto la) -> std::string {
+        using OpTy = decltype(la);
+        ref::LinearAttentionInputs in;
+        in.q = &get(la.getQ());
+        in.k = &get(la.getK());
+        in.v = &get(la.getV());
+        in.g = &get(la.getG());
+        in.beta = &get(la.getBeta());
+        in.cuSeqlens = getOpt(la.getCuSeqlens());
+        in.initialState = getOpt(la.getInitialState());
+        ref::LinearAttentionOptions opts = linearOptions(la);
+        auto variant = ref::LinearAttentionVariant::Gdn;
+        if constexpr (std::is_same_v<OpTy, KdaBwdOp>)
+          variant = ref::LinearAttentionVariant::Kda;
+        else if constexpr (std::is_same_v<OpTy, Gdn2BwdOp>) {
+          variant = ref::LinearAttentionVariant::Gdn2;
+          in.w = &get(la.getW());
+        }
+        ref::LinearAttentionGrads grads;
+        if (!(error = ref::linearAttentionBackward(
+                  variant, in, get(la.getDO()), getOpt(la.getDFinalState()),
+                  opts, grads))
+                 .empty())
+          return fail(error);
+        if (!(error = bind(op, la.getDQ(), std::move(grads.dQ))).empty() ||
+            !(error = bind(op, la.getDK(), std::move(grads.dK))).empty() ||
+            !(error = bind(op, la.getDV(), std::move(grads.dV))).empty() ||
+            !(error = bind(op, la.getDG(), std::move(grads.dG))).empty() ||
+            !(error = bind(op, la.getDBeta(), std::move(grads.dBeta))).empty())
+          return error;
+        if constexpr (std::is_same_v<OpTy, Gdn2BwdOp>)
+          if (!(error = bind(op, la.getDW(), std::move(grads.dW))).empty())
+            return error;
+        if (la.getDInitialState())
+          return bind(op, la.getDInitialState(),
+                      std::move(grads.dInitialState));
+        return "";
+      })
+      .Default([&](Operation *) -> std::string {
+        return opPrefix(op) + "has no CPU reference implementation";
+      });
+}
+
+std::string
+Interpreter::run(GraphOp graph, const std::vector<ref::HostTensor> &inputs,
+                 std::vector<ref::HostTensor> &outputs) {
+  std::vector<ref::TensorInfo> inInfo, outInfo;
+  ref::describeGraph(graph, inInfo, outInfo);
+  auto who = [&](const ref::TensorInfo &info, const char *kind,
+                 size_t index) {
+    std::string text = std::string(kind) + " " + std::to_string(index);
+    if (info.uid)
+      text += " (uid " + std::to_string(info.uid);
+    else
+      text += " (no uid";
+    if (!info.name.empty())
+      text += " \"" + info.name + "\"";
+    return text + ")";
+  };
+  if (inputs.size() != inInfo.size())
+    return "graph @" + graph.getSymName().str() + " has " +
+           std::to_string(inInfo.size()) + " inputs but " +
+           std::to_string(inputs.size()) + " buffers were given";
+
+  Block &body = graph.getBody().front();
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const ref::HostTensor &given = inputs[i];
+    const ref::TensorInfo &want = inInfo[i];
+    auto type = cast<RankedTensorType>(body.getArgument(i).getType());
+    DType dtype;
+    if (!ref::toDType(type.getElementType(), dtype))
+      return who(want, "input", i) + ": element type has no CPU reference";
+    if (given.dtype != dtype)
+      return who(want, "input", i) + ": the graph expects " +
+             ref::dtypeName(dtype) + " but the buffer holds " +
+             ref::dtypeName(given.dtype);
+    bool match = given.shape.size() == want.shape.size();
+    for (size_t d = 0; match && d < want.shape.size(); ++d)
+      match = ShapedType::isDynamic(want.shape[d]) ||
+              want.shape[d] == given.shape[d];
+    if (!match)
+      return who(want, "input", i) + ": the graph expects dims " +
+             formatShape(want.shape) + " but the buffer has " +
+             formatShape(given.shape);
+    std::string layoutError;
+    if (!ref::checkLayout(given.shape, given.strides, &layoutError))
+      return who(want, "input", i) + ": " + layoutError;
+    int64_t span = ref::spanElements(given.shape, given.strides);
+    if (static_cast<int64_t>(given.bytes.size()) <
+        span * static_cast<int64_t>(ref::byteWidth(dtype)))
+      return who(want, "input", i) + ": the buffer holds " +
+             std::to_string(given.bytes.size()) + " bytes but its dims and "
+             "strides address " +
+             std::to_string(span * ref::byteWidth(dtype));
+    values[body.getArgument(i)] = ref::load(
+        given.bytes.data(), dtype, given.shape, given.strides);
+  }
+
+  for (Operation &op : body.without_terminator()) {
+    std::string error = eval(&op);
+    if (!error.empty())
+      return error;
+  }
+
+  outputs.clear();
+  OutputOp output = graph.getOutputOp();
+  for (size_t i = 0; i < outInfo.size(); ++i) {
+    const NdArray &array = get(output.getOperand(i));
+    ref::HostTensor tensor;
+    tensor.dtype = outInfo[i].dtype;
+    tensor.shape = array.shape;
+    // Declared strides when decided and static, else row-major.
+    if (!outInfo[i].strides.empty() && isStatic(outInfo[i].shape))
+      tensor.strides = outInfo[i].strides;
+    else
+      tensor.strides = ref::rowMajorStrides(array.shape);
+    int64_t span = ref::spanElements(tensor.shape, tensor.strides);
+    tensor.bytes.assign(span * ref::byteWidth(tensor.dtype), 0);
+    ref::store(array, tensor.dtype, tensor.strides, tensor.bytes.data());
+    outputs.push_back(std::move(tensor));
+  }
+  return "";
+}
+
+std::string ref::execute(GraphOp graph,
+                                const std::vector<HostTensor> &inputs,
+                                std::vector<HostTensor> &outputs) {
+  Interpreter interpreter;
+  return interpreter.run(graph, inputs, outputs);
+}
