@@ -173,7 +173,7 @@ def Graph_PointwiseOp : Graph_Op<"pointwise"> {
                             OptionalAttr<I64Attr>:$axis), NodeAttrs);
   let results = (outs AnyRankedTensor:$output);
   let assemblyFormat = [{
-    $mode `(` $inputs `)` attr-dict `:` functional-type($inputs, results)
+    custom<EnumKeyword>($mode) `(` $inputs `)` attr-dict `:` functional-type($inputs, results)
   }];
   let hasFolder = 1;
   let extraClassDeclaration = [{
@@ -269,7 +269,7 @@ class Graph_NormFwdOp<string mnemonic> : Graph_Op<mnemonic, [AttrSizedResultSegm
   let results = (outs AnyRankedTensor:$Y, Optional<AnyRankedTensor>:$mean,
                       Optional<AnyRankedTensor>:$inv_var);
   let assemblyFormat = [{
-    $phase $input `,` `scale` $scale `,` `bias` $bias `,` `epsilon` $epsilon
+    custom<EnumKeyword>($phase) $input `,` `scale` $scale `,` `bias` $bias `,` `epsilon` $epsilon
     attr-dict `:` `(` type(operands) `)` `->` `(` type($Y) `,`
     custom<OptionalTypes>(type($mean), type($inv_var)) `)`
   }];
@@ -340,7 +340,7 @@ def Graph_RmsnormOp : Graph_Op<"rmsnorm"> {
                             AnyRankedTensor:$epsilon), NodeAttrs);
   let results = (outs AnyRankedTensor:$Y, Optional<AnyRankedTensor>:$inv_var);
   let assemblyFormat = [{
-    $phase $input `,` `scale` $scale (`,` `bias` $bias^)? `,` `epsilon` $epsilon
+    custom<EnumKeyword>($phase) $input `,` `scale` $scale `,` (`bias` $bias^ `,`)? `epsilon` $epsilon
     attr-dict `:` functional-type(operands, results)
   }];
 }
@@ -356,15 +356,14 @@ def Graph_BatchnormOp : Graph_Op<"batchnorm", [AttrSizedOperandSegments, AttrSiz
 
     ```mlir
     %y, %m, %iv, %rm, %rv = graph.batchnorm %x, scale %g, bias %b, epsilon %e
-        running(%rm0, %rv0) momentum %mom
+        running_mean %rm0 running_var %rv0 momentum %mom
         : (...) -> (...)
     ```
   }];
   let arguments = !con((ins AnyRankedTensor:$input, AnyRankedTensor:$scale,
-                            AnyRankedTensor:$bias,
+                            AnyRankedTensor:$bias, AnyRankedTensor:$epsilon,
                             Optional<AnyRankedTensor>:$in_running_mean,
                             Optional<AnyRankedTensor>:$in_running_var,
-                            AnyRankedTensor:$epsilon,
                             Optional<AnyRankedTensor>:$momentum,
                             Variadic<AnyRankedTensor>:$peer_stats), NodeAttrs);
   let results = (outs AnyRankedTensor:$Y, AnyRankedTensor:$mean,
@@ -515,7 +514,7 @@ def Graph_ReductionOp : Graph_Op<"reduction"> {
                             Optional<AnyRankedTensor>:$group_offset), NodeAttrs);
   let results = (outs AnyRankedTensor:$output);
   let assemblyFormat = [{
-    $mode $input (`group_offset` $group_offset^)? attr-dict `:`
+    custom<EnumKeyword>($mode) $input (`group_offset` $group_offset^)? attr-dict `:`
     functional-type(operands, results)
   }];
 }

@@ -60,6 +60,24 @@ static void printOptionalTypes(OpAsmPrinter &printer, Operation *,
   (printOne(types), ...);
 }
 
+/// Enum keywords of the node ops (`pointwise add(...)`, `layernorm training`,
+/// `reduction amax`) parse as the enum attribute does but print without the
+/// leading space the attribute printer emits after its mnemonic.
+template <typename EnumAttrT>
+static ParseResult parseEnumKeyword(OpAsmParser &parser, EnumAttrT &attr) {
+  Attribute parsed = EnumAttrT::parse(parser, Type());
+  if (!parsed)
+    return failure();
+  attr = cast<EnumAttrT>(parsed);
+  return success();
+}
+
+template <typename EnumAttrT>
+static void printEnumKeyword(OpAsmPrinter &printer, Operation *,
+                             EnumAttrT attr) {
+  printer << stringifyEnum(attr.getValue());
+}
+
 #define GET_OP_CLASSES
 #include "GraphDialect/GraphOps.cpp.inc"
 
@@ -115,9 +133,9 @@ InFlightDiagnostic mlir::graph::emitNodeError(Operation *op) {
 // StridesAttr
 //===----------------------------------------------------------------------===//
 
-LogicalResult
-StridesAttr::verifyEncoding(ArrayRef<int64_t> shape, Type elementType,
-                            function_ref<InFlightDiagnostic()> emitError) const {
+LogicalResult StridesAttr::verifyEncoding(
+    ArrayRef<int64_t> shape, Type elementType,
+    function_ref<InFlightDiagnostic()> emitError) const {
   ArrayRef<int64_t> strides = getStrides();
   if (strides.size() != shape.size())
     return emitError() << "tensor has " << shape.size() << " dims but "
@@ -125,7 +143,7 @@ StridesAttr::verifyEncoding(ArrayRef<int64_t> shape, Type elementType,
                        << "equal rank of dims)";
   for (auto [i, stride] : llvm::enumerate(strides))
     if (stride <= 0)
-      return emitError() << "stride " << i << " is " << stride
+      return emitError() << "stride of dim " << i << " is " << stride
                          << " (strides must be positive)";
   // No overlap: walking dims from the smallest stride up, each stride must
   // step over everything the smaller ones span. Dynamic and unit dims span
@@ -134,9 +152,8 @@ StridesAttr::verifyEncoding(ArrayRef<int64_t> shape, Type elementType,
   for (unsigned i = 0; i < shape.size(); ++i)
     if (shape[i] != 1 && !ShapedType::isDynamic(shape[i]))
       order.push_back(i);
-  llvm::stable_sort(order, [&](unsigned a, unsigned b) {
-    return strides[a] < strides[b];
-  });
+  llvm::stable_sort(
+      order, [&](unsigned a, unsigned b) { return strides[a] < strides[b]; });
   int64_t span = 1;
   for (unsigned i = 0; i < order.size(); ++i) {
     unsigned dim = order[i];
@@ -202,6 +219,13 @@ int64_t GraphOp::getOutputUid(unsigned i) {
   return uidOf(getResultAttrDict(i));
 }
 
+/// Diagnostics of the container name it: 'graph.graph' op @mlp: ...
+static InFlightDiagnostic emitGraphError(GraphOp graph) {
+  InFlightDiagnostic diag = graph.emitOpError();
+  diag << "@" << graph.getSymName() << ": ";
+  return diag;
+}
+
 LogicalResult GraphOp::verify() {
   // Graph-level data types must be element types a tensor can hold.
   for (auto [attrName, attr] :
@@ -209,8 +233,9 @@ LogicalResult GraphOp::verify() {
         {"intermediate_data_type", getIntermediateDataTypeAttr()},
         {"compute_data_type", getComputeDataTypeAttr()}}) {
     if (attr && !isa<FloatType, IntegerType>(attr.getValue()))
-      return emitOpError() << attrName << " must be a float or integer type, "
-                           << "got " << attr.getValue();
+      return emitGraphError(*this)
+             << attrName << " must be a float or integer type, "
+             << "got " << attr.getValue();
   }
   auto checkIoAttrs = [&](DictionaryAttr attrs, StringRef what,
                           unsigned index) -> LogicalResult {
@@ -221,16 +246,17 @@ LogicalResult GraphOp::verify() {
       if (name == GraphDialect::kUidAttrName) {
         auto uid = dyn_cast<IntegerAttr>(attr.getValue());
         if (!uid || !uid.getType().isSignlessInteger(64))
-          return emitOpError() << what << " " << index
-                               << ": graph.uid must be an i64 integer";
+          return emitGraphError(*this) << what << " " << index
+                                       << ": graph.uid must be an i64 integer";
         if (uid.getInt() <= 0)
-          return emitOpError() << what << " " << index << ": uid "
-                               << uid.getInt() << " is not positive (uids "
-                               << "must be > 0)";
+          return emitGraphError(*this)
+                 << what << " " << index << ": uid " << uid.getInt()
+                 << " is not positive (uids "
+                 << "must be > 0)";
       } else if (name == GraphDialect::kNameAttrName) {
         if (!isa<StringAttr>(attr.getValue()))
-          return emitOpError() << what << " " << index
-                               << ": graph.name must be a string";
+          return emitGraphError(*this)
+                 << what << " " << index << ": graph.name must be a string";
       }
     }
     return success();
@@ -243,12 +269,12 @@ LogicalResult GraphOp::verify() {
       return failure();
   for (Type type : getFunctionType().getInputs())
     if (!isa<RankedTensorType>(type))
-      return emitOpError() << "graph inputs must be ranked tensors, got "
-                           << type;
+      return emitGraphError(*this)
+             << "graph inputs must be ranked tensors, got " << type;
   for (Type type : getFunctionType().getResults())
     if (!isa<RankedTensorType>(type))
-      return emitOpError() << "graph outputs must be ranked tensors, got "
-                           << type;
+      return emitGraphError(*this)
+             << "graph outputs must be ranked tensors, got " << type;
   return success();
 }
 
@@ -263,14 +289,14 @@ static std::string describeIo(StringRef kind, unsigned index, StringRef name) {
 LogicalResult GraphOp::verifyRegions() {
   Block &body = getBody().front();
   if (body.getNumArguments() != getNumArguments())
-    return emitOpError() << "has " << body.getNumArguments()
-                         << " block arguments but its type lists "
-                         << getNumArguments() << " inputs";
+    return emitGraphError(*this) << "has " << body.getNumArguments()
+                                 << " block arguments but its type lists "
+                                 << getNumArguments() << " inputs";
   for (auto [i, arg] : llvm::enumerate(body.getArguments()))
     if (arg.getType() != getArgumentTypes()[i])
-      return emitOpError() << "input " << i << " is " << arg.getType()
-                           << " in the body but " << getArgumentTypes()[i]
-                           << " in the signature";
+      return emitGraphError(*this)
+             << "input " << i << " is " << arg.getType() << " in the body but "
+             << getArgumentTypes()[i] << " in the signature";
 
   // uids are unique among inputs, outputs and scalars, except that an output
   // that is the same value as an input (or as another output) is one tensor.
@@ -282,9 +308,9 @@ LogicalResult GraphOp::verifyRegions() {
     auto [it, inserted] = owners.try_emplace(uid, who, value);
     if (inserted || it->second.second == value)
       return success();
-    return emitOpError() << "uid " << uid << " is used by both "
-                         << it->second.first << " and " << who
-                         << " (uids must be unique in a graph)";
+    return emitGraphError(*this)
+           << "uid " << uid << " is used by both " << it->second.first
+           << " and " << who << " (uids must be unique in a graph)";
   };
   auto nameOf = [](DictionaryAttr attrs) -> StringRef {
     if (attrs)
@@ -313,8 +339,8 @@ LogicalResult GraphOp::verifyRegions() {
   if (walk.wasInterrupted())
     return failure();
   OutputOp output = getOutputOp();
-  for (unsigned i = 0, e = getNumResults(); i < e && i < output.getNumOperands();
-       ++i)
+  for (unsigned i = 0, e = getNumResults();
+       i < e && i < output.getNumOperands(); ++i)
     if (failed(claim(getOutputUid(i), output.getOperand(i),
                      describeIo("output", i, nameOf(getResultAttrDict(i))))))
       return failure();
@@ -330,11 +356,12 @@ LogicalResult OutputOp::verify() {
   ArrayRef<Type> results = graph.getResultTypes();
   if (getNumOperands() != results.size())
     return emitOpError() << "returns " << getNumOperands()
-                         << " values but the graph declares " << results.size()
-                         << " outputs";
+                         << " values but graph @" << graph.getSymName()
+                         << " declares " << results.size() << " outputs";
   for (auto [i, value] : llvm::enumerate(getOperands()))
     if (value.getType() != results[i])
       return emitOpError() << "output " << i << " is " << value.getType()
-                           << " but the graph declares " << results[i];
+                           << " but graph @" << graph.getSymName()
+                           << " declares " << results[i];
   return success();
 }

@@ -478,6 +478,16 @@ SmallVector<int64_t> orDefault(std::optional<ArrayRef<int64_t>> values,
   return SmallVector<int64_t>(n, dflt);
 }
 
+/// The rank rule comes first: the attribute lengths are checked against the
+/// spatial dims it implies.
+LogicalResult verifyConvRank(Operation *op, StringRef port, Value value) {
+  if (rankOf(value) == 4 || rankOf(value) == 5)
+    return success();
+  return emitNodeError(op) << port << " must have rank 4 or 5 (2-D or 3-D "
+                           << "convolution) but has dims "
+                           << formatDims(shapeOf(value));
+}
+
 } // namespace
 
 #define DEFINE_CONV_ACCESSORS(OP)                                              \
@@ -499,7 +509,8 @@ DEFINE_CONV_ACCESSORS(ConvWgradOp)
 #undef DEFINE_CONV_ACCESSORS
 
 LogicalResult ConvFpropOp::verify() {
-  if (failed(verifyCommon(*this)))
+  if (failed(verifyCommon(*this)) ||
+      failed(verifyConvRank(*this, "image", getImage())))
     return failure();
   unsigned rank = rankOf(getImage());
   auto geometry = getConvGeometry(*this, rank > 2 ? rank - 2 : 0);
@@ -511,7 +522,7 @@ LogicalResult ConvFpropOp::verify() {
 }
 
 LogicalResult ConvDgradOp::verify() {
-  if (failed(verifyCommon(*this)))
+  if (failed(verifyCommon(*this)) || failed(verifyConvRank(*this, "DX", getDX())))
     return failure();
   unsigned rank = rankOf(getDX());
   auto geometry = getConvGeometry(*this, rank > 2 ? rank - 2 : 0);
@@ -523,7 +534,8 @@ LogicalResult ConvDgradOp::verify() {
 }
 
 LogicalResult ConvWgradOp::verify() {
-  if (failed(verifyCommon(*this)))
+  if (failed(verifyCommon(*this)) ||
+      failed(verifyConvRank(*this, "image", getImage())))
     return failure();
   unsigned rank = rankOf(getImage());
   auto geometry = getConvGeometry(*this, rank > 2 ? rank - 2 : 0);
@@ -747,6 +759,10 @@ LogicalResult BatchnormOp::verify() {
   if (running && !getMomentum())
     return emitNodeError(*this) << "updating running statistics requires "
                                 << "momentum";
+  if (!running && getMomentum())
+    return emitNodeError(*this) << "momentum is given without in_running_mean/"
+                                << "in_running_var (it only weighs the "
+                                << "running statistics update)";
   if (Value momentum = getMomentum())
     if (failed(expectOneElement(*this, "momentum", momentum)))
       return failure();
