@@ -1,0 +1,165 @@
+#!/usr/bin/env bash
+#===- scripts/test.sh - Build everything and run every test suite --------===#
+#
+# Suites, in order (each one runs even when an earlier one failed):
+#   build      ninja: every target of build/ plus the ODS docs (graph-docs)
+#   lit        ninja check-graph (lit -sv over test/)
+#   unittests  ctest (GoogleTest)
+#   pytest     /usr/bin/python3 -m pytest python/  (skipped when python/ has
+#              no tests; pytest's exit 5, "no tests collected", is a pass)
+#   fuzz       builds graph-fuzz in build-fuzz/ (clang-22, libFuzzer + ASan)
+#              and fuzzes for $FUZZ_SECONDS s from a seed corpus of every
+#              .mlir under test/ and examples/ split on `// -----`
+# Exits non-zero when any suite fails; the last line is `N passed, M failed`
+# (counts of suites).
+#
+# Environment:
+#   BUILD_DIR, FUZZ_BUILD_DIR  build directories (default build/, build-fuzz/)
+#   JOBS                       parallel jobs (default: nproc)
+#   FUZZ_SECONDS               fuzzing time (default 60; 0 skips the fuzz suite)
+#   GRAPH_BUILD_LOCK           if set, ninja and cmake run under `flock` on it
+#
+#===----------------------------------------------------------------------===#
+set -uo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+BUILD_DIR="${BUILD_DIR:-$ROOT/build}"
+FUZZ_BUILD_DIR="${FUZZ_BUILD_DIR:-$ROOT/build-fuzz}"
+JOBS="${JOBS:-$(nproc)}"
+FUZZ_SECONDS="${FUZZ_SECONDS:-60}"
+LLVM_PREFIX=/usr/lib/llvm-22
+PYTHON=/usr/bin/python3
+
+if [[ "${CI:-}" == true && -z "${CCACHE_DIR:-}" ]]; then
+  export CCACHE_DIR="$BUILD_DIR/.ccache"
+fi
+
+locked() {
+  if [[ -n "${GRAPH_BUILD_LOCK:-}" ]]; then
+    flock "$GRAPH_BUILD_LOCK" "$@"
+  else
+    "$@"
+  fi
+}
+
+passed=0
+failed=0
+report=()
+
+# run_suite NAME COMMAND...: runs COMMAND, records NAME as passed or failed.
+run_suite() {
+  local name="$1"
+  shift
+  printf '\n===== %s =====\n' "$name"
+  local start=$SECONDS
+  if "$@"; then
+    passed=$((passed + 1))
+    report+=("PASS  $name ($((SECONDS - start)) s)")
+  else
+    failed=$((failed + 1))
+    report+=("FAIL  $name ($((SECONDS - start)) s)")
+  fi
+}
+
+skip_suite() {
+  printf '\n===== %s =====\nskipped: %s\n' "$1" "$2"
+  report+=("SKIP  $1 ($2)")
+}
+
+configure_main() {
+  [[ -f "$BUILD_DIR/build.ninja" ]] && return 0
+  locked cmake -G Ninja -S "$ROOT" -B "$BUILD_DIR" \
+    -DCMAKE_BUILD_TYPE=Release \
+    -DMLIR_DIR="$LLVM_PREFIX/lib/cmake/mlir" \
+    -DLLVM_EXTERNAL_LIT="$LLVM_PREFIX/bin/lit"
+}
+
+suite_build() {
+  configure_main || return 1
+  locked ninja -C "$BUILD_DIR" -j "$JOBS" all graph-docs || return 1
+  # The committed docs/ should match what the ODS generates: warn only, so
+  # an ODS change does not fail the run before scripts/update-docs.sh.
+  local f
+  for f in GraphOps GraphDialect GraphPasses; do
+    local gen
+    gen="$(find "$BUILD_DIR/docs" -name "$f.md" -print -quit)"
+    if [[ -n "$gen" && -f "$ROOT/docs/$f.md" ]] &&
+        ! cmp -s "$gen" "$ROOT/docs/$f.md"; then
+      echo "warning: docs/$f.md is stale; run scripts/update-docs.sh"
+    fi
+  done
+}
+
+suite_lit() {
+  locked ninja -C "$BUILD_DIR" -j "$JOBS" check-graph
+}
+
+suite_unittests() {
+  ctest --test-dir "$BUILD_DIR" --output-on-failure -j "$JOBS"
+}
+
+suite_pytest() {
+  "$PYTHON" -m pytest -q "$ROOT/python"
+  local rc=$?
+  # 5: no tests were collected.
+  [[ $rc == 0 || $rc == 5 ]]
+}
+
+# Splits every .mlir under test/ and examples/ on `// -----` into $1.
+make_seed_corpus() {
+  local out="$1" file base
+  rm -rf "$out" && mkdir -p "$out" || return 1
+  while IFS= read -r -d '' file; do
+    base="${file#"$ROOT"/}"
+    base="${base//\//_}"
+    awk -v prefix="$out/$base" '
+      BEGIN { n = 0; f = prefix "." n }
+      /^\/\/ -----/ { close(f); n++; f = prefix "." n; next }
+      { print > f }
+    ' "$file" || return 1
+  done < <(find "$ROOT/test" "$ROOT/examples" -name '*.mlir' -print0)
+  echo "seed corpus: $(find "$out" -type f | wc -l) inputs in $out"
+}
+
+suite_fuzz() {
+  if [[ ! -f "$FUZZ_BUILD_DIR/build.ninja" ]]; then
+    locked cmake -G Ninja -S "$ROOT" -B "$FUZZ_BUILD_DIR" \
+      -DCMAKE_BUILD_TYPE=Release \
+      -DCMAKE_C_COMPILER=clang-22 -DCMAKE_CXX_COMPILER=clang++-22 \
+      -DMLIR_DIR="$LLVM_PREFIX/lib/cmake/mlir" \
+      -DLLVM_EXTERNAL_LIT="$LLVM_PREFIX/bin/lit" \
+      -DGRAPH_ENABLE_FUZZER=ON || return 1
+  fi
+  locked ninja -C "$FUZZ_BUILD_DIR" -j "$JOBS" graph-fuzz || return 1
+  make_seed_corpus "$FUZZ_BUILD_DIR/fuzz-seeds" || return 1
+  mkdir -p "$FUZZ_BUILD_DIR/fuzz-corpus" "$FUZZ_BUILD_DIR/fuzz-artifacts"
+  # The first corpus directory collects new inputs; the seeds are read only.
+  # A crash, a sanitizer report, an input slower than 25 s or more than
+  # 4 GiB of memory ends the run with a non-zero exit and a reproducer in
+  # fuzz-artifacts/.
+  "$FUZZ_BUILD_DIR/bin/graph-fuzz" \
+    -max_total_time="$FUZZ_SECONDS" -rss_limit_mb=4096 -timeout=25 \
+    -print_final_stats=1 \
+    -artifact_prefix="$FUZZ_BUILD_DIR/fuzz-artifacts/" \
+    "$FUZZ_BUILD_DIR/fuzz-corpus" "$FUZZ_BUILD_DIR/fuzz-seeds"
+}
+
+run_suite build suite_build
+run_suite lit suite_lit
+run_suite unittests suite_unittests
+if find "$ROOT/python" \( -name 'test_*.py' -o -name '*_test.py' \) \
+    -print -quit 2>/dev/null | grep -q .; then
+  run_suite pytest suite_pytest
+else
+  skip_suite pytest "no tests under python/"
+fi
+if [[ "$FUZZ_SECONDS" != 0 ]]; then
+  run_suite fuzz suite_fuzz
+else
+  skip_suite fuzz "FUZZ_SECONDS=0"
+fi
+
+printf '\n===== summary =====\n'
+printf '%s\n' "${report[@]}"
+echo "$passed passed, $failed failed"
+((failed == 0))
