@@ -934,11 +934,11 @@ def Graph_MoeGroupedMatmulBwdOp : Graph_Op<"moe_grouped_matmul_bwd"> {
 //===----------------------------------------------------------------------===//
 
 defvar LinearAttnDoc = [{
-    Sequences are packed along dim 0: `q`/`k` `[T, Hqk, K]`, `v` `[T, Hv, V]`,
-    `g` and `beta` per token and gate head, `cu_seqlens` `[N + 1]` the
-    sequence boundaries (one sequence when absent). The recurrent state
-    `[N, H, K, V]` lives at `H = max(Hqk, Hv)` heads, each a multiple of the
-    other. `initial_state` seeds it; `final_state` returns it when
+    Sequences are packed along dim 0: `q` `[T, Hq, K]`, `k` `[T, Hk, K]`,
+    `v` `[T, Hv, V]`, the gates per token and head, `cu_seqlens` `[N + 1]`
+    the sequence boundaries (one sequence when absent). The recurrent state
+    `[N, H, K, V]` lives at `H = max(Hq, Hv)` heads; every head count (of
+    q, k, v and the gates) divides H. `initial_state` seeds it; `final_state` returns it when
     `output_final_state`; `state_checkpoints` saves it every
     `checkpoint_every_n_tokens` tokens for the backward. `use_qk_l2norm`
     normalizes q and k per head; `a_log` and `dt_bias` parametrize the gate.
@@ -988,7 +988,7 @@ def Graph_GdnOp : Graph_LinearAttnFwdOp<"gdn", (ins), (ins)> {
   let description = [{
     Per head the state follows `S_t = exp(g_t) S_{t-1} + beta_t k_t (v_t -
     exp(g_t) S_{t-1}^T k_t)^T` and the output is `o_t = scale * S_t^T q_t`
-    (`g` is one scalar gate per token and head).
+    (`g` and `beta` are one scalar per token and head, `[T, H]`).
   }] # !strconcat("", LinearAttnDoc) # [{
 
     ```mlir
@@ -1047,9 +1047,12 @@ def Graph_KdaBwdOp : Graph_LinearAttnBwdOp<"kda_bwd", (ins), (outs)> {
 
 def Graph_Gdn2Op : Graph_LinearAttnFwdOp<"gdn2", (ins AnyRankedTensor:$w),
     (ins OptionalAttr<F64Attr>:$gate_lower_bound)> {
-  let summary = "Gated delta net, second form (with a write gate w)";
+  let summary = "Gated delta net, second form (per-key gates, write gate w)";
   let description = [{
-    As `graph.gdn` with an extra per-token write gate `w` shaped like `v`.
+    The gated delta rule with a decay `g` and an erase gate `beta` per key
+    channel (both `[T, H, K]`) and a write gate `w` per value channel
+    (`[T, H, V]`): the decayed state loses `beta * k` along the key and gains
+    `w * v` along the value.
   }] # !strconcat("", LinearAttnDoc) # [{
 
     ```mlir

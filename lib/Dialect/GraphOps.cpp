@@ -843,6 +843,11 @@ LogicalResult ReductionOp::verify() {
                                   << " (each output dim equals the input's "
                                   << "or is 1)";
   }
+  if (Value offsets = getGroupOffset())
+    if (!elementOf(offsets).isInteger())
+      return emitNodeError(*this) << "group_offset must hold integers (group "
+                                  << "boundaries along dim 0) but is "
+                                  << elementOf(offsets);
   return success();
 }
 
@@ -888,7 +893,7 @@ LogicalResult SliceOp::verify() {
         (!ShapedType::isDynamic(in[i]) && limit > in[i]))
       return emitNodeError(*this) << "dim " << i << ": slice [" << start
                                   << ", " << limit << ") is out of bounds "
-                                  << "for extent " << in[i]
+                                  << "for extent " << formatDims(in[i])
                                   << " (need 0 <= start <= limit <= extent)";
     expected.push_back((limit - start + step[i] - 1) / step[i]);
   }
@@ -954,11 +959,13 @@ LogicalResult ConcatenateOp::verify() {
     return emitNodeError(*this) << "output dim " << axis << " is " << out[axis]
                                 << " but the inputs' extents along the axis "
                                 << "add up to " << total;
-  if (auto index = getInPlaceIndex())
-    if (*index < 0 || *index >= static_cast<int64_t>(getInputs().size()))
-      return emitNodeError(*this) << "in_place_index " << *index
+  if (IntegerAttr indexAttr = getInPlaceIndexAttr()) {
+    int64_t index = indexAttr.getInt();
+    if (index < 0 || index >= static_cast<int64_t>(getInputs().size()))
+      return emitNodeError(*this) << "in_place_index " << index
                                   << " is not an input index (0.."
                                   << getInputs().size() - 1 << ")";
+  }
   return success();
 }
 
@@ -975,17 +982,20 @@ LogicalResult verifyRope(RopeOp op, Value input, StringRef inputPort) {
                               << formatDims(in);
   int64_t d = in.back();
   int64_t ropeDim = op.getRopeDim().value_or(d);
-  if (!ShapedType::isDynamic(d) && (ropeDim <= 0 || ropeDim > d || ropeDim % 2))
+  if (!ShapedType::isDynamic(ropeDim) &&
+      (ropeDim <= 0 || ropeDim % 2 ||
+       (!ShapedType::isDynamic(d) && ropeDim > d)))
     return emitNodeError(raw) << "rope_dim " << ropeDim << " must be even "
-                              << "and in (0, " << d << "] (the last dim of "
-                              << inputPort << ")";
+                              << "and in (0, " << formatDims(d) << "] (the "
+                              << "last dim of " << inputPort << ")";
+  int64_t half = ShapedType::isDynamic(ropeDim) ? ropeDim : ropeDim / 2;
   ArrayRef<int64_t> freqs = shapeOf(op.getFreqs());
-  if (freqs.empty() || !dimsCompatible(freqs.back(), ropeDim / 2))
+  if (freqs.empty() || !dimsCompatible(freqs.back(), half))
     return emitNodeError(raw) << "freqs last dim must be rope_dim / 2 = "
-                              << ropeDim / 2 << " but freqs dims are "
+                              << formatDims(half) << " but freqs dims are "
                               << formatDims(freqs);
   SmallVector<int64_t> angles(in.drop_back());
-  angles.push_back(ropeDim / 2);
+  angles.push_back(half);
   if (!broadcastsTo(freqs, angles))
     return emitNodeError(raw) << "freqs dims " << formatDims(freqs)
                               << " do not broadcast to "
@@ -1014,7 +1024,7 @@ LogicalResult BlockScaleQuantizeOp::verify() {
   if (axis < 0)
     axis += in.size();
   if (axis < 0 || axis >= static_cast<int64_t>(in.size()))
-    return emitNodeError(*this) << "axis " << *getAxis()
+    return emitNodeError(*this) << "axis " << getAxisAttr().getInt()
                                 << " is out of range for rank " << in.size();
   int64_t block = getBlockSize();
   if (block <= 0)
@@ -1032,8 +1042,7 @@ LogicalResult BlockScaleQuantizeOp::verify() {
   SmallVector<int64_t> scale(in);
   if (!ShapedType::isDynamic(scale[axis]))
     scale[axis] /= block;
-  if (getTranspose())
-    std::swap(scale[scale.size() - 1], scale[scale.size() > 1 ? scale.size() - 2 : 0]);
+  // `transpose` only changes the strides cuDNN picks, never the dims.
   return expectDims(*this, "scale", getScale(), scale,
                     "input dims with the block axis divided by block_size");
 }
@@ -1061,6 +1070,24 @@ LogicalResult BlockScaleDequantizeOp::verify() {
   return expectDims(*this, "output", getOutput(), in, "like input");
 }
 
+namespace {
+/// first_token_offset: integers, one start per expert (or E + 1 boundaries).
+LogicalResult verifyExpertOffsets(Operation *op, Value offsets,
+                                  StringRef expertPort, int64_t experts) {
+  int64_t count = staticElementCount(shapeOf(offsets));
+  if (!ShapedType::isDynamic(count) && !ShapedType::isDynamic(experts) &&
+      count != experts && count != experts + 1)
+    return emitNodeError(op) << "first_token_offset has " << count
+                             << " elements but " << expertPort << " has "
+                             << experts << " experts (one offset per expert, "
+                             << "or E + 1 boundaries)";
+  if (!elementOf(offsets).isInteger())
+    return emitNodeError(op) << "first_token_offset must hold integers but is "
+                             << elementOf(offsets);
+  return success();
+}
+} // namespace
+
 LogicalResult MoeGroupedMatmulOp::verify() {
   if (failed(verifyCommon(*this)))
     return failure();
@@ -1074,22 +1101,17 @@ LogicalResult MoeGroupedMatmulOp::verify() {
   if (!dimsCompatible(token.back(), weight[1]))
     return emitNodeError(*this) << "H of token is " << token.back()
                                 << " but H of weight is " << weight[1];
-  int64_t experts = staticElementCount(shapeOf(getFirstTokenOffset()));
-  if (!ShapedType::isDynamic(experts) && !ShapedType::isDynamic(weight[0]) &&
-      experts != weight[0] && experts != weight[0] + 1)
-    return emitNodeError(*this) << "first_token_offset has " << experts
-                                << " elements but weight has " << weight[0]
-                                << " experts (one offset per expert)";
-  if (!elementOf(getFirstTokenOffset()).isInteger())
-    return emitNodeError(*this) << "first_token_offset must hold integers "
-                                << "but is " << elementOf(getFirstTokenOffset());
+  if (failed(verifyExpertOffsets(*this, getFirstTokenOffset(), "weight",
+                                 weight[0])))
+    return failure();
   MoeMode mode = getMode().value_or(MoeMode::none);
   if (mode != MoeMode::none && !getTokenIndex())
     return emitNodeError(*this) << "mode " << stringifyMoeMode(mode)
                                 << " requires token_index";
-  if (auto topK = getTopK())
-    if (*topK < 1)
-      return emitNodeError(*this) << "top_k " << *topK << " must be >= 1";
+  if (IntegerAttr topK = getTopKAttr())
+    if (topK.getInt() < 1)
+      return emitNodeError(*this) << "top_k " << topK.getInt()
+                                  << " must be >= 1";
   SmallVector<int64_t> expected(token.drop_back());
   expected.push_back(weight[2]);
   if (mode == MoeMode::scatter)
@@ -1110,10 +1132,14 @@ LogicalResult MoeGroupedMatmulBwdOp::verify() {
     return emitNodeError(*this) << "T of doutput is " << dout[dout.size() - 2]
                                 << " but T of token is "
                                 << token[token.size() - 2];
-  int64_t experts = staticElementCount(shapeOf(getFirstTokenOffset()));
-  return expectDims(*this, "dweight", getDweight(),
-                    {experts, token.back(), dout.back()},
-                    "[E, H of token, N of doutput]");
+  ArrayRef<int64_t> dweight = shapeOf(getDweight());
+  if (failed(expectDims(*this, "dweight", getDweight(),
+                        {dweight.empty() ? ShapedType::kDynamic : dweight[0],
+                         token.back(), dout.back()},
+                        "[E, H of token, N of doutput]")))
+    return failure();
+  return verifyExpertOffsets(*this, getFirstTokenOffset(), "dweight",
+                             dweight[0]);
 }
 
 //===----------------------------------------------------------------------===//
@@ -1190,11 +1216,13 @@ LogicalResult verifySdpaOptions(SdpaOp op, const SdpaShapes &s) {
     return emitNodeError(raw) << "use_causal_mask and "
                               << "use_causal_mask_bottom_right exclude each "
                               << "other";
-  if (op.getUsePaddingMask() != (op.getSeqLenQ() && op.getSeqLenKv()))
+  if (op.getUsePaddingMask() && !(op.getSeqLenQ() && op.getSeqLenKv()))
     return emitNodeError(raw)
-           << (op.getUsePaddingMask()
-                   ? "use_padding_mask requires seq_len_q and seq_len_kv"
-                   : "seq_len_q/seq_len_kv are given without use_padding_mask");
+           << "use_padding_mask requires seq_len_q and seq_len_kv";
+  if (!op.getUsePaddingMask() && (op.getSeqLenQ() || op.getSeqLenKv()))
+    return emitNodeError(raw)
+           << (op.getSeqLenQ() ? "seq_len_q" : "seq_len_kv")
+           << " is given without use_padding_mask";
   for (auto [port, value] :
        {std::pair<StringRef, Value>{"seq_len_q", op.getSeqLenQ()},
         {"seq_len_kv", op.getSeqLenKv()}}) {
@@ -1343,7 +1371,7 @@ LogicalResult SdpaFp8Op::verify() {
       failed(verifySdpaForwardOutputs(*this, *s)))
     return failure();
   for (auto [port, value] : {std::pair<StringRef, Value>{"q", getQ()},
-                             {"k", getK()}, {"v", getV()}})
+                             {"k", getK()}, {"v", getV()}, {"O", getO()}})
     if (failed(expectFp8(*this, port, value)))
       return failure();
   for (auto [port, value] :
@@ -1391,14 +1419,17 @@ LogicalResult SdpaFp8BackwardOp::verify() {
 }
 
 namespace {
-/// MX block scales: one e8m0 scale per 32 elements along the last dim.
+/// MX block scales: one e8m0 scale per 32 elements along the contracted
+/// dim of `data`: the head dim (3) for q, k, dO, the sequence dim (2) for v
+/// and the transposed copies q_T, k_T, dO_T.
 LogicalResult verifyMxScale(Operation *op, StringRef port, Value scale,
-                            StringRef dataPort, Value data) {
+                            StringRef dataPort, Value data, unsigned axis) {
   SmallVector<int64_t> dims(shapeOf(data));
-  if (!ShapedType::isDynamic(dims.back()))
-    dims.back() = (dims.back() + 31) / 32;
+  if (!ShapedType::isDynamic(dims[axis]))
+    dims[axis] = (dims[axis] + 31) / 32;
   return expectDims(op, port, scale, dims,
-                    ("one scale per block of 32 along the last dim of " +
+                    ("one scale per block of 32 along the " +
+                     Twine(axis == 3 ? "head" : "sequence") + " dim of " +
                      dataPort)
                         .str());
 }
@@ -1415,9 +1446,9 @@ LogicalResult SdpaMxfp8Op::verify() {
                              {"k", getK()}, {"v", getV()}})
     if (failed(expectFp8(*this, port, value)))
       return failure();
-  if (failed(verifyMxScale(*this, "descale_q", getDescaleQ(), "q", getQ())) ||
-      failed(verifyMxScale(*this, "descale_k", getDescaleK(), "k", getK())) ||
-      failed(verifyMxScale(*this, "descale_v", getDescaleV(), "v", getV())))
+  if (failed(verifyMxScale(*this, "descale_q", getDescaleQ(), "q", getQ(), 3)) ||
+      failed(verifyMxScale(*this, "descale_k", getDescaleK(), "k", getK(), 3)) ||
+      failed(verifyMxScale(*this, "descale_v", getDescaleV(), "v", getV(), 2)))
     return failure();
   return verifyAmax(*this, "Amax_O", getAmax_O());
 }
@@ -1435,7 +1466,16 @@ LogicalResult SdpaMxfp8BackwardOp::verify() {
       failed(verifyStatsLike(*this, "stats", getStats(), *s)) ||
       failed(expectDims(*this, "dQ", getDQ(), shapeOf(getQ()), "like q")) ||
       failed(expectDims(*this, "dK", getDK(), shapeOf(getK()), "like k")) ||
-      failed(expectDims(*this, "dV", getDV(), shapeOf(getV()), "like v")))
+      failed(expectDims(*this, "dV", getDV(), shapeOf(getV()), "like v")) ||
+      failed(expectDims(*this, "q_T", getQ_T(), shapeOf(getQ()),
+                        "like q: the same values quantized along the "
+                        "sequence dim")) ||
+      failed(expectDims(*this, "k_T", getK_T(), shapeOf(getK()),
+                        "like k: the same values quantized along the "
+                        "sequence dim")) ||
+      failed(expectDims(*this, "dO_T", getDO_T(), shapeOf(getDO()),
+                        "like dO: the same values quantized along the "
+                        "sequence dim")))
     return failure();
   for (auto [port, value] :
        {std::pair<StringRef, Value>{"q", getQ()}, {"q_T", getQ_T()},
@@ -1443,12 +1483,17 @@ LogicalResult SdpaMxfp8BackwardOp::verify() {
         {"dO_T", getDO_T()}})
     if (failed(expectFp8(*this, port, value)))
       return failure();
-  if (failed(verifyMxScale(*this, "descale_q", getDescaleQ(), "q", getQ())) ||
-      failed(verifyMxScale(*this, "descale_k", getDescaleK(), "k", getK())) ||
-      failed(verifyMxScale(*this, "descale_v", getDescaleV(), "v", getV())) ||
-      failed(verifyMxScale(*this, "descale_dO", getDescaleDO(), "dO",
-                           getDO())))
-    return failure();
+  for (auto [port, scale, dataPort, data, axis] :
+       {std::tuple<StringRef, Value, StringRef, Value, unsigned>{
+            "descale_q", getDescaleQ(), "q", getQ(), 3},
+        {"descale_q_T", getDescaleQ_T(), "q_T", getQ_T(), 2},
+        {"descale_k", getDescaleK(), "k", getK(), 3},
+        {"descale_k_T", getDescaleK_T(), "k_T", getK_T(), 2},
+        {"descale_v", getDescaleV(), "v", getV(), 2},
+        {"descale_dO", getDescaleDO(), "dO", getDO(), 3},
+        {"descale_dO_T", getDescaleDO_T(), "dO_T", getDO_T(), 2}})
+    if (failed(verifyMxScale(*this, port, scale, dataPort, data, axis)))
+      return failure();
   for (auto [port, value] :
        {std::pair<StringRef, Value>{"amax_dQ", getAmaxDQ()},
         {"amax_dK", getAmaxDK()}, {"amax_dV", getAmaxDV()}})
@@ -1467,37 +1512,78 @@ struct LinearShapes {
   int64_t t, hqk, hv, h, dk, dv;
 };
 
-/// q, k `[T, Hqk, K]`, v `[T, Hv, V]`; heads divide each other.
+LogicalResult expectHeadsDivide(Operation *op, StringRef port, int64_t heads,
+                                int64_t stateHeads) {
+  if (ShapedType::isDynamic(heads) || ShapedType::isDynamic(stateHeads) ||
+      (heads > 0 && stateHeads % heads == 0))
+    return success();
+  return emitNodeError(op) << "heads of " << port << " (" << heads
+                           << ") do not divide the state's " << stateHeads
+                           << " heads (the max of q and v heads)";
+}
+
+/// q `[T, Hq, K]`, k `[T, Hk, K]`, v `[T, Hv, V]`; the state lives at
+/// `H = max(Hq, Hv)` heads and every head count divides H.
 FailureOr<LinearShapes> verifyLinearQkv(Operation *op, Value q, Value k,
                                         Value v) {
   for (auto [port, value] :
        {std::pair<StringRef, Value>{"q", q}, {"k", k}, {"v", v}})
     if (failed(expectRank(op, port, value, 3)))
       return failure();
-  if (failed(expectDims(op, "k", k, shapeOf(q), "like q")))
-    return failure();
-  ArrayRef<int64_t> qd = shapeOf(q), vd = shapeOf(v);
+  ArrayRef<int64_t> qd = shapeOf(q), kd = shapeOf(k), vd = shapeOf(v);
   LinearShapes s{qd[0], qd[1], vd[1], std::max(qd[1], vd[1]), qd[2], vd[2]};
-  if (!dimsCompatible(vd[0], s.t))
-    return emitNodeError(op) << "tokens of q (" << s.t << ") and v (" << vd[0]
-                             << ") differ";
-  if (!ShapedType::isDynamic(s.hqk) && !ShapedType::isDynamic(s.hv) &&
-      s.h % std::min(s.hqk, s.hv))
-    return emitNodeError(op) << "heads of q/k (" << s.hqk << ") and of v ("
-                             << s.hv << ") must divide one another";
+  for (auto [port, dims] :
+       {std::pair<StringRef, ArrayRef<int64_t>>{"k", kd}, {"v", vd}})
+    if (!dimsCompatible(dims[0], s.t))
+      return emitNodeError(op) << "tokens of q (" << s.t << ") and " << port
+                               << " (" << dims[0] << ") differ";
+  if (!dimsCompatible(kd[2], s.dk))
+    return emitNodeError(op) << "key dim of q is " << s.dk
+                             << " but key dim of k is " << kd[2];
+  for (auto [port, heads] : {std::pair<StringRef, int64_t>{"q", qd[1]},
+                             {"k", kd[1]}, {"v", vd[1]}})
+    if (failed(expectHeadsDivide(op, port, heads, s.h)))
+      return failure();
   return s;
 }
 
-/// g: one gate per token and head (`[T, H]`), or per key channel for kda.
-LogicalResult verifyGateAndBeta(Operation *op, Value g, Value beta,
-                                const LinearShapes &s, bool perChannel) {
-  if (perChannel) {
-    if (failed(expectDims(op, "g", g, {s.t, s.h, s.dk}, "[T, H, K]")))
-      return failure();
-  } else if (failed(expectDims(op, "g", g, {s.t, s.h}, "[T, H]"))) {
+/// A per-token, per-head tensor `[T, Hx]` or `[T, Hx, last]` whose head
+/// count divides the state's.
+LogicalResult verifyPerHead(Operation *op, StringRef port, Value value,
+                            const LinearShapes &s,
+                            std::optional<int64_t> last) {
+  ArrayRef<int64_t> dims = shapeOf(value);
+  size_t rank = last ? 3 : 2;
+  if (dims.size() != rank || !dimsCompatible(dims[0], s.t) ||
+      (last && !dimsCompatible(dims[2], *last)))
+    return emitNodeError(op)
+           << port << " dims are " << formatDims(dims) << " but must be "
+           << (last ? "[T, heads, " + std::to_string(*last) + "]"
+                    : std::string("[T, heads]"))
+           << " with T = " << s.t;
+  return expectHeadsDivide(op, port, dims[1], s.h);
+}
+
+/// gdn: g and beta `[T, Hg]`; kda: g `[T, Hg, K]`, beta `[T, Hb]`; gdn2: g
+/// and beta per key channel `[T, Hx, K]` and the write gate w `[T, Hw, V]`.
+template <typename Op>
+LogicalResult verifyGates(Op op, const LinearShapes &s) {
+  Operation *raw = op.getOperation();
+  constexpr bool isGdn =
+      std::is_same_v<Op, GdnOp> || std::is_same_v<Op, GdnBwdOp>;
+  constexpr bool isGdn2 =
+      std::is_same_v<Op, Gdn2Op> || std::is_same_v<Op, Gdn2BwdOp>;
+  std::optional<int64_t> gateLast, betaLast;
+  if (!isGdn)
+    gateLast = s.dk;
+  if (isGdn2)
+    betaLast = s.dk;
+  if (failed(verifyPerHead(raw, "g", op.getG(), s, gateLast)) ||
+      failed(verifyPerHead(raw, "beta", op.getBeta(), s, betaLast)))
     return failure();
-  }
-  return expectDims(op, "beta", beta, {s.t, s.h}, "[T, H]");
+  if constexpr (isGdn2)
+    return verifyPerHead(raw, "w", op.getW(), s, s.dv);
+  return success();
 }
 
 FailureOr<int64_t> sequenceCount(Operation *op, Value cuSeqlens) {
@@ -1515,14 +1601,13 @@ FailureOr<int64_t> sequenceCount(Operation *op, Value cuSeqlens) {
 }
 
 template <typename FwdOp>
-LogicalResult verifyLinearForward(FwdOp op, bool perChannelGate) {
+LogicalResult verifyLinearForward(FwdOp op) {
   Operation *raw = op.getOperation();
   if (failed(verifyCommon(raw)))
     return failure();
   auto s = verifyLinearQkv(raw, op.getQ(), op.getK(), op.getV());
   if (failed(s) ||
-      failed(verifyGateAndBeta(raw, op.getG(), op.getBeta(), *s,
-                               perChannelGate)))
+      failed(verifyGates(op, *s)))
     return failure();
   auto n = sequenceCount(raw, op.getCuSeqlens());
   if (failed(n))
@@ -1554,19 +1639,26 @@ LogicalResult verifyLinearForward(FwdOp op, bool perChannelGate) {
 }
 
 template <typename BwdOp>
-LogicalResult verifyLinearBackward(BwdOp op, bool perChannelGate) {
+LogicalResult verifyLinearBackward(BwdOp op) {
   Operation *raw = op.getOperation();
   if (failed(verifyCommon(raw)))
     return failure();
   auto s = verifyLinearQkv(raw, op.getQ(), op.getK(), op.getV());
   if (failed(s) ||
-      failed(verifyGateAndBeta(raw, op.getG(), op.getBeta(), *s,
-                               perChannelGate)) ||
-      failed(sequenceCount(raw, op.getCuSeqlens())))
+      failed(verifyGates(op, *s)))
+    return failure();
+  auto n = sequenceCount(raw, op.getCuSeqlens());
+  if (failed(n))
     return failure();
   if (failed(expectDims(raw, "dO", op.getDO(), {s->t, s->h, s->dv},
                         "[T, H, V]")))
     return failure();
+  SmallVector<int64_t> state{*n, s->h, s->dk, s->dv};
+  for (auto [port, value] :
+       {std::pair<StringRef, Value>{"initial_state", op.getInitialState()},
+        {"d_final_state", op.getDFinalState()}})
+    if (value && failed(expectDims(raw, port, value, state, "[N, H, K, V]")))
+      return failure();
   for (auto [port, grad, value] :
        {std::tuple<StringRef, Value, Value>{"dQ", op.getDQ(), op.getQ()},
         {"dK", op.getDK(), op.getK()},
@@ -1588,19 +1680,13 @@ LogicalResult verifyLinearBackward(BwdOp op, bool perChannelGate) {
 
 } // namespace
 
-LogicalResult GdnOp::verify() { return verifyLinearForward(*this, false); }
-LogicalResult KdaOp::verify() { return verifyLinearForward(*this, true); }
-LogicalResult Gdn2Op::verify() {
-  if (failed(verifyLinearForward(*this, false)))
-    return failure();
-  return expectDims(*this, "w", getW(), shapeOf(getV()), "like v");
-}
-LogicalResult GdnBwdOp::verify() { return verifyLinearBackward(*this, false); }
-LogicalResult KdaBwdOp::verify() { return verifyLinearBackward(*this, true); }
+LogicalResult GdnOp::verify() { return verifyLinearForward(*this); }
+LogicalResult KdaOp::verify() { return verifyLinearForward(*this); }
+LogicalResult Gdn2Op::verify() { return verifyLinearForward(*this); }
+LogicalResult GdnBwdOp::verify() { return verifyLinearBackward(*this); }
+LogicalResult KdaBwdOp::verify() { return verifyLinearBackward(*this); }
 LogicalResult Gdn2BwdOp::verify() {
-  if (failed(verifyLinearBackward(*this, false)))
-    return failure();
-  if (failed(expectDims(*this, "w", getW(), shapeOf(getV()), "like v")))
+  if (failed(verifyLinearBackward(*this)))
     return failure();
   return expectDims(*this, "dW", getDW(), shapeOf(getW()), "like w");
 }
@@ -1609,16 +1695,52 @@ LogicalResult Gdn2BwdOp::verify() {
 // Folders and canonicalization patterns
 //===----------------------------------------------------------------------===//
 
+namespace {
+/// Folding `result` into `replacement` must not change what a graph output
+/// holds: an output buffer is written by the node that produces it, so an
+/// output only folds into a value a node computes that is no output yet (not
+/// a graph input, a scalar or another output, whose buffers are distinct).
+bool keepsOutputs(Value result, Value replacement) {
+  auto isOutput = [](Operation *user) { return isa<OutputOp>(user); };
+  if (llvm::none_of(result.getUsers(), isOutput))
+    return true;
+  Operation *def = replacement.getDefiningOp();
+  return def && !isa<ScalarOp>(def) &&
+         llvm::none_of(replacement.getUsers(), isOutput);
+}
+
+/// Every value of `narrow` is exactly a value of `wide` (both floats).
+bool holdsExactly(Type wide, Type narrow) {
+  auto w = dyn_cast<FloatType>(wide), n = dyn_cast<FloatType>(narrow);
+  return w && n &&
+         llvm::APFloatBase::isRepresentableBy(n.getFloatSemantics(),
+                                              w.getFloatSemantics());
+}
+} // namespace
+
 OpFoldResult PointwiseOp::fold(FoldAdaptor) {
+  if (getMode() != PointwiseMode::identity)
+    return {};
+  Value source = getInputs()[0];
+  // identity(identity(x)) is x when the middle type holds every value of x
+  // exactly (a lossless widening undone): f16 -> f32 -> f16.
+  if (source.getType() != getOutput().getType()) {
+    auto inner = source.getDefiningOp<PointwiseOp>();
+    if (!inner || inner.getMode() != PointwiseMode::identity ||
+        inner.getInputs()[0].getType() != getOutput().getType() ||
+        !holdsExactly(elementOf(source), elementOf(inner.getInputs()[0])))
+      return {};
+    source = inner.getInputs()[0];
+  }
   // identity(x) is x when nothing about the value changes.
-  if (getMode() == PointwiseMode::identity &&
-      getInputs()[0].getType() == getOutput().getType())
-    return getInputs()[0];
-  return {};
+  if (!keepsOutputs(getOutput(), source))
+    return {};
+  return source;
 }
 
 OpFoldResult ReshapeOp::fold(FoldAdaptor) {
-  if (getInput().getType() == getOutput().getType())
+  if (getInput().getType() == getOutput().getType() &&
+      keepsOutputs(getOutput(), getInput()))
     return getInput();
   return {};
 }
@@ -1628,7 +1750,8 @@ OpFoldResult TransposeOp::fold(FoldAdaptor) {
   bool identity = llvm::all_of(llvm::enumerate(perm), [](auto pair) {
     return static_cast<int64_t>(pair.index()) == pair.value();
   });
-  if (identity && getInput().getType() == getOutput().getType())
+  if (identity && getInput().getType() == getOutput().getType() &&
+      keepsOutputs(getOutput(), getInput()))
     return getInput();
   return {};
 }
