@@ -61,21 +61,44 @@ void assignUids(GraphOp graph) {
       uidOfValue.try_emplace(output.getOperand(i), uid);
     }
 
-  // Then fill the gaps in program order: inputs, scalars, outputs.
+  // Then fill the gaps in program order: inputs, scalars, outputs. The
+  // argument and result attributes are rebuilt once: setArgAttr and
+  // setResultAttr copy the whole attribute array on each call, which is
+  // quadratic in the number of inputs.
+  auto withUid = [&](DictionaryAttr attrs, int64_t uid) {
+    NamedAttrList list(attrs);
+    list.set(GraphDialect::kUidAttrName, uidAttr(uid));
+    return list.getDictionary(ctx);
+  };
+  SmallVector<DictionaryAttr> argAttrs;
+  graph.getAllArgAttrs(argAttrs);
+  bool argsChanged = false;
+  // A tensor the user named through one of its roles (an input or a scalar
+  // that is also an output with a uid) keeps that uid in every role.
+  auto uidFor = [&](Value value) {
+    auto it = uidOfValue.find(value);
+    return it != uidOfValue.end() ? it->second : uids.next();
+  };
   for (unsigned i = 0, e = graph.getNumArguments(); i < e; ++i) {
     if (graph.getInputUid(i))
       continue;
-    int64_t uid = uids.next();
-    graph.setArgAttr(i, GraphDialect::kUidAttrName, uidAttr(uid));
+    int64_t uid = uidFor(body.getArgument(i));
+    argAttrs[i] = withUid(argAttrs[i], uid);
+    argsChanged = true;
     uidOfValue.try_emplace(body.getArgument(i), uid);
   }
+  if (argsChanged)
+    graph.setAllArgAttrs(argAttrs);
   graph.walk([&](ScalarOp scalar) {
     if (scalar.getUid())
       return;
-    int64_t uid = uids.next();
+    int64_t uid = uidFor(scalar.getOutput());
     scalar.setUid(uid);
     uidOfValue.try_emplace(scalar.getOutput(), uid);
   });
+  SmallVector<DictionaryAttr> resultAttrs;
+  graph.getAllResultAttrs(resultAttrs);
+  bool resultsChanged = false;
   for (unsigned i = 0, e = graph.getNumResults(); i < e; ++i) {
     if (graph.getOutputUid(i))
       continue;
@@ -84,8 +107,11 @@ void assignUids(GraphOp graph) {
     auto it = uidOfValue.find(value);
     int64_t uid = it != uidOfValue.end() ? it->second : uids.next();
     uidOfValue.try_emplace(value, uid);
-    graph.setResultAttr(i, GraphDialect::kUidAttrName, uidAttr(uid));
+    resultAttrs[i] = withUid(resultAttrs[i], uid);
+    resultsChanged = true;
   }
+  if (resultsChanged)
+    graph.setAllResultAttrs(resultAttrs);
 }
 
 struct GraphAssignUids

@@ -1,0 +1,141 @@
+#!/usr/bin/python3
+"""Generates one large graph-dialect graph for compile-time benchmarks.
+
+A stack of transformer-style MLP blocks on a [tokens, hidden] activation:
+
+    h  = matmul(x, W1)            [T, D] x [D, F] -> [T, F]   (bf16 -> f32)
+    h  = add(h, b1)               bias [1, F]
+    h  = gelu | relu (h)          alternating
+    h  = matmul(h, W2)            [T, F] x [F, D] -> [T, D]
+    h  = add(h, b2)
+    h  = mul(h, ls)               layer scale [1, D]
+    r  = add(h, x)                residual
+    x' = layernorm inference      (even blocks; scale/bias [1, D], eps scalar)
+       | rmsnorm inference        (odd blocks; scale [1, D], eps scalar)
+    x  = identity(x')             back to bf16 for the next block
+
+9 ops per block plus an epsilon `graph.scalar` per block: 10 ops. Every
+weight is a graph input (with a name; every other one also with a uid, the
+rest left to graph-assign-uids); every 50th block's output is also a graph
+output. Usage: gen_graph.py [--ops N] [--tokens T] [--hidden D] [--ffn F]
+[-o FILE]; writes to stdout by default.
+"""
+
+import argparse
+import sys
+
+OPS_PER_BLOCK = 10
+
+
+def tensor(dims, dtype):
+    return "tensor<%sx%s>" % ("x".join(str(d) for d in dims), dtype)
+
+
+def generate(num_ops, tokens, hidden, ffn, out):
+    blocks = max(1, num_ops // OPS_PER_BLOCK)
+    act = "bf16"
+    acc = "f32"
+    t_x = tensor([tokens, hidden], act)
+    t_w1 = tensor([hidden, ffn], act)
+    t_w2 = tensor([ffn, hidden], act)
+    t_b1 = tensor([1, ffn], acc)
+    t_b2 = tensor([1, hidden], acc)
+    t_aff = tensor([1, hidden], acc)
+    t_h = tensor([tokens, ffn], acc)
+    t_d = tensor([tokens, hidden], acc)
+    t_eps = tensor([1, 1], acc)
+
+    args = []  # (ssa, type, attrs)
+    body = []
+    outputs = []  # (ssa, type, name)
+    next_uid = [1]
+
+    def add_input(ssa, ty, name):
+        # Every other input gets a user uid; the rest are assigned.
+        if len(args) % 2 == 0:
+            attrs = '{graph.uid = %d : i64, graph.name = "%s"}' % (
+                next_uid[0], name)
+            next_uid[0] += 1
+        else:
+            next_uid[0] += 1  # leave the gap for graph-assign-uids to fill
+            attrs = '{graph.name = "%s"}' % name
+        args.append("%%%s: %s %s" % (ssa, ty, attrs))
+
+    add_input("x", t_x, "x")
+    x = "%x"
+    for i in range(blocks):
+        p = "b%d" % i
+        add_input(p + "_w1", t_w1, p + ".fc1.weight")
+        add_input(p + "_b1", t_b1, p + ".fc1.bias")
+        add_input(p + "_w2", t_w2, p + ".fc2.weight")
+        add_input(p + "_b2", t_b2, p + ".fc2.bias")
+        add_input(p + "_ls", t_aff, p + ".layer_scale")
+        add_input(p + "_g", t_aff, p + ".norm.weight")
+        norm = "layernorm" if i % 2 == 0 else "rmsnorm"
+        if norm == "layernorm":
+            add_input(p + "_beta", t_aff, p + ".norm.bias")
+        act_fn = "gelu" if i % 2 == 0 else "relu"
+        body += [
+            "  %%%s_eps = graph.scalar 1.0e-05 : f32 -> %s" % (p, t_eps),
+            '  %%%s_h0 = graph.matmul %s, %%%s_w1 {name = "%s.fc1"} : (%s, %s) -> %s'
+            % (p, x, p, p, t_x, t_w1, t_h),
+            '  %%%s_h1 = graph.pointwise add(%%%s_h0, %%%s_b1) {name = "%s.fc1.bias"} : (%s, %s) -> %s'
+            % (p, p, p, p, t_h, t_b1, t_h),
+            '  %%%s_h2 = graph.pointwise %s(%%%s_h1) {name = "%s.act"} : (%s) -> %s'
+            % (p, act_fn, p, p, t_h, tensor([tokens, ffn], act)),
+            '  %%%s_h3 = graph.matmul %%%s_h2, %%%s_w2 {name = "%s.fc2"} : (%s, %s) -> %s'
+            % (p, p, p, p, tensor([tokens, ffn], act), t_w2, t_d),
+            '  %%%s_h4 = graph.pointwise add(%%%s_h3, %%%s_b2) {name = "%s.fc2.bias"} : (%s, %s) -> %s'
+            % (p, p, p, p, t_d, t_b2, t_d),
+            '  %%%s_h5 = graph.pointwise mul(%%%s_h4, %%%s_ls) {name = "%s.layer_scale"} : (%s, %s) -> %s'
+            % (p, p, p, p, t_d, t_aff, t_d),
+            '  %%%s_r = graph.pointwise add(%%%s_h5, %s) {name = "%s.residual"} : (%s, %s) -> %s'
+            % (p, p, x, p, t_d, t_x, t_d),
+        ]
+        if norm == "layernorm":
+            body.append(
+                '  %%%s_y = graph.layernorm inference %%%s_r, scale %%%s_g, bias %%%s_beta, '
+                'epsilon %%%s_eps {name = "%s.norm"} : (%s, %s, %s, %s) -> (%s, none, none)'
+                % (p, p, p, p, p, p, t_d, t_aff, t_aff, t_eps, t_d))
+        else:
+            body.append(
+                '  %%%s_y = graph.rmsnorm inference %%%s_r, scale %%%s_g, '
+                'epsilon %%%s_eps {name = "%s.norm"} : (%s, %s, %s) -> %s'
+                % (p, p, p, p, p, t_d, t_aff, t_eps, t_d))
+        # Back to the activation type for the next block.
+        body.append(
+            '  %%%s_x = graph.pointwise identity(%%%s_y) : (%s) -> %s'
+            % (p, p, t_d, t_x))
+        x = "%%%s_x" % p
+        if (i + 1) % 50 == 0 or i == blocks - 1:
+            outputs.append((x, t_x, "%s.out" % p))
+
+    out.write("// Generated by bench/gen_graph.py: %d blocks, %d ops.\n"
+              % (blocks, blocks * OPS_PER_BLOCK))
+    out.write("graph.graph @bench(\n    ")
+    out.write(",\n    ".join(args))
+    out.write(")\n    -> (")
+    out.write(", ".join('%s {graph.name = "%s"}' % (ty, name)
+                        for _, ty, name in outputs))
+    out.write(")\n    attributes {io_data_type = bf16, "
+              "intermediate_data_type = f32, compute_data_type = f32} {\n")
+    out.write("\n".join(body))
+    out.write("\n  graph.output %s : %s\n}\n" % (
+        ", ".join(ssa for ssa, _, _ in outputs),
+        ", ".join(ty for _, ty, _ in outputs)))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--ops", type=int, default=10000)
+    ap.add_argument("--tokens", type=int, default=2048)
+    ap.add_argument("--hidden", type=int, default=1024)
+    ap.add_argument("--ffn", type=int, default=4096)
+    ap.add_argument("-o", "--output", default="-")
+    a = ap.parse_args()
+    out = sys.stdout if a.output == "-" else open(a.output, "w")
+    generate(a.ops, a.tokens, a.hidden, a.ffn, out)
+
+
+if __name__ == "__main__":
+    main()
