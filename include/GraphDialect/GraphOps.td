@@ -295,14 +295,16 @@ def Graph_LayernormOp : Graph_NormFwdOp<"layernorm"> {
 def Graph_AdaLayernormOp : Graph_NormFwdOp<"adalayernorm"> {
   let summary = "Adaptive layer normalization (per-sample scale and bias)";
   let description = [{
-    Layer normalization over all dims but the first two... as `layernorm`,
-    except that `scale` and `bias` are per sample: `[N, rest...]` (or
-    broadcastable to it). `mean`/`inv_var` are `[N, 1, ...]` in training.
+    Layer normalization with per-sample `scale` and `bias` (`[N, ...]`,
+    broadcastable to `input`): each sample is normalized over the non-batch
+    dims along which `scale` varies, e.g. `x` `[B, S, D]` with `scale`
+    `[B, 1, D]` normalizes each `(b, s)` row over `D`, and `mean`/`inv_var`
+    (training only) are `[B, S, 1]`.
 
     ```mlir
     %y, %m, %iv = graph.adalayernorm training %x, scale %g, bias %b, epsilon %e
-        : (tensor<4x128x1x1xf32>, tensor<4x128x1x1xf32>, tensor<4x128x1x1xf32>, tensor<1x1x1x1xf32>)
-          -> (tensor<4x128x1x1xf32>, tensor<4x1x1x1xf32>, tensor<4x1x1x1xf32>)
+        : (tensor<2x16x64xf32>, tensor<2x1x64xf32>, tensor<2x1x64xf32>, tensor<1x1x1xf32>)
+          -> (tensor<2x16x64xf32>, tensor<2x16x1xf32>, tensor<2x16x1xf32>)
     ```
   }];
 }

@@ -631,8 +631,31 @@ LogicalResult verifyAffine(Operation *op, NormKind kind, StringRef port,
   return expectDims(op, port, value, expected, affineRule(kind));
 }
 
+/// Adaptive layer norm normalizes over the non-batch dims its scale varies
+/// along: x [B, S, D] with scale [B, 1, D] has statistics [B, S, 1].
+SmallVector<int64_t> adaLayerStatsDims(ArrayRef<int64_t> input,
+                                       ArrayRef<int64_t> scale) {
+  SmallVector<int64_t> dims(input);
+  for (size_t d = 1; d < dims.size(); ++d)
+    if (d < scale.size() && scale[d] != 1)
+      dims[d] = 1;
+  return dims;
+}
+
 LogicalResult verifyStats(Operation *op, NormKind kind, StringRef port,
                           Value value, Value input) {
+  if (kind == NormKind::AdaLayer) {
+    Value scale;
+    if (auto fwd = dyn_cast<AdaLayernormOp>(op))
+      scale = fwd.getScale();
+    else if (auto bwd = dyn_cast<AdaLayernormBackwardOp>(op))
+      scale = bwd.getScale();
+    if (scale)
+      return expectDims(op, port, value,
+                        adaLayerStatsDims(shapeOf(input), shapeOf(scale)),
+                        "input dims with the dims scale varies along "
+                        "(beyond the batch) set to 1");
+  }
   return expectDims(op, port, value, statsDims(kind, shapeOf(input)),
                     statsRule(kind));
 }
