@@ -61,15 +61,37 @@ static void printOptionalTypes(OpAsmPrinter &printer, Operation *,
 }
 
 /// Enum keywords of the node ops (`pointwise add(...)`, `layernorm training`,
-/// `reduction amax`) parse as the enum attribute does but print without the
-/// leading space the attribute printer emits after its mnemonic.
+/// `reduction amax`). The attribute's own printer puts a space after its
+/// mnemonic, which doubled the one the op printer already emits.
 template <typename EnumAttrT>
 static ParseResult parseEnumKeyword(OpAsmParser &parser, EnumAttrT &attr) {
-  Attribute parsed = EnumAttrT::parse(parser, Type());
-  if (!parsed)
-    return failure();
-  attr = cast<EnumAttrT>(parsed);
-  return success();
+  using EnumT = decltype(std::declval<EnumAttrT>().getValue());
+  SMLoc loc = parser.getCurrentLocation();
+  StringRef keyword;
+  bool present = succeeded(parser.parseOptionalKeyword(&keyword));
+  if (present)
+    if (std::optional<EnumT> value = symbolizeEnum<EnumT>(keyword)) {
+      attr = EnumAttrT::get(parser.getContext(), *value);
+      return success();
+    }
+  // Enum values are small and sparse; list every one that has a name.
+  std::string choices;
+  for (uint32_t i = 0; i < 256; ++i) {
+    StringRef name = stringifyEnum(static_cast<EnumT>(i));
+    if (name.empty())
+      continue;
+    if (!choices.empty())
+      choices += ", ";
+    choices += name.str();
+  }
+  InFlightDiagnostic diag = parser.emitError(loc);
+  if (present)
+    diag << "unknown " << EnumAttrT::getMnemonic() << " '" << keyword
+         << "'; expected one of: " << choices;
+  else
+    diag << "expected a " << EnumAttrT::getMnemonic()
+         << " keyword; one of: " << choices;
+  return diag;
 }
 
 template <typename EnumAttrT>
@@ -287,16 +309,9 @@ static std::string describeIo(StringRef kind, unsigned index, StringRef name) {
 }
 
 LogicalResult GraphOp::verifyRegions() {
+  // FunctionOpInterface has already checked the entry block against the
+  // signature.
   Block &body = getBody().front();
-  if (body.getNumArguments() != getNumArguments())
-    return emitGraphError(*this) << "has " << body.getNumArguments()
-                                 << " block arguments but its type lists "
-                                 << getNumArguments() << " inputs";
-  for (auto [i, arg] : llvm::enumerate(body.getArguments()))
-    if (arg.getType() != getArgumentTypes()[i])
-      return emitGraphError(*this)
-             << "input " << i << " is " << arg.getType() << " in the body but "
-             << getArgumentTypes()[i] << " in the signature";
 
   // uids are unique among inputs, outputs and scalars, except that an output
   // that is the same value as an input (or as another output) is one tensor.

@@ -522,7 +522,8 @@ LogicalResult ConvFpropOp::verify() {
 }
 
 LogicalResult ConvDgradOp::verify() {
-  if (failed(verifyCommon(*this)) || failed(verifyConvRank(*this, "DX", getDX())))
+  if (failed(verifyCommon(*this)) ||
+      failed(verifyConvRank(*this, "DX", getDX())))
     return failure();
   unsigned rank = rankOf(getDX());
   auto geometry = getConvGeometry(*this, rank > 2 ? rank - 2 : 0);
