@@ -50,15 +50,19 @@ SmallVector<unsigned> orderOf(ArrayRef<int64_t> strides) {
   return order;
 }
 
-bool isConv(Operation *op) {
-  return isa<ConvFpropOp, ConvDgradOp, ConvWgradOp>(op);
+bool isLowPrecision(Type type) {
+  Type element = cast<RankedTensorType>(type).getElementType();
+  return element.isF16() || element.isBF16() ||
+         isa<Float8E4M3FNType, Float8E5M2Type>(element);
 }
 
-bool wantsChannelsLast(RankedTensorType type) {
-  Type element = type.getElementType();
-  return (type.getRank() == 4 || type.getRank() == 5) &&
-         (element.isF16() || element.isBF16() ||
-          isa<Float8E4M3FNType, Float8E5M2Type>(element));
+/// A convolution in f16, bf16 or fp8: cuDNN runs it channels-last, every
+/// tensor of the node alike (an f32 filter gradient of an f16 conv_wgrad
+/// included).
+bool isChannelsLastConv(Operation *op) {
+  return isa<ConvFpropOp, ConvDgradOp, ConvWgradOp>(op) &&
+         (llvm::any_of(op->getOperandTypes(), isLowPrecision) ||
+          llvm::any_of(op->getResultTypes(), isLowPrecision));
 }
 
 /// Gives `value` a strides encoding when it has none; returns true if changed.
@@ -71,11 +75,11 @@ bool decide(Value value) {
 
   bool convTouches = false;
   if (Operation *def = value.getDefiningOp())
-    convTouches = isConv(def);
+    convTouches = isChannelsLastConv(def);
   for (Operation *user : value.getUsers())
-    convTouches |= isConv(user);
+    convTouches |= isChannelsLastConv(user);
 
-  if (convTouches && wantsChannelsLast(type)) {
+  if (convTouches && (type.getRank() == 4 || type.getRank() == 5)) {
     strides = channelsLastStrides(shape);
   } else if (auto pw = value.getDefiningOp<PointwiseOp>()) {
     // Follow the first operand of the same shape, so the elementwise walk

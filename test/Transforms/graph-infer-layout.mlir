@@ -1,0 +1,133 @@
+// RUN: graph-opt %s --graph-infer-layout | FileCheck %s
+// RUN: graph-opt %s --graph-infer-layout --graph-infer-layout | FileCheck %s
+
+// Deciding strides is idempotent (second RUN line): nothing is left to
+// decide and decided strides are never rewritten.
+
+// 2-D f16 convolution: image, filter and output channels-last (NHWC, KRSC),
+// and the graph's signature follows its body.
+// CHECK-LABEL: graph.graph @conv2d_f16
+// CHECK-SAME: (%{{.*}}: tensor<8x64x56x56xf16, #graph.strides<[200704, 1, 3584, 64]>>,
+// CHECK-SAME:  %{{.*}}: tensor<64x64x3x3xf16, #graph.strides<[576, 1, 192, 64]>>)
+// CHECK-SAME: -> tensor<8x64x56x56xf16, #graph.strides<[200704, 1, 3584, 64]>>
+// CHECK: conv_fprop {{.*}} -> tensor<8x64x56x56xf16, #graph.strides<[200704, 1, 3584, 64]>>
+// CHECK: output %{{.*}} : tensor<8x64x56x56xf16, #graph.strides<[200704, 1, 3584, 64]>>
+graph.graph @conv2d_f16(%x: tensor<8x64x56x56xf16>, %w: tensor<64x64x3x3xf16>)
+    -> (tensor<8x64x56x56xf16>) {
+  %y = graph.conv_fprop %x, %w {padding = array<i64: 1, 1>}
+      : (tensor<8x64x56x56xf16>, tensor<64x64x3x3xf16>) -> tensor<8x64x56x56xf16>
+  graph.output %y : tensor<8x64x56x56xf16>
+}
+
+// 3-D bf16 convolution: NDHWC.
+// CHECK-LABEL: graph.graph @conv3d_bf16
+// CHECK-SAME: (%{{.*}}: tensor<2x8x4x6x6xbf16, #graph.strides<[1152, 1, 288, 48, 8]>>,
+// CHECK-SAME:  %{{.*}}: tensor<16x8x3x3x3xbf16, #graph.strides<[216, 1, 72, 24, 8]>>)
+// CHECK-SAME: -> tensor<2x16x4x6x6xbf16, #graph.strides<[2304, 1, 576, 96, 16]>>
+graph.graph @conv3d_bf16(%x: tensor<2x8x4x6x6xbf16>, %w: tensor<16x8x3x3x3xbf16>)
+    -> (tensor<2x16x4x6x6xbf16>) {
+  %y = graph.conv_fprop %x, %w {padding = array<i64: 1, 1, 1>}
+      : (tensor<2x8x4x6x6xbf16>, tensor<16x8x3x3x3xbf16>) -> tensor<2x16x4x6x6xbf16>
+  graph.output %y : tensor<2x16x4x6x6xbf16>
+}
+
+// fp8 data gradient: the loss, the filter and DX channels-last.
+// CHECK-LABEL: graph.graph @dgrad_fp8
+// CHECK-SAME: (%{{.*}}: tensor<2x16x4x4xf8E4M3FN, #graph.strides<[256, 1, 64, 16]>>,
+// CHECK-SAME:  %{{.*}}: tensor<16x8x3x3xf8E4M3FN, #graph.strides<[72, 1, 24, 8]>>)
+// CHECK-SAME: -> tensor<2x8x4x4xf8E4M3FN, #graph.strides<[128, 1, 32, 8]>>
+graph.graph @dgrad_fp8(%dy: tensor<2x16x4x4xf8E4M3FN>, %w: tensor<16x8x3x3xf8E4M3FN>)
+    -> (tensor<2x8x4x4xf8E4M3FN>) {
+  %dx = graph.conv_dgrad %dy, %w {padding = array<i64: 1, 1>}
+      : (tensor<2x16x4x4xf8E4M3FN>, tensor<16x8x3x3xf8E4M3FN>) -> tensor<2x8x4x4xf8E4M3FN>
+  graph.output %dx : tensor<2x8x4x4xf8E4M3FN>
+}
+
+// A bf16 weight gradient is a bf16 convolution: its f32 DW is laid out
+// channels-last like the rest of the node (KRSC), not row-major.
+// CHECK-LABEL: graph.graph @wgrad_bf16_f32_result
+// CHECK-SAME: -> tensor<16x8x3x3xf32, #graph.strides<[72, 1, 24, 8]>>
+graph.graph @wgrad_bf16_f32_result(%x: tensor<2x8x4x4xbf16>, %dy: tensor<2x16x4x4xbf16>)
+    -> (tensor<16x8x3x3xf32>) {
+  %dw = graph.conv_wgrad %x, %dy {padding = array<i64: 1, 1>}
+      : (tensor<2x8x4x4xbf16>, tensor<2x16x4x4xbf16>) -> tensor<16x8x3x3xf32>
+  graph.output %dw : tensor<16x8x3x3xf32>
+}
+
+// An f32 convolution stays row-major (NCHW).
+// CHECK-LABEL: graph.graph @conv2d_f32
+// CHECK-SAME: (%{{.*}}: tensor<2x8x4x4xf32, #graph.strides<[128, 16, 4, 1]>>,
+// CHECK-SAME:  %{{.*}}: tensor<16x8x3x3xf32, #graph.strides<[72, 9, 3, 1]>>)
+// CHECK-SAME: -> tensor<2x16x4x4xf32, #graph.strides<[256, 16, 4, 1]>>
+graph.graph @conv2d_f32(%x: tensor<2x8x4x4xf32>, %w: tensor<16x8x3x3xf32>)
+    -> (tensor<2x16x4x4xf32>) {
+  %y = graph.conv_fprop %x, %w {padding = array<i64: 1, 1>}
+      : (tensor<2x8x4x4xf32>, tensor<16x8x3x3xf32>) -> tensor<2x16x4x4xf32>
+  graph.output %y : tensor<2x16x4x4xf32>
+}
+
+// User strides are never rewritten, even on a half-precision convolution:
+// the NCHW image keeps its strides, the undecided filter goes channels-last.
+// CHECK-LABEL: graph.graph @user_strides_kept
+// CHECK-SAME: (%{{.*}}: tensor<2x8x4x4xf16, #graph.strides<[128, 16, 4, 1]>>,
+// CHECK-SAME:  %{{.*}}: tensor<16x8x3x3xf16, #graph.strides<[72, 1, 24, 8]>>)
+// CHECK-SAME: -> tensor<2x16x4x4xf16, #graph.strides<[256, 1, 64, 16]>>
+// CHECK: conv_fprop %{{.*}}, %{{.*}} {{.*}} : (tensor<2x8x4x4xf16, #graph.strides<[128, 16, 4, 1]>>,
+graph.graph @user_strides_kept(%x: tensor<2x8x4x4xf16, #graph.strides<[128, 16, 4, 1]>>,
+                               %w: tensor<16x8x3x3xf16>)
+    -> (tensor<2x16x4x4xf16>) {
+  %y = graph.conv_fprop %x, %w {padding = array<i64: 1, 1>}
+      : (tensor<2x8x4x4xf16, #graph.strides<[128, 16, 4, 1]>>, tensor<16x8x3x3xf16>) -> tensor<2x16x4x4xf16>
+  graph.output %y : tensor<2x16x4x4xf16>
+}
+
+// A pointwise result follows the stride order of its first operand of the
+// same shape: here a user-strided transposed (column-major) input. The
+// broadcast bias comes first but has another shape; the unary result then
+// follows the binary one.
+// CHECK-LABEL: graph.graph @pointwise_follows_operand
+// CHECK-SAME: (%{{.*}}: tensor<1x8xf32, #graph.strides<[8, 1]>>,
+// CHECK-SAME:  %{{.*}}: tensor<4x8xf32, #graph.strides<[1, 4]>>,
+// CHECK-SAME:  %{{.*}}: tensor<4x8xf32, #graph.strides<[8, 1]>>)
+// CHECK-SAME: -> (tensor<4x8xf32, #graph.strides<[1, 4]>>, tensor<4x8xf32, #graph.strides<[1, 4]>>, tensor<4x8xf32, #graph.strides<[8, 1]>>)
+// CHECK: %[[SUM:.+]] = pointwise add({{.*}}) : {{.*}} -> tensor<4x8xf32, #graph.strides<[1, 4]>>
+// CHECK: %[[ACT:.+]] = pointwise relu(%[[SUM]]) : {{.*}} -> tensor<4x8xf32, #graph.strides<[1, 4]>>
+// CHECK: %[[ROW:.+]] = pointwise mul({{.*}}) : {{.*}} -> tensor<4x8xf32, #graph.strides<[8, 1]>>
+// CHECK: output %[[SUM]], %[[ACT]], %[[ROW]]
+graph.graph @pointwise_follows_operand(%b: tensor<1x8xf32>,
+                                       %xt: tensor<4x8xf32, #graph.strides<[1, 4]>>,
+                                       %y: tensor<4x8xf32>)
+    -> (tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>) {
+  %0 = graph.pointwise add(%b, %xt) : (tensor<1x8xf32>, tensor<4x8xf32, #graph.strides<[1, 4]>>) -> tensor<4x8xf32>
+  %1 = graph.pointwise relu(%0) : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  %2 = graph.pointwise mul(%y, %xt) : (tensor<4x8xf32>, tensor<4x8xf32, #graph.strides<[1, 4]>>) -> tensor<4x8xf32>
+  graph.output %0, %1, %2 : tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>
+}
+
+// Row-major by default, for results of other nodes and for scalars alike.
+// CHECK-LABEL: graph.graph @row_major_default
+// CHECK-SAME: (%{{.*}}: tensor<2x4x8xf16, #graph.strides<[32, 8, 1]>>,
+// CHECK-SAME:  %{{.*}}: tensor<2x8x16xf16, #graph.strides<[128, 16, 1]>>)
+// CHECK-SAME: -> tensor<2x4x1xf32, #graph.strides<[4, 1, 1]>>
+// CHECK: scalar {{.*}} -> tensor<1x1x1xf32, #graph.strides<[1, 1, 1]>>
+// CHECK: matmul {{.*}} -> tensor<2x4x16xf32, #graph.strides<[64, 16, 1]>>
+graph.graph @row_major_default(%a: tensor<2x4x8xf16>, %b: tensor<2x8x16xf16>)
+    -> (tensor<2x4x1xf32>) {
+  %s = graph.scalar 2.0 : f32 -> tensor<1x1x1xf32>
+  %0 = graph.matmul %a, %b : (tensor<2x4x8xf16>, tensor<2x8x16xf16>) -> tensor<2x4x16xf32>
+  %1 = graph.pointwise mul(%0, %s) : (tensor<2x4x16xf32>, tensor<1x1x1xf32>) -> tensor<2x4x16xf32>
+  %2 = graph.reduction add %1 : (tensor<2x4x16xf32>) -> tensor<2x4x1xf32>
+  graph.output %2 : tensor<2x4x1xf32>
+}
+
+// Tensors with dynamic dims are left undecided (no encoding); the static
+// ones around them are decided.
+// CHECK-LABEL: graph.graph @dynamic_dims
+// CHECK-SAME: (%{{.*}}: tensor<?x8xf32>,
+// CHECK-SAME:  %{{.*}}: tensor<1x8xf32, #graph.strides<[8, 1]>>)
+// CHECK-SAME: -> tensor<?x8xf32>
+// CHECK: pointwise add({{.*}}) : (tensor<?x8xf32>, tensor<1x8xf32, #graph.strides<[8, 1]>>) -> tensor<?x8xf32>
+graph.graph @dynamic_dims(%x: tensor<?x8xf32>, %b: tensor<1x8xf32>) -> (tensor<?x8xf32>) {
+  %0 = graph.pointwise add(%x, %b) : (tensor<?x8xf32>, tensor<1x8xf32>) -> tensor<?x8xf32>
+  graph.output %0 : tensor<?x8xf32>
+}
