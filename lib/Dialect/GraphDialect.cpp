@@ -268,8 +268,10 @@ LogicalResult GraphOp::verify() {
       if (name == GraphDialect::kUidAttrName) {
         auto uid = dyn_cast<IntegerAttr>(attr.getValue());
         if (!uid || !uid.getType().isSignlessInteger(64))
-          return emitGraphError(*this) << what << " " << index
-                                       << ": graph.uid must be an i64 integer";
+          return emitGraphError(*this)
+                 << what << " " << index
+                 << ": graph.uid must be an i64 integer, got "
+                 << attr.getValue();
         if (uid.getInt() <= 0)
           return emitGraphError(*this)
                  << what << " " << index << ": uid " << uid.getInt()
@@ -278,7 +280,8 @@ LogicalResult GraphOp::verify() {
       } else if (name == GraphDialect::kNameAttrName) {
         if (!isa<StringAttr>(attr.getValue()))
           return emitGraphError(*this)
-                 << what << " " << index << ": graph.name must be a string";
+                 << what << " " << index
+                 << ": graph.name must be a string, got " << attr.getValue();
       }
     }
     return success();

@@ -290,31 +290,35 @@ LogicalResult PointwiseOp::verify() {
   auto inModes = [&](std::initializer_list<M> modes) {
     return llvm::is_contained(modes, mode);
   };
-  bool reluLike = inModes({M::relu, M::leaky_relu, M::relu_backward,
-                           M::leaky_relu_backward});
   struct AttrRule {
     StringRef name;
     bool present;
-    bool allowed;
+    SmallVector<M, 4> modes;
   };
   AttrRule rules[] = {
-      {"negative_slope", getNegativeSlopeAttr() != nullptr, reluLike},
+      {"negative_slope", getNegativeSlopeAttr() != nullptr,
+       {M::relu, M::leaky_relu, M::relu_backward, M::leaky_relu_backward}},
       {"lower_clip", getLowerClipAttr() != nullptr,
-       inModes({M::relu, M::relu_backward})},
+       {M::relu, M::relu_backward}},
       {"upper_clip", getUpperClipAttr() != nullptr,
-       inModes({M::relu, M::relu_backward})},
+       {M::relu, M::relu_backward}},
       {"swish_beta", getSwishBetaAttr() != nullptr,
-       inModes({M::swish, M::swish_backward})},
-      {"elu_alpha", getEluAlphaAttr() != nullptr,
-       inModes({M::elu, M::elu_backward})},
+       {M::swish, M::swish_backward}},
+      {"elu_alpha", getEluAlphaAttr() != nullptr, {M::elu, M::elu_backward}},
       {"softplus_beta", getSoftplusBetaAttr() != nullptr,
-       inModes({M::softplus, M::softplus_backward})},
-      {"axis", getAxisAttr() != nullptr, mode == M::gen_index},
+       {M::softplus, M::softplus_backward}},
+      {"axis", getAxisAttr() != nullptr, {M::gen_index}},
   };
-  for (const AttrRule &rule : rules)
-    if (rule.present && !rule.allowed)
-      return emitNodeError(*this) << "attribute " << rule.name
-                                  << " does not apply to mode " << modeName;
+  for (const AttrRule &rule : rules) {
+    if (!rule.present || llvm::is_contained(rule.modes, mode))
+      continue;
+    InFlightDiagnostic diag = emitNodeError(*this);
+    diag << "attribute " << rule.name << " does not apply to mode " << modeName
+         << " (only to ";
+    llvm::interleaveComma(rule.modes, diag,
+                          [&](M m) { diag << stringifyPointwiseMode(m); });
+    return diag << ")";
+  }
   if (inModes({M::leaky_relu, M::leaky_relu_backward}) &&
       !getNegativeSlopeAttr())
     return emitNodeError(*this) << "mode " << modeName

@@ -30,14 +30,14 @@ graph.graph @g(%x: tensor<4xf32>) attributes {compute_data_type = vector<4xf32>}
 
 // -----
 
-// expected-error @below {{'graph.graph' op @g: input 0: graph.uid must be an i64 integer}}
+// expected-error @below {{'graph.graph' op @g: input 0: graph.uid must be an i64 integer, got 1 : i32}}
 graph.graph @g(%x: tensor<4xf32> {graph.uid = 1 : i32}) {
   graph.output
 }
 
 // -----
 
-// expected-error @below {{'graph.graph' op @g: input 1: graph.uid must be an i64 integer}}
+// expected-error @below {{'graph.graph' op @g: input 1: graph.uid must be an i64 integer, got "one"}}
 graph.graph @g(%x: tensor<4xf32>, %y: tensor<4xf32> {graph.uid = "one"}) {
   graph.output
 }
@@ -58,14 +58,14 @@ graph.graph @g(%x: tensor<4xf32>) -> (tensor<4xf32> {graph.uid = -3 : i64}) {
 
 // -----
 
-// expected-error @below {{'graph.graph' op @g: input 0: graph.name must be a string}}
+// expected-error @below {{'graph.graph' op @g: input 0: graph.name must be a string, got 7 : i64}}
 graph.graph @g(%x: tensor<4xf32> {graph.name = 7 : i64}) {
   graph.output
 }
 
 // -----
 
-// expected-error @below {{'graph.graph' op @g: output 0: graph.name must be a string}}
+// expected-error @below {{'graph.graph' op @g: output 0: graph.name must be a string, got @y}}
 graph.graph @g(%x: tensor<4xf32>) -> (tensor<4xf32> {graph.name = @y}) {
   graph.output %x : tensor<4xf32>
 }
@@ -339,7 +339,7 @@ graph.graph @g(%x: tensor<4x16xf32>, %m: tensor<4x16xi1>) {
 // -----
 
 graph.graph @g(%x: tensor<4x16xf32>) {
-  // expected-error @below {{pointwise: attribute negative_slope does not apply to mode sigmoid}}
+  // expected-error @below {{pointwise: attribute negative_slope does not apply to mode sigmoid (only to relu, leaky_relu, relu_backward, leaky_relu_backward)}}
   %y = graph.pointwise sigmoid(%x) {negative_slope = 0.1 : f64} : (tensor<4x16xf32>) -> tensor<4x16xf32>
   graph.output
 }
@@ -347,7 +347,7 @@ graph.graph @g(%x: tensor<4x16xf32>) {
 // -----
 
 graph.graph @g(%x: tensor<4x16xf32>) {
-  // expected-error @below {{pointwise: attribute lower_clip does not apply to mode leaky_relu}}
+  // expected-error @below {{pointwise: attribute lower_clip does not apply to mode leaky_relu (only to relu, relu_backward)}}
   %y = graph.pointwise leaky_relu(%x) {negative_slope = 0.1 : f64, lower_clip = 0.0 : f64} : (tensor<4x16xf32>) -> tensor<4x16xf32>
   graph.output
 }
@@ -355,7 +355,7 @@ graph.graph @g(%x: tensor<4x16xf32>) {
 // -----
 
 graph.graph @g(%x: tensor<4x16xf32>) {
-  // expected-error @below {{pointwise: attribute upper_clip does not apply to mode gelu}}
+  // expected-error @below {{pointwise: attribute upper_clip does not apply to mode gelu (only to relu, relu_backward)}}
   %y = graph.pointwise gelu(%x) {upper_clip = 6.0 : f64} : (tensor<4x16xf32>) -> tensor<4x16xf32>
   graph.output
 }
@@ -363,7 +363,7 @@ graph.graph @g(%x: tensor<4x16xf32>) {
 // -----
 
 graph.graph @g(%x: tensor<4x16xf32>) {
-  // expected-error @below {{pointwise: attribute swish_beta does not apply to mode elu}}
+  // expected-error @below {{pointwise: attribute swish_beta does not apply to mode elu (only to swish, swish_backward)}}
   %y = graph.pointwise elu(%x) {swish_beta = 1.0 : f64} : (tensor<4x16xf32>) -> tensor<4x16xf32>
   graph.output
 }
@@ -371,7 +371,7 @@ graph.graph @g(%x: tensor<4x16xf32>) {
 // -----
 
 graph.graph @g(%x: tensor<4x16xf32>) {
-  // expected-error @below {{pointwise: attribute elu_alpha does not apply to mode swish}}
+  // expected-error @below {{pointwise: attribute elu_alpha does not apply to mode swish (only to elu, elu_backward)}}
   %y = graph.pointwise swish(%x) {elu_alpha = 1.0 : f64} : (tensor<4x16xf32>) -> tensor<4x16xf32>
   graph.output
 }
@@ -379,7 +379,7 @@ graph.graph @g(%x: tensor<4x16xf32>) {
 // -----
 
 graph.graph @g(%x: tensor<4x16xf32>) {
-  // expected-error @below {{pointwise: attribute softplus_beta does not apply to mode tanh_backward}}
+  // expected-error @below {{pointwise: attribute softplus_beta does not apply to mode tanh_backward (only to softplus, softplus_backward)}}
   %y = graph.pointwise tanh_backward(%x, %x) {softplus_beta = 1.0 : f64} : (tensor<4x16xf32>, tensor<4x16xf32>) -> tensor<4x16xf32>
   graph.output
 }
@@ -387,7 +387,7 @@ graph.graph @g(%x: tensor<4x16xf32>) {
 // -----
 
 graph.graph @g(%x: tensor<4x16xf32>) {
-  // expected-error @below {{pointwise: attribute axis does not apply to mode add}}
+  // expected-error @below {{pointwise: attribute axis does not apply to mode add (only to gen_index)}}
   %y = graph.pointwise add(%x, %x) {axis = 0 : i64} : (tensor<4x16xf32>, tensor<4x16xf32>) -> tensor<4x16xf32>
   graph.output
 }

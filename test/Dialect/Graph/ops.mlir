@@ -1,8 +1,9 @@
-// RUN: graph-opt %s | graph-opt | FileCheck %s
-// RUN: graph-opt %s --mlir-print-op-generic | graph-opt | FileCheck %s
+// RUN: graph-opt %s | graph-opt | FileCheck %s --strict-whitespace
+// RUN: graph-opt %s --mlir-print-op-generic | graph-opt | FileCheck %s --strict-whitespace
 
 // Round trip of every op of the graph dialect, in the custom and the generic
 // form. Inside a graph.graph the `graph.` prefix of the node ops is elided.
+// --strict-whitespace keeps enum keywords to one space (`pointwise add(`).
 
 // Container attributes, uids and names, pass-by-value scalars, matmul.
 // CHECK-LABEL: graph.graph @matmul(
