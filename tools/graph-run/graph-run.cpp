@@ -625,7 +625,7 @@ int runMain() {
                          : "note")
                  << ": ";
     if (auto loc = dyn_cast<FileLineColLoc>(diag.getLocation()))
-      llvm::errs() << loc.getFilename() << ":" << loc.getLine() << ":"
+      llvm::errs() << loc.getFilename().getValue() << ":" << loc.getLine() << ":"
                    << loc.getColumn() << ": ";
     std::string text = diag.str();
     std::replace(text.begin(), text.end(), '\n', ' ');
