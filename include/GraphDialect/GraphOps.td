@@ -504,8 +504,8 @@ def Graph_ReductionOp : Graph_Op<"reduction"> {
   let summary = "Reduction to an explicit output shape";
   let description = [{
     Reduces `input` over every dim where the output extent is 1 and the
-    input's is not; other dims must match. `group_offset` (optional) gives
-    ragged group boundaries along dim 0.
+    input's is not; other dims must match. `group_offset` (optional,
+    integers) gives ragged group boundaries along dim 0.
 
     ```mlir
     %s = graph.reduction add %x : (tensor<4x16xf32>) -> tensor<4x1xf32>
@@ -789,8 +789,10 @@ def Graph_SdpaMxfp8Op : Graph_Op<"sdpa_mxfp8", [AttrSizedOperandSegments]> {
   let summary = "MXFP8 (block-scaled fp8) attention forward";
   let description = [{
     As `graph.sdpa` with block-scaled fp8 `q`, `k`, `v`: each block of 32
-    elements along the head dim has an e8m0 scale in `descale_q/k/v`
-    (`[B, H, S, D/32]`). `Amax_O` reports the output's largest magnitude.
+    elements along the dim its product contracts has an e8m0 scale, the
+    head dim for `q` and `k` (`descale_q/k` `[B, H, S, ceil(D/32)]`), the
+    sequence dim for `v` (`descale_v` `[B, H, ceil(Skv/32), Dv]`). `Amax_O`
+    reports the output's largest magnitude.
   }] # !strconcat("", SdpaMaskDoc);
   let arguments = !con((ins AnyRankedTensor:$q, AnyRankedTensor:$k,
                             AnyRankedTensor:$v, AnyRankedTensor:$descale_q,
@@ -810,9 +812,11 @@ def Graph_SdpaMxfp8BackwardOp : Graph_Op<"sdpa_mxfp8_backward", [AttrSizedOperan
   let summary = "MXFP8 (block-scaled fp8) attention backward";
   let description = [{
     Gradients of `graph.sdpa_mxfp8`. The transposed operands (`q_T`, `k_T`,
-    `dO_T`) are the same values quantized along the sequence dim, with their
-    own block scales; `o_f16` and `dO_f16` are the unquantized output and
-    output gradient.
+    `dO_T`) have the dims of `q`, `k`, `dO` and hold the same values
+    quantized along the sequence dim, with their own block scales
+    (`[B, H, ceil(S/32), D]`, as `descale_v`); `dO` is scaled along the head
+    dim like `q`. `o_f16` and `dO_f16` are the unquantized output and output
+    gradient.
   }] # !strconcat("", SdpaMaskDoc);
   let arguments = !con((ins AnyRankedTensor:$q, AnyRankedTensor:$q_T,
                             AnyRankedTensor:$k, AnyRankedTensor:$k_T,
@@ -847,7 +851,9 @@ def Graph_BlockScaleQuantizeOp : Graph_Op<"block_scale_quantize"> {
   let description = [{
     Splits `axis` (default: the last dim) into blocks of `block_size`
     elements, which must divide it; `Y` has `input`'s shape in an fp8 or fp4
-    type, `scale` has `input`'s shape with `axis` divided by `block_size`.
+    type, `scale` has `input`'s shape with `axis` divided by
+    `block_size`. `transpose` makes cuDNN lay `Y` and `scale` out with
+    `axis` innermost; it changes strides, never dims.
 
     ```mlir
     %y, %s = graph.block_scale_quantize %x {block_size = 32 : i64}

@@ -1062,8 +1062,9 @@ LogicalResult BlockScaleQuantizeOp::verify() {
     return emitNodeError(*this) << "block_size " << block << " does not "
                                 << "divide dim " << axis << " of input ("
                                 << in[axis] << ")";
-  if (!isNarrowFloat(elementOf(getY())) && !elementOf(getY()).isInteger(8))
-    return emitNodeError(*this) << "Y must be an fp8, fp4 or i8 type but is "
+  if (!isNarrowFloat(elementOf(getY())))
+    return emitNodeError(*this) << "Y must be an fp8 or fp4 type (f8E4M3FN, "
+                                << "f8E5M2 or f4E2M1FN) but is "
                                 << elementOf(getY());
   if (failed(expectDims(*this, "Y", getY(), in, "like input")))
     return failure();
@@ -1191,9 +1192,12 @@ FailureOr<SdpaShapes> verifyQkv(Operation *op, Value q, Value k, Value v) {
       return failure();
   ArrayRef<int64_t> qd = shapeOf(q), kd = shapeOf(k), vd = shapeOf(v);
   SdpaShapes s{qd[0], qd[1], kd[1], vd[1], qd[2], kd[2], qd[3], vd[3]};
-  if (!dimsCompatible(kd[0], s.b) || !dimsCompatible(vd[0], s.b))
-    return emitNodeError(op) << "batch of q, k, v are " << s.b << ", " << kd[0]
-                             << ", " << vd[0] << " (must match)";
+  // Pairwise: a dynamic q batch must not hide a k/v mismatch.
+  if (!dimsCompatible(kd[0], s.b) || !dimsCompatible(vd[0], s.b) ||
+      !dimsCompatible(kd[0], vd[0]))
+    return emitNodeError(op) << "batch of q, k, v are " << formatDims(s.b)
+                             << ", " << formatDims(kd[0]) << ", "
+                             << formatDims(vd[0]) << " (must match)";
   for (auto [port, heads] :
        {std::pair<StringRef, int64_t>{"k", s.hk}, {"v", s.hv}})
     if (!ShapedType::isDynamic(heads) && !ShapedType::isDynamic(s.hq) &&
@@ -1565,6 +1569,9 @@ FailureOr<LinearShapes> verifyLinearQkv(Operation *op, Value q, Value k,
     if (!dimsCompatible(dims[0], s.t))
       return emitNodeError(op) << "tokens of q (" << s.t << ") and " << port
                                << " (" << dims[0] << ") differ";
+  if (!dimsCompatible(kd[0], vd[0]))
+    return emitNodeError(op) << "tokens of k (" << kd[0] << ") and v ("
+                             << vd[0] << ") differ";
   if (!dimsCompatible(kd[2], s.dk))
     return emitNodeError(op) << "key dim of q is " << s.dk
                              << " but key dim of k is " << kd[2];
@@ -1586,9 +1593,9 @@ LogicalResult verifyPerHead(Operation *op, StringRef port, Value value,
       (last && !dimsCompatible(dims[2], *last)))
     return emitNodeError(op)
            << port << " dims are " << formatDims(dims) << " but must be "
-           << (last ? "[T, heads, " + std::to_string(*last) + "]"
+           << (last ? "[T, heads, " + formatDims(*last) + "]"
                     : std::string("[T, heads]"))
-           << " with T = " << s.t;
+           << " with T = " << formatDims(s.t);
   return expectHeadsDivide(op, port, dims[1], s.h);
 }
 

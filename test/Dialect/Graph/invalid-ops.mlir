@@ -428,8 +428,17 @@ graph.graph @bsq_divide(%x: tensor<128x48xbf16>) {
 // -----
 
 graph.graph @bsq_y_type(%x: tensor<128x256xbf16>) {
-  // expected-error @below {{block_scale_quantize: Y must be an fp8, fp4 or i8 type but is 'bf16'}}
+  // expected-error @below {{block_scale_quantize: Y must be an fp8 or fp4 type (f8E4M3FN, f8E5M2 or f4E2M1FN) but is 'bf16'}}
   %y, %s = graph.block_scale_quantize %x {block_size = 32 : i64} : (tensor<128x256xbf16>) -> (tensor<128x256xbf16>, tensor<128x8xf8E8M0FNU>)
+  graph.output
+}
+
+// -----
+
+// Quantizing to integers is not a block-scale format cuDNN produces.
+graph.graph @bsq_y_int8(%x: tensor<128x256xbf16>) {
+  // expected-error @below {{block_scale_quantize: Y must be an fp8 or fp4 type (f8E4M3FN, f8E5M2 or f4E2M1FN) but is 'i8'}}
+  %y, %s = graph.block_scale_quantize %x {block_size = 32 : i64} : (tensor<128x256xbf16>) -> (tensor<128x256xi8>, tensor<128x8xf8E8M0FNU>)
   graph.output
 }
 
@@ -615,5 +624,1066 @@ graph.graph @moe_bwd_offsets_type(%dy: tensor<1x64x16xbf16>, %t: tensor<1x64x32x
 // E + 1 boundaries are as valid for the backward as for the forward.
 graph.graph @moe_bwd_boundaries(%dy: tensor<1x64x16xbf16>, %t: tensor<1x64x32xbf16>, %off: tensor<5xi32>) {
   %0 = graph.moe_grouped_matmul_bwd %dy, %t, offsets %off : (tensor<1x64x16xbf16>, tensor<1x64x32xbf16>, tensor<5xi32>) -> tensor<4x32x16xf32>
+  graph.output
+}
+
+//===----------------------------------------------------------------------===//
+// sdpa, sdpa_backward, sdpa_fp8, sdpa_fp8_backward, sdpa_mxfp8,
+// sdpa_mxfp8_backward
+//===----------------------------------------------------------------------===//
+
+// -----
+
+graph.graph @sdpa_rank(%q: tensor<2x8x16xbf16>, %k: tensor<1x2x8x16xbf16>, %v: tensor<1x2x8x16xbf16>) {
+  // expected-error @below {{sdpa "attn": q must have rank 4 but has 3 (dims 2x8x16)}}
+  %o = graph.sdpa %q, %k, %v {name = "attn"}
+      : (tensor<2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>) -> (tensor<1x2x8x16xbf16>, none, none, none)
+  graph.output
+}
+
+// -----
+
+graph.graph @sdpa_batch(%q: tensor<1x2x8x16xbf16>, %k: tensor<2x2x8x16xbf16>, %v: tensor<1x2x8x16xbf16>) {
+  // expected-error @below {{sdpa: batch of q, k, v are 1, 2, 1 (must match)}}
+  %o = graph.sdpa %q, %k, %v
+      : (tensor<1x2x8x16xbf16>, tensor<2x2x8x16xbf16>, tensor<1x2x8x16xbf16>) -> (tensor<1x2x8x16xbf16>, none, none, none)
+  graph.output
+}
+
+// -----
+
+graph.graph @sdpa_gqa_k(%q: tensor<1x3x8x16xbf16>, %k: tensor<1x2x8x16xbf16>, %v: tensor<1x2x8x16xbf16>) {
+  // expected-error @below {{sdpa: heads of q (3) are not a multiple of heads of k (2) (GQA/MQA share each kv head among a whole group of q heads)}}
+  %o = graph.sdpa %q, %k, %v
+      : (tensor<1x3x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>) -> (tensor<1x3x8x16xbf16>, none, none, none)
+  graph.output
+}
+
+// -----
+
+graph.graph @sdpa_gqa_v(%q: tensor<1x4x8x16xbf16>, %k: tensor<1x2x8x16xbf16>, %v: tensor<1x3x8x16xbf16>) {
+  // expected-error @below {{sdpa: heads of q (4) are not a multiple of heads of v (3) (GQA/MQA share each kv head among a whole group of q heads)}}
+  %o = graph.sdpa %q, %k, %v
+      : (tensor<1x4x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x3x8x16xbf16>) -> (tensor<1x4x8x16xbf16>, none, none, none)
+  graph.output
+}
+
+// -----
+
+graph.graph @sdpa_head_dim(%q: tensor<1x2x8x16xbf16>, %k: tensor<1x2x8x8xbf16>, %v: tensor<1x2x8x16xbf16>) {
+  // expected-error @below {{sdpa: head dim of q is 16 but head dim of k is 8}}
+  %o = graph.sdpa %q, %k, %v
+      : (tensor<1x2x8x16xbf16>, tensor<1x2x8x8xbf16>, tensor<1x2x8x16xbf16>) -> (tensor<1x2x8x16xbf16>, none, none, none)
+  graph.output
+}
+
+// -----
+
+graph.graph @sdpa_kv_seq(%q: tensor<1x2x8x16xbf16>, %k: tensor<1x2x8x16xbf16>, %v: tensor<1x2x4x16xbf16>) {
+  // expected-error @below {{sdpa: sequence length of k is 8 but of v is 4}}
+  %o = graph.sdpa %q, %k, %v
+      : (tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x4x16xbf16>) -> (tensor<1x2x8x16xbf16>, none, none, none)
+  graph.output
+}
+
+// -----
+
+graph.graph @sdpa_head_dim_limit(%q: tensor<1x2x8x512xbf16>, %k: tensor<1x2x8x512xbf16>, %v: tensor<1x2x8x16xbf16>) {
+  // expected-error @below {{sdpa: head dim of q/k is 512 but the limit is 256}}
+  %o = graph.sdpa %q, %k, %v
+      : (tensor<1x2x8x512xbf16>, tensor<1x2x8x512xbf16>, tensor<1x2x8x16xbf16>) -> (tensor<1x2x8x16xbf16>, none, none, none)
+  graph.output
+}
+
+// -----
+
+graph.graph @sdpa_v_head_dim_limit(%q: tensor<1x2x8x16xbf16>, %k: tensor<1x2x8x16xbf16>, %v: tensor<1x2x8x320xbf16>) {
+  // expected-error @below {{sdpa: head dim of v is 320 but the limit is 256}}
+  %o = graph.sdpa %q, %k, %v
+      : (tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x320xbf16>) -> (tensor<1x2x8x320xbf16>, none, none, none)
+  graph.output
+}
+
+// -----
+
+graph.graph @sdpa_unit_stride(%q: tensor<1x2x8x16xbf16, #graph.strides<[512, 256, 32, 2]>>, %k: tensor<1x2x8x16xbf16>, %v: tensor<1x2x8x16xbf16>) {
+  // expected-error @below {{sdpa: q must have unit stride in its last (head) dim but has 2}}
+  %o = graph.sdpa %q, %k, %v
+      : (tensor<1x2x8x16xbf16, #graph.strides<[512, 256, 32, 2]>>, tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>) -> (tensor<1x2x8x16xbf16>, none, none, none)
+  graph.output
+}
+
+// -----
+
+graph.graph @sdpa_scale_twice(%q: tensor<1x2x8x16xbf16>, %k: tensor<1x2x8x16xbf16>, %v: tensor<1x2x8x16xbf16>, %s: tensor<1x1x1x1xf32>) {
+  // expected-error @below {{sdpa: the attention scale is given twice (as the attn_scale tensor and as attn_scale_value); give it once}}
+  %o = graph.sdpa %q, %k, %v attn_scale %s {attn_scale_value = 1.250000e-01}
+      : (tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x1x1x1xf32>) -> (tensor<1x2x8x16xbf16>, none, none, none)
+  graph.output
+}
+
+// -----
+
+graph.graph @sdpa_scale_one_element(%q: tensor<1x2x8x16xbf16>, %k: tensor<1x2x8x16xbf16>, %v: tensor<1x2x8x16xbf16>, %s: tensor<1x2x1x1xf32>) {
+  // expected-error @below {{sdpa: attn_scale must hold one element but has dims 1x2x1x1}}
+  %o = graph.sdpa %q, %k, %v attn_scale %s
+      : (tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x1x1xf32>) -> (tensor<1x2x8x16xbf16>, none, none, none)
+  graph.output
+}
+
+// -----
+
+graph.graph @sdpa_causal_twice(%q: tensor<1x2x8x16xbf16>, %k: tensor<1x2x8x16xbf16>, %v: tensor<1x2x8x16xbf16>) {
+  // expected-error @below {{sdpa: use_causal_mask and use_causal_mask_bottom_right exclude each other}}
+  %o = graph.sdpa %q, %k, %v {use_causal_mask, use_causal_mask_bottom_right}
+      : (tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>) -> (tensor<1x2x8x16xbf16>, none, none, none)
+  graph.output
+}
+
+// -----
+
+graph.graph @sdpa_padding_needs_lengths(%q: tensor<1x2x8x16xbf16>, %k: tensor<1x2x8x16xbf16>, %v: tensor<1x2x8x16xbf16>, %lq: tensor<1x1x1x1xi32>) {
+  // expected-error @below {{sdpa: use_padding_mask requires seq_len_q and seq_len_kv}}
+  %o = graph.sdpa %q, %k, %v seq_len_q %lq {use_padding_mask}
+      : (tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x1x1x1xi32>) -> (tensor<1x2x8x16xbf16>, none, none, none)
+  graph.output
+}
+
+// -----
+
+// A lone sequence length without use_padding_mask is reported too.
+graph.graph @sdpa_lengths_need_padding(%q: tensor<1x2x8x16xbf16>, %k: tensor<1x2x8x16xbf16>, %v: tensor<1x2x8x16xbf16>, %lkv: tensor<1x1x1x1xi32>) {
+  // expected-error @below {{sdpa: seq_len_kv is given without use_padding_mask}}
+  %o = graph.sdpa %q, %k, %v seq_len_kv %lkv
+      : (tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x1x1x1xi32>) -> (tensor<1x2x8x16xbf16>, none, none, none)
+  graph.output
+}
+
+// -----
+
+graph.graph @sdpa_lengths_dims(%q: tensor<1x2x8x16xbf16>, %k: tensor<1x2x8x16xbf16>, %v: tensor<1x2x8x16xbf16>, %lq: tensor<2x1x1x1xi32>, %lkv: tensor<1x1x1x1xi32>) {
+  // expected-error @below {{sdpa: seq_len_q dims are 2x1x1x1 but must be 1x1x1x1 ([B, 1, 1, 1]: one length per batch)}}
+  %o = graph.sdpa %q, %k, %v seq_len_q %lq seq_len_kv %lkv {use_padding_mask}
+      : (tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<2x1x1x1xi32>, tensor<1x1x1x1xi32>) -> (tensor<1x2x8x16xbf16>, none, none, none)
+  graph.output
+}
+
+// -----
+
+graph.graph @sdpa_lengths_integers(%q: tensor<1x2x8x16xbf16>, %k: tensor<1x2x8x16xbf16>, %v: tensor<1x2x8x16xbf16>, %lq: tensor<1x1x1x1xi32>, %lkv: tensor<1x1x1x1xf32>) {
+  // expected-error @below {{sdpa: seq_len_kv must hold integers but is 'f32'}}
+  %o = graph.sdpa %q, %k, %v seq_len_q %lq seq_len_kv %lkv {use_padding_mask}
+      : (tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x1x1x1xi32>, tensor<1x1x1x1xf32>) -> (tensor<1x2x8x16xbf16>, none, none, none)
+  graph.output
+}
+
+// -----
+
+graph.graph @sdpa_bias_broadcast(%q: tensor<1x2x8x16xbf16>, %k: tensor<1x2x8x16xbf16>, %v: tensor<1x2x8x16xbf16>, %b: tensor<1x2x8x4xbf16>) {
+  // expected-error @below {{sdpa: bias dims 1x2x8x4 do not broadcast to the scores 1x2x8x8 ([B, H, Sq, Skv])}}
+  %o = graph.sdpa %q, %k, %v bias %b
+      : (tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x4xbf16>) -> (tensor<1x2x8x16xbf16>, none, none, none)
+  graph.output
+}
+
+// -----
+
+graph.graph @sdpa_bias_rank(%q: tensor<1x2x8x16xbf16>, %k: tensor<1x2x8x16xbf16>, %v: tensor<1x2x8x16xbf16>, %b: tensor<8x8xbf16>) {
+  // expected-error @below {{sdpa: bias dims 8x8 do not broadcast to the scores 1x2x8x8 ([B, H, Sq, Skv])}}
+  %o = graph.sdpa %q, %k, %v bias %b
+      : (tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<8x8xbf16>) -> (tensor<1x2x8x16xbf16>, none, none, none)
+  graph.output
+}
+
+// -----
+
+graph.graph @sdpa_band_negative(%q: tensor<1x2x8x16xbf16>, %k: tensor<1x2x8x16xbf16>, %v: tensor<1x2x8x16xbf16>) {
+  // expected-error @below {{sdpa: diagonal_band_right_bound is -1 but must be >= 0}}
+  %o = graph.sdpa %q, %k, %v {diagonal_band_right_bound = -1 : i64}
+      : (tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>) -> (tensor<1x2x8x16xbf16>, none, none, none)
+  graph.output
+}
+
+// -----
+
+graph.graph @sdpa_window_twice(%q: tensor<1x2x8x16xbf16>, %k: tensor<1x2x8x16xbf16>, %v: tensor<1x2x8x16xbf16>) {
+  // expected-error @below {{sdpa: sliding_window_length and diagonal_band_left_bound set the same bound; give one}}
+  %o = graph.sdpa %q, %k, %v {sliding_window_length = 4 : i64, diagonal_band_left_bound = 4 : i64}
+      : (tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>) -> (tensor<1x2x8x16xbf16>, none, none, none)
+  graph.output
+}
+
+// -----
+
+graph.graph @sdpa_dropout_range(%q: tensor<1x2x8x16xbf16>, %k: tensor<1x2x8x16xbf16>, %v: tensor<1x2x8x16xbf16>) {
+  // expected-error @below {{sdpa: dropout_probability 1.000000e+00 must be in [0, 1)}}
+  %o = graph.sdpa %q, %k, %v {dropout_probability = 1.000000e+00}
+      : (tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>) -> (tensor<1x2x8x16xbf16>, none, none, none)
+  graph.output
+}
+
+// -----
+
+graph.graph @sdpa_dropout_mask_needs_p(%q: tensor<1x2x8x16xbf16>, %k: tensor<1x2x8x16xbf16>, %v: tensor<1x2x8x16xbf16>, %m: tensor<1x2x8x8xi1>) {
+  // expected-error @below {{sdpa: dropout_mask needs dropout_probability (the kept values are scaled by 1/(1-p))}}
+  %o = graph.sdpa %q, %k, %v dropout_mask %m
+      : (tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x8xi1>) -> (tensor<1x2x8x16xbf16>, none, none, none)
+  graph.output
+}
+
+// -----
+
+graph.graph @sdpa_dropout_mask_dims(%q: tensor<1x2x8x16xbf16>, %k: tensor<1x2x8x16xbf16>, %v: tensor<1x2x8x16xbf16>, %m: tensor<1x1x8x8xi1>) {
+  // expected-error @below {{sdpa: dropout_mask dims are 1x1x8x8 but must be 1x2x8x8 ([B, H, Sq, Skv])}}
+  %o = graph.sdpa %q, %k, %v dropout_mask %m {dropout_probability = 1.000000e-01}
+      : (tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x1x8x8xi1>) -> (tensor<1x2x8x16xbf16>, none, none, none)
+  graph.output
+}
+
+// -----
+
+graph.graph @sdpa_half_inputs(%q: tensor<1x2x8x16xf32>, %k: tensor<1x2x8x16xbf16>, %v: tensor<1x2x8x16xbf16>) {
+  // expected-error @below {{sdpa: q must be f16 or bf16 (cuDNN's fused attention) but is 'f32'}}
+  %o = graph.sdpa %q, %k, %v
+      : (tensor<1x2x8x16xf32>, tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>) -> (tensor<1x2x8x16xbf16>, none, none, none)
+  graph.output
+}
+
+// -----
+
+graph.graph @sdpa_o_dims(%q: tensor<1x2x8x16xbf16>, %k: tensor<1x2x8x16xbf16>, %v: tensor<1x2x8x16xbf16>) {
+  // expected-error @below {{sdpa: O dims are 1x2x8x8 but must be 1x2x8x16 ([B, Hq, Sq, Dv])}}
+  %o = graph.sdpa %q, %k, %v
+      : (tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>) -> (tensor<1x2x8x8xbf16>, none, none, none)
+  graph.output
+}
+
+// -----
+
+graph.graph @sdpa_stats_flag(%q: tensor<1x2x8x16xbf16>, %k: tensor<1x2x8x16xbf16>, %v: tensor<1x2x8x16xbf16>) {
+  // expected-error @below {{sdpa: generate_stats is set but there is no Stats result}}
+  %o = graph.sdpa %q, %k, %v {generate_stats}
+      : (tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>) -> (tensor<1x2x8x16xbf16>, none, none, none)
+  graph.output
+}
+
+// -----
+
+graph.graph @sdpa_stats_result(%q: tensor<1x2x8x16xbf16>, %k: tensor<1x2x8x16xbf16>, %v: tensor<1x2x8x16xbf16>) {
+  // expected-error @below {{sdpa: a Stats result needs generate_stats}}
+  %o:2 = graph.sdpa %q, %k, %v
+      : (tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>) -> (tensor<1x2x8x16xbf16>, tensor<1x2x8x1xf32>, none, none)
+  graph.output
+}
+
+// -----
+
+graph.graph @sdpa_stats_dims(%q: tensor<1x2x8x16xbf16>, %k: tensor<1x2x8x16xbf16>, %v: tensor<1x2x8x16xbf16>) {
+  // expected-error @below {{sdpa: Stats dims are 1x2x1x8 but must be 1x2x8x1 ([B, Hq, Sq, 1])}}
+  %o:2 = graph.sdpa %q, %k, %v {generate_stats}
+      : (tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>) -> (tensor<1x2x8x16xbf16>, tensor<1x2x1x8xf32>, none, none)
+  graph.output
+}
+
+// -----
+
+graph.graph @sdpa_score_max_dims(%q: tensor<1x2x8x16xbf16>, %k: tensor<1x2x8x16xbf16>, %v: tensor<1x2x8x16xbf16>) {
+  // expected-error @below {{sdpa: score_max dims are 1x2x8x8 but must be 1x2x8x1 ([B, Hq, Sq, 1])}}
+  %o:2 = graph.sdpa %q, %k, %v
+      : (tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>) -> (tensor<1x2x8x16xbf16>, none, tensor<1x2x8x8xf32>, none)
+  graph.output
+}
+
+// -----
+
+graph.graph @sdpa_bwd_o(%q: tensor<1x2x8x16xbf16>, %k: tensor<1x2x8x16xbf16>, %v: tensor<1x2x8x16xbf16>, %o: tensor<1x2x8x8xbf16>, %dO: tensor<1x2x8x16xbf16>, %stats: tensor<1x2x8x1xf32>) {
+  // expected-error @below {{sdpa_backward "attn_bwd": o dims are 1x2x8x8 but must be 1x2x8x16 ([B, Hq, Sq, Dv])}}
+  %d:3 = graph.sdpa_backward %q, %k, %v, %o, %dO, %stats {name = "attn_bwd"}
+      : (tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x8xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x1xf32>) -> (tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>)
+  graph.output
+}
+
+// -----
+
+graph.graph @sdpa_bwd_do(%q: tensor<1x2x8x16xbf16>, %k: tensor<1x2x8x16xbf16>, %v: tensor<1x2x8x16xbf16>, %o: tensor<1x2x8x16xbf16>, %dO: tensor<1x2x4x16xbf16>, %stats: tensor<1x2x8x1xf32>) {
+  // expected-error @below {{sdpa_backward: dO dims are 1x2x4x16 but must be 1x2x8x16 (like o)}}
+  %d:3 = graph.sdpa_backward %q, %k, %v, %o, %dO, %stats
+      : (tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x4x16xbf16>, tensor<1x2x8x1xf32>) -> (tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>)
+  graph.output
+}
+
+// -----
+
+graph.graph @sdpa_bwd_stats(%q: tensor<1x2x8x16xbf16>, %k: tensor<1x2x8x16xbf16>, %v: tensor<1x2x8x16xbf16>, %o: tensor<1x2x8x16xbf16>, %dO: tensor<1x2x8x16xbf16>, %stats: tensor<1x2x8x16xf32>) {
+  // expected-error @below {{sdpa_backward: stats dims are 1x2x8x16 but must be 1x2x8x1 ([B, Hq, Sq, 1])}}
+  %d:3 = graph.sdpa_backward %q, %k, %v, %o, %dO, %stats
+      : (tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x16xf32>) -> (tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>)
+  graph.output
+}
+
+// -----
+
+graph.graph @sdpa_bwd_dq(%q: tensor<1x2x8x16xbf16>, %k: tensor<1x2x8x16xbf16>, %v: tensor<1x2x8x16xbf16>, %o: tensor<1x2x8x16xbf16>, %dO: tensor<1x2x8x16xbf16>, %stats: tensor<1x2x8x1xf32>) {
+  // expected-error @below {{sdpa_backward: dQ dims are 1x2x8x8 but must be 1x2x8x16 (like q)}}
+  %d:3 = graph.sdpa_backward %q, %k, %v, %o, %dO, %stats
+      : (tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x1xf32>) -> (tensor<1x2x8x8xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>)
+  graph.output
+}
+
+// -----
+
+graph.graph @sdpa_bwd_dk(%q: tensor<1x2x8x16xbf16>, %k: tensor<1x2x8x16xbf16>, %v: tensor<1x2x8x16xbf16>, %o: tensor<1x2x8x16xbf16>, %dO: tensor<1x2x8x16xbf16>, %stats: tensor<1x2x8x1xf32>) {
+  // expected-error @below {{sdpa_backward: dK dims are 1x1x8x16 but must be 1x2x8x16 (like k)}}
+  %d:3 = graph.sdpa_backward %q, %k, %v, %o, %dO, %stats
+      : (tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x1xf32>) -> (tensor<1x2x8x16xbf16>, tensor<1x1x8x16xbf16>, tensor<1x2x8x16xbf16>)
+  graph.output
+}
+
+// -----
+
+graph.graph @sdpa_bwd_dv(%q: tensor<1x2x8x16xbf16>, %k: tensor<1x2x8x16xbf16>, %v: tensor<1x2x8x16xbf16>, %o: tensor<1x2x8x16xbf16>, %dO: tensor<1x2x8x16xbf16>, %stats: tensor<1x2x8x1xf32>) {
+  // expected-error @below {{sdpa_backward: dV dims are 1x2x16x8 but must be 1x2x8x16 (like v)}}
+  %d:3 = graph.sdpa_backward %q, %k, %v, %o, %dO, %stats
+      : (tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x1xf32>) -> (tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x16x8xbf16>)
+  graph.output
+}
+
+// -----
+
+graph.graph @sdpa_bwd_dbias_needs_bias(%q: tensor<1x2x8x16xbf16>, %k: tensor<1x2x8x16xbf16>, %v: tensor<1x2x8x16xbf16>, %o: tensor<1x2x8x16xbf16>, %dO: tensor<1x2x8x16xbf16>, %stats: tensor<1x2x8x1xf32>) {
+  // expected-error @below {{sdpa_backward: dBias needs a bias operand}}
+  %d:4 = graph.sdpa_backward %q, %k, %v, %o, %dO, %stats
+      : (tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x1xf32>) -> (tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x8xbf16>)
+  graph.output
+}
+
+// -----
+
+graph.graph @sdpa_bwd_dbias_dims(%q: tensor<1x2x8x16xbf16>, %k: tensor<1x2x8x16xbf16>, %v: tensor<1x2x8x16xbf16>, %o: tensor<1x2x8x16xbf16>, %dO: tensor<1x2x8x16xbf16>, %stats: tensor<1x2x8x1xf32>, %b: tensor<1x1x8x8xbf16>) {
+  // expected-error @below {{sdpa_backward: dBias dims are 1x2x8x8 but must be 1x1x8x8 (like bias)}}
+  %d:4 = graph.sdpa_backward %q, %k, %v, %o, %dO, %stats bias %b
+      : (tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x1xf32>, tensor<1x1x8x8xbf16>) -> (tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x8xbf16>)
+  graph.output
+}
+
+// -----
+
+graph.graph @sdpa_bwd_half(%q: tensor<1x2x8x16xbf16>, %k: tensor<1x2x8x16xbf16>, %v: tensor<1x2x8x16xf32>, %o: tensor<1x2x8x16xbf16>, %dO: tensor<1x2x8x16xbf16>, %stats: tensor<1x2x8x1xf32>) {
+  // expected-error @below {{sdpa_backward: v must be f16 or bf16 (cuDNN's fused attention) but is 'f32'}}
+  %d:3 = graph.sdpa_backward %q, %k, %v, %o, %dO, %stats
+      : (tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x1xf32>) -> (tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>)
+  graph.output
+}
+
+// -----
+
+graph.graph @sdpa_bwd_unit_stride(%q: tensor<1x2x8x16xbf16>, %k: tensor<1x2x8x16xbf16>, %v: tensor<1x2x8x16xbf16>, %o: tensor<1x2x8x16xbf16>, %dO: tensor<1x2x8x16xbf16, #graph.strides<[256, 128, 1, 8]>>, %stats: tensor<1x2x8x1xf32>) {
+  // expected-error @below {{sdpa_backward: dO must have unit stride in its last (head) dim but has 8}}
+  %d:3 = graph.sdpa_backward %q, %k, %v, %o, %dO, %stats
+      : (tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16, #graph.strides<[256, 128, 1, 8]>>, tensor<1x2x8x1xf32>) -> (tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>)
+  graph.output
+}
+
+// -----
+
+// The options are those of the forward, checked alike.
+graph.graph @sdpa_bwd_options(%q: tensor<1x2x8x16xbf16>, %k: tensor<1x2x8x16xbf16>, %v: tensor<1x2x8x16xbf16>, %o: tensor<1x2x8x16xbf16>, %dO: tensor<1x2x8x16xbf16>, %stats: tensor<1x2x8x1xf32>) {
+  // expected-error @below {{sdpa_backward: use_causal_mask and use_causal_mask_bottom_right exclude each other}}
+  %d:3 = graph.sdpa_backward %q, %k, %v, %o, %dO, %stats {use_causal_mask, use_causal_mask_bottom_right}
+      : (tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x1xf32>) -> (tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>)
+  graph.output
+}
+
+// -----
+
+graph.graph @fp8_q(%q: tensor<1x2x8x16xbf16>, %k: tensor<1x2x8x16xf8E4M3FN>, %v: tensor<1x2x8x16xf8E4M3FN>, %d0: tensor<1x1x1x1xf32>, %d1: tensor<1x1x1x1xf32>, %d2: tensor<1x1x1x1xf32>, %d3: tensor<1x1x1x1xf32>, %s0: tensor<1x1x1x1xf32>, %s1: tensor<1x1x1x1xf32>) {
+  // expected-error @below {{sdpa_fp8 "f8": q must be an fp8 type (f8E4M3FN or f8E5M2) but is 'bf16'}}
+  %r:3 = graph.sdpa_fp8 %q, %k, %v descale(%d0, %d1, %d2, %d3) scale(%s0, %s1) {name = "f8"}
+      : (tensor<1x2x8x16xbf16>, tensor<1x2x8x16xf8E4M3FN>, tensor<1x2x8x16xf8E4M3FN>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>) -> (tensor<1x2x8x16xf8E4M3FN>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>)
+  graph.output
+}
+
+// -----
+
+graph.graph @fp8_o(%q: tensor<1x2x8x16xf8E4M3FN>, %k: tensor<1x2x8x16xf8E4M3FN>, %v: tensor<1x2x8x16xf8E4M3FN>, %d0: tensor<1x1x1x1xf32>, %d1: tensor<1x1x1x1xf32>, %d2: tensor<1x1x1x1xf32>, %d3: tensor<1x1x1x1xf32>, %s0: tensor<1x1x1x1xf32>, %s1: tensor<1x1x1x1xf32>) {
+  // expected-error @below {{sdpa_fp8: O must be an fp8 type (f8E4M3FN or f8E5M2) but is 'bf16'}}
+  %r:3 = graph.sdpa_fp8 %q, %k, %v descale(%d0, %d1, %d2, %d3) scale(%s0, %s1)
+      : (tensor<1x2x8x16xf8E4M3FN>, tensor<1x2x8x16xf8E4M3FN>, tensor<1x2x8x16xf8E4M3FN>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>) -> (tensor<1x2x8x16xbf16>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>)
+  graph.output
+}
+
+// -----
+
+graph.graph @fp8_descale(%q: tensor<1x2x8x16xf8E4M3FN>, %k: tensor<1x2x8x16xf8E4M3FN>, %v: tensor<1x2x8x16xf8E4M3FN>, %d0: tensor<1x1x1x1xf32>, %d1: tensor<1x1x1x1xf32>, %d2: tensor<1x1x1x1xf32>, %d3: tensor<1x2x1x1xf32>, %s0: tensor<1x1x1x1xf32>, %s1: tensor<1x1x1x1xf32>) {
+  // expected-error @below {{sdpa_fp8: descale_s must hold one element but has dims 1x2x1x1}}
+  %r:3 = graph.sdpa_fp8 %q, %k, %v descale(%d0, %d1, %d2, %d3) scale(%s0, %s1)
+      : (tensor<1x2x8x16xf8E4M3FN>, tensor<1x2x8x16xf8E4M3FN>, tensor<1x2x8x16xf8E4M3FN>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x2x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>) -> (tensor<1x2x8x16xf8E4M3FN>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>)
+  graph.output
+}
+
+// -----
+
+graph.graph @fp8_scale(%q: tensor<1x2x8x16xf8E4M3FN>, %k: tensor<1x2x8x16xf8E4M3FN>, %v: tensor<1x2x8x16xf8E4M3FN>, %d0: tensor<1x1x1x1xf32>, %d1: tensor<1x1x1x1xf32>, %d2: tensor<1x1x1x1xf32>, %d3: tensor<1x1x1x1xf32>, %s0: tensor<1x1x1x1xf32>, %s1: tensor<2xf32>) {
+  // expected-error @below {{sdpa_fp8: scale_o must hold one element but has dims 2}}
+  %r:3 = graph.sdpa_fp8 %q, %k, %v descale(%d0, %d1, %d2, %d3) scale(%s0, %s1)
+      : (tensor<1x2x8x16xf8E4M3FN>, tensor<1x2x8x16xf8E4M3FN>, tensor<1x2x8x16xf8E4M3FN>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<2xf32>) -> (tensor<1x2x8x16xf8E4M3FN>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>)
+  graph.output
+}
+
+// -----
+
+graph.graph @fp8_amax_dims(%q: tensor<1x2x8x16xf8E4M3FN>, %k: tensor<1x2x8x16xf8E4M3FN>, %v: tensor<1x2x8x16xf8E4M3FN>, %d0: tensor<1x1x1x1xf32>, %d1: tensor<1x1x1x1xf32>, %d2: tensor<1x1x1x1xf32>, %d3: tensor<1x1x1x1xf32>, %s0: tensor<1x1x1x1xf32>, %s1: tensor<1x1x1x1xf32>) {
+  // expected-error @below {{sdpa_fp8: Amax_S dims are 1x1x1 but must be 1x1x1x1 ([1, 1, 1, 1])}}
+  %r:3 = graph.sdpa_fp8 %q, %k, %v descale(%d0, %d1, %d2, %d3) scale(%s0, %s1)
+      : (tensor<1x2x8x16xf8E4M3FN>, tensor<1x2x8x16xf8E4M3FN>, tensor<1x2x8x16xf8E4M3FN>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>) -> (tensor<1x2x8x16xf8E4M3FN>, tensor<1x1x1xf32>, tensor<1x1x1x1xf32>)
+  graph.output
+}
+
+// -----
+
+graph.graph @fp8_amax_type(%q: tensor<1x2x8x16xf8E4M3FN>, %k: tensor<1x2x8x16xf8E4M3FN>, %v: tensor<1x2x8x16xf8E4M3FN>, %d0: tensor<1x1x1x1xf32>, %d1: tensor<1x1x1x1xf32>, %d2: tensor<1x1x1x1xf32>, %d3: tensor<1x1x1x1xf32>, %s0: tensor<1x1x1x1xf32>, %s1: tensor<1x1x1x1xf32>) {
+  // expected-error @below {{sdpa_fp8: Amax_O must be f32 but is 'bf16'}}
+  %r:3 = graph.sdpa_fp8 %q, %k, %v descale(%d0, %d1, %d2, %d3) scale(%s0, %s1)
+      : (tensor<1x2x8x16xf8E4M3FN>, tensor<1x2x8x16xf8E4M3FN>, tensor<1x2x8x16xf8E4M3FN>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>) -> (tensor<1x2x8x16xf8E4M3FN>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xbf16>)
+  graph.output
+}
+
+// -----
+
+graph.graph @fp8_stats(%q: tensor<1x2x8x16xf8E4M3FN>, %k: tensor<1x2x8x16xf8E4M3FN>, %v: tensor<1x2x8x16xf8E4M3FN>, %d0: tensor<1x1x1x1xf32>, %d1: tensor<1x1x1x1xf32>, %d2: tensor<1x1x1x1xf32>, %d3: tensor<1x1x1x1xf32>, %s0: tensor<1x1x1x1xf32>, %s1: tensor<1x1x1x1xf32>) {
+  // expected-error @below {{sdpa_fp8: Stats dims are 1x2x8x16 but must be 1x2x8x1 ([B, Hq, Sq, 1])}}
+  %r:4 = graph.sdpa_fp8 %q, %k, %v descale(%d0, %d1, %d2, %d3) scale(%s0, %s1) {generate_stats}
+      : (tensor<1x2x8x16xf8E4M3FN>, tensor<1x2x8x16xf8E4M3FN>, tensor<1x2x8x16xf8E4M3FN>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>) -> (tensor<1x2x8x16xf8E4M3FN>, tensor<1x2x8x16xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>)
+  graph.output
+}
+
+// -----
+
+graph.graph @fp8_options(%q: tensor<1x2x8x16xf8E4M3FN>, %k: tensor<1x2x8x16xf8E4M3FN>, %v: tensor<1x2x8x16xf8E4M3FN>, %d0: tensor<1x1x1x1xf32>, %d1: tensor<1x1x1x1xf32>, %d2: tensor<1x1x1x1xf32>, %d3: tensor<1x1x1x1xf32>, %s0: tensor<1x1x1x1xf32>, %s1: tensor<1x1x1x1xf32>) {
+  // expected-error @below {{sdpa_fp8: dropout_probability -5.000000e-01 must be in [0, 1)}}
+  %r:3 = graph.sdpa_fp8 %q, %k, %v descale(%d0, %d1, %d2, %d3) scale(%s0, %s1) {dropout_probability = -5.000000e-01}
+      : (tensor<1x2x8x16xf8E4M3FN>, tensor<1x2x8x16xf8E4M3FN>, tensor<1x2x8x16xf8E4M3FN>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>) -> (tensor<1x2x8x16xf8E4M3FN>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>)
+  graph.output
+}
+
+// -----
+
+graph.graph @fp8_qkv(%q: tensor<1x2x8x16xf8E4M3FN>, %k: tensor<1x2x8x32xf8E4M3FN>, %v: tensor<1x2x8x16xf8E4M3FN>, %d0: tensor<1x1x1x1xf32>, %d1: tensor<1x1x1x1xf32>, %d2: tensor<1x1x1x1xf32>, %d3: tensor<1x1x1x1xf32>, %s0: tensor<1x1x1x1xf32>, %s1: tensor<1x1x1x1xf32>) {
+  // expected-error @below {{sdpa_fp8: head dim of q is 16 but head dim of k is 32}}
+  %r:3 = graph.sdpa_fp8 %q, %k, %v descale(%d0, %d1, %d2, %d3) scale(%s0, %s1)
+      : (tensor<1x2x8x16xf8E4M3FN>, tensor<1x2x8x32xf8E4M3FN>, tensor<1x2x8x16xf8E4M3FN>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>) -> (tensor<1x2x8x16xf8E4M3FN>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>)
+  graph.output
+}
+
+// -----
+
+graph.graph @fp8_bwd_o(%q: tensor<1x2x8x16xf8E4M3FN>, %k: tensor<1x2x8x16xf8E4M3FN>, %v: tensor<1x2x8x16xf8E4M3FN>, %o: tensor<1x2x8x16xf16>, %dO: tensor<1x2x8x16xf8E5M2>, %stats: tensor<1x2x8x1xf32>, %d0: tensor<1x1x1x1xf32>, %d1: tensor<1x1x1x1xf32>, %d2: tensor<1x1x1x1xf32>, %d3: tensor<1x1x1x1xf32>, %d4: tensor<1x1x1x1xf32>, %d5: tensor<1x1x1x1xf32>, %d6: tensor<1x1x1x1xf32>, %s0: tensor<1x1x1x1xf32>, %s1: tensor<1x1x1x1xf32>, %s2: tensor<1x1x1x1xf32>, %s3: tensor<1x1x1x1xf32>, %s4: tensor<1x1x1x1xf32>) {
+  // expected-error @below {{sdpa_fp8_backward "f8_bwd": o must be an fp8 type (f8E4M3FN or f8E5M2) but is 'f16'}}
+  %r:7 = graph.sdpa_fp8_backward %q, %k, %v, %o, %dO, %stats descale(%d0, %d1, %d2, %d3, %d4, %d5, %d6) scale(%s0, %s1, %s2, %s3, %s4) {name = "f8_bwd"}
+      : (tensor<1x2x8x16xf8E4M3FN>, tensor<1x2x8x16xf8E4M3FN>, tensor<1x2x8x16xf8E4M3FN>, tensor<1x2x8x16xf16>, tensor<1x2x8x16xf8E5M2>, tensor<1x2x8x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>) -> (tensor<1x2x8x16xf8E4M3FN>, tensor<1x2x8x16xf8E4M3FN>, tensor<1x2x8x16xf8E4M3FN>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>)
+  graph.output
+}
+
+// -----
+
+graph.graph @fp8_bwd_descale(%q: tensor<1x2x8x16xf8E4M3FN>, %k: tensor<1x2x8x16xf8E4M3FN>, %v: tensor<1x2x8x16xf8E4M3FN>, %o: tensor<1x2x8x16xf8E4M3FN>, %dO: tensor<1x2x8x16xf8E5M2>, %stats: tensor<1x2x8x1xf32>, %d0: tensor<1x1x1x1xf32>, %d1: tensor<1x1x1x1xf32>, %d2: tensor<1x1x1x1xf32>, %d3: tensor<1x1x1x1xf32>, %d4: tensor<1x1x1x1xf32>, %d5: tensor<1x1x1x1xf32>, %d6: tensor<2x1x1x1xf32>, %s0: tensor<1x1x1x1xf32>, %s1: tensor<1x1x1x1xf32>, %s2: tensor<1x1x1x1xf32>, %s3: tensor<1x1x1x1xf32>, %s4: tensor<1x1x1x1xf32>) {
+  // expected-error @below {{sdpa_fp8_backward: descale_dP must hold one element but has dims 2x1x1x1}}
+  %r:7 = graph.sdpa_fp8_backward %q, %k, %v, %o, %dO, %stats descale(%d0, %d1, %d2, %d3, %d4, %d5, %d6) scale(%s0, %s1, %s2, %s3, %s4)
+      : (tensor<1x2x8x16xf8E4M3FN>, tensor<1x2x8x16xf8E4M3FN>, tensor<1x2x8x16xf8E4M3FN>, tensor<1x2x8x16xf8E4M3FN>, tensor<1x2x8x16xf8E5M2>, tensor<1x2x8x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<2x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>) -> (tensor<1x2x8x16xf8E4M3FN>, tensor<1x2x8x16xf8E4M3FN>, tensor<1x2x8x16xf8E4M3FN>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>)
+  graph.output
+}
+
+// -----
+
+graph.graph @fp8_bwd_scale(%q: tensor<1x2x8x16xf8E4M3FN>, %k: tensor<1x2x8x16xf8E4M3FN>, %v: tensor<1x2x8x16xf8E4M3FN>, %o: tensor<1x2x8x16xf8E4M3FN>, %dO: tensor<1x2x8x16xf8E5M2>, %stats: tensor<1x2x8x1xf32>, %d0: tensor<1x1x1x1xf32>, %d1: tensor<1x1x1x1xf32>, %d2: tensor<1x1x1x1xf32>, %d3: tensor<1x1x1x1xf32>, %d4: tensor<1x1x1x1xf32>, %d5: tensor<1x1x1x1xf32>, %d6: tensor<1x1x1x1xf32>, %s0: tensor<1x1x1x1xf32>, %s1: tensor<1x1x1x2xf32>, %s2: tensor<1x1x1x1xf32>, %s3: tensor<1x1x1x1xf32>, %s4: tensor<1x1x1x1xf32>) {
+  // expected-error @below {{sdpa_fp8_backward: scale_dQ must hold one element but has dims 1x1x1x2}}
+  %r:7 = graph.sdpa_fp8_backward %q, %k, %v, %o, %dO, %stats descale(%d0, %d1, %d2, %d3, %d4, %d5, %d6) scale(%s0, %s1, %s2, %s3, %s4)
+      : (tensor<1x2x8x16xf8E4M3FN>, tensor<1x2x8x16xf8E4M3FN>, tensor<1x2x8x16xf8E4M3FN>, tensor<1x2x8x16xf8E4M3FN>, tensor<1x2x8x16xf8E5M2>, tensor<1x2x8x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x2xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>) -> (tensor<1x2x8x16xf8E4M3FN>, tensor<1x2x8x16xf8E4M3FN>, tensor<1x2x8x16xf8E4M3FN>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>)
+  graph.output
+}
+
+// -----
+
+graph.graph @fp8_bwd_amax(%q: tensor<1x2x8x16xf8E4M3FN>, %k: tensor<1x2x8x16xf8E4M3FN>, %v: tensor<1x2x8x16xf8E4M3FN>, %o: tensor<1x2x8x16xf8E4M3FN>, %dO: tensor<1x2x8x16xf8E5M2>, %stats: tensor<1x2x8x1xf32>, %d0: tensor<1x1x1x1xf32>, %d1: tensor<1x1x1x1xf32>, %d2: tensor<1x1x1x1xf32>, %d3: tensor<1x1x1x1xf32>, %d4: tensor<1x1x1x1xf32>, %d5: tensor<1x1x1x1xf32>, %d6: tensor<1x1x1x1xf32>, %s0: tensor<1x1x1x1xf32>, %s1: tensor<1x1x1x1xf32>, %s2: tensor<1x1x1x1xf32>, %s3: tensor<1x1x1x1xf32>, %s4: tensor<1x1x1x1xf32>) {
+  // expected-error @below {{sdpa_fp8_backward: amax_dP must be f32 but is 'f16'}}
+  %r:7 = graph.sdpa_fp8_backward %q, %k, %v, %o, %dO, %stats descale(%d0, %d1, %d2, %d3, %d4, %d5, %d6) scale(%s0, %s1, %s2, %s3, %s4)
+      : (tensor<1x2x8x16xf8E4M3FN>, tensor<1x2x8x16xf8E4M3FN>, tensor<1x2x8x16xf8E4M3FN>, tensor<1x2x8x16xf8E4M3FN>, tensor<1x2x8x16xf8E5M2>, tensor<1x2x8x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>) -> (tensor<1x2x8x16xf8E4M3FN>, tensor<1x2x8x16xf8E4M3FN>, tensor<1x2x8x16xf8E4M3FN>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf16>)
+  graph.output
+}
+
+// -----
+
+graph.graph @fp8_bwd_shapes(%q: tensor<1x2x8x16xf8E4M3FN>, %k: tensor<1x2x8x16xf8E4M3FN>, %v: tensor<1x2x8x16xf8E4M3FN>, %o: tensor<1x2x8x16xf8E4M3FN>, %dO: tensor<1x2x8x16xf8E5M2>, %stats: tensor<1x2x8x2xf32>, %d0: tensor<1x1x1x1xf32>, %d1: tensor<1x1x1x1xf32>, %d2: tensor<1x1x1x1xf32>, %d3: tensor<1x1x1x1xf32>, %d4: tensor<1x1x1x1xf32>, %d5: tensor<1x1x1x1xf32>, %d6: tensor<1x1x1x1xf32>, %s0: tensor<1x1x1x1xf32>, %s1: tensor<1x1x1x1xf32>, %s2: tensor<1x1x1x1xf32>, %s3: tensor<1x1x1x1xf32>, %s4: tensor<1x1x1x1xf32>) {
+  // expected-error @below {{sdpa_fp8_backward: stats dims are 1x2x8x2 but must be 1x2x8x1 ([B, Hq, Sq, 1])}}
+  %r:7 = graph.sdpa_fp8_backward %q, %k, %v, %o, %dO, %stats descale(%d0, %d1, %d2, %d3, %d4, %d5, %d6) scale(%s0, %s1, %s2, %s3, %s4)
+      : (tensor<1x2x8x16xf8E4M3FN>, tensor<1x2x8x16xf8E4M3FN>, tensor<1x2x8x16xf8E4M3FN>, tensor<1x2x8x16xf8E4M3FN>, tensor<1x2x8x16xf8E5M2>, tensor<1x2x8x2xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>) -> (tensor<1x2x8x16xf8E4M3FN>, tensor<1x2x8x16xf8E4M3FN>, tensor<1x2x8x16xf8E4M3FN>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>)
+  graph.output
+}
+
+// -----
+
+graph.graph @fp8_bwd_options(%q: tensor<1x2x8x16xf8E4M3FN>, %k: tensor<1x2x8x16xf8E4M3FN>, %v: tensor<1x2x8x16xf8E4M3FN>, %o: tensor<1x2x8x16xf8E4M3FN>, %dO: tensor<1x2x8x16xf8E5M2>, %stats: tensor<1x2x8x1xf32>, %d0: tensor<1x1x1x1xf32>, %d1: tensor<1x1x1x1xf32>, %d2: tensor<1x1x1x1xf32>, %d3: tensor<1x1x1x1xf32>, %d4: tensor<1x1x1x1xf32>, %d5: tensor<1x1x1x1xf32>, %d6: tensor<1x1x1x1xf32>, %s0: tensor<1x1x1x1xf32>, %s1: tensor<1x1x1x1xf32>, %s2: tensor<1x1x1x1xf32>, %s3: tensor<1x1x1x1xf32>, %s4: tensor<1x1x1x1xf32>) {
+  // expected-error @below {{sdpa_fp8_backward: diagonal_band_left_bound is -2 but must be >= 0}}
+  %r:7 = graph.sdpa_fp8_backward %q, %k, %v, %o, %dO, %stats descale(%d0, %d1, %d2, %d3, %d4, %d5, %d6) scale(%s0, %s1, %s2, %s3, %s4) {diagonal_band_left_bound = -2 : i64}
+      : (tensor<1x2x8x16xf8E4M3FN>, tensor<1x2x8x16xf8E4M3FN>, tensor<1x2x8x16xf8E4M3FN>, tensor<1x2x8x16xf8E4M3FN>, tensor<1x2x8x16xf8E5M2>, tensor<1x2x8x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>) -> (tensor<1x2x8x16xf8E4M3FN>, tensor<1x2x8x16xf8E4M3FN>, tensor<1x2x8x16xf8E4M3FN>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>)
+  graph.output
+}
+
+// -----
+
+graph.graph @mx_fp8(%q: tensor<1x1x64x64xf8E4M3FN>, %k: tensor<1x1x64x64xf8E4M3FN>, %v: tensor<1x1x64x64xbf16>, %dq: tensor<1x1x64x2xf8E8M0FNU>, %dk: tensor<1x1x64x2xf8E8M0FNU>, %dv: tensor<1x1x2x64xf8E8M0FNU>) {
+  // expected-error @below {{sdpa_mxfp8 "mx": v must be an fp8 type (f8E4M3FN or f8E5M2) but is 'bf16'}}
+  %r:2 = graph.sdpa_mxfp8 %q, %k, %v descale(%dq, %dk, %dv) {name = "mx"}
+      : (tensor<1x1x64x64xf8E4M3FN>, tensor<1x1x64x64xf8E4M3FN>, tensor<1x1x64x64xbf16>, tensor<1x1x64x2xf8E8M0FNU>, tensor<1x1x64x2xf8E8M0FNU>, tensor<1x1x2x64xf8E8M0FNU>) -> (tensor<1x1x64x64xbf16>, tensor<1x1x1x1xf32>)
+  graph.output
+}
+
+// -----
+
+graph.graph @mx_descale_q(%q: tensor<1x1x64x64xf8E4M3FN>, %k: tensor<1x1x64x64xf8E4M3FN>, %v: tensor<1x1x64x64xf8E4M3FN>, %dq: tensor<1x1x64x1xf8E8M0FNU>, %dk: tensor<1x1x64x2xf8E8M0FNU>, %dv: tensor<1x1x2x64xf8E8M0FNU>) {
+  // expected-error @below {{sdpa_mxfp8: descale_q dims are 1x1x64x1 but must be 1x1x64x2 (one scale per block of 32 along the head dim of q)}}
+  %r:2 = graph.sdpa_mxfp8 %q, %k, %v descale(%dq, %dk, %dv)
+      : (tensor<1x1x64x64xf8E4M3FN>, tensor<1x1x64x64xf8E4M3FN>, tensor<1x1x64x64xf8E4M3FN>, tensor<1x1x64x1xf8E8M0FNU>, tensor<1x1x64x2xf8E8M0FNU>, tensor<1x1x2x64xf8E8M0FNU>) -> (tensor<1x1x64x64xbf16>, tensor<1x1x1x1xf32>)
+  graph.output
+}
+
+// -----
+
+// P @ V contracts the sequence dim: v's blocks run along it.
+graph.graph @mx_descale_v(%q: tensor<1x1x64x64xf8E4M3FN>, %k: tensor<1x1x64x64xf8E4M3FN>, %v: tensor<1x1x64x64xf8E4M3FN>, %dq: tensor<1x1x64x2xf8E8M0FNU>, %dk: tensor<1x1x64x2xf8E8M0FNU>, %dv: tensor<1x1x64x2xf8E8M0FNU>) {
+  // expected-error @below {{sdpa_mxfp8: descale_v dims are 1x1x64x2 but must be 1x1x2x64 (one scale per block of 32 along the sequence dim of v)}}
+  %r:2 = graph.sdpa_mxfp8 %q, %k, %v descale(%dq, %dk, %dv)
+      : (tensor<1x1x64x64xf8E4M3FN>, tensor<1x1x64x64xf8E4M3FN>, tensor<1x1x64x64xf8E4M3FN>, tensor<1x1x64x2xf8E8M0FNU>, tensor<1x1x64x2xf8E8M0FNU>, tensor<1x1x64x2xf8E8M0FNU>) -> (tensor<1x1x64x64xbf16>, tensor<1x1x1x1xf32>)
+  graph.output
+}
+
+// -----
+
+graph.graph @mx_amax(%q: tensor<1x1x64x64xf8E4M3FN>, %k: tensor<1x1x64x64xf8E4M3FN>, %v: tensor<1x1x64x64xf8E4M3FN>, %dq: tensor<1x1x64x2xf8E8M0FNU>, %dk: tensor<1x1x64x2xf8E8M0FNU>, %dv: tensor<1x1x2x64xf8E8M0FNU>) {
+  // expected-error @below {{sdpa_mxfp8: Amax_O dims are 1 but must be 1x1x1x1 ([1, 1, 1, 1])}}
+  %r:2 = graph.sdpa_mxfp8 %q, %k, %v descale(%dq, %dk, %dv)
+      : (tensor<1x1x64x64xf8E4M3FN>, tensor<1x1x64x64xf8E4M3FN>, tensor<1x1x64x64xf8E4M3FN>, tensor<1x1x64x2xf8E8M0FNU>, tensor<1x1x64x2xf8E8M0FNU>, tensor<1x1x2x64xf8E8M0FNU>) -> (tensor<1x1x64x64xbf16>, tensor<1xf32>)
+  graph.output
+}
+
+// -----
+
+graph.graph @mx_stats(%q: tensor<1x1x64x64xf8E4M3FN>, %k: tensor<1x1x64x64xf8E4M3FN>, %v: tensor<1x1x64x64xf8E4M3FN>, %dq: tensor<1x1x64x2xf8E8M0FNU>, %dk: tensor<1x1x64x2xf8E8M0FNU>, %dv: tensor<1x1x2x64xf8E8M0FNU>) {
+  // expected-error @below {{sdpa_mxfp8: a Stats result needs generate_stats}}
+  %r:3 = graph.sdpa_mxfp8 %q, %k, %v descale(%dq, %dk, %dv)
+      : (tensor<1x1x64x64xf8E4M3FN>, tensor<1x1x64x64xf8E4M3FN>, tensor<1x1x64x64xf8E4M3FN>, tensor<1x1x64x2xf8E8M0FNU>, tensor<1x1x64x2xf8E8M0FNU>, tensor<1x1x2x64xf8E8M0FNU>) -> (tensor<1x1x64x64xbf16>, tensor<1x1x64x1xf32>, tensor<1x1x1x1xf32>)
+  graph.output
+}
+
+// -----
+
+graph.graph @mx_options(%q: tensor<1x1x64x64xf8E4M3FN>, %k: tensor<1x1x64x64xf8E4M3FN>, %v: tensor<1x1x64x64xf8E4M3FN>, %dq: tensor<1x1x64x2xf8E8M0FNU>, %dk: tensor<1x1x64x2xf8E8M0FNU>, %dv: tensor<1x1x2x64xf8E8M0FNU>) {
+  // expected-error @below {{sdpa_mxfp8: use_padding_mask requires seq_len_q and seq_len_kv}}
+  %r:2 = graph.sdpa_mxfp8 %q, %k, %v descale(%dq, %dk, %dv) {use_padding_mask}
+      : (tensor<1x1x64x64xf8E4M3FN>, tensor<1x1x64x64xf8E4M3FN>, tensor<1x1x64x64xf8E4M3FN>, tensor<1x1x64x2xf8E8M0FNU>, tensor<1x1x64x2xf8E8M0FNU>, tensor<1x1x2x64xf8E8M0FNU>) -> (tensor<1x1x64x64xbf16>, tensor<1x1x1x1xf32>)
+  graph.output
+}
+
+// -----
+
+graph.graph @mx_bwd_o(%q: tensor<1x1x64x64xf8E4M3FN>, %qT: tensor<1x1x64x64xf8E4M3FN>, %k: tensor<1x1x64x64xf8E4M3FN>, %kT: tensor<1x1x64x64xf8E4M3FN>, %v: tensor<1x1x64x64xf8E4M3FN>, %of: tensor<1x1x32x64xbf16>, %dOf: tensor<1x1x64x64xbf16>, %dO: tensor<1x1x64x64xf8E5M2>, %dOT: tensor<1x1x64x64xf8E5M2>, %stats: tensor<1x1x64x1xf32>, %s0: tensor<1x1x64x2xf8E8M0FNU>, %s1: tensor<1x1x2x64xf8E8M0FNU>, %s2: tensor<1x1x64x2xf8E8M0FNU>, %s3: tensor<1x1x2x64xf8E8M0FNU>, %s4: tensor<1x1x2x64xf8E8M0FNU>, %s5: tensor<1x1x64x2xf8E8M0FNU>, %s6: tensor<1x1x2x64xf8E8M0FNU>) {
+  // expected-error @below {{sdpa_mxfp8_backward "mx_bwd": o_f16 dims are 1x1x32x64 but must be 1x1x64x64 ([B, Hq, Sq, Dv])}}
+  %r:6 = graph.sdpa_mxfp8_backward %q, %qT, %k, %kT, %v, %of, %dOf, %dO, %dOT, %stats descale(%s0, %s1, %s2, %s3, %s4, %s5, %s6) {name = "mx_bwd"}
+      : (tensor<1x1x64x64xf8E4M3FN>, tensor<1x1x64x64xf8E4M3FN>, tensor<1x1x64x64xf8E4M3FN>, tensor<1x1x64x64xf8E4M3FN>, tensor<1x1x64x64xf8E4M3FN>, tensor<1x1x32x64xbf16>, tensor<1x1x64x64xbf16>, tensor<1x1x64x64xf8E5M2>, tensor<1x1x64x64xf8E5M2>, tensor<1x1x64x1xf32>, tensor<1x1x64x2xf8E8M0FNU>, tensor<1x1x2x64xf8E8M0FNU>, tensor<1x1x64x2xf8E8M0FNU>, tensor<1x1x2x64xf8E8M0FNU>, tensor<1x1x2x64xf8E8M0FNU>, tensor<1x1x64x2xf8E8M0FNU>, tensor<1x1x2x64xf8E8M0FNU>) -> (tensor<1x1x64x64xbf16>, tensor<1x1x64x64xbf16>, tensor<1x1x64x64xbf16>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>)
+  graph.output
+}
+
+// -----
+
+graph.graph @mx_bwd_do_f16(%q: tensor<1x1x64x64xf8E4M3FN>, %qT: tensor<1x1x64x64xf8E4M3FN>, %k: tensor<1x1x64x64xf8E4M3FN>, %kT: tensor<1x1x64x64xf8E4M3FN>, %v: tensor<1x1x64x64xf8E4M3FN>, %of: tensor<1x1x64x64xbf16>, %dOf: tensor<1x1x64x32xbf16>, %dO: tensor<1x1x64x64xf8E5M2>, %dOT: tensor<1x1x64x64xf8E5M2>, %stats: tensor<1x1x64x1xf32>, %s0: tensor<1x1x64x2xf8E8M0FNU>, %s1: tensor<1x1x2x64xf8E8M0FNU>, %s2: tensor<1x1x64x2xf8E8M0FNU>, %s3: tensor<1x1x2x64xf8E8M0FNU>, %s4: tensor<1x1x2x64xf8E8M0FNU>, %s5: tensor<1x1x64x2xf8E8M0FNU>, %s6: tensor<1x1x2x64xf8E8M0FNU>) {
+  // expected-error @below {{sdpa_mxfp8_backward: dO_f16 dims are 1x1x64x32 but must be 1x1x64x64 (like o_f16)}}
+  %r:6 = graph.sdpa_mxfp8_backward %q, %qT, %k, %kT, %v, %of, %dOf, %dO, %dOT, %stats descale(%s0, %s1, %s2, %s3, %s4, %s5, %s6)
+      : (tensor<1x1x64x64xf8E4M3FN>, tensor<1x1x64x64xf8E4M3FN>, tensor<1x1x64x64xf8E4M3FN>, tensor<1x1x64x64xf8E4M3FN>, tensor<1x1x64x64xf8E4M3FN>, tensor<1x1x64x64xbf16>, tensor<1x1x64x32xbf16>, tensor<1x1x64x64xf8E5M2>, tensor<1x1x64x64xf8E5M2>, tensor<1x1x64x1xf32>, tensor<1x1x64x2xf8E8M0FNU>, tensor<1x1x2x64xf8E8M0FNU>, tensor<1x1x64x2xf8E8M0FNU>, tensor<1x1x2x64xf8E8M0FNU>, tensor<1x1x2x64xf8E8M0FNU>, tensor<1x1x64x2xf8E8M0FNU>, tensor<1x1x2x64xf8E8M0FNU>) -> (tensor<1x1x64x64xbf16>, tensor<1x1x64x64xbf16>, tensor<1x1x64x64xbf16>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>)
+  graph.output
+}
+
+// -----
+
+graph.graph @mx_bwd_do(%q: tensor<1x1x64x64xf8E4M3FN>, %qT: tensor<1x1x64x64xf8E4M3FN>, %k: tensor<1x1x64x64xf8E4M3FN>, %kT: tensor<1x1x64x64xf8E4M3FN>, %v: tensor<1x1x64x64xf8E4M3FN>, %of: tensor<1x1x64x64xbf16>, %dOf: tensor<1x1x64x64xbf16>, %dO: tensor<1x1x64x32xf8E5M2>, %dOT: tensor<1x1x64x64xf8E5M2>, %stats: tensor<1x1x64x1xf32>, %s0: tensor<1x1x64x2xf8E8M0FNU>, %s1: tensor<1x1x2x64xf8E8M0FNU>, %s2: tensor<1x1x64x2xf8E8M0FNU>, %s3: tensor<1x1x2x64xf8E8M0FNU>, %s4: tensor<1x1x2x64xf8E8M0FNU>, %s5: tensor<1x1x64x2xf8E8M0FNU>, %s6: tensor<1x1x2x64xf8E8M0FNU>) {
+  // expected-error @below {{sdpa_mxfp8_backward: dO dims are 1x1x64x32 but must be 1x1x64x64 (like o_f16)}}
+  %r:6 = graph.sdpa_mxfp8_backward %q, %qT, %k, %kT, %v, %of, %dOf, %dO, %dOT, %stats descale(%s0, %s1, %s2, %s3, %s4, %s5, %s6)
+      : (tensor<1x1x64x64xf8E4M3FN>, tensor<1x1x64x64xf8E4M3FN>, tensor<1x1x64x64xf8E4M3FN>, tensor<1x1x64x64xf8E4M3FN>, tensor<1x1x64x64xf8E4M3FN>, tensor<1x1x64x64xbf16>, tensor<1x1x64x64xbf16>, tensor<1x1x64x32xf8E5M2>, tensor<1x1x64x64xf8E5M2>, tensor<1x1x64x1xf32>, tensor<1x1x64x2xf8E8M0FNU>, tensor<1x1x2x64xf8E8M0FNU>, tensor<1x1x64x2xf8E8M0FNU>, tensor<1x1x2x64xf8E8M0FNU>, tensor<1x1x2x64xf8E8M0FNU>, tensor<1x1x64x2xf8E8M0FNU>, tensor<1x1x2x64xf8E8M0FNU>) -> (tensor<1x1x64x64xbf16>, tensor<1x1x64x64xbf16>, tensor<1x1x64x64xbf16>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>)
+  graph.output
+}
+
+// -----
+
+graph.graph @mx_bwd_stats(%q: tensor<1x1x64x64xf8E4M3FN>, %qT: tensor<1x1x64x64xf8E4M3FN>, %k: tensor<1x1x64x64xf8E4M3FN>, %kT: tensor<1x1x64x64xf8E4M3FN>, %v: tensor<1x1x64x64xf8E4M3FN>, %of: tensor<1x1x64x64xbf16>, %dOf: tensor<1x1x64x64xbf16>, %dO: tensor<1x1x64x64xf8E5M2>, %dOT: tensor<1x1x64x64xf8E5M2>, %stats: tensor<1x1x64x64xf32>, %s0: tensor<1x1x64x2xf8E8M0FNU>, %s1: tensor<1x1x2x64xf8E8M0FNU>, %s2: tensor<1x1x64x2xf8E8M0FNU>, %s3: tensor<1x1x2x64xf8E8M0FNU>, %s4: tensor<1x1x2x64xf8E8M0FNU>, %s5: tensor<1x1x64x2xf8E8M0FNU>, %s6: tensor<1x1x2x64xf8E8M0FNU>) {
+  // expected-error @below {{sdpa_mxfp8_backward: stats dims are 1x1x64x64 but must be 1x1x64x1 ([B, Hq, Sq, 1])}}
+  %r:6 = graph.sdpa_mxfp8_backward %q, %qT, %k, %kT, %v, %of, %dOf, %dO, %dOT, %stats descale(%s0, %s1, %s2, %s3, %s4, %s5, %s6)
+      : (tensor<1x1x64x64xf8E4M3FN>, tensor<1x1x64x64xf8E4M3FN>, tensor<1x1x64x64xf8E4M3FN>, tensor<1x1x64x64xf8E4M3FN>, tensor<1x1x64x64xf8E4M3FN>, tensor<1x1x64x64xbf16>, tensor<1x1x64x64xbf16>, tensor<1x1x64x64xf8E5M2>, tensor<1x1x64x64xf8E5M2>, tensor<1x1x64x64xf32>, tensor<1x1x64x2xf8E8M0FNU>, tensor<1x1x2x64xf8E8M0FNU>, tensor<1x1x64x2xf8E8M0FNU>, tensor<1x1x2x64xf8E8M0FNU>, tensor<1x1x2x64xf8E8M0FNU>, tensor<1x1x64x2xf8E8M0FNU>, tensor<1x1x2x64xf8E8M0FNU>) -> (tensor<1x1x64x64xbf16>, tensor<1x1x64x64xbf16>, tensor<1x1x64x64xbf16>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>)
+  graph.output
+}
+
+// -----
+
+graph.graph @mx_bwd_dq(%q: tensor<1x1x64x64xf8E4M3FN>, %qT: tensor<1x1x64x64xf8E4M3FN>, %k: tensor<1x1x64x64xf8E4M3FN>, %kT: tensor<1x1x64x64xf8E4M3FN>, %v: tensor<1x1x64x64xf8E4M3FN>, %of: tensor<1x1x64x64xbf16>, %dOf: tensor<1x1x64x64xbf16>, %dO: tensor<1x1x64x64xf8E5M2>, %dOT: tensor<1x1x64x64xf8E5M2>, %stats: tensor<1x1x64x1xf32>, %s0: tensor<1x1x64x2xf8E8M0FNU>, %s1: tensor<1x1x2x64xf8E8M0FNU>, %s2: tensor<1x1x64x2xf8E8M0FNU>, %s3: tensor<1x1x2x64xf8E8M0FNU>, %s4: tensor<1x1x2x64xf8E8M0FNU>, %s5: tensor<1x1x64x2xf8E8M0FNU>, %s6: tensor<1x1x2x64xf8E8M0FNU>) {
+  // expected-error @below {{sdpa_mxfp8_backward: dQ dims are 1x1x64x32 but must be 1x1x64x64 (like q)}}
+  %r:6 = graph.sdpa_mxfp8_backward %q, %qT, %k, %kT, %v, %of, %dOf, %dO, %dOT, %stats descale(%s0, %s1, %s2, %s3, %s4, %s5, %s6)
+      : (tensor<1x1x64x64xf8E4M3FN>, tensor<1x1x64x64xf8E4M3FN>, tensor<1x1x64x64xf8E4M3FN>, tensor<1x1x64x64xf8E4M3FN>, tensor<1x1x64x64xf8E4M3FN>, tensor<1x1x64x64xbf16>, tensor<1x1x64x64xbf16>, tensor<1x1x64x64xf8E5M2>, tensor<1x1x64x64xf8E5M2>, tensor<1x1x64x1xf32>, tensor<1x1x64x2xf8E8M0FNU>, tensor<1x1x2x64xf8E8M0FNU>, tensor<1x1x64x2xf8E8M0FNU>, tensor<1x1x2x64xf8E8M0FNU>, tensor<1x1x2x64xf8E8M0FNU>, tensor<1x1x64x2xf8E8M0FNU>, tensor<1x1x2x64xf8E8M0FNU>) -> (tensor<1x1x64x32xbf16>, tensor<1x1x64x64xbf16>, tensor<1x1x64x64xbf16>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>)
+  graph.output
+}
+
+// -----
+
+graph.graph @mx_bwd_dk(%q: tensor<1x1x64x64xf8E4M3FN>, %qT: tensor<1x1x64x64xf8E4M3FN>, %k: tensor<1x1x64x64xf8E4M3FN>, %kT: tensor<1x1x64x64xf8E4M3FN>, %v: tensor<1x1x64x64xf8E4M3FN>, %of: tensor<1x1x64x64xbf16>, %dOf: tensor<1x1x64x64xbf16>, %dO: tensor<1x1x64x64xf8E5M2>, %dOT: tensor<1x1x64x64xf8E5M2>, %stats: tensor<1x1x64x1xf32>, %s0: tensor<1x1x64x2xf8E8M0FNU>, %s1: tensor<1x1x2x64xf8E8M0FNU>, %s2: tensor<1x1x64x2xf8E8M0FNU>, %s3: tensor<1x1x2x64xf8E8M0FNU>, %s4: tensor<1x1x2x64xf8E8M0FNU>, %s5: tensor<1x1x64x2xf8E8M0FNU>, %s6: tensor<1x1x2x64xf8E8M0FNU>) {
+  // expected-error @below {{sdpa_mxfp8_backward: dK dims are 1x1x32x64 but must be 1x1x64x64 (like k)}}
+  %r:6 = graph.sdpa_mxfp8_backward %q, %qT, %k, %kT, %v, %of, %dOf, %dO, %dOT, %stats descale(%s0, %s1, %s2, %s3, %s4, %s5, %s6)
+      : (tensor<1x1x64x64xf8E4M3FN>, tensor<1x1x64x64xf8E4M3FN>, tensor<1x1x64x64xf8E4M3FN>, tensor<1x1x64x64xf8E4M3FN>, tensor<1x1x64x64xf8E4M3FN>, tensor<1x1x64x64xbf16>, tensor<1x1x64x64xbf16>, tensor<1x1x64x64xf8E5M2>, tensor<1x1x64x64xf8E5M2>, tensor<1x1x64x1xf32>, tensor<1x1x64x2xf8E8M0FNU>, tensor<1x1x2x64xf8E8M0FNU>, tensor<1x1x64x2xf8E8M0FNU>, tensor<1x1x2x64xf8E8M0FNU>, tensor<1x1x2x64xf8E8M0FNU>, tensor<1x1x64x2xf8E8M0FNU>, tensor<1x1x2x64xf8E8M0FNU>) -> (tensor<1x1x64x64xbf16>, tensor<1x1x32x64xbf16>, tensor<1x1x64x64xbf16>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>)
+  graph.output
+}
+
+// -----
+
+graph.graph @mx_bwd_dv(%q: tensor<1x1x64x64xf8E4M3FN>, %qT: tensor<1x1x64x64xf8E4M3FN>, %k: tensor<1x1x64x64xf8E4M3FN>, %kT: tensor<1x1x64x64xf8E4M3FN>, %v: tensor<1x1x64x64xf8E4M3FN>, %of: tensor<1x1x64x64xbf16>, %dOf: tensor<1x1x64x64xbf16>, %dO: tensor<1x1x64x64xf8E5M2>, %dOT: tensor<1x1x64x64xf8E5M2>, %stats: tensor<1x1x64x1xf32>, %s0: tensor<1x1x64x2xf8E8M0FNU>, %s1: tensor<1x1x2x64xf8E8M0FNU>, %s2: tensor<1x1x64x2xf8E8M0FNU>, %s3: tensor<1x1x2x64xf8E8M0FNU>, %s4: tensor<1x1x2x64xf8E8M0FNU>, %s5: tensor<1x1x64x2xf8E8M0FNU>, %s6: tensor<1x1x2x64xf8E8M0FNU>) {
+  // expected-error @below {{sdpa_mxfp8_backward: dV dims are 1x2x64x64 but must be 1x1x64x64 (like v)}}
+  %r:6 = graph.sdpa_mxfp8_backward %q, %qT, %k, %kT, %v, %of, %dOf, %dO, %dOT, %stats descale(%s0, %s1, %s2, %s3, %s4, %s5, %s6)
+      : (tensor<1x1x64x64xf8E4M3FN>, tensor<1x1x64x64xf8E4M3FN>, tensor<1x1x64x64xf8E4M3FN>, tensor<1x1x64x64xf8E4M3FN>, tensor<1x1x64x64xf8E4M3FN>, tensor<1x1x64x64xbf16>, tensor<1x1x64x64xbf16>, tensor<1x1x64x64xf8E5M2>, tensor<1x1x64x64xf8E5M2>, tensor<1x1x64x1xf32>, tensor<1x1x64x2xf8E8M0FNU>, tensor<1x1x2x64xf8E8M0FNU>, tensor<1x1x64x2xf8E8M0FNU>, tensor<1x1x2x64xf8E8M0FNU>, tensor<1x1x2x64xf8E8M0FNU>, tensor<1x1x64x2xf8E8M0FNU>, tensor<1x1x2x64xf8E8M0FNU>) -> (tensor<1x1x64x64xbf16>, tensor<1x1x64x64xbf16>, tensor<1x2x64x64xbf16>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>)
+  graph.output
+}
+
+// -----
+
+// The transposed copies have the logical dims of the originals.
+graph.graph @mx_bwd_q_t(%q: tensor<1x1x64x64xf8E4M3FN>, %qT: tensor<1x1x64x32xf8E4M3FN>, %k: tensor<1x1x64x64xf8E4M3FN>, %kT: tensor<1x1x64x64xf8E4M3FN>, %v: tensor<1x1x64x64xf8E4M3FN>, %of: tensor<1x1x64x64xbf16>, %dOf: tensor<1x1x64x64xbf16>, %dO: tensor<1x1x64x64xf8E5M2>, %dOT: tensor<1x1x64x64xf8E5M2>, %stats: tensor<1x1x64x1xf32>, %s0: tensor<1x1x64x2xf8E8M0FNU>, %s1: tensor<1x1x2x64xf8E8M0FNU>, %s2: tensor<1x1x64x2xf8E8M0FNU>, %s3: tensor<1x1x2x64xf8E8M0FNU>, %s4: tensor<1x1x2x64xf8E8M0FNU>, %s5: tensor<1x1x64x2xf8E8M0FNU>, %s6: tensor<1x1x2x64xf8E8M0FNU>) {
+  // expected-error @below {{sdpa_mxfp8_backward: q_T dims are 1x1x64x32 but must be 1x1x64x64 (like q: the same values quantized along the sequence dim)}}
+  %r:6 = graph.sdpa_mxfp8_backward %q, %qT, %k, %kT, %v, %of, %dOf, %dO, %dOT, %stats descale(%s0, %s1, %s2, %s3, %s4, %s5, %s6)
+      : (tensor<1x1x64x64xf8E4M3FN>, tensor<1x1x64x32xf8E4M3FN>, tensor<1x1x64x64xf8E4M3FN>, tensor<1x1x64x64xf8E4M3FN>, tensor<1x1x64x64xf8E4M3FN>, tensor<1x1x64x64xbf16>, tensor<1x1x64x64xbf16>, tensor<1x1x64x64xf8E5M2>, tensor<1x1x64x64xf8E5M2>, tensor<1x1x64x1xf32>, tensor<1x1x64x2xf8E8M0FNU>, tensor<1x1x2x64xf8E8M0FNU>, tensor<1x1x64x2xf8E8M0FNU>, tensor<1x1x2x64xf8E8M0FNU>, tensor<1x1x2x64xf8E8M0FNU>, tensor<1x1x64x2xf8E8M0FNU>, tensor<1x1x2x64xf8E8M0FNU>) -> (tensor<1x1x64x64xbf16>, tensor<1x1x64x64xbf16>, tensor<1x1x64x64xbf16>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>)
+  graph.output
+}
+
+// -----
+
+graph.graph @mx_bwd_k_t(%q: tensor<1x1x64x64xf8E4M3FN>, %qT: tensor<1x1x64x64xf8E4M3FN>, %k: tensor<1x1x64x64xf8E4M3FN>, %kT: tensor<1x1x32x64xf8E4M3FN>, %v: tensor<1x1x64x64xf8E4M3FN>, %of: tensor<1x1x64x64xbf16>, %dOf: tensor<1x1x64x64xbf16>, %dO: tensor<1x1x64x64xf8E5M2>, %dOT: tensor<1x1x64x64xf8E5M2>, %stats: tensor<1x1x64x1xf32>, %s0: tensor<1x1x64x2xf8E8M0FNU>, %s1: tensor<1x1x2x64xf8E8M0FNU>, %s2: tensor<1x1x64x2xf8E8M0FNU>, %s3: tensor<1x1x2x64xf8E8M0FNU>, %s4: tensor<1x1x2x64xf8E8M0FNU>, %s5: tensor<1x1x64x2xf8E8M0FNU>, %s6: tensor<1x1x2x64xf8E8M0FNU>) {
+  // expected-error @below {{sdpa_mxfp8_backward: k_T dims are 1x1x32x64 but must be 1x1x64x64 (like k: the same values quantized along the sequence dim)}}
+  %r:6 = graph.sdpa_mxfp8_backward %q, %qT, %k, %kT, %v, %of, %dOf, %dO, %dOT, %stats descale(%s0, %s1, %s2, %s3, %s4, %s5, %s6)
+      : (tensor<1x1x64x64xf8E4M3FN>, tensor<1x1x64x64xf8E4M3FN>, tensor<1x1x64x64xf8E4M3FN>, tensor<1x1x32x64xf8E4M3FN>, tensor<1x1x64x64xf8E4M3FN>, tensor<1x1x64x64xbf16>, tensor<1x1x64x64xbf16>, tensor<1x1x64x64xf8E5M2>, tensor<1x1x64x64xf8E5M2>, tensor<1x1x64x1xf32>, tensor<1x1x64x2xf8E8M0FNU>, tensor<1x1x2x64xf8E8M0FNU>, tensor<1x1x64x2xf8E8M0FNU>, tensor<1x1x2x64xf8E8M0FNU>, tensor<1x1x2x64xf8E8M0FNU>, tensor<1x1x64x2xf8E8M0FNU>, tensor<1x1x2x64xf8E8M0FNU>) -> (tensor<1x1x64x64xbf16>, tensor<1x1x64x64xbf16>, tensor<1x1x64x64xbf16>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>)
+  graph.output
+}
+
+// -----
+
+graph.graph @mx_bwd_do_t(%q: tensor<1x1x64x64xf8E4M3FN>, %qT: tensor<1x1x64x64xf8E4M3FN>, %k: tensor<1x1x64x64xf8E4M3FN>, %kT: tensor<1x1x64x64xf8E4M3FN>, %v: tensor<1x1x64x64xf8E4M3FN>, %of: tensor<1x1x64x64xbf16>, %dOf: tensor<1x1x64x64xbf16>, %dO: tensor<1x1x64x64xf8E5M2>, %dOT: tensor<1x1x64x32xf8E5M2>, %stats: tensor<1x1x64x1xf32>, %s0: tensor<1x1x64x2xf8E8M0FNU>, %s1: tensor<1x1x2x64xf8E8M0FNU>, %s2: tensor<1x1x64x2xf8E8M0FNU>, %s3: tensor<1x1x2x64xf8E8M0FNU>, %s4: tensor<1x1x2x64xf8E8M0FNU>, %s5: tensor<1x1x64x2xf8E8M0FNU>, %s6: tensor<1x1x2x64xf8E8M0FNU>) {
+  // expected-error @below {{sdpa_mxfp8_backward: dO_T dims are 1x1x64x32 but must be 1x1x64x64 (like dO: the same values quantized along the sequence dim)}}
+  %r:6 = graph.sdpa_mxfp8_backward %q, %qT, %k, %kT, %v, %of, %dOf, %dO, %dOT, %stats descale(%s0, %s1, %s2, %s3, %s4, %s5, %s6)
+      : (tensor<1x1x64x64xf8E4M3FN>, tensor<1x1x64x64xf8E4M3FN>, tensor<1x1x64x64xf8E4M3FN>, tensor<1x1x64x64xf8E4M3FN>, tensor<1x1x64x64xf8E4M3FN>, tensor<1x1x64x64xbf16>, tensor<1x1x64x64xbf16>, tensor<1x1x64x64xf8E5M2>, tensor<1x1x64x32xf8E5M2>, tensor<1x1x64x1xf32>, tensor<1x1x64x2xf8E8M0FNU>, tensor<1x1x2x64xf8E8M0FNU>, tensor<1x1x64x2xf8E8M0FNU>, tensor<1x1x2x64xf8E8M0FNU>, tensor<1x1x2x64xf8E8M0FNU>, tensor<1x1x64x2xf8E8M0FNU>, tensor<1x1x2x64xf8E8M0FNU>) -> (tensor<1x1x64x64xbf16>, tensor<1x1x64x64xbf16>, tensor<1x1x64x64xbf16>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>)
+  graph.output
+}
+
+// -----
+
+graph.graph @mx_bwd_fp8(%q: tensor<1x1x64x64xf8E4M3FN>, %qT: tensor<1x1x64x64xf8E4M3FN>, %k: tensor<1x1x64x64xf8E4M3FN>, %kT: tensor<1x1x64x64xf8E4M3FN>, %v: tensor<1x1x64x64xf8E4M3FN>, %of: tensor<1x1x64x64xbf16>, %dOf: tensor<1x1x64x64xbf16>, %dO: tensor<1x1x64x64xf8E5M2>, %dOT: tensor<1x1x64x64xbf16>, %stats: tensor<1x1x64x1xf32>, %s0: tensor<1x1x64x2xf8E8M0FNU>, %s1: tensor<1x1x2x64xf8E8M0FNU>, %s2: tensor<1x1x64x2xf8E8M0FNU>, %s3: tensor<1x1x2x64xf8E8M0FNU>, %s4: tensor<1x1x2x64xf8E8M0FNU>, %s5: tensor<1x1x64x2xf8E8M0FNU>, %s6: tensor<1x1x2x64xf8E8M0FNU>) {
+  // expected-error @below {{sdpa_mxfp8_backward: dO_T must be an fp8 type (f8E4M3FN or f8E5M2) but is 'bf16'}}
+  %r:6 = graph.sdpa_mxfp8_backward %q, %qT, %k, %kT, %v, %of, %dOf, %dO, %dOT, %stats descale(%s0, %s1, %s2, %s3, %s4, %s5, %s6)
+      : (tensor<1x1x64x64xf8E4M3FN>, tensor<1x1x64x64xf8E4M3FN>, tensor<1x1x64x64xf8E4M3FN>, tensor<1x1x64x64xf8E4M3FN>, tensor<1x1x64x64xf8E4M3FN>, tensor<1x1x64x64xbf16>, tensor<1x1x64x64xbf16>, tensor<1x1x64x64xf8E5M2>, tensor<1x1x64x64xbf16>, tensor<1x1x64x1xf32>, tensor<1x1x64x2xf8E8M0FNU>, tensor<1x1x2x64xf8E8M0FNU>, tensor<1x1x64x2xf8E8M0FNU>, tensor<1x1x2x64xf8E8M0FNU>, tensor<1x1x2x64xf8E8M0FNU>, tensor<1x1x64x2xf8E8M0FNU>, tensor<1x1x2x64xf8E8M0FNU>) -> (tensor<1x1x64x64xbf16>, tensor<1x1x64x64xbf16>, tensor<1x1x64x64xbf16>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>)
+  graph.output
+}
+
+// -----
+
+graph.graph @mx_bwd_descale_q(%q: tensor<1x1x64x64xf8E4M3FN>, %qT: tensor<1x1x64x64xf8E4M3FN>, %k: tensor<1x1x64x64xf8E4M3FN>, %kT: tensor<1x1x64x64xf8E4M3FN>, %v: tensor<1x1x64x64xf8E4M3FN>, %of: tensor<1x1x64x64xbf16>, %dOf: tensor<1x1x64x64xbf16>, %dO: tensor<1x1x64x64xf8E5M2>, %dOT: tensor<1x1x64x64xf8E5M2>, %stats: tensor<1x1x64x1xf32>, %s0: tensor<1x1x2x64xf8E8M0FNU>, %s1: tensor<1x1x2x64xf8E8M0FNU>, %s2: tensor<1x1x64x2xf8E8M0FNU>, %s3: tensor<1x1x2x64xf8E8M0FNU>, %s4: tensor<1x1x2x64xf8E8M0FNU>, %s5: tensor<1x1x64x2xf8E8M0FNU>, %s6: tensor<1x1x2x64xf8E8M0FNU>) {
+  // expected-error @below {{sdpa_mxfp8_backward: descale_q dims are 1x1x2x64 but must be 1x1x64x2 (one scale per block of 32 along the head dim of q)}}
+  %r:6 = graph.sdpa_mxfp8_backward %q, %qT, %k, %kT, %v, %of, %dOf, %dO, %dOT, %stats descale(%s0, %s1, %s2, %s3, %s4, %s5, %s6)
+      : (tensor<1x1x64x64xf8E4M3FN>, tensor<1x1x64x64xf8E4M3FN>, tensor<1x1x64x64xf8E4M3FN>, tensor<1x1x64x64xf8E4M3FN>, tensor<1x1x64x64xf8E4M3FN>, tensor<1x1x64x64xbf16>, tensor<1x1x64x64xbf16>, tensor<1x1x64x64xf8E5M2>, tensor<1x1x64x64xf8E5M2>, tensor<1x1x64x1xf32>, tensor<1x1x2x64xf8E8M0FNU>, tensor<1x1x2x64xf8E8M0FNU>, tensor<1x1x64x2xf8E8M0FNU>, tensor<1x1x2x64xf8E8M0FNU>, tensor<1x1x2x64xf8E8M0FNU>, tensor<1x1x64x2xf8E8M0FNU>, tensor<1x1x2x64xf8E8M0FNU>) -> (tensor<1x1x64x64xbf16>, tensor<1x1x64x64xbf16>, tensor<1x1x64x64xbf16>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>)
+  graph.output
+}
+
+// -----
+
+graph.graph @mx_bwd_descale_q_t(%q: tensor<1x1x64x64xf8E4M3FN>, %qT: tensor<1x1x64x64xf8E4M3FN>, %k: tensor<1x1x64x64xf8E4M3FN>, %kT: tensor<1x1x64x64xf8E4M3FN>, %v: tensor<1x1x64x64xf8E4M3FN>, %of: tensor<1x1x64x64xbf16>, %dOf: tensor<1x1x64x64xbf16>, %dO: tensor<1x1x64x64xf8E5M2>, %dOT: tensor<1x1x64x64xf8E5M2>, %stats: tensor<1x1x64x1xf32>, %s0: tensor<1x1x64x2xf8E8M0FNU>, %s1: tensor<1x1x64x2xf8E8M0FNU>, %s2: tensor<1x1x64x2xf8E8M0FNU>, %s3: tensor<1x1x2x64xf8E8M0FNU>, %s4: tensor<1x1x2x64xf8E8M0FNU>, %s5: tensor<1x1x64x2xf8E8M0FNU>, %s6: tensor<1x1x2x64xf8E8M0FNU>) {
+  // expected-error @below {{sdpa_mxfp8_backward: descale_q_T dims are 1x1x64x2 but must be 1x1x2x64 (one scale per block of 32 along the sequence dim of q_T)}}
+  %r:6 = graph.sdpa_mxfp8_backward %q, %qT, %k, %kT, %v, %of, %dOf, %dO, %dOT, %stats descale(%s0, %s1, %s2, %s3, %s4, %s5, %s6)
+      : (tensor<1x1x64x64xf8E4M3FN>, tensor<1x1x64x64xf8E4M3FN>, tensor<1x1x64x64xf8E4M3FN>, tensor<1x1x64x64xf8E4M3FN>, tensor<1x1x64x64xf8E4M3FN>, tensor<1x1x64x64xbf16>, tensor<1x1x64x64xbf16>, tensor<1x1x64x64xf8E5M2>, tensor<1x1x64x64xf8E5M2>, tensor<1x1x64x1xf32>, tensor<1x1x64x2xf8E8M0FNU>, tensor<1x1x64x2xf8E8M0FNU>, tensor<1x1x64x2xf8E8M0FNU>, tensor<1x1x2x64xf8E8M0FNU>, tensor<1x1x2x64xf8E8M0FNU>, tensor<1x1x64x2xf8E8M0FNU>, tensor<1x1x2x64xf8E8M0FNU>) -> (tensor<1x1x64x64xbf16>, tensor<1x1x64x64xbf16>, tensor<1x1x64x64xbf16>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>)
+  graph.output
+}
+
+// -----
+
+graph.graph @mx_bwd_descale_k_t(%q: tensor<1x1x64x64xf8E4M3FN>, %qT: tensor<1x1x64x64xf8E4M3FN>, %k: tensor<1x1x64x64xf8E4M3FN>, %kT: tensor<1x1x64x64xf8E4M3FN>, %v: tensor<1x1x64x64xf8E4M3FN>, %of: tensor<1x1x64x64xbf16>, %dOf: tensor<1x1x64x64xbf16>, %dO: tensor<1x1x64x64xf8E5M2>, %dOT: tensor<1x1x64x64xf8E5M2>, %stats: tensor<1x1x64x1xf32>, %s0: tensor<1x1x64x2xf8E8M0FNU>, %s1: tensor<1x1x2x64xf8E8M0FNU>, %s2: tensor<1x1x64x2xf8E8M0FNU>, %s3: tensor<1x1x64x2xf8E8M0FNU>, %s4: tensor<1x1x2x64xf8E8M0FNU>, %s5: tensor<1x1x64x2xf8E8M0FNU>, %s6: tensor<1x1x2x64xf8E8M0FNU>) {
+  // expected-error @below {{sdpa_mxfp8_backward: descale_k_T dims are 1x1x64x2 but must be 1x1x2x64 (one scale per block of 32 along the sequence dim of k_T)}}
+  %r:6 = graph.sdpa_mxfp8_backward %q, %qT, %k, %kT, %v, %of, %dOf, %dO, %dOT, %stats descale(%s0, %s1, %s2, %s3, %s4, %s5, %s6)
+      : (tensor<1x1x64x64xf8E4M3FN>, tensor<1x1x64x64xf8E4M3FN>, tensor<1x1x64x64xf8E4M3FN>, tensor<1x1x64x64xf8E4M3FN>, tensor<1x1x64x64xf8E4M3FN>, tensor<1x1x64x64xbf16>, tensor<1x1x64x64xbf16>, tensor<1x1x64x64xf8E5M2>, tensor<1x1x64x64xf8E5M2>, tensor<1x1x64x1xf32>, tensor<1x1x64x2xf8E8M0FNU>, tensor<1x1x2x64xf8E8M0FNU>, tensor<1x1x64x2xf8E8M0FNU>, tensor<1x1x64x2xf8E8M0FNU>, tensor<1x1x2x64xf8E8M0FNU>, tensor<1x1x64x2xf8E8M0FNU>, tensor<1x1x2x64xf8E8M0FNU>) -> (tensor<1x1x64x64xbf16>, tensor<1x1x64x64xbf16>, tensor<1x1x64x64xbf16>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>)
+  graph.output
+}
+
+// -----
+
+graph.graph @mx_bwd_descale_v(%q: tensor<1x1x64x64xf8E4M3FN>, %qT: tensor<1x1x64x64xf8E4M3FN>, %k: tensor<1x1x64x64xf8E4M3FN>, %kT: tensor<1x1x64x64xf8E4M3FN>, %v: tensor<1x1x64x64xf8E4M3FN>, %of: tensor<1x1x64x64xbf16>, %dOf: tensor<1x1x64x64xbf16>, %dO: tensor<1x1x64x64xf8E5M2>, %dOT: tensor<1x1x64x64xf8E5M2>, %stats: tensor<1x1x64x1xf32>, %s0: tensor<1x1x64x2xf8E8M0FNU>, %s1: tensor<1x1x2x64xf8E8M0FNU>, %s2: tensor<1x1x64x2xf8E8M0FNU>, %s3: tensor<1x1x2x64xf8E8M0FNU>, %s4: tensor<1x1x64x2xf8E8M0FNU>, %s5: tensor<1x1x64x2xf8E8M0FNU>, %s6: tensor<1x1x2x64xf8E8M0FNU>) {
+  // expected-error @below {{sdpa_mxfp8_backward: descale_v dims are 1x1x64x2 but must be 1x1x2x64 (one scale per block of 32 along the sequence dim of v)}}
+  %r:6 = graph.sdpa_mxfp8_backward %q, %qT, %k, %kT, %v, %of, %dOf, %dO, %dOT, %stats descale(%s0, %s1, %s2, %s3, %s4, %s5, %s6)
+      : (tensor<1x1x64x64xf8E4M3FN>, tensor<1x1x64x64xf8E4M3FN>, tensor<1x1x64x64xf8E4M3FN>, tensor<1x1x64x64xf8E4M3FN>, tensor<1x1x64x64xf8E4M3FN>, tensor<1x1x64x64xbf16>, tensor<1x1x64x64xbf16>, tensor<1x1x64x64xf8E5M2>, tensor<1x1x64x64xf8E5M2>, tensor<1x1x64x1xf32>, tensor<1x1x64x2xf8E8M0FNU>, tensor<1x1x2x64xf8E8M0FNU>, tensor<1x1x64x2xf8E8M0FNU>, tensor<1x1x2x64xf8E8M0FNU>, tensor<1x1x64x2xf8E8M0FNU>, tensor<1x1x64x2xf8E8M0FNU>, tensor<1x1x2x64xf8E8M0FNU>) -> (tensor<1x1x64x64xbf16>, tensor<1x1x64x64xbf16>, tensor<1x1x64x64xbf16>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>)
+  graph.output
+}
+
+// -----
+
+graph.graph @mx_bwd_descale_do(%q: tensor<1x1x64x64xf8E4M3FN>, %qT: tensor<1x1x64x64xf8E4M3FN>, %k: tensor<1x1x64x64xf8E4M3FN>, %kT: tensor<1x1x64x64xf8E4M3FN>, %v: tensor<1x1x64x64xf8E4M3FN>, %of: tensor<1x1x64x64xbf16>, %dOf: tensor<1x1x64x64xbf16>, %dO: tensor<1x1x64x64xf8E5M2>, %dOT: tensor<1x1x64x64xf8E5M2>, %stats: tensor<1x1x64x1xf32>, %s0: tensor<1x1x64x2xf8E8M0FNU>, %s1: tensor<1x1x2x64xf8E8M0FNU>, %s2: tensor<1x1x64x2xf8E8M0FNU>, %s3: tensor<1x1x2x64xf8E8M0FNU>, %s4: tensor<1x1x2x64xf8E8M0FNU>, %s5: tensor<1x1x2x64xf8E8M0FNU>, %s6: tensor<1x1x2x64xf8E8M0FNU>) {
+  // expected-error @below {{sdpa_mxfp8_backward: descale_dO dims are 1x1x2x64 but must be 1x1x64x2 (one scale per block of 32 along the head dim of dO)}}
+  %r:6 = graph.sdpa_mxfp8_backward %q, %qT, %k, %kT, %v, %of, %dOf, %dO, %dOT, %stats descale(%s0, %s1, %s2, %s3, %s4, %s5, %s6)
+      : (tensor<1x1x64x64xf8E4M3FN>, tensor<1x1x64x64xf8E4M3FN>, tensor<1x1x64x64xf8E4M3FN>, tensor<1x1x64x64xf8E4M3FN>, tensor<1x1x64x64xf8E4M3FN>, tensor<1x1x64x64xbf16>, tensor<1x1x64x64xbf16>, tensor<1x1x64x64xf8E5M2>, tensor<1x1x64x64xf8E5M2>, tensor<1x1x64x1xf32>, tensor<1x1x64x2xf8E8M0FNU>, tensor<1x1x2x64xf8E8M0FNU>, tensor<1x1x64x2xf8E8M0FNU>, tensor<1x1x2x64xf8E8M0FNU>, tensor<1x1x2x64xf8E8M0FNU>, tensor<1x1x2x64xf8E8M0FNU>, tensor<1x1x2x64xf8E8M0FNU>) -> (tensor<1x1x64x64xbf16>, tensor<1x1x64x64xbf16>, tensor<1x1x64x64xbf16>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>)
+  graph.output
+}
+
+// -----
+
+graph.graph @mx_bwd_descale_do_t(%q: tensor<1x1x64x64xf8E4M3FN>, %qT: tensor<1x1x64x64xf8E4M3FN>, %k: tensor<1x1x64x64xf8E4M3FN>, %kT: tensor<1x1x64x64xf8E4M3FN>, %v: tensor<1x1x64x64xf8E4M3FN>, %of: tensor<1x1x64x64xbf16>, %dOf: tensor<1x1x64x64xbf16>, %dO: tensor<1x1x64x64xf8E5M2>, %dOT: tensor<1x1x64x64xf8E5M2>, %stats: tensor<1x1x64x1xf32>, %s0: tensor<1x1x64x2xf8E8M0FNU>, %s1: tensor<1x1x2x64xf8E8M0FNU>, %s2: tensor<1x1x64x2xf8E8M0FNU>, %s3: tensor<1x1x2x64xf8E8M0FNU>, %s4: tensor<1x1x2x64xf8E8M0FNU>, %s5: tensor<1x1x64x2xf8E8M0FNU>, %s6: tensor<1x1x64x2xf8E8M0FNU>) {
+  // expected-error @below {{sdpa_mxfp8_backward: descale_dO_T dims are 1x1x64x2 but must be 1x1x2x64 (one scale per block of 32 along the sequence dim of dO_T)}}
+  %r:6 = graph.sdpa_mxfp8_backward %q, %qT, %k, %kT, %v, %of, %dOf, %dO, %dOT, %stats descale(%s0, %s1, %s2, %s3, %s4, %s5, %s6)
+      : (tensor<1x1x64x64xf8E4M3FN>, tensor<1x1x64x64xf8E4M3FN>, tensor<1x1x64x64xf8E4M3FN>, tensor<1x1x64x64xf8E4M3FN>, tensor<1x1x64x64xf8E4M3FN>, tensor<1x1x64x64xbf16>, tensor<1x1x64x64xbf16>, tensor<1x1x64x64xf8E5M2>, tensor<1x1x64x64xf8E5M2>, tensor<1x1x64x1xf32>, tensor<1x1x64x2xf8E8M0FNU>, tensor<1x1x2x64xf8E8M0FNU>, tensor<1x1x64x2xf8E8M0FNU>, tensor<1x1x2x64xf8E8M0FNU>, tensor<1x1x2x64xf8E8M0FNU>, tensor<1x1x64x2xf8E8M0FNU>, tensor<1x1x64x2xf8E8M0FNU>) -> (tensor<1x1x64x64xbf16>, tensor<1x1x64x64xbf16>, tensor<1x1x64x64xbf16>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>)
+  graph.output
+}
+
+// -----
+
+graph.graph @mx_bwd_amax(%q: tensor<1x1x64x64xf8E4M3FN>, %qT: tensor<1x1x64x64xf8E4M3FN>, %k: tensor<1x1x64x64xf8E4M3FN>, %kT: tensor<1x1x64x64xf8E4M3FN>, %v: tensor<1x1x64x64xf8E4M3FN>, %of: tensor<1x1x64x64xbf16>, %dOf: tensor<1x1x64x64xbf16>, %dO: tensor<1x1x64x64xf8E5M2>, %dOT: tensor<1x1x64x64xf8E5M2>, %stats: tensor<1x1x64x1xf32>, %s0: tensor<1x1x64x2xf8E8M0FNU>, %s1: tensor<1x1x2x64xf8E8M0FNU>, %s2: tensor<1x1x64x2xf8E8M0FNU>, %s3: tensor<1x1x2x64xf8E8M0FNU>, %s4: tensor<1x1x2x64xf8E8M0FNU>, %s5: tensor<1x1x64x2xf8E8M0FNU>, %s6: tensor<1x1x2x64xf8E8M0FNU>) {
+  // expected-error @below {{sdpa_mxfp8_backward: amax_dV must be f32 but is 'bf16'}}
+  %r:6 = graph.sdpa_mxfp8_backward %q, %qT, %k, %kT, %v, %of, %dOf, %dO, %dOT, %stats descale(%s0, %s1, %s2, %s3, %s4, %s5, %s6)
+      : (tensor<1x1x64x64xf8E4M3FN>, tensor<1x1x64x64xf8E4M3FN>, tensor<1x1x64x64xf8E4M3FN>, tensor<1x1x64x64xf8E4M3FN>, tensor<1x1x64x64xf8E4M3FN>, tensor<1x1x64x64xbf16>, tensor<1x1x64x64xbf16>, tensor<1x1x64x64xf8E5M2>, tensor<1x1x64x64xf8E5M2>, tensor<1x1x64x1xf32>, tensor<1x1x64x2xf8E8M0FNU>, tensor<1x1x2x64xf8E8M0FNU>, tensor<1x1x64x2xf8E8M0FNU>, tensor<1x1x2x64xf8E8M0FNU>, tensor<1x1x2x64xf8E8M0FNU>, tensor<1x1x64x2xf8E8M0FNU>, tensor<1x1x2x64xf8E8M0FNU>) -> (tensor<1x1x64x64xbf16>, tensor<1x1x64x64xbf16>, tensor<1x1x64x64xbf16>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xbf16>)
+  graph.output
+}
+
+// -----
+
+graph.graph @mx_bwd_qkv(%q: tensor<1x1x64x64xf8E4M3FN>, %qT: tensor<1x1x64x64xf8E4M3FN>, %k: tensor<1x1x64x64xf8E4M3FN>, %kT: tensor<1x1x64x64xf8E4M3FN>, %v: tensor<2x1x64x64xf8E4M3FN>, %of: tensor<1x1x64x64xbf16>, %dOf: tensor<1x1x64x64xbf16>, %dO: tensor<1x1x64x64xf8E5M2>, %dOT: tensor<1x1x64x64xf8E5M2>, %stats: tensor<1x1x64x1xf32>, %s0: tensor<1x1x64x2xf8E8M0FNU>, %s1: tensor<1x1x2x64xf8E8M0FNU>, %s2: tensor<1x1x64x2xf8E8M0FNU>, %s3: tensor<1x1x2x64xf8E8M0FNU>, %s4: tensor<1x1x2x64xf8E8M0FNU>, %s5: tensor<1x1x64x2xf8E8M0FNU>, %s6: tensor<1x1x2x64xf8E8M0FNU>) {
+  // expected-error @below {{sdpa_mxfp8_backward: batch of q, k, v are 1, 1, 2 (must match)}}
+  %r:6 = graph.sdpa_mxfp8_backward %q, %qT, %k, %kT, %v, %of, %dOf, %dO, %dOT, %stats descale(%s0, %s1, %s2, %s3, %s4, %s5, %s6)
+      : (tensor<1x1x64x64xf8E4M3FN>, tensor<1x1x64x64xf8E4M3FN>, tensor<1x1x64x64xf8E4M3FN>, tensor<1x1x64x64xf8E4M3FN>, tensor<2x1x64x64xf8E4M3FN>, tensor<1x1x64x64xbf16>, tensor<1x1x64x64xbf16>, tensor<1x1x64x64xf8E5M2>, tensor<1x1x64x64xf8E5M2>, tensor<1x1x64x1xf32>, tensor<1x1x64x2xf8E8M0FNU>, tensor<1x1x2x64xf8E8M0FNU>, tensor<1x1x64x2xf8E8M0FNU>, tensor<1x1x2x64xf8E8M0FNU>, tensor<1x1x2x64xf8E8M0FNU>, tensor<1x1x64x2xf8E8M0FNU>, tensor<1x1x2x64xf8E8M0FNU>) -> (tensor<1x1x64x64xbf16>, tensor<1x1x64x64xbf16>, tensor<1x1x64x64xbf16>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>)
+  graph.output
+}
+
+//===----------------------------------------------------------------------===//
+// gdn, kda, gdn2 and their backwards
+//===----------------------------------------------------------------------===//
+
+// -----
+
+graph.graph @gdn_rank(%q: tensor<8x8xf32>, %k: tensor<8x2x4xf32>, %v: tensor<8x2x4xf32>, %g: tensor<8x2xf32>, %beta: tensor<8x2xf32>) {
+  // expected-error @below {{gdn "gdn": q must have rank 3 but has 2 (dims 8x8)}}
+  %r = graph.gdn %q, %k, %v, %g, %beta {name = "gdn"}
+      : (tensor<8x8xf32>, tensor<8x2x4xf32>, tensor<8x2x4xf32>, tensor<8x2xf32>, tensor<8x2xf32>) -> (tensor<8x2x4xf32>, none, none)
+  graph.output
+}
+
+// -----
+
+graph.graph @gdn_tokens(%q: tensor<8x2x4xf32>, %k: tensor<8x2x4xf32>, %v: tensor<4x2x4xf32>, %g: tensor<8x2xf32>, %beta: tensor<8x2xf32>) {
+  // expected-error @below {{gdn: tokens of q (8) and v (4) differ}}
+  %r = graph.gdn %q, %k, %v, %g, %beta
+      : (tensor<8x2x4xf32>, tensor<8x2x4xf32>, tensor<4x2x4xf32>, tensor<8x2xf32>, tensor<8x2xf32>) -> (tensor<8x2x4xf32>, none, none)
+  graph.output
+}
+
+// -----
+
+graph.graph @gdn_key_dim(%q: tensor<8x2x4xf32>, %k: tensor<8x2x8xf32>, %v: tensor<8x2x4xf32>, %g: tensor<8x2xf32>, %beta: tensor<8x2xf32>) {
+  // expected-error @below {{gdn: key dim of q is 4 but key dim of k is 8}}
+  %r = graph.gdn %q, %k, %v, %g, %beta
+      : (tensor<8x2x4xf32>, tensor<8x2x8xf32>, tensor<8x2x4xf32>, tensor<8x2xf32>, tensor<8x2xf32>) -> (tensor<8x2x4xf32>, none, none)
+  graph.output
+}
+
+// -----
+
+graph.graph @gdn_heads(%q: tensor<8x2x4xf32>, %k: tensor<8x2x4xf32>, %v: tensor<8x3x4xf32>, %g: tensor<8x3xf32>, %beta: tensor<8x3xf32>) {
+  // expected-error @below {{gdn: heads of q (2) do not divide the state's 3 heads (the max of q and v heads)}}
+  %r = graph.gdn %q, %k, %v, %g, %beta
+      : (tensor<8x2x4xf32>, tensor<8x2x4xf32>, tensor<8x3x4xf32>, tensor<8x3xf32>, tensor<8x3xf32>) -> (tensor<8x3x4xf32>, none, none)
+  graph.output
+}
+
+// -----
+
+graph.graph @gdn_gate(%q: tensor<8x2x4xf32>, %k: tensor<8x2x4xf32>, %v: tensor<8x2x4xf32>, %g: tensor<8x2x4xf32>, %beta: tensor<8x2xf32>) {
+  // expected-error @below {{gdn: g dims are 8x2x4 but must be [T, heads] with T = 8}}
+  %r = graph.gdn %q, %k, %v, %g, %beta
+      : (tensor<8x2x4xf32>, tensor<8x2x4xf32>, tensor<8x2x4xf32>, tensor<8x2x4xf32>, tensor<8x2xf32>) -> (tensor<8x2x4xf32>, none, none)
+  graph.output
+}
+
+// -----
+
+graph.graph @gdn_beta_heads(%q: tensor<8x2x4xf32>, %k: tensor<8x2x4xf32>, %v: tensor<8x2x4xf32>, %g: tensor<8x2xf32>, %beta: tensor<8x4xf32>) {
+  // expected-error @below {{gdn: heads of beta (4) do not divide the state's 2 heads (the max of q and v heads)}}
+  %r = graph.gdn %q, %k, %v, %g, %beta
+      : (tensor<8x2x4xf32>, tensor<8x2x4xf32>, tensor<8x2x4xf32>, tensor<8x2xf32>, tensor<8x4xf32>) -> (tensor<8x2x4xf32>, none, none)
+  graph.output
+}
+
+// -----
+
+graph.graph @gdn_cu_seqlens_type(%q: tensor<8x2x4xf32>, %k: tensor<8x2x4xf32>, %v: tensor<8x2x4xf32>, %g: tensor<8x2xf32>, %beta: tensor<8x2xf32>, %cu: tensor<3xf32>) {
+  // expected-error @below {{gdn: cu_seqlens must be a rank-1 integer tensor ([N + 1] boundaries) but is 'tensor<3xf32>'}}
+  %r = graph.gdn %q, %k, %v, %g, %beta cu_seqlens %cu
+      : (tensor<8x2x4xf32>, tensor<8x2x4xf32>, tensor<8x2x4xf32>, tensor<8x2xf32>, tensor<8x2xf32>, tensor<3xf32>) -> (tensor<8x2x4xf32>, none, none)
+  graph.output
+}
+
+// -----
+
+graph.graph @gdn_cu_seqlens_count(%q: tensor<8x2x4xf32>, %k: tensor<8x2x4xf32>, %v: tensor<8x2x4xf32>, %g: tensor<8x2xf32>, %beta: tensor<8x2xf32>, %cu: tensor<1xi32>) {
+  // expected-error @below {{gdn: cu_seqlens has 1 entries; it needs N + 1 >= 2 sequence boundaries}}
+  %r = graph.gdn %q, %k, %v, %g, %beta cu_seqlens %cu
+      : (tensor<8x2x4xf32>, tensor<8x2x4xf32>, tensor<8x2x4xf32>, tensor<8x2xf32>, tensor<8x2xf32>, tensor<1xi32>) -> (tensor<8x2x4xf32>, none, none)
+  graph.output
+}
+
+// -----
+
+graph.graph @gdn_initial_state(%q: tensor<8x2x4xf32>, %k: tensor<8x2x4xf32>, %v: tensor<8x2x4xf32>, %g: tensor<8x2xf32>, %beta: tensor<8x2xf32>, %cu: tensor<3xi32>, %s: tensor<1x2x4x4xf32>) {
+  // expected-error @below {{gdn: initial_state dims are 1x2x4x4 but must be 2x2x4x4 ([N, H, K, V])}}
+  %r = graph.gdn %q, %k, %v, %g, %beta cu_seqlens %cu initial_state %s
+      : (tensor<8x2x4xf32>, tensor<8x2x4xf32>, tensor<8x2x4xf32>, tensor<8x2xf32>, tensor<8x2xf32>, tensor<3xi32>, tensor<1x2x4x4xf32>) -> (tensor<8x2x4xf32>, none, none)
+  graph.output
+}
+
+// -----
+
+graph.graph @gdn_output(%q: tensor<8x2x4xf32>, %k: tensor<8x2x4xf32>, %v: tensor<8x2x4xf32>, %g: tensor<8x2xf32>, %beta: tensor<8x2xf32>) {
+  // expected-error @below {{gdn: O dims are 8x1x4 but must be 8x2x4 ([T, H, V])}}
+  %r = graph.gdn %q, %k, %v, %g, %beta
+      : (tensor<8x2x4xf32>, tensor<8x2x4xf32>, tensor<8x2x4xf32>, tensor<8x2xf32>, tensor<8x2xf32>) -> (tensor<8x1x4xf32>, none, none)
+  graph.output
+}
+
+// -----
+
+graph.graph @gdn_final_flag(%q: tensor<8x2x4xf32>, %k: tensor<8x2x4xf32>, %v: tensor<8x2x4xf32>, %g: tensor<8x2xf32>, %beta: tensor<8x2xf32>) {
+  // expected-error @below {{gdn: output_final_state is set but there is no final_state result}}
+  %r = graph.gdn %q, %k, %v, %g, %beta {output_final_state}
+      : (tensor<8x2x4xf32>, tensor<8x2x4xf32>, tensor<8x2x4xf32>, tensor<8x2xf32>, tensor<8x2xf32>) -> (tensor<8x2x4xf32>, none, none)
+  graph.output
+}
+
+// -----
+
+graph.graph @gdn_final_result(%q: tensor<8x2x4xf32>, %k: tensor<8x2x4xf32>, %v: tensor<8x2x4xf32>, %g: tensor<8x2xf32>, %beta: tensor<8x2xf32>) {
+  // expected-error @below {{gdn: a final_state result needs output_final_state}}
+  %r:2 = graph.gdn %q, %k, %v, %g, %beta
+      : (tensor<8x2x4xf32>, tensor<8x2x4xf32>, tensor<8x2x4xf32>, tensor<8x2xf32>, tensor<8x2xf32>) -> (tensor<8x2x4xf32>, tensor<1x2x4x4xf32>, none)
+  graph.output
+}
+
+// -----
+
+graph.graph @gdn_final_dims(%q: tensor<8x2x4xf32>, %k: tensor<8x2x4xf32>, %v: tensor<8x2x4xf32>, %g: tensor<8x2xf32>, %beta: tensor<8x2xf32>) {
+  // expected-error @below {{gdn: final_state dims are 1x2x4x8 but must be 1x2x4x4 ([N, H, K, V])}}
+  %r:2 = graph.gdn %q, %k, %v, %g, %beta {output_final_state}
+      : (tensor<8x2x4xf32>, tensor<8x2x4xf32>, tensor<8x2x4xf32>, tensor<8x2xf32>, tensor<8x2xf32>) -> (tensor<8x2x4xf32>, tensor<1x2x4x8xf32>, none)
+  graph.output
+}
+
+// -----
+
+graph.graph @gdn_checkpoint_negative(%q: tensor<8x2x4xf32>, %k: tensor<8x2x4xf32>, %v: tensor<8x2x4xf32>, %g: tensor<8x2xf32>, %beta: tensor<8x2xf32>) {
+  // expected-error @below {{gdn: checkpoint_every_n_tokens -4 must be >= 0}}
+  %r = graph.gdn %q, %k, %v, %g, %beta {checkpoint_every_n_tokens = -4 : i64}
+      : (tensor<8x2x4xf32>, tensor<8x2x4xf32>, tensor<8x2x4xf32>, tensor<8x2xf32>, tensor<8x2xf32>) -> (tensor<8x2x4xf32>, none, none)
+  graph.output
+}
+
+// -----
+
+graph.graph @gdn_checkpoints_flag(%q: tensor<8x2x4xf32>, %k: tensor<8x2x4xf32>, %v: tensor<8x2x4xf32>, %g: tensor<8x2xf32>, %beta: tensor<8x2xf32>) {
+  // expected-error @below {{gdn: a state_checkpoints result exists exactly when checkpoint_every_n_tokens > 0}}
+  %r = graph.gdn %q, %k, %v, %g, %beta {checkpoint_every_n_tokens = 4 : i64}
+      : (tensor<8x2x4xf32>, tensor<8x2x4xf32>, tensor<8x2x4xf32>, tensor<8x2xf32>, tensor<8x2xf32>) -> (tensor<8x2x4xf32>, none, none)
+  graph.output
+}
+
+// -----
+
+graph.graph @gdn_checkpoints_result(%q: tensor<8x2x4xf32>, %k: tensor<8x2x4xf32>, %v: tensor<8x2x4xf32>, %g: tensor<8x2xf32>, %beta: tensor<8x2xf32>) {
+  // expected-error @below {{gdn: a state_checkpoints result exists exactly when checkpoint_every_n_tokens > 0}}
+  %r:2 = graph.gdn %q, %k, %v, %g, %beta
+      : (tensor<8x2x4xf32>, tensor<8x2x4xf32>, tensor<8x2x4xf32>, tensor<8x2xf32>, tensor<8x2xf32>) -> (tensor<8x2x4xf32>, none, tensor<2x1x2x4x4xf32>)
+  graph.output
+}
+
+// -----
+
+// kda gates every key channel: g is [T, H, K].
+graph.graph @kda_gate(%q: tensor<8x2x4xf32>, %k: tensor<8x2x4xf32>, %v: tensor<8x2x4xf32>, %g: tensor<8x2xf32>, %beta: tensor<8x2xf32>) {
+  // expected-error @below {{kda "kda": g dims are 8x2 but must be [T, heads, 4] with T = 8}}
+  %r = graph.kda %q, %k, %v, %g, %beta {name = "kda"}
+      : (tensor<8x2x4xf32>, tensor<8x2x4xf32>, tensor<8x2x4xf32>, tensor<8x2xf32>, tensor<8x2xf32>) -> (tensor<8x2x4xf32>, none, none)
+  graph.output
+}
+
+// -----
+
+graph.graph @kda_beta(%q: tensor<8x2x4xf32>, %k: tensor<8x2x4xf32>, %v: tensor<8x2x4xf32>, %g: tensor<8x2x4xf32>, %beta: tensor<8x2x4xf32>) {
+  // expected-error @below {{kda: beta dims are 8x2x4 but must be [T, heads] with T = 8}}
+  %r = graph.kda %q, %k, %v, %g, %beta
+      : (tensor<8x2x4xf32>, tensor<8x2x4xf32>, tensor<8x2x4xf32>, tensor<8x2x4xf32>, tensor<8x2x4xf32>) -> (tensor<8x2x4xf32>, none, none)
+  graph.output
+}
+
+// -----
+
+graph.graph @kda_common(%q: tensor<8x2x4xf32>, %k: tensor<6x2x4xf32>, %v: tensor<8x2x4xf32>, %g: tensor<8x2x4xf32>, %beta: tensor<8x2xf32>) {
+  // expected-error @below {{kda: tokens of q (8) and k (6) differ}}
+  %r = graph.kda %q, %k, %v, %g, %beta
+      : (tensor<8x2x4xf32>, tensor<6x2x4xf32>, tensor<8x2x4xf32>, tensor<8x2x4xf32>, tensor<8x2xf32>) -> (tensor<8x2x4xf32>, none, none)
+  graph.output
+}
+
+// -----
+
+graph.graph @gdn2_write_gate(%q: tensor<8x2x4xf32>, %k: tensor<8x2x4xf32>, %v: tensor<8x2x4xf32>, %g: tensor<8x2x4xf32>, %beta: tensor<8x2x4xf32>, %w: tensor<8x2x8xf32>) {
+  // expected-error @below {{gdn2 "gdn2": w dims are 8x2x8 but must be [T, heads, 4] with T = 8}}
+  %r = graph.gdn2 %q, %k, %v, %g, %beta, %w {name = "gdn2"}
+      : (tensor<8x2x4xf32>, tensor<8x2x4xf32>, tensor<8x2x4xf32>, tensor<8x2x4xf32>, tensor<8x2x4xf32>, tensor<8x2x8xf32>) -> (tensor<8x2x4xf32>, none, none)
+  graph.output
+}
+
+// -----
+
+graph.graph @gdn2_beta(%q: tensor<8x2x4xf32>, %k: tensor<8x2x4xf32>, %v: tensor<8x2x4xf32>, %g: tensor<8x2x4xf32>, %beta: tensor<8x2xf32>, %w: tensor<8x2x4xf32>) {
+  // expected-error @below {{gdn2: beta dims are 8x2 but must be [T, heads, 4] with T = 8}}
+  %r = graph.gdn2 %q, %k, %v, %g, %beta, %w
+      : (tensor<8x2x4xf32>, tensor<8x2x4xf32>, tensor<8x2x4xf32>, tensor<8x2x4xf32>, tensor<8x2xf32>, tensor<8x2x4xf32>) -> (tensor<8x2x4xf32>, none, none)
+  graph.output
+}
+
+// -----
+
+graph.graph @gdn2_final(%q: tensor<8x2x4xf32>, %k: tensor<8x2x4xf32>, %v: tensor<8x2x4xf32>, %g: tensor<8x2x4xf32>, %beta: tensor<8x2x4xf32>, %w: tensor<8x2x4xf32>) {
+  // expected-error @below {{gdn2: output_final_state is set but there is no final_state result}}
+  %r = graph.gdn2 %q, %k, %v, %g, %beta, %w {output_final_state}
+      : (tensor<8x2x4xf32>, tensor<8x2x4xf32>, tensor<8x2x4xf32>, tensor<8x2x4xf32>, tensor<8x2x4xf32>, tensor<8x2x4xf32>) -> (tensor<8x2x4xf32>, none, none)
+  graph.output
+}
+
+// -----
+
+graph.graph @gdn_bwd_do(%q: tensor<8x2x4xf32>, %k: tensor<8x2x4xf32>, %v: tensor<8x2x4xf32>, %g: tensor<8x2xf32>, %beta: tensor<8x2xf32>, %dO: tensor<8x2x8xf32>) {
+  // expected-error @below {{gdn_bwd "gdn_bwd": dO dims are 8x2x8 but must be 8x2x4 ([T, H, V])}}
+  %d:5 = graph.gdn_bwd %q, %k, %v, %g, %beta dO %dO {name = "gdn_bwd"}
+      : (tensor<8x2x4xf32>, tensor<8x2x4xf32>, tensor<8x2x4xf32>, tensor<8x2xf32>, tensor<8x2xf32>, tensor<8x2x8xf32>) -> (tensor<8x2x4xf32>, tensor<8x2x4xf32>, tensor<8x2x4xf32>, tensor<8x2xf32>, tensor<8x2xf32>)
+  graph.output
+}
+
+// -----
+
+// The backward checks the states against [N, H, K, V] as the forward does.
+graph.graph @gdn_bwd_initial_state(%q: tensor<8x2x4xf32>, %k: tensor<8x2x4xf32>, %v: tensor<8x2x4xf32>, %g: tensor<8x2xf32>, %beta: tensor<8x2xf32>, %cu: tensor<3xi32>, %dO: tensor<8x2x4xf32>, %s: tensor<1x2x4x4xf32>) {
+  // expected-error @below {{gdn_bwd: initial_state dims are 1x2x4x4 but must be 2x2x4x4 ([N, H, K, V])}}
+  %d:6 = graph.gdn_bwd %q, %k, %v, %g, %beta cu_seqlens %cu dO %dO initial_state %s
+      : (tensor<8x2x4xf32>, tensor<8x2x4xf32>, tensor<8x2x4xf32>, tensor<8x2xf32>, tensor<8x2xf32>, tensor<3xi32>, tensor<8x2x4xf32>, tensor<1x2x4x4xf32>) -> (tensor<8x2x4xf32>, tensor<8x2x4xf32>, tensor<8x2x4xf32>, tensor<8x2xf32>, tensor<8x2xf32>, tensor<1x2x4x4xf32>)
+  graph.output
+}
+
+// -----
+
+graph.graph @gdn_bwd_d_final_state(%q: tensor<8x2x4xf32>, %k: tensor<8x2x4xf32>, %v: tensor<8x2x4xf32>, %g: tensor<8x2xf32>, %beta: tensor<8x2xf32>, %dO: tensor<8x2x4xf32>, %dfs: tensor<1x4x4x4xf32>) {
+  // expected-error @below {{gdn_bwd: d_final_state dims are 1x4x4x4 but must be 1x2x4x4 ([N, H, K, V])}}
+  %d:5 = graph.gdn_bwd %q, %k, %v, %g, %beta dO %dO d_final_state %dfs
+      : (tensor<8x2x4xf32>, tensor<8x2x4xf32>, tensor<8x2x4xf32>, tensor<8x2xf32>, tensor<8x2xf32>, tensor<8x2x4xf32>, tensor<1x4x4x4xf32>) -> (tensor<8x2x4xf32>, tensor<8x2x4xf32>, tensor<8x2x4xf32>, tensor<8x2xf32>, tensor<8x2xf32>)
+  graph.output
+}
+
+// -----
+
+graph.graph @gdn_bwd_grad(%q: tensor<8x2x4xf32>, %k: tensor<8x2x4xf32>, %v: tensor<8x2x4xf32>, %g: tensor<8x2xf32>, %beta: tensor<8x2xf32>, %dO: tensor<8x2x4xf32>) {
+  // expected-error @below {{gdn_bwd: dG dims are 8x1 but must be 8x2 (like its input)}}
+  %d:5 = graph.gdn_bwd %q, %k, %v, %g, %beta dO %dO
+      : (tensor<8x2x4xf32>, tensor<8x2x4xf32>, tensor<8x2x4xf32>, tensor<8x2xf32>, tensor<8x2xf32>, tensor<8x2x4xf32>) -> (tensor<8x2x4xf32>, tensor<8x2x4xf32>, tensor<8x2x4xf32>, tensor<8x1xf32>, tensor<8x2xf32>)
+  graph.output
+}
+
+// -----
+
+graph.graph @gdn_bwd_d_initial_exists(%q: tensor<8x2x4xf32>, %k: tensor<8x2x4xf32>, %v: tensor<8x2x4xf32>, %g: tensor<8x2xf32>, %beta: tensor<8x2xf32>, %dO: tensor<8x2x4xf32>, %s: tensor<1x2x4x4xf32>) {
+  // expected-error @below {{gdn_bwd: d_initial_state exists exactly when initial_state is given}}
+  %d:5 = graph.gdn_bwd %q, %k, %v, %g, %beta dO %dO initial_state %s
+      : (tensor<8x2x4xf32>, tensor<8x2x4xf32>, tensor<8x2x4xf32>, tensor<8x2xf32>, tensor<8x2xf32>, tensor<8x2x4xf32>, tensor<1x2x4x4xf32>) -> (tensor<8x2x4xf32>, tensor<8x2x4xf32>, tensor<8x2x4xf32>, tensor<8x2xf32>, tensor<8x2xf32>)
+  graph.output
+}
+
+// -----
+
+graph.graph @gdn_bwd_d_initial_dims(%q: tensor<8x2x4xf32>, %k: tensor<8x2x4xf32>, %v: tensor<8x2x4xf32>, %g: tensor<8x2xf32>, %beta: tensor<8x2xf32>, %dO: tensor<8x2x4xf32>, %s: tensor<1x2x4x4xf32>) {
+  // expected-error @below {{gdn_bwd: d_initial_state dims are 1x2x4x2 but must be 1x2x4x4 (like initial_state)}}
+  %d:6 = graph.gdn_bwd %q, %k, %v, %g, %beta dO %dO initial_state %s
+      : (tensor<8x2x4xf32>, tensor<8x2x4xf32>, tensor<8x2x4xf32>, tensor<8x2xf32>, tensor<8x2xf32>, tensor<8x2x4xf32>, tensor<1x2x4x4xf32>) -> (tensor<8x2x4xf32>, tensor<8x2x4xf32>, tensor<8x2x4xf32>, tensor<8x2xf32>, tensor<8x2xf32>, tensor<1x2x4x2xf32>)
+  graph.output
+}
+
+// -----
+
+graph.graph @gdn_bwd_cu_seqlens(%q: tensor<8x2x4xf32>, %k: tensor<8x2x4xf32>, %v: tensor<8x2x4xf32>, %g: tensor<8x2xf32>, %beta: tensor<8x2xf32>, %cu: tensor<2x2xi32>, %dO: tensor<8x2x4xf32>) {
+  // expected-error @below {{gdn_bwd: cu_seqlens must be a rank-1 integer tensor ([N + 1] boundaries) but is 'tensor<2x2xi32>'}}
+  %d:5 = graph.gdn_bwd %q, %k, %v, %g, %beta cu_seqlens %cu dO %dO
+      : (tensor<8x2x4xf32>, tensor<8x2x4xf32>, tensor<8x2x4xf32>, tensor<8x2xf32>, tensor<8x2xf32>, tensor<2x2xi32>, tensor<8x2x4xf32>) -> (tensor<8x2x4xf32>, tensor<8x2x4xf32>, tensor<8x2x4xf32>, tensor<8x2xf32>, tensor<8x2xf32>)
+  graph.output
+}
+
+// -----
+
+graph.graph @kda_bwd_gate(%q: tensor<8x2x4xf32>, %k: tensor<8x2x4xf32>, %v: tensor<8x2x4xf32>, %g: tensor<8x2xf32>, %beta: tensor<8x2xf32>, %dO: tensor<8x2x4xf32>) {
+  // expected-error @below {{kda_bwd "kda_bwd": g dims are 8x2 but must be [T, heads, 4] with T = 8}}
+  %d:5 = graph.kda_bwd %q, %k, %v, %g, %beta dO %dO {name = "kda_bwd"}
+      : (tensor<8x2x4xf32>, tensor<8x2x4xf32>, tensor<8x2x4xf32>, tensor<8x2xf32>, tensor<8x2xf32>, tensor<8x2x4xf32>) -> (tensor<8x2x4xf32>, tensor<8x2x4xf32>, tensor<8x2x4xf32>, tensor<8x2xf32>, tensor<8x2xf32>)
+  graph.output
+}
+
+// -----
+
+graph.graph @kda_bwd_grad(%q: tensor<8x2x4xf32>, %k: tensor<8x2x4xf32>, %v: tensor<8x2x4xf32>, %g: tensor<8x2x4xf32>, %beta: tensor<8x2xf32>, %dO: tensor<8x2x4xf32>) {
+  // expected-error @below {{kda_bwd: dK dims are 8x2x2 but must be 8x2x4 (like its input)}}
+  %d:5 = graph.kda_bwd %q, %k, %v, %g, %beta dO %dO
+      : (tensor<8x2x4xf32>, tensor<8x2x4xf32>, tensor<8x2x4xf32>, tensor<8x2x4xf32>, tensor<8x2xf32>, tensor<8x2x4xf32>) -> (tensor<8x2x4xf32>, tensor<8x2x2xf32>, tensor<8x2x4xf32>, tensor<8x2x4xf32>, tensor<8x2xf32>)
+  graph.output
+}
+
+// -----
+
+graph.graph @gdn2_bwd_write_gate(%q: tensor<8x2x4xf32>, %k: tensor<8x2x4xf32>, %v: tensor<8x2x4xf32>, %g: tensor<8x2x4xf32>, %beta: tensor<8x2x4xf32>, %w: tensor<4x2x4xf32>, %dO: tensor<8x2x4xf32>) {
+  // expected-error @below {{gdn2_bwd "gdn2_bwd": w dims are 4x2x4 but must be [T, heads, 4] with T = 8}}
+  %d:6 = graph.gdn2_bwd %q, %k, %v, %g, %beta, %w dO %dO {name = "gdn2_bwd"}
+      : (tensor<8x2x4xf32>, tensor<8x2x4xf32>, tensor<8x2x4xf32>, tensor<8x2x4xf32>, tensor<8x2x4xf32>, tensor<4x2x4xf32>, tensor<8x2x4xf32>) -> (tensor<8x2x4xf32>, tensor<8x2x4xf32>, tensor<8x2x4xf32>, tensor<8x2x4xf32>, tensor<8x2x4xf32>, tensor<4x2x4xf32>)
+  graph.output
+}
+
+// -----
+
+graph.graph @gdn2_bwd_dw(%q: tensor<8x2x4xf32>, %k: tensor<8x2x4xf32>, %v: tensor<8x2x4xf32>, %g: tensor<8x2x4xf32>, %beta: tensor<8x2x4xf32>, %w: tensor<8x2x4xf32>, %dO: tensor<8x2x4xf32>) {
+  // expected-error @below {{gdn2_bwd: dW dims are 8x2x2 but must be 8x2x4 (like w)}}
+  %d:6 = graph.gdn2_bwd %q, %k, %v, %g, %beta, %w dO %dO
+      : (tensor<8x2x4xf32>, tensor<8x2x4xf32>, tensor<8x2x4xf32>, tensor<8x2x4xf32>, tensor<8x2x4xf32>, tensor<8x2x4xf32>, tensor<8x2x4xf32>) -> (tensor<8x2x4xf32>, tensor<8x2x4xf32>, tensor<8x2x4xf32>, tensor<8x2x4xf32>, tensor<8x2x4xf32>, tensor<8x2x2xf32>)
+  graph.output
+}
+
+// -----
+
+// A dynamic q batch must not hide a k/v mismatch; the dynamic dim prints
+// as '?', never as its sentinel value.
+graph.graph @sdpa_batch_dynamic(%q: tensor<?x2x8x16xbf16>, %k: tensor<1x2x8x16xbf16>, %v: tensor<2x2x8x16xbf16>) {
+  // expected-error @below {{sdpa: batch of q, k, v are ?, 1, 2 (must match)}}
+  %o = graph.sdpa %q, %k, %v : (tensor<?x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<2x2x8x16xbf16>)
+      -> (tensor<?x2x8x16xbf16>, none, none, none)
+  graph.output
+}
+
+// -----
+
+graph.graph @gdn_gate_dynamic_tokens(%q: tensor<?x2x4xf32>, %k: tensor<?x2x4xf32>, %v: tensor<?x2x4xf32>, %g: tensor<?x2x4xf32>, %beta: tensor<?x2xf32>) {
+  // expected-error @below {{gdn: g dims are ?x2x4 but must be [T, heads] with T = ?}}
+  %o = graph.gdn %q, %k, %v, %g, %beta : (tensor<?x2x4xf32>, tensor<?x2x4xf32>, tensor<?x2x4xf32>, tensor<?x2x4xf32>, tensor<?x2xf32>)
+      -> (tensor<?x2x4xf32>, none, none)
+  graph.output
+}
+
+// -----
+
+graph.graph @gdn_tokens_dynamic_q(%q: tensor<?x2x4xf32>, %k: tensor<8x2x4xf32>, %v: tensor<6x2x4xf32>, %g: tensor<8x2xf32>, %beta: tensor<8x2xf32>) {
+  // expected-error @below {{gdn: tokens of k (8) and v (6) differ}}
+  %o = graph.gdn %q, %k, %v, %g, %beta : (tensor<?x2x4xf32>, tensor<8x2x4xf32>, tensor<6x2x4xf32>, tensor<8x2xf32>, tensor<8x2xf32>)
+      -> (tensor<?x2x4xf32>, none, none)
   graph.output
 }
