@@ -37,7 +37,43 @@ struct TensorSpec {
   double byValue = 0.0;
 };
 
-/// One node. `kind` is the graph dialect mnemonic ("pointwise", "matmul",
+/// One node. Port names (inputs -> outputs; [optional]):
+///   pointwise      in0 [in1] [in2] -> output. Backward modes are
+///                  (in0 = loss, in1 = input); binary_select is
+///                  (in0 = input0, in1 = input1, in2 = mask). floatAttrs:
+///                  negative_slope, lower_clip, upper_clip, swish_beta,
+///                  elu_alpha, softplus_beta; intAttrs: axis (gen_index).
+///   matmul         A B -> C; floatAttrs: padding.
+///   conv_fprop     image weight -> Y;  conv_dgrad loss filter -> DX;
+///   conv_wgrad     image loss -> DW. intAttrs: pre_padding, post_padding,
+///                  stride, dilation (per spatial dim; default 0/0/1/1);
+///                  mode: "cross_correlation" (default) or "convolution".
+///   reduction      input -> output; mode: add, mul, min, max, amax, avg,
+///                  norm1, norm2, mul_no_zeros.
+///   layernorm, instancenorm, adalayernorm: input scale bias epsilon ->
+///                  Y [mean] [inv_var]; mode: "training" | "inference".
+///   rmsnorm        input scale [bias] epsilon -> Y [inv_var]; mode as above.
+///   batchnorm      input scale bias epsilon [in_running_mean
+///                  in_running_var momentum] -> Y mean inv_var
+///                  [next_running_mean next_running_var].
+///   batchnorm_inference input mean inv_variance scale bias -> Y.
+///   layernorm_backward, instancenorm_backward, adalayernorm_backward,
+///   batchnorm_backward: grad input scale mean inv_variance -> DX DScale
+///                  DBias; rmsnorm_backward: grad input scale inv_variance
+///                  -> DX DScale [DBias].
+///   genstats       input -> SUM SQ_SUM.     reshape  input -> output.
+///   sdpa           q k v [attn_scale] [bias] [seq_len_q] [seq_len_kv]
+///                  [dropout_mask] -> O [Stats] [score_max] [score_sum_exp].
+///   sdpa_backward  q k v o dO stats [same optional inputs] -> dQ dK dV.
+///                  sdpa floatAttrs: attn_scale_value, dropout_probability;
+///                  intAttrs (flags are {1}): use_causal_mask,
+///                  use_causal_mask_bottom_right, use_padding_mask,
+///                  use_alibi_mask, diagonal_alignment (0 top_left,
+///                  1 bottom_right), diagonal_band_left_bound,
+///                  diagonal_band_right_bound, sliding_window_length.
+/// Scalars (epsilon, momentum, attn_scale) may be by-value tensors.
+///
+/// `kind` is the graph dialect mnemonic ("pointwise", "matmul",
 /// "conv_fprop", "conv_dgrad", "conv_wgrad", "reduction", "layernorm",
 /// "rmsnorm", "batchnorm", "batchnorm_inference", "instancenorm",
 /// "adalayernorm", "*_backward", "genstats", "sdpa", "sdpa_backward", ...);
@@ -87,6 +123,12 @@ public:
   virtual std::string copyToDevice(void *dst, const void *src, size_t bytes) = 0;
   virtual std::string copyToHost(void *dst, const void *src, size_t bytes) = 0;
   virtual std::string synchronize() = 0;
+  /// Sets `bytes` bytes at `dst` to `value` (on the stream).
+  virtual std::string memset(void *dst, unsigned char value, size_t bytes) = 0;
+  /// The CUstream (a cudaStream_t) work is queued on.
+  virtual void *stream() const = 0;
+  /// The cudnnHandle_t, bound to stream().
+  virtual void *cudnnHandle() const = 0;
   /// Milliseconds `body` takes on the stream, measured with events.
   virtual std::string time(const std::function<std::string()> &body,
                            double &milliseconds) = 0;
@@ -116,7 +158,25 @@ public:
                               void *workspace) = 0;
   /// cuDNN's JSON of built plan `index`, for an on-disk plan cache.
   virtual std::string planJson(size_t index, std::string &json) = 0;
+  /// Appends a plan rebuilt from `planJson` output and builds it.
+  virtual std::string addPlanFromJson(const std::string &json) = 0;
+  /// Bytes of workspace `execute` needs for built plan `index` (the plan's
+  /// own plus the group's internal scratch tensors).
+  virtual int64_t workspaceBytes(size_t index) const = 0;
 };
+
+/// Canonical text of a spec: ops, ports, attributes, dims, strides and
+/// dtypes (names and the group name are left out). Equal keys mean the same
+/// cuDNN operation graph.
+std::string canonicalKey(const GraphSpec &spec);
+
+/// The process's plan cache: a group with a built plan for `spec` on
+/// `device`, keyed by canonicalKey + device.version(). On a miss it loads
+/// the plan JSON from $GRAPH_PLAN_CACHE_DIR when present, else asks the
+/// heuristics (modes A then fallback), builds the first plan that finalizes
+/// and writes its JSON there.
+std::string getCachedPlan(Device &device, const GraphSpec &spec,
+                          CudnnGroup *&group, size_t &planIndex);
 
 } // namespace graph::rt
 
