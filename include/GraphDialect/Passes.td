@@ -30,4 +30,49 @@ def GraphInferLayout : Pass<"graph-infer-layout", "::mlir::ModuleOp"> {
   }];
 }
 
+def GraphFuse : Pass<"graph-fuse", "::mlir::ModuleOp"> {
+  let summary = "Partition each graph into groups one engine runs at once";
+  let description = [{
+    Tags every node op with `graph.group = N`, the fused group it belongs
+    to, in an order that is a valid schedule (a group only reads tensors of
+    graph inputs, scalars, earlier groups or itself). Groups follow what
+    cuDNN's fusion engines run as one plan:
+
+    - a matmul or convolution (fprop, dgrad, wgrad) with its pointwise
+      epilogue chain (bias, scale, activations, residual add) and an
+      optional trailing reduction;
+    - a standalone chain of pointwise ops, with an optional trailing
+      reduction;
+    - every other op (norms, genstats, attention, structural ops...) alone.
+
+    A pointwise op joins the group of its first operand's producer only if
+    every other operand comes from an input, a scalar, an earlier group or
+    that same group, so the partition never has a cycle; a chain stops at
+    `max-group-ops` ops. Scalars (`graph.scalar`) belong to no group: each
+    group that reads one passes it by value.
+  }];
+  let options = [
+    Option<"maxGroupOps", "max-group-ops", "unsigned", "16",
+           "Most ops in one fused group">,
+  ];
+}
+
+def GraphSelectEngines : Pass<"graph-select-engines", "::mlir::ModuleOp"> {
+  let summary = "Choose the engines that may run each fused group";
+  let description = [{
+    For each group from `graph-fuse`, ranks the engines whose static support
+    rules accept every op of the group and records them as
+    `graph.engines = ["cudnn", ...]` on each op of the group. A group no
+    engine accepts as a whole is split into single-op groups (renumbered so
+    the schedule stays valid); an op no engine accepts is an error that
+    lists every engine and why it declined. Run-time choices (cuDNN's
+    heuristics, autotuning, a decline at plan build) happen in the runtime,
+    which walks the same ranked list.
+  }];
+  let options = [
+    ListOption<"engines", "engines", "std::string",
+               "Engines to consider, in rank order (default: cudnn)">,
+  ];
+}
+
 #endif // GRAPH_PASSES_TD

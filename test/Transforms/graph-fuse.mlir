@@ -1,0 +1,63 @@
+// RUN: graph-opt %s -split-input-file --graph-fuse | FileCheck %s
+// RUN: graph-opt %s -split-input-file --graph-fuse=max-group-ops=2 | FileCheck %s --check-prefix=SMALL
+
+// A matmul takes its pointwise epilogue and one trailing reduction; an op
+// reading the reduced group's tensor after the reduction opens a new group.
+// CHECK-LABEL: graph.graph @epilogue
+// CHECK: matmul {{.*}}graph.group = 0
+// CHECK-NEXT: pointwise add{{.*}}graph.group = 0
+// CHECK-NEXT: pointwise gelu{{.*}}graph.group = 0
+// CHECK-NEXT: reduction add{{.*}}graph.group = 0
+// CHECK-NEXT: pointwise add{{.*}}graph.group = 1
+// SMALL-LABEL: graph.graph @epilogue
+// SMALL: matmul {{.*}}graph.group = 0
+// SMALL-NEXT: pointwise add{{.*}}graph.group = 0
+// SMALL-NEXT: pointwise gelu{{.*}}graph.group = 1
+// SMALL-NEXT: reduction add{{.*}}graph.group = 1
+graph.graph @epilogue(%x: tensor<8x64xf16>, %w: tensor<64x32xf16>, %b: tensor<1x32xf16>, %r: tensor<8x32xf16>) -> (tensor<8x32xf16>, tensor<8x1xf32>) {
+  %mm = graph.matmul %x, %w : (tensor<8x64xf16>, tensor<64x32xf16>) -> tensor<8x32xf32>
+  %a = graph.pointwise add(%mm, %b) : (tensor<8x32xf32>, tensor<1x32xf16>) -> tensor<8x32xf32>
+  %g = graph.pointwise gelu(%a) : (tensor<8x32xf32>) -> tensor<8x32xf16>
+  %s = graph.reduction add %g : (tensor<8x32xf16>) -> tensor<8x1xf32>
+  %y = graph.pointwise add(%g, %r) : (tensor<8x32xf16>, tensor<8x32xf16>) -> tensor<8x32xf16>
+  graph.output %y, %s : tensor<8x32xf16>, tensor<8x1xf32>
+}
+
+// -----
+
+// A pointwise op whose second operand comes from a later group must not join
+// the earlier one (that would make a cycle between the two groups).
+// CHECK-LABEL: graph.graph @no_cycle
+// CHECK: matmul {{.*}}graph.group = 0
+// CHECK-NEXT: matmul {{.*}}graph.group = 1
+// CHECK-NEXT: pointwise mul({{.*}}graph.group = 2
+// CHECK-NEXT: pointwise relu({{.*}}graph.group = 1
+graph.graph @no_cycle(%a: tensor<4x4xf32>, %b: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  %m0 = graph.matmul %a, %b : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
+  %m1 = graph.matmul %b, %a : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
+  %p = graph.pointwise mul(%m0, %m1) : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
+  %q = graph.pointwise relu(%m1) : (tensor<4x4xf32>) -> tensor<4x4xf32>
+  %o = graph.pointwise add(%p, %q) : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
+  graph.output %o : tensor<4x4xf32>
+}
+
+// -----
+
+// Norms stand alone, scalars belong to no group, and a pointwise chain
+// reading only inputs forms its own group.
+// CHECK-LABEL: graph.graph @norm_and_chain
+// CHECK: scalar
+// CHECK-NOT: graph.group
+// CHECK-SAME: -> tensor<1x1xf32>
+// CHECK-NEXT: layernorm {{.*}}graph.group = 0
+// CHECK-NEXT: pointwise relu({{.*}}graph.group = 1
+// CHECK-NEXT: pointwise sigmoid({{.*}}graph.group = 2
+// CHECK-NEXT: pointwise mul({{.*}}graph.group = 2
+graph.graph @norm_and_chain(%x: tensor<4x16xf32>, %g: tensor<1x16xf32>, %b: tensor<1x16xf32>, %z: tensor<4x16xf32>) -> (tensor<4x16xf32>, tensor<4x16xf32>) {
+  %eps = graph.scalar 1.0e-05 : f32 -> tensor<1x1xf32>
+  %y = graph.layernorm inference %x, scale %g, bias %b, epsilon %eps : (tensor<4x16xf32>, tensor<1x16xf32>, tensor<1x16xf32>, tensor<1x1xf32>) -> (tensor<4x16xf32>, none, none)
+  %r = graph.pointwise relu(%y) : (tensor<4x16xf32>) -> tensor<4x16xf32>
+  %s = graph.pointwise sigmoid(%z) : (tensor<4x16xf32>) -> tensor<4x16xf32>
+  %m = graph.pointwise mul(%s, %z) : (tensor<4x16xf32>, tensor<4x16xf32>) -> tensor<4x16xf32>
+  graph.output %r, %m : tensor<4x16xf32>, tensor<4x16xf32>
+}
