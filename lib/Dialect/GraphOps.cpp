@@ -1047,7 +1047,8 @@ LogicalResult BlockScaleQuantizeOp::verify() {
     return failure();
   ArrayRef<int64_t> in = shapeOf(getInput());
   if (in.empty())
-    return emitNodeError(*this) << "input must have rank >= 1";
+    return emitNodeError(*this) << "input must have rank >= 1 (blocks run "
+                                << "along a dim) but has rank 0";
   int64_t axis = getAxis().value_or(static_cast<int64_t>(in.size()) - 1);
   if (axis < 0)
     axis += in.size();
@@ -1081,7 +1082,8 @@ LogicalResult BlockScaleDequantizeOp::verify() {
     return failure();
   ArrayRef<int64_t> in = shapeOf(getInput());
   if (in.empty())
-    return emitNodeError(*this) << "input must have rank >= 1";
+    return emitNodeError(*this) << "input must have rank >= 1 (blocks run "
+                                << "along a dim) but has rank 0";
   int64_t block = getBlockSize();
   if (block <= 0)
     return emitNodeError(*this) << "block_size " << block
@@ -1134,17 +1136,60 @@ LogicalResult MoeGroupedMatmulOp::verify() {
                                  weight[0])))
     return failure();
   MoeMode mode = getMode().value_or(MoeMode::none);
+  StringRef modeName = stringifyMoeMode(mode);
   if (mode != MoeMode::none && !getTokenIndex())
-    return emitNodeError(*this) << "mode " << stringifyMoeMode(mode)
+    return emitNodeError(*this) << "mode " << modeName
                                 << " requires token_index";
-  if (IntegerAttr topK = getTopKAttr())
+  if (mode == MoeMode::scatter && !getTokenKs())
+    return emitNodeError(*this) << "mode scatter requires token_ks (each "
+                                << "routed row's slot among its token's "
+                                << "top_k)";
+  if (mode == MoeMode::scatter && !getTopKAttr())
+    return emitNodeError(*this) << "mode scatter requires top_k";
+  int64_t rows = token[token.size() - 2];
+  for (auto [port, value] :
+       {std::pair<StringRef, Value>{"token_index", getTokenIndex()},
+        {"token_ks", getTokenKs()}}) {
+    if (!value)
+      continue;
+    if (mode == MoeMode::none ||
+        (port == "token_ks" && mode != MoeMode::scatter))
+      return emitNodeError(*this) << port << " does not apply to mode "
+                                  << modeName << " (token_index routes rows "
+                                  << "in gather and scatter, token_ks in "
+                                  << "scatter)";
+    int64_t count = staticElementCount(shapeOf(value));
+    if (mode == MoeMode::scatter && !dimsCompatible(count, rows))
+      return emitNodeError(*this) << port << " has " << count
+                                  << " elements but token has " << rows
+                                  << " rows (scatter routes each row once)";
+  }
+  if (IntegerAttr topK = getTopKAttr()) {
     if (topK.getInt() < 1)
       return emitNodeError(*this) << "top_k " << topK.getInt()
                                   << " must be >= 1";
+    if (!ShapedType::isDynamic(weight[0]) && topK.getInt() > weight[0])
+      return emitNodeError(*this) << "top_k " << topK.getInt()
+                                  << " exceeds the " << weight[0]
+                                  << " experts of weight";
+  }
   SmallVector<int64_t> expected(token.drop_back());
   expected.push_back(weight[2]);
-  if (mode == MoeMode::scatter)
-    return success(); // Rows are scattered to the routed positions.
+  if (mode == MoeMode::gather) {
+    // One output row per gathered (routed) row.
+    expected[expected.size() - 2] =
+        staticElementCount(shapeOf(getTokenIndex()));
+    return expectDims(*this, "output", getOutput(), expected,
+                      "token dims with T replaced by the token_index count "
+                      "and H by N of weight");
+  }
+  if (mode == MoeMode::scatter) {
+    // Rows land at token_index * top_k + token_ks: their count is free.
+    expected[expected.size() - 2] = ShapedType::kDynamic;
+    return expectDims(*this, "output", getOutput(), expected,
+                      "token dims with scattered rows and H replaced by N "
+                      "of weight");
+  }
   return expectDims(*this, "output", getOutput(), expected,
                     "token dims with H replaced by N of weight");
 }
@@ -1250,7 +1295,9 @@ LogicalResult verifySdpaOptions(SdpaOp op, const SdpaShapes &s) {
                               << "other";
   if (op.getUsePaddingMask() && !(op.getSeqLenQ() && op.getSeqLenKv()))
     return emitNodeError(raw)
-           << "use_padding_mask requires seq_len_q and seq_len_kv";
+           << "use_padding_mask requires seq_len_q and seq_len_kv but "
+           << (op.getSeqLenQ() ? "seq_len_kv" : "seq_len_q")
+           << " is missing";
   if (!op.getUsePaddingMask() && (op.getSeqLenQ() || op.getSeqLenKv()))
     return emitNodeError(raw)
            << (op.getSeqLenQ() ? "seq_len_q" : "seq_len_kv")
@@ -1667,9 +1714,12 @@ LogicalResult verifyLinearForward(FwdOp op) {
   if (every < 0)
     return emitNodeError(raw) << "checkpoint_every_n_tokens " << every
                               << " must be >= 0";
-  if ((every > 0) != bool(op.getStateCheckpoints()))
-    return emitNodeError(raw) << "a state_checkpoints result exists exactly "
-                              << "when checkpoint_every_n_tokens > 0";
+  if (every > 0 && !op.getStateCheckpoints())
+    return emitNodeError(raw) << "checkpoint_every_n_tokens is " << every
+                              << " but there is no state_checkpoints result";
+  if (every == 0 && op.getStateCheckpoints())
+    return emitNodeError(raw) << "a state_checkpoints result needs "
+                              << "checkpoint_every_n_tokens > 0";
   return success();
 }
 
@@ -1703,8 +1753,11 @@ LogicalResult verifyLinearBackward(BwdOp op) {
     if (failed(expectDims(raw, port, grad, shapeOf(value), "like its input")))
       return failure();
   if (bool(op.getInitialState()) != bool(op.getDInitialState()))
-    return emitNodeError(raw) << "d_initial_state exists exactly when "
-                              << "initial_state is given";
+    return emitNodeError(raw) << (op.getInitialState()
+                                      ? "initial_state is given but there "
+                                        "is no d_initial_state result"
+                                      : "a d_initial_state result needs an "
+                                        "initial_state operand");
   if (Value d = op.getDInitialState())
     if (failed(expectDims(raw, "d_initial_state", d,
                           shapeOf(op.getInitialState()),

@@ -388,7 +388,7 @@ graph.graph @rope_backward_output(%dy: tensor<2x128x64xbf16>, %f: tensor<128x32x
 // -----
 
 graph.graph @bsq_rank(%x: tensor<bf16>) {
-  // expected-error @below {{block_scale_quantize "q": input must have rank >= 1}}
+  // expected-error @below {{block_scale_quantize "q": input must have rank >= 1 (blocks run along a dim) but has rank 0}}
   %y, %s = graph.block_scale_quantize %x {name = "q", block_size = 32 : i64} : (tensor<bf16>) -> (tensor<f8E4M3FN>, tensor<f8E8M0FNU>)
   graph.output
 }
@@ -474,7 +474,7 @@ graph.graph @bsq_transpose_keeps_dims(%x: tensor<128x256xbf16>) {
 // -----
 
 graph.graph @bsdq_rank(%x: tensor<f8E4M3FN>, %s: tensor<f8E8M0FNU>) {
-  // expected-error @below {{block_scale_dequantize "dq": input must have rank >= 1}}
+  // expected-error @below {{block_scale_dequantize "dq": input must have rank >= 1 (blocks run along a dim) but has rank 0}}
   %0 = graph.block_scale_dequantize %x, descale %s {name = "dq", block_size = 32 : i64} : (tensor<f8E4M3FN>, tensor<f8E8M0FNU>) -> tensor<f32>
   graph.output
 }
@@ -568,6 +568,80 @@ graph.graph @moe_gather_needs_index(%t: tensor<1x64x32xbf16>, %w: tensor<4x32x16
 graph.graph @moe_top_k(%t: tensor<1x64x32xbf16>, %w: tensor<4x32x16xbf16>, %off: tensor<4x1x1xi32>, %idx: tensor<64x1xi32>) {
   // expected-error @below {{moe_grouped_matmul: top_k -1 must be >= 1}}
   %0 = graph.moe_grouped_matmul %t, %w, offsets %off token_index %idx {mode = #graph.moe_mode<gather>, top_k = -1 : i64} : (tensor<1x64x32xbf16>, tensor<4x32x16xbf16>, tensor<4x1x1xi32>, tensor<64x1xi32>) -> tensor<1x64x16xbf16>
+  graph.output
+}
+
+// -----
+
+graph.graph @moe_scatter_needs_ks(%t: tensor<1x64x32xbf16>, %w: tensor<4x32x16xbf16>, %off: tensor<4x1x1xi32>, %idx: tensor<64xi32>) {
+  // expected-error @below {{moe_grouped_matmul: mode scatter requires token_ks (each routed row's slot among its token's top_k)}}
+  %0 = graph.moe_grouped_matmul %t, %w, offsets %off token_index %idx {mode = #graph.moe_mode<scatter>, top_k = 2 : i64}
+      : (tensor<1x64x32xbf16>, tensor<4x32x16xbf16>, tensor<4x1x1xi32>, tensor<64xi32>) -> tensor<1x128x16xbf16>
+  graph.output
+}
+
+// -----
+
+graph.graph @moe_scatter_needs_top_k(%t: tensor<1x64x32xbf16>, %w: tensor<4x32x16xbf16>, %off: tensor<4x1x1xi32>, %idx: tensor<64xi32>, %ks: tensor<64xi32>) {
+  // expected-error @below {{moe_grouped_matmul: mode scatter requires top_k}}
+  %0 = graph.moe_grouped_matmul %t, %w, offsets %off token_index %idx token_ks %ks {mode = #graph.moe_mode<scatter>}
+      : (tensor<1x64x32xbf16>, tensor<4x32x16xbf16>, tensor<4x1x1xi32>, tensor<64xi32>, tensor<64xi32>) -> tensor<1x128x16xbf16>
+  graph.output
+}
+
+// -----
+
+// Without routing, token_index would be silently ignored.
+graph.graph @moe_index_without_mode(%t: tensor<1x64x32xbf16>, %w: tensor<4x32x16xbf16>, %off: tensor<4x1x1xi32>, %idx: tensor<64xi32>) {
+  // expected-error @below {{moe_grouped_matmul: token_index does not apply to mode none (token_index routes rows in gather and scatter, token_ks in scatter)}}
+  %0 = graph.moe_grouped_matmul %t, %w, offsets %off token_index %idx
+      : (tensor<1x64x32xbf16>, tensor<4x32x16xbf16>, tensor<4x1x1xi32>, tensor<64xi32>) -> tensor<1x64x16xbf16>
+  graph.output
+}
+
+// -----
+
+graph.graph @moe_gather_ks(%t: tensor<1x64x32xbf16>, %w: tensor<4x32x16xbf16>, %off: tensor<4x1x1xi32>, %idx: tensor<64xi32>, %ks: tensor<64xi32>) {
+  // expected-error @below {{moe_grouped_matmul: token_ks does not apply to mode gather (token_index routes rows in gather and scatter, token_ks in scatter)}}
+  %0 = graph.moe_grouped_matmul %t, %w, offsets %off token_index %idx token_ks %ks {mode = #graph.moe_mode<gather>}
+      : (tensor<1x64x32xbf16>, tensor<4x32x16xbf16>, tensor<4x1x1xi32>, tensor<64xi32>, tensor<64xi32>) -> tensor<1x64x16xbf16>
+  graph.output
+}
+
+// -----
+
+graph.graph @moe_scatter_rows(%t: tensor<1x64x32xbf16>, %w: tensor<4x32x16xbf16>, %off: tensor<4x1x1xi32>, %idx: tensor<32xi32>, %ks: tensor<64xi32>) {
+  // expected-error @below {{moe_grouped_matmul: token_index has 32 elements but token has 64 rows (scatter routes each row once)}}
+  %0 = graph.moe_grouped_matmul %t, %w, offsets %off token_index %idx token_ks %ks {mode = #graph.moe_mode<scatter>, top_k = 2 : i64}
+      : (tensor<1x64x32xbf16>, tensor<4x32x16xbf16>, tensor<4x1x1xi32>, tensor<32xi32>, tensor<64xi32>) -> tensor<1x128x16xbf16>
+  graph.output
+}
+
+// -----
+
+graph.graph @moe_top_k_experts(%t: tensor<1x64x32xbf16>, %w: tensor<4x32x16xbf16>, %off: tensor<4x1x1xi32>, %idx: tensor<64xi32>, %ks: tensor<64xi32>) {
+  // expected-error @below {{moe_grouped_matmul: top_k 5 exceeds the 4 experts of weight}}
+  %0 = graph.moe_grouped_matmul %t, %w, offsets %off token_index %idx token_ks %ks {mode = #graph.moe_mode<scatter>, top_k = 5 : i64}
+      : (tensor<1x64x32xbf16>, tensor<4x32x16xbf16>, tensor<4x1x1xi32>, tensor<64xi32>, tensor<64xi32>) -> tensor<1x320x16xbf16>
+  graph.output
+}
+
+// -----
+
+// A gather produces one row per routed row: token_index's count, not T.
+graph.graph @moe_gather_rows(%t: tensor<1x64x32xbf16>, %w: tensor<4x32x16xbf16>, %off: tensor<4x1x1xi32>, %idx: tensor<96xi32>) {
+  // expected-error @below {{moe_grouped_matmul: output dims are 1x64x16 but must be 1x96x16 (token dims with T replaced by the token_index count and H by N of weight)}}
+  %0 = graph.moe_grouped_matmul %t, %w, offsets %off token_index %idx {mode = #graph.moe_mode<gather>}
+      : (tensor<1x64x32xbf16>, tensor<4x32x16xbf16>, tensor<4x1x1xi32>, tensor<96xi32>) -> tensor<1x64x16xbf16>
+  graph.output
+}
+
+// -----
+
+graph.graph @moe_scatter_output(%t: tensor<1x64x32xbf16>, %w: tensor<4x32x16xbf16>, %off: tensor<4x1x1xi32>, %idx: tensor<64xi32>, %ks: tensor<64xi32>) {
+  // expected-error @below {{moe_grouped_matmul: output dims are 1x128x32 but must be 1x?x16 (token dims with scattered rows and H replaced by N of weight)}}
+  %0 = graph.moe_grouped_matmul %t, %w, offsets %off token_index %idx token_ks %ks {mode = #graph.moe_mode<scatter>, top_k = 2 : i64}
+      : (tensor<1x64x32xbf16>, tensor<4x32x16xbf16>, tensor<4x1x1xi32>, tensor<64xi32>, tensor<64xi32>) -> tensor<1x128x32xbf16>
   graph.output
 }
 
@@ -743,7 +817,7 @@ graph.graph @sdpa_causal_twice(%q: tensor<1x2x8x16xbf16>, %k: tensor<1x2x8x16xbf
 // -----
 
 graph.graph @sdpa_padding_needs_lengths(%q: tensor<1x2x8x16xbf16>, %k: tensor<1x2x8x16xbf16>, %v: tensor<1x2x8x16xbf16>, %lq: tensor<1x1x1x1xi32>) {
-  // expected-error @below {{sdpa: use_padding_mask requires seq_len_q and seq_len_kv}}
+  // expected-error @below {{sdpa: use_padding_mask requires seq_len_q and seq_len_kv but seq_len_kv is missing}}
   %o = graph.sdpa %q, %k, %v seq_len_q %lq {use_padding_mask}
       : (tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x1x1x1xi32>) -> (tensor<1x2x8x16xbf16>, none, none, none)
   graph.output
@@ -1178,7 +1252,7 @@ graph.graph @mx_stats(%q: tensor<1x1x64x64xf8E4M3FN>, %k: tensor<1x1x64x64xf8E4M
 // -----
 
 graph.graph @mx_options(%q: tensor<1x1x64x64xf8E4M3FN>, %k: tensor<1x1x64x64xf8E4M3FN>, %v: tensor<1x1x64x64xf8E4M3FN>, %dq: tensor<1x1x64x2xf8E8M0FNU>, %dk: tensor<1x1x64x2xf8E8M0FNU>, %dv: tensor<1x1x2x64xf8E8M0FNU>) {
-  // expected-error @below {{sdpa_mxfp8: use_padding_mask requires seq_len_q and seq_len_kv}}
+  // expected-error @below {{sdpa_mxfp8: use_padding_mask requires seq_len_q and seq_len_kv but seq_len_q is missing}}
   %r:2 = graph.sdpa_mxfp8 %q, %k, %v descale(%dq, %dk, %dv) {use_padding_mask}
       : (tensor<1x1x64x64xf8E4M3FN>, tensor<1x1x64x64xf8E4M3FN>, tensor<1x1x64x64xf8E4M3FN>, tensor<1x1x64x2xf8E8M0FNU>, tensor<1x1x64x2xf8E8M0FNU>, tensor<1x1x2x64xf8E8M0FNU>) -> (tensor<1x1x64x64xbf16>, tensor<1x1x1x1xf32>)
   graph.output
@@ -1489,7 +1563,7 @@ graph.graph @gdn_checkpoint_negative(%q: tensor<8x2x4xf32>, %k: tensor<8x2x4xf32
 // -----
 
 graph.graph @gdn_checkpoints_flag(%q: tensor<8x2x4xf32>, %k: tensor<8x2x4xf32>, %v: tensor<8x2x4xf32>, %g: tensor<8x2xf32>, %beta: tensor<8x2xf32>) {
-  // expected-error @below {{gdn: a state_checkpoints result exists exactly when checkpoint_every_n_tokens > 0}}
+  // expected-error @below {{gdn: checkpoint_every_n_tokens is 4 but there is no state_checkpoints result}}
   %r = graph.gdn %q, %k, %v, %g, %beta {checkpoint_every_n_tokens = 4 : i64}
       : (tensor<8x2x4xf32>, tensor<8x2x4xf32>, tensor<8x2x4xf32>, tensor<8x2xf32>, tensor<8x2xf32>) -> (tensor<8x2x4xf32>, none, none)
   graph.output
@@ -1498,7 +1572,7 @@ graph.graph @gdn_checkpoints_flag(%q: tensor<8x2x4xf32>, %k: tensor<8x2x4xf32>, 
 // -----
 
 graph.graph @gdn_checkpoints_result(%q: tensor<8x2x4xf32>, %k: tensor<8x2x4xf32>, %v: tensor<8x2x4xf32>, %g: tensor<8x2xf32>, %beta: tensor<8x2xf32>) {
-  // expected-error @below {{gdn: a state_checkpoints result exists exactly when checkpoint_every_n_tokens > 0}}
+  // expected-error @below {{gdn: a state_checkpoints result needs checkpoint_every_n_tokens > 0}}
   %r:2 = graph.gdn %q, %k, %v, %g, %beta
       : (tensor<8x2x4xf32>, tensor<8x2x4xf32>, tensor<8x2x4xf32>, tensor<8x2xf32>, tensor<8x2xf32>) -> (tensor<8x2x4xf32>, none, tensor<2x1x2x4x4xf32>)
   graph.output
@@ -1599,7 +1673,7 @@ graph.graph @gdn_bwd_grad(%q: tensor<8x2x4xf32>, %k: tensor<8x2x4xf32>, %v: tens
 // -----
 
 graph.graph @gdn_bwd_d_initial_exists(%q: tensor<8x2x4xf32>, %k: tensor<8x2x4xf32>, %v: tensor<8x2x4xf32>, %g: tensor<8x2xf32>, %beta: tensor<8x2xf32>, %dO: tensor<8x2x4xf32>, %s: tensor<1x2x4x4xf32>) {
-  // expected-error @below {{gdn_bwd: d_initial_state exists exactly when initial_state is given}}
+  // expected-error @below {{gdn_bwd: initial_state is given but there is no d_initial_state result}}
   %d:5 = graph.gdn_bwd %q, %k, %v, %g, %beta dO %dO initial_state %s
       : (tensor<8x2x4xf32>, tensor<8x2x4xf32>, tensor<8x2x4xf32>, tensor<8x2xf32>, tensor<8x2xf32>, tensor<8x2x4xf32>, tensor<1x2x4x4xf32>) -> (tensor<8x2x4xf32>, tensor<8x2x4xf32>, tensor<8x2x4xf32>, tensor<8x2xf32>, tensor<8x2xf32>)
   graph.output
@@ -1685,5 +1759,15 @@ graph.graph @gdn_tokens_dynamic_q(%q: tensor<?x2x4xf32>, %k: tensor<8x2x4xf32>, 
   // expected-error @below {{gdn: tokens of k (8) and v (6) differ}}
   %o = graph.gdn %q, %k, %v, %g, %beta : (tensor<?x2x4xf32>, tensor<8x2x4xf32>, tensor<6x2x4xf32>, tensor<8x2xf32>, tensor<8x2xf32>)
       -> (tensor<?x2x4xf32>, none, none)
+  graph.output
+}
+
+// -----
+
+graph.graph @gdn_bwd_d_initial_needs_state(%q: tensor<8x2x4xf32>, %k: tensor<8x2x4xf32>, %v: tensor<8x2x4xf32>, %g: tensor<8x2xf32>, %beta: tensor<8x2xf32>, %dO: tensor<8x2x4xf32>) {
+  // expected-error @below {{gdn_bwd: a d_initial_state result needs an initial_state operand}}
+  %d:6 = graph.gdn_bwd %q, %k, %v, %g, %beta dO %dO
+      : (tensor<8x2x4xf32>, tensor<8x2x4xf32>, tensor<8x2x4xf32>, tensor<8x2xf32>, tensor<8x2xf32>, tensor<8x2x4xf32>)
+      -> (tensor<8x2x4xf32>, tensor<8x2x4xf32>, tensor<8x2x4xf32>, tensor<8x2xf32>, tensor<8x2xf32>, tensor<1x2x4x4xf32>)
   graph.output
 }
