@@ -43,6 +43,18 @@ graph.graph @dgrad_fp8(%dy: tensor<2x16x4x4xf8E4M3FN>, %w: tensor<16x8x3x3xf8E4M
   graph.output %dx : tensor<2x8x4x4xf8E4M3FN>
 }
 
+// 3-D fp8 (e5m2) convolution with an f32 result: NDHWC throughout.
+// CHECK-LABEL: graph.graph @conv3d_fp8
+// CHECK-SAME: (%{{.*}}: tensor<1x4x2x3x3xf8E5M2, #graph.strides<[72, 1, 36, 12, 4]>>,
+// CHECK-SAME:  %{{.*}}: tensor<8x4x1x1x1xf8E5M2, #graph.strides<[4, 1, 4, 4, 4]>>)
+// CHECK-SAME: -> tensor<1x8x2x3x3xf32, #graph.strides<[144, 1, 72, 24, 8]>>
+graph.graph @conv3d_fp8(%x: tensor<1x4x2x3x3xf8E5M2>, %w: tensor<8x4x1x1x1xf8E5M2>)
+    -> (tensor<1x8x2x3x3xf32>) {
+  %y = graph.conv_fprop %x, %w
+      : (tensor<1x4x2x3x3xf8E5M2>, tensor<8x4x1x1x1xf8E5M2>) -> tensor<1x8x2x3x3xf32>
+  graph.output %y : tensor<1x8x2x3x3xf32>
+}
+
 // A bf16 weight gradient is a bf16 convolution: its f32 DW is laid out
 // channels-last like the rest of the node (KRSC), not row-major.
 // CHECK-LABEL: graph.graph @wgrad_bf16_f32_result
