@@ -1,0 +1,250 @@
+"""ctypes binding of the compiler's C API (include/GraphDialect-c/Graph.h).
+
+The library is looked up at first use, never at import: the package imports
+and builds MLIR text on a machine without it. Lookup order:
+
+1. the environment variable ``GRAPH_CAPI_LIBRARY`` (a path to the .so);
+2. ``build/lib/libGraphCAPI.so`` of the repository this package lives in.
+"""
+
+import ctypes
+import os
+import threading
+
+GRAPH_OK = 0
+GRAPH_ERROR_INVALID_ARGUMENT = 1
+GRAPH_ERROR_INVALID_GRAPH = 2
+GRAPH_ERROR_NOT_SUPPORTED = 3
+GRAPH_ERROR_EXECUTION = 4
+GRAPH_ERROR_NO_DEVICE = 5
+
+STATUS_NAMES = {
+    0: "GRAPH_OK",
+    1: "GRAPH_ERROR_INVALID_ARGUMENT",
+    2: "GRAPH_ERROR_INVALID_GRAPH",
+    3: "GRAPH_ERROR_NOT_SUPPORTED",
+    4: "GRAPH_ERROR_EXECUTION",
+    5: "GRAPH_ERROR_NO_DEVICE",
+}
+
+GRAPH_DEVICE_CPU = 0
+GRAPH_DEVICE_GPU = 1
+MAX_RANK = 8
+
+
+class GraphTensorInfo(ctypes.Structure):
+    _fields_ = [
+        ("uid", ctypes.c_int64),
+        ("name", ctypes.c_char_p),
+        ("dtype", ctypes.c_int),
+        ("rank", ctypes.c_int32),
+        ("dims", ctypes.c_int64 * MAX_RANK),
+        ("strides", ctypes.c_int64 * MAX_RANK),
+    ]
+
+
+class GraphBuffer(ctypes.Structure):
+    _fields_ = [
+        ("uid", ctypes.c_int64),
+        ("data", ctypes.c_void_p),
+        ("dtype", ctypes.c_int),
+        ("rank", ctypes.c_int32),
+        ("dims", ctypes.c_int64 * MAX_RANK),
+        ("strides", ctypes.c_int64 * MAX_RANK),
+    ]
+
+
+class GraphLibraryNotFound(RuntimeError):
+    """libGraphCAPI.so could not be found or loaded."""
+
+
+def default_library_paths():
+    here = os.path.dirname(os.path.abspath(__file__))
+    repo = os.path.dirname(os.path.dirname(here))
+    return [os.path.join(repo, "build", "lib", "libGraphCAPI.so")]
+
+
+def library_path():
+    """The path the package would load, or None when nothing is there."""
+    env = os.environ.get("GRAPH_CAPI_LIBRARY")
+    if env:
+        return env if os.path.exists(env) else None
+    for path in default_library_paths():
+        if os.path.exists(path):
+            return path
+    return None
+
+
+_lock = threading.Lock()
+_lib = None
+_context = None
+
+
+def _declare(lib):
+    c = ctypes
+    vp = c.c_void_p
+    sig = {
+        "graphGetLastError": (c.c_char_p, []),
+        "graphContextCreate": (vp, []),
+        "graphContextDestroy": (None, [vp]),
+        "graphModuleParse": (vp, [vp, c.c_char_p, c.c_size_t]),
+        "graphModuleDestroy": (None, [vp]),
+        "graphModuleNumGraphs": (c.c_int32, [vp]),
+        "graphModuleGraphName": (c.c_char_p, [vp, c.c_int32]),
+        "graphModuleSelect": (c.c_int, [vp, c.c_char_p]),
+        "graphModulePrepare": (c.c_int, [vp]),
+        "graphModulePrint": (vp, [vp, c.c_int, c.POINTER(c.c_size_t)]),
+        "graphModuleWriteBytecode": (vp, [vp, c.POINTER(c.c_size_t)]),
+        "graphFree": (None, [vp]),
+        "graphNumInputs": (c.c_int32, [vp]),
+        "graphNumOutputs": (c.c_int32, [vp]),
+        "graphGetInput": (c.c_int, [vp, c.c_int32, c.POINTER(GraphTensorInfo)]),
+        "graphGetOutput": (c.c_int, [vp, c.c_int32, c.POINTER(GraphTensorInfo)]),
+        "graphExecute": (c.c_int, [vp, c.c_int, c.POINTER(GraphBuffer), c.c_int32]),
+    }
+    missing = []
+    for name, (restype, argtypes) in sig.items():
+        fn = getattr(lib, name, None)
+        if fn is None:
+            missing.append(name)
+            continue
+        fn.restype = restype
+        fn.argtypes = argtypes
+    if missing:
+        raise GraphLibraryNotFound(f"the loaded C API library lacks {', '.join(missing)} (an older build? rebuild the GraphCAPI target)")
+
+
+def lib():
+    """The loaded library; raises GraphLibraryNotFound with the places looked at."""
+    global _lib
+    if _lib is not None:
+        return _lib
+    with _lock:
+        if _lib is not None:
+            return _lib
+        path = library_path()
+        if path is None:
+            env = os.environ.get("GRAPH_CAPI_LIBRARY")
+            looked = [env] if env else default_library_paths()
+            raise GraphLibraryNotFound(
+                "libGraphCAPI.so was not found (looked at: "
+                + ", ".join(looked)
+                + "). Build it with `ninja -C build GraphCAPI` or point GRAPH_CAPI_LIBRARY at it. "
+                "Graph construction and to_mlir() work without it; validate/build/execute need it."
+            )
+        try:
+            loaded = ctypes.CDLL(path)
+        except OSError as exc:
+            raise GraphLibraryNotFound(f"could not load the C API library {path}: {exc}") from None
+        _declare(loaded)
+        _lib = loaded
+        return _lib
+
+
+def available() -> bool:
+    try:
+        lib()
+        return True
+    except GraphLibraryNotFound:
+        return False
+
+
+def context():
+    global _context
+    if _context is None:
+        handle = lib().graphContextCreate()
+        if not handle:
+            raise RuntimeError(f"graphContextCreate failed: {last_error()}")
+        _context = handle
+    return _context
+
+
+def last_error() -> str:
+    text = lib().graphGetLastError()
+    return text.decode("utf-8", "replace") if text else ""
+
+
+class Module:
+    """One parsed module (owned; destroyed with the object)."""
+
+    def __init__(self, text):
+        data = text.encode("utf-8") if isinstance(text, str) else bytes(text)
+        self._lib = lib()
+        handle = self._lib.graphModuleParse(context(), data, len(data))
+        if not handle:
+            raise ParseError(last_error())
+        self.handle = handle
+
+    def __del__(self):
+        handle = getattr(self, "handle", None)
+        if handle:
+            try:
+                self._lib.graphModuleDestroy(handle)
+            except Exception:  # noqa: BLE001 - interpreter shutdown
+                pass
+            self.handle = None
+
+    def graph_names(self):
+        n = self._lib.graphModuleNumGraphs(self.handle)
+        return [self._lib.graphModuleGraphName(self.handle, i).decode() for i in range(n)]
+
+    def select(self, name: str) -> int:
+        return self._lib.graphModuleSelect(self.handle, name.encode())
+
+    def prepare(self) -> int:
+        return self._lib.graphModulePrepare(self.handle)
+
+    def print(self, generic: bool = False) -> str:
+        size = ctypes.c_size_t(0)
+        ptr = self._lib.graphModulePrint(self.handle, 1 if generic else 0, ctypes.byref(size))
+        if not ptr:
+            raise RuntimeError(f"graphModulePrint failed: {last_error()}")
+        try:
+            return ctypes.string_at(ptr, size.value).decode("utf-8")
+        finally:
+            self._lib.graphFree(ptr)
+
+    def bytecode(self) -> bytes:
+        size = ctypes.c_size_t(0)
+        ptr = self._lib.graphModuleWriteBytecode(self.handle, ctypes.byref(size))
+        if not ptr:
+            raise RuntimeError(f"graphModuleWriteBytecode failed: {last_error()}")
+        try:
+            return ctypes.string_at(ptr, size.value)
+        finally:
+            self._lib.graphFree(ptr)
+
+    def _infos(self, count_fn, get_fn):
+        out = []
+        for i in range(count_fn(self.handle)):
+            info = GraphTensorInfo()
+            status = get_fn(self.handle, i, ctypes.byref(info))
+            if status != GRAPH_OK:
+                raise RuntimeError(f"reading tensor {i} failed ({STATUS_NAMES.get(status, status)}): {last_error()}")
+            rank = info.rank
+            out.append(
+                dict(
+                    uid=info.uid,
+                    name=(info.name or b"").decode("utf-8", "replace"),
+                    dtype_code=info.dtype,
+                    dims=[info.dims[j] for j in range(rank)],
+                    strides=[info.strides[j] for j in range(rank)],
+                )
+            )
+        return out
+
+    def inputs(self):
+        return self._infos(self._lib.graphNumInputs, self._lib.graphGetInput)
+
+    def outputs(self):
+        return self._infos(self._lib.graphNumOutputs, self._lib.graphGetOutput)
+
+    def execute(self, device: int, buffers) -> int:
+        array = (GraphBuffer * max(len(buffers), 1))()
+        for i, b in enumerate(buffers):
+            array[i] = b
+        return self._lib.graphExecute(self.handle, device, array, len(buffers))
+
+
+class ParseError(Exception):
+    """graphModuleParse failed; the message is the compiler's diagnostics."""

@@ -1,0 +1,160 @@
+"""Tensor descriptors of a graph (the frontend's ``tensor`` objects)."""
+
+import weakref
+
+from ._enums import data_type
+
+
+def row_major_stride(dim):
+    stride, acc = [], 1
+    for extent in reversed(list(dim)):
+        stride.append(acc)
+        acc *= max(int(extent), 1)
+    return list(reversed(stride))
+
+
+class Tensor:
+    """A tensor of a graph: dims, strides, data type, uid, name, and whether it
+    is virtual (an intermediate the graph keeps to itself) or not (an input,
+    or an output the caller reads).
+
+    Setters return the tensor so calls chain:
+    ``y.set_output(True).set_data_type(cudnn.data_type.FLOAT).set_name("y")``.
+    """
+
+    def __init__(self, name="", dim=None, stride=None, data_type=None, is_virtual=False, is_pass_by_value=False, uid=0, uid_assigned=False):
+        self.name = name
+        self.dim = list(dim) if dim else []
+        self.stride = list(stride) if stride else []
+        self.data_type = data_type
+        self.is_virtual = is_virtual
+        self.is_pass_by_value = is_pass_by_value
+        self.uid = uid
+        self.uid_assigned = uid_assigned
+        self.dim_assigned = False
+        self.stride_assigned = False
+        self.pass_by_value = None  # the value of a tensor_scalar
+        self.scalar_type = None
+        self.ragged_offset = None
+        self.reordering_type = None
+        self.producer = None  # (node, port) for op outputs
+        self.owner = None  # weakref to the graph
+
+    # ---- helpers -----------------------------------------------------------
+    def _graph(self):
+        return self.owner() if self.owner is not None else None
+
+    def _guard(self, what):
+        graph = self._graph()
+        if graph is not None:
+            graph._check_mutable(what)
+
+    # ---- setters -----------------------------------------------------------
+    def set_output(self, is_output: bool = True) -> "Tensor":
+        self._guard("mark a tensor as output")
+        self.is_virtual = not bool(is_output)
+        return self
+
+    def set_is_virtual(self, is_virtual: bool) -> "Tensor":
+        self._guard("change a tensor's virtual flag")
+        self.is_virtual = bool(is_virtual)
+        return self
+
+    def set_is_pass_by_value(self, value: bool) -> "Tensor":
+        self._guard("change a tensor's pass-by-value flag")
+        self.is_pass_by_value = bool(value)
+        return self
+
+    def set_name(self, name: str) -> "Tensor":
+        graph = self._graph()
+        if graph is not None:
+            graph._rename_tensor(self, name)
+        else:
+            self.name = name
+        return self
+
+    def set_uid(self, uid: int) -> "Tensor":
+        uid = int(uid)
+        if uid <= 0:
+            raise ValueError(f"uid must be positive, got {uid} (tensor {self.name!r})")
+        graph = self._graph()
+        if graph is not None:
+            graph._reuid_tensor(self, uid)
+        else:
+            self.uid, self.uid_assigned = uid, True
+        return self
+
+    def set_dim(self, dim) -> "Tensor":
+        self._guard("change a tensor's dims")
+        self.dim = [int(d) for d in dim]
+        self.dim_assigned = True
+        if self.stride and len(self.stride) != len(self.dim):
+            self.stride, self.stride_assigned = [], False
+        return self
+
+    def set_stride(self, stride) -> "Tensor":
+        self._guard("change a tensor's strides")
+        self.stride = [int(s) for s in stride]
+        self.stride_assigned = True
+        return self
+
+    def set_data_type(self, dt) -> "Tensor":
+        self._guard("change a tensor's data type")
+        if dt is not None and getattr(dt, "name", None) == "NOT_SET":
+            dt = None
+        if dt is not None and not isinstance(dt, data_type):
+            raise TypeError(f"set_data_type expects a data_type, got {dt!r}")
+        self.data_type = dt
+        return self
+
+    def set_ragged_offset(self, offset) -> "Tensor":
+        raise NotImplementedError("set_ragged_offset: ragged tensors have no form in the graph dialect yet")
+
+    def set_reordering_type(self, reordering) -> "Tensor":
+        if reordering is not None and getattr(reordering, "name", "NONE") != "NONE":
+            raise NotImplementedError(f"set_reordering_type({reordering}): reordered layouts have no form in the graph dialect yet")
+        return self
+
+    # ---- getters -----------------------------------------------------------
+    def get_name(self) -> str:
+        return self.name
+
+    def get_uid(self) -> int:
+        return self.uid
+
+    def get_dim(self):
+        return list(self.dim)
+
+    def get_stride(self):
+        return list(self.stride) if self.stride else row_major_stride(self.dim)
+
+    def get_data_type(self):
+        return self.data_type if self.data_type is not None else data_type.NOT_SET
+
+    def get_is_virtual(self) -> bool:
+        return self.is_virtual
+
+    def get_is_pass_by_value(self) -> bool:
+        return self.is_pass_by_value
+
+    def get_is_output(self) -> bool:
+        return self.producer is not None and not self.is_virtual
+
+    # numpy-ish conveniences
+    @property
+    def shape(self):
+        return tuple(self.dim)
+
+    def __repr__(self):
+        dt = self.data_type.name if self.data_type is not None else "NOT_SET"
+        return f"tensor(name={self.name!r}, uid={self.uid}, dim={list(self.dim)}, stride={self.get_stride()}, data_type={dt}, is_virtual={self.is_virtual})"
+
+    # identity hashing: tensors are dict keys of a variant pack
+    __hash__ = object.__hash__
+
+    def __eq__(self, other):
+        return self is other
+
+
+def attach(tensor: Tensor, graph) -> None:
+    tensor.owner = weakref.ref(graph)
