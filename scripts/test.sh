@@ -99,7 +99,13 @@ suite_unittests() {
 }
 
 suite_pytest() {
-  "$PYTHON" -m pytest -q "$ROOT/python"
+  # The package finds build/lib/libGraphCAPI.so itself; point it at
+  # $BUILD_DIR's when that is elsewhere.
+  if [[ -z "${GRAPH_CAPI_LIBRARY:-}" && -f "$BUILD_DIR/lib/libGraphCAPI.so" ]]; then
+    export GRAPH_CAPI_LIBRARY="$BUILD_DIR/lib/libGraphCAPI.so"
+  fi
+  PYTHONPATH="$ROOT/python${PYTHONPATH:+:$PYTHONPATH}" \
+    "$PYTHON" -m pytest -q "$ROOT/python"
   local rc=$?
   # 5: no tests were collected.
   [[ $rc == 0 || $rc == 5 ]]
