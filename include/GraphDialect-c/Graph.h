@@ -7,6 +7,13 @@
 |* through its return value and leaves the full diagnostic text in            *|
 |* graphGetLastError(); no C++ exception or abort crosses this boundary.      *|
 |*                                                                            *|
+|* Handles are checked: NULL, destroyed or foreign handles, bad indices and   *|
+|* NULL pointers answer GRAPH_ERROR_INVALID_ARGUMENT (or NULL / -1) with a    *|
+|* message. Calls on modules of one context are serialized; use a context    *|
+|* per thread for parallel work. The library is libGraphCAPI.so; another     *|
+|* CMake project finds it with find_package(GraphDialect) and links          *|
+|* GraphDialect::GraphCAPI.                                                   *|
+|*                                                                            *|
 \*===----------------------------------------------------------------------===*/
 
 #ifndef GRAPHDIALECT_C_GRAPH_H
@@ -76,34 +83,81 @@ typedef struct {
   int64_t strides[GRAPH_MAX_RANK];
 } GraphBuffer;
 
-/* The full text of the last failure on this thread ("" when none). */
+/* The full text of the last failure on this thread ("" when none): every
+ * MLIR diagnostic as "file:line:col: error: message", the quoted source line
+ * and a caret, then its notes. Every other function except graphFree and the
+ * destroy functions clears it on entry, so after a failure it describes that
+ * failure. The pointer is valid until the next call on this thread. */
 GRAPH_API const char *graphGetLastError(void);
+/* Clears the last error of this thread. */
+GRAPH_API void graphClearLastError(void);
 
+/* "GRAPH_OK", "GRAPH_ERROR_INVALID_GRAPH"...; NULL for an unknown status. */
+GRAPH_API const char *graphStatusName(GraphStatus status);
+/* The element type as MLIR spells it ("f32", "bf16", "ui8", "f8E4M3FN"...);
+ * NULL for an unknown dtype. */
+GRAPH_API const char *graphDTypeName(GraphDType dtype);
+/* Bytes of one stored element (1 for i1 and for f4E2M1FN, stored one value
+ * per byte); 0 for an unknown dtype. */
+GRAPH_API size_t graphDTypeSize(GraphDType dtype);
+
+/* A context owns the MLIR context graphs are parsed into. Never NULL. */
 GRAPH_API GraphContext graphContextCreate(void);
+/* Destroys a context. Modules parsed in it stay valid (they keep the MLIR
+ * context alive) until they are destroyed. NULL is a no-op. */
 GRAPH_API void graphContextDestroy(GraphContext context);
 
-/* Parses MLIR text (or bytecode) holding one or more graph.graph ops and
- * verifies it. NULL on failure. */
+/* Parses MLIR text (or bytecode, told apart by its magic) holding one or more
+ * graph.graph ops and verifies it. Diagnostics name the buffer "<graph>".
+ * NULL on failure (GRAPH_ERROR_INVALID_GRAPH or _INVALID_ARGUMENT; see
+ * graphGetLastError). `data` need not be NUL-terminated. */
 GRAPH_API GraphModule graphModuleParse(GraphContext context, const char *data,
                                        size_t size);
+/* graphModuleParse with the file name diagnostics show (NULL or "": "<graph>").
+ */
+GRAPH_API GraphModule graphModuleParseNamed(GraphContext context,
+                                            const char *data, size_t size,
+                                            const char *bufferName);
+/* Destroys a module. NULL is a no-op. */
 GRAPH_API void graphModuleDestroy(GraphModule module);
 
-/* Graphs in the module; the first is selected until graphModuleSelect. */
+/* Graphs in the module; the first is selected until graphModuleSelect.
+ * graphModuleNumGraphs answers -1 for a bad handle. Names are owned by the
+ * module and valid until the next graphModulePrepare or its destruction;
+ * graphModuleGraphName answers NULL for a bad handle or index. */
 GRAPH_API int32_t graphModuleNumGraphs(GraphModule module);
 GRAPH_API const char *graphModuleGraphName(GraphModule module, int32_t index);
+/* Selects the graph named `name` (without the @); an unknown name is
+ * GRAPH_ERROR_INVALID_ARGUMENT and the error lists the module's graphs. */
 GRAPH_API GraphStatus graphModuleSelect(GraphModule module, const char *name);
+/* Name of the selected graph (owned by the module, as above); NULL for a bad
+ * handle. */
+GRAPH_API const char *graphModuleSelectedName(GraphModule module);
 
-/* Runs the graph-prepare pipeline (uids, layouts, canonicalization). */
+/* Runs the graph-prepare pipeline (verify, uids, layouts, canonicalization)
+ * over every graph of the module. On failure (GRAPH_ERROR_INVALID_GRAPH) the
+ * module is left as it was. Execute needs every input and output to have a
+ * uid, which this assigns. */
 GRAPH_API GraphStatus graphModulePrepare(GraphModule module);
 
-/* The module as text (generic != 0: generic form) or bytecode. The caller
- * frees the result with graphFree. */
+/* The module as text (generic != 0: generic op form), NUL-terminated, or as
+ * MLIR bytecode (graphModuleParse reads both back). `size` receives the
+ * length without the terminator; it may be NULL for graphModulePrint but not
+ * for graphModuleWriteBytecode. NULL on failure. The caller frees the result
+ * with graphFree. */
 GRAPH_API char *graphModulePrint(GraphModule module, int generic,
                                  size_t *size);
 GRAPH_API char *graphModuleWriteBytecode(GraphModule module, size_t *size);
+/* Frees what graphModulePrint / graphModuleWriteBytecode returned. NULL is a
+ * no-op. */
 GRAPH_API void graphFree(void *pointer);
 
-/* Inputs and outputs of the selected graph. */
+/* Inputs (graph arguments) and outputs (graph.output operands) of the
+ * selected graph, in order. The counts are -1 on failure: a bad handle, or
+ * GRAPH_ERROR_NOT_SUPPORTED when a tensor has an element type without a
+ * GraphDType or a rank above GRAPH_MAX_RANK. `info->name` is owned by the
+ * module and valid until the next graphModuleSelect / graphModulePrepare or
+ * its destruction. */
 GRAPH_API int32_t graphNumInputs(GraphModule module);
 GRAPH_API int32_t graphNumOutputs(GraphModule module);
 GRAPH_API GraphStatus graphGetInput(GraphModule module, int32_t index,
@@ -112,8 +166,21 @@ GRAPH_API GraphStatus graphGetOutput(GraphModule module, int32_t index,
                                      GraphTensorInfo *info);
 
 /* Executes the selected graph. Buffers are matched to inputs and outputs by
- * uid; every input and output needs exactly one. Output buffers are written
- * in the strides they declare. */
+ * uid; every input and output needs exactly one (run graphModulePrepare first
+ * when uids are missing). Each buffer's dtype and rank must equal the
+ * graph's, and its dims the graph's static dims (dynamic dims take any size);
+ * every mismatch is GRAPH_ERROR_INVALID_ARGUMENT naming the uid and what the
+ * graph expects. Input buffers are read with the strides they give; output
+ * buffers are written in the strides they give, which must not overlap
+ * another output. Strides all 0 mean dense row-major; `data` may be NULL only
+ * for a tensor with no elements. Inputs and outputs may alias: every input is
+ * read before any output is written, and no output is written when execution
+ * fails.
+ *
+ * GRAPH_DEVICE_CPU runs the CPU reference executor (float64 accumulation).
+ * GRAPH_DEVICE_GPU answers GRAPH_ERROR_NO_DEVICE in this build (the GPU
+ * runtime is not linked in). An op without a CPU implementation is
+ * GRAPH_ERROR_NOT_SUPPORTED; other execution failures GRAPH_ERROR_EXECUTION. */
 GRAPH_API GraphStatus graphExecute(GraphModule module, GraphDevice device,
                                    const GraphBuffer *buffers,
                                    int32_t numBuffers);

@@ -1,0 +1,152 @@
+//===- Compiler.h - C++ embedding API of the graph compiler -----*- C++ -*-===//
+//
+// A lean C++ surface for embedding the compiler: parse a module of graphs
+// (MLIR text or bytecode), prepare it (uids, layouts, canonicalization),
+// query the inputs and outputs of the selected graph, execute it on host
+// buffers, and print or serialize it. The header includes no MLIR or LLVM
+// header; errors come back as a `graph::Status` holding a code and the full
+// diagnostic text. The C API (GraphDialect-c/Graph.h) is a thin layer over
+// these classes and shares its enums.
+//
+// Threading: every call that touches a graph takes the lock of the Compiler
+// (the MLIR context) it was parsed in, so calls on graphs of one Compiler are
+// serialized. Use one Compiler per thread for parallel work.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GRAPHDIALECT_COMPILER_H
+#define GRAPHDIALECT_COMPILER_H
+
+#include "GraphDialect-c/Graph.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#define GRAPH_CXX_API __attribute__((visibility("default")))
+
+namespace graph {
+
+/// The outcome of a call: GRAPH_OK, or an error code and its full text (every
+/// MLIR diagnostic, with file:line:col, one per line).
+class GRAPH_CXX_API Status {
+public:
+  Status() = default;
+  Status(GraphStatus code, std::string message)
+      : statusCode(code), text(std::move(message)) {}
+  static Status success() { return Status(); }
+
+  bool ok() const { return statusCode == GRAPH_OK; }
+  explicit operator bool() const { return ok(); }
+  GraphStatus code() const { return statusCode; }
+  const std::string &message() const { return text; }
+
+private:
+  GraphStatus statusCode = GRAPH_OK;
+  std::string text;
+};
+
+/// One input or output of a graph. `dims` holds -1 for a dynamic dim;
+/// `strides` (elements) is empty until the layout is decided.
+struct TensorDesc {
+  int64_t uid = 0; // 0 until uids are assigned (prepare)
+  std::string name; // "" when unnamed; names may repeat
+  GraphDType dtype = GRAPH_F32;
+  std::vector<int64_t> dims;
+  std::vector<int64_t> strides;
+};
+
+/// A caller's buffer: host memory for GRAPH_DEVICE_CPU. `strides` are in
+/// elements; empty means dense row-major.
+struct Buffer {
+  int64_t uid = 0;
+  void *data = nullptr;
+  GraphDType dtype = GRAPH_F32;
+  std::vector<int64_t> dims;
+  std::vector<int64_t> strides;
+};
+
+class CompiledGraph;
+
+/// Owns an MLIR context with the graph dialect loaded. Graphs parsed by a
+/// Compiler share its context and keep it alive: a CompiledGraph may outlive
+/// the Compiler object that made it.
+class GRAPH_CXX_API Compiler {
+public:
+  Compiler();
+  ~Compiler();
+  Compiler(Compiler &&) noexcept;
+  Compiler &operator=(Compiler &&) noexcept;
+  Compiler(const Compiler &) = delete;
+  Compiler &operator=(const Compiler &) = delete;
+
+  /// Parses MLIR text or bytecode (told apart by the bytecode magic) holding
+  /// one or more `graph.graph` ops, and verifies it. `bufferName` is the file
+  /// name diagnostics show. On success `out` holds the module with its first
+  /// graph selected; on failure `out` is left as it was and the status is
+  /// GRAPH_ERROR_INVALID_GRAPH with every diagnostic.
+  Status parse(std::string_view data, CompiledGraph &out,
+               std::string_view bufferName = "<graph>");
+
+  struct Impl;
+
+private:
+  std::shared_ptr<Impl> impl;
+};
+
+/// A parsed module of graphs, one of them selected. Empty (`!graph`) until a
+/// Compiler::parse fills it.
+class GRAPH_CXX_API CompiledGraph {
+public:
+  CompiledGraph();
+  ~CompiledGraph();
+  CompiledGraph(CompiledGraph &&) noexcept;
+  CompiledGraph &operator=(CompiledGraph &&) noexcept;
+  CompiledGraph(const CompiledGraph &) = delete;
+  CompiledGraph &operator=(const CompiledGraph &) = delete;
+
+  /// True once a parse filled it.
+  explicit operator bool() const { return impl != nullptr; }
+
+  /// Names of the graphs of the module, in order.
+  std::vector<std::string> graphNames() const;
+  /// Selects the graph named `name`; an unknown name lists the module's
+  /// graphs in the error.
+  Status select(std::string_view name);
+  /// Name of the selected graph.
+  std::string selected() const;
+
+  /// Runs the graph-prepare pipeline (verify, assign uids, infer layout,
+  /// canonicalize) over every graph of the module. On failure the module is
+  /// left as it was before the call.
+  Status prepare();
+
+  /// Inputs and outputs of the selected graph. Fails (NOT_SUPPORTED) when a
+  /// tensor's element type has no GraphDType.
+  Status inputs(std::vector<TensorDesc> &out) const;
+  Status outputs(std::vector<TensorDesc> &out) const;
+
+  /// Executes the selected graph. Every input and output needs exactly one
+  /// buffer, matched by uid (run prepare first when uids are missing). Input
+  /// buffers are read with their strides; outputs are written with theirs.
+  /// GRAPH_DEVICE_GPU answers GRAPH_ERROR_NO_DEVICE in this build.
+  Status execute(GraphDevice device, const std::vector<Buffer> &buffers);
+
+  /// The module as MLIR text (generic: the generic op form).
+  Status print(std::string &out, bool generic = false) const;
+  /// The module as MLIR bytecode (Compiler::parse reads it back).
+  Status serialize(std::string &out) const;
+
+  struct Impl;
+
+private:
+  friend class Compiler;
+  std::unique_ptr<Impl> impl;
+};
+
+} // namespace graph
+
+#endif // GRAPHDIALECT_COMPILER_H

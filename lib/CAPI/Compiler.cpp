@@ -1,0 +1,787 @@
+//===- Compiler.cpp - C++ embedding API of the graph compiler ---*- C++ -*-===//
+//
+// graph::Compiler owns an MLIR context; graph::CompiledGraph owns a parsed
+// module. Every call captures the diagnostics it causes into the Status it
+// returns, and CPU execution goes through the reference executor.
+//
+//===----------------------------------------------------------------------===//
+
+#include "GraphDialect/Compiler.h"
+
+#include "GraphDialect/GraphDialect.h"
+#include "GraphDialect/GraphOps.h"
+#include "GraphDialect/Passes.h"
+#include "GraphDialect/Reference/Executor.h"
+
+#include "mlir/Bytecode/BytecodeReader.h"
+#include "mlir/Bytecode/BytecodeWriter.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/OperationSupport.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstring>
+#include <mutex>
+#include <optional>
+
+using namespace mlir;
+using ::graph::Buffer;
+using ::graph::CompiledGraph;
+using ::graph::Compiler;
+using ::graph::Status;
+using ::graph::TensorDesc;
+using mlir::graph::GraphDialect;
+using mlir::graph::GraphOp;
+using mlir::graph::OutputOp;
+namespace ref = ::graph::ref;
+
+//===----------------------------------------------------------------------===//
+// Impl structs
+//===----------------------------------------------------------------------===//
+
+struct Compiler::Impl {
+  MLIRContext context;
+  // Serializes every call that uses the context: diagnostics handlers are
+  // per context, and so is the IR the calls read and rewrite.
+  std::mutex mutex;
+
+  Impl() : context(makeRegistry()) {
+    context.loadAllAvailableDialects();
+    // Verifier and pass diagnostics should not print op dumps or stack
+    // traces into the returned text.
+    context.printOpOnDiagnostic(false);
+    context.printStackTraceOnDiagnostic(false);
+  }
+
+  static DialectRegistry makeRegistry() {
+    DialectRegistry registry;
+    registry.insert<GraphDialect>();
+    return registry;
+  }
+};
+
+struct CompiledGraph::Impl {
+  std::shared_ptr<Compiler::Impl> compiler;
+  OwningOpRef<ModuleOp> module;
+  std::string selected;
+  // The text the module was parsed from (empty for bytecode) and its buffer
+  // name, so diagnostics can quote the source line.
+  std::string sourceName;
+  std::string sourceText;
+
+  GraphOp graph() {
+    for (GraphOp g : module->getOps<GraphOp>())
+      if (g.getSymName() == llvm::StringRef(selected))
+        return g;
+    return nullptr;
+  }
+};
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// Diagnostics
+//===----------------------------------------------------------------------===//
+
+/// Collects every diagnostic emitted on a context while alive, as
+/// `file:line:col: error: message` lines, each followed by the quoted source
+/// line and a caret when the location points into `sourceText`, then its
+/// notes.
+class DiagnosticCapture {
+public:
+  DiagnosticCapture(MLIRContext *context, std::string_view sourceName = {},
+                    std::string_view sourceText = {})
+      : sourceName(sourceName), sourceText(sourceText),
+        handler(context, [this](Diagnostic &diag) {
+          append(diag);
+          return success();
+        }) {}
+
+  /// The captured text, or `fallback` when nothing was emitted.
+  std::string take(const std::string &fallback) {
+    if (text.empty())
+      return fallback;
+    if (text.back() == '\n')
+      text.pop_back();
+    return std::move(text);
+  }
+
+private:
+  static const char *severityName(DiagnosticSeverity severity) {
+    switch (severity) {
+    case DiagnosticSeverity::Error:
+      return "error";
+    case DiagnosticSeverity::Warning:
+      return "warning";
+    case DiagnosticSeverity::Remark:
+      return "remark";
+    case DiagnosticSeverity::Note:
+      return "note";
+    }
+    return "error";
+  }
+
+  void appendOne(Location loc, DiagnosticSeverity severity,
+                 const std::string &message) {
+    FileLineColLoc fileLoc = loc->findInstanceOf<FileLineColLoc>();
+    if (fileLoc)
+      text += fileLoc.getFilename().str() + ":" +
+              std::to_string(fileLoc.getLine()) + ":" +
+              std::to_string(fileLoc.getColumn()) + ": ";
+    text += severityName(severity);
+    text += ": " + message + "\n";
+    if (fileLoc && !sourceText.empty() &&
+        fileLoc.getFilename().getValue() ==
+            llvm::StringRef(sourceName.data(), sourceName.size()))
+      quoteLine(fileLoc.getLine(), fileLoc.getColumn());
+  }
+
+  /// Appends source line `line` (1-based) and a caret under `column`.
+  void quoteLine(unsigned line, unsigned column) {
+    size_t begin = 0;
+    for (unsigned l = 1; l < line; ++l) {
+      begin = sourceText.find('\n', begin);
+      if (begin == std::string_view::npos)
+        return;
+      ++begin;
+    }
+    size_t end = sourceText.find('\n', begin);
+    std::string_view quoted = sourceText.substr(
+        begin, end == std::string_view::npos ? std::string_view::npos
+                                             : end - begin);
+    if (quoted.size() > 200)
+      return;
+    text += std::string(quoted) + "\n";
+    if (column >= 1 && column <= quoted.size() + 1)
+      text += std::string(column - 1, ' ') + "^\n";
+  }
+
+  void append(Diagnostic &diag) {
+    appendOne(diag.getLocation(), diag.getSeverity(), diag.str());
+    for (Diagnostic &note : diag.getNotes())
+      appendOne(note.getLocation(), note.getSeverity(), note.str());
+  }
+
+  std::string_view sourceName;
+  std::string_view sourceText;
+  std::string text;
+  ScopedDiagnosticHandler handler;
+};
+
+//===----------------------------------------------------------------------===//
+// Tensor descriptions
+//===----------------------------------------------------------------------===//
+
+bool toGraphDType(Type type, GraphDType &out) {
+  ref::DType dtype;
+  if (!ref::toDType(type, dtype))
+    return false;
+  switch (dtype) {
+  case ref::DType::F32:
+    out = GRAPH_F32;
+    return true;
+  case ref::DType::F16:
+    out = GRAPH_F16;
+    return true;
+  case ref::DType::BF16:
+    out = GRAPH_BF16;
+    return true;
+  case ref::DType::F64:
+    out = GRAPH_F64;
+    return true;
+  case ref::DType::I8:
+    out = GRAPH_I8;
+    return true;
+  case ref::DType::U8:
+    out = GRAPH_U8;
+    return true;
+  case ref::DType::I32:
+    out = GRAPH_I32;
+    return true;
+  case ref::DType::I64:
+    out = GRAPH_I64;
+    return true;
+  case ref::DType::I1:
+    out = GRAPH_I1;
+    return true;
+  case ref::DType::F8E4M3FN:
+    out = GRAPH_F8E4M3FN;
+    return true;
+  case ref::DType::F8E5M2:
+    out = GRAPH_F8E5M2;
+    return true;
+  case ref::DType::F8E8M0FNU:
+    out = GRAPH_F8E8M0FNU;
+    return true;
+  case ref::DType::F4E2M1FN:
+    out = GRAPH_F4E2M1FN;
+    return true;
+  }
+  return false;
+}
+
+bool toRefDType(GraphDType dtype, ref::DType &out) {
+  switch (dtype) {
+  case GRAPH_F32:
+    out = ref::DType::F32;
+    return true;
+  case GRAPH_F16:
+    out = ref::DType::F16;
+    return true;
+  case GRAPH_BF16:
+    out = ref::DType::BF16;
+    return true;
+  case GRAPH_F64:
+    out = ref::DType::F64;
+    return true;
+  case GRAPH_I8:
+    out = ref::DType::I8;
+    return true;
+  case GRAPH_U8:
+    out = ref::DType::U8;
+    return true;
+  case GRAPH_I32:
+    out = ref::DType::I32;
+    return true;
+  case GRAPH_I64:
+    out = ref::DType::I64;
+    return true;
+  case GRAPH_I1:
+    out = ref::DType::I1;
+    return true;
+  case GRAPH_F8E4M3FN:
+    out = ref::DType::F8E4M3FN;
+    return true;
+  case GRAPH_F8E5M2:
+    out = ref::DType::F8E5M2;
+    return true;
+  case GRAPH_F8E8M0FNU:
+    out = ref::DType::F8E8M0FNU;
+    return true;
+  case GRAPH_F4E2M1FN:
+    out = ref::DType::F4E2M1FN;
+    return true;
+  }
+  return false;
+}
+
+std::string dtypeText(GraphDType dtype) {
+  const char *name = graphDTypeName(dtype);
+  return name ? name : "<dtype " + std::to_string(static_cast<int>(dtype)) +
+                           ">";
+}
+
+std::string dimsText(const std::vector<int64_t> &dims) {
+  if (dims.empty())
+    return "[] (rank 0)";
+  std::string text;
+  for (size_t i = 0; i < dims.size(); ++i)
+    text += (i ? "x" : "") + (dims[i] < 0 ? std::string("?")
+                                          : std::to_string(dims[i]));
+  return text;
+}
+
+/// `input 0 (uid 1 "x")`: how every message names a tensor.
+std::string who(const char *kind, size_t index, const TensorDesc &desc) {
+  std::string text = std::string(kind) + " " + std::to_string(index) + " (";
+  text += desc.uid ? "uid " + std::to_string(desc.uid) : "no uid";
+  if (!desc.name.empty())
+    text += " \"" + desc.name + "\"";
+  return text + ")";
+}
+
+Status describe(Value value, DictionaryAttr attrs, const char *kind,
+                size_t index, TensorDesc &desc) {
+  auto type = cast<RankedTensorType>(value.getType());
+  desc = TensorDesc();
+  if (attrs) {
+    if (auto uid = attrs.getAs<IntegerAttr>(GraphDialect::kUidAttrName))
+      desc.uid = uid.getInt();
+    if (auto name = attrs.getAs<StringAttr>(GraphDialect::kNameAttrName))
+      desc.name = name.getValue().str();
+  }
+  for (int64_t d : type.getShape())
+    desc.dims.push_back(ShapedType::isDynamic(d) ? -1 : d);
+  ArrayRef<int64_t> strides = mlir::graph::getStrides(type);
+  desc.strides.assign(strides.begin(), strides.end());
+  if (!toGraphDType(type.getElementType(), desc.dtype)) {
+    std::string typeText;
+    llvm::raw_string_ostream(typeText) << type.getElementType();
+    return Status(GRAPH_ERROR_NOT_SUPPORTED,
+                  who(kind, index, desc) + ": element type " + typeText +
+                      " has no GraphDType");
+  }
+  return Status();
+}
+
+Status describeInputs(GraphOp graph, std::vector<TensorDesc> &out) {
+  out.clear();
+  Block &body = graph.getBody().front();
+  out.resize(graph.getNumArguments());
+  for (unsigned i = 0, e = graph.getNumArguments(); i < e; ++i)
+    if (Status s = describe(body.getArgument(i), graph.getArgAttrDict(i),
+                            "input", i, out[i]);
+        !s)
+      return s;
+  return Status();
+}
+
+Status describeOutputs(GraphOp graph, std::vector<TensorDesc> &out) {
+  out.clear();
+  OutputOp output = graph.getOutputOp();
+  out.resize(output.getNumOperands());
+  for (unsigned i = 0, e = output.getNumOperands(); i < e; ++i)
+    if (Status s = describe(output.getOperand(i), graph.getResultAttrDict(i),
+                            "output", i, out[i]);
+        !s)
+      return s;
+  return Status();
+}
+
+//===----------------------------------------------------------------------===//
+// Strided copies
+//===----------------------------------------------------------------------===//
+
+/// Copies every element of a `dims` tensor of `width`-byte elements from
+/// `src` (strides `srcStrides`) to `dst` (strides `dstStrides`), bit-exactly.
+void copyStrided(const uint8_t *src, const std::vector<int64_t> &srcStrides,
+                 uint8_t *dst, const std::vector<int64_t> &dstStrides,
+                 const std::vector<int64_t> &dims, size_t width) {
+  size_t rank = dims.size();
+  for (int64_t d : dims)
+    if (d == 0)
+      return;
+  std::vector<int64_t> index(rank, 0);
+  int64_t srcOffset = 0, dstOffset = 0;
+  while (true) {
+    std::memcpy(dst + dstOffset * width, src + srcOffset * width, width);
+    size_t k = rank;
+    while (k > 0) {
+      --k;
+      if (++index[k] < dims[k]) {
+        srcOffset += srcStrides[k];
+        dstOffset += dstStrides[k];
+        break;
+      }
+      srcOffset -= srcStrides[k] * (dims[k] - 1);
+      dstOffset -= dstStrides[k] * (dims[k] - 1);
+      index[k] = 0;
+      if (k == 0)
+        return;
+    }
+    if (rank == 0)
+      return;
+  }
+}
+
+/// Elements of `dims`, or nullopt when the count overflows 2^48.
+std::optional<int64_t> checkedElements(const std::vector<int64_t> &dims) {
+  int64_t count = 1;
+  for (int64_t d : dims) {
+    if (d < 0 || __builtin_mul_overflow(count, d, &count) ||
+        count > (int64_t(1) << 48))
+      return std::nullopt;
+  }
+  return count;
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Compiler
+//===----------------------------------------------------------------------===//
+
+Compiler::Compiler() : impl(std::make_shared<Impl>()) {}
+Compiler::~Compiler() = default;
+Compiler::Compiler(Compiler &&) noexcept = default;
+Compiler &Compiler::operator=(Compiler &&) noexcept = default;
+
+Status Compiler::parse(std::string_view data, CompiledGraph &out,
+                              std::string_view bufferName) {
+  if (!impl)
+    return Status(GRAPH_ERROR_INVALID_ARGUMENT,
+                  "parse: the Compiler was moved from");
+  std::lock_guard<std::mutex> lock(impl->mutex);
+  std::unique_ptr<llvm::MemoryBuffer> buffer =
+      llvm::MemoryBuffer::getMemBufferCopy(
+          llvm::StringRef(data.data(), data.size()),
+          llvm::StringRef(bufferName.data(), bufferName.size()));
+  bool bytecode = isBytecode(buffer->getMemBufferRef());
+
+  auto result = std::make_unique<CompiledGraph::Impl>();
+  result->compiler = impl;
+  result->sourceName = std::string(bufferName);
+  if (!bytecode)
+    result->sourceText = std::string(data);
+
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(std::move(buffer), llvm::SMLoc());
+  DiagnosticCapture capture(&impl->context, result->sourceName,
+                            result->sourceText);
+  ParserConfig config(&impl->context);
+  result->module = parseSourceFile<ModuleOp>(sourceMgr, config);
+  if (!result->module)
+    return Status(GRAPH_ERROR_INVALID_GRAPH,
+                  capture.take(std::string("failed to parse ") +
+                               (bytecode ? "bytecode" : "text") + " '" +
+                               result->sourceName + "'"));
+  auto graphs = result->module->getOps<GraphOp>();
+  if (graphs.empty())
+    return Status(GRAPH_ERROR_INVALID_GRAPH,
+                  "'" + result->sourceName + "' holds no graph.graph op");
+  result->selected = (*graphs.begin()).getSymName().str();
+  out.impl = std::move(result);
+  return Status();
+}
+
+//===----------------------------------------------------------------------===//
+// CompiledGraph
+//===----------------------------------------------------------------------===//
+
+CompiledGraph::CompiledGraph() = default;
+CompiledGraph::~CompiledGraph() {
+  if (!impl)
+    return;
+  // The module's IR lives in the context: destroy it under the context's
+  // lock, before the last reference to the context goes.
+  std::shared_ptr<Compiler::Impl> compiler = impl->compiler;
+  std::lock_guard<std::mutex> lock(compiler->mutex);
+  impl.reset();
+}
+CompiledGraph::CompiledGraph(CompiledGraph &&) noexcept = default;
+CompiledGraph &
+CompiledGraph::operator=(CompiledGraph &&other) noexcept {
+  if (this != &other) {
+    CompiledGraph old(std::move(*this));
+    impl = std::move(other.impl);
+  }
+  return *this;
+}
+
+static Status emptyGraph(const char *call) {
+  return Status(GRAPH_ERROR_INVALID_ARGUMENT,
+                std::string(call) + ": the CompiledGraph holds no module "
+                                    "(parse one first)");
+}
+
+std::vector<std::string> CompiledGraph::graphNames() const {
+  std::vector<std::string> names;
+  if (!impl)
+    return names;
+  std::lock_guard<std::mutex> lock(impl->compiler->mutex);
+  for (GraphOp g : impl->module->getOps<GraphOp>())
+    names.push_back(g.getSymName().str());
+  return names;
+}
+
+Status CompiledGraph::select(std::string_view name) {
+  if (!impl)
+    return emptyGraph("select");
+  std::lock_guard<std::mutex> lock(impl->compiler->mutex);
+  std::string names;
+  for (GraphOp g : impl->module->getOps<GraphOp>()) {
+    if (g.getSymName() == llvm::StringRef(name.data(), name.size())) {
+      impl->selected = std::string(name);
+      return Status();
+    }
+    names += (names.empty() ? "@" : ", @") + g.getSymName().str();
+  }
+  return Status(GRAPH_ERROR_INVALID_ARGUMENT,
+                "no graph named '" + std::string(name) +
+                    "' in the module; its graphs are: " + names);
+}
+
+std::string CompiledGraph::selected() const {
+  return impl ? impl->selected : std::string();
+}
+
+Status CompiledGraph::prepare() {
+  if (!impl)
+    return emptyGraph("prepare");
+  std::lock_guard<std::mutex> lock(impl->compiler->mutex);
+  MLIRContext *context = &impl->compiler->context;
+  // Work on a clone so a failing pipeline leaves the module as it was.
+  OwningOpRef<ModuleOp> clone = impl->module->clone();
+  DiagnosticCapture capture(context, impl->sourceName, impl->sourceText);
+  PassManager pm(context, ModuleOp::getOperationName());
+  mlir::graph::buildPreparePipeline(pm,
+                                    mlir::graph::PreparePipelineOptions());
+  if (failed(pm.run(*clone)))
+    return Status(GRAPH_ERROR_INVALID_GRAPH,
+                  capture.take("the graph-prepare pipeline failed"));
+  impl->module = std::move(clone);
+  if (!impl->graph()) {
+    auto graphs = impl->module->getOps<GraphOp>();
+    if (graphs.empty())
+      return Status(GRAPH_ERROR_INVALID_GRAPH,
+                    "graph-prepare left no graph.graph in the module");
+    impl->selected = (*graphs.begin()).getSymName().str();
+  }
+  return Status();
+}
+
+Status CompiledGraph::inputs(std::vector<TensorDesc> &out) const {
+  out.clear();
+  if (!impl)
+    return emptyGraph("inputs");
+  std::lock_guard<std::mutex> lock(impl->compiler->mutex);
+  return describeInputs(impl->graph(), out);
+}
+
+Status CompiledGraph::outputs(std::vector<TensorDesc> &out) const {
+  out.clear();
+  if (!impl)
+    return emptyGraph("outputs");
+  std::lock_guard<std::mutex> lock(impl->compiler->mutex);
+  return describeOutputs(impl->graph(), out);
+}
+
+Status CompiledGraph::print(std::string &out, bool generic) const {
+  out.clear();
+  if (!impl)
+    return emptyGraph("print");
+  std::lock_guard<std::mutex> lock(impl->compiler->mutex);
+  OpPrintingFlags flags;
+  if (generic)
+    flags.printGenericOpForm();
+  llvm::raw_string_ostream os(out);
+  impl->module->print(os, flags);
+  os.flush();
+  return Status();
+}
+
+Status CompiledGraph::serialize(std::string &out) const {
+  out.clear();
+  if (!impl)
+    return emptyGraph("serialize");
+  std::lock_guard<std::mutex> lock(impl->compiler->mutex);
+  DiagnosticCapture capture(&impl->compiler->context);
+  llvm::raw_string_ostream os(out);
+  if (failed(writeBytecodeToFile(*impl->module, os))) {
+    out.clear();
+    return Status(GRAPH_ERROR_INVALID_GRAPH,
+                  capture.take("writing bytecode failed"));
+  }
+  os.flush();
+  return Status();
+}
+
+//===----------------------------------------------------------------------===//
+// Execute
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// A caller's buffer checked against the tensor it is bound to.
+struct Binding {
+  const Buffer *buffer = nullptr;
+  std::vector<int64_t> strides; // the buffer's, row-major when not given
+};
+
+/// Checks `buffer` against `desc` (dtype, rank, static dims) and its own
+/// layout. Dynamic dims of `desc` take any size.
+Status bindBuffer(const char *kind, size_t index, const TensorDesc &desc,
+                  const Buffer &buffer, Binding &binding) {
+  std::string name = who(kind, index, desc);
+  if (buffer.dtype != desc.dtype)
+    return Status(GRAPH_ERROR_INVALID_ARGUMENT,
+                  name + ": the graph expects " + dtypeText(desc.dtype) +
+                      " but the buffer holds " + dtypeText(buffer.dtype));
+  bool match = buffer.dims.size() == desc.dims.size();
+  for (size_t d = 0; match && d < desc.dims.size(); ++d)
+    match = desc.dims[d] < 0 || desc.dims[d] == buffer.dims[d];
+  if (!match)
+    return Status(GRAPH_ERROR_INVALID_ARGUMENT,
+                  name + ": the graph expects dims " + dimsText(desc.dims) +
+                      " but the buffer has " + dimsText(buffer.dims));
+  std::optional<int64_t> count = checkedElements(buffer.dims);
+  if (!count)
+    return Status(GRAPH_ERROR_INVALID_ARGUMENT,
+                  name + ": the buffer's dims " + dimsText(buffer.dims) +
+                      " are negative or too large");
+  if (buffer.strides.empty()) {
+    binding.strides = ref::rowMajorStrides(buffer.dims);
+  } else {
+    if (buffer.strides.size() != buffer.dims.size())
+      return Status(GRAPH_ERROR_INVALID_ARGUMENT,
+                    name + ": the buffer has " +
+                        std::to_string(buffer.dims.size()) + " dims but " +
+                        std::to_string(buffer.strides.size()) + " strides");
+    for (int64_t s : buffer.strides)
+      if (s < 0)
+        return Status(GRAPH_ERROR_INVALID_ARGUMENT,
+                      name + ": the buffer has a negative stride");
+    binding.strides = buffer.strides;
+  }
+  if (!buffer.data && *count > 0)
+    return Status(GRAPH_ERROR_INVALID_ARGUMENT,
+                  name + ": the buffer's data pointer is NULL");
+  binding.buffer = &buffer;
+  return Status();
+}
+
+} // namespace
+
+Status CompiledGraph::execute(GraphDevice device,
+                                     const std::vector<Buffer> &buffers) {
+  if (!impl)
+    return emptyGraph("execute");
+  if (device == GRAPH_DEVICE_GPU)
+    return Status(GRAPH_ERROR_NO_DEVICE,
+                  "GRAPH_DEVICE_GPU: the GPU runtime is not linked into this "
+                  "build; execute on GRAPH_DEVICE_CPU");
+  if (device != GRAPH_DEVICE_CPU)
+    return Status(GRAPH_ERROR_INVALID_ARGUMENT,
+                  "execute: unknown device " +
+                      std::to_string(static_cast<int>(device)));
+
+  std::lock_guard<std::mutex> lock(impl->compiler->mutex);
+  GraphOp graph = impl->graph();
+  std::string graphName = "graph @" + impl->selected;
+  std::vector<TensorDesc> ins, outs;
+  if (Status s = describeInputs(graph, ins); !s)
+    return s;
+  if (Status s = describeOutputs(graph, outs); !s)
+    return s;
+
+  auto uidList = [&]() {
+    std::string text;
+    auto add = [&](const char *kind, const std::vector<TensorDesc> &descs) {
+      text += text.empty() ? "" : "; ";
+      text += kind;
+      for (size_t i = 0; i < descs.size(); ++i) {
+        text += (i ? ", " : " ") + std::to_string(descs[i].uid);
+        if (!descs[i].name.empty())
+          text += " \"" + descs[i].name + "\"";
+      }
+      if (descs.empty())
+        text += " none";
+    };
+    add("inputs", ins);
+    add("outputs", outs);
+    return text;
+  };
+
+  // Every tensor needs a uid to be bound.
+  for (size_t i = 0; i < ins.size(); ++i)
+    if (!ins[i].uid)
+      return Status(GRAPH_ERROR_INVALID_ARGUMENT,
+                    who("input", i, ins[i]) + " of " + graphName +
+                        " has no uid: run prepare (graphModulePrepare) "
+                        "before execute");
+  for (size_t i = 0; i < outs.size(); ++i)
+    if (!outs[i].uid)
+      return Status(GRAPH_ERROR_INVALID_ARGUMENT,
+                    who("output", i, outs[i]) + " of " + graphName +
+                        " has no uid: run prepare (graphModulePrepare) "
+                        "before execute");
+
+  // Match buffers to tensors by uid: no unknown uid, no duplicate.
+  std::map<int64_t, size_t> byUid;
+  for (size_t j = 0; j < buffers.size(); ++j) {
+    const Buffer &b = buffers[j];
+    ref::DType unused;
+    if (!toRefDType(b.dtype, unused))
+      return Status(GRAPH_ERROR_INVALID_ARGUMENT,
+                    "buffer " + std::to_string(j) + " (uid " +
+                        std::to_string(b.uid) + ") has an unknown dtype " +
+                        std::to_string(static_cast<int>(b.dtype)));
+    auto known = [&](const std::vector<TensorDesc> &descs) {
+      for (const TensorDesc &d : descs)
+        if (d.uid == b.uid)
+          return true;
+      return false;
+    };
+    if (!known(ins) && !known(outs))
+      return Status(GRAPH_ERROR_INVALID_ARGUMENT,
+                    "buffer " + std::to_string(j) + ": no input or output of " +
+                        graphName + " has uid " + std::to_string(b.uid) +
+                        " (its uids: " + uidList() + ")");
+    auto [it, inserted] = byUid.emplace(b.uid, j);
+    if (!inserted)
+      return Status(GRAPH_ERROR_INVALID_ARGUMENT,
+                    "buffers " + std::to_string(it->second) + " and " +
+                        std::to_string(j) + " both have uid " +
+                        std::to_string(b.uid) +
+                        ": every input and output takes exactly one buffer");
+  }
+
+  auto bindAll = [&](const char *kind, const std::vector<TensorDesc> &descs,
+                     std::vector<Binding> &bindings) -> Status {
+    bindings.resize(descs.size());
+    for (size_t i = 0; i < descs.size(); ++i) {
+      auto it = byUid.find(descs[i].uid);
+      if (it == byUid.end())
+        return Status(GRAPH_ERROR_INVALID_ARGUMENT,
+                      who(kind, i, descs[i]) + " of " + graphName +
+                          " has no buffer; the graph expects " +
+                          dtypeText(descs[i].dtype) + " " +
+                          dimsText(descs[i].dims));
+      if (Status s =
+              bindBuffer(kind, i, descs[i], buffers[it->second], bindings[i]);
+          !s)
+        return s;
+    }
+    return Status();
+  };
+  std::vector<Binding> inBindings, outBindings;
+  if (Status s = bindAll("input", ins, inBindings); !s)
+    return s;
+  if (Status s = bindAll("output", outs, outBindings); !s)
+    return s;
+
+  // Copy the inputs into dense host tensors.
+  std::vector<ref::HostTensor> hostInputs;
+  hostInputs.reserve(ins.size());
+  for (size_t i = 0; i < ins.size(); ++i) {
+    const Buffer &b = *inBindings[i].buffer;
+    ref::DType dtype;
+    (void)toRefDType(b.dtype, dtype);
+    ref::HostTensor tensor = ref::HostTensor::zeros(dtype, b.dims);
+    tensor.strides = ref::rowMajorStrides(b.dims);
+    copyStrided(static_cast<const uint8_t *>(b.data), inBindings[i].strides,
+                tensor.bytes.data(), tensor.strides, b.dims,
+                ref::byteWidth(dtype));
+    hostInputs.push_back(std::move(tensor));
+  }
+
+  std::vector<ref::HostTensor> results;
+  std::string error = ref::execute(graph, hostInputs, results);
+  if (!error.empty()) {
+    bool unsupported =
+        error.find("has no CPU reference implementation") != std::string::npos;
+    return Status(unsupported ? GRAPH_ERROR_NOT_SUPPORTED
+                              : GRAPH_ERROR_EXECUTION,
+                  graphName + ": " + error);
+  }
+  if (results.size() != outs.size())
+    return Status(GRAPH_ERROR_EXECUTION,
+                  graphName + ": the reference executor returned " +
+                      std::to_string(results.size()) + " outputs for " +
+                      std::to_string(outs.size()));
+
+  // Check every output's computed dims before writing any.
+  for (size_t i = 0; i < outs.size(); ++i) {
+    const Buffer &b = *outBindings[i].buffer;
+    if (results[i].shape != b.dims)
+      return Status(GRAPH_ERROR_INVALID_ARGUMENT,
+                    who("output", i, outs[i]) + ": the graph computed dims " +
+                        dimsText(results[i].shape) + " but the buffer has " +
+                        dimsText(b.dims));
+  }
+  for (size_t i = 0; i < outs.size(); ++i) {
+    const Buffer &b = *outBindings[i].buffer;
+    const ref::HostTensor &result = results[i];
+    std::vector<int64_t> srcStrides = result.strides.empty()
+                                          ? ref::rowMajorStrides(result.shape)
+                                          : result.strides;
+    copyStrided(result.bytes.data(), srcStrides, static_cast<uint8_t *>(b.data),
+                outBindings[i].strides, b.dims, ref::byteWidth(result.dtype));
+  }
+  return Status();
+}

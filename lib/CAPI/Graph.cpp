@@ -1,0 +1,465 @@
+//===- Graph.cpp - C API of the graph compiler ------------------*- C++ -*-===//
+//
+// The C surface of GraphDialect-c/Graph.h over graph::Compiler and
+// graph::CompiledGraph. Handles are checked against a registry of live
+// handles, so NULL, destroyed and foreign handles are reported as
+// GRAPH_ERROR_INVALID_ARGUMENT rather than dereferenced.
+//
+//===----------------------------------------------------------------------===//
+
+#include "GraphDialect-c/Graph.h"
+#include "GraphDialect/Compiler.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <string>
+#include <unordered_set>
+#include <vector>
+
+struct GraphContextImpl {
+  graph::Compiler compiler;
+};
+
+struct GraphModuleImpl {
+  graph::CompiledGraph graph;
+  // Storage behind the `const char *` the API hands out. Rebuilt after
+  // parse, select and prepare only, so pointers stay valid until then.
+  std::vector<std::string> graphNames;
+  bool ioValid = false;
+  graph::Status ioStatus;
+  std::vector<graph::TensorDesc> inputs;
+  std::vector<graph::TensorDesc> outputs;
+
+  void invalidate() {
+    graphNames = graph.graphNames();
+    ioValid = false;
+  }
+
+  /// Describes the selected graph's inputs and outputs once per change.
+  const graph::Status &io() {
+    if (!ioValid) {
+      ioStatus = graph.inputs(inputs);
+      if (ioStatus.ok())
+        ioStatus = graph.outputs(outputs);
+      ioValid = true;
+    }
+    return ioStatus;
+  }
+};
+
+namespace {
+
+thread_local std::string lastError;
+
+/// Live handles. Leaked on purpose: a handle destroyed from a static
+/// destructor must still find the registry.
+struct Registry {
+  std::mutex mutex;
+  std::unordered_set<const void *> contexts;
+  std::unordered_set<const void *> modules;
+};
+Registry &registry() {
+  static Registry *instance = new Registry();
+  return *instance;
+}
+
+bool isLive(const std::unordered_set<const void *> &set, const void *handle) {
+  std::lock_guard<std::mutex> lock(registry().mutex);
+  return set.count(handle) != 0;
+}
+
+GraphStatus fail(GraphStatus status, std::string message) {
+  lastError = std::move(message);
+  return status;
+}
+
+GraphStatus report(const graph::Status &status) {
+  if (!status.ok())
+    lastError = status.message();
+  return status.code();
+}
+
+/// Checks a module handle; on failure sets the last error naming `call`.
+bool checkModule(GraphModule module, const char *call) {
+  if (!module) {
+    fail(GRAPH_ERROR_INVALID_ARGUMENT, std::string(call) + ": module is NULL");
+    return false;
+  }
+  if (!isLive(registry().modules, module)) {
+    fail(GRAPH_ERROR_INVALID_ARGUMENT,
+         std::string(call) + ": module is not a live GraphModule (destroyed, "
+                             "or never returned by graphModuleParse)");
+    return false;
+  }
+  return true;
+}
+
+GraphStatus fillInfo(const graph::TensorDesc &desc, const char *kind,
+                     int32_t index, GraphTensorInfo *info) {
+  if (desc.dims.size() > GRAPH_MAX_RANK)
+    return fail(GRAPH_ERROR_NOT_SUPPORTED,
+                std::string(kind) + " " + std::to_string(index) + " has rank " +
+                    std::to_string(desc.dims.size()) +
+                    ", more than GRAPH_MAX_RANK (" +
+                    std::to_string(GRAPH_MAX_RANK) + ")");
+  std::memset(info, 0, sizeof(*info));
+  info->uid = desc.uid;
+  info->name = desc.name.c_str();
+  info->dtype = desc.dtype;
+  info->rank = static_cast<int32_t>(desc.dims.size());
+  for (size_t d = 0; d < desc.dims.size(); ++d) {
+    info->dims[d] = desc.dims[d];
+    info->strides[d] = d < desc.strides.size() ? desc.strides[d] : 0;
+  }
+  return GRAPH_OK;
+}
+
+GraphStatus getInfo(GraphModule module, int32_t index, GraphTensorInfo *info,
+                    bool input) {
+  const char *call = input ? "graphGetInput" : "graphGetOutput";
+  lastError.clear();
+  if (!checkModule(module, call))
+    return GRAPH_ERROR_INVALID_ARGUMENT;
+  if (!info)
+    return fail(GRAPH_ERROR_INVALID_ARGUMENT,
+                std::string(call) + ": info is NULL");
+  if (GraphStatus s = report(module->io()); s != GRAPH_OK)
+    return s;
+  const std::vector<graph::TensorDesc> &descs =
+      input ? module->inputs : module->outputs;
+  if (index < 0 || static_cast<size_t>(index) >= descs.size())
+    return fail(GRAPH_ERROR_INVALID_ARGUMENT,
+                std::string(call) + ": index " + std::to_string(index) +
+                    " is out of range; graph @" + module->graph.selected() +
+                    " has " + std::to_string(descs.size()) +
+                    (input ? " inputs" : " outputs"));
+  return fillInfo(descs[index], input ? "input" : "output", index, info);
+}
+
+/// Copies `text` into a malloc'ed buffer for graphFree.
+char *toMalloced(const std::string &text, size_t *size, const char *call) {
+  char *result = static_cast<char *>(std::malloc(text.size() + 1));
+  if (!result) {
+    fail(GRAPH_ERROR_EXECUTION, std::string(call) + ": out of memory");
+    return nullptr;
+  }
+  std::memcpy(result, text.data(), text.size());
+  result[text.size()] = '\0';
+  if (size)
+    *size = text.size();
+  return result;
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Errors and names
+//===----------------------------------------------------------------------===//
+
+const char *graphGetLastError(void) { return lastError.c_str(); }
+
+void graphClearLastError(void) { lastError.clear(); }
+
+const char *graphStatusName(GraphStatus status) {
+  switch (status) {
+  case GRAPH_OK:
+    return "GRAPH_OK";
+  case GRAPH_ERROR_INVALID_ARGUMENT:
+    return "GRAPH_ERROR_INVALID_ARGUMENT";
+  case GRAPH_ERROR_INVALID_GRAPH:
+    return "GRAPH_ERROR_INVALID_GRAPH";
+  case GRAPH_ERROR_NOT_SUPPORTED:
+    return "GRAPH_ERROR_NOT_SUPPORTED";
+  case GRAPH_ERROR_EXECUTION:
+    return "GRAPH_ERROR_EXECUTION";
+  case GRAPH_ERROR_NO_DEVICE:
+    return "GRAPH_ERROR_NO_DEVICE";
+  }
+  return nullptr;
+}
+
+const char *graphDTypeName(GraphDType dtype) {
+  switch (dtype) {
+  case GRAPH_F32:
+    return "f32";
+  case GRAPH_F16:
+    return "f16";
+  case GRAPH_BF16:
+    return "bf16";
+  case GRAPH_F64:
+    return "f64";
+  case GRAPH_I8:
+    return "i8";
+  case GRAPH_U8:
+    return "ui8";
+  case GRAPH_I32:
+    return "i32";
+  case GRAPH_I64:
+    return "i64";
+  case GRAPH_I1:
+    return "i1";
+  case GRAPH_F8E4M3FN:
+    return "f8E4M3FN";
+  case GRAPH_F8E5M2:
+    return "f8E5M2";
+  case GRAPH_F8E8M0FNU:
+    return "f8E8M0FNU";
+  case GRAPH_F4E2M1FN:
+    return "f4E2M1FN";
+  }
+  return nullptr;
+}
+
+size_t graphDTypeSize(GraphDType dtype) {
+  switch (dtype) {
+  case GRAPH_F64:
+  case GRAPH_I64:
+    return 8;
+  case GRAPH_F32:
+  case GRAPH_I32:
+    return 4;
+  case GRAPH_F16:
+  case GRAPH_BF16:
+    return 2;
+  case GRAPH_I8:
+  case GRAPH_U8:
+  case GRAPH_I1:
+  case GRAPH_F8E4M3FN:
+  case GRAPH_F8E5M2:
+  case GRAPH_F8E8M0FNU:
+  case GRAPH_F4E2M1FN:
+    return 1;
+  }
+  return 0;
+}
+
+//===----------------------------------------------------------------------===//
+// Contexts and modules
+//===----------------------------------------------------------------------===//
+
+GraphContext graphContextCreate(void) {
+  lastError.clear();
+  auto *context = new GraphContextImpl();
+  std::lock_guard<std::mutex> lock(registry().mutex);
+  registry().contexts.insert(context);
+  return context;
+}
+
+void graphContextDestroy(GraphContext context) {
+  if (!context)
+    return;
+  {
+    std::lock_guard<std::mutex> lock(registry().mutex);
+    if (!registry().contexts.erase(context)) {
+      lastError = "graphContextDestroy: context is not a live GraphContext "
+                  "(destroyed twice?)";
+      return;
+    }
+  }
+  // Modules parsed in the context keep its MLIR context alive.
+  delete context;
+}
+
+GraphModule graphModuleParse(GraphContext context, const char *data,
+                             size_t size) {
+  return graphModuleParseNamed(context, data, size, nullptr);
+}
+
+GraphModule graphModuleParseNamed(GraphContext context, const char *data,
+                                  size_t size, const char *bufferName) {
+  lastError.clear();
+  if (!context) {
+    fail(GRAPH_ERROR_INVALID_ARGUMENT, "graphModuleParse: context is NULL");
+    return nullptr;
+  }
+  if (!isLive(registry().contexts, context)) {
+    fail(GRAPH_ERROR_INVALID_ARGUMENT,
+         "graphModuleParse: context is not a live GraphContext");
+    return nullptr;
+  }
+  if (!data && size) {
+    fail(GRAPH_ERROR_INVALID_ARGUMENT,
+         "graphModuleParse: data is NULL but size is " + std::to_string(size));
+    return nullptr;
+  }
+  auto module = std::make_unique<GraphModuleImpl>();
+  graph::Status status = context->compiler.parse(
+      std::string_view(data ? data : "", data ? size : 0), module->graph,
+      bufferName && *bufferName ? bufferName : "<graph>");
+  if (!status.ok()) {
+    report(status);
+    return nullptr;
+  }
+  module->invalidate();
+  GraphModuleImpl *result = module.release();
+  std::lock_guard<std::mutex> lock(registry().mutex);
+  registry().modules.insert(result);
+  return result;
+}
+
+void graphModuleDestroy(GraphModule module) {
+  if (!module)
+    return;
+  {
+    std::lock_guard<std::mutex> lock(registry().mutex);
+    if (!registry().modules.erase(module)) {
+      lastError = "graphModuleDestroy: module is not a live GraphModule "
+                  "(destroyed twice?)";
+      return;
+    }
+  }
+  delete module;
+}
+
+int32_t graphModuleNumGraphs(GraphModule module) {
+  lastError.clear();
+  if (!checkModule(module, "graphModuleNumGraphs"))
+    return -1;
+  return static_cast<int32_t>(module->graphNames.size());
+}
+
+const char *graphModuleGraphName(GraphModule module, int32_t index) {
+  lastError.clear();
+  if (!checkModule(module, "graphModuleGraphName"))
+    return nullptr;
+  if (index < 0 || static_cast<size_t>(index) >= module->graphNames.size()) {
+    fail(GRAPH_ERROR_INVALID_ARGUMENT,
+         "graphModuleGraphName: index " + std::to_string(index) +
+             " is out of range; the module has " +
+             std::to_string(module->graphNames.size()) + " graphs");
+    return nullptr;
+  }
+  return module->graphNames[index].c_str();
+}
+
+const char *graphModuleSelectedName(GraphModule module) {
+  lastError.clear();
+  if (!checkModule(module, "graphModuleSelectedName"))
+    return nullptr;
+  for (const std::string &name : module->graphNames)
+    if (name == module->graph.selected())
+      return name.c_str();
+  return "";
+}
+
+GraphStatus graphModuleSelect(GraphModule module, const char *name) {
+  lastError.clear();
+  if (!checkModule(module, "graphModuleSelect"))
+    return GRAPH_ERROR_INVALID_ARGUMENT;
+  if (!name)
+    return fail(GRAPH_ERROR_INVALID_ARGUMENT, "graphModuleSelect: name is NULL");
+  GraphStatus status = report(module->graph.select(name));
+  if (status == GRAPH_OK)
+    module->invalidate();
+  return status;
+}
+
+GraphStatus graphModulePrepare(GraphModule module) {
+  lastError.clear();
+  if (!checkModule(module, "graphModulePrepare"))
+    return GRAPH_ERROR_INVALID_ARGUMENT;
+  GraphStatus status = report(module->graph.prepare());
+  if (status == GRAPH_OK)
+    module->invalidate();
+  return status;
+}
+
+char *graphModulePrint(GraphModule module, int generic, size_t *size) {
+  lastError.clear();
+  if (size)
+    *size = 0;
+  if (!checkModule(module, "graphModulePrint"))
+    return nullptr;
+  std::string text;
+  if (report(module->graph.print(text, generic != 0)) != GRAPH_OK)
+    return nullptr;
+  return toMalloced(text, size, "graphModulePrint");
+}
+
+char *graphModuleWriteBytecode(GraphModule module, size_t *size) {
+  lastError.clear();
+  if (size)
+    *size = 0;
+  if (!checkModule(module, "graphModuleWriteBytecode"))
+    return nullptr;
+  if (!size) {
+    fail(GRAPH_ERROR_INVALID_ARGUMENT,
+         "graphModuleWriteBytecode: size is NULL (bytecode holds NUL bytes)");
+    return nullptr;
+  }
+  std::string bytes;
+  if (report(module->graph.serialize(bytes)) != GRAPH_OK)
+    return nullptr;
+  return toMalloced(bytes, size, "graphModuleWriteBytecode");
+}
+
+void graphFree(void *pointer) { std::free(pointer); }
+
+//===----------------------------------------------------------------------===//
+// Inputs, outputs, execute
+//===----------------------------------------------------------------------===//
+
+int32_t graphNumInputs(GraphModule module) {
+  lastError.clear();
+  if (!checkModule(module, "graphNumInputs"))
+    return -1;
+  if (report(module->io()) != GRAPH_OK)
+    return -1;
+  return static_cast<int32_t>(module->inputs.size());
+}
+
+int32_t graphNumOutputs(GraphModule module) {
+  lastError.clear();
+  if (!checkModule(module, "graphNumOutputs"))
+    return -1;
+  if (report(module->io()) != GRAPH_OK)
+    return -1;
+  return static_cast<int32_t>(module->outputs.size());
+}
+
+GraphStatus graphGetInput(GraphModule module, int32_t index,
+                          GraphTensorInfo *info) {
+  return getInfo(module, index, info, /*input=*/true);
+}
+
+GraphStatus graphGetOutput(GraphModule module, int32_t index,
+                           GraphTensorInfo *info) {
+  return getInfo(module, index, info, /*input=*/false);
+}
+
+GraphStatus graphExecute(GraphModule module, GraphDevice device,
+                         const GraphBuffer *buffers, int32_t numBuffers) {
+  lastError.clear();
+  if (!checkModule(module, "graphExecute"))
+    return GRAPH_ERROR_INVALID_ARGUMENT;
+  if (numBuffers < 0)
+    return fail(GRAPH_ERROR_INVALID_ARGUMENT,
+                "graphExecute: numBuffers is " + std::to_string(numBuffers));
+  if (!buffers && numBuffers > 0)
+    return fail(GRAPH_ERROR_INVALID_ARGUMENT,
+                "graphExecute: buffers is NULL but numBuffers is " +
+                    std::to_string(numBuffers));
+  std::vector<graph::Buffer> converted(numBuffers);
+  for (int32_t j = 0; j < numBuffers; ++j) {
+    const GraphBuffer &b = buffers[j];
+    if (b.rank < 0 || b.rank > GRAPH_MAX_RANK)
+      return fail(GRAPH_ERROR_INVALID_ARGUMENT,
+                  "buffer " + std::to_string(j) + " (uid " +
+                      std::to_string(b.uid) + ") has rank " +
+                      std::to_string(b.rank) + "; ranks go from 0 to " +
+                      std::to_string(GRAPH_MAX_RANK));
+    graph::Buffer &c = converted[j];
+    c.uid = b.uid;
+    c.data = b.data;
+    c.dtype = b.dtype;
+    c.dims.assign(b.dims, b.dims + b.rank);
+    // All-zero strides mean dense row-major.
+    bool anyStride = false;
+    for (int32_t d = 0; d < b.rank; ++d)
+      anyStride |= b.strides[d] != 0;
+    if (anyStride)
+      c.strides.assign(b.strides, b.strides + b.rank);
+  }
+  return report(module->graph.execute(device, converted));
+}
