@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Runs the GPU test suite (test/gpu/*.mlir): each graph on the GPU through
+# graph-run, checked against the CPU reference with dtype-aware tolerances.
+# Usage: scripts/gpu/run-tests.sh [path/to/graph-run]
+# Exit 77 (skipped) when no GPU is usable, so ctest reports a skip in CI.
+set -u
+here=$(cd "$(dirname "$0")/../.." && pwd)
+run=${1:-$here/build/bin/graph-run}
+tests=$(ls "$here"/test/gpu/*.mlir)
+
+probe=$("$run" --device=gpu --random-inputs=1 --print-max-elements=0 \
+  "$here/test/gpu/reduction_pointwise_chain_f32.mlir" 2>&1)
+if echo "$probe" | grep -q "GPU device is not available\|GPU runtime"; then
+  echo "skipped: no usable GPU ($(echo "$probe" | head -1))"
+  exit 77
+fi
+
+passed=0
+failed=0
+for t in $tests; do
+  args=$(grep -o "GPU-ARGS: .*" "$t" | sed 's/GPU-ARGS: //')
+  start=$(date +%s.%N)
+  out=$("$run" --device=gpu --print-max-elements=0 --verbose-plans $args "$t" 2>&1)
+  rc=$?
+  secs=$(echo "$(date +%s.%N) - $start" | bc 2>/dev/null || echo "?")
+  if [ $rc -eq 0 ] && ! echo "$out" | grep -q "\[FAILED\]" &&
+     echo "$out" | grep -q "\[SUCCESS\]"; then
+    passed=$((passed + 1))
+    echo "PASS $(basename "$t") (${secs}s)"
+    echo "$out" | grep "^plan:" | sed 's/^/    /'
+  else
+    failed=$((failed + 1))
+    echo "FAIL $(basename "$t") (exit $rc)"
+    echo "$out" | grep -v "^result\[" | head -30 | sed 's/^/    /'
+  fi
+done
+echo "$passed passed, $failed failed"
+[ $failed -eq 0 ]
