@@ -1,0 +1,1312 @@
+"""The graph: builders, uid/name bookkeeping, MLIR emission, planning and
+execution through the C API."""
+
+import ctypes
+import hashlib
+import json
+import weakref
+from typing import Any, Dict, List, Optional
+
+from . import _buffers, _capi, _ops, _plans
+from ._enums import (
+    build_plan_policy,
+    data_type,
+    diagonal_alignment,
+    dtype_code,
+    enum_name,
+    from_code,
+    from_mlir_type,
+    is_float,
+    mlir_type,
+    norm_forward_phase,
+)
+from ._tensor import Tensor, attach, row_major_stride
+
+
+class cudnnGraphNotSupportedError(Exception):
+    """The graph (or a plan for it) is not supported."""
+
+
+class GraphValidationError(cudnnGraphNotSupportedError, ValueError):
+    """The compiler rejected the graph's text; the message is its full
+    diagnostic output. Both ``except cudnnGraphNotSupportedError`` and
+    ``except ValueError`` catch it."""
+
+
+class GraphExecutionError(RuntimeError):
+    """graphExecute failed."""
+
+
+class GraphNoDeviceError(GraphExecutionError):
+    """GPU execution was requested but the compiler has no GPU device."""
+
+
+class Node:
+    """One operation of the graph."""
+
+    def __init__(self, name, op, compute_data_type=None):
+        self.name = name
+        self.op = op
+        self.compute_data_type = compute_data_type
+        self.inputs: Dict[str, Tensor] = {}
+        self.list_inputs: Dict[str, List[Tensor]] = {}
+        self.outputs: Dict[str, Optional[Tensor]] = {}
+        self.params: Dict[str, Any] = {}
+
+    def all_inputs(self):
+        out = [t for t in self.inputs.values() if t is not None]
+        for ts in self.list_inputs.values():
+            out.extend(ts)
+        return out
+
+    def __repr__(self):
+        return f"Node({self.name!r}, {self.op})"
+
+
+class _Handle:
+    def __init__(self):
+        self.stream = None
+
+    def __repr__(self):
+        return f"<graph_compiler handle stream={self.stream}>"
+
+
+def create_handle():
+    """A handle object (the CPU reference needs none; kept for API parity)."""
+    return _Handle()
+
+
+def destroy_handle(handle):
+    return None
+
+
+def set_stream(handle=None, stream=None):
+    if handle is None:
+        raise ValueError("set_stream needs a handle from create_handle()")
+    handle.stream = stream
+
+
+def get_stream(handle):
+    return getattr(handle, "stream", None)
+
+
+_POINTWISE_TENSOR_ARGS = {
+    **{
+        op: ("input",)
+        for op in (
+            "abs", "ceil", "cos", "elu", "erf", "exp", "floor", "gelu", "gelu_approx_tanh", "identity", "log",
+            "logical_not", "neg", "reciprocal", "rsqrt", "sigmoid", "sin", "softplus", "sqrt", "tan", "tanh",
+        )
+    },
+    **{op: ("a", "b") for op in ("add", "add_square", "div", "logical_and", "logical_or", "mul", "sub")},
+    **{op: ("input0", "input1") for op in ("max", "min", "mod", "pow")},
+    **{op: ("input", "comparison") for op in ("cmp_eq", "cmp_ge", "cmp_gt", "cmp_le", "cmp_lt", "cmp_neq")},
+    "bias": ("input", "bias"),
+    "scale": ("input", "scale"),
+    **{
+        op: ("loss", "input")
+        for op in ("elu_backward", "gelu_approx_tanh_backward", "gelu_backward", "sigmoid_backward", "softplus_backward", "tanh_backward")
+    },
+    "binary_select": ("input0", "input1", "mask"),
+}
+
+_SERIAL_MAGIC = b"GRAPHPY1\n"
+
+
+class pygraph:
+    """A graph under construction, shaped like the cuDNN frontend's Python
+    graph. Tensors come from ``tensor()`` / ``tensor_like()`` /
+    ``tensor_scalar()``; every op builder returns its output tensor(s);
+    ``set_output(True)`` marks the outputs the caller reads; ``build()`` then
+    ``execute({tensor: buffer, ...})``.
+    """
+
+    def __init__(
+        self,
+        name: str = "test_graph",
+        io_data_type: Any = None,
+        intermediate_data_type: Any = None,
+        compute_data_type: Any = None,
+        handle: Any = None,
+        sm_count: Any = None,
+        sm_version: Any = None,
+        kernel_cache: Any = None,
+        device_property: Any = None,
+        is_dynamic_shape_enabled: bool = False,
+        is_override_shape_enabled: bool = False,
+        **kwargs,
+    ):
+        def unset(dt):
+            return None if dt is None or getattr(dt, "name", None) == "NOT_SET" else dt
+
+        io_data_type = unset(io_data_type)
+        self.name = name or "test_graph"
+        self.io_data_type = io_data_type
+        self.intermediate_data_type = unset(intermediate_data_type) or io_data_type
+        self.compute_data_type = unset(compute_data_type) or io_data_type
+        self._handle = handle
+        self._options = dict(kwargs, sm_count=sm_count, sm_version=sm_version, kernel_cache=kernel_cache, device_property=device_property)
+        self._nodes: List[Node] = []
+        self._all: List[Tensor] = []  # every tensor, creation order
+        self._tensors: Dict[str, Tensor] = {}  # unique names only
+        self._ambiguous_names: set = set()
+        self._tensor_by_uid: Dict[int, Tensor] = {}
+        self._reserved_uids: set = set()
+        self._next_uid = 1
+        self._node_count: Dict[str, int] = {}
+        self._data_bindings: Dict[int, Any] = {}
+        self._frozen = False
+        self._text: Optional[str] = None  # verbatim text (from_mlir / deserialize)
+        self._module = None
+        self._is_validated = False
+        self._prepared = False
+        self._plans: List[_plans.PlanConfig] = []
+        self._planning_done = False
+        self._plan_index = 0
+        self._plan_pinned = False
+        self._is_built = False
+        self._built_plans: set = set()
+        self._barred_names: set = set()
+        self._workspace_limit: Optional[int] = None
+        self._note_filters: list = []
+        self._io_info = None  # (inputs, outputs) from the C API
+
+    # =========================================================================
+    # Tensors, uids and names
+    # =========================================================================
+
+    def _alloc_uid(self) -> int:
+        while self._next_uid in self._reserved_uids or self._next_uid in self._tensor_by_uid:
+            self._next_uid += 1
+        uid = self._next_uid
+        self._next_uid += 1
+        return uid
+
+    def _claim_uid(self, uid: int, tensor: Tensor) -> None:
+        """Give ``uid`` to ``tensor`` as a user uid: an auto holder is
+        renumbered, a user holder is an error naming both."""
+        holder = self._tensor_by_uid.get(uid)
+        if holder is not None and holder is not tensor:
+            if holder.uid_assigned:
+                raise ValueError(f"uid {uid} is already user-assigned to tensor {holder.name!r}; cannot assign it to tensor {tensor.name!r} too")
+            fresh = self._alloc_uid_skipping(uid)
+            self._tensor_by_uid[fresh] = holder
+            if holder.uid in self._data_bindings:
+                self._data_bindings[fresh] = self._data_bindings.pop(holder.uid)
+            holder.uid = fresh
+        self._reserved_uids.add(uid)
+
+    def _alloc_uid_skipping(self, uid):
+        self._reserved_uids.add(uid)
+        return self._alloc_uid()
+
+    def _register(self, t: Tensor) -> Tensor:
+        attach(t, self)
+        self._all.append(t)
+        if t.name in self._tensors or t.name in self._ambiguous_names:
+            self._tensors.pop(t.name, None)
+            self._ambiguous_names.add(t.name)
+        else:
+            self._tensors[t.name] = t
+        self._tensor_by_uid[t.uid] = t
+        return t
+
+    def _rename_tensor(self, t: Tensor, name: str) -> None:
+        if name == t.name:
+            return
+        self._check_mutable("rename a tensor")
+        if self._tensors.get(t.name) is t:
+            del self._tensors[t.name]
+            # a label that was ambiguous may become unique again
+        t.name = name
+        if name in self._tensors or name in self._ambiguous_names:
+            self._tensors.pop(name, None)
+            self._ambiguous_names.add(name)
+        else:
+            self._tensors[name] = t
+        self._reindex_ambiguous()
+
+    def _reindex_ambiguous(self):
+        counts: Dict[str, List[Tensor]] = {}
+        for t in self._all:
+            counts.setdefault(t.name, []).append(t)
+        self._ambiguous_names = {n for n, ts in counts.items() if len(ts) > 1}
+        self._tensors = {n: ts[0] for n, ts in counts.items() if len(ts) == 1}
+
+    def _reuid_tensor(self, t: Tensor, uid: int) -> None:
+        if uid == t.uid:
+            if not self._frozen:
+                t.uid_assigned = True
+                self._reserved_uids.add(uid)
+            return
+        self._check_mutable("re-uid a tensor")
+        self._claim_uid(uid, t)
+        self._tensor_by_uid.pop(t.uid, None)
+        if t.uid in self._data_bindings:
+            self._data_bindings[uid] = self._data_bindings.pop(t.uid)
+        t.uid = uid
+        t.uid_assigned = True
+        self._tensor_by_uid[uid] = t
+
+    def _check_mutable(self, what: str) -> None:
+        if self._frozen:
+            raise RuntimeError(f"cannot {what} after lowering/planning — the graph is frozen (planning is one-shot; build a new graph)")
+        self._is_validated = False
+        self._module = None
+        self._prepared = False
+
+    def tensor(
+        self,
+        dim,
+        stride=None,
+        data_type=None,
+        is_virtual: bool = False,
+        is_pass_by_value: bool = False,
+        ragged_offset=None,
+        reordering_type=None,
+        name: str = "",
+        uid: Optional[int] = None,
+        ragged_offset_multiplier: int = 1,
+        **kwargs,
+    ) -> Tensor:
+        """A tensor of the graph (an input unless an op produces it)."""
+        self._check_mutable("add a tensor")
+        if kwargs:
+            raise TypeError(f"tensor() got unexpected arguments {sorted(kwargs)}")
+        if ragged_offset is not None:
+            raise NotImplementedError("tensor(ragged_offset=...): ragged tensors have no form in the graph dialect yet")
+        if reordering_type is not None and getattr(reordering_type, "name", "NONE") != "NONE":
+            raise NotImplementedError(f"tensor(reordering_type={reordering_type}): reordered layouts have no form in the graph dialect yet")
+        if data_type is not None and getattr(data_type, "name", None) == "NOT_SET":
+            data_type = None
+        if uid == -1:
+            uid = None
+        if not name:
+            name = f"tensor_{len(self._tensors)}"
+        dim = [int(d) for d in dim]
+        if stride is not None and len(stride) == 0:
+            stride = None
+        if stride is not None and len(stride) != len(dim):
+            raise ValueError(f"tensor {name!r}: {len(stride)} strides for {len(dim)} dims")
+        t = Tensor(
+            name=name,
+            dim=dim,
+            stride=[int(s) for s in stride] if stride is not None else row_major_stride(dim),
+            data_type=data_type or (self.intermediate_data_type if is_virtual else self.io_data_type),
+            is_virtual=is_virtual,
+            is_pass_by_value=is_pass_by_value,
+        )
+        t.dim_assigned = True
+        t.stride_assigned = stride is not None
+        if uid is not None:
+            uid = int(uid)
+            if uid <= 0:
+                raise ValueError(f"uid must be positive, got {uid} (tensor {name!r})")
+            self._claim_uid(uid, t)
+            t.uid, t.uid_assigned = uid, True
+        else:
+            t.uid = self._alloc_uid()
+        return self._register(t)
+
+    def tensor_like(self, template: Any, name: str = "", is_virtual: bool = False) -> Tensor:
+        """A tensor with the dims, strides and data type of ``template``: a
+        graph tensor, a numpy array, a torch tensor, or any object with
+        ``__cuda_array_interface__`` / ``__array_interface__`` / ``__dlpack__``
+        (read without importing a framework). A uint16 numpy array describes
+        bf16 (raw bits)."""
+        if isinstance(template, Tensor):
+            return self.tensor(
+                dim=list(template.dim),
+                stride=list(template.get_stride()),
+                data_type=template.data_type,
+                is_virtual=is_virtual,
+                is_pass_by_value=template.is_pass_by_value,
+                name=name,
+            )
+        d = _buffers.describe(template)
+        dt = _buffers.default_data_type(d.kind)
+        if dt is None:
+            raise TypeError(f"tensor_like: no data type for a buffer of element type {d.kind!r}")
+        pbv = _buffers.is_torch_tensor(template) and d.device == _buffers.CPU
+        return self.tensor(dim=d.dims, stride=d.strides, data_type=dt, is_virtual=is_virtual, is_pass_by_value=pbv, name=name)
+
+    def tensor_scalar(self, value: Any, scalar_type: Any = None, name: str = "") -> Tensor:
+        """A pass-by-value scalar whose value is part of the graph."""
+        self._check_mutable("add a tensor")
+        if scalar_type is None or getattr(scalar_type, "name", None) == "NOT_SET":
+            scalar_type = data_type.FLOAT if isinstance(value, float) else (data_type.BOOLEAN if isinstance(value, bool) else data_type.INT32 if isinstance(value, int) else data_type.FLOAT)
+        if not name:
+            name = f"scalar_{len(self._tensors)}"
+        t = Tensor(name=name, dim=[1, 1, 1, 1], stride=[1, 1, 1, 1], data_type=scalar_type, is_pass_by_value=True)
+        t.pass_by_value = value
+        t.scalar_type = scalar_type
+        t.dim_assigned = True
+        t.uid = self._alloc_uid()
+        return self._register(t)
+
+    def _ensure_tensor(self, arg: Any, name: str = "") -> Tensor:
+        if isinstance(arg, Tensor):
+            if arg.owner is not None and arg.owner() is not self:
+                raise ValueError(f"tensor {arg.name!r} belongs to another graph")
+            return arg
+        if isinstance(arg, (int, float)) and not isinstance(arg, bool):
+            return self.tensor_scalar(float(arg), data_type.FLOAT, name=name)
+        desc = self.tensor_like(arg, name=name)
+        self._data_bindings[desc.uid] = arg
+        return desc
+
+    def find_tensor(self, name_or_uid) -> Optional[Tensor]:
+        """The tensor with this uid (an int) or this name; an ambiguous name
+        raises."""
+        if isinstance(name_or_uid, int):
+            return self._tensor_by_uid.get(name_or_uid)
+        if name_or_uid in self._ambiguous_names:
+            raise ValueError(f"tensor name {name_or_uid!r} is ambiguous (duplicate labels are legal; look up by uid or Tensor)")
+        return self._tensors.get(name_or_uid)
+
+    @property
+    def nodes(self) -> List[Node]:
+        return list(self._nodes)
+
+    @property
+    def tensors(self) -> Dict[str, Tensor]:
+        return dict(self._tensors)
+
+    def get_node(self, name: str) -> Optional[Node]:
+        return next((n for n in self._nodes if n.name == name), None)
+
+    def _produced(self):
+        return {id(t) for n in self._nodes for t in n.outputs.values() if t is not None}
+
+    def get_inputs(self) -> List[Tensor]:
+        return self._graph_inputs()
+
+    def get_outputs(self) -> List[Tensor]:
+        return [t for n in self._nodes for t in n.outputs.values() if t is not None and not t.is_virtual]
+
+    # =========================================================================
+    # Builders
+    # =========================================================================
+
+    def _get_name(self, op: str, name: str) -> str:
+        self._check_mutable(f"add a {op} op")
+        if self._text is not None:
+            raise RuntimeError("this graph was loaded from MLIR text; build a new graph to add ops")
+        if name:
+            return name
+        count = self._node_count.get(op, 0)
+        self._node_count[op] = count + 1
+        return f"{op}.{count}"
+
+    def _new_output(self, node: Node, port: str, suffix: str, dims=None) -> Tensor:
+        t = Tensor(name=f"{node.name}::{suffix}", is_virtual=True)
+        t.uid = self._alloc_uid()
+        t.producer = (node, port)
+        if dims:
+            t.dim = list(dims)
+            t.stride = row_major_stride(t.dim)
+        node.outputs[port] = t
+        return self._register(t)
+
+    def _adopt_output(self, node: Node, port: str, t: Tensor) -> Tensor:
+        """A caller-made tensor passed as an op's output (score_max, dBias)."""
+        t = self._ensure_tensor(t, name=f"{node.name}::{port}")
+        if t.producer is not None:
+            raise ValueError(f"tensor {t.name!r} is already produced by node {t.producer[0].name!r}")
+        t.producer = (node, port)
+        node.outputs[port] = t
+        return t
+
+    def _cdt(self, compute_data_type):
+        if compute_data_type is None or getattr(compute_data_type, "name", None) == "NOT_SET":
+            return None
+        return compute_data_type
+
+    def matmul(self, A: Any, B: Any, compute_data_type: Any = None, padding: float = 0.0, name: str = "") -> Tensor:
+        """C = A @ B (batched, batch dims broadcast)."""
+        name = self._get_name("matmul", name)
+        node = Node(name, "matmul", self._cdt(compute_data_type))
+        node.inputs["A"] = self._ensure_tensor(A, name=f"{name}::A")
+        node.inputs["B"] = self._ensure_tensor(B, name=f"{name}::B")
+        node.params["padding"] = padding
+        out = self._new_output(node, "C", "C")
+        out.dim = _ops.infer_dims(node, "C") or []
+        out.stride = row_major_stride(out.dim) if out.dim else []
+        self._nodes.append(node)
+        return out
+
+    def _pointwise(self, mode: str, inputs, name: str, compute_data_type=None, extra=None) -> Tensor:
+        node = Node(name, "pointwise", self._cdt(compute_data_type))
+        node.params["mode"] = mode
+        for key, value in (extra or {}).items():
+            if value is not None:
+                node.params[key] = value
+        for i, t in enumerate(inputs):
+            node.inputs[f"IN_{i}"] = self._ensure_tensor(t, name=f"{name}::IN_{i}")
+        out = self._new_output(node, "OUT_0", "OUT_0")
+        out.dim = _ops.infer_dims(node, "OUT_0") or []
+        out.stride = row_major_stride(out.dim) if out.dim else []
+        self._nodes.append(node)
+        return out
+
+    def relu(self, input, negative_slope=None, lower_clip=None, upper_clip=None, name="", compute_data_type=None) -> Tensor:
+        """ReLU, optionally leaky (negative_slope) and clipped."""
+        return self._pointwise("relu", [input], self._get_name("relu", name), compute_data_type, dict(negative_slope=negative_slope, lower_clip=lower_clip, upper_clip=upper_clip))
+
+    def leaky_relu(self, input, negative_slope, name="", compute_data_type=None) -> Tensor:
+        return self._pointwise("leaky_relu", [input], self._get_name("leaky_relu", name), compute_data_type, dict(negative_slope=negative_slope))
+
+    def swish(self, input, swish_beta=None, name="", compute_data_type=None) -> Tensor:
+        return self._pointwise("swish", [input], self._get_name("swish", name), compute_data_type, dict(swish_beta=swish_beta))
+
+    def gen_index(self, input, axis, name="", compute_data_type=None) -> Tensor:
+        out = self._pointwise("gen_index", [input], self._get_name("gen_index", name), compute_data_type, dict(axis=axis))
+        return out
+
+    def relu_backward(self, loss, input, negative_slope=None, lower_clip=None, upper_clip=None, name="", compute_data_type=None) -> Tensor:
+        return self._pointwise(
+            "relu_backward", [loss, input], self._get_name("relu_backward", name), compute_data_type, dict(negative_slope=negative_slope, lower_clip=lower_clip, upper_clip=upper_clip)
+        )
+
+    def leaky_relu_backward(self, loss, input, negative_slope, name="", compute_data_type=None) -> Tensor:
+        return self._pointwise("leaky_relu_backward", [loss, input], self._get_name("leaky_relu_backward", name), compute_data_type, dict(negative_slope=negative_slope))
+
+    def swish_backward(self, loss, input, swish_beta=None, name="", compute_data_type=None) -> Tensor:
+        return self._pointwise("swish_backward", [loss, input], self._get_name("swish_backward", name), compute_data_type, dict(swish_beta=swish_beta))
+
+    def _structured(self, op, args, kwargs, name, compute_data_type, out_dims):
+        spec = _ops.OPS[op]
+        ports = spec["inputs"]
+        list_ports = spec.get("list_inputs", ())
+        attrs = spec.get("attrs", ())
+        name_ = self._get_name(op, name)
+        node = Node(name_, op, None if spec.get("no_cdt") else self._cdt(compute_data_type))
+        args = list(args)
+        # the classic norm builders take the phase first
+        if args and isinstance(args[0], norm_forward_phase) and "norm_forward_phase" in attrs:
+            if "norm_forward_phase" in kwargs:
+                raise TypeError(f"{op}() got multiple values for 'norm_forward_phase'")
+            kwargs["norm_forward_phase"] = args.pop(0)
+        positional = list(ports) + (list(list_ports) if not ports else []) + list(attrs)
+        if len(args) > len(positional):
+            raise TypeError(f"{op}() takes at most {len(positional)} positional arguments ({', '.join(positional)})")
+        for key, value in zip(positional, args):
+            if key in kwargs:
+                raise TypeError(f"{op}() got multiple values for {key!r}")
+            kwargs[key] = value
+        for port in ports:
+            v = kwargs.pop(port, None)
+            if v is not None:
+                node.inputs[port] = self._ensure_tensor(v, name=f"{name_}::{port}")
+        for lp in list_ports:
+            vs = kwargs.pop(lp, None) or []
+            node.list_inputs[lp] = [self._ensure_tensor(v, name=f"{name_}::{lp}_{i}") for i, v in enumerate(vs)]
+        for key in attrs:
+            v = kwargs.pop(key, None)
+            if v is not None:
+                node.params[key] = v
+        if kwargs:
+            raise TypeError(f"{op}() got unexpected arguments {sorted(kwargs)}; tensor ports are {ports + tuple(list_ports)}, attributes are {attrs}")
+        required = {
+            "layernorm": ("input", "scale", "bias", "epsilon"),
+            "adalayernorm": ("input", "scale", "bias", "epsilon"),
+            "instancenorm": ("input", "scale", "bias", "epsilon"),
+            "rmsnorm": ("input", "scale", "epsilon"),
+            "batchnorm": ("input", "scale", "bias", "epsilon"),
+            "moe_grouped_matmul": ("token", "weight", "first_token_offset"),
+        }.get(op)
+        if required is None:
+            required = [p for p in ports if p not in ("group_offset", "token_index", "token_ks", "cu_seqlens", "initial_state", "a_log", "dt_bias", "state_checkpoints", "d_final_state")]
+        for port in required:
+            if node.inputs.get(port) is None:
+                raise TypeError(f"{op}() missing tensor argument {port!r}")
+        if out_dims is not None and not isinstance(out_dims, dict):
+            out_dims = {spec["outputs"][0][0]: out_dims}
+        maybe = spec.get("maybe", {})
+        outs = []
+        for port, suffix in spec["outputs"]:
+            cond = maybe.get(port)
+            if cond is not None and not cond(node):
+                node.outputs[port] = None
+                outs.append(None)
+                continue
+            o = self._new_output(node, port, suffix)
+            d = (out_dims or {}).get(port)
+            if d is not None:
+                o.dim, o.dim_assigned = [int(x) for x in d], True
+            else:
+                o.dim = _ops.infer_dims(node, port) or []
+            o.stride = row_major_stride(o.dim) if o.dim else []
+            outs.append(o)
+        self._nodes.append(node)
+        return outs[0] if len(outs) == 1 else outs
+
+    def _sdpa_family(self, op, args, kwargs, name, compute_data_type, out_dims):
+        spec = _ops.SDPA_OPS[op]
+        pos = spec["pos"]
+        if len(args) > len(pos):
+            raise TypeError(f"{op}() takes at most {len(pos)} positional tensor arguments {pos}")
+        for key, value in zip(pos, args):
+            if key in kwargs:
+                raise TypeError(f"{op}() got multiple values for {key!r}")
+            kwargs[key] = value
+        for key in _ops.SDPA_UNSUPPORTED:
+            v = kwargs.pop(key, None)
+            if v is not None and v is not False:
+                raise NotImplementedError(f"{op}(): the {key!r} argument has no form in the graph dialect yet")
+        name_ = self._get_name(op, name)
+        node = Node(name_, op, self._cdt(compute_data_type))
+        for key in pos:
+            v = kwargs.pop(key, None)
+            if v is None:
+                raise TypeError(f"{op}() missing tensor argument {key!r}")
+            node.inputs[key] = self._ensure_tensor(v, name=f"{name_}::{key}")
+        p = node.params
+        scale = kwargs.pop("attn_scale", None)
+        if isinstance(scale, (int, float)) and not isinstance(scale, bool):
+            p["attn_scale_value"] = float(scale)
+        elif scale is not None:
+            node.inputs["attn_scale"] = self._ensure_tensor(scale, name=f"{name_}::attn_scale")
+        for key in ("bias", "seq_len_q", "seq_len_kv"):
+            v = kwargs.pop(key, None)
+            if v is not None:
+                node.inputs[key] = self._ensure_tensor(v, name=f"{name_}::{key}")
+        for key in ("use_causal_mask", "use_causal_mask_bottom_right", "use_alibi_mask", "use_padding_mask"):
+            if kwargs.pop(key, False):
+                p[key] = True
+        align = kwargs.pop("diagonal_alignment", None)
+        if align is not None:
+            if isinstance(align, str):
+                align = diagonal_alignment[align.upper()]
+            p["diagonal_alignment"] = align
+        for key, alias in (("diagonal_band_left_bound", "left_bound"), ("diagonal_band_right_bound", "right_bound")):
+            v = kwargs.pop(key, None)
+            w = kwargs.pop(alias, None)
+            v = v if v is not None else w
+            if v is not None:
+                p[key] = int(v)
+        swl = kwargs.pop("sliding_window_length", None)
+        if swl is not None:
+            p["sliding_window_length"] = int(swl)
+        dropout = kwargs.pop("dropout", None)
+        if dropout is not None:
+            self._sdpa_dropout(op, node, dropout)
+        generate_stats = kwargs.pop("generate_stats", None)
+        is_inference = kwargs.pop("is_inference", None)
+        kwargs.pop("use_deterministic_algorithm", None)  # the reference is deterministic
+        if generate_stats is None:
+            generate_stats = (is_inference is False) if is_inference is not None else False
+        out_given = {k: kwargs.pop(k) for k in spec.get("out_kwargs", ()) if kwargs.get(k) is not None}
+        for k in spec.get("out_kwargs", ()):
+            kwargs.pop(k, None)
+        if kwargs:
+            raise TypeError(f"{op}() got unexpected arguments {sorted(kwargs)}")
+        if out_dims is not None and not isinstance(out_dims, dict):
+            out_dims = {spec["outputs"][0][0]: out_dims}
+        rets = []
+        for port, suffix in spec["outputs"]:
+            if port == "Stats" and not generate_stats:
+                node.outputs[port] = None
+                rets.append(None)
+                continue
+            if port in spec.get("out_kwargs", ()):
+                if port in out_given:
+                    rets.append(self._adopt_output(node, port, out_given[port]))
+                else:
+                    node.outputs[port] = None
+                continue
+            o = self._new_output(node, port, suffix)
+            d = (out_dims or {}).get(port)
+            if d is not None:
+                o.dim, o.dim_assigned = [int(x) for x in d], True
+            else:
+                o.dim = _ops.infer_dims(node, port) or []
+            o.stride = row_major_stride(o.dim) if o.dim else []
+            rets.append(o)
+        self._nodes.append(node)
+        return rets
+
+    def _sdpa_dropout(self, op, node, dropout):
+        """(probability, seed, offset) is Philox dropout, which needs the
+        GPU's RNG; (mask, scale) is an explicit keep mask."""
+        items = tuple(dropout)
+        if len(items) == 3 and isinstance(items[0], (int, float)):
+            raise NotImplementedError(
+                f"{op}(): 'dropout' as (probability, seed, offset) uses cuDNN's Philox generator, which the graph dialect does not model; pass (keep_mask, scale) instead"
+            )
+        if len(items) == 2:
+            mask, scale = items
+            if not isinstance(scale, (int, float)):
+                raise NotImplementedError(f"{op}(): 'dropout' with a scale tensor; give the scale as a float (1 / (1 - p))")
+            node.inputs["dropout_mask"] = self._ensure_tensor(mask, name=f"{node.name}::dropout_mask")
+            node.params["dropout_probability"] = 1.0 - 1.0 / float(scale)
+            return
+        raise ValueError(f"{op}(): dropout must be (probability, seed, offset) or (mask, scale), got {len(items)} elements")
+
+    # =========================================================================
+    # Emission
+    # =========================================================================
+
+    def _graph_inputs(self) -> List[Tensor]:
+        produced = self._produced()
+        seen, out = set(), []
+        used = {id(t) for n in self._nodes for t in n.all_inputs()}
+        for t in self._all:
+            if id(t) in used and id(t) not in produced and t.pass_by_value is None and id(t) not in seen:
+                seen.add(id(t))
+                out.append(t)
+        return out
+
+    def _dtype_of(self, t: Tensor):
+        if t.data_type is not None:
+            return t.data_type
+        if t.producer is not None:
+            node, port = t.producer
+            rule = None
+            if node.op in _ops.SDPA_OPS:
+                if port in _ops.SDPA_FLOAT_OUTPUTS:
+                    return data_type.FLOAT
+            elif node.op == "pointwise":
+                if node.params.get("mode") == "gen_index":
+                    return data_type.INT32
+            elif node.op != "matmul":
+                rule = _ops.OPS[node.op].get("dtype", {}).get(port)
+            if isinstance(rule, str) and rule.startswith("like:"):
+                src = rule[5:]
+                srcs = node.list_inputs.get(src) or ([node.inputs[src]] if node.inputs.get(src) is not None else [])
+                if srcs:
+                    return self._dtype_of(srcs[0])
+            elif isinstance(rule, data_type):
+                return rule
+        dt = self.intermediate_data_type if t.is_virtual else self.io_data_type
+        if dt is None and t.is_virtual:
+            dt = data_type.FLOAT
+        if dt is None:
+            raise ValueError(f"tensor {t.name!r} (uid {t.uid}) has no data type: call set_data_type() or give the graph an io_data_type")
+        return dt
+
+    def _finalize_dims(self):
+        """Dims of op outputs from the inputs as they are now (a set_dim on
+        an input after building an op is honoured)."""
+        for node in self._nodes:
+            for port, t in node.outputs.items():
+                if t is None or t.dim_assigned:
+                    continue
+                d = _ops.infer_dims(node, port)
+                if d:
+                    if list(d) != list(t.dim):
+                        t.dim = list(d)
+                        if not t.stride_assigned:
+                            t.stride = row_major_stride(t.dim)
+                elif not t.dim:
+                    what = {"reduction": "the reduced dims", "reshape": "the new dims"}.get(node.op, "its dims")
+                    raise ValueError(f"output {t.name!r} (uid {t.uid}) of {node.op} node {node.name!r} has no dims: call set_dim() with {what}")
+
+    def to_mlir(self) -> str:
+        """The graph as graph-dialect MLIR text."""
+        if self._text is not None:
+            return self._text
+        self._finalize_dims()
+        em = _Emitter(self)
+        inputs = self._graph_inputs()
+        for t in inputs:
+            if t.is_virtual:
+                raise ValueError(f"tensor {t.name!r} (uid {t.uid}) is virtual but no node produces it")
+        outputs = self.get_outputs()
+        if not self._nodes:
+            raise ValueError("the graph has no operations")
+        if not outputs:
+            raise ValueError("the graph has no outputs: mark the tensors you read with set_output(True)")
+        uids = {}
+        for t in inputs + outputs:
+            if t.uid in uids and uids[t.uid] is not t:
+                raise ValueError(f"uid {t.uid} is used by tensors {uids[t.uid].name!r} and {t.name!r}")
+            uids[t.uid] = t
+        for t in inputs:
+            em.names[id(t)] = f"%in{t.uid}"
+        args = []
+        for t in inputs:
+            args.append(f"{em.val(t)}: {em.ty(t, signature=True)} {{graph.name = {_ops.escape(t.name)}, graph.uid = {t.uid} : i64}}")
+        results = [f"{em.ty(t, signature=True)} {{graph.name = {_ops.escape(t.name)}, graph.uid = {t.uid} : i64}}" for t in outputs]
+        gattrs = []
+        if self.io_data_type is not None:
+            gattrs.append(f"io_data_type = {mlir_type(self.io_data_type)}")
+        gattrs.append(f"intermediate_data_type = {mlir_type(self.intermediate_data_type or data_type.FLOAT)}")
+        cdt = self.compute_data_type if self.compute_data_type is not None and is_float(self.compute_data_type) else data_type.FLOAT
+        gattrs.append(f"compute_data_type = {mlir_type(cdt)}")
+        sym = self.name if _is_bare_symbol(self.name) else _ops.escape(self.name)
+        lines = [f"graph.graph @{sym}(" + ", ".join(args) + ") -> (" + ", ".join(results) + ") attributes {" + ", ".join(gattrs) + "} {"]
+        scalars_done = set()
+        for node in self._nodes:
+            for t in node.all_inputs():
+                if t.pass_by_value is not None and id(t) not in scalars_done:
+                    scalars_done.add(id(t))
+                    lines.append("  " + em.scalar(t))
+            lines.append("  " + _ops.emit_node(em, node))
+        lines.append("  graph.output " + ", ".join(em.val(t) for t in outputs) + " : " + ", ".join(em.ty(t) for t in outputs))
+        lines.append("}")
+        return "\n".join(lines) + "\n"
+
+    # =========================================================================
+    # Validation and planning
+    # =========================================================================
+
+    def _parse(self):
+        text = self.to_mlir()
+        try:
+            module = _capi.Module(text)
+        except _capi.ParseError as exc:
+            raise GraphValidationError(f"the compiler rejected graph {self.name!r}:\n{exc}\n--- emitted MLIR ---\n{text}") from None
+        return module
+
+    def validate(self) -> None:
+        """Emit the graph's text and have the compiler parse and verify it;
+        raises GraphValidationError (a cudnnGraphNotSupportedError and a
+        ValueError) with the compiler's diagnostics."""
+        if self._is_validated and self._module is not None:
+            return
+        self._module = self._parse()
+        self._io_info = (self._module.inputs(), self._module.outputs())
+        if self._text is not None:
+            self._adopt_text_tensors()
+        self._is_validated = True
+
+    def build_operation_graph(self) -> None:
+        """Validate, then run the compiler's prepare pipeline (uids, layouts,
+        canonicalization)."""
+        if not self._is_validated:
+            self.validate()
+        if self._prepared:
+            return
+        status = self._module.prepare()
+        if status != _capi.GRAPH_OK:
+            raise _status_error(status, f"graph-prepare failed for graph {self.name!r}")
+        self._io_info = (self._module.inputs(), self._module.outputs())
+        self._prepared = True
+        self._frozen = True
+
+    def create_execution_plans(self, heuristics: Optional[List] = None) -> None:
+        """The ranked plan list (one shot)."""
+        if self._planning_done:
+            raise RuntimeError(
+                "create_execution_plans() was already called on this graph; planning is one-shot — build a new graph to re-plan, or use select_plan() to switch plans"
+            )
+        self.build_operation_graph()
+        plans = _plans.propose(self._module, heuristics)
+        if not plans:
+            raise cudnnGraphNotSupportedError("no engine proposed a plan for this graph")
+        self._plans = list(plans)
+        self._planning_done = True
+        self._plan_index = 0
+
+    def check_support(self) -> None:
+        if not self._planning_done:
+            raise RuntimeError("call create_execution_plans() before check_support()")
+        if not self._plans:
+            raise cudnnGraphNotSupportedError("no plan supports this graph")
+
+    def get_execution_plan_count(self) -> int:
+        return len(self._plans) if self._planning_done else 0
+
+    def _check_plan_index(self, index: int) -> int:
+        if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index < len(self._plans):
+            raise IndexError(f"plan index {index} out of range for {len(self._plans)} plan(s)")
+        return index
+
+    def get_plan_name_at_index(self, index: int) -> str:
+        return self._plans[self._check_plan_index(index)].name
+
+    def get_engine_and_knobs_at_index(self, index: int):
+        cfg = self._plans[self._check_plan_index(index)]
+        return (cfg.engine_id, dict(cfg.knobs))
+
+    def get_behavior_notes_for_plan_at_index(self, index: int):
+        return list(self._plans[self._check_plan_index(index)].behavior_notes)
+
+    def get_behavior_notes(self):
+        if not self._plans:
+            return []
+        return list(self._plans[self._plan_index].behavior_notes)
+
+    def get_numeric_notes_for_plan_at_index(self, index: int):
+        return list(self._plans[self._check_plan_index(index)].numeric_notes)
+
+    def select_plan(self, index: int) -> "pygraph":
+        if not self._planning_done:
+            raise RuntimeError("call create_execution_plans() before select_plan()")
+        if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index < len(self._plans):
+            raise IndexError(f"plan index {index} out of range for {len(self._plans)} plan(s) (graph.plans)")
+        self._plan_index = index
+        self._plan_pinned = True
+        self._is_built = False
+        return self
+
+    @property
+    def plans(self):
+        return list(self._plans)
+
+    def _barred_indices(self) -> set:
+        barred = set()
+        for i, cfg in enumerate(self._plans):
+            if any(p in cfg.name for p in self._barred_names):
+                barred.add(i)
+            if self._workspace_limit is not None and cfg.workspace > self._workspace_limit:
+                barred.add(i)
+            for kind, note, keep in self._note_filters:
+                notes = cfg.behavior_notes if kind == "behavior" else cfg.numeric_notes
+                if (note in notes) != keep:
+                    barred.add(i)
+        return barred
+
+    def _why_barred(self, index) -> str:
+        cfg = self._plans[index]
+        if any(p in cfg.name for p in self._barred_names):
+            return "deselect_engines()"
+        if self._workspace_limit is not None and cfg.workspace > self._workspace_limit:
+            return f"deselect_workspace_greater_than({self._workspace_limit})"
+        return "a note filter"
+
+    def deselect_engines(self, engine_names: List[str]) -> "pygraph":
+        if isinstance(engine_names, str):
+            engine_names = [engine_names]
+        self._barred_names.update(engine_names)
+        if self._is_built and self._plan_index in self._barred_indices():
+            self._is_built = False
+        return self
+
+    def deselect_workspace_greater_than(self, workspace_limit: int) -> "pygraph":
+        self._workspace_limit = int(workspace_limit)
+        if self._is_built and self._plan_index in self._barred_indices():
+            self._is_built = False
+        return self
+
+    def _filter_notes(self, kind, notes, keep):
+        self._note_filters.extend((kind, n, keep) for n in notes)
+        if self._is_built and self._plan_index in self._barred_indices():
+            self._is_built = False
+        return self
+
+    def deselect_behavior_notes(self, notes) -> "pygraph":
+        return self._filter_notes("behavior", notes, False)
+
+    def select_behavior_notes(self, notes) -> "pygraph":
+        return self._filter_notes("behavior", notes, True)
+
+    def deselect_numeric_notes(self, notes) -> "pygraph":
+        return self._filter_notes("numeric", notes, False)
+
+    def select_numeric_notes(self, notes) -> "pygraph":
+        return self._filter_notes("numeric", notes, True)
+
+    def _reject_if_barred(self, index: int) -> None:
+        if index in self._barred_indices():
+            raise ValueError(f"plan {index} ({self.get_plan_name_at_index(index)!r}) is excluded by deselect_engines()/a note filter")
+
+    def _build_plan_at(self, index: int) -> None:
+        cfg = self._plans[index]
+        if index not in self._built_plans:
+            _plans.build(self._module, cfg)
+            self._built_plans.add(index)
+
+    def build_plans(self, *args, **kwargs) -> None:
+        """Walk the plan list from the selected index and build the first plan
+        that builds (every plan with build_plan_policy.ALL)."""
+        if not self._planning_done:
+            self.create_execution_plans()
+        policy = kwargs.get("policy", args[0] if args else None)
+        build_all = policy == build_plan_policy.ALL
+        barred = self._barred_indices()
+        failures = []
+        self._is_built = False
+        for index in range(self._plan_index, len(self._plans)):
+            if index in barred:
+                if self._plan_pinned:
+                    raise ValueError(
+                        f"plan {index} ({self.get_plan_name_at_index(index)!r}) is pinned by select_plan() but "
+                        f"excluded by {self._why_barred(index)}; drop one of the two instructions"
+                    )
+                failures.append(f"[{index}] {self._plans[index].name}: excluded by {self._why_barred(index)}")
+                continue
+            try:
+                self._build_plan_at(index)
+            except cudnnGraphNotSupportedError as exc:
+                if self._plan_pinned:
+                    raise
+                failures.append(f"[{index}] {self._plans[index].name}: {exc}")
+                continue
+            if not self._is_built:
+                self._plan_index, self._is_built = index, True
+            if not build_all:
+                return
+        if self._is_built:
+            return
+        raise cudnnGraphNotSupportedError("no plan in the list could be built:\n  " + "\n  ".join(failures or ["the plan list is empty"]))
+
+    def build_plan_at_index(self, index: int) -> "pygraph":
+        if not self._planning_done:
+            raise RuntimeError("call create_execution_plans() before build_plan_at_index()")
+        self._check_plan_index(index)
+        self._reject_if_barred(index)
+        self._build_plan_at(index)
+        self._plan_index, self._is_built = index, True
+        return self
+
+    def build(self, heuristics: Optional[List] = None, *args, **kwargs) -> None:
+        """validate -> build_operation_graph -> create_execution_plans ->
+        check_support -> build_plans."""
+        self.validate()
+        self.build_operation_graph()
+        if not self._planning_done:
+            self.create_execution_plans(heuristics)
+        self.check_support()
+        self.build_plans()
+
+    def create_execution_plan(self, engine_id: int, knobs: Any = None) -> "pygraph":
+        """Append the plan of an explicit (engine_id, knobs) to the list."""
+        self.build_operation_graph()
+        cfg = _plans.for_engine(self._module, engine_id, knobs)
+        if cfg is None:
+            raise ValueError(f"no engine on this graph owns engine_id {engine_id}")
+        self._plans = list(self._plans) + [cfg]
+        self._planning_done = True
+        return self
+
+    def get_workspace_size(self, *args, **kwargs) -> int:
+        if not self._is_built:
+            raise RuntimeError("Call build() first")
+        return self._plans[self._plan_index].workspace
+
+    def get_workspace_size_plan_at_index(self, index: int, *args, **kwargs) -> int:
+        return self._plans[self._check_plan_index(index)].workspace
+
+    def key(self, *args, **kwargs) -> int:
+        """A cache key of the graph: equal for graphs with equal text."""
+        digest = hashlib.sha256(self.to_mlir().encode("utf-8")).digest()
+        return int.from_bytes(digest[:8], "little") & 0x7FFFFFFFFFFFFFFF
+
+    # =========================================================================
+    # Execution
+    # =========================================================================
+
+    def _uid_of_key(self, key) -> int:
+        if isinstance(key, Tensor):
+            return key.uid
+        if isinstance(key, str):
+            if key in self._ambiguous_names:
+                raise ValueError(f"tensor name {key!r} is ambiguous (duplicate labels); key the variant pack by uid or Tensor")
+            t = self._tensors.get(key)
+            if t is None:
+                raise KeyError(f"no tensor named {key!r} in graph {self.name!r}")
+            return t.uid
+        if isinstance(key, int) and not isinstance(key, bool):
+            return key
+        if hasattr(key, "get_uid"):
+            return key.get_uid()
+        raise TypeError(f"variant pack keys are tensors, names or uids, got {type(key).__name__}")
+
+    def _io_tensors(self):
+        """(uid, name, data_type, dims, declared strides, is_output) of every
+        buffer execute needs, from the compiler's view of the graph."""
+        ins, outs = self._io_info
+        rows = []
+        for info, is_out in [(i, False) for i in ins] + [(o, True) for o in outs]:
+            rows.append((info["uid"], info["name"], from_code(info["dtype_code"]), info["dims"], info["strides"], is_out))
+        return rows
+
+    def execute(self, tensor_dict, workspace=None, handle=None, override_uids=None, override_shapes=None, override_strides=None) -> None:
+        """Run the selected plan. ``tensor_dict`` maps tensors (or names, or
+        uids) to buffers: numpy arrays run on the CPU reference, torch CUDA
+        tensors (and other device buffers) on the GPU."""
+        if override_uids or override_shapes or override_strides:
+            raise NotImplementedError("execute(override_uids/override_shapes/override_strides): dynamic shapes are not supported yet")
+        if not self._is_built:
+            self.build()
+        if self._plan_index in self._barred_indices():
+            raise ValueError(f"plan {self._plan_index} ({self.get_plan_name_at_index(self._plan_index)!r}) is excluded by {self._why_barred(self._plan_index)}; build again")
+        self._run(tensor_dict)
+
+    def execute_plan_at_index(self, tensor_dict, workspace=None, index: int = 0, handle=None, *args, **kwargs) -> None:
+        if not self._planning_done:
+            raise RuntimeError("call create_execution_plans() before execute_plan_at_index()")
+        self._check_plan_index(index)
+        self._reject_if_barred(index)
+        self._build_plan_at(index)
+        self._run(tensor_dict)
+
+    def _run(self, tensor_dict):
+        uid_to_data = dict(self._data_bindings)
+        for key, data in tensor_dict.items():
+            if key is None or data is None:
+                continue
+            uid_to_data[self._uid_of_key(key)] = data
+        buffers, keep, devices = [], [], set()
+        for uid, name, dt, dims, strides, is_out in self._io_tensors():
+            data = uid_to_data.get(uid)
+            label = f"tensor uid {uid}" + (f" ({name!r})" if name else "")
+            if data is None:
+                raise ValueError(f"the variant pack is missing a buffer for {label}")
+            try:
+                d = _buffers.describe(data)
+            except (TypeError, ValueError) as exc:
+                raise ValueError(f"buffer for {label}: {exc}") from None
+            if len(d.dims) != len(dims) or any(w >= 0 and g != w for g, w in zip(d.dims, dims)):
+                raise ValueError(f"buffer for {label} has dims {d.dims} but the graph declares {list(dims)}")
+            declared = [s for s in strides]
+            if declared and any(s != 0 for s in declared):
+                for g, w, extent in zip(d.strides, declared, d.dims):
+                    if extent != 1 and g != w:
+                        raise ValueError(f"buffer for {label} has strides {d.strides} but the graph declares {declared}")
+            if dt is None or not _buffers.compatible(d.kind, dt):
+                want = dt.name if dt is not None else "?"
+                hint = ""
+                if dt in (data_type.BFLOAT16,):
+                    hint = " (bf16 buffers may be uint16 arrays of raw bits)"
+                elif dt in (data_type.FP8_E4M3, data_type.FP8_E5M2, data_type.FP8_E8M0, data_type.FP4_E2M1):
+                    hint = " (fp8/fp4 buffers may be uint8 arrays of raw bits)"
+                raise ValueError(f"buffer for {label} holds {d.kind} but the graph declares {want}{hint}")
+            if any(s < 0 for s in d.strides):
+                raise ValueError(f"buffer for {label} has negative strides {d.strides}; pass a copy")
+            if is_out and not d.writable:
+                raise ValueError(f"buffer for output {label} is read-only")
+            devices.add(d.device)
+            b = _capi.GraphBuffer()
+            b.uid = uid
+            b.data = d.ptr
+            b.dtype = dtype_code(dt)
+            b.rank = len(d.dims)
+            for i, (x, s) in enumerate(zip(d.dims, d.strides)):
+                b.dims[i] = x
+                b.strides[i] = s
+            buffers.append(b)
+            keep.append(d)
+        if len(devices) > 1:
+            raise ValueError("the variant pack mixes host buffers (numpy, CPU tensors) and device buffers (CUDA tensors); use one device")
+        device = _capi.GRAPH_DEVICE_GPU if _buffers.GPU in devices else _capi.GRAPH_DEVICE_CPU
+        status = self._module.execute(device, buffers)
+        del keep
+        if status != _capi.GRAPH_OK:
+            where = "on the GPU" if device == _capi.GRAPH_DEVICE_GPU else "on the CPU reference"
+            raise _status_error(status, f"executing graph {self.name!r} {where} failed")
+
+    # =========================================================================
+    # Text round trips, serialization, inspection
+    # =========================================================================
+
+    @classmethod
+    def from_mlir(cls, text: str, name: Optional[str] = None) -> "pygraph":
+        """A graph holding ``text`` verbatim (one graph.graph; with several,
+        ``name`` selects one). Its inputs and outputs become tensors, so
+        execute() takes buffers keyed by them, their names or their uids."""
+        g = cls(name=name or "test_graph")
+        g._text = text
+        g.validate()
+        if name is not None:
+            if g._module.select(name) != _capi.GRAPH_OK:
+                raise ValueError(f"no graph named {name!r} in the text: {_capi.last_error()}")
+            g._io_info = (g._module.inputs(), g._module.outputs())
+            g._adopt_text_tensors()
+        else:
+            names = g._module.graph_names()
+            if names:
+                g.name = names[0]
+        g._frozen = True
+        return g
+
+    def _adopt_text_tensors(self):
+        self._all, self._tensors, self._ambiguous_names, self._tensor_by_uid = [], {}, set(), {}
+        ins, outs = self._io_info
+        for info, is_out in [(i, False) for i in ins] + [(o, True) for o in outs]:
+            t = Tensor(name=info["name"], dim=info["dims"], stride=[s for s in info["strides"]] if any(info["strides"]) else None, data_type=from_code(info["dtype_code"]))
+            t.uid, t.uid_assigned = info["uid"], True
+            t.dim_assigned = True
+            if is_out:
+                t.producer = (None, "text")
+            self._register(t)
+
+    def serialize(self) -> bytes:
+        """Bytes that ``deserialize`` turns back into an executable graph: the
+        MLIR text with the graph's name and plan selection."""
+        text = self.to_mlir()
+        header = {"name": self.name, "plan_index": self._plan_index}
+        return _SERIAL_MAGIC + json.dumps(header).encode() + b"\n" + text.encode("utf-8")
+
+    def deserialize(self, *args, **kwargs) -> None:
+        """Load what serialize() produced ((data) or (handle, data))."""
+        if not args:
+            raise TypeError("deserialize() needs the serialized data")
+        data = args[-1]
+        if isinstance(data, str):
+            data = data.encode("utf-8")
+        elif isinstance(data, (list, tuple)):
+            data = bytes(data)
+        data = bytes(data)
+        if not data.startswith(_SERIAL_MAGIC):
+            raise ValueError("deserialize(): not data from serialize() (bad header)")
+        rest = data[len(_SERIAL_MAGIC):]
+        header_line, _, text = rest.partition(b"\n")
+        header = json.loads(header_line.decode())
+        if self._nodes:
+            raise RuntimeError("deserialize() into a graph that already has ops; use a fresh graph")
+        self.name = header.get("name", self.name)
+        self._text = text.decode("utf-8")
+        self._is_validated = False
+        self._module = None
+        self.validate()
+        self.build_operation_graph()
+        self.create_execution_plans()
+        index = header.get("plan_index", 0)
+        if 0 <= index < len(self._plans):
+            self._plan_index = index
+        self.build_plans()
+
+    def inspect(self) -> Dict[str, Any]:
+        return {
+            "context": {
+                "name": self.name,
+                "io_data_type": str(self.io_data_type),
+                "intermediate_data_type": str(self.intermediate_data_type),
+                "compute_data_type": str(self.compute_data_type),
+            },
+            "nodes": [
+                {
+                    "name": n.name,
+                    "type": n.op if n.op != "pointwise" else n.params.get("mode"),
+                    "inputs": {**{k: v.name for k, v in n.inputs.items() if v is not None}, **{k: [t.name for t in v] for k, v in n.list_inputs.items()}},
+                    "outputs": {k: v.name for k, v in n.outputs.items() if v is not None},
+                    "params": {k: (v if isinstance(v, (int, float, str, bool, list, tuple)) else str(v)) for k, v in n.params.items()},
+                }
+                for n in self._nodes
+            ],
+            "tensors": {
+                t.name: {"dim": list(t.dim), "stride": t.get_stride(), "dtype": str(t.data_type), "is_virtual": t.is_virtual, "uid": t.uid}
+                for t in self._all
+                if t.name in self._tensors
+            },
+        }
+
+    def __repr__(self) -> str:
+        return json.dumps(self.inspect(), default=str, indent=2)
+
+
+def _install_pointwise_builders():
+    def make(op, argnames):
+        def builder(self, *args, name: str = "", compute_data_type: Any = None, **kwargs):
+            tensors = list(args)
+            for an in argnames[len(args):]:
+                if an not in kwargs:
+                    raise TypeError(f"{op}() missing tensor argument {an!r}")
+                tensors.append(kwargs.pop(an))
+            if len(tensors) != len(argnames) or kwargs:
+                bad = kwargs or f"{len(tensors)} tensors"
+                raise TypeError(f"{op}() expects tensor arguments {argnames}; got unexpected {bad}")
+            return self._pointwise(op, tensors, self._get_name(op, name), compute_data_type)
+
+        builder.__name__ = op
+        builder.__qualname__ = f"pygraph.{op}"
+        builder.__doc__ = f"Element-wise {op}({', '.join(argnames)})."
+        return builder
+
+    for op, argnames in _POINTWISE_TENSOR_ARGS.items():
+        if not hasattr(pygraph, op):
+            setattr(pygraph, op, make(op, argnames))
+
+
+def _install_structured_builders():
+    def make(op):
+        def builder(self, *args, name: str = "", compute_data_type: Any = None, out_dims: Any = None, **kwargs):
+            return self._structured(op, args, kwargs, name, compute_data_type, out_dims)
+
+        spec = _ops.OPS[op]
+        builder.__name__ = op
+        builder.__qualname__ = f"pygraph.{op}"
+        builder.__doc__ = f"{op}({', '.join(spec['inputs'] + tuple(spec.get('list_inputs', ())))}) -> ({', '.join(p for p, _ in spec['outputs'])})."
+        return builder
+
+    for op in _ops.OPS:
+        setattr(pygraph, op, make(op))
+
+    def make_sdpa(op):
+        def builder(self, *args, name: str = "", compute_data_type: Any = None, out_dims: Any = None, **kwargs):
+            return self._sdpa_family(op, args, kwargs, name, compute_data_type, out_dims)
+
+        spec = _ops.SDPA_OPS[op]
+        builder.__name__ = op
+        builder.__qualname__ = f"pygraph.{op}"
+        builder.__doc__ = f"{op}({', '.join(spec['pos'])}, ...) -> [{', '.join(p for p, _ in spec['outputs'])}]"
+        return builder
+
+    for op in _ops.SDPA_OPS:
+        setattr(pygraph, op, make_sdpa(op))
+
+
+_install_pointwise_builders()
+_install_structured_builders()
+
+
+class graph(pygraph):
+    """The classic name of the graph class (same constructor)."""
+
+
+def from_mlir(text: str, name: Optional[str] = None) -> pygraph:
+    return pygraph.from_mlir(text, name)
+
+
+def _is_bare_symbol(name: str) -> bool:
+    import re
+
+    return re.fullmatch(r"[A-Za-z_][A-Za-z0-9_$.]*", name) is not None
+
+
+def _status_error(status: int, what: str) -> Exception:
+    text = _capi.last_error()
+    msg = f"{what} ({_capi.STATUS_NAMES.get(status, status)}): {text}"
+    if status == _capi.GRAPH_ERROR_NO_DEVICE:
+        return GraphNoDeviceError(msg)
+    if status == _capi.GRAPH_ERROR_NOT_SUPPORTED:
+        return cudnnGraphNotSupportedError(msg)
+    if status in (_capi.GRAPH_ERROR_INVALID_GRAPH,):
+        return GraphValidationError(msg)
+    if status == _capi.GRAPH_ERROR_INVALID_ARGUMENT:
+        return ValueError(msg)
+    return GraphExecutionError(msg)
+
+
+class _Emitter:
+    def __init__(self, graph: pygraph):
+        self.graph = graph
+        self.names: Dict[int, str] = {}
+
+    def val(self, t: Tensor) -> str:
+        name = self.names.get(id(t))
+        if name is None:
+            name = f"%t{t.uid}"
+            self.names[id(t)] = name
+        return name
+
+    def ty(self, t: Tensor, signature: bool = False) -> str:
+        if not t.dim:
+            raise ValueError(f"tensor {t.name!r} (uid {t.uid}) has no dims")
+        elt = mlir_type(self.graph._dtype_of(t))
+        shape = "x".join(str(int(d)) if int(d) >= 0 else "?" for d in t.dim)
+        is_input = t.producer is None and t.pass_by_value is None
+        if t.stride and (is_input or t.stride_assigned) and t.pass_by_value is None:
+            if len(t.stride) != len(t.dim):
+                raise ValueError(f"tensor {t.name!r} (uid {t.uid}) has {len(t.stride)} strides for {len(t.dim)} dims")
+            return f"tensor<{shape}x{elt}, #graph.strides<[{', '.join(str(int(s)) for s in t.stride)}]>>"
+        return f"tensor<{shape}x{elt}>"
+
+    def scalar(self, t: Tensor) -> str:
+        dt = t.scalar_type or t.data_type or data_type.FLOAT
+        elt = mlir_type(dt)
+        v = t.pass_by_value
+        if hasattr(v, "item"):
+            v = v.item()
+        if is_float(dt):
+            value = f"{_ops.fmt_float(float(v))} : {elt}"
+        elif dt == data_type.BOOLEAN:
+            value = f"{1 if v else 0} : i1"
+        else:
+            value = f"{int(v)} : {elt}"
+        attrs = f" {{name = {_ops.escape(t.name)}, uid = {t.uid} : i64}}"
+        shape = "x".join(str(int(d)) for d in t.dim)
+        return f"{self.val(t)} = graph.scalar {value}{attrs} -> tensor<{shape}x{elt}>"

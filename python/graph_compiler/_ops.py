@@ -1,0 +1,1041 @@
+"""The op table: for each builder, its tensor ports (in positional order), its
+attributes, its outputs, how output dims and default data types follow from
+the inputs, and how the node prints as graph-dialect text."""
+
+import math
+
+from ._enums import (
+    convolution_mode,
+    data_type,
+    diagonal_alignment,
+    enum_name,
+    mlir_type,
+    moe_grouped_matmul_mode,
+    norm_forward_phase,
+    reduction_mode,
+)
+
+# ---------------------------------------------------------------------------
+# Text helpers
+# ---------------------------------------------------------------------------
+
+
+def escape(text: str) -> str:
+    out = []
+    for ch in text:
+        code = ord(ch)
+        if ch in '"\\' or code < 0x20 or code > 0x7E:
+            out.extend(f"\\{b:02X}" for b in ch.encode("utf-8"))
+        else:
+            out.append(ch)
+    return '"' + "".join(out) + '"'
+
+
+def fmt_float(value: float) -> str:
+    value = float(value)
+    if math.isfinite(value):
+        return f"{value:.17e}"
+    import struct
+
+    return "0x%016X" % struct.unpack("<Q", struct.pack("<d", value))[0]
+
+
+def f64(value) -> str:
+    return f"{fmt_float(value)} : f64"
+
+
+def i64(value) -> str:
+    return f"{int(value)} : i64"
+
+
+def i64_array(values) -> str:
+    return "array<i64" + ("" if not values else ": " + ", ".join(str(int(v)) for v in values)) + ">"
+
+
+def attr_dict(attrs) -> str:
+    """attrs: list of (name, text-or-None); None means a unit attribute."""
+    if not attrs:
+        return ""
+    parts = [name if text is None else f"{name} = {text}" for name, text in attrs]
+    return " {" + ", ".join(parts) + "}"
+
+
+# ---------------------------------------------------------------------------
+# Shape rules (dims of outputs from dims of inputs)
+# ---------------------------------------------------------------------------
+
+
+def broadcast(*shapes):
+    rank = max(len(s) for s in shapes)
+    out = [1] * rank
+    for s in shapes:
+        s = [1] * (rank - len(s)) + list(s)
+        for i, d in enumerate(s):
+            if d != 1:
+                out[i] = d
+    return out
+
+
+def _dims(node, port):
+    t = node.inputs.get(port)
+    return list(t.dim) if t is not None and t.dim else None
+
+
+def _like(port):
+    return lambda node: _dims(node, port)
+
+
+def _keep(port, axes):
+    def infer(node):
+        d = _dims(node, port)
+        return [x if i in axes else 1 for i, x in enumerate(d)] if d else None
+
+    return infer
+
+
+def _ada_stats(node):
+    x, s = _dims(node, "input"), _dims(node, "scale")
+    if not x or not s or len(s) != len(x):
+        return _keep("input", (0,))(node)
+    return [1 if i > 0 and s[i] != 1 else x[i] for i in range(len(x))]
+
+
+def _matmul_dims(node):
+    a, b = _dims(node, "A"), _dims(node, "B")
+    if not a or not b or len(a) < 2 or len(b) < 2:
+        return None
+    batch = [y if x == 1 else x for x, y in zip(a[:-2], b[:-2])] if len(a) == len(b) else a[:-2]
+    return batch + [a[-2], b[-1]]
+
+
+def _pointwise_dims(node):
+    shapes = [list(t.dim) for t in node.inputs.values() if t is not None and t.dim]
+    return broadcast(*shapes) if shapes else None
+
+
+def _conv_params(node, spatial):
+    p = node.params
+    sym = p.get("padding")
+    pre = p.get("pre_padding") or sym or [0] * spatial
+    post = p.get("post_padding") or sym or [0] * spatial
+    stride = p.get("stride") or [1] * spatial
+    dil = p.get("dilation") or [1] * spatial
+    return list(pre), list(post), list(stride), list(dil)
+
+
+def _conv_fprop_dims(node):
+    x, w = _dims(node, "image"), _dims(node, "weight")
+    if not x or not w:
+        return None
+    sp = len(x) - 2
+    pre, post, stride, dil = _conv_params(node, sp)
+    out = [x[0], w[0]]
+    for i in range(sp):
+        eff = (w[i + 2] - 1) * dil[i] + 1
+        out.append((x[i + 2] + pre[i] + post[i] - eff) // stride[i] + 1)
+    return out
+
+
+def _conv_dgrad_dims(node):
+    dy, w = _dims(node, "loss"), _dims(node, "filter")
+    if not dy or not w:
+        return None
+    sp = len(dy) - 2
+    pre, post, stride, dil = _conv_params(node, sp)
+    out = [dy[0], w[1]]
+    for i in range(sp):
+        eff = (w[i + 2] - 1) * dil[i] + 1
+        out.append((dy[i + 2] - 1) * stride[i] + eff - pre[i] - post[i])
+    return out
+
+
+def _conv_wgrad_dims(node):
+    x, dy = _dims(node, "image"), _dims(node, "loss")
+    if not x or not dy:
+        return None
+    sp = len(x) - 2
+    pre, post, stride, dil = _conv_params(node, sp)
+    out = [dy[1], x[1]]
+    for i in range(sp):
+        eff = x[i + 2] + pre[i] + post[i] - (dy[i + 2] - 1) * stride[i]
+        out.append((eff - 1) // dil[i] + 1)
+    return out
+
+
+def _slice_bounds(node):
+    d = _dims(node, "input")
+    sls = node.params.get("slices")
+    if not d or sls is None:
+        return None
+    sls = list(sls) + [slice(None)] * (len(d) - len(sls))
+    starts, limits, steps = [], [], []
+    for sl, n in zip(sls, d):
+        if isinstance(sl, int):
+            sl = slice(sl, sl + 1)
+        if not isinstance(sl, slice):
+            raise TypeError(f"slice: slices must be python slice objects or ints, got {sl!r}")
+        start, stop, step = sl.indices(int(n))
+        if step < 1:
+            raise NotImplementedError(f"slice: step {step} (the graph dialect slices with steps >= 1)")
+        stop = max(stop, start)
+        starts.append(start)
+        limits.append(stop)
+        steps.append(step)
+    return starts, limits, steps
+
+
+def _slice_dims(node):
+    b = _slice_bounds(node)
+    if b is None:
+        return None
+    return [-(-(lim - s) // st) for s, lim, st in zip(*b)]
+
+
+def _transpose_dims(node):
+    d = _dims(node, "input")
+    perm = node.params.get("permutation")
+    return [d[i] for i in perm] if d and perm is not None else None
+
+
+def _concat_dims(node):
+    ins = node.list_inputs.get("inputs") or []
+    if not ins or any(not t.dim for t in ins):
+        return None
+    axis = node.params.get("axis")
+    if axis is None:
+        return None
+    out = list(ins[0].dim)
+    axis = axis % len(out)
+    out[axis] = sum(t.dim[axis] for t in ins)
+    return out
+
+
+def _block_scale_dims(node):
+    d = _dims(node, "input")
+    bs = node.params.get("block_size")
+    if not d or bs is None:
+        return None
+    bs = _block_size(bs)
+    axis = node.params.get("axis")
+    axis = len(d) - 1 if axis in (None, -1) else axis
+    d[axis] = (d[axis] + bs - 1) // bs
+    return d
+
+
+def _block_size(bs):
+    if isinstance(bs, (list, tuple)):
+        if any(int(b) != 1 for b in bs[:-1]):
+            raise NotImplementedError(f"block_size {list(bs)}: the graph dialect blocks along one dim")
+        return int(bs[-1])
+    return int(bs)
+
+
+def _moe_dims(node):
+    t, w = _dims(node, "token"), _dims(node, "weight")
+    return [1, t[-2], w[-1]] if t and w else None
+
+
+def _moe_bwd_dims(node):
+    do, tok, off = _dims(node, "doutput"), _dims(node, "token"), _dims(node, "first_token_offset")
+    return [off[0], tok[-1], do[-1]] if do and tok and off else None
+
+
+def _sdpa_o(node):
+    q, v = _dims(node, "q"), _dims(node, "v")
+    return q[:-1] + [v[-1]] if q and v else None
+
+
+def _sdpa_stats(node):
+    q = _dims(node, "q")
+    return q[:-1] + [1] if q else None
+
+
+def _amax(node):
+    return [1, 1, 1, 1]
+
+
+def _la_o(node):
+    q, v = _dims(node, "q"), _dims(node, "v")
+    return [v[0], max(q[1], v[1]), v[2]] if q and v else None
+
+
+def _la_state(node):
+    q, v, cu, h0 = _dims(node, "q"), _dims(node, "v"), _dims(node, "cu_seqlens"), _dims(node, "initial_state")
+    if not q or not v:
+        return None
+    n = cu[0] - 1 if cu else (h0[0] if h0 else 1)
+    return [n, max(q[1], v[1]), q[2], v[2]]
+
+
+def _la_ckpt(node):
+    every = int(node.params.get("checkpoint_every_n_tokens") or 0)
+    q, v = _dims(node, "q"), _dims(node, "v")
+    if not every or not q or not v:
+        return None
+    cu = _dims(node, "cu_seqlens")
+    return [max(v[0] // every, 1), max(q[1], v[1]), q[2], v[2]]
+
+
+# ---------------------------------------------------------------------------
+# Attribute conversions
+# ---------------------------------------------------------------------------
+
+
+def _phase_keyword(node):
+    phase = node.params.get("norm_forward_phase")
+    if phase is None or enum_name(phase) in ("not_set", "none"):
+        return "training"
+    name = enum_name(phase)
+    if name not in ("training", "inference"):
+        raise ValueError(f"norm_forward_phase must be TRAINING or INFERENCE, got {phase}")
+    return name
+
+
+def _training(node):
+    return _phase_keyword(node) == "training"
+
+
+def _conv_attrs(node):
+    attrs = []
+    p = node.params
+    for key in ("padding", "pre_padding", "post_padding", "stride", "dilation"):
+        if p.get(key) is not None:
+            attrs.append((key, i64_array(p[key])))
+    mode = p.get("convolution_mode")
+    if mode is not None:
+        attrs.append(("convolution_mode", f"#graph.conv_mode<{enum_name(mode)}>"))
+    return attrs
+
+
+def _reduction_keyword(mode):
+    if mode is None:
+        raise ValueError("reduction needs a mode (cudnn.reduction_mode.ADD, ...)")
+    name = enum_name(mode)
+    if name == "not_set":
+        raise ValueError("reduction needs a mode (cudnn.reduction_mode.ADD, ...)")
+    return name
+
+
+# ---------------------------------------------------------------------------
+# The table
+# ---------------------------------------------------------------------------
+#
+# inputs        tensor ports in positional order (port name == builder kwarg)
+# list_inputs   ports taking a list of tensors
+# attrs         non-tensor kwargs, positional after the ports
+# outputs       (port, suffix of the auto name "<node>::<suffix>")
+# maybe         port -> predicate(node): the output exists
+# infer         port -> dims rule
+# dtype         port -> "like:<input port>" | a data_type default
+# emit          name of the text emitter below
+
+_NORM_BWD = dict(
+    inputs=("grad", "input", "scale", "mean", "inv_variance"),
+    outputs=(("DX", "DX"), ("DScale", "DSCALE"), ("DBias", "DBIAS")),
+    infer={"DX": _like("input"), "DScale": _like("scale"), "DBias": _like("scale")},
+    emit="norm_bwd",
+)
+
+_LA_FWD_INPUTS = ("q", "k", "v", "g", "beta")
+_LA_FWD_TAIL = ("cu_seqlens", "initial_state", "a_log", "dt_bias")
+_LA_FWD_ATTRS = ("scale", "output_final_state", "use_qk_l2norm", "checkpoint_every_n_tokens", "safe_gate", "batch_invariant")
+_LA_BWD_TAIL = ("cu_seqlens", "dO", "state_checkpoints", "initial_state", "d_final_state")
+
+
+def _la_fwd(extra_in=(), extra_attrs=()):
+    return dict(
+        inputs=_LA_FWD_INPUTS + tuple(extra_in) + _LA_FWD_TAIL,
+        attrs=_LA_FWD_ATTRS + tuple(extra_attrs),
+        outputs=(("O", "O"), ("final_state", "final_state"), ("state_checkpoints", "state_checkpoints")),
+        maybe={
+            "final_state": lambda n: bool(n.params.get("output_final_state")),
+            "state_checkpoints": lambda n: bool(n.params.get("checkpoint_every_n_tokens")),
+        },
+        infer={"O": _la_o, "final_state": _la_state, "state_checkpoints": _la_ckpt},
+        dtype={"final_state": data_type.FLOAT, "state_checkpoints": data_type.FLOAT, "O": "like:v"},
+        emit="linear_attention_fwd",
+        fixed=len(_LA_FWD_INPUTS) + len(extra_in),
+    )
+
+
+def _la_bwd(extra_in=(), extra_out=()):
+    outs = [("dQ", "dQ"), ("dK", "dK"), ("dV", "dV"), ("dG", "dG"), ("dBeta", "dBeta")] + [(p, p) for p in extra_out] + [("d_initial_state", "d_initial_state")]
+    like = {"dQ": "q", "dK": "k", "dV": "v", "dG": "g", "dBeta": "beta", "dW": "w", "d_initial_state": "initial_state"}
+    return dict(
+        inputs=_LA_FWD_INPUTS + tuple(extra_in) + _LA_BWD_TAIL,
+        attrs=("scale", "use_qk_l2norm", "batch_invariant"),
+        outputs=tuple(outs),
+        maybe={"d_initial_state": lambda n: n.inputs.get("initial_state") is not None},
+        infer={p: _like(like[p]) for p, _ in outs},
+        dtype={p: "like:" + like[p] for p, _ in outs},
+        emit="linear_attention_bwd",
+        fixed=len(_LA_FWD_INPUTS) + len(extra_in),
+    )
+
+
+OPS = {
+    # ---- norms ---------------------------------------------------------------
+    "layernorm": dict(
+        inputs=("input", "scale", "bias", "epsilon"),
+        attrs=("norm_forward_phase",),
+        outputs=(("Y", "Y"), ("mean", "MEAN"), ("inv_var", "INV_VARIANCE")),
+        maybe={"mean": _training, "inv_var": _training},
+        infer={"Y": _like("input"), "mean": _keep("input", (0,)), "inv_var": _keep("input", (0,))},
+        emit="norm_fwd",
+    ),
+    "adalayernorm": dict(
+        inputs=("input", "scale", "bias", "epsilon"),
+        attrs=("norm_forward_phase",),
+        outputs=(("Y", "Y"), ("mean", "MEAN"), ("inv_var", "INV_VARIANCE")),
+        maybe={"mean": _training, "inv_var": _training},
+        infer={"Y": _like("input"), "mean": _ada_stats, "inv_var": _ada_stats},
+        emit="norm_fwd",
+    ),
+    "instancenorm": dict(
+        inputs=("input", "scale", "bias", "epsilon"),
+        attrs=("norm_forward_phase",),
+        outputs=(("Y", "Y"), ("mean", "MEAN"), ("inv_var", "INV_VARIANCE")),
+        maybe={"mean": _training, "inv_var": _training},
+        infer={"Y": _like("input"), "mean": _keep("input", (0, 1)), "inv_var": _keep("input", (0, 1))},
+        emit="norm_fwd",
+    ),
+    "rmsnorm": dict(
+        inputs=("input", "scale", "bias", "epsilon"),
+        attrs=("norm_forward_phase",),
+        outputs=(("Y", "Y"), ("inv_var", "INV_VARIANCE")),
+        maybe={"inv_var": _training},
+        infer={"Y": _like("input"), "inv_var": _keep("input", (0,))},
+        emit="rmsnorm",
+    ),
+    "batchnorm": dict(
+        inputs=("input", "scale", "bias", "in_running_mean", "in_running_var", "epsilon", "momentum"),
+        list_inputs=("peer_stats",),
+        outputs=(("Y", "Y"), ("mean", "MEAN"), ("inv_var", "INV_VARIANCE"), ("next_running_mean", "NEXT_RUNNING_MEAN"), ("next_running_var", "NEXT_RUNNING_VAR")),
+        maybe={
+            "next_running_mean": lambda n: n.inputs.get("in_running_mean") is not None,
+            "next_running_var": lambda n: n.inputs.get("in_running_var") is not None,
+        },
+        infer={
+            "Y": _like("input"),
+            "mean": _keep("input", (1,)),
+            "inv_var": _keep("input", (1,)),
+            "next_running_mean": _keep("input", (1,)),
+            "next_running_var": _keep("input", (1,)),
+        },
+        emit="batchnorm",
+    ),
+    "batchnorm_inference": dict(
+        inputs=("input", "mean", "inv_variance", "scale", "bias"),
+        outputs=(("Y", "Y"),),
+        infer={"Y": _like("input")},
+        emit="batchnorm_inference",
+    ),
+    "layernorm_backward": _NORM_BWD,
+    "adalayernorm_backward": _NORM_BWD,
+    "instancenorm_backward": _NORM_BWD,
+    "batchnorm_backward": dict(_NORM_BWD, list_inputs=("peer_stats",)),
+    "rmsnorm_backward": dict(
+        inputs=("grad", "input", "scale", "inv_variance"),
+        attrs=("has_dbias",),
+        outputs=(("DX", "DX"), ("DScale", "Dscale"), ("DBias", "Dbias")),
+        maybe={"DBias": lambda n: n.params.get("has_dbias", True) is not False},
+        infer={"DX": _like("input"), "DScale": _like("scale"), "DBias": _like("scale")},
+        emit="rmsnorm_bwd",
+    ),
+    "genstats": dict(
+        inputs=("input",),
+        outputs=(("SUM", "SUM"), ("SQ_SUM", "SQ_SUM")),
+        infer={"SUM": _keep("input", (1,)), "SQ_SUM": _keep("input", (1,))},
+        emit="genstats",
+    ),
+    # ---- reduction, quantization, MoE -----------------------------------------
+    "reduction": dict(
+        inputs=("input", "group_offset"),
+        attrs=("mode",),
+        outputs=(("OUT_0", "OUT_0"),),
+        emit="reduction",
+    ),
+    "block_scale_quantize": dict(
+        inputs=("input", "group_offset"),
+        attrs=("block_size", "axis", "transpose"),
+        outputs=(("Y", "Y"), ("scale", "scale")),
+        infer={"Y": _like("input"), "scale": _block_scale_dims},
+        dtype={"Y": data_type.FP8_E4M3, "scale": data_type.FP8_E8M0},
+        emit="block_scale_quantize",
+    ),
+    "block_scale_dequantize": dict(
+        inputs=("input", "descale"),
+        attrs=("block_size", "is_negative_scale"),
+        outputs=(("OUT_0", "OUT_0"),),
+        infer={"OUT_0": _like("input")},
+        emit="block_scale_dequantize",
+    ),
+    "moe_grouped_matmul": dict(
+        inputs=("token", "weight", "first_token_offset", "token_index", "token_ks"),
+        attrs=("mode", "top_k"),
+        outputs=(("OUT_0", "OUT_0"),),
+        infer={"OUT_0": _moe_dims},
+        emit="moe",
+    ),
+    "moe_grouped_matmul_bwd": dict(
+        inputs=("doutput", "token", "first_token_offset"),
+        outputs=(("dweight", "dweight"),),
+        infer={"dweight": _moe_bwd_dims},
+        emit="moe_bwd",
+    ),
+    # ---- convolution -----------------------------------------------------------
+    "conv_fprop": dict(
+        inputs=("image", "weight"),
+        attrs=("padding", "pre_padding", "post_padding", "stride", "dilation", "convolution_mode"),
+        outputs=(("Y", "Y"),),
+        infer={"Y": _conv_fprop_dims},
+        emit="conv",
+    ),
+    "conv_dgrad": dict(
+        inputs=("loss", "filter"),
+        attrs=("padding", "pre_padding", "post_padding", "stride", "dilation", "convolution_mode"),
+        outputs=(("DX", "DX"),),
+        infer={"DX": _conv_dgrad_dims},
+        emit="conv",
+    ),
+    "conv_wgrad": dict(
+        inputs=("image", "loss"),
+        attrs=("padding", "pre_padding", "post_padding", "stride", "dilation", "convolution_mode"),
+        outputs=(("DW", "DW"),),
+        infer={"DW": _conv_wgrad_dims},
+        emit="conv",
+    ),
+    # ---- structural --------------------------------------------------------------
+    "reshape": dict(
+        inputs=("input",),
+        attrs=("reshape_mode",),
+        outputs=(("OUT_0", "OUT_0"),),
+        dtype={"OUT_0": "like:input"},
+        emit="unary_structural",
+        no_cdt=True,
+    ),
+    "slice": dict(
+        inputs=("input",),
+        attrs=("slices",),
+        outputs=(("OUT_0", "OUT_0"),),
+        infer={"OUT_0": _slice_dims},
+        dtype={"OUT_0": "like:input"},
+        emit="slice",
+    ),
+    "transpose": dict(
+        inputs=("input",),
+        attrs=("permutation",),
+        outputs=(("OUT_0", "OUT_0"),),
+        infer={"OUT_0": _transpose_dims},
+        dtype={"OUT_0": "like:input"},
+        emit="transpose",
+    ),
+    "concatenate": dict(
+        inputs=(),
+        list_inputs=("inputs",),
+        attrs=("axis", "in_place_index"),
+        outputs=(("OUT_0", "OUT_0"),),
+        infer={"OUT_0": _concat_dims},
+        dtype={"OUT_0": "like:inputs"},
+        emit="concatenate",
+        no_cdt=True,
+    ),
+    "rope": dict(
+        inputs=("input", "freqs"),
+        attrs=("output_scale", "rope_dim"),
+        outputs=(("OUT_0", "OUT_0"),),
+        infer={"OUT_0": _like("input")},
+        emit="rope",
+    ),
+    "rope_backward": dict(
+        inputs=("dY", "freqs"),
+        attrs=("output_scale", "rope_dim"),
+        outputs=(("OUT_0", "OUT_0"),),
+        infer={"OUT_0": _like("dY")},
+        emit="rope",
+    ),
+    # ---- linear attention ----------------------------------------------------------
+    "gdn": _la_fwd(),
+    "kda": _la_fwd(extra_attrs=("use_beta_sigmoid", "gate_lower_bound")),
+    "gdn2": _la_fwd(extra_in=("w",), extra_attrs=("gate_lower_bound",)),
+    "gdn_bwd": _la_bwd(),
+    "kda_bwd": _la_bwd(),
+    "gdn2_bwd": _la_bwd(extra_in=("w",), extra_out=("dW",)),
+}
+
+# mnemonic in the dialect when it differs from the builder name
+MNEMONIC = {}
+
+# ---------------------------------------------------------------------------
+# The sdpa family
+# ---------------------------------------------------------------------------
+
+SDPA_OPTIONAL_OPERANDS = ("attn_scale", "bias", "seq_len_q", "seq_len_kv", "dropout_mask")
+
+SDPA_OPS = {
+    "sdpa": dict(
+        pos=("q", "k", "v"),
+        groups=(),
+        outputs=(("O", "O"), ("Stats", "Stats"), ("score_max", "score_max"), ("score_sum_exp", "score_sum_exp")),
+        out_kwargs=("score_max", "score_sum_exp"),
+        optional_style=True,
+        stats=True,
+    ),
+    "sdpa_backward": dict(
+        pos=("q", "k", "v", "o", "dO", "stats"),
+        groups=(),
+        outputs=(("dQ", "dQ"), ("dK", "dK"), ("dV", "dV"), ("dBias", "dBias")),
+        out_kwargs=("dBias",),
+    ),
+    "sdpa_fp8": dict(
+        pos=("q", "k", "v", "descale_q", "descale_k", "descale_v", "descale_s", "scale_s", "scale_o"),
+        groups=(("descale", 3, 7), ("scale", 7, 9)),
+        outputs=(("O", "O"), ("Stats", "Stats"), ("Amax_S", "Amax_S"), ("Amax_O", "Amax_O")),
+        stats=True,
+    ),
+    "sdpa_fp8_backward": dict(
+        pos=(
+            "q", "k", "v", "o", "dO", "stats",
+            "descale_q", "descale_k", "descale_v", "descale_o", "descale_dO", "descale_s", "descale_dP",
+            "scale_s", "scale_dQ", "scale_dK", "scale_dV", "scale_dP",
+        ),
+        groups=(("descale", 6, 13), ("scale", 13, 18)),
+        outputs=(("dQ", "dQ"), ("dK", "dK"), ("dV", "dV"), ("amax_dQ", "amax_dQ"), ("amax_dK", "amax_dK"), ("amax_dV", "amax_dV"), ("amax_dP", "amax_dP")),
+    ),
+    "sdpa_mxfp8": dict(
+        pos=("q", "k", "v", "descale_q", "descale_k", "descale_v"),
+        groups=(("descale", 3, 6),),
+        outputs=(("O", "O"), ("Stats", "Stats"), ("Amax_O", "Amax_O")),
+        stats=True,
+    ),
+    "sdpa_mxfp8_backward": dict(
+        pos=(
+            "q", "q_T", "k", "k_T", "v", "o_f16", "dO_f16", "dO", "dO_T", "stats",
+            "descale_q", "descale_q_T", "descale_k", "descale_k_T", "descale_v", "descale_dO", "descale_dO_T",
+        ),
+        groups=(("descale", 10, 17),),
+        outputs=(("dQ", "dQ"), ("dK", "dK"), ("dV", "dV"), ("amax_dQ", "amax_dQ"), ("amax_dK", "amax_dK"), ("amax_dV", "amax_dV")),
+    ),
+}
+
+SDPA_INFER = {
+    "O": _sdpa_o,
+    "Stats": _sdpa_stats,
+    "score_max": _sdpa_stats,
+    "score_sum_exp": _sdpa_stats,
+    "dQ": _like("q"),
+    "dK": _like("k"),
+    "dV": _like("v"),
+    "dBias": _like("bias"),
+}
+for _p in ("Amax_S", "Amax_O", "amax_dQ", "amax_dK", "amax_dV", "amax_dP"):
+    SDPA_INFER[_p] = _amax
+
+SDPA_FLOAT_OUTPUTS = {"Stats", "score_max", "score_sum_exp", "Amax_S", "Amax_O", "amax_dQ", "amax_dK", "amax_dV", "amax_dP"}
+
+# kwargs of the frontend's sdpa builders the dialect has no form for
+SDPA_UNSUPPORTED = (
+    "block_mask",
+    "paged_attention_k_table",
+    "paged_attention_v_table",
+    "paged_attention_max_seq_len_kv",
+    "rng_dump",
+    "score_mod",
+    "sink_token",
+    "dSink_token",
+    "max_total_seq_len_q",
+    "max_total_seq_len_kv",
+    "implementation",
+)
+
+
+# ---------------------------------------------------------------------------
+# Emitters
+# ---------------------------------------------------------------------------
+
+
+def _lhs(em, outs):
+    present = [t for t in outs if t is not None]
+    return ", ".join(em.val(t) for t in present) + " = "
+
+
+def _functional(em, operands, outs):
+    return f" : ({', '.join(em.ty(t) for t in operands)}) -> ({', '.join(em.ty(t) for t in outs if t is not None)})"
+
+
+def _optional_style(em, operands, required, optional):
+    tys = [em.ty(t) for t in required] + [em.ty(t) if t is not None else "none" for t in optional]
+    return f" : ({', '.join(em.ty(t) for t in operands)}) -> ({', '.join(tys)})"
+
+
+def node_attrs(em, node, extra=()):
+    attrs = list(extra)
+    if node.name:
+        attrs.append(("name", escape(node.name)))
+    if node.compute_data_type is not None:
+        attrs.append(("compute_data_type", mlir_type(node.compute_data_type)))
+    return attrs
+
+
+def _outs(node, spec):
+    return [node.outputs.get(port) for port, _ in spec["outputs"]]
+
+
+def emit_node(em, node):
+    if node.op == "matmul":
+        a, b = node.inputs["A"], node.inputs["B"]
+        c = node.outputs["C"]
+        extra = []
+        if node.params.get("padding"):
+            extra.append(("padding", f64(node.params["padding"])))
+        return f"{_lhs(em, [c])}graph.matmul {em.val(a)}, {em.val(b)}{attr_dict(node_attrs(em, node, extra))}{_functional(em, [a, b], [c])}"
+    if node.op == "pointwise":
+        ins = [node.inputs[k] for k in node.inputs]
+        out = node.outputs["OUT_0"]
+        extra = []
+        for key in ("negative_slope", "lower_clip", "upper_clip", "swish_beta", "elu_alpha", "softplus_beta"):
+            if node.params.get(key) is not None:
+                extra.append((key, f64(node.params[key])))
+        if node.params.get("axis") is not None:
+            extra.append(("axis", i64(node.params["axis"])))
+        operands = ", ".join(em.val(t) for t in ins)
+        return f"{_lhs(em, [out])}graph.pointwise {node.params['mode']}({operands}){attr_dict(node_attrs(em, node, extra))}{_functional(em, ins, [out])}"
+    if node.op in SDPA_OPS:
+        return _emit_sdpa(em, node)
+    spec = OPS[node.op]
+    return _EMITTERS[spec["emit"]](em, node, spec)
+
+
+def _emit_norm_fwd(em, node, spec):
+    x, g, b, e = (node.inputs.get(p) for p in ("input", "scale", "bias", "epsilon"))
+    y, m, iv = _outs(node, spec)
+    text = f"{_lhs(em, [y, m, iv])}graph.{node.op} {_phase_keyword(node)} {em.val(x)}, scale {em.val(g)}, bias {em.val(b)}, epsilon {em.val(e)}"
+    return text + attr_dict(node_attrs(em, node)) + _optional_style(em, [x, g, b, e], [y], [m, iv])
+
+
+def _emit_rmsnorm(em, node, spec):
+    x, g, b, e = (node.inputs.get(p) for p in ("input", "scale", "bias", "epsilon"))
+    y, iv = _outs(node, spec)
+    bias = f"bias {em.val(b)}, " if b is not None else ""
+    operands = [t for t in (x, g, b, e) if t is not None]
+    return f"{_lhs(em, [y, iv])}graph.rmsnorm {_phase_keyword(node)} {em.val(x)}, scale {em.val(g)}, {bias}epsilon {em.val(e)}" + attr_dict(node_attrs(em, node)) + _functional(em, operands, [y, iv])
+
+
+def _emit_batchnorm(em, node, spec):
+    i = node.inputs
+    x, g, b, e = i["input"], i["scale"], i["bias"], i["epsilon"]
+    rm, rv, mom = i.get("in_running_mean"), i.get("in_running_var"), i.get("momentum")
+    peers = node.list_inputs.get("peer_stats") or []
+    text = f"graph.batchnorm {em.val(x)}, scale {em.val(g)}, bias {em.val(b)}, epsilon {em.val(e)}"
+    operands = [x, g, b, e]
+    for kw, t in (("running_mean", rm), ("running_var", rv), ("momentum", mom)):
+        if t is not None:
+            text += f" {kw} {em.val(t)}"
+            operands.append(t)
+    if peers:
+        text += " peer_stats(" + ", ".join(em.val(t) for t in peers) + ")"
+        operands.extend(peers)
+    y, m, iv, nrm, nrv = _outs(node, spec)
+    return _lhs(em, [y, m, iv, nrm, nrv]) + text + attr_dict(node_attrs(em, node)) + _optional_style(em, operands, [y, m, iv], [nrm, nrv])
+
+
+def _emit_batchnorm_inference(em, node, spec):
+    ops = [node.inputs[p] for p in ("input", "mean", "inv_variance", "scale", "bias")]
+    (y,) = _outs(node, spec)
+    x, m, iv, g, b = (em.val(t) for t in ops)
+    return f"{_lhs(em, [y])}graph.batchnorm_inference {x}, mean {m}, inv_variance {iv}, scale {g}, bias {b}" + attr_dict(node_attrs(em, node)) + _functional(em, ops, [y])
+
+
+def _emit_norm_bwd(em, node, spec):
+    ops = [node.inputs[p] for p in ("grad", "input", "scale", "mean", "inv_variance")]
+    dy, x, g, m, iv = (em.val(t) for t in ops)
+    text = f"graph.{node.op} {dy}, {x}, scale {g}, mean {m}, inv_variance {iv}"
+    peers = node.list_inputs.get("peer_stats") or []
+    if peers:
+        text += " peer_stats(" + ", ".join(em.val(t) for t in peers) + ")"
+        ops = ops + peers
+    outs = _outs(node, spec)
+    return _lhs(em, outs) + text + attr_dict(node_attrs(em, node)) + _functional(em, ops, outs)
+
+
+def _emit_rmsnorm_bwd(em, node, spec):
+    ops = [node.inputs[p] for p in ("grad", "input", "scale", "inv_variance")]
+    dy, x, g, iv = (em.val(t) for t in ops)
+    extra = [] if node.params.get("has_dbias", True) is not False else [("has_dbias", "false")]
+    outs = _outs(node, spec)
+    return _lhs(em, outs) + f"graph.rmsnorm_backward {dy}, {x}, scale {g}, inv_variance {iv}" + attr_dict(node_attrs(em, node, extra)) + _functional(em, ops, outs)
+
+
+def _emit_genstats(em, node, spec):
+    x = node.inputs["input"]
+    outs = _outs(node, spec)
+    return _lhs(em, outs) + f"graph.genstats {em.val(x)}" + attr_dict(node_attrs(em, node)) + _functional(em, [x], outs)
+
+
+def _emit_reduction(em, node, spec):
+    x, off = node.inputs["input"], node.inputs.get("group_offset")
+    outs = _outs(node, spec)
+    text = f"graph.reduction {_reduction_keyword(node.params.get('mode'))} {em.val(x)}"
+    ops = [x]
+    if off is not None:
+        text += f" group_offset {em.val(off)}"
+        ops.append(off)
+    return _lhs(em, outs) + text + attr_dict(node_attrs(em, node)) + _functional(em, ops, outs)
+
+
+def _emit_block_scale_quantize(em, node, spec):
+    x, off = node.inputs["input"], node.inputs.get("group_offset")
+    p = node.params
+    if p.get("block_size") is None:
+        raise ValueError(f"block_scale_quantize {node.name!r} needs block_size")
+    extra = [("block_size", i64(_block_size(p["block_size"])))]
+    if p.get("axis") is not None:
+        extra.append(("axis", i64(p["axis"])))
+    if p.get("transpose"):
+        extra.append(("transpose", None))
+    text = f"graph.block_scale_quantize {em.val(x)}"
+    ops = [x]
+    if off is not None:
+        text += f" group_offset {em.val(off)}"
+        ops.append(off)
+    outs = _outs(node, spec)
+    return _lhs(em, outs) + text + attr_dict(node_attrs(em, node, extra)) + _functional(em, ops, outs)
+
+
+def _emit_block_scale_dequantize(em, node, spec):
+    x, s = node.inputs["input"], node.inputs["descale"]
+    p = node.params
+    if p.get("block_size") is None:
+        raise ValueError(f"block_scale_dequantize {node.name!r} needs block_size")
+    extra = [("block_size", i64(_block_size(p["block_size"])))]
+    if p.get("is_negative_scale"):
+        extra.append(("is_negative_scale", None))
+    outs = _outs(node, spec)
+    return _lhs(em, outs) + f"graph.block_scale_dequantize {em.val(x)}, descale {em.val(s)}" + attr_dict(node_attrs(em, node, extra)) + _functional(em, [x, s], outs)
+
+
+def _emit_moe(em, node, spec):
+    i = node.inputs
+    ops = [i["token"], i["weight"], i["first_token_offset"]]
+    text = f"graph.moe_grouped_matmul {em.val(ops[0])}, {em.val(ops[1])}, offsets {em.val(ops[2])}"
+    for kw in ("token_index", "token_ks"):
+        if i.get(kw) is not None:
+            text += f" {kw} {em.val(i[kw])}"
+            ops.append(i[kw])
+    extra = []
+    if node.params.get("mode") is not None:
+        extra.append(("mode", f"#graph.moe_mode<{enum_name(node.params['mode'])}>"))
+    if node.params.get("top_k") is not None:
+        extra.append(("top_k", i64(node.params["top_k"])))
+    outs = _outs(node, spec)
+    return _lhs(em, outs) + text + attr_dict(node_attrs(em, node, extra)) + _functional(em, ops, outs)
+
+
+def _emit_moe_bwd(em, node, spec):
+    ops = [node.inputs[p] for p in ("doutput", "token", "first_token_offset")]
+    outs = _outs(node, spec)
+    return _lhs(em, outs) + f"graph.moe_grouped_matmul_bwd {em.val(ops[0])}, {em.val(ops[1])}, offsets {em.val(ops[2])}" + attr_dict(node_attrs(em, node)) + _functional(em, ops, outs)
+
+
+def _emit_conv(em, node, spec):
+    a, b = (node.inputs[p] for p in spec["inputs"])
+    p = node.params
+    if p.get("padding") is not None and (p.get("pre_padding") is not None or p.get("post_padding") is not None):
+        # the frontend lets pre/post override the symmetric padding
+        p = dict(p)
+        sym = p.pop("padding")
+        p.setdefault("pre_padding", sym)
+        p.setdefault("post_padding", sym)
+        if p["pre_padding"] is None:
+            p["pre_padding"] = sym
+        if p["post_padding"] is None:
+            p["post_padding"] = sym
+
+        class _N:  # a view of the node with the merged params
+            params = p
+
+        extra = _conv_attrs(_N)
+    else:
+        extra = _conv_attrs(node)
+    outs = _outs(node, spec)
+    return _lhs(em, outs) + f"graph.{node.op} {em.val(a)}, {em.val(b)}" + attr_dict(node_attrs(em, node, extra)) + _functional(em, [a, b], outs)
+
+
+def _emit_unary_structural(em, node, spec):
+    x = node.inputs["input"]
+    mode = node.params.get("reshape_mode")
+    if mode is not None and enum_name(mode) not in ("view", "logical"):
+        raise NotImplementedError(f"reshape: reshape_mode {mode}")
+    outs = _outs(node, spec)
+    return _lhs(em, outs) + f"graph.{node.op} {em.val(x)}" + attr_dict(node_attrs(em, node)) + _functional(em, [x], outs)
+
+
+def _emit_slice(em, node, spec):
+    x = node.inputs["input"]
+    bounds = _slice_bounds(node)
+    if bounds is None:
+        raise ValueError(f"slice {node.name!r} needs slices=[slice(...), ...]")
+    starts, limits, steps = bounds
+    extra = [("start", i64_array(starts)), ("limit", i64_array(limits))]
+    if any(s != 1 for s in steps):
+        extra.append(("step", i64_array(steps)))
+    outs = _outs(node, spec)
+    return _lhs(em, outs) + f"graph.slice {em.val(x)}" + attr_dict(node_attrs(em, node, extra)) + _functional(em, [x], outs)
+
+
+def _emit_transpose(em, node, spec):
+    x = node.inputs["input"]
+    perm = node.params.get("permutation")
+    if perm is None:
+        raise ValueError(f"transpose {node.name!r} needs permutation")
+    outs = _outs(node, spec)
+    return _lhs(em, outs) + f"graph.transpose {em.val(x)}" + attr_dict(node_attrs(em, node, [("permutation", i64_array(perm))])) + _functional(em, [x], outs)
+
+
+def _emit_concatenate(em, node, spec):
+    ins = node.list_inputs.get("inputs") or []
+    axis = node.params.get("axis")
+    if axis is None:
+        raise ValueError(f"concatenate {node.name!r} needs axis")
+    if ins and axis < 0:
+        axis += len(ins[0].dim)
+    extra = [("axis", i64(axis))]
+    if node.params.get("in_place_index") is not None:
+        extra.append(("in_place_index", i64(node.params["in_place_index"])))
+    outs = _outs(node, spec)
+    return _lhs(em, outs) + "graph.concatenate " + ", ".join(em.val(t) for t in ins) + attr_dict(node_attrs(em, node, extra)) + _functional(em, ins, outs)
+
+
+def _emit_rope(em, node, spec):
+    first = spec["inputs"][0]
+    x, f = node.inputs[first], node.inputs["freqs"]
+    extra = []
+    if node.params.get("output_scale") is not None:
+        extra.append(("output_scale", f64(node.params["output_scale"])))
+    if node.params.get("rope_dim") is not None:
+        extra.append(("rope_dim", i64(node.params["rope_dim"])))
+    outs = _outs(node, spec)
+    return _lhs(em, outs) + f"graph.{node.op} {em.val(x)}, freqs {em.val(f)}" + attr_dict(node_attrs(em, node, extra)) + _functional(em, [x, f], outs)
+
+
+def _la_attrs(node, names):
+    extra = []
+    for key in names:
+        v = node.params.get(key)
+        if v is None or v is False:
+            continue
+        if v is True:
+            extra.append((key, None))
+        elif key in ("scale", "gate_lower_bound"):
+            extra.append((key, f64(v)))
+        else:
+            extra.append((key, i64(v)))
+    return extra
+
+
+def _emit_linear_attention_fwd(em, node, spec):
+    fixed = spec["fixed"]
+    ports = spec["inputs"]
+    ops = [node.inputs[p] for p in ports[:fixed]]
+    text = f"graph.{node.op} " + ", ".join(em.val(t) for t in ops)
+    for p in ports[fixed:]:
+        if node.inputs.get(p) is not None:
+            text += f" {p} {em.val(node.inputs[p])}"
+            ops.append(node.inputs[p])
+    o, fs, ck = _outs(node, spec)
+    return _lhs(em, [o, fs, ck]) + text + attr_dict(node_attrs(em, node, _la_attrs(node, spec["attrs"]))) + _optional_style(em, ops, [o], [fs, ck])
+
+
+def _emit_linear_attention_bwd(em, node, spec):
+    fixed = spec["fixed"]
+    ports = spec["inputs"]
+    ops = [node.inputs[p] for p in ports[:fixed]]
+    text = f"graph.{node.op} " + ", ".join(em.val(t) for t in ops)
+    for p in ports[fixed:]:
+        if node.inputs.get(p) is not None:
+            text += f" {p} {em.val(node.inputs[p])}"
+            ops.append(node.inputs[p])
+    outs = _outs(node, spec)
+    return _lhs(em, outs) + text + attr_dict(node_attrs(em, node, _la_attrs(node, spec["attrs"]))) + _functional(em, ops, outs)
+
+
+def _emit_sdpa(em, node):
+    spec = SDPA_OPS[node.op]
+    pos = spec["pos"]
+    ops = [node.inputs[p] for p in pos]
+    groups = spec["groups"]
+    first_group = groups[0][1] if groups else len(pos)
+    text = f"graph.{node.op} " + ", ".join(em.val(t) for t in ops[:first_group])
+    for keyword, lo, hi in groups:
+        text += f" {keyword}(" + ", ".join(em.val(t) for t in ops[lo:hi]) + ")"
+    for port in SDPA_OPTIONAL_OPERANDS:
+        t = node.inputs.get(port)
+        if t is not None:
+            text += f" {port} {em.val(t)}"
+            ops.append(t)
+    p = node.params
+    extra = []
+    if p.get("attn_scale_value") is not None:
+        extra.append(("attn_scale_value", f64(p["attn_scale_value"])))
+    for unit in ("use_causal_mask", "use_causal_mask_bottom_right", "use_alibi_mask", "use_padding_mask"):
+        if p.get(unit):
+            extra.append((unit, None))
+    if p.get("diagonal_alignment") is not None:
+        extra.append(("diagonal_alignment", f"#graph.diagonal_alignment<{enum_name(p['diagonal_alignment'])}>"))
+    for key in ("diagonal_band_left_bound", "diagonal_band_right_bound", "sliding_window_length"):
+        if p.get(key) is not None:
+            extra.append((key, i64(p[key])))
+    if p.get("dropout_probability") is not None:
+        extra.append(("dropout_probability", f64(p["dropout_probability"])))
+    if spec.get("stats") and node.outputs.get("Stats") is not None:
+        extra.append(("generate_stats", None))
+    outs = [node.outputs.get(port) for port, _ in spec["outputs"]]
+    lhs = _lhs(em, outs)
+    attrs = attr_dict(node_attrs(em, node, extra))
+    if spec.get("optional_style"):
+        return lhs + text + attrs + _optional_style(em, ops, outs[:1], outs[1:])
+    return lhs + text + attrs + _functional(em, ops, outs)
+
+
+_EMITTERS = {
+    "norm_fwd": _emit_norm_fwd,
+    "rmsnorm": _emit_rmsnorm,
+    "batchnorm": _emit_batchnorm,
+    "batchnorm_inference": _emit_batchnorm_inference,
+    "norm_bwd": _emit_norm_bwd,
+    "rmsnorm_bwd": _emit_rmsnorm_bwd,
+    "genstats": _emit_genstats,
+    "reduction": _emit_reduction,
+    "block_scale_quantize": _emit_block_scale_quantize,
+    "block_scale_dequantize": _emit_block_scale_dequantize,
+    "moe": _emit_moe,
+    "moe_bwd": _emit_moe_bwd,
+    "conv": _emit_conv,
+    "unary_structural": _emit_unary_structural,
+    "slice": _emit_slice,
+    "transpose": _emit_transpose,
+    "concatenate": _emit_concatenate,
+    "rope": _emit_rope,
+    "linear_attention_fwd": _emit_linear_attention_fwd,
+    "linear_attention_bwd": _emit_linear_attention_bwd,
+}
+
+
+def infer_dims(node, port):
+    """Dims of output ``port`` of ``node`` from its inputs' current dims, or
+    None when the rule needs the user's set_dim (reduction, reshape)."""
+    if node.op == "matmul":
+        return _matmul_dims(node)
+    if node.op == "pointwise":
+        return _pointwise_dims(node)
+    if node.op in SDPA_OPS:
+        rule = SDPA_INFER.get(port)
+    else:
+        rule = OPS[node.op].get("infer", {}).get(port)
+    try:
+        return rule(node) if rule else None
+    except (TypeError, IndexError, KeyError, ZeroDivisionError):
+        return None
+
+
+__all__ = ["OPS", "SDPA_OPS", "emit_node", "infer_dims", "escape", "fmt_float", "norm_forward_phase", "reduction_mode", "convolution_mode", "diagonal_alignment", "moe_grouped_matmul_mode"]
