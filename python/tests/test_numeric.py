@@ -1,0 +1,271 @@
+"""Every op family on the CPU reference against numpy."""
+
+import numpy as np
+import pytest
+
+import graph_compiler as gc
+from conftest import needs_lib
+
+pytestmark = needs_lib
+F = gc.data_type.FLOAT
+RNG = np.random.default_rng(0)
+
+
+def rand(*shape, dtype=np.float32):
+    return RNG.standard_normal(shape).astype(dtype)
+
+
+def new_graph(**kw):
+    kw.setdefault("io_data_type", F)
+    kw.setdefault("intermediate_data_type", F)
+    kw.setdefault("compute_data_type", F)
+    return gc.pygraph(**kw)
+
+
+def run(g, feeds, outputs):
+    """Build, execute; returns the output arrays."""
+    g.build([gc.heur_mode.A])
+    bufs = {t: np.zeros(t.get_dim(), np.float32) for t in outputs}
+    g.execute({**feeds, **bufs})
+    return [bufs[t] for t in outputs]
+
+
+def test_matmul_bias_relu():
+    g = new_graph()
+    a, b, bias = rand(2, 8, 16), rand(2, 16, 4), rand(1, 1, 4)
+    A = g.tensor_like(a, name="A")
+    B = g.tensor_like(b, name="B")
+    Bias = g.tensor_like(bias, name="bias")
+    Y = g.relu(g.bias(g.matmul(A, B), Bias)).set_output(True)
+    (y,) = run(g, {A: a, B: b, Bias: bias}, [Y])
+    np.testing.assert_allclose(y, np.maximum(a @ b + bias, 0), rtol=1e-5, atol=1e-5)
+
+
+def conv2d_nchw(x, w, pad, stride):
+    n, c, h, wd = x.shape
+    k, _, r, s = w.shape
+    xp = np.pad(x, ((0, 0), (0, 0), (pad, pad), (pad, pad)))
+    oh, ow = (h + 2 * pad - r) // stride + 1, (wd + 2 * pad - s) // stride + 1
+    y = np.zeros((n, k, oh, ow), np.float64)
+    for i in range(oh):
+        for j in range(ow):
+            patch = xp[:, :, i * stride : i * stride + r, j * stride : j * stride + s]
+            y[:, :, i, j] = np.einsum("ncrs,kcrs->nk", patch, w)
+    return y
+
+
+@pytest.mark.parametrize("stride", [1, 2])
+def test_conv_bias_relu(stride):
+    g = new_graph()
+    x, w, b = rand(2, 3, 8, 8), rand(4, 3, 3, 3), rand(1, 4, 1, 1)
+    X, W, Bt = g.tensor_like(x), g.tensor_like(w), g.tensor_like(b)
+    conv = g.conv_fprop(X, W, padding=[1, 1], stride=[stride, stride], dilation=[1, 1])
+    Y = g.relu(g.add(conv, Bt)).set_output(True)
+    (y,) = run(g, {X: x, W: w, Bt: b}, [Y])
+    np.testing.assert_allclose(y, np.maximum(conv2d_nchw(x, w, 1, stride) + b, 0), rtol=1e-4, atol=1e-4)
+
+
+def test_layernorm_training_and_inference():
+    g = new_graph()
+    x, s, b = rand(4, 32, 1, 1), rand(1, 32, 1, 1), rand(1, 32, 1, 1)
+    X, S, B = g.tensor_like(x), g.tensor_like(s), g.tensor_like(b)
+    eps = g.tensor_scalar(1e-5, F)
+    y, mean, inv_var = g.layernorm(X, S, B, eps, norm_forward_phase=gc.norm_forward_phase.TRAINING)
+    for t in (y, mean, inv_var):
+        t.set_output(True)
+    yo, mo, ivo = run(g, {X: x, S: s, B: b}, [y, mean, inv_var])
+    mu = x.mean(axis=(1, 2, 3), keepdims=True)
+    var = x.var(axis=(1, 2, 3), keepdims=True)
+    iv = 1 / np.sqrt(var + 1e-5)
+    np.testing.assert_allclose(mo, mu, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(ivo, iv, rtol=1e-4)
+    np.testing.assert_allclose(yo, (x - mu) * iv * s + b, rtol=1e-4, atol=1e-4)
+
+    g2 = new_graph()
+    X2, S2, B2 = g2.tensor_like(x), g2.tensor_like(s), g2.tensor_like(b)
+    y2, m2, v2 = g2.layernorm(gc.norm_forward_phase.INFERENCE, X2, S2, B2, 1e-5)
+    assert m2 is None and v2 is None
+    y2.set_output(True)
+    (yo2,) = run(g2, {X2: x, S2: s, B2: b}, [y2])
+    np.testing.assert_allclose(yo2, (x - mu) * iv * s + b, rtol=1e-4, atol=1e-4)
+
+
+def test_rmsnorm():
+    g = new_graph()
+    x, s = rand(3, 16, 1, 1), rand(1, 16, 1, 1)
+    X, S = g.tensor_like(x), g.tensor_like(s)
+    eps = g.tensor_scalar(1e-6, F)
+    y, inv = g.rmsnorm(input=X, scale=S, epsilon=eps, norm_forward_phase=gc.norm_forward_phase.TRAINING)
+    y.set_output(True)
+    inv.set_output(True)
+    yo, io = run(g, {X: x, S: s}, [y, inv])
+    ref_inv = 1 / np.sqrt((x**2).mean(axis=(1, 2, 3), keepdims=True) + 1e-6)
+    np.testing.assert_allclose(io, ref_inv, rtol=1e-4)
+    np.testing.assert_allclose(yo, x * ref_inv * s, rtol=1e-4, atol=1e-5)
+
+
+def test_batchnorm_inference():
+    g = new_graph()
+    x = rand(2, 4, 3, 3)
+    m, iv, s, b = rand(1, 4, 1, 1), np.abs(rand(1, 4, 1, 1)) + 0.5, rand(1, 4, 1, 1), rand(1, 4, 1, 1)
+    ts = [g.tensor_like(a) for a in (x, m, iv, s, b)]
+    Y = g.batchnorm_inference(*ts).set_output(True)
+    (y,) = run(g, dict(zip(ts, (x, m, iv, s, b))), [Y])
+    np.testing.assert_allclose(y, (x - m) * iv * s + b, rtol=1e-5, atol=1e-5)
+
+
+def test_sdpa_causal_f16():
+    g = gc.pygraph(io_data_type=gc.data_type.HALF, intermediate_data_type=F, compute_data_type=F)
+    b, h, s, d = 1, 2, 8, 16
+    q, k, v = (rand(b, h, s, d, dtype=np.float16) for _ in range(3))
+    Q, K, V = (g.tensor_like(a) for a in (q, k, v))
+    scale = 1.0 / np.sqrt(d)
+    o, stats = g.sdpa(Q, K, V, attn_scale=scale, use_causal_mask=True, generate_stats=True)
+    o.set_output(True)
+    stats.set_output(True)
+    g.build([gc.heur_mode.A])
+    out = np.zeros((b, h, s, d), np.float16)
+    st = np.zeros((b, h, s, 1), np.float32)
+    g.execute({Q: q, K: k, V: v, o: out, stats: st})
+    sc = (q.astype(np.float64) @ k.astype(np.float64).transpose(0, 1, 3, 2)) * scale
+    sc = np.where(np.tril(np.ones((s, s), bool)), sc, -np.inf)
+    mx = sc.max(-1, keepdims=True)
+    p = np.exp(sc - mx)
+    lse = mx + np.log(p.sum(-1, keepdims=True))
+    ref = (p / p.sum(-1, keepdims=True)) @ v.astype(np.float64)
+    np.testing.assert_allclose(out.astype(np.float64), ref, rtol=1e-2, atol=1e-2)
+    np.testing.assert_allclose(st, lse, rtol=1e-3, atol=1e-3)
+
+
+@pytest.mark.parametrize(
+    "mode,fn",
+    [
+        ("ADD", lambda x, ax: x.sum(ax, keepdims=True)),
+        ("MAX", lambda x, ax: x.max(ax, keepdims=True)),
+        ("MIN", lambda x, ax: x.min(ax, keepdims=True)),
+        ("AMAX", lambda x, ax: np.abs(x).max(ax, keepdims=True)),
+        ("MUL", lambda x, ax: x.prod(ax, keepdims=True)),
+        ("AVG", lambda x, ax: x.mean(ax, keepdims=True)),
+        ("NORM2", lambda x, ax: np.sqrt((x**2).sum(ax, keepdims=True))),
+    ],
+)
+def test_reduction(mode, fn):
+    g = new_graph()
+    x = rand(4, 6)
+    X = g.tensor_like(x)
+    Y = g.reduction(X, mode=getattr(gc.reduction_mode, mode)).set_dim([4, 1]).set_output(True)
+    (y,) = run(g, {X: x}, [Y])
+    np.testing.assert_allclose(y, fn(x.astype(np.float64), 1), rtol=1e-4, atol=1e-5)
+
+
+def test_slice_transpose_concat():
+    g = new_graph()
+    a, c = rand(4, 8), rand(4, 3)
+    A, C = g.tensor_like(a), g.tensor_like(c)
+    S = g.slice(A, slices=[slice(1, 3), slice(0, 8, 2)]).set_output(True)
+    T = g.transpose(A, permutation=[1, 0]).set_output(True)
+    K = g.concatenate([A, C], axis=1).set_output(True)
+    s, t, k = run(g, {A: a, C: c}, [S, T, K])
+    np.testing.assert_array_equal(s, a[1:3, 0:8:2])
+    np.testing.assert_array_equal(t, a.T)
+    np.testing.assert_array_equal(k, np.concatenate([a, c], axis=1))
+
+
+def _erf(x):
+    import math
+
+    return np.vectorize(math.erf)(x)
+
+
+UNARY = {
+    "abs": np.abs,
+    "ceil": np.ceil,
+    "cos": np.cos,
+    "exp": np.exp,
+    "floor": np.floor,
+    "neg": np.negative,
+    "sigmoid": lambda x: 1 / (1 + np.exp(-x)),
+    "sin": np.sin,
+    "tanh": np.tanh,
+    "erf": _erf,
+    "identity": lambda x: x,
+    "gelu": lambda x: 0.5 * x * (1 + _erf(x / np.sqrt(2))),
+    "softplus": lambda x: np.log1p(np.exp(x)),
+}
+BINARY = {
+    "add": np.add,
+    "sub": np.subtract,
+    "mul": np.multiply,
+    "div": np.divide,
+    "max": np.maximum,
+    "min": np.minimum,
+    "add_square": lambda a, b: a + b * b,
+}
+
+
+@pytest.mark.parametrize("mode", sorted(UNARY))
+def test_pointwise_unary(mode):
+    g = new_graph()
+    x = rand(3, 5)
+    X = g.tensor_like(x)
+    Y = getattr(g, mode)(X).set_output(True)
+    (y,) = run(g, {X: x}, [Y])
+    np.testing.assert_allclose(y, UNARY[mode](x.astype(np.float64)), rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("mode", sorted(BINARY))
+def test_pointwise_binary(mode):
+    g = new_graph()
+    x, r = rand(3, 5), np.abs(rand(1, 5)) + 0.5
+    X, R = g.tensor_like(x), g.tensor_like(r)
+    Y = getattr(g, mode)(X, R).set_output(True)
+    (y,) = run(g, {X: x, R: r}, [Y])
+    np.testing.assert_allclose(y, BINARY[mode](x.astype(np.float64), r), rtol=1e-4, atol=1e-5)
+
+
+def test_pointwise_scalar_kwargs():
+    g = new_graph()
+    x = rand(4, 4) * 4
+    X = g.tensor_like(x)
+    r = g.relu(X, lower_clip=0.0, upper_clip=1.5).set_output(True)
+    lr = g.leaky_relu(X, negative_slope=0.1).set_output(True)
+    sw = g.swish(X, swish_beta=1.0).set_output(True)
+    ro, lro, swo = run(g, {X: x}, [r, lr, sw])
+    np.testing.assert_allclose(ro, np.clip(x, 0, 1.5), rtol=1e-6)
+    np.testing.assert_allclose(lro, np.where(x > 0, x, 0.1 * x), rtol=1e-6)
+    np.testing.assert_allclose(swo, x / (1 + np.exp(-x)), rtol=1e-4, atol=1e-6)
+
+
+def test_pointwise_keywords_and_compare_select():
+    g = new_graph()
+    a, b = rand(2, 3), rand(2, 3)
+    A, B = g.tensor_like(a), g.tensor_like(b)
+    mask = g.cmp_gt(input=A, comparison=B)
+    mask.set_data_type(gc.data_type.BOOLEAN)
+    Y = g.binary_select(A, B, mask).set_output(True)
+    (y,) = run(g, {A: a, B: b}, [Y])
+    np.testing.assert_allclose(y, np.where(a > b, a, b))
+
+
+def test_bf16_raw_bits():
+    g = gc.pygraph(io_data_type=gc.data_type.BFLOAT16, intermediate_data_type=F, compute_data_type=F)
+    x = rand(2, 4)
+    bits = (x.view(np.uint32) >> 16).astype(np.uint16)  # truncate to bf16
+    X = g.tensor(dim=[2, 4], data_type=gc.data_type.BFLOAT16)
+    Y = g.abs(X).set_output(True)
+    g.build()
+    out = np.zeros((2, 4), np.uint16)
+    g.execute({X: bits, Y: out})
+    back = (out.astype(np.uint32) << 16).view(np.float32)
+    np.testing.assert_allclose(back, np.abs((bits.astype(np.uint32) << 16).view(np.float32)))
+
+
+def test_strided_input_buffer():
+    g = new_graph()
+    big = rand(4, 16)
+    view = big[:, ::2]  # strides (16, 2) elements
+    X = g.tensor_like(view)
+    assert X.get_stride() == [16, 2]
+    Y = g.neg(X).set_output(True)
+    (y,) = run(g, {X: view}, [Y])
+    np.testing.assert_array_equal(y, -view)
