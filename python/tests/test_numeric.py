@@ -269,3 +269,13 @@ def test_strided_input_buffer():
     Y = g.neg(X).set_output(True)
     (y,) = run(g, {X: view}, [Y])
     np.testing.assert_array_equal(y, -view)
+
+
+def test_arrays_passed_to_builders_are_bound():
+    g = new_graph()
+    a, b = rand(3, 4), rand(4, 5)
+    C = g.matmul(a, b).set_output(True)
+    g.build()
+    c = np.zeros((3, 5), np.float32)
+    g.execute({C: c})
+    np.testing.assert_allclose(c, a @ b, rtol=1e-5, atol=1e-5)
