@@ -1,0 +1,1830 @@
+//===- CudnnGroup.cpp - GraphSpec -> cuDNN backend graph, plans, run -----===//
+//
+// Lowers one group to cuDNN backend descriptors (tensors, operations, the
+// operation graph), queries the heuristics, builds execution plans and
+// executes them with a variant pack. sdpa lowers to the unified SDPA
+// descriptors where they cover the options, else to the composite pattern
+// cuDNN's fused attention engines recognise.
+//
+//===----------------------------------------------------------------------===//
+
+#include "RuntimeApi.h"
+
+#include "GraphDialect/Runtime/CudnnGraph.h"
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <functional>
+#include <limits>
+#include <mutex>
+#include <optional>
+#include <sstream>
+
+using namespace graph::rt;
+using namespace graph::rt::detail;
+namespace ref = graph::ref;
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// Descriptors
+//===----------------------------------------------------------------------===//
+
+struct Desc {
+  const CudnnApi *api = nullptr;
+  cudnnBackendDescriptor_t raw = nullptr;
+  ~Desc() {
+    if (raw)
+      api->cudnnBackendDestroyDescriptor(raw);
+  }
+};
+using DescPtr = std::shared_ptr<Desc>;
+
+/// Creates, sets and finalizes descriptors; every failure becomes a message
+/// naming the group, the step and cuDNN's status.
+struct Builder {
+  const CudnnApi &api;
+  std::string group;
+  std::string context; // "op 'name' (kind)"
+
+  std::string fail(const std::string &step, cudnnStatus_t status) const {
+    std::string out = "group '" + group + "'";
+    if (!context.empty())
+      out += ", " + context;
+    return out + ": " + step + " failed: " + cudnnStatusText(api, status);
+  }
+
+  std::string create(cudnnBackendDescriptorType_t type, DescPtr &out,
+                     const char *typeName) {
+    out = std::make_shared<Desc>();
+    out->api = &api;
+    if (cudnnStatus_t s = api.cudnnBackendCreateDescriptor(type, &out->raw);
+        s != CUDNN_STATUS_SUCCESS) {
+      out->raw = nullptr;
+      return fail(std::string("cudnnBackendCreateDescriptor(") + typeName + ")",
+                  s);
+    }
+    return "";
+  }
+
+  std::string set(const DescPtr &d, cudnnBackendAttributeName_t name,
+                  const char *attrName, cudnnBackendAttributeType_t type,
+                  int64_t count, const void *value) {
+    if (cudnnStatus_t s =
+            api.cudnnBackendSetAttribute(d->raw, name, type, count, value);
+        s != CUDNN_STATUS_SUCCESS)
+      return fail(std::string("cudnnBackendSetAttribute(") + attrName + ")", s);
+    return "";
+  }
+
+  std::string finalize(const DescPtr &d, const char *what) {
+    if (cudnnStatus_t s = api.cudnnBackendFinalize(d->raw);
+        s != CUDNN_STATUS_SUCCESS)
+      return fail(std::string("cudnnBackendFinalize(") + what + ")", s);
+    return "";
+  }
+};
+
+#define TRY(expr)                                                              \
+  do {                                                                         \
+    if (std::string tryError = (expr); !tryError.empty())                      \
+      return tryError;                                                         \
+  } while (0)
+#define SET(desc, attr, type, count, value)                                    \
+  TRY(b.set(desc, attr, #attr, type, count, value))
+#define SET_DESC(desc, attr, tensor)                                           \
+  do {                                                                         \
+    cudnnBackendDescriptor_t rawDesc = (tensor)->raw;                          \
+    SET(desc, attr, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &rawDesc);               \
+  } while (0)
+
+cudnnDataType_t toCudnn(ref::DType t) {
+  switch (t) {
+  case DType::F32:
+    return CUDNN_DATA_FLOAT;
+  case DType::F16:
+    return CUDNN_DATA_HALF;
+  case DType::BF16:
+    return CUDNN_DATA_BFLOAT16;
+  case DType::F64:
+    return CUDNN_DATA_DOUBLE;
+  case DType::I8:
+    return CUDNN_DATA_INT8;
+  case DType::U8:
+    return CUDNN_DATA_UINT8;
+  case DType::I32:
+    return CUDNN_DATA_INT32;
+  case DType::I64:
+    return CUDNN_DATA_INT64;
+  case DType::I1:
+    return CUDNN_DATA_BOOLEAN;
+  case DType::F8E4M3FN:
+    return CUDNN_DATA_FP8_E4M3;
+  case DType::F8E5M2:
+    return CUDNN_DATA_FP8_E5M2;
+  case DType::F8E8M0FNU:
+    return CUDNN_DATA_FP8_E8M0;
+  case DType::F4E2M1FN:
+    return CUDNN_DATA_FP4_E2M1;
+  }
+  return CUDNN_DATA_FLOAT;
+}
+
+size_t cudnnTypeBytes(cudnnDataType_t t) {
+  switch (t) {
+  case CUDNN_DATA_DOUBLE:
+  case CUDNN_DATA_INT64:
+    return 8;
+  case CUDNN_DATA_FLOAT:
+  case CUDNN_DATA_INT32:
+    return 4;
+  case CUDNN_DATA_HALF:
+  case CUDNN_DATA_BFLOAT16:
+    return 2;
+  default:
+    return 1;
+  }
+}
+
+/// Writes `value` as one element of `type` into `out` (by-value scalars).
+void encodeScalar(cudnnDataType_t type, double value, unsigned char *out) {
+  std::memset(out, 0, 8);
+  switch (type) {
+  case CUDNN_DATA_DOUBLE:
+    std::memcpy(out, &value, 8);
+    return;
+  case CUDNN_DATA_INT64: {
+    int64_t v = static_cast<int64_t>(value);
+    std::memcpy(out, &v, 8);
+    return;
+  }
+  case CUDNN_DATA_INT32: {
+    int32_t v = static_cast<int32_t>(value);
+    std::memcpy(out, &v, 4);
+    return;
+  }
+  case CUDNN_DATA_HALF:
+    ref::encode(DType::F16, value, out);
+    return;
+  case CUDNN_DATA_BFLOAT16:
+    ref::encode(DType::BF16, value, out);
+    return;
+  case CUDNN_DATA_BOOLEAN:
+  case CUDNN_DATA_INT8:
+  case CUDNN_DATA_UINT8:
+    out[0] = static_cast<unsigned char>(value);
+    return;
+  default: {
+    float v = static_cast<float>(value);
+    std::memcpy(out, &v, 4);
+    return;
+  }
+  }
+}
+
+Shape rowMajor(const Shape &dims) { return ref::rowMajorStrides(dims); }
+
+//===----------------------------------------------------------------------===//
+// Lowering state
+//===----------------------------------------------------------------------===//
+
+/// A tensor of the lowered cuDNN graph: the spec's, or one the lowering
+/// made (virtual intermediates, by-value constants, scratch buffers).
+struct Tensor {
+  int64_t uid = 0;
+  cudnnDataType_t type = CUDNN_DATA_FLOAT;
+  Shape dims, strides;
+  bool isVirtual = false;
+  bool isByValue = false;
+  unsigned char value[8] = {0};
+  bool isScratch = false; // non-virtual, lives in the workspace tail
+  int64_t scratchOffset = 0;
+  DescPtr desc;
+};
+
+constexpr int64_t kInternalUidBase = int64_t(1) << 40;
+
+class Lowering {
+public:
+  Lowering(const CudnnApi &api, const GraphSpec &spec)
+      : b{api, spec.name, ""}, spec(spec) {}
+
+  Builder b;
+  const GraphSpec &spec;
+  std::map<int64_t, Tensor> tensors;
+  std::vector<DescPtr> ops;
+  std::vector<DescPtr> extraDescs; // views sharing a uid, kept alive
+  int64_t nextUid = kInternalUidBase;
+  int64_t scratchBytes = 0;
+
+  std::string addSpecTensors() {
+    for (const TensorSpec &t : spec.tensors) {
+      if (tensors.count(t.uid))
+        return "group '" + spec.name + "': uid " + std::to_string(t.uid) +
+               " is given twice";
+      if (t.uid <= 0 && !t.isVirtual)
+        return "group '" + spec.name + "': non-virtual tensor has uid " +
+               std::to_string(t.uid) + " (must be positive)";
+      Tensor out;
+      out.uid = t.uid;
+      out.type = toCudnn(t.dtype);
+      out.dims = t.dims;
+      out.strides = t.strides.empty() ? rowMajor(t.dims) : t.strides;
+      if (out.strides.size() != out.dims.size())
+        return "group '" + spec.name + "': tensor " + std::to_string(t.uid) +
+               " has " + std::to_string(out.dims.size()) + " dims but " +
+               std::to_string(out.strides.size()) + " strides";
+      out.isVirtual = t.isVirtual;
+      out.isByValue = t.isByValue;
+      if (t.isByValue)
+        encodeScalar(out.type, t.byValue, out.value);
+      tensors[t.uid] = out;
+    }
+    return "";
+  }
+
+  std::string makeDesc(Tensor &t, const Shape &dims, const Shape &strides,
+                       DescPtr &out) {
+    TRY(b.create(CUDNN_BACKEND_TENSOR_DESCRIPTOR, out, "TENSOR"));
+    int64_t alignment = 16;
+    SET(out, CUDNN_ATTR_TENSOR_UNIQUE_ID, CUDNN_TYPE_INT64, 1, &t.uid);
+    SET(out, CUDNN_ATTR_TENSOR_DATA_TYPE, CUDNN_TYPE_DATA_TYPE, 1, &t.type);
+    SET(out, CUDNN_ATTR_TENSOR_DIMENSIONS, CUDNN_TYPE_INT64,
+        static_cast<int64_t>(dims.size()), dims.data());
+    SET(out, CUDNN_ATTR_TENSOR_STRIDES, CUDNN_TYPE_INT64,
+        static_cast<int64_t>(strides.size()), strides.data());
+    SET(out, CUDNN_ATTR_TENSOR_BYTE_ALIGNMENT, CUDNN_TYPE_INT64, 1, &alignment);
+    bool isVirtual = t.isVirtual;
+    SET(out, CUDNN_ATTR_TENSOR_IS_VIRTUAL, CUDNN_TYPE_BOOLEAN, 1, &isVirtual);
+    if (t.isByValue) {
+      bool byValue = true;
+      SET(out, CUDNN_ATTR_TENSOR_IS_BY_VALUE, CUDNN_TYPE_BOOLEAN, 1, &byValue);
+    }
+    return b.finalize(out, ("TENSOR uid " + std::to_string(t.uid)).c_str());
+  }
+
+  /// The descriptor of tensor `uid`, made on first use.
+  std::string tensor(int64_t uid, DescPtr &out) {
+    auto it = tensors.find(uid);
+    if (it == tensors.end())
+      return "group '" + spec.name + "', " + b.context + ": uid " +
+             std::to_string(uid) + " is not a tensor of the group";
+    Tensor &t = it->second;
+    if (!t.desc)
+      TRY(makeDesc(t, t.dims, t.strides, t.desc));
+    out = t.desc;
+    return "";
+  }
+
+  /// A second descriptor of `uid` with other dims/strides (a transposed view).
+  std::string view(int64_t uid, const Shape &dims, const Shape &strides,
+                   DescPtr &out) {
+    auto it = tensors.find(uid);
+    if (it == tensors.end())
+      return "group '" + spec.name + "': uid " + std::to_string(uid) +
+             " is not a tensor of the group";
+    TRY(makeDesc(it->second, dims, strides, out));
+    extraDescs.push_back(out);
+    return "";
+  }
+
+  int64_t newVirtual(const Shape &dims, cudnnDataType_t type,
+                     const Shape &strides = {}) {
+    Tensor t;
+    t.uid = nextUid++;
+    t.type = type;
+    t.dims = dims;
+    t.strides = strides.empty() ? rowMajor(dims) : strides;
+    t.isVirtual = true;
+    tensors[t.uid] = t;
+    return t.uid;
+  }
+
+  int64_t newScalar(double value, cudnnDataType_t type, size_t rank) {
+    Tensor t;
+    t.uid = nextUid++;
+    t.type = type;
+    t.dims = Shape(rank, 1);
+    t.strides = Shape(rank, 1);
+    t.isByValue = true;
+    encodeScalar(type, value, t.value);
+    tensors[t.uid] = t;
+    return t.uid;
+  }
+
+  int64_t newScratch(const Shape &dims, cudnnDataType_t type) {
+    Tensor t;
+    t.uid = nextUid++;
+    t.type = type;
+    t.dims = dims;
+    t.strides = rowMajor(dims);
+    t.isScratch = true;
+    t.scratchOffset = scratchBytes;
+    int64_t bytes = ref::numElements(dims) * cudnnTypeBytes(type);
+    scratchBytes += (bytes + 255) / 256 * 256;
+    tensors[t.uid] = t;
+    return t.uid;
+  }
+
+  const Tensor *find(int64_t uid) const {
+    auto it = tensors.find(uid);
+    return it == tensors.end() ? nullptr : &it->second;
+  }
+
+  //===--------------------------------------------------------------------===//
+  // Primitive operations
+  //===--------------------------------------------------------------------===//
+
+  struct PwParams {
+    std::optional<double> lowerClip, upperClip, slope, eluAlpha, softplusBeta,
+        swishBeta;
+    std::optional<int64_t> axis;
+  };
+
+  /// y = mode(x [, b [, t]]). Backward modes: x = input, b unused, dy/dx
+  /// given through `dy`/`dx` (dx is y).
+  std::string pointwise(cudnnPointwiseMode_t mode, int64_t x, int64_t bIn,
+                        int64_t t, int64_t y, cudnnDataType_t prec,
+                        const PwParams &p = {}, bool backward = false,
+                        int64_t dy = 0) {
+    DescPtr pw;
+    TRY(b.create(CUDNN_BACKEND_POINTWISE_DESCRIPTOR, pw, "POINTWISE"));
+    SET(pw, CUDNN_ATTR_POINTWISE_MODE, CUDNN_TYPE_POINTWISE_MODE, 1, &mode);
+    SET(pw, CUDNN_ATTR_POINTWISE_MATH_PREC, CUDNN_TYPE_DATA_TYPE, 1, &prec);
+    auto setD = [&](cudnnBackendAttributeName_t a, const char *n,
+                    std::optional<double> v) -> std::string {
+      if (!v)
+        return "";
+      double d = *v;
+      return b.set(pw, a, n, CUDNN_TYPE_DOUBLE, 1, &d);
+    };
+    TRY(setD(CUDNN_ATTR_POINTWISE_RELU_LOWER_CLIP,
+             "CUDNN_ATTR_POINTWISE_RELU_LOWER_CLIP", p.lowerClip));
+    TRY(setD(CUDNN_ATTR_POINTWISE_RELU_UPPER_CLIP,
+             "CUDNN_ATTR_POINTWISE_RELU_UPPER_CLIP", p.upperClip));
+    TRY(setD(CUDNN_ATTR_POINTWISE_RELU_LOWER_CLIP_SLOPE,
+             "CUDNN_ATTR_POINTWISE_RELU_LOWER_CLIP_SLOPE", p.slope));
+    TRY(setD(CUDNN_ATTR_POINTWISE_ELU_ALPHA, "CUDNN_ATTR_POINTWISE_ELU_ALPHA",
+             p.eluAlpha));
+    TRY(setD(CUDNN_ATTR_POINTWISE_SOFTPLUS_BETA,
+             "CUDNN_ATTR_POINTWISE_SOFTPLUS_BETA", p.softplusBeta));
+    TRY(setD(CUDNN_ATTR_POINTWISE_SWISH_BETA,
+             "CUDNN_ATTR_POINTWISE_SWISH_BETA", p.swishBeta));
+    if (p.axis) {
+      int64_t axis = *p.axis;
+      SET(pw, CUDNN_ATTR_POINTWISE_AXIS, CUDNN_TYPE_INT64, 1, &axis);
+    }
+    TRY(b.finalize(pw, "POINTWISE"));
+
+    DescPtr op;
+    TRY(b.create(CUDNN_BACKEND_OPERATION_POINTWISE_DESCRIPTOR, op,
+                 "OPERATION_POINTWISE"));
+    SET_DESC(op, CUDNN_ATTR_OPERATION_POINTWISE_PW_DESCRIPTOR, pw);
+    DescPtr d;
+    TRY(tensor(x, d));
+    SET_DESC(op, CUDNN_ATTR_OPERATION_POINTWISE_XDESC, d);
+    if (backward) {
+      TRY(tensor(dy, d));
+      SET_DESC(op, CUDNN_ATTR_OPERATION_POINTWISE_DYDESC, d);
+      TRY(tensor(y, d));
+      SET_DESC(op, CUDNN_ATTR_OPERATION_POINTWISE_DXDESC, d);
+    } else {
+      if (bIn) {
+        TRY(tensor(bIn, d));
+        SET_DESC(op, CUDNN_ATTR_OPERATION_POINTWISE_BDESC, d);
+      }
+      if (t) {
+        TRY(tensor(t, d));
+        SET_DESC(op, CUDNN_ATTR_OPERATION_POINTWISE_TDESC, d);
+      }
+      TRY(tensor(y, d));
+      SET_DESC(op, CUDNN_ATTR_OPERATION_POINTWISE_YDESC, d);
+    }
+    TRY(b.finalize(op, "OPERATION_POINTWISE"));
+    ops.push_back(op);
+    return "";
+  }
+
+  /// C = A x B; aDesc/bDesc override the tensors' own descriptors (views).
+  std::string matmul(int64_t a, int64_t bT, int64_t c, cudnnDataType_t comp,
+                     std::optional<double> padding = std::nullopt,
+                     DescPtr aDesc = nullptr, DescPtr bDesc = nullptr,
+                     DescPtr cDesc = nullptr) {
+    DescPtr mm;
+    TRY(b.create(CUDNN_BACKEND_MATMUL_DESCRIPTOR, mm, "MATMUL"));
+    SET(mm, CUDNN_ATTR_MATMUL_COMP_TYPE, CUDNN_TYPE_DATA_TYPE, 1, &comp);
+    if (padding) {
+      double pad = *padding;
+      SET(mm, CUDNN_ATTR_MATMUL_PADDING_VALUE, CUDNN_TYPE_DOUBLE, 1, &pad);
+    }
+    TRY(b.finalize(mm, "MATMUL"));
+    DescPtr op;
+    TRY(b.create(CUDNN_BACKEND_OPERATION_MATMUL_DESCRIPTOR, op,
+                 "OPERATION_MATMUL"));
+    if (!aDesc)
+      TRY(tensor(a, aDesc));
+    if (!bDesc)
+      TRY(tensor(bT, bDesc));
+    if (!cDesc)
+      TRY(tensor(c, cDesc));
+    SET_DESC(op, CUDNN_ATTR_OPERATION_MATMUL_ADESC, aDesc);
+    SET_DESC(op, CUDNN_ATTR_OPERATION_MATMUL_BDESC, bDesc);
+    SET_DESC(op, CUDNN_ATTR_OPERATION_MATMUL_CDESC, cDesc);
+    SET_DESC(op, CUDNN_ATTR_OPERATION_MATMUL_DESC, mm);
+    TRY(b.finalize(op, "OPERATION_MATMUL"));
+    ops.push_back(op);
+    return "";
+  }
+
+  std::string reduction(cudnnReduceTensorOp_t mode, int64_t x, int64_t y,
+                        cudnnDataType_t comp) {
+    DescPtr red;
+    TRY(b.create(CUDNN_BACKEND_REDUCTION_DESCRIPTOR, red, "REDUCTION"));
+    SET(red, CUDNN_ATTR_REDUCTION_OPERATOR, CUDNN_TYPE_REDUCTION_OPERATOR_TYPE,
+        1, &mode);
+    SET(red, CUDNN_ATTR_REDUCTION_COMP_TYPE, CUDNN_TYPE_DATA_TYPE, 1, &comp);
+    TRY(b.finalize(red, "REDUCTION"));
+    DescPtr op, d;
+    TRY(b.create(CUDNN_BACKEND_OPERATION_REDUCTION_DESCRIPTOR, op,
+                 "OPERATION_REDUCTION"));
+    TRY(tensor(x, d));
+    SET_DESC(op, CUDNN_ATTR_OPERATION_REDUCTION_XDESC, d);
+    TRY(tensor(y, d));
+    SET_DESC(op, CUDNN_ATTR_OPERATION_REDUCTION_YDESC, d);
+    SET_DESC(op, CUDNN_ATTR_OPERATION_REDUCTION_DESC, red);
+    TRY(b.finalize(op, "OPERATION_REDUCTION"));
+    ops.push_back(op);
+    return "";
+  }
+
+  std::string reshape(int64_t x, int64_t y) {
+    DescPtr op, d;
+    TRY(b.create(CUDNN_BACKEND_OPERATION_RESHAPE_DESCRIPTOR, op,
+                 "OPERATION_RESHAPE"));
+    TRY(tensor(x, d));
+    SET_DESC(op, CUDNN_ATTR_OPERATION_RESHAPE_XDESC, d);
+    TRY(tensor(y, d));
+    SET_DESC(op, CUDNN_ATTR_OPERATION_RESHAPE_YDESC, d);
+    TRY(b.finalize(op, "OPERATION_RESHAPE"));
+    ops.push_back(op);
+    return "";
+  }
+
+  //===--------------------------------------------------------------------===//
+  // Spec ops
+  //===--------------------------------------------------------------------===//
+
+  const OpSpec *op = nullptr;
+
+  std::string err(const std::string &message) const {
+    return "group '" + spec.name + "', " + b.context + ": " + message;
+  }
+
+  bool hasIn(const char *port) const { return op->inputs.count(port) != 0; }
+  bool hasOut(const char *port) const { return op->outputs.count(port) != 0; }
+  std::string in(const char *port, int64_t &uid) const {
+    auto it = op->inputs.find(port);
+    if (it == op->inputs.end())
+      return err(std::string("missing input '") + port + "'");
+    uid = it->second;
+    return "";
+  }
+  std::string out(const char *port, int64_t &uid) const {
+    auto it = op->outputs.find(port);
+    if (it == op->outputs.end())
+      return err(std::string("missing output '") + port + "'");
+    uid = it->second;
+    return "";
+  }
+  std::optional<double> fAttr(const char *name) const {
+    auto it = op->floatAttrs.find(name);
+    if (it == op->floatAttrs.end())
+      return std::nullopt;
+    return it->second;
+  }
+  std::optional<int64_t> iAttr(const char *name) const {
+    auto it = op->intAttrs.find(name);
+    if (it == op->intAttrs.end() || it->second.empty())
+      return std::nullopt;
+    return it->second.front();
+  }
+  std::vector<int64_t> iVec(const char *name, size_t n, int64_t dflt) const {
+    auto it = op->intAttrs.find(name);
+    if (it == op->intAttrs.end() || it->second.empty())
+      return std::vector<int64_t>(n, dflt);
+    return it->second;
+  }
+  bool flag(const char *name) const { return iAttr(name).value_or(0) != 0; }
+  cudnnDataType_t comp() const { return toCudnn(op->computeType); }
+
+  std::string lowerOp(const OpSpec &o) {
+    op = &o;
+    b.context = "op '" + (o.name.empty() ? o.kind : o.name) + "' (" + o.kind +
+                (o.mode.empty() ? "" : " " + o.mode) + ")";
+    const std::string &k = o.kind;
+    if (k == "pointwise")
+      return lowerPointwise();
+    if (k == "matmul")
+      return lowerMatmul();
+    if (k == "conv_fprop" || k == "conv_dgrad" || k == "conv_wgrad")
+      return lowerConv();
+    if (k == "reduction")
+      return lowerReduction();
+    if (k == "layernorm" || k == "rmsnorm" || k == "instancenorm" ||
+        k == "adalayernorm" || k == "batchnorm")
+      return lowerNormForward();
+    if (k == "batchnorm_inference")
+      return lowerBatchnormInference();
+    if (k == "layernorm_backward" || k == "rmsnorm_backward" ||
+        k == "instancenorm_backward" || k == "adalayernorm_backward" ||
+        k == "batchnorm_backward")
+      return lowerNormBackward();
+    if (k == "genstats")
+      return lowerGenstats();
+    if (k == "reshape") {
+      int64_t x, y;
+      TRY(in("input", x));
+      TRY(out("output", y));
+      return reshape(x, y);
+    }
+    if (k == "sdpa")
+      return lowerSdpa();
+    if (k == "sdpa_backward")
+      return lowerSdpaBackward();
+    return err("the cuDNN runtime does not lower '" + k + "'");
+  }
+
+  std::string lowerPointwise() {
+    struct Mode {
+      const char *name;
+      cudnnPointwiseMode_t mode;
+      int arity;
+      bool backward;
+    };
+    static const Mode modes[] = {
+        {"add", CUDNN_POINTWISE_ADD, 2, false},
+        {"bias", CUDNN_POINTWISE_ADD, 2, false},
+        {"add_square", CUDNN_POINTWISE_ADD_SQUARE, 2, false},
+        {"div", CUDNN_POINTWISE_DIV, 2, false},
+        {"max", CUDNN_POINTWISE_MAX, 2, false},
+        {"min", CUDNN_POINTWISE_MIN, 2, false},
+        {"mod", CUDNN_POINTWISE_MOD, 2, false},
+        {"mul", CUDNN_POINTWISE_MUL, 2, false},
+        {"scale", CUDNN_POINTWISE_MUL, 2, false},
+        {"pow", CUDNN_POINTWISE_POW, 2, false},
+        {"sub", CUDNN_POINTWISE_SUB, 2, false},
+        {"abs", CUDNN_POINTWISE_ABS, 1, false},
+        {"ceil", CUDNN_POINTWISE_CEIL, 1, false},
+        {"cos", CUDNN_POINTWISE_COS, 1, false},
+        {"exp", CUDNN_POINTWISE_EXP, 1, false},
+        {"floor", CUDNN_POINTWISE_FLOOR, 1, false},
+        {"log", CUDNN_POINTWISE_LOG, 1, false},
+        {"neg", CUDNN_POINTWISE_NEG, 1, false},
+        {"rsqrt", CUDNN_POINTWISE_RSQRT, 1, false},
+        {"sin", CUDNN_POINTWISE_SIN, 1, false},
+        {"sqrt", CUDNN_POINTWISE_SQRT, 1, false},
+        {"tan", CUDNN_POINTWISE_TAN, 1, false},
+        {"erf", CUDNN_POINTWISE_ERF, 1, false},
+        {"identity", CUDNN_POINTWISE_IDENTITY, 1, false},
+        {"reciprocal", CUDNN_POINTWISE_RECIPROCAL, 1, false},
+        {"relu", CUDNN_POINTWISE_RELU_FWD, 1, false},
+        {"leaky_relu", CUDNN_POINTWISE_RELU_FWD, 1, false},
+        {"tanh", CUDNN_POINTWISE_TANH_FWD, 1, false},
+        {"sigmoid", CUDNN_POINTWISE_SIGMOID_FWD, 1, false},
+        {"elu", CUDNN_POINTWISE_ELU_FWD, 1, false},
+        {"gelu", CUDNN_POINTWISE_GELU_FWD, 1, false},
+        {"softplus", CUDNN_POINTWISE_SOFTPLUS_FWD, 1, false},
+        {"swish", CUDNN_POINTWISE_SWISH_FWD, 1, false},
+        {"gelu_approx_tanh", CUDNN_POINTWISE_GELU_APPROX_TANH_FWD, 1, false},
+        {"relu_backward", CUDNN_POINTWISE_RELU_BWD, 2, true},
+        {"leaky_relu_backward", CUDNN_POINTWISE_RELU_BWD, 2, true},
+        {"tanh_backward", CUDNN_POINTWISE_TANH_BWD, 2, true},
+        {"sigmoid_backward", CUDNN_POINTWISE_SIGMOID_BWD, 2, true},
+        {"elu_backward", CUDNN_POINTWISE_ELU_BWD, 2, true},
+        {"gelu_backward", CUDNN_POINTWISE_GELU_BWD, 2, true},
+        {"softplus_backward", CUDNN_POINTWISE_SOFTPLUS_BWD, 2, true},
+        {"swish_backward", CUDNN_POINTWISE_SWISH_BWD, 2, true},
+        {"gelu_approx_tanh_backward", CUDNN_POINTWISE_GELU_APPROX_TANH_BWD, 2,
+         true},
+        {"cmp_eq", CUDNN_POINTWISE_CMP_EQ, 2, false},
+        {"cmp_neq", CUDNN_POINTWISE_CMP_NEQ, 2, false},
+        {"cmp_gt", CUDNN_POINTWISE_CMP_GT, 2, false},
+        {"cmp_ge", CUDNN_POINTWISE_CMP_GE, 2, false},
+        {"cmp_lt", CUDNN_POINTWISE_CMP_LT, 2, false},
+        {"cmp_le", CUDNN_POINTWISE_CMP_LE, 2, false},
+        {"logical_and", CUDNN_POINTWISE_LOGICAL_AND, 2, false},
+        {"logical_or", CUDNN_POINTWISE_LOGICAL_OR, 2, false},
+        {"logical_not", CUDNN_POINTWISE_LOGICAL_NOT, 1, false},
+        {"gen_index", CUDNN_POINTWISE_GEN_INDEX, 1, false},
+        {"binary_select", CUDNN_POINTWISE_BINARY_SELECT, 3, false},
+    };
+    const Mode *m = nullptr;
+    for (const Mode &candidate : modes)
+      if (op->mode == candidate.name)
+        m = &candidate;
+    if (!m)
+      return err("unknown pointwise mode '" + op->mode + "'");
+    int64_t uids[3] = {0, 0, 0}, y = 0;
+    static const char *ports[3] = {"in0", "in1", "in2"};
+    for (int i = 0; i < m->arity; ++i)
+      TRY(in(ports[i], uids[i]));
+    TRY(out("output", y));
+
+    PwParams p;
+    const std::string &mode = op->mode;
+    if (mode == "relu" || mode == "relu_backward") {
+      p.lowerClip = fAttr("lower_clip");
+      p.upperClip = fAttr("upper_clip");
+      p.slope = fAttr("negative_slope");
+    } else if (mode == "leaky_relu" || mode == "leaky_relu_backward") {
+      p.lowerClip = fAttr("lower_clip").value_or(0.0);
+      p.upperClip = fAttr("upper_clip");
+      p.slope = fAttr("negative_slope").value_or(0.01);
+    } else if (mode == "swish" || mode == "swish_backward") {
+      p.swishBeta = fAttr("swish_beta");
+    } else if (mode == "elu" || mode == "elu_backward") {
+      p.eluAlpha = fAttr("elu_alpha");
+    } else if (mode == "softplus" || mode == "softplus_backward") {
+      p.softplusBeta = fAttr("softplus_beta");
+    } else if (mode == "gen_index") {
+      p.axis = iAttr("axis");
+      if (!p.axis)
+        return err("gen_index needs the 'axis' attribute");
+      if (*p.axis < 0) {
+        const Tensor *t = find(uids[0]);
+        if (t)
+          *p.axis += static_cast<int64_t>(t->dims.size());
+      }
+    }
+    if (m->backward) // (loss, input) -> d input
+      return pointwise(m->mode, uids[1], 0, 0, y, comp(), p, true, uids[0]);
+    return pointwise(m->mode, uids[0], uids[1], uids[2], y, comp(), p);
+  }
+
+  std::string lowerMatmul() {
+    int64_t a, bb, c;
+    TRY(in("A", a));
+    TRY(in("B", bb));
+    TRY(out("C", c));
+    return matmul(a, bb, c, comp(), fAttr("padding"));
+  }
+
+  std::string lowerConv() {
+    const std::string &k = op->kind;
+    int64_t x = 0, w = 0, y = 0;
+    cudnnBackendDescriptorType_t type;
+    cudnnBackendAttributeName_t xa, wa, ya, ca, alphaA, betaA;
+    const char *typeName;
+    if (k == "conv_fprop") {
+      TRY(in("image", x));
+      TRY(in("weight", w));
+      TRY(out("Y", y));
+      type = CUDNN_BACKEND_OPERATION_CONVOLUTION_FORWARD_DESCRIPTOR;
+      typeName = "OPERATION_CONVOLUTION_FORWARD";
+      xa = CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_X;
+      wa = CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_W;
+      ya = CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_Y;
+      ca = CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_CONV_DESC;
+      alphaA = CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_ALPHA;
+      betaA = CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_BETA;
+    } else if (k == "conv_dgrad") {
+      TRY(in("loss", y));
+      TRY(in("filter", w));
+      TRY(out("DX", x));
+      type = CUDNN_BACKEND_OPERATION_CONVOLUTION_BACKWARD_DATA_DESCRIPTOR;
+      typeName = "OPERATION_CONVOLUTION_BACKWARD_DATA";
+      xa = CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_DX;
+      wa = CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_W;
+      ya = CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_DY;
+      ca = CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_CONV_DESC;
+      alphaA = CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_ALPHA;
+      betaA = CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_BETA;
+    } else {
+      TRY(in("image", x));
+      TRY(in("loss", y));
+      TRY(out("DW", w));
+      type = CUDNN_BACKEND_OPERATION_CONVOLUTION_BACKWARD_FILTER_DESCRIPTOR;
+      typeName = "OPERATION_CONVOLUTION_BACKWARD_FILTER";
+      xa = CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_X;
+      wa = CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_DW;
+      ya = CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_DY;
+      ca = CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_CONV_DESC;
+      alphaA = CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_ALPHA;
+      betaA = CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_BETA;
+    }
+    const Tensor *xt = find(x);
+    if (!xt || xt->dims.size() < 3)
+      return err("the image needs rank >= 3 ([N, C, spatial...])");
+    int64_t spatial = static_cast<int64_t>(xt->dims.size()) - 2;
+    std::vector<int64_t> pre = iVec("pre_padding", spatial, 0);
+    std::vector<int64_t> post = iVec("post_padding", spatial, 0);
+    if (op->intAttrs.count("padding")) {
+      pre = iVec("padding", spatial, 0);
+      post = pre;
+    }
+    std::vector<int64_t> stride = iVec("stride", spatial, 1);
+    std::vector<int64_t> dilation = iVec("dilation", spatial, 1);
+    for (auto *v : {&pre, &post, &stride, &dilation})
+      if (static_cast<int64_t>(v->size()) != spatial)
+        return err("padding/stride/dilation need " + std::to_string(spatial) +
+                   " entries");
+    cudnnConvolutionMode_t mode = op->mode == "convolution"
+                                      ? CUDNN_CONVOLUTION
+                                      : CUDNN_CROSS_CORRELATION;
+    cudnnDataType_t c = comp();
+    DescPtr conv;
+    TRY(b.create(CUDNN_BACKEND_CONVOLUTION_DESCRIPTOR, conv, "CONVOLUTION"));
+    SET(conv, CUDNN_ATTR_CONVOLUTION_SPATIAL_DIMS, CUDNN_TYPE_INT64, 1,
+        &spatial);
+    SET(conv, CUDNN_ATTR_CONVOLUTION_COMP_TYPE, CUDNN_TYPE_DATA_TYPE, 1, &c);
+    SET(conv, CUDNN_ATTR_CONVOLUTION_CONV_MODE, CUDNN_TYPE_CONVOLUTION_MODE, 1,
+        &mode);
+    SET(conv, CUDNN_ATTR_CONVOLUTION_PRE_PADDINGS, CUDNN_TYPE_INT64, spatial,
+        pre.data());
+    SET(conv, CUDNN_ATTR_CONVOLUTION_POST_PADDINGS, CUDNN_TYPE_INT64, spatial,
+        post.data());
+    SET(conv, CUDNN_ATTR_CONVOLUTION_DILATIONS, CUDNN_TYPE_INT64, spatial,
+        dilation.data());
+    SET(conv, CUDNN_ATTR_CONVOLUTION_FILTER_STRIDES, CUDNN_TYPE_INT64, spatial,
+        stride.data());
+    TRY(b.finalize(conv, "CONVOLUTION"));
+    DescPtr o, d;
+    TRY(b.create(type, o, typeName));
+    TRY(tensor(x, d));
+    TRY(b.set(o, xa, "X/DX", CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &d->raw));
+    TRY(tensor(w, d));
+    TRY(b.set(o, wa, "W/DW", CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &d->raw));
+    TRY(tensor(y, d));
+    TRY(b.set(o, ya, "Y/DY", CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &d->raw));
+    TRY(b.set(o, ca, "CONV_DESC", CUDNN_TYPE_BACKEND_DESCRIPTOR, 1,
+              &conv->raw));
+    float alpha = 1.0f, beta = 0.0f;
+    TRY(b.set(o, alphaA, "ALPHA", CUDNN_TYPE_FLOAT, 1, &alpha));
+    TRY(b.set(o, betaA, "BETA", CUDNN_TYPE_FLOAT, 1, &beta));
+    TRY(b.finalize(o, typeName));
+    ops.push_back(o);
+    return "";
+  }
+
+  std::string lowerReduction() {
+    static const char *names[] = {"add",  "mul",   "min",   "max",
+                                  "amax", "avg",   "norm1", "norm2",
+                                  "mul_no_zeros"};
+    static const cudnnReduceTensorOp_t codes[] = {
+        CUDNN_REDUCE_TENSOR_ADD,   CUDNN_REDUCE_TENSOR_MUL,
+        CUDNN_REDUCE_TENSOR_MIN,   CUDNN_REDUCE_TENSOR_MAX,
+        CUDNN_REDUCE_TENSOR_AMAX,  CUDNN_REDUCE_TENSOR_AVG,
+        CUDNN_REDUCE_TENSOR_NORM1, CUDNN_REDUCE_TENSOR_NORM2,
+        CUDNN_REDUCE_TENSOR_MUL_NO_ZEROS};
+    for (size_t i = 0; i < 9; ++i) {
+      if (op->mode != names[i])
+        continue;
+      if (hasIn("group_offset"))
+        return err("reduction with group_offset has no cuDNN lowering");
+      int64_t x, y;
+      TRY(in("input", x));
+      TRY(out("output", y));
+      return reduction(codes[i], x, y, comp());
+    }
+    return err("unknown reduction mode '" + op->mode + "'");
+  }
+
+  std::string setOptionalDesc(const DescPtr &o, const char *port, bool isInput,
+                              cudnnBackendAttributeName_t attr,
+                              const char *attrName) {
+    const auto &m = isInput ? op->inputs : op->outputs;
+    auto it = m.find(port);
+    if (it == m.end())
+      return "";
+    DescPtr d;
+    TRY(tensor(it->second, d));
+    return b.set(o, attr, attrName, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &d->raw);
+  }
+
+  std::string lowerNormForward() {
+    const std::string &k = op->kind;
+    cudnnBackendNormMode_t mode = k == "layernorm"      ? CUDNN_LAYER_NORM
+                                  : k == "rmsnorm"      ? CUDNN_RMS_NORM
+                                  : k == "instancenorm" ? CUDNN_INSTANCE_NORM
+                                  : k == "adalayernorm" ? CUDNN_ADA_LAYER_NORM
+                                                        : CUDNN_BATCH_NORM;
+    bool training = k == "batchnorm" || op->mode != "inference";
+    if (k != "batchnorm" && op->mode != "training" && op->mode != "inference")
+      return err("norm phase must be 'training' or 'inference', not '" +
+                 op->mode + "'");
+    cudnnBackendNormFwdPhase_t phase =
+        training ? CUDNN_NORM_FWD_TRAINING : CUDNN_NORM_FWD_INFERENCE;
+    DescPtr o;
+    TRY(b.create(CUDNN_BACKEND_OPERATION_NORM_FORWARD_DESCRIPTOR, o,
+                 "OPERATION_NORM_FORWARD"));
+    SET(o, CUDNN_ATTR_OPERATION_NORM_FWD_MODE, CUDNN_TYPE_NORM_MODE, 1, &mode);
+    SET(o, CUDNN_ATTR_OPERATION_NORM_FWD_PHASE, CUDNN_TYPE_NORM_FWD_PHASE, 1,
+        &phase);
+    int64_t uid;
+    DescPtr d;
+    TRY(in("input", uid));
+    TRY(tensor(uid, d));
+    SET_DESC(o, CUDNN_ATTR_OPERATION_NORM_FWD_XDESC, d);
+    TRY(in("scale", uid));
+    TRY(tensor(uid, d));
+    SET_DESC(o, CUDNN_ATTR_OPERATION_NORM_FWD_SCALE_DESC, d);
+    TRY(in("epsilon", uid));
+    TRY(tensor(uid, d));
+    SET_DESC(o, CUDNN_ATTR_OPERATION_NORM_FWD_EPSILON_DESC, d);
+    TRY(out("Y", uid));
+    TRY(tensor(uid, d));
+    SET_DESC(o, CUDNN_ATTR_OPERATION_NORM_FWD_YDESC, d);
+#define OPT(port, isIn, attr) TRY(setOptionalDesc(o, port, isIn, attr, #attr))
+    OPT("bias", true, CUDNN_ATTR_OPERATION_NORM_FWD_BIAS_DESC);
+    OPT("mean", false, CUDNN_ATTR_OPERATION_NORM_FWD_MEAN_DESC);
+    OPT("inv_var", false, CUDNN_ATTR_OPERATION_NORM_FWD_INV_VARIANCE_DESC);
+    OPT("momentum", true, CUDNN_ATTR_OPERATION_NORM_FWD_EXP_AVG_FACTOR_DESC);
+    OPT("in_running_mean", true,
+        CUDNN_ATTR_OPERATION_NORM_FWD_INPUT_RUNNING_MEAN_DESC);
+    OPT("in_running_var", true,
+        CUDNN_ATTR_OPERATION_NORM_FWD_INPUT_RUNNING_VAR_DESC);
+    OPT("next_running_mean", false,
+        CUDNN_ATTR_OPERATION_NORM_FWD_OUTPUT_RUNNING_MEAN_DESC);
+    OPT("next_running_var", false,
+        CUDNN_ATTR_OPERATION_NORM_FWD_OUTPUT_RUNNING_VAR_DESC);
+    TRY(b.finalize(o, "OPERATION_NORM_FORWARD"));
+    ops.push_back(o);
+    return "";
+  }
+
+  /// Y = (x - mean) * inv_variance * scale + bias, as pointwise ops (the
+  /// cuDNN frontend's batchnorm_inference does the same).
+  std::string lowerBatchnormInference() {
+    int64_t x, mean, inv, scale, bias, y;
+    TRY(in("input", x));
+    TRY(in("mean", mean));
+    TRY(in("inv_variance", inv));
+    TRY(in("scale", scale));
+    TRY(in("bias", bias));
+    TRY(out("Y", y));
+    const Tensor *xt = find(x);
+    if (!xt)
+      return err("input is not a tensor of the group");
+    cudnnDataType_t c = comp();
+    int64_t t1 = newVirtual(xt->dims, CUDNN_DATA_FLOAT);
+    int64_t t2 = newVirtual(xt->dims, CUDNN_DATA_FLOAT);
+    int64_t t3 = newVirtual(xt->dims, CUDNN_DATA_FLOAT);
+    TRY(pointwise(CUDNN_POINTWISE_SUB, x, mean, 0, t1, c));
+    TRY(pointwise(CUDNN_POINTWISE_MUL, t1, inv, 0, t2, c));
+    TRY(pointwise(CUDNN_POINTWISE_MUL, t2, scale, 0, t3, c));
+    return pointwise(CUDNN_POINTWISE_ADD, t3, bias, 0, y, c);
+  }
+
+  std::string lowerNormBackward() {
+    const std::string &k = op->kind;
+    cudnnBackendNormMode_t mode =
+        k == "layernorm_backward"      ? CUDNN_LAYER_NORM
+        : k == "rmsnorm_backward"      ? CUDNN_RMS_NORM
+        : k == "instancenorm_backward" ? CUDNN_INSTANCE_NORM
+        : k == "adalayernorm_backward" ? CUDNN_ADA_LAYER_NORM
+                                       : CUDNN_BATCH_NORM;
+    DescPtr o, d;
+    TRY(b.create(CUDNN_BACKEND_OPERATION_NORM_BACKWARD_DESCRIPTOR, o,
+                 "OPERATION_NORM_BACKWARD"));
+    SET(o, CUDNN_ATTR_OPERATION_NORM_BWD_MODE, CUDNN_TYPE_NORM_MODE, 1, &mode);
+    int64_t uid;
+    TRY(in("grad", uid));
+    TRY(tensor(uid, d));
+    SET_DESC(o, CUDNN_ATTR_OPERATION_NORM_BWD_DYDESC, d);
+    TRY(in("input", uid));
+    TRY(tensor(uid, d));
+    SET_DESC(o, CUDNN_ATTR_OPERATION_NORM_BWD_XDESC, d);
+    TRY(in("scale", uid));
+    TRY(tensor(uid, d));
+    SET_DESC(o, CUDNN_ATTR_OPERATION_NORM_BWD_SCALE_DESC, d);
+    TRY(in("inv_variance", uid));
+    TRY(tensor(uid, d));
+    SET_DESC(o, CUDNN_ATTR_OPERATION_NORM_BWD_INV_VARIANCE_DESC, d);
+    if (mode != CUDNN_RMS_NORM) {
+      TRY(in("mean", uid));
+      TRY(tensor(uid, d));
+      SET_DESC(o, CUDNN_ATTR_OPERATION_NORM_BWD_MEAN_DESC, d);
+    }
+    TRY(out("DX", uid));
+    TRY(tensor(uid, d));
+    SET_DESC(o, CUDNN_ATTR_OPERATION_NORM_BWD_DXDESC, d);
+    TRY(out("DScale", uid));
+    TRY(tensor(uid, d));
+    SET_DESC(o, CUDNN_ATTR_OPERATION_NORM_BWD_DSCALE_DESC, d);
+    OPT("DBias", false, CUDNN_ATTR_OPERATION_NORM_BWD_DBIAS_DESC);
+    OPT("epsilon", true, CUDNN_ATTR_OPERATION_NORM_BWD_EPSILON_DESC);
+#undef OPT
+    TRY(b.finalize(o, "OPERATION_NORM_BACKWARD"));
+    ops.push_back(o);
+    return "";
+  }
+
+  std::string lowerGenstats() {
+    DescPtr o, d;
+    TRY(b.create(CUDNN_BACKEND_OPERATION_GEN_STATS_DESCRIPTOR, o,
+                 "OPERATION_GEN_STATS"));
+    cudnnGenStatsMode_t mode = CUDNN_GENSTATS_SUM_SQSUM;
+    cudnnDataType_t c = comp();
+    SET(o, CUDNN_ATTR_OPERATION_GENSTATS_MODE, CUDNN_TYPE_GENSTATS_MODE, 1,
+        &mode);
+    SET(o, CUDNN_ATTR_OPERATION_GENSTATS_MATH_PREC, CUDNN_TYPE_DATA_TYPE, 1,
+        &c);
+    int64_t uid;
+    TRY(in("input", uid));
+    TRY(tensor(uid, d));
+    SET_DESC(o, CUDNN_ATTR_OPERATION_GENSTATS_XDESC, d);
+    TRY(out("SUM", uid));
+    TRY(tensor(uid, d));
+    SET_DESC(o, CUDNN_ATTR_OPERATION_GENSTATS_SUMDESC, d);
+    TRY(out("SQ_SUM", uid));
+    TRY(tensor(uid, d));
+    SET_DESC(o, CUDNN_ATTR_OPERATION_GENSTATS_SQSUMDESC, d);
+    TRY(b.finalize(o, "OPERATION_GEN_STATS"));
+    ops.push_back(o);
+    return "";
+  }
+
+  //===--------------------------------------------------------------------===//
+  // Attention
+  //===--------------------------------------------------------------------===//
+
+  struct Attn {
+    int64_t q = 0, k = 0, v = 0, scale = 0, bias = 0, seqQ = 0, seqKV = 0,
+            dropMask = 0;
+    int64_t b = 0, hq = 0, hk = 0, hv = 0, sq = 0, skv = 0, d = 0, dv = 0;
+    cudnnDataType_t io = CUDNN_DATA_BFLOAT16;
+    bool causalTL = false, causalBR = false, padding = false, alibi = false;
+    bool bottomRight = false;
+    std::optional<int64_t> left, right;
+    double dropoutP = 0;
+    bool needsComposite() const {
+      return bias || padding || alibi || dropMask || dropoutP > 0 ||
+             left.has_value() || right.has_value();
+    }
+  };
+
+  std::string attnCommon(Attn &a) {
+    TRY(in("q", a.q));
+    TRY(in("k", a.k));
+    TRY(in("v", a.v));
+    const Tensor *q = find(a.q), *k = find(a.k), *v = find(a.v);
+    if (!q || !k || !v || q->dims.size() != 4 || k->dims.size() != 4 ||
+        v->dims.size() != 4)
+      return err("q, k and v must be rank-4 tensors of the group");
+    for (const Tensor *t : {q, k, v})
+      if (t->strides[3] != 1)
+        return err("the last stride of q, k and v must be 1");
+    a.b = q->dims[0];
+    a.hq = q->dims[1];
+    a.sq = q->dims[2];
+    a.d = q->dims[3];
+    a.hk = k->dims[1];
+    a.skv = k->dims[2];
+    a.hv = v->dims[1];
+    a.dv = v->dims[3];
+    a.io = q->type;
+    if (hasIn("attn_scale")) {
+      TRY(in("attn_scale", a.scale));
+    } else {
+      a.scale = newScalar(fAttr("attn_scale_value").value_or(1.0),
+                          CUDNN_DATA_FLOAT, 4);
+    }
+    if (hasIn("bias"))
+      TRY(in("bias", a.bias));
+    if (hasIn("dropout_mask"))
+      TRY(in("dropout_mask", a.dropMask));
+    a.dropoutP = fAttr("dropout_probability").value_or(0.0);
+    if (a.dropoutP > 0 && !a.dropMask)
+      return err("dropout without an explicit dropout_mask (RNG dropout) is "
+                 "not lowered by the runtime");
+    a.padding = flag("use_padding_mask");
+    if (a.padding) {
+      TRY(in("seq_len_q", a.seqQ));
+      TRY(in("seq_len_kv", a.seqKV));
+    }
+    a.alibi = flag("use_alibi_mask");
+    if (a.alibi)
+      return err("the ALiBi mask is not lowered by the runtime yet");
+    bool causal = flag("use_causal_mask");
+    bool causalBR = flag("use_causal_mask_bottom_right");
+    if (causal && causalBR)
+      return err("use_causal_mask and use_causal_mask_bottom_right exclude "
+                 "each other");
+    a.bottomRight = iAttr("diagonal_alignment").value_or(0) == 1;
+    a.left = iAttr("diagonal_band_left_bound");
+    if (auto w = iAttr("sliding_window_length"))
+      a.left = *w;
+    a.right = iAttr("diagonal_band_right_bound");
+    if (causal || causalBR) {
+      a.bottomRight = causalBR;
+      if (!a.right)
+        a.right = 0;
+    }
+    return "";
+  }
+
+  /// S = Q K^T (K through a transposed view of its uid) * scale, then
+  /// bias and masks. Returns the masked score's uid.
+  std::string attnScores(const Attn &a, int64_t &score) {
+    const Tensor *k = find(a.k);
+    DescPtr kT;
+    TRY(view(a.k, {k->dims[0], k->dims[1], k->dims[3], k->dims[2]},
+             {k->strides[0], k->strides[1], k->strides[3], k->strides[2]}, kT));
+    Shape sDims = {a.b, a.hq, a.sq, a.skv};
+    int64_t s = newVirtual(sDims, CUDNN_DATA_FLOAT);
+    TRY(matmul(a.q, a.k, s, CUDNN_DATA_FLOAT, std::nullopt, nullptr, kT));
+    int64_t scaled = newVirtual(sDims, CUDNN_DATA_FLOAT);
+    TRY(pointwise(CUDNN_POINTWISE_MUL, s, a.scale, 0, scaled,
+                  CUDNN_DATA_FLOAT));
+    score = scaled;
+    if (a.bias) {
+      int64_t biased = newVirtual(sDims, CUDNN_DATA_FLOAT);
+      TRY(pointwise(CUDNN_POINTWISE_ADD, score, a.bias, 0, biased,
+                    CUDNN_DATA_FLOAT));
+      score = biased;
+    }
+    double lowest = std::numeric_limits<float>::lowest();
+    auto select = [&](int64_t mask) -> std::string {
+      int64_t negInf = newScalar(lowest, CUDNN_DATA_FLOAT, 4);
+      int64_t selected = newVirtual(sDims, CUDNN_DATA_FLOAT);
+      TRY(pointwise(CUDNN_POINTWISE_BINARY_SELECT, score, negInf, mask,
+                    selected, CUDNN_DATA_FLOAT));
+      score = selected;
+      return "";
+    };
+    auto genIndex = [&](int64_t axis, cudnnDataType_t type,
+                        int64_t &idx) -> std::string {
+      idx = newVirtual(sDims, type);
+      PwParams p;
+      p.axis = axis;
+      return pointwise(CUDNN_POINTWISE_GEN_INDEX, score, 0, 0, idx, type, p);
+    };
+    if (a.padding) {
+      int64_t row, col;
+      TRY(genIndex(2, CUDNN_DATA_INT32, row));
+      TRY(genIndex(3, CUDNN_DATA_INT32, col));
+      int64_t rowOk = newVirtual(sDims, CUDNN_DATA_BOOLEAN);
+      int64_t colOk = newVirtual(sDims, CUDNN_DATA_BOOLEAN);
+      int64_t both = newVirtual(sDims, CUDNN_DATA_BOOLEAN);
+      TRY(pointwise(CUDNN_POINTWISE_CMP_LT, row, a.seqQ, 0, rowOk,
+                    CUDNN_DATA_BOOLEAN));
+      TRY(pointwise(CUDNN_POINTWISE_CMP_LT, col, a.seqKV, 0, colOk,
+                    CUDNN_DATA_BOOLEAN));
+      TRY(pointwise(CUDNN_POINTWISE_LOGICAL_AND, rowOk, colOk, 0, both,
+                    CUDNN_DATA_BOOLEAN));
+      TRY(select(both));
+    }
+    if (a.right || a.left) {
+      if (a.bottomRight && a.padding)
+        return err("bottom-right alignment with a padding mask is not "
+                   "lowered by the runtime yet");
+      int64_t shift = a.bottomRight ? a.skv - a.sq : 0;
+      if (a.right) {
+        // keep col <= row + shift + right
+        int64_t offset = shift + *a.right;
+        if (offset == 0) {
+          int64_t row, col;
+          TRY(genIndex(2, CUDNN_DATA_INT32, row));
+          TRY(genIndex(3, CUDNN_DATA_INT32, col));
+          int64_t keep = newVirtual(sDims, CUDNN_DATA_BOOLEAN);
+          TRY(pointwise(CUDNN_POINTWISE_CMP_GE, row, col, 0, keep,
+                        CUDNN_DATA_BOOLEAN));
+          TRY(select(keep));
+        } else {
+          int64_t row, col;
+          TRY(genIndex(2, CUDNN_DATA_FLOAT, row));
+          TRY(genIndex(3, CUDNN_DATA_FLOAT, col));
+          int64_t off = newScalar(static_cast<double>(offset),
+                                  CUDNN_DATA_FLOAT, 4);
+          int64_t shifted = newVirtual(sDims, CUDNN_DATA_FLOAT);
+          TRY(pointwise(CUDNN_POINTWISE_ADD, row, off, 0, shifted,
+                        CUDNN_DATA_FLOAT));
+          int64_t keep = newVirtual(sDims, CUDNN_DATA_BOOLEAN);
+          TRY(pointwise(CUDNN_POINTWISE_CMP_GE, shifted, col, 0, keep,
+                        CUDNN_DATA_BOOLEAN));
+          TRY(select(keep));
+        }
+      }
+      if (a.left) {
+        // keep col > row + shift - left, i.e. col + left - shift > row
+        int64_t row, col;
+        TRY(genIndex(2, CUDNN_DATA_FLOAT, row));
+        TRY(genIndex(3, CUDNN_DATA_FLOAT, col));
+        int64_t off = newScalar(static_cast<double>(*a.left - shift),
+                                CUDNN_DATA_FLOAT, 4);
+        int64_t shifted = newVirtual(sDims, CUDNN_DATA_FLOAT);
+        TRY(pointwise(CUDNN_POINTWISE_ADD, col, off, 0, shifted,
+                      CUDNN_DATA_FLOAT));
+        int64_t keep = newVirtual(sDims, CUDNN_DATA_BOOLEAN);
+        TRY(pointwise(CUDNN_POINTWISE_CMP_GT, shifted, row, 0, keep,
+                      CUDNN_DATA_BOOLEAN));
+        TRY(select(keep));
+      }
+    }
+    return "";
+  }
+
+  /// P * mask * dropout scale (explicit keep mask).
+  std::string attnDropout(const Attn &a, int64_t &p, cudnnDataType_t outType) {
+    if (!a.dropMask)
+      return "";
+    const Tensor *pt = find(p);
+    Shape dims = pt->dims;
+    double scale = 1.0 / (1.0 - a.dropoutP);
+    int64_t masked = newVirtual(dims, CUDNN_DATA_FLOAT);
+    TRY(pointwise(CUDNN_POINTWISE_MUL, p, a.dropMask, 0, masked,
+                  CUDNN_DATA_FLOAT));
+    int64_t s = newScalar(scale, CUDNN_DATA_FLOAT, 4);
+    int64_t scaled = newVirtual(dims, outType);
+    TRY(pointwise(CUDNN_POINTWISE_MUL, masked, s, 0, scaled,
+                  CUDNN_DATA_FLOAT));
+    p = scaled;
+    return "";
+  }
+
+  std::string lowerSdpa() {
+    Attn a;
+    TRY(attnCommon(a));
+    int64_t o;
+    TRY(out("O", o));
+    bool extraStats = hasOut("score_max") || hasOut("score_sum_exp");
+    if (!a.needsComposite() && !extraStats && !hasIn("attn_scale") &&
+        !a.right && !a.left && std::getenv("GRAPH_SDPA_COMPOSITE") == nullptr)
+      return unifiedSdpa(a, o);
+    return compositeSdpa(a, o);
+  }
+
+  std::string unifiedSdpa(const Attn &a, int64_t o) {
+    DescPtr op, d;
+    TRY(b.create(CUDNN_BACKEND_OPERATION_SDPA_FWD_DESCRIPTOR, op,
+                 "OPERATION_SDPA_FWD"));
+    TRY(tensor(a.q, d));
+    SET_DESC(op, CUDNN_ATTR_OPERATION_SDPA_FWD_QDESC, d);
+    TRY(tensor(a.k, d));
+    SET_DESC(op, CUDNN_ATTR_OPERATION_SDPA_FWD_KDESC, d);
+    TRY(tensor(a.v, d));
+    SET_DESC(op, CUDNN_ATTR_OPERATION_SDPA_FWD_VDESC, d);
+    TRY(tensor(o, d));
+    SET_DESC(op, CUDNN_ATTR_OPERATION_SDPA_FWD_ODESC, d);
+    if (hasOut("Stats")) {
+      int64_t stats;
+      TRY(out("Stats", stats));
+      TRY(tensor(stats, d));
+      SET_DESC(op, CUDNN_ATTR_OPERATION_SDPA_FWD_STATSDESC, d);
+    }
+    TRY(tensor(a.scale, d));
+    SET_DESC(op, CUDNN_ATTR_OPERATION_SDPA_FWD_SCALEDESC, d);
+    TRY(b.finalize(op, "OPERATION_SDPA_FWD"));
+    ops.push_back(op);
+    return "";
+  }
+
+  std::string compositeSdpa(const Attn &a, int64_t o) {
+    int64_t score;
+    TRY(attnScores(a, score));
+    Shape sDims = {a.b, a.hq, a.sq, a.skv}, rowDims = {a.b, a.hq, a.sq, 1};
+    // Softmax with its log-sum-exp statistics.
+    int64_t mx = hasOut("score_max") ? op->outputs.at("score_max")
+                                     : newVirtual(rowDims, CUDNN_DATA_FLOAT);
+    TRY(reduction(CUDNN_REDUCE_TENSOR_MAX, score, mx, CUDNN_DATA_FLOAT));
+    int64_t centered = newVirtual(sDims, CUDNN_DATA_FLOAT);
+    TRY(pointwise(CUDNN_POINTWISE_SUB, score, mx, 0, centered,
+                  CUDNN_DATA_FLOAT));
+    int64_t e = newVirtual(sDims, CUDNN_DATA_FLOAT);
+    TRY(pointwise(CUDNN_POINTWISE_EXP, centered, 0, 0, e, CUDNN_DATA_FLOAT));
+    int64_t sum = hasOut("score_sum_exp")
+                      ? op->outputs.at("score_sum_exp")
+                      : newVirtual(rowDims, CUDNN_DATA_FLOAT);
+    TRY(reduction(CUDNN_REDUCE_TENSOR_ADD, e, sum, CUDNN_DATA_FLOAT));
+    if (hasOut("Stats")) {
+      int64_t stats;
+      TRY(out("Stats", stats));
+      int64_t logSum = newVirtual(rowDims, CUDNN_DATA_FLOAT);
+      TRY(pointwise(CUDNN_POINTWISE_LOG, sum, 0, 0, logSum, CUDNN_DATA_FLOAT));
+      TRY(pointwise(CUDNN_POINTWISE_ADD, mx, logSum, 0, stats,
+                    CUDNN_DATA_FLOAT));
+    }
+    // P in the io type: the A operand of the second matmul.
+    int64_t p = newVirtual(sDims, a.dropMask ? CUDNN_DATA_FLOAT : a.io);
+    TRY(pointwise(CUDNN_POINTWISE_DIV, e, sum, 0, p, CUDNN_DATA_FLOAT));
+    TRY(attnDropout(a, p, a.io));
+    return matmul(p, a.v, o, CUDNN_DATA_FLOAT);
+  }
+
+  std::string lowerSdpaBackward() {
+    Attn a;
+    TRY(attnCommon(a));
+    int64_t o, dO, stats, dQ, dK, dV;
+    TRY(in("o", o));
+    TRY(in("dO", dO));
+    TRY(in("stats", stats));
+    TRY(out("dQ", dQ));
+    TRY(out("dK", dK));
+    TRY(out("dV", dV));
+    if (hasOut("dBias"))
+      return err("dBias is not lowered by the runtime yet");
+    if (!a.needsComposite() && !hasIn("attn_scale") && !a.right && !a.left &&
+        std::getenv("GRAPH_SDPA_COMPOSITE") == nullptr) {
+      DescPtr op, d;
+      TRY(b.create(CUDNN_BACKEND_OPERATION_SDPA_BWD_DESCRIPTOR, op,
+                   "OPERATION_SDPA_BWD"));
+      auto setT = [&](int64_t uid, cudnnBackendAttributeName_t attr,
+                      const char *name) -> std::string {
+        DescPtr t;
+        TRY(tensor(uid, t));
+        return b.set(op, attr, name, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &t->raw);
+      };
+#define SETT(uid, attr) TRY(setT(uid, attr, #attr))
+      SETT(a.q, CUDNN_ATTR_OPERATION_SDPA_BWD_QDESC);
+      SETT(a.k, CUDNN_ATTR_OPERATION_SDPA_BWD_KDESC);
+      SETT(a.v, CUDNN_ATTR_OPERATION_SDPA_BWD_VDESC);
+      SETT(o, CUDNN_ATTR_OPERATION_SDPA_BWD_ODESC);
+      SETT(dO, CUDNN_ATTR_OPERATION_SDPA_BWD_DODDESC);
+      SETT(stats, CUDNN_ATTR_OPERATION_SDPA_BWD_STATSDESC);
+      SETT(a.scale, CUDNN_ATTR_OPERATION_SDPA_BWD_SCALEDESC);
+      SETT(dQ, CUDNN_ATTR_OPERATION_SDPA_BWD_DQDESC);
+      SETT(dK, CUDNN_ATTR_OPERATION_SDPA_BWD_DKDESC);
+      SETT(dV, CUDNN_ATTR_OPERATION_SDPA_BWD_DVDESC);
+#undef SETT
+      TRY(b.finalize(op, "OPERATION_SDPA_BWD"));
+      ops.push_back(op);
+      return "";
+    }
+    if (a.hq != a.hk || a.hq != a.hv)
+      return err("the composite sdpa backward needs as many k/v heads as q "
+                 "heads (GQA backward is not lowered yet)");
+    Shape sDims = {a.b, a.hq, a.sq, a.skv}, rowDims = {a.b, a.hq, a.sq, 1};
+    // softmax_sum = rowsum(dO * O), kept in the workspace.
+    int64_t dOO = newVirtual({a.b, a.hq, a.sq, a.dv}, CUDNN_DATA_FLOAT);
+    TRY(pointwise(CUDNN_POINTWISE_MUL, dO, o, 0, dOO, CUDNN_DATA_FLOAT));
+    int64_t softmaxSum = newScratch(rowDims, CUDNN_DATA_FLOAT);
+    TRY(reduction(CUDNN_REDUCE_TENSOR_ADD, dOO, softmaxSum, CUDNN_DATA_FLOAT));
+    // P = exp(S - Stats).
+    int64_t score;
+    TRY(attnScores(a, score));
+    int64_t centered = newVirtual(sDims, CUDNN_DATA_FLOAT);
+    TRY(pointwise(CUDNN_POINTWISE_SUB, score, stats, 0, centered,
+                  CUDNN_DATA_FLOAT));
+    int64_t p = newVirtual(sDims, CUDNN_DATA_FLOAT);
+    TRY(pointwise(CUDNN_POINTWISE_EXP, centered, 0, 0, p, CUDNN_DATA_FLOAT));
+    int64_t pDropped = p;
+    TRY(attnDropout(a, pDropped, CUDNN_DATA_FLOAT));
+    // dV = P^T dO (P transposed by a reshape into the io type).
+    Shape tDims = {a.b, a.hq, a.skv, a.sq};
+    Shape tStrides = {a.hq * a.sq * a.skv, a.sq * a.skv, 1, a.skv};
+    int64_t pT = newVirtual(tDims, a.io, tStrides);
+    TRY(reshape(pDropped, pT));
+    TRY(matmul(pT, dO, dV, CUDNN_DATA_FLOAT));
+    // dP = dO V^T.
+    const Tensor *v = find(a.v);
+    DescPtr vT;
+    TRY(view(a.v, {v->dims[0], v->dims[1], v->dims[3], v->dims[2]},
+             {v->strides[0], v->strides[1], v->strides[3], v->strides[2]}, vT));
+    int64_t dP = newVirtual(sDims, CUDNN_DATA_FLOAT);
+    TRY(matmul(dO, a.v, dP, CUDNN_DATA_FLOAT, std::nullopt, nullptr, vT));
+    TRY(attnDropout(a, dP, CUDNN_DATA_FLOAT));
+    // dS = P (dP - softmax_sum) * scale.
+    int64_t diff = newVirtual(sDims, CUDNN_DATA_FLOAT);
+    TRY(pointwise(CUDNN_POINTWISE_SUB, dP, softmaxSum, 0, diff,
+                  CUDNN_DATA_FLOAT));
+    int64_t dSraw = newVirtual(sDims, CUDNN_DATA_FLOAT);
+    TRY(pointwise(CUDNN_POINTWISE_MUL, p, diff, 0, dSraw, CUDNN_DATA_FLOAT));
+    int64_t dS = newVirtual(sDims, a.io);
+    TRY(pointwise(CUDNN_POINTWISE_MUL, dSraw, a.scale, 0, dS,
+                  CUDNN_DATA_FLOAT));
+    // dQ = dS K (K through a second, untransposed descriptor of its uid).
+    DescPtr kPlain;
+    const Tensor *k = find(a.k);
+    TRY(view(a.k, k->dims, k->strides, kPlain));
+    TRY(matmul(dS, a.k, dQ, CUDNN_DATA_FLOAT, std::nullopt, nullptr, kPlain));
+    // dK = dS^T Q.
+    int64_t dST = newVirtual(tDims, a.io, tStrides);
+    TRY(reshape(dS, dST));
+    return matmul(dST, a.q, dK, CUDNN_DATA_FLOAT);
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// The group
+//===----------------------------------------------------------------------===//
+
+struct Plan {
+  PlanInfo info;
+  DescPtr engineConfig; // from the heuristics, or made for addPlan
+  DescPtr plan;
+};
+
+class CudnnGroupImpl final : public CudnnGroup {
+public:
+  Device &device;
+  const CudnnApi &api;
+  GraphSpec spec;
+  Lowering lowering;
+  DescPtr opGraph;
+  std::vector<Plan> planList;
+  std::vector<PlanInfo> infos;
+
+  CudnnGroupImpl(Device &device, const CudnnApi &api, const GraphSpec &s)
+      : device(device), api(api), spec(s), lowering(api, spec) {}
+
+  Builder builder(const std::string &context = "") {
+    return Builder{api, spec.name, context};
+  }
+
+  std::string build() {
+    TRY(lowering.addSpecTensors());
+    if (spec.ops.empty())
+      return "group '" + spec.name + "' has no ops";
+    for (const OpSpec &o : spec.ops)
+      TRY(lowering.lowerOp(o));
+    Builder b = builder("operation graph");
+    TRY(b.create(CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR, opGraph,
+                 "OPERATIONGRAPH"));
+    std::vector<cudnnBackendDescriptor_t> raw;
+    for (const DescPtr &o : lowering.ops)
+      raw.push_back(o->raw);
+    cudnnHandle_t handle = static_cast<cudnnHandle_t>(device.cudnnHandle());
+    SET(opGraph, CUDNN_ATTR_OPERATIONGRAPH_OPS, CUDNN_TYPE_BACKEND_DESCRIPTOR,
+        static_cast<int64_t>(raw.size()), raw.data());
+    SET(opGraph, CUDNN_ATTR_OPERATIONGRAPH_HANDLE, CUDNN_TYPE_HANDLE, 1,
+        &handle);
+    return b.finalize(opGraph, "OPERATIONGRAPH");
+  }
+
+  const std::vector<PlanInfo> &plans() const override { return infos; }
+
+  /// Engine id, knobs and notes of a finalized engine config.
+  std::string describe(const DescPtr &cfg, PlanInfo &info) {
+    Builder b = builder("engine config");
+    DescPtr engine;
+    TRY(b.create(CUDNN_BACKEND_ENGINE_DESCRIPTOR, engine, "ENGINE"));
+    int64_t count = 0;
+    if (cudnnStatus_t s = api.cudnnBackendGetAttribute(
+            cfg->raw, CUDNN_ATTR_ENGINECFG_ENGINE,
+            CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &count, &engine->raw);
+        s != CUDNN_STATUS_SUCCESS)
+      return b.fail("cudnnBackendGetAttribute(CUDNN_ATTR_ENGINECFG_ENGINE)", s);
+    int64_t id = -1;
+    if (cudnnStatus_t s = api.cudnnBackendGetAttribute(
+            engine->raw, CUDNN_ATTR_ENGINE_GLOBAL_INDEX, CUDNN_TYPE_INT64, 1,
+            &count, &id);
+        s != CUDNN_STATUS_SUCCESS)
+      return b.fail("cudnnBackendGetAttribute(CUDNN_ATTR_ENGINE_GLOBAL_INDEX)",
+                    s);
+    info.engineId = id;
+    // Notes (best effort: older libraries may not report them).
+    cudnnBackendNumericalNote_t numeric[CUDNN_NUMERICAL_NOTE_TYPE_COUNT];
+    if (api.cudnnBackendGetAttribute(
+            engine->raw, CUDNN_ATTR_ENGINE_NUMERICAL_NOTE,
+            CUDNN_TYPE_NUMERICAL_NOTE, CUDNN_NUMERICAL_NOTE_TYPE_COUNT, &count,
+            numeric) == CUDNN_STATUS_SUCCESS) {
+      static const char *names[] = {
+          "TENSOR_CORE", "DOWN_CONVERT_INPUTS", "REDUCED_PRECISION_REDUCTION",
+          "FFT",         "NONDETERMINISTIC",    "WINOGRAD",
+          "WINOGRAD_TILE_4x4", "WINOGRAD_TILE_6x6", "WINOGRAD_TILE_13x13",
+          "STRICT_NAN_PROP"};
+      for (int64_t i = 0; i < count; ++i)
+        if (numeric[i] >= 0 && numeric[i] < CUDNN_NUMERICAL_NOTE_TYPE_COUNT)
+          info.numericNotes.push_back(names[numeric[i]]);
+    }
+    cudnnBackendBehaviorNote_t behavior[CUDNN_BEHAVIOR_NOTE_TYPE_COUNT];
+    if (api.cudnnBackendGetAttribute(
+            engine->raw, CUDNN_ATTR_ENGINE_BEHAVIOR_NOTE,
+            CUDNN_TYPE_BEHAVIOR_NOTE, CUDNN_BEHAVIOR_NOTE_TYPE_COUNT, &count,
+            behavior) == CUDNN_STATUS_SUCCESS) {
+      static const char *names[] = {
+          "RUNTIME_COMPILATION", "REQUIRES_FILTER_INT8x32_REORDER",
+          "REQUIRES_BIAS_INT8x32_REORDER", "SUPPORTS_CUDA_GRAPH_NATIVE_API",
+          "CUBLASLT_DEPENDENCY"};
+      for (int64_t i = 0; i < count; ++i)
+        if (behavior[i] >= 0 && behavior[i] < CUDNN_BEHAVIOR_NOTE_TYPE_COUNT)
+          info.behaviorNotes.push_back(names[behavior[i]]);
+    }
+    // Knob choices.
+    constexpr int64_t maxKnobs = CUDNN_KNOB_TYPE_COUNTS;
+    std::vector<DescPtr> choices(maxKnobs);
+    std::vector<cudnnBackendDescriptor_t> rawChoices(maxKnobs);
+    for (int64_t i = 0; i < maxKnobs; ++i) {
+      TRY(b.create(CUDNN_BACKEND_KNOB_CHOICE_DESCRIPTOR, choices[i],
+                   "KNOB_CHOICE"));
+      rawChoices[i] = choices[i]->raw;
+    }
+    if (api.cudnnBackendGetAttribute(
+            cfg->raw, CUDNN_ATTR_ENGINECFG_KNOB_CHOICES,
+            CUDNN_TYPE_BACKEND_DESCRIPTOR, maxKnobs, &count,
+            rawChoices.data()) == CUDNN_STATUS_SUCCESS) {
+      for (int64_t i = 0; i < count && i < maxKnobs; ++i) {
+        cudnnBackendKnobType_t type;
+        int64_t value = 0, n = 0;
+        if (api.cudnnBackendGetAttribute(
+                rawChoices[i], CUDNN_ATTR_KNOB_CHOICE_KNOB_TYPE,
+                CUDNN_TYPE_KNOB_TYPE, 1, &n, &type) != CUDNN_STATUS_SUCCESS ||
+            api.cudnnBackendGetAttribute(
+                rawChoices[i], CUDNN_ATTR_KNOB_CHOICE_KNOB_VALUE,
+                CUDNN_TYPE_INT64, 1, &n, &value) != CUDNN_STATUS_SUCCESS)
+          continue;
+        info.knobs.push_back({static_cast<int64_t>(type), value});
+      }
+    }
+    info.name = planName(info.engineId, info.knobs);
+    return "";
+  }
+
+  static std::string
+  planName(int64_t engine, const std::vector<std::pair<int64_t, int64_t>> &k) {
+    std::string name = "eng" + std::to_string(engine);
+    for (auto [type, value] : k)
+      name += "_k" + std::to_string(type) + "=" + std::to_string(value);
+    return name;
+  }
+
+  std::string createPlans(const std::vector<HeurMode> &modes) override {
+    std::string errors;
+    for (HeurMode mode : modes) {
+      cudnnBackendHeurMode_t m = mode == HeurMode::A   ? CUDNN_HEUR_MODE_A
+                                 : mode == HeurMode::B ? CUDNN_HEUR_MODE_B
+                                                       : CUDNN_HEUR_MODE_FALLBACK;
+      const char *modeName = mode == HeurMode::A   ? "A"
+                             : mode == HeurMode::B ? "B"
+                                                   : "fallback";
+      Builder b = builder(std::string("heuristics mode ") + modeName);
+      std::string e = [&]() -> std::string {
+        DescPtr heur;
+        TRY(b.create(CUDNN_BACKEND_ENGINEHEUR_DESCRIPTOR, heur, "ENGINEHEUR"));
+        SET(heur, CUDNN_ATTR_ENGINEHEUR_OPERATION_GRAPH,
+            CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &opGraph->raw);
+        SET(heur, CUDNN_ATTR_ENGINEHEUR_MODE, CUDNN_TYPE_HEUR_MODE, 1, &m);
+        TRY(b.finalize(heur, "ENGINEHEUR"));
+        int64_t count = 0;
+        if (cudnnStatus_t s = api.cudnnBackendGetAttribute(
+                heur->raw, CUDNN_ATTR_ENGINEHEUR_RESULTS,
+                CUDNN_TYPE_BACKEND_DESCRIPTOR, 0, &count, nullptr);
+            s != CUDNN_STATUS_SUCCESS)
+          return b.fail("cudnnBackendGetAttribute(ENGINEHEUR_RESULTS count)",
+                        s);
+        std::vector<DescPtr> cfgs(count);
+        std::vector<cudnnBackendDescriptor_t> raw(count);
+        for (int64_t i = 0; i < count; ++i) {
+          TRY(b.create(CUDNN_BACKEND_ENGINECFG_DESCRIPTOR, cfgs[i],
+                       "ENGINECFG"));
+          raw[i] = cfgs[i]->raw;
+        }
+        int64_t got = 0;
+        if (count > 0)
+          if (cudnnStatus_t s = api.cudnnBackendGetAttribute(
+                  heur->raw, CUDNN_ATTR_ENGINEHEUR_RESULTS,
+                  CUDNN_TYPE_BACKEND_DESCRIPTOR, count, &got, raw.data());
+              s != CUDNN_STATUS_SUCCESS)
+            return b.fail("cudnnBackendGetAttribute(ENGINEHEUR_RESULTS)", s);
+        for (int64_t i = 0; i < got; ++i) {
+          Plan p;
+          p.engineConfig = cfgs[i];
+          if (std::string why = describe(cfgs[i], p.info); !why.empty())
+            p.info.error = why;
+          bool duplicate = false;
+          for (const Plan &existing : planList)
+            duplicate |= existing.info.name == p.info.name &&
+                         existing.info.engineId == p.info.engineId;
+          if (duplicate)
+            continue;
+          planList.push_back(p);
+          infos.push_back(p.info);
+        }
+        return "";
+      }();
+      if (!e.empty())
+        errors += (errors.empty() ? "" : "; ") + e;
+    }
+    if (planList.empty())
+      return errors.empty() ? "group '" + spec.name +
+                                  "': the heuristics offered no engine config"
+                            : errors;
+    return "";
+  }
+
+  std::string addPlan(
+      int64_t engineId,
+      const std::vector<std::pair<int64_t, int64_t>> &knobs) override {
+    Builder b = builder("engine " + std::to_string(engineId));
+    DescPtr engine, cfg;
+    TRY(b.create(CUDNN_BACKEND_ENGINE_DESCRIPTOR, engine, "ENGINE"));
+    SET(engine, CUDNN_ATTR_ENGINE_OPERATION_GRAPH,
+        CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &opGraph->raw);
+    SET(engine, CUDNN_ATTR_ENGINE_GLOBAL_INDEX, CUDNN_TYPE_INT64, 1, &engineId);
+    TRY(b.finalize(engine, "ENGINE"));
+    std::vector<DescPtr> choices;
+    std::vector<cudnnBackendDescriptor_t> raw;
+    for (auto [type, value] : knobs) {
+      DescPtr c;
+      TRY(b.create(CUDNN_BACKEND_KNOB_CHOICE_DESCRIPTOR, c, "KNOB_CHOICE"));
+      cudnnBackendKnobType_t t = static_cast<cudnnBackendKnobType_t>(type);
+      SET(c, CUDNN_ATTR_KNOB_CHOICE_KNOB_TYPE, CUDNN_TYPE_KNOB_TYPE, 1, &t);
+      SET(c, CUDNN_ATTR_KNOB_CHOICE_KNOB_VALUE, CUDNN_TYPE_INT64, 1, &value);
+      TRY(b.finalize(c, "KNOB_CHOICE"));
+      choices.push_back(c);
+      raw.push_back(c->raw);
+    }
+    TRY(b.create(CUDNN_BACKEND_ENGINECFG_DESCRIPTOR, cfg, "ENGINECFG"));
+    SET(cfg, CUDNN_ATTR_ENGINECFG_ENGINE, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1,
+        &engine->raw);
+    if (!raw.empty())
+      SET(cfg, CUDNN_ATTR_ENGINECFG_KNOB_CHOICES, CUDNN_TYPE_BACKEND_DESCRIPTOR,
+          static_cast<int64_t>(raw.size()), raw.data());
+    TRY(b.finalize(cfg, "ENGINECFG"));
+    Plan p;
+    p.engineConfig = cfg;
+    p.info.engineId = engineId;
+    p.info.knobs = knobs;
+    p.info.name = planName(engineId, knobs);
+    planList.push_back(p);
+    infos.push_back(p.info);
+    return "";
+  }
+
+  std::string finishPlan(size_t index) {
+    Plan &p = planList[index];
+    Builder b = builder("plan " + p.info.name);
+    int64_t ws = 0, n = 0;
+    if (cudnnStatus_t s = api.cudnnBackendGetAttribute(
+            p.plan->raw, CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE,
+            CUDNN_TYPE_INT64, 1, &n, &ws);
+        s != CUDNN_STATUS_SUCCESS)
+      return b.fail("cudnnBackendGetAttribute(EXECUTION_PLAN_WORKSPACE_SIZE)",
+                    s);
+    p.info.workspaceBytes = ws;
+    p.info.built = true;
+    p.info.error.clear();
+    infos[index] = p.info;
+    return "";
+  }
+
+  std::string buildPlan(size_t index) override {
+    if (index >= planList.size())
+      return "group '" + spec.name + "': no plan " + std::to_string(index);
+    Plan &p = planList[index];
+    if (p.info.built)
+      return "";
+    Builder b = builder("plan " + p.info.name);
+    std::string e = [&]() -> std::string {
+      if (!p.engineConfig)
+        return "group '" + spec.name + "': plan has no engine config";
+      DescPtr plan;
+      TRY(b.create(CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR, plan,
+                   "EXECUTION_PLAN"));
+      cudnnHandle_t handle = static_cast<cudnnHandle_t>(device.cudnnHandle());
+      SET(plan, CUDNN_ATTR_EXECUTION_PLAN_HANDLE, CUDNN_TYPE_HANDLE, 1,
+          &handle);
+      SET(plan, CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG,
+          CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &p.engineConfig->raw);
+      TRY(b.finalize(plan, "EXECUTION_PLAN"));
+      p.plan = plan;
+      return finishPlan(index);
+    }();
+    if (!e.empty()) {
+      p.info.error = e;
+      infos[index] = p.info;
+    }
+    return e;
+  }
+
+  std::string addPlanFromJson(const std::string &json) override {
+    Builder b = builder("plan from JSON");
+    DescPtr plan;
+    TRY(b.create(CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR, plan,
+                 "EXECUTION_PLAN"));
+    cudnnHandle_t handle = static_cast<cudnnHandle_t>(device.cudnnHandle());
+    SET(plan, CUDNN_ATTR_EXECUTION_PLAN_HANDLE, CUDNN_TYPE_HANDLE, 1, &handle);
+    SET(plan, CUDNN_ATTR_EXECUTION_PLAN_JSON_REPRESENTATION, CUDNN_TYPE_CHAR,
+        static_cast<int64_t>(json.size()), json.data());
+    TRY(b.finalize(plan, "EXECUTION_PLAN from JSON"));
+    Plan p;
+    p.plan = plan;
+    p.info.name = "json";
+    planList.push_back(p);
+    infos.push_back(p.info);
+    return finishPlan(planList.size() - 1);
+  }
+
+  int64_t workspaceBytes(size_t index) const override {
+    if (index >= planList.size())
+      return 0;
+    int64_t own = (planList[index].info.workspaceBytes + 255) / 256 * 256;
+    return own + lowering.scratchBytes;
+  }
+
+  std::string execute(size_t index, const std::map<int64_t, void *> &buffers,
+                      void *workspace) override {
+    if (index >= planList.size() || !planList[index].info.built)
+      return "group '" + spec.name + "': plan " + std::to_string(index) +
+             " is not built";
+    Plan &p = planList[index];
+    Builder b = builder("execute plan " + p.info.name);
+    std::vector<int64_t> uids;
+    std::vector<void *> pointers;
+    int64_t scratchBase = (p.info.workspaceBytes + 255) / 256 * 256;
+    if ((p.info.workspaceBytes > 0 || lowering.scratchBytes > 0) && !workspace)
+      return "group '" + spec.name + "': plan " + p.info.name + " needs " +
+             std::to_string(workspaceBytes(index)) +
+             " bytes of workspace and none was given";
+    for (auto &[uid, t] : lowering.tensors) {
+      if (t.isVirtual)
+        continue;
+      uids.push_back(uid);
+      if (t.isByValue) {
+        pointers.push_back(t.value);
+      } else if (t.isScratch) {
+        pointers.push_back(static_cast<char *>(workspace) + scratchBase +
+                           t.scratchOffset);
+      } else {
+        auto it = buffers.find(uid);
+        if (it == buffers.end() || !it->second)
+          return "group '" + spec.name + "': no device buffer for tensor uid " +
+                 std::to_string(uid);
+        pointers.push_back(it->second);
+      }
+    }
+    DescPtr pack;
+    TRY(b.create(CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR, pack, "VARIANT_PACK"));
+    SET(pack, CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS, CUDNN_TYPE_INT64,
+        static_cast<int64_t>(uids.size()), uids.data());
+    SET(pack, CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS, CUDNN_TYPE_VOID_PTR,
+        static_cast<int64_t>(pointers.size()), pointers.data());
+    SET(pack, CUDNN_ATTR_VARIANT_PACK_WORKSPACE, CUDNN_TYPE_VOID_PTR, 1,
+        &workspace);
+    TRY(b.finalize(pack, "VARIANT_PACK"));
+    if (cudnnStatus_t s = api.cudnnBackendExecute(
+            static_cast<cudnnHandle_t>(device.cudnnHandle()), p.plan->raw,
+            pack->raw);
+        s != CUDNN_STATUS_SUCCESS)
+      return b.fail("cudnnBackendExecute", s);
+    return "";
+  }
+
+  std::string planJson(size_t index, std::string &json) override {
+    if (index >= planList.size() || !planList[index].info.built)
+      return "group '" + spec.name + "': plan " + std::to_string(index) +
+             " is not built";
+    Plan &p = planList[index];
+    Builder b = builder("plan " + p.info.name + " JSON");
+    int64_t size = 0;
+    if (cudnnStatus_t s = api.cudnnBackendGetAttribute(
+            p.plan->raw, CUDNN_ATTR_EXECUTION_PLAN_JSON_REPRESENTATION,
+            CUDNN_TYPE_CHAR, 0, &size, nullptr);
+        s != CUDNN_STATUS_SUCCESS)
+      return b.fail("cudnnBackendGetAttribute(JSON_REPRESENTATION size)", s);
+    std::string text(static_cast<size_t>(size), '\0');
+    if (cudnnStatus_t s = api.cudnnBackendGetAttribute(
+            p.plan->raw, CUDNN_ATTR_EXECUTION_PLAN_JSON_REPRESENTATION,
+            CUDNN_TYPE_CHAR, size, &size, text.data());
+        s != CUDNN_STATUS_SUCCESS)
+      return b.fail("cudnnBackendGetAttribute(JSON_REPRESENTATION)", s);
+    while (!text.empty() && text.back() == '\0')
+      text.pop_back();
+    json = text;
+    return "";
+  }
+};
+
+} // namespace
+
+std::unique_ptr<CudnnGroup> CudnnGroup::create(Device &device,
+                                               const GraphSpec &spec,
+                                               std::string &error) {
+  const CudnnApi *api = cudnnApi(error);
+  if (!api)
+    return nullptr;
+  auto group = std::make_unique<CudnnGroupImpl>(device, *api, spec);
+  error = group->build();
+  if (!error.empty())
+    return nullptr;
+  return group;
+}
+
+//===----------------------------------------------------------------------===//
+// Canonical key and plan cache
+//===----------------------------------------------------------------------===//
+
+std::string graph::rt::canonicalKey(const GraphSpec &spec) {
+  std::ostringstream os;
+  os.precision(17);
+  auto list = [&](const Shape &s) {
+    os << '[';
+    for (size_t i = 0; i < s.size(); ++i)
+      os << (i ? "," : "") << s[i];
+    os << ']';
+  };
+  os << "T";
+  for (const TensorSpec &t : spec.tensors) {
+    os << '{' << t.uid << ':' << ref::dtypeName(t.dtype);
+    list(t.dims);
+    list(t.strides.empty() ? ref::rowMajorStrides(t.dims) : t.strides);
+    if (t.isVirtual)
+      os << 'v';
+    if (t.isByValue)
+      os << "=" << t.byValue;
+    os << '}';
+  }
+  os << "O";
+  for (const OpSpec &o : spec.ops) {
+    os << '{' << o.kind << '/' << o.mode << '/' << ref::dtypeName(o.computeType);
+    for (auto &[port, uid] : o.inputs)
+      os << " i" << port << '=' << uid;
+    for (auto &[port, uid] : o.outputs)
+      os << " o" << port << '=' << uid;
+    for (auto &[name, v] : o.intAttrs) {
+      os << ' ' << name << '=';
+      list(v);
+    }
+    for (auto &[name, v] : o.floatAttrs)
+      os << ' ' << name << '=' << v;
+    os << '}';
+  }
+  return os.str();
+}
+
+namespace {
+
+uint64_t fnv1a(const std::string &text) {
+  uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : text) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+struct CacheEntry {
+  std::unique_ptr<CudnnGroup> group;
+  size_t planIndex = 0;
+};
+
+} // namespace
+
+std::string graph::rt::getCachedPlan(Device &device, const GraphSpec &spec,
+                                     CudnnGroup *&group, size_t &planIndex) {
+  static std::mutex mutex;
+  static std::map<std::string, CacheEntry> cache;
+  std::lock_guard<std::mutex> lock(mutex);
+  std::string key = canonicalKey(spec) + "|" + device.version();
+  auto it = cache.find(key);
+  if (it != cache.end()) {
+    group = it->second.group.get();
+    planIndex = it->second.planIndex;
+    return "";
+  }
+  std::string error;
+  std::unique_ptr<CudnnGroup> g = CudnnGroup::create(device, spec, error);
+  if (!g)
+    return error;
+  std::string path;
+  if (const char *dir = std::getenv("GRAPH_PLAN_CACHE_DIR"); dir && *dir) {
+    char name[32];
+    std::snprintf(name, sizeof(name), "%016llx.json",
+                  static_cast<unsigned long long>(fnv1a(key)));
+    path = std::string(dir) + "/" + name;
+    std::ifstream file(path, std::ios::binary);
+    if (file) {
+      // The file starts with the key line so a hash collision is detected.
+      std::string storedKey, json;
+      std::getline(file, storedKey);
+      std::ostringstream rest;
+      rest << file.rdbuf();
+      json = rest.str();
+      if (storedKey == key && g->addPlanFromJson(json).empty()) {
+        planIndex = g->plans().size() - 1;
+        group = g.get();
+        cache[key] = CacheEntry{std::move(g), planIndex};
+        return "";
+      }
+    }
+  }
+  std::string heurError =
+      g->createPlans({HeurMode::A, HeurMode::Fallback});
+  std::string reasons;
+  for (size_t i = 0; i < g->plans().size(); ++i) {
+    std::string why = g->buildPlan(i);
+    if (why.empty()) {
+      planIndex = i;
+      if (!path.empty()) {
+        std::string json;
+        if (g->planJson(i, json).empty()) {
+          std::string tmp = path + ".tmp";
+          std::ofstream file(tmp, std::ios::binary);
+          file << key << '\n' << json;
+          file.close();
+          if (file)
+            std::rename(tmp.c_str(), path.c_str());
+        }
+      }
+      group = g.get();
+      cache[key] = CacheEntry{std::move(g), planIndex};
+      return "";
+    }
+    reasons += "\n  " + g->plans()[i].name + ": " + why;
+  }
+  return "group '" + spec.name + "': no plan could be built" +
+         (heurError.empty() ? "" : " (" + heurError + ")") + reasons;
+}
