@@ -165,6 +165,26 @@ else
   skip_suite fuzz "FUZZ_SECONDS=0"
 fi
 
+#===- embed: the installed C API from another project (lib/CAPI owners) ---===#
+# Installs the GraphCAPI component (libGraphCAPI.so, its headers, the
+# GraphDialect CMake package) into $BUILD_DIR/install, then configures
+# examples/embed (a separate project: find_package(GraphDialect REQUIRED)) in
+# $BUILD_DIR/embed against it, builds it and runs it (it prints PASS/FAIL).
+suite_embed() {
+  local prefix="$BUILD_DIR/install" embed="$BUILD_DIR/embed"
+  locked ninja -C "$BUILD_DIR" -j "$JOBS" GraphCAPI || return 1
+  rm -rf "$prefix" "$embed"
+  cmake --install "$BUILD_DIR" --prefix "$prefix" --component GraphCAPI \
+    || return 1
+  cmake -G Ninja -S "$ROOT/examples/embed" -B "$embed" \
+    -DCMAKE_BUILD_TYPE=Release \
+    -DGraphDialect_DIR="$prefix/lib/cmake/GraphDialect" || return 1
+  ninja -C "$embed" || return 1
+  "$embed/embed"
+}
+run_suite embed suite_embed
+#===- end of embed ---------------------------------------------------------===#
+
 printf '\n===== summary =====\n'
 printf '%s\n' "${report[@]}"
 echo "$passed passed, $failed failed"
