@@ -85,11 +85,16 @@ typedef struct {
 
 /* The full text of the last failure on this thread ("" when none): every
  * MLIR diagnostic as "file:line:col: error: message", the quoted source line
- * and a caret, then its notes. Every other function except graphFree and the
- * destroy functions clears it on entry, so after a failure it describes that
- * failure. The pointer is valid until the next call on this thread. */
+ * and a caret, then its notes. Every function that takes a context or a
+ * module clears it on entry (the destroy functions only set it, on a stale
+ * handle), so after a failure it describes that failure. The pointer is valid
+ * until the next such call on this thread. */
 GRAPH_API const char *graphGetLastError(void);
-/* Clears the last error of this thread. */
+/* The status of the last failure on this thread (GRAPH_OK when none): how a
+ * caller tells why a function returning NULL or -1 failed (for example
+ * GRAPH_ERROR_INVALID_GRAPH from graphModuleParse). */
+GRAPH_API GraphStatus graphGetLastStatus(void);
+/* Clears the last error and status of this thread. */
 GRAPH_API void graphClearLastError(void);
 
 /* "GRAPH_OK", "GRAPH_ERROR_INVALID_GRAPH"...; NULL for an unknown status. */

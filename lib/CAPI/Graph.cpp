@@ -51,6 +51,12 @@ struct GraphModuleImpl {
 namespace {
 
 thread_local std::string lastError;
+thread_local GraphStatus lastStatus = GRAPH_OK;
+
+void clearError() {
+  lastError.clear();
+  lastStatus = GRAPH_OK;
+}
 
 /// Live handles. Leaked on purpose: a handle destroyed from a static
 /// destructor must still find the registry.
@@ -71,12 +77,15 @@ bool isLive(const std::unordered_set<const void *> &set, const void *handle) {
 
 GraphStatus fail(GraphStatus status, std::string message) {
   lastError = std::move(message);
+  lastStatus = status;
   return status;
 }
 
 GraphStatus report(const graph::Status &status) {
-  if (!status.ok())
+  if (!status.ok()) {
     lastError = status.message();
+    lastStatus = status.code();
+  }
   return status.code();
 }
 
@@ -118,7 +127,7 @@ GraphStatus fillInfo(const graph::TensorDesc &desc, const char *kind,
 GraphStatus getInfo(GraphModule module, int32_t index, GraphTensorInfo *info,
                     bool input) {
   const char *call = input ? "graphGetInput" : "graphGetOutput";
-  lastError.clear();
+  clearError();
   if (!checkModule(module, call))
     return GRAPH_ERROR_INVALID_ARGUMENT;
   if (!info)
@@ -159,7 +168,9 @@ char *toMalloced(const std::string &text, size_t *size, const char *call) {
 
 const char *graphGetLastError(void) { return lastError.c_str(); }
 
-void graphClearLastError(void) { lastError.clear(); }
+GraphStatus graphGetLastStatus(void) { return lastStatus; }
+
+void graphClearLastError(void) { clearError(); }
 
 const char *graphStatusName(GraphStatus status) {
   switch (status) {
@@ -239,7 +250,7 @@ size_t graphDTypeSize(GraphDType dtype) {
 //===----------------------------------------------------------------------===//
 
 GraphContext graphContextCreate(void) {
-  lastError.clear();
+  clearError();
   auto *context = new GraphContextImpl();
   std::lock_guard<std::mutex> lock(registry().mutex);
   registry().contexts.insert(context);
@@ -252,8 +263,9 @@ void graphContextDestroy(GraphContext context) {
   {
     std::lock_guard<std::mutex> lock(registry().mutex);
     if (!registry().contexts.erase(context)) {
-      lastError = "graphContextDestroy: context is not a live GraphContext "
-                  "(destroyed twice?)";
+      fail(GRAPH_ERROR_INVALID_ARGUMENT,
+           "graphContextDestroy: context is not a live GraphContext "
+           "(destroyed twice?)");
       return;
     }
   }
@@ -268,7 +280,7 @@ GraphModule graphModuleParse(GraphContext context, const char *data,
 
 GraphModule graphModuleParseNamed(GraphContext context, const char *data,
                                   size_t size, const char *bufferName) {
-  lastError.clear();
+  clearError();
   if (!context) {
     fail(GRAPH_ERROR_INVALID_ARGUMENT, "graphModuleParse: context is NULL");
     return nullptr;
@@ -304,8 +316,9 @@ void graphModuleDestroy(GraphModule module) {
   {
     std::lock_guard<std::mutex> lock(registry().mutex);
     if (!registry().modules.erase(module)) {
-      lastError = "graphModuleDestroy: module is not a live GraphModule "
-                  "(destroyed twice?)";
+      fail(GRAPH_ERROR_INVALID_ARGUMENT,
+           "graphModuleDestroy: module is not a live GraphModule "
+           "(destroyed twice?)");
       return;
     }
   }
@@ -313,14 +326,14 @@ void graphModuleDestroy(GraphModule module) {
 }
 
 int32_t graphModuleNumGraphs(GraphModule module) {
-  lastError.clear();
+  clearError();
   if (!checkModule(module, "graphModuleNumGraphs"))
     return -1;
   return static_cast<int32_t>(module->graphNames.size());
 }
 
 const char *graphModuleGraphName(GraphModule module, int32_t index) {
-  lastError.clear();
+  clearError();
   if (!checkModule(module, "graphModuleGraphName"))
     return nullptr;
   if (index < 0 || static_cast<size_t>(index) >= module->graphNames.size()) {
@@ -334,7 +347,7 @@ const char *graphModuleGraphName(GraphModule module, int32_t index) {
 }
 
 const char *graphModuleSelectedName(GraphModule module) {
-  lastError.clear();
+  clearError();
   if (!checkModule(module, "graphModuleSelectedName"))
     return nullptr;
   for (const std::string &name : module->graphNames)
@@ -344,7 +357,7 @@ const char *graphModuleSelectedName(GraphModule module) {
 }
 
 GraphStatus graphModuleSelect(GraphModule module, const char *name) {
-  lastError.clear();
+  clearError();
   if (!checkModule(module, "graphModuleSelect"))
     return GRAPH_ERROR_INVALID_ARGUMENT;
   if (!name)
@@ -356,7 +369,7 @@ GraphStatus graphModuleSelect(GraphModule module, const char *name) {
 }
 
 GraphStatus graphModulePrepare(GraphModule module) {
-  lastError.clear();
+  clearError();
   if (!checkModule(module, "graphModulePrepare"))
     return GRAPH_ERROR_INVALID_ARGUMENT;
   GraphStatus status = report(module->graph.prepare());
@@ -366,7 +379,7 @@ GraphStatus graphModulePrepare(GraphModule module) {
 }
 
 char *graphModulePrint(GraphModule module, int generic, size_t *size) {
-  lastError.clear();
+  clearError();
   if (size)
     *size = 0;
   if (!checkModule(module, "graphModulePrint"))
@@ -378,7 +391,7 @@ char *graphModulePrint(GraphModule module, int generic, size_t *size) {
 }
 
 char *graphModuleWriteBytecode(GraphModule module, size_t *size) {
-  lastError.clear();
+  clearError();
   if (size)
     *size = 0;
   if (!checkModule(module, "graphModuleWriteBytecode"))
@@ -401,7 +414,7 @@ void graphFree(void *pointer) { std::free(pointer); }
 //===----------------------------------------------------------------------===//
 
 int32_t graphNumInputs(GraphModule module) {
-  lastError.clear();
+  clearError();
   if (!checkModule(module, "graphNumInputs"))
     return -1;
   if (report(module->io()) != GRAPH_OK)
@@ -410,7 +423,7 @@ int32_t graphNumInputs(GraphModule module) {
 }
 
 int32_t graphNumOutputs(GraphModule module) {
-  lastError.clear();
+  clearError();
   if (!checkModule(module, "graphNumOutputs"))
     return -1;
   if (report(module->io()) != GRAPH_OK)
@@ -430,7 +443,7 @@ GraphStatus graphGetOutput(GraphModule module, int32_t index,
 
 GraphStatus graphExecute(GraphModule module, GraphDevice device,
                          const GraphBuffer *buffers, int32_t numBuffers) {
-  lastError.clear();
+  clearError();
   if (!checkModule(module, "graphExecute"))
     return GRAPH_ERROR_INVALID_ARGUMENT;
   if (numBuffers < 0)
