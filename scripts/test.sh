@@ -143,11 +143,14 @@ suite_fuzz() {
   # A crash, a sanitizer report, an input slower than 25 s or more than
   # 4 GiB of memory ends the run with a non-zero exit and a reproducer in
   # fuzz-artifacts/.
+  # The per-input progress lines (NEW, REDUCE, pulse) are dropped from the
+  # log; everything else, a crash report included, is kept.
   "$FUZZ_BUILD_DIR/bin/graph-fuzz" \
     -max_total_time="$FUZZ_SECONDS" -rss_limit_mb=4096 -timeout=25 \
     -print_final_stats=1 \
     -artifact_prefix="$FUZZ_BUILD_DIR/fuzz-artifacts/" \
-    "$FUZZ_BUILD_DIR/fuzz-corpus" "$FUZZ_BUILD_DIR/fuzz-seeds"
+    "$FUZZ_BUILD_DIR/fuzz-corpus" "$FUZZ_BUILD_DIR/fuzz-seeds" 2>&1 |
+    awk '!/^#[0-9]+[[:space:]]+(NEW|REDUCE|pulse)/'
 }
 
 run_suite build suite_build
