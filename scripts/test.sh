@@ -10,6 +10,7 @@
 #   fuzz       builds graph-fuzz in build-fuzz/ (clang-22, libFuzzer + ASan)
 #              and fuzzes for $FUZZ_SECONDS s from a seed corpus of every
 #              .mlir under test/ and examples/ split on `// -----`
+#   embed      installs the C API package and builds/runs examples/embed
 # Exits non-zero when any suite fails; the last line is `N passed, M failed`
 # (counts of suites).
 #
