@@ -31,13 +31,24 @@ struct GraphModuleImpl {
   std::vector<graph::TensorDesc> inputs;
   std::vector<graph::TensorDesc> outputs;
 
-  void invalidate() {
+  // Guards the lazy description below against concurrent queries.
+  std::mutex ioMutex;
+
+  /// After parse and prepare: the graph names and the descriptions change.
+  void refresh() {
     graphNames = graph.graphNames();
+    invalidateIO();
+  }
+
+  /// After select: the descriptions change.
+  void invalidateIO() {
+    std::lock_guard<std::mutex> lock(ioMutex);
     ioValid = false;
   }
 
   /// Describes the selected graph's inputs and outputs once per change.
   const graph::Status &io() {
+    std::lock_guard<std::mutex> lock(ioMutex);
     if (!ioValid) {
       ioStatus = graph.inputs(inputs);
       if (ioStatus.ok())
@@ -303,7 +314,7 @@ GraphModule graphModuleParseNamed(GraphContext context, const char *data,
     report(status);
     return nullptr;
   }
-  module->invalidate();
+  module->refresh();
   GraphModuleImpl *result = module.release();
   std::lock_guard<std::mutex> lock(registry().mutex);
   registry().modules.insert(result);
@@ -364,7 +375,7 @@ GraphStatus graphModuleSelect(GraphModule module, const char *name) {
     return fail(GRAPH_ERROR_INVALID_ARGUMENT, "graphModuleSelect: name is NULL");
   GraphStatus status = report(module->graph.select(name));
   if (status == GRAPH_OK)
-    module->invalidate();
+    module->invalidateIO();
   return status;
 }
 
@@ -374,7 +385,7 @@ GraphStatus graphModulePrepare(GraphModule module) {
     return GRAPH_ERROR_INVALID_ARGUMENT;
   GraphStatus status = report(module->graph.prepare());
   if (status == GRAPH_OK)
-    module->invalidate();
+    module->refresh();
   return status;
 }
 

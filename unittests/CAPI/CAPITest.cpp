@@ -283,8 +283,10 @@ TEST(CAPIModule, GraphsAndSelectByName) {
   EXPECT_EQ(graphModuleGraphName(module, -1), nullptr);
   EXPECT_EQ(graphGetLastStatus(), GRAPH_ERROR_INVALID_ARGUMENT);
 
+  const char *firstName = graphModuleGraphName(module, 0);
   ASSERT_EQ(graphModuleSelect(module, "second"), GRAPH_OK);
   EXPECT_STREQ(graphModuleSelectedName(module), "second");
+  EXPECT_EQ(graphModuleGraphName(module, 0), firstName); // still valid
   EXPECT_EQ(graphNumInputs(module), 2);
   GraphTensorInfo info;
   ASSERT_EQ(graphGetInput(module, 1, &info), GRAPH_OK);
@@ -729,6 +731,29 @@ TEST(CAPIExecute, ParallelContexts) {
     thread.join();
   for (int t = 0; t < 4; ++t)
     EXPECT_TRUE(ok[t]) << "thread " << t;
+}
+
+TEST_F(DenseTest, ConcurrentExecuteOnOneModule) {
+  // Calls on one context are serialized; each thread has its own output.
+  std::vector<std::thread> threads;
+  std::vector<std::vector<float>> outs(4, std::vector<float>(8, -1.0f));
+  std::vector<GraphStatus> status(4, GRAPH_ERROR_EXECUTION);
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&, t] {
+      std::vector<GraphBuffer> buffers = dense();
+      buffers[3].data = outs[t].data();
+      GraphTensorInfo info;
+      if (graphGetInput(module, t % 3, &info) != GRAPH_OK)
+        return;
+      status[t] = run(buffers);
+    });
+  for (std::thread &thread : threads)
+    thread.join();
+  for (int t = 0; t < 4; ++t) {
+    ASSERT_EQ(status[t], GRAPH_OK) << "thread " << t;
+    for (int i = 0; i < 8; ++i)
+      EXPECT_NEAR(outs[t][i], expected[i], 1e-6);
+  }
 }
 
 //===----------------------------------------------------------------------===//
