@@ -7,7 +7,7 @@
 // RUN: graph-run %s --device=cpu --input=1="2x2xf32=1 2 3 4" --input=2="2x2xf32=5 6 7 8" --input=3="1x2xf32=10 20" --print-max-elements=0 | FileCheck %s --check-prefix=NONE
 
 // [[1 2] [3 4]] @ [[5 6] [7 8]] = [[19 22] [43 50]]; + [10 20]; relu(-x).
-// AUTO: graph-run: note: no GPU runtime in this build; running on the CPU reference executor
+// AUTO: graph-run: note: running on the CPU reference executor (the GPU device is not available: {{.+}})
 // CHECK: result[0] (uid 4 "y"): 2x2xf32={{\[}}[29 42] [53 70]]
 // CHECK-NEXT: result[1] (uid 5): 2x2xf32={{\[}}[0 0] [0 0]]
 // CHECK-NEXT: result[2] (uid 6 "sum"): 1x1xf32={{\[}}[194]]

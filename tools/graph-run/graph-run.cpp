@@ -27,6 +27,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "GraphDialect/GraphOps.h"
+#ifdef GRAPH_HAVE_GPU_RUNTIME
+#include "GraphDialect/Conversion/GraphToCudnn.h"
+#endif
 #include "GraphDialect/Passes.h"
 #include "GraphDialect/Reference/Executor.h"
 #include "GraphDialect/Reference/Npy.h"
@@ -123,6 +126,29 @@ cl::opt<unsigned>
                   cl::desc("After a warm-up run, time N runs and print "
                            "min/median/max per execute"),
                   cl::value_desc("N"), cl::init(0), cl::cat(runCategory));
+
+cl::opt<int> planIndex(
+    "plan-index",
+    cl::desc("GPU: build and run only this entry of each group's plan list "
+             "(strict: no fallback)"),
+    cl::init(-1), cl::cat(runCategory));
+cl::list<std::string> deselectEngines(
+    "deselect-engines",
+    cl::desc("GPU: skip plans whose name contains one of these strings"),
+    cl::CommaSeparated, cl::cat(runCategory));
+cl::opt<int64_t> workspaceLimit(
+    "workspace-limit",
+    cl::desc("GPU: skip plans needing more workspace bytes than this"),
+    cl::init(-1), cl::cat(runCategory));
+cl::list<std::string> heuristicModes(
+    "heuristics",
+    cl::desc("GPU: cuDNN heuristics modes to query, in order (a, b, "
+             "fallback; default a,fallback)"),
+    cl::CommaSeparated, cl::cat(runCategory));
+cl::opt<bool> verbosePlans(
+    "verbose-plans",
+    cl::desc("GPU: print the plan each group runs and every plan declined"),
+    cl::init(false), cl::cat(runCategory));
 
 //===----------------------------------------------------------------------===//
 // Small helpers
@@ -605,9 +631,11 @@ int runMain() {
     return fail("--rtol must be non-negative");
   if (atolOpt.getNumOccurrences() && !(atolOpt >= 0))
     return fail("--atol must be non-negative");
+#ifndef GRAPH_HAVE_GPU_RUNTIME
   if (device == Device::Gpu)
     return fail("the GPU device is not available: this build has no GPU "
                 "runtime");
+#endif
   if (!checkAgainst.empty() && checkAgainst != "cpu")
     return fail("--check-against=" + checkAgainst +
                 ": only 'cpu' (the reference executor) can be compared with");
@@ -777,39 +805,111 @@ int runMain() {
   if (auto rc = resolveOutputs(expectedSpecs, "expected-output", expectedFiles))
     return *rc;
 
-  // The device (the GPU request failed up front).
+  // The device: the GPU when asked (or, for auto, when one is usable and
+  // every op has an engine there), else the CPU reference.
+  bool onGpu = false;
+#ifdef GRAPH_HAVE_GPU_RUNTIME
+  GpuOptions gpuOptions;
+  gpuOptions.planIndex = planIndex;
+  gpuOptions.workspaceLimit = workspaceLimit;
+  gpuOptions.verbose = verbosePlans;
+  gpuOptions.deselectEngines.assign(deselectEngines.begin(),
+                                    deselectEngines.end());
+  if (!heuristicModes.empty()) {
+    gpuOptions.heuristics.clear();
+    for (const std::string &mode : heuristicModes) {
+      std::string lower = llvm::StringRef(mode).lower();
+      if (lower == "a")
+        gpuOptions.heuristics.push_back(::graph::rt::HeurMode::A);
+      else if (lower == "b")
+        gpuOptions.heuristics.push_back(::graph::rt::HeurMode::B);
+      else if (lower == "fallback")
+        gpuOptions.heuristics.push_back(::graph::rt::HeurMode::Fallback);
+      else
+        return fail("--heuristics=" + mode + ": expected a, b or fallback");
+    }
+  }
+  if (device != Device::Cpu) {
+    std::string why;
+    bool usable = ::graph::rt::Device::get(why) != nullptr;
+    if (!usable)
+      why = "the GPU device is not available: " + why;
+    if (usable) {
+      // Engine selection diagnoses ops nothing runs; for auto they go to the
+      // CPU instead.
+      PassManager pm(&context);
+      pm.addPass(createGraphFuse());
+      pm.addPass(createGraphSelectEngines());
+      ScopedDiagnosticHandler quiet(&context, [&](Diagnostic &diag) {
+        why = "the GPU cannot run graph @" + name + ": " + diag.str();
+        return success(device == Device::Auto);
+      });
+      usable = succeeded(pm.run(*module));
+      graph = dyn_cast_or_null<GraphOp>(
+          SymbolTable::lookupSymbolIn(*module, StringAttr::get(&context, name)));
+    }
+    if (!usable && device == Device::Gpu)
+      return fail(why);
+    if (!usable)
+      llvm::errs() << "graph-run: note: running on the CPU reference "
+                      "executor ("
+                   << why << ")\n";
+    onGpu = usable;
+  }
+#else
   if (device == Device::Auto)
-    llvm::errs() << "graph-run: note: no GPU runtime in this build; running "
-                    "on the CPU reference executor\n";
-  auto execute = [&](std::vector<ref::HostTensor> &outputs) {
-    return ref::execute(graph, inputs, outputs);
-  };
+    llvm::errs() << "graph-run: note: running on the CPU reference executor "
+                    "(the GPU device is not available: this build has no GPU "
+                    "runtime)\n";
+#endif
 
   std::vector<ref::HostTensor> outputs;
-  if (std::string err = execute(outputs); !err.empty())
-    return fail("graph @" + name + ": " + err);
-
-  if (benchmarkRuns > 0) {
+  std::vector<double> seconds;
+  if (onGpu) {
+#ifdef GRAPH_HAVE_GPU_RUNTIME
+    std::vector<GpuGroupReport> plans;
+    std::vector<double> milliseconds;
+    if (std::string err =
+            executeOnGpu(graph, inputs, outputs, gpuOptions, &plans,
+                         benchmarkRuns, &milliseconds);
+        !err.empty())
+      return fail("graph @" + name + " on the GPU: " + err);
+    if (verbosePlans)
+      for (const GpuGroupReport &entry : plans) {
+        llvm::outs() << "plan: " << entry.group << ": "
+                     << (entry.plan.empty() ? "(none)" : entry.plan) << "\n";
+        for (const std::string &line : entry.declined)
+          llvm::outs() << "  declined " << line << "\n";
+      }
+    for (double ms : milliseconds)
+      seconds.push_back(ms / 1000.0);
+#endif
+  } else {
+    if (std::string err = ref::execute(graph, inputs, outputs); !err.empty())
+      return fail("graph @" + name + ": " + err);
     // The run above was the warm-up.
-    std::vector<double> seconds;
     for (unsigned r = 0; r < benchmarkRuns; ++r) {
       std::vector<ref::HostTensor> scratch;
       auto start = std::chrono::steady_clock::now();
-      std::string err = execute(scratch);
+      std::string err = ref::execute(graph, inputs, scratch);
       auto stop = std::chrono::steady_clock::now();
       if (!err.empty())
         return fail("graph @" + name + ": " + err);
       seconds.push_back(std::chrono::duration<double>(stop - start).count());
     }
+  }
+
+  if (!seconds.empty()) {
     std::sort(seconds.begin(), seconds.end());
     size_t n = seconds.size();
     double median =
         n % 2 ? seconds[n / 2] : 0.5 * (seconds[n / 2 - 1] + seconds[n / 2]);
-    llvm::outs() << llvm::format("benchmark: %u runs on the CPU reference: "
+    llvm::outs() << llvm::format("benchmark: %u runs on the %s: "
                                  "min %.6f s, median %.6f s, max %.6f s per "
                                  "execute\n",
-                                 static_cast<unsigned>(n), seconds.front(),
-                                 median, seconds.back());
+                                 static_cast<unsigned>(n),
+                                 onGpu ? "GPU" : "CPU reference",
+                                 seconds.front(), median, seconds.back());
   }
 
   // Print.
@@ -894,8 +994,8 @@ int runMain() {
   }
 
   if (!checkAgainst.empty()) {
-    // The device run above was the CPU reference already: this compares two
-    // runs of it (a determinism check) until the GPU runtime lands.
+    // On the CPU device this compares two runs of the reference (a
+    // determinism check); on the GPU it is the numeric check.
     std::vector<ref::HostTensor> reference;
     if (std::string err = ref::execute(graph, inputs, reference); !err.empty())
       return fail("graph @" + name + " on the CPU reference: " + err);

@@ -1,0 +1,314 @@
+//===- GpuExecutor.cpp - Run a graph's cuDNN groups on the GPU -----------===//
+//
+// Walks each group's ranked plan list the way the frontend does: the first
+// plan that builds runs; plans deselected by name or over the workspace
+// limit are skipped; a group no plan builds is split into single ops, and
+// only an op no plan runs is an error, listing each plan tried and why.
+//
+//===----------------------------------------------------------------------===//
+
+#include "GraphDialect/Conversion/GraphToCudnn.h"
+
+#include "GraphDialect/GraphOps.h"
+
+#include <map>
+#include <set>
+
+using namespace mlir;
+using namespace mlir::graph;
+namespace ref = ::graph::ref;
+namespace rt = ::graph::rt;
+
+namespace {
+
+size_t bytesOf(ref::DType dtype, const ref::Shape &dims,
+               const ref::Shape &strides) {
+  return static_cast<size_t>(ref::spanElements(dims, strides)) *
+         ref::byteWidth(dtype);
+}
+
+/// Device memory of one execute; freed when it goes out of scope.
+class Buffers {
+public:
+  explicit Buffers(rt::Device &device) : device(device) {}
+  ~Buffers() {
+    for (void *pointer : owned)
+      device.free(pointer);
+  }
+  void *allocate(size_t bytes, std::string &error) {
+    void *pointer = device.alloc(std::max<size_t>(bytes, 16), error);
+    if (pointer)
+      owned.push_back(pointer);
+    return pointer;
+  }
+  std::map<int64_t, void *> byUid;
+
+private:
+  rt::Device &device;
+  std::vector<void *> owned;
+};
+
+struct ReadyGroup {
+  std::unique_ptr<rt::CudnnGroup> group;
+  size_t plan = 0;
+  void *workspace = nullptr;
+};
+
+class GpuRun {
+public:
+  GpuRun(rt::Device &device, const GpuOptions &options,
+         std::vector<GpuGroupReport> *report)
+      : device(device), buffers(device), options(options), report(report) {}
+
+  std::string allocate(const CudnnProgram &program,
+                       const std::vector<ref::HostTensor> &inputs);
+  std::string prepare(const rt::GraphSpec &spec);
+  std::string runAll();
+  std::string download(const CudnnProgram &program,
+                       const std::vector<ref::HostTensor> &inputs,
+                       const std::vector<ref::TensorInfo> &outputInfo,
+                       std::vector<ref::HostTensor> &outputs);
+
+private:
+  std::string split(const rt::GraphSpec &spec, const std::string &why);
+  /// Stages a host tensor into `dtype`/`strides` bytes.
+  static std::vector<uint8_t> stage(const ref::HostTensor &host,
+                                    ref::DType dtype,
+                                    const ref::Shape &strides) {
+    ref::NdArray array =
+        ref::load(host.bytes.data(), host.dtype, host.shape, host.strides);
+    std::vector<uint8_t> bytes(bytesOf(dtype, host.shape, strides));
+    ref::store(array, dtype, strides, bytes.data());
+    return bytes;
+  }
+
+  rt::Device &device;
+  Buffers buffers;
+  const GpuOptions &options;
+  std::vector<GpuGroupReport> *report;
+  std::vector<ReadyGroup> ready;
+};
+
+std::string GpuRun::allocate(const CudnnProgram &program,
+                             const std::vector<ref::HostTensor> &inputs) {
+  for (const DeviceTensor &tensor : program.tensors) {
+    std::string error;
+    size_t bytes = bytesOf(tensor.dtype, tensor.dims, tensor.strides);
+    void *pointer = buffers.allocate(bytes, error);
+    if (!pointer)
+      return "allocating " + std::to_string(bytes) + " bytes for uid " +
+             std::to_string(tensor.uid) + ": " + error;
+    buffers.byUid[tensor.uid] = pointer;
+    if (tensor.role != DeviceTensor::Role::Input)
+      continue;
+    std::vector<uint8_t> staged =
+        stage(inputs[tensor.index], tensor.dtype, tensor.strides);
+    if (std::string error2 =
+            device.copyToDevice(pointer, staged.data(), staged.size());
+        !error2.empty())
+      return "uploading input uid " + std::to_string(tensor.uid) + ": " +
+             error2;
+  }
+  return "";
+}
+
+bool deselected(const std::string &plan, const GpuOptions &options) {
+  for (const std::string &needle : options.deselectEngines)
+    if (!needle.empty() && plan.find(needle) != std::string::npos)
+      return true;
+  return false;
+}
+
+std::string GpuRun::prepare(const rt::GraphSpec &spec) {
+  GpuGroupReport entry;
+  entry.group = spec.name;
+  std::string error;
+  std::unique_ptr<rt::CudnnGroup> group =
+      rt::CudnnGroup::create(device, spec, error);
+  if (!group)
+    return spec.ops.size() > 1 ? split(spec, error)
+                               : spec.name + ": cuDNN rejects the operation "
+                                             "graph: " + error;
+  if (std::string why = group->createPlans(options.heuristics);
+      !why.empty() && group->plans().empty())
+    return spec.ops.size() > 1 ? split(spec, why)
+                               : spec.name + ": no cuDNN plan: " + why;
+
+  const std::vector<rt::PlanInfo> &plans = group->plans();
+  if (options.planIndex >= 0 &&
+      static_cast<size_t>(options.planIndex) >= plans.size())
+    return spec.name + ": plan index " + std::to_string(options.planIndex) +
+           " is out of range for " + std::to_string(plans.size()) +
+           " plan(s)";
+  for (size_t i = 0; i < plans.size(); ++i) {
+    if (options.planIndex >= 0 && static_cast<int>(i) != options.planIndex)
+      continue;
+    const std::string name = plans[i].name;
+    if (deselected(name, options)) {
+      entry.declined.push_back(name + ": deselected");
+      continue;
+    }
+    if (std::string why = group->buildPlan(i); !why.empty()) {
+      entry.declined.push_back(name + ": " + why);
+      continue;
+    }
+    int64_t workspace = group->plans()[i].workspaceBytes;
+    if (options.workspaceLimit >= 0 && workspace > options.workspaceLimit) {
+      entry.declined.push_back(name + ": needs " + std::to_string(workspace) +
+                               " workspace bytes, over the " +
+                               std::to_string(options.workspaceLimit) +
+                               " limit");
+      continue;
+    }
+    ReadyGroup chosen;
+    chosen.plan = i;
+    if (workspace > 0) {
+      chosen.workspace = buffers.allocate(workspace, error);
+      if (!chosen.workspace)
+        return spec.name + ": allocating the workspace: " + error;
+    }
+    chosen.group = std::move(group);
+    entry.plan = name;
+    ready.push_back(std::move(chosen));
+    if (report)
+      report->push_back(entry);
+    return "";
+  }
+  std::string tried;
+  for (const std::string &line : entry.declined)
+    tried += "\n  " + line;
+  if (entry.declined.empty())
+    tried = "\n  (the plan list is empty)";
+  if (spec.ops.size() > 1)
+    return split(spec, "no plan could be built:" + tried);
+  return spec.name + ": no plan in the list could be built:" + tried;
+}
+
+/// Runs each op of `spec` as its own group; tensors that were virtual inside
+/// it get device buffers.
+std::string GpuRun::split(const rt::GraphSpec &spec, const std::string &why) {
+  if (options.verbose && report) {
+    GpuGroupReport note;
+    note.group = spec.name;
+    note.declined.push_back("split into single ops: " + why);
+    report->push_back(note);
+  }
+  std::map<int64_t, rt::TensorSpec> tensors;
+  for (const rt::TensorSpec &tensor : spec.tensors)
+    tensors[tensor.uid] = tensor;
+  for (size_t i = 0; i < spec.ops.size(); ++i) {
+    const rt::OpSpec &op = spec.ops[i];
+    rt::GraphSpec single;
+    single.name = spec.name + "." + std::to_string(i);
+    single.ops.push_back(op);
+    std::set<int64_t> uids;
+    for (auto &[port, uid] : op.inputs)
+      uids.insert(uid);
+    for (auto &[port, uid] : op.outputs)
+      uids.insert(uid);
+    for (int64_t uid : uids) {
+      rt::TensorSpec tensor = tensors[uid];
+      if (tensor.isVirtual) {
+        tensor.isVirtual = false;
+        if (!buffers.byUid.count(uid)) {
+          std::string error;
+          void *pointer = buffers.allocate(
+              bytesOf(tensor.dtype, tensor.dims, tensor.strides), error);
+          if (!pointer)
+            return single.name + ": " + error;
+          buffers.byUid[uid] = pointer;
+        }
+      }
+      single.tensors.push_back(tensor);
+    }
+    if (std::string error = prepare(single); !error.empty())
+      return error + "\n(" + spec.name + " was split into single ops because " +
+             why + ")";
+  }
+  return "";
+}
+
+std::string GpuRun::runAll() {
+  for (ReadyGroup &group : ready)
+    if (std::string error =
+            group.group->execute(group.plan, buffers.byUid, group.workspace);
+        !error.empty())
+      return error;
+  return "";
+}
+
+std::string GpuRun::download(const CudnnProgram &program,
+                             const std::vector<ref::HostTensor> &inputs,
+                             const std::vector<ref::TensorInfo> &outputInfo,
+                             std::vector<ref::HostTensor> &outputs) {
+  outputs.clear();
+  for (size_t i = 0; i < outputInfo.size(); ++i) {
+    const ref::TensorInfo &info = outputInfo[i];
+    ref::HostTensor host;
+    host.dtype = info.dtype;
+    host.shape = info.shape;
+    host.strides =
+        info.strides.empty() ? ref::rowMajorStrides(info.shape) : info.strides;
+    if (program.outputAliasesInput[i] >= 0) {
+      host.bytes = stage(inputs[program.outputAliasesInput[i]], host.dtype,
+                         host.strides);
+    } else {
+      host.bytes.assign(bytesOf(host.dtype, host.shape, host.strides), 0);
+      void *source = buffers.byUid[program.outputUids[i]];
+      if (std::string error =
+              device.copyToHost(host.bytes.data(), source, host.bytes.size());
+          !error.empty())
+        return "downloading output " + std::to_string(i) + ": " + error;
+    }
+    outputs.push_back(std::move(host));
+  }
+  return "";
+}
+
+} // namespace
+
+std::string mlir::graph::executeOnGpu(
+    GraphOp graph, const std::vector<ref::HostTensor> &inputs,
+    std::vector<ref::HostTensor> &outputs, const GpuOptions &options,
+    std::vector<GpuGroupReport> *report, int benchmarkRuns,
+    std::vector<double> *milliseconds) {
+  CudnnProgram program;
+  if (std::string error = lowerToCudnn(graph, program); !error.empty())
+    return error;
+  std::vector<ref::TensorInfo> inputInfo, outputInfo;
+  ref::describeGraph(graph, inputInfo, outputInfo);
+  if (inputs.size() != inputInfo.size())
+    return "graph @" + graph.getSymName().str() + " has " +
+           std::to_string(inputInfo.size()) + " inputs but " +
+           std::to_string(inputs.size()) + " buffers were given";
+  for (size_t i = 0; i < inputs.size(); ++i)
+    if (inputs[i].dtype != inputInfo[i].dtype ||
+        inputs[i].shape != inputInfo[i].shape)
+      return "input " + std::to_string(i) + " (uid " +
+             std::to_string(inputInfo[i].uid) +
+             "): the buffer's dtype or dims differ from the graph's";
+
+  std::string error;
+  rt::Device *device = rt::Device::get(error);
+  if (!device)
+    return "the GPU device is not available: " + error;
+  GpuRun run(*device, options, report);
+  if (std::string e = run.allocate(program, inputs); !e.empty())
+    return e;
+  for (const rt::GraphSpec &spec : program.groups)
+    if (std::string e = run.prepare(spec); !e.empty())
+      return e;
+  if (std::string e = run.runAll(); !e.empty())
+    return e;
+  if (std::string e = device->synchronize(); !e.empty())
+    return "executing: " + e;
+  for (int i = 0; i < benchmarkRuns; ++i) {
+    double ms = 0;
+    if (std::string e = device->time([&] { return run.runAll(); }, ms);
+        !e.empty())
+      return "benchmark run: " + e;
+    if (milliseconds)
+      milliseconds->push_back(ms);
+  }
+  return run.download(program, inputs, outputInfo, outputs);
+}

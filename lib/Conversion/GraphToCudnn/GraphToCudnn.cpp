@@ -1,0 +1,362 @@
+//===- GraphToCudnn.cpp - Fused groups as cuDNN group descriptions -------===//
+//
+// Each group tagged by graph-fuse becomes a GraphSpec: its ops with their
+// ports (the dialect's operand and result names; a variadic port's members
+// are NAME_0, NAME_1, ...), its attributes, and its tensors. A tensor read
+// from outside the group, written for a later group or returned by the graph
+// is a device buffer with a uid; a tensor used only inside the group is
+// virtual; a graph.scalar is passed by value.
+//
+//===----------------------------------------------------------------------===//
+
+#include "GraphDialect/Conversion/GraphToCudnn.h"
+
+#include "GraphDialect/GraphOps.h"
+#include "GraphDialect/Passes.h"
+
+#include "mlir/Pass/PassManager.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace mlir::graph;
+namespace ref = ::graph::ref;
+namespace rt = ::graph::rt;
+
+void mlir::graph::buildGpuPipeline(OpPassManager &pm) {
+  buildPreparePipeline(pm, PreparePipelineOptions());
+  pm.addPass(createGraphFuse());
+  pm.addPass(createGraphSelectEngines());
+}
+
+namespace {
+
+/// The ODS names of each op's operands and results, in ODS order, for the
+/// ops cuDNN runs.
+struct PortNames {
+  SmallVector<StringRef> operands, results;
+};
+
+template <typename OpTy>
+void addPorts(OpTy op, const PortNames &names,
+              llvm::function_ref<int64_t(Value)> uidOf, rt::OpSpec &spec) {
+  for (auto [i, name] : llvm::enumerate(names.operands)) {
+    auto [start, length] = op.getODSOperandIndexAndLength(i);
+    bool variadic = length != 1 || isa<PointwiseOp, ConcatenateOp>(op);
+    for (unsigned j = 0; j < length; ++j) {
+      std::string port = name.str();
+      if (variadic)
+        port += "_" + std::to_string(j);
+      spec.inputs[port] = uidOf(op->getOperand(start + j));
+    }
+  }
+  for (auto [i, name] : llvm::enumerate(names.results)) {
+    auto [start, length] = op.getODSResultIndexAndLength(i);
+    if (length == 1)
+      spec.outputs[name.str()] = uidOf(op->getResult(start));
+  }
+}
+
+PortNames portsOf(Operation *op) {
+  return llvm::TypeSwitch<Operation *, PortNames>(op)
+      .Case([](MatmulOp) { return PortNames{{"A", "B"}, {"C"}}; })
+      .Case([](PointwiseOp) { return PortNames{{"inputs"}, {"output"}}; })
+      .Case([](ConvFpropOp) { return PortNames{{"image", "weight"}, {"Y"}}; })
+      .Case([](ConvDgradOp) { return PortNames{{"loss", "filter"}, {"DX"}}; })
+      .Case([](ConvWgradOp) { return PortNames{{"image", "loss"}, {"DW"}}; })
+      .Case([](ReductionOp) {
+        return PortNames{{"input", "group_offset"}, {"output"}};
+      })
+      .Case<LayernormOp, AdaLayernormOp, InstancenormOp>([](auto) {
+        return PortNames{{"input", "scale", "bias", "epsilon"},
+                         {"Y", "mean", "inv_var"}};
+      })
+      .Case([](RmsnormOp) {
+        return PortNames{{"input", "scale", "bias", "epsilon"},
+                         {"Y", "inv_var"}};
+      })
+      .Case([](BatchnormOp) {
+        return PortNames{{"input", "scale", "bias", "epsilon",
+                          "in_running_mean", "in_running_var", "momentum",
+                          "peer_stats"},
+                         {"Y", "mean", "inv_var", "next_running_mean",
+                          "next_running_var"}};
+      })
+      .Case([](BatchnormInferenceOp) {
+        return PortNames{{"input", "mean", "inv_variance", "scale", "bias"},
+                         {"Y"}};
+      })
+      .Case<LayernormBackwardOp, AdaLayernormBackwardOp,
+            InstancenormBackwardOp>([](auto) {
+        return PortNames{{"grad", "input", "scale", "mean", "inv_variance"},
+                         {"DX", "DScale", "DBias"}};
+      })
+      .Case([](RmsnormBackwardOp) {
+        return PortNames{{"grad", "input", "scale", "inv_variance"},
+                         {"DX", "DScale", "DBias"}};
+      })
+      .Case([](BatchnormBackwardOp) {
+        return PortNames{{"grad", "input", "scale", "mean", "inv_variance",
+                          "peer_stats"},
+                         {"DX", "DScale", "DBias"}};
+      })
+      .Case([](GenstatsOp) { return PortNames{{"input"}, {"SUM", "SQ_SUM"}}; })
+      .Case([](SdpaOp) {
+        return PortNames{{"q", "k", "v", "attn_scale", "bias", "seq_len_q",
+                          "seq_len_kv", "dropout_mask"},
+                         {"O", "Stats", "score_max", "score_sum_exp"}};
+      })
+      .Case([](SdpaBackwardOp) {
+        return PortNames{{"q", "k", "v", "o", "dO", "stats", "attn_scale",
+                          "bias", "seq_len_q", "seq_len_kv", "dropout_mask"},
+                         {"dQ", "dK", "dV", "dBias"}};
+      })
+      .Default([](Operation *) { return PortNames{}; });
+}
+
+/// Attributes as the runtime reads them: integers and arrays in intAttrs
+/// (unit and bool as 0/1, enums as their value), floats in floatAttrs; the
+/// pointwise/reduction mode and the norm phase in `mode`.
+void addAttributes(Operation *op, rt::OpSpec &spec) {
+  DictionaryAttr props =
+      dyn_cast_or_null<DictionaryAttr>(op->getPropertiesAsAttribute());
+  if (!props)
+    return;
+  for (NamedAttribute attr : props) {
+    std::string name = attr.getName().str();
+    Attribute value = attr.getValue();
+    if (name == "name" || name == "operandSegmentSizes" ||
+        name == "resultSegmentSizes")
+      continue;
+    if (auto mode = dyn_cast<PointwiseModeAttr>(value))
+      spec.mode = stringifyPointwiseMode(mode.getValue()).str();
+    else if (auto mode = dyn_cast<ReductionModeAttr>(value))
+      spec.mode = stringifyReductionMode(mode.getValue()).str();
+    else if (auto phase = dyn_cast<NormPhaseAttr>(value))
+      spec.mode = stringifyNormPhase(phase.getValue()).str();
+    else if (auto conv = dyn_cast<ConvModeAttr>(value))
+      spec.intAttrs[name] = {static_cast<int64_t>(conv.getValue())};
+    else if (auto align = dyn_cast<DiagonalAlignmentAttr>(value))
+      spec.intAttrs[name] = {static_cast<int64_t>(align.getValue())};
+    else if (auto array = dyn_cast<DenseI64ArrayAttr>(value))
+      spec.intAttrs[name] = std::vector<int64_t>(array.asArrayRef().begin(),
+                                                 array.asArrayRef().end());
+    else if (auto boolean = dyn_cast<BoolAttr>(value))
+      spec.intAttrs[name] = {boolean.getValue() ? 1 : 0};
+    else if (isa<UnitAttr>(value))
+      spec.intAttrs[name] = {1};
+    else if (auto integer = dyn_cast<IntegerAttr>(value))
+      spec.intAttrs[name] = {integer.getInt()};
+    else if (auto real = dyn_cast<FloatAttr>(value))
+      spec.floatAttrs[name] = real.getValueAsDouble();
+    else if (auto type = dyn_cast<TypeAttr>(value)) {
+      if (name == "compute_data_type")
+        (void)ref::toDType(type.getValue(), spec.computeType);
+    }
+  }
+  // Convolutions get explicit geometry so the runtime need not know the
+  // defaults.
+  auto geometry = [&](auto conv, unsigned spatial) {
+    auto put = [&](StringRef key, SmallVector<int64_t> values) {
+      spec.intAttrs[key.str()] =
+          std::vector<int64_t>(values.begin(), values.end());
+    };
+    put("pre_padding", conv.getPrePaddingOrDefault(spatial));
+    put("post_padding", conv.getPostPaddingOrDefault(spatial));
+    put("stride", conv.getStrideOrDefault(spatial));
+    put("dilation", conv.getDilationOrDefault(spatial));
+    spec.intAttrs.erase("padding");
+  };
+  unsigned rank = op->getNumOperands()
+                      ? cast<RankedTensorType>(op->getOperand(0).getType())
+                            .getRank()
+                      : 0;
+  if (auto conv = dyn_cast<ConvFpropOp>(op))
+    geometry(conv, rank - 2);
+  else if (auto conv = dyn_cast<ConvDgradOp>(op))
+    geometry(conv, rank - 2);
+  else if (auto conv = dyn_cast<ConvWgradOp>(op))
+    geometry(conv, rank - 2);
+}
+
+} // namespace
+
+std::string mlir::graph::lowerToCudnn(GraphOp graph, CudnnProgram &program) {
+  program = CudnnProgram();
+  Block &body = graph.getBody().front();
+  OutputOp output = graph.getOutputOp();
+
+  // uids the graph gave: inputs, outputs, scalars. Fresh ones go above.
+  llvm::DenseMap<Value, int64_t> uidOf;
+  int64_t maxUid = 0;
+  for (unsigned i = 0; i < graph.getNumArguments(); ++i) {
+    uidOf[body.getArgument(i)] = graph.getInputUid(i);
+    maxUid = std::max(maxUid, graph.getInputUid(i));
+  }
+  graph.walk([&](ScalarOp scalar) {
+    uidOf[scalar.getOutput()] = static_cast<int64_t>(scalar.getUid().value_or(0));
+    maxUid = std::max(maxUid, static_cast<int64_t>(scalar.getUid().value_or(0)));
+  });
+  llvm::DenseMap<Value, unsigned> outputIndex;
+  program.outputAliasesInput.assign(graph.getNumResults(), -1);
+  program.outputUids.assign(graph.getNumResults(), 0);
+  for (unsigned i = 0; i < graph.getNumResults(); ++i) {
+    Value value = output.getOperand(i);
+    maxUid = std::max(maxUid, graph.getOutputUid(i));
+    if (auto arg = dyn_cast<BlockArgument>(value)) {
+      program.outputAliasesInput[i] = arg.getArgNumber();
+      continue;
+    }
+    if (value.getDefiningOp<ScalarOp>())
+      return "output " + std::to_string(i) +
+             " is a pass-by-value scalar; the GPU path returns only computed "
+             "tensors";
+    if (!outputIndex.count(value)) { // a tensor returned twice is computed once
+      outputIndex[value] = i;
+      uidOf[value] = graph.getOutputUid(i);
+    }
+    program.outputUids[i] = uidOf[value];
+  }
+  auto fresh = [&](Value value) {
+    auto [it, inserted] = uidOf.try_emplace(value, maxUid + 1);
+    if (inserted)
+      ++maxUid;
+    return it->second;
+  };
+
+  // Group membership in schedule order.
+  llvm::MapVector<int64_t, SmallVector<Operation *>> groups;
+  for (Operation &op : body.without_terminator()) {
+    if (isa<ScalarOp>(op))
+      continue;
+    auto id = op.getAttrOfType<IntegerAttr>("graph.group");
+    if (!id)
+      return "graph @" + graph.getSymName().str() + ": " +
+             op.getName().getStringRef().str() +
+             " has no graph.group; run graph-fuse and graph-select-engines "
+             "first";
+    groups[id.getInt()].push_back(&op);
+  }
+  SmallVector<int64_t> order;
+  for (auto &entry : groups)
+    order.push_back(entry.first);
+  llvm::sort(order);
+
+  llvm::DenseMap<Operation *, int64_t> groupOfOp;
+  for (auto &[id, ops] : groups)
+    for (Operation *op : ops)
+      groupOfOp[op] = id;
+
+  // Which values need a device buffer: read by another group or returned.
+  auto needsBuffer = [&](Value value) {
+    if (outputIndex.count(value))
+      return true;
+    Operation *def = value.getDefiningOp();
+    for (Operation *user : value.getUsers())
+      if (!isa<OutputOp>(user) && groupOfOp.lookup(user) != groupOfOp.lookup(def))
+        return true;
+    return false;
+  };
+  llvm::DenseMap<Value, bool> registered;
+  auto describe = [&](Value value, rt::TensorSpec &tensor) -> std::string {
+    auto type = cast<RankedTensorType>(value.getType());
+    if (!ref::toDType(type.getElementType(), tensor.dtype))
+      return "a tensor of element type with no GPU path";
+    if (!type.hasStaticShape())
+      return "dynamic dims are bound at execute time and not supported by "
+             "the cuDNN lowering yet";
+    tensor.dims.assign(type.getShape().begin(), type.getShape().end());
+    ArrayRef<int64_t> strides = getStrides(type);
+    if (strides.empty())
+      tensor.strides = ref::rowMajorStrides(tensor.dims);
+    else
+      tensor.strides.assign(strides.begin(), strides.end());
+    return "";
+  };
+  auto registerBuffer = [&](Value value, const rt::TensorSpec &tensor) {
+    if (registered.lookup(value))
+      return;
+    registered[value] = true;
+    DeviceTensor device;
+    device.uid = tensor.uid;
+    device.dtype = tensor.dtype;
+    device.dims = tensor.dims;
+    device.strides = tensor.strides;
+    if (auto arg = dyn_cast<BlockArgument>(value)) {
+      device.role = DeviceTensor::Role::Input;
+      device.index = arg.getArgNumber();
+    } else if (outputIndex.count(value)) {
+      device.role = DeviceTensor::Role::Output;
+      device.index = outputIndex[value];
+    }
+    program.tensors.push_back(device);
+  };
+
+  // Inputs always get a buffer (even unused ones keep their uid).
+  for (BlockArgument arg : body.getArguments()) {
+    rt::TensorSpec tensor;
+    tensor.uid = uidOf[arg];
+    if (std::string error = describe(arg, tensor); !error.empty())
+      return "input " + std::to_string(arg.getArgNumber()) + ": " + error;
+    registerBuffer(arg, tensor);
+  }
+
+  for (int64_t id : order) {
+    ArrayRef<Operation *> ops = groups[id];
+    rt::GraphSpec spec;
+    spec.name = graph.getSymName().str() + "/group" + std::to_string(id);
+    llvm::DenseMap<Value, bool> inSpec;
+    std::string error;
+    auto addTensor = [&](Value value) -> int64_t {
+      int64_t uid = uidOf.count(value) ? uidOf[value] : fresh(value);
+      if (inSpec.lookup(value))
+        return uid;
+      inSpec[value] = true;
+      rt::TensorSpec tensor;
+      tensor.uid = uid;
+      if (std::string why = describe(value, tensor); !why.empty()) {
+        error = why;
+        return uid;
+      }
+      if (auto scalar = value.getDefiningOp<ScalarOp>()) {
+        tensor.isByValue = true;
+        if (auto f = dyn_cast<FloatAttr>(scalar.getValue()))
+          tensor.byValue = f.getValueAsDouble();
+        else if (auto i = dyn_cast<IntegerAttr>(scalar.getValue()))
+          tensor.byValue = static_cast<double>(i.getInt());
+      } else if (isa<BlockArgument>(value) || needsBuffer(value)) {
+        registerBuffer(value, tensor);
+      } else {
+        tensor.isVirtual = true;
+      }
+      spec.tensors.push_back(tensor);
+      return uid;
+    };
+    for (Operation *op : ops) {
+      rt::OpSpec opSpec;
+      opSpec.kind = op->getName().stripDialect().str();
+      opSpec.name = getNodeLabel(op).str();
+      if (auto cdt = graph.getComputeDataType())
+        (void)ref::toDType(*cdt, opSpec.computeType);
+      addAttributes(op, opSpec);
+      PortNames names = portsOf(op);
+      if (names.operands.empty())
+        return opSpec.kind + (opSpec.name.empty() ? "" : " \"" + opSpec.name + "\"") +
+               ": no cuDNN lowering for this op";
+      auto uidFn = [&](Value v) { return addTensor(v); };
+      llvm::TypeSwitch<Operation *>(op).Case<
+          MatmulOp, PointwiseOp, ConvFpropOp, ConvDgradOp, ConvWgradOp,
+          ReductionOp, LayernormOp, AdaLayernormOp, InstancenormOp, RmsnormOp,
+          BatchnormOp, BatchnormInferenceOp, LayernormBackwardOp,
+          AdaLayernormBackwardOp, InstancenormBackwardOp, RmsnormBackwardOp,
+          BatchnormBackwardOp, GenstatsOp, SdpaOp, SdpaBackwardOp>(
+          [&](auto typed) { addPorts(typed, names, uidFn, opSpec); });
+      if (!error.empty())
+        return opSpec.kind + ": " + error;
+      spec.ops.push_back(std::move(opSpec));
+    }
+    program.groups.push_back(std::move(spec));
+  }
+  return "";
+}
