@@ -43,10 +43,13 @@ void addPorts(OpTy op, const PortNames &names,
               llvm::function_ref<int64_t(Value)> uidOf, rt::OpSpec &spec) {
   for (auto [i, name] : llvm::enumerate(names.operands)) {
     auto [start, length] = op.getODSOperandIndexAndLength(i);
-    bool variadic = length != 1 || isa<PointwiseOp, ConcatenateOp>(op);
+    bool variadic = length != 1 || isa<ConcatenateOp>(op);
     for (unsigned j = 0; j < length; ++j) {
+      // The runtime names pointwise operands in0, in1, in2.
       std::string port = name.str();
-      if (variadic)
+      if (isa<PointwiseOp>(op))
+        port = "in" + std::to_string(j);
+      else if (variadic)
         port += "_" + std::to_string(j);
       spec.inputs[port] = uidOf(op->getOperand(start + j));
     }
@@ -136,7 +139,7 @@ void addAttributes(Operation *op, rt::OpSpec &spec) {
     else if (auto phase = dyn_cast<NormPhaseAttr>(value))
       spec.mode = stringifyNormPhase(phase.getValue()).str();
     else if (auto conv = dyn_cast<ConvModeAttr>(value))
-      spec.intAttrs[name] = {static_cast<int64_t>(conv.getValue())};
+      spec.mode = stringifyConvMode(conv.getValue()).str();
     else if (auto align = dyn_cast<DiagonalAlignmentAttr>(value))
       spec.intAttrs[name] = {static_cast<int64_t>(align.getValue())};
     else if (auto array = dyn_cast<DenseI64ArrayAttr>(value))
