@@ -19,6 +19,8 @@
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/TypeSwitch.h"
 
+#include <map>
+
 using namespace mlir;
 using namespace mlir::graph;
 namespace ref = ::graph::ref;
@@ -181,6 +183,49 @@ void addAttributes(Operation *op, rt::OpSpec &spec) {
     geometry(conv, rank - 2);
   else if (auto conv = dyn_cast<ConvWgradOp>(op))
     geometry(conv, rank - 2);
+}
+
+/// cuDNN wants matmul, pointwise and reduction tensors of rank 3 or more,
+/// all of one rank in a group, and norm tensors of rank 4: pad with unit
+/// dims, leading ones for the former (a batch of 1) and trailing ones for
+/// norms (whose dim 0 is the batch). Convolutions and attention are already
+/// rank 4 or 5.
+void padRanks(rt::GraphSpec &spec) {
+  bool normLike = false;
+  for (const rt::OpSpec &op : spec.ops) {
+    StringRef kind = op.kind;
+    if (kind.starts_with("conv_") || kind.starts_with("sdpa"))
+      return;
+    normLike |= kind.contains("norm") || kind == "genstats";
+  }
+  size_t maxRank = 0;
+  for (const rt::TensorSpec &tensor : spec.tensors)
+    maxRank = std::max(maxRank, tensor.dims.size());
+  size_t target = std::max<size_t>(normLike ? 4 : 3, maxRank);
+  std::map<int64_t, int64_t> leadingPad;
+  for (rt::TensorSpec &tensor : spec.tensors) {
+    leadingPad[tensor.uid] = normLike ? 0 : target - tensor.dims.size();
+    while (tensor.dims.size() < target) {
+      if (normLike) {
+        tensor.dims.push_back(1);
+        tensor.strides.push_back(1);
+      } else {
+        int64_t span = tensor.dims.empty()
+                           ? 1
+                           : tensor.dims.front() * tensor.strides.front();
+        tensor.dims.insert(tensor.dims.begin(), 1);
+        tensor.strides.insert(tensor.strides.begin(), std::max<int64_t>(span, 1));
+      }
+    }
+  }
+  // gen_index counts along an axis of its output: shift it with the padding.
+  for (rt::OpSpec &op : spec.ops) {
+    auto axis = op.intAttrs.find("axis");
+    auto out = op.outputs.find("output");
+    if (op.kind == "pointwise" && axis != op.intAttrs.end() &&
+        out != op.outputs.end() && !axis->second.empty())
+      axis->second[0] += leadingPad[out->second];
+  }
 }
 
 } // namespace
@@ -359,6 +404,7 @@ std::string mlir::graph::lowerToCudnn(GraphOp graph, CudnnProgram &program) {
         return opSpec.kind + ": " + error;
       spec.ops.push_back(std::move(opSpec));
     }
+    padRanks(spec);
     program.groups.push_back(std::move(spec));
   }
   return "";
