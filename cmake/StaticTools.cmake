@@ -44,3 +44,21 @@ graph_add_static_tool(graph-run-static
 if(TARGET MLIRGraphToCudnn)
   target_compile_definitions(graph-run-static PRIVATE GRAPH_HAVE_GPU_RUNTIME)
 endif()
+
+# libGraphCAPI.so for the GPU machine: the C API (and so the Python package)
+# with MLIR, LLVM and libstdc++ linked in and hidden.
+if(TARGET obj.GraphCAPI)
+  set(objects $<TARGET_OBJECTS:obj.GraphCAPI>)
+  foreach(lib ${GRAPH_STATIC_OBJECTS})
+    list(APPEND objects $<TARGET_OBJECTS:obj.${lib}>)
+  endforeach()
+  add_library(GraphCAPIDevice SHARED ${objects})
+  target_link_libraries(GraphCAPIDevice PRIVATE ${GRAPH_STATIC_LIBS}
+                        "${GRAPH_STATIC_SCRIPT}" Threads::Threads
+                        ${CMAKE_DL_LIBS})
+  target_link_options(GraphCAPIDevice PRIVATE -static-libstdc++ -static-libgcc
+                      -Wl,--exclude-libs,ALL -Wl,--no-undefined)
+  set_target_properties(GraphCAPIDevice PROPERTIES
+    OUTPUT_NAME GraphCAPI
+    LIBRARY_OUTPUT_DIRECTORY "${CMAKE_BINARY_DIR}/static/lib")
+endif()

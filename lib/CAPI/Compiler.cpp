@@ -10,6 +10,9 @@
 
 #include "GraphDialect/GraphDialect.h"
 #include "GraphDialect/GraphOps.h"
+#ifdef GRAPH_HAVE_GPU_RUNTIME
+#include "GraphDialect/Conversion/GraphToCudnn.h"
+#endif
 #include "GraphDialect/Passes.h"
 #include "GraphDialect/Reference/Executor.h"
 
@@ -69,6 +72,12 @@ struct CompiledGraph::Impl {
   std::shared_ptr<Compiler::Impl> compiler;
   OwningOpRef<ModuleOp> module;
   std::string selected;
+#ifdef GRAPH_HAVE_GPU_RUNTIME
+  // The GPU program of `gpuGraph`, built at the first GPU execute and kept:
+  // later executes reuse its plans and intermediates.
+  std::unique_ptr<mlir::graph::GpuExecutable> gpu;
+  std::string gpuGraph;
+#endif
   // The text the module was parsed from (empty for bytecode) and its buffer
   // name, so diagnostics can quote the source line.
   std::string sourceName;
@@ -625,17 +634,83 @@ Status bindBuffer(const char *kind, size_t index, const TensorDesc &desc,
   return Status();
 }
 
+#ifdef GRAPH_HAVE_GPU_RUNTIME
+/// Runs the selected graph on the GPU with the caller's device pointers,
+/// which must hold each tensor in the graph's declared layout. The first call
+/// lowers the graph and builds its plans; later calls only execute.
+Status executeOnDevice(CompiledGraph::Impl &impl,
+                       const std::vector<TensorDesc> &ins,
+                       const std::vector<TensorDesc> &outs,
+                       const std::vector<Binding> &inBindings,
+                       const std::vector<Binding> &outBindings) {
+  std::string graphName = "graph @" + impl.selected;
+  if (!impl.gpu || impl.gpuGraph != impl.selected) {
+    impl.gpu.reset();
+    MLIRContext *context = &impl.compiler->context;
+    OwningOpRef<ModuleOp> clone = impl.module->clone();
+    DiagnosticCapture capture(context, impl.sourceName, impl.sourceText);
+    PassManager pm(context, ModuleOp::getOperationName());
+    mlir::graph::buildGpuPipeline(pm);
+    if (failed(pm.run(*clone)))
+      return Status(GRAPH_ERROR_NOT_SUPPORTED,
+                    capture.take(graphName + ": no GPU engine runs it"));
+    GraphOp graph;
+    for (GraphOp g : clone->getOps<GraphOp>())
+      if (g.getSymName() == llvm::StringRef(impl.selected))
+        graph = g;
+    if (!graph)
+      return Status(GRAPH_ERROR_EXECUTION, graphName + ": lost in lowering");
+    std::string error;
+    impl.gpu = mlir::graph::GpuExecutable::create(graph, {}, error);
+    if (!impl.gpu)
+      return Status(error.find("not available") != std::string::npos
+                        ? GRAPH_ERROR_NO_DEVICE
+                        : GRAPH_ERROR_NOT_SUPPORTED,
+                    graphName + ": " + error);
+    impl.gpuGraph = impl.selected;
+  }
+  // Device pointers cannot be re-laid out here: they must match.
+  std::map<int64_t, void *> pointers;
+  auto bind = [&](const char *kind, const std::vector<TensorDesc> &descs,
+                  const std::vector<Binding> &bindings) -> Status {
+    for (size_t i = 0; i < descs.size(); ++i) {
+      const Buffer &b = *bindings[i].buffer;
+      for (const mlir::graph::DeviceTensor &t : impl.gpu->program().tensors)
+        if (t.uid == descs[i].uid && t.strides != bindings[i].strides &&
+            ref::numElements(b.dims) > 1)
+          return Status(GRAPH_ERROR_INVALID_ARGUMENT,
+                        who(kind, i, descs[i]) + ": on the GPU the buffer "
+                        "must have the graph's strides " + dimsText(t.strides) +
+                        " but has " + dimsText(bindings[i].strides));
+      pointers[descs[i].uid] = b.data;
+    }
+    return Status();
+  };
+  if (Status s = bind("input", ins, inBindings); !s)
+    return s;
+  if (Status s = bind("output", outs, outBindings); !s)
+    return s;
+  if (std::string error = impl.gpu->execute(pointers); !error.empty())
+    return Status(GRAPH_ERROR_EXECUTION, graphName + ": " + error);
+  if (std::string error = impl.gpu->device().synchronize(); !error.empty())
+    return Status(GRAPH_ERROR_EXECUTION, graphName + ": " + error);
+  return Status();
+}
+#endif
+
 } // namespace
 
 Status CompiledGraph::execute(GraphDevice device,
                                      const std::vector<Buffer> &buffers) {
   if (!impl)
     return emptyGraph("execute");
+#ifndef GRAPH_HAVE_GPU_RUNTIME
   if (device == GRAPH_DEVICE_GPU)
     return Status(GRAPH_ERROR_NO_DEVICE,
                   "GRAPH_DEVICE_GPU: the GPU runtime is not linked into this "
                   "build; execute on GRAPH_DEVICE_CPU");
-  if (device != GRAPH_DEVICE_CPU)
+#endif
+  if (device != GRAPH_DEVICE_CPU && device != GRAPH_DEVICE_GPU)
     return Status(GRAPH_ERROR_INVALID_ARGUMENT,
                   "execute: unknown device " +
                       std::to_string(static_cast<int>(device)));
@@ -734,6 +809,11 @@ Status CompiledGraph::execute(GraphDevice device,
     return s;
   if (Status s = bindAll("output", outs, outBindings); !s)
     return s;
+
+#ifdef GRAPH_HAVE_GPU_RUNTIME
+  if (device == GRAPH_DEVICE_GPU)
+    return executeOnDevice(*impl, ins, outs, inBindings, outBindings);
+#endif
 
   // Copy the inputs into dense host tensors.
   std::vector<ref::HostTensor> hostInputs;

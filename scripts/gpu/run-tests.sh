@@ -6,6 +6,7 @@
 set -u
 here=$(cd "$(dirname "$0")/../.." && pwd)
 run=${1:-$here/build/bin/graph-run}
+source "$here/scripts/gpu/env.sh"
 tests=$(ls "$here"/test/gpu/*.mlir)
 
 probe=$("$run" --device=gpu --random-inputs=1 --print-max-elements=0 \

@@ -11,12 +11,7 @@ if [[ ! -x "$bin" ]]; then
   exit 2
 fi
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null || true
-# cuDNN's runtime-fusion engines need NVRTC; the venv ships it next to cuDNN.
-extra=""
-for d in "$cudnn_lib/../../cuda_nvrtc/lib" "$cudnn_lib/../../cublas/lib"; do
-  [[ -d "$d" ]] && extra="$extra:$(cd "$d" && pwd)"
-done
-export LD_LIBRARY_PATH="$cudnn_lib$extra${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+source "$root/scripts/gpu/env.sh"
 export GRAPH_PLAN_CACHE_DIR="${GRAPH_PLAN_CACHE_DIR:-$(mktemp -d)}"
 "$bin" --gtest_color=no "$@" 2>&1 | tee /tmp/graph-runtime-gpu-test.log
 status=${PIPESTATUS[0]}

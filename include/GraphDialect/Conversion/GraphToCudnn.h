@@ -13,6 +13,8 @@
 #include "GraphDialect/Reference/Executor.h"
 #include "GraphDialect/Runtime/CudnnGraph.h"
 
+#include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -65,6 +67,25 @@ struct GpuGroupReport {
   std::string group;
   std::string plan;
   std::vector<std::string> declined;
+};
+
+/// A graph ready to run on the GPU: groups lowered, plans chosen and built,
+/// intermediates allocated. Execute it many times with the caller's device
+/// buffers; nothing is rebuilt.
+class GpuExecutable {
+public:
+  /// `graph` must have gone through buildGpuPipeline.
+  static std::unique_ptr<GpuExecutable>
+  create(GraphOp graph, const GpuOptions &options, std::string &error,
+         std::vector<GpuGroupReport> *report = nullptr);
+  virtual ~GpuExecutable() = default;
+
+  /// Runs every group on the stream. `buffers` maps the uid of every graph
+  /// input and computed output to a device pointer holding it in the
+  /// graph's declared layout.
+  virtual std::string execute(const std::map<int64_t, void *> &buffers) = 0;
+  virtual const CudnnProgram &program() const = 0;
+  virtual ::graph::rt::Device &device() = 0;
 };
 
 /// Runs `graph` on the GPU. `inputs` in argument order; `outputs` filled in

@@ -54,44 +54,34 @@ struct ReadyGroup {
   void *workspace = nullptr;
 };
 
-class GpuRun {
+class GpuRun : public GpuExecutable {
 public:
   GpuRun(rt::Device &device, const GpuOptions &options,
          std::vector<GpuGroupReport> *report)
-      : device(device), buffers(device), options(options), report(report) {}
+      : gpu(device), buffers(device), options(options), report(report) {}
 
-  std::string allocate(const CudnnProgram &program,
-                       const std::vector<ref::HostTensor> &inputs);
+  /// Device memory for the tensors that cross groups.
+  std::string allocateIntermediates();
   std::string prepare(const rt::GraphSpec &spec);
-  std::string runAll();
-  std::string download(const CudnnProgram &program,
-                       const std::vector<ref::HostTensor> &inputs,
-                       const std::vector<ref::TensorInfo> &outputInfo,
-                       std::vector<ref::HostTensor> &outputs);
+  std::string execute(const std::map<int64_t, void *> &user) override;
+  const CudnnProgram &program() const override { return lowered; }
+  rt::Device &device() override { return gpu; }
+
+  CudnnProgram lowered;
 
 private:
   std::string split(const rt::GraphSpec &spec, const std::string &why);
-  /// Stages a host tensor into `dtype`/`strides` bytes.
-  static std::vector<uint8_t> stage(const ref::HostTensor &host,
-                                    ref::DType dtype,
-                                    const ref::Shape &strides) {
-    ref::NdArray array =
-        ref::load(host.bytes.data(), host.dtype, host.shape, host.strides);
-    std::vector<uint8_t> bytes(bytesOf(dtype, host.shape, strides));
-    ref::store(array, dtype, strides, bytes.data());
-    return bytes;
-  }
-
-  rt::Device &device;
+  rt::Device &gpu;
   Buffers buffers;
-  const GpuOptions &options;
+  GpuOptions options;
   std::vector<GpuGroupReport> *report;
   std::vector<ReadyGroup> ready;
 };
 
-std::string GpuRun::allocate(const CudnnProgram &program,
-                             const std::vector<ref::HostTensor> &inputs) {
-  for (const DeviceTensor &tensor : program.tensors) {
+std::string GpuRun::allocateIntermediates() {
+  for (const DeviceTensor &tensor : lowered.tensors) {
+    if (tensor.role != DeviceTensor::Role::Intermediate)
+      continue;
     std::string error;
     size_t bytes = bytesOf(tensor.dtype, tensor.dims, tensor.strides);
     void *pointer = buffers.allocate(bytes, error);
@@ -99,15 +89,6 @@ std::string GpuRun::allocate(const CudnnProgram &program,
       return "allocating " + std::to_string(bytes) + " bytes for uid " +
              std::to_string(tensor.uid) + ": " + error;
     buffers.byUid[tensor.uid] = pointer;
-    if (tensor.role != DeviceTensor::Role::Input)
-      continue;
-    std::vector<uint8_t> staged =
-        stage(inputs[tensor.index], tensor.dtype, tensor.strides);
-    if (std::string error2 =
-            device.copyToDevice(pointer, staged.data(), staged.size());
-        !error2.empty())
-      return "uploading input uid " + std::to_string(tensor.uid) + ": " +
-             error2;
   }
   return "";
 }
@@ -124,7 +105,7 @@ std::string GpuRun::prepare(const rt::GraphSpec &spec) {
   entry.group = spec.name;
   std::string error;
   std::unique_ptr<rt::CudnnGroup> group =
-      rt::CudnnGroup::create(device, spec, error);
+      rt::CudnnGroup::create(gpu, spec, error);
   if (!group)
     return spec.ops.size() > 1 ? split(spec, error)
                                : spec.name + ": cuDNN rejects the operation "
@@ -228,53 +209,51 @@ std::string GpuRun::split(const rt::GraphSpec &spec, const std::string &why) {
   return "";
 }
 
-std::string GpuRun::runAll() {
+std::string GpuRun::execute(const std::map<int64_t, void *> &user) {
+  std::map<int64_t, void *> all = buffers.byUid;
+  for (const DeviceTensor &tensor : lowered.tensors) {
+    if (tensor.role == DeviceTensor::Role::Intermediate)
+      continue;
+    auto it = user.find(tensor.uid);
+    if (it == user.end() || !it->second)
+      return "no device buffer for " +
+             std::string(tensor.role == DeviceTensor::Role::Input ? "input"
+                                                                  : "output") +
+             " uid " + std::to_string(tensor.uid);
+    all[tensor.uid] = it->second;
+  }
   for (ReadyGroup &group : ready)
-    if (std::string error =
-            group.group->execute(group.plan, buffers.byUid, group.workspace);
+    if (std::string error = group.group->execute(group.plan, all, group.workspace);
         !error.empty())
       return error;
   return "";
 }
 
-std::string GpuRun::download(const CudnnProgram &program,
-                             const std::vector<ref::HostTensor> &inputs,
-                             const std::vector<ref::TensorInfo> &outputInfo,
-                             std::vector<ref::HostTensor> &outputs) {
-  outputs.clear();
-  for (size_t i = 0; i < outputInfo.size(); ++i) {
-    const ref::TensorInfo &info = outputInfo[i];
-    ref::HostTensor host;
-    host.dtype = info.dtype;
-    host.shape = info.shape;
-    host.strides =
-        info.strides.empty() ? ref::rowMajorStrides(info.shape) : info.strides;
-    if (program.outputAliasesInput[i] >= 0) {
-      host.bytes = stage(inputs[program.outputAliasesInput[i]], host.dtype,
-                         host.strides);
-    } else {
-      host.bytes.assign(bytesOf(host.dtype, host.shape, host.strides), 0);
-      void *source = buffers.byUid[program.outputUids[i]];
-      if (std::string error =
-              device.copyToHost(host.bytes.data(), source, host.bytes.size());
-          !error.empty())
-        return "downloading output " + std::to_string(i) + ": " + error;
-    }
-    outputs.push_back(std::move(host));
-  }
-  return "";
-}
-
 } // namespace
+
+std::unique_ptr<GpuExecutable>
+GpuExecutable::create(GraphOp graph, const GpuOptions &options,
+                      std::string &error, std::vector<GpuGroupReport> *report) {
+  rt::Device *device = rt::Device::get(error);
+  if (!device) {
+    error = "the GPU device is not available: " + error;
+    return nullptr;
+  }
+  auto run = std::make_unique<GpuRun>(*device, options, report);
+  if (!(error = lowerToCudnn(graph, run->lowered)).empty() ||
+      !(error = run->allocateIntermediates()).empty())
+    return nullptr;
+  for (const rt::GraphSpec &spec : run->lowered.groups)
+    if (!(error = run->prepare(spec)).empty())
+      return nullptr;
+  return run;
+}
 
 std::string mlir::graph::executeOnGpu(
     GraphOp graph, const std::vector<ref::HostTensor> &inputs,
     std::vector<ref::HostTensor> &outputs, const GpuOptions &options,
     std::vector<GpuGroupReport> *report, int benchmarkRuns,
     std::vector<double> *milliseconds) {
-  CudnnProgram program;
-  if (std::string error = lowerToCudnn(graph, program); !error.empty())
-    return error;
   std::vector<ref::TensorInfo> inputInfo, outputInfo;
   ref::describeGraph(graph, inputInfo, outputInfo);
   if (inputs.size() != inputInfo.size())
@@ -289,26 +268,71 @@ std::string mlir::graph::executeOnGpu(
              "): the buffer's dtype or dims differ from the graph's";
 
   std::string error;
-  rt::Device *device = rt::Device::get(error);
-  if (!device)
-    return "the GPU device is not available: " + error;
-  GpuRun run(*device, options, report);
-  if (std::string e = run.allocate(program, inputs); !e.empty())
+  std::unique_ptr<GpuExecutable> executable =
+      GpuExecutable::create(graph, options, error, report);
+  if (!executable)
+    return error;
+  rt::Device &device = executable->device();
+  const CudnnProgram &program = executable->program();
+
+  // Device copies of the inputs and outputs, in the declared layouts.
+  Buffers io(device);
+  std::map<int64_t, void *> user;
+  for (const DeviceTensor &tensor : program.tensors) {
+    if (tensor.role == DeviceTensor::Role::Intermediate)
+      continue;
+    size_t bytes = bytesOf(tensor.dtype, tensor.dims, tensor.strides);
+    void *pointer = io.allocate(bytes, error);
+    if (!pointer)
+      return "allocating " + std::to_string(bytes) + " bytes for uid " +
+             std::to_string(tensor.uid) + ": " + error;
+    user[tensor.uid] = pointer;
+    if (tensor.role != DeviceTensor::Role::Input)
+      continue;
+    const ref::HostTensor &host = inputs[tensor.index];
+    ref::NdArray array =
+        ref::load(host.bytes.data(), host.dtype, host.shape, host.strides);
+    std::vector<uint8_t> staged(bytes);
+    ref::store(array, tensor.dtype, tensor.strides, staged.data());
+    if (std::string e = device.copyToDevice(pointer, staged.data(), bytes);
+        !e.empty())
+      return "uploading input uid " + std::to_string(tensor.uid) + ": " + e;
+  }
+
+  if (std::string e = executable->execute(user); !e.empty())
     return e;
-  for (const rt::GraphSpec &spec : program.groups)
-    if (std::string e = run.prepare(spec); !e.empty())
-      return e;
-  if (std::string e = run.runAll(); !e.empty())
-    return e;
-  if (std::string e = device->synchronize(); !e.empty())
+  if (std::string e = device.synchronize(); !e.empty())
     return "executing: " + e;
   for (int i = 0; i < benchmarkRuns; ++i) {
     double ms = 0;
-    if (std::string e = device->time([&] { return run.runAll(); }, ms);
+    if (std::string e =
+            device.time([&] { return executable->execute(user); }, ms);
         !e.empty())
       return "benchmark run: " + e;
     if (milliseconds)
       milliseconds->push_back(ms);
   }
-  return run.download(program, inputs, outputInfo, outputs);
+
+  outputs.clear();
+  for (size_t i = 0; i < outputInfo.size(); ++i) {
+    const ref::TensorInfo &info = outputInfo[i];
+    ref::HostTensor host;
+    host.dtype = info.dtype;
+    host.shape = info.shape;
+    host.strides =
+        info.strides.empty() ? ref::rowMajorStrides(info.shape) : info.strides;
+    host.bytes.assign(bytesOf(host.dtype, host.shape, host.strides), 0);
+    if (int alias = program.outputAliasesInput[i]; alias >= 0) {
+      const ref::HostTensor &in = inputs[alias];
+      ref::store(ref::load(in.bytes.data(), in.dtype, in.shape, in.strides),
+                 host.dtype, host.strides, host.bytes.data());
+    } else if (std::string e = device.copyToHost(
+                   host.bytes.data(), user[program.outputUids[i]],
+                   host.bytes.size());
+               !e.empty()) {
+      return "downloading output " + std::to_string(i) + ": " + e;
+    }
+    outputs.push_back(std::move(host));
+  }
+  return "";
 }
