@@ -460,11 +460,13 @@ public:
     return "";
   }
 
-  std::string reshape(int64_t x, int64_t y) {
-    DescPtr op, d;
+  /// y = x viewed with y's dims/strides; `xDesc` overrides x's descriptor.
+  std::string reshape(int64_t x, int64_t y, DescPtr xDesc = nullptr) {
+    DescPtr op, d = xDesc;
     TRY(b.create(CUDNN_BACKEND_OPERATION_RESHAPE_DESCRIPTOR, op,
                  "OPERATION_RESHAPE"));
-    TRY(tensor(x, d));
+    if (!d)
+      TRY(tensor(x, d));
     SET_DESC(op, CUDNN_ATTR_OPERATION_RESHAPE_XDESC, d);
     TRY(tensor(y, d));
     SET_DESC(op, CUDNN_ATTR_OPERATION_RESHAPE_YDESC, d);
@@ -1029,10 +1031,22 @@ public:
   /// S = Q K^T (K through a transposed view of its uid) * scale, then
   /// bias and masks. Returns the masked score's uid.
   std::string attnScores(const Attn &a, int64_t &score) {
-    const Tensor *k = find(a.k);
     DescPtr kT;
-    TRY(view(a.k, {k->dims[0], k->dims[1], k->dims[3], k->dims[2]},
-             {k->strides[0], k->strides[1], k->strides[3], k->strides[2]}, kT));
+    TRY(attnScoreBase(a, score, kT));
+    return attnMasks(a, score);
+  }
+
+  /// K^T: the transposed descriptor of K's uid (dims/strides 2 and 3 swapped).
+  std::string transposedView(int64_t uid, DescPtr &out) {
+    const Tensor *t = find(uid);
+    return view(uid, {t->dims[0], t->dims[1], t->dims[3], t->dims[2]},
+                {t->strides[0], t->strides[1], t->strides[3], t->strides[2]},
+                out);
+  }
+
+  /// S = Q K^T * scale [+ bias]; `kT` is the K^T descriptor it used.
+  std::string attnScoreBase(const Attn &a, int64_t &score, DescPtr &kT) {
+    TRY(transposedView(a.k, kT));
     Shape sDims = {a.b, a.hq, a.sq, a.skv};
     int64_t s = newVirtual(sDims, CUDNN_DATA_FLOAT);
     TRY(matmul(a.q, a.k, s, CUDNN_DATA_FLOAT, std::nullopt, nullptr, kT));
@@ -1046,6 +1060,13 @@ public:
                     CUDNN_DATA_FLOAT));
       score = biased;
     }
+    return "";
+  }
+
+  /// The padding and diagonal-band masks on `score` (binary selects of the
+  /// lowest float where masked), in the frontend's order.
+  std::string attnMasks(const Attn &a, int64_t &score) {
+    Shape sDims = {a.b, a.hq, a.sq, a.skv};
     double lowest = std::numeric_limits<float>::lowest();
     auto select = [&](int64_t mask) -> std::string {
       int64_t negInf = newScalar(lowest, CUDNN_DATA_FLOAT, 4);
@@ -1256,18 +1277,36 @@ public:
     if (a.hq != a.hk || a.hq != a.hv)
       return err("the composite sdpa backward needs as many k/v heads as q "
                  "heads (GQA backward is not lowered yet)");
+    // The graph of the cuDNN frontend's composite SDPA backward node
+    // (scaled_dot_product_flash_attention.h, SDPABackwardNode::expand_node),
+    // which the fused flash-attention backward engines match:
+    //  * K and V appear only through their transposed descriptors (K^T, V^T);
+    //    dQ reads K as a reshape of K^T into a virtual [b, h, s_kv, d].
+    //  * softmax_sum = rowsum(dO * O) * dropout_scale_inv is a non-virtual
+    //    f32 [b, h, s_q, 1] (workspace), made by a pointwise op.
+    //  * P = exp(S * scale [+ bias] - Stats, then masks); dV = P^T dO.
+    //  * dS = (dP [* dropout mask] - softmax_sum) * P [* dropout scale]
+    //    * attn_scale stays f32; dK = dS^T Q; dQ = dS K^T^T into a
+    //    non-virtual f32 dQ accumulator (workspace), then identity to dQ.
     Shape sDims = {a.b, a.hq, a.sq, a.skv}, rowDims = {a.b, a.hq, a.sq, 1};
-    // softmax_sum = rowsum(dO * O), kept in the workspace.
+    double keep = 1.0 - a.dropoutP;
+    // softmax_sum chain.
     int64_t dOO = newVirtual({a.b, a.hq, a.sq, a.dv}, CUDNN_DATA_FLOAT);
     TRY(pointwise(CUDNN_POINTWISE_MUL, dO, o, 0, dOO, CUDNN_DATA_FLOAT));
+    int64_t rowSum = newVirtual(rowDims, CUDNN_DATA_FLOAT);
+    TRY(reduction(CUDNN_REDUCE_TENSOR_ADD, dOO, rowSum, CUDNN_DATA_FLOAT));
     int64_t softmaxSum = newScratch(rowDims, CUDNN_DATA_FLOAT);
-    TRY(reduction(CUDNN_REDUCE_TENSOR_ADD, dOO, softmaxSum, CUDNN_DATA_FLOAT));
-    // P = exp(S - Stats).
+    TRY(pointwise(CUDNN_POINTWISE_MUL, rowSum,
+                  newScalar(a.dropMask ? keep : 1.0, CUDNN_DATA_FLOAT, 4), 0,
+                  softmaxSum, CUDNN_DATA_FLOAT));
+    // P = exp(S * scale [+ bias] - Stats, masked).
     int64_t score;
-    TRY(attnScores(a, score));
+    DescPtr kT;
+    TRY(attnScoreBase(a, score, kT));
     int64_t centered = newVirtual(sDims, CUDNN_DATA_FLOAT);
     TRY(pointwise(CUDNN_POINTWISE_SUB, score, stats, 0, centered,
                   CUDNN_DATA_FLOAT));
+    TRY(attnMasks(a, centered));
     int64_t p = newVirtual(sDims, CUDNN_DATA_FLOAT);
     TRY(pointwise(CUDNN_POINTWISE_EXP, centered, 0, 0, p, CUDNN_DATA_FLOAT));
     int64_t pDropped = p;
@@ -1279,37 +1318,185 @@ public:
     TRY(reshape(pDropped, pT));
     TRY(matmul(pT, dO, dV, CUDNN_DATA_FLOAT));
     // dP = dO V^T.
-    const Tensor *v = find(a.v);
     DescPtr vT;
-    TRY(view(a.v, {v->dims[0], v->dims[1], v->dims[3], v->dims[2]},
-             {v->strides[0], v->strides[1], v->strides[3], v->strides[2]}, vT));
+    TRY(transposedView(a.v, vT));
     int64_t dP = newVirtual(sDims, CUDNN_DATA_FLOAT);
     TRY(matmul(dO, a.v, dP, CUDNN_DATA_FLOAT, std::nullopt, nullptr, vT));
-    TRY(attnDropout(a, dP, CUDNN_DATA_FLOAT));
-    // dS = P (dP - softmax_sum) * scale.
+    if (a.dropMask) {
+      int64_t masked = newVirtual(sDims, CUDNN_DATA_FLOAT);
+      TRY(pointwise(CUDNN_POINTWISE_MUL, dP, a.dropMask, 0, masked,
+                    CUDNN_DATA_FLOAT));
+      dP = masked;
+    }
+    // dS = (dP - softmax_sum) * P [* dropout scale] * attn_scale.
     int64_t diff = newVirtual(sDims, CUDNN_DATA_FLOAT);
     TRY(pointwise(CUDNN_POINTWISE_SUB, dP, softmaxSum, 0, diff,
                   CUDNN_DATA_FLOAT));
-    int64_t dSraw = newVirtual(sDims, CUDNN_DATA_FLOAT);
-    TRY(pointwise(CUDNN_POINTWISE_MUL, p, diff, 0, dSraw, CUDNN_DATA_FLOAT));
-    int64_t dS = newVirtual(sDims, a.io);
-    TRY(pointwise(CUDNN_POINTWISE_MUL, dSraw, a.scale, 0, dS,
-                  CUDNN_DATA_FLOAT));
-    // dQ = dS K (K through a second, untransposed descriptor of its uid).
-    DescPtr kPlain;
-    const Tensor *k = find(a.k);
-    TRY(view(a.k, k->dims, k->strides, kPlain));
-    TRY(matmul(dS, a.k, dQ, CUDNN_DATA_FLOAT, std::nullopt, nullptr, kPlain));
+    int64_t dS = newVirtual(sDims, CUDNN_DATA_FLOAT);
+    TRY(pointwise(CUDNN_POINTWISE_MUL, diff, p, 0, dS, CUDNN_DATA_FLOAT));
+    if (a.dropMask) {
+      int64_t scaled = newVirtual(sDims, CUDNN_DATA_FLOAT);
+      TRY(pointwise(CUDNN_POINTWISE_MUL, dS,
+                    newScalar(1.0 / keep, CUDNN_DATA_FLOAT, 4), 0, scaled,
+                    CUDNN_DATA_FLOAT));
+      dS = scaled;
+    }
+    int64_t dSs = newVirtual(sDims, CUDNN_DATA_FLOAT);
+    TRY(pointwise(CUDNN_POINTWISE_MUL, dS, a.scale, 0, dSs, CUDNN_DATA_FLOAT));
+    dS = dSs;
     // dK = dS^T Q.
     int64_t dST = newVirtual(tDims, a.io, tStrides);
     TRY(reshape(dS, dST));
-    return matmul(dST, a.q, dK, CUDNN_DATA_FLOAT);
+    TRY(matmul(dST, a.q, dK, CUDNN_DATA_FLOAT));
+    // dQ = dS K: K is the reshape of K^T back to [b, h, s_kv, d].
+    const Tensor *k = find(a.k);
+    int64_t kR = newVirtual(k->dims, CUDNN_DATA_FLOAT, k->strides);
+    TRY(reshape(a.k, kR, kT));
+    int64_t dQacc = newScratch({a.b, a.hq, a.sq, a.d}, CUDNN_DATA_FLOAT);
+    TRY(matmul(dS, kR, dQacc, CUDNN_DATA_FLOAT));
+    return pointwise(CUDNN_POINTWISE_IDENTITY, dQacc, 0, 0, dQ,
+                     CUDNN_DATA_FLOAT);
   }
 };
 
 //===----------------------------------------------------------------------===//
 // The group
 //===----------------------------------------------------------------------===//
+
+//===----------------------------------------------------------------------===//
+// Relabelings of layout-free graphs
+//===----------------------------------------------------------------------===//
+
+bool isPacked(const TensorSpec &t) {
+  return t.strides.empty() || t.strides == ref::rowMajorStrides(t.dims);
+}
+
+/// `s` with every tensor described by other dims/strides over the same
+/// bytes: `map(dims of a non-by-value tensor)` gives its new dims and
+/// strides; by-value scalars become all-ones of rank `rank`.
+GraphSpec relabeled(const GraphSpec &s, size_t rank,
+                    const std::function<std::pair<Shape, Shape>(const Shape &)>
+                        &map) {
+  GraphSpec out = s;
+  for (TensorSpec &t : out.tensors) {
+    if (t.isByValue) {
+      t.dims = Shape(rank, 1);
+      t.strides = Shape(rank, 1);
+      continue;
+    }
+    auto [dims, strides] = map(t.dims);
+    t.dims = dims;
+    t.strides = strides;
+  }
+  return out;
+}
+
+/// Equivalent descriptions of a pointwise-only graph whose tensors all
+/// share one packed shape (every element maps to itself, so any relabeling
+/// applied to all tensors alike keeps the result), or of a one-op reduction
+/// of a packed tensor that keeps or reduces whole runs of axes.
+std::vector<std::pair<std::string, GraphSpec>>
+relabelings(const GraphSpec &s) {
+  std::vector<std::pair<std::string, GraphSpec>> out;
+  bool pointwiseOnly = !s.ops.empty();
+  for (const OpSpec &o : s.ops)
+    pointwiseOnly &= o.kind == "pointwise" && o.mode != "gen_index";
+  auto dimsText = [](const Shape &d) {
+    std::string t = "[";
+    for (size_t i = 0; i < d.size(); ++i)
+      t += (i ? "," : "") + std::to_string(d[i]);
+    return t + "]";
+  };
+  if (pointwiseOnly) {
+    const Shape *shape = nullptr;
+    for (const TensorSpec &t : s.tensors) {
+      if (t.isByValue)
+        continue;
+      if (!isPacked(t) || (shape && t.dims != *shape))
+        return out;
+      shape = &t.dims;
+    }
+    if (!shape || shape->empty())
+      return out;
+    int64_t n = ref::numElements(*shape), l = shape->back();
+    if (l <= 0 || n <= 0)
+      return out;
+    int64_t rows = n / l;
+    auto add = [&](const std::string &what, const Shape &d, const Shape &st) {
+      if (d == *shape)
+        return;
+      out.push_back({what + " " + dimsText(d),
+                     relabeled(s, d.size(), [&](const Shape &) {
+                       return std::make_pair(d, st);
+                     })});
+    };
+    add("channels-last", {rows, l, 1, 1}, {l, 1, l, l});
+    add("packed", {1, rows, l}, {n, l, 1});
+    add("channels-last", {1, l, rows, 1}, {n, 1, l, l});
+    return out;
+  }
+  if (s.ops.size() != 1 || s.ops[0].kind != "reduction")
+    return out;
+  const OpSpec &op = s.ops[0];
+  auto xi = op.inputs.find("input"), yi = op.outputs.find("output");
+  if (xi == op.inputs.end() || yi == op.outputs.end())
+    return out;
+  const TensorSpec *x = nullptr, *y = nullptr;
+  for (const TensorSpec &t : s.tensors) {
+    if (t.uid == xi->second)
+      x = &t;
+    if (t.uid == yi->second)
+      y = &t;
+  }
+  if (!x || !y || s.tensors.size() != 2 || !isPacked(*x) || !isPacked(*y) ||
+      x->dims.size() != y->dims.size())
+    return out;
+  // Runs of kept (K) and reduced (R) axes, unit axes dropped.
+  std::vector<std::pair<bool, int64_t>> runs; // (reduced, size)
+  for (size_t i = 0; i < x->dims.size(); ++i) {
+    int64_t dx = x->dims[i], dy = y->dims[i];
+    if (dx == 1)
+      continue;
+    if (dy != dx && dy != 1)
+      return out;
+    bool reduced = dy == 1;
+    if (!runs.empty() && runs.back().first == reduced)
+      runs.back().second *= dx;
+    else
+      runs.push_back({reduced, dx});
+  }
+  auto add = [&](const std::string &what, const Shape &xd, const Shape &xs,
+                 const Shape &yd, const Shape &ys) {
+    if (xd == x->dims && yd == y->dims)
+      return;
+    GraphSpec alt = s;
+    for (TensorSpec &t : alt.tensors) {
+      bool isX = t.uid == x->uid;
+      t.dims = isX ? xd : yd;
+      t.strides = isX ? xs : ys;
+    }
+    out.push_back({what + " " + dimsText(xd) + "->" + dimsText(yd), alt});
+  };
+  if (runs.size() == 1 && runs[0].first) { // everything reduced
+    int64_t n = runs[0].second;
+    add("channels-last", {1, n, 1, 1}, {n, 1, n, n}, {1, 1, 1, 1},
+        {1, 1, 1, 1});
+    add("packed", {1, 1, n}, {n, n, 1}, {1, 1, 1}, {1, 1, 1});
+  } else if (runs.size() == 2 && runs[0].first) { // [R, K] -> [1, K]
+    int64_t r = runs[0].second, k = runs[1].second;
+    add("channels-last", {1, k, r, 1}, {r * k, 1, k, k}, {1, k, 1, 1},
+        {k, 1, k, k});
+    add("channels-last", {r, k, 1, 1}, {k, 1, k, k}, {1, k, 1, 1},
+        {k, 1, k, k});
+    add("packed", {1, r, k}, {r * k, k, 1}, {1, 1, k}, {k, k, 1});
+  } else if (runs.size() == 2 && !runs[0].first) { // [K, R] -> [K, 1]
+    int64_t k = runs[0].second, r = runs[1].second;
+    add("packed", {1, k, r}, {k * r, r, 1}, {1, k, 1}, {k, 1, 1});
+    add("channels-last", {k, r, 1, 1}, {r, 1, r, r}, {k, 1, 1, 1},
+        {1, 1, 1, 1});
+  }
+  return out;
+}
 
 struct Plan {
   PlanInfo info;
@@ -1322,29 +1509,40 @@ public:
   Device &device;
   const CudnnApi &api;
   GraphSpec spec;
-  Lowering lowering;
+  // The spec the operation graph was lowered from: `spec`, or a relabeling
+  // of it (same uids and bytes, other dims/strides) that cuDNN has engines
+  // for. `relabel` names the relabeling ("" for none).
+  std::unique_ptr<GraphSpec> loweredSpec;
+  std::string relabel;
+  std::unique_ptr<Lowering> lowering;
   DescPtr opGraph;
   std::vector<Plan> planList;
   std::vector<PlanInfo> infos;
 
   CudnnGroupImpl(Device &device, const CudnnApi &api, const GraphSpec &s)
-      : device(device), api(api), spec(s), lowering(api, spec) {}
+      : device(device), api(api), spec(s) {}
 
   Builder builder(const std::string &context = "") {
     return Builder{api, spec.name, context};
   }
 
-  std::string build() {
-    TRY(lowering.addSpecTensors());
-    if (spec.ops.empty())
+  std::string build() { return buildFrom(spec, ""); }
+
+  std::string buildFrom(const GraphSpec &from, const std::string &label) {
+    opGraph.reset();
+    loweredSpec = std::make_unique<GraphSpec>(from);
+    relabel = label;
+    lowering = std::make_unique<Lowering>(api, *loweredSpec);
+    TRY(lowering->addSpecTensors());
+    if (loweredSpec->ops.empty())
       return "group '" + spec.name + "' has no ops";
-    for (const OpSpec &o : spec.ops)
-      TRY(lowering.lowerOp(o));
+    for (const OpSpec &o : loweredSpec->ops)
+      TRY(lowering->lowerOp(o));
     Builder b = builder("operation graph");
     TRY(b.create(CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR, opGraph,
                  "OPERATIONGRAPH"));
     std::vector<cudnnBackendDescriptor_t> raw;
-    for (const DescPtr &o : lowering.ops)
+    for (const DescPtr &o : lowering->ops)
       raw.push_back(o->raw);
     cudnnHandle_t handle = static_cast<cudnnHandle_t>(device.cudnnHandle());
     SET(opGraph, CUDNN_ATTR_OPERATIONGRAPH_OPS, CUDNN_TYPE_BACKEND_DESCRIPTOR,
@@ -1442,6 +1640,58 @@ public:
   }
 
   std::string createPlans(const std::vector<HeurMode> &modes) override {
+    std::string errors = queryHeuristics(modes);
+    if (!planList.empty() || !relabel.empty())
+      return planList.empty() ? noConfigError(errors, {}) : "";
+    // cuDNN's runtime-fusion engines take pointwise-only and reduction-only
+    // graphs only in some layouts (its own standalone samples use 3-D packed
+    // pointwise tensors and channels-last 4-D reductions: cudnn-frontend
+    // samples/cpp/pointwise.cpp; NCHW 4-D pointwise graphs get no engine:
+    // cudnn-frontend issue #171). Such graphs are layout-free: every tensor
+    // may be relabeled alike, so try the layouts those engines take.
+    std::vector<std::string> tried;
+    for (auto &[label, alt] : relabelings(spec)) {
+      tried.push_back(label);
+      if (!buildFrom(alt, label).empty())
+        continue;
+      queryHeuristics(modes);
+      if (!planList.empty())
+        return "";
+    }
+    std::string restore = build();
+    if (!tried.empty() && restore.empty())
+      relabel = "(none)"; // tried; do not retry on a later call
+    return noConfigError(errors, tried);
+  }
+
+  std::string noConfigError(const std::string &errors,
+                            const std::vector<std::string> &tried) const {
+    if (!errors.empty())
+      return errors;
+    std::string kinds;
+    bool pointwiseOnly = true, reductionOnly = spec.ops.size() == 1;
+    for (const OpSpec &o : spec.ops) {
+      pointwiseOnly &= o.kind == "pointwise";
+      reductionOnly &= o.kind == "reduction";
+    }
+    std::string out =
+        "group '" + spec.name + "': the heuristics offered no engine config";
+    if (pointwiseOnly || reductionOnly) {
+      out += std::string(" for this ") +
+             (pointwiseOnly ? "pointwise-only" : "reduction-only") +
+             " graph: cuDNN runs such graphs only on its runtime-fusion "
+             "engines, which accept only some layouts";
+      if (!tried.empty()) {
+        out += " (also tried it relabeled as";
+        for (size_t i = 0; i < tried.size(); ++i)
+          out += (i ? ", " : " ") + tried[i];
+        out += ")";
+      }
+    }
+    return out;
+  }
+
+  std::string queryHeuristics(const std::vector<HeurMode> &modes) {
     std::string errors;
     for (HeurMode mode : modes) {
       cudnnBackendHeurMode_t m = mode == HeurMode::A   ? CUDNN_HEUR_MODE_A
@@ -1498,11 +1748,13 @@ public:
       if (!e.empty())
         errors += (errors.empty() ? "" : "; ") + e;
     }
-    if (planList.empty())
-      return errors.empty() ? "group '" + spec.name +
-                                  "': the heuristics offered no engine config"
-                            : errors;
-    return "";
+    if (!relabel.empty() && relabel != "(none)")
+      for (size_t i = 0; i < planList.size(); ++i)
+        if (planList[i].info.name.find(" [as ") == std::string::npos) {
+          planList[i].info.name += " [as " + relabel + "]";
+          infos[i].name = planList[i].info.name;
+        }
+    return errors;
   }
 
   std::string addPlan(
@@ -1612,7 +1864,7 @@ public:
     if (index >= planList.size())
       return 0;
     int64_t own = (planList[index].info.workspaceBytes + 255) / 256 * 256;
-    return own + lowering.scratchBytes;
+    return own + lowering->scratchBytes;
   }
 
   std::string execute(size_t index, const std::map<int64_t, void *> &buffers,
@@ -1625,11 +1877,11 @@ public:
     std::vector<int64_t> uids;
     std::vector<void *> pointers;
     int64_t scratchBase = (p.info.workspaceBytes + 255) / 256 * 256;
-    if ((p.info.workspaceBytes > 0 || lowering.scratchBytes > 0) && !workspace)
+    if ((p.info.workspaceBytes > 0 || lowering->scratchBytes > 0) && !workspace)
       return "group '" + spec.name + "': plan " + p.info.name + " needs " +
              std::to_string(workspaceBytes(index)) +
              " bytes of workspace and none was given";
-    for (auto &[uid, t] : lowering.tensors) {
+    for (auto &[uid, t] : lowering->tensors) {
       if (t.isVirtual)
         continue;
       uids.push_back(uid);

@@ -144,7 +144,11 @@ public:
                                             std::string &error);
   virtual ~CudnnGroup() = default;
 
-  /// Queries the heuristics modes in order and appends their configs.
+  /// Queries the heuristics modes in order and appends their configs. When
+  /// they offer none for a layout-free graph (pointwise-only on one packed
+  /// shape, or a one-op reduction of whole axis runs), rebuilds the graph
+  /// relabeled into layouts cuDNN's runtime-fusion engines take (same uids
+  /// and bytes; the plan name gets " [as ...]") and asks again.
   virtual std::string createPlans(const std::vector<HeurMode> &modes) = 0;
   /// Appends a plan for an explicit engine id and knobs (plan replay).
   virtual std::string addPlan(int64_t engineId,
