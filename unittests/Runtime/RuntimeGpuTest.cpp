@@ -101,6 +101,8 @@ struct Case {
     size_t plan = 0;
     if (std::string e = getCachedPlan(device, spec, group, plan); !e.empty())
       return e;
+    std::printf("group %s: plan %s\n", spec.name.c_str(),
+                group->plans()[plan].name.c_str());
     std::map<int64_t, void *> buffers;
     std::vector<void *> owned;
     auto cleanup = [&] {
@@ -632,4 +634,60 @@ TEST(RuntimeGpu, PlanListAndJsonRoundTrip) {
   ASSERT_EQ(group->planJson(built, json), "");
   EXPECT_FALSE(json.empty());
   EXPECT_EQ(group->addPlanFromJson(json), "");
+}
+
+// Single-op groups the heuristics used to reject ("offered no engine
+// config"): the runtime retries layout-free graphs relabeled into layouts
+// cuDNN's runtime-fusion engines take.
+TEST(RuntimeGpu, StandaloneReluHalfNchw) {
+  REQUIRE_GPU();
+  Case c("relu_f16_nchw");
+  Shape x = {8, 32, 16, 16};
+  c.input(1, DType::F16, x);
+  c.tensor(2, DType::F16, x);
+  c.op("pointwise", "relu", {{"in0", 1}}, {{"output", 2}});
+  std::map<int64_t, NdArray> out;
+  ASSERT_EQ(c.run(*device, out), "");
+  EXPECT_CLOSE(out[2], pw(ref::PointwiseMode::relu, {&c.values[1]}, x), 1e-3);
+}
+
+TEST(RuntimeGpu, StandaloneMaxReductionColumns) {
+  REQUIRE_GPU();
+  // As the runtime gets it today (2-D) and as GraphToCudnn will pad it.
+  for (bool padded : {false, true}) {
+    Case c(padded ? "reduce_max_rank3" : "reduce_max_rank2");
+    Shape x = padded ? Shape{1, 64, 256} : Shape{64, 256};
+    Shape y = padded ? Shape{1, 1, 256} : Shape{1, 256};
+    c.input(1, DType::F32, x);
+    c.tensor(2, DType::F32, y);
+    c.op("reduction", "max", {{"input", 1}}, {{"output", 2}});
+    std::map<int64_t, NdArray> out;
+    ASSERT_EQ(c.run(*device, out), "") << c.spec.name;
+    NdArray want;
+    ASSERT_EQ(ref::reduce(c.values[1], ref::ReductionMode::max, y, want), "");
+    EXPECT_CLOSE(out[2], want, 1e-6);
+  }
+}
+
+TEST(RuntimeGpu, MatmulBf16ToF32Rank3) {
+  REQUIRE_GPU();
+  // The rank-3 form GraphToCudnn pads 2-D matmuls to.
+  Case c("matmul_bf16_f32_rank3");
+  c.input(1, DType::BF16, {1, 256, 512});
+  c.input(2, DType::BF16, {1, 512, 384});
+  c.tensor(3, DType::F32, {1, 256, 384});
+  c.op("matmul", "", {{"A", 1}, {"B", 2}}, {{"C", 3}});
+  std::map<int64_t, NdArray> out;
+  ASSERT_EQ(c.run(*device, out), "");
+  NdArray want;
+  ASSERT_EQ(ref::matmul(c.values[1], c.values[2], want), "");
+  EXPECT_CLOSE(out[3], want, 1e-3);
+  // The 2-D form, for the record (not lowered by the runtime itself).
+  Case d("matmul_bf16_f32_rank2");
+  d.input(1, DType::BF16, {256, 512});
+  d.input(2, DType::BF16, {512, 384});
+  d.tensor(3, DType::F32, {256, 384});
+  d.op("matmul", "", {{"A", 1}, {"B", 2}}, {{"C", 3}});
+  std::map<int64_t, NdArray> out2;
+  std::printf("2-D matmul: %s\n", d.run(*device, out2).c_str());
 }
