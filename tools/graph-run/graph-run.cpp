@@ -561,12 +561,20 @@ struct Comparison {
   bool ok = true;
   int64_t firstBad = -1;
   double got = 0, want = 0, maxAbsDiff = 0;
+  double relativeError = 0; // ||got - want|| / ||want|| (normwise checks)
 };
 
+/// Elementwise: |got - want| <= atol + rtol |want| at every index.
+/// Normwise (device against the reference, where accumulation order
+/// differs): ||got - want||_2 <= rtol ||want||_2; the worst index is shown.
+/// NaN and inf must match either way.
 Comparison compare(const std::vector<uint8_t> &got,
                    const std::vector<uint8_t> &want, ref::DType dtype,
-                   int64_t count, double rtol, double atol) {
+                   int64_t count, double rtol, double atol,
+                   bool normwise = false) {
   Comparison c;
+  double diffSquares = 0, wantSquares = 0;
+  int64_t worst = -1;
   for (int64_t i = 0; i < count; ++i) {
     double a = elementAt(got, dtype, i), b = elementAt(want, dtype, i);
     bool same;
@@ -576,8 +584,13 @@ Comparison compare(const std::vector<uint8_t> &got,
       same = a == b;
     else {
       double diff = std::fabs(a - b);
-      c.maxAbsDiff = std::max(c.maxAbsDiff, diff);
-      same = diff <= atol + rtol * std::fabs(b);
+      if (diff > c.maxAbsDiff || worst < 0) {
+        c.maxAbsDiff = std::max(c.maxAbsDiff, diff);
+        worst = i;
+      }
+      diffSquares += diff * diff;
+      wantSquares += b * b;
+      same = normwise || diff <= atol + rtol * std::fabs(b);
     }
     if (!same && c.ok) {
       c.ok = false;
@@ -585,6 +598,14 @@ Comparison compare(const std::vector<uint8_t> &got,
       c.got = a;
       c.want = b;
     }
+  }
+  c.relativeError = wantSquares > 0 ? std::sqrt(diffSquares / wantSquares)
+                                    : std::sqrt(diffSquares);
+  if (normwise && c.ok && c.relativeError > rtol && worst >= 0) {
+    c.ok = false;
+    c.firstBad = worst;
+    c.got = elementAt(got, dtype, worst);
+    c.want = elementAt(want, dtype, worst);
   }
   return c;
 }
@@ -952,7 +973,7 @@ int runMain() {
 
   int status = 0;
   auto report = [&](size_t i, const std::vector<uint8_t> &want,
-                    const std::string &against) {
+                    const std::string &against, bool normwise) {
     const ref::HostTensor &out = outputs[i];
     // An output is no more exact than the narrowest float the graph reads:
     // an f32 gradient of f16 data differs by the f16 accumulation order.
@@ -963,18 +984,30 @@ int runMain() {
     if (rtolOpt.getNumOccurrences())
       rtol = rtolOpt;
     double atol = atolOpt.getNumOccurrences() ? atolOpt : rtol;
-    Comparison c =
-        compare(dense[i], want, out.dtype, out.numElements(), rtol, atol);
+    Comparison c = compare(dense[i], want, out.dtype, out.numElements(), rtol,
+                           atol, normwise);
     std::string who =
         "result[" + std::to_string(i) + "] (" + describe(outputInfos[i]) + ")";
     if (c.ok) {
       llvm::outs() << "[SUCCESS] " << who << " matches " << against
                    << " (max abs diff "
-                   << formatValue(c.maxAbsDiff, ref::DType::F64) << ")\n";
+                   << formatValue(c.maxAbsDiff, ref::DType::F64);
+      if (normwise)
+        llvm::outs() << ", relative error "
+                     << formatValue(c.relativeError, ref::DType::F64);
+      llvm::outs() << ")\n";
       return;
     }
     status = 1;
-    llvm::outs() << "[FAILED] " << who << " differs from " << against << " at "
+    if (normwise)
+      llvm::outs() << "[FAILED] " << who << " differs from " << against
+                   << ": relative error "
+                   << formatValue(c.relativeError, ref::DType::F64)
+                   << " over " << formatValue(rtol, ref::DType::F64)
+                   << "; worst ";
+    else
+      llvm::outs() << "[FAILED] " << who << " differs from " << against << " ";
+    llvm::outs() << "at "
                  << indexString(out.shape, c.firstBad) << ": got "
                  << formatValue(c.got, out.dtype) << ", expected "
                  << formatValue(c.want, out.dtype) << " (atol "
@@ -995,7 +1028,7 @@ int runMain() {
                   typeString(outputs[i].shape, outputs[i].dtype) +
                   ", the file holds " +
                   typeString(array.shape, outputs[i].dtype));
-    report(i, array.data, "'" + path + "'");
+    report(i, array.data, "'" + path + "'", /*normwise=*/false);
   }
 
   if (!checkAgainst.empty()) {
@@ -1005,7 +1038,8 @@ int runMain() {
     if (std::string err = ref::execute(graph, inputs, reference); !err.empty())
       return fail("graph @" + name + " on the CPU reference: " + err);
     for (size_t i = 0; i < outputs.size(); ++i)
-      report(i, rowMajorBytes(reference[i]), "the CPU reference");
+      report(i, rowMajorBytes(reference[i]), "the CPU reference",
+             /*normwise=*/true);
   }
   llvm::outs().flush();
   return status;

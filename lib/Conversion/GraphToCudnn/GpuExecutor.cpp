@@ -133,7 +133,7 @@ std::string GpuRun::prepare(const rt::GraphSpec &spec) {
       entry.declined.push_back(name + ": " + why);
       continue;
     }
-    int64_t workspace = group->plans()[i].workspaceBytes;
+    int64_t workspace = group->workspaceBytes(i); // plan workspace + internal scratch
     if (options.workspaceLimit >= 0 && workspace > options.workspaceLimit) {
       entry.declined.push_back(name + ": needs " + std::to_string(workspace) +
                                " workspace bytes, over the " +

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# One device call: the GPU suite through graph-run, the runtime tests, the
+# frontend-style Python programs and the benchmarks against PyTorch. Expects
+# carry/ from scripts/gpu/build-carry.sh. Usage on the GPU machine:
+#   bash scripts/gpu/device-check.sh [suite|runtime|python|bench]...
+set -u
+root="$(cd "$(dirname "$0")/../.." && pwd)"
+source "$root/scripts/gpu/env.sh"
+export GRAPH_CAPI_LIBRARY="$root/carry/lib/libGraphCAPI.so"
+py=python3
+[ -x /opt/torch/.venv/bin/python3 ] && py=/opt/torch/.venv/bin/python3
+what=${*:-suite runtime python bench}
+for step in $what; do
+  echo "==== $step ===="
+  case $step in
+    suite) bash "$root/scripts/gpu/run-tests.sh" "$root/carry/bin/graph-run" ;;
+    runtime) bash "$root/scripts/gpu/runtime-tests.sh" 2>&1 | tail -25 ;;
+    python) "$py" "$root/python/gpu_tests/frontend_programs.py" ;;
+    bench) "$py" "$root/bench/gpu/bench_vs_torch.py" ;;
+  esac
+done
