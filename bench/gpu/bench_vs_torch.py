@@ -2,8 +2,8 @@
 path 1). Each case builds its graph through our package (imported as
 `cudnn`), checks the result against PyTorch, then times both with a
 synchronize at the start and the end of N back-to-back executes (our
-execute synchronizes its own stream every call, so its host overhead is in
-the figure). Prints one line per case and a JSON summary to stdout.
+work is queued on PyTorch's current stream through cudnn.set_stream, so
+both sides launch asynchronously and the host overhead is in the figure). Prints one line per case and a JSON summary to stdout.
 
     GRAPH_CAPI_LIBRARY=.../libGraphCAPI.so python3 bench/gpu/bench_vs_torch.py
 """
@@ -128,6 +128,57 @@ def case_sdpa(b=4, h=16, s=4096, d=128):
                 ours_tflops=flops / t_ours / 1e12, torch_tflops=flops / t_torch / 1e12)
 
 
+def case_sdpa_bwd(b=4, h=16, s=4096, d=128):
+    q, k, v, do = (torch.randn(b, h, s, d, device="cuda", dtype=torch.bfloat16) for _ in range(4))
+    scale = 1.0 / math.sqrt(d)
+    # The forward's O and Stats come from our forward graph.
+    g = new_graph()
+    Q, K, V = g.tensor_like(q), g.tensor_like(k), g.tensor_like(v)
+    O, stats = g.sdpa(q=Q, k=K, v=V, is_inference=False, attn_scale=scale, use_causal_mask=True)
+    O.set_output(True).set_dim([b, h, s, d]).set_stride([h * s * d, s * d, d, 1])
+    stats.set_output(True).set_data_type(cudnn.data_type.FLOAT)
+    g.build([cudnn.heur_mode.A])
+    o = torch.empty(b, h, s, d, device="cuda", dtype=torch.bfloat16)
+    st = torch.empty(b, h, s, 1, device="cuda", dtype=torch.float32)
+    g.execute({Q: q, K: k, V: v, O: o, stats: st})
+    gb = new_graph()
+    tq, tk, tv, to, tdo, tst = (gb.tensor_like(t) for t in (q, k, v, o, do, st))
+    dQ, dK, dV = gb.sdpa_backward(q=tq, k=tk, v=tv, o=to, dO=tdo, stats=tst, attn_scale=scale, use_causal_mask=True)
+    for t in (dQ, dK, dV):
+        t.set_output(True).set_dim([b, h, s, d]).set_stride([h * s * d, s * d, d, 1])
+    gb.build([cudnn.heur_mode.A])
+    dq, dk, dv = (torch.empty(b, h, s, d, device="cuda", dtype=torch.bfloat16) for _ in range(3))
+    pack = {tq: q, tk: k, tv: v, to: o, tdo: do, tst: st, dQ: dq, dK: dk, dV: dv}
+    ours = lambda: gb.execute(pack)  # noqa: E731
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+
+    qr, kr, vr = (t.detach().clone().requires_grad_() for t in (q, k, v))
+    with sdpa_kernel(SDPBackend.FLASH_ATTENTION):
+        out = F.scaled_dot_product_attention(qr, kr, vr, is_causal=True)
+
+    def theirs():
+        return torch.autograd.grad(out, (qr, kr, vr), do, retain_graph=True)
+
+    ours()
+    torch.cuda.synchronize()
+    ref = theirs()
+    err = max(rel_err(dq, ref[0]), rel_err(dk, ref[1]), rel_err(dv, ref[2]))
+    flops = 2.5 * 4.0 * b * h * s * s * d / 2  # bwd ~2.5x fwd, causal half
+    t_ours, t_torch = timed(ours, 10), timed(theirs, 10)
+    return dict(err=err, ours_ms=t_ours * 1e3, torch_ms=t_torch * 1e3,
+                ours_tflops=flops / t_ours / 1e12, torch_tflops=flops / t_torch / 1e12)
+
+
+def autotuned(case):
+    def run():
+        os.environ["GRAPH_AUTOTUNE"] = "1"
+        try:
+            return case()
+        finally:
+            os.environ.pop("GRAPH_AUTOTUNE", None)
+    return run
+
+
 def case_overhead():
     """Host time of one execute of a 1-op graph on a tiny tensor."""
     x = torch.randn(1, 1, 256, device="cuda", dtype=torch.float32)
@@ -152,11 +203,17 @@ def main():
         ("matmul bf16 8192^3", lambda: case_matmul()),
         ("matmul+bias+gelu bf16 8192^3", lambda: case_matmul(epilogue=True)),
         ("conv3x3+bias+relu fp16 NHWC n32 c64 56x56", case_conv),
+        ("conv3x3+bias+relu fp16 NHWC n32 c64 56x56, autotuned", autotuned(case_conv)),
         ("sdpa fwd bf16 causal b4 h16 s4096 d128", case_sdpa),
+        ("sdpa bwd bf16 causal b4 h16 s4096 d128", case_sdpa_bwd),
         ("host overhead, 1-op graph", case_overhead),
     ]
     results = {}
     print(f"device: {torch.cuda.get_device_name()}, torch {torch.__version__}")
+    # Our work goes on PyTorch's stream, in order with its own: no sync per
+    # execute (as the frontend does with cudnn.set_stream).
+    handle = cudnn.create_handle()
+    cudnn.set_stream(handle=handle, stream=torch.cuda.current_stream().cuda_stream)
     for name, fn in cases:
         try:
             r = fn()

@@ -190,6 +190,13 @@ GRAPH_API GraphStatus graphExecute(GraphModule module, GraphDevice device,
                                    const GraphBuffer *buffers,
                                    int32_t numBuffers);
 
+/* Queues GPU work on the caller's CUDA stream (a cudaStream_t / CUstream,
+ * e.g. torch.cuda.current_stream().cuda_stream) instead of the runtime's
+ * own; NULL returns to the own stream. With a caller stream set, a GPU
+ * graphExecute returns once the work is queued (ordered after what the
+ * caller queued before); with the own stream it returns when it finished. */
+GRAPH_API GraphStatus graphSetStream(void *stream);
+
 #ifdef __cplusplus
 }
 #endif

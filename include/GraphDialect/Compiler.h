@@ -147,6 +147,10 @@ private:
   std::unique_ptr<Impl> impl;
 };
 
+/// Queues GPU work on the caller's CUDA stream (nullptr: the runtime's own
+/// stream); see graphSetStream.
+GRAPH_CXX_API Status setGpuStream(void *stream);
+
 } // namespace graph
 
 #endif // GRAPHDIALECT_COMPILER_H

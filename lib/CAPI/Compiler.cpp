@@ -28,6 +28,7 @@
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <optional>
@@ -661,7 +662,11 @@ Status executeOnDevice(CompiledGraph::Impl &impl,
     if (!graph)
       return Status(GRAPH_ERROR_EXECUTION, graphName + ": lost in lowering");
     std::string error;
-    impl.gpu = mlir::graph::GpuExecutable::create(graph, {}, error);
+    mlir::graph::GpuOptions options;
+    // GRAPH_AUTOTUNE=1: time every buildable plan and keep the fastest.
+    if (const char *tune = std::getenv("GRAPH_AUTOTUNE"))
+      options.autotune = std::string(tune) == "1";
+    impl.gpu = mlir::graph::GpuExecutable::create(graph, options, error);
     if (!impl.gpu)
       return Status(error.find("not available") != std::string::npos
                         ? GRAPH_ERROR_NO_DEVICE
@@ -692,8 +697,11 @@ Status executeOnDevice(CompiledGraph::Impl &impl,
     return s;
   if (std::string error = impl.gpu->execute(pointers); !error.empty())
     return Status(GRAPH_ERROR_EXECUTION, graphName + ": " + error);
-  if (std::string error = impl.gpu->device().synchronize(); !error.empty())
-    return Status(GRAPH_ERROR_EXECUTION, graphName + ": " + error);
+  // On the caller's stream the work stays queued in order; on our own we
+  // wait, so the caller may read the outputs right away.
+  if (!impl.gpu->device().hasCallerStream())
+    if (std::string error = impl.gpu->device().synchronize(); !error.empty())
+      return Status(GRAPH_ERROR_EXECUTION, graphName + ": " + error);
   return Status();
 }
 #endif
@@ -864,4 +872,23 @@ Status CompiledGraph::execute(GraphDevice device,
                 outBindings[i].strides, b.dims, ref::byteWidth(result.dtype));
   }
   return Status();
+}
+
+::graph::Status (::graph::setGpuStream)(void *stream) {
+#ifdef GRAPH_HAVE_GPU_RUNTIME
+  std::string error;
+  ::graph::rt::Device *device = ::graph::rt::Device::get(error);
+  if (!device)
+    return Status(GRAPH_ERROR_NO_DEVICE,
+                  "setting the stream: the GPU device is not available: " +
+                      error);
+  if (std::string e = device->setStream(stream); !e.empty())
+    return Status(GRAPH_ERROR_EXECUTION, "setting the stream: " + e);
+  return Status();
+#else
+  (void)stream;
+  return Status(GRAPH_ERROR_NO_DEVICE,
+                "setting the stream: the GPU runtime is not linked into this "
+                "build");
+#endif
 }

@@ -487,3 +487,8 @@ GraphStatus graphExecute(GraphModule module, GraphDevice device,
   }
   return report(module->graph.execute(device, converted));
 }
+
+GraphStatus graphSetStream(void *stream) {
+  clearError();
+  return report(graph::setGpuStream(stream));
+}

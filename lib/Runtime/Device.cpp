@@ -170,7 +170,8 @@ public:
   const DriverApi *cu = nullptr;
   const CudnnApi *dnn = nullptr;
   CUcontext context = nullptr;
-  CUstream cuStream = nullptr;
+  CUstream cuStream = nullptr; // where work goes: ownStream or the caller's
+  CUstream ownStream = nullptr;
   cudnnHandle_t handle = nullptr;
   int driverVersion = 0, major = 0, minor = 0;
 
@@ -198,8 +199,9 @@ public:
     CU_CHECK(cu->cuDevicePrimaryCtxRetain(&context, device),
              "cuDevicePrimaryCtxRetain");
     CU_CHECK(cu->cuCtxSetCurrent(context), "cuCtxSetCurrent");
-    CU_CHECK(cu->cuStreamCreate(&cuStream, CU_STREAM_NON_BLOCKING),
+    CU_CHECK(cu->cuStreamCreate(&ownStream, CU_STREAM_NON_BLOCKING),
              "cuStreamCreate");
+    cuStream = ownStream;
     if (cudnnStatus_t status = dnn->cudnnCreate(&handle);
         status != CUDNN_STATUS_SUCCESS)
       return "cudnnCreate failed: " + cudnnStatusText(*dnn, status);
@@ -326,6 +328,17 @@ public:
 #undef CU_CHECK
 
   void *stream() const override { return cuStream; }
+
+  std::string setStream(void *stream) override {
+    CUstream next = stream ? static_cast<CUstream>(stream) : ownStream;
+    if (cudnnStatus_t status =
+            dnn->cudnnSetStream(handle, reinterpret_cast<cudaStream_t>(next));
+        status != CUDNN_STATUS_SUCCESS)
+      return "cudnnSetStream failed: " + cudnnStatusText(*dnn, status);
+    cuStream = next;
+    return "";
+  }
+  bool hasCallerStream() const override { return cuStream != ownStream; }
   void *cudnnHandle() const override { return handle; }
 };
 

@@ -101,6 +101,7 @@ def _declare(lib):
         "graphGetInput": (c.c_int, [vp, c.c_int32, c.POINTER(GraphTensorInfo)]),
         "graphGetOutput": (c.c_int, [vp, c.c_int32, c.POINTER(GraphTensorInfo)]),
         "graphExecute": (c.c_int, [vp, c.c_int, c.POINTER(GraphBuffer), c.c_int32]),
+        "graphSetStream": (c.c_int, [vp]),
     }
     missing = []
     for name, (restype, argtypes) in sig.items():
@@ -157,6 +158,21 @@ def context():
             raise RuntimeError(f"graphContextCreate failed: {last_error()}")
         _context = handle
     return _context
+
+
+def set_stream(stream: int) -> None:
+    """Queue GPU work on a CUDA stream (0: the runtime's own). Raises on a
+    machine without a GPU only when a real stream is asked for."""
+    if not available():
+        if stream:
+            raise RuntimeError("set_stream: libGraphCAPI.so is not available")
+        return
+    library = lib()
+    if not hasattr(library, "graphSetStream"):
+        return
+    status = library.graphSetStream(ctypes.c_void_p(stream or None))
+    if status != GRAPH_OK and stream:
+        raise RuntimeError(f"set_stream: {last_error()}")
 
 
 def last_error() -> str:

@@ -81,9 +81,14 @@ def destroy_handle(handle):
 
 
 def set_stream(handle=None, stream=None):
+    """Queue GPU work on ``stream`` (an int or object with .cuda_stream, e.g.
+    torch.cuda.current_stream()); 0/None goes back to the runtime's own
+    stream, which each execute waits for."""
     if handle is None:
         raise ValueError("set_stream needs a handle from create_handle()")
     handle.stream = stream
+    raw = getattr(stream, "cuda_stream", stream) or 0
+    _capi.set_stream(int(raw))
 
 
 def get_stream(handle):

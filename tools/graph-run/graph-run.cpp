@@ -145,6 +145,11 @@ cl::list<std::string> heuristicModes(
     cl::desc("GPU: cuDNN heuristics modes to query, in order (a, b, "
              "fallback; default a,fallback)"),
     cl::CommaSeparated, cl::cat(runCategory));
+cl::opt<bool> autotunePlans(
+    "autotune",
+    cl::desc("GPU: time every plan of each group that builds and keep the "
+             "fastest (the result is still checked by --check-against)"),
+    cl::init(false), cl::cat(runCategory));
 cl::opt<bool> verbosePlans(
     "verbose-plans",
     cl::desc("GPU: print the plan each group runs and every plan declined"),
@@ -834,6 +839,7 @@ int runMain() {
   gpuOptions.planIndex = planIndex;
   gpuOptions.workspaceLimit = workspaceLimit;
   gpuOptions.verbose = verbosePlans;
+  gpuOptions.autotune = autotunePlans;
   gpuOptions.deselectEngines.assign(deselectEngines.begin(),
                                     deselectEngines.end());
   if (!heuristicModes.empty()) {

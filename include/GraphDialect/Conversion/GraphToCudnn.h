@@ -60,6 +60,7 @@ struct GpuOptions {
   std::vector<std::string> deselectEngines; // plan names containing these
   int64_t workspaceLimit = -1;           // bytes; -1: no limit
   bool verbose = false;                  // print each group's plan choice
+  bool autotune = false; // time every plan that builds, keep the fastest
 };
 
 /// What happened per group: the plan run, or why each candidate declined.

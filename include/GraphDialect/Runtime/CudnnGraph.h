@@ -127,6 +127,11 @@ public:
   virtual std::string memset(void *dst, unsigned char value, size_t bytes) = 0;
   /// The CUstream (a cudaStream_t) work is queued on.
   virtual void *stream() const = 0;
+  /// Queues work on the caller's stream (e.g. PyTorch's current stream)
+  /// instead of the device's own; nullptr goes back to the own stream.
+  virtual std::string setStream(void *stream) = 0;
+  /// Whether work goes to a stream the caller set.
+  virtual bool hasCallerStream() const = 0;
   /// The cudnnHandle_t, bound to stream().
   virtual void *cudnnHandle() const = 0;
   /// Milliseconds `body` takes on the stream, measured with events.

@@ -71,6 +71,11 @@ public:
 
 private:
   std::string split(const rt::GraphSpec &spec, const std::string &why);
+  /// Times every buildable plan of `group` on scratch buffers and sets
+  /// `best` to the fastest.
+  std::string autotune(const rt::GraphSpec &spec, rt::CudnnGroup &group,
+                       const std::vector<std::pair<size_t, int64_t>> &plans,
+                       size_t &best, GpuGroupReport &entry);
   rt::Device &gpu;
   Buffers buffers;
   GpuOptions options;
@@ -121,6 +126,9 @@ std::string GpuRun::prepare(const rt::GraphSpec &spec) {
     return spec.name + ": plan index " + std::to_string(options.planIndex) +
            " is out of range for " + std::to_string(plans.size()) +
            " plan(s)";
+  // Walk the ranked list: the first plan that builds (within the limits)
+  // runs, or with autotuning the fastest of all that build.
+  std::vector<std::pair<size_t, int64_t>> buildable; // plan, workspace
   for (size_t i = 0; i < plans.size(); ++i) {
     if (options.planIndex >= 0 && static_cast<int>(i) != options.planIndex)
       continue;
@@ -133,7 +141,7 @@ std::string GpuRun::prepare(const rt::GraphSpec &spec) {
       entry.declined.push_back(name + ": " + why);
       continue;
     }
-    int64_t workspace = group->workspaceBytes(i); // plan workspace + internal scratch
+    int64_t workspace = group->workspaceBytes(i); // plan + internal scratch
     if (options.workspaceLimit >= 0 && workspace > options.workspaceLimit) {
       entry.declined.push_back(name + ": needs " + std::to_string(workspace) +
                                " workspace bytes, over the " +
@@ -141,15 +149,27 @@ std::string GpuRun::prepare(const rt::GraphSpec &spec) {
                                " limit");
       continue;
     }
+    buildable.emplace_back(i, workspace);
+    if (!options.autotune)
+      break;
+  }
+  if (!buildable.empty()) {
+    size_t best = 0;
+    if (buildable.size() > 1) {
+      if (std::string e = autotune(spec, *group, buildable, best, entry);
+          !e.empty())
+        return e;
+    }
     ReadyGroup chosen;
-    chosen.plan = i;
+    chosen.plan = buildable[best].first;
+    int64_t workspace = buildable[best].second;
     if (workspace > 0) {
       chosen.workspace = buffers.allocate(workspace, error);
       if (!chosen.workspace)
         return spec.name + ": allocating the workspace: " + error;
     }
+    entry.plan = plans[chosen.plan].name;
     chosen.group = std::move(group);
-    entry.plan = name;
     ready.push_back(std::move(chosen));
     if (report)
       report->push_back(entry);
@@ -163,6 +183,63 @@ std::string GpuRun::prepare(const rt::GraphSpec &spec) {
   if (spec.ops.size() > 1)
     return split(spec, "no plan could be built:" + tried);
   return spec.name + ": no plan in the list could be built:" + tried;
+}
+
+std::string GpuRun::autotune(const rt::GraphSpec &spec, rt::CudnnGroup &group,
+                             const std::vector<std::pair<size_t, int64_t>> &plans,
+                             size_t &best, GpuGroupReport &entry) {
+  // Scratch for the group's graph inputs and outputs (their real buffers
+  // come with execute), filled with a nonzero pattern: timing zeros can
+  // flatter a kernel.
+  Buffers scratch(gpu);
+  std::map<int64_t, void *> pointers = buffers.byUid;
+  std::string error;
+  for (const rt::TensorSpec &tensor : spec.tensors) {
+    if (tensor.isVirtual || tensor.isByValue || pointers.count(tensor.uid))
+      continue;
+    size_t bytes = bytesOf(tensor.dtype, tensor.dims, tensor.strides);
+    void *pointer = scratch.allocate(bytes, error);
+    if (!pointer)
+      return spec.name + ": autotune scratch: " + error;
+    if (std::string e = gpu.memset(pointer, 0x3c, bytes); !e.empty())
+      return spec.name + ": autotune scratch: " + e;
+    pointers[tensor.uid] = pointer;
+  }
+  int64_t most = 0;
+  for (auto &[index, workspace] : plans)
+    most = std::max(most, workspace);
+  void *workspace = most > 0 ? scratch.allocate(most, error) : nullptr;
+  if (most > 0 && !workspace)
+    return spec.name + ": autotune workspace: " + error;
+  double fastest = -1;
+  for (size_t k = 0; k < plans.size(); ++k) {
+    size_t index = plans[k].first;
+    auto runs = [&]() -> std::string {
+      for (int r = 0; r < 5; ++r)
+        if (std::string e = group.execute(index, pointers, workspace);
+            !e.empty())
+          return e;
+      return "";
+    };
+    double ms = 0;
+    std::string e = runs(); // warm-up
+    if (e.empty())
+      e = gpu.time(runs, ms);
+    if (!e.empty()) {
+      entry.declined.push_back(group.plans()[index].name +
+                               ": failed while autotuning: " + e);
+      continue;
+    }
+    entry.declined.push_back(group.plans()[index].name + ": timed " +
+                             std::to_string(ms / 5) + " ms");
+    if (fastest < 0 || ms < fastest) {
+      fastest = ms;
+      best = k;
+    }
+  }
+  if (fastest < 0)
+    return spec.name + ": every plan failed while autotuning";
+  return gpu.synchronize();
 }
 
 /// Runs each op of `spec` as its own group; tensors that were virtual inside
