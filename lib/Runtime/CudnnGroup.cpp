@@ -1867,6 +1867,11 @@ public:
     return own + lowering->scratchBytes;
   }
 
+  DescPtr lastPack; // the variant pack of the last execute
+  size_t lastPackPlan = 0;
+  std::vector<void *> lastPackPointers;
+  void *lastPackWorkspace = nullptr;
+
   std::string execute(size_t index, const std::map<int64_t, void *> &buffers,
                       void *workspace) override {
     if (index >= planList.size() || !planList[index].info.built)
@@ -1898,15 +1903,26 @@ public:
         pointers.push_back(it->second);
       }
     }
-    DescPtr pack;
-    TRY(b.create(CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR, pack, "VARIANT_PACK"));
-    SET(pack, CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS, CUDNN_TYPE_INT64,
-        static_cast<int64_t>(uids.size()), uids.data());
-    SET(pack, CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS, CUDNN_TYPE_VOID_PTR,
-        static_cast<int64_t>(pointers.size()), pointers.data());
-    SET(pack, CUDNN_ATTR_VARIANT_PACK_WORKSPACE, CUDNN_TYPE_VOID_PTR, 1,
-        &workspace);
-    TRY(b.finalize(pack, "VARIANT_PACK"));
+    // Repeated executes with the same buffers reuse the variant pack: its
+    // creation is most of the host time of a small group.
+    if (!lastPack || lastPackPlan != index || lastPackPointers != pointers ||
+        lastPackWorkspace != workspace) {
+      DescPtr pack;
+      TRY(b.create(CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR, pack,
+                   "VARIANT_PACK"));
+      SET(pack, CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS, CUDNN_TYPE_INT64,
+          static_cast<int64_t>(uids.size()), uids.data());
+      SET(pack, CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS, CUDNN_TYPE_VOID_PTR,
+          static_cast<int64_t>(pointers.size()), pointers.data());
+      SET(pack, CUDNN_ATTR_VARIANT_PACK_WORKSPACE, CUDNN_TYPE_VOID_PTR, 1,
+          &workspace);
+      TRY(b.finalize(pack, "VARIANT_PACK"));
+      lastPack = std::move(pack);
+      lastPackPlan = index;
+      lastPackPointers = pointers;
+      lastPackWorkspace = workspace;
+    }
+    const DescPtr &pack = lastPack;
     if (cudnnStatus_t s = api.cudnnBackendExecute(
             static_cast<cudnnHandle_t>(device.cudnnHandle()), p.plan->raw,
             pack->raw);
