@@ -1,0 +1,206 @@
+//===- ExecOps.td - Attributes and ops of the exec dialect -*- tablegen -*-===//
+
+#ifndef EXEC_OPS_TD
+#define EXEC_OPS_TD
+
+include "GraphDialect/Executable/ExecDialect.td"
+include "mlir/IR/SymbolInterfaces.td"
+include "mlir/IR/BuiltinAttributeInterfaces.td"
+
+//===----------------------------------------------------------------------===//
+// Attributes
+//===----------------------------------------------------------------------===//
+
+// An int64 list printed and parsed in brackets: `[2, 3]`.
+def Exec_I64ListParameter : ArrayRefParameter<"int64_t", "int64 list"> {
+  let parser = "::mlir::exec::parseI64List($_parser)";
+  let printer = "::mlir::exec::printI64List($_printer, $_self)";
+}
+
+def Exec_TensorAttr : Exec_Attr<"Tensor", "tensor"> {
+  let summary = "A tensor of the program or of one cuDNN group";
+  let description = [{
+    A tensor by uid: element type, dims and strides in elements. In a
+    program's `inputs`, `outputs` and `buffers` it is a device buffer (and
+    may carry the user `name`). In a `exec.cudnn_group` it is one tensor of
+    the cuDNN operation graph: a device buffer of the program, a `virtual`
+    tensor that lives only inside the group, or a pass-by-value scalar
+    (`by_value`). Dims and strides have the same length.
+
+    ```mlir
+    #exec.tensor<uid = 1, dtype = bf16, dims = [256, 512], strides = [512, 1], name = "A">
+    #exec.tensor<uid = 5, dtype = f32, dims = [1, 256, 384], strides = [98304, 384, 1], virtual = true>
+    #exec.tensor<uid = 7, dtype = f32, dims = [1, 1, 1, 1], strides = [1, 1, 1, 1], by_value = 1.0e-05 : f64>
+    ```
+  }];
+  let parameters = (ins
+    "int64_t":$uid,
+    "::mlir::Type":$dtype,
+    Exec_I64ListParameter:$dims,
+    Exec_I64ListParameter:$strides,
+    DefaultValuedParameter<"bool", "false">:$isVirtual,
+    OptionalParameter<"::mlir::FloatAttr">:$byValue,
+    OptionalParameter<"::mlir::StringAttr">:$name);
+  let assemblyFormat = [{
+    `<` `uid` `=` $uid `,` `dtype` `=` $dtype `,` `dims` `=` $dims `,`
+        `strides` `=` $strides (`,` `virtual` `=` $isVirtual^)?
+        (`,` `by_value` `=` $byValue^)? (`,` `name` `=` $name^)? `>`
+  }];
+  let genVerifyDecl = 1;
+}
+
+def Exec_OpAttr : Exec_Attr<"Op", "op"> {
+  let summary = "One op of a cuDNN group, in the runtime's terms";
+  let description = [{
+    The runtime's `OpSpec`: `kind` is the graph-dialect mnemonic
+    (`matmul`, `pointwise`, `conv_fprop`, `layernorm`, `sdpa`...), `mode`
+    the pointwise/reduction mode or the norm phase, `name` the user label.
+    `inputs` and `outputs` map port names (the op's operand and result
+    names; pointwise operands are `in0`, `in1`, `in2`) to tensor uids of
+    the group. `ints` holds integer-list attributes (flags as `[1]`),
+    `floats` the float ones; `compute` the compute type.
+
+    ```mlir
+    #exec.op<kind = "matmul", name = "mm", inputs = {A = 1 : i64, B = 2 : i64},
+             outputs = {C = 4 : i64}, compute = f32>
+    #exec.op<kind = "pointwise", mode = "add", inputs = {in0 = 4 : i64, in1 = 3 : i64},
+             outputs = {output = 5 : i64}, compute = f32>
+    #exec.op<kind = "conv_fprop", mode = "cross_correlation", inputs = {...},
+             outputs = {Y = 3 : i64}, ints = {stride = array<i64: 1, 1>, ...}, compute = f32>
+    ```
+  }];
+  let parameters = (ins
+    "::mlir::StringAttr":$kind,
+    OptionalParameter<"::mlir::StringAttr">:$mode,
+    OptionalParameter<"::mlir::StringAttr">:$name,
+    "::mlir::DictionaryAttr":$inputs,
+    "::mlir::DictionaryAttr":$outputs,
+    OptionalParameter<"::mlir::DictionaryAttr">:$ints,
+    OptionalParameter<"::mlir::DictionaryAttr">:$floats,
+    "::mlir::Type":$compute);
+  let assemblyFormat = [{
+    `<` `kind` `=` $kind (`,` `mode` `=` $mode^)? (`,` `name` `=` $name^)?
+        `,` `inputs` `=` $inputs `,` `outputs` `=` $outputs
+        (`,` `ints` `=` $ints^)? (`,` `floats` `=` $floats^)?
+        `,` `compute` `=` $compute `>`
+  }];
+  let genVerifyDecl = 1;
+}
+
+def Exec_TensorArrayAttr : TypedArrayAttrBase<Exec_TensorAttr,
+                                              "array of #exec.tensor">;
+def Exec_OpArrayAttr : TypedArrayAttrBase<Exec_OpAttr, "array of #exec.op">;
+
+//===----------------------------------------------------------------------===//
+// Ops
+//===----------------------------------------------------------------------===//
+
+def Exec_ProgramOp : Exec_Op<"program", [
+    Symbol, IsolatedFromAbove, NoTerminator, SingleBlock]> {
+  let summary = "A compiled graph: device buffers and an ordered schedule";
+  let description = [{
+    The AOT artifact of one `graph.graph`. `inputs` and `outputs` are the
+    graph's inputs and non-virtual outputs in signature order (uid, dtype,
+    dims, strides, name): the caller gives a device buffer for each by uid.
+    `buffers` are the device tensors the program allocates itself (written
+    by one group, read by a later one). An output that is a graph input
+    returned as is has `output_aliases[i]` = that input's index (-1 for a
+    computed output); two outputs may share the uid of one computed tensor.
+
+    The body is the schedule: its steps run in order. Every uid a step uses
+    is a program input, output or buffer, or a virtual or by-value tensor of
+    that step; a step reads a program output or buffer only after an
+    earlier step (or itself) wrote it; every computed output is written.
+
+    ```mlir
+    exec.program @mlp
+        inputs = [#exec.tensor<uid = 1, dtype = f16, dims = [4, 8], strides = [8, 1], name = "x">,
+                  #exec.tensor<uid = 2, dtype = f16, dims = [8, 16], strides = [16, 1]>]
+        outputs = [#exec.tensor<uid = 3, dtype = f16, dims = [4, 16], strides = [16, 1], name = "y">]
+        buffers = [] {
+      exec.cudnn_group "mlp/group0"
+          tensors = [...] ops = [...] heuristics = ["a", "fallback"]
+    }
+    ```
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name,
+                       Exec_TensorArrayAttr:$inputs,
+                       Exec_TensorArrayAttr:$outputs,
+                       Exec_TensorArrayAttr:$buffers,
+                       OptionalAttr<DenseI64ArrayAttr>:$output_aliases);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = [{
+    $sym_name `inputs` `=` $inputs `outputs` `=` $outputs
+    `buffers` `=` $buffers attr-dict-with-keyword $body
+  }];
+  let hasVerifier = 1;
+  let hasRegionVerifier = 1;
+}
+
+def Exec_CudnnGroupOp : Exec_Op<"cudnn_group", [HasParent<"ProgramOp">]> {
+  let summary = "One cuDNN operation graph and how to choose its plan";
+  let description = [{
+    One fused group in cuDNN backend form: `tensors` (each uid once; the
+    non-virtual, non-by-value ones are program buffers) and `ops` (their
+    ports name tensors of this group), plus the plan choice: either
+    `heuristics`, the modes (`a`, `b`, `fallback`) to query in order, the
+    first plan that builds running; or `engine` and `knobs` (pairs of knob
+    type and value, flattened) for a plan chosen ahead of time. Exactly one
+    of the two is given.
+
+    ```mlir
+    exec.cudnn_group "mlp/group0"
+        tensors = [#exec.tensor<uid = 1, dtype = f16, dims = [1, 4, 8], strides = [32, 8, 1]>,
+                   #exec.tensor<uid = 2, dtype = f16, dims = [1, 8, 16], strides = [128, 16, 1]>,
+                   #exec.tensor<uid = 4, dtype = f32, dims = [1, 4, 16], strides = [64, 16, 1], virtual = true>,
+                   #exec.tensor<uid = 3, dtype = f16, dims = [1, 4, 16], strides = [64, 16, 1]>]
+        ops = [#exec.op<kind = "matmul", inputs = {A = 1 : i64, B = 2 : i64}, outputs = {C = 4 : i64}, compute = f32>,
+               #exec.op<kind = "pointwise", mode = "relu", inputs = {in0 = 4 : i64}, outputs = {output = 3 : i64}, compute = f32>]
+        heuristics = ["a", "fallback"]
+    exec.cudnn_group "mlp/group1" tensors = [...] ops = [...]
+        engine = 7 knobs = array<i64: 2, 1, 3, 0>
+    ```
+  }];
+  let arguments = (ins StrAttr:$sym_name,
+                       Exec_TensorArrayAttr:$tensors,
+                       Exec_OpArrayAttr:$ops,
+                       OptionalAttr<StrArrayAttr>:$heuristics,
+                       OptionalAttr<I64Attr>:$engine,
+                       OptionalAttr<DenseI64ArrayAttr>:$knobs);
+  let assemblyFormat = [{
+    $sym_name `tensors` `=` $tensors `ops` `=` $ops
+    (`heuristics` `=` $heuristics^)? (`engine` `=` $engine^)?
+    (`knobs` `=` $knobs^)? attr-dict
+  }];
+  let hasVerifier = 1;
+}
+
+def Exec_KernelLaunchOp : Exec_Op<"kernel_launch", [HasParent<"ProgramOp">]> {
+  let summary = "A generated kernel (reserved for the codegen engine)";
+  let description = [{
+    One launch of a kernel from the codegen engine: the PTX text, its entry
+    function, the grid and block sizes (three positive values each) and the
+    uids of the program buffers passed as kernel parameters, in order.
+    Loading a program with a `kernel_launch` is an error today: the runtime
+    has no kernel loader yet.
+
+    ```mlir
+    exec.kernel_launch "softmax_0" ptx = ".version 8.0 ..." entry = "softmax_kernel"
+        grid = array<i64: 128, 1, 1> block = array<i64: 256, 1, 1>
+        buffers = array<i64: 1, 3>
+    ```
+  }];
+  let arguments = (ins StrAttr:$sym_name,
+                       StrAttr:$ptx,
+                       StrAttr:$entry,
+                       DenseI64ArrayAttr:$grid,
+                       DenseI64ArrayAttr:$block,
+                       DenseI64ArrayAttr:$buffers);
+  let assemblyFormat = [{
+    $sym_name `ptx` `=` $ptx `entry` `=` $entry `grid` `=` $grid
+    `block` `=` $block `buffers` `=` $buffers attr-dict
+  }];
+  let hasVerifier = 1;
+}
+
+#endif // EXEC_OPS_TD
