@@ -22,8 +22,9 @@ def GraphInferLayout : Pass<"graph-infer-layout", "::mlir::ModuleOp"> {
   let description = [{
     Gives a `#graph.strides` encoding to each tensor type whose strides are
     not decided: channels-last (NHWC / NDHWC) for the operands and results
-    of convolutions in f16, bf16 and fp8 types (every tensor of such a node,
-    an f32 result included); for pointwise results, the
+    of convolutions and batch norms (training, inference, backward) in f16,
+    bf16 and fp8 types (every tensor of such a node, an f32 result
+    included); for pointwise results, the
     stride order of the first operand of the same shape; row-major
     otherwise. Strides the user gave are never rewritten. The graph's
     signature is updated to match its block arguments and outputs.

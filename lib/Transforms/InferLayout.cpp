@@ -56,11 +56,13 @@ bool isLowPrecision(Type type) {
          isa<Float8E4M3FNType, Float8E5M2Type>(element);
 }
 
-/// A convolution in f16, bf16 or fp8: cuDNN runs it channels-last, every
-/// tensor of the node alike (an f32 filter gradient of an f16 conv_wgrad
-/// included).
+/// A convolution or batch norm in f16, bf16 or fp8: cuDNN runs those
+/// channels-last (its batch-norm engines find no config for per-channel
+/// broadcasts over NCHW), every tensor of the node alike (an f32 filter
+/// gradient of an f16 conv_wgrad, f32 statistics of an f16 batchnorm).
 bool isChannelsLastConv(Operation *op) {
-  return isa<ConvFpropOp, ConvDgradOp, ConvWgradOp>(op) &&
+  return isa<ConvFpropOp, ConvDgradOp, ConvWgradOp, BatchnormOp,
+             BatchnormInferenceOp, BatchnormBackwardOp>(op) &&
          (llvm::any_of(op->getOperandTypes(), isLowPrecision) ||
           llvm::any_of(op->getResultTypes(), isLowPrecision));
 }

@@ -143,3 +143,17 @@ graph.graph @dynamic_dims(%x: tensor<?x8xf32>, %b: tensor<1x8xf32>) -> (tensor<?
   %0 = graph.pointwise add(%x, %b) : (tensor<?x8xf32>, tensor<1x8xf32>) -> tensor<?x8xf32>
   graph.output %0 : tensor<?x8xf32>
 }
+
+// f16 batch norms run channels-last like convolutions; their per-channel
+// tensors and an f32 batchnorm of the same shape stay as they are.
+// CHECK-LABEL: graph.graph @batchnorm_channels_last
+// CHECK-SAME: (%{{.*}}: tensor<2x8x4x4xf16, #graph.strides<[128, 1, 32, 8]>>,
+// CHECK: batchnorm_inference {{.*}} -> tensor<2x8x4x4xf16, #graph.strides<[128, 1, 32, 8]>>
+// CHECK: batchnorm_inference {{.*}} -> tensor<2x8x4x4xf32, #graph.strides<[128, 16, 4, 1]>>
+graph.graph @batchnorm_channels_last(%x: tensor<2x8x4x4xf16>, %xf: tensor<2x8x4x4xf32>,
+    %m: tensor<1x8x1x1xf32>, %v: tensor<1x8x1x1xf32>, %g: tensor<1x8x1x1xf32>, %b: tensor<1x8x1x1xf32>)
+    -> (tensor<2x8x4x4xf16>, tensor<2x8x4x4xf32>) {
+  %y = graph.batchnorm_inference %x, mean %m, inv_variance %v, scale %g, bias %b : (tensor<2x8x4x4xf16>, tensor<1x8x1x1xf32>, tensor<1x8x1x1xf32>, tensor<1x8x1x1xf32>, tensor<1x8x1x1xf32>) -> tensor<2x8x4x4xf16>
+  %yf = graph.batchnorm_inference %xf, mean %m, inv_variance %v, scale %g, bias %b : (tensor<2x8x4x4xf32>, tensor<1x8x1x1xf32>, tensor<1x8x1x1xf32>, tensor<1x8x1x1xf32>, tensor<1x8x1x1xf32>) -> tensor<2x8x4x4xf32>
+  graph.output %y, %yf : tensor<2x8x4x4xf16>, tensor<2x8x4x4xf32>
+}
