@@ -183,8 +183,12 @@ GRAPH_API GraphStatus graphGetOutput(GraphModule module, int32_t index,
  * fails.
  *
  * GRAPH_DEVICE_CPU runs the CPU reference executor (float64 accumulation).
- * GRAPH_DEVICE_GPU answers GRAPH_ERROR_NO_DEVICE in this build (the GPU
- * runtime is not linked in). An op without a CPU implementation is
+ * GRAPH_DEVICE_GPU runs the graph's cuDNN groups on device pointers (in the
+ * graph's declared layouts): the first GPU execute lowers the graph and
+ * builds its plans (following graphPlanCreate's heuristics, graphPlanSelect
+ * and graphSetPlanOptions when called), later ones reuse them; it answers
+ * GRAPH_ERROR_NO_DEVICE when the GPU runtime is not linked in or no GPU is
+ * usable. An op without a CPU implementation is
  * GRAPH_ERROR_NOT_SUPPORTED; other execution failures GRAPH_ERROR_EXECUTION. */
 GRAPH_API GraphStatus graphExecute(GraphModule module, GraphDevice device,
                                    const GraphBuffer *buffers,
@@ -196,6 +200,113 @@ GRAPH_API GraphStatus graphExecute(GraphModule module, GraphDevice device,
  * graphExecute returns once the work is queued (ordered after what the
  * caller queued before); with the own stream it returns when it finished. */
 GRAPH_API GraphStatus graphSetStream(void *stream);
+
+/*===------------------------------------------------------------------===*\
+|* GPU plan list                                                            *|
+|*                                                                          *|
+|* The ranked cuDNN execution plans of the selected graph, as the cuDNN     *|
+|* frontend exposes them (create_execution_plans, get_execution_plan_count, *|
+|* get_plan_name_at_index, build_plan_at_index, select_plan,                *|
+|* create_execution_plan, deselect_engines, deselect_workspace_greater_than).*|
+|*                                                                          *|
+|* graphPlanCreate runs the GPU pipeline (graph-prepare, graph-fuse,        *|
+|* graph-select-engines) on a clone of the module, lowers it to cuDNN       *|
+|* groups and asks cuDNN's heuristics for the plan list of the FIRST fused  *|
+|* group. A graph the frontend builds is usually one fused group; for one   *|
+|* with several (graphPlanCount's `numGroups` > 1) the list, the pinned     *|
+|* plan and the explicit plans are the first group's only, and every other  *|
+|* group walks its own list as a plain execute does (first plan that        *|
+|* builds). The list belongs to the selected graph: after graphModuleSelect *|
+|* of another graph the plan calls answer GRAPH_ERROR_INVALID_ARGUMENT until *|
+|* graphPlanCreate runs for it.                                             *|
+|*                                                                          *|
+|* Every plan call answers GRAPH_ERROR_NO_DEVICE when no GPU is usable (the *|
+|* runtime is not linked in, or libcuda / libcudnn / a device is missing),  *|
+|* with the reason in graphGetLastError; argument errors (NULL or stale     *|
+|* module, NULL pointers, bad index) are GRAPH_ERROR_INVALID_ARGUMENT and   *|
+|* are checked first.                                                       *|
+\*===------------------------------------------------------------------===*/
+
+/* Heuristics modes, queried in the order given; plans already listed by an
+ * earlier mode are not repeated. */
+typedef enum {
+  GRAPH_HEUR_MODE_A = 0,
+  GRAPH_HEUR_MODE_B = 1,
+  GRAPH_HEUR_MODE_FALLBACK = 2
+} GraphHeurMode;
+
+/* Builds the plan list of the selected graph for `device` (only
+ * GRAPH_DEVICE_GPU has one; GRAPH_DEVICE_CPU is GRAPH_ERROR_INVALID_ARGUMENT).
+ * `heurModes` holds `numModes` GraphHeurMode values; numModes 0 (heurModes
+ * may then be NULL) means {A, FALLBACK}. Replaces an earlier list of the
+ * module, and its pinned plan and explicit plans. GRAPH_ERROR_NOT_SUPPORTED
+ * when the GPU pipeline or lowering rejects the graph, when cuDNN rejects
+ * the first group's operation graph (a plain execute would then split it
+ * into single ops, which have their own lists) or when the heuristics offer
+ * no plan; the message says which. Later GPU executes use the same
+ * heuristics modes, so plan indices mean the same plans there. */
+GRAPH_API GraphStatus graphPlanCreate(GraphModule module, GraphDevice device,
+                                      const int *heurModes, int32_t numModes);
+/* Plans in the list (heuristics' then graphPlanAdd's), -1 on failure. When
+ * `numGroups` is not NULL it receives the number of fused groups of the
+ * lowered graph (the list is the first one's). */
+GRAPH_API int32_t graphPlanCount(GraphModule module, int32_t *numGroups);
+/* The plan's name, "eng<engine id>_k<knob type>=<value>..." (with
+ * " [as <layout>]" when cuDNN only took the group relabeled), owned by the
+ * module and valid until the next graphPlanCreate or its destruction; NULL
+ * on failure. */
+GRAPH_API const char *graphPlanName(GraphModule module, int32_t index);
+/* The plan's engine id and knobs. `knobs` holds (knob type, value) pairs,
+ * 2 * capacity int64_t; *numKnobs is the capacity (in pairs) on entry and
+ * the plan's knob count on return. A capacity too small for the plan is
+ * GRAPH_ERROR_INVALID_ARGUMENT with *numKnobs set to the count needed, so
+ * (knobs NULL, *numKnobs 0) queries the count. engineId may be NULL. */
+GRAPH_API GraphStatus graphPlanEngine(GraphModule module, int32_t index,
+                                      int64_t *engineId, int64_t *knobs,
+                                      int32_t *numKnobs);
+/* Bytes of device workspace the plan needs (its own plus the group's
+ * internal scratch). The plan is built first when it is not yet, so a plan
+ * that declines answers -1 with GRAPH_ERROR_NOT_SUPPORTED and the reason;
+ * -1 also on any other failure. */
+GRAPH_API int64_t graphPlanWorkspace(GraphModule module, int32_t index);
+/* The plan's notes as cuDNN names them, comma-separated ("" when none):
+ * numeric != 0 the numerical notes ("TENSOR_CORE", "DOWN_CONVERT_INPUTS",
+ * "NONDETERMINISTIC"...), else the behavior notes ("RUNTIME_COMPILATION",
+ * "SUPPORTS_CUDA_GRAPH_NATIVE_API"...). Owned by the module like
+ * graphPlanName; NULL on failure. */
+GRAPH_API const char *graphPlanNotes(GraphModule module, int32_t index,
+                                     int numeric);
+/* Finalizes plan `index` (build_plan_at_index). A plan cuDNN declines is
+ * GRAPH_ERROR_NOT_SUPPORTED, with the decline reason in graphGetLastError;
+ * the other plans stay usable. Building twice is a no-op. */
+GRAPH_API GraphStatus graphPlanBuild(GraphModule module, int32_t index);
+/* Pins plan `index` for the next GPU executes of the selected graph
+ * (select_plan): the first group runs that plan and no other, so a plan
+ * that declines makes the execute fail (GRAPH_ERROR_NOT_SUPPORTED) rather
+ * than fall back. -1 unpins (walk the list: the first plan that builds).
+ * The GPU program is rebuilt at the next execute when the choice changes. */
+GRAPH_API GraphStatus graphPlanSelect(GraphModule module, int32_t index);
+/* Appends the plan of an explicit engine id and knobs (create_execution_plan,
+ * replaying graphPlanEngine's answer): `knobs` holds `numKnobs` (type,
+ * value) pairs (NULL when 0). The new plan is the last index; later GPU
+ * executes replay it too, so graphPlanSelect can pin it. An engine cuDNN
+ * does not know for this graph is GRAPH_ERROR_NOT_SUPPORTED (often only at
+ * graphPlanBuild). */
+GRAPH_API GraphStatus graphPlanAdd(GraphModule module, int64_t engineId,
+                                   const int64_t *knobs, int32_t numKnobs);
+/* Plan options of the module's next GPU executes (every group): plans whose
+ * name contains one of the `numNames` strings of `deselectNames`
+ * (deselect_engines; NULL when 0) are skipped, so are plans needing more
+ * than `workspaceLimit` bytes of workspace (deselect_workspace_greater_than;
+ * -1: no limit); autotune != 0 times every plan that builds and runs the
+ * fastest (as GRAPH_AUTOTUNE=1 does). Each call replaces all three. Does not
+ * need graphPlanCreate; a pinned plan that these options exclude makes the
+ * execute fail. */
+GRAPH_API GraphStatus graphSetPlanOptions(GraphModule module,
+                                          const char *const *deselectNames,
+                                          int32_t numNames,
+                                          int64_t workspaceLimit,
+                                          int autotune);
 
 #ifdef __cplusplus
 }

@@ -24,6 +24,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #define GRAPH_CXX_API __attribute__((visibility("default")))
@@ -67,6 +68,17 @@ struct Buffer {
   GraphDType dtype = GRAPH_F32;
   std::vector<int64_t> dims;
   std::vector<int64_t> strides;
+};
+
+/// One entry of a GPU plan list.
+struct PlanDesc {
+  std::string name; // "eng<id>_k<type>=<value>..."
+  int64_t engineId = -1;
+  std::vector<std::pair<int64_t, int64_t>> knobs; // (knob type, value)
+  bool built = false;
+  int64_t workspace = 0; // bytes execute needs; known once built
+  std::string error;     // why building it failed, when it did
+  std::vector<std::string> behaviorNotes, numericNotes;
 };
 
 class CompiledGraph;
@@ -134,6 +146,29 @@ public:
   /// buffers are read with their strides; outputs are written with theirs.
   /// GRAPH_DEVICE_GPU answers GRAPH_ERROR_NO_DEVICE in this build.
   Status execute(GraphDevice device, const std::vector<Buffer> &buffers);
+
+  /// GPU plan list of the selected graph (see graphPlanCreate in
+  /// GraphDialect-c/Graph.h): the ranked cuDNN plans of its first fused
+  /// group. Every call answers GRAPH_ERROR_NO_DEVICE without a usable GPU.
+  Status planCreate(GraphDevice device, const std::vector<int> &heurModes);
+  /// Plans in the list and fused groups of the lowered graph.
+  Status planCount(int32_t &plans, int32_t &groups) const;
+  Status planInfo(int32_t index, PlanDesc &out) const;
+  /// Finalizes plan `index`; its decline is the message
+  /// (GRAPH_ERROR_NOT_SUPPORTED).
+  Status planBuild(int32_t index);
+  /// Pins plan `index` (strictly) for the next GPU executes; -1 unpins.
+  Status planSelect(int32_t index);
+  /// Appends the plan of an explicit engine id and knobs; `index` receives
+  /// its position.
+  Status planAdd(int64_t engineId,
+                 const std::vector<std::pair<int64_t, int64_t>> &knobs,
+                 int32_t &index);
+  /// Plan options of the next GPU executes: plans whose name contains one of
+  /// `deselect` are skipped, so are plans needing more than `workspaceLimit`
+  /// bytes (-1: no limit); `autotune` times every buildable plan.
+  Status setPlanOptions(const std::vector<std::string> &deselect,
+                        int64_t workspaceLimit, bool autotune);
 
   /// The module as MLIR text (generic: the generic op form).
   Status print(std::string &out, bool generic = false) const;

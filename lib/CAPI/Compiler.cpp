@@ -78,6 +78,21 @@ struct CompiledGraph::Impl {
   // later executes reuse its plans and intermediates.
   std::unique_ptr<mlir::graph::GpuExecutable> gpu;
   std::string gpuGraph;
+  /// The plan list graphPlanCreate made: the first fused group of `graph`
+  /// with its ranked plans, and what later executes must replay so their
+  /// indices mean the same plans.
+  struct PlanList {
+    std::string graph;
+    mlir::graph::CudnnProgram program;
+    std::unique_ptr<::graph::rt::CudnnGroup> group;
+    std::vector<::graph::rt::HeurMode> modes;
+    std::vector<std::pair<int64_t, std::vector<std::pair<int64_t, int64_t>>>>
+        added;
+    int selected = -1; // graphPlanSelect; -1: walk the list
+  };
+  std::unique_ptr<PlanList> plans;
+  /// graphSetPlanOptions: deselectEngines, workspaceLimit, autotune.
+  mlir::graph::GpuOptions planOptions;
 #endif
   // The text the module was parsed from (empty for bytecode) and its buffer
   // name, so diagnostics can quote the source line.
@@ -636,6 +651,44 @@ Status bindBuffer(const char *kind, size_t index, const TensorDesc &desc,
 }
 
 #ifdef GRAPH_HAVE_GPU_RUNTIME
+/// Runs the GPU pipeline (graph-prepare, graph-fuse, graph-select-engines)
+/// on a clone of the module and finds the selected graph in it.
+Status lowerForGpu(CompiledGraph::Impl &impl, OwningOpRef<ModuleOp> &clone,
+                   GraphOp &graph) {
+  std::string graphName = "graph @" + impl.selected;
+  MLIRContext *context = &impl.compiler->context;
+  clone = impl.module->clone();
+  DiagnosticCapture capture(context, impl.sourceName, impl.sourceText);
+  PassManager pm(context, ModuleOp::getOperationName());
+  mlir::graph::buildGpuPipeline(pm);
+  if (failed(pm.run(*clone)))
+    return Status(GRAPH_ERROR_NOT_SUPPORTED,
+                  capture.take(graphName + ": no GPU engine runs it"));
+  graph = nullptr;
+  for (GraphOp g : clone->getOps<GraphOp>())
+    if (g.getSymName() == llvm::StringRef(impl.selected))
+      graph = g;
+  if (!graph)
+    return Status(GRAPH_ERROR_EXECUTION, graphName + ": lost in lowering");
+  return Status();
+}
+
+/// The GpuOptions of the next GPU build: graphSetPlanOptions' options, and
+/// the plan list's heuristics, explicit plans and pinned plan.
+mlir::graph::GpuOptions gpuOptionsOf(CompiledGraph::Impl &impl) {
+  mlir::graph::GpuOptions options = impl.planOptions;
+  // GRAPH_AUTOTUNE=1: time every buildable plan and keep the fastest.
+  if (const char *tune = std::getenv("GRAPH_AUTOTUNE"))
+    options.autotune |= std::string(tune) == "1";
+  if (impl.plans && impl.plans->graph == impl.selected) {
+    options.heuristics = impl.plans->modes;
+    options.addedPlans = impl.plans->added;
+    options.planIndex = impl.plans->selected;
+    options.planGroup = impl.plans->program.groups.front().name;
+  }
+  return options;
+}
+
 /// Runs the selected graph on the GPU with the caller's device pointers,
 /// which must hold each tensor in the graph's declared layout. The first call
 /// lowers the graph and builds its plans; later calls only execute.
@@ -647,25 +700,12 @@ Status executeOnDevice(CompiledGraph::Impl &impl,
   std::string graphName = "graph @" + impl.selected;
   if (!impl.gpu || impl.gpuGraph != impl.selected) {
     impl.gpu.reset();
-    MLIRContext *context = &impl.compiler->context;
-    OwningOpRef<ModuleOp> clone = impl.module->clone();
-    DiagnosticCapture capture(context, impl.sourceName, impl.sourceText);
-    PassManager pm(context, ModuleOp::getOperationName());
-    mlir::graph::buildGpuPipeline(pm);
-    if (failed(pm.run(*clone)))
-      return Status(GRAPH_ERROR_NOT_SUPPORTED,
-                    capture.take(graphName + ": no GPU engine runs it"));
+    OwningOpRef<ModuleOp> clone;
     GraphOp graph;
-    for (GraphOp g : clone->getOps<GraphOp>())
-      if (g.getSymName() == llvm::StringRef(impl.selected))
-        graph = g;
-    if (!graph)
-      return Status(GRAPH_ERROR_EXECUTION, graphName + ": lost in lowering");
+    if (Status s = lowerForGpu(impl, clone, graph); !s)
+      return s;
     std::string error;
-    mlir::graph::GpuOptions options;
-    // GRAPH_AUTOTUNE=1: time every buildable plan and keep the fastest.
-    if (const char *tune = std::getenv("GRAPH_AUTOTUNE"))
-      options.autotune = std::string(tune) == "1";
+    mlir::graph::GpuOptions options = gpuOptionsOf(impl);
     impl.gpu = mlir::graph::GpuExecutable::create(graph, options, error);
     if (!impl.gpu)
       return Status(error.find("not available") != std::string::npos
@@ -890,5 +930,279 @@ Status CompiledGraph::execute(GraphDevice device,
   return Status(GRAPH_ERROR_NO_DEVICE,
                 "setting the stream: the GPU runtime is not linked into this "
                 "build");
+#endif
+}
+
+//===----------------------------------------------------------------------===//
+// GPU plan list
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+#ifndef GRAPH_HAVE_GPU_RUNTIME
+Status noGpuRuntime(const char *call) {
+  return Status(GRAPH_ERROR_NO_DEVICE,
+                std::string(call) +
+                    ": the GPU runtime is not linked into this build; plan "
+                    "lists are GPU only (the CPU reference is one plan)");
+}
+#else
+namespace rt = ::graph::rt;
+
+/// The usable device, or NO_DEVICE naming `call` and why.
+Status needDevice(const char *call, rt::Device *&device) {
+  std::string error;
+  device = rt::Device::get(error);
+  if (!device)
+    return Status(GRAPH_ERROR_NO_DEVICE,
+                  std::string(call) +
+                      ": the GPU device is not available: " + error);
+  return Status();
+}
+
+/// The selected graph's plan list; NO_DEVICE without a GPU, else
+/// INVALID_ARGUMENT when graphPlanCreate was not called for this graph.
+Status needPlans(CompiledGraph::Impl &impl, const char *call,
+                 CompiledGraph::Impl::PlanList *&plans) {
+  if (impl.plans && impl.plans->graph == impl.selected) {
+    plans = impl.plans.get();
+    return Status();
+  }
+  rt::Device *device = nullptr;
+  if (Status s = needDevice(call, device); !s)
+    return s;
+  return Status(GRAPH_ERROR_INVALID_ARGUMENT,
+                std::string(call) + ": graph @" + impl.selected +
+                    " has no plan list; call graphPlanCreate first");
+}
+
+Status checkPlanIndex(const CompiledGraph::Impl::PlanList &plans,
+                      const char *call, int32_t index, bool allowNone) {
+  size_t count = plans.group->plans().size();
+  if ((allowNone && index == -1) ||
+      (index >= 0 && static_cast<size_t>(index) < count))
+    return Status();
+  return Status(GRAPH_ERROR_INVALID_ARGUMENT,
+                std::string(call) + ": plan index " + std::to_string(index) +
+                    " is out of range for " + std::to_string(count) +
+                    " plan(s)" + (allowNone ? " (-1 unpins)" : ""));
+}
+#endif
+
+} // namespace
+
+Status CompiledGraph::planCreate(GraphDevice device,
+                                 const std::vector<int> &heurModes) {
+  const char *call = "graphPlanCreate";
+  if (!impl)
+    return emptyGraph(call);
+  if (device != GRAPH_DEVICE_GPU)
+    return Status(GRAPH_ERROR_INVALID_ARGUMENT,
+                  std::string(call) + ": device " +
+                      std::to_string(static_cast<int>(device)) +
+                      " has no plan list; only GRAPH_DEVICE_GPU has one (the "
+                      "CPU reference is a single plan)");
+  for (int mode : heurModes)
+    if (mode < GRAPH_HEUR_MODE_A || mode > GRAPH_HEUR_MODE_FALLBACK)
+      return Status(GRAPH_ERROR_INVALID_ARGUMENT,
+                    std::string(call) + ": unknown heuristics mode " +
+                        std::to_string(mode) +
+                        " (GRAPH_HEUR_MODE_A, _B or _FALLBACK)");
+#ifndef GRAPH_HAVE_GPU_RUNTIME
+  return noGpuRuntime(call);
+#else
+  std::lock_guard<std::mutex> lock(impl->compiler->mutex);
+  rt::Device *gpu = nullptr;
+  if (Status s = needDevice(call, gpu); !s)
+    return s;
+  std::string graphName = "graph @" + impl->selected;
+  auto list = std::make_unique<Impl::PlanList>();
+  list->graph = impl->selected;
+  for (int mode : heurModes)
+    list->modes.push_back(mode == GRAPH_HEUR_MODE_A   ? rt::HeurMode::A
+                          : mode == GRAPH_HEUR_MODE_B ? rt::HeurMode::B
+                                                      : rt::HeurMode::Fallback);
+  if (list->modes.empty())
+    list->modes = mlir::graph::GpuOptions().heuristics;
+  OwningOpRef<ModuleOp> clone;
+  GraphOp graph;
+  if (Status s = lowerForGpu(*impl, clone, graph); !s)
+    return s;
+  if (std::string e = mlir::graph::lowerToCudnn(graph, list->program);
+      !e.empty())
+    return Status(GRAPH_ERROR_NOT_SUPPORTED, graphName + ": " + e);
+  if (list->program.groups.empty())
+    return Status(GRAPH_ERROR_NOT_SUPPORTED,
+                  graphName + ": no fused group to plan (every output is an "
+                              "input)");
+  const rt::GraphSpec &first = list->program.groups.front();
+  std::string error;
+  list->group = rt::CudnnGroup::create(*gpu, first, error);
+  if (!list->group)
+    return Status(GRAPH_ERROR_NOT_SUPPORTED,
+                  graphName + ": group '" + first.name +
+                      "': cuDNN rejects the operation graph, so it has no "
+                      "plan list (execute splits it into single ops): " +
+                      error);
+  if (std::string why = list->group->createPlans(list->modes);
+      list->group->plans().empty())
+    return Status(GRAPH_ERROR_NOT_SUPPORTED,
+                  graphName + ": group '" + first.name +
+                      "': the heuristics offered no plan" +
+                      (why.empty() ? std::string() : ": " + why));
+  impl->plans = std::move(list);
+  impl->gpu.reset();
+  return Status();
+#endif
+}
+
+Status CompiledGraph::planCount(int32_t &plans, int32_t &groups) const {
+  const char *call = "graphPlanCount";
+  plans = groups = -1;
+  if (!impl)
+    return emptyGraph(call);
+#ifndef GRAPH_HAVE_GPU_RUNTIME
+  return noGpuRuntime(call);
+#else
+  std::lock_guard<std::mutex> lock(impl->compiler->mutex);
+  Impl::PlanList *list = nullptr;
+  if (Status s = needPlans(*impl, call, list); !s)
+    return s;
+  plans = static_cast<int32_t>(list->group->plans().size());
+  groups = static_cast<int32_t>(list->program.groups.size());
+  return Status();
+#endif
+}
+
+Status CompiledGraph::planInfo(int32_t index, PlanDesc &out) const {
+  const char *call = "graphPlanInfo";
+  out = PlanDesc();
+  if (!impl)
+    return emptyGraph(call);
+#ifndef GRAPH_HAVE_GPU_RUNTIME
+  (void)index;
+  return noGpuRuntime(call);
+#else
+  std::lock_guard<std::mutex> lock(impl->compiler->mutex);
+  Impl::PlanList *list = nullptr;
+  if (Status s = needPlans(*impl, call, list); !s)
+    return s;
+  if (Status s = checkPlanIndex(*list, call, index, false); !s)
+    return s;
+  const rt::PlanInfo &info = list->group->plans()[index];
+  out.name = info.name;
+  out.engineId = info.engineId;
+  out.knobs = info.knobs;
+  out.built = info.built;
+  out.workspace = info.built ? list->group->workspaceBytes(index) : 0;
+  out.error = info.error;
+  out.behaviorNotes = info.behaviorNotes;
+  out.numericNotes = info.numericNotes;
+  return Status();
+#endif
+}
+
+Status CompiledGraph::planBuild(int32_t index) {
+  const char *call = "graphPlanBuild";
+  if (!impl)
+    return emptyGraph(call);
+#ifndef GRAPH_HAVE_GPU_RUNTIME
+  (void)index;
+  return noGpuRuntime(call);
+#else
+  std::lock_guard<std::mutex> lock(impl->compiler->mutex);
+  Impl::PlanList *list = nullptr;
+  if (Status s = needPlans(*impl, call, list); !s)
+    return s;
+  if (Status s = checkPlanIndex(*list, call, index, false); !s)
+    return s;
+  if (std::string why = list->group->buildPlan(index); !why.empty())
+    return Status(GRAPH_ERROR_NOT_SUPPORTED,
+                  "plan " + std::to_string(index) + " (" +
+                      list->group->plans()[index].name + ") declined: " + why);
+  return Status();
+#endif
+}
+
+Status CompiledGraph::planSelect(int32_t index) {
+  const char *call = "graphPlanSelect";
+  if (!impl)
+    return emptyGraph(call);
+#ifndef GRAPH_HAVE_GPU_RUNTIME
+  (void)index;
+  return noGpuRuntime(call);
+#else
+  std::lock_guard<std::mutex> lock(impl->compiler->mutex);
+  Impl::PlanList *list = nullptr;
+  if (Status s = needPlans(*impl, call, list); !s)
+    return s;
+  if (Status s = checkPlanIndex(*list, call, index, true); !s)
+    return s;
+  if (list->selected != index) {
+    list->selected = index;
+    impl->gpu.reset(); // the next execute builds the pinned plan
+  }
+  return Status();
+#endif
+}
+
+Status CompiledGraph::planAdd(
+    int64_t engineId, const std::vector<std::pair<int64_t, int64_t>> &knobs,
+    int32_t &index) {
+  const char *call = "graphPlanAdd";
+  index = -1;
+  if (!impl)
+    return emptyGraph(call);
+#ifndef GRAPH_HAVE_GPU_RUNTIME
+  (void)engineId;
+  (void)knobs;
+  return noGpuRuntime(call);
+#else
+  std::lock_guard<std::mutex> lock(impl->compiler->mutex);
+  Impl::PlanList *list = nullptr;
+  if (Status s = needPlans(*impl, call, list); !s)
+    return s;
+  if (engineId < 0)
+    return Status(GRAPH_ERROR_INVALID_ARGUMENT,
+                  std::string(call) + ": engine id " +
+                      std::to_string(engineId) + " is negative");
+  if (std::string e = list->group->addPlan(engineId, knobs); !e.empty())
+    return Status(GRAPH_ERROR_NOT_SUPPORTED,
+                  std::string(call) + ": engine " + std::to_string(engineId) +
+                      ": " + e);
+  list->added.emplace_back(engineId, knobs);
+  index = static_cast<int32_t>(list->group->plans().size()) - 1;
+  return Status();
+#endif
+}
+
+Status CompiledGraph::setPlanOptions(const std::vector<std::string> &deselect,
+                                     int64_t workspaceLimit, bool autotune) {
+  const char *call = "graphSetPlanOptions";
+  if (!impl)
+    return emptyGraph(call);
+  if (workspaceLimit < -1)
+    return Status(GRAPH_ERROR_INVALID_ARGUMENT,
+                  std::string(call) + ": workspace limit " +
+                      std::to_string(workspaceLimit) +
+                      " is negative (-1: no limit)");
+#ifndef GRAPH_HAVE_GPU_RUNTIME
+  (void)deselect;
+  (void)autotune;
+  return noGpuRuntime(call);
+#else
+  std::lock_guard<std::mutex> lock(impl->compiler->mutex);
+  rt::Device *gpu = nullptr;
+  if (Status s = needDevice(call, gpu); !s)
+    return s;
+  mlir::graph::GpuOptions &options = impl->planOptions;
+  if (options.deselectEngines == deselect &&
+      options.workspaceLimit == workspaceLimit && options.autotune == autotune)
+    return Status(); // the built program stays
+  options.deselectEngines = deselect;
+  options.workspaceLimit = workspaceLimit;
+  options.autotune = autotune;
+  impl->gpu.reset();
+  return Status();
 #endif
 }

@@ -12,6 +12,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <mutex>
 #include <string>
 #include <unordered_set>
@@ -33,6 +34,18 @@ struct GraphModuleImpl {
 
   // Guards the lazy description below against concurrent queries.
   std::mutex ioMutex;
+
+  // Storage behind graphPlanName / graphPlanNotes, keyed by (plan, kind);
+  // cleared by graphPlanCreate. Map nodes never move.
+  std::mutex planMutex;
+  std::map<std::pair<int32_t, int>, std::string> planStrings;
+  const char *keepPlanString(int32_t index, int kind, std::string text) {
+    std::lock_guard<std::mutex> lock(planMutex);
+    std::string &slot = planStrings[{index, kind}];
+    if (slot != text)
+      slot = std::move(text); // equal text keeps earlier pointers valid
+    return slot.c_str();
+  }
 
   /// After parse and prepare: the graph names and the descriptions change.
   void refresh() {
@@ -491,4 +504,188 @@ GraphStatus graphExecute(GraphModule module, GraphDevice device,
 GraphStatus graphSetStream(void *stream) {
   clearError();
   return report(graph::setGpuStream(stream));
+}
+
+//===----------------------------------------------------------------------===//
+// GPU plan list
+//===----------------------------------------------------------------------===//
+
+GraphStatus graphPlanCreate(GraphModule module, GraphDevice device,
+                            const int *heurModes, int32_t numModes) {
+  clearError();
+  if (!checkModule(module, "graphPlanCreate"))
+    return GRAPH_ERROR_INVALID_ARGUMENT;
+  if (numModes < 0 || (numModes > 0 && !heurModes))
+    return fail(GRAPH_ERROR_INVALID_ARGUMENT,
+                "graphPlanCreate: numModes is " + std::to_string(numModes) +
+                    (numModes > 0 ? " but heurModes is NULL" : ""));
+  std::vector<int> modes(heurModes, heurModes + numModes);
+  GraphStatus status = report(module->graph.planCreate(device, modes));
+  if (status == GRAPH_OK) {
+    std::lock_guard<std::mutex> lock(module->planMutex);
+    module->planStrings.clear();
+  }
+  return status;
+}
+
+int32_t graphPlanCount(GraphModule module, int32_t *numGroups) {
+  clearError();
+  if (numGroups)
+    *numGroups = -1;
+  if (!checkModule(module, "graphPlanCount"))
+    return -1;
+  int32_t plans = -1, groups = -1;
+  if (report(module->graph.planCount(plans, groups)) != GRAPH_OK)
+    return -1;
+  if (numGroups)
+    *numGroups = groups;
+  return plans;
+}
+
+namespace {
+GraphStatus planInfo(GraphModule module, int32_t index, const char *call,
+                     graph::PlanDesc &desc) {
+  clearError();
+  if (!checkModule(module, call))
+    return GRAPH_ERROR_INVALID_ARGUMENT;
+  graph::Status status = module->graph.planInfo(index, desc);
+  if (!status.ok()) {
+    std::string text = status.message();
+    // The C++ layer names its own call; name the C one.
+    if (text.rfind("graphPlanInfo", 0) == 0)
+      text = call + text.substr(std::strlen("graphPlanInfo"));
+    return fail(status.code(), text);
+  }
+  return report(status);
+}
+
+std::string joined(const std::vector<std::string> &names) {
+  std::string text;
+  for (const std::string &name : names)
+    text += (text.empty() ? "" : ",") + name;
+  return text;
+}
+} // namespace
+
+const char *graphPlanName(GraphModule module, int32_t index) {
+  graph::PlanDesc desc;
+  if (planInfo(module, index, "graphPlanName", desc) != GRAPH_OK)
+    return nullptr;
+  return module->keepPlanString(index, 0, desc.name);
+}
+
+GraphStatus graphPlanEngine(GraphModule module, int32_t index,
+                            int64_t *engineId, int64_t *knobs,
+                            int32_t *numKnobs) {
+  if (!numKnobs) {
+    clearError();
+    if (!checkModule(module, "graphPlanEngine"))
+      return GRAPH_ERROR_INVALID_ARGUMENT;
+    return fail(GRAPH_ERROR_INVALID_ARGUMENT,
+                "graphPlanEngine: numKnobs is NULL");
+  }
+  int32_t capacity = *numKnobs;
+  if (capacity < 0 || (capacity > 0 && !knobs)) {
+    clearError();
+    if (!checkModule(module, "graphPlanEngine"))
+      return GRAPH_ERROR_INVALID_ARGUMENT;
+    return fail(GRAPH_ERROR_INVALID_ARGUMENT,
+                "graphPlanEngine: capacity *numKnobs is " +
+                    std::to_string(capacity) +
+                    (capacity > 0 ? " but knobs is NULL" : ""));
+  }
+  graph::PlanDesc desc;
+  if (GraphStatus s = planInfo(module, index, "graphPlanEngine", desc);
+      s != GRAPH_OK)
+    return s;
+  int32_t count = static_cast<int32_t>(desc.knobs.size());
+  *numKnobs = count;
+  if (engineId)
+    *engineId = desc.engineId;
+  if (count > capacity)
+    return fail(GRAPH_ERROR_INVALID_ARGUMENT,
+                "graphPlanEngine: plan " + std::to_string(index) + " (" +
+                    desc.name + ") has " + std::to_string(count) +
+                    " knobs but the array holds " + std::to_string(capacity) +
+                    " (*numKnobs now says how many)");
+  for (int32_t k = 0; k < count; ++k) {
+    knobs[2 * k] = desc.knobs[k].first;
+    knobs[2 * k + 1] = desc.knobs[k].second;
+  }
+  return GRAPH_OK;
+}
+
+int64_t graphPlanWorkspace(GraphModule module, int32_t index) {
+  graph::PlanDesc desc;
+  if (planInfo(module, index, "graphPlanWorkspace", desc) != GRAPH_OK)
+    return -1;
+  if (!desc.built) {
+    if (report(module->graph.planBuild(index)) != GRAPH_OK)
+      return -1;
+    if (report(module->graph.planInfo(index, desc)) != GRAPH_OK)
+      return -1;
+  }
+  return desc.workspace;
+}
+
+const char *graphPlanNotes(GraphModule module, int32_t index, int numeric) {
+  graph::PlanDesc desc;
+  if (planInfo(module, index, "graphPlanNotes", desc) != GRAPH_OK)
+    return nullptr;
+  return module->keepPlanString(
+      index, numeric ? 2 : 1,
+      joined(numeric ? desc.numericNotes : desc.behaviorNotes));
+}
+
+GraphStatus graphPlanBuild(GraphModule module, int32_t index) {
+  clearError();
+  if (!checkModule(module, "graphPlanBuild"))
+    return GRAPH_ERROR_INVALID_ARGUMENT;
+  return report(module->graph.planBuild(index));
+}
+
+GraphStatus graphPlanSelect(GraphModule module, int32_t index) {
+  clearError();
+  if (!checkModule(module, "graphPlanSelect"))
+    return GRAPH_ERROR_INVALID_ARGUMENT;
+  return report(module->graph.planSelect(index));
+}
+
+GraphStatus graphPlanAdd(GraphModule module, int64_t engineId,
+                         const int64_t *knobs, int32_t numKnobs) {
+  clearError();
+  if (!checkModule(module, "graphPlanAdd"))
+    return GRAPH_ERROR_INVALID_ARGUMENT;
+  if (numKnobs < 0 || (numKnobs > 0 && !knobs))
+    return fail(GRAPH_ERROR_INVALID_ARGUMENT,
+                "graphPlanAdd: numKnobs is " + std::to_string(numKnobs) +
+                    (numKnobs > 0 ? " but knobs is NULL" : ""));
+  std::vector<std::pair<int64_t, int64_t>> pairs;
+  for (int32_t k = 0; k < numKnobs; ++k)
+    pairs.emplace_back(knobs[2 * k], knobs[2 * k + 1]);
+  int32_t index = -1;
+  return report(module->graph.planAdd(engineId, pairs, index));
+}
+
+GraphStatus graphSetPlanOptions(GraphModule module,
+                                const char *const *deselectNames,
+                                int32_t numNames, int64_t workspaceLimit,
+                                int autotune) {
+  clearError();
+  if (!checkModule(module, "graphSetPlanOptions"))
+    return GRAPH_ERROR_INVALID_ARGUMENT;
+  if (numNames < 0 || (numNames > 0 && !deselectNames))
+    return fail(GRAPH_ERROR_INVALID_ARGUMENT,
+                "graphSetPlanOptions: numNames is " + std::to_string(numNames) +
+                    (numNames > 0 ? " but deselectNames is NULL" : ""));
+  std::vector<std::string> names;
+  for (int32_t i = 0; i < numNames; ++i) {
+    if (!deselectNames[i])
+      return fail(GRAPH_ERROR_INVALID_ARGUMENT,
+                  "graphSetPlanOptions: deselectNames[" + std::to_string(i) +
+                      "] is NULL");
+    names.emplace_back(deselectNames[i]);
+  }
+  return report(
+      module->graph.setPlanOptions(names, workspaceLimit, autotune != 0));
 }

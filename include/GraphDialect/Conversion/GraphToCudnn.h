@@ -61,6 +61,15 @@ struct GpuOptions {
   int64_t workspaceLimit = -1;           // bytes; -1: no limit
   bool verbose = false;                  // print each group's plan choice
   bool autotune = false; // time every plan that builds, keep the fastest
+  /// Explicit (engine id, knobs) plans appended to the ranked list after the
+  /// heuristics' (the frontend's create_execution_plan replay); planIndex
+  /// counts them too.
+  std::vector<std::pair<int64_t, std::vector<std::pair<int64_t, int64_t>>>>
+      addedPlans;
+  /// When set, planIndex and addedPlans apply to the group of this name only
+  /// (the C API exposes the first group's plan list); the other groups walk
+  /// their own lists.
+  std::string planGroup;
 };
 
 /// What happened per group: the plan run, or why each candidate declined.

@@ -115,22 +115,29 @@ std::string GpuRun::prepare(const rt::GraphSpec &spec) {
     return spec.ops.size() > 1 ? split(spec, error)
                                : spec.name + ": cuDNN rejects the operation "
                                              "graph: " + error;
-  if (std::string why = group->createPlans(options.heuristics);
-      !why.empty() && group->plans().empty())
+  // planIndex and addedPlans belong to one group when planGroup names it.
+  bool pinnedGroup = options.planGroup.empty() || spec.name == options.planGroup;
+  int planIndex = pinnedGroup ? options.planIndex : -1;
+  std::string why = group->createPlans(options.heuristics);
+  if (pinnedGroup)
+    for (auto &[addedEngine, addedKnobs] : options.addedPlans)
+      if (std::string e = group->addPlan(addedEngine, addedKnobs); !e.empty())
+        return spec.name + ": the explicit plan of engine " +
+               std::to_string(addedEngine) + ": " + e;
+  if (!why.empty() && group->plans().empty())
     return spec.ops.size() > 1 ? split(spec, why)
                                : spec.name + ": no cuDNN plan: " + why;
 
   const std::vector<rt::PlanInfo> &plans = group->plans();
-  if (options.planIndex >= 0 &&
-      static_cast<size_t>(options.planIndex) >= plans.size())
-    return spec.name + ": plan index " + std::to_string(options.planIndex) +
+  if (planIndex >= 0 && static_cast<size_t>(planIndex) >= plans.size())
+    return spec.name + ": plan index " + std::to_string(planIndex) +
            " is out of range for " + std::to_string(plans.size()) +
            " plan(s)";
   // Walk the ranked list: the first plan that builds (within the limits)
   // runs, or with autotuning the fastest of all that build.
   std::vector<std::pair<size_t, int64_t>> buildable; // plan, workspace
   for (size_t i = 0; i < plans.size(); ++i) {
-    if (options.planIndex >= 0 && static_cast<int>(i) != options.planIndex)
+    if (planIndex >= 0 && static_cast<int>(i) != planIndex)
       continue;
     const std::string name = plans[i].name;
     if (deselected(name, options)) {
