@@ -111,6 +111,28 @@ def _declare(lib):
             continue
         fn.restype = restype
         fn.argtypes = argtypes
+    # The GPU plan list: optional, so an older library still loads (the
+    # package then keeps to the CPU plan).
+    i64p = c.POINTER(c.c_int64)
+    i32p = c.POINTER(c.c_int32)
+    optional = {
+        "graphGetLastStatus": (c.c_int, []),
+        "graphPlanCreate": (c.c_int, [vp, c.c_int, c.POINTER(c.c_int), c.c_int32]),
+        "graphPlanCount": (c.c_int32, [vp, i32p]),
+        "graphPlanName": (c.c_char_p, [vp, c.c_int32]),
+        "graphPlanEngine": (c.c_int, [vp, c.c_int32, i64p, i64p, i32p]),
+        "graphPlanWorkspace": (c.c_int64, [vp, c.c_int32]),
+        "graphPlanNotes": (c.c_char_p, [vp, c.c_int32, c.c_int]),
+        "graphPlanBuild": (c.c_int, [vp, c.c_int32]),
+        "graphPlanSelect": (c.c_int, [vp, c.c_int32]),
+        "graphPlanAdd": (c.c_int, [vp, c.c_int64, i64p, c.c_int32]),
+        "graphSetPlanOptions": (c.c_int, [vp, c.POINTER(c.c_char_p), c.c_int32, c.c_int64, c.c_int]),
+    }
+    for name, (restype, argtypes) in optional.items():
+        fn = getattr(lib, name, None)
+        if fn is not None:
+            fn.restype = restype
+            fn.argtypes = argtypes
     if missing:
         raise GraphLibraryNotFound(f"the loaded C API library lacks {', '.join(missing)} (an older build? rebuild the GraphCAPI target)")
 
@@ -260,6 +282,95 @@ class Module:
         for i, b in enumerate(buffers):
             array[i] = b
         return self._lib.graphExecute(self.handle, device, array, len(buffers))
+
+
+    # --- GPU plan list (GraphDialect-c/Graph.h, "GPU plan list") ---------
+
+    def has_plan_api(self) -> bool:
+        return hasattr(self._lib, "graphPlanCreate")
+
+    def plan_create(self, device: int, modes) -> int:
+        """graphPlanCreate; GRAPH_ERROR_NO_DEVICE (5) without a usable GPU."""
+        if not self.has_plan_api():
+            return GRAPH_ERROR_NO_DEVICE
+        modes = list(modes)
+        array = (ctypes.c_int * max(len(modes), 1))(*modes)
+        return self._lib.graphPlanCreate(self.handle, device, array, len(modes))
+
+    def plan_count(self):
+        """(plans, fused groups); raises PlanError on failure."""
+        groups = ctypes.c_int32(-1)
+        n = self._lib.graphPlanCount(self.handle, ctypes.byref(groups))
+        if n < 0:
+            raise PlanError(last_status(), last_error())
+        return n, groups.value
+
+    def plan_name(self, index: int) -> str:
+        text = self._lib.graphPlanName(self.handle, index)
+        if text is None:
+            raise PlanError(last_status(), last_error())
+        return text.decode("utf-8", "replace")
+
+    def plan_engine(self, index: int):
+        """(engine_id, [(knob_type, value), ...])."""
+        engine = ctypes.c_int64(-1)
+        count = ctypes.c_int32(0)
+        status = self._lib.graphPlanEngine(self.handle, index, ctypes.byref(engine), None, ctypes.byref(count))
+        if status != GRAPH_OK and count.value <= 0:
+            raise PlanError(status, last_error())
+        capacity = count.value
+        knobs = (ctypes.c_int64 * max(2 * capacity, 2))()
+        count = ctypes.c_int32(capacity)
+        status = self._lib.graphPlanEngine(self.handle, index, ctypes.byref(engine), knobs, ctypes.byref(count))
+        if status != GRAPH_OK:
+            raise PlanError(status, last_error())
+        return engine.value, [(knobs[2 * k], knobs[2 * k + 1]) for k in range(count.value)]
+
+    def plan_notes(self, index: int, numeric: bool):
+        text = self._lib.graphPlanNotes(self.handle, index, 1 if numeric else 0)
+        if text is None:
+            raise PlanError(last_status(), last_error())
+        text = text.decode("utf-8", "replace")
+        return [n for n in text.split(",") if n]
+
+    def plan_workspace(self, index: int) -> int:
+        """Bytes of workspace (builds the plan first); raises PlanError when
+        the plan declines."""
+        n = self._lib.graphPlanWorkspace(self.handle, index)
+        if n < 0:
+            raise PlanError(last_status(), last_error())
+        return n
+
+    def plan_build(self, index: int) -> int:
+        return self._lib.graphPlanBuild(self.handle, index)
+
+    def plan_select(self, index: int) -> int:
+        return self._lib.graphPlanSelect(self.handle, index)
+
+    def plan_add(self, engine_id: int, knobs) -> int:
+        knobs = list(knobs)
+        flat = (ctypes.c_int64 * max(2 * len(knobs), 2))()
+        for k, (t, v) in enumerate(knobs):
+            flat[2 * k], flat[2 * k + 1] = int(t), int(v)
+        return self._lib.graphPlanAdd(self.handle, int(engine_id), flat, len(knobs))
+
+    def set_plan_options(self, deselect, workspace_limit: int, autotune: bool) -> int:
+        names = [n.encode("utf-8") for n in deselect]
+        array = (ctypes.c_char_p * max(len(names), 1))(*names)
+        return self._lib.graphSetPlanOptions(self.handle, array, len(names), int(workspace_limit), 1 if autotune else 0)
+
+
+def last_status() -> int:
+    fn = getattr(lib(), "graphGetLastStatus", None)
+    return fn() if fn is not None else GRAPH_ERROR_EXECUTION
+
+
+class PlanError(RuntimeError):
+    """A plan-list call failed: ``status`` (a GraphStatus) and the message."""
+
+    def __init__(self, status: int, message: str):
+        super().__init__(message)
+        self.status = status
 
 
 class ParseError(Exception):

@@ -912,6 +912,9 @@ class pygraph:
         if index not in self._built_plans:
             _plans.build(self._module, cfg)
             self._built_plans.add(index)
+        # A GPU plan's workspace is known once built.
+        if self._workspace_limit is not None and cfg.workspace > self._workspace_limit:
+            raise cudnnGraphNotSupportedError(f"plan {index} ({cfg.name!r}) needs {cfg.workspace} workspace bytes, over the {self._workspace_limit} limit")
 
     def build_plans(self, *args, **kwargs) -> None:
         """Walk the plan list from the selected index and build the first plan
@@ -1036,9 +1039,9 @@ class pygraph:
         self._check_plan_index(index)
         self._reject_if_barred(index)
         self._build_plan_at(index)
-        self._run(tensor_dict)
+        self._run(tensor_dict, index)
 
-    def _run(self, tensor_dict):
+    def _run(self, tensor_dict, plan_index=None):
         uid_to_data = dict(self._data_bindings)
         for key, data in tensor_dict.items():
             if key is None or data is None:
@@ -1087,6 +1090,9 @@ class pygraph:
         if len(devices) > 1:
             raise ValueError("the variant pack mixes host buffers (numpy, CPU tensors) and device buffers (CUDA tensors); use one device")
         device = _capi.GRAPH_DEVICE_GPU if _buffers.GPU in devices else _capi.GRAPH_DEVICE_CPU
+        if device == _capi.GRAPH_DEVICE_GPU:
+            # A GPU plan list: run exactly the chosen plan.
+            _plans.prepare_run(self._module, self._plans, self._plan_index if plan_index is None else plan_index, self._barred_names, self._workspace_limit)
         status = self._module.execute(device, buffers)
         del keep
         if status != _capi.GRAPH_OK:

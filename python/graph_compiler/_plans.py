@@ -1,19 +1,39 @@
 """Where execution plans come from: the one place plan queries go through.
 
-Today the only engine is the CPU reference executor, so every graph gets one
-plan, ``reference_cpu``. The GPU plan list (cuDNN engine configs and
-generated kernels, ranked by graph-select-engines) arrives later from the
-runtime through the C API; ``propose`` is where it will be merged in, and
-nothing else in the package needs to change for it.
+Two sources:
+
+* the GPU: when a GPU is usable (the C API's ``graphPlanCreate`` succeeds),
+  the plan list is cuDNN's ranked list for the graph's first fused group (a
+  frontend graph is usually one group), straight from the C API: names
+  ("eng<id>_k<type>=<value>..."), engine ids and knobs, workspace sizes,
+  behavior and numeric notes, builds (a decline is a
+  cudnnGraphNotSupportedError with cuDNN's reason) and explicit
+  ``(engine_id, knobs)`` plans. Executing with device buffers pins the chosen
+  plan in the C API (``graphPlanSelect``, strict) and hands it the
+  deselect-by-name and workspace filters (``graphSetPlanOptions``).
+* the CPU reference executor otherwise: one plan, ``reference_cpu``. A
+  machine without a GPU (or a graph the GPU cannot plan) falls back to it
+  with one ``logging.info`` line saying why.
+
+Host buffers (numpy) always run on the CPU reference, whatever plan is
+selected; a GPU plan list only decides what device buffers run.
 """
 
+import logging
 from dataclasses import dataclass, field
 from typing import Any, Dict, Tuple
 
 from . import _capi
+from ._enums import behavior_note, heur_mode, numeric_note
 
 CPU_REFERENCE_ENGINE_ID = 0
 CPU_REFERENCE_NAME = "reference_cpu"
+
+_log = logging.getLogger("graph_compiler")
+
+# heur_mode -> GraphHeurMode. INSTANT and OPENSOURCE have no cuDNN backend
+# mode here; they are left out of the query.
+_HEUR_CODES = {heur_mode.A: 0, heur_mode.B: 1, heur_mode.FALLBACK: 2}
 
 
 @dataclass
@@ -25,21 +45,88 @@ class PlanConfig:
     workspace: int = 0
     behavior_notes: Tuple[Any, ...] = ()
     numeric_notes: Tuple[Any, ...] = ()
+    index: int = -1  # position in the C API's GPU plan list
 
 
 def _cpu_reference() -> PlanConfig:
     return PlanConfig(CPU_REFERENCE_ENGINE_ID, CPU_REFERENCE_NAME)
 
 
+def _note(enum_cls, name: str):
+    """The frontend's enum member for a cuDNN note name, else the name."""
+    return enum_cls.__members__.get(name, name)
+
+
+def _knob_key(key) -> int:
+    return int(key.value) if hasattr(key, "value") else int(key)
+
+
+def _gpu_plan(module, index: int) -> PlanConfig:
+    engine, knobs = module.plan_engine(index)
+    return PlanConfig(
+        engine_id=engine,
+        name=module.plan_name(index),
+        knobs={t: v for t, v in knobs},
+        device=_capi.GRAPH_DEVICE_GPU,
+        workspace=0,  # known once built (build() fills it in)
+        behavior_notes=tuple(_note(behavior_note, n) for n in module.plan_notes(index, False)),
+        numeric_notes=tuple(_note(numeric_note, n) for n in module.plan_notes(index, True)),
+        index=index,
+    )
+
+
+def is_gpu(plans) -> bool:
+    return bool(plans) and plans[0].device == _capi.GRAPH_DEVICE_GPU
+
+
+def _heur_codes(heuristics):
+    if not heuristics:
+        return []
+    if not isinstance(heuristics, (list, tuple)):
+        heuristics = [heuristics]
+    codes = []
+    for h in heuristics:
+        code = _HEUR_CODES.get(h)
+        if code is None and isinstance(h, int) and not isinstance(h, bool) and 0 <= h <= 2:
+            code = h
+        if code is not None and code not in codes:
+            codes.append(code)
+    return codes or [0, 2]
+
+
 def propose(module, heuristics) -> list:
-    """The ranked plan list for a parsed module under ``heuristics`` (a list
-    of heur_mode). Every mode ranks the CPU reference the same way."""
-    return [_cpu_reference()]
+    """The ranked plan list for a prepared module under ``heuristics`` (a list
+    of heur_mode): the GPU's when a GPU is usable, else the CPU reference."""
+    module._gpu_plans = False
+    if not module.has_plan_api():
+        _log.info("graph_compiler: the C API library has no GPU plan list (an older build); using the CPU reference plan")
+        return [_cpu_reference()]
+    status = module.plan_create(_capi.GRAPH_DEVICE_GPU, _heur_codes(heuristics))
+    if status != _capi.GRAPH_OK:
+        first = (_capi.last_error().strip().splitlines() or [""])[0]
+        why = "no usable GPU" if status == _capi.GRAPH_ERROR_NO_DEVICE else "the GPU cannot plan this graph"
+        _log.info("graph_compiler: %s (%s: %s); using the CPU reference plan", why, _capi.STATUS_NAMES.get(status, status), first)
+        return [_cpu_reference()]
+    count, groups = module.plan_count()
+    if groups > 1:
+        _log.info("graph_compiler: the graph lowers to %d fused groups; the plan list is the first group's (the others pick their own plans)", groups)
+    module._gpu_plans = True
+    return [_gpu_plan(module, i) for i in range(count)]
 
 
 def for_engine(module, engine_id: int, knobs) -> "PlanConfig | None":
     """The plan for an explicit (engine_id, knobs), or None when no engine
-    owns the id."""
+    owns the id. With a GPU plan list the plan is appended to it (the
+    create_execution_plan replay); a plan cuDNN refuses raises."""
+    if getattr(module, "_gpu_plans", False):
+        pairs = [(_knob_key(k), int(v)) for k, v in dict(knobs or {}).items()]
+        status = module.plan_add(int(engine_id), pairs)
+        if status != _capi.GRAPH_OK:
+            from ._graph import cudnnGraphNotSupportedError
+
+            raise cudnnGraphNotSupportedError(f"create_execution_plan({engine_id}, {dict(knobs or {})}): {_capi.last_error()}")
+        count, _ = module.plan_count()
+        return _gpu_plan(module, count - 1)
     if engine_id == CPU_REFERENCE_ENGINE_ID:
         plan = _cpu_reference()
         plan.knobs = dict(knobs or {})
@@ -49,5 +136,32 @@ def for_engine(module, engine_id: int, knobs) -> "PlanConfig | None":
 
 def build(module, plan: PlanConfig) -> None:
     """Finalize ``plan``; raises a decline (cudnnGraphNotSupportedError) when
-    it cannot run this graph. The CPU reference runs every verified graph."""
+    it cannot run this graph. The CPU reference runs every verified graph; a
+    GPU plan is built by cuDNN, and its workspace size is filled in."""
+    if plan.device != _capi.GRAPH_DEVICE_GPU:
+        return None
+    from ._graph import cudnnGraphNotSupportedError
+
+    if module.plan_build(plan.index) != _capi.GRAPH_OK:
+        raise cudnnGraphNotSupportedError(_capi.last_error())
+    try:
+        plan.workspace = module.plan_workspace(plan.index)
+    except _capi.PlanError as exc:
+        raise cudnnGraphNotSupportedError(str(exc)) from None
     return None
+
+
+def prepare_run(module, plans, index: int, deselect, workspace_limit) -> None:
+    """Before a GPU execute: hand the C API the filters and pin plan
+    ``index`` of a GPU plan list (nothing to do for the CPU plan)."""
+    if not is_gpu(plans):
+        return
+    from ._graph import GraphExecutionError
+
+    options = (tuple(sorted(deselect)), -1 if workspace_limit is None else int(workspace_limit))
+    if getattr(module, "_plan_options", None) != options:
+        if module.set_plan_options(list(options[0]), options[1], False) != _capi.GRAPH_OK:
+            raise GraphExecutionError(f"setting the plan options: {_capi.last_error()}")
+        module._plan_options = options
+    if module.plan_select(plans[index].index) != _capi.GRAPH_OK:
+        raise GraphExecutionError(f"selecting plan {index} ({plans[index].name!r}): {_capi.last_error()}")

@@ -1,0 +1,240 @@
+"""The GPU plan list on a machine without a GPU: the fallback to the CPU
+reference plan, the C API's error paths, and the package's handling of a GPU
+plan list (driven through a stand-in for the C API's plan calls)."""
+
+import logging
+
+import numpy as np
+import pytest
+
+import graph_compiler as gc
+from conftest import needs_lib
+from graph_compiler import _capi, _plans
+
+F = gc.data_type.FLOAT
+
+
+def mlp_graph():
+    g = gc.pygraph(io_data_type=F, intermediate_data_type=F, compute_data_type=F)
+    a = g.tensor(name="A", dim=[1, 4, 8])
+    b = g.tensor(name="B", dim=[1, 8, 6])
+    bias = g.tensor(name="bias", dim=[1, 1, 6])
+    y = g.relu(g.add(g.matmul(a, b), bias))
+    y.set_output(True)
+    return g, a, b, bias, y
+
+
+def run_cpu(g, a, b, bias, y, **kw):
+    rng = np.random.default_rng(0)
+    av = rng.standard_normal((1, 4, 8)).astype(np.float32)
+    bv = rng.standard_normal((1, 8, 6)).astype(np.float32)
+    cv = rng.standard_normal((1, 1, 6)).astype(np.float32)
+    out = np.zeros((1, 4, 6), np.float32)
+    if kw:
+        g.execute_plan_at_index({a: av, b: bv, bias: cv, y: out}, None, **kw)
+    else:
+        g.execute({a: av, b: bv, bias: cv, y: out})
+    np.testing.assert_allclose(out, np.maximum(av @ bv + cv, 0), rtol=1e-5, atol=1e-5)
+
+
+# ---- the real C API without a GPU ---------------------------------------------
+
+
+@needs_lib
+def test_without_gpu_falls_back_to_the_cpu_plan_with_one_info_line(caplog):
+    g, *io = mlp_graph()
+    with caplog.at_level(logging.INFO, logger="graph_compiler"):
+        g.create_execution_plans([gc.heur_mode.A, gc.heur_mode.FALLBACK])
+    assert g.get_execution_plan_count() == 1
+    assert g.get_plan_name_at_index(0) == "reference_cpu"
+    lines = [r.getMessage() for r in caplog.records if r.name == "graph_compiler"]
+    assert len(lines) == 1 and "\n" not in lines[0]
+    assert "using the CPU reference plan" in lines[0]
+    assert "GRAPH_ERROR_NO_DEVICE" in lines[0]
+    g.build_plans(gc.build_plan_policy.ALL)
+    run_cpu(g, *io)
+
+
+@needs_lib
+def test_c_api_plan_calls_without_gpu():
+    g, *_ = mlp_graph()
+    g.build_operation_graph()
+    m = g._module
+    if not m.has_plan_api():
+        pytest.skip("the loaded library predates the plan list")
+    # Argument errors come first.
+    assert m.plan_create(_capi.GRAPH_DEVICE_CPU, []) == _capi.GRAPH_ERROR_INVALID_ARGUMENT
+    assert "only GRAPH_DEVICE_GPU has one" in _capi.last_error()
+    assert m.plan_create(_capi.GRAPH_DEVICE_GPU, [9]) == _capi.GRAPH_ERROR_INVALID_ARGUMENT
+    assert "unknown heuristics mode 9" in _capi.last_error()
+    assert m.set_plan_options([], -7, False) == _capi.GRAPH_ERROR_INVALID_ARGUMENT
+    # Then the missing GPU.
+    assert m.plan_create(_capi.GRAPH_DEVICE_GPU, [0, 2]) == _capi.GRAPH_ERROR_NO_DEVICE
+    assert "graphPlanCreate" in _capi.last_error()
+    for call in (m.plan_count, lambda: m.plan_name(0), lambda: m.plan_engine(0), lambda: m.plan_workspace(0), lambda: m.plan_notes(0, True)):
+        with pytest.raises(_capi.PlanError) as info:
+            call()
+        assert info.value.status == _capi.GRAPH_ERROR_NO_DEVICE
+    assert m.plan_build(0) == _capi.GRAPH_ERROR_NO_DEVICE
+    assert m.plan_select(0) == _capi.GRAPH_ERROR_NO_DEVICE
+    assert m.plan_add(3, [(1, 2)]) == _capi.GRAPH_ERROR_NO_DEVICE
+    assert m.set_plan_options(["eng0"], 0, False) == _capi.GRAPH_ERROR_NO_DEVICE
+
+
+# ---- a GPU plan list, through a stand-in for the C API --------------------------
+
+
+class FakeGpuPlans:
+    """The plan calls of _capi.Module as a GPU machine answers them: three
+    heuristics plans, the second declines to build."""
+
+    def __init__(self):
+        self.plans = [
+            dict(engine=0, knobs=[(2, 1)], ws=0, behavior=["SUPPORTS_CUDA_GRAPH_NATIVE_API"], numeric=["TENSOR_CORE"]),
+            dict(engine=5, knobs=[], ws=0, behavior=[], numeric=[], decline="CUDNN_STATUS_NOT_SUPPORTED: no kernel"),
+            dict(engine=7, knobs=[(3, 4), (4, 1)], ws=4096, behavior=["CUBLASLT_DEPENDENCY"], numeric=["DOWN_CONVERT_INPUTS"]),
+        ]
+        self.calls = []
+        self.error = ""
+
+    def install(self, monkeypatch):
+        fake = self
+
+        def name(p):
+            return f"eng{p['engine']}" + "".join(f"_k{t}={v}" for t, v in p["knobs"])
+
+        def fail(status, text):
+            fake.error = text
+            return status
+
+        monkeypatch.setattr(_capi, "last_error", lambda: fake.error)
+        M = _capi.Module
+        monkeypatch.setattr(M, "has_plan_api", lambda self: True)
+        monkeypatch.setattr(M, "plan_create", lambda self, device, modes: fake.calls.append(("create", tuple(modes))) or _capi.GRAPH_OK)
+        monkeypatch.setattr(M, "plan_count", lambda self: (len(fake.plans), 1))
+        monkeypatch.setattr(M, "plan_name", lambda self, i: name(fake.plans[i]))
+        monkeypatch.setattr(M, "plan_engine", lambda self, i: (fake.plans[i]["engine"], list(fake.plans[i]["knobs"])))
+        monkeypatch.setattr(M, "plan_notes", lambda self, i, numeric: list(fake.plans[i]["numeric" if numeric else "behavior"]))
+        monkeypatch.setattr(M, "plan_workspace", lambda self, i: fake.plans[i]["ws"])
+
+        def build(self, i):
+            fake.calls.append(("build", i))
+            p = fake.plans[i]
+            if "decline" in p:
+                return fail(_capi.GRAPH_ERROR_NOT_SUPPORTED, f"plan {i} ({name(p)}) declined: {p['decline']}")
+            return _capi.GRAPH_OK
+
+        def add(self, engine, knobs):
+            fake.calls.append(("add", engine, tuple(knobs)))
+            if engine == 999:
+                return fail(_capi.GRAPH_ERROR_NOT_SUPPORTED, "graphPlanAdd: engine 999: CUDNN_STATUS_BAD_PARAM")
+            fake.plans.append(dict(engine=engine, knobs=list(knobs), ws=0, behavior=[], numeric=[]))
+            return _capi.GRAPH_OK
+
+        monkeypatch.setattr(M, "plan_build", build)
+        monkeypatch.setattr(M, "plan_add", add)
+        monkeypatch.setattr(M, "plan_select", lambda self, i: fake.calls.append(("select", i)) or _capi.GRAPH_OK)
+        monkeypatch.setattr(M, "set_plan_options", lambda self, names, limit, tune: fake.calls.append(("options", tuple(names), limit)) or _capi.GRAPH_OK)
+        return self
+
+
+@needs_lib
+def test_gpu_plan_list_queries(monkeypatch):
+    fake = FakeGpuPlans().install(monkeypatch)
+    g, *io = mlp_graph()
+    g.create_execution_plans([gc.heur_mode.A, gc.heur_mode.FALLBACK])
+    assert fake.calls[0] == ("create", (0, 2))
+    assert g.get_execution_plan_count() == 3
+    assert [g.get_plan_name_at_index(i) for i in range(3)] == ["eng0_k2=1", "eng5", "eng7_k3=4_k4=1"]
+    assert g.get_engine_and_knobs_at_index(2) == (7, {3: 4, 4: 1})
+    assert g.get_behavior_notes_for_plan_at_index(0) == [gc.behavior_note.SUPPORTS_CUDA_GRAPH_NATIVE_API]
+    assert g.get_numeric_notes_for_plan_at_index(0) == [gc.numeric_note.TENSOR_CORE]
+    assert g.get_behavior_notes_for_plan_at_index(2) == ["CUBLASLT_DEPENDENCY"]  # no enum member: the name
+    # A decline carries cuDNN's reason; the other plans stay usable.
+    with pytest.raises(gc.cudnnGraphNotSupportedError, match=r"plan 1 \(eng5\) declined: CUDNN_STATUS_NOT_SUPPORTED"):
+        g.build_plan_at_index(1)
+    g.build_plans(gc.build_plan_policy.ALL)
+    assert g.get_workspace_size() == 0
+    assert g.get_workspace_size_plan_at_index(2) == 4096
+    # Host buffers run on the CPU reference whatever plan is selected; no
+    # plan is pinned in the C API for them.
+    run_cpu(g, *io)
+    run_cpu(g, *io, index=2)
+    assert not [c for c in fake.calls if c[0] in ("select", "options")]
+
+
+@needs_lib
+def test_gpu_plan_list_filters_and_replay(monkeypatch):
+    fake = FakeGpuPlans().install(monkeypatch)
+    g, *io = mlp_graph()
+    g.create_execution_plans()
+    assert fake.calls[0] == ("create", ())  # the C API's default modes
+    g.deselect_engines(["eng0"])
+    g.build_plans()
+    assert g.get_plan_name_at_index(g._plan_index) == "eng7_k3=4_k4=1"  # eng0 barred, eng5 declines
+    # The workspace filter applies once the workspace is known (after build).
+    g2, *_ = mlp_graph()
+    g2.create_execution_plans()
+    g2.deselect_workspace_greater_than(0)
+    g2.select_plan(2)
+    with pytest.raises(gc.cudnnGraphNotSupportedError, match=r"plan 2 \('eng7_k3=4_k4=1'\) needs 4096 workspace bytes, over the 0 limit"):
+        g2.build_plans()
+    # create_execution_plan replays (engine_id, knobs) through the C API.
+    engine, knobs = g.get_engine_and_knobs_at_index(2)
+    g.create_execution_plan(engine, knobs)
+    assert ("add", 7, ((3, 4), (4, 1))) in fake.calls
+    assert g.get_execution_plan_count() == 4
+    assert g.get_plan_name_at_index(3) == "eng7_k3=4_k4=1"
+    assert g.get_engine_and_knobs_at_index(3) == (7, {3: 4, 4: 1})
+    g.build_plan_at_index(3)
+    with pytest.raises(gc.cudnnGraphNotSupportedError, match=r"create_execution_plan\(999, \{\}\): graphPlanAdd: engine 999: CUDNN_STATUS_BAD_PARAM"):
+        g.create_execution_plan(999, {})
+    assert g.get_execution_plan_count() == 4
+
+
+@needs_lib
+def test_gpu_execute_pins_the_plan_and_the_filters(monkeypatch):
+    fake = FakeGpuPlans().install(monkeypatch)
+    g, *_ = mlp_graph()
+    g.create_execution_plans()
+    g.deselect_engines(["eng5"])
+    g.deselect_workspace_greater_than(1 << 20)
+    g.build_plan_at_index(2)
+    _plans.prepare_run(g._module, g._plans, g._plan_index, g._barred_names, g._workspace_limit)
+    assert fake.calls[-2:] == [("options", ("eng5",), 1 << 20), ("select", 2)]
+    # Same options again: not handed over twice (the GPU program is kept).
+    _plans.prepare_run(g._module, g._plans, 0, g._barred_names, g._workspace_limit)
+    assert fake.calls[-1] == ("select", 0) and fake.calls[-2] == ("select", 2)
+    # A failing select is an execution error naming the plan.
+    monkeypatch.setattr(_capi.Module, "plan_select", lambda self, i: _capi.GRAPH_ERROR_INVALID_ARGUMENT)
+    fake.error = "graphPlanSelect: plan index 0 is out of range"
+    with pytest.raises(gc.GraphExecutionError, match=r"selecting plan 0 \('eng0_k2=1'\): graphPlanSelect"):
+        _plans.prepare_run(g._module, g._plans, 0, g._barred_names, g._workspace_limit)
+
+
+@needs_lib
+def test_gpu_cannot_plan_this_graph_falls_back(monkeypatch, caplog):
+    monkeypatch.setattr(_capi.Module, "has_plan_api", lambda self: True)
+    monkeypatch.setattr(_capi.Module, "plan_create", lambda self, d, m: _capi.GRAPH_ERROR_NOT_SUPPORTED)
+    monkeypatch.setattr(_capi, "last_error", lambda: "graph @g: group 'g/group0': the heuristics offered no plan\nmore")
+    g, *io = mlp_graph()
+    with caplog.at_level(logging.INFO, logger="graph_compiler"):
+        g.create_execution_plans()
+    assert g.get_plan_name_at_index(0) == "reference_cpu"
+    [line] = [r.getMessage() for r in caplog.records if r.name == "graph_compiler"]
+    assert "the GPU cannot plan this graph (GRAPH_ERROR_NOT_SUPPORTED: graph @g: group 'g/group0': the heuristics offered no plan)" in line
+    run_cpu(g, *io)
+
+
+@needs_lib
+def test_library_without_plan_api_keeps_the_cpu_plan(monkeypatch, caplog):
+    monkeypatch.setattr(_capi.Module, "has_plan_api", lambda self: False)
+    g, *io = mlp_graph()
+    with caplog.at_level(logging.INFO, logger="graph_compiler"):
+        g.create_execution_plans()
+    assert g.get_execution_plan_count() == 1
+    assert any("an older build" in r.getMessage() for r in caplog.records)
+    g.create_execution_plan(0, {})  # the CPU reference's engine id
+    assert g.get_plan_name_at_index(1) == "reference_cpu"
+    with pytest.raises(ValueError, match="no engine on this graph owns engine_id 3"):
+        g.create_execution_plan(3, {})
