@@ -12,6 +12,7 @@
 #include "mlir/IR/TensorEncoding.h"
 #include "mlir/Interfaces/ControlFlowInterfaces.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #include "GraphDialect/GraphEnums.h.inc"

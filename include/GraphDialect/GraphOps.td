@@ -12,6 +12,7 @@ include "mlir/Interfaces/ControlFlowInterfaces.td"
 include "mlir/IR/OpAsmInterface.td"
 include "mlir/IR/RegionKindInterface.td"
 include "mlir/IR/BuiltinAttributeInterfaces.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
 
 //===----------------------------------------------------------------------===//
 // Container and terminator
@@ -102,6 +103,12 @@ class Graph_Op<string mnemonic, list<Trait> traits = []>
   let hasVerifier = 1;
 }
 
+// Ops whose result type the operands and attributes determine infer it
+// through InferTypeOpInterface (shape from the operands, element type from
+// the first operand), so the textual form may omit `-> type`; a type that is
+// written may carry another element type and a strides encoding.
+defvar InferredResult = [InferTypeOpAdaptorWithIsCompatible];
+
 def Graph_ScalarOp : Graph_Op<"scalar", []> {
   let summary = "A pass-by-value scalar";
   let description = [{
@@ -125,7 +132,7 @@ def Graph_ScalarOp : Graph_Op<"scalar", []> {
 // Matmul and pointwise
 //===----------------------------------------------------------------------===//
 
-def Graph_MatmulOp : Graph_Op<"matmul"> {
+def Graph_MatmulOp : Graph_Op<"matmul", InferredResult> {
   let summary = "Batched matrix product C = A @ B";
   let description = [{
     `A` is `[..., M, K]`, `B` is `[..., K, N]`, `C` is `[..., M, N]`; the
@@ -140,7 +147,7 @@ def Graph_MatmulOp : Graph_Op<"matmul"> {
   let arguments = !con((ins AnyRankedTensor:$A, AnyRankedTensor:$B,
                             OptionalAttr<F64Attr>:$padding), NodeAttrs);
   let results = (outs AnyRankedTensor:$C);
-  let assemblyFormat = "$A `,` $B attr-dict `:` functional-type(operands, results)";
+  let hasCustomAssemblyFormat = 1;
 }
 
 def Graph_PointwiseOp : Graph_Op<"pointwise"> {
@@ -193,8 +200,9 @@ defvar ConvAttrs = (ins OptionalAttr<DenseI64ArrayAttr>:$padding,
                         OptionalAttr<DenseI64ArrayAttr>:$dilation,
                         OptionalAttr<Graph_ConvModeAttr>:$convolution_mode);
 
-class Graph_ConvOp<string mnemonic, string in0, string in1, string out>
-    : Graph_Op<mnemonic> {
+class Graph_ConvOp<string mnemonic, string in0, string in1, string out,
+                   list<Trait> traits = []>
+    : Graph_Op<mnemonic, traits> {
   let arguments = !con(!dag(ins, [AnyRankedTensor, AnyRankedTensor], [in0, in1]),
                        ConvAttrs, NodeAttrs);
   let results = !dag(outs, [AnyRankedTensor], [out]);
@@ -217,8 +225,11 @@ class Graph_ConvOp<string mnemonic, string in0, string in1, string out>
     cross-correlation. }] # shapeRule;
 }
 
-def Graph_ConvFpropOp : Graph_ConvOp<"conv_fprop", "image", "weight", "Y"> {
+def Graph_ConvFpropOp : Graph_ConvOp<"conv_fprop", "image", "weight", "Y",
+                                     InferredResult> {
   let summary = "Forward convolution Y = conv(image, weight)";
+  let assemblyFormat = ?;
+  let hasCustomAssemblyFormat = 1;
   let shapeRule = [{
     Y is `[N, K, o...]` with
     `o = (i + pre + post - ((w - 1) * dilation + 1)) / stride + 1`.
@@ -538,7 +549,7 @@ def Graph_ReshapeOp : Graph_Op<"reshape"> {
   let hasCanonicalizer = 1;
 }
 
-def Graph_SliceOp : Graph_Op<"slice"> {
+def Graph_SliceOp : Graph_Op<"slice", InferredResult> {
   let summary = "Strided slice along every dim";
   let description = [{
     Per dim, `start <= limit <= extent` and `step >= 1`; the result extent
@@ -553,10 +564,10 @@ def Graph_SliceOp : Graph_Op<"slice"> {
                             DenseI64ArrayAttr:$start, DenseI64ArrayAttr:$limit,
                             OptionalAttr<DenseI64ArrayAttr>:$step), NodeAttrs);
   let results = (outs AnyRankedTensor:$output);
-  let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+  let hasCustomAssemblyFormat = 1;
 }
 
-def Graph_TransposeOp : Graph_Op<"transpose"> {
+def Graph_TransposeOp : Graph_Op<"transpose", InferredResult> {
   let summary = "Dimension permutation";
   let description = [{
     Result dim `i` is input dim `permutation[i]`; the permutation holds
@@ -569,12 +580,12 @@ def Graph_TransposeOp : Graph_Op<"transpose"> {
   let arguments = !con((ins AnyRankedTensor:$input,
                             DenseI64ArrayAttr:$permutation), NodeAttrs);
   let results = (outs AnyRankedTensor:$output);
-  let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+  let hasCustomAssemblyFormat = 1;
   let hasFolder = 1;
   let hasCanonicalizer = 1;
 }
 
-def Graph_ConcatenateOp : Graph_Op<"concatenate"> {
+def Graph_ConcatenateOp : Graph_Op<"concatenate", InferredResult> {
   let summary = "Concatenation along an axis";
   let description = [{
     All inputs have the result's rank and element type and agree on every
@@ -588,7 +599,7 @@ def Graph_ConcatenateOp : Graph_Op<"concatenate"> {
   let arguments = !con((ins Variadic<AnyRankedTensor>:$inputs, I64Attr:$axis,
                             OptionalAttr<I64Attr>:$in_place_index), NodeAttrs);
   let results = (outs AnyRankedTensor:$output);
-  let assemblyFormat = "$inputs attr-dict `:` functional-type(operands, results)";
+  let hasCustomAssemblyFormat = 1;
 }
 
 class Graph_RopeOpBase<string mnemonic, string in0> : Graph_Op<mnemonic> {

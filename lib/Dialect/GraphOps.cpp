@@ -1890,3 +1890,218 @@ void ReshapeOp::getCanonicalizationPatterns(RewritePatternSet &results,
                                             MLIRContext *context) {
   results.add<ComposeReshapes>(context);
 }
+
+//===----------------------------------------------------------------------===//
+// Result type inference and the assembly that may omit the result type
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// A ranked tensor of `shape` with `like`'s element type and no encoding.
+Type inferredTensor(ArrayRef<int64_t> shape, Value like) {
+  return RankedTensorType::get(shape, elementOf(like));
+}
+
+/// `operands attr-dict : (operand types) [-> result types]`: without the
+/// arrow, the result types come from the op's InferTypeOpInterface.
+template <typename OpTy>
+ParseResult parseInferredResultOp(OpAsmParser &parser, OperationState &result) {
+  MLIRContext *context = parser.getContext();
+  SmallVector<OpAsmParser::UnresolvedOperand> operands;
+  SmallVector<Type> operandTypes, resultTypes;
+  llvm::SMLoc loc = parser.getCurrentLocation();
+  NamedAttrList attrs;
+  if (parser.parseOperandList(operands) ||
+      parser.parseOptionalAttrDict(attrs) || parser.parseColon() ||
+      parser.parseLParen())
+    return failure();
+  if (failed(parser.parseOptionalRParen()) &&
+      (parser.parseTypeList(operandTypes) || parser.parseRParen()))
+    return failure();
+  bool explicitResults = succeeded(parser.parseOptionalArrow());
+  if (explicitResults) {
+    // `-> type` or `-> (type, ...)`.
+    if (succeeded(parser.parseOptionalLParen())) {
+      if (parser.parseTypeList(resultTypes) || parser.parseRParen())
+        return failure();
+    } else if (parser.parseTypeList(resultTypes)) {
+      return failure();
+    }
+  }
+  if (parser.resolveOperands(operands, operandTypes, loc, result.operands))
+    return failure();
+  // As the declarative parsers do: attributes stay in the list (inherent
+  // ones move to the properties when the op is created) after the same
+  // constraint checks and messages.
+  result.attributes.append(attrs);
+  if (failed(OpTy::verifyInherentAttrs(result.name, result.attributes, [&]() {
+        return parser.emitError(loc)
+               << "'" << result.name.getStringRef() << "' op ";
+      })))
+    return failure();
+  typename OpTy::Properties properties;
+  NamedAttrList inherent;
+  for (NamedAttribute attr : attrs)
+    if (llvm::is_contained(OpTy::getAttributeNames(), attr.getName().getValue()))
+      inherent.push_back(attr);
+  if (failed(OpTy::setPropertiesFromAttr(
+          properties, inherent.getDictionary(context),
+          [&]() { return parser.emitError(loc); })))
+    return failure();
+  if (!explicitResults) {
+    typename OpTy::Adaptor adaptor(result.operands,
+                                   result.attributes.getDictionary(context),
+                                   properties);
+    if (failed(OpTy::inferReturnTypes(context, result.location, adaptor,
+                                      resultTypes)))
+      return parser.emitError(loc, "cannot infer the result type of ")
+             << OpTy::getOperationName() << "; write it after '->'";
+  }
+  result.addTypes(resultTypes);
+  return success();
+}
+
+/// Prints the explicit form always, so text round-trips exactly.
+void printInferredResultOp(OpAsmPrinter &printer, Operation *op) {
+  printer << ' ';
+  printer.printOperands(op->getOperands());
+  printer.printOptionalAttrDict(op->getAttrDictionary().getValue());
+  printer << " : ";
+  printer.printFunctionalType(op);
+}
+
+} // namespace
+
+#define GRAPH_INFERRED_RESULT_ASSEMBLY(OP)                                     \
+  ParseResult OP::parse(OpAsmParser &parser, OperationState &result) {         \
+    return parseInferredResultOp<OP>(parser, result);                          \
+  }                                                                            \
+  void OP::print(OpAsmPrinter &printer) {                                      \
+    printInferredResultOp(printer, getOperation());                            \
+  }                                                                            \
+  bool OP::isCompatibleReturnTypes(TypeRange l, TypeRange r) {                 \
+    /* The verifier checks dims with a precise message; element types and  */ \
+    /* encodings of results are the user's choice. */                         \
+    return l.size() == r.size();                                               \
+  }
+GRAPH_INFERRED_RESULT_ASSEMBLY(MatmulOp)
+GRAPH_INFERRED_RESULT_ASSEMBLY(TransposeOp)
+GRAPH_INFERRED_RESULT_ASSEMBLY(SliceOp)
+GRAPH_INFERRED_RESULT_ASSEMBLY(ConcatenateOp)
+GRAPH_INFERRED_RESULT_ASSEMBLY(ConvFpropOp)
+#undef GRAPH_INFERRED_RESULT_ASSEMBLY
+
+// Inference never fails on inconsistent operands: it returns its best guess
+// and leaves the diagnosis to the verifier, whose messages name the rule.
+
+LogicalResult MatmulOp::inferReturnTypes(MLIRContext *, std::optional<Location>,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &results) {
+  ArrayRef<int64_t> a = shapeOf(adaptor.getA()), b = shapeOf(adaptor.getB());
+  SmallVector<int64_t> shape;
+  if (a.size() >= 2 && b.size() >= 2 && a.size() == b.size()) {
+    for (size_t i = 0; i + 2 < a.size(); ++i)
+      shape.push_back(a[i] == 1 ? b[i] : a[i]);
+    shape.push_back(a[a.size() - 2]);
+    shape.push_back(b.back());
+  } else {
+    shape.assign(a.begin(), a.end());
+  }
+  results.push_back(inferredTensor(shape, adaptor.getA()));
+  return success();
+}
+
+LogicalResult TransposeOp::inferReturnTypes(MLIRContext *,
+                                            std::optional<Location>,
+                                            Adaptor adaptor,
+                                            SmallVectorImpl<Type> &results) {
+  ArrayRef<int64_t> in = shapeOf(adaptor.getInput());
+  ArrayRef<int64_t> perm =
+      adaptor.getPermutationAttr() ? adaptor.getPermutation() : ArrayRef<int64_t>();
+  SmallVector<int64_t> shape;
+  for (int64_t p : perm)
+    shape.push_back(p >= 0 && p < static_cast<int64_t>(in.size())
+                        ? in[p]
+                        : ShapedType::kDynamic);
+  if (perm.size() != in.size())
+    shape.assign(in.begin(), in.end());
+  results.push_back(inferredTensor(shape, adaptor.getInput()));
+  return success();
+}
+
+LogicalResult SliceOp::inferReturnTypes(MLIRContext *, std::optional<Location>,
+                                        Adaptor adaptor,
+                                        SmallVectorImpl<Type> &results) {
+  ArrayRef<int64_t> in = shapeOf(adaptor.getInput());
+  SmallVector<int64_t> shape(in);
+  if (adaptor.getStartAttr() && adaptor.getLimitAttr() &&
+      adaptor.getStart().size() == in.size() &&
+      adaptor.getLimit().size() == in.size()) {
+    std::optional<ArrayRef<int64_t>> steps = adaptor.getStep();
+    for (size_t d = 0; d < in.size(); ++d) {
+      int64_t step = steps && steps->size() == in.size() ? (*steps)[d] : 1;
+      int64_t span = adaptor.getLimit()[d] - adaptor.getStart()[d];
+      shape[d] = step >= 1 && span >= 0 ? (span + step - 1) / step : in[d];
+    }
+  }
+  results.push_back(inferredTensor(shape, adaptor.getInput()));
+  return success();
+}
+
+LogicalResult ConcatenateOp::inferReturnTypes(MLIRContext *,
+                                              std::optional<Location>,
+                                              Adaptor adaptor,
+                                              SmallVectorImpl<Type> &results) {
+  if (adaptor.getInputs().empty())
+    return failure(); // nothing to infer from: the text must give the type
+  Value first = adaptor.getInputs().front();
+  SmallVector<int64_t> shape(shapeOf(first));
+  int64_t axis = adaptor.getAxisAttr() ? adaptor.getAxis() : -1;
+  if (axis >= 0 && axis < static_cast<int64_t>(shape.size())) {
+    int64_t total = 0;
+    for (Value input : adaptor.getInputs()) {
+      ArrayRef<int64_t> dims = shapeOf(input);
+      int64_t extent = axis < static_cast<int64_t>(dims.size())
+                           ? dims[axis]
+                           : ShapedType::kDynamic;
+      total = ShapedType::isDynamic(extent) || ShapedType::isDynamic(total)
+                  ? ShapedType::kDynamic
+                  : total + extent;
+    }
+    shape[axis] = total;
+  }
+  results.push_back(inferredTensor(shape, first));
+  return success();
+}
+
+LogicalResult ConvFpropOp::inferReturnTypes(MLIRContext *,
+                                            std::optional<Location>,
+                                            Adaptor adaptor,
+                                            SmallVectorImpl<Type> &results) {
+  ArrayRef<int64_t> x = shapeOf(adaptor.getImage()),
+                    w = shapeOf(adaptor.getWeight());
+  SmallVector<int64_t> shape(x);
+  unsigned spatial = x.size() >= 2 ? x.size() - 2 : 0;
+  auto pick = [&](std::optional<ArrayRef<int64_t>> values,
+                  std::optional<ArrayRef<int64_t>> fallback, int64_t dflt) {
+    if (values && values->size() == spatial)
+      return SmallVector<int64_t>(*values);
+    if (fallback && fallback->size() == spatial)
+      return SmallVector<int64_t>(*fallback);
+    return SmallVector<int64_t>(spatial, dflt);
+  };
+  ConvGeometry g;
+  g.pre = pick(adaptor.getPrePadding(), adaptor.getPadding(), 0);
+  g.post = pick(adaptor.getPostPadding(), adaptor.getPadding(), 0);
+  g.stride = pick(adaptor.getStride(), std::nullopt, 1);
+  g.dilation = pick(adaptor.getDilation(), std::nullopt, 1);
+  if (x.size() >= 3 && w.size() == x.size() &&
+      llvm::all_of(g.stride, [](int64_t s) { return s >= 1; })) {
+    shape[1] = w[0];
+    SmallVector<int64_t> out = convOutputSpatial(x, w, g);
+    for (unsigned i = 0; i < out.size(); ++i)
+      shape[i + 2] = out[i];
+  }
+  results.push_back(inferredTensor(shape, adaptor.getImage()));
+  return success();
+}
