@@ -700,6 +700,11 @@ Status executeOnDevice(CompiledGraph::Impl &impl,
   std::string graphName = "graph @" + impl.selected;
   if (!impl.gpu || impl.gpuGraph != impl.selected) {
     impl.gpu.reset();
+    // A missing GPU is the answer before any lowering question.
+    std::string why;
+    if (!::graph::rt::Device::get(why))
+      return Status(GRAPH_ERROR_NO_DEVICE,
+                    "GRAPH_DEVICE_GPU: the GPU device is not available: " + why);
     OwningOpRef<ModuleOp> clone;
     GraphOp graph;
     if (Status s = lowerForGpu(impl, clone, graph); !s)
