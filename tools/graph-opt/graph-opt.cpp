@@ -5,19 +5,27 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "GraphDialect/Executable/ExecDialect.h"
 #include "GraphDialect/GraphOps.h"
 #include "GraphDialect/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "mlir/Transforms/Passes.h"
+#ifdef GRAPH_HAVE_EXECUTABLE_LOWERING
+#include "GraphDialect/Conversion/Passes.h"
+#endif
 
 int main(int argc, char **argv) {
   mlir::registerTransformsPasses();
   mlir::graph::registerGraphPipelines();
+#ifdef GRAPH_HAVE_EXECUTABLE_LOWERING
+  mlir::graph::registerGraphConversionPasses();
+#endif
 
   mlir::DialectRegistry registry;
-  registry.insert<mlir::graph::GraphDialect, mlir::func::FuncDialect>();
+  registry.insert<mlir::graph::GraphDialect, mlir::exec::ExecDialect,
+                  mlir::func::FuncDialect>();
   return mlir::asMainReturnCode(mlir::MlirOptMain(
       argc, argv, "Graph dialect optimizer driver\n", registry));
 }

@@ -22,13 +22,19 @@
 //                     the full sequence length (no padding), MoE
 //                     `first_token_offset` gets evenly spaced group starts.
 //
+// A file whose top level holds `exec.program` ops (the artifact
+// graph-lower-to-executable writes, text or bytecode) runs on the GPU as it
+// is, without the graph pipeline; --device=cpu is an error for it.
+//
 // Every error is one line on stderr and exit code 1.
 //
 //===----------------------------------------------------------------------===//
 
+#include "GraphDialect/Executable/ExecOps.h"
 #include "GraphDialect/GraphOps.h"
 #ifdef GRAPH_HAVE_GPU_RUNTIME
 #include "GraphDialect/Conversion/GraphToCudnn.h"
+#include "GraphDialect/Executable/ExecToRuntime.h"
 #endif
 #include "GraphDialect/Passes.h"
 #include "GraphDialect/Reference/Executor.h"
@@ -437,6 +443,8 @@ uint64_t splitmix64(uint64_t &state) {
 /// The value an integer input must hold when its use fixes it, per element.
 std::optional<std::vector<double>> legalIntegerValues(BlockArgument arg,
                                                       int64_t count) {
+  if (!arg) // an artifact's input: no uses to read a legal value from
+    return std::nullopt;
   for (OpOperand &use : arg.getUses()) {
     Operation *user = use.getOwner();
     std::optional<int64_t> length;
@@ -651,6 +659,149 @@ std::string sanitizeFileName(const std::string &name) {
   return name;
 }
 
+/// Runs the exec.program artifact of `module` on the GPU.
+int runArtifact(ModuleOp module) {
+  std::vector<exec::ProgramOp> programs(module.getOps<exec::ProgramOp>().begin(),
+                                        module.getOps<exec::ProgramOp>().end());
+  std::string names;
+  for (exec::ProgramOp p : programs)
+    names += (names.empty() ? "" : ", ") + p.getSymName().str();
+  exec::ProgramOp program;
+  for (exec::ProgramOp p : programs)
+    if (graphName.empty() ? programs.size() == 1 : p.getSymName() == graphName)
+      program = p;
+  if (!program)
+    return fail(graphName.empty()
+                    ? "'" + inputFilename + "' holds " +
+                          std::to_string(programs.size()) +
+                          " exec.programs (" + names +
+                          "): pick one with --graph=NAME"
+                    : "no exec.program named '" + graphName + "' in '" +
+                          inputFilename + "'; its programs are: " + names);
+  std::string name = program.getSymName().str();
+  if (device == Device::Cpu)
+    return fail("'" + inputFilename + "' holds exec.program @" + name +
+                ", a compiled artifact that runs only on the GPU: use "
+                "--device=gpu (the CPU reference runs graph.graph files)");
+  if (!checkAgainst.empty())
+    return fail("--check-against=" + checkAgainst + ": exec.program @" + name +
+                " is a compiled artifact with no graph for the CPU reference "
+                "to run; compare with --expected-output instead");
+#ifndef GRAPH_HAVE_GPU_RUNTIME
+  return fail("exec.program @" + name + " runs only on the GPU, and this "
+              "build has no GPU runtime");
+#else
+  CudnnProgram lowered;
+  exec::ProgramIO io;
+  if (std::string err = exec::loadProgram(program, lowered, &io); !err.empty())
+    return fail(err);
+  std::string why;
+  if (!::graph::rt::Device::get(why))
+    return fail("exec.program @" + name + " runs only on the GPU: the GPU "
+                "device is not available: " + why);
+
+  // Inputs: the same --input / --random-inputs forms as for a graph.
+  std::vector<std::optional<ref::HostTensor>> given(io.inputs.size());
+  uint64_t seed = randomSeed.getNumOccurrences() ? randomSeed : 0;
+  for (const std::string &spec : inputSpecs) {
+    auto [key, value] = llvm::StringRef(spec).split('=');
+    Result<size_t> index = lookup(io.inputs, key, "input");
+    if (auto *f = std::get_if<Failure>(&index))
+      return fail("--input=" + spec + ": " + f->message);
+    size_t i = std::get<size_t>(index);
+    Result<ref::HostTensor> tensor = Failure{"unknown input form"};
+    if (value.starts_with("@"))
+      tensor = loadNpyInput(io.inputs[i], value.drop_front().str());
+    else if (value == "random")
+      tensor = randomInput(io.inputs[i], BlockArgument(), seed);
+    else if (value.contains('='))
+      tensor = parseInlineInput(io.inputs[i], value);
+    if (auto *f = std::get_if<Failure>(&tensor))
+      return fail("input " + describe(io.inputs[i]) + ": " + f->message);
+    given[i] = std::move(std::get<ref::HostTensor>(tensor));
+  }
+  std::vector<ref::HostTensor> inputs;
+  for (size_t i = 0; i < io.inputs.size(); ++i) {
+    if (!given[i]) {
+      if (!randomSeed.getNumOccurrences())
+        return fail("missing input " + describe(io.inputs[i]) +
+                    ": give it with --input or use --random-inputs=SEED");
+      Result<ref::HostTensor> tensor =
+          randomInput(io.inputs[i], BlockArgument(), seed);
+      if (auto *f = std::get_if<Failure>(&tensor))
+        return fail(f->message);
+      given[i] = std::move(std::get<ref::HostTensor>(tensor));
+    }
+    inputs.push_back(std::move(*given[i]));
+  }
+
+  GpuOptions options;
+  options.planIndex = planIndex;
+  options.workspaceLimit = workspaceLimit;
+  options.verbose = verbosePlans;
+  options.autotune = autotunePlans;
+  options.deselectEngines.assign(deselectEngines.begin(),
+                                 deselectEngines.end());
+  if (!heuristicModes.empty()) // the command line overrides the artifact
+    for (GroupEngine &engine : lowered.engines)
+      engine.heuristics.clear();
+  for (const std::string &mode : heuristicModes) {
+    std::string lower = llvm::StringRef(mode).lower();
+    if (lower != "a" && lower != "b" && lower != "fallback")
+      return fail("--heuristics=" + mode + ": expected a, b or fallback");
+    if (&mode == &heuristicModes.front())
+      options.heuristics.clear();
+    options.heuristics.push_back(lower == "a"   ? ::graph::rt::HeurMode::A
+                                 : lower == "b" ? ::graph::rt::HeurMode::B
+                                                : ::graph::rt::HeurMode::Fallback);
+  }
+  std::vector<ref::HostTensor> outputs;
+  std::vector<GpuGroupReport> plans;
+  std::vector<double> milliseconds;
+  if (std::string err = executeProgramOnGpu(
+          std::move(lowered), io.outputs, inputs, outputs, options, &plans,
+          benchmarkRuns, &milliseconds);
+      !err.empty())
+    return fail("exec.program @" + name + " on the GPU: " + err);
+  if (verbosePlans)
+    for (const GpuGroupReport &entry : plans) {
+      llvm::outs() << "plan: " << entry.group << ": "
+                   << (entry.plan.empty() ? "(none)" : entry.plan) << "\n";
+      for (const std::string &line : entry.declined)
+        llvm::outs() << "  declined " << line << "\n";
+    }
+  if (!milliseconds.empty()) {
+    std::sort(milliseconds.begin(), milliseconds.end());
+    llvm::outs() << llvm::format(
+        "benchmark: %u runs on the GPU: min %.6f s, max %.6f s per execute\n",
+        static_cast<unsigned>(milliseconds.size()),
+        milliseconds.front() / 1000.0, milliseconds.back() / 1000.0);
+  }
+  for (size_t i = 0; i < outputs.size(); ++i)
+    llvm::outs() << "result[" << i << "] (" << describe(io.outputs[i])
+                 << "): "
+                 << formatTensor(outputs[i].shape, outputs[i].dtype,
+                                 rowMajorBytes(outputs[i]), printMaxElements)
+                 << "\n";
+  for (const std::string &spec : outputSpecs) {
+    auto [key, value] = llvm::StringRef(spec).split('=');
+    Result<size_t> index = lookup(io.outputs, key, "output");
+    if (auto *f = std::get_if<Failure>(&index))
+      return fail("--output=" + spec + ": " + f->message);
+    if (!value.starts_with("@"))
+      return fail("--output=" + spec + ": expected Y=@file.npy");
+    size_t i = std::get<size_t>(index);
+    if (std::string err = ref::writeNpyFile(
+            value.drop_front().str(), outputs[i].dtype, outputs[i].shape,
+            rowMajorBytes(outputs[i]).data());
+        !err.empty())
+      return fail(err);
+  }
+  llvm::outs().flush();
+  return 0;
+#endif
+}
+
 int runMain() {
   // Tolerance options must be sane before anything runs.
   if (rtolOpt.getNumOccurrences() && !(rtolOpt >= 0))
@@ -667,7 +818,7 @@ int runMain() {
                 ": only 'cpu' (the reference executor) can be compared with");
 
   DialectRegistry registry;
-  registry.insert<GraphDialect>();
+  registry.insert<GraphDialect, exec::ExecDialect>();
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
   // One line per diagnostic: "graph-run: error: FILE:L:C: message".
@@ -697,6 +848,8 @@ int runMain() {
   OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
   if (!module)
     return 1; // the diagnostic handler printed why
+  if (!module->getOps<exec::ProgramOp>().empty())
+    return runArtifact(*module);
 
   // Pick the graph.
   auto findGraph = [&]() -> Result<GraphOp> {

@@ -33,6 +33,15 @@ struct DeviceTensor {
   unsigned index = 0; // position among the graph's inputs or outputs
 };
 
+/// How one group's plan is chosen (an exec.cudnn_group's choice).
+struct GroupEngine {
+  /// Heuristics modes in order; empty: GpuOptions::heuristics.
+  std::vector<::graph::rt::HeurMode> heuristics;
+  /// >= 0: build only this engine with `knobs` (a plan chosen ahead).
+  int64_t engineId = -1;
+  std::vector<std::pair<int64_t, int64_t>> knobs;
+};
+
 /// The GPU program of one graph.
 struct CudnnProgram {
   std::vector<DeviceTensor> tensors;
@@ -41,6 +50,8 @@ struct CudnnProgram {
   /// a computed output lives in the device tensor of uid `outputUids[i]`.
   std::vector<int> outputAliasesInput;
   std::vector<int64_t> outputUids;
+  /// Per group (parallel to `groups`), or empty: GpuOptions decides.
+  std::vector<GroupEngine> engines;
 };
 
 /// Builds the program of `graph`, which must have gone through
@@ -88,6 +99,10 @@ public:
   static std::unique_ptr<GpuExecutable>
   create(GraphOp graph, const GpuOptions &options, std::string &error,
          std::vector<GpuGroupReport> *report = nullptr);
+  /// A program already lowered, e.g. loaded from an exec.program artifact.
+  static std::unique_ptr<GpuExecutable>
+  create(CudnnProgram program, const GpuOptions &options, std::string &error,
+         std::vector<GpuGroupReport> *report = nullptr);
   virtual ~GpuExecutable() = default;
 
   /// Runs every group on the stream. `buffers` maps the uid of every graph
@@ -108,6 +123,19 @@ std::string executeOnGpu(GraphOp graph,
                          std::vector<GpuGroupReport> *report = nullptr,
                          int benchmarkRuns = 0,
                          std::vector<double> *milliseconds = nullptr);
+
+/// Runs a lowered `program` (an exec.program artifact) like executeOnGpu:
+/// `inputs` in input order; `outputInfo` gives each output's dtype, dims
+/// and strides.
+std::string
+executeProgramOnGpu(CudnnProgram program,
+                    const std::vector<::graph::ref::TensorInfo> &outputInfo,
+                    const std::vector<::graph::ref::HostTensor> &inputs,
+                    std::vector<::graph::ref::HostTensor> &outputs,
+                    const GpuOptions &options,
+                    std::vector<GpuGroupReport> *report = nullptr,
+                    int benchmarkRuns = 0,
+                    std::vector<double> *milliseconds = nullptr);
 
 } // namespace graph
 } // namespace mlir

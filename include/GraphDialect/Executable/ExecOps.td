@@ -25,11 +25,12 @@ def Exec_TensorAttr : Exec_Attr<"Tensor", "tensor"> {
     may carry the user `name`). In a `exec.cudnn_group` it is one tensor of
     the cuDNN operation graph: a device buffer of the program, a `virtual`
     tensor that lives only inside the group, or a pass-by-value scalar
-    (`by_value`). Dims and strides have the same length.
+    (`by_value`). Keys may come in any order; `is_virtual`, `by_value` and
+    `name` are optional. Dims and strides have the same length.
 
     ```mlir
     #exec.tensor<uid = 1, dtype = bf16, dims = [256, 512], strides = [512, 1], name = "A">
-    #exec.tensor<uid = 5, dtype = f32, dims = [1, 256, 384], strides = [98304, 384, 1], virtual = true>
+    #exec.tensor<uid = 5, dtype = f32, dims = [1, 256, 384], strides = [98304, 384, 1], is_virtual = true>
     #exec.tensor<uid = 7, dtype = f32, dims = [1, 1, 1, 1], strides = [1, 1, 1, 1], by_value = 1.0e-05 : f64>
     ```
   }];
@@ -38,13 +39,11 @@ def Exec_TensorAttr : Exec_Attr<"Tensor", "tensor"> {
     "::mlir::Type":$dtype,
     Exec_I64ListParameter:$dims,
     Exec_I64ListParameter:$strides,
-    DefaultValuedParameter<"bool", "false">:$isVirtual,
-    OptionalParameter<"::mlir::FloatAttr">:$byValue,
+    DefaultValuedParameter<"bool", "false">:$is_virtual,
+    OptionalParameter<"::mlir::FloatAttr">:$by_value,
     OptionalParameter<"::mlir::StringAttr">:$name);
   let assemblyFormat = [{
-    `<` `uid` `=` $uid `,` `dtype` `=` $dtype `,` `dims` `=` $dims `,`
-        `strides` `=` $strides (`,` `virtual` `=` $isVirtual^)?
-        (`,` `by_value` `=` $byValue^)? (`,` `name` `=` $name^)? `>`
+    `<` struct($uid, $dtype, $dims, $strides, $is_virtual, $by_value, $name) `>`
   }];
   let genVerifyDecl = 1;
 }
@@ -79,10 +78,8 @@ def Exec_OpAttr : Exec_Attr<"Op", "op"> {
     OptionalParameter<"::mlir::DictionaryAttr">:$floats,
     "::mlir::Type":$compute);
   let assemblyFormat = [{
-    `<` `kind` `=` $kind (`,` `mode` `=` $mode^)? (`,` `name` `=` $name^)?
-        `,` `inputs` `=` $inputs `,` `outputs` `=` $outputs
-        (`,` `ints` `=` $ints^)? (`,` `floats` `=` $floats^)?
-        `,` `compute` `=` $compute `>`
+    `<` struct($kind, $mode, $name, $inputs, $outputs, $ints, $floats,
+               $compute) `>`
   }];
   let genVerifyDecl = 1;
 }
@@ -152,7 +149,7 @@ def Exec_CudnnGroupOp : Exec_Op<"cudnn_group", [HasParent<"ProgramOp">]> {
     exec.cudnn_group "mlp/group0"
         tensors = [#exec.tensor<uid = 1, dtype = f16, dims = [1, 4, 8], strides = [32, 8, 1]>,
                    #exec.tensor<uid = 2, dtype = f16, dims = [1, 8, 16], strides = [128, 16, 1]>,
-                   #exec.tensor<uid = 4, dtype = f32, dims = [1, 4, 16], strides = [64, 16, 1], virtual = true>,
+                   #exec.tensor<uid = 4, dtype = f32, dims = [1, 4, 16], strides = [64, 16, 1], is_virtual = true>,
                    #exec.tensor<uid = 3, dtype = f16, dims = [1, 4, 16], strides = [64, 16, 1]>]
         ops = [#exec.op<kind = "matmul", inputs = {A = 1 : i64, B = 2 : i64}, outputs = {C = 4 : i64}, compute = f32>,
                #exec.op<kind = "pointwise", mode = "relu", inputs = {in0 = 4 : i64}, outputs = {output = 3 : i64}, compute = f32>]

@@ -62,7 +62,8 @@ public:
 
   /// Device memory for the tensors that cross groups.
   std::string allocateIntermediates();
-  std::string prepare(const rt::GraphSpec &spec);
+  std::string prepare(const rt::GraphSpec &spec,
+                      const GroupEngine *engine = nullptr);
   std::string execute(const std::map<int64_t, void *> &user) override;
   const CudnnProgram &program() const override { return lowered; }
   rt::Device &device() override { return gpu; }
@@ -105,7 +106,8 @@ bool deselected(const std::string &plan, const GpuOptions &options) {
   return false;
 }
 
-std::string GpuRun::prepare(const rt::GraphSpec &spec) {
+std::string GpuRun::prepare(const rt::GraphSpec &spec,
+                            const GroupEngine *engine) {
   GpuGroupReport entry;
   entry.group = spec.name;
   std::string error;
@@ -118,7 +120,12 @@ std::string GpuRun::prepare(const rt::GraphSpec &spec) {
   // planIndex and addedPlans belong to one group when planGroup names it.
   bool pinnedGroup = options.planGroup.empty() || spec.name == options.planGroup;
   int planIndex = pinnedGroup ? options.planIndex : -1;
-  std::string why = group->createPlans(options.heuristics);
+  std::string why =
+      engine && engine->engineId >= 0
+          ? group->addPlan(engine->engineId, engine->knobs)
+          : group->createPlans(engine && !engine->heuristics.empty()
+                                   ? engine->heuristics
+                                   : options.heuristics);
   if (pinnedGroup)
     for (auto &[addedEngine, addedKnobs] : options.addedPlans)
       if (std::string e = group->addPlan(addedEngine, addedKnobs); !e.empty())
@@ -333,6 +340,34 @@ GpuExecutable::create(GraphOp graph, const GpuOptions &options,
   return run;
 }
 
+std::unique_ptr<GpuExecutable>
+GpuExecutable::create(CudnnProgram program, const GpuOptions &options,
+                      std::string &error, std::vector<GpuGroupReport> *report) {
+  if (!program.engines.empty() &&
+      program.engines.size() != program.groups.size()) {
+    error = "the program has " + std::to_string(program.groups.size()) +
+            " groups but " + std::to_string(program.engines.size()) +
+            " engine choices";
+    return nullptr;
+  }
+  rt::Device *device = rt::Device::get(error);
+  if (!device) {
+    error = "the GPU device is not available: " + error;
+    return nullptr;
+  }
+  auto run = std::make_unique<GpuRun>(*device, options, report);
+  run->lowered = std::move(program);
+  if (!(error = run->allocateIntermediates()).empty())
+    return nullptr;
+  for (size_t i = 0; i < run->lowered.groups.size(); ++i) {
+    const GroupEngine *engine =
+        run->lowered.engines.empty() ? nullptr : &run->lowered.engines[i];
+    if (!(error = run->prepare(run->lowered.groups[i], engine)).empty())
+      return nullptr;
+  }
+  return run;
+}
+
 std::string mlir::graph::executeOnGpu(
     GraphOp graph, const std::vector<ref::HostTensor> &inputs,
     std::vector<ref::HostTensor> &outputs, const GpuOptions &options,
@@ -352,8 +387,33 @@ std::string mlir::graph::executeOnGpu(
              "): the buffer's dtype or dims differ from the graph's";
 
   std::string error;
+  CudnnProgram lowered;
+  if (!(error = lowerToCudnn(graph, lowered)).empty())
+    return error;
+  return executeProgramOnGpu(std::move(lowered), outputInfo, inputs, outputs,
+                             options, report, benchmarkRuns, milliseconds);
+}
+
+std::string mlir::graph::executeProgramOnGpu(
+    CudnnProgram lowered, const std::vector<ref::TensorInfo> &outputInfo,
+    const std::vector<ref::HostTensor> &inputs,
+    std::vector<ref::HostTensor> &outputs, const GpuOptions &options,
+    std::vector<GpuGroupReport> *report, int benchmarkRuns,
+    std::vector<double> *milliseconds) {
+  std::string error;
+  if (outputInfo.size() != lowered.outputUids.size())
+    return "the program has " + std::to_string(lowered.outputUids.size()) +
+           " outputs but " + std::to_string(outputInfo.size()) +
+           " were described";
+  size_t numInputs = 0;
+  for (const DeviceTensor &tensor : lowered.tensors)
+    if (tensor.role == DeviceTensor::Role::Input)
+      numInputs = std::max<size_t>(numInputs, tensor.index + 1);
+  if (inputs.size() < numInputs)
+    return "the program has " + std::to_string(numInputs) + " inputs but " +
+           std::to_string(inputs.size()) + " buffers were given";
   std::unique_ptr<GpuExecutable> executable =
-      GpuExecutable::create(graph, options, error, report);
+      GpuExecutable::create(std::move(lowered), options, error, report);
   if (!executable)
     return error;
   rt::Device &device = executable->device();

@@ -1,0 +1,224 @@
+// RUN: graph-opt %s -split-input-file -verify-diagnostics
+
+// One case per verifier rule of the exec dialect.
+
+// expected-error @below {{tensor uid 0 is not positive}}
+exec.program @p inputs = [#exec.tensor<uid = 0, dtype = f32, dims = [4], strides = [1]>] outputs = [] buffers = [] {
+}
+
+// -----
+
+// expected-error @below {{tensor uid 1 has 2 dims but 1 strides}}
+exec.program @p inputs = [#exec.tensor<uid = 1, dtype = f32, dims = [4, 4], strides = [1]>] outputs = [] buffers = [] {
+}
+
+// -----
+
+// expected-error @below {{tensor uid 1: dims must be positive (static)}}
+exec.program @p inputs = [#exec.tensor<uid = 1, dtype = f32, dims = [0], strides = [1]>] outputs = [] buffers = [] {
+}
+
+// -----
+
+// expected-error @below {{tensor uid 1 cannot be both virtual and by-value}}
+exec.program @p inputs = [#exec.tensor<uid = 1, dtype = f32, dims = [1], strides = [1], is_virtual = true, by_value = 1.0 : f64>] outputs = [] buffers = [] {
+}
+
+// -----
+
+// expected-error @below {{op "relu": input port 'in0' must map to a positive integer uid}}
+exec.program @p inputs = [] outputs = [] buffers = [] attributes {x = #exec.op<kind = "relu", inputs = {in0 = "a"}, outputs = {output = 2 : i64}, compute = f32>} {
+}
+
+// -----
+
+// expected-error @below {{op "relu": ints entry 'axis' must be an array<i64: ...>}}
+exec.program @p inputs = [] outputs = [] buffers = [] attributes {x = #exec.op<kind = "relu", inputs = {in0 = 1 : i64}, outputs = {output = 2 : i64}, ints = {axis = 1 : i64}, compute = f32>} {
+}
+
+// -----
+
+// expected-error @below {{'exec.program' op uid 1 is declared twice (input and buffer)}}
+exec.program @p inputs = [#exec.tensor<uid = 1, dtype = f32, dims = [4], strides = [1]>]
+    outputs = [] buffers = [#exec.tensor<uid = 1, dtype = f32, dims = [4], strides = [1]>] {
+}
+
+// -----
+
+// expected-error @below {{'exec.program' op input uid 1 must be a device buffer (not virtual or by-value)}}
+exec.program @p inputs = [#exec.tensor<uid = 1, dtype = f32, dims = [4], strides = [1], is_virtual = true>]
+    outputs = [] buffers = [] {
+}
+
+// -----
+
+// expected-error @below {{'exec.program' op output 0 aliases input 3, which does not exist}}
+exec.program @p inputs = [#exec.tensor<uid = 1, dtype = f32, dims = [4], strides = [1]>]
+    outputs = [#exec.tensor<uid = 1, dtype = f32, dims = [4], strides = [1]>] buffers = []
+    attributes {output_aliases = array<i64: 3>} {
+}
+
+// -----
+
+// expected-error @below {{'exec.program' op output uid 2 is written by no step}}
+exec.program @p inputs = [#exec.tensor<uid = 1, dtype = f32, dims = [4], strides = [1]>]
+    outputs = [#exec.tensor<uid = 2, dtype = f32, dims = [4], strides = [1]>] buffers = [] {
+}
+
+// -----
+
+exec.program @p inputs = [#exec.tensor<uid = 1, dtype = f32, dims = [4], strides = [1]>]
+    outputs = [#exec.tensor<uid = 2, dtype = f32, dims = [4], strides = [1]>] buffers = [] {
+  // expected-error @below {{'exec.cudnn_group' op tensor uid 1 appears twice in the group}}
+  exec.cudnn_group "g" tensors = [#exec.tensor<uid = 1, dtype = f32, dims = [4], strides = [1]>,
+                                  #exec.tensor<uid = 1, dtype = f32, dims = [4], strides = [1]>,
+                                  #exec.tensor<uid = 2, dtype = f32, dims = [4], strides = [1]>]
+      ops = [#exec.op<kind = "pointwise", mode = "relu", inputs = {in0 = 1 : i64}, outputs = {output = 2 : i64}, compute = f32>]
+      heuristics = ["a"]
+}
+
+// -----
+
+exec.program @p inputs = [#exec.tensor<uid = 1, dtype = f32, dims = [4], strides = [1]>]
+    outputs = [#exec.tensor<uid = 2, dtype = f32, dims = [4], strides = [1]>] buffers = [] {
+  // expected-error @below {{'exec.cudnn_group' op op "pointwise" port 'in0' names uid 9, which is not a tensor of the group}}
+  exec.cudnn_group "g" tensors = [#exec.tensor<uid = 2, dtype = f32, dims = [4], strides = [1]>]
+      ops = [#exec.op<kind = "pointwise", mode = "relu", inputs = {in0 = 9 : i64}, outputs = {output = 2 : i64}, compute = f32>]
+      heuristics = ["a"]
+}
+
+// -----
+
+exec.program @p inputs = [#exec.tensor<uid = 1, dtype = f32, dims = [4], strides = [1]>]
+    outputs = [#exec.tensor<uid = 2, dtype = f32, dims = [4], strides = [1]>] buffers = [] {
+  // expected-error @below {{'exec.cudnn_group' op tensor uid 3 is used by no op}}
+  exec.cudnn_group "g" tensors = [#exec.tensor<uid = 1, dtype = f32, dims = [4], strides = [1]>,
+                                  #exec.tensor<uid = 3, dtype = f32, dims = [4], strides = [1]>,
+                                  #exec.tensor<uid = 2, dtype = f32, dims = [4], strides = [1]>]
+      ops = [#exec.op<kind = "pointwise", mode = "relu", inputs = {in0 = 1 : i64}, outputs = {output = 2 : i64}, compute = f32>]
+      heuristics = ["a"]
+}
+
+// -----
+
+exec.program @p inputs = [#exec.tensor<uid = 1, dtype = f32, dims = [4], strides = [1]>]
+    outputs = [#exec.tensor<uid = 2, dtype = f32, dims = [4], strides = [1]>] buffers = [] {
+  // expected-error @below {{'exec.cudnn_group' op uid 2 is written by two ops}}
+  exec.cudnn_group "g" tensors = [#exec.tensor<uid = 1, dtype = f32, dims = [4], strides = [1]>,
+                                  #exec.tensor<uid = 2, dtype = f32, dims = [4], strides = [1]>]
+      ops = [#exec.op<kind = "pointwise", mode = "relu", inputs = {in0 = 1 : i64}, outputs = {output = 2 : i64}, compute = f32>,
+             #exec.op<kind = "pointwise", mode = "abs", inputs = {in0 = 1 : i64}, outputs = {output = 2 : i64}, compute = f32>]
+      heuristics = ["a"]
+}
+
+// -----
+
+exec.program @p inputs = [#exec.tensor<uid = 1, dtype = f32, dims = [4], strides = [1]>]
+    outputs = [#exec.tensor<uid = 2, dtype = f32, dims = [4], strides = [1]>] buffers = [] {
+  // expected-error @below {{'exec.cudnn_group' op gives both heuristics and an engine: choose one}}
+  exec.cudnn_group "g" tensors = [#exec.tensor<uid = 1, dtype = f32, dims = [4], strides = [1]>,
+                                  #exec.tensor<uid = 2, dtype = f32, dims = [4], strides = [1]>]
+      ops = [#exec.op<kind = "pointwise", mode = "relu", inputs = {in0 = 1 : i64}, outputs = {output = 2 : i64}, compute = f32>]
+      heuristics = ["a"] engine = 3
+}
+
+// -----
+
+exec.program @p inputs = [#exec.tensor<uid = 1, dtype = f32, dims = [4], strides = [1]>]
+    outputs = [#exec.tensor<uid = 2, dtype = f32, dims = [4], strides = [1]>] buffers = [] {
+  // expected-error @below {{'exec.cudnn_group' op needs heuristics = [...] or engine = N}}
+  exec.cudnn_group "g" tensors = [#exec.tensor<uid = 1, dtype = f32, dims = [4], strides = [1]>,
+                                  #exec.tensor<uid = 2, dtype = f32, dims = [4], strides = [1]>]
+      ops = [#exec.op<kind = "pointwise", mode = "relu", inputs = {in0 = 1 : i64}, outputs = {output = 2 : i64}, compute = f32>]
+}
+
+// -----
+
+exec.program @p inputs = [#exec.tensor<uid = 1, dtype = f32, dims = [4], strides = [1]>]
+    outputs = [#exec.tensor<uid = 2, dtype = f32, dims = [4], strides = [1]>] buffers = [] {
+  // expected-error @below {{'exec.cudnn_group' op knobs must be (knob, value) pairs: an even count}}
+  exec.cudnn_group "g" tensors = [#exec.tensor<uid = 1, dtype = f32, dims = [4], strides = [1]>,
+                                  #exec.tensor<uid = 2, dtype = f32, dims = [4], strides = [1]>]
+      ops = [#exec.op<kind = "pointwise", mode = "relu", inputs = {in0 = 1 : i64}, outputs = {output = 2 : i64}, compute = f32>]
+      engine = 3 knobs = [1]
+}
+
+// -----
+
+exec.program @p inputs = [#exec.tensor<uid = 1, dtype = f32, dims = [4], strides = [1]>]
+    outputs = [#exec.tensor<uid = 2, dtype = f32, dims = [4], strides = [1]>] buffers = [] {
+  // expected-error @below {{'exec.cudnn_group' op heuristics mode 'c': expected a, b or fallback}}
+  exec.cudnn_group "g" tensors = [#exec.tensor<uid = 1, dtype = f32, dims = [4], strides = [1]>,
+                                  #exec.tensor<uid = 2, dtype = f32, dims = [4], strides = [1]>]
+      ops = [#exec.op<kind = "pointwise", mode = "relu", inputs = {in0 = 1 : i64}, outputs = {output = 2 : i64}, compute = f32>]
+      heuristics = ["c"]
+}
+
+// -----
+
+exec.program @p inputs = [#exec.tensor<uid = 1, dtype = f32, dims = [4], strides = [1]>]
+    outputs = [#exec.tensor<uid = 2, dtype = f32, dims = [4], strides = [1]>] buffers = [] {
+  // expected-error @below {{'exec.cudnn_group' op uid 1 is a program buffer; a virtual or by-value tensor needs a uid of its own}}
+  exec.cudnn_group "g" tensors = [#exec.tensor<uid = 1, dtype = f32, dims = [4], strides = [1], is_virtual = true>,
+                                  #exec.tensor<uid = 2, dtype = f32, dims = [4], strides = [1]>]
+      ops = [#exec.op<kind = "pointwise", mode = "relu", inputs = {in0 = 1 : i64}, outputs = {output = 2 : i64}, compute = f32>]
+      heuristics = ["a"]
+}
+
+// -----
+
+exec.program @p inputs = [#exec.tensor<uid = 1, dtype = f32, dims = [4], strides = [1]>]
+    outputs = [#exec.tensor<uid = 2, dtype = f32, dims = [4], strides = [1]>] buffers = [] {
+  // expected-error @below {{'exec.cudnn_group' op uid 5 is neither a program input, output or buffer nor virtual or by-value}}
+  exec.cudnn_group "g" tensors = [#exec.tensor<uid = 5, dtype = f32, dims = [4], strides = [1]>,
+                                  #exec.tensor<uid = 2, dtype = f32, dims = [4], strides = [1]>]
+      ops = [#exec.op<kind = "pointwise", mode = "relu", inputs = {in0 = 5 : i64}, outputs = {output = 2 : i64}, compute = f32>]
+      heuristics = ["a"]
+}
+
+// -----
+
+exec.program @p inputs = [#exec.tensor<uid = 1, dtype = f32, dims = [4], strides = [1]>]
+    outputs = [#exec.tensor<uid = 2, dtype = f32, dims = [4], strides = [1]>]
+    buffers = [#exec.tensor<uid = 3, dtype = f32, dims = [4], strides = [1]>] {
+  // expected-error @below {{'exec.cudnn_group' op reads uid 3 before any step writes it (schedule order)}}
+  exec.cudnn_group "second" tensors = [#exec.tensor<uid = 3, dtype = f32, dims = [4], strides = [1]>,
+                                       #exec.tensor<uid = 2, dtype = f32, dims = [4], strides = [1]>]
+      ops = [#exec.op<kind = "pointwise", mode = "relu", inputs = {in0 = 3 : i64}, outputs = {output = 2 : i64}, compute = f32>]
+      heuristics = ["a"]
+  exec.cudnn_group "first" tensors = [#exec.tensor<uid = 1, dtype = f32, dims = [4], strides = [1]>,
+                                      #exec.tensor<uid = 3, dtype = f32, dims = [4], strides = [1]>]
+      ops = [#exec.op<kind = "pointwise", mode = "abs", inputs = {in0 = 1 : i64}, outputs = {output = 3 : i64}, compute = f32>]
+      heuristics = ["a"]
+}
+
+// -----
+
+exec.program @p inputs = [#exec.tensor<uid = 1, dtype = f32, dims = [4], strides = [1]>]
+    outputs = [] buffers = [] {
+  // expected-error @below {{'exec.cudnn_group' op writes program input uid 1}}
+  exec.cudnn_group "g" tensors = [#exec.tensor<uid = 1, dtype = f32, dims = [4], strides = [1]>]
+      ops = [#exec.op<kind = "pointwise", mode = "relu", inputs = {}, outputs = {output = 1 : i64}, compute = f32>]
+      heuristics = ["a"]
+}
+
+// -----
+
+exec.program @p inputs = [#exec.tensor<uid = 1, dtype = f32, dims = [4], strides = [1]>] outputs = [] buffers = [] {
+  // expected-error @below {{'exec.kernel_launch' op grid must have 3 values, not 2}}
+  exec.kernel_launch "k" ptx = ".version 8.0" entry = "k" grid = [1, 1] block = [1, 1, 1] buffers = [1]
+}
+
+// -----
+
+exec.program @p inputs = [#exec.tensor<uid = 1, dtype = f32, dims = [4], strides = [1]>] outputs = [] buffers = [] {
+  // expected-error @below {{'exec.kernel_launch' op ptx must not be empty}}
+  exec.kernel_launch "k" ptx = "" entry = "k" grid = [1, 1, 1] block = [1, 1, 1] buffers = [1]
+}
+
+// -----
+
+exec.program @p inputs = [#exec.tensor<uid = 1, dtype = f32, dims = [4], strides = [1]>] outputs = [] buffers = [] {
+  // expected-error @below {{'exec.kernel_launch' op buffer uid 4 is not a program input, output or buffer}}
+  exec.kernel_launch "k" ptx = ".version 8.0" entry = "k" grid = [1, 1, 1] block = [1, 1, 1] buffers = [4]
+}
