@@ -155,7 +155,7 @@ def Exec_CudnnGroupOp : Exec_Op<"cudnn_group", [HasParent<"ProgramOp">]> {
                #exec.op<kind = "pointwise", mode = "relu", inputs = {in0 = 4 : i64}, outputs = {output = 3 : i64}, compute = f32>]
         heuristics = ["a", "fallback"]
     exec.cudnn_group "mlp/group1" tensors = [...] ops = [...]
-        engine = 7 knobs = array<i64: 2, 1, 3, 0>
+        engine = 7 knobs = [2, 1, 3, 0]
     ```
   }];
   let arguments = (ins StrAttr:$sym_name,
@@ -183,8 +183,8 @@ def Exec_KernelLaunchOp : Exec_Op<"kernel_launch", [HasParent<"ProgramOp">]> {
 
     ```mlir
     exec.kernel_launch "softmax_0" ptx = ".version 8.0 ..." entry = "softmax_kernel"
-        grid = array<i64: 128, 1, 1> block = array<i64: 256, 1, 1>
-        buffers = array<i64: 1, 3>
+        grid = [128, 1, 1] block = [256, 1, 1]
+        buffers = [1, 3]
     ```
   }];
   let arguments = (ins StrAttr:$sym_name,
