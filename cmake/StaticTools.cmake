@@ -31,10 +31,11 @@ function(graph_add_static_tool name source)
     RUNTIME_OUTPUT_DIRECTORY "${CMAKE_BINARY_DIR}/static/bin")
 endfunction()
 
-set(GRAPH_STATIC_OBJECTS MLIRGraphDialect MLIRGraphTransforms MLIRGraphReference)
+set(GRAPH_STATIC_OBJECTS MLIRGraphDialect MLIRGraphTransforms MLIRGraphReference
+    MLIRExecDialect)
 set(GRAPH_STATIC_LIBS GraphReferenceCore)
 if(TARGET MLIRGraphToCudnn)
-  list(APPEND GRAPH_STATIC_OBJECTS MLIRGraphToCudnn)
+  list(APPEND GRAPH_STATIC_OBJECTS MLIRGraphToCudnn MLIRExecToRuntime)
   list(APPEND GRAPH_STATIC_LIBS GraphRuntime)
 endif()
 graph_add_static_tool(graph-run-static
