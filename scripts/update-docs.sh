@@ -17,7 +17,9 @@ else
   ninja -C "$BUILD_DIR" graph-docs
 fi
 
-for f in Dialect/GraphOps Dialect/GraphDialect Passes/GraphPasses; do
+for f in Dialect/GraphOps Dialect/GraphDialect Passes/GraphPasses \
+         Dialect/ExecOps Dialect/ExecDialect Dialect/ExecAttrs \
+         Passes/GraphConversionPasses; do
   cp "$BUILD_DIR/docs/$f.md" "$ROOT/docs/$(basename "$f").md"
   echo "docs/$(basename "$f").md"
 done
