@@ -43,12 +43,85 @@ std::string cudnnDeclines(Operation *op) {
       .str();
 }
 
+/// Why the generated-kernel engine (codegen_v1: memory-bound groups) cannot
+/// take `op`, or "" when it can: pointwise ops of the modes it lowers, with
+/// numpy broadcasting, and reductions (add, max, min) over the last axis,
+/// in f32, f16 and bf16 with compute in f32, on row-major tensors.
+std::string codegenDeclines(Operation *op) {
+  bool badType = anyTensorOf(op, [](Type t) {
+    return !(t.isF32() || t.isF16() || t.isBF16());
+  });
+  if (badType)
+    return "generated kernels take f32, f16 and bf16 tensors only";
+  auto rowMajor = [](Value v) {
+    auto type = cast<RankedTensorType>(v.getType());
+    ArrayRef<int64_t> strides = getStrides(type);
+    if (strides.empty())
+      return true;
+    int64_t expect = 1;
+    for (int64_t i = type.getRank() - 1; i >= 0; --i) {
+      if (type.getDimSize(i) != 1 && strides[i] != expect)
+        return false;
+      expect *= type.getDimSize(i);
+    }
+    return true;
+  };
+  if (!llvm::all_of(op->getOperands(), rowMajor) ||
+      !llvm::all_of(op->getResults(), rowMajor))
+    return "generated kernels take row-major tensors only";
+  if (auto pointwise = dyn_cast<PointwiseOp>(op)) {
+    switch (pointwise.getMode()) {
+    case PointwiseMode::abs: case PointwiseMode::ceil: case PointwiseMode::cos:
+    case PointwiseMode::elu: case PointwiseMode::erf: case PointwiseMode::exp:
+    case PointwiseMode::floor: case PointwiseMode::gelu:
+    case PointwiseMode::gelu_approx_tanh: case PointwiseMode::identity:
+    case PointwiseMode::log: case PointwiseMode::neg:
+    case PointwiseMode::reciprocal: case PointwiseMode::rsqrt:
+    case PointwiseMode::sigmoid: case PointwiseMode::sin:
+    case PointwiseMode::softplus: case PointwiseMode::sqrt:
+    case PointwiseMode::tan: case PointwiseMode::tanh:
+    case PointwiseMode::relu: case PointwiseMode::leaky_relu:
+    case PointwiseMode::swish: case PointwiseMode::add:
+    case PointwiseMode::add_square: case PointwiseMode::div:
+    case PointwiseMode::mul: case PointwiseMode::sub: case PointwiseMode::max:
+    case PointwiseMode::min: case PointwiseMode::pow:
+    case PointwiseMode::bias: case PointwiseMode::scale:
+      return "";
+    default:
+      return ("generated kernels have no pointwise " +
+              stringifyPointwiseMode(pointwise.getMode()) + " yet")
+          .str();
+    }
+  }
+  if (auto reduction = dyn_cast<ReductionOp>(op)) {
+    ReductionMode mode = reduction.getMode();
+    if (mode != ReductionMode::add && mode != ReductionMode::max &&
+        mode != ReductionMode::min)
+      return ("generated kernels have no " + stringifyReductionMode(mode) +
+              " reduction yet")
+          .str();
+    if (reduction.getGroupOffset())
+      return "generated kernels have no ragged (group_offset) reduction";
+    auto in = cast<RankedTensorType>(reduction.getInput().getType());
+    auto out = cast<RankedTensorType>(reduction.getOutput().getType());
+    int64_t rank = in.getRank();
+    for (int64_t i = 0; i < rank; ++i)
+      if ((i + 1 < rank && in.getDimSize(i) != out.getDimSize(i)) ||
+          (i + 1 == rank && out.getDimSize(i) != 1))
+        return "generated kernels reduce over the last axis only";
+    return "";
+  }
+  return ("generated kernels have no " + op->getName().stripDialect() +
+          " yet")
+      .str();
+}
+
 /// Why an engine declines `op`, or "" when it accepts it.
 std::string declines(StringRef engine, Operation *op) {
   if (engine == "cudnn")
     return cudnnDeclines(op);
   if (engine == "codegen")
-    return "the codegen engine is not built yet";
+    return codegenDeclines(op);
   return ("unknown engine '" + engine + "'").str();
 }
 

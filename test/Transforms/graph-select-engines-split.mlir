@@ -1,10 +1,28 @@
-// RUN: graph-opt %s --graph-fuse --graph-select-engines=engines=cudnn,codegen 2>&1 | FileCheck %s
+// RUN: graph-opt %s -split-input-file --graph-fuse --graph-select-engines=engines=cudnn,codegen 2>&1 | FileCheck %s
 
-// Every op of a group that cuDNN takes whole lists the engines in rank order;
-// the codegen engine is not built yet, so it takes nothing.
+// Every op of a group that engines take whole lists them in rank order:
+// a pointwise chain with a last-axis reduction is cuDNN's and codegen's.
 // CHECK-LABEL: graph.graph @ranked
-// CHECK: pointwise exp({{.*}}graph.engines = ["cudnn"], graph.group = 0
-graph.graph @ranked(%a: tensor<4x4xf32>) -> tensor<4x4xf32> {
+// CHECK: pointwise exp({{.*}}graph.engines = ["cudnn", "codegen"], graph.group = 0
+// CHECK: reduction add {{.*}}graph.engines = ["cudnn", "codegen"], graph.group = 0
+graph.graph @ranked(%a: tensor<4x4xf32>) -> tensor<4x1xf32> {
   %e = graph.pointwise exp(%a) : (tensor<4x4xf32>) -> tensor<4x4xf32>
-  graph.output %e : tensor<4x4xf32>
+  %s = graph.reduction add %e : (tensor<4x4xf32>) -> tensor<4x1xf32>
+  graph.output %s : tensor<4x1xf32>
+}
+
+// -----
+
+// Codegen declines what it has no kernel for: a matmul, a first-axis
+// reduction, a pointwise mode it does not lower.
+// CHECK-LABEL: graph.graph @cudnn_only
+// CHECK: matmul {{.*}}graph.engines = ["cudnn"]
+// CHECK: reduction add {{.*}}graph.engines = ["cudnn"]
+// CHECK: pointwise cmp_gt({{.*}}graph.engines = ["cudnn"]
+graph.graph @cudnn_only(%a: tensor<4x8xf16>, %b: tensor<8x4xf16>, %c: tensor<4x4xf32>)
+    -> (tensor<4x4xf32>, tensor<1x4xf32>, tensor<4x4xf32>) {
+  %m = graph.matmul %a, %b : (tensor<4x8xf16>, tensor<8x4xf16>) -> tensor<4x4xf32>
+  %s = graph.reduction add %c : (tensor<4x4xf32>) -> tensor<1x4xf32>
+  %g = graph.pointwise cmp_gt(%c, %c) : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
+  graph.output %m, %s, %g : tensor<4x4xf32>, tensor<1x4xf32>, tensor<4x4xf32>
 }
