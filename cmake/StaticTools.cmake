@@ -35,7 +35,7 @@ set(GRAPH_STATIC_OBJECTS MLIRGraphDialect MLIRGraphTransforms MLIRGraphReference
     MLIRExecDialect)
 set(GRAPH_STATIC_LIBS GraphReferenceCore)
 if(TARGET MLIRGraphToCudnn)
-  list(APPEND GRAPH_STATIC_OBJECTS MLIRGraphToCudnn MLIRExecToRuntime)
+  list(APPEND GRAPH_STATIC_OBJECTS MLIRGraphCodegen MLIRGraphToCudnn MLIRExecToRuntime)
   list(APPEND GRAPH_STATIC_LIBS GraphRuntime)
 endif()
 graph_add_static_tool(graph-run-static

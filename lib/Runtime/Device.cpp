@@ -78,6 +78,10 @@ struct DriverHolder {
     RESOLVE(cuEventDestroy, "cuEventDestroy_v2");
     RESOLVE(cuGetErrorName, "cuGetErrorName");
     RESOLVE(cuGetErrorString, "cuGetErrorString");
+    RESOLVE(cuModuleLoadData, "cuModuleLoadData");
+    RESOLVE(cuModuleUnload, "cuModuleUnload");
+    RESOLVE(cuModuleGetFunction, "cuModuleGetFunction");
+    RESOLVE(cuLaunchKernel, "cuLaunchKernel");
     // CUDA 13 renamed the timing entry point; older drivers have the first.
     if (!resolve(lib, n, "cuEventElapsedTime_v2", api.cuEventElapsedTime,
                  error) &&

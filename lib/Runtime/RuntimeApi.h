@@ -37,6 +37,13 @@ struct DriverApi {
   CUresult (*cuEventDestroy)(CUevent);
   CUresult (*cuGetErrorName)(CUresult, const char **);
   CUresult (*cuGetErrorString)(CUresult, const char **);
+  // Generated kernels (codegen engine).
+  CUresult (*cuModuleLoadData)(CUmodule *, const void *);
+  CUresult (*cuModuleUnload)(CUmodule);
+  CUresult (*cuModuleGetFunction)(CUfunction *, CUmodule, const char *);
+  CUresult (*cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned,
+                             unsigned, unsigned, unsigned, unsigned, CUstream,
+                             void **, void **);
 };
 
 struct CudnnApi {

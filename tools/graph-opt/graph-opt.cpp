@@ -15,6 +15,9 @@
 #ifdef GRAPH_HAVE_EXECUTABLE_LOWERING
 #include "GraphDialect/Conversion/Passes.h"
 #endif
+#ifdef GRAPH_HAVE_CODEGEN
+#include "GraphDialect/Conversion/GraphToCodegen.h"
+#endif
 
 int main(int argc, char **argv) {
   mlir::registerTransformsPasses();
@@ -22,10 +25,16 @@ int main(int argc, char **argv) {
 #ifdef GRAPH_HAVE_EXECUTABLE_LOWERING
   mlir::graph::registerGraphConversionPasses();
 #endif
+#ifdef GRAPH_HAVE_CODEGEN
+  mlir::graph::registerCodegenPasses();
+#endif
 
   mlir::DialectRegistry registry;
   registry.insert<mlir::graph::GraphDialect, mlir::exec::ExecDialect,
                   mlir::func::FuncDialect>();
+#ifdef GRAPH_HAVE_CODEGEN
+  mlir::graph::registerCodegenDialects(registry);
+#endif
   return mlir::asMainReturnCode(mlir::MlirOptMain(
       argc, argv, "Graph dialect optimizer driver\n", registry));
 }

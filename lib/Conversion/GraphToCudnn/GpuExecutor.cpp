@@ -9,8 +9,11 @@
 
 #include "GraphDialect/Conversion/GraphToCudnn.h"
 
+#include "GraphDialect/Conversion/GraphToCodegen.h"
+
 #include "GraphDialect/GraphOps.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -50,6 +53,7 @@ private:
 
 struct ReadyGroup {
   std::unique_ptr<rt::CudnnGroup> group;
+  std::unique_ptr<rt::CodegenKernel> kernels; // set: a codegen group
   size_t plan = 0;
   void *workspace = nullptr;
 };
@@ -72,6 +76,10 @@ public:
 
 private:
   std::string split(const rt::GraphSpec &spec, const std::string &why);
+  /// Runs `spec` with generated kernels (codegen_v1) after cuDNN declined
+  /// it for `why` (or was deselected); "" when it does, else both reasons.
+  std::string codegen(const rt::GraphSpec &spec, const std::string &why,
+                      GpuGroupReport entry);
   /// Times every buildable plan of `group` on scratch buffers and sets
   /// `best` to the fastest.
   std::string autotune(const rt::GraphSpec &spec, rt::CudnnGroup &group,
@@ -106,17 +114,69 @@ bool deselected(const std::string &plan, const GpuOptions &options) {
   return false;
 }
 
+std::string GpuRun::codegen(const rt::GraphSpec &spec, const std::string &why,
+                            GpuGroupReport entry) {
+  entry.group = spec.name;
+  entry.declined.push_back("cudnn: " + why);
+  std::string name = kCodegenEngine;
+  std::string error;
+  if (deselected(name, options) ||
+      std::find(options.deselectEngines.begin(), options.deselectEngines.end(),
+                "codegen") != options.deselectEngines.end())
+    error = "deselected";
+  else if (std::string declines = codegenDeclines(spec); !declines.empty())
+    error = declines;
+  rt::CodegenSpec compiled;
+  if (error.empty())
+    error = compileToPtx(spec, compiled);
+  std::unique_ptr<rt::CodegenKernel> kernels;
+  if (error.empty())
+    kernels = rt::CodegenKernel::create(gpu, compiled, error);
+  if (!kernels) {
+    entry.declined.push_back(name + ": " + error);
+    std::string tried;
+    for (const std::string &line : entry.declined)
+      tried += "\n  " + line;
+    return "no engine could run it:" + tried;
+  }
+  entry.plan = name + " (" + std::to_string(compiled.launches.size()) +
+               " kernel" + (compiled.launches.size() == 1 ? "" : "s") + ")";
+  ReadyGroup chosen;
+  chosen.kernels = std::move(kernels);
+  ready.push_back(std::move(chosen));
+  if (report)
+    report->push_back(entry);
+  return "";
+}
+
+/// Whether `--deselect-engines` names the cuDNN engine as a whole.
+bool cudnnDeselected(const GpuOptions &options) {
+  return std::find(options.deselectEngines.begin(),
+                   options.deselectEngines.end(),
+                   "cudnn") != options.deselectEngines.end();
+}
+
 std::string GpuRun::prepare(const rt::GraphSpec &spec,
                             const GroupEngine *engine) {
   GpuGroupReport entry;
   entry.group = spec.name;
   std::string error;
+  // cuDNN first; generated kernels when it declines the group at build time.
+  auto declined = [&](const std::string &why,
+                      const std::string &single) -> std::string {
+    std::string viaCodegen = codegen(spec, why, entry);
+    if (viaCodegen.empty())
+      return "";
+    return spec.ops.size() > 1 ? split(spec, why)
+                               : spec.name + ": " + single + "\n(" +
+                                     viaCodegen + ")";
+  };
+  if (cudnnDeselected(options))
+    return declined("deselected", "cuDNN is deselected");
   std::unique_ptr<rt::CudnnGroup> group =
       rt::CudnnGroup::create(gpu, spec, error);
   if (!group)
-    return spec.ops.size() > 1 ? split(spec, error)
-                               : spec.name + ": cuDNN rejects the operation "
-                                             "graph: " + error;
+    return declined(error, "cuDNN rejects the operation graph: " + error);
   // planIndex and addedPlans belong to one group when planGroup names it.
   bool pinnedGroup = options.planGroup.empty() || spec.name == options.planGroup;
   int planIndex = pinnedGroup ? options.planIndex : -1;
@@ -132,8 +192,7 @@ std::string GpuRun::prepare(const rt::GraphSpec &spec,
         return spec.name + ": the explicit plan of engine " +
                std::to_string(addedEngine) + ": " + e;
   if (!why.empty() && group->plans().empty())
-    return spec.ops.size() > 1 ? split(spec, why)
-                               : spec.name + ": no cuDNN plan: " + why;
+    return declined(why, "no cuDNN plan: " + why);
 
   const std::vector<rt::PlanInfo> &plans = group->plans();
   if (planIndex >= 0 && static_cast<size_t>(planIndex) >= plans.size())
@@ -194,9 +253,8 @@ std::string GpuRun::prepare(const rt::GraphSpec &spec,
     tried += "\n  " + line;
   if (entry.declined.empty())
     tried = "\n  (the plan list is empty)";
-  if (spec.ops.size() > 1)
-    return split(spec, "no plan could be built:" + tried);
-  return spec.name + ": no plan in the list could be built:" + tried;
+  return declined("no plan could be built:" + tried,
+                  "no plan in the list could be built:" + tried);
 }
 
 std::string GpuRun::autotune(const rt::GraphSpec &spec, rt::CudnnGroup &group,
@@ -314,7 +372,10 @@ std::string GpuRun::execute(const std::map<int64_t, void *> &user) {
     all[tensor.uid] = it->second;
   }
   for (ReadyGroup &group : ready)
-    if (std::string error = group.group->execute(group.plan, all, group.workspace);
+    if (std::string error =
+            group.kernels
+                ? group.kernels->execute(all)
+                : group.group->execute(group.plan, all, group.workspace);
         !error.empty())
       return error;
   return "";

@@ -1,0 +1,43 @@
+//===- CodegenPasses.td - Passes of the codegen engine -----*- tablegen -*-===//
+
+#ifndef GRAPH_CODEGEN_PASSES_TD
+#define GRAPH_CODEGEN_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def GraphLowerToLinalg : Pass<"graph-lower-to-linalg", "::mlir::ModuleOp"> {
+  let summary = "Replace each graph by one func of linalg on tensors per "
+                "group the codegen engine can run";
+  let description = [{
+    Runs after `graph-prepare`, `graph-fuse` and `graph-select-engines`.
+    Each group of a `graph.graph` (as the runtime describes it: ops, ports
+    and tensors by uid) that `codegen_v1` accepts becomes
+    `func.func @<graph>_group<N>`: its inputs, then its outputs as
+    destination arguments; every pointwise op a `linalg.generic` over its
+    output's dims with broadcast inputs read through constant-0 indexing
+    maps, every last-axis reduction a `linalg.generic` with a trailing
+    reduction iterator into a `linalg.fill`ed destination. Bodies extend to
+    f32, compute with arith/math and truncate to the stored type. The graph
+    is erased.
+  }];
+  let dependentDialects = [
+    "::mlir::func::FuncDialect", "::mlir::linalg::LinalgDialect",
+    "::mlir::tensor::TensorDialect", "::mlir::arith::ArithDialect",
+    "::mlir::math::MathDialect"
+  ];
+}
+
+def GraphCodegenCollapseLoops
+    : Pass<"graph-codegen-collapse-parallel-loops", "::mlir::func::FuncOp"> {
+  let summary = "Collapse each outermost scf.parallel nest into one 1-D loop";
+  let description = [{
+    Every outermost multi-dimensional `scf.parallel` becomes a 1-D loop over
+    the linearized iteration space (row-major, so consecutive iterations
+    touch consecutive elements of the contiguous dim), ready to be tiled by
+    the block size and mapped to blocks and threads.
+  }];
+  let dependentDialects = ["::mlir::scf::SCFDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
+#endif // GRAPH_CODEGEN_PASSES_TD

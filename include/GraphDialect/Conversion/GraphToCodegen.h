@@ -1,0 +1,63 @@
+//===- GraphToCodegen.h - Generated kernels for memory-bound groups -*- C++ -*-//
+//
+// The codegen engine (codegen_v1): a group description (rt::GraphSpec, the
+// same one the cuDNN path builds) of pointwise ops with numpy broadcasting
+// and last-axis reductions becomes a func of linalg.generic on tensors,
+// is fused, bufferized, lowered to parallel loops, mapped to the GPU (one
+// thread per element of the collapsed iteration space, 256 per block),
+// outlined, converted to NVVM and serialized to sm_90 PTX in process.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GRAPHDIALECT_CONVERSION_GRAPHTOCODEGEN_H
+#define GRAPHDIALECT_CONVERSION_GRAPHTOCODEGEN_H
+
+#include "GraphDialect/Runtime/CodegenKernel.h"
+#include "GraphDialect/Runtime/CudnnGraph.h"
+
+#include "mlir/Pass/Pass.h"
+
+#include <string>
+#include <vector>
+
+namespace mlir {
+class DialectRegistry;
+class ModuleOp;
+class OpPassManager;
+namespace graph {
+
+#define GEN_PASS_DECL
+#include "GraphDialect/Conversion/CodegenPasses.h.inc"
+
+/// The engine name in plan reports.
+constexpr const char *kCodegenEngine = "codegen_v1";
+
+/// Why codegen_v1 cannot run `spec`, or "" when it can.
+std::string codegenDeclines(const ::graph::rt::GraphSpec &spec);
+
+/// Appends `func.func @name` to `module`: `spec` as linalg.generic ops on
+/// tensors (compute in f32). Arguments: the group's inputs, then its
+/// outputs (destinations, returned); `argUids` gets their uids in order.
+std::string lowerSpecToLinalg(const ::graph::rt::GraphSpec &spec,
+                              ModuleOp module, StringRef name,
+                              std::vector<int64_t> &argUids);
+
+/// linalg on tensors -> bufferized parallel loops -> outlined gpu kernels.
+void buildCodegenToGpuPipeline(OpPassManager &pm);
+/// The above, then the NVVM pipeline to sm_90 PTX (gpu.binary, format isa,
+/// bare-pointer kernel arguments).
+void buildCodegenToPtxPipeline(OpPassManager &pm);
+
+/// Compiles `spec` to PTX kernels and their launch geometry.
+std::string compileToPtx(const ::graph::rt::GraphSpec &spec,
+                         ::graph::rt::CodegenSpec &out);
+
+/// Dialects and interfaces the codegen pipelines need.
+void registerCodegenDialects(DialectRegistry &registry);
+/// Passes and the `graph-codegen-to-ptx` pipeline.
+void registerCodegenPasses();
+
+} // namespace graph
+} // namespace mlir
+
+#endif // GRAPHDIALECT_CONVERSION_GRAPHTOCODEGEN_H

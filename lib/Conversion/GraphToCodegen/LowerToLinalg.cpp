@@ -1,0 +1,72 @@
+//===- LowerToLinalg.cpp - graph-lower-to-linalg -------------------------===//
+
+#include "GraphDialect/Conversion/GraphToCodegen.h"
+#include "GraphDialect/Conversion/GraphToCudnn.h"
+#include "GraphDialect/GraphOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/PassRegistry.h"
+
+#include <algorithm>
+#include <mutex>
+
+namespace mlir::graph {
+#define GEN_PASS_DEF_GRAPHLOWERTOLINALG
+#include "GraphDialect/Conversion/CodegenPasses.h.inc"
+#define GEN_PASS_REGISTRATION
+#include "GraphDialect/Conversion/CodegenPasses.h.inc"
+} // namespace mlir::graph
+
+using namespace mlir;
+using namespace mlir::graph;
+
+namespace {
+
+struct GraphLowerToLinalg
+    : public mlir::graph::impl::GraphLowerToLinalgBase<GraphLowerToLinalg> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SmallVector<GraphOp> graphs(module.getOps<GraphOp>());
+    for (GraphOp graph : graphs) {
+      CudnnProgram program;
+      if (std::string error = lowerToCudnn(graph, program); !error.empty()) {
+        graph.emitOpError() << error;
+        return signalPassFailure();
+      }
+      for (const ::graph::rt::GraphSpec &spec : program.groups) {
+        if (!codegenDeclines(spec).empty())
+          continue; // another engine's group
+        std::string name = spec.name;
+        std::replace(name.begin(), name.end(), '/', '_');
+        std::vector<int64_t> argUids;
+        if (std::string error =
+                lowerSpecToLinalg(spec, module, name, argUids);
+            !error.empty()) {
+          graph.emitOpError() << spec.name << ": " << error;
+          return signalPassFailure();
+        }
+      }
+      graph.erase();
+    }
+  }
+};
+
+} // namespace
+
+void mlir::graph::registerCodegenPasses() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    registerGraphCodegenPasses();
+    PassPipelineRegistration<>(
+        "graph-codegen-to-ptx",
+        "Generated kernels: linalg on tensors (graph-lower-to-linalg's "
+        "funcs) -> bufferized parallel loops -> gpu kernels -> sm_90 PTX",
+        [](OpPassManager &pm) { buildCodegenToPtxPipeline(pm); });
+  });
+}
+

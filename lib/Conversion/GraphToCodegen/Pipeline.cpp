@@ -1,0 +1,240 @@
+//===- Pipeline.cpp - linalg on tensors to PTX for codegen_v1 -------------===//
+
+#include "GraphDialect/Conversion/GraphToCodegen.h"
+
+#include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
+#include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
+#include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
+#include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVM.h"
+#include "mlir/Conversion/IndexToLLVM/IndexToLLVM.h"
+#include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
+#include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
+#include "mlir/Conversion/NVVMToLLVM/NVVMToLLVM.h"
+#include "mlir/Conversion/SCFToGPU/SCFToGPUPass.h"
+#include "mlir/Conversion/UBToLLVM/UBToLLVM.h"
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Bufferization/Transforms/FuncBufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Pipelines/Passes.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/Index/IR/IndexDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/Linalg/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/SCF/Transforms/Passes.h"
+#include "mlir/Dialect/SCF/Utils/Utils.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Tensor/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/UB/IR/UBOps.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Target/LLVM/NVVM/Target.h"
+#include "mlir/Target/LLVMIR/Dialect/GPU/GPUToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
+#include "mlir/Transforms/Passes.h"
+
+
+namespace mlir::graph {
+#define GEN_PASS_DEF_GRAPHCODEGENCOLLAPSELOOPS
+#include "GraphDialect/Conversion/CodegenPasses.h.inc"
+} // namespace mlir::graph
+
+using namespace mlir;
+using namespace mlir::graph;
+namespace rt = ::graph::rt;
+
+namespace {
+
+constexpr int64_t kBlockSize = 256;
+
+struct GraphCodegenCollapseLoops
+    : public mlir::graph::impl::GraphCodegenCollapseLoopsBase<GraphCodegenCollapseLoops> {
+  void runOnOperation() override {
+    SmallVector<scf::ParallelOp> outermost;
+    getOperation().walk([&](scf::ParallelOp loop) {
+      if (!loop->getParentOfType<scf::ParallelOp>() && loop.getNumLoops() > 1)
+        outermost.push_back(loop);
+    });
+    IRRewriter rewriter(&getContext());
+    for (scf::ParallelOp loop : outermost) {
+      std::vector<unsigned> all;
+      for (unsigned i = 0; i < loop.getNumLoops(); ++i)
+        all.push_back(i);
+      rewriter.setInsertionPoint(loop);
+      collapseParallelLoops(rewriter, loop, {all});
+    }
+  }
+};
+
+} // namespace
+
+void mlir::graph::buildCodegenToGpuPipeline(OpPassManager &pm) {
+  pm.addPass(createLinalgElementwiseOpFusionPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  bufferization::OneShotBufferizePassOptions bufferize;
+  bufferize.bufferizeFunctionBoundaries = true;
+  bufferize.functionBoundaryTypeConversion =
+      bufferization::LayoutMapOption::IdentityLayoutMap;
+  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  pm.addPass(bufferization::createDropEquivalentBufferResultsPass());
+  pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addNestedPass<func::FuncOp>(createGraphCodegenCollapseLoops());
+  // One thread per element of the collapsed space, kBlockSize per block:
+  // consecutive threads touch consecutive elements (coalesced).
+  pm.addNestedPass<func::FuncOp>(
+      createParallelLoopTilingPass({kBlockSize}, /*noMinMaxBounds=*/true));
+  pm.addNestedPass<func::FuncOp>(createGpuMapParallelLoopsPass());
+  pm.addNestedPass<func::FuncOp>(createConvertParallelLoopToGpuPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  pm.addNestedPass<func::FuncOp>(createGpuLaunchSinkIndexComputationsPass());
+  pm.addPass(createGpuKernelOutliningPass());
+}
+
+static void addNvvmPipeline(OpPassManager &pm) {
+  gpu::GPUToNVVMPipelineOptions options;
+  options.cubinChip = "sm_90";
+  options.cubinFeatures = "+ptx80";
+  options.cubinFormat = "isa";
+  options.kernelUseBarePtrCallConv = true;
+  options.hostUseBarePtrCallConv = true;
+  gpu::buildLowerToNVVMPassPipeline(pm, options);
+}
+
+void mlir::graph::buildCodegenToPtxPipeline(OpPassManager &pm) {
+  buildCodegenToGpuPipeline(pm);
+  addNvvmPipeline(pm);
+}
+
+void mlir::graph::registerCodegenDialects(DialectRegistry &registry) {
+  registry.insert<affine::AffineDialect, arith::ArithDialect,
+                  bufferization::BufferizationDialect, cf::ControlFlowDialect,
+                  func::FuncDialect, gpu::GPUDialect, index::IndexDialect,
+                  linalg::LinalgDialect, LLVM::LLVMDialect, math::MathDialect,
+                  memref::MemRefDialect, NVVM::NVVMDialect, scf::SCFDialect,
+                  tensor::TensorDialect, ub::UBDialect,
+                  vector::VectorDialect>();
+  arith::registerBufferizableOpInterfaceExternalModels(registry);
+  linalg::registerBufferizableOpInterfaceExternalModels(registry);
+  scf::registerBufferizableOpInterfaceExternalModels(registry);
+  tensor::registerBufferizableOpInterfaceExternalModels(registry);
+  bufferization::func_ext::registerBufferizableOpInterfaceExternalModels(
+      registry);
+  arith::registerConvertArithToLLVMInterface(registry);
+  cf::registerConvertControlFlowToLLVMInterface(registry);
+  registerConvertFuncToLLVMInterface(registry);
+  index::registerConvertIndexToLLVMInterface(registry);
+  registerConvertMathToLLVMInterface(registry);
+  registerConvertMemRefToLLVMInterface(registry);
+  registerConvertNVVMToLLVMInterface(registry);
+  ub::registerConvertUBToLLVMInterface(registry);
+  NVVM::registerNVVMTargetInterfaceExternalModels(registry);
+  registerLLVMDialectTranslation(registry);
+  registerNVVMDialectTranslation(registry);
+  registerGPUDialectTranslation(registry);
+}
+
+std::string mlir::graph::compileToPtx(const rt::GraphSpec &spec,
+                                      rt::CodegenSpec &out) {
+  DialectRegistry registry;
+  registerCodegenDialects(registry);
+  MLIRContext context(registry, MLIRContext::Threading::DISABLED);
+  context.loadAllAvailableDialects();
+  OwningOpRef<ModuleOp> module = ModuleOp::create(UnknownLoc::get(&context));
+  std::vector<int64_t> argUids;
+  if (std::string why = lowerSpecToLinalg(spec, *module, "group", argUids);
+      !why.empty())
+    return why;
+
+  std::string diagnostics;
+  ScopedDiagnosticHandler handler(&context, [&](Diagnostic &diag) {
+    diagnostics += "\n  " + diag.str();
+    return success();
+  });
+  PassManager toGpu(&context);
+  buildCodegenToGpuPipeline(toGpu);
+  if (failed(toGpu.run(*module)))
+    return "lowering to gpu kernels failed:" + diagnostics;
+
+  // The launches, in order, with their arguments as uids.
+  auto func = module->lookupSymbol<func::FuncOp>("group");
+  out = rt::CodegenSpec();
+  out.name = spec.name;
+  out.engine = kCodegenEngine;
+  std::map<std::string, size_t> launchOfModule;
+  std::string error;
+  func.walk([&](gpu::LaunchFuncOp launch) {
+    rt::KernelLaunch kernel;
+    kernel.entry = launch.getKernelName().str();
+    auto dim = [&](Value v, unsigned &slot) {
+      APInt value;
+      if (!matchPattern(v, m_ConstantInt(&value)))
+        error = "a launch dimension is not a constant";
+      else
+        slot = static_cast<unsigned>(value.getZExtValue());
+    };
+    gpu::KernelDim3 grid = launch.getGridSizeOperandValues();
+    gpu::KernelDim3 block = launch.getBlockSizeOperandValues();
+    dim(grid.x, kernel.grid[0]);
+    dim(grid.y, kernel.grid[1]);
+    dim(grid.z, kernel.grid[2]);
+    dim(block.x, kernel.block[0]);
+    dim(block.y, kernel.block[1]);
+    dim(block.z, kernel.block[2]);
+    for (Value arg : launch.getKernelOperands()) {
+      auto blockArg = dyn_cast<BlockArgument>(arg);
+      if (!blockArg || !isa<MemRefType>(arg.getType())) {
+        error = "kernel " + kernel.entry +
+                " takes an argument that is not a group buffer";
+        return;
+      }
+      kernel.argUids.push_back(argUids[blockArg.getArgNumber()]);
+    }
+    launchOfModule[launch.getKernelModuleName().str()] = out.launches.size();
+    out.launches.push_back(std::move(kernel));
+  });
+  if (!error.empty())
+    return error;
+  if (out.launches.empty())
+    return "the group lowered to no kernel";
+
+  // Serialize only the device code: drop the host function.
+  func.erase();
+  PassManager toPtx(&context);
+  addNvvmPipeline(toPtx);
+  if (failed(toPtx.run(*module)))
+    return "lowering to PTX failed:" + diagnostics;
+  for (gpu::BinaryOp binary : module->getOps<gpu::BinaryOp>()) {
+    auto it = launchOfModule.find(binary.getSymName().str());
+    if (it == launchOfModule.end())
+      continue;
+    auto object = cast<gpu::ObjectAttr>(binary.getObjects()[0]);
+    out.launches[it->second].ptx = object.getObject().getValue().str();
+  }
+  for (const rt::KernelLaunch &kernel : out.launches) {
+    if (kernel.ptx.empty())
+      return "kernel " + kernel.entry + " has no PTX";
+    if (kernel.ptx.find(".extern") != std::string::npos)
+      return "kernel " + kernel.entry + " calls an external function";
+  }
+  return "";
+}

@@ -1,0 +1,394 @@
+//===- SpecToLinalg.cpp - A group description as linalg on tensors -------===//
+//
+// One linalg.generic per op: pointwise ops iterate over their output's dims
+// and read broadcast operands through constant-0 indexing maps; last-axis
+// reductions iterate over their input's dims with a trailing reduction
+// iterator. Scalars passed by value become f32 constants. Everything is
+// computed in f32; bodies extend from and truncate to the stored types.
+//
+//===----------------------------------------------------------------------===//
+
+#include "GraphDialect/Conversion/GraphToCodegen.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+
+#include <cmath>
+#include <limits>
+#include <map>
+#include <set>
+
+using namespace mlir;
+using namespace mlir::graph;
+namespace rt = ::graph::rt;
+using ::graph::ref::DType;
+
+namespace {
+
+const std::set<std::string> kUnary = {
+    "abs",  "ceil",    "cos",  "elu",        "erf",     "exp",
+    "floor", "gelu",   "gelu_approx_tanh",   "identity", "log",
+    "neg",  "reciprocal", "rsqrt", "sigmoid", "sin",    "softplus",
+    "sqrt", "tan",     "tanh", "relu",       "leaky_relu", "swish"};
+const std::set<std::string> kBinary = {"add", "add_square", "div", "mul",
+                                       "sub", "max",        "min", "pow",
+                                       "bias", "scale"};
+
+Type elementType(Builder &b, DType dtype) {
+  switch (dtype) {
+  case DType::F32:
+    return b.getF32Type();
+  case DType::F16:
+    return b.getF16Type();
+  case DType::BF16:
+    return b.getBF16Type();
+  default:
+    return nullptr;
+  }
+}
+
+bool rowMajor(const rt::TensorSpec &t) {
+  int64_t expect = 1;
+  for (int64_t i = static_cast<int64_t>(t.dims.size()) - 1; i >= 0; --i) {
+    if (t.dims[i] != 1 && t.strides[i] != expect)
+      return false;
+    expect *= t.dims[i];
+  }
+  return true;
+}
+
+double attrOr(const rt::OpSpec &op, const char *name, double fallback) {
+  auto it = op.floatAttrs.find(name);
+  return it == op.floatAttrs.end() ? fallback : it->second;
+}
+
+/// The f32 body of pointwise `op` on f32 operands.
+Value pointwise(OpBuilder &b, Location loc, const rt::OpSpec &op,
+                ArrayRef<Value> args) {
+  auto cst = [&](double v) -> Value {
+    return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(v));
+  };
+  auto add = [&](Value x, Value y) -> Value {
+    return arith::AddFOp::create(b, loc, x, y);
+  };
+  auto mul = [&](Value x, Value y) -> Value {
+    return arith::MulFOp::create(b, loc, x, y);
+  };
+  auto select = [&](arith::CmpFPredicate p, Value x, Value y, Value t,
+                    Value f) -> Value {
+    Value c = arith::CmpFOp::create(b, loc, p, x, y);
+    return arith::SelectOp::create(b, loc, c, t, f);
+  };
+  auto sigmoid = [&](Value x) -> Value {
+    Value e = math::ExpOp::create(b, loc, arith::NegFOp::create(b, loc, x));
+    return arith::DivFOp::create(b, loc, cst(1.0), add(cst(1.0), e));
+  };
+  const std::string &m = op.mode;
+  Value a = args[0];
+  Value c = args.size() > 1 ? args[1] : Value();
+  if (m == "add" || m == "bias")
+    return add(a, c);
+  if (m == "add_square")
+    return add(a, mul(c, c));
+  if (m == "div")
+    return arith::DivFOp::create(b, loc, a, c);
+  if (m == "mul" || m == "scale")
+    return mul(a, c);
+  if (m == "sub")
+    return arith::SubFOp::create(b, loc, a, c);
+  if (m == "max")
+    return arith::MaximumFOp::create(b, loc, a, c);
+  if (m == "min")
+    return arith::MinimumFOp::create(b, loc, a, c);
+  if (m == "pow")
+    return math::PowFOp::create(b, loc, a, c);
+  if (m == "abs")
+    return math::AbsFOp::create(b, loc, a);
+  if (m == "ceil")
+    return math::CeilOp::create(b, loc, a);
+  if (m == "floor")
+    return math::FloorOp::create(b, loc, a);
+  if (m == "cos")
+    return math::CosOp::create(b, loc, a);
+  if (m == "sin")
+    return math::SinOp::create(b, loc, a);
+  if (m == "tan")
+    return math::TanOp::create(b, loc, a);
+  if (m == "tanh")
+    return math::TanhOp::create(b, loc, a);
+  if (m == "erf")
+    return math::ErfOp::create(b, loc, a);
+  if (m == "exp")
+    return math::ExpOp::create(b, loc, a);
+  if (m == "log")
+    return math::LogOp::create(b, loc, a);
+  if (m == "sqrt")
+    return math::SqrtOp::create(b, loc, a);
+  if (m == "rsqrt")
+    return math::RsqrtOp::create(b, loc, a);
+  if (m == "neg")
+    return arith::NegFOp::create(b, loc, a);
+  if (m == "identity")
+    return a;
+  if (m == "reciprocal")
+    return arith::DivFOp::create(b, loc, cst(1.0), a);
+  if (m == "sigmoid")
+    return sigmoid(a);
+  if (m == "swish")
+    return mul(a, sigmoid(mul(cst(attrOr(op, "swish_beta", 1.0)), a)));
+  if (m == "elu") {
+    Value neg = mul(cst(attrOr(op, "elu_alpha", 1.0)),
+                    math::ExpM1Op::create(b, loc, a));
+    return select(arith::CmpFPredicate::OGT, a, cst(0.0), a, neg);
+  }
+  if (m == "gelu") {
+    Value e = math::ErfOp::create(b, loc, mul(a, cst(M_SQRT1_2)));
+    return mul(mul(cst(0.5), a), add(cst(1.0), e));
+  }
+  if (m == "gelu_approx_tanh") {
+    Value cube = mul(mul(a, a), a);
+    Value inner = mul(cst(std::sqrt(2.0 / M_PI)), add(a, mul(cst(0.044715), cube)));
+    Value t = math::TanhOp::create(b, loc, inner);
+    return mul(mul(cst(0.5), a), add(cst(1.0), t));
+  }
+  if (m == "softplus") {
+    // (max(z, 0) + log1p(exp(-|z|))) / beta with z = beta * a.
+    double beta = attrOr(op, "softplus_beta", 1.0);
+    Value z = mul(cst(beta), a);
+    Value pos = arith::MaximumFOp::create(b, loc, z, cst(0.0));
+    Value negAbs = arith::NegFOp::create(b, loc, math::AbsFOp::create(b, loc, z));
+    Value l = math::Log1pOp::create(b, loc, math::ExpOp::create(b, loc, negAbs));
+    return arith::DivFOp::create(b, loc, add(pos, l), cst(beta));
+  }
+  if (m == "relu") {
+    double lo = attrOr(op, "lower_clip", 0.0);
+    double hi = attrOr(op, "upper_clip", std::numeric_limits<double>::infinity());
+    double slope = attrOr(op, "negative_slope", 0.0);
+    Value below = add(cst(lo), mul(cst(slope), arith::SubFOp::create(b, loc, a, cst(lo))));
+    Value mid = select(arith::CmpFPredicate::OGT, a, cst(lo), a, below);
+    return select(arith::CmpFPredicate::OGE, a, cst(hi), cst(hi), mid);
+  }
+  if (m == "leaky_relu") {
+    Value neg = mul(cst(attrOr(op, "negative_slope", 0.01)), a);
+    return select(arith::CmpFPredicate::OGT, a, cst(0.0), a, neg);
+  }
+  return Value();
+}
+
+Value toF32(OpBuilder &b, Location loc, Value v) {
+  if (v.getType().isF32())
+    return v;
+  return arith::ExtFOp::create(b, loc, b.getF32Type(), v);
+}
+
+Value fromF32(OpBuilder &b, Location loc, Value v, Type to) {
+  if (to.isF32())
+    return v;
+  return arith::TruncFOp::create(b, loc, to, v);
+}
+
+} // namespace
+
+std::string mlir::graph::codegenDeclines(const rt::GraphSpec &spec) {
+  std::map<int64_t, const rt::TensorSpec *> tensors;
+  for (const rt::TensorSpec &t : spec.tensors) {
+    tensors[t.uid] = &t;
+    if (t.dtype != DType::F32 && t.dtype != DType::F16 &&
+        t.dtype != DType::BF16)
+      return "generated kernels take f32, f16 and bf16 tensors only";
+    if (!t.isVirtual && !t.isByValue && !rowMajor(t))
+      return "generated kernels take row-major tensors only";
+  }
+  if (spec.ops.empty())
+    return "the group has no ops";
+  for (const rt::OpSpec &op : spec.ops) {
+    if (op.kind == "pointwise") {
+      if (!kUnary.count(op.mode) && !kBinary.count(op.mode))
+        return "generated kernels have no pointwise " + op.mode + " yet";
+      continue;
+    }
+    if (op.kind != "reduction")
+      return "generated kernels have no " + op.kind + " yet";
+    if (op.mode != "add" && op.mode != "max" && op.mode != "min")
+      return "generated kernels have no " + op.mode + " reduction yet";
+    auto in = op.inputs.find("input"), out = op.outputs.find("output");
+    if (in == op.inputs.end() || out == op.outputs.end() ||
+        op.inputs.count("group_offset"))
+      return "generated kernels reduce one input to one output";
+    const rt::TensorSpec &x = *tensors[in->second], &y = *tensors[out->second];
+    if (y.dtype != DType::F32)
+      return "generated reductions accumulate into f32 outputs only";
+    size_t rank = x.dims.size();
+    if (y.dims.size() != rank || rank == 0)
+      return "generated kernels reduce tensors of one rank";
+    for (size_t i = 0; i < rank; ++i)
+      if ((i + 1 < rank && x.dims[i] != y.dims[i]) ||
+          (i + 1 == rank && y.dims[i] != 1))
+        return "generated kernels reduce over the last axis only";
+  }
+  return "";
+}
+
+std::string mlir::graph::lowerSpecToLinalg(const rt::GraphSpec &spec,
+                                           ModuleOp module, StringRef name,
+                                           std::vector<int64_t> &argUids) {
+  if (std::string why = codegenDeclines(spec); !why.empty())
+    return why;
+  OpBuilder b(module.getContext());
+  Location loc = module.getLoc();
+  std::map<int64_t, const rt::TensorSpec *> tensors;
+  for (const rt::TensorSpec &t : spec.tensors)
+    tensors[t.uid] = &t;
+  auto tensorType = [&](const rt::TensorSpec &t) {
+    return RankedTensorType::get(t.dims, elementType(b, t.dtype));
+  };
+
+  // Inputs: buffers read and not produced here; outputs: produced buffers.
+  std::set<int64_t> produced;
+  for (const rt::OpSpec &op : spec.ops)
+    for (auto &[port, uid] : op.outputs)
+      produced.insert(uid);
+  std::vector<int64_t> inputs, outputs;
+  for (const rt::TensorSpec &t : spec.tensors) {
+    if (t.isVirtual || t.isByValue)
+      continue;
+    (produced.count(t.uid) ? outputs : inputs).push_back(t.uid);
+  }
+  SmallVector<Type> argTypes, resultTypes;
+  for (int64_t uid : inputs)
+    argTypes.push_back(tensorType(*tensors[uid]));
+  for (int64_t uid : outputs) {
+    argTypes.push_back(tensorType(*tensors[uid]));
+    resultTypes.push_back(tensorType(*tensors[uid]));
+  }
+  b.setInsertionPointToEnd(module.getBody());
+  auto func = func::FuncOp::create(b, loc, name,
+                                   b.getFunctionType(argTypes, resultTypes));
+  Block *entry = func.addEntryBlock();
+  b.setInsertionPointToStart(entry);
+  std::map<int64_t, Value> values, destinations;
+  argUids.clear();
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    values[inputs[i]] = entry->getArgument(i);
+    argUids.push_back(inputs[i]);
+  }
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    unsigned index = inputs.size() + i;
+    destinations[outputs[i]] = entry->getArgument(index);
+    func.setArgAttr(index, "bufferization.writable", b.getBoolAttr(true));
+    argUids.push_back(outputs[i]);
+  }
+
+  // The result's destination: its output argument, or a fresh tensor.
+  auto destination = [&](const rt::TensorSpec &t) -> Value {
+    auto it = destinations.find(t.uid);
+    if (it != destinations.end())
+      return it->second;
+    return tensor::EmptyOp::create(b, loc, t.dims, elementType(b, t.dtype));
+  };
+  /// The map reading `t` (aligned to the trailing dims) in a `rank`-d space.
+  auto readMap = [&](const rt::TensorSpec &t, ArrayRef<int64_t> space) {
+    SmallVector<AffineExpr> exprs;
+    size_t offset = space.size() - t.dims.size();
+    for (size_t j = 0; j < t.dims.size(); ++j)
+      exprs.push_back(t.dims[j] == space[offset + j] || t.dims[j] != 1
+                          ? b.getAffineDimExpr(offset + j)
+                          : b.getAffineConstantExpr(0));
+    return AffineMap::get(space.size(), 0, exprs, b.getContext());
+  };
+
+  for (const rt::OpSpec &op : spec.ops) {
+    const rt::TensorSpec &out = *tensors[op.outputs.at("output")];
+    Type outType = elementType(b, out.dtype);
+    if (op.kind == "pointwise") {
+      SmallVector<Value> ins;
+      SmallVector<AffineMap> maps;
+      SmallVector<double> byValue; // NaN: read from an operand
+      unsigned arity = kBinary.count(op.mode) ? 2 : 1;
+      for (unsigned k = 0; k < arity; ++k) {
+        auto port = op.inputs.find("in" + std::to_string(k));
+        if (port == op.inputs.end())
+          return "pointwise " + op.mode + " lacks in" + std::to_string(k);
+        const rt::TensorSpec &t = *tensors[port->second];
+        if (t.isByValue) {
+          byValue.push_back(t.byValue);
+          continue;
+        }
+        if (t.dims.size() > out.dims.size())
+          return "pointwise " + op.mode + ": an operand of higher rank than "
+                 "its output";
+        byValue.push_back(std::nan(""));
+        ins.push_back(values.at(t.uid));
+        maps.push_back(readMap(t, out.dims));
+      }
+      maps.push_back(b.getMultiDimIdentityMap(out.dims.size()));
+      SmallVector<utils::IteratorType> iterators(out.dims.size(),
+                                                 utils::IteratorType::parallel);
+      auto generic = linalg::GenericOp::create(
+          b, loc, TypeRange{RankedTensorType::get(out.dims, outType)}, ins,
+          ValueRange{destination(out)}, maps, iterators,
+          [&](OpBuilder &nb, Location nloc, ValueRange blockArgs) {
+            SmallVector<Value> f32Args;
+            unsigned next = 0;
+            for (double v : byValue)
+              f32Args.push_back(
+                  std::isnan(v)
+                      ? toF32(nb, nloc, blockArgs[next++])
+                      : arith::ConstantOp::create(nb, nloc,
+                                                  nb.getF32FloatAttr(v))
+                            .getResult());
+            Value r = pointwise(nb, nloc, op, f32Args);
+            linalg::YieldOp::create(nb, nloc, fromF32(nb, nloc, r, outType));
+          });
+      values[out.uid] = generic.getResult(0);
+      continue;
+    }
+    // A last-axis reduction into an f32 destination.
+    const rt::TensorSpec &in = *tensors[op.inputs.at("input")];
+    double init = op.mode == "add"   ? 0.0
+                  : op.mode == "max" ? -std::numeric_limits<double>::infinity()
+                                     : std::numeric_limits<double>::infinity();
+    Value identity = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(init));
+    Value filled =
+        linalg::FillOp::create(b, loc, ValueRange{identity},
+                               ValueRange{destination(out)})
+            .getResult(0);
+    size_t rank = in.dims.size();
+    SmallVector<AffineExpr> outExprs;
+    for (size_t j = 0; j + 1 < rank; ++j)
+      outExprs.push_back(b.getAffineDimExpr(j));
+    outExprs.push_back(b.getAffineConstantExpr(0));
+    SmallVector<AffineMap> maps = {
+        b.getMultiDimIdentityMap(rank),
+        AffineMap::get(rank, 0, outExprs, b.getContext())};
+    SmallVector<utils::IteratorType> iterators(rank,
+                                               utils::IteratorType::parallel);
+    iterators.back() = utils::IteratorType::reduction;
+    std::string mode = op.mode;
+    auto generic = linalg::GenericOp::create(
+        b, loc, TypeRange{filled.getType()}, ValueRange{values.at(in.uid)},
+        ValueRange{filled}, maps, iterators,
+        [&](OpBuilder &nb, Location nloc, ValueRange blockArgs) {
+          Value x = toF32(nb, nloc, blockArgs[0]);
+          Value acc = blockArgs[1];
+          Value r = mode == "add"
+                        ? arith::AddFOp::create(nb, nloc, acc, x).getResult()
+                    : mode == "max"
+                        ? arith::MaximumFOp::create(nb, nloc, acc, x).getResult()
+                        : arith::MinimumFOp::create(nb, nloc, acc, x).getResult();
+          linalg::YieldOp::create(nb, nloc, r);
+        });
+    values[out.uid] = generic.getResult(0);
+  }
+  SmallVector<Value> results;
+  for (int64_t uid : outputs)
+    results.push_back(values.at(uid));
+  func::ReturnOp::create(b, loc, results);
+  return "";
+}
