@@ -150,7 +150,7 @@ def Graph_MatmulOp : Graph_Op<"matmul", InferredResult> {
   let hasCustomAssemblyFormat = 1;
 }
 
-def Graph_PointwiseOp : Graph_Op<"pointwise"> {
+def Graph_PointwiseOp : Graph_Op<"pointwise", InferredResult> {
   let summary = "Element-wise operation with numpy broadcasting";
   let description = [{
     One element-wise operation of the cuDNN frontend, selected by `mode`
@@ -179,9 +179,7 @@ def Graph_PointwiseOp : Graph_Op<"pointwise"> {
                             OptionalAttr<F64Attr>:$softplus_beta,
                             OptionalAttr<I64Attr>:$axis), NodeAttrs);
   let results = (outs AnyRankedTensor:$output);
-  let assemblyFormat = [{
-    custom<EnumKeyword>($mode) `(` $inputs `)` attr-dict `:` functional-type($inputs, results)
-  }];
+  let hasCustomAssemblyFormat = 1;
   let hasFolder = 1;
   let extraClassDeclaration = [{
     /// Number of tensor operands `mode` takes.

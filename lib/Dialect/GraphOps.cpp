@@ -9,6 +9,8 @@
 
 #include "GraphDialect/GraphOps.h"
 
+#include "EnumKeyword.h"
+
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallSet.h"
 
@@ -1904,15 +1906,16 @@ Type inferredTensor(ArrayRef<int64_t> shape, Value like) {
 
 /// `operands attr-dict : (operand types) [-> result types]`: without the
 /// arrow, the result types come from the op's InferTypeOpInterface.
+/// The part after the operands: `attr-dict : (types) [-> types]`.
 template <typename OpTy>
-ParseResult parseInferredResultOp(OpAsmParser &parser, OperationState &result) {
+ParseResult
+parseInferredResultTail(OpAsmParser &parser, OperationState &result,
+                        ArrayRef<OpAsmParser::UnresolvedOperand> operands,
+                        llvm::SMLoc loc) {
   MLIRContext *context = parser.getContext();
-  SmallVector<OpAsmParser::UnresolvedOperand> operands;
   SmallVector<Type> operandTypes, resultTypes;
-  llvm::SMLoc loc = parser.getCurrentLocation();
   NamedAttrList attrs;
-  if (parser.parseOperandList(operands) ||
-      parser.parseOptionalAttrDict(attrs) || parser.parseColon() ||
+  if (parser.parseOptionalAttrDict(attrs) || parser.parseColon() ||
       parser.parseLParen())
     return failure();
   if (failed(parser.parseOptionalRParen()) &&
@@ -1941,7 +1944,7 @@ ParseResult parseInferredResultOp(OpAsmParser &parser, OperationState &result) {
     return failure();
   typename OpTy::Properties properties;
   NamedAttrList inherent;
-  for (NamedAttribute attr : attrs)
+  for (NamedAttribute attr : result.attributes)
     if (llvm::is_contained(OpTy::getAttributeNames(), attr.getName().getValue()))
       inherent.push_back(attr);
   if (failed(OpTy::setPropertiesFromAttr(
@@ -1959,6 +1962,15 @@ ParseResult parseInferredResultOp(OpAsmParser &parser, OperationState &result) {
   }
   result.addTypes(resultTypes);
   return success();
+}
+
+template <typename OpTy>
+ParseResult parseInferredResultOp(OpAsmParser &parser, OperationState &result) {
+  SmallVector<OpAsmParser::UnresolvedOperand> operands;
+  llvm::SMLoc loc = parser.getCurrentLocation();
+  if (parser.parseOperandList(operands))
+    return failure();
+  return parseInferredResultTail<OpTy>(parser, result, operands, loc);
 }
 
 /// Prints the explicit form always, so text round-trips exactly.
@@ -1990,6 +2002,51 @@ GRAPH_INFERRED_RESULT_ASSEMBLY(SliceOp)
 GRAPH_INFERRED_RESULT_ASSEMBLY(ConcatenateOp)
 GRAPH_INFERRED_RESULT_ASSEMBLY(ConvFpropOp)
 #undef GRAPH_INFERRED_RESULT_ASSEMBLY
+
+// `pointwise MODE(operands) attr-dict : (types) [-> type]`.
+ParseResult PointwiseOp::parse(OpAsmParser &parser, OperationState &result) {
+  PointwiseModeAttr mode;
+  if (parseEnumKeyword(parser, mode))
+    return failure();
+  result.addAttribute(getModeAttrName(result.name), mode);
+  SmallVector<OpAsmParser::UnresolvedOperand> operands;
+  llvm::SMLoc loc = parser.getCurrentLocation();
+  if (parser.parseLParen() || parser.parseOperandList(operands) ||
+      parser.parseRParen())
+    return failure();
+  return parseInferredResultTail<PointwiseOp>(parser, result, operands, loc);
+}
+
+void PointwiseOp::print(OpAsmPrinter &printer) {
+  printer << ' ' << stringifyPointwiseMode(getMode()) << '(';
+  printer.printOperands(getInputs());
+  printer << ')';
+  printer.printOptionalAttrDict(getOperation()->getAttrDictionary().getValue(),
+                                {getModeAttrName()});
+  printer << " : ";
+  printer.printFunctionalType(getOperation());
+}
+
+bool PointwiseOp::isCompatibleReturnTypes(TypeRange l, TypeRange r) {
+  return l.size() == r.size(); // the verifier checks the broadcast dims
+}
+
+LogicalResult PointwiseOp::inferReturnTypes(MLIRContext *,
+                                            std::optional<Location>,
+                                            Adaptor adaptor,
+                                            SmallVectorImpl<Type> &results) {
+  if (adaptor.getInputs().empty())
+    return failure(); // nothing to infer from: the text must give the type
+  SmallVector<int64_t> shape;
+  bool broadcasts = true;
+  for (Value input : adaptor.getInputs())
+    broadcasts &= broadcastInto(shape, shapeOf(input));
+  if (!broadcasts)
+    shape.assign(shapeOf(adaptor.getInputs().front()).begin(),
+                 shapeOf(adaptor.getInputs().front()).end());
+  results.push_back(inferredTensor(shape, adaptor.getInputs().front()));
+  return success();
+}
 
 // Inference never fails on inconsistent operands: it returns its best guess
 // and leaves the diagnosis to the verifier, whose messages name the rule.

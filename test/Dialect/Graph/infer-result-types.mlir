@@ -23,6 +23,18 @@ graph.graph @inferred(%a: tensor<8x4x16xf16>, %b: tensor<1x16x32xf16>,
 
 // -----
 
+// Pointwise results are the numpy broadcast of the operands.
+// CHECK-LABEL: graph.graph @pointwise
+// CHECK: pointwise add(%{{.*}}, %{{.*}}) {name = "bias"} : (tensor<4x1x8xf32>, tensor<3x1xf32>) -> tensor<4x3x8xf32>
+// CHECK: pointwise relu(%{{.*}}) {upper_clip = 6.000000e+00 : f64} : (tensor<4x3x8xf32>) -> tensor<4x3x8xf32>
+graph.graph @pointwise(%a: tensor<4x1x8xf32>, %b: tensor<3x1xf32>) -> tensor<4x3x8xf32> {
+  %s = graph.pointwise add(%a, %b) {name = "bias"} : (tensor<4x1x8xf32>, tensor<3x1xf32>)
+  %r = graph.pointwise relu(%s) {upper_clip = 6.0 : f64} : (tensor<4x3x8xf32>)
+  graph.output %r : tensor<4x3x8xf32>
+}
+
+// -----
+
 // A written result type may choose another element type and a layout.
 // CHECK-LABEL: graph.graph @explicit
 // CHECK: matmul {{.*}} -> tensor<4x8xf32, #graph.strides<[8, 1]>>
