@@ -6,3 +6,9 @@ for d in "$cudnn_lib/../../cuda_nvrtc/lib" "$cudnn_lib/../../cublas/lib"; do
   [[ -d "$d" ]] && extra="$extra:$(cd "$d" && pwd)"
 done
 export LD_LIBRARY_PATH="$cudnn_lib$extra${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+
+# The carried binaries may come xz-compressed (scripts/gpu/build-carry.sh).
+carry_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/carry"
+for packed in "$carry_dir"/bin/*.xz "$carry_dir"/lib/*.xz; do
+  [[ -f "$packed" && ! -e "${packed%.xz}" ]] && xz -dk "$packed"
+done

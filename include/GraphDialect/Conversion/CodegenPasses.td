@@ -23,7 +23,7 @@ def GraphLowerToLinalg : Pass<"graph-lower-to-linalg", "::mlir::ModuleOp"> {
   let dependentDialects = [
     "::mlir::func::FuncDialect", "::mlir::linalg::LinalgDialect",
     "::mlir::tensor::TensorDialect", "::mlir::arith::ArithDialect",
-    "::mlir::math::MathDialect"
+    "::mlir::math::MathDialect", "::mlir::bufferization::BufferizationDialect"
   ];
 }
 

@@ -386,9 +386,19 @@ std::string mlir::graph::lowerSpecToLinalg(const rt::GraphSpec &spec,
         });
     values[out.uid] = generic.getResult(0);
   }
+  // Each result is written into its output argument: a pointwise generic
+  // never reads its init, so canonicalization swaps the argument for a
+  // tensor.empty and bufferization would write a temporary instead.
   SmallVector<Value> results;
-  for (int64_t uid : outputs)
-    results.push_back(values.at(uid));
+  for (int64_t uid : outputs) {
+    Value value = values.at(uid);
+    auto dest = destinations.find(uid);
+    if (dest != destinations.end() && value != dest->second)
+      value = bufferization::MaterializeInDestinationOp::create(
+                  b, loc, value.getType(), value, dest->second)
+                  .getResult();
+    results.push_back(value);
+  }
   func::ReturnOp::create(b, loc, results);
   return "";
 }
