@@ -514,43 +514,35 @@ DEFINE_CONV_ACCESSORS(ConvDgradOp)
 DEFINE_CONV_ACCESSORS(ConvWgradOp)
 #undef DEFINE_CONV_ACCESSORS
 
-LogicalResult ConvFpropOp::verify() {
-  if (failed(verifyCommon(*this)) ||
-      failed(verifyConvRank(*this, "image", getImage())))
+/// The three convolutions share one rule set; they differ in which port
+/// holds the image-side tensor, the filter and the output-side tensor.
+template <typename ConvOp>
+static LogicalResult verifyConv(ConvOp op, StringRef xPort, Value x,
+                                StringRef wPort, Value w, StringRef yPort,
+                                Value y) {
+  if (failed(verifyCommon(op)) || failed(verifyConvRank(op, xPort, x)))
     return failure();
-  unsigned rank = rankOf(getImage());
-  auto geometry = getConvGeometry(*this, rank > 2 ? rank - 2 : 0);
+  unsigned rank = rankOf(x);
+  auto geometry = getConvGeometry(op, rank > 2 ? rank - 2 : 0);
   if (failed(geometry))
     return failure();
-  return verifyConvShapes(*this, "image", shapeOf(getImage()), "weight",
-                          shapeOf(getWeight()), "Y", shapeOf(getY()),
-                          *geometry);
+  return verifyConvShapes(op, xPort, shapeOf(x), wPort, shapeOf(w), yPort,
+                          shapeOf(y), *geometry);
+}
+
+LogicalResult ConvFpropOp::verify() {
+  return verifyConv(*this, "image", getImage(), "weight", getWeight(), "Y",
+                    getY());
 }
 
 LogicalResult ConvDgradOp::verify() {
-  if (failed(verifyCommon(*this)) ||
-      failed(verifyConvRank(*this, "DX", getDX())))
-    return failure();
-  unsigned rank = rankOf(getDX());
-  auto geometry = getConvGeometry(*this, rank > 2 ? rank - 2 : 0);
-  if (failed(geometry))
-    return failure();
-  return verifyConvShapes(*this, "DX", shapeOf(getDX()), "filter",
-                          shapeOf(getFilter()), "loss", shapeOf(getLoss()),
-                          *geometry);
+  return verifyConv(*this, "DX", getDX(), "filter", getFilter(), "loss",
+                    getLoss());
 }
 
 LogicalResult ConvWgradOp::verify() {
-  if (failed(verifyCommon(*this)) ||
-      failed(verifyConvRank(*this, "image", getImage())))
-    return failure();
-  unsigned rank = rankOf(getImage());
-  auto geometry = getConvGeometry(*this, rank > 2 ? rank - 2 : 0);
-  if (failed(geometry))
-    return failure();
-  return verifyConvShapes(*this, "image", shapeOf(getImage()), "DW",
-                          shapeOf(getDW()), "loss", shapeOf(getLoss()),
-                          *geometry);
+  return verifyConv(*this, "image", getImage(), "DW", getDW(), "loss",
+                    getLoss());
 }
 
 //===----------------------------------------------------------------------===//

@@ -557,27 +557,19 @@ std::string Interpreter::eval(Operation *op) {
           return fail(error);
         return bind(op, cat.getOutput(), std::move(out));
       })
-      .Case([&](RopeOp rope) -> std::string {
+      .Case<RopeOp, RopeBackwardOp>([&](auto rope) -> std::string {
+        constexpr bool forward = std::is_same_v<decltype(rope), RopeOp>;
+        double scale = rope.getOutputScale()
+                           ? rope.getOutputScale()->convertToDouble()
+                           : 1.0;
+        int64_t ropeDim = rope.getRopeDim().value_or(0);
         NdArray out;
-        if (!(error = ref::rope(
-                  get(rope.getInput()), get(rope.getFreqs()),
-                  rope.getOutputScale()
-                      ? rope.getOutputScale()->convertToDouble()
-                      : 1.0,
-                  rope.getRopeDim().value_or(0), out))
-                 .empty())
-          return fail(error);
-        return bind(op, rope.getOutput(), std::move(out));
-      })
-      .Case([&](RopeBackwardOp rope) -> std::string {
-        NdArray out;
-        if (!(error = ref::ropeBackward(
-                  get(rope.getDY()), get(rope.getFreqs()),
-                  rope.getOutputScale()
-                      ? rope.getOutputScale()->convertToDouble()
-                      : 1.0,
-                  rope.getRopeDim().value_or(0), out))
-                 .empty())
+        error = forward ? ref::rope(get(rope->getOperand(0)),
+                                    get(rope.getFreqs()), scale, ropeDim, out)
+                        : ref::ropeBackward(get(rope->getOperand(0)),
+                                            get(rope.getFreqs()), scale,
+                                            ropeDim, out);
+        if (!error.empty())
           return fail(error);
         return bind(op, rope.getOutput(), std::move(out));
       })
