@@ -308,6 +308,114 @@ GRAPH_API GraphStatus graphSetPlanOptions(GraphModule module,
                                           int64_t workspaceLimit,
                                           int autotune);
 
+/*===------------------------------------------------------------------===*\
+|* Graph builder                                                            *|
+|*                                                                          *|
+|* Builds one graph.graph without writing MLIR text, as the cuDNN frontend  *|
+|* and the Python package do: create tensors (handles, ids > 0), set their  *|
+|* properties, add ops naming their tensors by ODS port, mark outputs, then *|
+|* graphBuilderFinish emits the graph (generic op form) and parses it       *|
+|* through graphModuleParse's path: every parse or verifier diagnostic      *|
+|* comes back through graphGetLastError (GRAPH_ERROR_INVALID_GRAPH).        *|
+|*                                                                          *|
+|* Tensors: a tensor no op produces is a graph input (block argument, with  *|
+|* graph.uid / graph.name argument attributes); inputs are ordered by id.   *|
+|* An op's results are tensors created with graphBuilderTensor too: the     *|
+|* caller gives their dims and dtype (like the frontend's set_dim). Tensors *|
+|* marked with graphTensorSetOutput(t, 1) (or graphTensorSetVirtual(t, 0))  *|
+|* are the graph's outputs (graph.output operands, with graph.uid /         *|
+|* graph.name result attributes), ordered by id; the others are virtual.    *|
+|* Uids may be left unset: graphModulePrepare assigns them.                 *|
+|*                                                                          *|
+|* Ports are the op's ODS operand and result names (include/GraphDialect/   *|
+|* GraphOps.td): matmul A, B -> C; conv_fprop image, weight -> Y;           *|
+|* layernorm input, scale, bias, epsilon -> Y, mean, inv_var; sdpa q, k, v  *|
+|* [, attn_scale, bias, ...] -> O [, Stats, ...]. The i-th tensor of a      *|
+|* variadic port is "<port>_<i>", numbered from 0 without gaps: pointwise   *|
+|* takes "inputs_0", "inputs_1", "inputs_2"; batchnorm "peer_stats_0"...    *|
+|* Optional ports may be left out (layernorm inference: no mean/inv_var).   *|
+|*                                                                          *|
+|* Every misuse is GRAPH_ERROR_INVALID_ARGUMENT with the full text: unknown *|
+|* op kind (the message lists them), unknown port (lists the op's ports),   *|
+|* missing required port, a port given twice, an unknown tensor id, a       *|
+|* tensor read by an earlier op as a graph input and then produced ("used  *|
+|* before it exists"), a tensor produced twice, a user uid already given to *|
+|* another tensor (both tensors are named), an unknown attribute name.      *|
+\*===------------------------------------------------------------------===*/
+
+typedef struct GraphBuilderImpl *GraphBuilder;
+
+/* A builder of the graph @graphName (NULL or "": "main") whose io,
+ * intermediate and compute data types are the graph's io_data_type,
+ * intermediate_data_type and compute_data_type. NULL on failure (a bad
+ * context or dtype). The context must stay alive until graphBuilderFinish. */
+GRAPH_API GraphBuilder graphBuilderCreate(GraphContext context,
+                                          const char *graphName, GraphDType io,
+                                          GraphDType intermediate,
+                                          GraphDType compute);
+/* Destroys a builder (modules it finished stay valid). NULL is a no-op. */
+GRAPH_API void graphBuilderDestroy(GraphBuilder builder);
+
+/* A tensor of `rank` dims (-1: dynamic) and strides in elements
+ * (stridesOrNull NULL: not decided, graphModulePrepare infers them); its
+ * handle (> 0), or -1 on failure. */
+GRAPH_API int64_t graphBuilderTensor(GraphBuilder builder, GraphDType dtype,
+                                     int32_t rank, const int64_t *dims,
+                                     const int64_t *stridesOrNull,
+                                     const char *nameOrNull);
+/* A pass-by-value scalar: a graph.scalar op of dims {1} (graphTensorSetDims
+ * changes them); integer dtypes need an integral value. Its handle, or -1. */
+GRAPH_API int64_t graphBuilderScalar(GraphBuilder builder, GraphDType dtype,
+                                     double value, const char *nameOrNull);
+
+/* Tensor setters; each applies to what graphBuilderFinish emits later.
+ * graphTensorSetUid fails when another tensor has that uid (the message
+ * names both tensors); setting dims of another rank drops the strides;
+ * graphTensorSetVirtual(t, v) is graphTensorSetOutput(t, !v). */
+GRAPH_API GraphStatus graphTensorSetUid(GraphBuilder builder, int64_t tensor,
+                                        int64_t uid);
+GRAPH_API GraphStatus graphTensorSetName(GraphBuilder builder, int64_t tensor,
+                                         const char *name);
+GRAPH_API GraphStatus graphTensorSetDims(GraphBuilder builder, int64_t tensor,
+                                         int32_t rank, const int64_t *dims);
+GRAPH_API GraphStatus graphTensorSetStrides(GraphBuilder builder,
+                                            int64_t tensor, int32_t rank,
+                                            const int64_t *strides);
+GRAPH_API GraphStatus graphTensorSetDType(GraphBuilder builder, int64_t tensor,
+                                          GraphDType dtype);
+GRAPH_API GraphStatus graphTensorSetOutput(GraphBuilder builder,
+                                           int64_t tensor, int output);
+GRAPH_API GraphStatus graphTensorSetVirtual(GraphBuilder builder,
+                                            int64_t tensor, int isVirtual);
+
+/* Appends one op of the graph dialect. `kind` is its mnemonic ("matmul",
+ * "pointwise", "reduction", "layernorm", "conv_fprop", "sdpa"... every op
+ * but graph, output and scalar); modeOrNull the pointwise mode ("add",
+ * "relu"...), reduction mode ("add", "max"...), norm phase ("training",
+ * "inference") or MoE mode, as the dialect spells the keyword (NULL when
+ * the op has none); nameOrNull the node's name. inPorts[i] names the port
+ * of inTensors[i], outPorts[i] that of outTensors[i] (see above).
+ * attributesOrNull is an MLIR attribute dictionary of the op's other
+ * attributes, e.g. "{padding = array<i64: 1, 1>, stride = array<i64: 1, 1>}"
+ * or "{use_causal_mask, generate_stats}"; its values are checked when the
+ * graph is finished, names now (a name with a '.' is a discardable
+ * attribute and passes as is). */
+GRAPH_API GraphStatus graphBuilderOp(
+    GraphBuilder builder, const char *kind, const char *modeOrNull,
+    const char *nameOrNull, const char *const *inPorts,
+    const int64_t *inTensors, int32_t numIn, const char *const *outPorts,
+    const int64_t *outTensors, int32_t numOut, const char *attributesOrNull);
+
+/* The graph as MLIR text (generic op form), NUL-terminated; free it with
+ * graphFree. NULL on failure. */
+GRAPH_API char *graphBuilderPrint(GraphBuilder builder, size_t *size);
+/* Emits the graph and parses it in the builder's context: a module holding
+ * one graph, selected, as graphModuleParse returns it (diagnostics name the
+ * buffer "<builder @name>"). NULL on failure, with graphGetLastStatus
+ * GRAPH_ERROR_INVALID_GRAPH for a verifier failure. The builder stays
+ * usable. */
+GRAPH_API GraphModule graphBuilderFinish(GraphBuilder builder);
+
 #ifdef __cplusplus
 }
 #endif

@@ -182,6 +182,62 @@ private:
   std::unique_ptr<Impl> impl;
 };
 
+/// Builds one graph without MLIR text (see graphBuilderCreate in
+/// GraphDialect-c/Graph.h for the rules): tensors are ids > 0, ops name
+/// their tensors by ODS port, and finish() emits the graph in the generic op
+/// form and parses it through Compiler::parse, so verifier diagnostics come
+/// back in its Status. Every misuse is GRAPH_ERROR_INVALID_ARGUMENT.
+class GRAPH_CXX_API GraphBuilder {
+public:
+  GraphBuilder(std::string_view graphName, GraphDType io = GRAPH_F32,
+               GraphDType intermediate = GRAPH_F32,
+               GraphDType compute = GRAPH_F32);
+  ~GraphBuilder();
+  GraphBuilder(GraphBuilder &&) noexcept;
+  GraphBuilder &operator=(GraphBuilder &&) noexcept;
+  GraphBuilder(const GraphBuilder &) = delete;
+  GraphBuilder &operator=(const GraphBuilder &) = delete;
+
+  /// A tensor (empty strides: not decided); `id` receives its handle.
+  Status tensor(GraphDType dtype, const std::vector<int64_t> &dims,
+                const std::vector<int64_t> &strides, std::string_view name,
+                int64_t &id);
+  /// A pass-by-value scalar (a graph.scalar of dims {1}).
+  Status scalar(GraphDType dtype, double value, std::string_view name,
+                int64_t &id);
+
+  Status setUid(int64_t tensor, int64_t uid);
+  Status setName(int64_t tensor, std::string_view name);
+  Status setDims(int64_t tensor, const std::vector<int64_t> &dims);
+  Status setStrides(int64_t tensor, const std::vector<int64_t> &strides);
+  Status setDType(int64_t tensor, GraphDType dtype);
+  Status setOutput(int64_t tensor, bool output);
+  Status setVirtual(int64_t tensor, bool isVirtual);
+
+  /// One tensor of an op: `port` is the ODS operand or result name
+  /// ("<name>_<i>" for the i-th tensor of a variadic one).
+  struct Port {
+    std::string port;
+    int64_t tensor = 0;
+  };
+  /// Appends an op of the graph dialect (`kind`: its mnemonic); `mode` is
+  /// the pointwise / reduction / MoE mode or the norm phase keyword ("" when
+  /// none); `attributes` an MLIR attribute dictionary ("" when none).
+  Status op(std::string_view kind, std::string_view mode,
+            std::string_view name, const std::vector<Port> &inputs,
+            const std::vector<Port> &outputs, std::string_view attributes);
+
+  /// The graph as MLIR text (generic op form).
+  Status text(std::string &out) const;
+  /// Emits the graph and parses it with `compiler` into `out`.
+  Status finish(Compiler &compiler, CompiledGraph &out) const;
+
+  struct Impl;
+
+private:
+  std::unique_ptr<Impl> impl;
+};
+
 /// Queues GPU work on the caller's CUDA stream (nullptr: the runtime's own
 /// stream); see graphSetStream.
 GRAPH_CXX_API Status setGpuStream(void *stream);

@@ -72,6 +72,15 @@ struct GraphModuleImpl {
   }
 };
 
+struct GraphBuilderImpl {
+  GraphContext context;
+  graph::GraphBuilder builder;
+  GraphBuilderImpl(GraphContext context, const char *name, GraphDType io,
+                   GraphDType intermediate, GraphDType compute)
+      : context(context),
+        builder(name ? name : "", io, intermediate, compute) {}
+};
+
 namespace {
 
 thread_local std::string lastError;
@@ -88,6 +97,7 @@ struct Registry {
   std::mutex mutex;
   std::unordered_set<const void *> contexts;
   std::unordered_set<const void *> modules;
+  std::unordered_set<const void *> builders;
 };
 Registry &registry() {
   static Registry *instance = new Registry();
@@ -688,4 +698,274 @@ GraphStatus graphSetPlanOptions(GraphModule module,
   }
   return report(
       module->graph.setPlanOptions(names, workspaceLimit, autotune != 0));
+}
+
+//===----------------------------------------------------------------------===//
+// Graph builder
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+bool checkBuilder(GraphBuilder builder, const char *call) {
+  if (!builder) {
+    fail(GRAPH_ERROR_INVALID_ARGUMENT, std::string(call) + ": builder is NULL");
+    return false;
+  }
+  if (!isLive(registry().builders, builder)) {
+    fail(GRAPH_ERROR_INVALID_ARGUMENT,
+         std::string(call) + ": builder is not a live GraphBuilder (destroyed, "
+                             "or never returned by graphBuilderCreate)");
+    return false;
+  }
+  return true;
+}
+
+/// Reports a builder Status, prefixing the C function's name.
+GraphStatus reportBuilder(const graph::Status &status, const char *call) {
+  if (status.ok())
+    return GRAPH_OK;
+  return fail(status.code(), std::string(call) + ": " + status.message());
+}
+
+bool readDims(int32_t rank, const int64_t *dims, std::vector<int64_t> &out,
+              const char *call, const char *what) {
+  if (rank < 0 || rank > GRAPH_MAX_RANK) {
+    fail(GRAPH_ERROR_INVALID_ARGUMENT,
+         std::string(call) + ": rank " + std::to_string(rank) +
+             " is outside 0.." + std::to_string(GRAPH_MAX_RANK));
+    return false;
+  }
+  if (rank > 0 && !dims) {
+    fail(GRAPH_ERROR_INVALID_ARGUMENT,
+         std::string(call) + ": " + what + " is NULL for rank " +
+             std::to_string(rank));
+    return false;
+  }
+  out.assign(dims, dims + rank);
+  return true;
+}
+
+} // namespace
+
+GraphBuilder graphBuilderCreate(GraphContext context, const char *graphName,
+                                GraphDType io, GraphDType intermediate,
+                                GraphDType compute) {
+  clearError();
+  if (!context || !isLive(registry().contexts, context)) {
+    fail(GRAPH_ERROR_INVALID_ARGUMENT,
+         std::string("graphBuilderCreate: context is ") +
+             (context ? "not a live GraphContext" : "NULL"));
+    return nullptr;
+  }
+  for (GraphDType dtype : {io, intermediate, compute})
+    if (!graphDTypeName(dtype)) {
+      fail(GRAPH_ERROR_INVALID_ARGUMENT,
+           "graphBuilderCreate: unknown dtype " +
+               std::to_string(static_cast<int>(dtype)));
+      return nullptr;
+    }
+  auto *builder =
+      new GraphBuilderImpl(context, graphName, io, intermediate, compute);
+  std::lock_guard<std::mutex> lock(registry().mutex);
+  registry().builders.insert(builder);
+  return builder;
+}
+
+void graphBuilderDestroy(GraphBuilder builder) {
+  if (!builder)
+    return;
+  {
+    std::lock_guard<std::mutex> lock(registry().mutex);
+    if (!registry().builders.erase(builder)) {
+      fail(GRAPH_ERROR_INVALID_ARGUMENT,
+           "graphBuilderDestroy: builder is not a live GraphBuilder "
+           "(destroyed twice?)");
+      return;
+    }
+  }
+  delete builder;
+}
+
+int64_t graphBuilderTensor(GraphBuilder builder, GraphDType dtype,
+                           int32_t rank, const int64_t *dims,
+                           const int64_t *stridesOrNull,
+                           const char *nameOrNull) {
+  const char *call = "graphBuilderTensor";
+  clearError();
+  if (!checkBuilder(builder, call))
+    return -1;
+  std::vector<int64_t> d, s;
+  if (!readDims(rank, dims, d, call, "dims"))
+    return -1;
+  if (stridesOrNull)
+    s.assign(stridesOrNull, stridesOrNull + rank);
+  int64_t id = -1;
+  if (reportBuilder(builder->builder.tensor(dtype, d, s,
+                                            nameOrNull ? nameOrNull : "", id),
+                    call) != GRAPH_OK)
+    return -1;
+  return id;
+}
+
+int64_t graphBuilderScalar(GraphBuilder builder, GraphDType dtype,
+                           double value, const char *nameOrNull) {
+  const char *call = "graphBuilderScalar";
+  clearError();
+  if (!checkBuilder(builder, call))
+    return -1;
+  int64_t id = -1;
+  if (reportBuilder(builder->builder.scalar(dtype, value,
+                                            nameOrNull ? nameOrNull : "", id),
+                    call) != GRAPH_OK)
+    return -1;
+  return id;
+}
+
+GraphStatus graphTensorSetUid(GraphBuilder builder, int64_t tensor,
+                              int64_t uid) {
+  clearError();
+  if (!checkBuilder(builder, "graphTensorSetUid"))
+    return GRAPH_ERROR_INVALID_ARGUMENT;
+  return reportBuilder(builder->builder.setUid(tensor, uid),
+                       "graphTensorSetUid");
+}
+
+GraphStatus graphTensorSetName(GraphBuilder builder, int64_t tensor,
+                               const char *name) {
+  clearError();
+  if (!checkBuilder(builder, "graphTensorSetName"))
+    return GRAPH_ERROR_INVALID_ARGUMENT;
+  return reportBuilder(builder->builder.setName(tensor, name ? name : ""),
+                       "graphTensorSetName");
+}
+
+GraphStatus graphTensorSetDims(GraphBuilder builder, int64_t tensor,
+                               int32_t rank, const int64_t *dims) {
+  const char *call = "graphTensorSetDims";
+  clearError();
+  if (!checkBuilder(builder, call))
+    return GRAPH_ERROR_INVALID_ARGUMENT;
+  std::vector<int64_t> d;
+  if (!readDims(rank, dims, d, call, "dims"))
+    return GRAPH_ERROR_INVALID_ARGUMENT;
+  return reportBuilder(builder->builder.setDims(tensor, d), call);
+}
+
+GraphStatus graphTensorSetStrides(GraphBuilder builder, int64_t tensor,
+                                  int32_t rank, const int64_t *strides) {
+  const char *call = "graphTensorSetStrides";
+  clearError();
+  if (!checkBuilder(builder, call))
+    return GRAPH_ERROR_INVALID_ARGUMENT;
+  std::vector<int64_t> s;
+  if (!readDims(rank, strides, s, call, "strides"))
+    return GRAPH_ERROR_INVALID_ARGUMENT;
+  return reportBuilder(builder->builder.setStrides(tensor, s), call);
+}
+
+GraphStatus graphTensorSetDType(GraphBuilder builder, int64_t tensor,
+                                GraphDType dtype) {
+  clearError();
+  if (!checkBuilder(builder, "graphTensorSetDType"))
+    return GRAPH_ERROR_INVALID_ARGUMENT;
+  return reportBuilder(builder->builder.setDType(tensor, dtype),
+                       "graphTensorSetDType");
+}
+
+GraphStatus graphTensorSetOutput(GraphBuilder builder, int64_t tensor,
+                                 int output) {
+  clearError();
+  if (!checkBuilder(builder, "graphTensorSetOutput"))
+    return GRAPH_ERROR_INVALID_ARGUMENT;
+  return reportBuilder(builder->builder.setOutput(tensor, output != 0),
+                       "graphTensorSetOutput");
+}
+
+GraphStatus graphTensorSetVirtual(GraphBuilder builder, int64_t tensor,
+                                  int isVirtual) {
+  clearError();
+  if (!checkBuilder(builder, "graphTensorSetVirtual"))
+    return GRAPH_ERROR_INVALID_ARGUMENT;
+  return reportBuilder(builder->builder.setVirtual(tensor, isVirtual != 0),
+                       "graphTensorSetVirtual");
+}
+
+GraphStatus graphBuilderOp(GraphBuilder builder, const char *kind,
+                           const char *modeOrNull, const char *nameOrNull,
+                           const char *const *inPorts,
+                           const int64_t *inTensors, int32_t numIn,
+                           const char *const *outPorts,
+                           const int64_t *outTensors, int32_t numOut,
+                           const char *attributesOrNull) {
+  const char *call = "graphBuilderOp";
+  clearError();
+  if (!checkBuilder(builder, call))
+    return GRAPH_ERROR_INVALID_ARGUMENT;
+  if (!kind)
+    return fail(GRAPH_ERROR_INVALID_ARGUMENT,
+                std::string(call) + ": kind is NULL");
+  auto ports = [&](const char *const *names, const int64_t *tensors,
+                   int32_t count, const char *what,
+                   std::vector<graph::GraphBuilder::Port> &out) {
+    if (count < 0 || (count > 0 && (!names || !tensors))) {
+      fail(GRAPH_ERROR_INVALID_ARGUMENT,
+           std::string(call) + ": " + what + " ports: count " +
+               std::to_string(count) + (count < 0 ? " is negative"
+                                                  : " with NULL arrays"));
+      return false;
+    }
+    for (int32_t i = 0; i < count; ++i) {
+      if (!names[i]) {
+        fail(GRAPH_ERROR_INVALID_ARGUMENT, std::string(call) + ": " + what +
+                                               " port name " +
+                                               std::to_string(i) + " is NULL");
+        return false;
+      }
+      out.push_back({names[i], tensors[i]});
+    }
+    return true;
+  };
+  std::vector<graph::GraphBuilder::Port> ins, outs;
+  if (!ports(inPorts, inTensors, numIn, "input", ins) ||
+      !ports(outPorts, outTensors, numOut, "output", outs))
+    return GRAPH_ERROR_INVALID_ARGUMENT;
+  return reportBuilder(
+      builder->builder.op(kind, modeOrNull ? modeOrNull : "",
+                          nameOrNull ? nameOrNull : "", ins, outs,
+                          attributesOrNull ? attributesOrNull : ""),
+      call);
+}
+
+char *graphBuilderPrint(GraphBuilder builder, size_t *size) {
+  clearError();
+  if (!checkBuilder(builder, "graphBuilderPrint"))
+    return nullptr;
+  std::string text;
+  if (reportBuilder(builder->builder.text(text), "graphBuilderPrint") !=
+      GRAPH_OK)
+    return nullptr;
+  return toMalloced(text, size, "graphBuilderPrint");
+}
+
+GraphModule graphBuilderFinish(GraphBuilder builder) {
+  clearError();
+  if (!checkBuilder(builder, "graphBuilderFinish"))
+    return nullptr;
+  if (!isLive(registry().contexts, builder->context)) {
+    fail(GRAPH_ERROR_INVALID_ARGUMENT,
+         "graphBuilderFinish: the builder's context was destroyed");
+    return nullptr;
+  }
+  auto module = std::make_unique<GraphModuleImpl>();
+  graph::Status status =
+      builder->builder.finish(builder->context->compiler, module->graph);
+  if (!status.ok()) {
+    report(status);
+    return nullptr;
+  }
+  module->refresh();
+  GraphModuleImpl *raw = module.release();
+  std::lock_guard<std::mutex> lock(registry().mutex);
+  registry().modules.insert(raw);
+  return raw;
 }

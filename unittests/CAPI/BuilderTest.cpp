@@ -1,0 +1,424 @@
+//===- BuilderTest.cpp - Tests of the C graph builder -----------*- C++ -*-===//
+//
+// Graphs built with graphBuilder* (no MLIR text), executed on the CPU
+// reference executor and checked against naive computations; every misuse
+// of the builder and a verifier failure surfacing through graphGetLastError.
+//
+//===----------------------------------------------------------------------===//
+
+#include "GraphDialect-c/Graph.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+namespace {
+
+#define EXPECT_CONTAINS(haystack, needle)                                      \
+  EXPECT_NE(std::string(haystack).find(needle), std::string::npos)             \
+      << "missing '" << (needle) << "' in:\n"                                  \
+      << (haystack)
+
+GraphBuffer buffer(int64_t uid, void *data, std::vector<int64_t> dims,
+                   GraphDType dtype = GRAPH_F32) {
+  GraphBuffer b = {};
+  b.uid = uid;
+  b.data = data;
+  b.dtype = dtype;
+  b.rank = static_cast<int32_t>(dims.size());
+  for (size_t i = 0; i < dims.size(); ++i)
+    b.dims[i] = dims[i];
+  return b;
+}
+
+class BuilderTest : public ::testing::Test {
+protected:
+  GraphContext context = nullptr;
+  GraphBuilder builder = nullptr;
+  GraphModule module = nullptr;
+
+  void SetUp() override {
+    context = graphContextCreate();
+    builder = graphBuilderCreate(context, "g", GRAPH_F32, GRAPH_F32, GRAPH_F32);
+    ASSERT_NE(builder, nullptr) << graphGetLastError();
+  }
+  void TearDown() override {
+    graphModuleDestroy(module);
+    graphBuilderDestroy(builder);
+    graphContextDestroy(context);
+  }
+
+  int64_t tensor(std::vector<int64_t> dims, const char *name = nullptr,
+                 int64_t uid = 0, GraphDType dtype = GRAPH_F32) {
+    int64_t id = graphBuilderTensor(builder, dtype,
+                                    static_cast<int32_t>(dims.size()),
+                                    dims.data(), nullptr, name);
+    EXPECT_GT(id, 0) << graphGetLastError();
+    if (uid)
+      EXPECT_EQ(graphTensorSetUid(builder, id, uid), GRAPH_OK)
+          << graphGetLastError();
+    return id;
+  }
+  int64_t output(std::vector<int64_t> dims, int64_t uid,
+                 GraphDType dtype = GRAPH_F32) {
+    int64_t id = tensor(dims, nullptr, uid, dtype);
+    EXPECT_EQ(graphTensorSetOutput(builder, id, 1), GRAPH_OK);
+    return id;
+  }
+  GraphStatus op(const char *kind, const char *mode,
+                 std::vector<const char *> inPorts, std::vector<int64_t> ins,
+                 std::vector<const char *> outPorts, std::vector<int64_t> outs,
+                 const char *attrs = nullptr, const char *name = nullptr) {
+    return graphBuilderOp(builder, kind, mode, name, inPorts.data(),
+                          ins.data(), static_cast<int32_t>(ins.size()),
+                          outPorts.data(), outs.data(),
+                          static_cast<int32_t>(outs.size()), attrs);
+  }
+  std::string text() {
+    char *t = graphBuilderPrint(builder, nullptr);
+    std::string out = t ? t : "";
+    graphFree(t);
+    return out;
+  }
+  void finish() {
+    module = graphBuilderFinish(builder);
+    ASSERT_NE(module, nullptr) << graphGetLastError() << "\n" << text();
+  }
+  GraphStatus run(std::vector<GraphBuffer> buffers) {
+    return graphExecute(module, GRAPH_DEVICE_CPU, buffers.data(),
+                        static_cast<int32_t>(buffers.size()));
+  }
+};
+
+std::vector<float> iota(size_t n, float scale, float offset) {
+  std::vector<float> v(n);
+  for (size_t i = 0; i < n; ++i)
+    v[i] = scale * static_cast<float>((i * 7) % 11) + offset;
+  return v;
+}
+
+TEST_F(BuilderTest, MatmulBiasRelu) {
+  int64_t a = tensor({1, 2, 3}, "a", 1), b = tensor({1, 3, 4}, "b", 2),
+          bias = tensor({1, 1, 4}, "bias", 3);
+  int64_t mm = tensor({1, 2, 4}), sum = tensor({1, 2, 4});
+  int64_t y = output({1, 2, 4}, 4);
+  ASSERT_EQ(graphTensorSetName(builder, y, "y"), GRAPH_OK);
+  ASSERT_EQ(op("matmul", nullptr, {"A", "B"}, {a, b}, {"C"}, {mm}, nullptr,
+               "mm"),
+            GRAPH_OK)
+      << graphGetLastError();
+  ASSERT_EQ(op("pointwise", "add", {"inputs_0", "inputs_1"}, {mm, bias},
+               {"output"}, {sum}),
+            GRAPH_OK)
+      << graphGetLastError();
+  ASSERT_EQ(op("pointwise", "relu", {"inputs_0"}, {sum}, {"output"}, {y}),
+            GRAPH_OK)
+      << graphGetLastError();
+  finish();
+  EXPECT_EQ(graphNumInputs(module), 3);
+  EXPECT_EQ(graphNumOutputs(module), 1);
+  GraphTensorInfo info;
+  ASSERT_EQ(graphGetOutput(module, 0, &info), GRAPH_OK);
+  EXPECT_EQ(info.uid, 4);
+  EXPECT_STREQ(info.name, "y");
+  ASSERT_EQ(graphGetInput(module, 2, &info), GRAPH_OK);
+  EXPECT_STREQ(info.name, "bias");
+
+  std::vector<float> av = iota(6, 0.5f, -1.5f), bv = iota(12, 0.25f, -1),
+                     cv = iota(4, 1.0f, -2), yv(8, -7);
+  ASSERT_EQ(run({buffer(1, av.data(), {1, 2, 3}),
+                 buffer(2, bv.data(), {1, 3, 4}),
+                 buffer(3, cv.data(), {1, 1, 4}),
+                 buffer(4, yv.data(), {1, 2, 4})}),
+            GRAPH_OK)
+      << graphGetLastError();
+  for (int i = 0; i < 2; ++i)
+    for (int j = 0; j < 4; ++j) {
+      double acc = cv[j];
+      for (int k = 0; k < 3; ++k)
+        acc += double(av[i * 3 + k]) * bv[k * 4 + j];
+      EXPECT_NEAR(yv[i * 4 + j], std::max(acc, 0.0), 1e-5) << i << "," << j;
+    }
+}
+
+TEST_F(BuilderTest, LayernormInferenceAndTraining) {
+  const int64_t N = 2, C = 8;
+  int64_t x = tensor({N, C, 1, 1}, "x", 1), g = tensor({1, C, 1, 1}, "g", 2),
+          bb = tensor({1, C, 1, 1}, "b", 3);
+  int64_t eps = graphBuilderScalar(builder, GRAPH_F32, 1e-5, "eps");
+  ASSERT_GT(eps, 0);
+  int64_t dims4[4] = {1, 1, 1, 1};
+  ASSERT_EQ(graphTensorSetDims(builder, eps, 4, dims4), GRAPH_OK);
+  int64_t yInf = output({N, C, 1, 1}, 4);
+  int64_t yTrain = output({N, C, 1, 1}, 5), mean = output({N, 1, 1, 1}, 6),
+          invVar = output({N, 1, 1, 1}, 7);
+  ASSERT_EQ(op("layernorm", "inference", {"input", "scale", "bias", "epsilon"},
+               {x, g, bb, eps}, {"Y"}, {yInf}),
+            GRAPH_OK)
+      << graphGetLastError();
+  ASSERT_EQ(op("layernorm", "training", {"input", "scale", "bias", "epsilon"},
+               {x, g, bb, eps}, {"Y", "mean", "inv_var"},
+               {yTrain, mean, invVar}),
+            GRAPH_OK)
+      << graphGetLastError();
+  finish();
+  EXPECT_EQ(graphNumOutputs(module), 4);
+
+  std::vector<float> xv = iota(N * C, 0.3f, -1), gv = iota(C, 0.1f, 0.5f),
+                     bv = iota(C, 0.2f, -0.3f), y1(N * C), y2(N * C), m(N),
+                     iv(N);
+  ASSERT_EQ(run({buffer(1, xv.data(), {N, C, 1, 1}),
+                 buffer(2, gv.data(), {1, C, 1, 1}),
+                 buffer(3, bv.data(), {1, C, 1, 1}),
+                 buffer(4, y1.data(), {N, C, 1, 1}),
+                 buffer(5, y2.data(), {N, C, 1, 1}),
+                 buffer(6, m.data(), {N, 1, 1, 1}),
+                 buffer(7, iv.data(), {N, 1, 1, 1})}),
+            GRAPH_OK)
+      << graphGetLastError();
+  for (int n = 0; n < N; ++n) {
+    double mu = 0, var = 0;
+    for (int c = 0; c < C; ++c)
+      mu += xv[n * C + c];
+    mu /= C;
+    for (int c = 0; c < C; ++c)
+      var += (xv[n * C + c] - mu) * (xv[n * C + c] - mu);
+    var /= C;
+    double inv = 1 / std::sqrt(var + 1e-5);
+    EXPECT_NEAR(m[n], mu, 1e-5);
+    EXPECT_NEAR(iv[n], inv, 1e-3);
+    for (int c = 0; c < C; ++c) {
+      double want = (xv[n * C + c] - mu) * inv * gv[c] + bv[c];
+      EXPECT_NEAR(y1[n * C + c], want, 1e-4);
+      EXPECT_NEAR(y2[n * C + c], want, 1e-4);
+    }
+  }
+}
+
+TEST_F(BuilderTest, ConvFpropWithPadding) {
+  int64_t x = tensor({1, 1, 3, 3}, "x", 1), w = tensor({1, 1, 3, 3}, "w", 2);
+  int64_t y = output({1, 1, 3, 3}, 3);
+  ASSERT_EQ(op("conv_fprop", nullptr, {"image", "weight"}, {x, w}, {"Y"}, {y},
+               "{padding = array<i64: 1, 1>, stride = array<i64: 1, 1>, "
+               "dilation = array<i64: 1, 1>}",
+               "conv"),
+            GRAPH_OK)
+      << graphGetLastError();
+  EXPECT_CONTAINS(text(), "padding = array<i64: 1, 1>");
+  finish();
+  std::vector<float> xv = iota(9, 1, 0), wv = iota(9, 0.5f, -1), yv(9);
+  ASSERT_EQ(run({buffer(1, xv.data(), {1, 1, 3, 3}),
+                 buffer(2, wv.data(), {1, 1, 3, 3}),
+                 buffer(3, yv.data(), {1, 1, 3, 3})}),
+            GRAPH_OK)
+      << graphGetLastError();
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) {
+      double acc = 0;
+      for (int r = 0; r < 3; ++r)
+        for (int s = 0; s < 3; ++s) {
+          int ii = i + r - 1, jj = j + s - 1;
+          if (ii >= 0 && ii < 3 && jj >= 0 && jj < 3)
+            acc += double(xv[ii * 3 + jj]) * wv[r * 3 + s];
+        }
+      EXPECT_NEAR(yv[i * 3 + j], acc, 1e-4) << i << "," << j;
+    }
+}
+
+TEST_F(BuilderTest, SdpaCausalWithStats) {
+  // sdpa takes f16 / bf16 q, k, v; Stats is f32.
+  const int64_t B = 1, H = 1, S = 4, D = 2;
+  int64_t q = tensor({B, H, S, D}, "q", 1, GRAPH_F16),
+          k = tensor({B, H, S, D}, "k", 2, GRAPH_F16),
+          v = tensor({B, H, S, D}, "v", 3, GRAPH_F16);
+  int64_t o = output({B, H, S, D}, 4, GRAPH_F16),
+          stats = output({B, H, S, 1}, 5);
+  ASSERT_EQ(op("sdpa", nullptr, {"q", "k", "v"}, {q, k, v}, {"O", "Stats"},
+               {o, stats},
+               "{use_causal_mask, generate_stats, attn_scale_value = 0.5 : "
+               "f64}"),
+            GRAPH_OK)
+      << graphGetLastError();
+  finish();
+  // Values exact in f16 (multiples of 1/4 below 4).
+  auto half = [](std::vector<float> v) {
+    return std::vector<_Float16>(v.begin(), v.end());
+  };
+  std::vector<_Float16> qv = half(iota(S * D, 0.25f, -1)),
+                        kv = half(iota(S * D, 0.25f, -0.5f)),
+                        vv = half(iota(S * D, 0.5f, 0)), ov(S * D);
+  std::vector<float> sv(S);
+  ASSERT_EQ(run({buffer(1, qv.data(), {B, H, S, D}, GRAPH_F16),
+                 buffer(2, kv.data(), {B, H, S, D}, GRAPH_F16),
+                 buffer(3, vv.data(), {B, H, S, D}, GRAPH_F16),
+                 buffer(4, ov.data(), {B, H, S, D}, GRAPH_F16),
+                 buffer(5, sv.data(), {B, H, S, 1})}),
+            GRAPH_OK)
+      << graphGetLastError();
+  for (int i = 0; i < S; ++i) {
+    std::vector<double> s(i + 1);
+    double mx = -1e30;
+    for (int j = 0; j <= i; ++j) {
+      double dot = 0;
+      for (int d = 0; d < D; ++d)
+        dot += double(qv[i * D + d]) * double(kv[j * D + d]);
+      s[j] = 0.5 * dot;
+      mx = std::max(mx, s[j]);
+    }
+    double sum = 0;
+    for (int j = 0; j <= i; ++j)
+      sum += std::exp(s[j] - mx);
+    EXPECT_NEAR(sv[i], mx + std::log(sum), 1e-4) << i; // log-sum-exp
+    for (int d = 0; d < D; ++d) {
+      double acc = 0;
+      for (int j = 0; j <= i; ++j)
+        acc += std::exp(s[j] - mx) / sum * double(vv[j * D + d]);
+      EXPECT_NEAR(double(ov[i * D + d]), acc, 5e-3) << i << "," << d;
+    }
+  }
+}
+
+TEST_F(BuilderTest, ReductionAndPrepareAssignsUids) {
+  int64_t x = tensor({3, 5}, "x");
+  int64_t r = output({3, 1}, 0);
+  ASSERT_EQ(op("reduction", "max", {"input"}, {x}, {"output"}, {r}), GRAPH_OK)
+      << graphGetLastError();
+  finish();
+  ASSERT_EQ(graphModulePrepare(module), GRAPH_OK) << graphGetLastError();
+  GraphTensorInfo in, out;
+  ASSERT_EQ(graphGetInput(module, 0, &in), GRAPH_OK);
+  ASSERT_EQ(graphGetOutput(module, 0, &out), GRAPH_OK);
+  ASSERT_GT(in.uid, 0);
+  ASSERT_GT(out.uid, 0);
+  std::vector<float> xv = iota(15, 1, -3), rv(3);
+  ASSERT_EQ(run({buffer(in.uid, xv.data(), {3, 5}),
+                 buffer(out.uid, rv.data(), {3, 1})}),
+            GRAPH_OK)
+      << graphGetLastError();
+  for (int i = 0; i < 3; ++i) {
+    float m = xv[i * 5];
+    for (int j = 1; j < 5; ++j)
+      m = std::max(m, xv[i * 5 + j]);
+    EXPECT_EQ(rv[i], m);
+  }
+}
+
+TEST_F(BuilderTest, StridesAppearInTheType) {
+  int64_t dims[2] = {2, 3}, strides[2] = {1, 2};
+  int64_t x = graphBuilderTensor(builder, GRAPH_F16, 2, dims, strides, "x");
+  ASSERT_GT(x, 0);
+  int64_t y = output({2, 3}, 0, GRAPH_F16);
+  ASSERT_EQ(graphTensorSetStrides(builder, y, 2, strides), GRAPH_OK);
+  ASSERT_EQ(op("pointwise", "identity", {"inputs_0"}, {x}, {"output"}, {y}),
+            GRAPH_OK);
+  EXPECT_CONTAINS(text(), "tensor<2x3xf16, #graph.strides<[1, 2]>>");
+  EXPECT_CONTAINS(text(), "graph.name = \"x\"");
+  finish();
+}
+
+TEST_F(BuilderTest, Errors) {
+  int64_t a = tensor({2, 3}, "a"), b = tensor({3, 4}, "b"),
+          c = tensor({2, 4}, "c");
+
+  EXPECT_EQ(op("matmull", nullptr, {"A", "B"}, {a, b}, {"C"}, {c}),
+            GRAPH_ERROR_INVALID_ARGUMENT);
+  EXPECT_CONTAINS(graphGetLastError(), "unknown op kind 'matmull'");
+  EXPECT_CONTAINS(graphGetLastError(), "matmul");
+
+  EXPECT_EQ(op("matmul", nullptr, {"A", "X"}, {a, b}, {"C"}, {c}),
+            GRAPH_ERROR_INVALID_ARGUMENT);
+  EXPECT_CONTAINS(graphGetLastError(), "unknown operand port 'X'");
+  EXPECT_CONTAINS(graphGetLastError(), "A, B");
+
+  EXPECT_EQ(op("matmul", nullptr, {"A"}, {a}, {"C"}, {c}),
+            GRAPH_ERROR_INVALID_ARGUMENT);
+  EXPECT_CONTAINS(graphGetLastError(), "missing required operand port 'B'");
+
+  EXPECT_EQ(op("matmul", nullptr, {"A", "B"}, {a, b}, {}, {}),
+            GRAPH_ERROR_INVALID_ARGUMENT);
+  EXPECT_CONTAINS(graphGetLastError(), "missing required result port 'C'");
+
+  EXPECT_EQ(op("matmul", nullptr, {"A", "A", "B"}, {a, a, b}, {"C"}, {c}),
+            GRAPH_ERROR_INVALID_ARGUMENT);
+  EXPECT_CONTAINS(graphGetLastError(), "port 'A' is given twice");
+
+  EXPECT_EQ(op("matmul", nullptr, {"A", "B"}, {a, 99}, {"C"}, {c}),
+            GRAPH_ERROR_INVALID_ARGUMENT);
+  EXPECT_CONTAINS(graphGetLastError(), "tensor 99 does not exist");
+
+  EXPECT_EQ(op("pointwise", "add", {"inputs_0", "inputs_2"}, {a, a},
+               {"output"}, {tensor({2, 3})}),
+            GRAPH_ERROR_INVALID_ARGUMENT);
+  EXPECT_CONTAINS(graphGetLastError(), "'inputs_1' is missing");
+
+  EXPECT_EQ(op("pointwise", nullptr, {"inputs_0"}, {a}, {"output"}, {c}),
+            GRAPH_ERROR_INVALID_ARGUMENT);
+  EXPECT_CONTAINS(graphGetLastError(), "needs its mode");
+
+  EXPECT_EQ(op("matmul", nullptr, {"A", "B"}, {a, b}, {"C"}, {c},
+               "{paddin = 0.0 : f64}"),
+            GRAPH_ERROR_INVALID_ARGUMENT);
+  EXPECT_CONTAINS(graphGetLastError(), "unknown attribute 'paddin'");
+  EXPECT_CONTAINS(graphGetLastError(), "padding");
+
+  EXPECT_EQ(op("matmul", nullptr, {"A", "B"}, {a, b}, {"C"}, {c},
+               "{name = \"x\"}"),
+            GRAPH_ERROR_INVALID_ARGUMENT);
+  EXPECT_CONTAINS(graphGetLastError(), "set by the builder");
+
+  // A tensor read as a graph input, then produced: used before it exists.
+  int64_t d = tensor({2, 4}, "d");
+  ASSERT_EQ(op("pointwise", "relu", {"inputs_0"}, {c}, {"output"}, {d}),
+            GRAPH_OK)
+      << graphGetLastError();
+  EXPECT_EQ(op("matmul", nullptr, {"A", "B"}, {a, b}, {"C"}, {c}),
+            GRAPH_ERROR_INVALID_ARGUMENT);
+  EXPECT_CONTAINS(graphGetLastError(), "tensor 3 ('c') is used before it exists");
+  // Produced twice.
+  EXPECT_EQ(op("pointwise", "relu", {"inputs_0"}, {a}, {"output"}, {d}),
+            GRAPH_ERROR_INVALID_ARGUMENT);
+  EXPECT_CONTAINS(graphGetLastError(), "already the result of op #0");
+
+  // Uid collisions name both tensors.
+  ASSERT_EQ(graphTensorSetUid(builder, a, 7), GRAPH_OK);
+  EXPECT_EQ(graphTensorSetUid(builder, b, 7), GRAPH_ERROR_INVALID_ARGUMENT);
+  EXPECT_CONTAINS(graphGetLastError(),
+                  "uid 7 is already assigned to tensor 1 ('a'); cannot assign "
+                  "it to tensor 2 ('b') too");
+  EXPECT_EQ(graphTensorSetUid(builder, a, 7), GRAPH_OK); // same tensor: fine
+
+  // Handles and arguments.
+  EXPECT_EQ(graphTensorSetName(builder, 0, "x"), GRAPH_ERROR_INVALID_ARGUMENT);
+  EXPECT_CONTAINS(graphGetLastError(), "tensor 0 does not exist");
+  EXPECT_EQ(graphTensorSetOutput(nullptr, a, 1), GRAPH_ERROR_INVALID_ARGUMENT);
+  EXPECT_CONTAINS(graphGetLastError(), "builder is NULL");
+  int64_t dims[2] = {2, 3};
+  EXPECT_EQ(graphBuilderTensor(builder, GRAPH_F32, -1, dims, nullptr, nullptr),
+            -1);
+  EXPECT_EQ(graphBuilderTensor(builder, static_cast<GraphDType>(99), 2, dims,
+                               nullptr, nullptr),
+            -1);
+  EXPECT_CONTAINS(graphGetLastError(), "unknown dtype 99");
+  EXPECT_EQ(graphBuilderScalar(builder, GRAPH_I32, 1.5, "s") > 0, true);
+  EXPECT_EQ(graphBuilderFinish(builder), nullptr); // non-integral i32 scalar
+  EXPECT_CONTAINS(graphGetLastError(), "non-integral value");
+  EXPECT_EQ(graphBuilderCreate(nullptr, "g", GRAPH_F32, GRAPH_F32, GRAPH_F32),
+            nullptr);
+}
+
+TEST_F(BuilderTest, VerifierFailureSurfaces) {
+  int64_t a = tensor({2, 3}, "a"), b = tensor({5, 4}, "b"); // K: 3 vs 5
+  int64_t c = output({2, 4}, 0);
+  ASSERT_EQ(op("matmul", nullptr, {"A", "B"}, {a, b}, {"C"}, {c}, nullptr,
+               "mm"),
+            GRAPH_OK);
+  EXPECT_EQ(graphBuilderFinish(builder), nullptr);
+  EXPECT_EQ(graphGetLastStatus(), GRAPH_ERROR_INVALID_GRAPH);
+  EXPECT_CONTAINS(graphGetLastError(), "<builder @g>");
+  EXPECT_CONTAINS(graphGetLastError(), "error:");
+  EXPECT_CONTAINS(graphGetLastError(), "graph.matmul");
+}
+
+} // namespace
