@@ -278,10 +278,17 @@ class Module:
         return self._infos(self._lib.graphNumOutputs, self._lib.graphGetOutput)
 
     def execute(self, device: int, buffers) -> int:
+        return self.execute_array(device, self.buffer_array(buffers), len(buffers))
+
+    @staticmethod
+    def buffer_array(buffers):
         array = (GraphBuffer * max(len(buffers), 1))()
         for i, b in enumerate(buffers):
             array[i] = b
-        return self._lib.graphExecute(self.handle, device, array, len(buffers))
+        return array
+
+    def execute_array(self, device: int, array, count: int) -> int:
+        return self._lib.graphExecute(self.handle, device, array, count)
 
 
     # --- GPU plan list (GraphDialect-c/Graph.h, "GPU plan list") ---------

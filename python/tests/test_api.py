@@ -439,3 +439,27 @@ def test_cudnn_shim_is_the_same_package():
     h = cudnn.create_handle()
     cudnn.set_stream(handle=h, stream=0)
     assert cudnn.get_stream(h) == 0
+
+
+@needs_lib
+def test_repeated_pack_reuses_checks_but_not_stale_buffers():
+    # A pack seen before skips re-describing its buffers; a different object,
+    # address or shape is described and checked again.
+    x = np.random.rand(1, 2, 8).astype(np.float32)
+    g = gc.pygraph(io_data_type=gc.data_type.FLOAT, compute_data_type=gc.data_type.FLOAT)
+    X = g.tensor_like(x)
+    Y = g.relu(input=X)
+    Y.set_output(True)
+    g.build([gc.heur_mode.A])
+    y = np.empty_like(x)
+    pack = {X: x, Y: y}
+    g.execute(pack)
+    np.testing.assert_allclose(y, np.maximum(x, 0))
+    x[:] = -1.0  # same buffers, new contents: the cached pack still reads them
+    g.execute(pack)
+    np.testing.assert_allclose(y, 0.0)
+    other = np.random.rand(1, 2, 8).astype(np.float32)
+    g.execute({X: other, Y: y})
+    np.testing.assert_allclose(y, np.maximum(other, 0))
+    with pytest.raises(ValueError, match="has dims"):
+        g.execute({X: np.zeros((1, 2, 4), np.float32), Y: y})
