@@ -142,6 +142,10 @@ private:
 
   /// Rounds `array` to `result`'s element type and checks its static dims.
   std::string bind(Operation *op, Value result, NdArray array);
+  /// Binds each (result, array) pair in order, skipping absent (optional)
+  /// results; the first failure wins.
+  std::string bindAll(Operation *op,
+                      std::initializer_list<std::pair<Value, NdArray *>> results);
   std::string eval(Operation *op);
 
   llvm::DenseMap<Value, NdArray> values;
@@ -172,6 +176,16 @@ std::string Interpreter::bind(Operation *op, Value result, NdArray array) {
            }();
   ref::roundInPlace(array, dtype);
   values[result] = std::move(array);
+  return "";
+}
+
+std::string Interpreter::bindAll(
+    Operation *op, std::initializer_list<std::pair<Value, NdArray *>> results) {
+  for (auto [value, array] : results)
+    if (value)
+      if (std::string error = bind(op, value, std::move(*array));
+          !error.empty())
+        return error;
   return "";
 }
 
@@ -374,15 +388,9 @@ std::string Interpreter::eval(Operation *op) {
                                                       training, result);
             if (!error.empty())
               return fail(error);
-            if (!(error = bind(op, norm.getY(), std::move(result.y))).empty())
-              return error;
-            if (norm.getMean() &&
-                !(error = bind(op, norm.getMean(), std::move(result.mean)))
-                     .empty())
-              return error;
-            if (norm.getInvVar())
-              return bind(op, norm.getInvVar(), std::move(result.invVariance));
-            return "";
+            return bindAll(op, {{norm.getY(), &result.y},
+                                {norm.getMean(), &result.mean},
+                                {norm.getInvVar(), &result.invVariance}});
           })
       .Case([&](RmsnormOp norm) -> std::string {
         ref::NormForwardResult result;
@@ -392,11 +400,8 @@ std::string Interpreter::eval(Operation *op) {
                   norm.getPhase() == NormPhase::training, result))
                  .empty())
           return fail(error);
-        if (!(error = bind(op, norm.getY(), std::move(result.y))).empty())
-          return error;
-        if (norm.getInvVar())
-          return bind(op, norm.getInvVar(), std::move(result.invVariance));
-        return "";
+        return bindAll(op, {{norm.getY(), &result.y},
+                            {norm.getInvVar(), &result.invVariance}});
       })
       .Case([&](BatchnormOp norm) -> std::string {
         if (!norm.getPeerStats().empty())
@@ -412,21 +417,11 @@ std::string Interpreter::eval(Operation *op) {
                   getOpt(norm.getInRunningVar()), momentum, result))
                  .empty())
           return fail(error);
-        if (!(error = bind(op, norm.getY(), std::move(result.y))).empty() ||
-            !(error = bind(op, norm.getMean(), std::move(result.mean)))
-                 .empty() ||
-            !(error = bind(op, norm.getInvVar(), std::move(result.invVariance)))
-                 .empty())
-          return error;
-        if (norm.getNextRunningMean() &&
-            !(error = bind(op, norm.getNextRunningMean(),
-                           std::move(result.nextRunningMean)))
-                 .empty())
-          return error;
-        if (norm.getNextRunningVar())
-          return bind(op, norm.getNextRunningVar(),
-                      std::move(result.nextRunningVar));
-        return "";
+        return bindAll(op, {{norm.getY(), &result.y},
+                            {norm.getMean(), &result.mean},
+                            {norm.getInvVar(), &result.invVariance},
+                            {norm.getNextRunningMean(), &result.nextRunningMean},
+                            {norm.getNextRunningVar(), &result.nextRunningVar}});
       })
       .Case([&](BatchnormInferenceOp norm) -> std::string {
         NdArray y;
@@ -465,11 +460,9 @@ std::string Interpreter::eval(Operation *op) {
             }
             if (!error.empty())
               return fail(error);
-            if (!(error = bind(op, norm.getDX(), std::move(result.dx))).empty() ||
-                !(error = bind(op, norm.getDScale(), std::move(result.dscale)))
-                     .empty())
-              return error;
-            return bind(op, norm.getDBias(), std::move(result.dbias));
+            return bindAll(op, {{norm.getDX(), &result.dx},
+                                {norm.getDScale(), &result.dscale},
+                                {norm.getDBias(), &result.dbias}});
           })
       .Case([&](RmsnormBackwardOp norm) -> std::string {
         ref::NormBackwardResult result;
@@ -479,22 +472,16 @@ std::string Interpreter::eval(Operation *op) {
                   norm.getHasDbias(), result))
                  .empty())
           return fail(error);
-        if (!(error = bind(op, norm.getDX(), std::move(result.dx))).empty() ||
-            !(error = bind(op, norm.getDScale(), std::move(result.dscale)))
-                 .empty())
-          return error;
-        if (norm.getDBias())
-          return bind(op, norm.getDBias(), std::move(result.dbias));
-        return "";
+        return bindAll(op, {{norm.getDX(), &result.dx},
+                            {norm.getDScale(), &result.dscale},
+                            {norm.getDBias(), &result.dbias}});
       })
       .Case([&](GenstatsOp gs) -> std::string {
         NdArray sum, sqSum;
         if (!(error = ref::genstats(get(gs.getInput()), sum, sqSum))
                  .empty())
           return fail(error);
-        if (!(error = bind(op, gs.getSUM(), std::move(sum))).empty())
-          return error;
-        return bind(op, gs.getSQ_SUM(), std::move(sqSum));
+        return bindAll(op, {{gs.getSUM(), &sum}, {gs.getSQ_SUM(), &sqSum}});
       })
       .Case([&](ReductionOp red) -> std::string {
         if (red.getGroupOffset())
@@ -582,19 +569,10 @@ std::string Interpreter::eval(Operation *op) {
                                               get(sdpa.getV()), opts, result))
                  .empty())
           return fail(error);
-        if (!(error = bind(op, sdpa.getO(), std::move(result.o))).empty())
-          return error;
-        if (sdpa.getStats() &&
-            !(error = bind(op, sdpa.getStats(), std::move(result.stats)))
-                 .empty())
-          return error;
-        if (sdpa.getScoreMax() &&
-            !(error = bind(op, sdpa.getScoreMax(), std::move(result.scoreMax)))
-                 .empty())
-          return error;
-        if (sdpa.getScoreSumExp())
-          return bind(op, sdpa.getScoreSumExp(), std::move(result.scoreSumExp));
-        return "";
+        return bindAll(op, {{sdpa.getO(), &result.o},
+                            {sdpa.getStats(), &result.stats},
+                            {sdpa.getScoreMax(), &result.scoreMax},
+                            {sdpa.getScoreSumExp(), &result.scoreSumExp}});
       })
       .Case([&](SdpaBackwardOp sdpa) -> std::string {
         ref::SdpaOptions opts;
@@ -607,13 +585,10 @@ std::string Interpreter::eval(Operation *op) {
                   opts, result))
                  .empty())
           return fail(error);
-        if (!(error = bind(op, sdpa.getDQ(), std::move(result.dQ))).empty() ||
-            !(error = bind(op, sdpa.getDK(), std::move(result.dK))).empty() ||
-            !(error = bind(op, sdpa.getDV(), std::move(result.dV))).empty())
-          return error;
-        if (sdpa.getDBias())
-          return bind(op, sdpa.getDBias(), std::move(result.dBias));
-        return "";
+        return bindAll(op, {{sdpa.getDQ(), &result.dQ},
+                            {sdpa.getDK(), &result.dK},
+                            {sdpa.getDV(), &result.dV},
+                            {sdpa.getDBias(), &result.dBias}});
       })
       .Case([&](SdpaFp8Op sdpa) -> std::string {
         ref::SdpaOptions opts;
@@ -632,16 +607,11 @@ std::string Interpreter::eval(Operation *op) {
                   dtypeOf(sdpa.getQ()), opts, result))
                  .empty())
           return fail(error);
-        if (!(error = bind(op, sdpa.getO(), std::move(result.o))).empty())
-          return error;
-        if (sdpa.getStats() &&
-            !(error = bind(op, sdpa.getStats(), std::move(result.stats)))
-                 .empty())
-          return error;
-        if (!(error = bind(op, sdpa.getAmax_S(), amaxArray(result.amaxS)))
-                 .empty())
-          return error;
-        return bind(op, sdpa.getAmax_O(), amaxArray(result.amaxO));
+        NdArray amaxS = amaxArray(result.amaxS), amaxO = amaxArray(result.amaxO);
+        return bindAll(op, {{sdpa.getO(), &result.o},
+                            {sdpa.getStats(), &result.stats},
+                            {sdpa.getAmax_S(), &amaxS},
+                            {sdpa.getAmax_O(), &amaxO}});
       })
       .Case([&](SdpaFp8BackwardOp sdpa) -> std::string {
         ref::SdpaOptions opts;
@@ -667,17 +637,17 @@ std::string Interpreter::eval(Operation *op) {
                   dtypeOf(sdpa.getQ()), dtypeOf(sdpa.getDO()), opts, result))
                  .empty())
           return fail(error);
-        if (!(error = bind(op, sdpa.getDQ(), std::move(result.dQ))).empty() ||
-            !(error = bind(op, sdpa.getDK(), std::move(result.dK))).empty() ||
-            !(error = bind(op, sdpa.getDV(), std::move(result.dV))).empty() ||
-            !(error = bind(op, sdpa.getAmaxDQ(), amaxArray(result.amaxDQ)))
-                 .empty() ||
-            !(error = bind(op, sdpa.getAmaxDK(), amaxArray(result.amaxDK)))
-                 .empty() ||
-            !(error = bind(op, sdpa.getAmaxDV(), amaxArray(result.amaxDV)))
-                 .empty())
-          return error;
-        return bind(op, sdpa.getAmaxDP(), amaxArray(result.amaxDP));
+        NdArray amaxDQ = amaxArray(result.amaxDQ),
+                amaxDK = amaxArray(result.amaxDK),
+                amaxDV = amaxArray(result.amaxDV),
+                amaxDP = amaxArray(result.amaxDP);
+        return bindAll(op, {{sdpa.getDQ(), &result.dQ},
+                            {sdpa.getDK(), &result.dK},
+                            {sdpa.getDV(), &result.dV},
+                            {sdpa.getAmaxDQ(), &amaxDQ},
+                            {sdpa.getAmaxDK(), &amaxDK},
+                            {sdpa.getAmaxDV(), &amaxDV},
+                            {sdpa.getAmaxDP(), &amaxDP}});
       })
       .Case([&](SdpaMxfp8Op sdpa) -> std::string {
         ref::SdpaOptions opts;
@@ -690,13 +660,10 @@ std::string Interpreter::eval(Operation *op) {
                   get(sdpa.getDescaleV()), opts, result))
                  .empty())
           return fail(error);
-        if (!(error = bind(op, sdpa.getO(), std::move(result.o))).empty())
-          return error;
-        if (sdpa.getStats() &&
-            !(error = bind(op, sdpa.getStats(), std::move(result.stats)))
-                 .empty())
-          return error;
-        return bind(op, sdpa.getAmax_O(), amaxArray(result.amaxO));
+        NdArray amaxO = amaxArray(result.amaxO);
+        return bindAll(op, {{sdpa.getO(), &result.o},
+                            {sdpa.getStats(), &result.stats},
+                            {sdpa.getAmax_O(), &amaxO}});
       })
       .Case([&](SdpaMxfp8BackwardOp sdpa) -> std::string {
         ref::SdpaOptions opts;
@@ -723,15 +690,15 @@ std::string Interpreter::eval(Operation *op) {
         ref::SdpaMxfp8BackwardResult result;
         if (!(error = ref::sdpaMxfp8Backward(in, opts, result)).empty())
           return fail(error);
-        if (!(error = bind(op, sdpa.getDQ(), std::move(result.dQ))).empty() ||
-            !(error = bind(op, sdpa.getDK(), std::move(result.dK))).empty() ||
-            !(error = bind(op, sdpa.getDV(), std::move(result.dV))).empty() ||
-            !(error = bind(op, sdpa.getAmaxDQ(), amaxArray(result.amaxDQ)))
-                 .empty() ||
-            !(error = bind(op, sdpa.getAmaxDK(), amaxArray(result.amaxDK)))
-                 .empty())
-          return error;
-        return bind(op, sdpa.getAmaxDV(), amaxArray(result.amaxDV));
+        NdArray amaxDQ = amaxArray(result.amaxDQ),
+                amaxDK = amaxArray(result.amaxDK),
+                amaxDV = amaxArray(result.amaxDV);
+        return bindAll(op, {{sdpa.getDQ(), &result.dQ},
+                            {sdpa.getDK(), &result.dK},
+                            {sdpa.getDV(), &result.dV},
+                            {sdpa.getAmaxDQ(), &amaxDQ},
+                            {sdpa.getAmaxDK(), &amaxDK},
+                            {sdpa.getAmaxDV(), &amaxDV}});
       })
       .Case([&](BlockScaleQuantizeOp q) -> std::string {
         if (q.getGroupOffset())
@@ -747,9 +714,7 @@ std::string Interpreter::eval(Operation *op) {
                                                      scale))
                  .empty())
           return fail(error);
-        if (!(error = bind(op, q.getY(), std::move(y))).empty())
-          return error;
-        return bind(op, q.getScale(), std::move(scale));
+        return bindAll(op, {{q.getY(), &y}, {q.getScale(), &scale}});
       })
       .Case([&](BlockScaleDequantizeOp dq) -> std::string {
         NdArray out;
@@ -835,16 +800,9 @@ std::string Interpreter::eval(Operation *op) {
                                                          result))
                  .empty())
           return fail(error);
-        if (!(error = bind(op, la.getO(), std::move(result.o))).empty())
-          return error;
-        if (la.getFinalState() &&
-            !(error = bind(op, la.getFinalState(), std::move(result.finalState)))
-                 .empty())
-          return error;
-        if (la.getStateCheckpoints())
-          return bind(op, la.getStateCheckpoints(),
-                      std::move(result.stateCheckpoints));
-        return "";
+        return bindAll(op, {{la.getO(), &result.o},
+                            {la.getFinalState(), &result.finalState},
+                            {la.getStateCheckpoints(), &result.stateCheckpoints}});
       })
       .Case<GdnBwdOp, KdaBwdOp, Gdn2BwdOp>([&](auto la) -> std::string {
         using OpTy = decltype(la);
@@ -870,19 +828,16 @@ std::string Interpreter::eval(Operation *op) {
                   opts, grads))
                  .empty())
           return fail(error);
-        if (!(error = bind(op, la.getDQ(), std::move(grads.dQ))).empty() ||
-            !(error = bind(op, la.getDK(), std::move(grads.dK))).empty() ||
-            !(error = bind(op, la.getDV(), std::move(grads.dV))).empty() ||
-            !(error = bind(op, la.getDG(), std::move(grads.dG))).empty() ||
-            !(error = bind(op, la.getDBeta(), std::move(grads.dBeta))).empty())
-          return error;
+        Value dW;
         if constexpr (std::is_same_v<OpTy, Gdn2BwdOp>)
-          if (!(error = bind(op, la.getDW(), std::move(grads.dW))).empty())
-            return error;
-        if (la.getDInitialState())
-          return bind(op, la.getDInitialState(),
-                      std::move(grads.dInitialState));
-        return "";
+          dW = la.getDW();
+        return bindAll(op, {{la.getDQ(), &grads.dQ},
+                            {la.getDK(), &grads.dK},
+                            {la.getDV(), &grads.dV},
+                            {la.getDG(), &grads.dG},
+                            {la.getDBeta(), &grads.dBeta},
+                            {dW, &grads.dW},
+                            {la.getDInitialState(), &grads.dInitialState}});
       })
       .Default([&](Operation *) -> std::string {
         return opPrefix(op) + "has no CPU reference implementation";
