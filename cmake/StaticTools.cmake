@@ -50,7 +50,12 @@ endif()
 # with MLIR, LLVM and libstdc++ linked in and hidden.
 if(TARGET obj.GraphCAPI)
   set(objects $<TARGET_OBJECTS:obj.GraphCAPI>)
-  foreach(lib ${GRAPH_STATIC_OBJECTS})
+  set(capi_objects ${GRAPH_STATIC_OBJECTS})
+  if(TARGET MLIRGraphToExecutable)
+    # graphModuleLowerToExecutable.
+    list(APPEND capi_objects MLIRGraphToExecutable)
+  endif()
+  foreach(lib ${capi_objects})
     list(APPEND objects $<TARGET_OBJECTS:obj.${lib}>)
   endforeach()
   add_library(GraphCAPIDevice SHARED ${objects})

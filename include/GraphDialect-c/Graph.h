@@ -113,7 +113,9 @@ GRAPH_API GraphContext graphContextCreate(void);
 GRAPH_API void graphContextDestroy(GraphContext context);
 
 /* Parses MLIR text (or bytecode, told apart by its magic) holding one or more
- * graph.graph ops and verifies it. Diagnostics name the buffer "<graph>".
+ * graph.graph ops, or one or more exec.program ops (a compiled artifact, see
+ * graphModuleLowerToExecutable; a module mixing both is rejected), and
+ * verifies it. Diagnostics name the buffer "<graph>".
  * NULL on failure (GRAPH_ERROR_INVALID_GRAPH or _INVALID_ARGUMENT; see
  * graphGetLastError). `data` need not be NUL-terminated. */
 GRAPH_API GraphModule graphModuleParse(GraphContext context, const char *data,
@@ -125,6 +127,38 @@ GRAPH_API GraphModule graphModuleParseNamed(GraphContext context,
                                             const char *bufferName);
 /* Destroys a module. NULL is a no-op. */
 GRAPH_API void graphModuleDestroy(GraphModule module);
+
+/* Compiled artifacts (exec.program)
+ *
+ * graphModuleLowerToExecutable runs the GPU pipeline (graph-prepare,
+ * graph-fuse, graph-select-engines) and graph-lower-to-executable on a clone
+ * of `module` and returns a NEW module (destroy it with graphModuleDestroy;
+ * `module` is unchanged) holding one exec.program per graph, the program of
+ * the selected graph selected. It needs no GPU. NULL on failure:
+ * GRAPH_ERROR_NOT_SUPPORTED when the pipeline or the lowering rejects a
+ * graph (or the build has no GPU lowering), GRAPH_ERROR_INVALID_ARGUMENT for
+ * a module that already is an artifact; see graphGetLastError.
+ *
+ * An artifact module (returned here or parsed from its text or bytecode)
+ * answers the module calls with its programs: graphModuleNumGraphs /
+ * GraphName / Select / SelectedName list and pick programs;
+ * graphNumInputs / Outputs and graphGetInput / Output describe the selected
+ * program's inputs and outputs (uid, name, dtype, dims, strides as its
+ * #exec.tensor attributes give them); graphModulePrepare is a no-op
+ * (GRAPH_OK); graphModulePrint / graphModuleWriteBytecode write it.
+ * graphExecute(GRAPH_DEVICE_GPU) runs it without recompiling: the first
+ * execute rebuilds its cuDNN program and plans (the heuristics recorded in
+ * the artifact, graphSetPlanOptions' options), later ones reuse them. It
+ * answers GRAPH_ERROR_NO_DEVICE before anything else when no GPU is usable;
+ * the buffers are checked as for a graph (uid, dtype, dims, and the
+ * program's strides). graphExecute(GRAPH_DEVICE_CPU) is
+ * GRAPH_ERROR_NOT_SUPPORTED: an artifact runs only on the GPU. The plan-list
+ * calls (graphPlanCreate...) do not apply to an artifact
+ * (GRAPH_ERROR_NOT_SUPPORTED). */
+GRAPH_API GraphModule graphModuleLowerToExecutable(GraphModule module);
+/* 1 when the module is a compiled artifact (exec.program ops), 0 when it
+ * holds graphs, -1 for a bad handle. */
+GRAPH_API int graphModuleIsExecutable(GraphModule module);
 
 /* Graphs in the module; the first is selected until graphModuleSelect.
  * graphModuleNumGraphs answers -1 for a bad handle. Names are owned by the

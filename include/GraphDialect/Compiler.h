@@ -171,6 +171,14 @@ public:
                         int64_t workspaceLimit, bool autotune);
 
   /// The module as MLIR text (generic: the generic op form).
+  /// True when the module holds exec.program ops (a compiled artifact) rather
+  /// than graph.graph ops: it runs on the GPU only and prepare is a no-op.
+  bool isArtifact() const;
+  /// Runs the GPU pipeline and graph-lower-to-executable on a clone of the
+  /// module and puts the artifact (its exec.programs) into `out`, the
+  /// selected graph's program selected. Needs no GPU.
+  Status lowerToExecutable(CompiledGraph &out) const;
+
   Status print(std::string &out, bool generic = false) const;
   /// The module as MLIR bytecode (Compiler::parse reads it back).
   Status serialize(std::string &out) const;

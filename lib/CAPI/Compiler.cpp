@@ -8,10 +8,14 @@
 
 #include "GraphDialect/Compiler.h"
 
+#include "GraphDialect/Executable/ExecDialect.h"
+#include "GraphDialect/Executable/ExecOps.h"
 #include "GraphDialect/GraphDialect.h"
 #include "GraphDialect/GraphOps.h"
 #ifdef GRAPH_HAVE_GPU_RUNTIME
 #include "GraphDialect/Conversion/GraphToCudnn.h"
+#include "GraphDialect/Conversion/Passes.h"
+#include "GraphDialect/Executable/ExecToRuntime.h"
 #endif
 #include "GraphDialect/Passes.h"
 #include "GraphDialect/Reference/Executor.h"
@@ -64,7 +68,7 @@ struct Compiler::Impl {
 
   static DialectRegistry makeRegistry() {
     DialectRegistry registry;
-    registry.insert<GraphDialect>();
+    registry.insert<GraphDialect, mlir::exec::ExecDialect>();
     return registry;
   }
 };
@@ -73,6 +77,9 @@ struct CompiledGraph::Impl {
   std::shared_ptr<Compiler::Impl> compiler;
   OwningOpRef<ModuleOp> module;
   std::string selected;
+  // The module holds exec.program ops (a compiled artifact), not graphs:
+  // `selected` names a program, which runs on the GPU only.
+  bool artifact = false;
 #ifdef GRAPH_HAVE_GPU_RUNTIME
   // The GPU program of `gpuGraph`, built at the first GPU execute and kept:
   // later executes reuse its plans and intermediates.
@@ -100,10 +107,34 @@ struct CompiledGraph::Impl {
   std::string sourceText;
 
   GraphOp graph() {
+    if (artifact)
+      return nullptr;
     for (GraphOp g : module->getOps<GraphOp>())
       if (g.getSymName() == llvm::StringRef(selected))
         return g;
     return nullptr;
+  }
+
+  mlir::exec::ProgramOp program() {
+    if (!artifact)
+      return nullptr;
+    for (mlir::exec::ProgramOp p : module->getOps<mlir::exec::ProgramOp>())
+      if (p.getSymName() == llvm::StringRef(selected))
+        return p;
+    return nullptr;
+  }
+
+  /// The names of the module's graphs, or of its programs for an artifact.
+  std::vector<std::string> names() {
+    std::vector<std::string> result;
+    if (artifact) {
+      for (mlir::exec::ProgramOp p : module->getOps<mlir::exec::ProgramOp>())
+        result.push_back(p.getSymName().str());
+    } else {
+      for (GraphOp g : module->getOps<GraphOp>())
+        result.push_back(g.getSymName().str());
+    }
+    return result;
   }
 };
 
@@ -368,6 +399,34 @@ Status describeOutputs(GraphOp graph, std::vector<TensorDesc> &out) {
   return Status();
 }
 
+/// The inputs or outputs of an exec.program, from its #exec.tensor attrs.
+Status describeProgram(mlir::exec::ProgramOp program, bool inputs,
+                       std::vector<TensorDesc> &out) {
+  out.clear();
+  const char *kind = inputs ? "input" : "output";
+  ArrayAttr tensors = inputs ? program.getInputs() : program.getOutputs();
+  for (auto [i, tensor] :
+       llvm::enumerate(tensors.getAsRange<mlir::exec::TensorAttr>())) {
+    TensorDesc desc;
+    desc.uid = tensor.getUid();
+    if (tensor.getName())
+      desc.name = tensor.getName().getValue().str();
+    desc.dims.assign(tensor.getDims().begin(), tensor.getDims().end());
+    desc.strides.assign(tensor.getStrides().begin(),
+                        tensor.getStrides().end());
+    if (!toGraphDType(tensor.getDtype(), desc.dtype)) {
+      std::string typeText;
+      llvm::raw_string_ostream(typeText) << tensor.getDtype();
+      return Status(GRAPH_ERROR_NOT_SUPPORTED,
+                    who(kind, i, desc) + " of exec.program @" +
+                        program.getSymName().str() + ": element type " +
+                        typeText + " has no GraphDType");
+    }
+    out.push_back(std::move(desc));
+  }
+  return Status();
+}
+
 //===----------------------------------------------------------------------===//
 // Strided copies
 //===----------------------------------------------------------------------===//
@@ -456,10 +515,20 @@ Status Compiler::parse(std::string_view data, CompiledGraph &out,
                                (bytecode ? "bytecode" : "text") + " '" +
                                result->sourceName + "'"));
   auto graphs = result->module->getOps<GraphOp>();
-  if (graphs.empty())
+  auto programs = result->module->getOps<mlir::exec::ProgramOp>();
+  if (!graphs.empty() && !programs.empty())
     return Status(GRAPH_ERROR_INVALID_GRAPH,
-                  "'" + result->sourceName + "' holds no graph.graph op");
-  result->selected = (*graphs.begin()).getSymName().str();
+                  "'" + result->sourceName +
+                      "' holds both graph.graph and exec.program ops; a "
+                      "module is either graphs or a compiled artifact");
+  if (graphs.empty() && programs.empty())
+    return Status(GRAPH_ERROR_INVALID_GRAPH,
+                  "'" + result->sourceName +
+                      "' holds no graph.graph op (nor exec.program)");
+  result->artifact = graphs.empty();
+  result->selected = result->artifact
+                         ? (*programs.begin()).getSymName().str()
+                         : (*graphs.begin()).getSymName().str();
   out.impl = std::move(result);
   return Status();
 }
@@ -499,9 +568,7 @@ std::vector<std::string> CompiledGraph::graphNames() const {
   if (!impl)
     return names;
   std::lock_guard<std::mutex> lock(impl->compiler->mutex);
-  for (GraphOp g : impl->module->getOps<GraphOp>())
-    names.push_back(g.getSymName().str());
-  return names;
+  return impl->names();
 }
 
 Status CompiledGraph::select(std::string_view name) {
@@ -509,16 +576,19 @@ Status CompiledGraph::select(std::string_view name) {
     return emptyGraph("select");
   std::lock_guard<std::mutex> lock(impl->compiler->mutex);
   std::string names;
-  for (GraphOp g : impl->module->getOps<GraphOp>()) {
-    if (g.getSymName() == llvm::StringRef(name.data(), name.size())) {
+  for (const std::string &g : impl->names()) {
+    if (g == name) {
       impl->selected = std::string(name);
       return Status();
     }
-    names += (names.empty() ? "@" : ", @") + g.getSymName().str();
+    names += (names.empty() ? "@" : ", @") + g;
   }
   return Status(GRAPH_ERROR_INVALID_ARGUMENT,
-                "no graph named '" + std::string(name) +
-                    "' in the module; its graphs are: " + names);
+                std::string(impl->artifact ? "no exec.program named '"
+                                           : "no graph named '") +
+                    std::string(name) + "' in the module; its " +
+                    (impl->artifact ? "programs" : "graphs") +
+                    " are: " + names);
 }
 
 std::string CompiledGraph::selected() const {
@@ -529,6 +599,9 @@ Status CompiledGraph::prepare() {
   if (!impl)
     return emptyGraph("prepare");
   std::lock_guard<std::mutex> lock(impl->compiler->mutex);
+  // An artifact was prepared before it was compiled: nothing to do.
+  if (impl->artifact)
+    return Status();
   MLIRContext *context = &impl->compiler->context;
   // Work on a clone so a failing pipeline leaves the module as it was.
   OwningOpRef<ModuleOp> clone = impl->module->clone();
@@ -555,6 +628,8 @@ Status CompiledGraph::inputs(std::vector<TensorDesc> &out) const {
   if (!impl)
     return emptyGraph("inputs");
   std::lock_guard<std::mutex> lock(impl->compiler->mutex);
+  if (impl->artifact)
+    return describeProgram(impl->program(), /*inputs=*/true, out);
   return describeInputs(impl->graph(), out);
 }
 
@@ -563,6 +638,8 @@ Status CompiledGraph::outputs(std::vector<TensorDesc> &out) const {
   if (!impl)
     return emptyGraph("outputs");
   std::lock_guard<std::mutex> lock(impl->compiler->mutex);
+  if (impl->artifact)
+    return describeProgram(impl->program(), /*inputs=*/false, out);
   return describeOutputs(impl->graph(), out);
 }
 
@@ -594,6 +671,58 @@ Status CompiledGraph::serialize(std::string &out) const {
   }
   os.flush();
   return Status();
+}
+
+bool CompiledGraph::isArtifact() const { return impl && impl->artifact; }
+
+Status CompiledGraph::lowerToExecutable(CompiledGraph &out) const {
+  const char *call = "graphModuleLowerToExecutable";
+  if (!impl)
+    return emptyGraph(call);
+  if (impl->artifact)
+    return Status(GRAPH_ERROR_INVALID_ARGUMENT,
+                  std::string(call) +
+                      ": the module already is a compiled artifact "
+                      "(exec.program @" + impl->selected + ")");
+#ifndef GRAPH_HAVE_GPU_RUNTIME
+  return Status(GRAPH_ERROR_NOT_SUPPORTED,
+                std::string(call) +
+                    ": the GPU lowering is not linked into this build");
+#else
+  CompiledGraph lowered; // destroyed after the lock is released
+  std::unique_lock<std::mutex> lock(impl->compiler->mutex);
+  MLIRContext *context = &impl->compiler->context;
+  OwningOpRef<ModuleOp> clone = impl->module->clone();
+  DiagnosticCapture capture(context, impl->sourceName, impl->sourceText);
+  PassManager pm(context, ModuleOp::getOperationName());
+  mlir::graph::buildGpuPipeline(pm);
+  pm.addPass(mlir::graph::createGraphLowerToExecutable());
+  if (failed(pm.run(*clone)))
+    return Status(GRAPH_ERROR_NOT_SUPPORTED,
+                  capture.take(std::string(call) +
+                               ": the GPU pipeline or the lowering to "
+                               "exec.program failed"));
+  auto programs = clone->getOps<mlir::exec::ProgramOp>();
+  if (programs.empty() || !clone->getOps<GraphOp>().empty())
+    return Status(GRAPH_ERROR_EXECUTION,
+                  std::string(call) +
+                      ": the lowering left graph.graph ops or no "
+                      "exec.program in the module");
+  auto result = std::make_unique<Impl>();
+  result->compiler = impl->compiler;
+  result->module = std::move(clone);
+  result->artifact = true;
+  result->sourceName = impl->sourceName;
+  result->selected = (*programs.begin()).getSymName().str();
+  for (mlir::exec::ProgramOp p : programs)
+    if (p.getSymName() == llvm::StringRef(impl->selected))
+      result->selected = impl->selected;
+  lowered.impl = std::move(result);
+  // `out`'s old module (swapped into `lowered`) is destroyed after `lock`
+  // is released: its destructor takes the context's lock.
+  std::swap(out.impl, lowered.impl);
+  return Status();
+#endif
 }
 
 //===----------------------------------------------------------------------===//
@@ -705,13 +834,24 @@ Status executeOnDevice(CompiledGraph::Impl &impl,
     if (!::graph::rt::Device::get(why))
       return Status(GRAPH_ERROR_NO_DEVICE,
                     "GRAPH_DEVICE_GPU: the GPU device is not available: " + why);
-    OwningOpRef<ModuleOp> clone;
-    GraphOp graph;
-    if (Status s = lowerForGpu(impl, clone, graph); !s)
-      return s;
     std::string error;
     mlir::graph::GpuOptions options = gpuOptionsOf(impl);
-    impl.gpu = mlir::graph::GpuExecutable::create(graph, options, error);
+    if (impl.artifact) {
+      // The compiled artifact: rebuild its program, no lowering.
+      graphName = "exec.program @" + impl.selected;
+      mlir::graph::CudnnProgram program;
+      if (std::string e = mlir::exec::loadProgram(impl.program(), program);
+          !e.empty())
+        return Status(GRAPH_ERROR_NOT_SUPPORTED, e);
+      impl.gpu = mlir::graph::GpuExecutable::create(std::move(program),
+                                                    options, error);
+    } else {
+      OwningOpRef<ModuleOp> clone;
+      GraphOp graph;
+      if (Status s = lowerForGpu(impl, clone, graph); !s)
+        return s;
+      impl.gpu = mlir::graph::GpuExecutable::create(graph, options, error);
+    }
     if (!impl.gpu)
       return Status(error.find("not available") != std::string::npos
                         ? GRAPH_ERROR_NO_DEVICE
@@ -772,10 +912,33 @@ Status CompiledGraph::execute(GraphDevice device,
   GraphOp graph = impl->graph();
   std::string graphName = "graph @" + impl->selected;
   std::vector<TensorDesc> ins, outs;
-  if (Status s = describeInputs(graph, ins); !s)
-    return s;
-  if (Status s = describeOutputs(graph, outs); !s)
-    return s;
+  if (impl->artifact) {
+    graphName = "exec.program @" + impl->selected;
+    if (device == GRAPH_DEVICE_CPU)
+      return Status(GRAPH_ERROR_NOT_SUPPORTED,
+                    "GRAPH_DEVICE_CPU: " + graphName +
+                        " is a compiled artifact that runs only on the GPU "
+                        "(GRAPH_DEVICE_GPU); the CPU reference runs graph.graph "
+                        "modules");
+#ifdef GRAPH_HAVE_GPU_RUNTIME
+    // A missing GPU is the answer before any buffer question.
+    std::string why;
+    if (!::graph::rt::Device::get(why))
+      return Status(GRAPH_ERROR_NO_DEVICE,
+                    "GRAPH_DEVICE_GPU: " + graphName +
+                        " runs only on the GPU and the GPU device is not "
+                        "available: " + why);
+#endif
+    if (Status s = describeProgram(impl->program(), true, ins); !s)
+      return s;
+    if (Status s = describeProgram(impl->program(), false, outs); !s)
+      return s;
+  } else {
+    if (Status s = describeInputs(graph, ins); !s)
+      return s;
+    if (Status s = describeOutputs(graph, outs); !s)
+      return s;
+  }
 
   auto uidList = [&]() {
     std::string text;
@@ -1020,6 +1183,12 @@ Status CompiledGraph::planCreate(GraphDevice device,
   rt::Device *gpu = nullptr;
   if (Status s = needDevice(call, gpu); !s)
     return s;
+  if (impl->artifact)
+    return Status(GRAPH_ERROR_NOT_SUPPORTED,
+                  std::string(call) + ": exec.program @" + impl->selected +
+                      " is a compiled artifact: its groups' heuristics are "
+                      "recorded in it and it has no plan list (graphSet"
+                      "PlanOptions still applies)");
   std::string graphName = "graph @" + impl->selected;
   auto list = std::make_unique<Impl::PlanList>();
   list->graph = impl->selected;

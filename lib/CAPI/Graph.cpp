@@ -344,6 +344,27 @@ GraphModule graphModuleParseNamed(GraphContext context, const char *data,
   return result;
 }
 
+GraphModule graphModuleLowerToExecutable(GraphModule module) {
+  clearError();
+  if (!checkModule(module, "graphModuleLowerToExecutable"))
+    return nullptr;
+  auto result = std::make_unique<GraphModuleImpl>();
+  if (report(module->graph.lowerToExecutable(result->graph)) != GRAPH_OK)
+    return nullptr;
+  result->refresh();
+  GraphModuleImpl *raw = result.release();
+  std::lock_guard<std::mutex> lock(registry().mutex);
+  registry().modules.insert(raw);
+  return raw;
+}
+
+int graphModuleIsExecutable(GraphModule module) {
+  clearError();
+  if (!checkModule(module, "graphModuleIsExecutable"))
+    return -1;
+  return module->graph.isArtifact() ? 1 : 0;
+}
+
 void graphModuleDestroy(GraphModule module) {
   if (!module)
     return;
