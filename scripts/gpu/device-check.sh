@@ -16,7 +16,8 @@ for step in $what; do
     suite) bash "$root/scripts/gpu/run-tests.sh" "$root/carry/bin/graph-run" ;;
     runtime) bash "$root/scripts/gpu/runtime-tests.sh" 2>&1 | tail -25 ;;
     python) "$py" "$root/python/gpu_tests/frontend_programs.py"
-            "$py" "$root/python/gpu_tests/plan_queries.py" ;;
+            "$py" "$root/python/gpu_tests/plan_queries.py"
+            "$py" "$root/python/gpu_tests/artifact.py" ;;
     bench) "$py" "$root/bench/gpu/bench_vs_torch.py" ;;
   esac
 done
