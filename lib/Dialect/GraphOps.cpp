@@ -1676,19 +1676,31 @@ FailureOr<int64_t> sequenceCount(Operation *op, Value cuSeqlens) {
   return ShapedType::isDynamic(n) ? n : n - 1;
 }
 
-template <typename FwdOp>
-LogicalResult verifyLinearForward(FwdOp op) {
+/// What the forward and backward ops check alike: the common rules, q/k/v,
+/// the gates and cu_seqlens; gives the shapes and the state dims.
+template <typename Op>
+FailureOr<std::pair<LinearShapes, SmallVector<int64_t>>>
+verifyLinearCommon(Op op) {
   Operation *raw = op.getOperation();
   if (failed(verifyCommon(raw)))
     return failure();
   auto s = verifyLinearQkv(raw, op.getQ(), op.getK(), op.getV());
-  if (failed(s) ||
-      failed(verifyGates(op, *s)))
+  if (failed(s) || failed(verifyGates(op, *s)))
     return failure();
   auto n = sequenceCount(raw, op.getCuSeqlens());
   if (failed(n))
     return failure();
-  SmallVector<int64_t> state{*n, s->h, s->dk, s->dv};
+  return std::make_pair(*s, SmallVector<int64_t>{*n, s->h, s->dk, s->dv});
+}
+
+template <typename FwdOp>
+LogicalResult verifyLinearForward(FwdOp op) {
+  Operation *raw = op.getOperation();
+  auto common = verifyLinearCommon(op);
+  if (failed(common))
+    return failure();
+  const LinearShapes *s = &common->first;
+  const SmallVector<int64_t> &state = common->second;
   if (Value init = op.getInitialState())
     if (failed(expectDims(raw, "initial_state", init, state, "[N, H, K, V]")))
       return failure();
@@ -1720,19 +1732,14 @@ LogicalResult verifyLinearForward(FwdOp op) {
 template <typename BwdOp>
 LogicalResult verifyLinearBackward(BwdOp op) {
   Operation *raw = op.getOperation();
-  if (failed(verifyCommon(raw)))
+  auto common = verifyLinearCommon(op);
+  if (failed(common))
     return failure();
-  auto s = verifyLinearQkv(raw, op.getQ(), op.getK(), op.getV());
-  if (failed(s) ||
-      failed(verifyGates(op, *s)))
-    return failure();
-  auto n = sequenceCount(raw, op.getCuSeqlens());
-  if (failed(n))
-    return failure();
+  const LinearShapes *s = &common->first;
+  const SmallVector<int64_t> &state = common->second;
   if (failed(expectDims(raw, "dO", op.getDO(), {s->t, s->h, s->dv},
                         "[T, H, V]")))
     return failure();
-  SmallVector<int64_t> state{*n, s->h, s->dk, s->dv};
   for (auto [port, value] :
        {std::pair<StringRef, Value>{"initial_state", op.getInitialState()},
         {"d_final_state", op.getDFinalState()}})
