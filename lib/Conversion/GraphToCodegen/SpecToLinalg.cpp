@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "GraphDialect/Conversion/GraphToCodegen.h"
+#include "ScalarOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
@@ -31,15 +32,6 @@ using ::graph::ref::DType;
 
 namespace {
 
-const std::set<std::string> kUnary = {
-    "abs",  "ceil",    "cos",  "elu",        "erf",     "exp",
-    "floor", "gelu",   "gelu_approx_tanh",   "identity", "log",
-    "neg",  "reciprocal", "rsqrt", "sigmoid", "sin",    "softplus",
-    "sqrt", "tan",     "tanh", "relu",       "leaky_relu", "swish"};
-const std::set<std::string> kBinary = {"add", "add_square", "div", "mul",
-                                       "sub", "max",        "min", "pow",
-                                       "bias", "scale"};
-
 Type elementType(Builder &b, DType dtype) {
   switch (dtype) {
   case DType::F32:
@@ -61,124 +53,6 @@ bool rowMajor(const rt::TensorSpec &t) {
     expect *= t.dims[i];
   }
   return true;
-}
-
-double attrOr(const rt::OpSpec &op, const char *name, double fallback) {
-  auto it = op.floatAttrs.find(name);
-  return it == op.floatAttrs.end() ? fallback : it->second;
-}
-
-/// The f32 body of pointwise `op` on f32 operands.
-Value pointwise(OpBuilder &b, Location loc, const rt::OpSpec &op,
-                ArrayRef<Value> args) {
-  auto cst = [&](double v) -> Value {
-    return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(v));
-  };
-  auto add = [&](Value x, Value y) -> Value {
-    return arith::AddFOp::create(b, loc, x, y);
-  };
-  auto mul = [&](Value x, Value y) -> Value {
-    return arith::MulFOp::create(b, loc, x, y);
-  };
-  auto select = [&](arith::CmpFPredicate p, Value x, Value y, Value t,
-                    Value f) -> Value {
-    Value c = arith::CmpFOp::create(b, loc, p, x, y);
-    return arith::SelectOp::create(b, loc, c, t, f);
-  };
-  auto sigmoid = [&](Value x) -> Value {
-    Value e = math::ExpOp::create(b, loc, arith::NegFOp::create(b, loc, x));
-    return arith::DivFOp::create(b, loc, cst(1.0), add(cst(1.0), e));
-  };
-  const std::string &m = op.mode;
-  Value a = args[0];
-  Value c = args.size() > 1 ? args[1] : Value();
-  if (m == "add" || m == "bias")
-    return add(a, c);
-  if (m == "add_square")
-    return add(a, mul(c, c));
-  if (m == "div")
-    return arith::DivFOp::create(b, loc, a, c);
-  if (m == "mul" || m == "scale")
-    return mul(a, c);
-  if (m == "sub")
-    return arith::SubFOp::create(b, loc, a, c);
-  if (m == "max")
-    return arith::MaximumFOp::create(b, loc, a, c);
-  if (m == "min")
-    return arith::MinimumFOp::create(b, loc, a, c);
-  if (m == "pow")
-    return math::PowFOp::create(b, loc, a, c);
-  if (m == "abs")
-    return math::AbsFOp::create(b, loc, a);
-  if (m == "ceil")
-    return math::CeilOp::create(b, loc, a);
-  if (m == "floor")
-    return math::FloorOp::create(b, loc, a);
-  if (m == "cos")
-    return math::CosOp::create(b, loc, a);
-  if (m == "sin")
-    return math::SinOp::create(b, loc, a);
-  if (m == "tan")
-    return math::TanOp::create(b, loc, a);
-  if (m == "tanh")
-    return math::TanhOp::create(b, loc, a);
-  if (m == "erf")
-    return math::ErfOp::create(b, loc, a);
-  if (m == "exp")
-    return math::ExpOp::create(b, loc, a);
-  if (m == "log")
-    return math::LogOp::create(b, loc, a);
-  if (m == "sqrt")
-    return math::SqrtOp::create(b, loc, a);
-  if (m == "rsqrt")
-    return math::RsqrtOp::create(b, loc, a);
-  if (m == "neg")
-    return arith::NegFOp::create(b, loc, a);
-  if (m == "identity")
-    return a;
-  if (m == "reciprocal")
-    return arith::DivFOp::create(b, loc, cst(1.0), a);
-  if (m == "sigmoid")
-    return sigmoid(a);
-  if (m == "swish")
-    return mul(a, sigmoid(mul(cst(attrOr(op, "swish_beta", 1.0)), a)));
-  if (m == "elu") {
-    Value neg = mul(cst(attrOr(op, "elu_alpha", 1.0)),
-                    math::ExpM1Op::create(b, loc, a));
-    return select(arith::CmpFPredicate::OGT, a, cst(0.0), a, neg);
-  }
-  if (m == "gelu") {
-    Value e = math::ErfOp::create(b, loc, mul(a, cst(M_SQRT1_2)));
-    return mul(mul(cst(0.5), a), add(cst(1.0), e));
-  }
-  if (m == "gelu_approx_tanh") {
-    Value cube = mul(mul(a, a), a);
-    Value inner = mul(cst(std::sqrt(2.0 / M_PI)), add(a, mul(cst(0.044715), cube)));
-    Value t = math::TanhOp::create(b, loc, inner);
-    return mul(mul(cst(0.5), a), add(cst(1.0), t));
-  }
-  if (m == "softplus") {
-    // (max(z, 0) + log1p(exp(-|z|))) / beta with z = beta * a.
-    double beta = attrOr(op, "softplus_beta", 1.0);
-    Value z = mul(cst(beta), a);
-    Value pos = arith::MaximumFOp::create(b, loc, z, cst(0.0));
-    Value negAbs = arith::NegFOp::create(b, loc, math::AbsFOp::create(b, loc, z));
-    Value l = math::Log1pOp::create(b, loc, math::ExpOp::create(b, loc, negAbs));
-    return arith::DivFOp::create(b, loc, add(pos, l), cst(beta));
-  }
-  if (m == "relu") {
-    double lo = attrOr(op, "lower_clip", 0.0);
-    double hi = attrOr(op, "upper_clip", std::numeric_limits<double>::infinity());
-    double slope = attrOr(op, "negative_slope", 0.0);
-    Value below = add(cst(lo), mul(cst(slope), arith::SubFOp::create(b, loc, a, cst(lo))));
-    Value mid = select(arith::CmpFPredicate::OGT, a, cst(lo), a, below);
-    return select(arith::CmpFPredicate::OGE, a, cst(hi), cst(hi), mid);
-  }
-  if (m == "leaky_relu") {
-    Value neg = mul(cst(attrOr(op, "negative_slope", 0.01)), a);
-    return select(arith::CmpFPredicate::OGT, a, cst(0.0), a, neg);
-  }
-  return Value();
 }
 
 Value toF32(OpBuilder &b, Location loc, Value v) {
@@ -209,7 +83,7 @@ std::string mlir::graph::codegenDeclines(const rt::GraphSpec &spec) {
     return "the group has no ops";
   for (const rt::OpSpec &op : spec.ops) {
     if (op.kind == "pointwise") {
-      if (!kUnary.count(op.mode) && !kBinary.count(op.mode))
+      if (!codegenHasPointwise(op.mode))
         return "generated kernels have no pointwise " + op.mode + " yet";
       continue;
     }
@@ -310,7 +184,7 @@ std::string mlir::graph::lowerSpecToLinalg(const rt::GraphSpec &spec,
       SmallVector<Value> ins;
       SmallVector<AffineMap> maps;
       SmallVector<double> byValue; // NaN: read from an operand
-      unsigned arity = kBinary.count(op.mode) ? 2 : 1;
+      unsigned arity = pointwiseArity(op.mode);
       for (unsigned k = 0; k < arity; ++k) {
         auto port = op.inputs.find("in" + std::to_string(k));
         if (port == op.inputs.end())
@@ -343,7 +217,7 @@ std::string mlir::graph::lowerSpecToLinalg(const rt::GraphSpec &spec,
                       : arith::ConstantOp::create(nb, nloc,
                                                   nb.getF32FloatAttr(v))
                             .getResult());
-            Value r = pointwise(nb, nloc, op, f32Args);
+            Value r = emitPointwise(nb, nloc, op, f32Args);
             linalg::YieldOp::create(nb, nloc, fromF32(nb, nloc, r, outType));
           });
       values[out.uid] = generic.getResult(0);
