@@ -37,6 +37,7 @@
 #include "GraphDialect/Executable/ExecToRuntime.h"
 #endif
 #include "GraphDialect/Passes.h"
+#include "GraphDialect/Reference/Compare.h"
 #include "GraphDialect/Reference/Executor.h"
 #include "GraphDialect/Reference/Npy.h"
 
@@ -548,80 +549,10 @@ Result<ref::HostTensor> randomInput(const ref::TensorInfo &info,
 // Comparing outputs
 //===----------------------------------------------------------------------===//
 
-/// Default relative (and absolute) tolerance of an output of `dtype`.
-double defaultTolerance(ref::DType dtype, bool tf32) {
-  switch (dtype) {
-  case ref::DType::F32:
-    return tf32 ? 1e-3 : 1e-5;
-  case ref::DType::F64:
-    return 1e-9;
-  case ref::DType::F16:
-  case ref::DType::BF16:
-    return 1e-2;
-  case ref::DType::F8E4M3FN:
-    return 1.25e-1;
-  case ref::DType::F8E5M2:
-    return 2.5e-1;
-  case ref::DType::F8E8M0FNU:
-  case ref::DType::F4E2M1FN:
-    return 5e-1;
-  default:
-    return 0.0; // integers and bools compare exactly
-  }
-}
-
-struct Comparison {
-  bool ok = true;
-  int64_t firstBad = -1;
-  double got = 0, want = 0, maxAbsDiff = 0;
-  double relativeError = 0; // ||got - want|| / ||want|| (normwise checks)
-};
-
-/// Elementwise: |got - want| <= atol + rtol |want| at every index.
-/// Normwise (device against the reference, where accumulation order
-/// differs): ||got - want||_2 <= rtol ||want||_2; the worst index is shown.
-/// NaN and inf must match either way.
-Comparison compare(const std::vector<uint8_t> &got,
-                   const std::vector<uint8_t> &want, ref::DType dtype,
-                   int64_t count, double rtol, double atol,
-                   bool normwise = false) {
-  Comparison c;
-  double diffSquares = 0, wantSquares = 0;
-  int64_t worst = -1;
-  for (int64_t i = 0; i < count; ++i) {
-    double a = elementAt(got, dtype, i), b = elementAt(want, dtype, i);
-    bool same;
-    if (std::isnan(a) || std::isnan(b))
-      same = std::isnan(a) && std::isnan(b);
-    else if (std::isinf(a) || std::isinf(b))
-      same = a == b;
-    else {
-      double diff = std::fabs(a - b);
-      if (diff > c.maxAbsDiff || worst < 0) {
-        c.maxAbsDiff = std::max(c.maxAbsDiff, diff);
-        worst = i;
-      }
-      diffSquares += diff * diff;
-      wantSquares += b * b;
-      same = normwise || diff <= atol + rtol * std::fabs(b);
-    }
-    if (!same && c.ok) {
-      c.ok = false;
-      c.firstBad = i;
-      c.got = a;
-      c.want = b;
-    }
-  }
-  c.relativeError = wantSquares > 0 ? std::sqrt(diffSquares / wantSquares)
-                                    : std::sqrt(diffSquares);
-  if (normwise && c.ok && c.relativeError > rtol && worst >= 0) {
-    c.ok = false;
-    c.firstBad = worst;
-    c.got = elementAt(got, dtype, worst);
-    c.want = elementAt(want, dtype, worst);
-  }
-  return c;
-}
+// The tolerances and the comparison are GraphDialect/Reference/Compare.h's,
+// shared with the GPU autotuner's check of every plan.
+using ref::Comparison;
+using ref::compare;
 
 //===----------------------------------------------------------------------===//
 // The driver
@@ -1136,10 +1067,10 @@ int runMain() {
     const ref::HostTensor &out = outputs[i];
     // An output is no more exact than the narrowest float the graph reads:
     // an f32 gradient of f16 data differs by the f16 accumulation order.
-    double rtol = defaultTolerance(out.dtype, tf32);
+    std::vector<ref::DType> inputTypes;
     for (const ref::TensorInfo &in : inputInfos)
-      if (ref::isFloat(in.dtype))
-        rtol = std::max(rtol, defaultTolerance(in.dtype, tf32));
+      inputTypes.push_back(in.dtype);
+    double rtol = ref::deviceTolerance(out.dtype, inputTypes, tf32);
     if (rtolOpt.getNumOccurrences())
       rtol = rtolOpt;
     double atol = atolOpt.getNumOccurrences() ? atolOpt : rtol;
