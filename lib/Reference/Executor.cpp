@@ -132,6 +132,10 @@ class Interpreter {
 public:
   std::string run(GraphOp graph, const std::vector<ref::HostTensor> &inputs,
                   std::vector<ref::HostTensor> &outputs);
+  std::string runOps(const std::vector<Operation *> &ops,
+                     const std::vector<std::pair<Value, NdArray>> &given,
+                     const std::vector<Value> &wanted,
+                     std::vector<NdArray> &results);
 
 private:
   const NdArray &get(Value value) { return values.find(value)->second; }
@@ -930,4 +934,55 @@ std::string ref::execute(GraphOp graph,
                                 std::vector<HostTensor> &outputs) {
   Interpreter interpreter;
   return interpreter.run(graph, inputs, outputs);
+}
+
+std::string Interpreter::runOps(
+    const std::vector<Operation *> &ops,
+    const std::vector<std::pair<Value, NdArray>> &given,
+    const std::vector<Value> &wanted, std::vector<NdArray> &results) {
+  for (const auto &[value, array] : given) {
+    Shape declared = declaredShape(value);
+    bool match = declared.size() == array.shape.size();
+    for (size_t d = 0; match && d < declared.size(); ++d)
+      match = ShapedType::isDynamic(declared[d]) || declared[d] == array.shape[d];
+    if (!match)
+      return "a given value has dims " + formatShape(array.shape) +
+             " but is declared " + formatShape(declared);
+    values[value] = array;
+  }
+  for (Operation *op : ops) {
+    // Operands from outside `ops` must be given, except scalars.
+    for (Value operand : op->getOperands()) {
+      if (values.count(operand))
+        continue;
+      Operation *def = operand.getDefiningOp();
+      if (!def || !isa<ScalarOp>(def))
+        continue;
+      if (std::string error = eval(def); !error.empty())
+        return error;
+    }
+    for (OpOperand &operand : op->getOpOperands())
+      if (!values.count(operand.get()))
+        return opPrefix(op) + "operand " +
+               std::to_string(operand.getOperandNumber()) +
+               " is neither given nor computed by an earlier op";
+    if (std::string error = eval(op); !error.empty())
+      return error;
+  }
+  results.clear();
+  for (Value value : wanted) {
+    auto it = values.find(value);
+    if (it == values.end())
+      return "a wanted value is not computed by the ops";
+    results.push_back(it->second);
+  }
+  return "";
+}
+
+std::string
+ref::executeOps(const std::vector<Operation *> &ops,
+                const std::vector<std::pair<Value, NdArray>> &given,
+                const std::vector<Value> &wanted, std::vector<NdArray> &results) {
+  Interpreter interpreter;
+  return interpreter.runOps(ops, given, wanted, results);
 }

@@ -12,12 +12,15 @@
 
 #include "GraphDialect/Reference/NdArray.h"
 
+#include "mlir/IR/Value.h"
+
 #include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
 
 namespace mlir {
+class Operation;
 class Type;
 namespace graph {
 class GraphOp;
@@ -64,6 +67,16 @@ void describeGraph(mlir::graph::GraphOp graph, std::vector<TensorInfo> &inputs,
 std::string execute(mlir::graph::GraphOp graph,
                     const std::vector<HostTensor> &inputs,
                     std::vector<HostTensor> &outputs);
+
+/// Runs `ops`, node ops of one graph.graph in program order (e.g. one fused
+/// group), with `given` binding every value they read that none of them
+/// defines; graph.scalar operands are evaluated on their own. Fills
+/// `results` with each value of `wanted` (dense, rounded to its element
+/// type). Returns "" or a message naming the op, the value or the rule.
+std::string executeOps(const std::vector<mlir::Operation *> &ops,
+                       const std::vector<std::pair<mlir::Value, NdArray>> &given,
+                       const std::vector<mlir::Value> &wanted,
+                       std::vector<NdArray> &results);
 
 } // namespace graph::ref
 
