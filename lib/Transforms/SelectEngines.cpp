@@ -71,27 +71,36 @@ std::string codegenDeclines(Operation *op) {
     return "generated kernels take row-major tensors only";
   if (auto pointwise = dyn_cast<PointwiseOp>(op)) {
     switch (pointwise.getMode()) {
+    case PointwiseMode::gen_index:
+      return "generated kernels have no pointwise gen_index yet";
     case PointwiseMode::abs: case PointwiseMode::ceil: case PointwiseMode::cos:
     case PointwiseMode::elu: case PointwiseMode::erf: case PointwiseMode::exp:
     case PointwiseMode::floor: case PointwiseMode::gelu:
     case PointwiseMode::gelu_approx_tanh: case PointwiseMode::identity:
-    case PointwiseMode::log: case PointwiseMode::neg:
-    case PointwiseMode::reciprocal: case PointwiseMode::rsqrt:
-    case PointwiseMode::sigmoid: case PointwiseMode::sin:
-    case PointwiseMode::softplus: case PointwiseMode::sqrt:
-    case PointwiseMode::tan: case PointwiseMode::tanh:
+    case PointwiseMode::log: case PointwiseMode::logical_not:
+    case PointwiseMode::neg: case PointwiseMode::reciprocal:
+    case PointwiseMode::rsqrt: case PointwiseMode::sigmoid:
+    case PointwiseMode::sin: case PointwiseMode::softplus:
+    case PointwiseMode::sqrt: case PointwiseMode::tan: case PointwiseMode::tanh:
     case PointwiseMode::relu: case PointwiseMode::leaky_relu:
     case PointwiseMode::swish: case PointwiseMode::add:
     case PointwiseMode::add_square: case PointwiseMode::div:
+    case PointwiseMode::logical_and: case PointwiseMode::logical_or:
     case PointwiseMode::mul: case PointwiseMode::sub: case PointwiseMode::max:
-    case PointwiseMode::min: case PointwiseMode::pow:
+    case PointwiseMode::min: case PointwiseMode::mod: case PointwiseMode::pow:
+    case PointwiseMode::cmp_eq: case PointwiseMode::cmp_ge:
+    case PointwiseMode::cmp_gt: case PointwiseMode::cmp_le:
+    case PointwiseMode::cmp_lt: case PointwiseMode::cmp_neq:
     case PointwiseMode::bias: case PointwiseMode::scale:
+    case PointwiseMode::relu_backward: case PointwiseMode::leaky_relu_backward:
+    case PointwiseMode::swish_backward: case PointwiseMode::elu_backward:
+    case PointwiseMode::gelu_approx_tanh_backward:
+    case PointwiseMode::gelu_backward: case PointwiseMode::sigmoid_backward:
+    case PointwiseMode::softplus_backward: case PointwiseMode::tanh_backward:
+    case PointwiseMode::binary_select:
       return "";
-    default:
-      return ("generated kernels have no pointwise " +
-              stringifyPointwiseMode(pointwise.getMode()) + " yet")
-          .str();
     }
+    llvm_unreachable("unknown pointwise mode");
   }
   if (auto reduction = dyn_cast<ReductionOp>(op)) {
     ReductionMode mode = reduction.getMode();

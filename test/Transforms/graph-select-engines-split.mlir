@@ -18,11 +18,11 @@ graph.graph @ranked(%a: tensor<4x4xf32>) -> tensor<4x1xf32> {
 // CHECK-LABEL: graph.graph @cudnn_only
 // CHECK: matmul {{.*}}graph.engines = ["cudnn"]
 // CHECK: reduction add {{.*}}graph.engines = ["cudnn"]
-// CHECK: pointwise cmp_gt({{.*}}graph.engines = ["cudnn"]
+// CHECK: pointwise gen_index({{.*}}graph.engines = ["cudnn"]
 graph.graph @cudnn_only(%a: tensor<4x8xf16>, %b: tensor<8x4xf16>, %c: tensor<4x4xf32>)
     -> (tensor<4x4xf32>, tensor<1x4xf32>, tensor<4x4xf32>) {
   %m = graph.matmul %a, %b : (tensor<4x8xf16>, tensor<8x4xf16>) -> tensor<4x4xf32>
   %s = graph.reduction add %c : (tensor<4x4xf32>) -> tensor<1x4xf32>
-  %g = graph.pointwise cmp_gt(%c, %c) : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
+  %g = graph.pointwise gen_index(%c) {axis = 1 : i64} : (tensor<4x4xf32>) -> tensor<4x4xf32>
   graph.output %m, %s, %g : tensor<4x4xf32>, tensor<1x4xf32>, tensor<4x4xf32>
 }

@@ -7,7 +7,7 @@
 
 #include <cmath>
 #include <limits>
-#include <set>
+#include <map>
 
 using namespace mlir;
 using namespace mlir::graph;
@@ -15,24 +15,43 @@ namespace rt = ::graph::rt;
 
 namespace {
 
-const std::set<std::string> kUnary = {
-    "abs",  "ceil",    "cos",  "elu",        "erf",     "exp",
-    "floor", "gelu",   "gelu_approx_tanh",   "identity", "log",
-    "neg",  "reciprocal", "rsqrt", "sigmoid", "sin",    "softplus",
-    "sqrt", "tan",     "tanh", "relu",       "leaky_relu", "swish"};
-const std::set<std::string> kBinary = {"add", "add_square", "div", "mul",
-                                       "sub", "max",        "min", "pow",
-                                       "bias", "scale"};
+/// Every mode the kernels compute from scalars, with its operand count; the
+/// order and arities follow the reference (KernelsPointwise.cpp). gen_index
+/// reads coordinates, not operands, so the kernel generator emits it itself.
+const std::map<std::string, unsigned> kArity = {
+    // binary
+    {"add", 2}, {"add_square", 2}, {"div", 2}, {"logical_and", 2},
+    {"logical_or", 2}, {"mul", 2}, {"sub", 2}, {"max", 2}, {"min", 2},
+    {"mod", 2}, {"pow", 2}, {"cmp_eq", 2}, {"cmp_ge", 2}, {"cmp_gt", 2},
+    {"cmp_le", 2}, {"cmp_lt", 2}, {"cmp_neq", 2}, {"bias", 2}, {"scale", 2},
+    // unary
+    {"abs", 1}, {"ceil", 1}, {"cos", 1}, {"elu", 1}, {"erf", 1}, {"exp", 1},
+    {"floor", 1}, {"gelu", 1}, {"gelu_approx_tanh", 1}, {"identity", 1},
+    {"log", 1}, {"logical_not", 1}, {"neg", 1}, {"reciprocal", 1},
+    {"rsqrt", 1}, {"sigmoid", 1}, {"sin", 1}, {"softplus", 1}, {"sqrt", 1},
+    {"tan", 1}, {"tanh", 1}, {"relu", 1}, {"leaky_relu", 1}, {"swish", 1},
+    // backward: (in0 = loss, in1 = input) -> d input
+    {"relu_backward", 2}, {"leaky_relu_backward", 2}, {"swish_backward", 2},
+    {"elu_backward", 2}, {"gelu_approx_tanh_backward", 2},
+    {"gelu_backward", 2}, {"sigmoid_backward", 2}, {"softplus_backward", 2},
+    {"tanh_backward", 2},
+    // ternary: (in0, in1, in2 = mask)
+    {"binary_select", 3}};
 
+constexpr double kSqrt2OverPi = 0.79788456080286535587989211986876;
+constexpr double kInvSqrt2 = 0.70710678118654752440084436210485;
+constexpr double kInvSqrt2Pi = 0.39894228040143267793994605993438;
+constexpr double kGeluCubic = 0.044715;
 
 } // namespace
 
 bool mlir::graph::codegenHasPointwise(const std::string &mode) {
-  return kUnary.count(mode) || kBinary.count(mode);
+  return kArity.count(mode);
 }
 
 unsigned mlir::graph::pointwiseArity(const std::string &mode) {
-  return kBinary.count(mode) ? 2 : 1;
+  auto it = kArity.find(mode);
+  return it == kArity.end() ? 1 : it->second;
 }
 
 double mlir::graph::pointwiseAttr(const rt::OpSpec &op, const char *name,
@@ -43,43 +62,91 @@ double mlir::graph::pointwiseAttr(const rt::OpSpec &op, const char *name,
 
 Value mlir::graph::emitPointwise(OpBuilder &b, Location loc,
                                 const rt::OpSpec &op, ArrayRef<Value> args) {
+  const std::string &m = op.mode;
+  auto arity = kArity.find(m);
+  if (arity == kArity.end() || args.size() < arity->second)
+    return Value();
+  using P = arith::CmpFPredicate;
   auto cst = [&](double v) -> Value {
     return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(v));
   };
   auto add = [&](Value x, Value y) -> Value {
     return arith::AddFOp::create(b, loc, x, y);
   };
+  auto sub = [&](Value x, Value y) -> Value {
+    return arith::SubFOp::create(b, loc, x, y);
+  };
   auto mul = [&](Value x, Value y) -> Value {
     return arith::MulFOp::create(b, loc, x, y);
   };
-  auto select = [&](arith::CmpFPredicate p, Value x, Value y, Value t,
-                    Value f) -> Value {
-    Value c = arith::CmpFOp::create(b, loc, p, x, y);
+  auto div = [&](Value x, Value y) -> Value {
+    return arith::DivFOp::create(b, loc, x, y);
+  };
+  auto cmp = [&](P p, Value x, Value y) -> Value {
+    return arith::CmpFOp::create(b, loc, p, x, y);
+  };
+  auto pick = [&](Value c, Value t, Value f) -> Value {
     return arith::SelectOp::create(b, loc, c, t, f);
   };
-  auto sigmoid = [&](Value x) -> Value {
-    Value e = math::ExpOp::create(b, loc, arith::NegFOp::create(b, loc, x));
-    return arith::DivFOp::create(b, loc, cst(1.0), add(cst(1.0), e));
+  auto select = [&](P p, Value x, Value y, Value t, Value f) -> Value {
+    return pick(cmp(p, x, y), t, f);
   };
-  const std::string &m = op.mode;
+  // 1.0 where `c` holds, else 0.0 (comparisons and logical modes).
+  auto flag = [&](Value c) -> Value { return pick(c, cst(1.0), cst(0.0)); };
+  // The reference's truthiness, v != 0 (NaN counts as true).
+  auto truth = [&](Value v) -> Value { return cmp(P::UNE, v, cst(0.0)); };
+  auto sigmoid = [&](Value x) -> Value {
+    // Split on the sign so exp never overflows: e = exp(-|x|) <= 1.
+    Value e = math::ExpOp::create(
+        b, loc, arith::NegFOp::create(b, loc, math::AbsFOp::create(b, loc, x)));
+    Value onePlus = add(cst(1.0), e);
+    return select(P::OGE, x, cst(0.0), div(cst(1.0), onePlus),
+                  div(e, onePlus));
+  };
+  auto tanh = [&](Value x) -> Value { return math::TanhOp::create(b, loc, x); };
+  double lo = pointwiseAttr(op, "lower_clip", 0.0);
+  double hi = pointwiseAttr(op, "upper_clip",
+                            std::numeric_limits<double>::infinity());
   Value a = args[0];
-  Value c = args.size() > 1 ? args[1] : Value();
+  Value c = arity->second > 1 ? args[1] : Value();
+
+  // Binary and unary forward modes.
   if (m == "add" || m == "bias")
     return add(a, c);
   if (m == "add_square")
     return add(a, mul(c, c));
   if (m == "div")
-    return arith::DivFOp::create(b, loc, a, c);
+    return div(a, c);
   if (m == "mul" || m == "scale")
     return mul(a, c);
   if (m == "sub")
-    return arith::SubFOp::create(b, loc, a, c);
-  if (m == "max")
+    return sub(a, c);
+  if (m == "max") // NaN in, NaN out, like the reference
     return arith::MaximumFOp::create(b, loc, a, c);
   if (m == "min")
     return arith::MinimumFOp::create(b, loc, a, c);
+  if (m == "mod") // fmod: the result takes the dividend's sign
+    return arith::RemFOp::create(b, loc, a, c);
   if (m == "pow")
     return math::PowFOp::create(b, loc, a, c);
+  if (m == "logical_and")
+    return flag(arith::AndIOp::create(b, loc, truth(a), truth(c)));
+  if (m == "logical_or")
+    return flag(arith::OrIOp::create(b, loc, truth(a), truth(c)));
+  if (m == "logical_not")
+    return flag(cmp(P::OEQ, a, cst(0.0)));
+  if (m == "cmp_eq")
+    return flag(cmp(P::OEQ, a, c));
+  if (m == "cmp_ge")
+    return flag(cmp(P::OGE, a, c));
+  if (m == "cmp_gt")
+    return flag(cmp(P::OGT, a, c));
+  if (m == "cmp_le")
+    return flag(cmp(P::OLE, a, c));
+  if (m == "cmp_lt")
+    return flag(cmp(P::OLT, a, c));
+  if (m == "cmp_neq") // a != b: true when either is NaN
+    return flag(cmp(P::UNE, a, c));
   if (m == "abs")
     return math::AbsFOp::create(b, loc, a);
   if (m == "ceil")
@@ -93,7 +160,7 @@ Value mlir::graph::emitPointwise(OpBuilder &b, Location loc,
   if (m == "tan")
     return math::TanOp::create(b, loc, a);
   if (m == "tanh")
-    return math::TanhOp::create(b, loc, a);
+    return tanh(a);
   if (m == "erf")
     return math::ErfOp::create(b, loc, a);
   if (m == "exp")
@@ -109,7 +176,7 @@ Value mlir::graph::emitPointwise(OpBuilder &b, Location loc,
   if (m == "identity")
     return a;
   if (m == "reciprocal")
-    return arith::DivFOp::create(b, loc, cst(1.0), a);
+    return div(cst(1.0), a);
   if (m == "sigmoid")
     return sigmoid(a);
   if (m == "swish")
@@ -117,39 +184,97 @@ Value mlir::graph::emitPointwise(OpBuilder &b, Location loc,
   if (m == "elu") {
     Value neg = mul(cst(pointwiseAttr(op, "elu_alpha", 1.0)),
                     math::ExpM1Op::create(b, loc, a));
-    return select(arith::CmpFPredicate::OGT, a, cst(0.0), a, neg);
+    return select(P::OGT, a, cst(0.0), a, neg);
   }
   if (m == "gelu") {
-    Value e = math::ErfOp::create(b, loc, mul(a, cst(M_SQRT1_2)));
+    Value e = math::ErfOp::create(b, loc, mul(a, cst(kInvSqrt2)));
     return mul(mul(cst(0.5), a), add(cst(1.0), e));
   }
   if (m == "gelu_approx_tanh") {
     Value cube = mul(mul(a, a), a);
-    Value inner = mul(cst(std::sqrt(2.0 / M_PI)), add(a, mul(cst(0.044715), cube)));
-    Value t = math::TanhOp::create(b, loc, inner);
+    Value t = tanh(mul(cst(kSqrt2OverPi), add(a, mul(cst(kGeluCubic), cube))));
     return mul(mul(cst(0.5), a), add(cst(1.0), t));
   }
   if (m == "softplus") {
-    // (max(z, 0) + log1p(exp(-|z|))) / beta with z = beta * a.
+    // log(1 + exp(z)) / beta with z = beta * a, as max(z, 0) +
+    // log1p(exp(-|z|)) so exp never overflows.
     double beta = pointwiseAttr(op, "softplus_beta", 1.0);
     Value z = mul(cst(beta), a);
     Value pos = arith::MaximumFOp::create(b, loc, z, cst(0.0));
-    Value negAbs = arith::NegFOp::create(b, loc, math::AbsFOp::create(b, loc, z));
+    Value negAbs =
+        arith::NegFOp::create(b, loc, math::AbsFOp::create(b, loc, z));
     Value l = math::Log1pOp::create(b, loc, math::ExpOp::create(b, loc, negAbs));
-    return arith::DivFOp::create(b, loc, add(pos, l), cst(beta));
+    return div(add(pos, l), cst(beta));
   }
   if (m == "relu") {
-    double lo = pointwiseAttr(op, "lower_clip", 0.0);
-    double hi = pointwiseAttr(op, "upper_clip", std::numeric_limits<double>::infinity());
+    // a >= hi ? hi : (a > lo ? a : lo + slope * (a - lo)).
     double slope = pointwiseAttr(op, "negative_slope", 0.0);
-    Value below = add(cst(lo), mul(cst(slope), arith::SubFOp::create(b, loc, a, cst(lo))));
-    Value mid = select(arith::CmpFPredicate::OGT, a, cst(lo), a, below);
-    return select(arith::CmpFPredicate::OGE, a, cst(hi), cst(hi), mid);
+    Value below = add(cst(lo), mul(cst(slope), sub(a, cst(lo))));
+    Value mid = select(P::OGT, a, cst(lo), a, below);
+    return select(P::OGE, a, cst(hi), cst(hi), mid);
   }
   if (m == "leaky_relu") {
     Value neg = mul(cst(pointwiseAttr(op, "negative_slope", 0.01)), a);
-    return select(arith::CmpFPredicate::OGT, a, cst(0.0), a, neg);
+    return select(P::OGT, a, cst(0.0), a, neg);
   }
+
+  // Backward modes: dy = in0 (loss), x = in1 (input); the result is dx.
+  Value dy = a, x = c;
+  if (m == "relu_backward") {
+    // x >= hi ? 0 : (x > lo ? dy : dy * slope).
+    double slope = pointwiseAttr(op, "negative_slope", 0.0);
+    Value mid = select(P::OGT, x, cst(lo), dy, mul(dy, cst(slope)));
+    return select(P::OGE, x, cst(hi), cst(0.0), mid);
+  }
+  if (m == "leaky_relu_backward") {
+    double slope = pointwiseAttr(op, "negative_slope", 0.01);
+    return select(P::OGT, x, cst(0.0), dy, mul(dy, cst(slope)));
+  }
+  if (m == "swish_backward") {
+    // dy * (s + beta * x * s * (1 - s)) with s = sigmoid(beta * x).
+    Value beta = cst(pointwiseAttr(op, "swish_beta", 1.0));
+    Value bx = mul(beta, x);
+    Value s = sigmoid(bx);
+    return mul(dy, add(s, mul(mul(bx, s), sub(cst(1.0), s))));
+  }
+  if (m == "elu_backward") {
+    Value alpha = cst(pointwiseAttr(op, "elu_alpha", 1.0));
+    Value neg = mul(mul(dy, alpha), math::ExpOp::create(b, loc, x));
+    return select(P::OGT, x, cst(0.0), dy, neg);
+  }
+  if (m == "gelu_approx_tanh_backward") {
+    // dy * (0.5 (1 + t) + 0.5 x (1 - t^2) k (1 + 3 c x^2)),
+    // t = tanh(k (x + c x^3)). Where t^2 == 1 the second term is 0; the
+    // select keeps 0 * inf (x^2 overflowing f32) from making it NaN.
+    Value x2 = mul(x, x);
+    Value t = tanh(mul(cst(kSqrt2OverPi), add(x, mul(cst(kGeluCubic), mul(x2, x)))));
+    Value sech2 = sub(cst(1.0), mul(t, t));
+    Value dInner = mul(cst(kSqrt2OverPi),
+                       add(cst(1.0), mul(cst(3.0 * kGeluCubic), x2)));
+    Value second = mul(mul(mul(cst(0.5), x), sech2), dInner);
+    second = select(P::OEQ, sech2, cst(0.0), cst(0.0), second);
+    return mul(dy, add(mul(cst(0.5), add(cst(1.0), t)), second));
+  }
+  if (m == "gelu_backward") {
+    // dy * (cdf(x) + x pdf(x)).
+    Value cdf = mul(cst(0.5), add(cst(1.0), math::ErfOp::create(
+                                                b, loc, mul(x, cst(kInvSqrt2)))));
+    Value pdf = mul(cst(kInvSqrt2Pi),
+                    math::ExpOp::create(b, loc, mul(cst(-0.5), mul(x, x))));
+    return mul(dy, add(cdf, mul(x, pdf)));
+  }
+  if (m == "sigmoid_backward") {
+    Value s = sigmoid(x);
+    return mul(mul(dy, s), sub(cst(1.0), s));
+  }
+  if (m == "softplus_backward")
+    return mul(dy,
+               sigmoid(mul(cst(pointwiseAttr(op, "softplus_beta", 1.0)), x)));
+  if (m == "tanh_backward") {
+    Value t = tanh(x);
+    return mul(dy, sub(cst(1.0), mul(t, t)));
+  }
+  if (m == "binary_select") // in2 is the mask: in2 != 0 ? in0 : in1
+    return pick(truth(args[2]), args[0], args[1]);
   return Value();
 }
-
