@@ -26,6 +26,15 @@ struct PreparePipelineOptions
 void buildPreparePipeline(OpPassManager &pm,
                           const PreparePipelineOptions &options);
 
+class GraphOp;
+
+/// Binds every dynamic dim of `graph` from `inputShapes` (one per input, in
+/// argument order) as graph-specialize-shapes does, then verifies the graph.
+/// Emits the error (naming the input or op and the rule) and fails when a
+/// shape contradicts the graph.
+LogicalResult specializeShapes(GraphOp graph,
+                               ArrayRef<SmallVector<int64_t>> inputShapes);
+
 /// Registers every pass and named pipeline of the project.
 void registerGraphPipelines();
 

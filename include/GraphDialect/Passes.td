@@ -76,4 +76,24 @@ def GraphSelectEngines : Pass<"graph-select-engines", "::mlir::ModuleOp"> {
   ];
 }
 
+def GraphSpecializeShapes : Pass<"graph-specialize-shapes", "::mlir::ModuleOp"> {
+  let summary = "Bind the dynamic dims of each graph to given input shapes";
+  let description = [{
+    Gives each graph input the dims of `shapes` (one `DIMS` entry per input,
+    in argument order, e.g. `shapes=4x64,64x32`; `[]` for a rank-0 input):
+    a `?` dim takes the given size, a fixed dim must equal it. Then every
+    node result with a `?` dim takes the dims its op infers from the bound
+    operands (InferTypeOpInterface), or for ops that declare their result
+    type, the same dim of the first operand of the same rank; the graph's
+    signature follows and the verifier runs, so a binding an op's rules
+    reject is the op's own error. Strides of the tensors that were dynamic
+    are dropped for graph-infer-layout to decide. The GPU path runs this at
+    execute time with the shapes of the given buffers.
+  }];
+  let options = [
+    ListOption<"shapes", "shapes", "std::string",
+               "Dims of each input, in argument order (e.g. 4x64)">,
+  ];
+}
+
 #endif // GRAPH_PASSES_TD
