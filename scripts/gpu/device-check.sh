@@ -2,7 +2,8 @@
 # One device call: the GPU suite through graph-run, the runtime tests, the
 # frontend-style Python programs and the benchmarks against PyTorch. Expects
 # carry/ from scripts/gpu/build-carry.sh. Usage on the GPU machine:
-#   bash scripts/gpu/device-check.sh [suite|runtime|python|bench]...
+#   bash scripts/gpu/device-check.sh [suite|runtime|python|bench|codegen-bench]...
+# (codegen-bench, bench/gpu/bench_codegen.py, runs only when named.)
 set -u
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 source "$root/scripts/gpu/env.sh"
@@ -19,5 +20,6 @@ for step in $what; do
             "$py" "$root/python/gpu_tests/plan_queries.py"
             "$py" "$root/python/gpu_tests/artifact.py" ;;
     bench) "$py" "$root/bench/gpu/bench_vs_torch.py" ;;
+    codegen-bench) "$py" "$root/bench/gpu/bench_codegen.py" ;;
   esac
 done
