@@ -11,6 +11,8 @@
 //                    bf16/fp8/fp4 raw-bits convention)
 //   DIMSxTYPE=V V..  inline values, exact count: "2x3xf32=1 2 3 4 5 6"
 //   random           seeded random data (seed of --random-inputs, else 0)
+//   DIMSxTYPE=random random data of those dims, e.g. "16x64xf16=random":
+//                    how an input with dynamic dims gets random data
 // `--random-inputs=SEED` fills every input not given. Random data is
 // deterministic: each input draws from its own generator seeded by
 // (SEED, uid), so giving one input explicitly does not change the others.
@@ -369,10 +371,15 @@ Result<ref::HostTensor> loadNpyInput(const ref::TensorInfo &info,
   return tensor;
 }
 
+Result<ref::HostTensor> randomInput(const ref::TensorInfo &info,
+                                    BlockArgument arg, uint64_t seed);
+
 /// "2x3xf32=1 2 3 4 5 6" (values separated by spaces or commas; brackets
-/// are ignored; "f32=5" for a rank-0 tensor).
+/// are ignored; "f32=5" for a rank-0 tensor), or "2x3xf32=random": random
+/// data of those dims, as `random` draws it (`arg` and `seed`).
 Result<ref::HostTensor> parseInlineInput(const ref::TensorInfo &info,
-                                         llvm::StringRef text) {
+                                         llvm::StringRef text,
+                                         BlockArgument arg, uint64_t seed) {
   auto [typeText, valuesText] = text.split('=');
   llvm::SmallVector<llvm::StringRef> parts;
   typeText.trim().split(parts, 'x');
@@ -390,6 +397,11 @@ Result<ref::HostTensor> parseInlineInput(const ref::TensorInfo &info,
                    "' (expected e.g. 2x3xf32)"};
   if (std::string err = checkShape(info, shape, dtype); !err.empty())
     return Failure{err};
+  if (valuesText.trim() == "random") {
+    ref::TensorInfo bound = info;
+    bound.shape = shape;
+    return randomInput(bound, arg, seed);
+  }
 
   std::vector<llvm::StringRef> tokens;
   llvm::StringRef rest = valuesText;
@@ -515,7 +527,9 @@ Result<ref::HostTensor> randomInput(const ref::TensorInfo &info,
     return Failure{"input " + describe(info) + " has dynamic dims (" +
                    shapeString(info.shape) +
                    "...): random data needs them; "
-                   "give the input with --input"};
+                   "give the input with --input, e.g. --input=" +
+                   std::to_string(info.uid) + "=\"DIMSx" +
+                   ref::dtypeName(info.dtype) + "=random\""};
   ref::HostTensor tensor = ref::HostTensor::zeros(info.dtype, info.shape);
   int64_t count = tensor.numElements();
   size_t width = ref::byteWidth(info.dtype);
@@ -646,7 +660,7 @@ int runArtifact(ModuleOp module) {
     else if (value == "random")
       tensor = randomInput(io.inputs[i], BlockArgument(), seed);
     else if (value.contains('='))
-      tensor = parseInlineInput(io.inputs[i], value);
+      tensor = parseInlineInput(io.inputs[i], value, BlockArgument(), seed);
     if (auto *f = std::get_if<Failure>(&tensor))
       return fail("input " + describe(io.inputs[i]) + ": " + f->message);
     given[i] = std::move(std::get<ref::HostTensor>(tensor));
@@ -860,7 +874,9 @@ int runMain() {
       tensor = randomInput(info, body.getArgument(i),
                            randomSeed.getNumOccurrences() ? randomSeed : 0);
     else if (value.contains('='))
-      tensor = parseInlineInput(info, value);
+      tensor = parseInlineInput(info, value, body.getArgument(i),
+                                randomSeed.getNumOccurrences() ? randomSeed
+                                                               : 0);
     else
       return fail("--input=" + spec +
                   ": the value must be @file.npy, "

@@ -13,6 +13,10 @@
 #include "GraphDialect/Reference/Executor.h"
 #include "GraphDialect/Runtime/CudnnGraph.h"
 
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
+#include "mlir/IR/Value.h"
+
 #include <map>
 #include <memory>
 #include <string>
@@ -20,6 +24,7 @@
 
 namespace mlir {
 class OpPassManager;
+class Operation;
 namespace graph {
 class GraphOp;
 
@@ -54,14 +59,38 @@ struct CudnnProgram {
   std::vector<GroupEngine> engines;
 };
 
+/// The graph ops one lowered group comes from, so its plans can be checked
+/// against the CPU reference (ref::executeOps): the ops in schedule order and
+/// the value behind each of the group's device tensors.
+struct GroupSource {
+  std::vector<Operation *> ops;
+  std::map<int64_t, Value> values; // uid -> value (every tensor not by value)
+  bool tf32 = false;               // the graph computes in tf32
+};
+
 /// Builds the program of `graph`, which must have gone through
 /// graph-prepare, graph-fuse and graph-select-engines. Returns "" or the
-/// error naming the op and the rule.
-std::string lowerToCudnn(GraphOp graph, CudnnProgram &program);
+/// error naming the op and the rule. `sources`, when given, gets one entry
+/// per group (parallel to program.groups), valid while `graph` lives.
+std::string lowerToCudnn(GraphOp graph, CudnnProgram &program,
+                         std::vector<GroupSource> *sources = nullptr);
 
 /// The pipeline graph-run and the C API use before lowering: graph-prepare,
 /// graph-fuse, graph-select-engines.
 void buildGpuPipeline(OpPassManager &pm);
+
+/// Whether an input of `graph` has a dynamic ('?') dim: the GPU runs it
+/// through specializeForGpu with the shapes of each execute's inputs.
+bool hasDynamicInputs(GraphOp graph);
+
+/// A copy of `graph`, in a new module put in `holder`, with every dynamic dim
+/// bound from `inputShapes` (one per input, in argument order; see
+/// graph-specialize-shapes) and run through buildGpuPipeline: ready for
+/// GpuExecutable::create. nullptr and `error` naming the input or op and the
+/// rule when a shape contradicts the graph or no GPU engine runs the result.
+GraphOp specializeForGpu(GraphOp graph,
+                         const std::vector<::graph::ref::Shape> &inputShapes,
+                         OwningOpRef<ModuleOp> &holder, std::string &error);
 
 /// Plan choice for every group, following the frontend's plan semantics.
 struct GpuOptions {
@@ -71,7 +100,10 @@ struct GpuOptions {
   std::vector<std::string> deselectEngines; // plan names containing these
   int64_t workspaceLimit = -1;           // bytes; -1: no limit
   bool verbose = false;                  // print each group's plan choice
-  bool autotune = false; // time every plan that builds, keep the fastest
+  /// Run every plan that builds once on seeded random inputs, drop those
+  /// whose outputs differ from the CPU reference (graph-run's normwise
+  /// --check-against=cpu bound), time the rest and keep the fastest.
+  bool autotune = false;
   /// Explicit (engine id, knobs) plans appended to the ranked list after the
   /// heuristics' (the frontend's create_execution_plan replay); planIndex
   /// counts them too.
@@ -109,6 +141,12 @@ public:
   /// input and computed output to a device pointer holding it in the
   /// graph's declared layout.
   virtual std::string execute(const std::map<int64_t, void *> &buffers) = 0;
+  /// The uids of the graph inputs and computed outputs, in the order
+  /// executeSlots takes their device pointers.
+  virtual const std::vector<int64_t> &ioUids() const = 0;
+  /// Like execute, with `pointers[i]` holding uid ioUids()[i]: the path of
+  /// repeated executes, with no lookup and no allocation. Not reentrant.
+  virtual std::string executeSlots(const std::vector<void *> &pointers) = 0;
   virtual const CudnnProgram &program() const = 0;
   virtual ::graph::rt::Device &device() = 0;
 };

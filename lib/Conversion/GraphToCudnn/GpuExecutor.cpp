@@ -12,8 +12,10 @@
 #include "GraphDialect/Conversion/GraphToCodegen.h"
 
 #include "GraphDialect/GraphOps.h"
+#include "GraphDialect/Reference/Compare.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <set>
 
@@ -69,10 +71,20 @@ public:
   std::string prepare(const rt::GraphSpec &spec,
                       const GroupEngine *engine = nullptr);
   std::string execute(const std::map<int64_t, void *> &user) override;
+  std::string executeSlots(const std::vector<void *> &pointers) override;
+  const std::vector<int64_t> &ioUids() const override { return ioUidList; }
   const CudnnProgram &program() const override { return lowered; }
   rt::Device &device() override { return gpu; }
+  /// After every group is prepared: the uid -> pointer map the groups run
+  /// with, and the slots of the inputs and outputs in it.
+  void bindSlots();
 
   CudnnProgram lowered;
+  /// Per group of `lowered` when built from a graph: its ops, for checking
+  /// autotuned plans against the CPU reference.
+  std::vector<GroupSource> sources;
+  /// The source of the group `prepare` works on; null: none (an artifact).
+  const GroupSource *source = nullptr;
 
 private:
   std::string split(const rt::GraphSpec &spec, const std::string &why);
@@ -90,6 +102,13 @@ private:
   GpuOptions options;
   std::vector<GpuGroupReport> *report;
   std::vector<ReadyGroup> ready;
+  // Execute's bookkeeping, built once: every device tensor's pointer by uid
+  // (intermediates fixed, inputs and outputs rebound per execute through
+  // ioSlots, parallel to ioUidList), and the scratch of the map overload.
+  std::map<int64_t, void *> bound;
+  std::vector<int64_t> ioUidList;
+  std::vector<void **> ioSlots;
+  std::vector<void *> byUidScratch;
 };
 
 std::string GpuRun::allocateIntermediates() {
@@ -228,7 +247,8 @@ std::string GpuRun::prepare(const rt::GraphSpec &spec,
   }
   if (!buildable.empty()) {
     size_t best = 0;
-    if (buildable.size() > 1) {
+    // Autotuning checks even a single plan against the reference.
+    if (options.autotune) {
       if (std::string e = autotune(spec, *group, buildable, best, entry);
           !e.empty())
         return e;
@@ -257,35 +277,214 @@ std::string GpuRun::prepare(const rt::GraphSpec &spec,
                   "no plan in the list could be built:" + tried);
 }
 
+/// A splitmix64 step: decorrelates a seed into a generator state.
+uint64_t splitmix64(uint64_t &state) {
+  uint64_t z = (state += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+/// Deterministic data for autotuning input `tensor` of `spec`, seeded by its
+/// uid: floats uniform in [-1, 1), f8E8M0FNU powers of two, i1 0 or 1, other
+/// integers in [0, 4) except sdpa sequence lengths (the full length).
+ref::NdArray autotuneData(const rt::GraphSpec &spec,
+                          const rt::TensorSpec &tensor) {
+  ref::NdArray data(tensor.dims);
+  std::map<int64_t, const rt::TensorSpec *> byUid;
+  for (const rt::TensorSpec &t : spec.tensors)
+    byUid[t.uid] = &t;
+  for (const rt::OpSpec &op : spec.ops)
+    for (auto [lengthPort, of] : {std::pair<const char *, const char *>{
+                                      "seq_len_q", "q"},
+                                  {"seq_len_kv", "k"}}) {
+      auto port = op.inputs.find(lengthPort);
+      auto source = op.inputs.find(of);
+      if (port == op.inputs.end() || port->second != tensor.uid ||
+          source == op.inputs.end() || !byUid.count(source->second))
+        continue;
+      const ref::Shape &dims = byUid[source->second]->dims;
+      std::fill(data.data.begin(), data.data.end(),
+                dims.size() >= 2 ? static_cast<double>(dims[dims.size() - 2])
+                                 : 1.0);
+      return data;
+    }
+  uint64_t state = 0x6175746f74756e65ull; // "autotune"
+  splitmix64(state);
+  state ^= static_cast<uint64_t>(tensor.uid) * 0xD1B54A32D192ED03ull;
+  for (double &value : data.data) {
+    double uniform = static_cast<double>(splitmix64(state) >> 11) * 0x1.0p-53;
+    if (tensor.dtype == ref::DType::F8E8M0FNU)
+      value = std::ldexp(1.0, static_cast<int>(uniform * 5) - 2);
+    else if (ref::isFloat(tensor.dtype))
+      value = 2.0 * uniform - 1.0;
+    else if (tensor.dtype == ref::DType::I1)
+      value = uniform < 0.5 ? 0.0 : 1.0;
+    else
+      value = std::floor(uniform * 4);
+  }
+  return data;
+}
+
+/// Dense bytes of `array` (row-major) as `dtype`.
+std::vector<uint8_t> denseBytes(const ref::NdArray &array, ref::DType dtype) {
+  std::vector<uint8_t> bytes(array.data.size() * ref::byteWidth(dtype));
+  ref::store(array, dtype, ref::rowMajorStrides(array.shape), bytes.data());
+  return bytes;
+}
+
+std::string formatNumber(double value) {
+  char text[32];
+  std::snprintf(text, sizeof(text), "%g", value);
+  return text;
+}
+
 std::string GpuRun::autotune(const rt::GraphSpec &spec, rt::CudnnGroup &group,
                              const std::vector<std::pair<size_t, int64_t>> &plans,
                              size_t &best, GpuGroupReport &entry) {
-  // Scratch for the group's graph inputs and outputs (their real buffers
-  // come with execute), filled with a nonzero pattern: timing zeros can
-  // flatter a kernel.
+  // Scratch for every device tensor of the group (not the intermediates of
+  // the program: earlier groups have not written them yet). Inputs get
+  // seeded random data, which the CPU reference runs on too; outputs are
+  // filled with NaN before each plan, so one that skips elements fails.
   Buffers scratch(gpu);
-  std::map<int64_t, void *> pointers = buffers.byUid;
+  std::map<int64_t, void *> pointers;
+  std::set<int64_t> written;
+  for (const rt::OpSpec &op : spec.ops)
+    for (auto &[port, uid] : op.outputs)
+      written.insert(uid);
+  struct Output {
+    const rt::TensorSpec *tensor;
+    void *pointer;
+    size_t bytes;
+    std::vector<uint8_t> want; // the reference, dense
+  };
+  std::vector<Output> outputs;
+  std::vector<std::pair<Value, ref::NdArray>> given;
+  std::vector<Value> wanted;
+  std::vector<ref::DType> inputTypes;
+  // Why the plans cannot be checked; empty: they are.
+  std::string unchecked =
+      source ? "" : "no graph to run on the CPU reference (a loaded program)";
+  auto valueOf = [&](int64_t uid) -> Value {
+    if (!source)
+      return nullptr;
+    auto it = source->values.find(uid);
+    if (it == source->values.end()) {
+      if (unchecked.empty())
+        unchecked = "uid " + std::to_string(uid) + " has no graph value";
+      return nullptr;
+    }
+    return it->second;
+  };
   std::string error;
   for (const rt::TensorSpec &tensor : spec.tensors) {
-    if (tensor.isVirtual || tensor.isByValue || pointers.count(tensor.uid))
+    if (tensor.isVirtual || tensor.isByValue)
       continue;
     size_t bytes = bytesOf(tensor.dtype, tensor.dims, tensor.strides);
     void *pointer = scratch.allocate(bytes, error);
     if (!pointer)
-      return spec.name + ": autotune scratch: " + error;
-    if (std::string e = gpu.memset(pointer, 0x3c, bytes); !e.empty())
-      return spec.name + ": autotune scratch: " + e;
+      return spec.name + ": autotune scratch for uid " +
+             std::to_string(tensor.uid) + ": " + error;
     pointers[tensor.uid] = pointer;
+    Value value = valueOf(tensor.uid);
+    if (written.count(tensor.uid)) {
+      outputs.push_back({&tensor, pointer, bytes, {}});
+      wanted.push_back(value);
+      continue;
+    }
+    ref::NdArray data = autotuneData(spec, tensor);
+    std::vector<uint8_t> staged(bytes);
+    ref::store(data, tensor.dtype, tensor.strides, staged.data());
+    if (std::string e = gpu.copyToDevice(pointer, staged.data(), bytes);
+        !e.empty())
+      return spec.name + ": autotune input uid " + std::to_string(tensor.uid) +
+             ": " + e;
+    inputTypes.push_back(tensor.dtype);
+    if (!value)
+      continue;
+    // The group's dims may carry the unit dims cuDNN needs; the graph's
+    // value has the same elements in the same order.
+    ArrayRef<int64_t> shape = cast<RankedTensorType>(value.getType()).getShape();
+    data.shape.assign(shape.begin(), shape.end());
+    if (ref::numElements(data.shape) != data.size()) {
+      unchecked = "uid " + std::to_string(tensor.uid) +
+                  " has other dims in the graph than in the group";
+      continue;
+    }
+    given.emplace_back(value, std::move(data));
   }
+  if (unchecked.empty()) {
+    std::vector<ref::NdArray> results;
+    if (std::string e = ref::executeOps(source->ops, given, wanted, results);
+        !e.empty())
+      unchecked = "the CPU reference: " + e;
+    for (size_t i = 0; unchecked.empty() && i < outputs.size(); ++i)
+      outputs[i].want = denseBytes(results[i], outputs[i].tensor->dtype);
+  }
+  if (!unchecked.empty())
+    entry.declined.push_back("(plans not checked against the CPU reference: " +
+                             unchecked + ")");
+
   int64_t most = 0;
   for (auto &[index, workspace] : plans)
     most = std::max(most, workspace);
   void *workspace = most > 0 ? scratch.allocate(most, error) : nullptr;
   if (most > 0 && !workspace)
     return spec.name + ": autotune workspace: " + error;
+
+  // Why each plan lost, for the error when none is left.
+  std::vector<std::string> rejected;
+  auto reject = [&](const std::string &line) {
+    entry.declined.push_back(line);
+    rejected.push_back(line);
+  };
+  // "" when plan `index` computes what the reference does, once.
+  auto check = [&](size_t index) -> std::string {
+    for (const Output &out : outputs)
+      if (std::string e = gpu.memset(out.pointer, 0xff, out.bytes); !e.empty())
+        return "failed while autotuning: " + e;
+    if (std::string e = group.execute(index, pointers, workspace); !e.empty())
+      return "failed while autotuning: " + e;
+    if (std::string e = gpu.synchronize(); !e.empty())
+      return "failed while autotuning: " + e;
+    if (!unchecked.empty())
+      return "";
+    for (const Output &out : outputs) {
+      const rt::TensorSpec &tensor = *out.tensor;
+      std::vector<uint8_t> host(out.bytes);
+      if (std::string e = gpu.copyToHost(host.data(), out.pointer, out.bytes);
+          !e.empty())
+        return "failed while autotuning: " + e;
+      std::vector<uint8_t> got = denseBytes(
+          ref::load(host.data(), tensor.dtype, tensor.dims, tensor.strides),
+          tensor.dtype);
+      double limit = ref::deviceTolerance(tensor.dtype, inputTypes,
+                                          source && source->tf32);
+      int64_t count = ref::numElements(tensor.dims);
+      ref::Comparison c = ref::compare(got, out.want, tensor.dtype, count,
+                                       limit, limit, /*normwise=*/true);
+      if (c.ok)
+        continue;
+      std::string where = " (output uid " + std::to_string(tensor.uid) + ")";
+      if (c.relativeError > limit)
+        return "wrong result: relative error " +
+               formatNumber(c.relativeError) + " over bound " +
+               formatNumber(limit) + where;
+      return "wrong result: element " + std::to_string(c.firstBad) + " is " +
+             formatNumber(c.got) + " where the reference has " +
+             formatNumber(c.want) + " (NaN and inf must match)" + where;
+    }
+    return "";
+  };
+
   double fastest = -1;
   for (size_t k = 0; k < plans.size(); ++k) {
     size_t index = plans[k].first;
+    const std::string &name = group.plans()[index].name;
+    if (std::string e = check(index); !e.empty()) {
+      reject(name + ": " + e);
+      continue;
+    }
     auto runs = [&]() -> std::string {
       for (int r = 0; r < 5; ++r)
         if (std::string e = group.execute(index, pointers, workspace);
@@ -294,23 +493,24 @@ std::string GpuRun::autotune(const rt::GraphSpec &spec, rt::CudnnGroup &group,
       return "";
     };
     double ms = 0;
-    std::string e = runs(); // warm-up
-    if (e.empty())
-      e = gpu.time(runs, ms);
-    if (!e.empty()) {
-      entry.declined.push_back(group.plans()[index].name +
-                               ": failed while autotuning: " + e);
+    if (std::string e = gpu.time(runs, ms); !e.empty()) {
+      reject(name + ": failed while autotuning: " + e);
       continue;
     }
-    entry.declined.push_back(group.plans()[index].name + ": timed " +
-                             std::to_string(ms / 5) + " ms");
+    entry.declined.push_back(name + ": timed " + std::to_string(ms / 5) +
+                             " ms");
     if (fastest < 0 || ms < fastest) {
       fastest = ms;
       best = k;
     }
   }
-  if (fastest < 0)
-    return spec.name + ": every plan failed while autotuning";
+  if (fastest < 0) {
+    std::string why;
+    for (const std::string &line : rejected)
+      why += "\n  " + line;
+    return spec.name + ": autotuning found no correct plan among " +
+           std::to_string(plans.size()) + " that built:" + why;
+  }
   return gpu.synchronize();
 }
 
@@ -351,31 +551,67 @@ std::string GpuRun::split(const rt::GraphSpec &spec, const std::string &why) {
       }
       single.tensors.push_back(tensor);
     }
-    if (std::string error = prepare(single); !error.empty())
+    // The op's own source, so its plans are checked like the group's.
+    const GroupSource *groupSource = source;
+    GroupSource opSource;
+    if (groupSource && groupSource->ops.size() == spec.ops.size()) {
+      opSource.ops = {groupSource->ops[i]};
+      opSource.values = groupSource->values;
+      opSource.tf32 = groupSource->tf32;
+    }
+    source = groupSource ? &opSource : nullptr;
+    std::string error = prepare(single);
+    source = groupSource;
+    if (!error.empty())
       return error + "\n(" + spec.name + " was split into single ops because " +
              why + ")";
   }
   return "";
 }
 
-std::string GpuRun::execute(const std::map<int64_t, void *> &user) {
-  std::map<int64_t, void *> all = buffers.byUid;
+void GpuRun::bindSlots() {
+  bound = buffers.byUid;
+  ioUidList.clear();
+  ioSlots.clear();
   for (const DeviceTensor &tensor : lowered.tensors) {
     if (tensor.role == DeviceTensor::Role::Intermediate)
       continue;
-    auto it = user.find(tensor.uid);
-    if (it == user.end() || !it->second)
+    ioUidList.push_back(tensor.uid);
+    ioSlots.push_back(&bound[tensor.uid]); // map nodes never move
+  }
+  byUidScratch.assign(ioUidList.size(), nullptr);
+}
+
+std::string GpuRun::execute(const std::map<int64_t, void *> &user) {
+  for (size_t i = 0; i < ioUidList.size(); ++i) {
+    auto it = user.find(ioUidList[i]);
+    byUidScratch[i] = it == user.end() ? nullptr : it->second;
+  }
+  return executeSlots(byUidScratch);
+}
+
+std::string GpuRun::executeSlots(const std::vector<void *> &pointers) {
+  if (pointers.size() != ioSlots.size())
+    return "executing: " + std::to_string(pointers.size()) +
+           " device pointers given for " + std::to_string(ioSlots.size()) +
+           " inputs and outputs";
+  for (size_t i = 0; i < pointers.size(); ++i) {
+    if (!pointers[i]) {
+      bool input = false;
+      for (const DeviceTensor &tensor : lowered.tensors)
+        if (tensor.uid == ioUidList[i])
+          input = tensor.role == DeviceTensor::Role::Input;
       return "no device buffer for " +
-             std::string(tensor.role == DeviceTensor::Role::Input ? "input"
-                                                                  : "output") +
-             " uid " + std::to_string(tensor.uid);
-    all[tensor.uid] = it->second;
+             std::string(input ? "input" : "output") + " uid " +
+             std::to_string(ioUidList[i]);
+    }
+    *ioSlots[i] = pointers[i];
   }
   for (ReadyGroup &group : ready)
     if (std::string error =
             group.kernels
-                ? group.kernels->execute(all)
-                : group.group->execute(group.plan, all, group.workspace);
+                ? group.kernels->execute(bound)
+                : group.group->execute(group.plan, bound, group.workspace);
         !error.empty())
       return error;
   return "";
@@ -392,12 +628,18 @@ GpuExecutable::create(GraphOp graph, const GpuOptions &options,
     return nullptr;
   }
   auto run = std::make_unique<GpuRun>(*device, options, report);
-  if (!(error = lowerToCudnn(graph, run->lowered)).empty() ||
+  if (!(error = lowerToCudnn(graph, run->lowered, &run->sources)).empty() ||
       !(error = run->allocateIntermediates()).empty())
     return nullptr;
-  for (const rt::GraphSpec &spec : run->lowered.groups)
-    if (!(error = run->prepare(spec)).empty())
+  for (size_t i = 0; i < run->lowered.groups.size(); ++i) {
+    run->source = &run->sources[i];
+    if (!(error = run->prepare(run->lowered.groups[i])).empty())
       return nullptr;
+  }
+  // The graph's ops are the caller's: nothing may point at them later.
+  run->source = nullptr;
+  run->sources.clear();
+  run->bindSlots();
   return run;
 }
 
@@ -426,8 +668,17 @@ GpuExecutable::create(CudnnProgram program, const GpuOptions &options,
     if (!(error = run->prepare(run->lowered.groups[i], engine)).empty())
       return nullptr;
   }
+  run->bindSlots();
   return run;
 }
+
+namespace {
+std::string runOnGpu(GpuExecutable &executable,
+                     const std::vector<ref::TensorInfo> &outputInfo,
+                     const std::vector<ref::HostTensor> &inputs,
+                     std::vector<ref::HostTensor> &outputs, int benchmarkRuns,
+                     std::vector<double> *milliseconds);
+} // namespace
 
 std::string mlir::graph::executeOnGpu(
     GraphOp graph, const std::vector<ref::HostTensor> &inputs,
@@ -440,19 +691,36 @@ std::string mlir::graph::executeOnGpu(
     return "graph @" + graph.getSymName().str() + " has " +
            std::to_string(inputInfo.size()) + " inputs but " +
            std::to_string(inputs.size()) + " buffers were given";
-  for (size_t i = 0; i < inputs.size(); ++i)
-    if (inputs[i].dtype != inputInfo[i].dtype ||
-        inputs[i].shape != inputInfo[i].shape)
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const ref::Shape &want = inputInfo[i].shape;
+    bool match = inputs[i].dtype == inputInfo[i].dtype &&
+                 inputs[i].shape.size() == want.size();
+    for (size_t d = 0; match && d < want.size(); ++d)
+      match = ShapedType::isDynamic(want[d]) || want[d] == inputs[i].shape[d];
+    if (!match)
       return "input " + std::to_string(i) + " (uid " +
              std::to_string(inputInfo[i].uid) +
              "): the buffer's dtype or dims differ from the graph's";
+  }
 
+  // Dynamic dims: a copy of the graph with the inputs' dims, lowered anew.
   std::string error;
-  CudnnProgram lowered;
-  if (!(error = lowerToCudnn(graph, lowered)).empty())
+  OwningOpRef<ModuleOp> specialized;
+  if (hasDynamicInputs(graph)) {
+    std::vector<ref::Shape> shapes;
+    for (const ref::HostTensor &input : inputs)
+      shapes.push_back(input.shape);
+    graph = specializeForGpu(graph, shapes, specialized, error);
+    if (!graph)
+      return error;
+    ref::describeGraph(graph, inputInfo, outputInfo);
+  }
+  std::unique_ptr<GpuExecutable> executable =
+      GpuExecutable::create(graph, options, error, report);
+  if (!executable)
     return error;
-  return executeProgramOnGpu(std::move(lowered), outputInfo, inputs, outputs,
-                             options, report, benchmarkRuns, milliseconds);
+  return runOnGpu(*executable, outputInfo, inputs, outputs, benchmarkRuns,
+                  milliseconds);
 }
 
 std::string mlir::graph::executeProgramOnGpu(
@@ -477,8 +745,22 @@ std::string mlir::graph::executeProgramOnGpu(
       GpuExecutable::create(std::move(lowered), options, error, report);
   if (!executable)
     return error;
-  rt::Device &device = executable->device();
-  const CudnnProgram &program = executable->program();
+  return runOnGpu(*executable, outputInfo, inputs, outputs, benchmarkRuns,
+                  milliseconds);
+}
+
+namespace {
+
+/// Uploads `inputs`, executes, times `benchmarkRuns` more executes and
+/// downloads the outputs of `executable` (see executeProgramOnGpu).
+std::string runOnGpu(GpuExecutable &executable,
+                     const std::vector<ref::TensorInfo> &outputInfo,
+                     const std::vector<ref::HostTensor> &inputs,
+                     std::vector<ref::HostTensor> &outputs, int benchmarkRuns,
+                     std::vector<double> *milliseconds) {
+  std::string error;
+  rt::Device &device = executable.device();
+  const CudnnProgram &program = executable.program();
 
   // Device copies of the inputs and outputs, in the declared layouts.
   Buffers io(device);
@@ -504,14 +786,14 @@ std::string mlir::graph::executeProgramOnGpu(
       return "uploading input uid " + std::to_string(tensor.uid) + ": " + e;
   }
 
-  if (std::string e = executable->execute(user); !e.empty())
+  if (std::string e = executable.execute(user); !e.empty())
     return e;
   if (std::string e = device.synchronize(); !e.empty())
     return "executing: " + e;
   for (int i = 0; i < benchmarkRuns; ++i) {
     double ms = 0;
     if (std::string e =
-            device.time([&] { return executable->execute(user); }, ms);
+            device.time([&] { return executable.execute(user); }, ms);
         !e.empty())
       return "benchmark run: " + e;
     if (milliseconds)
@@ -541,3 +823,5 @@ std::string mlir::graph::executeProgramOnGpu(
   }
   return "";
 }
+
+} // namespace

@@ -14,6 +14,8 @@
 #include "GraphDialect/GraphOps.h"
 #include "GraphDialect/Passes.h"
 
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Diagnostics.h"
 #include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/MapVector.h"
@@ -30,6 +32,50 @@ void mlir::graph::buildGpuPipeline(OpPassManager &pm) {
   buildPreparePipeline(pm, PreparePipelineOptions());
   pm.addPass(createGraphFuse());
   pm.addPass(createGraphSelectEngines());
+}
+
+bool mlir::graph::hasDynamicInputs(GraphOp graph) {
+  return llvm::any_of(graph.getArgumentTypes(), [](Type type) {
+    auto ranked = dyn_cast<RankedTensorType>(type);
+    return ranked && !ranked.hasStaticShape();
+  });
+}
+
+GraphOp mlir::graph::specializeForGpu(GraphOp graph,
+                                      const std::vector<ref::Shape> &inputShapes,
+                                      OwningOpRef<ModuleOp> &holder,
+                                      std::string &error) {
+  MLIRContext *context = graph.getContext();
+  std::string name = graph.getSymName().str();
+  error.clear();
+  ScopedDiagnosticHandler capture(context, [&](Diagnostic &diag) {
+    if (diag.getSeverity() == DiagnosticSeverity::Error)
+      error += (error.empty() ? "" : "; ") + diag.str();
+    return success();
+  });
+  OpBuilder builder(context);
+  holder = ModuleOp::create(graph.getLoc());
+  builder.setInsertionPointToEnd(holder->getBody());
+  auto copy = cast<GraphOp>(builder.clone(*graph.getOperation()));
+  SmallVector<SmallVector<int64_t>> shapes;
+  for (const ref::Shape &shape : inputShapes)
+    shapes.emplace_back(shape.begin(), shape.end());
+  if (failed(specializeShapes(copy, shapes))) {
+    if (error.empty())
+      error = "graph @" + name + ": binding the dynamic dims failed";
+    return nullptr;
+  }
+  PassManager pm(context, ModuleOp::getOperationName());
+  buildGpuPipeline(pm);
+  if (failed(pm.run(*holder))) {
+    error = "graph @" + name + " with its dims bound: " +
+            (error.empty() ? "the GPU pipeline failed" : error);
+    return nullptr;
+  }
+  for (GraphOp g : holder->getOps<GraphOp>())
+    return g;
+  error = "graph @" + name + ": lost in the GPU pipeline";
+  return nullptr;
 }
 
 namespace {
@@ -107,6 +153,9 @@ PortNames portsOf(Operation *op) {
                          {"DX", "DScale", "DBias"}};
       })
       .Case([](GenstatsOp) { return PortNames{{"input"}, {"SUM", "SQ_SUM"}}; })
+      .Case<TransposeOp, SliceOp, ReshapeOp>(
+          [](auto) { return PortNames{{"input"}, {"output"}}; })
+      .Case([](ConcatenateOp) { return PortNames{{"inputs"}, {"output"}}; })
       .Case([](SdpaOp) {
         return PortNames{{"q", "k", "v", "attn_scale", "bias", "seq_len_q",
                           "seq_len_kv", "dropout_mask"},
@@ -218,6 +267,31 @@ void padRanks(rt::GraphSpec &spec) {
       }
     }
   }
+  // Axis attributes follow the leading unit dims: gen_index and
+  // concatenate axes shift, permutations and slices grow identity entries.
+  for (rt::OpSpec &op : spec.ops) {
+    auto firstIn = op.inputs.find("input");
+    if (firstIn == op.inputs.end())
+      firstIn = op.inputs.find("inputs_0");
+    int64_t pad = firstIn == op.inputs.end() ? 0 : leadingPad[firstIn->second];
+    if (op.kind == "concatenate")
+      for (int64_t &axis : op.intAttrs["axis"])
+        axis += pad;
+    if (op.kind == "transpose") {
+      std::vector<int64_t> &perm = op.intAttrs["permutation"];
+      for (int64_t &p : perm)
+        p += pad;
+      for (int64_t i = pad - 1; i >= 0; --i)
+        perm.insert(perm.begin(), i);
+    }
+    if (op.kind == "slice")
+      for (const char *name : {"start", "limit", "step"}) {
+        auto it = op.intAttrs.find(name);
+        if (it != op.intAttrs.end())
+          it->second.insert(it->second.begin(), pad,
+                            std::string(name) == "start" ? 0 : 1);
+      }
+  }
   // gen_index counts along an axis of its output: shift it with the padding.
   for (rt::OpSpec &op : spec.ops) {
     auto axis = op.intAttrs.find("axis");
@@ -230,8 +304,14 @@ void padRanks(rt::GraphSpec &spec) {
 
 } // namespace
 
-std::string mlir::graph::lowerToCudnn(GraphOp graph, CudnnProgram &program) {
+std::string mlir::graph::lowerToCudnn(GraphOp graph, CudnnProgram &program,
+                                      std::vector<GroupSource> *sources) {
   program = CudnnProgram();
+  if (sources)
+    sources->clear();
+  bool tf32 = false;
+  if (auto compute = graph.getComputeDataType())
+    tf32 = compute->isTF32();
   Block &body = graph.getBody().front();
   OutputOp output = graph.getOutputOp();
 
@@ -312,8 +392,8 @@ std::string mlir::graph::lowerToCudnn(GraphOp graph, CudnnProgram &program) {
     if (!ref::toDType(type.getElementType(), tensor.dtype))
       return "a tensor of element type with no GPU path";
     if (!type.hasStaticShape())
-      return "dynamic dims are bound at execute time and not supported by "
-             "the cuDNN lowering yet";
+      return "a tensor with dynamic dims: bind them first (specializeForGpu "
+             "binds them from the inputs at execute time)";
     tensor.dims.assign(type.getShape().begin(), type.getShape().end());
     ArrayRef<int64_t> strides = getStrides(type);
     if (strides.empty())
@@ -354,6 +434,9 @@ std::string mlir::graph::lowerToCudnn(GraphOp graph, CudnnProgram &program) {
     ArrayRef<Operation *> ops = groups[id];
     rt::GraphSpec spec;
     spec.name = graph.getSymName().str() + "/group" + std::to_string(id);
+    GroupSource source;
+    source.ops.assign(ops.begin(), ops.end());
+    source.tf32 = tf32;
     llvm::DenseMap<Value, bool> inSpec;
     std::string error;
     auto addTensor = [&](Value value) -> int64_t {
@@ -375,8 +458,10 @@ std::string mlir::graph::lowerToCudnn(GraphOp graph, CudnnProgram &program) {
           tensor.byValue = static_cast<double>(i.getInt());
       } else if (isa<BlockArgument>(value) || needsBuffer(value)) {
         registerBuffer(value, tensor);
+        source.values[uid] = value;
       } else {
         tensor.isVirtual = true;
+        source.values[uid] = value; // a buffer once the group is split
       }
       spec.tensors.push_back(tensor);
       return uid;
@@ -406,6 +491,8 @@ std::string mlir::graph::lowerToCudnn(GraphOp graph, CudnnProgram &program) {
     }
     padRanks(spec);
     program.groups.push_back(std::move(spec));
+    if (sources)
+      sources->push_back(std::move(source));
   }
   return "";
 }
