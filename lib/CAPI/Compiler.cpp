@@ -34,6 +34,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <mutex>
 #include <optional>
 
@@ -85,6 +86,30 @@ struct CompiledGraph::Impl {
   // later executes reuse its plans and intermediates.
   std::unique_ptr<mlir::graph::GpuExecutable> gpu;
   std::string gpuGraph;
+  /// A graph with dynamic dims: one program per input shape signature (each
+  /// input's rank then dims), built at the first execute with those shapes.
+  std::map<std::vector<int64_t>, std::unique_ptr<mlir::graph::GpuExecutable>>
+      gpuByShape;
+  /// The last successful GPU execute's variant pack: per buffer its uid,
+  /// dtype, dims, strides as given and slot among the program's ioUids. An
+  /// execute with the same pack skips every check and lookup: it compares
+  /// the pack, fills `pointers` and runs.
+  struct VariantPack {
+    mlir::graph::GpuExecutable *gpu = nullptr; // null: none recorded
+    std::vector<int64_t> uids;
+    std::vector<GraphDType> dtypes;
+    std::vector<std::vector<int64_t>> dims, strides;
+    std::vector<size_t> slots; // kNoSlot: an output the program aliases
+    std::vector<void *> pointers;
+  };
+  static constexpr size_t kNoSlot = ~size_t(0);
+  VariantPack lastPack;
+  /// Drops every built program (options, plans or the graph changed).
+  void resetGpu() {
+    gpu.reset();
+    gpuByShape.clear();
+    lastPack.gpu = nullptr;
+  }
   /// The plan list graphPlanCreate made: the first fused group of `graph`
   /// with its ranked plans, and what later executes must replay so their
   /// indices mean the same plans.
@@ -818,60 +843,158 @@ mlir::graph::GpuOptions gpuOptionsOf(CompiledGraph::Impl &impl) {
   return options;
 }
 
+/// Builds the GPU program of the selected graph (or artifact) with `options`;
+/// for a graph with dynamic dims, of its copy specialized to `shapes`.
+Status buildGpu(CompiledGraph::Impl &impl, bool dynamic,
+                const std::vector<::graph::ref::Shape> &shapes,
+                std::unique_ptr<mlir::graph::GpuExecutable> &built) {
+  std::string graphName = "graph @" + impl.selected;
+  // A missing GPU is the answer before any lowering question.
+  std::string why;
+  if (!::graph::rt::Device::get(why))
+    return Status(GRAPH_ERROR_NO_DEVICE,
+                  "GRAPH_DEVICE_GPU: the GPU device is not available: " + why);
+  std::string error;
+  mlir::graph::GpuOptions options = gpuOptionsOf(impl);
+  if (impl.artifact) {
+    // The compiled artifact: rebuild its program, no lowering.
+    graphName = "exec.program @" + impl.selected;
+    mlir::graph::CudnnProgram program;
+    if (std::string e = mlir::exec::loadProgram(impl.program(), program);
+        !e.empty())
+      return Status(GRAPH_ERROR_NOT_SUPPORTED, e);
+    built = mlir::graph::GpuExecutable::create(std::move(program), options,
+                                               error);
+  } else if (dynamic) {
+    // Dims bound from this execute's inputs; the copy goes through the
+    // whole GPU pipeline.
+    OwningOpRef<ModuleOp> holder;
+    GraphOp graph = mlir::graph::specializeForGpu(impl.graph(), shapes,
+                                                  holder, error);
+    if (!graph)
+      return Status(GRAPH_ERROR_INVALID_ARGUMENT, graphName + ": " + error);
+    built = mlir::graph::GpuExecutable::create(graph, options, error);
+  } else {
+    OwningOpRef<ModuleOp> clone;
+    GraphOp graph;
+    if (Status s = lowerForGpu(impl, clone, graph); !s)
+      return s;
+    built = mlir::graph::GpuExecutable::create(graph, options, error);
+  }
+  if (!built)
+    return Status(error.find("not available") != std::string::npos
+                      ? GRAPH_ERROR_NO_DEVICE
+                      : GRAPH_ERROR_NOT_SUPPORTED,
+                  graphName + ": " + error);
+  return Status();
+}
+
+/// Runs `gpu` with the pointers of `pack` and waits unless the caller set
+/// a stream.
+Status runGpu(CompiledGraph::Impl &impl, mlir::graph::GpuExecutable &gpu,
+              const std::vector<void *> &pointers) {
+  if (std::string error = gpu.executeSlots(pointers); !error.empty())
+    return Status(GRAPH_ERROR_EXECUTION,
+                  (impl.artifact ? "exec.program @" : "graph @") +
+                      impl.selected + ": " + error);
+  // On the caller's stream the work stays queued in order; on our own we
+  // wait, so the caller may read the outputs right away.
+  if (!gpu.device().hasCallerStream())
+    if (std::string error = gpu.device().synchronize(); !error.empty())
+      return Status(GRAPH_ERROR_EXECUTION,
+                    (impl.artifact ? "exec.program @" : "graph @") +
+                        impl.selected + ": " + error);
+  return Status();
+}
+
+/// Whether `buffers` is the variant pack of the last GPU execute (same
+/// uids, dtypes, dims and strides, in the same order, no NULL data): then
+/// every check it passed holds again. Allocates nothing.
+bool sameVariantPack(const CompiledGraph::Impl &impl,
+                     const std::vector<Buffer> &buffers) {
+  const CompiledGraph::Impl::VariantPack &pack = impl.lastPack;
+  if (!pack.gpu || impl.gpuGraph != impl.selected ||
+      buffers.size() != pack.uids.size())
+    return false;
+  for (size_t j = 0; j < buffers.size(); ++j) {
+    const Buffer &b = buffers[j];
+    if (b.uid != pack.uids[j] || b.dtype != pack.dtypes[j] ||
+        b.dims != pack.dims[j] || b.strides != pack.strides[j] || !b.data)
+      return false;
+  }
+  return true;
+}
+
 /// Runs the selected graph on the GPU with the caller's device pointers,
 /// which must hold each tensor in the graph's declared layout. The first call
-/// lowers the graph and builds its plans; later calls only execute.
+/// lowers the graph and builds its plans (for dynamic dims, per input shape
+/// signature); later calls only execute, and a repeated variant pack skips
+/// the checks (see sameVariantPack).
 Status executeOnDevice(CompiledGraph::Impl &impl,
+                       const std::vector<Buffer> &buffers,
                        const std::vector<TensorDesc> &ins,
                        const std::vector<TensorDesc> &outs,
                        const std::vector<Binding> &inBindings,
                        const std::vector<Binding> &outBindings) {
   std::string graphName = "graph @" + impl.selected;
-  if (!impl.gpu || impl.gpuGraph != impl.selected) {
-    impl.gpu.reset();
-    // A missing GPU is the answer before any lowering question.
-    std::string why;
-    if (!::graph::rt::Device::get(why))
-      return Status(GRAPH_ERROR_NO_DEVICE,
-                    "GRAPH_DEVICE_GPU: the GPU device is not available: " + why);
-    std::string error;
-    mlir::graph::GpuOptions options = gpuOptionsOf(impl);
-    if (impl.artifact) {
-      // The compiled artifact: rebuild its program, no lowering.
-      graphName = "exec.program @" + impl.selected;
-      mlir::graph::CudnnProgram program;
-      if (std::string e = mlir::exec::loadProgram(impl.program(), program);
-          !e.empty())
-        return Status(GRAPH_ERROR_NOT_SUPPORTED, e);
-      impl.gpu = mlir::graph::GpuExecutable::create(std::move(program),
-                                                    options, error);
-    } else {
-      OwningOpRef<ModuleOp> clone;
-      GraphOp graph;
-      if (Status s = lowerForGpu(impl, clone, graph); !s)
-        return s;
-      impl.gpu = mlir::graph::GpuExecutable::create(graph, options, error);
-    }
-    if (!impl.gpu)
-      return Status(error.find("not available") != std::string::npos
-                        ? GRAPH_ERROR_NO_DEVICE
-                        : GRAPH_ERROR_NOT_SUPPORTED,
-                    graphName + ": " + error);
+  if (impl.gpuGraph != impl.selected) {
+    impl.resetGpu();
     impl.gpuGraph = impl.selected;
   }
-  // Device pointers cannot be re-laid out here: they must match.
+  bool dynamic = false;
+  for (const TensorDesc &desc : ins)
+    for (int64_t d : desc.dims)
+      dynamic |= d < 0;
+  dynamic &= !impl.artifact;
+  mlir::graph::GpuExecutable *gpu = impl.gpu.get();
+  if (dynamic) {
+    std::vector<::graph::ref::Shape> shapes;
+    std::vector<int64_t> signature;
+    for (const Binding &binding : inBindings) {
+      shapes.push_back(binding.buffer->dims);
+      signature.push_back(static_cast<int64_t>(binding.buffer->dims.size()));
+      signature.insert(signature.end(), binding.buffer->dims.begin(),
+                       binding.buffer->dims.end());
+    }
+    std::unique_ptr<mlir::graph::GpuExecutable> &slot =
+        impl.gpuByShape[signature];
+    if (!slot) {
+      if (Status s = buildGpu(impl, true, shapes, slot); !s) {
+        impl.gpuByShape.erase(signature);
+        return s;
+      }
+    }
+    gpu = slot.get();
+  } else if (!gpu) {
+    if (Status s = buildGpu(impl, false, {}, impl.gpu); !s)
+      return s;
+    gpu = impl.gpu.get();
+  }
+  if (impl.artifact)
+    graphName = "exec.program @" + impl.selected;
+
+  // Device pointers cannot be re-laid out here: they must match, and with
+  // dynamic dims an output's computed dims must be the buffer's.
+  const mlir::graph::CudnnProgram &program = gpu->program();
   std::map<int64_t, void *> pointers;
   auto bind = [&](const char *kind, const std::vector<TensorDesc> &descs,
                   const std::vector<Binding> &bindings) -> Status {
     for (size_t i = 0; i < descs.size(); ++i) {
       const Buffer &b = *bindings[i].buffer;
-      for (const mlir::graph::DeviceTensor &t : impl.gpu->program().tensors)
-        if (t.uid == descs[i].uid && t.strides != bindings[i].strides &&
-            ref::numElements(b.dims) > 1)
+      for (const mlir::graph::DeviceTensor &t : program.tensors) {
+        if (t.uid != descs[i].uid)
+          continue;
+        if (t.dims != b.dims)
+          return Status(GRAPH_ERROR_INVALID_ARGUMENT,
+                        who(kind, i, descs[i]) + ": the graph computed dims " +
+                            dimsText(t.dims) + " but the buffer has " +
+                            dimsText(b.dims));
+        if (t.strides != bindings[i].strides && ref::numElements(b.dims) > 1)
           return Status(GRAPH_ERROR_INVALID_ARGUMENT,
                         who(kind, i, descs[i]) + ": on the GPU the buffer "
                         "must have the graph's strides " + dimsText(t.strides) +
                         " but has " + dimsText(bindings[i].strides));
+      }
       pointers[descs[i].uid] = b.data;
     }
     return Status();
@@ -880,14 +1003,48 @@ Status executeOnDevice(CompiledGraph::Impl &impl,
     return s;
   if (Status s = bind("output", outs, outBindings); !s)
     return s;
-  if (std::string error = impl.gpu->execute(pointers); !error.empty())
-    return Status(GRAPH_ERROR_EXECUTION, graphName + ": " + error);
-  // On the caller's stream the work stays queued in order; on our own we
-  // wait, so the caller may read the outputs right away.
-  if (!impl.gpu->device().hasCallerStream())
-    if (std::string error = impl.gpu->device().synchronize(); !error.empty())
-      return Status(GRAPH_ERROR_EXECUTION, graphName + ": " + error);
+
+  // Record the variant pack: buffer j -> slot among the program's ioUids.
+  CompiledGraph::Impl::VariantPack &pack = impl.lastPack;
+  pack.gpu = nullptr;
+  const std::vector<int64_t> &ioUids = gpu->ioUids();
+  pack.pointers.assign(ioUids.size(), nullptr);
+  pack.slots.assign(buffers.size(), CompiledGraph::Impl::kNoSlot);
+  for (size_t k = 0; k < ioUids.size(); ++k) {
+    auto it = pointers.find(ioUids[k]);
+    if (it == pointers.end())
+      return Status(GRAPH_ERROR_EXECUTION,
+                    graphName + ": no buffer for the program's uid " +
+                        std::to_string(ioUids[k]));
+    pack.pointers[k] = it->second;
+    for (size_t j = 0; j < buffers.size(); ++j)
+      if (buffers[j].uid == ioUids[k])
+        pack.slots[j] = k;
+  }
+  if (Status s = runGpu(impl, *gpu, pack.pointers); !s)
+    return s;
+  pack.uids.resize(buffers.size());
+  pack.dtypes.resize(buffers.size());
+  pack.dims.resize(buffers.size());
+  pack.strides.resize(buffers.size());
+  for (size_t j = 0; j < buffers.size(); ++j) {
+    pack.uids[j] = buffers[j].uid;
+    pack.dtypes[j] = buffers[j].dtype;
+    pack.dims[j] = buffers[j].dims;
+    pack.strides[j] = buffers[j].strides;
+  }
+  pack.gpu = gpu;
   return Status();
+}
+
+/// The GPU execute of a repeated variant pack: new data pointers only.
+Status executeSamePack(CompiledGraph::Impl &impl,
+                       const std::vector<Buffer> &buffers) {
+  CompiledGraph::Impl::VariantPack &pack = impl.lastPack;
+  for (size_t j = 0; j < buffers.size(); ++j)
+    if (pack.slots[j] != CompiledGraph::Impl::kNoSlot)
+      pack.pointers[pack.slots[j]] = buffers[j].data;
+  return runGpu(impl, *pack.gpu, pack.pointers);
 }
 #endif
 
@@ -909,6 +1066,11 @@ Status CompiledGraph::execute(GraphDevice device,
                       std::to_string(static_cast<int>(device)));
 
   std::lock_guard<std::mutex> lock(impl->compiler->mutex);
+#ifdef GRAPH_HAVE_GPU_RUNTIME
+  // The hot path: the same buffers as last time, other data pointers.
+  if (device == GRAPH_DEVICE_GPU && sameVariantPack(*impl, buffers))
+    return executeSamePack(*impl, buffers);
+#endif
   GraphOp graph = impl->graph();
   std::string graphName = "graph @" + impl->selected;
   std::vector<TensorDesc> ins, outs;
@@ -1028,7 +1190,7 @@ Status CompiledGraph::execute(GraphDevice device,
 
 #ifdef GRAPH_HAVE_GPU_RUNTIME
   if (device == GRAPH_DEVICE_GPU)
-    return executeOnDevice(*impl, ins, outs, inBindings, outBindings);
+    return executeOnDevice(*impl, buffers, ins, outs, inBindings, outBindings);
 #endif
 
   // Copy the inputs into dense host tensors.
@@ -1225,7 +1387,7 @@ Status CompiledGraph::planCreate(GraphDevice device,
                       "': the heuristics offered no plan" +
                       (why.empty() ? std::string() : ": " + why));
   impl->plans = std::move(list);
-  impl->gpu.reset();
+  impl->resetGpu();
   return Status();
 #endif
 }
@@ -1314,7 +1476,7 @@ Status CompiledGraph::planSelect(int32_t index) {
     return s;
   if (list->selected != index) {
     list->selected = index;
-    impl->gpu.reset(); // the next execute builds the pinned plan
+    impl->resetGpu(); // the next execute builds the pinned plan
   }
   return Status();
 #endif
@@ -1376,7 +1538,7 @@ Status CompiledGraph::setPlanOptions(const std::vector<std::string> &deselect,
   options.deselectEngines = deselect;
   options.workspaceLimit = workspaceLimit;
   options.autotune = autotune;
-  impl->gpu.reset();
+  impl->resetGpu();
   return Status();
 #endif
 }

@@ -35,6 +35,11 @@ struct GraphModuleImpl {
   // Guards the lazy description below against concurrent queries.
   std::mutex ioMutex;
 
+  // graphExecute's converted buffers, reused so that a repeated execute
+  // allocates nothing (their dims and strides keep their capacity).
+  std::mutex executeMutex;
+  std::vector<graph::Buffer> executeBuffers;
+
   // Storage behind graphPlanName / graphPlanNotes, keyed by (plan, kind);
   // cleared by graphPlanCreate. Map nodes never move.
   std::mutex planMutex;
@@ -508,7 +513,9 @@ GraphStatus graphExecute(GraphModule module, GraphDevice device,
     return fail(GRAPH_ERROR_INVALID_ARGUMENT,
                 "graphExecute: buffers is NULL but numBuffers is " +
                     std::to_string(numBuffers));
-  std::vector<graph::Buffer> converted(numBuffers);
+  std::lock_guard<std::mutex> lock(module->executeMutex);
+  std::vector<graph::Buffer> &converted = module->executeBuffers;
+  converted.resize(numBuffers);
   for (int32_t j = 0; j < numBuffers; ++j) {
     const GraphBuffer &b = buffers[j];
     if (b.rank < 0 || b.rank > GRAPH_MAX_RANK)
@@ -526,6 +533,7 @@ GraphStatus graphExecute(GraphModule module, GraphDevice device,
     bool anyStride = false;
     for (int32_t d = 0; d < b.rank; ++d)
       anyStride |= b.strides[d] != 0;
+    c.strides.clear();
     if (anyStride)
       c.strides.assign(b.strides, b.strides + b.rank);
   }
