@@ -1871,6 +1871,10 @@ public:
   size_t lastPackPlan = 0;
   std::vector<void *> lastPackPointers;
   void *lastPackWorkspace = nullptr;
+  // This execute's uids and pointers, kept so a repeated execute allocates
+  // nothing.
+  std::vector<int64_t> packUids;
+  std::vector<void *> packPointers;
 
   std::string execute(size_t index, const std::map<int64_t, void *> &buffers,
                       void *workspace) override {
@@ -1878,9 +1882,10 @@ public:
       return "group '" + spec.name + "': plan " + std::to_string(index) +
              " is not built";
     Plan &p = planList[index];
-    Builder b = builder("execute plan " + p.info.name);
-    std::vector<int64_t> uids;
-    std::vector<void *> pointers;
+    std::vector<int64_t> &uids = packUids;
+    std::vector<void *> &pointers = packPointers;
+    uids.clear();
+    pointers.clear();
     int64_t scratchBase = (p.info.workspaceBytes + 255) / 256 * 256;
     if ((p.info.workspaceBytes > 0 || lowering->scratchBytes > 0) && !workspace)
       return "group '" + spec.name + "': plan " + p.info.name + " needs " +
@@ -1907,6 +1912,7 @@ public:
     // creation is most of the host time of a small group.
     if (!lastPack || lastPackPlan != index || lastPackPointers != pointers ||
         lastPackWorkspace != workspace) {
+      Builder b = builder("execute plan " + p.info.name);
       DescPtr pack;
       TRY(b.create(CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR, pack,
                    "VARIANT_PACK"));
@@ -1927,7 +1933,8 @@ public:
             static_cast<cudnnHandle_t>(device.cudnnHandle()), p.plan->raw,
             pack->raw);
         s != CUDNN_STATUS_SUCCESS)
-      return b.fail("cudnnBackendExecute", s);
+      return builder("execute plan " + p.info.name)
+          .fail("cudnnBackendExecute", s);
     return "";
   }
 
