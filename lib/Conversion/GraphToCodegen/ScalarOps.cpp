@@ -103,7 +103,23 @@ Value mlir::graph::emitPointwise(OpBuilder &b, Location loc,
     return select(P::OGE, x, cst(0.0), div(cst(1.0), onePlus),
                   div(e, onePlus));
   };
-  auto tanh = [&](Value x) -> Value { return math::TanhOp::create(b, loc, x); };
+  // sigmoid'(x) = s (1 - s) = e / (1 + e)^2 with e = exp(-|x|): no
+  // cancellation in 1 - s where s is near 1.
+  auto sigmoidSlope = [&](Value x) -> Value {
+    Value e = math::ExpOp::create(
+        b, loc, arith::NegFOp::create(b, loc, math::AbsFOp::create(b, loc, x)));
+    Value onePlus = add(cst(1.0), e);
+    return div(e, mul(onePlus, onePlus));
+  };
+  // 1 - tanh(x)^2 = 4 sigmoid'(2x), accurate where tanh(x) is near +-1.
+  auto sech2 = [&](Value x) -> Value {
+    return mul(cst(4.0), sigmoidSlope(mul(cst(2.0), x)));
+  };
+  // The gelu tanh approximation's argument, k (x + c x^3).
+  auto geluInner = [&](Value x) -> Value {
+    Value cube = mul(mul(x, x), x);
+    return mul(cst(kSqrt2OverPi), add(x, mul(cst(kGeluCubic), cube)));
+  };
   double lo = pointwiseAttr(op, "lower_clip", 0.0);
   double hi = pointwiseAttr(op, "upper_clip",
                             std::numeric_limits<double>::infinity());
@@ -160,7 +176,7 @@ Value mlir::graph::emitPointwise(OpBuilder &b, Location loc,
   if (m == "tan")
     return math::TanOp::create(b, loc, a);
   if (m == "tanh")
-    return tanh(a);
+    return math::TanhOp::create(b, loc, a);
   if (m == "erf")
     return math::ErfOp::create(b, loc, a);
   if (m == "exp")
@@ -190,11 +206,8 @@ Value mlir::graph::emitPointwise(OpBuilder &b, Location loc,
     Value e = math::ErfOp::create(b, loc, mul(a, cst(kInvSqrt2)));
     return mul(mul(cst(0.5), a), add(cst(1.0), e));
   }
-  if (m == "gelu_approx_tanh") {
-    Value cube = mul(mul(a, a), a);
-    Value t = tanh(mul(cst(kSqrt2OverPi), add(a, mul(cst(kGeluCubic), cube))));
-    return mul(mul(cst(0.5), a), add(cst(1.0), t));
-  }
+  if (m == "gelu_approx_tanh") // 0.5 a (1 + tanh(u)) = a sigmoid(2u)
+    return mul(a, sigmoid(mul(cst(2.0), geluInner(a))));
   if (m == "softplus") {
     // log(1 + exp(z)) / beta with z = beta * a, as max(z, 0) +
     // log1p(exp(-|z|)) so exp never overflows.
@@ -231,11 +244,10 @@ Value mlir::graph::emitPointwise(OpBuilder &b, Location loc,
     return select(P::OGT, x, cst(0.0), dy, mul(dy, cst(slope)));
   }
   if (m == "swish_backward") {
-    // dy * (s + beta * x * s * (1 - s)) with s = sigmoid(beta * x).
+    // dy * (s + beta x s (1 - s)) with s = sigmoid(beta x).
     Value beta = cst(pointwiseAttr(op, "swish_beta", 1.0));
     Value bx = mul(beta, x);
-    Value s = sigmoid(bx);
-    return mul(dy, add(s, mul(mul(bx, s), sub(cst(1.0), s))));
+    return mul(dy, add(sigmoid(bx), mul(bx, sigmoidSlope(bx))));
   }
   if (m == "elu_backward") {
     Value alpha = cst(pointwiseAttr(op, "elu_alpha", 1.0));
@@ -243,17 +255,17 @@ Value mlir::graph::emitPointwise(OpBuilder &b, Location loc,
     return select(P::OGT, x, cst(0.0), dy, neg);
   }
   if (m == "gelu_approx_tanh_backward") {
-    // dy * (0.5 (1 + t) + 0.5 x (1 - t^2) k (1 + 3 c x^2)),
-    // t = tanh(k (x + c x^3)). Where t^2 == 1 the second term is 0; the
-    // select keeps 0 * inf (x^2 overflowing f32) from making it NaN.
-    Value x2 = mul(x, x);
-    Value t = tanh(mul(cst(kSqrt2OverPi), add(x, mul(cst(kGeluCubic), mul(x2, x)))));
-    Value sech2 = sub(cst(1.0), mul(t, t));
+    // dy * (0.5 (1 + t) + 0.5 x (1 - t^2) k (1 + 3 c x^2)) with
+    // t = tanh(u), u = k (x + c x^3); 0.5 (1 + t) = sigmoid(2u). Where
+    // 1 - t^2 is 0 so is the second term: the select keeps 0 * inf (x^2
+    // overflowing f32) from making it NaN.
+    Value u = geluInner(x);
+    Value s2 = sech2(u);
     Value dInner = mul(cst(kSqrt2OverPi),
-                       add(cst(1.0), mul(cst(3.0 * kGeluCubic), x2)));
-    Value second = mul(mul(mul(cst(0.5), x), sech2), dInner);
-    second = select(P::OEQ, sech2, cst(0.0), cst(0.0), second);
-    return mul(dy, add(mul(cst(0.5), add(cst(1.0), t)), second));
+                       add(cst(1.0), mul(cst(3.0 * kGeluCubic), mul(x, x))));
+    Value second = mul(mul(mul(cst(0.5), x), s2), dInner);
+    second = select(P::OEQ, s2, cst(0.0), cst(0.0), second);
+    return mul(dy, add(sigmoid(mul(cst(2.0), u)), second));
   }
   if (m == "gelu_backward") {
     // dy * (cdf(x) + x pdf(x)).
@@ -263,17 +275,13 @@ Value mlir::graph::emitPointwise(OpBuilder &b, Location loc,
                     math::ExpOp::create(b, loc, mul(cst(-0.5), mul(x, x))));
     return mul(dy, add(cdf, mul(x, pdf)));
   }
-  if (m == "sigmoid_backward") {
-    Value s = sigmoid(x);
-    return mul(mul(dy, s), sub(cst(1.0), s));
-  }
+  if (m == "sigmoid_backward")
+    return mul(dy, sigmoidSlope(x));
   if (m == "softplus_backward")
     return mul(dy,
                sigmoid(mul(cst(pointwiseAttr(op, "softplus_beta", 1.0)), x)));
-  if (m == "tanh_backward") {
-    Value t = tanh(x);
-    return mul(dy, sub(cst(1.0), mul(t, t)));
-  }
+  if (m == "tanh_backward")
+    return mul(dy, sech2(x));
   if (m == "binary_select") // in2 is the mask: in2 != 0 ? in0 : in1
     return pick(truth(args[2]), args[0], args[1]);
   return Value();
