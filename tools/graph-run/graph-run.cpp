@@ -156,8 +156,9 @@ cl::list<std::string> heuristicModes(
     cl::CommaSeparated, cl::cat(runCategory));
 cl::opt<bool> autotunePlans(
     "autotune",
-    cl::desc("GPU: time every plan of each group that builds and keep the "
-             "fastest (the result is still checked by --check-against)"),
+    cl::desc("GPU: run every plan of each group that builds once on seeded "
+             "inputs, drop those whose result differs from the CPU "
+             "reference, time the rest and keep the fastest"),
     cl::init(false), cl::cat(runCategory));
 cl::opt<bool> verbosePlans(
     "verbose-plans",
