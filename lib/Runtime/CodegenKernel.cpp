@@ -2,6 +2,9 @@
 
 #include "RuntimeApi.h"
 
+#include <algorithm>
+#include <cstdint>
+
 #include "GraphDialect/Runtime/CodegenKernel.h"
 
 using namespace graph::rt;
@@ -16,16 +19,35 @@ public:
   ~LoadedKernels() override {
     for (CUmodule module : modules)
       cu.cuModuleUnload(module);
+    for (auto &[uid, pointer] : scratch)
+      device.free(pointer);
   }
 
   std::string load() {
+    for (auto &[uid, bytes] : codegen.scratch) {
+      std::string error;
+      void *pointer = device.alloc(std::max<int64_t>(bytes, 16), error);
+      if (!pointer)
+        return codegen.name + ": allocating " + std::to_string(bytes) +
+               " scratch bytes: " + error;
+      scratch[uid] = pointer;
+    }
+    // Kernels of one group usually share one module image.
+    std::map<std::string, CUmodule> loaded;
     for (const KernelLaunch &launch : codegen.launches) {
       CUmodule module = nullptr;
-      if (CUresult status = cu.cuModuleLoadData(&module, launch.ptx.c_str());
-          status != CUDA_SUCCESS)
-        return codegen.name + ": cuModuleLoadData of kernel " + launch.entry +
-               " failed: " + cuStatusText(cu, status);
-      modules.push_back(module);
+      auto known = loaded.find(launch.ptx);
+      if (known != loaded.end()) {
+        module = known->second;
+      } else {
+        if (CUresult status =
+                cu.cuModuleLoadData(&module, launch.ptx.data());
+            status != CUDA_SUCCESS)
+          return codegen.name + ": cuModuleLoadData of kernel " +
+                 launch.entry + " failed: " + cuStatusText(cu, status);
+        modules.push_back(module);
+        loaded[launch.ptx] = module;
+      }
       CUfunction function = nullptr;
       if (CUresult status = cu.cuModuleGetFunction(&function, module,
                                                    launch.entry.c_str());
@@ -45,11 +67,18 @@ public:
       std::vector<void *> pointers(launch.argUids.size());
       std::vector<void *> params(launch.argUids.size());
       for (size_t i = 0; i < launch.argUids.size(); ++i) {
-        auto it = buffers.find(launch.argUids[i]);
-        if (it == buffers.end() || !it->second)
+        int64_t uid = launch.argUids[i];
+        auto it = uid < 0 ? scratch.find(uid) : buffers.find(uid);
+        if (it == (uid < 0 ? scratch.end() : buffers.end()) || !it->second)
           return codegen.name + ": kernel " + launch.entry +
-                 " has no device buffer for uid " +
-                 std::to_string(launch.argUids[i]);
+                 " has no device buffer for uid " + std::to_string(uid);
+        int64_t align = i < launch.argAlign.size() ? launch.argAlign[i] : 0;
+        if (align > 1 && reinterpret_cast<uintptr_t>(it->second) % align)
+          return codegen.name + ": the device buffer of uid " +
+                 std::to_string(uid) + " is not " + std::to_string(align) +
+                 "-byte aligned, which plan " + codegen.engine +
+                 "'s vector accesses need (choose codegen_v2 plans with "
+                 "aligned buffers, or another engine)";
         pointers[i] = it->second;
         params[i] = &pointers[i];
       }
@@ -72,6 +101,7 @@ private:
   CodegenSpec codegen;
   std::vector<CUmodule> modules;
   std::vector<CUfunction> functions;
+  std::map<int64_t, void *> scratch; // negative uids
 };
 
 } // namespace

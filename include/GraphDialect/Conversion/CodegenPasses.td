@@ -40,4 +40,30 @@ def GraphCodegenCollapseLoops
                            "::mlir::arith::ArithDialect"];
 }
 
+def GraphGenerateKernels : Pass<"graph-generate-kernels", "::mlir::ModuleOp"> {
+  let summary = "Replace each graph by the gpu kernels codegen_v2 generates "
+                "for its groups";
+  let description = [{
+    Runs after `graph-prepare`, `graph-fuse` and `graph-select-engines`.
+    Each group of a `graph.graph` that the direct kernel generator accepts
+    becomes `gpu.module @<graph>_group<N>`: one `gpu.func` kernel per stage
+    (pointwise stages with 16-byte vector loads and stores, row stages for
+    reductions over trailing axes, norms and softmax with warp-shuffle and
+    shared-memory block reductions, reduce stages for other axes), built
+    from scf/arith/math/vector/memref/gpu ops on flat memrefs of the group's
+    buffers. `plan` picks the knobs (a codegen_v2 name of the engine's plan
+    list). The graph is erased. `graph-kernels-to-ptx` lowers the result to
+    sm_90 PTX.
+  }];
+  let options = [
+    Option<"plan", "plan", "std::string", "\"codegen_v2_t256_i2\"",
+           "codegen_v2 plan name: codegen_v2_t<threads>_i<items>">
+  ];
+  let dependentDialects = [
+    "::mlir::gpu::GPUDialect", "::mlir::scf::SCFDialect",
+    "::mlir::arith::ArithDialect", "::mlir::math::MathDialect",
+    "::mlir::memref::MemRefDialect", "::mlir::vector::VectorDialect"
+  ];
+}
+
 #endif // GRAPH_CODEGEN_PASSES_TD

@@ -48,6 +48,32 @@ void buildCodegenToGpuPipeline(OpPassManager &pm);
 /// bare-pointer kernel arguments).
 void buildCodegenToPtxPipeline(OpPassManager &pm);
 
+/// The codegen engine's ranked plan list: codegen_v2_t<threads>_i<items>
+/// (direct vectorized kernels: `threads` per block of pointwise stages,
+/// `items` 16-byte runs per thread; row stages pick their block size so a
+/// row takes about `items` runs per thread), then codegen_v1 (the linalg
+/// path, pointwise chains and last-axis reductions only).
+std::vector<std::string> codegenPlanNames();
+
+/// Why the direct kernel generator (codegen_v2) cannot run `spec`, or "".
+std::string codegenV2Declines(const ::graph::rt::GraphSpec &spec);
+
+/// Appends a gpu.module of kernels for `spec` with the knobs of `plan` (a
+/// codegen_v2 name) to `module`; `out` gets the launches (no PTX yet) and
+/// the scratch buffers the runtime must provide.
+std::string generateKernels(const ::graph::rt::GraphSpec &spec,
+                            const std::string &plan, ModuleOp module,
+                            ::graph::rt::CodegenSpec &out);
+
+/// Compiles `spec` with codegen plan `plan` (either engine version) to PTX
+/// kernels and their launch geometry. `cubin`: assemble with ptxas.
+std::string compilePlan(const ::graph::rt::GraphSpec &spec,
+                        const std::string &plan,
+                        ::graph::rt::CodegenSpec &out, bool cubin = false);
+
+/// gpu modules of generated kernels -> NVVM -> sm_90 PTX (gpu.binary).
+void buildKernelsToPtxPipeline(OpPassManager &pm);
+
 /// Compiles `spec` to PTX kernels and their launch geometry.
 std::string compileToPtx(const ::graph::rt::GraphSpec &spec,
                          ::graph::rt::CodegenSpec &out);

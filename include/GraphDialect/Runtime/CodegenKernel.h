@@ -27,6 +27,9 @@ struct KernelLaunch {
   std::array<unsigned, 3> grid = {1, 1, 1};
   std::array<unsigned, 3> block = {1, 1, 1};
   std::vector<int64_t> argUids; // one device pointer per entry, in order
+  /// Per argument: the byte alignment its vector accesses need (0: none).
+  std::vector<int64_t> argAlign;
+  bool cubin = false; // `ptx` holds a cubin image instead of PTX text
 };
 
 /// A group as generated kernels: what the codegen engine hands the runtime.
@@ -34,6 +37,9 @@ struct CodegenSpec {
   std::string name;   // the group's name, for messages
   std::string engine; // e.g. "codegen_v1"
   std::vector<KernelLaunch> launches;
+  /// Scratch buffers (negative uids) and their bytes: values that cross
+  /// kernels inside the group, partial sums. Allocated once per load.
+  std::vector<std::pair<int64_t, int64_t>> scratch;
 };
 
 /// Loaded kernels of one group (cuModuleLoadData + cuModuleGetFunction).

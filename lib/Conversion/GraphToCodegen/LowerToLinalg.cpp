@@ -7,6 +7,10 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -18,6 +22,7 @@
 
 namespace mlir::graph {
 #define GEN_PASS_DEF_GRAPHLOWERTOLINALG
+#define GEN_PASS_DEF_GRAPHGENERATEKERNELS
 #include "GraphDialect/Conversion/CodegenPasses.h.inc"
 #define GEN_PASS_REGISTRATION
 #include "GraphDialect/Conversion/CodegenPasses.h.inc"
@@ -57,6 +62,46 @@ struct GraphLowerToLinalg
   }
 };
 
+struct GraphGenerateKernels
+    : public mlir::graph::impl::GraphGenerateKernelsBase<GraphGenerateKernels> {
+  using GraphGenerateKernelsBase::GraphGenerateKernelsBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SmallVector<GraphOp> graphs(module.getOps<GraphOp>());
+    for (GraphOp graph : graphs) {
+      CudnnProgram program;
+      if (std::string error = lowerToCudnn(graph, program); !error.empty()) {
+        graph.emitOpError() << error;
+        return signalPassFailure();
+      }
+      for (const ::graph::rt::GraphSpec &spec : program.groups) {
+        if (!codegenV2Declines(spec).empty())
+          continue; // another engine's group
+        std::string name = spec.name;
+        std::replace(name.begin(), name.end(), '/', '_');
+        ::graph::rt::CodegenSpec kernels;
+        if (std::string error = generateKernels(spec, plan, module, kernels);
+            !error.empty()) {
+          graph.emitOpError() << spec.name << ": " << error;
+          return signalPassFailure();
+        }
+        // The generator appends one gpu.module named "kernels".
+        auto generated = module.lookupSymbol<gpu::GPUModuleOp>("kernels");
+        generated.setSymName(name);
+        Builder b(&getContext());
+        SmallVector<Attribute> launches;
+        for (const ::graph::rt::KernelLaunch &launch : kernels.launches)
+          launches.push_back(b.getStringAttr(
+              launch.entry + " grid " + std::to_string(launch.grid[0]) +
+              " block " + std::to_string(launch.block[0])));
+        generated->setAttr("graph.launches", b.getArrayAttr(launches));
+      }
+      graph.erase();
+    }
+  }
+};
+
 } // namespace
 
 void mlir::graph::registerCodegenPasses() {
@@ -68,6 +113,11 @@ void mlir::graph::registerCodegenPasses() {
         "Generated kernels: linalg on tensors (graph-lower-to-linalg's "
         "funcs) -> bufferized parallel loops -> gpu kernels -> sm_90 PTX",
         [](OpPassManager &pm) { buildCodegenToPtxPipeline(pm); });
+    PassPipelineRegistration<>(
+        "graph-kernels-to-ptx",
+        "Generated gpu kernels (graph-generate-kernels) -> NVVM -> sm_90 PTX "
+        "in gpu.binary ops",
+        [](OpPassManager &pm) { buildKernelsToPtxPipeline(pm); });
   });
 }
 

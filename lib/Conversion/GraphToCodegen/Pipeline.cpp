@@ -12,6 +12,7 @@
 #include "mlir/Conversion/NVVMToLLVM/NVVMToLLVM.h"
 #include "mlir/Conversion/SCFToGPU/SCFToGPUPass.h"
 #include "mlir/Conversion/UBToLLVM/UBToLLVM.h"
+#include "mlir/Conversion/VectorToLLVM/ConvertVectorToLLVM.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Transforms/BufferizableOpInterfaceImpl.h"
@@ -48,6 +49,7 @@
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
 #include "mlir/Transforms/Passes.h"
+#include "mlir/IR/Verifier.h"
 
 
 namespace mlir::graph {
@@ -78,6 +80,46 @@ struct GraphCodegenCollapseLoops
         all.push_back(i);
       rewriter.setInsertionPoint(loop);
       collapseParallelLoops(rewriter, loop, {all});
+    }
+  }
+};
+
+/// arith.remf inside gpu modules -> a call of libdevice's __nv_fmodf: the
+/// NVVM pipeline lowers arith to LLVM before the GPU-specific patterns
+/// that would pick the libdevice function, and NVPTX rejects llvm.frem.
+struct RemFToLibdevice
+    : public PassWrapper<RemFToLibdevice, OperationPass<ModuleOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(RemFToLibdevice)
+  StringRef getArgument() const final { return "graph-remf-to-libdevice"; }
+  void getDependentDialects(DialectRegistry &registry) const override {
+    registry.insert<LLVM::LLVMDialect>();
+  }
+  void runOnOperation() override {
+    for (gpu::GPUModuleOp module : getOperation().getOps<gpu::GPUModuleOp>()) {
+      SmallVector<arith::RemFOp> rems;
+      module.walk([&](arith::RemFOp rem) { rems.push_back(rem); });
+      if (rems.empty())
+        continue;
+      OpBuilder b(module.getBodyRegion());
+      Type f32 = b.getF32Type();
+      auto fn = module.lookupSymbol<LLVM::LLVMFuncOp>("__nv_fmodf");
+      if (!fn) {
+        b.setInsertionPointToStart(module.getBody());
+        fn = LLVM::LLVMFuncOp::create(
+            b, module.getLoc(), "__nv_fmodf",
+            LLVM::LLVMFunctionType::get(f32, {f32, f32}));
+      }
+      for (arith::RemFOp rem : rems) {
+        if (!rem.getType().isF32()) {
+          rem.emitOpError("only f32 remainders lower to libdevice");
+          return signalPassFailure();
+        }
+        b.setInsertionPoint(rem);
+        auto call = LLVM::CallOp::create(b, rem.getLoc(), fn,
+                                         ValueRange{rem.getLhs(), rem.getRhs()});
+        rem.replaceAllUsesWith(call.getResult());
+        rem.erase();
+      }
     }
   }
 };
@@ -113,18 +155,24 @@ void mlir::graph::buildCodegenToGpuPipeline(OpPassManager &pm) {
   pm.addPass(createGpuKernelOutliningPass());
 }
 
-static void addNvvmPipeline(OpPassManager &pm) {
+static void addNvvmPipeline(OpPassManager &pm, bool cubin = false) {
   gpu::GPUToNVVMPipelineOptions options;
   options.cubinChip = "sm_90";
   options.cubinFeatures = "+ptx80";
-  options.cubinFormat = "isa";
+  options.cubinFormat = cubin ? "bin" : "isa";
   options.kernelUseBarePtrCallConv = true;
   options.hostUseBarePtrCallConv = true;
   gpu::buildLowerToNVVMPassPipeline(pm, options);
 }
 
+void mlir::graph::buildKernelsToPtxPipeline(OpPassManager &pm) {
+  pm.addPass(std::make_unique<RemFToLibdevice>());
+  addNvvmPipeline(pm);
+}
+
 void mlir::graph::buildCodegenToPtxPipeline(OpPassManager &pm) {
   buildCodegenToGpuPipeline(pm);
+  pm.addPass(std::make_unique<RemFToLibdevice>());
   addNvvmPipeline(pm);
 }
 
@@ -147,6 +195,7 @@ void mlir::graph::registerCodegenDialects(DialectRegistry &registry) {
   registerConvertFuncToLLVMInterface(registry);
   index::registerConvertIndexToLLVMInterface(registry);
   registerConvertMathToLLVMInterface(registry);
+  vector::registerConvertVectorToLLVMInterface(registry);
   registerConvertMemRefToLLVMInterface(registry);
   registerConvertNVVMToLLVMInterface(registry);
   ub::registerConvertUBToLLVMInterface(registry);
@@ -223,6 +272,7 @@ std::string mlir::graph::compileToPtx(const rt::GraphSpec &spec,
   // Serialize only the device code: drop the host function.
   func.erase();
   PassManager toPtx(&context);
+  toPtx.addPass(std::make_unique<RemFToLibdevice>());
   addNvvmPipeline(toPtx);
   if (failed(toPtx.run(*module)))
     return "lowering to PTX failed:" + diagnostics;
@@ -238,6 +288,50 @@ std::string mlir::graph::compileToPtx(const rt::GraphSpec &spec,
       return "kernel " + kernel.entry + " has no PTX";
     if (kernel.ptx.find(".extern") != std::string::npos)
       return "kernel " + kernel.entry + " calls an external function";
+  }
+  return "";
+}
+
+std::string mlir::graph::compilePlan(const rt::GraphSpec &spec,
+                                     const std::string &plan,
+                                     rt::CodegenSpec &out, bool cubin) {
+  if (plan == kCodegenEngine)
+    return compileToPtx(spec, out);
+  DialectRegistry registry;
+  registerCodegenDialects(registry);
+  MLIRContext context(registry, MLIRContext::Threading::DISABLED);
+  context.loadAllAvailableDialects();
+  OwningOpRef<ModuleOp> module = ModuleOp::create(UnknownLoc::get(&context));
+  if (std::string why = generateKernels(spec, plan, *module, out);
+      !why.empty())
+    return why;
+  std::string diagnostics;
+  ScopedDiagnosticHandler handler(&context, [&](Diagnostic &diag) {
+    diagnostics += "\n  " + diag.str();
+    return success();
+  });
+  if (failed(verify(*module)))
+    return "generated kernels do not verify:" + diagnostics;
+  PassManager toPtx(&context);
+  toPtx.addPass(std::make_unique<RemFToLibdevice>());
+  addNvvmPipeline(toPtx, cubin);
+  if (failed(toPtx.run(*module)))
+    return std::string(cubin ? "lowering to cubin failed:"
+                             : "lowering to PTX failed:") +
+           diagnostics;
+  std::string image;
+  for (gpu::BinaryOp binary : module->getOps<gpu::BinaryOp>()) {
+    auto object = cast<gpu::ObjectAttr>(binary.getObjects()[0]);
+    image = object.getObject().getValue().str();
+  }
+  if (image.empty())
+    return "the kernels have no " + std::string(cubin ? "cubin" : "PTX");
+  if (!cubin && image.find(".extern") != std::string::npos &&
+      image.find(".extern .shared") == std::string::npos)
+    return "the kernels call an external function";
+  for (rt::KernelLaunch &launch : out.launches) {
+    launch.ptx = image;
+    launch.cubin = cubin;
   }
   return "";
 }

@@ -137,32 +137,99 @@ std::string GpuRun::codegen(const rt::GraphSpec &spec, const std::string &why,
                             GpuGroupReport entry) {
   entry.group = spec.name;
   entry.declined.push_back("cudnn: " + why);
-  std::string name = kCodegenEngine;
-  std::string error;
-  if (deselected(name, options) ||
-      std::find(options.deselectEngines.begin(), options.deselectEngines.end(),
-                "codegen") != options.deselectEngines.end())
-    error = "deselected";
-  else if (std::string declines = codegenDeclines(spec); !declines.empty())
-    error = declines;
-  rt::CodegenSpec compiled;
-  if (error.empty())
-    error = compileToPtx(spec, compiled);
-  std::unique_ptr<rt::CodegenKernel> kernels;
-  if (error.empty())
-    kernels = rt::CodegenKernel::create(gpu, compiled, error);
-  if (!kernels) {
-    entry.declined.push_back(name + ": " + error);
+  bool engineOff = std::find(options.deselectEngines.begin(),
+                             options.deselectEngines.end(),
+                             "codegen") != options.deselectEngines.end();
+  // The engine's ranked plan list: the first that compiles and loads runs,
+  // or with autotuning the fastest of them.
+  struct Candidate {
+    std::string name;
+    std::unique_ptr<rt::CodegenKernel> kernels;
+    size_t launches = 0;
+    double ms = 0;
+  };
+  std::vector<Candidate> ready;
+  std::string v2Declines = codegenV2Declines(spec);
+  for (const std::string &name : codegenPlanNames()) {
+    std::string error;
+    if (engineOff || deselected(name, options))
+      error = "deselected";
+    else if (name == kCodegenEngine) {
+      if (!ready.empty())
+        continue; // the linalg path is the fallback only
+      error = codegenDeclines(spec);
+    } else
+      error = v2Declines;
+    rt::CodegenSpec compiled;
+    if (error.empty())
+      error = compilePlan(spec, name, compiled);
+    std::unique_ptr<rt::CodegenKernel> kernels;
+    if (error.empty())
+      kernels = rt::CodegenKernel::create(gpu, compiled, error);
+    if (!kernels) {
+      // One line per distinct reason keeps the report short.
+      std::string line = name + ": " + error;
+      if (std::find(entry.declined.begin(), entry.declined.end(), line) ==
+          entry.declined.end())
+        entry.declined.push_back(line);
+      continue;
+    }
+    ready.push_back({name, std::move(kernels), compiled.launches.size()});
+    if (!options.autotune)
+      break;
+  }
+  if (ready.empty()) {
     std::string tried;
     for (const std::string &line : entry.declined)
       tried += "\n  " + line;
     return "no engine could run it:" + tried;
   }
-  entry.plan = name + " (" + std::to_string(compiled.launches.size()) +
-               " kernel" + (compiled.launches.size() == 1 ? "" : "s") + ")";
-  ReadyGroup chosen;
-  chosen.kernels = std::move(kernels);
-  ready.push_back(std::move(chosen));
+  size_t best = 0;
+  if (ready.size() > 1) {
+    // Timing only: scratch buffers for every group tensor (the generated
+    // kernels never fault on their values).
+    Buffers scratch(gpu);
+    std::map<int64_t, void *> pointers;
+    std::string error;
+    for (const rt::TensorSpec &tensor : spec.tensors) {
+      if (tensor.isVirtual || tensor.isByValue)
+        continue;
+      void *pointer = scratch.allocate(
+          bytesOf(tensor.dtype, tensor.dims, tensor.strides), error);
+      if (!pointer)
+        return spec.name + ": codegen autotune scratch: " + error;
+      if (std::string e = gpu.memset(
+              pointer, 0, bytesOf(tensor.dtype, tensor.dims, tensor.strides));
+          !e.empty())
+        return spec.name + ": codegen autotune scratch: " + e;
+      pointers[tensor.uid] = pointer;
+    }
+    for (size_t i = 0; i < ready.size(); ++i) {
+      Candidate &c = ready[i];
+      std::string failed = c.kernels->execute(pointers);
+      if (failed.empty())
+        failed = gpu.time(
+            [&]() -> std::string {
+              for (int r = 0; r < 10; ++r)
+                if (std::string e = c.kernels->execute(pointers); !e.empty())
+                  return e;
+              return "";
+            },
+            c.ms);
+      if (!failed.empty())
+        return spec.name + ": autotuning " + c.name + ": " + failed;
+      entry.declined.push_back(c.name + ": timed " + std::to_string(c.ms / 10) +
+                               " ms");
+      if (c.ms < ready[best].ms)
+        best = i;
+    }
+  }
+  Candidate &chosen = ready[best];
+  entry.plan = chosen.name + " (" + std::to_string(chosen.launches) +
+               " kernel" + (chosen.launches == 1 ? "" : "s") + ")";
+  ReadyGroup group;
+  group.kernels = std::move(chosen.kernels);
+  this->ready.push_back(std::move(group));
   if (report)
     report->push_back(entry);
   return "";

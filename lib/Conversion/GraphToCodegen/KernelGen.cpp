@@ -1,0 +1,1647 @@
+//===- KernelGen.cpp - Vectorized kernels for memory-bound groups --------===//
+//
+// codegen_v2: a group description becomes a sequence of stages, each one
+// gpu.func built directly from scf/arith/math/vector/gpu ops and lowered
+// through MLIR's NVVM pipeline to sm_90 PTX:
+//
+//  - pointwise stages: every op over one iteration space; each thread owns
+//    `items` runs of `vec` consecutive elements (16-byte vector loads and
+//    stores where the layout allows, broadcast operands splat, strided
+//    operands gathered);
+//  - row stages: reductions over a suffix of the axes, norms forward and
+//    backward, and the pointwise ops around them (softmax, residual add +
+//    rmsnorm + scale). One block per row (a grid-stride loop over rows),
+//    the row held in registers, warp shuffles and shared memory for the
+//    block reduction; per-column sums of backward norms (DScale, DBias)
+//    go through per-block partials and a finishing kernel;
+//  - reduce stages: reductions over any other axes and genstats, one block
+//    per output element.
+//
+// Views (transpose, slice, reshape) fold into the addressing of the tensor
+// they read; concatenate copies each input into its region of the output.
+// Values that cross stages and live only inside the group are materialized
+// in scratch buffers the runtime allocates once per loaded group.
+//
+//===----------------------------------------------------------------------===//
+
+#include "GraphDialect/Conversion/GraphToCodegen.h"
+#include "ScalarOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/PassManager.h"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <map>
+#include <numeric>
+#include <cstdio>
+#include <optional>
+#include <set>
+
+using namespace mlir;
+using namespace mlir::graph;
+namespace rt = ::graph::rt;
+using ::graph::ref::DType;
+using ::graph::ref::Shape;
+
+namespace {
+
+constexpr int64_t kRowWave = 132 * 2048; // resident threads on the H200
+
+int64_t numel(const Shape &s) {
+  int64_t n = 1;
+  for (int64_t d : s)
+    n *= d;
+  return n;
+}
+
+Shape rowMajorStrides(const Shape &dims) {
+  Shape strides(dims.size(), 1);
+  for (int64_t i = static_cast<int64_t>(dims.size()) - 2; i >= 0; --i)
+    strides[i] = strides[i + 1] * std::max<int64_t>(dims[i + 1], 1);
+  return strides;
+}
+
+int64_t elementBytes(DType t) {
+  return t == DType::F32 ? 4 : 2;
+}
+
+bool supportedType(DType t) {
+  return t == DType::F32 || t == DType::F16 || t == DType::BF16;
+}
+
+/// An addressable tensor: `dims` over a buffer `buffer` at element `base`.
+struct View {
+  int64_t buffer = 0; // uid of the buffer (negative: scratch)
+  DType dtype = DType::F32;
+  int64_t base = 0;
+  Shape dims, strides;
+};
+
+/// Strides of `v` read over `space` (numpy broadcasting, trailing
+/// alignment); broadcast dims read with stride 0.
+Shape stridesOver(const View &v, const Shape &space) {
+  Shape out(space.size(), 0);
+  size_t lead = space.size() - v.dims.size();
+  for (size_t j = 0; j < v.dims.size(); ++j)
+    if (v.dims[j] != 1)
+      out[lead + j] = v.strides[j];
+  return out;
+}
+
+bool broadcastsTo(const Shape &in, const Shape &out) {
+  if (in.size() > out.size())
+    return false;
+  size_t lead = out.size() - in.size();
+  for (size_t j = 0; j < in.size(); ++j)
+    if (in[j] != 1 && in[j] != out[lead + j])
+      return false;
+  return true;
+}
+
+enum class StageKind { Pointwise, Row, Reduce, Copy };
+
+struct Stage {
+  StageKind kind = StageKind::Pointwise;
+  Shape space; // iteration space (row stages: the row-shaped tensor)
+  size_t k = 0; // row stages: axes [k, rank) form one row
+  std::vector<const rt::OpSpec *> ops;
+  std::set<int64_t> produced;
+  std::vector<int64_t> stores; // produced uids written to their view
+};
+
+/// The value classes inside a row stage.
+enum class Cls { Scalar, Row, Col, Full };
+
+Cls join(Cls a, Cls b) {
+  if (a == b)
+    return a;
+  if (a == Cls::Scalar)
+    return b;
+  if (b == Cls::Scalar)
+    return a;
+  return Cls::Full; // Row x Col, or anything with Full
+}
+
+struct Val {
+  Cls cls = Cls::Scalar;
+  SmallVector<Value> lanes; // 1 for Scalar/Row; items * vec for Col/Full
+};
+
+struct Knobs {
+  int64_t threads = 256; // pointwise block size
+  int64_t items = 2;     // vectors per thread (pointwise), per row (rows)
+};
+
+//===----------------------------------------------------------------------===//
+// Planning: ops -> stages
+//===----------------------------------------------------------------------===//
+
+class Planner {
+public:
+  Planner(const rt::GraphSpec &spec) : spec(spec) {
+    for (const rt::TensorSpec &t : spec.tensors)
+      tensors[t.uid] = &t;
+  }
+
+  std::string plan();
+  int64_t newScratch(DType dtype, const Shape &dims);
+
+  const rt::GraphSpec &spec;
+  std::map<int64_t, const rt::TensorSpec *> tensors;
+  std::map<int64_t, View> views;   // addressable tensors by uid
+  std::map<int64_t, int64_t> alias; // view op results -> their view uid
+  std::vector<Stage> stages;
+  std::vector<std::pair<int64_t, int64_t>> scratch; // buffer, bytes
+  std::vector<rt::OpSpec> synthetic; // copies made for views/concatenate
+  std::map<int64_t, std::pair<DType, int64_t>> buffers; // uid -> type, span
+
+private:
+  int64_t resolve(int64_t uid) const {
+    auto it = alias.find(uid);
+    return it == alias.end() ? uid : it->second;
+  }
+  const rt::TensorSpec &tensor(int64_t uid) const { return *tensors.at(uid); }
+  void close(size_t nextOp);
+  std::string addPointwiseLike(const rt::OpSpec &op, const Shape &out);
+  std::string addRowOp(const rt::OpSpec &op, const Shape &space, size_t k);
+  std::string needAddressable(int64_t uid, size_t index);
+
+  std::optional<Stage> open;
+  std::map<int64_t, std::vector<size_t>> consumers;
+  int64_t nextScratch = -1;
+  int64_t nextSynthetic = -1000000;
+};
+
+int64_t Planner::newScratch(DType dtype, const Shape &dims) {
+  int64_t id = nextScratch--;
+  int64_t elements = std::max<int64_t>(numel(dims), 1);
+  scratch.emplace_back(id, elements * elementBytes(dtype));
+  buffers[id] = {dtype, elements};
+  return id;
+}
+
+/// Ends the open stage: values it produced that later ops (from `nextOp`
+/// on) read, or the user reads, are written out.
+void Planner::close(size_t nextOp) {
+  if (!open)
+    return;
+  for (int64_t uid : open->produced) {
+    bool later = false;
+    for (size_t c : consumers[uid])
+      later |= c >= nextOp;
+    const rt::TensorSpec &t = tensor(uid);
+    if (!t.isVirtual) {
+      open->stores.push_back(uid);
+      continue;
+    }
+    if (!later)
+      continue;
+    View v;
+    v.dtype = t.dtype;
+    v.dims = t.dims;
+    v.strides = rowMajorStrides(t.dims);
+    v.buffer = newScratch(t.dtype, t.dims);
+    views[uid] = v;
+    open->stores.push_back(uid);
+  }
+  stages.push_back(std::move(*open));
+  open.reset();
+}
+
+std::string Planner::needAddressable(int64_t uid, size_t index) {
+  uid = resolve(uid);
+  if (open && open->produced.count(uid))
+    close(index);
+  if (views.count(uid) || (tensors.count(uid) && tensor(uid).isByValue))
+    return "";
+  return "uid " + std::to_string(uid) + " has no buffer to read";
+  return "";
+}
+
+std::string Planner::addPointwiseLike(const rt::OpSpec &op, const Shape &out) {
+  if (open && open->kind == StageKind::Pointwise && open->space == out) {
+  } else if (open && open->kind == StageKind::Row && broadcastsTo(out, open->space)) {
+    // Row stages take ops on the row space, per-row and per-column values.
+    const Shape &d = open->space;
+    size_t lead = d.size() - out.size();
+    bool rowsAll1 = true, colsAll1 = true, exact = true;
+    for (size_t i = 0; i < d.size(); ++i) {
+      int64_t o = i >= lead ? out[i - lead] : 1;
+      (i < open->k ? rowsAll1 : colsAll1) &= o == 1;
+      exact &= o == d[i] || o == 1;
+    }
+    bool rowStat = colsAll1, col = rowsAll1;
+    bool full = out.size() == d.size() && out == d;
+    if (!(exact && (full || rowStat || col))) {
+      close(&op - spec.ops.data());
+      open = Stage{StageKind::Pointwise, out};
+    }
+  } else {
+    close(&op - spec.ops.data());
+    open = Stage{StageKind::Pointwise, out};
+  }
+  open->ops.push_back(&op);
+  for (auto &[port, uid] : op.outputs)
+    open->produced.insert(uid);
+  return "";
+}
+
+std::string Planner::addRowOp(const rt::OpSpec &op, const Shape &space,
+                              size_t k) {
+  size_t index = &op - spec.ops.data();
+  if (open && open->kind == StageKind::Pointwise && open->space == space) {
+    open->kind = StageKind::Row;
+    open->k = k;
+  } else if (!(open && open->kind == StageKind::Row && open->space == space &&
+               open->k == k)) {
+    close(index);
+    open = Stage{StageKind::Row, space, k};
+  }
+  open->ops.push_back(&op);
+  for (auto &[port, uid] : op.outputs)
+    open->produced.insert(uid);
+  return "";
+}
+
+/// Stats shape of a norm over `x`: the axes it normalizes become 1.
+size_t normSuffix(const rt::OpSpec &op, const Shape &x, const Shape &scale,
+                  std::string &error) {
+  std::string kind = op.kind;
+  if (auto pos = kind.find("_backward"); pos != std::string::npos)
+    kind = kind.substr(0, pos);
+  if (kind == "layernorm" || kind == "rmsnorm")
+    return 1;
+  if (kind == "instancenorm")
+    return 2;
+  if (kind == "adalayernorm") {
+    size_t rank = x.size(), lead = rank - std::min(rank, scale.size());
+    std::vector<bool> norm(rank, false);
+    bool any = false;
+    for (size_t i = 1; i < rank; ++i) {
+      int64_t s = i >= lead ? scale[i - lead] : 1;
+      norm[i] = s != 1;
+      any |= norm[i];
+    }
+    if (!any)
+      return 1;
+    size_t k = rank;
+    while (k > 1 && norm[k - 1])
+      --k;
+    for (size_t i = 1; i < k; ++i)
+      if (norm[i]) {
+        error = "generated kernels normalize a suffix of the axes only";
+        return 0;
+      }
+    return k;
+  }
+  error = "generated kernels have no " + op.kind + " yet";
+  return 0;
+}
+
+std::string Planner::plan() {
+  for (size_t i = 0; i < spec.ops.size(); ++i)
+    for (auto &[port, uid] : spec.ops[i].inputs)
+      consumers[uid].push_back(i);
+  for (const rt::TensorSpec &t : spec.tensors) {
+    if (!supportedType(t.dtype))
+      return "generated kernels take f32, f16 and bf16 tensors only (uid " +
+             std::to_string(t.uid) + ")";
+    if (t.isVirtual || t.isByValue)
+      continue;
+    View v{t.uid, t.dtype, 0, t.dims, t.strides};
+    if (v.strides.size() != v.dims.size())
+      v.strides = rowMajorStrides(t.dims);
+    views[t.uid] = v;
+    int64_t span = 1;
+    for (size_t i = 0; i < t.dims.size(); ++i)
+      span += (t.dims[i] - 1) * v.strides[i];
+    buffers[t.uid] = {t.dtype, span};
+  }
+  if (spec.ops.empty())
+    return "the group has no ops";
+
+  for (size_t i = 0; i < spec.ops.size(); ++i) {
+    const rt::OpSpec &op = spec.ops[i];
+    auto in = [&](const char *port) -> int64_t {
+      auto it = op.inputs.find(port);
+      return it == op.inputs.end() ? 0 : resolve(it->second);
+    };
+    auto out = [&](const char *port) -> int64_t {
+      auto it = op.outputs.find(port);
+      return it == op.outputs.end() ? 0 : it->second;
+    };
+    auto label = op.kind + (op.name.empty() ? "" : " \"" + op.name + "\"");
+    if (op.kind == "pointwise") {
+      if (!codegenHasPointwise(op.mode) && op.mode != "gen_index")
+        return label + ": generated kernels have no pointwise " + op.mode;
+      if (op.mode == "gen_index" && open &&
+          !(open->kind == StageKind::Pointwise &&
+            open->space == tensor(out("output")).dims))
+        close(i);
+      if (std::string e = addPointwiseLike(op, tensor(out("output")).dims);
+          !e.empty())
+        return e;
+      if (op.mode == "gen_index" && open->kind != StageKind::Pointwise)
+        return label + ": gen_index runs in pointwise stages only";
+      continue;
+    }
+    if (op.kind == "batchnorm_inference") {
+      addPointwiseLike(op, tensor(out("Y")).dims);
+      continue;
+    }
+    if (op.kind == "transpose" || op.kind == "slice" || op.kind == "reshape") {
+      int64_t src = in("input");
+      if (std::string e = needAddressable(src, i); !e.empty())
+        return label + ": " + e;
+      const View &from = views.at(src);
+      const rt::TensorSpec &result = tensor(out("output"));
+      View v = from;
+      v.dims = result.dims;
+      if (op.kind == "transpose") {
+        auto perm = op.intAttrs.find("permutation");
+        std::vector<int64_t> order;
+        if (perm != op.intAttrs.end())
+          order = perm->second;
+        for (size_t d = order.size(); d < from.dims.size(); ++d)
+          order.push_back(d); // trailing unit dims of norm groups
+        if (order.size() != from.dims.size())
+          return label + ": needs a permutation of rank " +
+                 std::to_string(from.dims.size());
+        v.strides.clear();
+        for (int64_t p : order)
+          v.strides.push_back(from.strides.at(p));
+      } else if (op.kind == "slice") {
+        auto starts = op.intAttrs.find("start");
+        auto steps = op.intAttrs.find("step");
+        for (size_t d = 0; d < from.dims.size(); ++d) {
+          int64_t start = starts != op.intAttrs.end() && d < starts->second.size()
+                              ? starts->second[d]
+                              : 0;
+          int64_t step = steps != op.intAttrs.end() && d < steps->second.size()
+                             ? steps->second[d]
+                             : 1;
+          v.base += start * from.strides[d];
+          v.strides[d] = from.strides[d] * step;
+        }
+      } else {
+        if (from.strides != rowMajorStrides(from.dims))
+          return label + ": generated kernels reshape row-major tensors only";
+        v.strides = rowMajorStrides(result.dims);
+      }
+      int64_t id = nextSynthetic--;
+      views[id] = v;
+      if (result.isVirtual) {
+        alias[out("output")] = id;
+        continue;
+      }
+      // The user reads the view: copy it into the output.
+      rt::OpSpec copy;
+      copy.kind = "pointwise";
+      copy.mode = "identity";
+      copy.name = op.name;
+      copy.inputs["in0"] = id;
+      copy.outputs["output"] = out("output");
+      synthetic.push_back(copy);
+      close(i);
+      open = Stage{StageKind::Copy, result.dims};
+      open->ops.push_back(&synthetic.back());
+      open->produced.insert(out("output"));
+      close(i + 1);
+      continue;
+    }
+    if (op.kind == "concatenate") {
+      const rt::TensorSpec &result = tensor(out("output"));
+      auto axisIt = op.intAttrs.find("axis");
+      if (axisIt == op.intAttrs.end() || axisIt->second.empty())
+        return label + ": has no axis";
+      int64_t axis = axisIt->second[0];
+      if (axis < 0)
+        axis += result.dims.size();
+      close(i);
+      View whole;
+      if (result.isVirtual) {
+        whole.dtype = result.dtype;
+        whole.dims = result.dims;
+        whole.strides = rowMajorStrides(result.dims);
+        whole.buffer = newScratch(result.dtype, result.dims);
+        views[result.uid] = whole;
+      } else {
+        whole = views.at(result.uid);
+      }
+      int64_t offset = 0;
+      for (size_t k = 0;; ++k) {
+        auto port = op.inputs.find("inputs_" + std::to_string(k));
+        if (port == op.inputs.end())
+          break;
+        int64_t src = resolve(port->second);
+        if (std::string e = needAddressable(src, i); !e.empty())
+          return label + ": " + e;
+        const Shape &dims = tensor(port->second).dims;
+        View region = whole;
+        region.dims = dims;
+        region.base += offset * whole.strides.at(axis);
+        offset += dims.at(axis);
+        int64_t id = nextSynthetic--;
+        views[id] = region;
+        rt::OpSpec copy;
+        copy.kind = "pointwise";
+        copy.mode = "identity";
+        copy.name = op.name;
+        copy.inputs["in0"] = src;
+        copy.outputs["output"] = id;
+        synthetic.push_back(copy);
+        Stage s{StageKind::Copy, dims};
+        s.ops.push_back(&synthetic.back());
+        s.stores.push_back(id);
+        stages.push_back(s);
+      }
+      if (offset == 0)
+        return label + ": has no inputs";
+      continue;
+    }
+    if (op.kind == "reduction") {
+      if (op.inputs.count("group_offset"))
+        return label + ": generated kernels have no ragged reduction";
+      const rt::TensorSpec &x = tensor(in("input")), &y = tensor(out("output"));
+      if (x.dims.size() != y.dims.size())
+        return label + ": generated kernels reduce to the same rank";
+      size_t k = y.dims.size();
+      while (k > 0 && y.dims[k - 1] == 1)
+        --k;
+      bool suffix = true;
+      for (size_t d = 0; d < k; ++d)
+        suffix &= y.dims[d] == x.dims[d];
+      if (suffix) {
+        addRowOp(op, x.dims, k);
+        continue;
+      }
+      if (std::string e = needAddressable(in("input"), i); !e.empty())
+        return label + ": " + e;
+      close(i);
+      open = Stage{StageKind::Reduce, x.dims};
+      open->ops.push_back(&op);
+      open->produced.insert(out("output"));
+      close(i + 1);
+      continue;
+    }
+    if (op.kind == "genstats") {
+      if (std::string e = needAddressable(in("input"), i); !e.empty())
+        return label + ": " + e;
+      close(i);
+      open = Stage{StageKind::Reduce, tensor(in("input")).dims};
+      open->ops.push_back(&op);
+      for (auto &[port, uid] : op.outputs)
+        open->produced.insert(uid);
+      close(i + 1);
+      continue;
+    }
+    bool forward = op.kind == "layernorm" || op.kind == "rmsnorm" ||
+                   op.kind == "instancenorm" || op.kind == "adalayernorm";
+    bool backward = op.kind == "layernorm_backward" ||
+                    op.kind == "rmsnorm_backward" ||
+                    op.kind == "instancenorm_backward" ||
+                    op.kind == "adalayernorm_backward";
+    if (forward || backward) {
+      const rt::TensorSpec &x = tensor(in("input"));
+      const rt::TensorSpec &scale = tensor(in("scale"));
+      std::string error;
+      size_t k = normSuffix(op, x.dims, scale.dims, error);
+      if (!error.empty())
+        return label + ": " + error;
+      if (backward) {
+        // DScale/DBias are per-column sums over the rows.
+        for (size_t d = 0; d < k && d < x.dims.size(); ++d) {
+          size_t lead = x.dims.size() - scale.dims.size();
+          if (d >= lead && scale.dims[d - lead] != 1)
+            return label + ": generated kernels sum DScale over rows only "
+                           "when scale is the same for every row";
+        }
+        if (open && open->kind == StageKind::Row)
+          for (const rt::OpSpec *o : open->ops)
+            if (o->kind.find("_backward") != std::string::npos)
+              close(i);
+      }
+      addRowOp(op, x.dims, k);
+      continue;
+    }
+    if (op.kind == "batchnorm")
+      return label + ": generated kernels do not run batchnorm training "
+                     "(statistics across rows); cuDNN does";
+    return label + ": generated kernels have no " + op.kind + " yet";
+  }
+  close(spec.ops.size());
+  // Buffers that stages read through views must be known spans.
+  return "";
+}
+
+//===----------------------------------------------------------------------===//
+// Emission
+//===----------------------------------------------------------------------===//
+
+Type elementType(Builder &b, DType t) {
+  switch (t) {
+  case DType::F16:
+    return b.getF16Type();
+  case DType::BF16:
+    return b.getBF16Type();
+  default:
+    return b.getF32Type();
+  }
+}
+
+struct ReduceKind {
+  double identity;
+  std::function<Value(OpBuilder &, Location, Value)> pre;
+  std::function<Value(OpBuilder &, Location, Value, Value)> combine;
+};
+
+ReduceKind reduceKind(const std::string &mode) {
+  auto idPre = [](OpBuilder &, Location, Value x) { return x; };
+  auto absPre = [](OpBuilder &b, Location l, Value x) -> Value {
+    return math::AbsFOp::create(b, l, x);
+  };
+  auto add = [](OpBuilder &b, Location l, Value x, Value y) -> Value {
+    return arith::AddFOp::create(b, l, x, y);
+  };
+  auto mul = [](OpBuilder &b, Location l, Value x, Value y) -> Value {
+    return arith::MulFOp::create(b, l, x, y);
+  };
+  auto max = [](OpBuilder &b, Location l, Value x, Value y) -> Value {
+    return arith::MaximumFOp::create(b, l, x, y);
+  };
+  auto min = [](OpBuilder &b, Location l, Value x, Value y) -> Value {
+    return arith::MinimumFOp::create(b, l, x, y);
+  };
+  double inf = std::numeric_limits<double>::infinity();
+  if (mode == "mul")
+    return {1.0, idPre, mul};
+  if (mode == "mul_no_zeros")
+    return {1.0,
+            [](OpBuilder &b, Location l, Value x) -> Value {
+              Value zero = arith::ConstantOp::create(b, l, b.getF32FloatAttr(0));
+              Value one = arith::ConstantOp::create(b, l, b.getF32FloatAttr(1));
+              Value isZero = arith::CmpFOp::create(
+                  b, l, arith::CmpFPredicate::OEQ, x, zero);
+              return arith::SelectOp::create(b, l, isZero, one, x);
+            },
+            mul};
+  if (mode == "max")
+    return {-inf, idPre, max};
+  if (mode == "min")
+    return {inf, idPre, min};
+  if (mode == "amax")
+    return {0.0, absPre, max};
+  if (mode == "norm1")
+    return {0.0, absPre, add};
+  if (mode == "norm2")
+    return {0.0,
+            [](OpBuilder &b, Location l, Value x) -> Value {
+              return arith::MulFOp::create(b, l, x, x);
+            },
+            add};
+  return {0.0, idPre, add}; // add, avg
+}
+
+/// Builds one gpu.module with one kernel per stage launch.
+class Emitter {
+public:
+  Emitter(MLIRContext *ctx, Planner &planner, Knobs knobs)
+      : b(ctx), loc(UnknownLoc::get(ctx)), planner(planner), knobs(knobs) {}
+
+  std::string emit(ModuleOp module, rt::CodegenSpec &out);
+
+private:
+  struct Kernel {
+    gpu::GPUFuncOp func;
+    std::vector<int64_t> args; // buffer uids
+    std::map<int64_t, Value> memrefs;
+    rt::KernelLaunch launch;
+    std::map<int64_t, int64_t> align; // buffer -> bytes its vectors need
+  };
+
+  // Constants and index math.
+  Value idx(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
+  Value f32(double v) {
+    return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(v));
+  }
+  Value addi(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
+  Value muli(Value x, Value y) { return arith::MulIOp::create(b, loc, x, y); }
+  Value addf(Value x, Value y) { return arith::AddFOp::create(b, loc, x, y); }
+  Value subf(Value x, Value y) { return arith::SubFOp::create(b, loc, x, y); }
+  Value mulf(Value x, Value y) { return arith::MulFOp::create(b, loc, x, y); }
+  Value divf(Value x, Value y) { return arith::DivFOp::create(b, loc, x, y); }
+  Value ult(Value x, Value y) {
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, x, y);
+  }
+  Value toF32(Value v) {
+    return v.getType().isF32() ? v
+                               : arith::ExtFOp::create(b, loc, b.getF32Type(), v)
+                                     .getResult();
+  }
+  Value fromF32(Value v, DType t) {
+    Type type = elementType(b, t);
+    return type.isF32() ? v : arith::TruncFOp::create(b, loc, type, v).getResult();
+  }
+  /// Rounds an f32 value to what a tensor of dtype `t` holds.
+  Value roundTo(Value v, DType t) {
+    return t == DType::F32 ? v : toF32(fromF32(v, t));
+  }
+
+  Kernel begin(const std::string &name, const std::vector<int64_t> &buffers,
+               int64_t block, bool shared);
+  std::string finish(Kernel &k, rt::CodegenSpec &out);
+
+  /// Element offset of linear index `e` of `space` in view `v`.
+  Value offsetOf(const View &v, const Shape &space, Value e);
+  /// `vec` consecutive elements (a run inside the innermost dim) of view
+  /// `v` at linear index `e` of `space`, as f32 lanes.
+  SmallVector<Value> loadRun(Kernel &k, const View &v, const Shape &space,
+                             Value e, int64_t vec);
+  void storeRun(Kernel &k, const View &v, const Shape &space, Value e,
+                ArrayRef<Value> lanes);
+  /// A guarded region: `body` runs when `cond` holds (no guard when null).
+  void guarded(Value cond, function_ref<void()> body);
+  /// Like guarded, but yields f32 lanes (zeros when `cond` is false).
+  SmallVector<Value> guardedLoad(Value cond, size_t count,
+                                 function_ref<SmallVector<Value>()> body);
+  Value blockReduce(Value v, const ReduceKind &kind, Value tid, Value smem,
+                    int64_t block);
+
+  std::string emitPointwise(const Stage &s, size_t index, rt::CodegenSpec &out);
+  std::string emitRow(const Stage &s, size_t index, rt::CodegenSpec &out);
+  std::string emitReduce(const Stage &s, size_t index, rt::CodegenSpec &out);
+
+  /// Computes pointwise op `op` lane by lane.
+  std::string computePointwise(const rt::OpSpec &op,
+                               std::map<int64_t, Val> &vals,
+                               const std::function<Val(int64_t)> &get,
+                               const std::function<Value(size_t)> &linear);
+
+  OpBuilder b;
+  Location loc;
+  Planner &planner;
+  Knobs knobs;
+  ModuleOp module;
+  gpu::GPUModuleOp gpuModule;
+  int kernelCount = 0;
+};
+
+Emitter::Kernel Emitter::begin(const std::string &name,
+                               const std::vector<int64_t> &buffers,
+                               int64_t block, bool shared) {
+  Kernel k;
+  k.args = buffers;
+  SmallVector<Type> types;
+  for (int64_t uid : buffers) {
+    auto [dtype, span] = planner.buffers.at(uid);
+    types.push_back(MemRefType::get({std::max<int64_t>(span, 1)},
+                                    elementType(b, dtype)));
+  }
+  b.setInsertionPointToEnd(gpuModule.getBody());
+  SmallVector<Type> workgroup;
+  if (shared)
+    workgroup.push_back(MemRefType::get(
+        {32}, b.getF32Type(), MemRefLayoutAttrInterface(),
+        gpu::AddressSpaceAttr::get(b.getContext(),
+                                   gpu::AddressSpace::Workgroup)));
+  k.func = gpu::GPUFuncOp::create(b, loc, name, b.getFunctionType(types, {}),
+                                  workgroup);
+  k.func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
+  k.func.setKnownBlockSizeAttr(
+      b.getDenseI32ArrayAttr({static_cast<int32_t>(block), 1, 1}));
+  for (size_t i = 0; i < buffers.size(); ++i)
+    k.memrefs[buffers[i]] = k.func.getArgument(i);
+  b.setInsertionPointToStart(&k.func.getBody().front());
+  k.launch.entry = name;
+  k.launch.block = {static_cast<unsigned>(block), 1, 1};
+  k.launch.argUids = buffers;
+  return k;
+}
+
+std::string Emitter::finish(Kernel &k, rt::CodegenSpec &out) {
+  gpu::ReturnOp::create(b, loc);
+  for (int64_t uid : k.args) {
+    auto it = k.align.find(uid);
+    k.launch.argAlign.push_back(it == k.align.end() ? 0 : it->second);
+  }
+  out.launches.push_back(k.launch);
+  return "";
+}
+
+Value Emitter::offsetOf(const View &v, const Shape &space, Value e) {
+  Shape strides = stridesOver(v, space);
+  if (strides == rowMajorStrides(space)) {
+    bool dense = true; // broadcast-free and row-major
+    for (size_t d = 0; d < space.size(); ++d)
+      dense &= space[d] == 1 || strides[d] != 0;
+    if (dense)
+      return v.base ? addi(e, idx(v.base)) : e;
+  }
+  Value offset = idx(v.base);
+  Value rest = e;
+  // Outer dims the view does not move along need no coordinates.
+  int64_t outer = 0;
+  while (outer < static_cast<int64_t>(space.size()) && strides[outer] == 0)
+    ++outer;
+  for (int64_t d = static_cast<int64_t>(space.size()) - 1; d >= outer; --d) {
+    if (space[d] == 1)
+      continue;
+    bool outermost = true;
+    for (int64_t j = d - 1; j >= 0; --j)
+      outermost &= space[j] == 1;
+    Value coord = outermost ? rest
+                            : arith::RemUIOp::create(b, loc, rest, idx(space[d]))
+                                  .getResult();
+    if (strides[d] != 0)
+      offset = addi(offset, muli(coord, idx(strides[d])));
+    if (!outermost)
+      rest = arith::DivUIOp::create(b, loc, rest, idx(space[d]));
+  }
+  return offset;
+}
+
+SmallVector<Value> Emitter::loadRun(Kernel &k, const View &v,
+                                    const Shape &space, Value e, int64_t vec) {
+  Value memref = k.memrefs.at(v.buffer);
+  Shape strides = stridesOver(v, space);
+  int64_t inner = space.empty() ? 0 : strides.back();
+  Value base = offsetOf(v, space, e);
+  SmallVector<Value> lanes;
+  if (vec == 1 || inner == 0) {
+    Value x = toF32(memref::LoadOp::create(b, loc, memref, ValueRange{base}));
+    lanes.assign(vec, x);
+    return lanes;
+  }
+  bool aligned = inner == 1 && v.base % vec == 0;
+  for (size_t d = 0; d + 1 < strides.size(); ++d)
+    aligned &= strides[d] % vec == 0;
+  if (aligned) {
+    int64_t bytes = vec * elementBytes(v.dtype);
+    auto type = VectorType::get({vec}, elementType(b, v.dtype));
+    Value loaded = vector::LoadOp::create(b, loc, type, memref,
+                                          ValueRange{base}, false,
+                                          llvm::MaybeAlign(bytes));
+    k.align[v.buffer] = std::max(k.align[v.buffer], bytes);
+    for (int64_t i = 0; i < vec; ++i)
+      lanes.push_back(toF32(vector::ExtractOp::create(b, loc, loaded, i)));
+    return lanes;
+  }
+  for (int64_t i = 0; i < vec; ++i) {
+    Value at = i ? addi(base, idx(i * inner)) : base;
+    lanes.push_back(toF32(memref::LoadOp::create(b, loc, memref, ValueRange{at})));
+  }
+  return lanes;
+}
+
+void Emitter::storeRun(Kernel &k, const View &v, const Shape &space, Value e,
+                       ArrayRef<Value> lanes) {
+  Value memref = k.memrefs.at(v.buffer);
+  Shape strides = stridesOver(v, space);
+  int64_t vec = lanes.size();
+  int64_t inner = space.empty() ? 1 : strides.back();
+  Value base = offsetOf(v, space, e);
+  bool aligned = vec > 1 && inner == 1 && v.base % vec == 0;
+  for (size_t d = 0; d + 1 < strides.size(); ++d)
+    aligned &= strides[d] % vec == 0;
+  if (aligned) {
+    SmallVector<Value> narrow;
+    for (Value x : lanes)
+      narrow.push_back(fromF32(x, v.dtype));
+    auto type = VectorType::get({vec}, elementType(b, v.dtype));
+    Value packed = vector::FromElementsOp::create(b, loc, type, narrow);
+    int64_t bytes = vec * elementBytes(v.dtype);
+    vector::StoreOp::create(b, loc, packed, memref, ValueRange{base}, false,
+                            llvm::MaybeAlign(bytes));
+    k.align[v.buffer] = std::max(k.align[v.buffer], bytes);
+    return;
+  }
+  for (int64_t i = 0; i < vec; ++i) {
+    Value at = i ? addi(base, idx(i * inner)) : base;
+    memref::StoreOp::create(b, loc, fromF32(lanes[i], v.dtype), memref,
+                            ValueRange{at});
+  }
+}
+
+void Emitter::guarded(Value cond, function_ref<void()> body) {
+  if (!cond) {
+    body();
+    return;
+  }
+  auto ifOp = scf::IfOp::create(b, loc, cond, /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+  body();
+}
+
+SmallVector<Value>
+Emitter::guardedLoad(Value cond, size_t count,
+                     function_ref<SmallVector<Value>()> body) {
+  if (!cond)
+    return body();
+  SmallVector<Type> types(count, b.getF32Type());
+  auto ifOp = scf::IfOp::create(b, loc, types, cond, /*withElseRegion=*/true);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+    scf::YieldOp::create(b, loc, body());
+    b.setInsertionPointToStart(&ifOp.getElseRegion().front());
+    SmallVector<Value> zeros(count, f32(0.0));
+    scf::YieldOp::create(b, loc, zeros);
+  }
+  return SmallVector<Value>(ifOp.getResults());
+}
+
+Value Emitter::blockReduce(Value v, const ReduceKind &kind, Value tid,
+                           Value smem, int64_t block) {
+  int width = static_cast<int>(std::min<int64_t>(block, 32));
+  for (int offset = width / 2; offset >= 1; offset /= 2) {
+    Value other = gpu::ShuffleOp::create(b, loc, v, offset, width,
+                                         gpu::ShuffleMode::XOR)
+                      .getShuffleResult();
+    v = kind.combine(b, loc, v, other);
+  }
+  if (block <= 32)
+    return v;
+  int64_t warps = (block + 31) / 32;
+  Value lane = arith::RemUIOp::create(b, loc, tid, idx(32));
+  Value warp = arith::DivUIOp::create(b, loc, tid, idx(32));
+  Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane,
+                                      idx(0));
+  guarded(first, [&] {
+    memref::StoreOp::create(b, loc, v, smem, ValueRange{warp});
+  });
+  gpu::BarrierOp::create(b, loc);
+  Value r = memref::LoadOp::create(b, loc, smem, ValueRange{idx(0)});
+  for (int64_t w = 1; w < warps; ++w)
+    r = kind.combine(b, loc, r,
+                     memref::LoadOp::create(b, loc, smem, ValueRange{idx(w)}));
+  // The next reduction reuses the shared slots.
+  gpu::BarrierOp::create(b, loc);
+  return r;
+}
+
+std::string Emitter::computePointwise(
+    const rt::OpSpec &op, std::map<int64_t, Val> &vals,
+    const std::function<Val(int64_t)> &get,
+    const std::function<Value(size_t)> &linear) {
+  std::vector<Val> args;
+  if (op.kind == "batchnorm_inference") {
+    for (const char *port : {"input", "mean", "inv_variance", "scale", "bias"}) {
+      auto it = op.inputs.find(port);
+      if (it == op.inputs.end())
+        return "batchnorm_inference lacks " + std::string(port);
+      args.push_back(get(it->second));
+    }
+  } else {
+    unsigned arity = op.mode == "gen_index" ? 0 : pointwiseArity(op.mode);
+    for (unsigned i = 0; i < arity; ++i) {
+      auto it = op.inputs.find("in" + std::to_string(i));
+      if (it == op.inputs.end())
+        return "pointwise " + op.mode + " lacks in" + std::to_string(i);
+      args.push_back(get(it->second));
+    }
+  }
+  auto outIt = op.outputs.begin();
+  int64_t outUid = outIt->second;
+  DType outType = planner.tensors.count(outUid)
+                      ? planner.tensors.at(outUid)->dtype
+                      : planner.views.at(outUid).dtype;
+  Val result;
+  result.cls = Cls::Scalar;
+  size_t lanes = 1;
+  for (const Val &a : args) {
+    result.cls = join(result.cls, a.cls);
+    lanes = std::max(lanes, a.lanes.size());
+  }
+  if (op.mode == "gen_index") {
+    result.cls = Cls::Full;
+    lanes = 0;
+  }
+  auto lane = [&](const Val &v, size_t i) {
+    return v.lanes.size() == 1 ? v.lanes[0] : v.lanes[i];
+  };
+  if (op.mode == "gen_index") {
+    const Shape &dims = planner.tensors.at(outUid)->dims;
+    auto axisIt = op.intAttrs.find("axis");
+    int64_t axis = axisIt == op.intAttrs.end() || axisIt->second.empty()
+                       ? 0
+                       : axisIt->second[0];
+    if (axis < 0)
+      axis += dims.size();
+    Shape rm = rowMajorStrides(dims);
+    for (size_t i = 0;; ++i) {
+      Value e = linear(i);
+      if (!e)
+        break;
+      Value c = arith::DivUIOp::create(b, loc, e, idx(rm.at(axis)));
+      c = arith::RemUIOp::create(b, loc, c, idx(dims.at(axis)));
+      Value asInt = arith::IndexCastOp::create(b, loc, b.getI64Type(), c);
+      Value f = arith::UIToFPOp::create(b, loc, b.getF32Type(), asInt);
+      result.lanes.push_back(roundTo(f, outType));
+    }
+    vals[outUid] = result;
+    return "";
+  }
+  for (size_t i = 0; i < lanes; ++i) {
+    SmallVector<Value> scalars;
+    for (const Val &a : args)
+      scalars.push_back(lane(a, i));
+    Value r;
+    if (op.kind == "batchnorm_inference") {
+      r = mulf(mulf(subf(scalars[0], scalars[1]), scalars[2]), scalars[3]);
+      r = addf(r, scalars[4]);
+    } else {
+      r = mlir::graph::emitPointwise(b, loc, op, scalars);
+    }
+    if (!r)
+      return "pointwise " + op.mode + " has no generated lowering";
+    result.lanes.push_back(roundTo(r, outType));
+  }
+  vals[outUid] = result;
+  return "";
+}
+
+/// Buffers a stage touches, in a fixed order.
+std::vector<int64_t> stageBuffers(const Planner &p, const Stage &s) {
+  std::set<int64_t> seen;
+  std::vector<int64_t> order;
+  auto add = [&](int64_t uid) {
+    auto it = p.views.find(uid);
+    if (it == p.views.end())
+      return;
+    if (seen.insert(it->second.buffer).second)
+      order.push_back(it->second.buffer);
+  };
+  for (const rt::OpSpec *op : s.ops)
+    for (auto &[port, uid] : op->inputs) {
+      auto a = p.alias.find(uid);
+      add(a == p.alias.end() ? uid : a->second);
+    }
+  for (int64_t uid : s.stores)
+    add(uid);
+  return order;
+}
+
+/// The largest run length (<= 16 bytes of the narrowest tensor) that
+/// divides the innermost dim of `space`.
+int64_t runLength(const Planner &p, const Stage &s,
+                  const std::vector<int64_t> &buffers) {
+  int64_t narrow = 4;
+  for (int64_t uid : buffers)
+    narrow = std::min(narrow, elementBytes(p.buffers.at(uid).first));
+  int64_t vec = 16 / narrow;
+  int64_t inner = s.space.empty() ? 1 : s.space.back();
+  while (vec > 1 && inner % vec != 0)
+    vec /= 2;
+  return vec;
+}
+
+std::string Emitter::emitPointwise(const Stage &s, size_t index,
+                                   rt::CodegenSpec &out) {
+  std::vector<int64_t> buffers = stageBuffers(planner, s);
+  int64_t vec = runLength(planner, s, buffers);
+  int64_t block = knobs.threads, items = knobs.items;
+  int64_t total = std::max<int64_t>(numel(s.space), 1);
+  int64_t runs = total / vec;
+  int64_t perBlock = block * items;
+  int64_t grid = (runs + perBlock - 1) / perBlock;
+  Kernel k = begin("stage" + std::to_string(index), buffers, block, false);
+  k.launch.grid = {static_cast<unsigned>(std::max<int64_t>(grid, 1)), 1, 1};
+  Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+  Value bid = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
+  bool ragged = runs % perBlock != 0;
+  std::vector<Value> starts, valid;
+  for (int64_t u = 0; u < items; ++u) {
+    Value run = addi(muli(bid, idx(perBlock)), addi(idx(u * block), tid));
+    starts.push_back(muli(run, idx(vec)));
+    valid.push_back(ragged ? ult(run, idx(runs)) : Value());
+  }
+  // Loads of every item first (more bytes in flight), then compute, then
+  // stores.
+  std::vector<std::map<int64_t, Val>> vals(items);
+  std::string error;
+  for (int64_t u = 0; u < items; ++u) {
+    auto get = [&](int64_t uid) -> Val {
+      auto a = planner.alias.find(uid);
+      if (a != planner.alias.end())
+        uid = a->second;
+      auto it = vals[u].find(uid);
+      if (it != vals[u].end())
+        return it->second;
+      Val v;
+      auto t = planner.tensors.find(uid);
+      if (t != planner.tensors.end() && t->second->isByValue) {
+        v.lanes.push_back(f32(t->second->byValue));
+      } else {
+        v.cls = Cls::Full;
+        const View &view = planner.views.at(uid);
+        v.lanes = guardedLoad(valid[u], vec, [&] {
+          return loadRun(k, view, s.space, starts[u], vec);
+        });
+      }
+      vals[u][uid] = v;
+      return v;
+    };
+    for (const rt::OpSpec *op : s.ops)
+      for (auto &[port, uid] : op->inputs) {
+        auto a = planner.alias.find(uid);
+        if (!s.produced.count(a == planner.alias.end() ? uid : a->second))
+          get(uid);
+      }
+    for (const rt::OpSpec *op : s.ops) {
+      auto linear = [&](size_t i) -> Value {
+        return i < static_cast<size_t>(vec) ? addi(starts[u], idx(i)) : Value();
+      };
+      if (std::string e = computePointwise(*op, vals[u], get, linear);
+          !e.empty())
+        return e;
+    }
+  }
+  for (int64_t u = 0; u < items; ++u)
+    guarded(valid[u], [&] {
+      for (int64_t uid : s.stores) {
+        Val v = vals[u].at(uid);
+        SmallVector<Value> lanes;
+        for (int64_t i = 0; i < vec; ++i)
+          lanes.push_back(v.lanes.size() == 1 ? v.lanes[0] : v.lanes[i]);
+        storeRun(k, planner.views.at(uid), s.space, starts[u], lanes);
+      }
+    });
+  return finish(k, out);
+}
+
+std::string Emitter::emitReduce(const Stage &s, size_t index,
+                                rt::CodegenSpec &out) {
+  const rt::OpSpec &op = *s.ops.front();
+  int64_t input = op.inputs.at("input");
+  auto a = planner.alias.find(input);
+  if (a != planner.alias.end())
+    input = a->second;
+  const View &x = planner.views.at(input);
+  // (output uid, reduction kind, post-op)
+  struct Part {
+    int64_t uid;
+    std::string mode;
+    bool square;
+  };
+  std::vector<Part> parts;
+  if (op.kind == "genstats") {
+    parts.push_back({op.outputs.at("SUM"), "add", false});
+    parts.push_back({op.outputs.at("SQ_SUM"), "add", true});
+  } else {
+    parts.push_back({op.outputs.at("output"), op.mode, false});
+  }
+  const Shape &space = x.dims;
+  const Shape &outDims = planner.views.at(parts[0].uid).dims;
+  if (outDims.size() != space.size())
+    return op.kind + ": generated kernels reduce to the same rank";
+  Shape keptDims, reducedDims;
+  std::vector<size_t> keptAxes, reducedAxes;
+  for (size_t d = 0; d < space.size(); ++d) {
+    if (outDims[d] == space[d]) {
+      keptAxes.push_back(d);
+      keptDims.push_back(space[d]);
+    } else if (outDims[d] == 1) {
+      reducedAxes.push_back(d);
+      reducedDims.push_back(space[d]);
+    } else {
+      return op.kind + ": output dim " + std::to_string(d) +
+             " is neither kept nor reduced";
+    }
+  }
+  int64_t outputs = numel(keptDims), reduced = numel(reducedDims);
+  int64_t block = 256;
+  std::vector<int64_t> buffers = stageBuffers(planner, s);
+  Kernel k = begin("stage" + std::to_string(index), buffers, block, true);
+  k.launch.grid = {static_cast<unsigned>(std::max<int64_t>(outputs, 1)), 1, 1};
+  Value smem = k.func.getWorkgroupAttributions()[0];
+  Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+  Value bid = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
+  // The kept part of the input's offset, from the block's output index.
+  Shape kept(space.size(), 1), red(space.size(), 1);
+  for (size_t d : keptAxes)
+    kept[d] = space[d];
+  for (size_t d : reducedAxes)
+    red[d] = space[d];
+  View keptView = x, redView = x;
+  keptView.dims = kept;
+  redView.dims = red;
+  redView.base = 0;
+  for (size_t d = 0; d < space.size(); ++d) {
+    if (kept[d] == 1)
+      keptView.strides[d] = 0;
+    if (red[d] == 1)
+      redView.strides[d] = 0;
+  }
+  Value keptOffset = offsetOf(keptView, kept, bid);
+  std::vector<ReduceKind> kinds;
+  SmallVector<Value> inits;
+  for (const Part &p : parts) {
+    kinds.push_back(reduceKind(p.mode));
+    inits.push_back(f32(kinds.back().identity));
+  }
+  auto loop = scf::ForOp::create(b, loc, tid, idx(reduced), idx(block), inits);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value m = loop.getInductionVar();
+    Value offset = addi(keptOffset, offsetOf(redView, red, m));
+    Value v = toF32(memref::LoadOp::create(b, loc, k.memrefs.at(x.buffer),
+                                           ValueRange{offset}));
+    SmallVector<Value> next;
+    for (size_t i = 0; i < parts.size(); ++i) {
+      Value in = parts[i].square ? mulf(v, v) : v;
+      next.push_back(kinds[i].combine(b, loc, loop.getRegionIterArgs()[i],
+                                      kinds[i].pre(b, loc, in)));
+    }
+    scf::YieldOp::create(b, loc, next);
+  }
+  for (size_t i = 0; i < parts.size(); ++i) {
+    Value r = blockReduce(loop.getResult(i), kinds[i], tid, smem, block);
+    if (parts[i].mode == "avg")
+      r = divf(r, f32(static_cast<double>(reduced)));
+    if (parts[i].mode == "norm2")
+      r = math::SqrtOp::create(b, loc, r);
+    Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid,
+                                        idx(0));
+    const View &ov = planner.views.at(parts[i].uid);
+    guarded(first, [&] {
+      // The block's output index walks the kept dims in row-major order.
+      View keptOut = ov;
+      Shape keptOnly;
+      Shape keptStrides;
+      for (size_t d : keptAxes) {
+        keptOnly.push_back(ov.dims[d]);
+        keptStrides.push_back(ov.strides[d]);
+      }
+      keptOut.dims = keptOnly;
+      keptOut.strides = keptStrides;
+      Value o = keptOnly.empty() ? idx(ov.base) : offsetOf(keptOut, keptOnly, bid);
+      memref::StoreOp::create(b, loc, fromF32(r, ov.dtype),
+                              k.memrefs.at(ov.buffer), ValueRange{o});
+    });
+  }
+  return finish(k, out);
+}
+
+
+/// `v` as a view that broadcasts over `space`: per-row statistics given in
+/// another shape with one element per row (e.g. [R] for [R, N]) are read
+/// as the row-major [rows..., 1...] they hold.
+View overSpace(const View &v, const Shape &space, size_t k) {
+  if (broadcastsTo(v.dims, space))
+    return v;
+  Shape stat = space;
+  for (size_t d = k; d < stat.size(); ++d)
+    stat[d] = 1;
+  View out = v;
+  if (numel(v.dims) == numel(stat) && v.strides == rowMajorStrides(v.dims)) {
+    out.dims = stat;
+    out.strides = rowMajorStrides(stat);
+  }
+  return out;
+}
+
+Cls classOf(const View &v, const Shape &space, size_t k) {
+  size_t lead = space.size() - v.dims.size();
+  bool rowsAll1 = true, colsAll1 = true;
+  for (size_t d = 0; d < space.size(); ++d) {
+    int64_t o = d >= lead ? v.dims[d - lead] : 1;
+    (d < k ? rowsAll1 : colsAll1) &= o == 1;
+  }
+  if (rowsAll1 && colsAll1)
+    return Cls::Scalar;
+  if (colsAll1)
+    return Cls::Row;
+  if (rowsAll1)
+    return Cls::Col;
+  return Cls::Full;
+}
+
+std::string Emitter::emitRow(const Stage &s, size_t index,
+                             rt::CodegenSpec &out) {
+  const Shape &space = s.space;
+  int64_t rows = 1, cols = 1;
+  for (size_t d = 0; d < space.size(); ++d)
+    (d < s.k ? rows : cols) *= space[d];
+  std::vector<int64_t> buffers = stageBuffers(planner, s);
+  int64_t vec = runLength(planner, s, buffers);
+  int64_t runs = cols / vec; // vector runs per row
+  int64_t block = (runs + knobs.items - 1) / knobs.items;
+  block = std::clamp<int64_t>((block + 31) / 32 * 32, 32, 1024);
+  int64_t items = (runs + block - 1) / block;
+  int64_t grid = std::min<int64_t>(rows, std::max<int64_t>(1, kRowWave / block));
+  grid = std::max<int64_t>(grid, 1);
+
+  // Backward norms: per-column sums (DScale, DBias) through partials.
+  struct ColSum {
+    int64_t uid;     // DScale or DBias
+    int64_t partial; // scratch [grid, cols] f32
+  };
+  std::vector<ColSum> colSums;
+  for (const rt::OpSpec *op : s.ops) {
+    if (op->kind.find("_backward") == std::string::npos)
+      continue;
+    for (const char *port : {"DScale", "DBias"}) {
+      auto it = op->outputs.find(port);
+      if (it == op->outputs.end())
+        continue;
+      int64_t partial = planner.newScratch(DType::F32, {grid, cols});
+      View pv{partial, DType::F32, 0, {grid, cols}, {cols, 1}};
+      planner.views[partial] = pv;
+      colSums.push_back({it->second, partial});
+    }
+  }
+  for (const ColSum &c : colSums)
+    buffers.push_back(c.partial);
+
+  Kernel k = begin("stage" + std::to_string(index), buffers, block, true);
+  k.launch.grid = {static_cast<unsigned>(grid), 1, 1};
+  Value smem = k.func.getWorkgroupAttributions()[0];
+  Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+  Value bid = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
+  std::vector<Value> colStart, valid;
+  for (int64_t it = 0; it < items; ++it) {
+    colStart.push_back(muli(addi(idx(it * block), tid), idx(vec)));
+    valid.push_back((it + 1) * block * vec <= cols
+                        ? Value()
+                        : ult(colStart.back(), idx(cols)));
+  }
+  auto viewOf = [&](int64_t uid) {
+    return overSpace(planner.views.at(uid), space, s.k);
+  };
+  auto resolve = [&](int64_t uid) {
+    auto a = planner.alias.find(uid);
+    return a == planner.alias.end() ? uid : a->second;
+  };
+  // Per-column inputs do not change from row to row: load them once.
+  std::map<int64_t, Val> colInputs;
+  for (const rt::OpSpec *op : s.ops)
+    for (auto &[port, raw] : op->inputs) {
+      int64_t uid = resolve(raw);
+      if (colInputs.count(uid) || s.produced.count(uid) ||
+          !planner.views.count(uid))
+        continue;
+      View v = viewOf(uid);
+      if (classOf(v, space, s.k) != Cls::Col)
+        continue;
+      Val val;
+      val.cls = Cls::Col;
+      for (int64_t it = 0; it < items; ++it) {
+        SmallVector<Value> lanes = guardedLoad(valid[it], vec, [&] {
+          return loadRun(k, v, space, colStart[it], vec);
+        });
+        val.lanes.append(lanes.begin(), lanes.end());
+      }
+      colInputs[uid] = val;
+    }
+
+  size_t lanesPerRow = items * vec;
+  SmallVector<Value> inits(colSums.size() * lanesPerRow, f32(0.0));
+  auto loop = scf::ForOp::create(b, loc, bid, idx(rows), idx(grid), inits);
+  // Without iteration arguments the builder adds a terminator; ours ends
+  // the body instead.
+  if (inits.empty())
+    loop.getBody()->getTerminator()->erase();
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value row = loop.getInductionVar();
+    Value rowBase = muli(row, idx(cols));
+    std::map<int64_t, Val> vals = colInputs;
+    auto get = [&](int64_t raw) -> Val {
+      int64_t uid = resolve(raw);
+      auto it = vals.find(uid);
+      if (it != vals.end())
+        return it->second;
+      Val v;
+      auto t = planner.tensors.find(uid);
+      if (t != planner.tensors.end() && t->second->isByValue) {
+        v.lanes.push_back(f32(t->second->byValue));
+      } else {
+        View view = viewOf(uid);
+        v.cls = classOf(view, space, s.k);
+        if (v.cls == Cls::Scalar || v.cls == Cls::Row) {
+          Value at = offsetOf(view, space, v.cls == Cls::Row ? rowBase : idx(0));
+          v.lanes.push_back(toF32(memref::LoadOp::create(
+              b, loc, k.memrefs.at(view.buffer), ValueRange{at})));
+        } else {
+          for (int64_t i = 0; i < items; ++i) {
+            SmallVector<Value> lanes = guardedLoad(valid[i], vec, [&] {
+              return loadRun(k, view, space, addi(rowBase, colStart[i]), vec);
+            });
+            v.lanes.append(lanes.begin(), lanes.end());
+          }
+        }
+      }
+      vals[uid] = v;
+      return v;
+    };
+    auto lane = [](const Val &v, size_t i) {
+      return v.lanes.size() == 1 ? v.lanes[0] : v.lanes[i];
+    };
+    auto validLane = [&](size_t i) { return valid[i / vec]; };
+    /// Sum (or another reduction) over the row of per-lane values.
+    auto rowReduce = [&](const ReduceKind &kind,
+                         function_ref<Value(size_t)> value) {
+      Value acc = f32(kind.identity);
+      for (size_t i = 0; i < lanesPerRow; ++i) {
+        Value v = kind.pre(b, loc, value(i));
+        if (Value ok = validLane(i))
+          v = arith::SelectOp::create(b, loc, ok, v, f32(kind.identity));
+        acc = kind.combine(b, loc, acc, v);
+      }
+      return blockReduce(acc, kind, tid, smem, block);
+    };
+    auto dtypeOf = [&](int64_t uid) {
+      return planner.tensors.at(uid)->dtype;
+    };
+    ReduceKind sum = reduceKind("add");
+    SmallVector<Value> accs(loop.getRegionIterArgs());
+    double n = static_cast<double>(cols);
+
+    for (const rt::OpSpec *op : s.ops) {
+      const std::string &kind = op->kind;
+      if (kind == "pointwise" || kind == "batchnorm_inference") {
+        if (std::string e = computePointwise(*op, vals, get,
+                                             [](size_t) { return Value(); });
+            !e.empty())
+          return e;
+        continue;
+      }
+      if (kind == "reduction") {
+        Val x = get(op->inputs.at("input"));
+        if (x.lanes.size() != lanesPerRow)
+          return "reduction: generated kernels reduce values that vary along "
+                 "the row";
+        ReduceKind rk = reduceKind(op->mode);
+        Value r = rowReduce(rk, [&](size_t i) { return x.lanes[i]; });
+        if (op->mode == "avg")
+          r = divf(r, f32(n));
+        if (op->mode == "norm2")
+          r = math::SqrtOp::create(b, loc, r);
+        int64_t o = op->outputs.at("output");
+        vals[o] = Val{Cls::Row, {roundTo(r, dtypeOf(o))}};
+        continue;
+      }
+      bool backward = kind.find("_backward") != std::string::npos;
+      bool centered = kind.rfind("rmsnorm", 0) != 0;
+      Val scale = get(op->inputs.at("scale"));
+      if (!backward) {
+        Val x = get(op->inputs.at("input"));
+        Val eps = get(op->inputs.at("epsilon"));
+        if (x.lanes.size() != lanesPerRow)
+          return kind + ": the input must vary along the row";
+        Value mean = f32(0.0);
+        if (centered)
+          mean = divf(rowReduce(sum, [&](size_t i) { return x.lanes[i]; }),
+                      f32(n));
+        SmallVector<Value> centeredX;
+        for (size_t i = 0; i < lanesPerRow; ++i)
+          centeredX.push_back(centered ? subf(x.lanes[i], mean) : x.lanes[i]);
+        Value var = divf(rowReduce(sum,
+                                   [&](size_t i) {
+                                     return mulf(centeredX[i], centeredX[i]);
+                                   }),
+                         f32(n));
+        Value inv = divf(f32(1.0), math::SqrtOp::create(
+                                       b, loc, addf(var, lane(eps, 0))));
+        std::optional<Val> bias;
+        if (op->inputs.count("bias"))
+          bias = get(op->inputs.at("bias"));
+        int64_t yUid = op->outputs.at("Y");
+        Val y{Cls::Full, {}};
+        for (size_t i = 0; i < lanesPerRow; ++i) {
+          Value v = mulf(mulf(centeredX[i], inv), lane(scale, i));
+          if (bias)
+            v = addf(v, lane(*bias, i));
+          y.lanes.push_back(roundTo(v, dtypeOf(yUid)));
+        }
+        vals[yUid] = y;
+        if (auto it = op->outputs.find("mean"); it != op->outputs.end())
+          vals[it->second] = Val{Cls::Row, {roundTo(mean, dtypeOf(it->second))}};
+        if (auto it = op->outputs.find("inv_var"); it != op->outputs.end())
+          vals[it->second] = Val{Cls::Row, {roundTo(inv, dtypeOf(it->second))}};
+        continue;
+      }
+      Val dy = get(op->inputs.at("grad"));
+      Val x = get(op->inputs.at("input"));
+      Val inv = get(op->inputs.at("inv_variance"));
+      Value mean = f32(0.0);
+      if (centered)
+        mean = lane(get(op->inputs.at("mean")), 0);
+      Value invV = lane(inv, 0);
+      SmallVector<Value> xhat, g;
+      for (size_t i = 0; i < lanesPerRow; ++i) {
+        xhat.push_back(mulf(subf(lane(x, i), mean), invV));
+        g.push_back(mulf(lane(dy, i), lane(scale, i)));
+      }
+      Value sumG = centered ? rowReduce(sum, [&](size_t i) { return g[i]; })
+                            : f32(0.0);
+      Value sumGX =
+          rowReduce(sum, [&](size_t i) { return mulf(g[i], xhat[i]); });
+      Value meanG = divf(sumG, f32(n)), meanGX = divf(sumGX, f32(n));
+      int64_t dxUid = op->outputs.at("DX");
+      Val dx{Cls::Full, {}};
+      for (size_t i = 0; i < lanesPerRow; ++i) {
+        Value v = subf(g[i], mulf(xhat[i], meanGX));
+        if (centered)
+          v = subf(v, meanG);
+        dx.lanes.push_back(roundTo(mulf(invV, v), dtypeOf(dxUid)));
+      }
+      vals[dxUid] = dx;
+      for (size_t c = 0; c < colSums.size(); ++c) {
+        bool isScale = op->outputs.count("DScale") &&
+                       op->outputs.at("DScale") == colSums[c].uid;
+        bool isBias = op->outputs.count("DBias") &&
+                      op->outputs.at("DBias") == colSums[c].uid;
+        if (!isScale && !isBias)
+          continue;
+        for (size_t i = 0; i < lanesPerRow; ++i) {
+          Value term = isScale ? mulf(lane(dy, i), xhat[i]) : lane(dy, i);
+          if (Value ok = validLane(i))
+            term = arith::SelectOp::create(b, loc, ok, term, f32(0.0));
+          Value &acc = accs[c * lanesPerRow + i];
+          acc = addf(acc, term);
+        }
+      }
+    }
+    // Stores of this row.
+    Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid,
+                                        idx(0));
+    for (int64_t uid : s.stores) {
+      if (llvm::any_of(colSums, [&](const ColSum &c) { return c.uid == uid; }))
+        continue; // written by the finishing kernel
+      auto found = vals.find(uid);
+      if (found == vals.end())
+        return "uid " + std::to_string(uid) + " is not computed by the stage";
+      const Val &v = found->second;
+      View view = viewOf(uid);
+      if (v.cls == Cls::Row || v.cls == Cls::Scalar) {
+        Value cond = first;
+        if (v.cls == Cls::Scalar)
+          cond = arith::AndIOp::create(
+              b, loc, cond,
+              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, row,
+                                    idx(0)));
+        guarded(cond, [&] {
+          Value at = offsetOf(view, space, v.cls == Cls::Row ? rowBase : idx(0));
+          memref::StoreOp::create(b, loc, fromF32(v.lanes[0], view.dtype),
+                                  k.memrefs.at(view.buffer), ValueRange{at});
+        });
+        continue;
+      }
+      for (int64_t i = 0; i < items; ++i) {
+        Value cond = valid[i];
+        Value e = addi(rowBase, colStart[i]);
+        if (v.cls == Cls::Col) {
+          Value isFirst = arith::CmpIOp::create(
+              b, loc, arith::CmpIPredicate::eq, row, idx(0));
+          cond = cond ? arith::AndIOp::create(b, loc, cond, isFirst).getResult()
+                      : isFirst;
+          e = colStart[i];
+        }
+        guarded(cond, [&] {
+          SmallVector<Value> lanes(v.lanes.begin() + i * vec,
+                                   v.lanes.begin() + (i + 1) * vec);
+          storeRun(k, view, space, e, lanes);
+        });
+      }
+    }
+    scf::YieldOp::create(b, loc, accs);
+  }
+  // Partial column sums of this block.
+  for (size_t c = 0; c < colSums.size(); ++c) {
+    const View &pv = planner.views.at(colSums[c].partial);
+    for (int64_t i = 0; i < items; ++i)
+      guarded(valid[i], [&] {
+        SmallVector<Value> lanes;
+        for (int64_t l = 0; l < vec; ++l)
+          lanes.push_back(loop.getResult(c * lanesPerRow + i * vec + l));
+        storeRun(k, pv, pv.dims, addi(muli(bid, idx(cols)), colStart[i]),
+                 lanes);
+      });
+  }
+  if (std::string e = finish(k, out); !e.empty())
+    return e;
+
+  // Finishing kernel: each thread sums one column over the block partials.
+  for (size_t c = 0; c < colSums.size(); ++c) {
+    const View &pv = planner.views.at(colSums[c].partial);
+    View target = overSpace(planner.views.at(colSums[c].uid), space, s.k);
+    int64_t threads = 256;
+    Kernel f = begin("stage" + std::to_string(index) + "_colsum" +
+                         std::to_string(c),
+                     {colSums[c].partial, target.buffer}, threads, false);
+    f.launch.grid = {static_cast<unsigned>((cols + threads - 1) / threads), 1,
+                     1};
+    Value t = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+    Value blk = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
+    Value col = addi(muli(blk, idx(threads)), t);
+    guarded(ult(col, idx(cols)), [&] {
+      auto sumLoop = scf::ForOp::create(b, loc, idx(0), idx(grid), idx(1),
+                                        ValueRange{f32(0.0)});
+      {
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPointToStart(sumLoop.getBody());
+        Value at = addi(muli(sumLoop.getInductionVar(), idx(cols)), col);
+        Value v = memref::LoadOp::create(b, loc, f.memrefs.at(pv.buffer),
+                                         ValueRange{at});
+        scf::YieldOp::create(b, loc,
+                             ValueRange{addf(sumLoop.getRegionIterArgs()[0], v)});
+      }
+      Value at = offsetOf(target, space, col);
+      memref::StoreOp::create(b, loc,
+                              fromF32(sumLoop.getResult(0), target.dtype),
+                              f.memrefs.at(target.buffer), ValueRange{at});
+    });
+    if (std::string e = finish(f, out); !e.empty())
+      return e;
+  }
+  return "";
+}
+
+std::string Emitter::emit(ModuleOp m, rt::CodegenSpec &out) {
+  module = m;
+  module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
+                  b.getUnitAttr());
+  b.setInsertionPointToEnd(module.getBody());
+  gpuModule = gpu::GPUModuleOp::create(b, loc, "kernels");
+  for (size_t i = 0; i < planner.stages.size(); ++i) {
+    const Stage &s = planner.stages[i];
+    std::string error;
+    if (s.stores.empty())
+      continue;
+    switch (s.kind) {
+    case StageKind::Pointwise:
+    case StageKind::Copy:
+      error = emitPointwise(s, i, out);
+      break;
+    case StageKind::Row:
+      error = emitRow(s, i, out);
+      break;
+    case StageKind::Reduce:
+      error = emitReduce(s, i, out);
+      break;
+    }
+    if (!error.empty())
+      return error;
+  }
+  return "";
+}
+
+} // namespace
+
+
+std::vector<std::string> mlir::graph::codegenPlanNames() {
+  return {"codegen_v2_t256_i2", "codegen_v2_t256_i4", "codegen_v2_t512_i1",
+          "codegen_v2_t128_i4", "codegen_v2_t256_i8", "codegen_v1"};
+}
+
+static bool parsePlan(const std::string &name, Knobs &knobs) {
+  long t = 0, i = 0;
+  if (std::sscanf(name.c_str(), "codegen_v2_t%ld_i%ld", &t, &i) != 2 || t < 32 ||
+      t > 1024 || t % 32 || i < 1 || i > 16)
+    return false;
+  knobs.threads = t;
+  knobs.items = i;
+  return true;
+}
+
+std::string mlir::graph::codegenV2Declines(const rt::GraphSpec &spec) {
+  Planner planner(spec);
+  return planner.plan();
+}
+
+std::string mlir::graph::generateKernels(const rt::GraphSpec &spec,
+                                         const std::string &plan,
+                                         ModuleOp module,
+                                         rt::CodegenSpec &out) {
+  Knobs knobs;
+  if (!parsePlan(plan, knobs))
+    return "unknown codegen plan '" + plan + "'";
+  Planner planner(spec);
+  if (std::string why = planner.plan(); !why.empty())
+    return why;
+  out = rt::CodegenSpec();
+  out.name = spec.name;
+  out.engine = plan;
+  Emitter emitter(module.getContext(), planner, knobs);
+  if (std::string why = emitter.emit(module, out); !why.empty())
+    return why;
+  for (auto &[buffer, bytes] : planner.scratch)
+    out.scratch.push_back({buffer, bytes});
+  if (out.launches.empty())
+    return "the group lowered to no kernel";
+  return "";
+}
