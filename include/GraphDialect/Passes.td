@@ -44,7 +44,12 @@ def GraphFuse : Pass<"graph-fuse", "::mlir::ModuleOp"> {
       optional trailing reduction;
     - a standalone chain of pointwise ops, with an optional trailing
       reduction;
-    - every other op (norms, genstats, attention, structural ops...) alone.
+    - with `row-fusion` (the default), memory-bound chains: pointwise ops,
+      reductions, layer/rms/instance/adaptive norms forward and backward and
+      batchnorm inference, e.g. softmax (max, sub, exp, sum, div) or a
+      residual add + rmsnorm + scale, as one group for the codegen engine;
+    - every other op (batchnorm training, genstats, attention, structural
+      ops...) alone.
 
     A pointwise op joins the group of its first operand's producer only if
     every other operand comes from an input, a scalar, an earlier group or
@@ -55,6 +60,12 @@ def GraphFuse : Pass<"graph-fuse", "::mlir::ModuleOp"> {
   let options = [
     Option<"maxGroupOps", "max-group-ops", "unsigned", "16",
            "Most ops in one fused group">,
+    Option<"rowFusion", "row-fusion", "bool", "true",
+           "Let pointwise ops, reductions, norms (not batchnorm training) and "
+           "batchnorm inference chain on in groups without a matmul or "
+           "convolution, past a reduction or norm: memory-bound groups the "
+           "generated kernels run in one pass over the rows (cuDNN declines "
+           "them; the GPU executor splits a group no engine takes)">,
   ];
 }
 

@@ -19,17 +19,28 @@ namespace {
 constexpr llvm::StringLiteral kGroupAttr = "graph.group";
 
 /// What a group is anchored on decides what may join it.
-enum class GroupKind { MatmulOrConv, Pointwise, Single };
+enum class GroupKind { MatmulOrConv, Pointwise, Row, Single };
+
+/// Memory-bound ops over rows: what the generated kernels fuse into one
+/// pass over the data (reductions, norms and their pointwise neighbours).
+bool isRowOp(Operation *op) {
+  return isa<ReductionOp, LayernormOp, RmsnormOp, InstancenormOp,
+             AdaLayernormOp, LayernormBackwardOp, RmsnormBackwardOp,
+             InstancenormBackwardOp, AdaLayernormBackwardOp,
+             BatchnormInferenceOp>(op);
+}
 
 struct Group {
   GroupKind kind;
   unsigned size = 0;
   bool hasReduction = false;
+  bool hasNorm = false;
 };
 
 class Partitioner {
 public:
-  explicit Partitioner(unsigned maxOps) : maxOps(maxOps) {}
+  Partitioner(unsigned maxOps, bool rowFusion)
+      : maxOps(maxOps), rowFusion(rowFusion) {}
 
   void run(GraphOp graph) {
     for (Operation &op : graph.getBody().front().without_terminator()) {
@@ -41,6 +52,7 @@ public:
       Group &group = groups[id];
       ++group.size;
       group.hasReduction |= isa<ReductionOp>(op);
+      group.hasNorm |= isRowOp(&op) && !isa<ReductionOp>(op);
       op.setAttr(kGroupAttr,
                  IntegerAttr::get(IntegerType::get(op.getContext(), 64), id));
     }
@@ -61,6 +73,8 @@ private:
       kind = GroupKind::MatmulOrConv;
     else if (isa<PointwiseOp>(op))
       kind = GroupKind::Pointwise;
+    else if (rowFusion && isRowOp(op))
+      kind = GroupKind::Row;
     groups.push_back(Group{kind});
     return groups.size() - 1;
   }
@@ -69,7 +83,8 @@ private:
   /// operand when that keeps every edge pointing from a lower group id to a
   /// higher one (or inside the group): the ids then are a schedule.
   std::optional<unsigned> tryJoin(Operation *op) {
-    if (!isa<PointwiseOp, ReductionOp>(op))
+    bool rowJoin = rowFusion && (isa<PointwiseOp>(op) || isRowOp(op));
+    if (!isa<PointwiseOp, ReductionOp>(op) && !rowJoin)
       return std::nullopt;
     std::optional<unsigned> target;
     for (Value operand : op->getOperands())
@@ -78,8 +93,20 @@ private:
     if (!target)
       return std::nullopt;
     Group &group = groups[*target];
-    if (group.kind == GroupKind::Single || group.hasReduction ||
-        group.size >= maxOps)
+    if (group.size >= maxOps)
+      return std::nullopt;
+    // Row fusion: pointwise ops, reductions and norms chain on in groups
+    // without a matmul or convolution (cuDNN declines such groups; the
+    // generated kernels run them as one pass). Otherwise a group ends at
+    // its reduction, as cuDNN's fusion engines want.
+    // One norm per group keeps a forward norm and its backward (and two
+    // unrelated norms) apart.
+    bool memoryBound = (group.kind == GroupKind::Pointwise ||
+                        group.kind == GroupKind::Row) &&
+                       !(group.hasNorm && isRowOp(op) && !isa<ReductionOp>(op));
+    if (!(rowJoin && memoryBound) &&
+        (group.kind == GroupKind::Single || group.kind == GroupKind::Row ||
+         group.hasReduction || !isa<PointwiseOp, ReductionOp>(op)))
       return std::nullopt;
     for (Value operand : op->getOperands()) {
       std::optional<unsigned> from = producerGroup(operand);
@@ -90,6 +117,7 @@ private:
   }
 
   unsigned maxOps;
+  bool rowFusion;
   llvm::DenseMap<Operation *, unsigned> groupOf;
   SmallVector<Group> groups;
 };
@@ -98,7 +126,7 @@ struct GraphFuse : public mlir::graph::impl::GraphFuseBase<GraphFuse> {
   using GraphFuseBase::GraphFuseBase;
   void runOnOperation() override {
     getOperation().walk([&](GraphOp graph) {
-      Partitioner(std::max(1u, unsigned(maxGroupOps))).run(graph);
+      Partitioner(std::max(1u, unsigned(maxGroupOps)), rowFusion).run(graph);
     });
   }
 };

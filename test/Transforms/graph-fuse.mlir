@@ -1,4 +1,5 @@
 // RUN: graph-opt %s -split-input-file --graph-fuse | FileCheck %s
+// RUN: graph-opt %s -split-input-file --graph-fuse=row-fusion=false | FileCheck %s --check-prefix=NOFUSE
 // RUN: graph-opt %s -split-input-file --graph-fuse=max-group-ops=2 | FileCheck %s --check-prefix=SMALL
 
 // A matmul takes its pointwise epilogue and one trailing reduction; an op
@@ -43,16 +44,16 @@ graph.graph @no_cycle(%a: tensor<4x4xf32>, %b: tensor<4x4xf32>) -> tensor<4x4xf3
 
 // -----
 
-// Norms stand alone, scalars belong to no group, and a pointwise chain
-// reading only inputs forms its own group.
+// A norm's pointwise consumers join it (row fusion), scalars belong to no
+// group, and a pointwise chain reading only inputs forms its own group.
 // CHECK-LABEL: graph.graph @norm_and_chain
 // CHECK: scalar
 // CHECK-NOT: graph.group
 // CHECK-SAME: -> tensor<1x1xf32>
 // CHECK-NEXT: layernorm {{.*}}graph.group = 0
-// CHECK-NEXT: pointwise relu({{.*}}graph.group = 1
-// CHECK-NEXT: pointwise sigmoid({{.*}}graph.group = 2
-// CHECK-NEXT: pointwise mul({{.*}}graph.group = 2
+// CHECK-NEXT: pointwise relu({{.*}}graph.group = 0
+// CHECK-NEXT: pointwise sigmoid({{.*}}graph.group = 1
+// CHECK-NEXT: pointwise mul({{.*}}graph.group = 1
 graph.graph @norm_and_chain(%x: tensor<4x16xf32>, %g: tensor<1x16xf32>, %b: tensor<1x16xf32>, %z: tensor<4x16xf32>) -> (tensor<4x16xf32>, tensor<4x16xf32>) {
   %eps = graph.scalar 1.0e-05 : f32 -> tensor<1x1xf32>
   %y = graph.layernorm inference %x, scale %g, bias %b, epsilon %eps : (tensor<4x16xf32>, tensor<1x16xf32>, tensor<1x16xf32>, tensor<1x1xf32>) -> (tensor<4x16xf32>, none, none)
@@ -60,4 +61,40 @@ graph.graph @norm_and_chain(%x: tensor<4x16xf32>, %g: tensor<1x16xf32>, %b: tens
   %s = graph.pointwise sigmoid(%z) : (tensor<4x16xf32>) -> tensor<4x16xf32>
   %m = graph.pointwise mul(%s, %z) : (tensor<4x16xf32>, tensor<4x16xf32>) -> tensor<4x16xf32>
   graph.output %r, %m : tensor<4x16xf32>, tensor<4x16xf32>
+}
+
+// -----
+
+// Row fusion: softmax (max, sub, exp, sum, div) is one group; a second
+// norm opens its own group; residual add + rmsnorm + scale is one group.
+// With row-fusion=false the reduction ends its group, as cuDNN wants.
+// CHECK-LABEL: graph.graph @softmax_and_norms
+// CHECK: reduction max {{.*}}graph.group = 0
+// CHECK-NEXT: pointwise sub({{.*}}graph.group = 0
+// CHECK-NEXT: pointwise exp({{.*}}graph.group = 0
+// CHECK-NEXT: reduction add {{.*}}graph.group = 0
+// CHECK-NEXT: pointwise div({{.*}}graph.group = 0
+// CHECK-NEXT: pointwise add({{.*}}graph.group = 0
+// CHECK-NEXT: rmsnorm {{.*}}graph.group = 0
+// CHECK-NEXT: pointwise mul({{.*}}graph.group = 0
+// CHECK-NEXT: rmsnorm {{.*}}graph.group = 1
+// NOFUSE-LABEL: graph.graph @softmax_and_norms
+// NOFUSE: reduction max {{.*}}graph.group = 0
+// NOFUSE-NEXT: pointwise sub({{.*}}graph.group = 1
+// NOFUSE-NEXT: pointwise exp({{.*}}graph.group = 1
+// NOFUSE-NEXT: reduction add {{.*}}graph.group = 1
+// NOFUSE-NEXT: pointwise div({{.*}}graph.group = 2
+graph.graph @softmax_and_norms(%x: tensor<8x64xf32>, %r: tensor<8x64xf32>, %g: tensor<1x64xf32>)
+    -> (tensor<8x64xf32>, tensor<8x64xf32>, tensor<8x64xf32>) {
+  %eps = graph.scalar 1.0e-05 : f32 -> tensor<1x1xf32>
+  %m = graph.reduction max %x : (tensor<8x64xf32>) -> tensor<8x1xf32>
+  %d = graph.pointwise sub(%x, %m) : (tensor<8x64xf32>, tensor<8x1xf32>) -> tensor<8x64xf32>
+  %e = graph.pointwise exp(%d) : (tensor<8x64xf32>) -> tensor<8x64xf32>
+  %s = graph.reduction add %e : (tensor<8x64xf32>) -> tensor<8x1xf32>
+  %p = graph.pointwise div(%e, %s) : (tensor<8x64xf32>, tensor<8x1xf32>) -> tensor<8x64xf32>
+  %a = graph.pointwise add(%p, %r) : (tensor<8x64xf32>, tensor<8x64xf32>) -> tensor<8x64xf32>
+  %n = graph.rmsnorm inference %a, scale %g, epsilon %eps : (tensor<8x64xf32>, tensor<1x64xf32>, tensor<1x1xf32>) -> tensor<8x64xf32>
+  %o = graph.pointwise mul(%n, %g) : (tensor<8x64xf32>, tensor<1x64xf32>) -> tensor<8x64xf32>
+  %n2 = graph.rmsnorm inference %o, scale %g, epsilon %eps : (tensor<8x64xf32>, tensor<1x64xf32>, tensor<1x1xf32>) -> tensor<8x64xf32>
+  graph.output %p, %o, %n2 : tensor<8x64xf32>, tensor<8x64xf32>, tensor<8x64xf32>
 }

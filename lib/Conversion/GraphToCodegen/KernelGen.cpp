@@ -98,6 +98,28 @@ Shape stridesOver(const View &v, const Shape &space) {
   return out;
 }
 
+/// The innermost dim of `space` that is not 1 (runs of consecutive
+/// elements move along it), or 0.
+size_t innerDim(const Shape &space) {
+  for (size_t d = space.size(); d > 0; --d)
+    if (space[d - 1] != 1)
+      return d - 1;
+  return 0;
+}
+
+/// Whether runs of `vec` elements of a view with `strides` over `space`
+/// start `vec`-aligned: every other moving dim's stride and the base are
+/// multiples of `vec`.
+bool runsAligned(const Shape &space, const Shape &strides, int64_t base,
+                 int64_t vec) {
+  size_t inner = innerDim(space);
+  bool aligned = base % vec == 0;
+  for (size_t d = 0; d < strides.size(); ++d)
+    if (d != inner && space[d] != 1)
+      aligned &= strides[d] % vec == 0;
+  return aligned;
+}
+
 bool broadcastsTo(const Shape &in, const Shape &out) {
   if (in.size() > out.size())
     return false;
@@ -774,7 +796,7 @@ SmallVector<Value> Emitter::loadRun(Kernel &k, const View &v,
                                     const Shape &space, Value e, int64_t vec) {
   Value memref = k.memrefs.at(v.buffer);
   Shape strides = stridesOver(v, space);
-  int64_t inner = space.empty() ? 0 : strides.back();
+  int64_t inner = space.empty() ? 0 : strides[innerDim(space)];
   Value base = offsetOf(v, space, e);
   SmallVector<Value> lanes;
   if (vec == 1 || inner == 0) {
@@ -782,9 +804,7 @@ SmallVector<Value> Emitter::loadRun(Kernel &k, const View &v,
     lanes.assign(vec, x);
     return lanes;
   }
-  bool aligned = inner == 1 && v.base % vec == 0;
-  for (size_t d = 0; d + 1 < strides.size(); ++d)
-    aligned &= strides[d] % vec == 0;
+  bool aligned = inner == 1 && runsAligned(space, strides, v.base, vec);
   if (aligned) {
     int64_t bytes = vec * elementBytes(v.dtype);
     auto type = VectorType::get({vec}, elementType(b, v.dtype));
@@ -808,11 +828,10 @@ void Emitter::storeRun(Kernel &k, const View &v, const Shape &space, Value e,
   Value memref = k.memrefs.at(v.buffer);
   Shape strides = stridesOver(v, space);
   int64_t vec = lanes.size();
-  int64_t inner = space.empty() ? 1 : strides.back();
+  int64_t inner = space.empty() ? 1 : strides[innerDim(space)];
   Value base = offsetOf(v, space, e);
-  bool aligned = vec > 1 && inner == 1 && v.base % vec == 0;
-  for (size_t d = 0; d + 1 < strides.size(); ++d)
-    aligned &= strides[d] % vec == 0;
+  bool aligned =
+      vec > 1 && inner == 1 && runsAligned(space, strides, v.base, vec);
   if (aligned) {
     SmallVector<Value> narrow;
     for (Value x : lanes)
@@ -1000,7 +1019,7 @@ int64_t runLength(const Planner &p, const Stage &s,
   for (int64_t uid : buffers)
     narrow = std::min(narrow, elementBytes(p.buffers.at(uid).first));
   int64_t vec = 16 / narrow;
-  int64_t inner = s.space.empty() ? 1 : s.space.back();
+  int64_t inner = s.space.empty() ? 1 : s.space[innerDim(s.space)];
   while (vec > 1 && inner % vec != 0)
     vec /= 2;
   return vec;
