@@ -51,10 +51,11 @@ std::string cudnnDeclines(Operation *op) {
 /// kernels are generated; a group it declines there is split.
 std::string codegenDeclines(Operation *op) {
   bool badType = anyTensorOf(op, [](Type t) {
-    return !(t.isF32() || t.isF16() || t.isBF16());
+    return !(t.isF32() || t.isF16() || t.isBF16() || t.isInteger(1) ||
+             t.isInteger(32));
   });
   if (badType)
-    return "generated kernels take f32, f16 and bf16 tensors only";
+    return "generated kernels take f32, f16, bf16, i1 and i32 tensors only";
   if (auto pointwise = dyn_cast<PointwiseOp>(op)) {
     switch (pointwise.getMode()) {
     case PointwiseMode::gen_index:
@@ -99,7 +100,8 @@ std::string codegenDeclines(Operation *op) {
   if (isa<LayernormOp, RmsnormOp, InstancenormOp, AdaLayernormOp,
           LayernormBackwardOp, RmsnormBackwardOp, InstancenormBackwardOp,
           AdaLayernormBackwardOp, BatchnormInferenceOp, GenstatsOp,
-          TransposeOp, SliceOp, ConcatenateOp, ReshapeOp>(op))
+          TransposeOp, SliceOp, ConcatenateOp, ReshapeOp, RopeOp,
+          RopeBackwardOp>(op))
     return "";
   return ("generated kernels have no " + op->getName().stripDialect() +
           " yet")

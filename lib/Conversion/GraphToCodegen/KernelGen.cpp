@@ -44,6 +44,7 @@
 #include <map>
 #include <numeric>
 #include <cstdio>
+#include <deque>
 #include <optional>
 #include <set>
 
@@ -72,11 +73,13 @@ Shape rowMajorStrides(const Shape &dims) {
 }
 
 int64_t elementBytes(DType t) {
-  return t == DType::F32 ? 4 : 2;
+  return t == DType::F32 || t == DType::I32 ? 4 : t == DType::I1 ? 1 : 2;
 }
 
+/// i1 tensors are one byte per element, 0 or 1.
 bool supportedType(DType t) {
-  return t == DType::F32 || t == DType::F16 || t == DType::BF16;
+  return t == DType::F32 || t == DType::F16 || t == DType::BF16 ||
+         t == DType::I1 || t == DType::I32;
 }
 
 /// An addressable tensor: `dims` over a buffer `buffer` at element `base`.
@@ -184,7 +187,7 @@ public:
   std::map<int64_t, int64_t> alias; // view op results -> their view uid
   std::vector<Stage> stages;
   std::vector<std::pair<int64_t, int64_t>> scratch; // buffer, bytes
-  std::vector<rt::OpSpec> synthetic; // copies made for views/concatenate
+  std::deque<rt::OpSpec> synthetic; // copies for views/concatenate (stable)
   std::map<int64_t, std::pair<DType, int64_t>> buffers; // uid -> type, span
 
 private:
@@ -316,6 +319,8 @@ size_t normSuffix(const rt::OpSpec &op, const Shape &x, const Shape &scale,
     }
     if (!any)
       return 1;
+    for (size_t i = 1; i < rank; ++i)
+      norm[i] = norm[i] || x[i] == 1; // unit dims go either way
     size_t k = rank;
     while (k > 1 && norm[k - 1])
       --k;
@@ -336,7 +341,7 @@ std::string Planner::plan() {
       consumers[uid].push_back(i);
   for (const rt::TensorSpec &t : spec.tensors) {
     if (!supportedType(t.dtype))
-      return "generated kernels take f32, f16 and bf16 tensors only (uid " +
+      return "generated kernels take f32, f16, bf16, i1 and i32 tensors only (uid " +
              std::to_string(t.uid) + ")";
     if (t.isVirtual || t.isByValue)
       continue;
@@ -375,6 +380,21 @@ std::string Planner::plan() {
         return e;
       if (op.mode == "gen_index" && open->kind != StageKind::Pointwise)
         return label + ": gen_index runs in pointwise stages only";
+      continue;
+    }
+    if (op.kind == "rope" || op.kind == "rope_backward") {
+      // Reads partner elements of its input: the input and freqs must be
+      // in memory, and the op runs in a pointwise stage over its output.
+      for (const char *port : {"input", "freqs"})
+        if (std::string e = needAddressable(in(port), i); !e.empty())
+          return label + ": " + e;
+      const Shape &dims = tensor(out("output")).dims;
+      if (!(open && open->kind == StageKind::Pointwise && open->space == dims)) {
+        close(i);
+        open = Stage{StageKind::Pointwise, dims};
+      }
+      open->ops.push_back(&op);
+      open->produced.insert(out("output"));
       continue;
     }
     if (op.kind == "batchnorm_inference") {
@@ -576,6 +596,10 @@ Type elementType(Builder &b, DType t) {
     return b.getF16Type();
   case DType::BF16:
     return b.getBF16Type();
+  case DType::I1:
+    return b.getI8Type();
+  case DType::I32:
+    return b.getI32Type();
   default:
     return b.getF32Type();
   }
@@ -666,13 +690,30 @@ private:
     return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, x, y);
   }
   Value toF32(Value v) {
-    return v.getType().isF32() ? v
-                               : arith::ExtFOp::create(b, loc, b.getF32Type(), v)
-                                     .getResult();
+    if (v.getType().isF32())
+      return v;
+    if (v.getType().isInteger(8)) { // an i1 tensor's byte: true is != 0
+      Value zero = arith::ConstantOp::create(b, loc, b.getI8IntegerAttr(0));
+      Value set = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, v,
+                                        zero);
+      return arith::SelectOp::create(b, loc, set, f32(1.0), f32(0.0));
+    }
+    if (v.getType().isInteger(32))
+      return arith::SIToFPOp::create(b, loc, b.getF32Type(), v);
+    return arith::ExtFOp::create(b, loc, b.getF32Type(), v);
   }
   Value fromF32(Value v, DType t) {
     Type type = elementType(b, t);
-    return type.isF32() ? v : arith::TruncFOp::create(b, loc, type, v).getResult();
+    if (type.isF32())
+      return v;
+    if (t == DType::I1) { // NaN counts as true, as in the reference
+      Value set = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE, v,
+                                        f32(0.0));
+      return arith::ExtUIOp::create(b, loc, b.getI8Type(), set);
+    }
+    if (t == DType::I32) // toward zero, as the reference converts
+      return arith::FPToSIOp::create(b, loc, b.getI32Type(), v);
+    return arith::TruncFOp::create(b, loc, type, v);
   }
   /// Rounds an f32 value to what a tensor of dtype `t` holds.
   Value roundTo(Value v, DType t) {
@@ -703,6 +744,9 @@ private:
   std::string emitRow(const Stage &s, size_t index, rt::CodegenSpec &out);
   std::string emitReduce(const Stage &s, size_t index, rt::CodegenSpec &out);
 
+  /// Rotary embedding (forward or backward) of the run at `e`.
+  std::string emitRope(Kernel &k, const rt::OpSpec &op, const Shape &space,
+                       Value e, int64_t vec, std::map<int64_t, Val> &vals);
   /// Computes pointwise op `op` lane by lane.
   std::string computePointwise(const rt::OpSpec &op,
                                std::map<int64_t, Val> &vals,
@@ -1073,11 +1117,19 @@ std::string Emitter::emitPointwise(const Stage &s, size_t index,
     };
     for (const rt::OpSpec *op : s.ops)
       for (auto &[port, uid] : op->inputs) {
+        if (op->kind.rfind("rope", 0) == 0)
+          continue;
         auto a = planner.alias.find(uid);
         if (!s.produced.count(a == planner.alias.end() ? uid : a->second))
           get(uid);
       }
     for (const rt::OpSpec *op : s.ops) {
+      if (op->kind == "rope" || op->kind == "rope_backward") {
+        if (std::string e = emitRope(k, *op, s.space, starts[u], vec, vals[u]);
+            !e.empty())
+          return e;
+        continue;
+      }
       auto linear = [&](size_t i) -> Value {
         return i < static_cast<size_t>(vec) ? addi(starts[u], idx(i)) : Value();
       };
@@ -1097,6 +1149,69 @@ std::string Emitter::emitPointwise(const Stage &s, size_t index,
       }
     });
   return finish(k, out);
+}
+
+std::string Emitter::emitRope(Kernel &k, const rt::OpSpec &op,
+                              const Shape &space, Value e0, int64_t vec,
+                              std::map<int64_t, Val> &vals) {
+  auto resolved = [&](const char *port) {
+    int64_t uid = op.inputs.at(port);
+    auto a = planner.alias.find(uid);
+    return planner.views.at(a == planner.alias.end() ? uid : a->second);
+  };
+  const View x = resolved("input"), f = resolved("freqs");
+  if (space.empty() || f.dims.empty())
+    return op.kind + ": needs an input and freqs of rank >= 1";
+  int64_t head = space.back();
+  auto dimIt = op.intAttrs.find("rope_dim");
+  int64_t d = dimIt == op.intAttrs.end() || dimIt->second.empty() ||
+                      dimIt->second[0] == 0
+                  ? head
+                  : dimIt->second[0];
+  int64_t half = d / 2, freqLast = f.dims.back();
+  if (d % 2 || d > head || (freqLast != d && freqLast != half))
+    return op.kind + ": rope_dim " + std::to_string(d) + " and freqs last dim " +
+           std::to_string(freqLast) + " do not fit a last dim of " +
+           std::to_string(head);
+  double scale = pointwiseAttr(op, "output_scale", 1.0);
+  bool backward = op.kind == "rope_backward";
+  Shape fspace = space;
+  fspace.back() = freqLast;
+  int64_t outUid = op.outputs.at("output");
+  DType outType = planner.tensors.at(outUid)->dtype;
+  auto load = [&](const View &v, const Shape &sp, Value at) {
+    return toF32(memref::LoadOp::create(b, loc, k.memrefs.at(v.buffer),
+                                        ValueRange{offsetOf(v, sp, at)}));
+  };
+  auto lt = [&](Value a, int64_t c) { return ult(a, idx(c)); };
+  Val result{Cls::Full, {}};
+  for (int64_t i = 0; i < vec; ++i) {
+    Value e = i ? addi(e0, idx(i)) : e0;
+    Value j = arith::RemUIOp::create(b, loc, e, idx(head));
+    Value row = arith::DivUIOp::create(b, loc, e, idx(head));
+    Value first = lt(j, half), inRope = lt(j, d);
+    Value lo = arith::SelectOp::create(
+        b, loc, first, j, arith::SubIOp::create(b, loc, j, idx(half)));
+    lo = arith::SelectOp::create(b, loc, inRope, lo, idx(0));
+    Value rowBase = muli(row, idx(head));
+    Value xlo = load(x, space, addi(rowBase, lo));
+    Value xhi = load(x, space, addi(rowBase, addi(lo, idx(half))));
+    Value fBase = muli(row, idx(freqLast));
+    Value a0 = load(f, fspace, addi(fBase, lo));
+    Value a1 = freqLast == d ? load(f, fspace, addi(fBase, addi(lo, idx(half))))
+                             : a0;
+    Value c0 = math::CosOp::create(b, loc, a0), s0 = math::SinOp::create(b, loc, a0);
+    Value c1 = math::CosOp::create(b, loc, a1), s1 = math::SinOp::create(b, loc, a1);
+    Value lower = backward ? addf(mulf(xlo, c0), mulf(xhi, s1))
+                           : subf(mulf(xlo, c0), mulf(xhi, s0));
+    Value upper = backward ? subf(mulf(xhi, c1), mulf(xlo, s0))
+                           : addf(mulf(xhi, c1), mulf(xlo, s1));
+    Value rotated = arith::SelectOp::create(b, loc, first, lower, upper);
+    Value r = arith::SelectOp::create(b, loc, inRope, rotated, load(x, space, e));
+    result.lanes.push_back(roundTo(mulf(f32(scale), r), outType));
+  }
+  vals[outUid] = result;
+  return "";
 }
 
 std::string Emitter::emitReduce(const Stage &s, size_t index,

@@ -76,8 +76,11 @@ struct GraphGenerateKernels
         return signalPassFailure();
       }
       for (const ::graph::rt::GraphSpec &spec : program.groups) {
-        if (!codegenV2Declines(spec).empty())
-          continue; // another engine's group
+        if (std::string why = codegenV2Declines(spec); !why.empty()) {
+          graph.emitRemark() << spec.name << " is left to another engine: "
+                             << why;
+          continue;
+        }
         std::string name = spec.name;
         std::replace(name.begin(), name.end(), '/', '_');
         ::graph::rt::CodegenSpec kernels;

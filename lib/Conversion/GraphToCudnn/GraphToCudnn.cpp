@@ -156,6 +156,8 @@ PortNames portsOf(Operation *op) {
       .Case<TransposeOp, SliceOp, ReshapeOp>(
           [](auto) { return PortNames{{"input"}, {"output"}}; })
       .Case([](ConcatenateOp) { return PortNames{{"inputs"}, {"output"}}; })
+      .Case<RopeOp, RopeBackwardOp>(
+          [](auto) { return PortNames{{"input", "freqs"}, {"output"}}; })
       .Case([](SdpaOp) {
         return PortNames{{"q", "k", "v", "attn_scale", "bias", "seq_len_q",
                           "seq_len_kv", "dropout_mask"},
@@ -483,7 +485,9 @@ std::string mlir::graph::lowerToCudnn(GraphOp graph, CudnnProgram &program,
           ReductionOp, LayernormOp, AdaLayernormOp, InstancenormOp, RmsnormOp,
           BatchnormOp, BatchnormInferenceOp, LayernormBackwardOp,
           AdaLayernormBackwardOp, InstancenormBackwardOp, RmsnormBackwardOp,
-          BatchnormBackwardOp, GenstatsOp, SdpaOp, SdpaBackwardOp>(
+          BatchnormBackwardOp, GenstatsOp, SdpaOp, SdpaBackwardOp,
+          TransposeOp, SliceOp, ConcatenateOp, ReshapeOp, RopeOp,
+          RopeBackwardOp>(
           [&](auto typed) { addPorts(typed, names, uidFn, opSpec); });
       if (!error.empty())
         return opSpec.kind + ": " + error;
