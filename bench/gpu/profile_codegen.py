@@ -23,11 +23,13 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("cases", nargs="*", default=["rmsnorm_fwd", "chain"])
     ap.add_argument("--cols", type=int, default=4096)
+    ap.add_argument("--rows", type=int, default=0,
+                    help="rows (default: 256 MiB of bf16)")
     args = ap.parse_args()
     handle = bc.cudnn.create_handle()
     bc.cudnn.set_stream(handle=handle, stream=torch.cuda.current_stream().cuda_stream)
     for kind in args.cases:
-        rows = (256 * bc.MIB) // (2 * args.cols)
+        rows = args.rows or (256 * bc.MIB) // (2 * args.cols)
         case = bc.make_case(kind, rows, args.cols)
         g, pack = case["graph"], case["pack"]
         bc.force_codegen(g)

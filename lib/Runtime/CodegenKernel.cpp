@@ -3,6 +3,8 @@
 #include "RuntimeApi.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <cstdint>
 
 #include "GraphDialect/Runtime/CodegenKernel.h"
@@ -112,6 +114,10 @@ CodegenKernel::create(Device &device, const CodegenSpec &spec,
   const DriverApi *cu = driverApi(error);
   if (!cu)
     return nullptr;
+  // GRAPH_TRACE_RUNTIME=1 shows when groups are (re)loaded.
+  if (const char *trace = std::getenv("GRAPH_TRACE_RUNTIME"); trace && *trace)
+    std::fprintf(stderr, "[graph runtime] loading %zu kernel(s) of %s (%s)\n",
+                 spec.launches.size(), spec.name.c_str(), spec.engine.c_str());
   // Device::get made the primary context current on this thread.
   auto kernels = std::make_unique<LoadedKernels>(device, *cu, spec);
   if (!(error = kernels->load()).empty())

@@ -720,8 +720,9 @@ private:
     return t == DType::F32 ? v : toF32(fromF32(v, t));
   }
 
+  /// A kernel with `sharedFloats` f32 of workgroup memory (0: none).
   Kernel begin(const std::string &name, const std::vector<int64_t> &buffers,
-               int64_t block, bool shared);
+               int64_t block, int64_t sharedFloats);
   std::string finish(Kernel &k, rt::CodegenSpec &out);
 
   /// Element offset of linear index `e` of `space` in view `v`.
@@ -764,7 +765,7 @@ private:
 
 Emitter::Kernel Emitter::begin(const std::string &name,
                                const std::vector<int64_t> &buffers,
-                               int64_t block, bool shared) {
+                               int64_t block, int64_t sharedFloats) {
   Kernel k;
   k.args = buffers;
   SmallVector<Type> types;
@@ -775,9 +776,9 @@ Emitter::Kernel Emitter::begin(const std::string &name,
   }
   b.setInsertionPointToEnd(gpuModule.getBody());
   SmallVector<Type> workgroup;
-  if (shared)
+  if (sharedFloats)
     workgroup.push_back(MemRefType::get(
-        {32}, b.getF32Type(), MemRefLayoutAttrInterface(),
+        {sharedFloats}, b.getF32Type(), MemRefLayoutAttrInterface(),
         gpu::AddressSpaceAttr::get(b.getContext(),
                                    gpu::AddressSpace::Workgroup)));
   k.func = gpu::GPUFuncOp::create(b, loc, name, b.getFunctionType(types, {}),
@@ -1078,7 +1079,7 @@ std::string Emitter::emitPointwise(const Stage &s, size_t index,
   int64_t runs = total / vec;
   int64_t perBlock = block * items;
   int64_t grid = (runs + perBlock - 1) / perBlock;
-  Kernel k = begin("stage" + std::to_string(index), buffers, block, false);
+  Kernel k = begin("stage" + std::to_string(index), buffers, block, 0);
   k.launch.grid = {static_cast<unsigned>(std::max<int64_t>(grid, 1)), 1, 1};
   Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
   Value bid = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
@@ -1256,7 +1257,7 @@ std::string Emitter::emitReduce(const Stage &s, size_t index,
   int64_t outputs = numel(keptDims), reduced = numel(reducedDims);
   int64_t block = 256;
   std::vector<int64_t> buffers = stageBuffers(planner, s);
-  Kernel k = begin("stage" + std::to_string(index), buffers, block, true);
+  Kernel k = begin("stage" + std::to_string(index), buffers, block, 32);
   k.launch.grid = {static_cast<unsigned>(std::max<int64_t>(outputs, 1)), 1, 1};
   Value smem = k.func.getWorkgroupAttributions()[0];
   Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
@@ -1399,7 +1400,7 @@ std::string Emitter::emitRow(const Stage &s, size_t index,
   for (const ColSum &c : colSums)
     buffers.push_back(c.partial);
 
-  Kernel k = begin("stage" + std::to_string(index), buffers, block, true);
+  Kernel k = begin("stage" + std::to_string(index), buffers, block, 32);
   k.launch.grid = {static_cast<unsigned>(grid), 1, 1};
   Value smem = k.func.getWorkgroupAttributions()[0];
   Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
@@ -1441,7 +1442,41 @@ std::string Emitter::emitRow(const Stage &s, size_t index,
     }
 
   size_t lanesPerRow = items * vec;
+  // Row-shaped inputs are software-pipelined: the loads of a block's next
+  // row are issued before this row's reductions and stores, so a row's
+  // memory latency hides behind the previous row's work.
+  std::vector<int64_t> prefetched;
+  for (const rt::OpSpec *op : s.ops)
+    for (auto &[port, raw] : op->inputs) {
+      int64_t uid = resolve(raw);
+      if (s.produced.count(uid) || !planner.views.count(uid) ||
+          llvm::is_contained(prefetched, uid) ||
+          (planner.tensors.count(uid) && planner.tensors.at(uid)->isByValue))
+        continue;
+      if (classOf(viewOf(uid), space, s.k) == Cls::Full)
+        prefetched.push_back(uid);
+    }
+  auto loadRow = [&](int64_t uid, Value rowIndex, Value cond) {
+    View view = viewOf(uid);
+    Value base = muli(rowIndex, idx(cols));
+    SmallVector<Value> lanes;
+    for (int64_t i = 0; i < items; ++i) {
+      Value ok = valid[i];
+      if (cond)
+        ok = ok ? arith::AndIOp::create(b, loc, ok, cond).getResult() : cond;
+      SmallVector<Value> run = guardedLoad(ok, vec, [&] {
+        return loadRun(k, view, space, addi(base, colStart[i]), vec);
+      });
+      lanes.append(run.begin(), run.end());
+    }
+    return lanes;
+  };
   SmallVector<Value> inits(colSums.size() * lanesPerRow, f32(0.0));
+  size_t accCount = inits.size();
+  for (int64_t uid : prefetched) {
+    SmallVector<Value> first = loadRow(uid, bid, Value());
+    inits.append(first.begin(), first.end());
+  }
   auto loop = scf::ForOp::create(b, loc, bid, idx(rows), idx(grid), inits);
   // Without iteration arguments the builder adds a terminator; ours ends
   // the body instead.
@@ -1453,6 +1488,20 @@ std::string Emitter::emitRow(const Stage &s, size_t index,
     Value row = loop.getInductionVar();
     Value rowBase = muli(row, idx(cols));
     std::map<int64_t, Val> vals = colInputs;
+    SmallVector<Value> nextRow;
+    {
+      ValueRange carried = loop.getRegionIterArgs();
+      Value next = addi(row, idx(grid));
+      Value hasNext = ult(next, idx(rows));
+      for (size_t p = 0; p < prefetched.size(); ++p) {
+        Val v{Cls::Full, {}};
+        for (size_t i = 0; i < lanesPerRow; ++i)
+          v.lanes.push_back(carried[accCount + p * lanesPerRow + i]);
+        vals[prefetched[p]] = v;
+        SmallVector<Value> lanes = loadRow(prefetched[p], next, hasNext);
+        nextRow.append(lanes.begin(), lanes.end());
+      }
+    }
     auto get = [&](int64_t raw) -> Val {
       int64_t uid = resolve(raw);
       auto it = vals.find(uid);
@@ -1501,7 +1550,7 @@ std::string Emitter::emitRow(const Stage &s, size_t index,
       return planner.tensors.at(uid)->dtype;
     };
     ReduceKind sum = reduceKind("add");
-    SmallVector<Value> accs(loop.getRegionIterArgs());
+    SmallVector<Value> accs(loop.getRegionIterArgs().take_front(accCount));
     double n = static_cast<double>(cols);
 
     for (const rt::OpSpec *op : s.ops) {
@@ -1652,7 +1701,9 @@ std::string Emitter::emitRow(const Stage &s, size_t index,
         });
       }
     }
-    scf::YieldOp::create(b, loc, accs);
+    SmallVector<Value> yielded = accs;
+    yielded.append(nextRow.begin(), nextRow.end());
+    scf::YieldOp::create(b, loc, yielded);
   }
   // Partial column sums of this block.
   for (size_t c = 0; c < colSums.size(); ++c) {
@@ -1669,34 +1720,52 @@ std::string Emitter::emitRow(const Stage &s, size_t index,
   if (std::string e = finish(k, out); !e.empty())
     return e;
 
-  // Finishing kernel: each thread sums one column over the block partials.
+  // Finishing kernels: a block sums 32 columns over the block partials,
+  // 8 warps each taking every 8th partial row (coalesced rows of 32), then
+  // folds the 8 sums through shared memory.
+  constexpr int64_t kColsPerBlock = 32, kSlices = 8;
   for (size_t c = 0; c < colSums.size(); ++c) {
     const View &pv = planner.views.at(colSums[c].partial);
     View target = overSpace(planner.views.at(colSums[c].uid), space, s.k);
-    int64_t threads = 256;
     Kernel f = begin("stage" + std::to_string(index) + "_colsum" +
                          std::to_string(c),
-                     {colSums[c].partial, target.buffer}, threads, false);
-    f.launch.grid = {static_cast<unsigned>((cols + threads - 1) / threads), 1,
-                     1};
+                     {colSums[c].partial, target.buffer},
+                     kColsPerBlock * kSlices, kColsPerBlock * kSlices);
+    f.launch.grid = {
+        static_cast<unsigned>((cols + kColsPerBlock - 1) / kColsPerBlock), 1,
+        1};
+    Value smem = f.func.getWorkgroupAttributions()[0];
     Value t = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
     Value blk = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
-    Value col = addi(muli(blk, idx(threads)), t);
-    guarded(ult(col, idx(cols)), [&] {
-      auto sumLoop = scf::ForOp::create(b, loc, idx(0), idx(grid), idx(1),
-                                        ValueRange{f32(0.0)});
-      {
-        OpBuilder::InsertionGuard guard(b);
-        b.setInsertionPointToStart(sumLoop.getBody());
-        Value at = addi(muli(sumLoop.getInductionVar(), idx(cols)), col);
-        Value v = memref::LoadOp::create(b, loc, f.memrefs.at(pv.buffer),
-                                         ValueRange{at});
-        scf::YieldOp::create(b, loc,
-                             ValueRange{addf(sumLoop.getRegionIterArgs()[0], v)});
-      }
+    Value lane = arith::RemUIOp::create(b, loc, t, idx(kColsPerBlock));
+    Value slice = arith::DivUIOp::create(b, loc, t, idx(kColsPerBlock));
+    Value col = addi(muli(blk, idx(kColsPerBlock)), lane);
+    Value inside = ult(col, idx(cols));
+    // Columns past the end sum nothing (a zero-trip loop).
+    Value end = arith::SelectOp::create(b, loc, inside, idx(grid), idx(0));
+    auto sumLoop = scf::ForOp::create(b, loc, slice, end, idx(kSlices),
+                                      ValueRange{f32(0.0)});
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(sumLoop.getBody());
+      Value at = addi(muli(sumLoop.getInductionVar(), idx(cols)), col);
+      Value v = memref::LoadOp::create(b, loc, f.memrefs.at(pv.buffer),
+                                       ValueRange{at});
+      scf::YieldOp::create(b, loc,
+                           ValueRange{addf(sumLoop.getRegionIterArgs()[0], v)});
+    }
+    memref::StoreOp::create(b, loc, sumLoop.getResult(0), smem, ValueRange{t});
+    gpu::BarrierOp::create(b, loc);
+    Value firstSlice = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                             slice, idx(0));
+    guarded(arith::AndIOp::create(b, loc, firstSlice, inside), [&] {
+      Value total = memref::LoadOp::create(b, loc, smem, ValueRange{lane});
+      for (int64_t k = 1; k < kSlices; ++k)
+        total = addf(total, memref::LoadOp::create(
+                                b, loc, smem,
+                                ValueRange{addi(lane, idx(k * kColsPerBlock))}));
       Value at = offsetOf(target, space, col);
-      memref::StoreOp::create(b, loc,
-                              fromF32(sumLoop.getResult(0), target.dtype),
+      memref::StoreOp::create(b, loc, fromF32(total, target.dtype),
                               f.memrefs.at(target.buffer), ValueRange{at});
     });
     if (std::string e = finish(f, out); !e.empty())
