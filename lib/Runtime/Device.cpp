@@ -11,6 +11,7 @@
 
 #include <dlfcn.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <mutex>
 
@@ -288,6 +289,15 @@ public:
   }
 
   std::string synchronize() override {
+    // GRAPH_TRACE_RUNTIME=1: the first few waits (an execute on a caller's
+    // stream should not wait at all).
+    static int traced = 0;
+    if (const char *trace = std::getenv("GRAPH_TRACE_RUNTIME");
+        trace && *trace && traced < 3) {
+      ++traced;
+      std::fprintf(stderr, "[graph runtime] synchronize (%s stream)\n",
+                   hasCallerStream() ? "caller's" : "own");
+    }
     if (CUresult status = cu->cuStreamSynchronize(cuStream);
         status != CUDA_SUCCESS)
       return "cuStreamSynchronize failed: " + cuStatusText(*cu, status);

@@ -48,11 +48,12 @@ void buildCodegenToGpuPipeline(OpPassManager &pm);
 /// bare-pointer kernel arguments).
 void buildCodegenToPtxPipeline(OpPassManager &pm);
 
-/// The codegen engine's ranked plan list: codegen_v2_t<threads>_i<items>
-/// (direct vectorized kernels: `threads` per block of pointwise stages,
-/// `items` 16-byte runs per thread; row stages pick their block size so a
-/// row takes about `items` runs per thread), then codegen_v1 (the linalg
-/// path, pointwise chains and last-axis reductions only).
+/// The codegen engine's ranked plan list: codegen_v2_t<threads>_i<items>[_p]
+/// (direct vectorized kernels: `threads` per block, `items` 16-byte runs
+/// per thread in pointwise stages; row stages use `threads` or more so a
+/// thread holds at most 48 floats per row-shaped input; `_p` pipelines row
+/// loads one row ahead), then codegen_v1 (the linalg path: pointwise chains
+/// and last-axis reductions only).
 std::vector<std::string> codegenPlanNames();
 
 /// Why the direct kernel generator (codegen_v2) cannot run `spec`, or "".

@@ -163,8 +163,9 @@ struct Val {
 };
 
 struct Knobs {
-  int64_t threads = 256; // pointwise block size
-  int64_t items = 2;     // vectors per thread (pointwise), per row (rows)
+  int64_t threads = 256;  // block size (row stages: the smallest one)
+  int64_t items = 2;      // vector runs per thread in pointwise stages
+  bool prefetch = false;  // row stages: load the next row ahead
 };
 
 //===----------------------------------------------------------------------===//
@@ -1372,9 +1373,30 @@ std::string Emitter::emitRow(const Stage &s, size_t index,
   std::vector<int64_t> buffers = stageBuffers(planner, s);
   int64_t vec = runLength(planner, s, buffers);
   int64_t runs = cols / vec; // vector runs per row
-  int64_t block = (runs + knobs.items - 1) / knobs.items;
-  block = std::clamp<int64_t>((block + 31) / 32 * 32, 32, 1024);
-  int64_t items = (runs + block - 1) / block;
+  // `threads` per block, or fewer for short rows; more for long rows so a
+  // thread keeps at most 48 floats per row-shaped input (no spills).
+  int64_t fullInputs = 1;
+  {
+    std::set<int64_t> seen;
+    for (const rt::OpSpec *op : s.ops)
+      for (auto &[port, raw] : op->inputs) {
+        auto a = planner.alias.find(raw);
+        int64_t uid = a == planner.alias.end() ? raw : a->second;
+        if (!s.produced.count(uid) && planner.views.count(uid) &&
+            classOf(overSpace(planner.views.at(uid), space, s.k), space,
+                    s.k) == Cls::Full)
+          seen.insert(uid);
+      }
+    fullInputs = std::max<int64_t>(1, seen.size());
+  }
+  int64_t block = std::min<int64_t>(knobs.threads, (runs + 31) / 32 * 32);
+  block = std::clamp<int64_t>(block, 32, 1024);
+  auto itemsFor = [&](int64_t b) { return (runs + b - 1) / b; };
+  int64_t budget = knobs.prefetch ? 24 : 48;
+  while (block < 1024 && itemsFor(block) * vec * fullInputs > budget)
+    block *= 2;
+  block = std::min<int64_t>(block, 1024);
+  int64_t items = itemsFor(block);
   int64_t grid = std::min<int64_t>(rows, std::max<int64_t>(1, kRowWave / block));
   grid = std::max<int64_t>(grid, 1);
 
@@ -1453,7 +1475,7 @@ std::string Emitter::emitRow(const Stage &s, size_t index,
           llvm::is_contained(prefetched, uid) ||
           (planner.tensors.count(uid) && planner.tensors.at(uid)->isByValue))
         continue;
-      if (classOf(viewOf(uid), space, s.k) == Cls::Full)
+      if (knobs.prefetch && classOf(viewOf(uid), space, s.k) == Cls::Full)
         prefetched.push_back(uid);
     }
   auto loadRow = [&](int64_t uid, Value rowIndex, Value cond) {
@@ -1807,17 +1829,23 @@ std::string Emitter::emit(ModuleOp m, rt::CodegenSpec &out) {
 
 
 std::vector<std::string> mlir::graph::codegenPlanNames() {
-  return {"codegen_v2_t256_i2", "codegen_v2_t256_i4", "codegen_v2_t512_i1",
-          "codegen_v2_t128_i4", "codegen_v2_t256_i8", "codegen_v1"};
+  return {"codegen_v2_t256_i2",   "codegen_v2_t256_i4", "codegen_v2_t512_i1",
+          "codegen_v2_t128_i4",   "codegen_v2_t512_i2", "codegen_v2_t1024_i1",
+          "codegen_v2_t256_i2_p", "codegen_v2_t512_i2_p", "codegen_v1"};
 }
 
 static bool parsePlan(const std::string &name, Knobs &knobs) {
   long t = 0, i = 0;
-  if (std::sscanf(name.c_str(), "codegen_v2_t%ld_i%ld", &t, &i) != 2 || t < 32 ||
-      t > 1024 || t % 32 || i < 1 || i > 16)
+  int used = 0;
+  if (std::sscanf(name.c_str(), "codegen_v2_t%ld_i%ld%n", &t, &i, &used) != 2 ||
+      t < 32 || t > 1024 || t % 32 || i < 1 || i > 16)
+    return false;
+  std::string rest = name.substr(used);
+  if (!rest.empty() && rest != "_p")
     return false;
   knobs.threads = t;
   knobs.items = i;
+  knobs.prefetch = rest == "_p";
   return true;
 }
 

@@ -50,6 +50,9 @@
 #include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
 #include "mlir/Transforms/Passes.h"
 #include "mlir/IR/Verifier.h"
+#include "llvm/Support/FileSystem.h"
+
+#include <cstdlib>
 
 
 namespace mlir::graph {
@@ -176,7 +179,23 @@ void mlir::graph::buildCodegenToPtxPipeline(OpPassManager &pm) {
   addNvvmPipeline(pm);
 }
 
+/// MLIR's NVVM target links libdevice (the math functions) from the CUDA
+/// toolkit it finds through CUDA_ROOT, CUDA_HOME or CUDA_PATH; Debian's
+/// build records no default, so point it at the usual install when none
+/// of them is set.
+static void defaultCudaToolkit() {
+  for (const char *var : {"CUDA_ROOT", "CUDA_HOME", "CUDA_PATH"})
+    if (const char *value = std::getenv(var); value && *value)
+      return;
+  for (const char *root : {"/usr/local/cuda", "/usr/lib/cuda"})
+    if (llvm::sys::fs::exists(std::string(root) + "/nvvm/libdevice")) {
+      ::setenv("CUDA_ROOT", root, /*overwrite=*/0);
+      return;
+    }
+}
+
 void mlir::graph::registerCodegenDialects(DialectRegistry &registry) {
+  defaultCudaToolkit();
   registry.insert<affine::AffineDialect, arith::ArithDialect,
                   bufferization::BufferizationDialect, cf::ControlFlowDialect,
                   func::FuncDialect, gpu::GPUDialect, index::IndexDialect,
@@ -286,8 +305,10 @@ std::string mlir::graph::compileToPtx(const rt::GraphSpec &spec,
   for (const rt::KernelLaunch &kernel : out.launches) {
     if (kernel.ptx.empty())
       return "kernel " + kernel.entry + " has no PTX";
-    if (kernel.ptx.find(".extern") != std::string::npos)
-      return "kernel " + kernel.entry + " calls an external function";
+    if (kernel.ptx.find(".extern .func") != std::string::npos)
+      return "kernel " + kernel.entry +
+             " calls an external function (libdevice was not linked: set "
+             "CUDA_ROOT to a CUDA toolkit with nvvm/libdevice)";
   }
   return "";
 }
@@ -326,9 +347,9 @@ std::string mlir::graph::compilePlan(const rt::GraphSpec &spec,
   }
   if (image.empty())
     return "the kernels have no " + std::string(cubin ? "cubin" : "PTX");
-  if (!cubin && image.find(".extern") != std::string::npos &&
-      image.find(".extern .shared") == std::string::npos)
-    return "the kernels call an external function";
+  if (!cubin && image.find(".extern .func") != std::string::npos)
+    return "the kernels call an external function (libdevice was not "
+           "linked: set CUDA_ROOT to a CUDA toolkit with nvvm/libdevice)";
   for (rt::KernelLaunch &launch : out.launches) {
     launch.ptx = image;
     launch.cubin = cubin;

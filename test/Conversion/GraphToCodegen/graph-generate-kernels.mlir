@@ -1,0 +1,104 @@
+// RUN: graph-opt %s -split-input-file --graph-prepare --graph-fuse --graph-select-engines=engines=codegen --graph-generate-kernels | FileCheck %s
+// RUN: graph-opt %s -split-input-file --graph-prepare --graph-fuse --graph-select-engines=engines=codegen --graph-generate-kernels=plan=codegen_v2_t128_i4 | FileCheck %s --check-prefix=KNOBS
+// RUN: graph-opt %s -split-input-file --graph-prepare --graph-fuse --graph-select-engines=engines=codegen --graph-generate-kernels=plan=codegen_v2_t256_i2_p | FileCheck %s --check-prefix=PREFETCH
+
+// A bf16 pointwise chain with a broadcast bias: one kernel, runs of 8
+// elements (16 bytes), two runs per thread, 256 threads.
+// CHECK-LABEL: gpu.module @chain_group0
+// CHECK-SAME: graph.launches = ["stage0 grid 32 block 256"]
+// CHECK: gpu.func @stage0(%{{.*}}: memref<131072xbf16>, %{{.*}}: memref<1024xbf16>, %{{.*}}: memref<131072xbf16>) kernel
+// CHECK-SAME: known_block_size = array<i32: 256, 1, 1>
+// CHECK: vector.load {{.*}} {alignment = 16 : i64} : memref<131072xbf16>, vector<8xbf16>
+// CHECK: vector.load {{.*}} {alignment = 16 : i64} : memref<1024xbf16>, vector<8xbf16>
+// CHECK: math.erf
+// CHECK: vector.store {{.*}} {alignment = 16 : i64} : memref<131072xbf16>, vector<8xbf16>
+// KNOBS-LABEL: gpu.module @chain_group0
+// KNOBS-SAME: graph.launches = ["stage0 grid 32 block 128"]
+graph.graph @chain(%x: tensor<128x1024xbf16>, %b: tensor<1x1024xbf16>) -> tensor<128x1024xbf16> {
+  %a = graph.pointwise add(%x, %b) : (tensor<128x1024xbf16>, tensor<1x1024xbf16>) -> tensor<128x1024xf32>
+  %g = graph.pointwise gelu(%a) : (tensor<128x1024xf32>) -> tensor<128x1024xbf16>
+  graph.output %g : tensor<128x1024xbf16>
+}
+
+// -----
+
+// rmsnorm training: a row stage. A block per row (grid-stride loop over
+// rows), a block reduction (warp shuffles, then 32 shared floats across
+// warps), inv_var stored by thread 0. With `_p` the next row's loads are
+// issued before this row's reduction (loop-carried).
+// CHECK-LABEL: gpu.module @rms_group0
+// CHECK-SAME: graph.launches = ["stage0 grid 64 block 256"]
+// CHECK: gpu.func @stage0
+// CHECK-SAME: workgroup(%{{.*}} : memref<32xf32, #gpu.address_space<workgroup>>)
+// CHECK: scf.for
+// CHECK: vector.load {{.*}} : memref<262144xbf16>, vector<8xbf16>
+// CHECK: gpu.shuffle xor
+// PREFETCH-LABEL: gpu.module @rms_group0
+// PREFETCH: vector.load {{.*}} : memref<262144xbf16>, vector<8xbf16>
+// PREFETCH: scf.for {{.*}} iter_args
+// PREFETCH: scf.if
+// PREFETCH: vector.load {{.*}} : memref<262144xbf16>, vector<8xbf16>
+// PREFETCH: gpu.shuffle xor
+// CHECK: gpu.barrier
+// CHECK: math.sqrt
+// CHECK: vector.store {{.*}} : memref<262144xbf16>, vector<8xbf16>
+// CHECK: memref.store {{.*}} : memref<64xf32>
+graph.graph @rms(%x: tensor<64x4096xbf16>, %w: tensor<1x4096xbf16>)
+    -> (tensor<64x4096xbf16>, tensor<64x1xf32>) {
+  %eps = graph.scalar 1.0e-05 : f32 -> tensor<1x1xf32>
+  %y, %iv = graph.rmsnorm training %x, scale %w, epsilon %eps : (tensor<64x4096xbf16>, tensor<1x4096xbf16>, tensor<1x1xf32>) -> (tensor<64x4096xbf16>, tensor<64x1xf32>)
+  graph.output %y, %iv : tensor<64x4096xbf16>, tensor<64x1xf32>
+}
+
+// -----
+
+// layernorm backward: DX in the row kernel, DScale and DBias through
+// per-block partials (scratch) and one finishing kernel each.
+// CHECK-LABEL: gpu.module @lnb_group0
+// CHECK-SAME: graph.launches = ["stage0 grid 32 block 64", "stage0_colsum0 grid 8 block 256", "stage0_colsum1 grid 8 block 256"]
+// CHECK: gpu.func @stage0
+// CHECK: scf.for {{.*}} iter_args
+// CHECK: gpu.func @stage0_colsum0
+// CHECK-SAME: workgroup(%{{.*}} : memref<256xf32, #gpu.address_space<workgroup>>)
+graph.graph @lnb(%dy: tensor<32x256xf32>, %x: tensor<32x256xf32>, %g: tensor<1x256xf32>,
+                 %m: tensor<32x1xf32>, %iv: tensor<32x1xf32>)
+    -> (tensor<32x256xf32>, tensor<1x256xf32>, tensor<1x256xf32>) {
+  %dx, %dg, %db = graph.layernorm_backward %dy, %x, scale %g, mean %m, inv_variance %iv : (tensor<32x256xf32>, tensor<32x256xf32>, tensor<1x256xf32>, tensor<32x1xf32>, tensor<32x1xf32>) -> (tensor<32x256xf32>, tensor<1x256xf32>, tensor<1x256xf32>)
+  graph.output %dx, %dg, %db : tensor<32x256xf32>, tensor<1x256xf32>, tensor<1x256xf32>
+}
+
+// -----
+
+// Softmax is one group and one kernel: two block reductions (max, sum).
+// CHECK-LABEL: gpu.module @softmax_group0
+// CHECK-SAME: graph.launches = ["stage0 grid 16 block 256"]
+// CHECK-COUNT-2: gpu.barrier
+// CHECK: math.exp
+graph.graph @softmax(%x: tensor<16x1000xf32>) -> tensor<16x1000xf32> {
+  %m = graph.reduction max %x : (tensor<16x1000xf32>) -> tensor<16x1xf32>
+  %d = graph.pointwise sub(%x, %m) : (tensor<16x1000xf32>, tensor<16x1xf32>) -> tensor<16x1000xf32>
+  %e = graph.pointwise exp(%d) : (tensor<16x1000xf32>) -> tensor<16x1000xf32>
+  %s = graph.reduction add %e : (tensor<16x1000xf32>) -> tensor<16x1xf32>
+  %p = graph.pointwise div(%e, %s) : (tensor<16x1000xf32>, tensor<16x1xf32>) -> tensor<16x1000xf32>
+  graph.output %p : tensor<16x1000xf32>
+}
+
+// -----
+
+// A transpose is a gather copy (no vector loads of the strided input); a
+// reduction over the leading axis is a reduce stage (one block per output
+// element).
+// CHECK-LABEL: gpu.module @moves_group0
+// CHECK: gpu.func @stage0(%{{.*}}: memref<1536xf32>, %{{.*}}: memref<1536xf32>)
+// CHECK-NOT: vector.load
+// CHECK: gpu.return
+// CHECK-LABEL: gpu.module @moves_group2
+// CHECK-SAME: graph.launches = ["stage0 grid 48 block 256"]
+// CHECK: scf.for
+// CHECK: gpu.shuffle xor
+graph.graph @moves(%x: tensor<32x48xf32>) -> (tensor<48x32xf32>, tensor<1x48xf32>) {
+  %t = graph.transpose %x {permutation = array<i64: 1, 0>} : (tensor<32x48xf32>) -> tensor<48x32xf32>
+  %e = graph.pointwise exp(%t) : (tensor<48x32xf32>) -> tensor<48x32xf32>
+  %s = graph.reduction add %x : (tensor<32x48xf32>) -> tensor<1x48xf32>
+  graph.output %e, %s : tensor<48x32xf32>, tensor<1x48xf32>
+}
