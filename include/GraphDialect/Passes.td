@@ -83,7 +83,7 @@ def GraphSelectEngines : Pass<"graph-select-engines", "::mlir::ModuleOp"> {
   }];
   let options = [
     ListOption<"engines", "engines", "std::string",
-               "Engines to consider, in rank order (default: cudnn)">,
+               "Engines to consider, in rank order (default: cudnn, codegen)">,
   ];
 }
 

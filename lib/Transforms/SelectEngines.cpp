@@ -124,7 +124,7 @@ struct GraphSelectEngines
   void runOnOperation() override {
     SmallVector<std::string> ranked(engines.begin(), engines.end());
     if (ranked.empty())
-      ranked.push_back("cudnn");
+      ranked = {"cudnn", "codegen"};
     WalkResult result = getOperation().walk([&](GraphOp graph) {
       return succeeded(select(graph, ranked)) ? WalkResult::advance()
                                               : WalkResult::interrupt();

@@ -193,7 +193,9 @@ def set_stream(stream: int) -> None:
     if not hasattr(library, "graphSetStream"):
         return
     status = library.graphSetStream(ctypes.c_void_p(stream or None))
-    if status != GRAPH_OK and stream:
+    # The default stream (0, or the legacy handle 1) needs no GPU: without
+    # one, executes run on the CPU reference and there is nothing to set.
+    if status != GRAPH_OK and stream not in (0, 1):
         raise RuntimeError(f"set_stream: {last_error()}")
 
 

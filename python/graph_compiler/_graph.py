@@ -86,14 +86,14 @@ _CU_STREAM_LEGACY = 0x1  # the driver's handle of the legacy default stream
 def set_stream(handle=None, stream=None):
     """Queue GPU work on ``stream`` (an int or object with .cuda_stream, e.g.
     torch.cuda.current_stream()); None goes back to the runtime's own
-    stream, which each execute waits for. A stream object whose handle is
-    0 is the caller's legacy default stream (torch's default stream): work
+    stream, which each execute waits for. Stream 0 is the caller's legacy
+    default stream (torch's default stream), as in the cuDNN frontend: work
     is queued there (CU_STREAM_LEGACY) without waiting."""
     if handle is None:
         raise ValueError("set_stream needs a handle from create_handle()")
     handle.stream = stream
     raw = getattr(stream, "cuda_stream", stream) or 0
-    if stream is not None and hasattr(stream, "cuda_stream") and not raw:
+    if stream is not None and not raw:
         raw = _CU_STREAM_LEGACY
     _capi.set_stream(int(raw))
 

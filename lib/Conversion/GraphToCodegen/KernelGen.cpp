@@ -745,6 +745,10 @@ private:
   std::string emitPointwise(const Stage &s, size_t index, rt::CodegenSpec &out);
   std::string emitRow(const Stage &s, size_t index, rt::CodegenSpec &out);
   std::string emitReduce(const Stage &s, size_t index, rt::CodegenSpec &out);
+  /// DScale/DBias of backward norm `op` summed over the rows from its
+  /// inputs (32 columns per block, 8 warps over the rows).
+  std::string emitColumnPass(const rt::OpSpec &op, const Stage &s,
+                             size_t index, rt::CodegenSpec &out);
 
   /// Rotary embedding (forward or backward) of the run at `e`.
   std::string emitRope(Kernel &k, const rt::OpSpec &op, const Shape &space,
@@ -1400,15 +1404,36 @@ std::string Emitter::emitRow(const Stage &s, size_t index,
   int64_t grid = std::min<int64_t>(rows, std::max<int64_t>(1, kRowWave / block));
   grid = std::max<int64_t>(grid, 1);
 
+  auto resolve = [&](int64_t uid) {
+    auto a = planner.alias.find(uid);
+    return a == planner.alias.end() ? uid : a->second;
+  };
   // Backward norms: per-column sums (DScale, DBias) through partials.
   struct ColSum {
     int64_t uid;     // DScale or DBias
     int64_t partial; // scratch [grid, cols] f32
   };
   std::vector<ColSum> colSums;
+  // Column sums kept in registers across rows cost lanes per output; when
+  // those and the row inputs would not fit the register file at this block
+  // size, a separate kernel sums the columns from the inputs instead (one
+  // more read of grad and input, no spills).
+  const rt::OpSpec *columnPassOp = nullptr;
   for (const rt::OpSpec *op : s.ops) {
     if (op->kind.find("_backward") == std::string::npos)
       continue;
+    size_t outputs = op->outputs.count("DScale") + op->outputs.count("DBias");
+    int64_t registers =
+        (fullInputs + static_cast<int64_t>(outputs)) * items * vec + 24;
+    bool addressable = true;
+    for (const char *port : {"grad", "input", "mean", "inv_variance"})
+      if (auto it = op->inputs.find(port); it != op->inputs.end())
+        addressable &= !s.produced.count(resolve(it->second)) &&
+                       planner.views.count(resolve(it->second));
+    if (addressable && block * registers > 65536) {
+      columnPassOp = op;
+      continue;
+    }
     for (const char *port : {"DScale", "DBias"}) {
       auto it = op->outputs.find(port);
       if (it == op->outputs.end())
@@ -1436,10 +1461,6 @@ std::string Emitter::emitRow(const Stage &s, size_t index,
   }
   auto viewOf = [&](int64_t uid) {
     return overSpace(planner.views.at(uid), space, s.k);
-  };
-  auto resolve = [&](int64_t uid) {
-    auto a = planner.alias.find(uid);
-    return a == planner.alias.end() ? uid : a->second;
   };
   // Per-column inputs do not change from row to row: load them once.
   std::map<int64_t, Val> colInputs;
@@ -1687,6 +1708,11 @@ std::string Emitter::emitRow(const Stage &s, size_t index,
     for (int64_t uid : s.stores) {
       if (llvm::any_of(colSums, [&](const ColSum &c) { return c.uid == uid; }))
         continue; // written by the finishing kernel
+      if (columnPassOp && (columnPassOp->outputs.count("DScale") &&
+                               columnPassOp->outputs.at("DScale") == uid ||
+                           columnPassOp->outputs.count("DBias") &&
+                               columnPassOp->outputs.at("DBias") == uid))
+        continue; // written by the column pass
       auto found = vals.find(uid);
       if (found == vals.end())
         return "uid " + std::to_string(uid) + " is not computed by the stage";
@@ -1793,7 +1819,105 @@ std::string Emitter::emitRow(const Stage &s, size_t index,
     if (std::string e = finish(f, out); !e.empty())
       return e;
   }
+  if (columnPassOp)
+    return emitColumnPass(*columnPassOp, s, index, out);
   return "";
+}
+
+std::string Emitter::emitColumnPass(const rt::OpSpec &op, const Stage &s,
+                                    size_t index, rt::CodegenSpec &out) {
+  const Shape &space = s.space;
+  int64_t rows = 1, cols = 1;
+  for (size_t d = 0; d < space.size(); ++d)
+    (d < s.k ? rows : cols) *= space[d];
+  auto viewOf = [&](const char *port) {
+    int64_t uid = op.inputs.at(port);
+    auto a = planner.alias.find(uid);
+    return overSpace(planner.views.at(a == planner.alias.end() ? uid : a->second),
+                     space, s.k);
+  };
+  bool centered = op.kind.rfind("rmsnorm", 0) != 0;
+  View dy = viewOf("grad"), x = viewOf("input"), inv = viewOf("inv_variance");
+  std::optional<View> mean;
+  if (centered)
+    mean = viewOf("mean");
+  std::vector<std::pair<int64_t, bool>> targets; // uid, is DScale
+  if (auto it = op.outputs.find("DScale"); it != op.outputs.end())
+    targets.push_back({it->second, true});
+  if (auto it = op.outputs.find("DBias"); it != op.outputs.end())
+    targets.push_back({it->second, false});
+  std::vector<int64_t> buffers;
+  auto addBuffer = [&](int64_t buffer) {
+    if (!llvm::is_contained(buffers, buffer))
+      buffers.push_back(buffer);
+  };
+  for (const View *v : {&dy, &x, &inv})
+    addBuffer(v->buffer);
+  if (mean)
+    addBuffer(mean->buffer);
+  std::vector<View> targetViews;
+  for (auto &[uid, isScale] : targets) {
+    targetViews.push_back(overSpace(planner.views.at(uid), space, s.k));
+    addBuffer(targetViews.back().buffer);
+  }
+  constexpr int64_t kColsPerBlock = 32, kSlices = 8;
+  int64_t sums = targets.size();
+  Kernel k = begin("stage" + std::to_string(index) + "_columns", buffers,
+                   kColsPerBlock * kSlices, kColsPerBlock * kSlices * sums);
+  k.launch.grid = {
+      static_cast<unsigned>((cols + kColsPerBlock - 1) / kColsPerBlock), 1, 1};
+  Value smem = k.func.getWorkgroupAttributions()[0];
+  Value t = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+  Value blk = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
+  Value lane = arith::RemUIOp::create(b, loc, t, idx(kColsPerBlock));
+  Value slice = arith::DivUIOp::create(b, loc, t, idx(kColsPerBlock));
+  Value col = addi(muli(blk, idx(kColsPerBlock)), lane);
+  Value inside = ult(col, idx(cols));
+  Value end = arith::SelectOp::create(b, loc, inside, idx(rows), idx(0));
+  SmallVector<Value> inits(sums, f32(0.0));
+  auto loop = scf::ForOp::create(b, loc, slice, end, idx(kSlices), inits);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value r = loop.getInductionVar();
+    Value e = addi(muli(r, idx(cols)), col);
+    Value rowE = muli(r, idx(cols));
+    auto load = [&](const View &v, Value at) {
+      return toF32(memref::LoadOp::create(b, loc, k.memrefs.at(v.buffer),
+                                          ValueRange{offsetOf(v, space, at)}));
+    };
+    Value g = load(dy, e);
+    Value xv = load(x, e);
+    Value m = mean ? load(*mean, rowE) : f32(0.0);
+    Value xhat = mulf(subf(xv, m), load(inv, rowE));
+    SmallVector<Value> next;
+    for (int64_t j = 0; j < sums; ++j)
+      next.push_back(addf(loop.getRegionIterArgs()[j],
+                          targets[j].second ? mulf(g, xhat) : g));
+    scf::YieldOp::create(b, loc, next);
+  }
+  for (int64_t j = 0; j < sums; ++j)
+    memref::StoreOp::create(b, loc, loop.getResult(j), smem,
+                            ValueRange{addi(t, idx(j * kColsPerBlock * kSlices))});
+  gpu::BarrierOp::create(b, loc);
+  Value firstSlice =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, slice, idx(0));
+  guarded(arith::AndIOp::create(b, loc, firstSlice, inside), [&] {
+    for (int64_t j = 0; j < sums; ++j) {
+      int64_t base = j * kColsPerBlock * kSlices;
+      Value total =
+          memref::LoadOp::create(b, loc, smem, ValueRange{addi(lane, idx(base))});
+      for (int64_t q = 1; q < kSlices; ++q)
+        total = addf(total, memref::LoadOp::create(
+                                b, loc, smem,
+                                ValueRange{addi(lane, idx(base + q * kColsPerBlock))}));
+      const View &tv = targetViews[j];
+      memref::StoreOp::create(b, loc, fromF32(total, tv.dtype),
+                              k.memrefs.at(tv.buffer),
+                              ValueRange{offsetOf(tv, space, col)});
+    }
+  });
+  return finish(k, out);
 }
 
 std::string Emitter::emit(ModuleOp m, rt::CodegenSpec &out) {
