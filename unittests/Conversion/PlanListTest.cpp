@@ -1,0 +1,204 @@
+//===- PlanListTest.cpp - A group's plan list over both engines -----------===//
+//
+// The list the GPU executor walks and the C API exposes (PlanList.h):
+// cuDNN's heuristics plans, the codegen plans that apply, the explicit
+// plans; the walk under planIndex and deselectEngines; codegen engine ids
+// and knobs. No GPU: cuDNN's plan names are given.
+//
+//===----------------------------------------------------------------------===//
+
+#include "GraphDialect/Conversion/GraphToCodegen.h"
+#include "GraphDialect/Conversion/GraphToCudnn.h"
+#include "GraphDialect/Conversion/PlanList.h"
+#include "GraphDialect/GraphDialect.h"
+#include "GraphDialect/GraphOps.h"
+
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+
+#include <gtest/gtest.h>
+
+using namespace mlir;
+using namespace mlir::graph;
+
+namespace {
+
+std::vector<std::string> namesOf(const std::vector<PlanEntry> &list) {
+  std::vector<std::string> names;
+  for (const PlanEntry &entry : list)
+    names.push_back(entry.name);
+  return names;
+}
+
+TEST(PlanListTest, CudnnHeuristicsThenCodegenThenExplicit) {
+  std::vector<PlanEntry> list = groupPlanList(
+      {"eng0_k2=1", "eng7", "eng3_k1=0"}, 2, {"codegen_v2_t256_i2", "codegen_v1"});
+  EXPECT_EQ(namesOf(list),
+            (std::vector<std::string>{"eng0_k2=1", "eng7", "codegen_v2_t256_i2",
+                                      "codegen_v1", "eng3_k1=0"}));
+  // Each entry knows its engine and its index in that engine's own list.
+  EXPECT_FALSE(list[1].codegen);
+  EXPECT_EQ(list[1].index, 1u);
+  EXPECT_TRUE(list[3].codegen);
+  EXPECT_EQ(list[3].index, 1u);
+  EXPECT_FALSE(list[4].codegen);
+  EXPECT_EQ(list[4].index, 2u); // the explicit plan: cuDNN's third
+  // cuDNN declined: the codegen plans are indices 0...
+  list = groupPlanList({}, 0, {"codegen_v2_t256_i2", "codegen_v1"});
+  ASSERT_EQ(list.size(), 2u);
+  EXPECT_TRUE(list[0].codegen);
+  EXPECT_EQ(list[0].name, "codegen_v2_t256_i2");
+  // ... and without codegen the list is cuDNN's.
+  EXPECT_EQ(namesOf(groupPlanList({"eng1", "eng2"}, 2, {})),
+            (std::vector<std::string>{"eng1", "eng2"}));
+}
+
+TEST(PlanListTest, WalkDefaultsToEveryPlanInOrder) {
+  std::vector<PlanEntry> list =
+      groupPlanList({"eng0", "eng7"}, 2, {"codegen_v2_t256_i2", "codegen_v1"});
+  std::vector<size_t> order;
+  std::vector<std::string> declined;
+  EXPECT_EQ(planWalk(list, -1, {}, order, declined), "");
+  EXPECT_EQ(order, (std::vector<size_t>{0, 1, 2, 3}));
+  EXPECT_TRUE(declined.empty());
+}
+
+TEST(PlanListTest, WalkPinsOnePlanOfEitherEngine) {
+  std::vector<PlanEntry> list =
+      groupPlanList({"eng0", "eng7"}, 2, {"codegen_v2_t256_i2", "codegen_v1"});
+  std::vector<size_t> order;
+  std::vector<std::string> declined;
+  // Beyond cuDNN's count: a codegen plan, and only it.
+  EXPECT_EQ(planWalk(list, 3, {}, order, declined), "");
+  EXPECT_EQ(order, (std::vector<size_t>{3}));
+  EXPECT_EQ(list[order[0]].name, "codegen_v1");
+  EXPECT_EQ(planWalk(list, 1, {}, order, declined), "");
+  EXPECT_EQ(order, (std::vector<size_t>{1}));
+  EXPECT_EQ(planWalk(list, 4, {}, order, declined),
+            "plan index 4 is out of range for 4 plan(s)");
+  EXPECT_TRUE(order.empty());
+  // A pinned plan the options exclude is an error naming it.
+  EXPECT_EQ(planWalk(list, 2, {"codegen"}, order, declined),
+            "plan 2 (codegen_v2_t256_i2) is pinned but deselected");
+  EXPECT_EQ(planWalk(list, 0, {"cudnn"}, order, declined),
+            "plan 0 (eng0) is pinned but deselected");
+  // Deselecting cuDNN leaves the codegen plans' indices where they were.
+  EXPECT_EQ(planWalk(list, 2, {"cudnn"}, order, declined), "");
+  EXPECT_EQ(order, (std::vector<size_t>{2}));
+}
+
+TEST(PlanListTest, WalkSkipsDeselectedEnginesAndNames) {
+  std::vector<PlanEntry> list = groupPlanList(
+      {"eng0", "eng7", "eng9"}, 2,
+      {"codegen_v2_t256_i2", "codegen_v2_t512_i1", "codegen_v1"});
+  std::vector<size_t> order;
+  std::vector<std::string> declined;
+  EXPECT_EQ(planWalk(list, -1, {"codegen"}, order, declined), "");
+  EXPECT_EQ(order, (std::vector<size_t>{0, 1, 5}));
+  EXPECT_EQ(declined,
+            (std::vector<std::string>{"codegen_v2_t256_i2: deselected",
+                                      "codegen_v2_t512_i1: deselected",
+                                      "codegen_v1: deselected"}));
+  declined.clear();
+  // "cudnn" names the whole cuDNN engine (its plans are "eng<id>...").
+  EXPECT_EQ(planWalk(list, -1, {"cudnn"}, order, declined), "");
+  EXPECT_EQ(order, (std::vector<size_t>{2, 3, 4}));
+  EXPECT_EQ(declined.size(), 3u);
+  declined.clear();
+  // Plain substrings, as the frontend's deselect_engines.
+  EXPECT_EQ(planWalk(list, -1, {"eng7", "t512", ""}, order, declined), "");
+  EXPECT_EQ(order, (std::vector<size_t>{0, 2, 4, 5}));
+  // Both engines off: nothing to try, and no error yet (the caller reports
+  // the declined lines).
+  declined.clear();
+  EXPECT_EQ(planWalk(list, -1, {"cudnn", "codegen"}, order, declined), "");
+  EXPECT_TRUE(order.empty());
+  EXPECT_EQ(declined.size(), 6u);
+}
+
+TEST(PlanListTest, CodegenEngineIdsAndKnobs) {
+  std::vector<std::pair<int64_t, int64_t>> knobs;
+  EXPECT_EQ(codegenEngineOf("codegen_v2_t256_i4", knobs), kCodegenV2EngineId);
+  EXPECT_EQ(knobs, (std::vector<std::pair<int64_t, int64_t>>{
+                       {kCodegenKnobThreads, 256},
+                       {kCodegenKnobItems, 4},
+                       {kCodegenKnobPrefetch, 0}}));
+  EXPECT_EQ(codegenEngineOf("codegen_v2_t512_i2_p", knobs), kCodegenV2EngineId);
+  EXPECT_EQ(knobs.back(), (std::pair<int64_t, int64_t>{kCodegenKnobPrefetch, 1}));
+  EXPECT_EQ(codegenEngineOf(kCodegenEngine, knobs), kCodegenV1EngineId);
+  EXPECT_TRUE(knobs.empty());
+  // Every plan the engine lists has a negative id, apart from cuDNN's.
+  for (const std::string &name : codegenPlanNames())
+    EXPECT_LT(codegenEngineOf(name, knobs), 0) << name;
+}
+
+class PlanListGraphTest : public ::testing::Test {
+protected:
+  PlanListGraphTest() {
+    DialectRegistry registry;
+    registry.insert<GraphDialect>();
+    context.appendDialectRegistry(registry);
+    context.loadAllAvailableDialects();
+    context.printOpOnDiagnostic(false);
+  }
+
+  /// The first group of `text` after the GPU pipeline and lowering.
+  ::graph::rt::GraphSpec firstGroup(const char *text) {
+    module = parseSourceString<ModuleOp>(text, &context);
+    EXPECT_TRUE(module);
+    PassManager pm(&context);
+    buildGpuPipeline(pm);
+    EXPECT_TRUE(succeeded(pm.run(*module)));
+    GraphOp graph = *module->getOps<GraphOp>().begin();
+    CudnnProgram program;
+    EXPECT_EQ(lowerToCudnn(graph, program), "");
+    EXPECT_FALSE(program.groups.empty());
+    return program.groups.empty() ? ::graph::rt::GraphSpec()
+                                  : program.groups.front();
+  }
+
+  MLIRContext context;
+  OwningOpRef<ModuleOp> module;
+};
+
+TEST_F(PlanListGraphTest, PointwiseChainListsEveryCodegenPlan) {
+  ::graph::rt::GraphSpec spec = firstGroup(R"mlir(
+graph.graph @chain(%x: tensor<8x64xf32> {graph.name = "x"},
+                   %b: tensor<1x64xf32> {graph.name = "b"})
+    -> (tensor<8x64xf32> {graph.name = "y"}) attributes {compute_data_type = f32} {
+  %h = graph.pointwise add(%x, %b) : (tensor<8x64xf32>, tensor<1x64xf32>) -> tensor<8x64xf32>
+  %y = graph.pointwise relu(%h) : (tensor<8x64xf32>) -> tensor<8x64xf32>
+  graph.output %y : tensor<8x64xf32>
+}
+)mlir");
+  std::vector<std::string> declined;
+  std::vector<std::string> names = codegenPlansFor(spec, &declined);
+  EXPECT_EQ(names, codegenPlanNames());
+  EXPECT_TRUE(declined.empty());
+  // In the group's list after cuDNN's plans.
+  std::vector<PlanEntry> list = groupPlanList({"eng0"}, 1, names);
+  ASSERT_EQ(list.size(), names.size() + 1);
+  EXPECT_EQ(list[1].name, names.front());
+}
+
+TEST_F(PlanListGraphTest, MatmulHasNoCodegenPlan) {
+  ::graph::rt::GraphSpec spec = firstGroup(R"mlir(
+graph.graph @mm(%a: tensor<1x4x8xf32> {graph.name = "a"},
+                %b: tensor<1x8x6xf32> {graph.name = "b"})
+    -> (tensor<1x4x6xf32> {graph.name = "y"}) attributes {compute_data_type = f32} {
+  %y = graph.matmul %a, %b : (tensor<1x4x8xf32>, tensor<1x8x6xf32>) -> tensor<1x4x6xf32>
+  graph.output %y : tensor<1x4x6xf32>
+}
+)mlir");
+  std::vector<std::string> declined;
+  EXPECT_TRUE(codegenPlansFor(spec, &declined).empty());
+  // One line per engine version, with its reason.
+  ASSERT_EQ(declined.size(), 2u);
+  EXPECT_EQ(declined.front().rfind("codegen_v2: ", 0), 0u) << declined.front();
+  EXPECT_EQ(declined.back().rfind("codegen_v1: ", 0), 0u) << declined.back();
+  std::vector<PlanEntry> list = groupPlanList({"eng0", "eng1"}, 2, {});
+  EXPECT_EQ(list.size(), 2u);
+}
+
+} // namespace
