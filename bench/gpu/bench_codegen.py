@@ -30,10 +30,11 @@ Engine selection: pygraph.deselect_engines(["cudnn"]) is handed to the C API
 (graphSetPlanOptions) at execute; the GPU executor then skips cuDNN for every
 group and runs codegen_v1, splitting a group codegen declines into single
 ops; an op no engine runs makes execute raise (reported as an error). The
-package's plan list is still cuDNN's list for the first group (the plan
-queries have no codegen entry), so build() may build a cuDNN plan that never
-runs; force_codegen() also sets the C API option directly, so it holds when
-the plan list fell back to the CPU reference plan. The Python API cannot
+package's plan list is the first group's: cuDNN's plans then the codegen
+plans, and deselect_engines(["cudnn"]) bars the cuDNN ones, so build()
+builds (compiles) the first codegen plan and execute pins it;
+force_codegen() also sets the C API option directly, so it holds when the
+plan list fell back to the CPU reference plan. The Python API cannot
 report which engine or how many kernels ran: with --plans (default when
 carry/bin/graph-run exists) each graph's text is run once through
 `graph-run --verbose-plans --deselect-engines=cudnn` to print the plans.

@@ -238,15 +238,21 @@ GRAPH_API GraphStatus graphSetStream(void *stream);
 /*===------------------------------------------------------------------===*\
 |* GPU plan list                                                            *|
 |*                                                                          *|
-|* The ranked cuDNN execution plans of the selected graph, as the cuDNN     *|
+|* The ranked execution plans of the selected graph, as the cuDNN         *|
 |* frontend exposes them (create_execution_plans, get_execution_plan_count, *|
 |* get_plan_name_at_index, build_plan_at_index, select_plan,                *|
 |* create_execution_plan, deselect_engines, deselect_workspace_greater_than).*|
 |*                                                                          *|
 |* graphPlanCreate runs the GPU pipeline (graph-prepare, graph-fuse,        *|
-|* graph-select-engines) on a clone of the module, lowers it to cuDNN       *|
-|* groups and asks cuDNN's heuristics for the plan list of the FIRST fused  *|
-|* group. A graph the frontend builds is usually one fused group; for one   *|
+|* graph-select-engines) on a clone of the module, lowers it to groups and  *|
+|* builds the plan list of the FIRST fused group, the list GPU executes     *|
+|* walk: cuDNN's heuristics plans, then the codegen engine's plans that     *|
+|* can run the group (generated kernels: names "codegen_v2_t<threads>_i     *|
+|* <items>[_p]" then "codegen_v1", engine ids GRAPH_CODEGEN_V2_ENGINE_ID /  *|
+|* GRAPH_CODEGEN_V1_ENGINE_ID, no workspace, behavior note                  *|
+|* "GENERATED_KERNELS"), then the explicit plans of graphPlanAdd. When cuDNN *|
+|* declines the group the list is the codegen plans alone (index 0 up).     *|
+|* A graph the frontend builds is usually one fused group; for one          *|
 |* with several (graphPlanCount's `numGroups` > 1) the list, the pinned     *|
 |* plan and the explicit plans are the first group's only, and every other  *|
 |* group walks its own list as a plain execute does (first plan that        *|
@@ -261,6 +267,15 @@ GRAPH_API GraphStatus graphSetStream(void *stream);
 |* are checked first.                                                       *|
 \*===------------------------------------------------------------------===*/
 
+/* Engine ids of the codegen plans (cuDNN's are >= 0), and the knob types of
+ * codegen_v2 plans: threads per block, 16-byte items per thread, prefetch
+ * (1: row loads pipelined one row ahead). */
+#define GRAPH_CODEGEN_V2_ENGINE_ID (-2)
+#define GRAPH_CODEGEN_V1_ENGINE_ID (-3)
+#define GRAPH_CODEGEN_KNOB_THREADS 1000
+#define GRAPH_CODEGEN_KNOB_ITEMS 1001
+#define GRAPH_CODEGEN_KNOB_PREFETCH 1002
+
 /* Heuristics modes, queried in the order given; plans already listed by an
  * earlier mode are not repeated. */
 typedef enum {
@@ -274,19 +289,22 @@ typedef enum {
  * `heurModes` holds `numModes` GraphHeurMode values; numModes 0 (heurModes
  * may then be NULL) means {A, FALLBACK}. Replaces an earlier list of the
  * module, and its pinned plan and explicit plans. GRAPH_ERROR_NOT_SUPPORTED
- * when the GPU pipeline or lowering rejects the graph, when cuDNN rejects
- * the first group's operation graph (a plain execute would then split it
- * into single ops, which have their own lists) or when the heuristics offer
- * no plan; the message says which. Later GPU executes use the same
- * heuristics modes, so plan indices mean the same plans there. */
+ * when the GPU pipeline or lowering rejects the graph, or when neither
+ * engine has a plan for the first group (cuDNN rejects its operation graph
+ * or its heuristics offer no plan, and no codegen plan applies; a plain
+ * execute would then split it into single ops, which have their own
+ * lists); the message says why. Later GPU executes use the same heuristics
+ * modes, so plan indices mean the same plans there. */
 GRAPH_API GraphStatus graphPlanCreate(GraphModule module, GraphDevice device,
                                       const int *heurModes, int32_t numModes);
-/* Plans in the list (heuristics' then graphPlanAdd's), -1 on failure. When
+/* Plans in the list (cuDNN heuristics', codegen's, then graphPlanAdd's), -1
+ * on failure. When
  * `numGroups` is not NULL it receives the number of fused groups of the
  * lowered graph (the list is the first one's). */
 GRAPH_API int32_t graphPlanCount(GraphModule module, int32_t *numGroups);
 /* The plan's name, "eng<engine id>_k<knob type>=<value>..." (with
- * " [as <layout>]" when cuDNN only took the group relabeled), owned by the
+ * " [as <layout>]" when cuDNN only took the group relabeled) or the codegen
+ * plan's ("codegen_v2_t256_i2", "codegen_v1"), owned by the
  * module and valid until the next graphPlanCreate or its destruction; NULL
  * on failure. */
 GRAPH_API const char *graphPlanName(GraphModule module, int32_t index);
@@ -294,23 +312,27 @@ GRAPH_API const char *graphPlanName(GraphModule module, int32_t index);
  * 2 * capacity int64_t; *numKnobs is the capacity (in pairs) on entry and
  * the plan's knob count on return. A capacity too small for the plan is
  * GRAPH_ERROR_INVALID_ARGUMENT with *numKnobs set to the count needed, so
- * (knobs NULL, *numKnobs 0) queries the count. engineId may be NULL. */
+ * (knobs NULL, *numKnobs 0) queries the count. engineId may be NULL. A
+ * codegen plan answers GRAPH_CODEGEN_V2_ENGINE_ID with its
+ * GRAPH_CODEGEN_KNOB_* knobs, or GRAPH_CODEGEN_V1_ENGINE_ID without. */
 GRAPH_API GraphStatus graphPlanEngine(GraphModule module, int32_t index,
                                       int64_t *engineId, int64_t *knobs,
                                       int32_t *numKnobs);
 /* Bytes of device workspace the plan needs (its own plus the group's
- * internal scratch). The plan is built first when it is not yet, so a plan
- * that declines answers -1 with GRAPH_ERROR_NOT_SUPPORTED and the reason;
- * -1 also on any other failure. */
+ * internal scratch; 0 for a codegen plan). The plan is built first when it
+ * is not yet, so a plan that declines answers -1 with
+ * GRAPH_ERROR_NOT_SUPPORTED and the reason; -1 also on any other failure. */
 GRAPH_API int64_t graphPlanWorkspace(GraphModule module, int32_t index);
 /* The plan's notes as cuDNN names them, comma-separated ("" when none):
  * numeric != 0 the numerical notes ("TENSOR_CORE", "DOWN_CONVERT_INPUTS",
  * "NONDETERMINISTIC"...), else the behavior notes ("RUNTIME_COMPILATION",
- * "SUPPORTS_CUDA_GRAPH_NATIVE_API"...). Owned by the module like
+ * "SUPPORTS_CUDA_GRAPH_NATIVE_API"...; a codegen plan's is
+ * "GENERATED_KERNELS"). Owned by the module like
  * graphPlanName; NULL on failure. */
 GRAPH_API const char *graphPlanNotes(GraphModule module, int32_t index,
                                      int numeric);
-/* Finalizes plan `index` (build_plan_at_index). A plan cuDNN declines is
+/* Finalizes plan `index` (build_plan_at_index; a codegen plan: compiles its
+ * kernels and loads them once). A plan that declines is
  * GRAPH_ERROR_NOT_SUPPORTED, with the decline reason in graphGetLastError;
  * the other plans stay usable. Building twice is a no-op. */
 GRAPH_API GraphStatus graphPlanBuild(GraphModule module, int32_t index);
@@ -322,18 +344,23 @@ GRAPH_API GraphStatus graphPlanBuild(GraphModule module, int32_t index);
 GRAPH_API GraphStatus graphPlanSelect(GraphModule module, int32_t index);
 /* Appends the plan of an explicit engine id and knobs (create_execution_plan,
  * replaying graphPlanEngine's answer): `knobs` holds `numKnobs` (type,
- * value) pairs (NULL when 0). The new plan is the last index; later GPU
- * executes replay it too, so graphPlanSelect can pin it. An engine cuDNN
- * does not know for this graph is GRAPH_ERROR_NOT_SUPPORTED (often only at
- * graphPlanBuild). */
+ * value) pairs (NULL when 0). The new plan is the last index (the indices
+ * before it do not move); later GPU executes replay it too, so
+ * graphPlanSelect can pin it. Only cuDNN engines are added (a negative id
+ * is GRAPH_ERROR_INVALID_ARGUMENT: the codegen plans are listed already).
+ * An engine cuDNN does not know for this graph, or a group cuDNN rejects,
+ * is GRAPH_ERROR_NOT_SUPPORTED (often only at graphPlanBuild). */
 GRAPH_API GraphStatus graphPlanAdd(GraphModule module, int64_t engineId,
                                    const int64_t *knobs, int32_t numKnobs);
 /* Plan options of the module's next GPU executes (every group): plans whose
  * name contains one of the `numNames` strings of `deselectNames`
- * (deselect_engines; NULL when 0) are skipped, so are plans needing more
- * than `workspaceLimit` bytes of workspace (deselect_workspace_greater_than;
- * -1: no limit); autotune != 0 times every plan that builds and runs the
- * fastest (as GRAPH_AUTOTUNE=1 does). Each call replaces all three. Does not
+ * (deselect_engines; NULL when 0) are skipped ("cudnn" skips every cuDNN
+ * plan, "codegen" every codegen plan; indices do not move), so are plans
+ * needing more than `workspaceLimit` bytes of workspace
+ * (deselect_workspace_greater_than; -1: no limit); autotune != 0 checks
+ * every plan that builds (of both engines) against the CPU reference, times
+ * the correct ones and runs the fastest (as GRAPH_AUTOTUNE=1 does). Each
+ * call replaces all three. Does not
  * need graphPlanCreate; a pinned plan that these options exclude makes the
  * execute fail. */
 GRAPH_API GraphStatus graphSetPlanOptions(GraphModule module,

@@ -72,8 +72,8 @@ struct Buffer {
 
 /// One entry of a GPU plan list.
 struct PlanDesc {
-  std::string name; // "eng<id>_k<type>=<value>..."
-  int64_t engineId = -1;
+  std::string name; // "eng<id>_k<type>=<value>..." or "codegen_v2_t256_i2"...
+  int64_t engineId = -1; // cuDNN's (>= 0) or GRAPH_CODEGEN_V*_ENGINE_ID
   std::vector<std::pair<int64_t, int64_t>> knobs; // (knob type, value)
   bool built = false;
   int64_t workspace = 0; // bytes execute needs; known once built
@@ -148,8 +148,8 @@ public:
   Status execute(GraphDevice device, const std::vector<Buffer> &buffers);
 
   /// GPU plan list of the selected graph (see graphPlanCreate in
-  /// GraphDialect-c/Graph.h): the ranked cuDNN plans of its first fused
-  /// group. Every call answers GRAPH_ERROR_NO_DEVICE without a usable GPU.
+  /// GraphDialect-c/Graph.h): the ranked plans of its first fused group,
+  /// cuDNN's then the codegen engine's then the explicit ones. Every call answers GRAPH_ERROR_NO_DEVICE without a usable GPU.
   Status planCreate(GraphDevice device, const std::vector<int> &heurModes);
   /// Plans in the list and fused groups of the lowered graph.
   Status planCount(int32_t &plans, int32_t &groups) const;

@@ -13,8 +13,10 @@
 #include "GraphDialect/GraphDialect.h"
 #include "GraphDialect/GraphOps.h"
 #ifdef GRAPH_HAVE_GPU_RUNTIME
+#include "GraphDialect/Conversion/GraphToCodegen.h"
 #include "GraphDialect/Conversion/GraphToCudnn.h"
 #include "GraphDialect/Conversion/Passes.h"
+#include "GraphDialect/Conversion/PlanList.h"
 #include "GraphDialect/Executable/ExecToRuntime.h"
 #endif
 #include "GraphDialect/Passes.h"
@@ -111,16 +113,32 @@ struct CompiledGraph::Impl {
     lastPack.gpu = nullptr;
   }
   /// The plan list graphPlanCreate made: the first fused group of `graph`
-  /// with its ranked plans, and what later executes must replay so their
-  /// indices mean the same plans.
+  /// with its ranked plans (PlanList.h: cuDNN's heuristics plans, the
+  /// codegen plans that apply, the explicit plans), and what later executes
+  /// must replay so their indices mean the same plans.
   struct PlanList {
     std::string graph;
     mlir::graph::CudnnProgram program;
-    std::unique_ptr<::graph::rt::CudnnGroup> group;
+    std::unique_ptr<::graph::rt::CudnnGroup> group; // null: cuDNN declined
+    size_t numHeuristic = 0; // plans of `group` from the heuristics
+    std::vector<std::string> codegen; // the codegen plans that apply
+    /// Per codegen plan: whether graphPlanBuild compiled and loaded it, and
+    /// why not when it failed.
+    std::vector<bool> codegenBuilt;
+    std::vector<std::string> codegenError;
+    std::vector<mlir::graph::PlanEntry> entries;
     std::vector<::graph::rt::HeurMode> modes;
     std::vector<std::pair<int64_t, std::vector<std::pair<int64_t, int64_t>>>>
         added;
     int selected = -1; // graphPlanSelect; -1: walk the list
+
+    void rebuildEntries() {
+      std::vector<std::string> names;
+      if (group)
+        for (const ::graph::rt::PlanInfo &plan : group->plans())
+          names.push_back(plan.name);
+      entries = mlir::graph::groupPlanList(names, numHeuristic, codegen);
+    }
   };
   std::unique_ptr<PlanList> plans;
   /// graphSetPlanOptions: deselectEngines, workspaceLimit, autotune.
@@ -1279,6 +1297,16 @@ Status noGpuRuntime(const char *call) {
 #else
 namespace rt = ::graph::rt;
 
+static_assert(GRAPH_CODEGEN_V2_ENGINE_ID == mlir::graph::kCodegenV2EngineId &&
+                  GRAPH_CODEGEN_V1_ENGINE_ID ==
+                      mlir::graph::kCodegenV1EngineId &&
+                  GRAPH_CODEGEN_KNOB_THREADS ==
+                      mlir::graph::kCodegenKnobThreads &&
+                  GRAPH_CODEGEN_KNOB_ITEMS == mlir::graph::kCodegenKnobItems &&
+                  GRAPH_CODEGEN_KNOB_PREFETCH ==
+                      mlir::graph::kCodegenKnobPrefetch,
+              "Graph.h's codegen ids are PlanList.h's");
+
 /// The usable device, or NO_DEVICE naming `call` and why.
 Status needDevice(const char *call, rt::Device *&device) {
   std::string error;
@@ -1308,7 +1336,7 @@ Status needPlans(CompiledGraph::Impl &impl, const char *call,
 
 Status checkPlanIndex(const CompiledGraph::Impl::PlanList &plans,
                       const char *call, int32_t index, bool allowNone) {
-  size_t count = plans.group->plans().size();
+  size_t count = plans.entries.size();
   if ((allowNone && index == -1) ||
       (index >= 0 && static_cast<size_t>(index) < count))
     return Status();
@@ -1372,20 +1400,31 @@ Status CompiledGraph::planCreate(GraphDevice device,
                   graphName + ": no fused group to plan (every output is an "
                               "input)");
   const rt::GraphSpec &first = list->program.groups.front();
-  std::string error;
+  // cuDNN's plans, then the codegen engine's (GpuExecutor's list).
+  std::string error, cudnnWhy;
   list->group = rt::CudnnGroup::create(*gpu, first, error);
-  if (!list->group)
+  if (!list->group) {
+    cudnnWhy = "cuDNN rejects the operation graph: " + error;
+  } else if (std::string why = list->group->createPlans(list->modes);
+             list->group->plans().empty()) {
+    cudnnWhy = "the heuristics offered no plan" +
+               (why.empty() ? std::string() : ": " + why);
+  }
+  list->numHeuristic = list->group ? list->group->plans().size() : 0;
+  std::vector<std::string> codegenDeclined;
+  list->codegen = mlir::graph::codegenPlansFor(first, &codegenDeclined);
+  list->codegenBuilt.assign(list->codegen.size(), false);
+  list->codegenError.assign(list->codegen.size(), "");
+  list->rebuildEntries();
+  if (list->entries.empty()) {
+    std::string why;
+    for (const std::string &line : codegenDeclined)
+      why += "; " + line;
     return Status(GRAPH_ERROR_NOT_SUPPORTED,
-                  graphName + ": group '" + first.name +
-                      "': cuDNN rejects the operation graph, so it has no "
-                      "plan list (execute splits it into single ops): " +
-                      error);
-  if (std::string why = list->group->createPlans(list->modes);
-      list->group->plans().empty())
-    return Status(GRAPH_ERROR_NOT_SUPPORTED,
-                  graphName + ": group '" + first.name +
-                      "': the heuristics offered no plan" +
-                      (why.empty() ? std::string() : ": " + why));
+                  graphName + ": group '" + first.name + "': " + cudnnWhy +
+                      ", and no codegen plan applies" + why +
+                      " (execute splits it into single ops)");
+  }
   impl->plans = std::move(list);
   impl->resetGpu();
   return Status();
@@ -1404,7 +1443,7 @@ Status CompiledGraph::planCount(int32_t &plans, int32_t &groups) const {
   Impl::PlanList *list = nullptr;
   if (Status s = needPlans(*impl, call, list); !s)
     return s;
-  plans = static_cast<int32_t>(list->group->plans().size());
+  plans = static_cast<int32_t>(list->entries.size());
   groups = static_cast<int32_t>(list->program.groups.size());
   return Status();
 #endif
@@ -1425,12 +1464,22 @@ Status CompiledGraph::planInfo(int32_t index, PlanDesc &out) const {
     return s;
   if (Status s = checkPlanIndex(*list, call, index, false); !s)
     return s;
-  const rt::PlanInfo &info = list->group->plans()[index];
+  const mlir::graph::PlanEntry &entry = list->entries[index];
+  if (entry.codegen) {
+    out.name = entry.name;
+    out.engineId = mlir::graph::codegenEngineOf(entry.name, out.knobs);
+    out.built = list->codegenBuilt[entry.index];
+    out.workspace = 0; // its scratch is the kernels' own
+    out.error = list->codegenError[entry.index];
+    out.behaviorNotes = {"GENERATED_KERNELS"};
+    return Status();
+  }
+  const rt::PlanInfo &info = list->group->plans()[entry.index];
   out.name = info.name;
   out.engineId = info.engineId;
   out.knobs = info.knobs;
   out.built = info.built;
-  out.workspace = info.built ? list->group->workspaceBytes(index) : 0;
+  out.workspace = info.built ? list->group->workspaceBytes(entry.index) : 0;
   out.error = info.error;
   out.behaviorNotes = info.behaviorNotes;
   out.numericNotes = info.numericNotes;
@@ -1452,10 +1501,33 @@ Status CompiledGraph::planBuild(int32_t index) {
     return s;
   if (Status s = checkPlanIndex(*list, call, index, false); !s)
     return s;
-  if (std::string why = list->group->buildPlan(index); !why.empty())
+  const mlir::graph::PlanEntry &entry = list->entries[index];
+  std::string why;
+  if (entry.codegen) {
+    // Compile the kernels and load them once; executes compile their own.
+    if (!list->codegenBuilt[entry.index]) {
+      why = list->codegenError[entry.index];
+      rt::Device *gpu = nullptr;
+      if (why.empty()) {
+        if (Status s = needDevice(call, gpu); !s)
+          return s;
+        rt::CodegenSpec compiled;
+        why = mlir::graph::compilePlan(list->program.groups.front(),
+                                       entry.name, compiled);
+        if (why.empty() && !rt::CodegenKernel::create(*gpu, compiled, why) &&
+            why.empty())
+          why = "the kernels did not load";
+        list->codegenError[entry.index] = why;
+        list->codegenBuilt[entry.index] = why.empty();
+      }
+    }
+  } else {
+    why = list->group->buildPlan(entry.index);
+  }
+  if (!why.empty())
     return Status(GRAPH_ERROR_NOT_SUPPORTED,
-                  "plan " + std::to_string(index) + " (" +
-                      list->group->plans()[index].name + ") declined: " + why);
+                  "plan " + std::to_string(index) + " (" + entry.name +
+                      ") declined: " + why);
   return Status();
 #endif
 }
@@ -1501,13 +1573,21 @@ Status CompiledGraph::planAdd(
   if (engineId < 0)
     return Status(GRAPH_ERROR_INVALID_ARGUMENT,
                   std::string(call) + ": engine id " +
-                      std::to_string(engineId) + " is negative");
+                      std::to_string(engineId) +
+                      " is negative (the codegen plans are in the list "
+                      "already; only cuDNN engines are added)");
+  if (!list->group)
+    return Status(GRAPH_ERROR_NOT_SUPPORTED,
+                  std::string(call) + ": engine " + std::to_string(engineId) +
+                      ": cuDNN has no plan list for this group (its list is "
+                      "the codegen plans)");
   if (std::string e = list->group->addPlan(engineId, knobs); !e.empty())
     return Status(GRAPH_ERROR_NOT_SUPPORTED,
                   std::string(call) + ": engine " + std::to_string(engineId) +
                       ": " + e);
   list->added.emplace_back(engineId, knobs);
-  index = static_cast<int32_t>(list->group->plans().size()) - 1;
+  list->rebuildEntries(); // explicit plans come last: earlier indices stay
+  index = static_cast<int32_t>(list->entries.size()) - 1;
   return Status();
 #endif
 }

@@ -860,7 +860,7 @@ class pygraph:
     def _barred_indices(self) -> set:
         barred = set()
         for i, cfg in enumerate(self._plans):
-            if any(p in cfg.name for p in self._barred_names):
+            if _plans.deselected_by(cfg, self._barred_names):
                 barred.add(i)
             if self._workspace_limit is not None and cfg.workspace > self._workspace_limit:
                 barred.add(i)
@@ -872,7 +872,7 @@ class pygraph:
 
     def _why_barred(self, index) -> str:
         cfg = self._plans[index]
-        if any(p in cfg.name for p in self._barred_names):
+        if _plans.deselected_by(cfg, self._barred_names):
             return "deselect_engines()"
         if self._workspace_limit is not None and cfg.workspace > self._workspace_limit:
             return f"deselect_workspace_greater_than({self._workspace_limit})"

@@ -3,14 +3,19 @@
 Two sources:
 
 * the GPU: when a GPU is usable (the C API's ``graphPlanCreate`` succeeds),
-  the plan list is cuDNN's ranked list for the graph's first fused group (a
-  frontend graph is usually one group), straight from the C API: names
-  ("eng<id>_k<type>=<value>..."), engine ids and knobs, workspace sizes,
-  behavior and numeric notes, builds (a decline is a
-  cudnnGraphNotSupportedError with cuDNN's reason) and explicit
-  ``(engine_id, knobs)`` plans. Executing with device buffers pins the chosen
-  plan in the C API (``graphPlanSelect``, strict) and hands it the
-  deselect-by-name and workspace filters (``graphSetPlanOptions``).
+  the plan list is the ranked list of the graph's first fused group (a
+  frontend graph is usually one group), straight from the C API: cuDNN's
+  heuristics plans ("eng<id>_k<type>=<value>..."), then the codegen engine's
+  plans that can run the group ("codegen_v2_t<threads>_i<items>[_p]",
+  "codegen_v1": engine ids CODEGEN_V2_ENGINE_ID / CODEGEN_V1_ENGINE_ID,
+  knobs CODEGEN_KNOB_*, no workspace, behavior note "GENERATED_KERNELS"),
+  then explicit ``(engine_id, knobs)`` plans; with engine ids and knobs,
+  workspace sizes, behavior and numeric notes, builds (a decline is a
+  cudnnGraphNotSupportedError with the engine's reason). Executing with
+  device buffers pins the chosen plan in the C API (``graphPlanSelect``,
+  strict) and hands it the deselect-by-name and workspace filters
+  (``graphSetPlanOptions``). ``deselect_engines(["cudnn"])`` bars every
+  cuDNN plan, ``["codegen"]`` every codegen plan.
 * the CPU reference executor otherwise: one plan, ``reference_cpu``. A
   machine without a GPU (or a graph the GPU cannot plan) falls back to it
   with one ``logging.info`` line saying why.
@@ -28,6 +33,14 @@ from ._enums import behavior_note, heur_mode, numeric_note
 
 CPU_REFERENCE_ENGINE_ID = 0
 CPU_REFERENCE_NAME = "reference_cpu"
+
+# The codegen engine's plans in a GPU plan list (GraphDialect-c/Graph.h's
+# GRAPH_CODEGEN_*): engine ids, and the knob types of codegen_v2 plans.
+CODEGEN_V2_ENGINE_ID = -2
+CODEGEN_V1_ENGINE_ID = -3
+CODEGEN_KNOB_THREADS = 1000
+CODEGEN_KNOB_ITEMS = 1001
+CODEGEN_KNOB_PREFETCH = 1002
 
 _log = logging.getLogger("graph_compiler")
 
@@ -79,6 +92,23 @@ def is_gpu(plans) -> bool:
     return bool(plans) and plans[0].device == _capi.GRAPH_DEVICE_GPU
 
 
+def is_codegen(plan: PlanConfig) -> bool:
+    """A plan of the codegen engine (generated kernels) in a GPU list."""
+    return plan.device == _capi.GRAPH_DEVICE_GPU and plan.engine_id in (CODEGEN_V2_ENGINE_ID, CODEGEN_V1_ENGINE_ID)
+
+
+def deselected_by(plan: PlanConfig, names) -> bool:
+    """Whether deselect_engines(``names``) bars ``plan``: its name contains
+    one of them, or "cudnn" names the whole cuDNN engine (its plans are
+    "eng<id>...", the C API's GPU executor reads it the same way)."""
+    for name in names:
+        if name and name in plan.name:
+            return True
+        if name == "cudnn" and plan.device == _capi.GRAPH_DEVICE_GPU and not is_codegen(plan):
+            return True
+    return False
+
+
 def _heur_codes(heuristics):
     if not heuristics:
         return []
@@ -116,10 +146,21 @@ def propose(module, heuristics) -> list:
 
 def for_engine(module, engine_id: int, knobs) -> "PlanConfig | None":
     """The plan for an explicit (engine_id, knobs), or None when no engine
-    owns the id. With a GPU plan list the plan is appended to it (the
-    create_execution_plan replay); a plan cuDNN refuses raises."""
+    owns the id. With a GPU plan list a cuDNN plan is appended to it (the
+    create_execution_plan replay); a plan cuDNN refuses raises. A codegen
+    engine id names the listed codegen plan with those knobs (its C API
+    index), which is already in the list."""
     if getattr(module, "_gpu_plans", False):
         pairs = [(_knob_key(k), int(v)) for k, v in dict(knobs or {}).items()]
+        if int(engine_id) in (CODEGEN_V2_ENGINE_ID, CODEGEN_V1_ENGINE_ID):
+            from ._graph import cudnnGraphNotSupportedError
+
+            count, _ = module.plan_count()
+            for i in range(count):
+                engine, listed = module.plan_engine(i)
+                if engine == int(engine_id) and sorted(listed) == sorted(pairs):
+                    return _gpu_plan(module, i)
+            raise cudnnGraphNotSupportedError(f"create_execution_plan({engine_id}, {dict(knobs or {})}): no codegen plan of the list has these knobs")
         status = module.plan_add(int(engine_id), pairs)
         if status != _capi.GRAPH_OK:
             from ._graph import cudnnGraphNotSupportedError

@@ -88,12 +88,23 @@ class FakeGpuPlans:
     """The plan calls of _capi.Module as a GPU machine answers them: three
     heuristics plans, the second declines to build."""
 
-    def __init__(self):
-        self.plans = [
-            dict(engine=0, knobs=[(2, 1)], ws=0, behavior=["SUPPORTS_CUDA_GRAPH_NATIVE_API"], numeric=["TENSOR_CORE"]),
-            dict(engine=5, knobs=[], ws=0, behavior=[], numeric=[], decline="CUDNN_STATUS_NOT_SUPPORTED: no kernel"),
-            dict(engine=7, knobs=[(3, 4), (4, 1)], ws=4096, behavior=["CUBLASLT_DEPENDENCY"], numeric=["DOWN_CONVERT_INPUTS"]),
-        ]
+    def __init__(self, cudnn=True, codegen=False):
+        self.plans = []
+        if cudnn:
+            self.plans += [
+                dict(engine=0, knobs=[(2, 1)], ws=0, behavior=["SUPPORTS_CUDA_GRAPH_NATIVE_API"], numeric=["TENSOR_CORE"]),
+                dict(engine=5, knobs=[], ws=0, behavior=[], numeric=[], decline="CUDNN_STATUS_NOT_SUPPORTED: no kernel"),
+                dict(engine=7, knobs=[(3, 4), (4, 1)], ws=4096, behavior=["CUBLASLT_DEPENDENCY"], numeric=["DOWN_CONVERT_INPUTS"]),
+            ]
+        if codegen:
+            # The codegen engine's plans that apply, after cuDNN's (the C
+            # API's PlanList.h order), as graphPlanInfo describes them.
+            gen = dict(ws=0, behavior=["GENERATED_KERNELS"], numeric=[])
+            self.plans += [
+                dict(gen, name="codegen_v2_t256_i2", engine=-2, knobs=[(1000, 256), (1001, 2), (1002, 0)]),
+                dict(gen, name="codegen_v2_t512_i2_p", engine=-2, knobs=[(1000, 512), (1001, 2), (1002, 1)], decline="ptxas: too many registers"),
+                dict(gen, name="codegen_v1", engine=-3, knobs=[]),
+            ]
         self.calls = []
         self.error = ""
 
@@ -101,6 +112,8 @@ class FakeGpuPlans:
         fake = self
 
         def name(p):
+            if "name" in p:
+                return p["name"]
             return f"eng{p['engine']}" + "".join(f"_k{t}={v}" for t, v in p["knobs"])
 
         def fail(status, text):
@@ -126,6 +139,8 @@ class FakeGpuPlans:
 
         def add(self, engine, knobs):
             fake.calls.append(("add", engine, tuple(knobs)))
+            if engine < 0:
+                return fail(_capi.GRAPH_ERROR_INVALID_ARGUMENT, f"graphPlanAdd: engine id {engine} is negative")
             if engine == 999:
                 return fail(_capi.GRAPH_ERROR_NOT_SUPPORTED, "graphPlanAdd: engine 999: CUDNN_STATUS_BAD_PARAM")
             fake.plans.append(dict(engine=engine, knobs=list(knobs), ws=0, behavior=[], numeric=[]))
@@ -210,6 +225,110 @@ def test_gpu_execute_pins_the_plan_and_the_filters(monkeypatch):
     fake.error = "graphPlanSelect: plan index 0 is out of range"
     with pytest.raises(gc.GraphExecutionError, match=r"selecting plan 0 \('eng0_k2=1'\): graphPlanSelect"):
         _plans.prepare_run(g._module, g._plans, 0, g._barred_names, g._workspace_limit)
+
+
+@needs_lib
+def test_codegen_plans_follow_cudnn_in_the_list(monkeypatch):
+    fake = FakeGpuPlans(codegen=True).install(monkeypatch)
+    g, *io = mlp_graph()
+    g.create_execution_plans()
+    assert g.get_execution_plan_count() == 6
+    assert [g.get_plan_name_at_index(i) for i in range(6)] == [
+        "eng0_k2=1", "eng5", "eng7_k3=4_k4=1", "codegen_v2_t256_i2", "codegen_v2_t512_i2_p", "codegen_v1"]
+    assert g.get_engine_and_knobs_at_index(3) == (_plans.CODEGEN_V2_ENGINE_ID, {
+        _plans.CODEGEN_KNOB_THREADS: 256, _plans.CODEGEN_KNOB_ITEMS: 2, _plans.CODEGEN_KNOB_PREFETCH: 0})
+    assert g.get_engine_and_knobs_at_index(5) == (_plans.CODEGEN_V1_ENGINE_ID, {})
+    assert g.get_behavior_notes_for_plan_at_index(3) == ["GENERATED_KERNELS"]
+    assert _plans.is_codegen(g.plans[3]) and not _plans.is_codegen(g.plans[0])
+    # Built (compiled and loaded) through the C API like any plan; a codegen
+    # plan that fails carries its reason.
+    g.build_plan_at_index(3)
+    assert ("build", 3) in fake.calls and g.get_workspace_size() == 0
+    with pytest.raises(gc.cudnnGraphNotSupportedError, match=r"plan 4 \(codegen_v2_t512_i2_p\) declined: ptxas"):
+        g.build_plan_at_index(4)
+    # Host buffers run on the CPU reference whatever plan is selected.
+    run_cpu(g, *io, index=3)
+    # Device buffers pin the codegen plan's C API index.
+    g.select_plan(5)
+    g.build_plans()
+    _plans.prepare_run(g._module, g._plans, g._plan_index, g._barred_names, g._workspace_limit)
+    assert fake.calls[-1] == ("select", 5)
+
+
+@needs_lib
+def test_deselect_engines_bars_either_engine(monkeypatch):
+    fake = FakeGpuPlans(codegen=True).install(monkeypatch)
+    # "cudnn" bars every cuDNN plan: the walk lands on the first codegen plan.
+    g, *_ = mlp_graph()
+    g.create_execution_plans()
+    g.deselect_engines(["cudnn"])
+    g.build_plans()
+    assert g.get_plan_name_at_index(g._plan_index) == "codegen_v2_t256_i2"
+    _plans.prepare_run(g._module, g._plans, g._plan_index, g._barred_names, g._workspace_limit)
+    assert fake.calls[-2:] == [("options", ("cudnn",), -1), ("select", 3)]
+    with pytest.raises(ValueError, match=r"plan 0 \('eng0_k2=1'\) is excluded by deselect_engines\(\)"):
+        g.build_plan_at_index(0)
+    # "codegen" bars every codegen plan; a pinned one is then an error.
+    g2, *_ = mlp_graph()
+    g2.create_execution_plans()
+    g2.deselect_engines(["codegen"])
+    g2.build_plans()
+    assert g2.get_plan_name_at_index(g2._plan_index) == "eng0_k2=1"
+    g3, *_ = mlp_graph()
+    g3.create_execution_plans()
+    g3.deselect_engines(["codegen"])
+    g3.select_plan(3)
+    with pytest.raises(ValueError, match=r"plan 3 \('codegen_v2_t256_i2'\) is pinned by select_plan\(\) but excluded by deselect_engines\(\)"):
+        g3.build_plans()
+    # Substrings as usual: "codegen_v2" leaves codegen_v1.
+    g4, *_ = mlp_graph()
+    g4.create_execution_plans()
+    g4.deselect_engines(["cudnn", "codegen_v2"])
+    g4.build_plans()
+    assert g4.get_plan_name_at_index(g4._plan_index) == "codegen_v1"
+    # Both engines barred: nothing builds, and the failures say why.
+    g5, *_ = mlp_graph()
+    g5.create_execution_plans()
+    g5.deselect_engines(["cudnn", "codegen"])
+    with pytest.raises(gc.cudnnGraphNotSupportedError, match=r"\[5\] codegen_v1: excluded by deselect_engines\(\)"):
+        g5.build_plans()
+
+
+@needs_lib
+def test_codegen_only_list_when_cudnn_declines(monkeypatch):
+    fake = FakeGpuPlans(cudnn=False, codegen=True).install(monkeypatch)
+    g, *io = mlp_graph()
+    g.create_execution_plans()
+    # cuDNN has no plan: index 0 is the first codegen plan.
+    assert g.get_execution_plan_count() == 3
+    assert g.get_plan_name_at_index(0) == "codegen_v2_t256_i2"
+    g.build_plans()
+    assert g._plan_index == 0
+    _plans.prepare_run(g._module, g._plans, 2, g._barred_names, g._workspace_limit)
+    assert fake.calls[-1] == ("select", 2)
+    run_cpu(g, *io, index=2)
+
+
+@needs_lib
+def test_create_execution_plan_replays_a_codegen_plan(monkeypatch):
+    fake = FakeGpuPlans(codegen=True).install(monkeypatch)
+    g, *_ = mlp_graph()
+    g.create_execution_plans()
+    engine, knobs = g.get_engine_and_knobs_at_index(3)
+    g.create_execution_plan(engine, knobs)
+    # The listed plan (its C API index), not a new C API plan.
+    assert not [c for c in fake.calls if c[0] == "add"]
+    assert g.get_execution_plan_count() == 7
+    assert g.get_plan_name_at_index(6) == "codegen_v2_t256_i2" and g.plans[6].index == 3
+    g.build_plan_at_index(6)
+    _plans.prepare_run(g._module, g._plans, 6, g._barred_names, g._workspace_limit)
+    assert fake.calls[-1] == ("select", 3)
+    with pytest.raises(gc.cudnnGraphNotSupportedError, match=r"no codegen plan of the list has these knobs"):
+        g.create_execution_plan(_plans.CODEGEN_V2_ENGINE_ID, {_plans.CODEGEN_KNOB_THREADS: 96})
+    # A cuDNN replay is still appended after the codegen plans.
+    g.create_execution_plan(7, {3: 4, 4: 1})
+    assert ("add", 7, ((3, 4), (4, 1))) in fake.calls
+    assert g.get_plan_name_at_index(7) == "eng7_k3=4_k4=1" and g.plans[7].index == 6
 
 
 @needs_lib
