@@ -139,7 +139,8 @@ cl::opt<unsigned>
 cl::opt<int> planIndex(
     "plan-index",
     cl::desc("GPU: build and run only this entry of each group's plan list "
-             "(strict: no fallback)"),
+             "(cuDNN's plans, then the codegen plans that apply; strict: no "
+             "fallback)"),
     cl::init(-1), cl::cat(runCategory));
 cl::list<std::string> deselectEngines(
     "deselect-engines",

@@ -96,17 +96,23 @@ GraphOp specializeForGpu(GraphOp graph,
 struct GpuOptions {
   std::vector<::graph::rt::HeurMode> heuristics = {
       ::graph::rt::HeurMode::A, ::graph::rt::HeurMode::Fallback};
-  int planIndex = -1;                    // >= 0: that plan only (strict)
-  std::vector<std::string> deselectEngines; // plan names containing these
+  /// >= 0: only that entry of the group's plan list (strict), which holds
+  /// cuDNN's heuristics plans, the codegen plans that apply, then the
+  /// explicit plans (PlanList.h); when cuDNN declines the group the codegen
+  /// plans start at 0.
+  int planIndex = -1;
+  /// Plans whose name contains one of these are skipped; "cudnn" skips every
+  /// cuDNN plan ("codegen" every codegen one). Indices do not move.
+  std::vector<std::string> deselectEngines;
   int64_t workspaceLimit = -1;           // bytes; -1: no limit
   bool verbose = false;                  // print each group's plan choice
   /// Run every plan that builds once on seeded random inputs, drop those
   /// whose outputs differ from the CPU reference (graph-run's normwise
   /// --check-against=cpu bound), time the rest and keep the fastest.
   bool autotune = false;
-  /// Explicit (engine id, knobs) plans appended to the ranked list after the
-  /// heuristics' (the frontend's create_execution_plan replay); planIndex
-  /// counts them too.
+  /// Explicit (engine id, knobs) cuDNN plans appended to the ranked list
+  /// after the heuristics' and the codegen plans (the frontend's
+  /// create_execution_plan replay); planIndex counts them too.
   std::vector<std::pair<int64_t, std::vector<std::pair<int64_t, int64_t>>>>
       addedPlans;
   /// When set, planIndex and addedPlans apply to the group of this name only
