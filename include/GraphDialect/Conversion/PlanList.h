@@ -1,10 +1,10 @@
 //===- PlanList.h - One group's ranked plan list over both engines -*- C++ -*-//
 //
 // A fused group's plan list holds the plans of both GPU engines, in rank
-// order: cuDNN's heuristics plans, then the codegen engine's plans that
-// apply to the group (codegenPlanNames() filtered by codegenV2Declines /
-// codegenDeclines), then the explicit cuDNN plans (an artifact's recorded
-// engine, graphPlanAdd), so an explicit plan is always the last index. The
+// order: cuDNN's heuristics plans (or an artifact's recorded engine), then
+// the codegen engine's plans that apply to the group (codegenPlanNames()
+// filtered by codegenV2Declines / codegenDeclines), then the explicit cuDNN
+// plans (graphPlanAdd), so an explicit plan is always the last index. The
 // GPU executor walks it (GpuOptions::planIndex indexes it) and the C API
 // lists it (graphPlanCount / graphPlanName ...). Pure functions: no GPU.
 //

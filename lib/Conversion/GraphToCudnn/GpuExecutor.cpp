@@ -168,8 +168,8 @@ std::string GpuRun::prepare(const rt::GraphSpec &spec,
             : group->createPlans(engine && !engine->heuristics.empty()
                                      ? engine->heuristics
                                      : options.heuristics);
-    // An artifact's recorded engine is an explicit plan.
-    numHeuristic = engine && engine->engineId >= 0 ? 0 : group->plans().size();
+    // An artifact's recorded engine stands where the heuristics' plans do.
+    numHeuristic = group->plans().size();
     if (pinnedGroup)
       for (auto &[addedEngine, addedKnobs] : options.addedPlans)
         if (std::string e = group->addPlan(addedEngine, addedKnobs);
