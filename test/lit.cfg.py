@@ -21,3 +21,9 @@ tool_dirs = [config.graph_tools_dir, config.llvm_tools_dir]
 tools = ["graph-opt", "graph-run", "FileCheck", "not", "count"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+
+# ptxas (for the cubin option of the generated kernels).
+for root in (os.environ.get("CUDA_ROOT"), "/usr/local/cuda"):
+    if root and os.path.exists(os.path.join(root, "bin", "ptxas")):
+        config.available_features.add("ptxas")
+        break

@@ -161,6 +161,11 @@ cl::opt<bool> autotunePlans(
              "inputs, drop those whose result differs from the CPU "
              "reference, time the rest and keep the fastest"),
     cl::init(false), cl::cat(runCategory));
+cl::opt<bool> codegenCubin(
+    "codegen-cubin",
+    cl::desc("GPU: assemble generated kernels with ptxas and load cubin "
+             "instead of PTX (needs a CUDA toolkit: CUDA_ROOT)"),
+    cl::init(false), cl::cat(runCategory));
 cl::opt<bool> verbosePlans(
     "verbose-plans",
     cl::desc("GPU: print the plan each group runs and every plan declined"),
@@ -687,6 +692,7 @@ int runArtifact(ModuleOp module) {
   options.workspaceLimit = workspaceLimit;
   options.verbose = verbosePlans;
   options.autotune = autotunePlans;
+  options.codegenCubin = codegenCubin;
   options.deselectEngines.assign(deselectEngines.begin(),
                                  deselectEngines.end());
   if (!heuristicModes.empty()) // the command line overrides the artifact

@@ -72,8 +72,9 @@ std::string compilePlan(const ::graph::rt::GraphSpec &spec,
                         const std::string &plan,
                         ::graph::rt::CodegenSpec &out, bool cubin = false);
 
-/// gpu modules of generated kernels -> NVVM -> sm_90 PTX (gpu.binary).
-void buildKernelsToPtxPipeline(OpPassManager &pm);
+/// gpu modules of generated kernels -> NVVM -> sm_90 PTX (gpu.binary);
+/// `cubin`: assembled by ptxas into an sm_90 cubin instead.
+void buildKernelsToPtxPipeline(OpPassManager &pm, bool cubin = false);
 
 /// Compiles `spec` to PTX kernels and their launch geometry.
 std::string compileToPtx(const ::graph::rt::GraphSpec &spec,

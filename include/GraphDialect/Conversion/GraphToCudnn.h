@@ -110,6 +110,9 @@ struct GpuOptions {
   /// whose outputs differ from the CPU reference (graph-run's normwise
   /// --check-against=cpu bound), time the rest and keep the fastest.
   bool autotune = false;
+  /// Generated kernels are assembled with ptxas (MLIR's NVVM target, the
+  /// toolkit of CUDA_ROOT) and loaded as cubin instead of PTX.
+  bool codegenCubin = false;
   /// Explicit (engine id, knobs) cuDNN plans appended to the ranked list
   /// after the heuristics' and the codegen plans (the frontend's
   /// create_execution_plan replay); planIndex counts them too.

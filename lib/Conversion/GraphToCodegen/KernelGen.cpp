@@ -1953,8 +1953,11 @@ std::string Emitter::emit(ModuleOp m, rt::CodegenSpec &out) {
 
 
 std::vector<std::string> mlir::graph::codegenPlanNames() {
-  return {"codegen_v2_t256_i2",   "codegen_v2_t256_i4", "codegen_v2_t512_i1",
-          "codegen_v2_t128_i4",   "codegen_v2_t512_i2", "codegen_v2_t1024_i1",
+  // Ranked by the H200 timings of bench/gpu/tune_rows.sh (bench/RESULTS.md):
+  // 128-thread row blocks are fastest or tied on 4096-wide rows and within
+  // 2% on 16384-wide ones (where the pipelined _p plans win on layernorm).
+  return {"codegen_v2_t128_i4",   "codegen_v2_t256_i2", "codegen_v2_t256_i4",
+          "codegen_v2_t512_i1",   "codegen_v2_t512_i2", "codegen_v2_t1024_i1",
           "codegen_v2_t256_i2_p", "codegen_v2_t512_i2_p", "codegen_v1"};
 }
 

@@ -121,6 +121,11 @@ void mlir::graph::registerCodegenPasses() {
         "Generated gpu kernels (graph-generate-kernels) -> NVVM -> sm_90 PTX "
         "in gpu.binary ops",
         [](OpPassManager &pm) { buildKernelsToPtxPipeline(pm); });
+    PassPipelineRegistration<>(
+        "graph-kernels-to-cubin",
+        "Generated gpu kernels (graph-generate-kernels) -> NVVM -> PTX -> "
+        "sm_90 cubin through ptxas (the toolkit of CUDA_ROOT)",
+        [](OpPassManager &pm) { buildKernelsToPtxPipeline(pm, true); });
   });
 }
 

@@ -168,9 +168,9 @@ static void addNvvmPipeline(OpPassManager &pm, bool cubin = false) {
   gpu::buildLowerToNVVMPassPipeline(pm, options);
 }
 
-void mlir::graph::buildKernelsToPtxPipeline(OpPassManager &pm) {
+void mlir::graph::buildKernelsToPtxPipeline(OpPassManager &pm, bool cubin) {
   pm.addPass(std::make_unique<RemFToLibdevice>());
-  addNvvmPipeline(pm);
+  addNvvmPipeline(pm, cubin);
 }
 
 void mlir::graph::buildCodegenToPtxPipeline(OpPassManager &pm) {
