@@ -749,6 +749,11 @@ private:
   /// inputs (32 columns per block, 8 warps over the rows).
   std::string emitColumnPass(const rt::OpSpec &op, const Stage &s,
                              size_t index, rt::CodegenSpec &out);
+  /// Sums `partRows` rows of f32 partials [partRows, cols] per column into
+  /// `target` (read over `space`).
+  std::string emitColumnFinish(int64_t partial, int64_t partRows, int64_t cols,
+                               const View &target, const Shape &space,
+                               const std::string &name, rt::CodegenSpec &out);
 
   /// Rotary embedding (forward or backward) of the run at `e`.
   std::string emitRope(Kernel &k, const rt::OpSpec &op, const Shape &space,
@@ -1768,60 +1773,67 @@ std::string Emitter::emitRow(const Stage &s, size_t index,
   if (std::string e = finish(k, out); !e.empty())
     return e;
 
-  // Finishing kernels: a block sums 32 columns over the block partials,
-  // 8 warps each taking every 8th partial row (coalesced rows of 32), then
-  // folds the 8 sums through shared memory.
-  constexpr int64_t kColsPerBlock = 32, kSlices = 8;
-  for (size_t c = 0; c < colSums.size(); ++c) {
-    const View &pv = planner.views.at(colSums[c].partial);
-    View target = overSpace(planner.views.at(colSums[c].uid), space, s.k);
-    Kernel f = begin("stage" + std::to_string(index) + "_colsum" +
-                         std::to_string(c),
-                     {colSums[c].partial, target.buffer},
-                     kColsPerBlock * kSlices, kColsPerBlock * kSlices);
-    f.launch.grid = {
-        static_cast<unsigned>((cols + kColsPerBlock - 1) / kColsPerBlock), 1,
-        1};
-    Value smem = f.func.getWorkgroupAttributions()[0];
-    Value t = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
-    Value blk = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
-    Value lane = arith::RemUIOp::create(b, loc, t, idx(kColsPerBlock));
-    Value slice = arith::DivUIOp::create(b, loc, t, idx(kColsPerBlock));
-    Value col = addi(muli(blk, idx(kColsPerBlock)), lane);
-    Value inside = ult(col, idx(cols));
-    // Columns past the end sum nothing (a zero-trip loop).
-    Value end = arith::SelectOp::create(b, loc, inside, idx(grid), idx(0));
-    auto sumLoop = scf::ForOp::create(b, loc, slice, end, idx(kSlices),
-                                      ValueRange{f32(0.0)});
-    {
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(sumLoop.getBody());
-      Value at = addi(muli(sumLoop.getInductionVar(), idx(cols)), col);
-      Value v = memref::LoadOp::create(b, loc, f.memrefs.at(pv.buffer),
-                                       ValueRange{at});
-      scf::YieldOp::create(b, loc,
-                           ValueRange{addf(sumLoop.getRegionIterArgs()[0], v)});
-    }
-    memref::StoreOp::create(b, loc, sumLoop.getResult(0), smem, ValueRange{t});
-    gpu::BarrierOp::create(b, loc);
-    Value firstSlice = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                             slice, idx(0));
-    guarded(arith::AndIOp::create(b, loc, firstSlice, inside), [&] {
-      Value total = memref::LoadOp::create(b, loc, smem, ValueRange{lane});
-      for (int64_t k = 1; k < kSlices; ++k)
-        total = addf(total, memref::LoadOp::create(
-                                b, loc, smem,
-                                ValueRange{addi(lane, idx(k * kColsPerBlock))}));
-      Value at = offsetOf(target, space, col);
-      memref::StoreOp::create(b, loc, fromF32(total, target.dtype),
-                              f.memrefs.at(target.buffer), ValueRange{at});
-    });
-    if (std::string e = finish(f, out); !e.empty())
+  for (size_t c = 0; c < colSums.size(); ++c)
+    if (std::string e = emitColumnFinish(
+            colSums[c].partial, grid, cols,
+            overSpace(planner.views.at(colSums[c].uid), space, s.k), space,
+            "stage" + std::to_string(index) + "_colsum" + std::to_string(c),
+            out);
+        !e.empty())
       return e;
-  }
   if (columnPassOp)
     return emitColumnPass(*columnPassOp, s, index, out);
   return "";
+}
+
+std::string Emitter::emitColumnFinish(int64_t partial, int64_t partRows,
+                                      int64_t cols, const View &target,
+                                      const Shape &space,
+                                      const std::string &name,
+                                      rt::CodegenSpec &out) {
+  // A block sums 32 columns over the partial rows: 8 warps each take every
+  // 8th row (coalesced runs of 32), then fold through shared memory.
+  constexpr int64_t kColsPerBlock = 32, kSlices = 8;
+  const View &pv = planner.views.at(partial);
+  Kernel f = begin(name, {partial, target.buffer}, kColsPerBlock * kSlices,
+                   kColsPerBlock * kSlices);
+  f.launch.grid = {
+      static_cast<unsigned>((cols + kColsPerBlock - 1) / kColsPerBlock), 1, 1};
+  Value smem = f.func.getWorkgroupAttributions()[0];
+  Value t = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+  Value blk = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
+  Value lane = arith::RemUIOp::create(b, loc, t, idx(kColsPerBlock));
+  Value slice = arith::DivUIOp::create(b, loc, t, idx(kColsPerBlock));
+  Value col = addi(muli(blk, idx(kColsPerBlock)), lane);
+  Value inside = ult(col, idx(cols));
+  // Columns past the end sum nothing (a zero-trip loop).
+  Value end = arith::SelectOp::create(b, loc, inside, idx(partRows), idx(0));
+  auto sumLoop = scf::ForOp::create(b, loc, slice, end, idx(kSlices),
+                                    ValueRange{f32(0.0)});
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(sumLoop.getBody());
+    Value at = addi(muli(sumLoop.getInductionVar(), idx(cols)), col);
+    Value v = memref::LoadOp::create(b, loc, f.memrefs.at(pv.buffer),
+                                     ValueRange{at});
+    scf::YieldOp::create(b, loc,
+                         ValueRange{addf(sumLoop.getRegionIterArgs()[0], v)});
+  }
+  memref::StoreOp::create(b, loc, sumLoop.getResult(0), smem, ValueRange{t});
+  gpu::BarrierOp::create(b, loc);
+  Value firstSlice = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                           slice, idx(0));
+  guarded(arith::AndIOp::create(b, loc, firstSlice, inside), [&] {
+    Value total = memref::LoadOp::create(b, loc, smem, ValueRange{lane});
+    for (int64_t k = 1; k < kSlices; ++k)
+      total = addf(total, memref::LoadOp::create(
+                              b, loc, smem,
+                              ValueRange{addi(lane, idx(k * kColsPerBlock))}));
+    Value at = offsetOf(target, space, col);
+    memref::StoreOp::create(b, loc, fromF32(total, target.dtype),
+                            f.memrefs.at(target.buffer), ValueRange{at});
+  });
+  return finish(f, out);
 }
 
 std::string Emitter::emitColumnPass(const rt::OpSpec &op, const Stage &s,
@@ -1846,6 +1858,36 @@ std::string Emitter::emitColumnPass(const rt::OpSpec &op, const Stage &s,
     targets.push_back({it->second, true});
   if (auto it = op.outputs.find("DBias"); it != op.outputs.end())
     targets.push_back({it->second, false});
+  int64_t sums = targets.size();
+  // Each thread sums `vec` adjacent columns (16-byte loads) over every 8th
+  // row of its block's row chunk; 32 lanes x 8 slices per block. Row chunks
+  // (grid y) give every SM work; their partial sums go through scratch and
+  // one finishing kernel per output.
+  constexpr int64_t kLanes = 32, kSlices = 8;
+  std::vector<int64_t> stageBufs;
+  for (const View *v : {&dy, &x})
+    stageBufs.push_back(v->buffer);
+  int64_t narrow = std::min(elementBytes(dy.dtype), elementBytes(x.dtype));
+  int64_t vec = 16 / narrow;
+  int64_t inner = space[innerDim(space)];
+  while (vec > 1 && (inner % vec || cols % vec))
+    vec /= 2;
+  int64_t colsPerBlock = kLanes * vec;
+  int64_t colBlocks = (cols + colsPerBlock - 1) / colsPerBlock;
+  int64_t chunks = std::clamp<int64_t>(528 / colBlocks, 1, rows);
+  int64_t rowsPerChunk = (rows + chunks - 1) / chunks;
+  chunks = (rows + rowsPerChunk - 1) / rowsPerChunk;
+  std::vector<int64_t> partials;
+  std::vector<View> targetViews;
+  for (auto &[uid, isScale] : targets) {
+    targetViews.push_back(overSpace(planner.views.at(uid), space, s.k));
+    if (chunks > 1) {
+      int64_t partial = planner.newScratch(DType::F32, {chunks, cols});
+      planner.views[partial] = View{partial, DType::F32, 0, {chunks, cols},
+                                    {cols, 1}};
+      partials.push_back(partial);
+    }
+  }
   std::vector<int64_t> buffers;
   auto addBuffer = [&](int64_t buffer) {
     if (!llvm::is_contained(buffers, buffer))
@@ -1855,69 +1897,94 @@ std::string Emitter::emitColumnPass(const rt::OpSpec &op, const Stage &s,
     addBuffer(v->buffer);
   if (mean)
     addBuffer(mean->buffer);
-  std::vector<View> targetViews;
-  for (auto &[uid, isScale] : targets) {
-    targetViews.push_back(overSpace(planner.views.at(uid), space, s.k));
-    addBuffer(targetViews.back().buffer);
-  }
-  constexpr int64_t kColsPerBlock = 32, kSlices = 8;
-  int64_t sums = targets.size();
+  for (size_t j = 0; j < targets.size(); ++j)
+    addBuffer(chunks > 1 ? partials[j] : targetViews[j].buffer);
   Kernel k = begin("stage" + std::to_string(index) + "_columns", buffers,
-                   kColsPerBlock * kSlices, kColsPerBlock * kSlices * sums);
-  k.launch.grid = {
-      static_cast<unsigned>((cols + kColsPerBlock - 1) / kColsPerBlock), 1, 1};
+                   kLanes * kSlices, kLanes * kSlices * vec * sums);
+  k.launch.grid = {static_cast<unsigned>(colBlocks),
+                   static_cast<unsigned>(chunks), 1};
   Value smem = k.func.getWorkgroupAttributions()[0];
   Value t = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
   Value blk = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
-  Value lane = arith::RemUIOp::create(b, loc, t, idx(kColsPerBlock));
-  Value slice = arith::DivUIOp::create(b, loc, t, idx(kColsPerBlock));
-  Value col = addi(muli(blk, idx(kColsPerBlock)), lane);
-  Value inside = ult(col, idx(cols));
-  Value end = arith::SelectOp::create(b, loc, inside, idx(rows), idx(0));
-  SmallVector<Value> inits(sums, f32(0.0));
-  auto loop = scf::ForOp::create(b, loc, slice, end, idx(kSlices), inits);
+  Value chunk = gpu::BlockIdOp::create(b, loc, gpu::Dimension::y);
+  Value lane = arith::RemUIOp::create(b, loc, t, idx(kLanes));
+  Value slice = arith::DivUIOp::create(b, loc, t, idx(kLanes));
+  Value col0 = muli(addi(muli(blk, idx(kLanes)), lane), idx(vec));
+  Value inside = ult(col0, idx(cols));
+  Value first = addi(muli(chunk, idx(rowsPerChunk)), slice);
+  Value last = arith::MinUIOp::create(
+      b, loc, muli(addi(chunk, idx(1)), idx(rowsPerChunk)), idx(rows));
+  last = arith::SelectOp::create(b, loc, inside, last, idx(0));
+  SmallVector<Value> inits(sums * vec, f32(0.0));
+  auto loop = scf::ForOp::create(b, loc, first, last, idx(kSlices), inits);
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(loop.getBody());
     Value r = loop.getInductionVar();
-    Value e = addi(muli(r, idx(cols)), col);
     Value rowE = muli(r, idx(cols));
-    auto load = [&](const View &v, Value at) {
-      return toF32(memref::LoadOp::create(b, loc, k.memrefs.at(v.buffer),
-                                          ValueRange{offsetOf(v, space, at)}));
+    Value e = addi(rowE, col0);
+    auto scalar = [&](const View &v) {
+      return toF32(memref::LoadOp::create(
+          b, loc, k.memrefs.at(v.buffer), ValueRange{offsetOf(v, space, rowE)}));
     };
-    Value g = load(dy, e);
-    Value xv = load(x, e);
-    Value m = mean ? load(*mean, rowE) : f32(0.0);
-    Value xhat = mulf(subf(xv, m), load(inv, rowE));
+    SmallVector<Value> g = loadRun(k, dy, space, e, vec);
+    SmallVector<Value> xv = loadRun(k, x, space, e, vec);
+    Value m = mean ? scalar(*mean) : f32(0.0);
+    Value iv = scalar(inv);
     SmallVector<Value> next;
     for (int64_t j = 0; j < sums; ++j)
-      next.push_back(addf(loop.getRegionIterArgs()[j],
-                          targets[j].second ? mulf(g, xhat) : g));
+      for (int64_t l = 0; l < vec; ++l) {
+        Value term = targets[j].second ? mulf(g[l], mulf(subf(xv[l], m), iv))
+                                       : g[l];
+        next.push_back(addf(loop.getRegionIterArgs()[j * vec + l], term));
+      }
     scf::YieldOp::create(b, loc, next);
   }
+  // Shared layout: [sum][slice][lane][vec]; slice 0 folds the slices.
+  int64_t perSum = kLanes * kSlices * vec;
   for (int64_t j = 0; j < sums; ++j)
-    memref::StoreOp::create(b, loc, loop.getResult(j), smem,
-                            ValueRange{addi(t, idx(j * kColsPerBlock * kSlices))});
+    for (int64_t l = 0; l < vec; ++l)
+      memref::StoreOp::create(
+          b, loc, loop.getResult(j * vec + l), smem,
+          ValueRange{addi(muli(t, idx(vec)), idx(j * perSum + l))});
   gpu::BarrierOp::create(b, loc);
   Value firstSlice =
       arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, slice, idx(0));
   guarded(arith::AndIOp::create(b, loc, firstSlice, inside), [&] {
-    for (int64_t j = 0; j < sums; ++j) {
-      int64_t base = j * kColsPerBlock * kSlices;
-      Value total =
-          memref::LoadOp::create(b, loc, smem, ValueRange{addi(lane, idx(base))});
-      for (int64_t q = 1; q < kSlices; ++q)
-        total = addf(total, memref::LoadOp::create(
-                                b, loc, smem,
-                                ValueRange{addi(lane, idx(base + q * kColsPerBlock))}));
-      const View &tv = targetViews[j];
-      memref::StoreOp::create(b, loc, fromF32(total, tv.dtype),
-                              k.memrefs.at(tv.buffer),
-                              ValueRange{offsetOf(tv, space, col)});
-    }
+    for (int64_t j = 0; j < sums; ++j)
+      for (int64_t l = 0; l < vec; ++l) {
+        Value total;
+        for (int64_t q = 0; q < kSlices; ++q) {
+          Value at = addi(muli(lane, idx(vec)),
+                          idx(j * perSum + q * kLanes * vec + l));
+          Value v = memref::LoadOp::create(b, loc, smem, ValueRange{at});
+          total = total ? addf(total, v) : v;
+        }
+        Value col = addi(col0, idx(l));
+        if (chunks > 1) {
+          const View &pv = planner.views.at(partials[j]);
+          memref::StoreOp::create(b, loc, total, k.memrefs.at(pv.buffer),
+                                  ValueRange{addi(muli(chunk, idx(cols)), col)});
+        } else {
+          const View &tv = targetViews[j];
+          memref::StoreOp::create(b, loc, fromF32(total, tv.dtype),
+                                  k.memrefs.at(tv.buffer),
+                                  ValueRange{offsetOf(tv, space, col)});
+        }
+      }
   });
-  return finish(k, out);
+  if (std::string e = finish(k, out); !e.empty())
+    return e;
+  if (chunks > 1)
+    for (size_t j = 0; j < targets.size(); ++j)
+      if (std::string e = emitColumnFinish(
+              partials[j], chunks, cols, targetViews[j], space,
+              "stage" + std::to_string(index) + "_columns_sum" +
+                  std::to_string(j),
+              out);
+          !e.empty())
+        return e;
+  return "";
 }
 
 std::string Emitter::emit(ModuleOp m, rt::CodegenSpec &out) {

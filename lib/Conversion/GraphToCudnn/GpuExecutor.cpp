@@ -236,7 +236,8 @@ std::string GpuRun::prepare(const rt::GraphSpec &spec,
       if (plan.name == kCodegenEngine && codegenReady && planIndex < 0)
         continue;
       rt::CodegenSpec compiled;
-      std::string why = compilePlan(spec, plan.name, compiled);
+      std::string why = compilePlan(spec, plan.name, compiled,
+                                     options.codegenCubin);
       if (why.empty())
         candidate.kernels = rt::CodegenKernel::create(gpu, compiled, why);
       if (!candidate.kernels) {
