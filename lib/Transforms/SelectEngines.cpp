@@ -52,10 +52,12 @@ std::string cudnnDeclines(Operation *op) {
 std::string codegenDeclines(Operation *op) {
   bool badType = anyTensorOf(op, [](Type t) {
     return !(t.isF32() || t.isF16() || t.isBF16() || t.isInteger(1) ||
-             t.isInteger(32));
+             t.isInteger(32) || isa<Float8E4M3FNType, Float8E5M2Type,
+                                     Float8E8M0FNUType, Float4E2M1FNType>(t));
   });
   if (badType)
-    return "generated kernels take f32, f16, bf16, i1 and i32 tensors only";
+    return "generated kernels take f32, f16, bf16, fp8, fp4, i1 and i32 "
+           "tensors only";
   if (auto pointwise = dyn_cast<PointwiseOp>(op)) {
     switch (pointwise.getMode()) {
     case PointwiseMode::gen_index:
@@ -101,8 +103,12 @@ std::string codegenDeclines(Operation *op) {
           LayernormBackwardOp, RmsnormBackwardOp, InstancenormBackwardOp,
           AdaLayernormBackwardOp, BatchnormInferenceOp, GenstatsOp,
           TransposeOp, SliceOp, ConcatenateOp, ReshapeOp, RopeOp,
-          RopeBackwardOp>(op))
+          RopeBackwardOp, BlockScaleDequantizeOp>(op))
     return "";
+  if (auto quantize = dyn_cast<BlockScaleQuantizeOp>(op))
+    return quantize.getGroupOffset()
+               ? "generated kernels have no ragged (group_offset) quantize"
+               : "";
   return ("generated kernels have no " + op->getName().stripDialect() +
           " yet")
       .str();

@@ -24,7 +24,7 @@ graph.graph @nothing_runs(%a: tensor<4x8xf64>, %b: tensor<8x4xf64>) -> tensor<4x
 
 // By default both engines are ranked; each one's reason is listed.
 graph.graph @unsupported_op(%t: tensor<4x8xf64>) -> tensor<8x4xf64> {
-  // expected-error-re @below {{transpose: no engine can run this op; tried:{{[[:space:]]+}}cudnn: cuDNN's fused engines have no f64 path{{[[:space:]]+}}codegen: generated kernels take f32, f16, bf16, i1 and i32 tensors only}}
+  // expected-error-re @below {{transpose: no engine can run this op; tried:{{[[:space:]]+}}cudnn: cuDNN's fused engines have no f64 path{{[[:space:]]+}}codegen: generated kernels take f32, f16, bf16, fp8, fp4, i1 and i32 tensors only}}
   %x = graph.transpose %t {permutation = array<i64: 1, 0>} : (tensor<4x8xf64>) -> tensor<8x4xf64>
   graph.output %x : tensor<8x4xf64>
 }

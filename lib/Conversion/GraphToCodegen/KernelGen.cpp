@@ -27,6 +27,8 @@
 #include "GraphDialect/Conversion/GraphToCodegen.h"
 #include "ScalarOps.h"
 
+#include "GraphDialect/Reference/QuantKernels.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -72,14 +74,23 @@ Shape rowMajorStrides(const Shape &dims) {
   return strides;
 }
 
+/// One-byte float formats: stored as i8 and decoded/encoded in software
+/// exactly as the CPU reference does (RNE, its overflow rules).
+bool isByteFloat(DType t) {
+  return t == DType::F8E4M3FN || t == DType::F8E5M2 ||
+         t == DType::F8E8M0FNU || t == DType::F4E2M1FN;
+}
+
 int64_t elementBytes(DType t) {
-  return t == DType::F32 || t == DType::I32 ? 4 : t == DType::I1 ? 1 : 2;
+  if (t == DType::F32 || t == DType::I32)
+    return 4;
+  return t == DType::I1 || isByteFloat(t) ? 1 : 2;
 }
 
 /// i1 tensors are one byte per element, 0 or 1.
 bool supportedType(DType t) {
   return t == DType::F32 || t == DType::F16 || t == DType::BF16 ||
-         t == DType::I1 || t == DType::I32;
+         t == DType::I1 || t == DType::I32 || isByteFloat(t);
 }
 
 /// An addressable tensor: `dims` over a buffer `buffer` at element `base`.
@@ -133,7 +144,7 @@ bool broadcastsTo(const Shape &in, const Shape &out) {
   return true;
 }
 
-enum class StageKind { Pointwise, Row, Reduce, Copy };
+enum class StageKind { Pointwise, Row, Reduce, Copy, Quantize };
 
 struct Stage {
   StageKind kind = StageKind::Pointwise;
@@ -342,7 +353,8 @@ std::string Planner::plan() {
       consumers[uid].push_back(i);
   for (const rt::TensorSpec &t : spec.tensors) {
     if (!supportedType(t.dtype))
-      return "generated kernels take f32, f16, bf16, i1 and i32 tensors only (uid " +
+      return "generated kernels take f32, f16, bf16, fp8, fp4 (one per byte), "
+             "i1 and i32 tensors only (uid " +
              std::to_string(t.uid) + ")";
     if (t.isVirtual || t.isByValue)
       continue;
@@ -381,6 +393,33 @@ std::string Planner::plan() {
         return e;
       if (op.mode == "gen_index" && open->kind != StageKind::Pointwise)
         return label + ": gen_index runs in pointwise stages only";
+      continue;
+    }
+    if (op.kind == "block_scale_quantize") {
+      if (op.inputs.count("group_offset"))
+        return label + ": generated kernels have no ragged (group_offset) "
+                       "quantize";
+      if (std::string e = needAddressable(in("input"), i); !e.empty())
+        return label + ": " + e;
+      close(i);
+      open = Stage{StageKind::Quantize, tensor(in("input")).dims};
+      open->ops.push_back(&op);
+      for (auto &[port, uid] : op.outputs)
+        open->produced.insert(uid);
+      close(i + 1);
+      continue;
+    }
+    if (op.kind == "block_scale_dequantize") {
+      for (const char *port : {"input", "descale"})
+        if (std::string e = needAddressable(in(port), i); !e.empty())
+          return label + ": " + e;
+      const Shape &dims = tensor(out("output")).dims;
+      if (!(open && open->kind == StageKind::Pointwise && open->space == dims)) {
+        close(i);
+        open = Stage{StageKind::Pointwise, dims};
+      }
+      open->ops.push_back(&op);
+      open->produced.insert(out("output"));
       continue;
     }
     if (op.kind == "rope" || op.kind == "rope_backward") {
@@ -598,6 +637,10 @@ Type elementType(Builder &b, DType t) {
   case DType::BF16:
     return b.getBF16Type();
   case DType::I1:
+  case DType::F8E4M3FN:
+  case DType::F8E5M2:
+  case DType::F8E8M0FNU:
+  case DType::F4E2M1FN:
     return b.getI8Type();
   case DType::I32:
     return b.getI32Type();
@@ -690,9 +733,12 @@ private:
   Value ult(Value x, Value y) {
     return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, x, y);
   }
-  Value toF32(Value v) {
+  /// `v` as f32; `t` says what an i8 holds (i1 or a one-byte float).
+  Value toF32(Value v, DType t = DType::F32) {
     if (v.getType().isF32())
       return v;
+    if (v.getType().isInteger(8) && isByteFloat(t))
+      return decodeByte(v, t);
     if (v.getType().isInteger(8)) { // an i1 tensor's byte: true is != 0
       Value zero = arith::ConstantOp::create(b, loc, b.getI8IntegerAttr(0));
       Value set = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, v,
@@ -707,15 +753,35 @@ private:
     Type type = elementType(b, t);
     if (type.isF32())
       return v;
+    if (isByteFloat(t))
+      return encodeByte(v, t);
     if (t == DType::I1) { // NaN counts as true, as in the reference
       Value set = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE, v,
                                         f32(0.0));
       return arith::ExtUIOp::create(b, loc, b.getI8Type(), set);
     }
-    if (t == DType::I32) // toward zero, as the reference converts
-      return arith::FPToSIOp::create(b, loc, b.getI32Type(), v);
+    if (t == DType::I32) { // nearest even, saturating, NaN -> 0 (cvt.rni)
+      Value r = math::RoundEvenOp::create(b, loc, v);
+      return arith::FPToSIOp::create(b, loc, b.getI32Type(), r);
+    }
     return arith::TruncFOp::create(b, loc, type, v);
   }
+  Value i32c(int64_t v) {
+    return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(v));
+  }
+  Value bitsOf(Value f) {
+    return arith::BitcastOp::create(b, loc, b.getI32Type(), f);
+  }
+  Value floatOf(Value bits) {
+    return arith::BitcastOp::create(b, loc, b.getF32Type(), bits);
+  }
+  /// 2^e for an i32 exponent e in the normal f32 range.
+  Value pow2(Value e) {
+    return floatOf(arith::ShLIOp::create(
+        b, loc, arith::AddIOp::create(b, loc, e, i32c(127)), i32c(23)));
+  }
+  Value decodeByte(Value byte, DType t);
+  Value encodeByte(Value value, DType t);
   /// Rounds an f32 value to what a tensor of dtype `t` holds.
   Value roundTo(Value v, DType t) {
     return t == DType::F32 ? v : toF32(fromF32(v, t));
@@ -755,6 +821,12 @@ private:
                                const View &target, const Shape &space,
                                const std::string &name, rt::CodegenSpec &out);
 
+  /// Block-scale dequantize of the run at `e`: input * descale of its block.
+  std::string emitDequantize(Kernel &k, const rt::OpSpec &op,
+                             const Shape &space, Value e, int64_t vec,
+                             std::map<int64_t, Val> &vals);
+  /// Block-scale quantize: a thread per block (amax, scale, narrow stores).
+  std::string emitQuantize(const Stage &s, size_t index, rt::CodegenSpec &out);
   /// Rotary embedding (forward or backward) of the run at `e`.
   std::string emitRope(Kernel &k, const rt::OpSpec &op, const Shape &space,
                        Value e, int64_t vec, std::map<int64_t, Val> &vals);
@@ -772,6 +844,171 @@ private:
   gpu::GPUModuleOp gpuModule;
   int kernelCount = 0;
 };
+
+
+namespace {
+/// The one-byte float formats, as the CPU reference defines them.
+struct ByteFormat {
+  int expBits, mantBits, bias;
+  bool ieeeSpecials; // all-ones exponent: inf/NaN (e5m2)
+  bool allOnesNaN;   // only S.1111.111 is NaN (e4m3fn)
+  bool saturates;    // no inf, no NaN: overflow and NaN saturate (e2m1)
+  double maxFinite;
+};
+constexpr ByteFormat kE4M3{4, 3, 7, false, true, false, 448.0};
+constexpr ByteFormat kE5M2{5, 2, 15, true, false, false, 57344.0};
+constexpr ByteFormat kE2M1{2, 1, 1, false, false, true, 6.0};
+const ByteFormat &byteFormat(DType t) {
+  return t == DType::F8E4M3FN ? kE4M3 : t == DType::F8E5M2 ? kE5M2 : kE2M1;
+}
+} // namespace
+
+Value Emitter::decodeByte(Value byte, DType t) {
+  Value u = arith::ExtUIOp::create(b, loc, b.getI32Type(), byte);
+  auto cmpEq = [&](Value x, int64_t c) {
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, x, i32c(c));
+  };
+  auto sel = [&](Value c, Value x, Value y) {
+    return arith::SelectOp::create(b, loc, c, x, y).getResult();
+  };
+  Value nan = f32(std::numeric_limits<double>::quiet_NaN());
+  if (t == DType::F8E8M0FNU) {
+    // 2^(u - 127): u << 23 for u >= 1; 2^-127 is an f32 subnormal.
+    Value normal = floatOf(arith::ShLIOp::create(b, loc, u, i32c(23)));
+    Value v = sel(cmpEq(u, 0), floatOf(i32c(0x00400000)), normal);
+    return sel(cmpEq(u, 255), nan, v);
+  }
+  const ByteFormat &f = byteFormat(t);
+  int width = 1 + f.expBits + f.mantBits;
+  int64_t expMask = (1 << f.expBits) - 1, mantMask = (1 << f.mantBits) - 1;
+  Value sign = arith::AndIOp::create(
+      b, loc, arith::ShRUIOp::create(b, loc, u, i32c(width - 1)), i32c(1));
+  Value e = arith::AndIOp::create(
+      b, loc, arith::ShRUIOp::create(b, loc, u, i32c(f.mantBits)),
+      i32c(expMask));
+  Value m = arith::AndIOp::create(b, loc, u, i32c(mantMask));
+  // Normal: f32 fields; subnormal: m * 2^(1 - bias - mantBits).
+  Value normalBits = arith::OrIOp::create(
+      b, loc,
+      arith::ShLIOp::create(b, loc,
+                            arith::AddIOp::create(b, loc, e,
+                                                  i32c(127 - f.bias)),
+                            i32c(23)),
+      arith::ShLIOp::create(b, loc, m, i32c(23 - f.mantBits)));
+  Value sub = mulf(arith::UIToFPOp::create(b, loc, b.getF32Type(), m),
+                   f32(std::ldexp(1.0, 1 - f.bias - f.mantBits)));
+  Value v = sel(cmpEq(e, 0), sub, floatOf(normalBits));
+  if (f.ieeeSpecials) {
+    Value special = sel(cmpEq(m, 0), f32(std::numeric_limits<double>::infinity()),
+                        nan);
+    v = sel(cmpEq(e, expMask), special, v);
+  }
+  if (f.allOnesNaN)
+    v = sel(arith::AndIOp::create(b, loc, cmpEq(e, expMask), cmpEq(m, mantMask)),
+            nan, v);
+  return sel(cmpEq(sign, 1), arith::NegFOp::create(b, loc, v), v);
+}
+
+Value Emitter::encodeByte(Value value, DType t) {
+  auto sel = [&](Value c, Value x, Value y) {
+    return arith::SelectOp::create(b, loc, c, x, y).getResult();
+  };
+  auto cmpF = [&](arith::CmpFPredicate p, Value x, Value y) {
+    return arith::CmpFOp::create(b, loc, p, x, y).getResult();
+  };
+  auto cmpI = [&](arith::CmpIPredicate p, Value x, Value y) {
+    return arith::CmpIOp::create(b, loc, p, x, y).getResult();
+  };
+  auto trunc8 = [&](Value x) {
+    return arith::TruncIOp::create(b, loc, b.getI8Type(), x).getResult();
+  };
+  Value isNan = cmpF(arith::CmpFPredicate::UNO, value, value);
+  Value bits = bitsOf(value);
+  Value magBits = arith::AndIOp::create(b, loc, bits, i32c(0x7FFFFFFF));
+  Value expField = arith::ShRUIOp::create(b, loc, magBits, i32c(23));
+  if (t == DType::F8E8M0FNU) {
+    // RNE on the exponent, ties to the even field; no zero: below 2^-127
+    // -> 0x00; negative, inf, NaN, overflow -> 0xFF.
+    Value mant = arith::AndIOp::create(b, loc, bits, i32c(0x7FFFFF));
+    Value field = expField; // exponent + 127 for normal f32
+    Value up = arith::OrIOp::create(
+        b, loc, cmpI(arith::CmpIPredicate::ugt, mant, i32c(0x400000)),
+        arith::AndIOp::create(
+            b, loc, cmpI(arith::CmpIPredicate::eq, mant, i32c(0x400000)),
+            cmpI(arith::CmpIPredicate::eq,
+                 arith::AndIOp::create(b, loc, field, i32c(1)), i32c(1))));
+    Value rounded = arith::AddIOp::create(
+        b, loc, field, arith::ExtUIOp::create(b, loc, b.getI32Type(), up));
+    // f32 subnormals: [2^-127, 2^-126) rounds to 0x00 or 0x01.
+    Value subnormal = sel(cmpI(arith::CmpIPredicate::ugt, mant, i32c(0x600000)),
+                          i32c(1), i32c(0));
+    Value code = sel(cmpI(arith::CmpIPredicate::eq, field, i32c(0)), subnormal,
+                     rounded);
+    Value bad = arith::OrIOp::create(
+        b, loc, isNan,
+        arith::OrIOp::create(
+            b, loc, cmpF(arith::CmpFPredicate::OLT, value, f32(0.0)),
+            cmpI(arith::CmpIPredicate::uge, code, i32c(255))));
+    code = sel(bad, i32c(255), code);
+    code = sel(cmpF(arith::CmpFPredicate::OEQ, value, f32(0.0)), i32c(0), code);
+    return trunc8(code);
+  }
+  const ByteFormat &f = byteFormat(t);
+  int width = 1 + f.expBits + f.mantBits;
+  int emin = 1 - f.bias;
+  Value sign = arith::ShLIOp::create(
+      b, loc, arith::ShRUIOp::create(b, loc, bits, i32c(31)), i32c(width - 1));
+  Value mag = floatOf(magBits);
+  // Round |x| onto the grid: quantum 2^(max(exp, emin) - mantBits).
+  Value exponent = arith::SubIOp::create(b, loc, expField, i32c(127));
+  Value clamped = arith::MaxSIOp::create(b, loc, exponent, i32c(emin));
+  Value quantumExp = arith::SubIOp::create(b, loc, clamped, i32c(f.mantBits));
+  Value quantum = pow2(quantumExp);
+  Value rounded = mulf(math::RoundEvenOp::create(b, loc, divf(mag, quantum)),
+                       quantum);
+  // Grid bits of a finite rounded magnitude.
+  Value rBits = bitsOf(rounded);
+  Value rExp = arith::SubIOp::create(
+      b, loc, arith::ShRUIOp::create(b, loc, rBits, i32c(23)), i32c(127));
+  Value normalCode = arith::OrIOp::create(
+      b, loc,
+      arith::ShLIOp::create(b, loc,
+                            arith::AddIOp::create(b, loc, rExp, i32c(f.bias)),
+                            i32c(f.mantBits)),
+      arith::AndIOp::create(
+          b, loc, arith::ShRUIOp::create(b, loc, rBits, i32c(23 - f.mantBits)),
+          i32c((1 << f.mantBits) - 1)));
+  Value subCode = arith::FPToUIOp::create(
+      b, loc, b.getI32Type(),
+      divf(rounded, f32(std::ldexp(1.0, emin - f.mantBits))));
+  Value code = sel(cmpI(arith::CmpIPredicate::slt, rExp, i32c(emin)), subCode,
+                   normalCode);
+  code = sel(cmpF(arith::CmpFPredicate::OEQ, rounded, f32(0.0)), i32c(0), code);
+  // Overflow (inf included) and NaN by the format's rules.
+  int64_t maxCode = 0;
+  {
+    // Bits of maxFinite: top usable exponent, largest usable mantissa.
+    int topExp = (1 << f.expBits) - 1 - (f.ieeeSpecials ? 1 : 0);
+    int mant = (1 << f.mantBits) - 1 - (f.allOnesNaN ? 1 : 0);
+    maxCode = (topExp << f.mantBits) | mant;
+  }
+  int64_t expAll = ((1 << f.expBits) - 1) << f.mantBits;
+  int64_t nanCode = f.ieeeSpecials ? expAll | (1 << (f.mantBits - 1))
+                                   : expAll | ((1 << f.mantBits) - 1);
+  Value over = cmpF(arith::CmpFPredicate::OGT, rounded, f32(f.maxFinite));
+  Value overCode = f.saturates       ? i32c(maxCode)
+                   : f.ieeeSpecials ? i32c(expAll) // inf
+                                    : i32c(nanCode);
+  code = sel(over, overCode, code);
+  code = arith::OrIOp::create(b, loc, code, sign);
+  // NaN: the format's NaN keeps the sign; e2m1 has none and gives +6.
+  Value nanValue = f.saturates
+                       ? i32c(maxCode)
+                       : arith::OrIOp::create(b, loc, i32c(nanCode), sign)
+                             .getResult();
+  code = sel(isNan, nanValue, code);
+  return trunc8(code);
+}
 
 Emitter::Kernel Emitter::begin(const std::string &name,
                                const std::vector<int64_t> &buffers,
@@ -855,7 +1092,8 @@ SmallVector<Value> Emitter::loadRun(Kernel &k, const View &v,
   Value base = offsetOf(v, space, e);
   SmallVector<Value> lanes;
   if (vec == 1 || inner == 0) {
-    Value x = toF32(memref::LoadOp::create(b, loc, memref, ValueRange{base}));
+    Value x = toF32(memref::LoadOp::create(b, loc, memref, ValueRange{base}),
+                    v.dtype);
     lanes.assign(vec, x);
     return lanes;
   }
@@ -868,12 +1106,14 @@ SmallVector<Value> Emitter::loadRun(Kernel &k, const View &v,
                                           llvm::MaybeAlign(bytes));
     k.align[v.buffer] = std::max(k.align[v.buffer], bytes);
     for (int64_t i = 0; i < vec; ++i)
-      lanes.push_back(toF32(vector::ExtractOp::create(b, loc, loaded, i)));
+      lanes.push_back(
+          toF32(vector::ExtractOp::create(b, loc, loaded, i), v.dtype));
     return lanes;
   }
   for (int64_t i = 0; i < vec; ++i) {
     Value at = i ? addi(base, idx(i * inner)) : base;
-    lanes.push_back(toF32(memref::LoadOp::create(b, loc, memref, ValueRange{at})));
+    lanes.push_back(toF32(
+        memref::LoadOp::create(b, loc, memref, ValueRange{at}), v.dtype));
   }
   return lanes;
 }
@@ -1066,16 +1306,32 @@ std::vector<int64_t> stageBuffers(const Planner &p, const Stage &s) {
   return order;
 }
 
-/// The largest run length (<= 16 bytes of the narrowest tensor) that
-/// divides the innermost dim of `space`.
+/// The largest run length that keeps every vector access within 16 bytes
+/// (16-byte vectors of the widest tensor read or written along the
+/// innermost dim; per-row or broadcast tensors do not count) and divides
+/// the innermost dim of `space`.
 int64_t runLength(const Planner &p, const Stage &s,
                   const std::vector<int64_t> &buffers) {
-  int64_t narrow = 4;
-  for (int64_t uid : buffers)
-    narrow = std::min(narrow, elementBytes(p.buffers.at(uid).first));
-  int64_t vec = 16 / narrow;
-  int64_t inner = s.space.empty() ? 1 : s.space[innerDim(s.space)];
-  while (vec > 1 && inner % vec != 0)
+  (void)buffers;
+  size_t inner = innerDim(s.space);
+  int64_t widest = 1;
+  auto consider = [&](int64_t uid) {
+    auto a = p.alias.find(uid);
+    auto it = p.views.find(a == p.alias.end() ? uid : a->second);
+    if (it == p.views.end() || s.space.empty() ||
+        !broadcastsTo(it->second.dims, s.space))
+      return;
+    if (stridesOver(it->second, s.space)[inner] != 0)
+      widest = std::max(widest, elementBytes(it->second.dtype));
+  };
+  for (const rt::OpSpec *op : s.ops)
+    for (auto &[port, uid] : op->inputs)
+      consider(uid);
+  for (int64_t uid : s.stores)
+    consider(uid);
+  int64_t vec = 16 / widest;
+  int64_t extent = s.space.empty() ? 1 : s.space[inner];
+  while (vec > 1 && extent % vec != 0)
     vec /= 2;
   return vec;
 }
@@ -1128,7 +1384,8 @@ std::string Emitter::emitPointwise(const Stage &s, size_t index,
     };
     for (const rt::OpSpec *op : s.ops)
       for (auto &[port, uid] : op->inputs) {
-        if (op->kind.rfind("rope", 0) == 0)
+        if (op->kind.rfind("rope", 0) == 0 ||
+            op->kind == "block_scale_dequantize")
           continue;
         auto a = planner.alias.find(uid);
         if (!s.produced.count(a == planner.alias.end() ? uid : a->second))
@@ -1137,6 +1394,13 @@ std::string Emitter::emitPointwise(const Stage &s, size_t index,
     for (const rt::OpSpec *op : s.ops) {
       if (op->kind == "rope" || op->kind == "rope_backward") {
         if (std::string e = emitRope(k, *op, s.space, starts[u], vec, vals[u]);
+            !e.empty())
+          return e;
+        continue;
+      }
+      if (op->kind == "block_scale_dequantize") {
+        if (std::string e =
+                emitDequantize(k, *op, s.space, starts[u], vec, vals[u]);
             !e.empty())
           return e;
         continue;
@@ -1159,6 +1423,208 @@ std::string Emitter::emitPointwise(const Stage &s, size_t index,
         storeRun(k, planner.views.at(uid), s.space, starts[u], lanes);
       }
     });
+  return finish(k, out);
+}
+
+
+std::string Emitter::emitDequantize(Kernel &k, const rt::OpSpec &op,
+                                    const Shape &space, Value e0, int64_t vec,
+                                    std::map<int64_t, Val> &vals) {
+  auto resolved = [&](const char *port) {
+    int64_t uid = op.inputs.at(port);
+    auto a = planner.alias.find(uid);
+    return planner.views.at(a == planner.alias.end() ? uid : a->second);
+  };
+  const View x = resolved("input"), d = resolved("descale");
+  if (d.dims.size() != space.size())
+    return "block_scale_dequantize: descale rank " +
+           std::to_string(d.dims.size()) + " differs from the input rank " +
+           std::to_string(space.size());
+  Shape block(space.size(), 1);
+  auto bs = op.intAttrs.find("block_size");
+  if (bs == op.intAttrs.end() || bs->second.empty() ||
+      bs->second.size() > space.size())
+    return "block_scale_dequantize: needs 1 to rank block sizes";
+  for (size_t i = 0; i < bs->second.size(); ++i)
+    block[space.size() - bs->second.size() + i] = bs->second[i];
+  auto neg = op.intAttrs.find("is_negative_scale");
+  double sign = neg != op.intAttrs.end() && !neg->second.empty() &&
+                        neg->second[0]
+                    ? -1.0
+                    : 1.0;
+  SmallVector<Value> xs = loadRun(k, x, space, e0, vec);
+  int64_t outUid = op.outputs.at("output");
+  DType outType = planner.tensors.at(outUid)->dtype;
+  Val result{Cls::Full, {}};
+  for (int64_t i = 0; i < vec; ++i) {
+    Value e = i ? addi(e0, idx(i)) : e0;
+    // descale offset: each coordinate divided by its block size.
+    Value offset = idx(d.base), rest = e;
+    for (int64_t dim = static_cast<int64_t>(space.size()) - 1; dim >= 0;
+         --dim) {
+      if (space[dim] == 1)
+        continue;
+      Value c = arith::RemUIOp::create(b, loc, rest, idx(space[dim]));
+      rest = arith::DivUIOp::create(b, loc, rest, idx(space[dim]));
+      if (d.dims[dim] != 1)
+        offset = addi(offset,
+                      muli(arith::DivUIOp::create(b, loc, c, idx(block[dim])),
+                           idx(d.strides[dim])));
+    }
+    Value scale = toF32(memref::LoadOp::create(b, loc, k.memrefs.at(d.buffer),
+                                               ValueRange{offset}),
+                        d.dtype);
+    Value r = mulf(mulf(xs[i], f32(sign)), scale);
+    result.lanes.push_back(roundTo(r, outType));
+  }
+  vals[outUid] = result;
+  return "";
+}
+
+std::string Emitter::emitQuantize(const Stage &s, size_t index,
+                                  rt::CodegenSpec &out) {
+  const rt::OpSpec &op = *s.ops.front();
+  auto viewOf = [&](int64_t uid) {
+    auto a = planner.alias.find(uid);
+    return planner.views.at(a == planner.alias.end() ? uid : a->second);
+  };
+  View x = viewOf(op.inputs.at("input"));
+  View y = viewOf(op.outputs.at("Y")), sc = viewOf(op.outputs.at("scale"));
+  const Shape &space = x.dims;
+  int64_t rank = space.size();
+  int64_t axis = -1;
+  if (auto it = op.intAttrs.find("axis"); it != op.intAttrs.end() &&
+                                          !it->second.empty())
+    axis = it->second[0];
+  if (axis < 0)
+    axis += rank;
+  auto bsIt = op.intAttrs.find("block_size");
+  int64_t blockSize = bsIt == op.intAttrs.end() || bsIt->second.empty()
+                          ? 32
+                          : bsIt->second[0];
+  if (axis < 0 || axis >= rank || blockSize <= 0)
+    return "block_scale_quantize: axis or block_size out of range";
+  if (!isByteFloat(y.dtype) || y.dtype == DType::F8E8M0FNU)
+    return "block_scale_quantize: Y must be fp8 e4m3/e5m2 or fp4 e2m1";
+  int64_t n = space[axis], blocks = (n + blockSize - 1) / blockSize;
+  Shape sspace = space;
+  sspace[axis] = blocks;
+  if (sc.dims != sspace)
+    return "block_scale_quantize: scale dims differ from the input's with "
+           "the axis divided by block_size";
+  // Element views over [blocks space..., blockSize]: a block's elements are
+  // the last (contiguous when the axis is) dim.
+  Shape space2 = sspace;
+  space2.push_back(blockSize);
+  auto elementView = [&](View v) {
+    View out = v;
+    out.dims = space2;
+    out.strides = v.strides;
+    out.strides[axis] = v.strides[axis] * blockSize;
+    out.strides.push_back(v.strides[axis]);
+    return out;
+  };
+  View x2 = elementView(x), y2 = elementView(y);
+  bool ragged = n % blockSize != 0;
+  int64_t vec = 16 / std::max(elementBytes(x.dtype), elementBytes(y.dtype));
+  while (vec > 1 && (blockSize % vec || ragged))
+    vec /= 2;
+  int64_t total = numel(sspace), threads = 256;
+  std::vector<int64_t> buffers;
+  for (int64_t buffer : {x.buffer, y.buffer, sc.buffer})
+    if (!llvm::is_contained(buffers, buffer))
+      buffers.push_back(buffer);
+  Kernel k = begin("stage" + std::to_string(index), buffers, threads, 0);
+  k.launch.grid = {static_cast<unsigned>((total + threads - 1) / threads), 1, 1};
+  Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+  Value bid = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
+  Value t = addi(muli(bid, idx(threads)), tid);
+  double maxVal = ::graph::ref::maxFiniteValue(y.dtype);
+  int emax = y.dtype == DType::F8E4M3FN ? 8 : y.dtype == DType::F8E5M2 ? 15 : 2;
+  guarded(ult(t, idx(total)), [&] {
+    // The block's valid length along the axis.
+    int64_t after = 1;
+    for (int64_t d = axis + 1; d < rank; ++d)
+      after *= sspace[d];
+    Value blk = arith::RemUIOp::create(
+        b, loc, arith::DivUIOp::create(b, loc, t, idx(after)), idx(blocks));
+    Value count = idx(blockSize);
+    if (ragged)
+      count = arith::MinUIOp::create(
+          b, loc, idx(blockSize),
+          arith::SubIOp::create(b, loc, idx(n), muli(blk, idx(blockSize))));
+    Value base = muli(t, idx(blockSize));
+    SmallVector<Value> xs;
+    SmallVector<Value> valid;
+    for (int64_t r = 0; r < blockSize; r += vec) {
+      Value ok = ragged ? ult(idx(r), count) : Value();
+      SmallVector<Value> run = guardedLoad(ok, vec, [&] {
+        return loadRun(k, x2, space2, addi(base, idx(r)), vec);
+      });
+      xs.append(run.begin(), run.end());
+      for (int64_t l = 0; l < vec; ++l)
+        valid.push_back(ok);
+    }
+    Value amax = f32(0.0);
+    for (Value v : xs) {
+      Value a = math::AbsFOp::create(b, loc, v);
+      Value isNan = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, a, a);
+      a = arith::SelectOp::create(b, loc, isNan, f32(0.0), a);
+      amax = arith::MaximumFOp::create(b, loc, amax, a);
+    }
+    Value scale;
+    if (sc.dtype == DType::F8E8M0FNU) {
+      // OCP: 2^(floor(log2 amax) - emax), clamped to [2^-127, 2^127].
+      Value bits = bitsOf(amax);
+      Value field = arith::ShRUIOp::create(b, loc, bits, i32c(23));
+      Value lz = math::CountLeadingZerosOp::create(b, loc, bits);
+      Value subLog = arith::SubIOp::create(
+          b, loc, arith::SubIOp::create(b, loc, i32c(31), lz), i32c(149));
+      Value log2 = arith::SelectOp::create(
+          b, loc,
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, field,
+                                i32c(0)),
+          subLog, arith::SubIOp::create(b, loc, field, i32c(127)));
+      Value e = arith::SubIOp::create(b, loc, log2, i32c(emax));
+      e = arith::MaxSIOp::create(b, loc, e, i32c(-127));
+      e = arith::MinSIOp::create(b, loc, e, i32c(127));
+      Value tiny = floatOf(i32c(0x00400000)); // 2^-127
+      Value isTiny = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, e,
+                                           i32c(-127));
+      scale = arith::SelectOp::create(
+          b, loc, isTiny, tiny,
+          pow2(arith::MaxSIOp::create(b, loc, e, i32c(-126))));
+      Value isZero = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
+                                           amax, f32(0.0));
+      Value isInf = arith::CmpFOp::create(
+          b, loc, arith::CmpFPredicate::OEQ, amax,
+          f32(std::numeric_limits<double>::infinity()));
+      scale = arith::SelectOp::create(b, loc, isZero, tiny, scale);
+      scale = arith::SelectOp::create(b, loc, isInf, pow2(i32c(127)), scale);
+    } else {
+      double scaleMax = ::graph::ref::maxFiniteValue(sc.dtype);
+      Value raw = divf(amax, f32(maxVal));
+      raw = arith::MinimumFOp::create(b, loc, raw, f32(scaleMax));
+      scale = roundTo(raw, sc.dtype);
+    }
+    Value isZero = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
+                                         scale, f32(0.0));
+    SmallVector<Value> ys;
+    for (Value v : xs) {
+      Value q = arith::SelectOp::create(b, loc, isZero, v, divf(v, scale));
+      q = arith::MinimumFOp::create(b, loc, q, f32(maxVal));
+      q = arith::MaximumFOp::create(b, loc, q, f32(-maxVal));
+      ys.push_back(q);
+    }
+    for (int64_t r = 0; r < blockSize; r += vec)
+      guarded(valid[r], [&] {
+        storeRun(k, y2, space2, addi(base, idx(r)),
+                 ArrayRef<Value>(ys).slice(r, vec));
+      });
+    memref::StoreOp::create(b, loc, fromF32(scale, sc.dtype),
+                            k.memrefs.at(sc.buffer),
+                            ValueRange{offsetOf(sc, sspace, t)});
+  });
   return finish(k, out);
 }
 
@@ -1192,7 +1658,8 @@ std::string Emitter::emitRope(Kernel &k, const rt::OpSpec &op,
   DType outType = planner.tensors.at(outUid)->dtype;
   auto load = [&](const View &v, const Shape &sp, Value at) {
     return toF32(memref::LoadOp::create(b, loc, k.memrefs.at(v.buffer),
-                                        ValueRange{offsetOf(v, sp, at)}));
+                                        ValueRange{offsetOf(v, sp, at)}),
+                 v.dtype);
   };
   auto lt = [&](Value a, int64_t c) { return ult(a, idx(c)); };
   Val result{Cls::Full, {}};
@@ -1302,7 +1769,8 @@ std::string Emitter::emitReduce(const Stage &s, size_t index,
     Value m = loop.getInductionVar();
     Value offset = addi(keptOffset, offsetOf(redView, red, m));
     Value v = toF32(memref::LoadOp::create(b, loc, k.memrefs.at(x.buffer),
-                                           ValueRange{offset}));
+                                           ValueRange{offset}),
+                    x.dtype);
     SmallVector<Value> next;
     for (size_t i = 0; i < parts.size(); ++i) {
       Value in = parts[i].square ? mulf(v, v) : v;
@@ -1565,7 +2033,9 @@ std::string Emitter::emitRow(const Stage &s, size_t index,
         if (v.cls == Cls::Scalar || v.cls == Cls::Row) {
           Value at = offsetOf(view, space, v.cls == Cls::Row ? rowBase : idx(0));
           v.lanes.push_back(toF32(memref::LoadOp::create(
-              b, loc, k.memrefs.at(view.buffer), ValueRange{at})));
+                                      b, loc, k.memrefs.at(view.buffer),
+                                      ValueRange{at}),
+                                  view.dtype));
         } else {
           for (int64_t i = 0; i < items; ++i) {
             SmallVector<Value> lanes = guardedLoad(valid[i], vec, [&] {
@@ -1924,8 +2394,9 @@ std::string Emitter::emitColumnPass(const rt::OpSpec &op, const Stage &s,
     Value rowE = muli(r, idx(cols));
     Value e = addi(rowE, col0);
     auto scalar = [&](const View &v) {
-      return toF32(memref::LoadOp::create(
-          b, loc, k.memrefs.at(v.buffer), ValueRange{offsetOf(v, space, rowE)}));
+      return toF32(memref::LoadOp::create(b, loc, k.memrefs.at(v.buffer),
+                                          ValueRange{offsetOf(v, space, rowE)}),
+                   v.dtype);
     };
     SmallVector<Value> g = loadRun(k, dy, space, e, vec);
     SmallVector<Value> xv = loadRun(k, x, space, e, vec);
@@ -2008,6 +2479,9 @@ std::string Emitter::emit(ModuleOp m, rt::CodegenSpec &out) {
       break;
     case StageKind::Reduce:
       error = emitReduce(s, i, out);
+      break;
+    case StageKind::Quantize:
+      error = emitQuantize(s, i, out);
       break;
     }
     if (!error.empty())

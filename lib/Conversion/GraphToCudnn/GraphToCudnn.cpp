@@ -158,6 +158,12 @@ PortNames portsOf(Operation *op) {
       .Case([](ConcatenateOp) { return PortNames{{"inputs"}, {"output"}}; })
       .Case<RopeOp, RopeBackwardOp>(
           [](auto) { return PortNames{{"input", "freqs"}, {"output"}}; })
+      .Case([](BlockScaleQuantizeOp) {
+        return PortNames{{"input", "group_offset"}, {"Y", "scale"}};
+      })
+      .Case([](BlockScaleDequantizeOp) {
+        return PortNames{{"input", "descale"}, {"output"}};
+      })
       .Case([](SdpaOp) {
         return PortNames{{"q", "k", "v", "attn_scale", "bias", "seq_len_q",
                           "seq_len_kv", "dropout_mask"},
@@ -279,6 +285,11 @@ void padRanks(rt::GraphSpec &spec) {
     if (op.kind == "concatenate")
       for (int64_t &axis : op.intAttrs["axis"])
         axis += pad;
+    if (op.kind == "block_scale_quantize")
+      if (auto it = op.intAttrs.find("axis"); it != op.intAttrs.end())
+        for (int64_t &axis : it->second)
+          if (axis >= 0)
+            axis += pad;
     if (op.kind == "transpose") {
       std::vector<int64_t> &perm = op.intAttrs["permutation"];
       for (int64_t &p : perm)
@@ -487,7 +498,7 @@ std::string mlir::graph::lowerToCudnn(GraphOp graph, CudnnProgram &program,
           AdaLayernormBackwardOp, InstancenormBackwardOp, RmsnormBackwardOp,
           BatchnormBackwardOp, GenstatsOp, SdpaOp, SdpaBackwardOp,
           TransposeOp, SliceOp, ConcatenateOp, ReshapeOp, RopeOp,
-          RopeBackwardOp>(
+          RopeBackwardOp, BlockScaleQuantizeOp, BlockScaleDequantizeOp>(
           [&](auto typed) { addPorts(typed, names, uidFn, opSpec); });
       if (!error.empty())
         return opSpec.kind + ": " + error;

@@ -102,3 +102,19 @@ graph.graph @moves(%x: tensor<32x48xf32>) -> (tensor<48x32xf32>, tensor<1x48xf32
   %s = graph.reduction add %x : (tensor<32x48xf32>) -> tensor<1x48xf32>
   graph.output %e, %s : tensor<48x32xf32>, tensor<1x48xf32>
 }
+
+// -----
+
+// MX quantize: a thread per 32-element block, amax, an e8m0 power-of-two
+// scale, e4m3 values through the software codec (RNE via roundeven, bit
+// fields assembled in i32) stored as bytes.
+// CHECK-LABEL: gpu.module @mx_group0
+// CHECK: gpu.func @stage0(%{{.*}}: memref<8192xbf16>, %{{.*}}: memref<8192xi8>, %{{.*}}: memref<256xi8>)
+// CHECK: vector.load {{.*}} {alignment = 16 : i64} : memref<8192xbf16>, vector<8xbf16>
+// CHECK: math.ctlz
+// CHECK: math.roundeven
+// CHECK: vector.store {{.*}} {alignment = 8 : i64} : memref<8192xi8>, vector<8xi8>
+graph.graph @mx(%x: tensor<32x256xbf16>) -> (tensor<32x256xf8E4M3FN>, tensor<32x8xf8E8M0FNU>) {
+  %y, %s = graph.block_scale_quantize %x {block_size = 32 : i64} : (tensor<32x256xbf16>) -> (tensor<32x256xf8E4M3FN>, tensor<32x8xf8E8M0FNU>)
+  graph.output %y, %s : tensor<32x256xf8E4M3FN>, tensor<32x8xf8E8M0FNU>
+}
