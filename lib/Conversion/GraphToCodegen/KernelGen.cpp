@@ -201,6 +201,8 @@ public:
   std::vector<std::pair<int64_t, int64_t>> scratch; // buffer, bytes
   std::deque<rt::OpSpec> synthetic; // copies for views/concatenate (stable)
   std::map<int64_t, std::pair<DType, int64_t>> buffers; // uid -> type, span
+  /// Backward norms with a per-row scale: the scratch view of dY * xhat.
+  std::map<const rt::OpSpec *, int64_t> productOf;
 
 private:
   int64_t resolve(int64_t uid) const {
@@ -600,20 +602,59 @@ std::string Planner::plan() {
       size_t k = normSuffix(op, x.dims, scale.dims, error);
       if (!error.empty())
         return label + ": " + error;
+      bool perRowScale = false;
       if (backward) {
-        // DScale/DBias are per-column sums over the rows.
-        for (size_t d = 0; d < k && d < x.dims.size(); ++d) {
-          size_t lead = x.dims.size() - scale.dims.size();
-          if (d >= lead && scale.dims[d - lead] != 1)
-            return label + ": generated kernels sum DScale over rows only "
-                           "when scale is the same for every row";
-        }
+        // DScale/DBias are per-column sums over the rows when scale is the
+        // same for every row; otherwise (instance norm's per-channel scale,
+        // adaptive layer norm's per-sample one) dY * xhat is written out and
+        // reduce stages sum it, and dY, over the dims scale broadcasts.
+        size_t lead = x.dims.size() - scale.dims.size();
+        for (size_t d = lead; d < k && d < x.dims.size(); ++d)
+          perRowScale |= scale.dims[d - lead] != 1;
         if (open && open->kind == StageKind::Row)
           for (const rt::OpSpec *o : open->ops)
             if (o->kind.find("_backward") != std::string::npos)
               close(i);
       }
       addRowOp(op, x.dims, k);
+      if (perRowScale) {
+        auto dscale = op.outputs.find("DScale");
+        auto dbias = op.outputs.find("DBias");
+        Shape target = tensor(dscale != op.outputs.end() ? dscale->second
+                                                         : in("scale"))
+                           .dims;
+        if (target.size() != x.dims.size())
+          return label + ": DScale must have the input's rank";
+        // The product dY * xhat, in f32 scratch, is the stage's output.
+        View product{0, DType::F32, 0, x.dims, rowMajorStrides(x.dims)};
+        product.buffer = newScratch(DType::F32, x.dims);
+        int64_t id = nextSynthetic--;
+        views[id] = product;
+        productOf[&op] = id;
+        open->stores.push_back(id);
+        close(i + 1);
+        std::vector<std::pair<int64_t, int64_t>> sums; // input, output
+        if (dscale != op.outputs.end())
+          sums.push_back({id, dscale->second});
+        if (dbias != op.outputs.end())
+          sums.push_back({in("grad"), dbias->second});
+        for (auto [from, to] : sums) {
+          if (!views.count(to))
+            continue; // an unused intermediate: nothing reads it
+          rt::OpSpec sum;
+          sum.kind = "reduction";
+          sum.mode = "add";
+          sum.name = op.name;
+          sum.inputs["input"] = from;
+          sum.outputs["output"] = to;
+          synthetic.push_back(sum);
+          Stage st{StageKind::Reduce, x.dims};
+          st.ops.push_back(&synthetic.back());
+          st.produced.insert(to);
+          st.stores.push_back(to);
+          stages.push_back(st);
+        }
+      }
       continue;
     }
     if (op.kind == "batchnorm")
@@ -1893,7 +1934,8 @@ std::string Emitter::emitRow(const Stage &s, size_t index,
   // more read of grad and input, no spills).
   const rt::OpSpec *columnPassOp = nullptr;
   for (const rt::OpSpec *op : s.ops) {
-    if (op->kind.find("_backward") == std::string::npos)
+    if (op->kind.find("_backward") == std::string::npos ||
+        planner.productOf.count(op))
       continue;
     size_t outputs = op->outputs.count("DScale") + op->outputs.count("DBias");
     int64_t registers =
@@ -2161,6 +2203,13 @@ std::string Emitter::emitRow(const Stage &s, size_t index,
         dx.lanes.push_back(roundTo(mulf(invV, v), dtypeOf(dxUid)));
       }
       vals[dxUid] = dx;
+      if (auto product = planner.productOf.find(op);
+          product != planner.productOf.end()) {
+        Val p{Cls::Full, {}};
+        for (size_t i = 0; i < lanesPerRow; ++i)
+          p.lanes.push_back(mulf(lane(dy, i), xhat[i]));
+        vals[product->second] = p;
+      }
       for (size_t c = 0; c < colSums.size(); ++c) {
         bool isScale = op->outputs.count("DScale") &&
                        op->outputs.at("DScale") == colSums[c].uid;
@@ -2188,6 +2237,14 @@ std::string Emitter::emitRow(const Stage &s, size_t index,
                            columnPassOp->outputs.count("DBias") &&
                                columnPassOp->outputs.at("DBias") == uid))
         continue; // written by the column pass
+      bool reducedLater = false;
+      for (auto &[op, id] : planner.productOf)
+        for (const char *port : {"DScale", "DBias"})
+          if (auto it = op->outputs.find(port);
+              it != op->outputs.end() && it->second == uid)
+            reducedLater = true;
+      if (reducedLater)
+        continue; // summed by the reduce stages that follow
       auto found = vals.find(uid);
       if (found == vals.end())
         return "uid " + std::to_string(uid) + " is not computed by the stage";
