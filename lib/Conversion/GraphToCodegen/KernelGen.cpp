@@ -825,7 +825,7 @@ private:
   Value encodeByte(Value value, DType t);
   /// Rounds an f32 value to what a tensor of dtype `t` holds.
   Value roundTo(Value v, DType t) {
-    return t == DType::F32 ? v : toF32(fromF32(v, t));
+    return t == DType::F32 ? v : toF32(fromF32(v, t), t);
   }
 
   /// A kernel with `sharedFloats` f32 of workgroup memory (0: none).
