@@ -19,7 +19,7 @@ fi
 
 for f in Dialect/GraphOps Dialect/GraphDialect Passes/GraphPasses \
          Dialect/ExecOps Dialect/ExecDialect Dialect/ExecAttrs \
-         Passes/GraphConversionPasses; do
+         Passes/GraphConversionPasses Passes/GraphCodegenPasses; do
   cp "$BUILD_DIR/docs/$f.md" "$ROOT/docs/$(basename "$f").md"
   echo "docs/$(basename "$f").md"
 done
