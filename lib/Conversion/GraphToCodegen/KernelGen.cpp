@@ -204,7 +204,17 @@ private:
     return it == alias.end() ? uid : it->second;
   }
   const rt::TensorSpec &tensor(int64_t uid) const { return *tensors.at(uid); }
+  /// Dims of `uid` (resolved): its view's (a view op's result) or its
+  /// tensor's; null when the group has neither.
+  const Shape *dimsOf(int64_t uid) const {
+    if (auto v = views.find(uid); v != views.end())
+      return &v->second.dims;
+    if (auto t = tensors.find(uid); t != tensors.end())
+      return &t->second->dims;
+    return nullptr;
+  }
   void close(size_t nextOp);
+  void writeUnread(const rt::OpSpec &op);
   std::string addPointwiseLike(const rt::OpSpec &op, const Shape &out);
   std::string addRowOp(const rt::OpSpec &op, const Shape &space, size_t k);
   std::string needAddressable(int64_t uid, size_t index);
@@ -251,6 +261,22 @@ void Planner::close(size_t nextOp) {
   open.reset();
 }
 
+/// Outputs of `op`, the one op of the stage just closed, that nothing reads
+/// go to scratch: its kernel writes every output.
+void Planner::writeUnread(const rt::OpSpec &op) {
+  if (stages.empty() || stages.back().stores.empty())
+    return;
+  for (auto &[port, uid] : op.outputs) {
+    if (views.count(uid))
+      continue;
+    const rt::TensorSpec &t = tensor(uid);
+    View v{newScratch(t.dtype, t.dims), t.dtype, 0, t.dims,
+           rowMajorStrides(t.dims)};
+    views[uid] = v;
+    stages.back().stores.push_back(uid);
+  }
+}
+
 std::string Planner::needAddressable(int64_t uid, size_t index) {
   uid = resolve(uid);
   if (open && open->produced.count(uid))
@@ -292,7 +318,14 @@ std::string Planner::addPointwiseLike(const rt::OpSpec &op, const Shape &out) {
 std::string Planner::addRowOp(const rt::OpSpec &op, const Shape &space,
                               size_t k) {
   size_t index = &op - spec.ops.data();
-  if (open && open->kind == StageKind::Pointwise && open->space == space) {
+  // Rope, dequantize and gen_index address by the linear index of a
+  // pointwise stage: a stage with one of them does not become a row stage.
+  auto rowable = [](const rt::OpSpec *o) {
+    return (o->kind == "pointwise" && o->mode != "gen_index") ||
+           o->kind == "batchnorm_inference";
+  };
+  if (open && open->kind == StageKind::Pointwise && open->space == space &&
+      llvm::all_of(open->ops, rowable)) {
     open->kind = StageKind::Row;
     open->k = k;
   } else if (!(open && open->kind == StageKind::Row && open->space == space &&
@@ -377,7 +410,31 @@ std::string Planner::plan() {
       return it == op.outputs.end() ? 0 : it->second;
     };
     auto label = op.kind + (op.name.empty() ? "" : " \"" + op.name + "\"");
+    // Every tensor the op names is one of the group's, and the ports an op
+    // kind reads are there (specs also come through the C API).
+    for (const auto *ports : {&op.inputs, &op.outputs})
+      for (auto &[port, uid] : *ports)
+        if (!tensors.count(uid))
+          return label + ": " + port + " (uid " + std::to_string(uid) +
+                 ") is not a tensor of the group";
+    auto lacks = [&](std::initializer_list<const char *> ins,
+                     std::initializer_list<const char *> outs) {
+      for (const char *port : ins)
+        if (!op.inputs.count(port))
+          return label + ": has no " + port + " input";
+      for (const char *port : outs)
+        if (!op.outputs.count(port))
+          return label + ": has no " + port + " output";
+      return std::string();
+    };
     if (op.kind == "pointwise") {
+      if (std::string e = lacks({}, {"output"}); !e.empty())
+        return e;
+      if (op.mode != "gen_index" && codegenHasPointwise(op.mode))
+        for (unsigned a = 0, n = pointwiseArity(op.mode); a < n; ++a)
+          if (!op.inputs.count("in" + std::to_string(a)))
+            return label + ": pointwise " + op.mode + " has no in" +
+                   std::to_string(a) + " input";
       if (!codegenHasPointwise(op.mode) && op.mode != "gen_index")
         return label + ": generated kernels have no pointwise " + op.mode;
       if (op.mode == "gen_index" && open &&
@@ -395,17 +452,22 @@ std::string Planner::plan() {
       if (op.inputs.count("group_offset"))
         return label + ": generated kernels have no ragged (group_offset) "
                        "quantize";
+      if (std::string e = lacks({"input"}, {"Y", "scale"}); !e.empty())
+        return e;
       if (std::string e = needAddressable(in("input"), i); !e.empty())
         return label + ": " + e;
       close(i);
-      open = Stage{StageKind::Quantize, tensor(in("input")).dims};
+      open = Stage{StageKind::Quantize, *dimsOf(in("input"))};
       open->ops.push_back(&op);
       for (auto &[port, uid] : op.outputs)
         open->produced.insert(uid);
       close(i + 1);
+      writeUnread(op);
       continue;
     }
     if (op.kind == "block_scale_dequantize") {
+      if (std::string e = lacks({"input", "descale"}, {"output"}); !e.empty())
+        return e;
       for (const char *port : {"input", "descale"})
         if (std::string e = needAddressable(in(port), i); !e.empty())
           return label + ": " + e;
@@ -421,6 +483,8 @@ std::string Planner::plan() {
     if (op.kind == "rope" || op.kind == "rope_backward") {
       // Reads partner elements of its input: the input and freqs must be
       // in memory, and the op runs in a pointwise stage over its output.
+      if (std::string e = lacks({"input", "freqs"}, {"output"}); !e.empty())
+        return e;
       for (const char *port : {"input", "freqs"})
         if (std::string e = needAddressable(in(port), i); !e.empty())
           return label + ": " + e;
@@ -434,13 +498,23 @@ std::string Planner::plan() {
       continue;
     }
     if (op.kind == "batchnorm_inference") {
+      if (std::string e = lacks({"input", "mean", "inv_variance", "scale",
+                                 "bias"},
+                                {"Y"});
+          !e.empty())
+        return e;
       addPointwiseLike(op, tensor(out("Y")).dims);
       continue;
     }
     if (op.kind == "transpose" || op.kind == "slice" || op.kind == "reshape") {
+      if (std::string e = lacks({"input"}, {"output"}); !e.empty())
+        return e;
       int64_t src = in("input");
       if (std::string e = needAddressable(src, i); !e.empty())
         return label + ": " + e;
+      if (!views.count(src))
+        return label + ": generated kernels do not view a by-value scalar "
+                       "(uid " + std::to_string(src) + ")";
       const View &from = views.at(src);
       const rt::TensorSpec &result = tensor(out("output"));
       View v = from;
@@ -498,6 +572,8 @@ std::string Planner::plan() {
       continue;
     }
     if (op.kind == "concatenate") {
+      if (std::string e = lacks({}, {"output"}); !e.empty())
+        return e;
       const rt::TensorSpec &result = tensor(out("output"));
       auto axisIt = op.intAttrs.find("axis");
       if (axisIt == op.intAttrs.end() || axisIt->second.empty())
@@ -550,37 +626,44 @@ std::string Planner::plan() {
     if (op.kind == "reduction") {
       if (op.inputs.count("group_offset"))
         return label + ": generated kernels have no ragged reduction";
-      const rt::TensorSpec &x = tensor(in("input")), &y = tensor(out("output"));
-      if (x.dims.size() != y.dims.size())
+      if (std::string e = lacks({"input"}, {"output"}); !e.empty())
+        return e;
+      // The input may be a view (its dims are the view's).
+      const Shape &xDims = *dimsOf(in("input"));
+      const rt::TensorSpec &y = tensor(out("output"));
+      if (xDims.size() != y.dims.size())
         return label + ": generated kernels reduce to the same rank";
       size_t k = y.dims.size();
       while (k > 0 && y.dims[k - 1] == 1)
         --k;
       bool suffix = true;
       for (size_t d = 0; d < k; ++d)
-        suffix &= y.dims[d] == x.dims[d];
+        suffix &= y.dims[d] == xDims[d];
       if (suffix) {
-        addRowOp(op, x.dims, k);
+        addRowOp(op, xDims, k);
         continue;
       }
       if (std::string e = needAddressable(in("input"), i); !e.empty())
         return label + ": " + e;
       close(i);
-      open = Stage{StageKind::Reduce, x.dims};
+      open = Stage{StageKind::Reduce, xDims};
       open->ops.push_back(&op);
       open->produced.insert(out("output"));
       close(i + 1);
       continue;
     }
     if (op.kind == "genstats") {
+      if (std::string e = lacks({"input"}, {"SUM", "SQ_SUM"}); !e.empty())
+        return e;
       if (std::string e = needAddressable(in("input"), i); !e.empty())
         return label + ": " + e;
       close(i);
-      open = Stage{StageKind::Reduce, tensor(in("input")).dims};
+      open = Stage{StageKind::Reduce, *dimsOf(in("input"))};
       open->ops.push_back(&op);
       for (auto &[port, uid] : op.outputs)
         open->produced.insert(uid);
       close(i + 1);
+      writeUnread(op);
       continue;
     }
     bool forward = op.kind == "layernorm" || op.kind == "rmsnorm" ||
@@ -590,10 +673,24 @@ std::string Planner::plan() {
                     op.kind == "instancenorm_backward" ||
                     op.kind == "adalayernorm_backward";
     if (forward || backward) {
-      const rt::TensorSpec &x = tensor(in("input"));
-      const rt::TensorSpec &scale = tensor(in("scale"));
+      bool centered = op.kind.rfind("rmsnorm", 0) != 0;
+      if (std::string e =
+              forward ? lacks({"input", "scale", "epsilon"}, {"Y"})
+                      : lacks({"grad", "input", "scale", "inv_variance"},
+                              {"DX"});
+          !e.empty())
+        return e;
+      if (backward && centered)
+        if (std::string e = lacks({"mean"}, {}); !e.empty())
+          return e;
+      // The input may be a view (its dims are the view's).
+      const Shape &xDims = *dimsOf(in("input"));
+      const Shape &scaleDims = *dimsOf(in("scale"));
       std::string error;
-      size_t k = normSuffix(op, x.dims, scale.dims, error);
+      if (scaleDims.size() > xDims.size())
+        return label + ": scale has rank " + std::to_string(scaleDims.size()) +
+               ", more than the input's " + std::to_string(xDims.size());
+      size_t k = normSuffix(op, xDims, scaleDims, error);
       if (!error.empty())
         return label + ": " + error;
       bool perRowScale = false;
@@ -602,26 +699,26 @@ std::string Planner::plan() {
         // same for every row; otherwise (instance norm's per-channel scale,
         // adaptive layer norm's per-sample one) dY * xhat is written out and
         // reduce stages sum it, and dY, over the dims scale broadcasts.
-        size_t lead = x.dims.size() - scale.dims.size();
-        for (size_t d = lead; d < k && d < x.dims.size(); ++d)
-          perRowScale |= scale.dims[d - lead] != 1;
+        size_t lead = xDims.size() - scaleDims.size();
+        for (size_t d = lead; d < k && d < xDims.size(); ++d)
+          perRowScale |= scaleDims[d - lead] != 1;
         if (open && open->kind == StageKind::Row)
           for (const rt::OpSpec *o : open->ops)
             if (o->kind.find("_backward") != std::string::npos)
               close(i);
       }
-      addRowOp(op, x.dims, k);
+      addRowOp(op, xDims, k);
       if (perRowScale) {
         auto dscale = op.outputs.find("DScale");
         auto dbias = op.outputs.find("DBias");
         Shape target = tensor(dscale != op.outputs.end() ? dscale->second
                                                          : in("scale"))
                            .dims;
-        if (target.size() != x.dims.size())
+        if (target.size() != xDims.size())
           return label + ": DScale must have the input's rank";
         // The product dY * xhat, in f32 scratch, is the stage's output.
-        View product{0, DType::F32, 0, x.dims, rowMajorStrides(x.dims)};
-        product.buffer = newScratch(DType::F32, x.dims);
+        View product{0, DType::F32, 0, xDims, rowMajorStrides(xDims)};
+        product.buffer = newScratch(DType::F32, xDims);
         int64_t id = nextSynthetic--;
         views[id] = product;
         productOf[&op] = id;
@@ -642,7 +739,7 @@ std::string Planner::plan() {
           sum.inputs["input"] = from;
           sum.outputs["output"] = to;
           synthetic.push_back(sum);
-          Stage st{StageKind::Reduce, x.dims};
+          Stage st{StageKind::Reduce, xDims};
           st.ops.push_back(&synthetic.back());
           st.produced.insert(to);
           st.stores.push_back(to);
@@ -1728,6 +1825,8 @@ std::string Emitter::emitRow(const Stage &s, size_t index,
     (d < s.k ? rows : cols) *= space[d];
   std::vector<int64_t> buffers = stageBuffers(planner, s);
   int64_t vec = runLength(planner, s, buffers);
+  while (vec > 1 && cols % vec) // rows of one element: the inner dim is a row dim
+    vec /= 2;
   int64_t runs = cols / vec; // vector runs per row
   // `threads` per block, or fewer for short rows; more for long rows so a
   // thread keeps at most 48 floats per row-shaped input (no spills).
