@@ -427,6 +427,18 @@ std::string Planner::plan() {
           return label + ": has no " + port + " output";
       return std::string();
     };
+    // Ops that address their input's elements (views, rope, quantize and
+    // dequantize, reduce stages) read it from a buffer.
+    auto inMemory = [&](const char *port) {
+      int64_t uid = in(port);
+      if (std::string e = needAddressable(uid, i); !e.empty())
+        return label + ": " + e;
+      if (!views.count(uid))
+        return label + ": generated kernels read " + port +
+               " from memory, but uid " + std::to_string(uid) +
+               " is a by-value scalar";
+      return std::string();
+    };
     if (op.kind == "pointwise") {
       if (std::string e = lacks({}, {"output"}); !e.empty())
         return e;
@@ -454,8 +466,8 @@ std::string Planner::plan() {
                        "quantize";
       if (std::string e = lacks({"input"}, {"Y", "scale"}); !e.empty())
         return e;
-      if (std::string e = needAddressable(in("input"), i); !e.empty())
-        return label + ": " + e;
+      if (std::string e = inMemory("input"); !e.empty())
+        return e;
       close(i);
       open = Stage{StageKind::Quantize, *dimsOf(in("input"))};
       open->ops.push_back(&op);
@@ -469,8 +481,8 @@ std::string Planner::plan() {
       if (std::string e = lacks({"input", "descale"}, {"output"}); !e.empty())
         return e;
       for (const char *port : {"input", "descale"})
-        if (std::string e = needAddressable(in(port), i); !e.empty())
-          return label + ": " + e;
+        if (std::string e = inMemory(port); !e.empty())
+          return e;
       const Shape &dims = tensor(out("output")).dims;
       if (!(open && open->kind == StageKind::Pointwise && open->space == dims)) {
         close(i);
@@ -486,8 +498,8 @@ std::string Planner::plan() {
       if (std::string e = lacks({"input", "freqs"}, {"output"}); !e.empty())
         return e;
       for (const char *port : {"input", "freqs"})
-        if (std::string e = needAddressable(in(port), i); !e.empty())
-          return label + ": " + e;
+        if (std::string e = inMemory(port); !e.empty())
+          return e;
       const Shape &dims = tensor(out("output")).dims;
       if (!(open && open->kind == StageKind::Pointwise && open->space == dims)) {
         close(i);
@@ -510,11 +522,8 @@ std::string Planner::plan() {
       if (std::string e = lacks({"input"}, {"output"}); !e.empty())
         return e;
       int64_t src = in("input");
-      if (std::string e = needAddressable(src, i); !e.empty())
-        return label + ": " + e;
-      if (!views.count(src))
-        return label + ": generated kernels do not view a by-value scalar "
-                       "(uid " + std::to_string(src) + ")";
+      if (std::string e = inMemory("input"); !e.empty())
+        return e;
       const View &from = views.at(src);
       const rt::TensorSpec &result = tensor(out("output"));
       View v = from;
@@ -643,8 +652,8 @@ std::string Planner::plan() {
         addRowOp(op, xDims, k);
         continue;
       }
-      if (std::string e = needAddressable(in("input"), i); !e.empty())
-        return label + ": " + e;
+      if (std::string e = inMemory("input"); !e.empty())
+        return e;
       close(i);
       open = Stage{StageKind::Reduce, xDims};
       open->ops.push_back(&op);
@@ -655,8 +664,8 @@ std::string Planner::plan() {
     if (op.kind == "genstats") {
       if (std::string e = lacks({"input"}, {"SUM", "SQ_SUM"}); !e.empty())
         return e;
-      if (std::string e = needAddressable(in("input"), i); !e.empty())
-        return label + ": " + e;
+      if (std::string e = inMemory("input"); !e.empty())
+        return e;
       close(i);
       open = Stage{StageKind::Reduce, *dimsOf(in("input"))};
       open->ops.push_back(&op);

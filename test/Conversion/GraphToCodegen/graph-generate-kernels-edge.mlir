@@ -135,12 +135,33 @@ graph.graph @rows_of_one(%x: tensor<4x8xf32>, %n: tensor<8x1xf32>, %g: tensor<1x
 
 // -----
 
-// A view of a by-value scalar has no buffer to address: declined.
-// REMARK: remark: view_of_scalar/group0 is left to another engine: transpose: generated kernels do not view a by-value scalar (uid 2)
-// CHECK-LABEL: gpu.module @view_of_scalar_group1
-graph.graph @view_of_scalar(%x: tensor<1x1xf32>) -> tensor<1x1xf32> {
+// Ops that address their input's elements read it from a buffer: a
+// by-value scalar there is declined (was a map::at abort), while a pointwise
+// op or a reduction over rows takes it as a value.
+// REMARK: remark: scalars_in_memory/group0 is left to another engine: transpose: generated kernels read input from memory, but uid 4 is a by-value scalar
+// REMARK: remark: scalars_in_memory/group2 is left to another engine: rope: generated kernels read freqs from memory, but uid 5 is a by-value scalar
+// REMARK: remark: scalars_in_memory/group3 is left to another engine: block_scale_dequantize: generated kernels read descale from memory, but uid 6 is a by-value scalar
+// REMARK: remark: scalars_in_memory/group4 is left to another engine: block_scale_quantize: generated kernels read input from memory, but uid 7 is a by-value scalar
+// REMARK: remark: scalars_in_memory/group5 is left to another engine: genstats: generated kernels read input from memory, but uid 8 is a by-value scalar
+// CHECK-LABEL: gpu.module @scalars_in_memory_group1
+// CHECK-SAME: graph.launches = ["stage0 grid 1 block 256"]
+// CHECK-LABEL: gpu.module @scalars_in_memory_group6
+// CHECK-SAME: graph.launches = ["stage0 grid 1 block 32"]
+// PTX-LABEL: gpu.binary @scalars_in_memory_group1
+// PTX-LABEL: gpu.binary @scalars_in_memory_group6
+graph.graph @scalars_in_memory(%x: tensor<1x1xf32>, %r: tensor<2x2xf32>, %q: tensor<1x32xf8E4M3FN>)
+    -> (tensor<1x1xf32>, tensor<2x2xf32>, tensor<1x32xf32>, tensor<1x1xf8E4M3FN>, tensor<1x1xf32>, tensor<1x1xf32>, tensor<1x1xf32>, tensor<1x1xf32>) {
   %c = graph.scalar 2.0 : f32 -> tensor<1x1xf32>
   %t = graph.transpose %c {permutation = array<i64: 1, 0>, graph.group = 0 : i64} : (tensor<1x1xf32>) -> tensor<1x1xf32>
   %a = graph.pointwise add(%x, %t) {graph.group = 1 : i64} : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
-  graph.output %a : tensor<1x1xf32>
+  %f = graph.scalar 0.5 : f32 -> tensor<1x1xf32>
+  %ry = graph.rope %r, freqs %f {graph.group = 2 : i64} : (tensor<2x2xf32>, tensor<1x1xf32>) -> tensor<2x2xf32>
+  %d = graph.scalar 0.25 : f32 -> tensor<1x1xf32>
+  %dq = graph.block_scale_dequantize %q, descale %d {block_size = 32 : i64, graph.group = 3 : i64} : (tensor<1x32xf8E4M3FN>, tensor<1x1xf32>) -> tensor<1x32xf32>
+  %v = graph.scalar 3.0 : f32 -> tensor<1x1xf32>
+  %qy, %qs = graph.block_scale_quantize %v {block_size = 1 : i64, graph.group = 4 : i64} : (tensor<1x1xf32>) -> (tensor<1x1xf8E4M3FN>, tensor<1x1xf32>)
+  %g = graph.scalar 4.0 : f32 -> tensor<1x1xf32>
+  %gs, %gq = graph.genstats %g {graph.group = 5 : i64} : (tensor<1x1xf32>) -> (tensor<1x1xf32>, tensor<1x1xf32>)
+  %rs = graph.reduction add %g {graph.group = 6 : i64} : (tensor<1x1xf32>) -> tensor<1x1xf32>
+  graph.output %a, %ry, %dq, %qy, %qs, %gs, %gq, %rs : tensor<1x1xf32>, tensor<2x2xf32>, tensor<1x32xf32>, tensor<1x1xf8E4M3FN>, tensor<1x1xf32>, tensor<1x1xf32>, tensor<1x1xf32>, tensor<1x1xf32>
 }
