@@ -3,9 +3,9 @@
 #include "RuntimeApi.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <cstdint>
 
 #include "GraphDialect/Runtime/CodegenKernel.h"
 
@@ -42,17 +42,16 @@ public:
       if (known != loaded.end()) {
         module = known->second;
       } else {
-        if (CUresult status =
-                cu.cuModuleLoadData(&module, launch.ptx.data());
+        if (CUresult status = cu.cuModuleLoadData(&module, launch.ptx.data());
             status != CUDA_SUCCESS)
-          return codegen.name + ": cuModuleLoadData of kernel " +
-                 launch.entry + " failed: " + cuStatusText(cu, status);
+          return codegen.name + ": cuModuleLoadData of kernel " + launch.entry +
+                 " failed: " + cuStatusText(cu, status);
         modules.push_back(module);
         loaded[launch.ptx] = module;
       }
       CUfunction function = nullptr;
-      if (CUresult status = cu.cuModuleGetFunction(&function, module,
-                                                   launch.entry.c_str());
+      if (CUresult status =
+              cu.cuModuleGetFunction(&function, module, launch.entry.c_str());
           status != CUDA_SUCCESS)
         return codegen.name + ": cuModuleGetFunction(" + launch.entry +
                ") failed: " + cuStatusText(cu, status);
@@ -108,9 +107,9 @@ private:
 
 } // namespace
 
-std::unique_ptr<CodegenKernel>
-CodegenKernel::create(Device &device, const CodegenSpec &spec,
-                      std::string &error) {
+std::unique_ptr<CodegenKernel> CodegenKernel::create(Device &device,
+                                                     const CodegenSpec &spec,
+                                                     std::string &error) {
   const DriverApi *cu = driverApi(error);
   if (!cu)
     return nullptr;

@@ -101,9 +101,9 @@ private:
     // its reduction, as cuDNN's fusion engines want.
     // One norm per group keeps a forward norm and its backward (and two
     // unrelated norms) apart.
-    bool memoryBound = (group.kind == GroupKind::Pointwise ||
-                        group.kind == GroupKind::Row) &&
-                       !(group.hasNorm && isRowOp(op) && !isa<ReductionOp>(op));
+    bool memoryBound =
+        (group.kind == GroupKind::Pointwise || group.kind == GroupKind::Row) &&
+        !(group.hasNorm && isRowOp(op) && !isa<ReductionOp>(op));
     if (!(rowJoin && memoryBound) &&
         (group.kind == GroupKind::Single || group.kind == GroupKind::Row ||
          group.hasReduction || !isa<PointwiseOp, ReductionOp>(op)))

@@ -45,8 +45,8 @@ struct Codec : ::testing::Test {
     Location loc = b.getUnknownLoc();
     module = ModuleOp::create(loc);
     b.setInsertionPointToEnd(module->getBody());
-    auto fn = func::FuncOp::create(b, loc, "f",
-                                   b.getFunctionType({}, {resultType}));
+    auto fn =
+        func::FuncOp::create(b, loc, "f", b.getFunctionType({}, {resultType}));
     b.setInsertionPointToEnd(fn.addEntryBlock());
     Value c = arith::ConstantOp::create(b, loc, argType, cast<TypedAttr>(arg));
     func::ReturnOp::create(b, loc, body(b, loc, c));
@@ -74,12 +74,11 @@ struct Codec : ::testing::Test {
   }
 
   std::optional<uint8_t> encode(float value, DType t) {
-    Attribute a = fold(Float32Type::get(&ctx),
-                       FloatAttr::get(Float32Type::get(&ctx), value),
-                       IntegerType::get(&ctx, 8),
-                       [&](OpBuilder &b, Location loc, Value v) {
-                         return mlir::graph::encodeByteFloat(b, loc, v, t);
-                       });
+    Attribute a = fold(
+        Float32Type::get(&ctx), FloatAttr::get(Float32Type::get(&ctx), value),
+        IntegerType::get(&ctx, 8), [&](OpBuilder &b, Location loc, Value v) {
+          return mlir::graph::encodeByteFloat(b, loc, v, t);
+        });
     if (!a)
       return std::nullopt;
     return static_cast<uint8_t>(cast<IntegerAttr>(a).getInt() & 0xFF);
@@ -112,16 +111,53 @@ TEST_F(Codec, EveryByteDecodesAsTheReference) {
 
 TEST_F(Codec, ValuesEncodeAsTheReference) {
   const float inf = std::numeric_limits<float>::infinity();
-  std::vector<float> values = {
-      0.0f, -0.0f, 1.0f, -1.0f, 0.5f, 1.5f, 1.0625f, 1.125f, 1.1875f, 3.0f,
-      0.1f, -0.3f, 7.0f, 100.0f, 240.0f, 448.0f, 449.0f, 464.0f, 480.0f,
-      1000.0f, 57344.0f, 61440.0f, 65536.0f, 1e30f, inf, -inf,
-      std::numeric_limits<float>::quiet_NaN(), std::ldexp(1.0f, -9),
-      std::ldexp(1.0f, -10), std::ldexp(3.0f, -11), std::ldexp(1.0f, -16),
-      std::ldexp(1.5f, -17), 0.25f, 0.75f, 5.0f, 6.0f, 7.5f, -6.5f,
-      std::ldexp(1.0f, -126), std::ldexp(1.0f, -127), std::ldexp(1.5f, -127),
-      std::ldexp(1.75f, -127), std::ldexp(1.0f, 127), std::ldexp(1.5f, 126),
-      std::ldexp(1.5f, 127), std::ldexp(1.5f, 3), std::ldexp(1.5f, 4)};
+  std::vector<float> values = {0.0f,
+                               -0.0f,
+                               1.0f,
+                               -1.0f,
+                               0.5f,
+                               1.5f,
+                               1.0625f,
+                               1.125f,
+                               1.1875f,
+                               3.0f,
+                               0.1f,
+                               -0.3f,
+                               7.0f,
+                               100.0f,
+                               240.0f,
+                               448.0f,
+                               449.0f,
+                               464.0f,
+                               480.0f,
+                               1000.0f,
+                               57344.0f,
+                               61440.0f,
+                               65536.0f,
+                               1e30f,
+                               inf,
+                               -inf,
+                               std::numeric_limits<float>::quiet_NaN(),
+                               std::ldexp(1.0f, -9),
+                               std::ldexp(1.0f, -10),
+                               std::ldexp(3.0f, -11),
+                               std::ldexp(1.0f, -16),
+                               std::ldexp(1.5f, -17),
+                               0.25f,
+                               0.75f,
+                               5.0f,
+                               6.0f,
+                               7.5f,
+                               -6.5f,
+                               std::ldexp(1.0f, -126),
+                               std::ldexp(1.0f, -127),
+                               std::ldexp(1.5f, -127),
+                               std::ldexp(1.75f, -127),
+                               std::ldexp(1.0f, 127),
+                               std::ldexp(1.5f, 126),
+                               std::ldexp(1.5f, 127),
+                               std::ldexp(1.5f, 3),
+                               std::ldexp(1.5f, 4)};
   for (float v = -20.0f; v <= 20.0f; v += 0.37f)
     values.push_back(v);
   for (DType t : kTypes)

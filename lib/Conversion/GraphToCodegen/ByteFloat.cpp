@@ -86,22 +86,22 @@ Value CodecBuilder::decode(Value byte, DType t) {
   // Normal: f32 fields; subnormal: m * 2^(1 - bias - mantBits).
   Value normalBits = arith::OrIOp::create(
       b, loc,
-      arith::ShLIOp::create(b, loc,
-                            arith::AddIOp::create(b, loc, e,
-                                                  i32c(127 - f.bias)),
-                            i32c(23)),
+      arith::ShLIOp::create(
+          b, loc, arith::AddIOp::create(b, loc, e, i32c(127 - f.bias)),
+          i32c(23)),
       arith::ShLIOp::create(b, loc, m, i32c(23 - f.mantBits)));
   Value sub = mulf(arith::UIToFPOp::create(b, loc, b.getF32Type(), m),
                    f32(std::ldexp(1.0, 1 - f.bias - f.mantBits)));
   Value v = sel(cmpEq(e, 0), sub, floatOf(normalBits));
   if (f.ieeeSpecials) {
-    Value special = sel(cmpEq(m, 0), f32(std::numeric_limits<double>::infinity()),
-                        nan);
+    Value special =
+        sel(cmpEq(m, 0), f32(std::numeric_limits<double>::infinity()), nan);
     v = sel(cmpEq(e, expMask), special, v);
   }
   if (f.allOnesNaN)
-    v = sel(arith::AndIOp::create(b, loc, cmpEq(e, expMask), cmpEq(m, mantMask)),
-            nan, v);
+    v = sel(
+        arith::AndIOp::create(b, loc, cmpEq(e, expMask), cmpEq(m, mantMask)),
+        nan, v);
   return sel(cmpEq(sign, 1), arith::NegFOp::create(b, loc, v), v);
 }
 
@@ -138,13 +138,13 @@ Value CodecBuilder::encode(Value value, DType t) {
     // f32 subnormals: [2^-127, 2^-126) rounds to 0x00 or 0x01.
     Value subnormal = sel(cmpI(arith::CmpIPredicate::ugt, mant, i32c(0x600000)),
                           i32c(1), i32c(0));
-    Value code = sel(cmpI(arith::CmpIPredicate::eq, field, i32c(0)), subnormal,
-                     rounded);
+    Value code =
+        sel(cmpI(arith::CmpIPredicate::eq, field, i32c(0)), subnormal, rounded);
     Value bad = arith::OrIOp::create(
         b, loc, isNan,
-        arith::OrIOp::create(
-            b, loc, cmpF(arith::CmpFPredicate::OLT, value, f32(0.0)),
-            cmpI(arith::CmpIPredicate::uge, code, i32c(255))));
+        arith::OrIOp::create(b, loc,
+                             cmpF(arith::CmpFPredicate::OLT, value, f32(0.0)),
+                             cmpI(arith::CmpIPredicate::uge, code, i32c(255))));
     code = sel(bad, i32c(255), code);
     code = sel(cmpF(arith::CmpFPredicate::OEQ, value, f32(0.0)), i32c(0), code);
     return trunc8(code);
@@ -160,8 +160,8 @@ Value CodecBuilder::encode(Value value, DType t) {
   Value clamped = arith::MaxSIOp::create(b, loc, exponent, i32c(emin));
   Value quantumExp = arith::SubIOp::create(b, loc, clamped, i32c(f.mantBits));
   Value quantum = pow2(quantumExp);
-  Value rounded = mulf(math::RoundEvenOp::create(b, loc, divf(mag, quantum)),
-                       quantum);
+  Value rounded =
+      mulf(math::RoundEvenOp::create(b, loc, divf(mag, quantum)), quantum);
   // Grid bits of a finite rounded magnitude.
   Value rBits = bitsOf(rounded);
   Value rExp = arith::SubIOp::create(
@@ -192,20 +192,19 @@ Value CodecBuilder::encode(Value value, DType t) {
   int64_t nanCode = f.ieeeSpecials ? expAll | (1 << (f.mantBits - 1))
                                    : expAll | ((1 << f.mantBits) - 1);
   Value over = cmpF(arith::CmpFPredicate::OGT, rounded, f32(f.maxFinite));
-  Value overCode = f.saturates       ? i32c(maxCode)
+  Value overCode = f.saturates      ? i32c(maxCode)
                    : f.ieeeSpecials ? i32c(expAll) // inf
                                     : i32c(nanCode);
   code = sel(over, overCode, code);
   code = arith::OrIOp::create(b, loc, code, sign);
   // NaN: the format's NaN keeps the sign; e2m1 has none and gives +6.
-  Value nanValue = f.saturates
-                       ? i32c(maxCode)
-                       : arith::OrIOp::create(b, loc, i32c(nanCode), sign)
-                             .getResult();
+  Value nanValue =
+      f.saturates
+          ? i32c(maxCode)
+          : arith::OrIOp::create(b, loc, i32c(nanCode), sign).getResult();
   code = sel(isNan, nanValue, code);
   return trunc8(code);
 }
-
 
 Value mlir::graph::decodeByteFloat(OpBuilder &b, Location loc, Value byte,
                                    DType t) {

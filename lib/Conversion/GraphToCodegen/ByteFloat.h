@@ -1,4 +1,5 @@
-//===- ByteFloat.h - fp8/fp4 codecs as scalar MLIR ---------------*- C++ -*-===//
+//===- ByteFloat.h - fp8/fp4 codecs as scalar MLIR ---------------*- C++
+//-*-===//
 //
 // One-byte float tensors (e4m3fn, e5m2, e8m0fnu, and e2m1 one value per
 // byte) are i8 in the generated kernels, decoded to f32 on load and encoded
@@ -19,8 +20,8 @@ namespace mlir::graph {
 
 inline bool isByteFloat(::graph::ref::DType t) {
   using ::graph::ref::DType;
-  return t == DType::F8E4M3FN || t == DType::F8E5M2 ||
-         t == DType::F8E8M0FNU || t == DType::F4E2M1FN;
+  return t == DType::F8E4M3FN || t == DType::F8E5M2 || t == DType::F8E8M0FNU ||
+         t == DType::F4E2M1FN;
 }
 
 /// The f32 value of an i8 holding a `t` element.

@@ -24,8 +24,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "GraphDialect/Conversion/GraphToCodegen.h"
 #include "ByteFloat.h"
+#include "GraphDialect/Conversion/GraphToCodegen.h"
 #include "ScalarOps.h"
 
 #include "GraphDialect/Reference/QuantKernels.h"
@@ -42,12 +42,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <deque>
 #include <functional>
 #include <limits>
 #include <map>
 #include <numeric>
-#include <cstdio>
-#include <deque>
 #include <optional>
 #include <set>
 
@@ -142,7 +142,7 @@ enum class StageKind { Pointwise, Row, Reduce, Copy, Quantize };
 
 struct Stage {
   StageKind kind = StageKind::Pointwise;
-  Shape space; // iteration space (row stages: the row-shaped tensor)
+  Shape space;  // iteration space (row stages: the row-shaped tensor)
   size_t k = 0; // row stages: axes [k, rank) form one row
   std::vector<const rt::OpSpec *> ops;
   std::set<int64_t> produced;
@@ -168,9 +168,9 @@ struct Val {
 };
 
 struct Knobs {
-  int64_t threads = 256;  // block size (row stages: the smallest one)
-  int64_t items = 2;      // vector runs per thread in pointwise stages
-  bool prefetch = false;  // row stages: load the next row ahead
+  int64_t threads = 256; // block size (row stages: the smallest one)
+  int64_t items = 2;     // vector runs per thread in pointwise stages
+  bool prefetch = false; // row stages: load the next row ahead
 };
 
 //===----------------------------------------------------------------------===//
@@ -189,7 +189,7 @@ public:
 
   const rt::GraphSpec &spec;
   std::map<int64_t, const rt::TensorSpec *> tensors;
-  std::map<int64_t, View> views;   // addressable tensors by uid
+  std::map<int64_t, View> views;    // addressable tensors by uid
   std::map<int64_t, int64_t> alias; // view op results -> their view uid
   std::vector<Stage> stages;
   std::vector<std::pair<int64_t, int64_t>> scratch; // buffer, bytes
@@ -289,7 +289,8 @@ std::string Planner::needAddressable(int64_t uid, size_t index) {
 
 std::string Planner::addPointwiseLike(const rt::OpSpec &op, const Shape &out) {
   if (open && open->kind == StageKind::Pointwise && open->space == out) {
-  } else if (open && open->kind == StageKind::Row && broadcastsTo(out, open->space)) {
+  } else if (open && open->kind == StageKind::Row &&
+             broadcastsTo(out, open->space)) {
     // Row stages take ops on the row space, per-row and per-column values.
     const Shape &d = open->space;
     size_t lead = d.size() - out.size();
@@ -484,7 +485,8 @@ std::string Planner::plan() {
         if (std::string e = inMemory(port); !e.empty())
           return e;
       const Shape &dims = tensor(out("output")).dims;
-      if (!(open && open->kind == StageKind::Pointwise && open->space == dims)) {
+      if (!(open && open->kind == StageKind::Pointwise &&
+            open->space == dims)) {
         close(i);
         open = Stage{StageKind::Pointwise, dims};
       }
@@ -501,7 +503,8 @@ std::string Planner::plan() {
         if (std::string e = inMemory(port); !e.empty())
           return e;
       const Shape &dims = tensor(out("output")).dims;
-      if (!(open && open->kind == StageKind::Pointwise && open->space == dims)) {
+      if (!(open && open->kind == StageKind::Pointwise &&
+            open->space == dims)) {
         close(i);
         open = Stage{StageKind::Pointwise, dims};
       }
@@ -510,9 +513,8 @@ std::string Planner::plan() {
       continue;
     }
     if (op.kind == "batchnorm_inference") {
-      if (std::string e = lacks({"input", "mean", "inv_variance", "scale",
-                                 "bias"},
-                                {"Y"});
+      if (std::string e =
+              lacks({"input", "mean", "inv_variance", "scale", "bias"}, {"Y"});
           !e.empty())
         return e;
       addPointwiseLike(op, tensor(out("Y")).dims);
@@ -545,9 +547,10 @@ std::string Planner::plan() {
         auto starts = op.intAttrs.find("start");
         auto steps = op.intAttrs.find("step");
         for (size_t d = 0; d < from.dims.size(); ++d) {
-          int64_t start = starts != op.intAttrs.end() && d < starts->second.size()
-                              ? starts->second[d]
-                              : 0;
+          int64_t start =
+              starts != op.intAttrs.end() && d < starts->second.size()
+                  ? starts->second[d]
+                  : 0;
           int64_t step = steps != op.intAttrs.end() && d < steps->second.size()
                              ? steps->second[d]
                              : 1;
@@ -684,9 +687,9 @@ std::string Planner::plan() {
     if (forward || backward) {
       bool centered = op.kind.rfind("rmsnorm", 0) != 0;
       if (std::string e =
-              forward ? lacks({"input", "scale", "epsilon"}, {"Y"})
-                      : lacks({"grad", "input", "scale", "inv_variance"},
-                              {"DX"});
+              forward
+                  ? lacks({"input", "scale", "epsilon"}, {"Y"})
+                  : lacks({"grad", "input", "scale", "inv_variance"}, {"DX"});
           !e.empty())
         return e;
       if (backward && centered)
@@ -720,9 +723,9 @@ std::string Planner::plan() {
       if (perRowScale) {
         auto dscale = op.outputs.find("DScale");
         auto dbias = op.outputs.find("DBias");
-        Shape target = tensor(dscale != op.outputs.end() ? dscale->second
-                                                         : in("scale"))
-                           .dims;
+        Shape target =
+            tensor(dscale != op.outputs.end() ? dscale->second : in("scale"))
+                .dims;
         if (target.size() != xDims.size())
           return label + ": DScale must have the input's rank";
         // The product dY * xhat, in f32 scratch, is the stage's output.
@@ -819,7 +822,8 @@ ReduceKind reduceKind(const std::string &mode) {
   if (mode == "mul_no_zeros")
     return {1.0,
             [](OpBuilder &b, Location l, Value x) -> Value {
-              Value zero = arith::ConstantOp::create(b, l, b.getF32FloatAttr(0));
+              Value zero =
+                  arith::ConstantOp::create(b, l, b.getF32FloatAttr(0));
               Value one = arith::ConstantOp::create(b, l, b.getF32FloatAttr(1));
               Value isZero = arith::CmpFOp::create(
                   b, l, arith::CmpFPredicate::OEQ, x, zero);
@@ -882,8 +886,8 @@ private:
       return decodeByte(v, t);
     if (v.getType().isInteger(8)) { // an i1 tensor's byte: true is != 0
       Value zero = arith::ConstantOp::create(b, loc, b.getI8IntegerAttr(0));
-      Value set = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, v,
-                                        zero);
+      Value set =
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, v, zero);
       return arith::SelectOp::create(b, loc, set, f32(1.0), f32(0.0));
     }
     if (v.getType().isInteger(32))
@@ -897,8 +901,8 @@ private:
     if (isByteFloat(t))
       return encodeByte(v, t);
     if (t == DType::I1) { // NaN counts as true, as in the reference
-      Value set = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE, v,
-                                        f32(0.0));
+      Value set =
+          arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE, v, f32(0.0));
       return arith::ExtUIOp::create(b, loc, b.getI8Type(), set);
     }
     if (t == DType::I32) { // nearest even, saturating, NaN -> 0 (cvt.rni)
@@ -954,8 +958,8 @@ private:
   std::string emitReduce(const Stage &s, size_t index, rt::CodegenSpec &out);
   /// DScale/DBias of backward norm `op` summed over the rows from its
   /// inputs (32 columns per block, 8 warps over the rows).
-  std::string emitColumnPass(const rt::OpSpec &op, const Stage &s,
-                             size_t index, rt::CodegenSpec &out);
+  std::string emitColumnPass(const rt::OpSpec &op, const Stage &s, size_t index,
+                             rt::CodegenSpec &out);
   /// Sums `partRows` rows of f32 partials [partRows, cols] per column into
   /// `target` (read over `space`).
   std::string emitColumnFinish(int64_t partial, int64_t partRows, int64_t cols,
@@ -986,7 +990,6 @@ private:
   int kernelCount = 0;
 };
 
-
 Value Emitter::decodeByte(Value byte, DType t) {
   return decodeByteFloat(b, loc, byte, t);
 }
@@ -1003,8 +1006,8 @@ Emitter::Kernel Emitter::begin(const std::string &name,
   SmallVector<Type> types;
   for (int64_t uid : buffers) {
     auto [dtype, span] = planner.buffers.at(uid);
-    types.push_back(MemRefType::get({std::max<int64_t>(span, 1)},
-                                    elementType(b, dtype)));
+    types.push_back(
+        MemRefType::get({std::max<int64_t>(span, 1)}, elementType(b, dtype)));
   }
   b.setInsertionPointToEnd(gpuModule.getBody());
   SmallVector<Type> workgroup;
@@ -1058,9 +1061,10 @@ Value Emitter::offsetOf(const View &v, const Shape &space, Value e) {
     bool outermost = true;
     for (int64_t j = d - 1; j >= 0; --j)
       outermost &= space[j] == 1;
-    Value coord = outermost ? rest
-                            : arith::RemUIOp::create(b, loc, rest, idx(space[d]))
-                                  .getResult();
+    Value coord =
+        outermost
+            ? rest
+            : arith::RemUIOp::create(b, loc, rest, idx(space[d])).getResult();
     if (strides[d] != 0)
       offset = addi(offset, muli(coord, idx(strides[d])));
     if (!outermost)
@@ -1086,9 +1090,8 @@ SmallVector<Value> Emitter::loadRun(Kernel &k, const View &v,
   if (aligned) {
     int64_t bytes = vec * elementBytes(v.dtype);
     auto type = VectorType::get({vec}, elementType(b, v.dtype));
-    Value loaded = vector::LoadOp::create(b, loc, type, memref,
-                                          ValueRange{base}, false,
-                                          llvm::MaybeAlign(bytes));
+    Value loaded = vector::LoadOp::create(
+        b, loc, type, memref, ValueRange{base}, false, llvm::MaybeAlign(bytes));
     k.align[v.buffer] = std::max(k.align[v.buffer], bytes);
     for (int64_t i = 0; i < vec; ++i)
       lanes.push_back(
@@ -1097,8 +1100,8 @@ SmallVector<Value> Emitter::loadRun(Kernel &k, const View &v,
   }
   for (int64_t i = 0; i < vec; ++i) {
     Value at = i ? addi(base, idx(i * inner)) : base;
-    lanes.push_back(toF32(
-        memref::LoadOp::create(b, loc, memref, ValueRange{at}), v.dtype));
+    lanes.push_back(
+        toF32(memref::LoadOp::create(b, loc, memref, ValueRange{at}), v.dtype));
   }
   return lanes;
 }
@@ -1164,9 +1167,9 @@ Value Emitter::blockReduce(Value v, const ReduceKind &kind, Value tid,
                            Value smem, int64_t block) {
   int width = static_cast<int>(std::min<int64_t>(block, 32));
   for (int offset = width / 2; offset >= 1; offset /= 2) {
-    Value other = gpu::ShuffleOp::create(b, loc, v, offset, width,
-                                         gpu::ShuffleMode::XOR)
-                      .getShuffleResult();
+    Value other =
+        gpu::ShuffleOp::create(b, loc, v, offset, width, gpu::ShuffleMode::XOR)
+            .getShuffleResult();
     v = kind.combine(b, loc, v, other);
   }
   if (block <= 32)
@@ -1174,11 +1177,10 @@ Value Emitter::blockReduce(Value v, const ReduceKind &kind, Value tid,
   int64_t warps = (block + 31) / 32;
   Value lane = arith::RemUIOp::create(b, loc, tid, idx(32));
   Value warp = arith::DivUIOp::create(b, loc, tid, idx(32));
-  Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane,
-                                      idx(0));
-  guarded(first, [&] {
-    memref::StoreOp::create(b, loc, v, smem, ValueRange{warp});
-  });
+  Value first =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane, idx(0));
+  guarded(first,
+          [&] { memref::StoreOp::create(b, loc, v, smem, ValueRange{warp}); });
   gpu::BarrierOp::create(b, loc);
   Value r = memref::LoadOp::create(b, loc, smem, ValueRange{idx(0)});
   for (int64_t w = 1; w < warps; ++w)
@@ -1189,13 +1191,14 @@ Value Emitter::blockReduce(Value v, const ReduceKind &kind, Value tid,
   return r;
 }
 
-std::string Emitter::computePointwise(
-    const rt::OpSpec &op, std::map<int64_t, Val> &vals,
-    const std::function<Val(int64_t)> &get,
-    const std::function<Value(size_t)> &linear) {
+std::string
+Emitter::computePointwise(const rt::OpSpec &op, std::map<int64_t, Val> &vals,
+                          const std::function<Val(int64_t)> &get,
+                          const std::function<Value(size_t)> &linear) {
   std::vector<Val> args;
   if (op.kind == "batchnorm_inference") {
-    for (const char *port : {"input", "mean", "inv_variance", "scale", "bias"}) {
+    for (const char *port :
+         {"input", "mean", "inv_variance", "scale", "bias"}) {
       auto it = op.inputs.find(port);
       if (it == op.inputs.end())
         return "batchnorm_inference lacks " + std::string(port);
@@ -1411,7 +1414,6 @@ std::string Emitter::emitPointwise(const Stage &s, size_t index,
   return finish(k, out);
 }
 
-
 std::string Emitter::emitDequantize(Kernel &k, const rt::OpSpec &op,
                                     const Shape &space, Value e0, int64_t vec,
                                     std::map<int64_t, Val> &vals) {
@@ -1433,10 +1435,9 @@ std::string Emitter::emitDequantize(Kernel &k, const rt::OpSpec &op,
   for (size_t i = 0; i < bs->second.size(); ++i)
     block[space.size() - bs->second.size() + i] = bs->second[i];
   auto neg = op.intAttrs.find("is_negative_scale");
-  double sign = neg != op.intAttrs.end() && !neg->second.empty() &&
-                        neg->second[0]
-                    ? -1.0
-                    : 1.0;
+  double sign =
+      neg != op.intAttrs.end() && !neg->second.empty() && neg->second[0] ? -1.0
+                                                                         : 1.0;
   SmallVector<Value> xs = loadRun(k, x, space, e0, vec);
   int64_t outUid = op.outputs.at("output");
   DType outType = planner.tensors.at(outUid)->dtype;
@@ -1478,15 +1479,14 @@ std::string Emitter::emitQuantize(const Stage &s, size_t index,
   const Shape &space = x.dims;
   int64_t rank = space.size();
   int64_t axis = -1;
-  if (auto it = op.intAttrs.find("axis"); it != op.intAttrs.end() &&
-                                          !it->second.empty())
+  if (auto it = op.intAttrs.find("axis");
+      it != op.intAttrs.end() && !it->second.empty())
     axis = it->second[0];
   if (axis < 0)
     axis += rank;
   auto bsIt = op.intAttrs.find("block_size");
-  int64_t blockSize = bsIt == op.intAttrs.end() || bsIt->second.empty()
-                          ? 32
-                          : bsIt->second[0];
+  int64_t blockSize =
+      bsIt == op.intAttrs.end() || bsIt->second.empty() ? 32 : bsIt->second[0];
   if (axis < 0 || axis >= rank || blockSize <= 0)
     return "block_scale_quantize: axis or block_size out of range";
   if (!isByteFloat(y.dtype) || y.dtype == DType::F8E8M0FNU)
@@ -1520,7 +1520,8 @@ std::string Emitter::emitQuantize(const Stage &s, size_t index,
     if (!llvm::is_contained(buffers, buffer))
       buffers.push_back(buffer);
   Kernel k = begin("stage" + std::to_string(index), buffers, threads, 0);
-  k.launch.grid = {static_cast<unsigned>((total + threads - 1) / threads), 1, 1};
+  k.launch.grid = {static_cast<unsigned>((total + threads - 1) / threads), 1,
+                   1};
   Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
   Value bid = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
   Value t = addi(muli(bid, idx(threads)), tid);
@@ -1553,7 +1554,8 @@ std::string Emitter::emitQuantize(const Stage &s, size_t index,
     Value amax = f32(0.0);
     for (Value v : xs) {
       Value a = math::AbsFOp::create(b, loc, v);
-      Value isNan = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, a, a);
+      Value isNan =
+          arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, a, a);
       a = arith::SelectOp::create(b, loc, isNan, f32(0.0), a);
       amax = arith::MaximumFOp::create(b, loc, amax, a);
     }
@@ -1581,9 +1583,9 @@ std::string Emitter::emitQuantize(const Stage &s, size_t index,
           pow2(arith::MaxSIOp::create(b, loc, e, i32c(-126))));
       Value isZero = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
                                            amax, f32(0.0));
-      Value isInf = arith::CmpFOp::create(
-          b, loc, arith::CmpFPredicate::OEQ, amax,
-          f32(std::numeric_limits<double>::infinity()));
+      Value isInf =
+          arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, amax,
+                                f32(std::numeric_limits<double>::infinity()));
       scale = arith::SelectOp::create(b, loc, isZero, tiny, scale);
       scale = arith::SelectOp::create(b, loc, isInf, pow2(i32c(127)), scale);
     } else {
@@ -1632,9 +1634,9 @@ std::string Emitter::emitRope(Kernel &k, const rt::OpSpec &op,
                   : dimIt->second[0];
   int64_t half = d / 2, freqLast = f.dims.back();
   if (d % 2 || d > head || (freqLast != d && freqLast != half))
-    return op.kind + ": rope_dim " + std::to_string(d) + " and freqs last dim " +
-           std::to_string(freqLast) + " do not fit a last dim of " +
-           std::to_string(head);
+    return op.kind + ": rope_dim " + std::to_string(d) +
+           " and freqs last dim " + std::to_string(freqLast) +
+           " do not fit a last dim of " + std::to_string(head);
   double scale = pointwiseAttr(op, "output_scale", 1.0);
   bool backward = op.kind == "rope_backward";
   Shape fspace = space;
@@ -1661,16 +1663,19 @@ std::string Emitter::emitRope(Kernel &k, const rt::OpSpec &op,
     Value xhi = load(x, space, addi(rowBase, addi(lo, idx(half))));
     Value fBase = muli(row, idx(freqLast));
     Value a0 = load(f, fspace, addi(fBase, lo));
-    Value a1 = freqLast == d ? load(f, fspace, addi(fBase, addi(lo, idx(half))))
-                             : a0;
-    Value c0 = math::CosOp::create(b, loc, a0), s0 = math::SinOp::create(b, loc, a0);
-    Value c1 = math::CosOp::create(b, loc, a1), s1 = math::SinOp::create(b, loc, a1);
+    Value a1 =
+        freqLast == d ? load(f, fspace, addi(fBase, addi(lo, idx(half)))) : a0;
+    Value c0 = math::CosOp::create(b, loc, a0),
+          s0 = math::SinOp::create(b, loc, a0);
+    Value c1 = math::CosOp::create(b, loc, a1),
+          s1 = math::SinOp::create(b, loc, a1);
     Value lower = backward ? addf(mulf(xlo, c0), mulf(xhi, s1))
                            : subf(mulf(xlo, c0), mulf(xhi, s0));
     Value upper = backward ? subf(mulf(xhi, c1), mulf(xlo, s0))
                            : addf(mulf(xhi, c1), mulf(xlo, s1));
     Value rotated = arith::SelectOp::create(b, loc, first, lower, upper);
-    Value r = arith::SelectOp::create(b, loc, inRope, rotated, load(x, space, e));
+    Value r =
+        arith::SelectOp::create(b, loc, inRope, rotated, load(x, space, e));
     result.lanes.push_back(roundTo(mulf(f32(scale), r), outType));
   }
   vals[outUid] = result;
@@ -1770,8 +1775,8 @@ std::string Emitter::emitReduce(const Stage &s, size_t index,
       r = divf(r, f32(static_cast<double>(reduced)));
     if (parts[i].mode == "norm2")
       r = math::SqrtOp::create(b, loc, r);
-    Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid,
-                                        idx(0));
+    Value first =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid, idx(0));
     const View &ov = planner.views.at(parts[i].uid);
     guarded(first, [&] {
       // The block's output index walks the kept dims in row-major order.
@@ -1784,14 +1789,14 @@ std::string Emitter::emitReduce(const Stage &s, size_t index,
       }
       keptOut.dims = keptOnly;
       keptOut.strides = keptStrides;
-      Value o = keptOnly.empty() ? idx(ov.base) : offsetOf(keptOut, keptOnly, bid);
+      Value o =
+          keptOnly.empty() ? idx(ov.base) : offsetOf(keptOut, keptOnly, bid);
       memref::StoreOp::create(b, loc, fromF32(r, ov.dtype),
                               k.memrefs.at(ov.buffer), ValueRange{o});
     });
   }
   return finish(k, out);
 }
-
 
 /// `v` as a view that broadcasts over `space`: per-row statistics given in
 /// another shape with one element per row (e.g. [R] for [R, N]) are read
@@ -1834,7 +1839,8 @@ std::string Emitter::emitRow(const Stage &s, size_t index,
     (d < s.k ? rows : cols) *= space[d];
   std::vector<int64_t> buffers = stageBuffers(planner, s);
   int64_t vec = runLength(planner, s, buffers);
-  while (vec > 1 && cols % vec) // rows of one element: the inner dim is a row dim
+  while (vec > 1 &&
+         cols % vec) // rows of one element: the inner dim is a row dim
     vec /= 2;
   int64_t runs = cols / vec; // vector runs per row
   // `threads` per block, or fewer for short rows; more for long rows so a
@@ -1847,8 +1853,8 @@ std::string Emitter::emitRow(const Stage &s, size_t index,
         auto a = planner.alias.find(raw);
         int64_t uid = a == planner.alias.end() ? raw : a->second;
         if (!s.produced.count(uid) && planner.views.count(uid) &&
-            classOf(overSpace(planner.views.at(uid), space, s.k), space,
-                    s.k) == Cls::Full)
+            classOf(overSpace(planner.views.at(uid), space, s.k), space, s.k) ==
+                Cls::Full)
           seen.insert(uid);
       }
     fullInputs = std::max<int64_t>(1, seen.size());
@@ -1861,7 +1867,8 @@ std::string Emitter::emitRow(const Stage &s, size_t index,
     block *= 2;
   block = std::min<int64_t>(block, 1024);
   int64_t items = itemsFor(block);
-  int64_t grid = std::min<int64_t>(rows, std::max<int64_t>(1, kRowWave / block));
+  int64_t grid =
+      std::min<int64_t>(rows, std::max<int64_t>(1, kRowWave / block));
   grid = std::max<int64_t>(grid, 1);
 
   auto resolve = [&](int64_t uid) {
@@ -2019,11 +2026,12 @@ std::string Emitter::emitRow(const Stage &s, size_t index,
         View view = viewOf(uid);
         v.cls = classOf(view, space, s.k);
         if (v.cls == Cls::Scalar || v.cls == Cls::Row) {
-          Value at = offsetOf(view, space, v.cls == Cls::Row ? rowBase : idx(0));
-          v.lanes.push_back(toF32(memref::LoadOp::create(
-                                      b, loc, k.memrefs.at(view.buffer),
-                                      ValueRange{at}),
-                                  view.dtype));
+          Value at =
+              offsetOf(view, space, v.cls == Cls::Row ? rowBase : idx(0));
+          v.lanes.push_back(
+              toF32(memref::LoadOp::create(b, loc, k.memrefs.at(view.buffer),
+                                           ValueRange{at}),
+                    view.dtype));
         } else {
           for (int64_t i = 0; i < items; ++i) {
             SmallVector<Value> lanes = guardedLoad(valid[i], vec, [&] {
@@ -2052,9 +2060,7 @@ std::string Emitter::emitRow(const Stage &s, size_t index,
       }
       return blockReduce(acc, kind, tid, smem, block);
     };
-    auto dtypeOf = [&](int64_t uid) {
-      return planner.tensors.at(uid)->dtype;
-    };
+    auto dtypeOf = [&](int64_t uid) { return planner.tensors.at(uid)->dtype; };
     ReduceKind sum = reduceKind("add");
     SmallVector<Value> accs(loop.getRegionIterArgs().take_front(accCount));
     double n = static_cast<double>(cols);
@@ -2103,8 +2109,8 @@ std::string Emitter::emitRow(const Stage &s, size_t index,
                                      return mulf(centeredX[i], centeredX[i]);
                                    }),
                          f32(n));
-        Value inv = divf(f32(1.0), math::SqrtOp::create(
-                                       b, loc, addf(var, lane(eps, 0))));
+        Value inv = divf(f32(1.0),
+                         math::SqrtOp::create(b, loc, addf(var, lane(eps, 0))));
         std::optional<Val> bias;
         if (op->inputs.count("bias"))
           bias = get(op->inputs.at("bias"));
@@ -2118,7 +2124,8 @@ std::string Emitter::emitRow(const Stage &s, size_t index,
         }
         vals[yUid] = y;
         if (auto it = op->outputs.find("mean"); it != op->outputs.end())
-          vals[it->second] = Val{Cls::Row, {roundTo(mean, dtypeOf(it->second))}};
+          vals[it->second] =
+              Val{Cls::Row, {roundTo(mean, dtypeOf(it->second))}};
         if (auto it = op->outputs.find("inv_var"); it != op->outputs.end())
           vals[it->second] = Val{Cls::Row, {roundTo(inv, dtypeOf(it->second))}};
         continue;
@@ -2135,8 +2142,8 @@ std::string Emitter::emitRow(const Stage &s, size_t index,
         xhat.push_back(mulf(subf(lane(x, i), mean), invV));
         g.push_back(mulf(lane(dy, i), lane(scale, i)));
       }
-      Value sumG = centered ? rowReduce(sum, [&](size_t i) { return g[i]; })
-                            : f32(0.0);
+      Value sumG =
+          centered ? rowReduce(sum, [&](size_t i) { return g[i]; }) : f32(0.0);
       Value sumGX =
           rowReduce(sum, [&](size_t i) { return mulf(g[i], xhat[i]); });
       Value meanG = divf(sumG, f32(n)), meanGX = divf(sumGX, f32(n));
@@ -2173,8 +2180,8 @@ std::string Emitter::emitRow(const Stage &s, size_t index,
       }
     }
     // Stores of this row.
-    Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid,
-                                        idx(0));
+    Value first =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid, idx(0));
     for (int64_t uid : s.stores) {
       if (llvm::any_of(colSums, [&](const ColSum &c) { return c.uid == uid; }))
         continue; // written by the finishing kernel
@@ -2204,7 +2211,8 @@ std::string Emitter::emitRow(const Stage &s, size_t index,
               arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, row,
                                     idx(0)));
         guarded(cond, [&] {
-          Value at = offsetOf(view, space, v.cls == Cls::Row ? rowBase : idx(0));
+          Value at =
+              offsetOf(view, space, v.cls == Cls::Row ? rowBase : idx(0));
           memref::StoreOp::create(b, loc, fromF32(v.lanes[0], view.dtype),
                                   k.memrefs.at(view.buffer), ValueRange{at});
         });
@@ -2287,15 +2295,15 @@ std::string Emitter::emitColumnFinish(int64_t partial, int64_t partRows,
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(sumLoop.getBody());
     Value at = addi(muli(sumLoop.getInductionVar(), idx(cols)), col);
-    Value v = memref::LoadOp::create(b, loc, f.memrefs.at(pv.buffer),
-                                     ValueRange{at});
+    Value v =
+        memref::LoadOp::create(b, loc, f.memrefs.at(pv.buffer), ValueRange{at});
     scf::YieldOp::create(b, loc,
                          ValueRange{addf(sumLoop.getRegionIterArgs()[0], v)});
   }
   memref::StoreOp::create(b, loc, sumLoop.getResult(0), smem, ValueRange{t});
   gpu::BarrierOp::create(b, loc);
-  Value firstSlice = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                           slice, idx(0));
+  Value firstSlice =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, slice, idx(0));
   guarded(arith::AndIOp::create(b, loc, firstSlice, inside), [&] {
     Value total = memref::LoadOp::create(b, loc, smem, ValueRange{lane});
     for (int64_t k = 1; k < kSlices; ++k)
@@ -2318,8 +2326,9 @@ std::string Emitter::emitColumnPass(const rt::OpSpec &op, const Stage &s,
   auto viewOf = [&](const char *port) {
     int64_t uid = op.inputs.at(port);
     auto a = planner.alias.find(uid);
-    return overSpace(planner.views.at(a == planner.alias.end() ? uid : a->second),
-                     space, s.k);
+    return overSpace(
+        planner.views.at(a == planner.alias.end() ? uid : a->second), space,
+        s.k);
   };
   bool centered = op.kind.rfind("rmsnorm", 0) != 0;
   View dy = viewOf("grad"), x = viewOf("input"), inv = viewOf("inv_variance");
@@ -2356,8 +2365,8 @@ std::string Emitter::emitColumnPass(const rt::OpSpec &op, const Stage &s,
     targetViews.push_back(overSpace(planner.views.at(uid), space, s.k));
     if (chunks > 1) {
       int64_t partial = planner.newScratch(DType::F32, {chunks, cols});
-      planner.views[partial] = View{partial, DType::F32, 0, {chunks, cols},
-                                    {cols, 1}};
+      planner.views[partial] =
+          View{partial, DType::F32, 0, {chunks, cols}, {cols, 1}};
       partials.push_back(partial);
     }
   }
@@ -2408,8 +2417,8 @@ std::string Emitter::emitColumnPass(const rt::OpSpec &op, const Stage &s,
     SmallVector<Value> next;
     for (int64_t j = 0; j < sums; ++j)
       for (int64_t l = 0; l < vec; ++l) {
-        Value term = targets[j].second ? mulf(g[l], mulf(subf(xv[l], m), iv))
-                                       : g[l];
+        Value term =
+            targets[j].second ? mulf(g[l], mulf(subf(xv[l], m), iv)) : g[l];
         next.push_back(addf(loop.getRegionIterArgs()[j * vec + l], term));
       }
     scf::YieldOp::create(b, loc, next);
@@ -2437,8 +2446,9 @@ std::string Emitter::emitColumnPass(const rt::OpSpec &op, const Stage &s,
         Value col = addi(col0, idx(l));
         if (chunks > 1) {
           const View &pv = planner.views.at(partials[j]);
-          memref::StoreOp::create(b, loc, total, k.memrefs.at(pv.buffer),
-                                  ValueRange{addi(muli(chunk, idx(cols)), col)});
+          memref::StoreOp::create(
+              b, loc, total, k.memrefs.at(pv.buffer),
+              ValueRange{addi(muli(chunk, idx(cols)), col)});
         } else {
           const View &tv = targetViews[j];
           memref::StoreOp::create(b, loc, fromF32(total, tv.dtype),
@@ -2451,11 +2461,11 @@ std::string Emitter::emitColumnPass(const rt::OpSpec &op, const Stage &s,
     return e;
   if (chunks > 1)
     for (size_t j = 0; j < targets.size(); ++j)
-      if (std::string e = emitColumnFinish(
-              partials[j], chunks, cols, targetViews[j], space,
-              "stage" + std::to_string(index) + "_columns_sum" +
-                  std::to_string(j),
-              out);
+      if (std::string e =
+              emitColumnFinish(partials[j], chunks, cols, targetViews[j], space,
+                               "stage" + std::to_string(index) +
+                                   "_columns_sum" + std::to_string(j),
+                               out);
           !e.empty())
         return e;
   return "";
@@ -2495,13 +2505,12 @@ std::string Emitter::emit(ModuleOp m, rt::CodegenSpec &out) {
 
 } // namespace
 
-
 std::vector<std::string> mlir::graph::codegenPlanNames() {
   // Ranked by the H200 timings of bench/gpu/tune_rows.sh (bench/RESULTS.md):
   // 128-thread row blocks are fastest or tied on 4096-wide rows and within
   // 2% on 16384-wide ones (where the pipelined _p plans win on layernorm).
-  return {"codegen_v2_t128_i4",   "codegen_v2_t256_i2", "codegen_v2_t256_i4",
-          "codegen_v2_t512_i1",   "codegen_v2_t512_i2", "codegen_v2_t1024_i1",
+  return {"codegen_v2_t128_i4",   "codegen_v2_t256_i2",   "codegen_v2_t256_i4",
+          "codegen_v2_t512_i1",   "codegen_v2_t512_i2",   "codegen_v2_t1024_i1",
           "codegen_v2_t256_i2_p", "codegen_v2_t512_i2_p", "codegen_v1"};
 }
 

@@ -8,12 +8,12 @@
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
-#include "mlir/Dialect/MemRef/IR/MemRef.h"
-#include "mlir/Dialect/SCF/IR/SCF.h"
-#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/PassRegistry.h"
 
@@ -50,8 +50,7 @@ struct GraphLowerToLinalg
         std::string name = spec.name;
         std::replace(name.begin(), name.end(), '/', '_');
         std::vector<int64_t> argUids;
-        if (std::string error =
-                lowerSpecToLinalg(spec, module, name, argUids);
+        if (std::string error = lowerSpecToLinalg(spec, module, name, argUids);
             !error.empty()) {
           graph.emitOpError() << spec.name << ": " << error;
           return signalPassFailure();
@@ -77,8 +76,8 @@ struct GraphGenerateKernels
       }
       for (const ::graph::rt::GraphSpec &spec : program.groups) {
         if (std::string why = codegenV2Declines(spec); !why.empty()) {
-          graph.emitRemark() << spec.name << " is left to another engine: "
-                             << why;
+          graph.emitRemark()
+              << spec.name << " is left to another engine: " << why;
           continue;
         }
         std::string name = spec.name;
@@ -128,4 +127,3 @@ void mlir::graph::registerCodegenPasses() {
         [](OpPassManager &pm) { buildKernelsToPtxPipeline(pm, true); });
   });
 }
-

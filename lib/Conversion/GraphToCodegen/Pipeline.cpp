@@ -42,6 +42,7 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/IR/Verifier.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Target/LLVM/NVVM/Target.h"
@@ -49,11 +50,9 @@
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
 #include "mlir/Transforms/Passes.h"
-#include "mlir/IR/Verifier.h"
 #include "llvm/Support/FileSystem.h"
 
 #include <cstdlib>
-
 
 namespace mlir::graph {
 #define GEN_PASS_DEF_GRAPHCODEGENCOLLAPSELOOPS
@@ -69,7 +68,8 @@ namespace {
 constexpr int64_t kBlockSize = 256;
 
 struct GraphCodegenCollapseLoops
-    : public mlir::graph::impl::GraphCodegenCollapseLoopsBase<GraphCodegenCollapseLoops> {
+    : public mlir::graph::impl::GraphCodegenCollapseLoopsBase<
+          GraphCodegenCollapseLoops> {
   void runOnOperation() override {
     SmallVector<scf::ParallelOp> outermost;
     getOperation().walk([&](scf::ParallelOp loop) {
@@ -118,8 +118,8 @@ struct RemFToLibdevice
           return signalPassFailure();
         }
         b.setInsertionPoint(rem);
-        auto call = LLVM::CallOp::create(b, rem.getLoc(), fn,
-                                         ValueRange{rem.getLhs(), rem.getRhs()});
+        auto call = LLVM::CallOp::create(
+            b, rem.getLoc(), fn, ValueRange{rem.getLhs(), rem.getRhs()});
         rem.replaceAllUsesWith(call.getResult());
         rem.erase();
       }
@@ -196,13 +196,13 @@ static void defaultCudaToolkit() {
 
 void mlir::graph::registerCodegenDialects(DialectRegistry &registry) {
   defaultCudaToolkit();
-  registry.insert<affine::AffineDialect, arith::ArithDialect,
-                  bufferization::BufferizationDialect, cf::ControlFlowDialect,
-                  func::FuncDialect, gpu::GPUDialect, index::IndexDialect,
-                  linalg::LinalgDialect, LLVM::LLVMDialect, math::MathDialect,
-                  memref::MemRefDialect, NVVM::NVVMDialect, scf::SCFDialect,
-                  tensor::TensorDialect, ub::UBDialect,
-                  vector::VectorDialect>();
+  registry
+      .insert<affine::AffineDialect, arith::ArithDialect,
+              bufferization::BufferizationDialect, cf::ControlFlowDialect,
+              func::FuncDialect, gpu::GPUDialect, index::IndexDialect,
+              linalg::LinalgDialect, LLVM::LLVMDialect, math::MathDialect,
+              memref::MemRefDialect, NVVM::NVVMDialect, scf::SCFDialect,
+              tensor::TensorDialect, ub::UBDialect, vector::VectorDialect>();
   arith::registerBufferizableOpInterfaceExternalModels(registry);
   linalg::registerBufferizableOpInterfaceExternalModels(registry);
   scf::registerBufferizableOpInterfaceExternalModels(registry);
@@ -323,8 +323,7 @@ std::string mlir::graph::compilePlan(const rt::GraphSpec &spec,
   MLIRContext context(registry, MLIRContext::Threading::DISABLED);
   context.loadAllAvailableDialects();
   OwningOpRef<ModuleOp> module = ModuleOp::create(UnknownLoc::get(&context));
-  if (std::string why = generateKernels(spec, plan, *module, out);
-      !why.empty())
+  if (std::string why = generateKernels(spec, plan, *module, out); !why.empty())
     return why;
   std::string diagnostics;
   ScopedDiagnosticHandler handler(&context, [&](Diagnostic &diag) {

@@ -20,20 +20,59 @@ namespace {
 /// reads coordinates, not operands, so the kernel generator emits it itself.
 const std::map<std::string, unsigned> kArity = {
     // binary
-    {"add", 2}, {"add_square", 2}, {"div", 2}, {"logical_and", 2},
-    {"logical_or", 2}, {"mul", 2}, {"sub", 2}, {"max", 2}, {"min", 2},
-    {"mod", 2}, {"pow", 2}, {"cmp_eq", 2}, {"cmp_ge", 2}, {"cmp_gt", 2},
-    {"cmp_le", 2}, {"cmp_lt", 2}, {"cmp_neq", 2}, {"bias", 2}, {"scale", 2},
+    {"add", 2},
+    {"add_square", 2},
+    {"div", 2},
+    {"logical_and", 2},
+    {"logical_or", 2},
+    {"mul", 2},
+    {"sub", 2},
+    {"max", 2},
+    {"min", 2},
+    {"mod", 2},
+    {"pow", 2},
+    {"cmp_eq", 2},
+    {"cmp_ge", 2},
+    {"cmp_gt", 2},
+    {"cmp_le", 2},
+    {"cmp_lt", 2},
+    {"cmp_neq", 2},
+    {"bias", 2},
+    {"scale", 2},
     // unary
-    {"abs", 1}, {"ceil", 1}, {"cos", 1}, {"elu", 1}, {"erf", 1}, {"exp", 1},
-    {"floor", 1}, {"gelu", 1}, {"gelu_approx_tanh", 1}, {"identity", 1},
-    {"log", 1}, {"logical_not", 1}, {"neg", 1}, {"reciprocal", 1},
-    {"rsqrt", 1}, {"sigmoid", 1}, {"sin", 1}, {"softplus", 1}, {"sqrt", 1},
-    {"tan", 1}, {"tanh", 1}, {"relu", 1}, {"leaky_relu", 1}, {"swish", 1},
+    {"abs", 1},
+    {"ceil", 1},
+    {"cos", 1},
+    {"elu", 1},
+    {"erf", 1},
+    {"exp", 1},
+    {"floor", 1},
+    {"gelu", 1},
+    {"gelu_approx_tanh", 1},
+    {"identity", 1},
+    {"log", 1},
+    {"logical_not", 1},
+    {"neg", 1},
+    {"reciprocal", 1},
+    {"rsqrt", 1},
+    {"sigmoid", 1},
+    {"sin", 1},
+    {"softplus", 1},
+    {"sqrt", 1},
+    {"tan", 1},
+    {"tanh", 1},
+    {"relu", 1},
+    {"leaky_relu", 1},
+    {"swish", 1},
     // backward: (in0 = loss, in1 = input) -> d input
-    {"relu_backward", 2}, {"leaky_relu_backward", 2}, {"swish_backward", 2},
-    {"elu_backward", 2}, {"gelu_approx_tanh_backward", 2},
-    {"gelu_backward", 2}, {"sigmoid_backward", 2}, {"softplus_backward", 2},
+    {"relu_backward", 2},
+    {"leaky_relu_backward", 2},
+    {"swish_backward", 2},
+    {"elu_backward", 2},
+    {"gelu_approx_tanh_backward", 2},
+    {"gelu_backward", 2},
+    {"sigmoid_backward", 2},
+    {"softplus_backward", 2},
     {"tanh_backward", 2},
     // ternary: (in0, in1, in2 = mask)
     {"binary_select", 3}};
@@ -61,7 +100,7 @@ double mlir::graph::pointwiseAttr(const rt::OpSpec &op, const char *name,
 }
 
 Value mlir::graph::emitPointwise(OpBuilder &b, Location loc,
-                                const rt::OpSpec &op, ArrayRef<Value> args) {
+                                 const rt::OpSpec &op, ArrayRef<Value> args) {
   const std::string &m = op.mode;
   auto arity = kArity.find(m);
   if (arity == kArity.end() || args.size() < arity->second)
@@ -100,8 +139,7 @@ Value mlir::graph::emitPointwise(OpBuilder &b, Location loc,
     Value e = math::ExpOp::create(
         b, loc, arith::NegFOp::create(b, loc, math::AbsFOp::create(b, loc, x)));
     Value onePlus = add(cst(1.0), e);
-    return select(P::OGE, x, cst(0.0), div(cst(1.0), onePlus),
-                  div(e, onePlus));
+    return select(P::OGE, x, cst(0.0), div(cst(1.0), onePlus), div(e, onePlus));
   };
   // sigmoid'(x) = s (1 - s) = e / (1 + e)^2 with e = exp(-|x|): no
   // cancellation in 1 - s where s is near 1.
@@ -121,8 +159,8 @@ Value mlir::graph::emitPointwise(OpBuilder &b, Location loc,
     return mul(cst(kSqrt2OverPi), add(x, mul(cst(kGeluCubic), cube)));
   };
   double lo = pointwiseAttr(op, "lower_clip", 0.0);
-  double hi = pointwiseAttr(op, "upper_clip",
-                            std::numeric_limits<double>::infinity());
+  double hi =
+      pointwiseAttr(op, "upper_clip", std::numeric_limits<double>::infinity());
   Value a = args[0];
   Value c = arity->second > 1 ? args[1] : Value();
 
@@ -216,7 +254,8 @@ Value mlir::graph::emitPointwise(OpBuilder &b, Location loc,
     Value pos = arith::MaximumFOp::create(b, loc, z, cst(0.0));
     Value negAbs =
         arith::NegFOp::create(b, loc, math::AbsFOp::create(b, loc, z));
-    Value l = math::Log1pOp::create(b, loc, math::ExpOp::create(b, loc, negAbs));
+    Value l =
+        math::Log1pOp::create(b, loc, math::ExpOp::create(b, loc, negAbs));
     return div(add(pos, l), cst(beta));
   }
   if (m == "relu") {
@@ -269,8 +308,9 @@ Value mlir::graph::emitPointwise(OpBuilder &b, Location loc,
   }
   if (m == "gelu_backward") {
     // dy * (cdf(x) + x pdf(x)).
-    Value cdf = mul(cst(0.5), add(cst(1.0), math::ErfOp::create(
-                                                b, loc, mul(x, cst(kInvSqrt2)))));
+    Value cdf =
+        mul(cst(0.5),
+            add(cst(1.0), math::ErfOp::create(b, loc, mul(x, cst(kInvSqrt2)))));
     Value pdf = mul(cst(kInvSqrt2Pi),
                     math::ExpOp::create(b, loc, mul(cst(-0.5), mul(x, x))));
     return mul(dy, add(cdf, mul(x, pdf)));
