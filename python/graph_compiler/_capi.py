@@ -127,6 +127,9 @@ def _declare(lib):
         "graphPlanSelect": (c.c_int, [vp, c.c_int32]),
         "graphPlanAdd": (c.c_int, [vp, c.c_int64, i64p, c.c_int32]),
         "graphSetPlanOptions": (c.c_int, [vp, c.POINTER(c.c_char_p), c.c_int32, c.c_int64, c.c_int]),
+        # Compiled artifacts (exec.program); optional like the plan list.
+        "graphModuleLowerToExecutable": (vp, [vp]),
+        "graphModuleIsExecutable": (c.c_int, [vp]),
     }
     for name, (restype, argtypes) in optional.items():
         fn = getattr(lib, name, None)
@@ -215,6 +218,14 @@ class Module:
             raise ParseError(last_error())
         self.handle = handle
 
+    @classmethod
+    def _adopt(cls, handle):
+        """Wrap a module handle the C API returned (owned from now on)."""
+        module = cls.__new__(cls)
+        module._lib = lib()
+        module.handle = handle
+        return module
+
     def __del__(self):
         handle = getattr(self, "handle", None)
         if handle:
@@ -253,6 +264,26 @@ class Module:
             return ctypes.string_at(ptr, size.value)
         finally:
             self._lib.graphFree(ptr)
+
+    # --- Compiled artifacts (GraphDialect-c/Graph.h, "exec.program") ------
+
+    def has_executable_api(self) -> bool:
+        return hasattr(self._lib, "graphModuleLowerToExecutable")
+
+    def lower_to_executable(self) -> "Module":
+        """graphModuleLowerToExecutable: a NEW module holding one
+        exec.program per graph (this one is unchanged). Raises LowerError
+        (status and the C API's message) on failure."""
+        if not self.has_executable_api():
+            raise LowerError(GRAPH_ERROR_NOT_SUPPORTED, "the loaded C API library lacks graphModuleLowerToExecutable (an older build? rebuild the GraphCAPI target)")
+        handle = self._lib.graphModuleLowerToExecutable(self.handle)
+        if not handle:
+            raise LowerError(last_status(), last_error())
+        return Module._adopt(handle)
+
+    def is_executable(self) -> bool:
+        fn = getattr(self._lib, "graphModuleIsExecutable", None)
+        return fn is not None and fn(self.handle) == 1
 
     def _infos(self, count_fn, get_fn):
         out = []
@@ -376,6 +407,15 @@ def last_status() -> int:
 
 class PlanError(RuntimeError):
     """A plan-list call failed: ``status`` (a GraphStatus) and the message."""
+
+    def __init__(self, status: int, message: str):
+        super().__init__(message)
+        self.status = status
+
+
+class LowerError(RuntimeError):
+    """graphModuleLowerToExecutable failed: ``status`` (a GraphStatus) and
+    the message."""
 
     def __init__(self, status: int, message: str):
         super().__init__(message)

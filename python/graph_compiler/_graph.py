@@ -123,6 +123,7 @@ _POINTWISE_TENSOR_ARGS = {
 }
 
 _SERIAL_MAGIC = b"GRAPHPY1\n"
+_BYTECODE_MAGIC = b"ML\xefR"  # MLIR bytecode files start with it
 
 
 class pygraph:
@@ -1140,10 +1141,22 @@ class pygraph:
     # =========================================================================
 
     @classmethod
-    def from_mlir(cls, text: str, name: Optional[str] = None) -> "pygraph":
+    def from_mlir(cls, text, name: Optional[str] = None) -> "pygraph":
         """A graph holding ``text`` verbatim (one graph.graph; with several,
         ``name`` selects one). Its inputs and outputs become tensors, so
-        execute() takes buffers keyed by them, their names or their uids."""
+        execute() takes buffers keyed by them, their names or their uids.
+        ``text`` may also be a compiled artifact (exec.program, e.g. from
+        lower_to_executable()), as text or as MLIR bytecode (bytes)."""
+        if isinstance(text, (bytes, bytearray, memoryview)):
+            data = bytes(text)
+            if data.startswith(_BYTECODE_MAGIC):
+                # Keep the graph's text form: print the parsed bytecode.
+                try:
+                    text = _capi.Module(data).print()
+                except _capi.ParseError as exc:
+                    raise GraphValidationError(f"the compiler rejected the MLIR bytecode given to from_mlir():\n{exc}") from None
+            else:
+                text = data.decode("utf-8")
         g = cls(name=name or "test_graph")
         g._text = text
         g.validate()
@@ -1169,6 +1182,27 @@ class pygraph:
             if is_out:
                 t.producer = (None, "text")
             self._register(t)
+
+    def lower_to_executable(self, bytecode: bool = False):
+        """The graph compiled to an AOT artifact (one ``exec.program``, the
+        module graphModuleLowerToExecutable returns): its MLIR text, or with
+        ``bytecode=True`` its MLIR bytecode (bytes). Lowering runs the GPU
+        pipeline (prepare, fuse, engine selection) on a copy of the graph's
+        current state and needs no GPU; the graph itself is unchanged.
+        ``pygraph.from_mlir`` loads either form back (an artifact executes
+        only on the GPU).
+
+        Raises GraphValidationError when the graph does not verify,
+        cudnnGraphNotSupportedError when the pipeline or the lowering
+        rejects it (e.g. an op no GPU engine runs), ValueError for a graph
+        that already is a compiled artifact; the message names the graph and
+        carries the C API's message."""
+        self.validate()
+        try:
+            artifact = self._module.lower_to_executable()
+        except _capi.LowerError as exc:
+            raise _status_error(exc.status, f"lowering graph {self.name!r} to an executable artifact failed", str(exc)) from None
+        return artifact.bytecode() if bytecode else artifact.print()
 
     def serialize(self) -> bytes:
         """Bytes that ``deserialize`` turns back into an executable graph: the
@@ -1304,8 +1338,9 @@ def _is_bare_symbol(name: str) -> bool:
     return re.fullmatch(r"[A-Za-z_][A-Za-z0-9_$.]*", name) is not None
 
 
-def _status_error(status: int, what: str) -> Exception:
-    text = _capi.last_error()
+def _status_error(status: int, what: str, text: Optional[str] = None) -> Exception:
+    if text is None:
+        text = _capi.last_error()
     msg = f"{what} ({_capi.STATUS_NAMES.get(status, status)}): {text}"
     if status == _capi.GRAPH_ERROR_NO_DEVICE:
         return GraphNoDeviceError(msg)
