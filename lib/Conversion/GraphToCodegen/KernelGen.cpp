@@ -149,6 +149,15 @@ struct Stage {
   std::vector<int64_t> stores; // produced uids written to their view
 };
 
+/// Whether `uid` is the DScale or DBias of backward norm `op`.
+bool isColumnSum(const rt::OpSpec &op, int64_t uid) {
+  for (const char *port : {"DScale", "DBias"})
+    if (auto it = op.outputs.find(port);
+        it != op.outputs.end() && it->second == uid)
+      return true;
+  return false;
+}
+
 /// The value classes inside a row stage.
 enum class Cls { Scalar, Row, Col, Full };
 
@@ -186,6 +195,13 @@ public:
 
   std::string plan();
   int64_t newScratch(DType dtype, const Shape &dims);
+  /// The tensor a uid stands for: a view op's result reads its view.
+  int64_t resolve(int64_t uid) const {
+    auto it = alias.find(uid);
+    return it == alias.end() ? uid : it->second;
+  }
+  /// The addressable view of `uid` (resolved).
+  const View &viewOf(int64_t uid) const { return views.at(resolve(uid)); }
 
   const rt::GraphSpec &spec;
   std::map<int64_t, const rt::TensorSpec *> tensors;
@@ -199,10 +215,6 @@ public:
   std::map<const rt::OpSpec *, int64_t> productOf;
 
 private:
-  int64_t resolve(int64_t uid) const {
-    auto it = alias.find(uid);
-    return it == alias.end() ? uid : it->second;
-  }
   const rt::TensorSpec &tensor(int64_t uid) const { return *tensors.at(uid); }
   /// Dims of `uid` (resolved): its view's (a view op's result) or its
   /// tensor's; null when the group has neither.
@@ -215,6 +227,10 @@ private:
   }
   void close(size_t nextOp);
   void writeUnread(const rt::OpSpec &op);
+  /// `op` (the `index`th op or a copy standing for it) as a stage of its
+  /// own over `space`: the open stage closes before it, its own after it.
+  void addAlone(const rt::OpSpec &op, StageKind kind, const Shape &space,
+                size_t index);
   std::string addPointwiseLike(const rt::OpSpec &op, const Shape &out);
   std::string addRowOp(const rt::OpSpec &op, const Shape &space, size_t k);
   std::string needAddressable(int64_t uid, size_t index);
@@ -259,6 +275,16 @@ void Planner::close(size_t nextOp) {
   }
   stages.push_back(std::move(*open));
   open.reset();
+}
+
+void Planner::addAlone(const rt::OpSpec &op, StageKind kind, const Shape &space,
+                       size_t index) {
+  close(index);
+  open = Stage{kind, space};
+  open->ops.push_back(&op);
+  for (auto &[port, uid] : op.outputs)
+    open->produced.insert(uid);
+  close(index + 1);
 }
 
 /// Outputs of `op`, the one op of the stage just closed, that nothing reads
@@ -469,37 +495,20 @@ std::string Planner::plan() {
         return e;
       if (std::string e = inMemory("input"); !e.empty())
         return e;
-      close(i);
-      open = Stage{StageKind::Quantize, *dimsOf(in("input"))};
-      open->ops.push_back(&op);
-      for (auto &[port, uid] : op.outputs)
-        open->produced.insert(uid);
-      close(i + 1);
+      addAlone(op, StageKind::Quantize, *dimsOf(in("input")), i);
       writeUnread(op);
       continue;
     }
-    if (op.kind == "block_scale_dequantize") {
-      if (std::string e = lacks({"input", "descale"}, {"output"}); !e.empty())
+    bool rope = op.kind == "rope" || op.kind == "rope_backward";
+    if (rope || op.kind == "block_scale_dequantize") {
+      // Both read elements of their inputs other than the one they write
+      // (rope's partner half, the block's descale): the inputs must be in
+      // memory, and the op runs in a pointwise stage over its output.
+      std::initializer_list<const char *> ports = {"input",
+                                                   rope ? "freqs" : "descale"};
+      if (std::string e = lacks(ports, {"output"}); !e.empty())
         return e;
-      for (const char *port : {"input", "descale"})
-        if (std::string e = inMemory(port); !e.empty())
-          return e;
-      const Shape &dims = tensor(out("output")).dims;
-      if (!(open && open->kind == StageKind::Pointwise &&
-            open->space == dims)) {
-        close(i);
-        open = Stage{StageKind::Pointwise, dims};
-      }
-      open->ops.push_back(&op);
-      open->produced.insert(out("output"));
-      continue;
-    }
-    if (op.kind == "rope" || op.kind == "rope_backward") {
-      // Reads partner elements of its input: the input and freqs must be
-      // in memory, and the op runs in a pointwise stage over its output.
-      if (std::string e = lacks({"input", "freqs"}, {"output"}); !e.empty())
-        return e;
-      for (const char *port : {"input", "freqs"})
+      for (const char *port : ports)
         if (std::string e = inMemory(port); !e.empty())
           return e;
       const Shape &dims = tensor(out("output")).dims;
@@ -576,11 +585,7 @@ std::string Planner::plan() {
       copy.inputs["in0"] = id;
       copy.outputs["output"] = out("output");
       synthetic.push_back(copy);
-      close(i);
-      open = Stage{StageKind::Copy, result.dims};
-      open->ops.push_back(&synthetic.back());
-      open->produced.insert(out("output"));
-      close(i + 1);
+      addAlone(synthetic.back(), StageKind::Copy, result.dims, i);
       continue;
     }
     if (op.kind == "concatenate") {
@@ -657,11 +662,7 @@ std::string Planner::plan() {
       }
       if (std::string e = inMemory("input"); !e.empty())
         return e;
-      close(i);
-      open = Stage{StageKind::Reduce, xDims};
-      open->ops.push_back(&op);
-      open->produced.insert(out("output"));
-      close(i + 1);
+      addAlone(op, StageKind::Reduce, xDims, i);
       continue;
     }
     if (op.kind == "genstats") {
@@ -669,12 +670,7 @@ std::string Planner::plan() {
         return e;
       if (std::string e = inMemory("input"); !e.empty())
         return e;
-      close(i);
-      open = Stage{StageKind::Reduce, *dimsOf(in("input"))};
-      open->ops.push_back(&op);
-      for (auto &[port, uid] : op.outputs)
-        open->produced.insert(uid);
-      close(i + 1);
+      addAlone(op, StageKind::Reduce, *dimsOf(in("input")), i);
       writeUnread(op);
       continue;
     }
@@ -1285,10 +1281,8 @@ std::vector<int64_t> stageBuffers(const Planner &p, const Stage &s) {
       order.push_back(it->second.buffer);
   };
   for (const rt::OpSpec *op : s.ops)
-    for (auto &[port, uid] : op->inputs) {
-      auto a = p.alias.find(uid);
-      add(a == p.alias.end() ? uid : a->second);
-    }
+    for (auto &[port, uid] : op->inputs)
+      add(p.resolve(uid));
   for (int64_t uid : s.stores)
     add(uid);
   return order;
@@ -1298,14 +1292,11 @@ std::vector<int64_t> stageBuffers(const Planner &p, const Stage &s) {
 /// (16-byte vectors of the widest tensor read or written along the
 /// innermost dim; per-row or broadcast tensors do not count) and divides
 /// the innermost dim of `space`.
-int64_t runLength(const Planner &p, const Stage &s,
-                  const std::vector<int64_t> &buffers) {
-  (void)buffers;
+int64_t runLength(const Planner &p, const Stage &s) {
   size_t inner = innerDim(s.space);
   int64_t widest = 1;
   auto consider = [&](int64_t uid) {
-    auto a = p.alias.find(uid);
-    auto it = p.views.find(a == p.alias.end() ? uid : a->second);
+    auto it = p.views.find(p.resolve(uid));
     if (it == p.views.end() || s.space.empty() ||
         !broadcastsTo(it->second.dims, s.space))
       return;
@@ -1327,7 +1318,7 @@ int64_t runLength(const Planner &p, const Stage &s,
 std::string Emitter::emitPointwise(const Stage &s, size_t index,
                                    rt::CodegenSpec &out) {
   std::vector<int64_t> buffers = stageBuffers(planner, s);
-  int64_t vec = runLength(planner, s, buffers);
+  int64_t vec = runLength(planner, s);
   int64_t block = knobs.threads, items = knobs.items;
   int64_t total = std::max<int64_t>(numel(s.space), 1);
   int64_t runs = total / vec;
@@ -1350,9 +1341,7 @@ std::string Emitter::emitPointwise(const Stage &s, size_t index,
   std::string error;
   for (int64_t u = 0; u < items; ++u) {
     auto get = [&](int64_t uid) -> Val {
-      auto a = planner.alias.find(uid);
-      if (a != planner.alias.end())
-        uid = a->second;
+      uid = planner.resolve(uid);
       auto it = vals[u].find(uid);
       if (it != vals[u].end())
         return it->second;
@@ -1375,8 +1364,7 @@ std::string Emitter::emitPointwise(const Stage &s, size_t index,
         if (op->kind.rfind("rope", 0) == 0 ||
             op->kind == "block_scale_dequantize")
           continue;
-        auto a = planner.alias.find(uid);
-        if (!s.produced.count(a == planner.alias.end() ? uid : a->second))
+        if (!s.produced.count(planner.resolve(uid)))
           get(uid);
       }
     for (const rt::OpSpec *op : s.ops) {
@@ -1417,12 +1405,8 @@ std::string Emitter::emitPointwise(const Stage &s, size_t index,
 std::string Emitter::emitDequantize(Kernel &k, const rt::OpSpec &op,
                                     const Shape &space, Value e0, int64_t vec,
                                     std::map<int64_t, Val> &vals) {
-  auto resolved = [&](const char *port) {
-    int64_t uid = op.inputs.at(port);
-    auto a = planner.alias.find(uid);
-    return planner.views.at(a == planner.alias.end() ? uid : a->second);
-  };
-  const View x = resolved("input"), d = resolved("descale");
+  const View &x = planner.viewOf(op.inputs.at("input"));
+  const View &d = planner.viewOf(op.inputs.at("descale"));
   if (d.dims.size() != space.size())
     return "block_scale_dequantize: descale rank " +
            std::to_string(d.dims.size()) + " differs from the input rank " +
@@ -1470,12 +1454,9 @@ std::string Emitter::emitDequantize(Kernel &k, const rt::OpSpec &op,
 std::string Emitter::emitQuantize(const Stage &s, size_t index,
                                   rt::CodegenSpec &out) {
   const rt::OpSpec &op = *s.ops.front();
-  auto viewOf = [&](int64_t uid) {
-    auto a = planner.alias.find(uid);
-    return planner.views.at(a == planner.alias.end() ? uid : a->second);
-  };
-  View x = viewOf(op.inputs.at("input"));
-  View y = viewOf(op.outputs.at("Y")), sc = viewOf(op.outputs.at("scale"));
+  const View &x = planner.viewOf(op.inputs.at("input"));
+  const View &y = planner.viewOf(op.outputs.at("Y"));
+  const View &sc = planner.viewOf(op.outputs.at("scale"));
   const Shape &space = x.dims;
   int64_t rank = space.size();
   int64_t axis = -1;
@@ -1618,12 +1599,8 @@ std::string Emitter::emitQuantize(const Stage &s, size_t index,
 std::string Emitter::emitRope(Kernel &k, const rt::OpSpec &op,
                               const Shape &space, Value e0, int64_t vec,
                               std::map<int64_t, Val> &vals) {
-  auto resolved = [&](const char *port) {
-    int64_t uid = op.inputs.at(port);
-    auto a = planner.alias.find(uid);
-    return planner.views.at(a == planner.alias.end() ? uid : a->second);
-  };
-  const View x = resolved("input"), f = resolved("freqs");
+  const View &x = planner.viewOf(op.inputs.at("input"));
+  const View &f = planner.viewOf(op.inputs.at("freqs"));
   if (space.empty() || f.dims.empty())
     return op.kind + ": needs an input and freqs of rank >= 1";
   int64_t head = space.back();
@@ -1685,11 +1662,7 @@ std::string Emitter::emitRope(Kernel &k, const rt::OpSpec &op,
 std::string Emitter::emitReduce(const Stage &s, size_t index,
                                 rt::CodegenSpec &out) {
   const rt::OpSpec &op = *s.ops.front();
-  int64_t input = op.inputs.at("input");
-  auto a = planner.alias.find(input);
-  if (a != planner.alias.end())
-    input = a->second;
-  const View &x = planner.views.at(input);
+  const View &x = planner.viewOf(op.inputs.at("input"));
   // (output uid, reduction kind, post-op)
   struct Part {
     int64_t uid;
@@ -1838,7 +1811,7 @@ std::string Emitter::emitRow(const Stage &s, size_t index,
   for (size_t d = 0; d < space.size(); ++d)
     (d < s.k ? rows : cols) *= space[d];
   std::vector<int64_t> buffers = stageBuffers(planner, s);
-  int64_t vec = runLength(planner, s, buffers);
+  int64_t vec = runLength(planner, s);
   while (vec > 1 &&
          cols % vec) // rows of one element: the inner dim is a row dim
     vec /= 2;
@@ -1850,8 +1823,7 @@ std::string Emitter::emitRow(const Stage &s, size_t index,
     std::set<int64_t> seen;
     for (const rt::OpSpec *op : s.ops)
       for (auto &[port, raw] : op->inputs) {
-        auto a = planner.alias.find(raw);
-        int64_t uid = a == planner.alias.end() ? raw : a->second;
+        int64_t uid = planner.resolve(raw);
         if (!s.produced.count(uid) && planner.views.count(uid) &&
             classOf(overSpace(planner.views.at(uid), space, s.k), space, s.k) ==
                 Cls::Full)
@@ -1871,10 +1843,7 @@ std::string Emitter::emitRow(const Stage &s, size_t index,
       std::min<int64_t>(rows, std::max<int64_t>(1, kRowWave / block));
   grid = std::max<int64_t>(grid, 1);
 
-  auto resolve = [&](int64_t uid) {
-    auto a = planner.alias.find(uid);
-    return a == planner.alias.end() ? uid : a->second;
-  };
+  auto resolve = [&](int64_t uid) { return planner.resolve(uid); };
   // Backward norms: per-column sums (DScale, DBias) through partials.
   struct ColSum {
     int64_t uid;     // DScale or DBias
@@ -2185,18 +2154,11 @@ std::string Emitter::emitRow(const Stage &s, size_t index,
     for (int64_t uid : s.stores) {
       if (llvm::any_of(colSums, [&](const ColSum &c) { return c.uid == uid; }))
         continue; // written by the finishing kernel
-      if (columnPassOp && (columnPassOp->outputs.count("DScale") &&
-                               columnPassOp->outputs.at("DScale") == uid ||
-                           columnPassOp->outputs.count("DBias") &&
-                               columnPassOp->outputs.at("DBias") == uid))
+      if (columnPassOp && isColumnSum(*columnPassOp, uid))
         continue; // written by the column pass
-      bool reducedLater = false;
-      for (auto &[op, id] : planner.productOf)
-        for (const char *port : {"DScale", "DBias"})
-          if (auto it = op->outputs.find(port);
-              it != op->outputs.end() && it->second == uid)
-            reducedLater = true;
-      if (reducedLater)
+      if (llvm::any_of(planner.productOf, [&](auto &entry) {
+            return isColumnSum(*entry.first, uid);
+          }))
         continue; // summed by the reduce stages that follow
       auto found = vals.find(uid);
       if (found == vals.end())
@@ -2324,11 +2286,7 @@ std::string Emitter::emitColumnPass(const rt::OpSpec &op, const Stage &s,
   for (size_t d = 0; d < space.size(); ++d)
     (d < s.k ? rows : cols) *= space[d];
   auto viewOf = [&](const char *port) {
-    int64_t uid = op.inputs.at(port);
-    auto a = planner.alias.find(uid);
-    return overSpace(
-        planner.views.at(a == planner.alias.end() ? uid : a->second), space,
-        s.k);
+    return overSpace(planner.viewOf(op.inputs.at(port)), space, s.k);
   };
   bool centered = op.kind.rfind("rmsnorm", 0) != 0;
   View dy = viewOf("grad"), x = viewOf("input"), inv = viewOf("inv_variance");

@@ -2,12 +2,13 @@
 
 #include "ScalarOps.h"
 
+#include "GraphDialect/Reference/Kernels.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 
 #include <cmath>
 #include <limits>
-#include <map>
 
 using namespace mlir;
 using namespace mlir::graph;
@@ -15,67 +16,16 @@ namespace rt = ::graph::rt;
 
 namespace {
 
-/// Every mode the kernels compute from scalars, with its operand count; the
-/// order and arities follow the reference (KernelsPointwise.cpp). gen_index
-/// reads coordinates, not operands, so the kernel generator emits it itself.
-const std::map<std::string, unsigned> kArity = {
-    // binary
-    {"add", 2},
-    {"add_square", 2},
-    {"div", 2},
-    {"logical_and", 2},
-    {"logical_or", 2},
-    {"mul", 2},
-    {"sub", 2},
-    {"max", 2},
-    {"min", 2},
-    {"mod", 2},
-    {"pow", 2},
-    {"cmp_eq", 2},
-    {"cmp_ge", 2},
-    {"cmp_gt", 2},
-    {"cmp_le", 2},
-    {"cmp_lt", 2},
-    {"cmp_neq", 2},
-    {"bias", 2},
-    {"scale", 2},
-    // unary
-    {"abs", 1},
-    {"ceil", 1},
-    {"cos", 1},
-    {"elu", 1},
-    {"erf", 1},
-    {"exp", 1},
-    {"floor", 1},
-    {"gelu", 1},
-    {"gelu_approx_tanh", 1},
-    {"identity", 1},
-    {"log", 1},
-    {"logical_not", 1},
-    {"neg", 1},
-    {"reciprocal", 1},
-    {"rsqrt", 1},
-    {"sigmoid", 1},
-    {"sin", 1},
-    {"softplus", 1},
-    {"sqrt", 1},
-    {"tan", 1},
-    {"tanh", 1},
-    {"relu", 1},
-    {"leaky_relu", 1},
-    {"swish", 1},
-    // backward: (in0 = loss, in1 = input) -> d input
-    {"relu_backward", 2},
-    {"leaky_relu_backward", 2},
-    {"swish_backward", 2},
-    {"elu_backward", 2},
-    {"gelu_approx_tanh_backward", 2},
-    {"gelu_backward", 2},
-    {"sigmoid_backward", 2},
-    {"softplus_backward", 2},
-    {"tanh_backward", 2},
-    // ternary: (in0, in1, in2 = mask)
-    {"binary_select", 3}};
+/// The reference's arity of `mode`, or 0 when the kernels do not compute
+/// it from scalars (an unknown name, or gen_index, which reads coordinates
+/// and is emitted by the kernel generator itself).
+unsigned scalarArity(const std::string &mode) {
+  ::graph::ref::PointwiseMode parsed;
+  if (!::graph::ref::parsePointwiseMode(mode, parsed) ||
+      parsed == ::graph::ref::PointwiseMode::gen_index)
+    return 0;
+  return static_cast<unsigned>(::graph::ref::pointwiseArity(parsed));
+}
 
 constexpr double kSqrt2OverPi = 0.79788456080286535587989211986876;
 constexpr double kInvSqrt2 = 0.70710678118654752440084436210485;
@@ -85,12 +35,12 @@ constexpr double kGeluCubic = 0.044715;
 } // namespace
 
 bool mlir::graph::codegenHasPointwise(const std::string &mode) {
-  return kArity.count(mode);
+  return scalarArity(mode) != 0;
 }
 
 unsigned mlir::graph::pointwiseArity(const std::string &mode) {
-  auto it = kArity.find(mode);
-  return it == kArity.end() ? 1 : it->second;
+  unsigned arity = scalarArity(mode);
+  return arity ? arity : 1;
 }
 
 double mlir::graph::pointwiseAttr(const rt::OpSpec &op, const char *name,
@@ -102,8 +52,8 @@ double mlir::graph::pointwiseAttr(const rt::OpSpec &op, const char *name,
 Value mlir::graph::emitPointwise(OpBuilder &b, Location loc,
                                  const rt::OpSpec &op, ArrayRef<Value> args) {
   const std::string &m = op.mode;
-  auto arity = kArity.find(m);
-  if (arity == kArity.end() || args.size() < arity->second)
+  unsigned arity = scalarArity(m);
+  if (arity == 0 || args.size() < arity)
     return Value();
   using P = arith::CmpFPredicate;
   auto cst = [&](double v) -> Value {
@@ -162,7 +112,7 @@ Value mlir::graph::emitPointwise(OpBuilder &b, Location loc,
   double hi =
       pointwiseAttr(op, "upper_clip", std::numeric_limits<double>::infinity());
   Value a = args[0];
-  Value c = arity->second > 1 ? args[1] : Value();
+  Value c = arity > 1 ? args[1] : Value();
 
   // Binary and unary forward modes.
   if (m == "add" || m == "bias")
