@@ -62,7 +62,8 @@ def GraphGenerateKernels : Pass<"graph-generate-kernels", "::mlir::ModuleOp"> {
   let dependentDialects = [
     "::mlir::gpu::GPUDialect", "::mlir::scf::SCFDialect",
     "::mlir::arith::ArithDialect", "::mlir::math::MathDialect",
-    "::mlir::memref::MemRefDialect", "::mlir::vector::VectorDialect"
+    "::mlir::memref::MemRefDialect", "::mlir::vector::VectorDialect",
+    "::mlir::NVVM::NVVMDialect"
   ];
 }
 

@@ -32,6 +32,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -60,6 +61,9 @@ using ::graph::ref::Shape;
 namespace {
 
 constexpr int64_t kRowWave = 132 * 2048; // resident threads on the H200
+constexpr int64_t kSMs = 132;
+/// Per-column row-stage inputs held in registers across rows, in lanes.
+constexpr int64_t kHeldColumnLanes = 16;
 
 int64_t numel(const Shape &s) {
   int64_t n = 1;
@@ -847,7 +851,9 @@ ReduceKind reduceKind(const std::string &mode) {
 class Emitter {
 public:
   Emitter(MLIRContext *ctx, Planner &planner, Knobs knobs)
-      : b(ctx), loc(UnknownLoc::get(ctx)), planner(planner), knobs(knobs) {}
+      : b(ctx), loc(UnknownLoc::get(ctx)), planner(planner), knobs(knobs) {
+    ctx->getOrLoadDialect<NVVM::NVVMDialect>(); // inline PTX (tanh.approx)
+  }
 
   std::string emit(ModuleOp module, rt::CodegenSpec &out);
 
@@ -864,6 +870,15 @@ private:
   Value idx(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
   Value f32(double v) {
     return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(v));
+  }
+  /// 0, opaque to LLVM: loads addressed from it stay in the row loop
+  /// instead of being hoisted and held in registers across rows.
+  Value rowInvariantZero() {
+    Value zero = NVVM::InlinePtxOp::create(b, loc, TypeRange{b.getI32Type()},
+                                           ValueRange{}, ValueRange{},
+                                           "mov.b32 $0, 0;", Value())
+                     .getResult(0);
+    return arith::IndexCastOp::create(b, loc, b.getIndexType(), zero);
   }
   Value addi(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
   Value muli(Value x, Value y) { return arith::MulIOp::create(b, loc, x, y); }
@@ -1250,12 +1265,51 @@ Emitter::computePointwise(const rt::OpSpec &op, std::map<int64_t, Val> &vals,
     vals[outUid] = result;
     return "";
   }
+  // Results rounded to bf16 (8 significant bits) or fp8 cannot tell an
+  // error of a few f32 ulps from an exact one; there, a divisor shared by
+  // every lane becomes one reciprocal and tanh becomes the hardware's
+  // tanh.approx.f32 (relative error < 2^-10.9, an eighth of a bf16 ulp).
+  bool coarse = outType == DType::BF16 || outType == DType::F8E4M3FN ||
+                outType == DType::F8E5M2;
+  if (coarse && op.kind == "pointwise" && op.mode == "div" && lanes > 1 &&
+      args.size() == 2 && args[1].lanes.size() == 1) {
+    // Below 2^-125 the reciprocal would overflow: divide there.
+    Value y = args[1].lanes[0];
+    Value normal = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UGE,
+                                         math::AbsFOp::create(b, loc, y),
+                                         f32(std::ldexp(1.0, -125)));
+    SmallVector<Type> types(lanes, b.getF32Type());
+    auto branch = scf::IfOp::create(b, loc, types, normal, true);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(branch.thenBlock());
+      Value r = divf(f32(1.0), y);
+      SmallVector<Value> q;
+      for (size_t i = 0; i < lanes; ++i)
+        q.push_back(mulf(lane(args[0], i), r));
+      scf::YieldOp::create(b, loc, q);
+      b.setInsertionPointToStart(branch.elseBlock());
+      q.clear();
+      for (size_t i = 0; i < lanes; ++i)
+        q.push_back(divf(lane(args[0], i), y));
+      scf::YieldOp::create(b, loc, q);
+    }
+    for (Value q : branch.getResults())
+      result.lanes.push_back(roundTo(q, outType));
+    vals[outUid] = result;
+    return "";
+  }
   for (size_t i = 0; i < lanes; ++i) {
     SmallVector<Value> scalars;
     for (const Val &a : args)
       scalars.push_back(lane(a, i));
     Value r;
-    if (op.kind == "batchnorm_inference") {
+    if (coarse && op.kind == "pointwise" && op.mode == "tanh") {
+      r = NVVM::InlinePtxOp::create(b, loc, TypeRange{b.getF32Type()},
+                                    ValueRange{scalars[0]}, ValueRange{},
+                                    "tanh.approx.f32 $0, $1;", Value())
+              .getResult(0);
+    } else if (op.kind == "batchnorm_inference") {
       r = mulf(mulf(subf(scalars[0], scalars[1]), scalars[2]), scalars[3]);
       r = addf(r, scalars[4]);
     } else {
@@ -1871,6 +1925,11 @@ std::string Emitter::emitRow(const Stage &s, size_t index,
       columnPassOp = op;
       continue;
     }
+    // Each block writes a row of partial sums per output: launch only the
+    // blocks the SMs hold at once (the partials then stay a few MiB).
+    int64_t resident =
+        std::clamp<int64_t>(65536 / (block * registers), 1, 2048 / block);
+    grid = std::min(grid, kSMs * resident);
     for (const char *port : {"DScale", "DBias"}) {
       auto it = op->outputs.find(port);
       if (it == op->outputs.end())
@@ -1886,6 +1945,12 @@ std::string Emitter::emitRow(const Stage &s, size_t index,
 
   Kernel k = begin("stage" + std::to_string(index), buffers, block, 32);
   k.launch.grid = {static_cast<unsigned>(grid), 1, 1};
+  // A row of at most 32 lanes per input fits 64 registers: ask ptxas for
+  // that bound, so an SM holds 2048 / block blocks instead of half as many
+  // for the sake of a few registers.
+  if (colSums.empty() && fullInputs * items * vec <= 32 && block <= 1024)
+    k.func->setAttr("nvvm.minctasm",
+                    b.getI32IntegerAttr(static_cast<int32_t>(1024 / block)));
   Value smem = k.func.getWorkgroupAttributions()[0];
   Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
   Value bid = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
@@ -1899,27 +1964,36 @@ std::string Emitter::emitRow(const Stage &s, size_t index,
   auto viewOf = [&](int64_t uid) {
     return overSpace(planner.views.at(uid), space, s.k);
   };
-  // Per-column inputs do not change from row to row: load them once.
+  // Per-column inputs do not change from row to row: short ones are loaded
+  // once and held in registers; longer ones (a norm's scale and bias over
+  // 4096 columns would hold 64 registers per thread and halve the blocks an
+  // SM runs) are reloaded per row, from L1/L2.
   std::map<int64_t, Val> colInputs;
+  std::vector<int64_t> colUids;
   for (const rt::OpSpec *op : s.ops)
     for (auto &[port, raw] : op->inputs) {
       int64_t uid = resolve(raw);
-      if (colInputs.count(uid) || s.produced.count(uid) ||
-          !planner.views.count(uid))
-        continue;
-      View v = viewOf(uid);
-      if (classOf(v, space, s.k) != Cls::Col)
-        continue;
-      Val val;
-      val.cls = Cls::Col;
-      for (int64_t it = 0; it < items; ++it) {
-        SmallVector<Value> lanes = guardedLoad(valid[it], vec, [&] {
-          return loadRun(k, v, space, colStart[it], vec);
-        });
-        val.lanes.append(lanes.begin(), lanes.end());
-      }
-      colInputs[uid] = val;
+      if (!llvm::is_contained(colUids, uid) && !s.produced.count(uid) &&
+          planner.views.count(uid) &&
+          classOf(viewOf(uid), space, s.k) == Cls::Col)
+        colUids.push_back(uid);
     }
+  bool holdColumns =
+      static_cast<int64_t>(colUids.size()) * items * vec <= kHeldColumnLanes;
+  if (!holdColumns)
+    colUids.clear();
+  for (int64_t uid : colUids) {
+    View v = viewOf(uid);
+    Val val;
+    val.cls = Cls::Col;
+    for (int64_t it = 0; it < items; ++it) {
+      SmallVector<Value> lanes = guardedLoad(valid[it], vec, [&] {
+        return loadRun(k, v, space, colStart[it], vec);
+      });
+      val.lanes.append(lanes.begin(), lanes.end());
+    }
+    colInputs[uid] = val;
+  }
 
   size_t lanesPerRow = items * vec;
   // Row-shaped inputs are software-pipelined: the loads of a block's next
@@ -1994,6 +2068,7 @@ std::string Emitter::emitRow(const Stage &s, size_t index,
       } else {
         View view = viewOf(uid);
         v.cls = classOf(view, space, s.k);
+        Value runBase = v.cls == Cls::Col ? rowInvariantZero() : rowBase;
         if (v.cls == Cls::Scalar || v.cls == Cls::Row) {
           Value at =
               offsetOf(view, space, v.cls == Cls::Row ? rowBase : idx(0));
@@ -2004,7 +2079,7 @@ std::string Emitter::emitRow(const Stage &s, size_t index,
         } else {
           for (int64_t i = 0; i < items; ++i) {
             SmallVector<Value> lanes = guardedLoad(valid[i], vec, [&] {
-              return loadRun(k, view, space, addi(rowBase, colStart[i]), vec);
+              return loadRun(k, view, space, addi(runBase, colStart[i]), vec);
             });
             v.lanes.append(lanes.begin(), lanes.end());
           }
@@ -2060,7 +2135,6 @@ std::string Emitter::emitRow(const Stage &s, size_t index,
       }
       bool backward = kind.find("_backward") != std::string::npos;
       bool centered = kind.rfind("rmsnorm", 0) != 0;
-      Val scale = get(op->inputs.at("scale"));
       if (!backward) {
         Val x = get(op->inputs.at("input"));
         Val eps = get(op->inputs.at("epsilon"));
@@ -2080,6 +2154,8 @@ std::string Emitter::emitRow(const Stage &s, size_t index,
                          f32(n));
         Value inv = divf(f32(1.0),
                          math::SqrtOp::create(b, loc, addf(var, lane(eps, 0))));
+        // Loaded after the reductions: not live across them.
+        Val scale = get(op->inputs.at("scale"));
         std::optional<Val> bias;
         if (op->inputs.count("bias"))
           bias = get(op->inputs.at("bias"));
@@ -2099,6 +2175,7 @@ std::string Emitter::emitRow(const Stage &s, size_t index,
           vals[it->second] = Val{Cls::Row, {roundTo(inv, dtypeOf(it->second))}};
         continue;
       }
+      Val scale = get(op->inputs.at("scale"));
       Val dy = get(op->inputs.at("grad"));
       Val x = get(op->inputs.at("input"));
       Val inv = get(op->inputs.at("inv_variance"));
