@@ -57,6 +57,7 @@ graph.graph @rms(%x: tensor<64x4096xbf16>, %w: tensor<1x4096xbf16>)
 // CHECK-LABEL: gpu.module @lnb_group0
 // CHECK-SAME: graph.launches = ["stage0 grid 32 block 64", "stage0_colsum0 grid 8 block 256", "stage0_colsum1 grid 8 block 256"]
 // CHECK: gpu.func @stage0
+// CHECK: vector.load {{.*}} : memref<256xf32>, vector<4xf32>
 // CHECK: scf.for {{.*}} iter_args
 // CHECK: gpu.func @stage0_colsum0
 // CHECK-SAME: workgroup(%{{.*}} : memref<256xf32, #gpu.address_space<workgroup>>)
@@ -74,6 +75,8 @@ graph.graph @lnb(%dy: tensor<32x256xf32>, %x: tensor<32x256xf32>, %g: tensor<1x2
 // CHECK-SAME: graph.launches = ["stage0 grid 16 block 256"]
 // CHECK-COUNT-2: gpu.barrier
 // CHECK: math.exp
+// An f32 result keeps the exact division.
+// CHECK-NOT: arith.cmpf uge
 graph.graph @softmax(%x: tensor<16x1000xf32>) -> tensor<16x1000xf32> {
   %m = graph.reduction max %x : (tensor<16x1000xf32>) -> tensor<16x1xf32>
   %d = graph.pointwise sub(%x, %m) : (tensor<16x1000xf32>, tensor<16x1xf32>) -> tensor<16x1000xf32>
@@ -117,4 +120,66 @@ graph.graph @moves(%x: tensor<32x48xf32>) -> (tensor<48x32xf32>, tensor<1x48xf32
 graph.graph @mx(%x: tensor<32x256xbf16>) -> (tensor<32x256xf8E4M3FN>, tensor<32x8xf8E8M0FNU>) {
   %y, %s = graph.block_scale_quantize %x {block_size = 32 : i64} : (tensor<32x256xbf16>) -> (tensor<32x256xf8E4M3FN>, tensor<32x8xf8E8M0FNU>)
   graph.output %y, %s : tensor<32x256xf8E4M3FN>, tensor<32x8xf8E8M0FNU>
+}
+
+// -----
+
+// A bf16 softmax divides by the row's sum through one reciprocal (a few f32
+// ulps cannot show in 8 significant bits), except below 2^-125 where the
+// reciprocal would overflow. A row of 8 lanes asks ptxas for 64 registers
+// (8 blocks of 128 threads per SM).
+// CHECK-LABEL: gpu.module @softmax_bf16_group0
+// CHECK: gpu.func @stage0
+// CHECK-SAME: nvvm.minctasm = 8
+// CHECK: %[[NORMAL:.*]] = arith.cmpf uge, %{{.*}}, %{{.*}} : f32
+// CHECK: scf.if %[[NORMAL]] -> (f32, f32, f32, f32, f32, f32, f32, f32)
+// CHECK: %[[R:.*]] = arith.divf %{{.*}}, %[[SUM:.*]] : f32
+// CHECK-COUNT-8: arith.mulf %{{.*}}, %[[R]] : f32
+// CHECK: } else {
+// CHECK-COUNT-8: arith.divf %{{.*}}, %[[SUM]] : f32
+graph.graph @softmax_bf16(%x: tensor<16x1024xbf16>) -> tensor<16x1024xbf16> {
+  %m = graph.reduction max %x : (tensor<16x1024xbf16>) -> tensor<16x1xf32>
+  %d = graph.pointwise sub(%x, %m) : (tensor<16x1024xbf16>, tensor<16x1xf32>) -> tensor<16x1024xf32>
+  %e = graph.pointwise exp(%d) : (tensor<16x1024xf32>) -> tensor<16x1024xf32>
+  %s = graph.reduction add %e : (tensor<16x1024xf32>) -> tensor<16x1xf32>
+  %p = graph.pointwise div(%e, %s) : (tensor<16x1024xf32>, tensor<16x1xf32>) -> tensor<16x1024xbf16>
+  graph.output %p : tensor<16x1024xbf16>
+}
+
+// -----
+
+// tanh rounded to bf16 is the hardware's tanh.approx.f32 (relative error
+// below an eighth of a bf16 ulp); an f32 result keeps libdevice's tanh.
+// CHECK-LABEL: gpu.module @tanh_out_group0
+// CHECK-COUNT-8: nvvm.inline_ptx "tanh.approx.f32 $0, $1;"
+// CHECK-NOT: math.tanh
+// CHECK-LABEL: gpu.module @tanh_out_group1
+// CHECK: math.tanh
+// CHECK-NOT: tanh.approx
+graph.graph @tanh_out(%x: tensor<64x64xbf16>) -> (tensor<64x64xbf16>, tensor<64x64xf32>) {
+  %a = graph.pointwise tanh(%x) : (tensor<64x64xbf16>) -> tensor<64x64xbf16>
+  %b = graph.pointwise tanh(%x) : (tensor<64x64xbf16>) -> tensor<64x64xf32>
+  graph.output %a, %b : tensor<64x64xbf16>, tensor<64x64xf32>
+}
+
+// -----
+
+// A layernorm over 4096 bf16 columns reloads scale and bias in every row,
+// after the row's reductions, from an opaque zero that keeps LLVM from
+// hoisting them out of the loop (held, they would cost 64 registers per
+// thread). Short per-column inputs (the backward norm above, 4 lanes) are
+// loaded once before the loop instead.
+// CHECK-LABEL: gpu.module @ln_group0
+// CHECK: scf.for
+// CHECK: vector.load {{.*}} : memref<262144xbf16>, vector<8xbf16>
+// CHECK: gpu.shuffle xor
+// CHECK: gpu.shuffle xor
+// CHECK: nvvm.inline_ptx "mov.b32 $0, 0;"
+// CHECK: vector.load {{.*}} : memref<4096xbf16>, vector<8xbf16>
+// CHECK: vector.store {{.*}} : memref<262144xbf16>, vector<8xbf16>
+graph.graph @ln(%x: tensor<64x4096xbf16>, %w: tensor<1x4096xbf16>, %b: tensor<1x4096xbf16>)
+    -> tensor<64x4096xbf16> {
+  %eps = graph.scalar 1.0e-05 : f32 -> tensor<1x1xf32>
+  %y = graph.layernorm inference %x, scale %w, bias %b, epsilon %eps : (tensor<64x4096xbf16>, tensor<1x4096xbf16>, tensor<1x4096xbf16>, tensor<1x1xf32>) -> (tensor<64x4096xbf16>, none, none)
+  graph.output %y : tensor<64x4096xbf16>
 }

@@ -6,6 +6,7 @@
 // CHECK-LABEL: gpu.binary @rms_group0
 // CHECK-SAME: .target sm_90
 // CHECK-NOT: .local
+// CHECK-SAME: .minnctapersm 4
 // CHECK-SAME: ld.global.v4.b32
 // CHECK-SAME: shfl.sync.bfly.b32
 // CHECK-SAME: bar.sync
@@ -28,4 +29,15 @@ graph.graph @rms(%x: tensor<64x4096xbf16>, %w: tensor<1x4096xbf16>)
 graph.graph @mod(%x: tensor<64x256xf32>, %y: tensor<64x256xf32>) -> tensor<64x256xf32> {
   %r = graph.pointwise mod(%x, %y) : (tensor<64x256xf32>, tensor<64x256xf32>) -> tensor<64x256xf32>
   graph.output %r : tensor<64x256xf32>
+}
+
+// -----
+
+// tanh with a bf16 result is one tanh.approx.f32 per element, no libdevice.
+// CHECK-LABEL: gpu.binary @tanh_bf16_group0
+// CHECK-NOT: .local
+// CHECK-SAME: tanh.approx.f32
+graph.graph @tanh_bf16(%x: tensor<64x256xbf16>) -> tensor<64x256xbf16> {
+  %r = graph.pointwise tanh(%x) : (tensor<64x256xbf16>) -> tensor<64x256xbf16>
+  graph.output %r : tensor<64x256xbf16>
 }
