@@ -1909,6 +1909,7 @@ std::string Emitter::emitRow(const Stage &s, size_t index,
   // size, a separate kernel sums the columns from the inputs instead (one
   // more read of grad and input, no spills).
   const rt::OpSpec *columnPassOp = nullptr;
+  int64_t resident = 0; // blocks per SM the row kernel asks ptxas for
   for (const rt::OpSpec *op : s.ops) {
     if (op->kind.find("_backward") == std::string::npos ||
         planner.productOf.count(op))
@@ -1925,10 +1926,12 @@ std::string Emitter::emitRow(const Stage &s, size_t index,
       columnPassOp = op;
       continue;
     }
-    // Each block writes a row of partial sums per output: launch only the
-    // blocks the SMs hold at once (the partials then stay a few MiB).
-    int64_t resident =
-        std::clamp<int64_t>(65536 / (block * registers), 1, 2048 / block);
+    // Each block writes a row of partial sums per output: launch one wave,
+    // the blocks the SMs hold at once (the partials then stay a few MiB).
+    // The register bound is generous and handed to ptxas (minctasm), so the
+    // wave is never a wave and a half.
+    int64_t bound = registers * 5 / 4;
+    resident = std::clamp<int64_t>(65536 / (block * bound), 1, 2048 / block);
     grid = std::min(grid, kSMs * resident);
     for (const char *port : {"DScale", "DBias"}) {
       auto it = op->outputs.find(port);
@@ -1949,8 +1952,10 @@ std::string Emitter::emitRow(const Stage &s, size_t index,
   // that bound, so an SM holds 2048 / block blocks instead of half as many
   // for the sake of a few registers.
   if (colSums.empty() && fullInputs * items * vec <= 32 && block <= 1024)
+    resident = 1024 / block;
+  if (resident)
     k.func->setAttr("nvvm.minctasm",
-                    b.getI32IntegerAttr(static_cast<int32_t>(1024 / block)));
+                    b.getI32IntegerAttr(static_cast<int32_t>(resident)));
   Value smem = k.func.getWorkgroupAttributions()[0];
   Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
   Value bid = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
