@@ -1,50 +1,25 @@
 //===- AttentionKernels.cpp - CPU reference of the sdpa family ------------===//
 //
 // See AttentionKernels.h for the semantics. Work is split over (batch, query
-// head) pairs on std::threads; every task owns its outputs (dK/dV/dBias go
-// through per-query-head buffers reduced afterwards), so results do not
-// depend on the thread count.
+// head) pairs on the reference's worker threads; every task owns its
+// outputs (dK/dV/dBias go through per-query-head buffers reduced
+// afterwards), so results do not depend on the thread count.
 //
 //===----------------------------------------------------------------------===//
 
 #include "GraphDialect/Reference/AttentionKernels.h"
+#include "KernelsInternal.h"
 
 #include <algorithm>
 #include <cmath>
 #include <functional>
 #include <limits>
-#include <thread>
 
 using namespace graph::ref;
 
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
-
-void parallelFor(int64_t n, const std::function<void(int64_t)> &fn) {
-  int64_t workers = std::max<int64_t>(
-      1, std::min<int64_t>(n, std::thread::hardware_concurrency()));
-  if (workers <= 1) {
-    for (int64_t i = 0; i < n; ++i)
-      fn(i);
-    return;
-  }
-  std::vector<std::thread> threads;
-  for (int64_t w = 0; w < workers; ++w)
-    threads.emplace_back([&, w] {
-      for (int64_t i = w; i < n; i += workers)
-        fn(i);
-    });
-  for (std::thread &t : threads)
-    t.join();
-}
-
-std::string shapeStr(const Shape &s) {
-  std::string r = "[";
-  for (size_t i = 0; i < s.size(); ++i)
-    r += (i ? "," : "") + std::to_string(s[i]);
-  return r + "]";
-}
 
 struct Geometry {
   int64_t b = 0, hq = 0, hk = 0, hv = 0, sq = 0, skv = 0, d = 0, dv = 0;
@@ -63,12 +38,14 @@ std::string checkBroadcast4(const NdArray *a, const Geometry &g,
   if (!a)
     return "";
   if (a->rank() != 4)
-    return std::string(port) + ": must be rank 4, got " + shapeStr(a->shape);
+    return std::string(port) + ": must be rank 4, got " +
+           detail::shapeString(a->shape);
   int64_t want[4] = {g.b, g.hq, g.sq, g.skv};
   for (int i = 0; i < 4; ++i)
     if (a->shape[i] != 1 && a->shape[i] != want[i])
       return std::string(port) + ": dim " + std::to_string(i) + " of " +
-             shapeStr(a->shape) + " must be 1 or " + std::to_string(want[i]);
+             detail::shapeString(a->shape) + " must be 1 or " +
+             std::to_string(want[i]);
   return "";
 }
 
@@ -78,7 +55,7 @@ std::string readLengths(const NdArray *t, int64_t b, int64_t maxLen,
     return std::string(port) + ": required when the padding mask is enabled";
   if (t->size() != b)
     return std::string(port) + ": must hold B = " + std::to_string(b) +
-           " lengths, got shape " + shapeStr(t->shape);
+           " lengths, got shape " + detail::shapeString(t->shape);
   out.resize(b);
   for (int64_t i = 0; i < b; ++i) {
     double x = t->data[i];
@@ -136,11 +113,11 @@ struct Ctx {
 std::string checkQkv(const NdArray &q, const NdArray &k, const NdArray &v,
                      const SdpaOptions &opts, Ctx &ctx) {
   if (q.rank() != 4)
-    return "q: must be rank 4 [B,H,S,D], got " + shapeStr(q.shape);
+    return "q: must be rank 4 [B,H,S,D], got " + detail::shapeString(q.shape);
   if (k.rank() != 4)
-    return "k: must be rank 4 [B,H,S,D], got " + shapeStr(k.shape);
+    return "k: must be rank 4 [B,H,S,D], got " + detail::shapeString(k.shape);
   if (v.rank() != 4)
-    return "v: must be rank 4 [B,H,S,D], got " + shapeStr(v.shape);
+    return "v: must be rank 4 [B,H,S,D], got " + detail::shapeString(v.shape);
   Geometry &g = ctx.g;
   g.b = q.shape[0];
   g.hq = q.shape[1];
@@ -257,7 +234,7 @@ void fwdCore(const Ctx &ctx, const NdArray &q, const NdArray &k,
   out.smax = NdArray({g.b, g.hq, g.sq, 1});
   out.ssum = NdArray({g.b, g.hq, g.sq, 1});
   std::vector<double> amaxP(g.b * g.hq, 0.0), amaxO(g.b * g.hq, 0.0);
-  parallelFor(g.b * g.hq, [&](int64_t task) {
+  detail::parallelForEach(g.b * g.hq, [&](int64_t task) {
     int64_t b = task / g.hq, h = task % g.hq;
     int64_t hv = h / (g.hq / g.hv);
     std::vector<double> s(g.skv), acc(g.dv);
@@ -327,7 +304,7 @@ void bwdCore(const Ctx &ctx, const NdArray &stats, const BwdArgs &a,
   if (a.wantDBias)
     dSFull = NdArray({g.b, g.hq, g.sq, g.skv});
   std::vector<double> amaxDS(g.b * g.hq, 0.0);
-  parallelFor(g.b * g.hq, [&](int64_t task) {
+  detail::parallelForEach(g.b * g.hq, [&](int64_t task) {
     int64_t b = task / g.hq, h = task % g.hq;
     int64_t hk = h / groupK, hv = h / groupV;
     std::vector<double> s(g.skv);
@@ -417,8 +394,8 @@ void scaleInPlace(NdArray &a, double s) {
 std::string checkSameShape(const NdArray &a, const Shape &want,
                            const char *port) {
   if (a.shape != want)
-    return std::string(port) + ": shape " + shapeStr(a.shape) + " must be " +
-           shapeStr(want);
+    return std::string(port) + ": shape " + detail::shapeString(a.shape) +
+           " must be " + detail::shapeString(want);
   return "";
 }
 
@@ -430,8 +407,8 @@ std::string checkBwdShapes(const Ctx &ctx, const NdArray &o, const NdArray &dO,
   if (auto e = checkSameShape(dO, {g.b, g.hq, g.sq, g.dv}, "dO"); !e.empty())
     return e;
   if (stats.size() != g.b * g.hq * g.sq)
-    return "stats: shape " + shapeStr(stats.shape) + " must be " +
-           shapeStr({g.b, g.hq, g.sq, 1});
+    return "stats: shape " + detail::shapeString(stats.shape) + " must be " +
+           detail::shapeString({g.b, g.hq, g.sq, 1});
   return "";
 }
 
@@ -616,9 +593,10 @@ std::string graph::ref::blockDequantize(const NdArray &x,
     int64_t need =
         d == axis ? (x.shape[d] + blockSize - 1) / blockSize : x.shape[d];
     if (descale.shape[d] < need)
-      return std::string(port) + ": descale " + shapeStr(descale.shape) +
-             " too small for data " + shapeStr(x.shape) + " (dim " +
-             std::to_string(d) + " needs >= " + std::to_string(need) + ")";
+      return std::string(port) + ": descale " +
+             detail::shapeString(descale.shape) + " too small for data " +
+             detail::shapeString(x.shape) + " (dim " + std::to_string(d) +
+             " needs >= " + std::to_string(need) + ")";
   }
   out = NdArray(x.shape);
   Shape xs = rowMajorStrides(x.shape), ds = rowMajorStrides(descale.shape);

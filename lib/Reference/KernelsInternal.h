@@ -11,11 +11,22 @@
 #include "GraphDialect/Reference/Kernels.h"
 
 #include <array>
+#include <functional>
 
 namespace graph::ref::detail {
 
 /// "[2, 3, 4]".
 std::string shapeString(const Shape &shape);
+
+/// fn(i) for every i in [0, count), on the reference's worker threads
+/// (parallelFor's chunks); fn must be safe to call concurrently.
+inline void parallelForEach(int64_t count,
+                            const std::function<void(int64_t)> &fn) {
+  parallelFor(count, [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i)
+      fn(i);
+  });
+}
 
 /// Row-major strides of `in` laid against `out` (right-aligned, rank of
 /// `out`), 0 where `in` broadcasts. Call only when `in` broadcasts to `out`.

@@ -9,42 +9,17 @@
 //===----------------------------------------------------------------------===//
 
 #include "GraphDialect/Reference/LinearAttentionKernels.h"
+#include "KernelsInternal.h"
 
 #include <algorithm>
 #include <cmath>
 #include <functional>
-#include <thread>
 
 using namespace graph::ref;
 
 namespace {
 
 constexpr double kL2Eps = 1e-6;
-
-void parallelFor(int64_t n, const std::function<void(int64_t)> &fn) {
-  int64_t workers = std::max<int64_t>(
-      1, std::min<int64_t>(n, std::thread::hardware_concurrency()));
-  if (workers <= 1) {
-    for (int64_t i = 0; i < n; ++i)
-      fn(i);
-    return;
-  }
-  std::vector<std::thread> threads;
-  for (int64_t w = 0; w < workers; ++w)
-    threads.emplace_back([&, w] {
-      for (int64_t i = w; i < n; i += workers)
-        fn(i);
-    });
-  for (std::thread &t : threads)
-    t.join();
-}
-
-std::string shapeStr(const Shape &s) {
-  std::string r = "[";
-  for (size_t i = 0; i < s.size(); ++i)
-    r += (i ? "," : "") + std::to_string(s[i]);
-  return r + "]";
-}
 
 /// A [T,H,C] view of a token tensor (C = 1 for per-head scalars).
 struct View {
@@ -64,7 +39,7 @@ std::string makeView(const NdArray *a, int64_t rank, const char *port,
     s.erase(s.begin());
   if (static_cast<int64_t>(s.size()) != rank)
     return std::string(port) + ": must be rank " + std::to_string(rank) +
-           " (THD), got " + shapeStr(a->shape);
+           " (THD), got " + detail::shapeString(a->shape);
   v.a = a;
   v.t = s[0];
   v.h = s[1];
@@ -167,16 +142,18 @@ std::string setup(LinearAttentionVariant variant,
   }
   p.N = static_cast<int64_t>(p.cu.size()) - 1;
   if (in.initialState && in.initialState->shape != Shape{p.N, p.HO, p.K, p.V})
-    return "initial_state: shape " + shapeStr(in.initialState->shape) +
-           " must be " + shapeStr({p.N, p.HO, p.K, p.V});
+    return "initial_state: shape " +
+           detail::shapeString(in.initialState->shape) + " must be " +
+           detail::shapeString({p.N, p.HO, p.K, p.V});
   p.gateTransform = opts.safeGate || in.aLog || in.dtBias;
   if (in.aLog && in.aLog->size() != p.g.h)
     return "a_log: must hold one value per gate head (" +
-           std::to_string(p.g.h) + "), got " + shapeStr(in.aLog->shape);
+           std::to_string(p.g.h) + "), got " +
+           detail::shapeString(in.aLog->shape);
   int64_t dtWant = p.g.h * (p.perKeyGate ? p.K : 1);
   if (in.dtBias && in.dtBias->size() != dtWant)
     return "dt_bias: must hold " + std::to_string(dtWant) + " values, got " +
-           shapeStr(in.dtBias->shape);
+           detail::shapeString(in.dtBias->shape);
   if (opts.checkpointEveryNTokens < 0)
     return "checkpoint_every_n_tokens: must be >= 0";
   p.scale = opts.scale ? *opts.scale : 1.0 / std::sqrt(double(p.K));
@@ -317,7 +294,7 @@ std::string graph::ref::linearAttentionForward(
     }
     out.stateCheckpoints = NdArray({std::max<int64_t>(p.T / c, 1), p.HO, K, V});
   }
-  parallelFor(p.HO, [&](int64_t h) {
+  detail::parallelForEach(p.HO, [&](int64_t h) {
     std::vector<double> S(KV), u(V), o(V);
     for (int64_t n = 0; n < p.N; ++n) {
       initState(p, n, h, S);
@@ -351,18 +328,18 @@ std::string graph::ref::linearAttentionBackward(
     return e;
   int64_t K = p.K, V = p.V, KV = K * V, HO = p.HO;
   if (dO.size() != p.T * HO * V)
-    return "dO: shape " + shapeStr(dO.shape) + " must be " +
-           shapeStr({p.T, HO, V});
+    return "dO: shape " + detail::shapeString(dO.shape) + " must be " +
+           detail::shapeString({p.T, HO, V});
   if (dFinalState && dFinalState->shape != Shape{p.N, HO, K, V})
-    return "d_final_state: shape " + shapeStr(dFinalState->shape) +
-           " must be " + shapeStr({p.N, HO, K, V});
+    return "d_final_state: shape " + detail::shapeString(dFinalState->shape) +
+           " must be " + detail::shapeString({p.N, HO, K, V});
   bool gdn2 = variant == LinearAttentionVariant::Gdn2;
   int64_t TH = p.T * HO;
   // Gradients of the effective quantities.
   std::vector<double> dqh(TH * K, 0), dkh(TH * K, 0), dal(TH * K, 0),
       db(TH * K, 0), dw(TH * V, 0), dv(TH * V, 0);
   NdArray dInit({p.N, HO, K, V});
-  parallelFor(HO, [&](int64_t h) {
+  detail::parallelForEach(HO, [&](int64_t h) {
     std::vector<double> S(KV), u(V), o(V), dS(KV), dSdec(KV), du(V), de(K);
     for (int64_t n = 0; n < p.N; ++n) {
       int64_t t0 = p.cu[n], t1 = p.cu[n + 1], L = t1 - t0;

@@ -5,40 +5,15 @@
 //===----------------------------------------------------------------------===//
 
 #include "GraphDialect/Reference/QuantKernels.h"
+#include "KernelsInternal.h"
 
 #include <algorithm>
 #include <cmath>
 #include <functional>
-#include <thread>
 
 using namespace graph::ref;
 
 namespace {
-
-void parallelFor(int64_t n, const std::function<void(int64_t)> &fn) {
-  int64_t workers = std::max<int64_t>(
-      1, std::min<int64_t>(n, std::thread::hardware_concurrency()));
-  if (workers <= 1) {
-    for (int64_t i = 0; i < n; ++i)
-      fn(i);
-    return;
-  }
-  std::vector<std::thread> threads;
-  for (int64_t w = 0; w < workers; ++w)
-    threads.emplace_back([&, w] {
-      for (int64_t i = w; i < n; i += workers)
-        fn(i);
-    });
-  for (std::thread &t : threads)
-    t.join();
-}
-
-std::string shapeStr(const Shape &s) {
-  std::string r = "[";
-  for (size_t i = 0; i < s.size(); ++i)
-    r += (i ? "," : "") + std::to_string(s[i]);
-  return r + "]";
-}
 
 int emaxOf(DType t) {
   switch (t) {
@@ -77,7 +52,7 @@ std::string rows2d(const NdArray *a, const char *port, int64_t &rows,
     s.erase(s.begin());
   if (s.size() != 2)
     return std::string(port) + ": must be [1,M,K] or [M,K], got " +
-           shapeStr(a->shape);
+           detail::shapeString(a->shape);
   rows = s[0];
   cols = s[1];
   return "";
@@ -242,8 +217,8 @@ graph::ref::blockScaleDequantize(const NdArray &x, const NdArray &descale,
   for (int64_t d = 0; d < rank; ++d) {
     int64_t need = (x.shape[d] + block[d] - 1) / block[d];
     if (descale.shape[d] < need)
-      return "descale: shape " + shapeStr(descale.shape) +
-             " too small for input " + shapeStr(x.shape) + " (dim " +
+      return "descale: shape " + detail::shapeString(descale.shape) +
+             " too small for input " + detail::shapeString(x.shape) + " (dim " +
              std::to_string(d) + " needs >= " + std::to_string(need) + ")";
   }
   Shape xs = rowMajorStrides(x.shape), ds = rowMajorStrides(descale.shape);
@@ -328,7 +303,7 @@ std::string graph::ref::moeGroupedMatmul(const MoeGroupedMatmulInputs &in,
     }
   out = NdArray({1, outRows, N});
   const double *tok = in.token->data.data(), *w = in.weight->data.data();
-  parallelFor(static_cast<int64_t>(routes.size()), [&](int64_t i) {
+  detail::parallelForEach(static_cast<int64_t>(routes.size()), [&](int64_t i) {
     const Route &rt = routes[i];
     double *o = &out.data[rt.dst * N];
     for (int64_t c = 0; c < k; ++c) {
@@ -360,7 +335,7 @@ std::string graph::ref::moeGroupedMatmulBwd(const NdArray &doutput,
     return e;
   dweight = NdArray({numExperts, k, n});
   // One task per expert: each owns its dweight slice.
-  parallelFor(numExperts, [&](int64_t e) {
+  detail::parallelForEach(numExperts, [&](int64_t e) {
     double *dw = &dweight.data[e * k * n];
     for (size_t g = e; g + 1 < bounds.size(); g += numExperts)
       for (int64_t r = bounds[g]; r < bounds[g + 1]; ++r)
