@@ -1287,14 +1287,7 @@ Status CompiledGraph::execute(GraphDevice device,
 
 namespace {
 
-#ifndef GRAPH_HAVE_GPU_RUNTIME
-Status noGpuRuntime(const char *call) {
-  return Status(GRAPH_ERROR_NO_DEVICE,
-                std::string(call) +
-                    ": the GPU runtime is not linked into this build; plan "
-                    "lists are GPU only (the CPU reference is one plan)");
-}
-#else
+#ifdef GRAPH_HAVE_GPU_RUNTIME
 namespace rt = ::graph::rt;
 
 static_assert(GRAPH_CODEGEN_V2_ENGINE_ID == mlir::graph::kCodegenV2EngineId &&
@@ -1317,43 +1310,81 @@ Status needDevice(const char *call, rt::Device *&device) {
                       ": the GPU device is not available: " + error);
   return Status();
 }
-
-/// The selected graph's plan list; NO_DEVICE without a GPU, else
-/// INVALID_ARGUMENT when graphPlanCreate was not called for this graph.
-Status needPlans(CompiledGraph::Impl &impl, const char *call,
-                 CompiledGraph::Impl::PlanList *&plans) {
-  if (impl.plans && impl.plans->graph == impl.selected) {
-    plans = impl.plans.get();
-    return Status();
-  }
-  rt::Device *device = nullptr;
-  if (Status s = needDevice(call, device); !s)
-    return s;
-  return Status(GRAPH_ERROR_INVALID_ARGUMENT,
-                std::string(call) + ": graph @" + impl.selected +
-                    " has no plan list; call graphPlanCreate first");
-}
-
-Status checkPlanIndex(const CompiledGraph::Impl::PlanList &plans,
-                      const char *call, int32_t index, bool allowNone) {
-  size_t count = plans.entries.size();
-  if ((allowNone && index == -1) ||
-      (index >= 0 && static_cast<size_t>(index) < count))
-    return Status();
-  return Status(GRAPH_ERROR_INVALID_ARGUMENT,
-                std::string(call) + ": plan index " + std::to_string(index) +
-                    " is out of range for " + std::to_string(count) +
-                    " plan(s)" + (allowNone ? " (-1 unpins)" : ""));
-}
 #endif
 
-} // namespace
+/// The prologue every plan-list call shares. It checks, in this order, each
+/// answer naming `call`:
+///  - that the CompiledGraph holds a module (else INVALID_ARGUMENT);
+///  - `args`, the call's own argument checks, made by the caller;
+///  - that the GPU runtime is linked into this build (else NO_DEVICE);
+///  - what `need` asks for: a usable GPU (Device; else NO_DEVICE), or the
+///    selected graph's plan list (List; NO_DEVICE without a GPU, else
+///    INVALID_ARGUMENT when graphPlanCreate was not called for this graph),
+///    and `index` among its plans (Plan; PlanOrNone also takes -1, unpin).
+/// When they all hold, `status` is GRAPH_OK and the context's lock is held
+/// until the call returns.
+struct PlanCall {
+  enum class Need { Device, List, Plan, PlanOrNone };
 
-Status CompiledGraph::planCreate(GraphDevice device,
-                                 const std::vector<int> &heurModes) {
-  const char *call = "graphPlanCreate";
-  if (!impl)
-    return emptyGraph(call);
+  PlanCall(CompiledGraph::Impl *impl, const char *call, Need need,
+           Status args = Status(), int32_t index = -1);
+  bool ok() const { return status.ok(); }
+
+  Status status;
+#ifdef GRAPH_HAVE_GPU_RUNTIME
+  std::unique_lock<std::mutex> lock;
+  rt::Device *device = nullptr;                  // Need::Device
+  CompiledGraph::Impl::PlanList *list = nullptr; // Need::List and later
+#endif
+};
+
+PlanCall::PlanCall(CompiledGraph::Impl *impl, const char *call, Need need,
+                   Status args, int32_t index) {
+  if (!impl) {
+    status = emptyGraph(call);
+    return;
+  }
+  if (!args.ok()) {
+    status = std::move(args);
+    return;
+  }
+#ifndef GRAPH_HAVE_GPU_RUNTIME
+  status = Status(GRAPH_ERROR_NO_DEVICE,
+                  std::string(call) +
+                      ": the GPU runtime is not linked into this build; plan "
+                      "lists are GPU only (the CPU reference is one plan)");
+#else
+  lock = std::unique_lock<std::mutex>(impl->compiler->mutex);
+  if (need == Need::Device) {
+    status = needDevice(call, device);
+    return;
+  }
+  if (!impl->plans || impl->plans->graph != impl->selected) {
+    status = needDevice(call, device);
+    if (status.ok())
+      status = Status(GRAPH_ERROR_INVALID_ARGUMENT,
+                      std::string(call) + ": graph @" + impl->selected +
+                          " has no plan list; call graphPlanCreate first");
+    return;
+  }
+  list = impl->plans.get();
+  if (need == Need::List)
+    return;
+  bool allowNone = need == Need::PlanOrNone;
+  size_t count = list->entries.size();
+  if ((allowNone && index == -1) ||
+      (index >= 0 && static_cast<size_t>(index) < count))
+    return;
+  status = Status(GRAPH_ERROR_INVALID_ARGUMENT,
+                  std::string(call) + ": plan index " + std::to_string(index) +
+                      " is out of range for " + std::to_string(count) +
+                      " plan(s)" + (allowNone ? " (-1 unpins)" : ""));
+#endif
+}
+
+/// graphPlanCreate's own argument checks (both builds make them).
+Status checkPlanCreateArgs(const char *call, GraphDevice device,
+                           const std::vector<int> &heurModes) {
   if (device != GRAPH_DEVICE_GPU)
     return Status(GRAPH_ERROR_INVALID_ARGUMENT,
                   std::string(call) + ": device " +
@@ -1366,13 +1397,31 @@ Status CompiledGraph::planCreate(GraphDevice device,
                     std::string(call) + ": unknown heuristics mode " +
                         std::to_string(mode) +
                         " (GRAPH_HEUR_MODE_A, _B or _FALLBACK)");
-#ifndef GRAPH_HAVE_GPU_RUNTIME
-  return noGpuRuntime(call);
-#else
-  std::lock_guard<std::mutex> lock(impl->compiler->mutex);
-  rt::Device *gpu = nullptr;
-  if (Status s = needDevice(call, gpu); !s)
-    return s;
+  return Status();
+}
+
+/// graphSetPlanOptions' own argument checks (both builds make them).
+Status checkPlanOptionsArgs(const char *call, int64_t workspaceLimit) {
+  if (workspaceLimit < -1)
+    return Status(GRAPH_ERROR_INVALID_ARGUMENT,
+                  std::string(call) + ": workspace limit " +
+                      std::to_string(workspaceLimit) +
+                      " is negative (-1: no limit)");
+  return Status();
+}
+
+using Need = PlanCall::Need;
+
+} // namespace
+
+Status CompiledGraph::planCreate(GraphDevice device,
+                                 const std::vector<int> &heurModes) {
+  const char *call = "graphPlanCreate";
+  PlanCall plan(impl.get(), call, Need::Device,
+                checkPlanCreateArgs(call, device, heurModes));
+  if (!plan.ok())
+    return plan.status;
+#ifdef GRAPH_HAVE_GPU_RUNTIME
   if (impl->artifact)
     return Status(GRAPH_ERROR_NOT_SUPPORTED,
                   std::string(call) + ": exec.program @" + impl->selected +
@@ -1402,7 +1451,7 @@ Status CompiledGraph::planCreate(GraphDevice device,
   const rt::GraphSpec &first = list->program.groups.front();
   // cuDNN's plans, then the codegen engine's (GpuExecutor's list).
   std::string error, cudnnWhy;
-  list->group = rt::CudnnGroup::create(*gpu, first, error);
+  list->group = rt::CudnnGroup::create(*plan.device, first, error);
   if (!list->group) {
     cudnnWhy = "cuDNN rejects the operation graph: " + error;
   } else if (std::string why = list->group->createPlans(list->modes);
@@ -1427,190 +1476,146 @@ Status CompiledGraph::planCreate(GraphDevice device,
   }
   impl->plans = std::move(list);
   impl->resetGpu();
-  return Status();
 #endif
+  return Status();
 }
 
 Status CompiledGraph::planCount(int32_t &plans, int32_t &groups) const {
-  const char *call = "graphPlanCount";
   plans = groups = -1;
-  if (!impl)
-    return emptyGraph(call);
-#ifndef GRAPH_HAVE_GPU_RUNTIME
-  return noGpuRuntime(call);
-#else
-  std::lock_guard<std::mutex> lock(impl->compiler->mutex);
-  Impl::PlanList *list = nullptr;
-  if (Status s = needPlans(*impl, call, list); !s)
-    return s;
-  plans = static_cast<int32_t>(list->entries.size());
-  groups = static_cast<int32_t>(list->program.groups.size());
-  return Status();
+  PlanCall plan(impl.get(), "graphPlanCount", Need::List);
+  if (!plan.ok())
+    return plan.status;
+#ifdef GRAPH_HAVE_GPU_RUNTIME
+  plans = static_cast<int32_t>(plan.list->entries.size());
+  groups = static_cast<int32_t>(plan.list->program.groups.size());
 #endif
+  return Status();
 }
 
 Status CompiledGraph::planInfo(int32_t index, PlanDesc &out) const {
-  const char *call = "graphPlanInfo";
   out = PlanDesc();
-  if (!impl)
-    return emptyGraph(call);
-#ifndef GRAPH_HAVE_GPU_RUNTIME
-  (void)index;
-  return noGpuRuntime(call);
-#else
-  std::lock_guard<std::mutex> lock(impl->compiler->mutex);
-  Impl::PlanList *list = nullptr;
-  if (Status s = needPlans(*impl, call, list); !s)
-    return s;
-  if (Status s = checkPlanIndex(*list, call, index, false); !s)
-    return s;
-  const mlir::graph::PlanEntry &entry = list->entries[index];
+  PlanCall plan(impl.get(), "graphPlanInfo", Need::Plan, Status(), index);
+  if (!plan.ok())
+    return plan.status;
+#ifdef GRAPH_HAVE_GPU_RUNTIME
+  const Impl::PlanList &list = *plan.list;
+  const mlir::graph::PlanEntry &entry = list.entries[index];
   if (entry.codegen) {
     out.name = entry.name;
     out.engineId = mlir::graph::codegenEngineOf(entry.name, out.knobs);
-    out.built = list->codegenBuilt[entry.index];
+    out.built = list.codegenBuilt[entry.index];
     out.workspace = 0; // its scratch is the kernels' own
-    out.error = list->codegenError[entry.index];
+    out.error = list.codegenError[entry.index];
     out.behaviorNotes = {"GENERATED_KERNELS"};
     return Status();
   }
-  const rt::PlanInfo &info = list->group->plans()[entry.index];
+  const rt::PlanInfo &info = list.group->plans()[entry.index];
   out.name = info.name;
   out.engineId = info.engineId;
   out.knobs = info.knobs;
   out.built = info.built;
-  out.workspace = info.built ? list->group->workspaceBytes(entry.index) : 0;
+  out.workspace = info.built ? list.group->workspaceBytes(entry.index) : 0;
   out.error = info.error;
   out.behaviorNotes = info.behaviorNotes;
   out.numericNotes = info.numericNotes;
-  return Status();
 #endif
+  return Status();
 }
 
 Status CompiledGraph::planBuild(int32_t index) {
   const char *call = "graphPlanBuild";
-  if (!impl)
-    return emptyGraph(call);
-#ifndef GRAPH_HAVE_GPU_RUNTIME
-  (void)index;
-  return noGpuRuntime(call);
-#else
-  std::lock_guard<std::mutex> lock(impl->compiler->mutex);
-  Impl::PlanList *list = nullptr;
-  if (Status s = needPlans(*impl, call, list); !s)
-    return s;
-  if (Status s = checkPlanIndex(*list, call, index, false); !s)
-    return s;
-  const mlir::graph::PlanEntry &entry = list->entries[index];
+  PlanCall plan(impl.get(), call, Need::Plan, Status(), index);
+  if (!plan.ok())
+    return plan.status;
+#ifdef GRAPH_HAVE_GPU_RUNTIME
+  Impl::PlanList &list = *plan.list;
+  const mlir::graph::PlanEntry &entry = list.entries[index];
   std::string why;
-  if (entry.codegen) {
-    // Compile the kernels and load them once; executes compile their own.
-    if (!list->codegenBuilt[entry.index]) {
-      why = list->codegenError[entry.index];
+  if (!entry.codegen) {
+    why = list.group->buildPlan(entry.index);
+  } else if (!list.codegenBuilt[entry.index]) {
+    // Compile the kernels and load them once, the way the next execute's
+    // build compiles them (PTX, or cubin under the codegenCubin option);
+    // executes compile their own.
+    why = list.codegenError[entry.index];
+    if (why.empty()) {
       rt::Device *gpu = nullptr;
-      if (why.empty()) {
-        if (Status s = needDevice(call, gpu); !s)
-          return s;
-        rt::CodegenSpec compiled;
-        why = mlir::graph::compilePlan(list->program.groups.front(),
-                                       entry.name, compiled);
-        if (why.empty() && !rt::CodegenKernel::create(*gpu, compiled, why) &&
-            why.empty())
-          why = "the kernels did not load";
-        list->codegenError[entry.index] = why;
-        list->codegenBuilt[entry.index] = why.empty();
-      }
+      if (Status s = needDevice(call, gpu); !s)
+        return s;
+      rt::CodegenSpec compiled;
+      why =
+          mlir::graph::compilePlan(list.program.groups.front(), entry.name,
+                                   compiled, gpuOptionsOf(*impl).codegenCubin);
+      if (why.empty() && !rt::CodegenKernel::create(*gpu, compiled, why) &&
+          why.empty())
+        why = "the kernels did not load";
+      list.codegenError[entry.index] = why;
+      list.codegenBuilt[entry.index] = why.empty();
     }
-  } else {
-    why = list->group->buildPlan(entry.index);
   }
   if (!why.empty())
-    return Status(GRAPH_ERROR_NOT_SUPPORTED,
-                  "plan " + std::to_string(index) + " (" + entry.name +
-                      ") declined: " + why);
-  return Status();
+    return Status(GRAPH_ERROR_NOT_SUPPORTED, "plan " + std::to_string(index) +
+                                                 " (" + entry.name +
+                                                 ") declined: " + why);
 #endif
+  return Status();
 }
 
 Status CompiledGraph::planSelect(int32_t index) {
-  const char *call = "graphPlanSelect";
-  if (!impl)
-    return emptyGraph(call);
-#ifndef GRAPH_HAVE_GPU_RUNTIME
-  (void)index;
-  return noGpuRuntime(call);
-#else
-  std::lock_guard<std::mutex> lock(impl->compiler->mutex);
-  Impl::PlanList *list = nullptr;
-  if (Status s = needPlans(*impl, call, list); !s)
-    return s;
-  if (Status s = checkPlanIndex(*list, call, index, true); !s)
-    return s;
-  if (list->selected != index) {
-    list->selected = index;
+  PlanCall plan(impl.get(), "graphPlanSelect", Need::PlanOrNone, Status(),
+                index);
+  if (!plan.ok())
+    return plan.status;
+#ifdef GRAPH_HAVE_GPU_RUNTIME
+  if (plan.list->selected != index) {
+    plan.list->selected = index;
     impl->resetGpu(); // the next execute builds the pinned plan
   }
-  return Status();
 #endif
+  return Status();
 }
 
-Status CompiledGraph::planAdd(
-    int64_t engineId, const std::vector<std::pair<int64_t, int64_t>> &knobs,
-    int32_t &index) {
+Status
+CompiledGraph::planAdd(int64_t engineId,
+                       const std::vector<std::pair<int64_t, int64_t>> &knobs,
+                       int32_t &index) {
   const char *call = "graphPlanAdd";
   index = -1;
-  if (!impl)
-    return emptyGraph(call);
-#ifndef GRAPH_HAVE_GPU_RUNTIME
-  (void)engineId;
-  (void)knobs;
-  return noGpuRuntime(call);
-#else
-  std::lock_guard<std::mutex> lock(impl->compiler->mutex);
-  Impl::PlanList *list = nullptr;
-  if (Status s = needPlans(*impl, call, list); !s)
-    return s;
+  PlanCall plan(impl.get(), call, Need::List);
+  if (!plan.ok())
+    return plan.status;
+#ifdef GRAPH_HAVE_GPU_RUNTIME
+  Impl::PlanList &list = *plan.list;
   if (engineId < 0)
     return Status(GRAPH_ERROR_INVALID_ARGUMENT,
                   std::string(call) + ": engine id " +
                       std::to_string(engineId) +
                       " is negative (the codegen plans are in the list "
                       "already; only cuDNN engines are added)");
-  if (!list->group)
+  if (!list.group)
     return Status(GRAPH_ERROR_NOT_SUPPORTED,
                   std::string(call) + ": engine " + std::to_string(engineId) +
                       ": cuDNN has no plan list for this group (its list is "
                       "the codegen plans)");
-  if (std::string e = list->group->addPlan(engineId, knobs); !e.empty())
-    return Status(GRAPH_ERROR_NOT_SUPPORTED,
-                  std::string(call) + ": engine " + std::to_string(engineId) +
-                      ": " + e);
-  list->added.emplace_back(engineId, knobs);
-  list->rebuildEntries(); // explicit plans come last: earlier indices stay
-  index = static_cast<int32_t>(list->entries.size()) - 1;
-  return Status();
+  if (std::string e = list.group->addPlan(engineId, knobs); !e.empty())
+    return Status(GRAPH_ERROR_NOT_SUPPORTED, std::string(call) + ": engine " +
+                                                 std::to_string(engineId) +
+                                                 ": " + e);
+  list.added.emplace_back(engineId, knobs);
+  list.rebuildEntries(); // explicit plans come last: earlier indices stay
+  index = static_cast<int32_t>(list.entries.size()) - 1;
 #endif
+  return Status();
 }
 
 Status CompiledGraph::setPlanOptions(const std::vector<std::string> &deselect,
                                      int64_t workspaceLimit, bool autotune) {
   const char *call = "graphSetPlanOptions";
-  if (!impl)
-    return emptyGraph(call);
-  if (workspaceLimit < -1)
-    return Status(GRAPH_ERROR_INVALID_ARGUMENT,
-                  std::string(call) + ": workspace limit " +
-                      std::to_string(workspaceLimit) +
-                      " is negative (-1: no limit)");
-#ifndef GRAPH_HAVE_GPU_RUNTIME
-  (void)deselect;
-  (void)autotune;
-  return noGpuRuntime(call);
-#else
-  std::lock_guard<std::mutex> lock(impl->compiler->mutex);
-  rt::Device *gpu = nullptr;
-  if (Status s = needDevice(call, gpu); !s)
-    return s;
+  PlanCall plan(impl.get(), call, Need::Device,
+                checkPlanOptionsArgs(call, workspaceLimit));
+  if (!plan.ok())
+    return plan.status;
+#ifdef GRAPH_HAVE_GPU_RUNTIME
   mlir::graph::GpuOptions &options = impl->planOptions;
   if (options.deselectEngines == deselect &&
       options.workspaceLimit == workspaceLimit && options.autotune == autotune)
@@ -1619,6 +1624,6 @@ Status CompiledGraph::setPlanOptions(const std::vector<std::string> &deselect,
   options.workspaceLimit = workspaceLimit;
   options.autotune = autotune;
   impl->resetGpu();
-  return Status();
 #endif
+  return Status();
 }

@@ -705,6 +705,26 @@ TEST(CompilerAPI, PlanCallsOnAnEmptyGraph) {
             GRAPH_ERROR_INVALID_ARGUMENT);
 }
 
+TEST(CompilerAPI, PlanCallsCheckTheModuleFirstAndNameTheCall) {
+  // An empty graph is the answer before the call's own bad arguments, and
+  // every answer names the C call it stands for.
+  graph::CompiledGraph empty;
+  auto expectEmpty = [](const graph::Status &s, const std::string &call) {
+    EXPECT_EQ(s.code(), GRAPH_ERROR_INVALID_ARGUMENT);
+    EXPECT_CONTAINS(s.message(), call + ": the CompiledGraph holds no module");
+  };
+  expectEmpty(empty.planCreate(GRAPH_DEVICE_CPU, {7}), "graphPlanCreate");
+  int32_t plans = 0, groups = 0;
+  expectEmpty(empty.planCount(plans, groups), "graphPlanCount");
+  graph::PlanDesc desc;
+  expectEmpty(empty.planInfo(-3, desc), "graphPlanInfo");
+  expectEmpty(empty.planBuild(-3), "graphPlanBuild");
+  expectEmpty(empty.planSelect(-3), "graphPlanSelect");
+  int32_t index = 0;
+  expectEmpty(empty.planAdd(-1, {}, index), "graphPlanAdd");
+  expectEmpty(empty.setPlanOptions({}, -5, false), "graphSetPlanOptions");
+}
+
 TEST_F(DenseTest, WrongDims) {
   std::vector<GraphBuffer> buffers = dense();
   buffers[0].dims[1] = 5;
