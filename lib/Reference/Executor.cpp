@@ -61,18 +61,16 @@ bool ref::toDType(Type type, DType &out) {
   return true;
 }
 
-ref::HostTensor ref::HostTensor::zeros(DType dtype,
-                                                     Shape shape) {
+ref::HostTensor ref::HostTensor::zeros(DType dtype, Shape shape) {
   HostTensor tensor;
   tensor.dtype = dtype;
   tensor.shape = std::move(shape);
-  tensor.bytes.assign(ref::numElements(tensor.shape) * ref::byteWidth(dtype), 0);
+  tensor.bytes.assign(ref::numElements(tensor.shape) * ref::byteWidth(dtype),
+                      0);
   return tensor;
 }
 
-int64_t ref::HostTensor::numElements() const {
-  return ref::numElements(shape);
-}
+int64_t ref::HostTensor::numElements() const { return ref::numElements(shape); }
 
 static ref::TensorInfo describeValue(Value value, DictionaryAttr attrs) {
   ref::TensorInfo info;
@@ -91,12 +89,13 @@ static ref::TensorInfo describeValue(Value value, DictionaryAttr attrs) {
 }
 
 void ref::describeGraph(GraphOp graph, std::vector<TensorInfo> &inputs,
-                               std::vector<TensorInfo> &outputs) {
+                        std::vector<TensorInfo> &outputs) {
   inputs.clear();
   outputs.clear();
   Block &body = graph.getBody().front();
   for (unsigned i = 0, e = graph.getNumArguments(); i < e; ++i)
-    inputs.push_back(describeValue(body.getArgument(i), graph.getArgAttrDict(i)));
+    inputs.push_back(
+        describeValue(body.getArgument(i), graph.getArgAttrDict(i)));
   OutputOp output = graph.getOutputOp();
   for (unsigned i = 0, e = graph.getNumResults(); i < e; ++i)
     outputs.push_back(
@@ -148,8 +147,9 @@ private:
   std::string bind(Operation *op, Value result, NdArray array);
   /// Binds each (result, array) pair in order, skipping absent (optional)
   /// results; the first failure wins.
-  std::string bindAll(Operation *op,
-                      std::initializer_list<std::pair<Value, NdArray *>> results);
+  std::string
+  bindAll(Operation *op,
+          std::initializer_list<std::pair<Value, NdArray *>> results);
   std::string eval(Operation *op);
 
   llvm::DenseMap<Value, NdArray> values;
@@ -200,7 +200,8 @@ Shape declaredShape(Value value) {
 }
 
 bool isStatic(const Shape &shape) {
-  return llvm::none_of(shape, [](int64_t d) { return ShapedType::isDynamic(d); });
+  return llvm::none_of(shape,
+                       [](int64_t d) { return ShapedType::isDynamic(d); });
 }
 
 template <typename ConvOp>
@@ -248,8 +249,7 @@ std::string sdpaOptions(Interpreter *, SdpaOp op,
   if (auto length = op.getSlidingWindowLength())
     window = *length;
   return ref::applyLegacyMaskFlags(opts, op.getUseCausalMask(),
-                                          op.getUseCausalMaskBottomRight(),
-                                          window);
+                                   op.getUseCausalMaskBottomRight(), window);
 }
 
 NdArray amaxArray(double value) {
@@ -260,13 +260,12 @@ NdArray amaxArray(double value) {
 
 DType dtypeOf(Value value) {
   DType dtype = DType::F32;
-  (void)ref::toDType(
-      cast<RankedTensorType>(value.getType()).getElementType(), dtype);
+  (void)ref::toDType(cast<RankedTensorType>(value.getType()).getElementType(),
+                     dtype);
   return dtype;
 }
 
-template <typename Op>
-ref::LinearAttentionOptions linearOptions(Op op) {
+template <typename Op> ref::LinearAttentionOptions linearOptions(Op op) {
   ref::LinearAttentionOptions opts;
   if (auto scale = op.getScale())
     opts.scale = scale->convertToDouble();
@@ -280,6 +279,12 @@ ref::LinearAttentionOptions linearOptions(Op op) {
 std::string Interpreter::eval(Operation *op) {
   auto fail = [&](const std::string &message) -> std::string {
     return message.empty() ? "" : opPrefix(op) + message;
+  };
+  // The kernel's error, or else its result bound to `result`.
+  auto bindOr = [&](const std::string &kernelError, Value result,
+                    NdArray &array) -> std::string {
+    return kernelError.empty() ? bind(op, result, std::move(array))
+                               : fail(kernelError);
   };
   auto getOpt = [&](Value v) { return getOptional(v); };
   std::string error;
@@ -296,15 +301,13 @@ std::string Interpreter::eval(Operation *op) {
       })
       .Case([&](MatmulOp mm) -> std::string {
         NdArray out;
-        if (!(error = ref::matmul(get(mm.getA()), get(mm.getB()), out))
-                 .empty())
-          return fail(error);
-        return bind(op, mm.getC(), std::move(out));
+        return bindOr(ref::matmul(get(mm.getA()), get(mm.getB()), out),
+                      mm.getC(), out);
       })
       .Case([&](PointwiseOp pw) -> std::string {
         ref::PointwiseMode mode;
-        if (!ref::parsePointwiseMode(
-                stringifyPointwiseMode(pw.getMode()).str(), mode))
+        if (!ref::parsePointwiseMode(stringifyPointwiseMode(pw.getMode()).str(),
+                                     mode))
           return fail("mode " + stringifyPointwiseMode(pw.getMode()).str() +
                       " has no reference implementation");
         ref::PointwiseParams params;
@@ -326,25 +329,20 @@ std::string Interpreter::eval(Operation *op) {
         for (Value input : pw.getInputs()) {
           inputs.push_back(&get(input));
           Shape merged;
-          if (!ref::broadcastShapes(outShape, inputs.back()->shape,
-                                           merged))
+          if (!ref::broadcastShapes(outShape, inputs.back()->shape, merged))
             return fail("operand dims do not broadcast");
           outShape = merged;
         }
         NdArray out;
-        if (!(error = ref::pointwise(mode, inputs, outShape, params, out))
-                 .empty())
-          return fail(error);
-        return bind(op, pw.getOutput(), std::move(out));
+        return bindOr(ref::pointwise(mode, inputs, outShape, params, out),
+                      pw.getOutput(), out);
       })
       .Case([&](ConvFpropOp conv) -> std::string {
         NdArray y;
         auto params = convParams(conv, get(conv.getImage()).rank() - 2);
-        if (!(error = ref::convFprop(get(conv.getImage()),
-                                            get(conv.getWeight()), params, y))
-                 .empty())
-          return fail(error);
-        return bind(op, conv.getY(), std::move(y));
+        return bindOr(ref::convFprop(get(conv.getImage()),
+                                     get(conv.getWeight()), params, y),
+                      conv.getY(), y);
       })
       .Case([&](ConvDgradOp conv) -> std::string {
         Shape dxShape = declaredShape(conv.getDX());
@@ -352,12 +350,9 @@ std::string Interpreter::eval(Operation *op) {
           return fail("DX needs static dims (they are not inferable)");
         NdArray dx;
         auto params = convParams(conv, dxShape.size() - 2);
-        if (!(error = ref::convDgrad(get(conv.getLoss()),
-                                            get(conv.getFilter()), params,
-                                            dxShape, dx))
-                 .empty())
-          return fail(error);
-        return bind(op, conv.getDX(), std::move(dx));
+        return bindOr(ref::convDgrad(get(conv.getLoss()), get(conv.getFilter()),
+                                     params, dxShape, dx),
+                      conv.getDX(), dx);
       })
       .Case([&](ConvWgradOp conv) -> std::string {
         Shape dwShape = declaredShape(conv.getDW());
@@ -365,12 +360,9 @@ std::string Interpreter::eval(Operation *op) {
           return fail("DW needs static dims (they are not inferable)");
         NdArray dw;
         auto params = convParams(conv, dwShape.size() - 2);
-        if (!(error = ref::convWgrad(get(conv.getImage()),
-                                            get(conv.getLoss()), params,
-                                            dwShape, dw))
-                 .empty())
-          return fail(error);
-        return bind(op, conv.getDW(), std::move(dw));
+        return bindOr(ref::convWgrad(get(conv.getImage()), get(conv.getLoss()),
+                                     params, dwShape, dw),
+                      conv.getDW(), dw);
       })
       .Case<LayernormOp, AdaLayernormOp, InstancenormOp>(
           [&](auto norm) -> std::string {
@@ -382,14 +374,14 @@ std::string Interpreter::eval(Operation *op) {
             const NdArray *bias = &get(norm.getBias());
             double eps = scalarOf(norm.getEpsilon());
             if constexpr (std::is_same_v<OpTy, LayernormOp>)
-              error = ref::layernormForward(x, scale, bias, eps,
-                                                   training, result);
+              error =
+                  ref::layernormForward(x, scale, bias, eps, training, result);
             else if constexpr (std::is_same_v<OpTy, AdaLayernormOp>)
-              error = ref::adalayernormForward(x, scale, bias, eps,
-                                                      training, result);
+              error = ref::adalayernormForward(x, scale, bias, eps, training,
+                                               result);
             else
-              error = ref::instancenormForward(x, scale, bias, eps,
-                                                      training, result);
+              error = ref::instancenormForward(x, scale, bias, eps, training,
+                                               result);
             if (!error.empty())
               return fail(error);
             return bindAll(op, {{norm.getY(), &result.y},
@@ -421,53 +413,47 @@ std::string Interpreter::eval(Operation *op) {
                   getOpt(norm.getInRunningVar()), momentum, result))
                  .empty())
           return fail(error);
-        return bindAll(op, {{norm.getY(), &result.y},
-                            {norm.getMean(), &result.mean},
-                            {norm.getInvVar(), &result.invVariance},
-                            {norm.getNextRunningMean(), &result.nextRunningMean},
-                            {norm.getNextRunningVar(), &result.nextRunningVar}});
+        return bindAll(op,
+                       {{norm.getY(), &result.y},
+                        {norm.getMean(), &result.mean},
+                        {norm.getInvVar(), &result.invVariance},
+                        {norm.getNextRunningMean(), &result.nextRunningMean},
+                        {norm.getNextRunningVar(), &result.nextRunningVar}});
       })
       .Case([&](BatchnormInferenceOp norm) -> std::string {
         NdArray y;
-        if (!(error = ref::batchnormInference(
-                  get(norm.getInput()), get(norm.getMean()),
-                  get(norm.getInvVariance()), get(norm.getScale()),
-                  &get(norm.getBias()), y))
-                 .empty())
-          return fail(error);
-        return bind(op, norm.getY(), std::move(y));
+        return bindOr(ref::batchnormInference(
+                          get(norm.getInput()), get(norm.getMean()),
+                          get(norm.getInvVariance()), get(norm.getScale()),
+                          &get(norm.getBias()), y),
+                      norm.getY(), y);
       })
-      .Case<LayernormBackwardOp, AdaLayernormBackwardOp,
-            InstancenormBackwardOp, BatchnormBackwardOp>(
-          [&](auto norm) -> std::string {
-            using OpTy = decltype(norm);
-            ref::NormBackwardResult result;
-            const NdArray &dy = get(norm.getGrad()), &x = get(norm.getInput());
-            const NdArray &scale = get(norm.getScale());
-            const NdArray &mean = get(norm.getMean());
-            const NdArray &invVar = get(norm.getInvVariance());
-            if constexpr (std::is_same_v<OpTy, LayernormBackwardOp>)
-              error = ref::layernormBackward(dy, x, scale, mean, invVar,
-                                                    result);
-            else if constexpr (std::is_same_v<OpTy, AdaLayernormBackwardOp>)
-              error = ref::adalayernormBackward(dy, x, scale, mean,
-                                                       invVar, result);
-            else if constexpr (std::is_same_v<OpTy, InstancenormBackwardOp>)
-              error = ref::instancenormBackward(dy, x, scale, mean,
-                                                       invVar, result);
-            else {
-              if (!norm.getPeerStats().empty())
-                return fail("peer_stats (multi-GPU batch norm) has no CPU "
-                            "reference");
-              error = ref::batchnormBackward(dy, x, scale, mean, invVar,
-                                                    result);
-            }
-            if (!error.empty())
-              return fail(error);
-            return bindAll(op, {{norm.getDX(), &result.dx},
-                                {norm.getDScale(), &result.dscale},
-                                {norm.getDBias(), &result.dbias}});
-          })
+      .Case<LayernormBackwardOp, AdaLayernormBackwardOp, InstancenormBackwardOp,
+            BatchnormBackwardOp>([&](auto norm) -> std::string {
+        using OpTy = decltype(norm);
+        ref::NormBackwardResult result;
+        const NdArray &dy = get(norm.getGrad()), &x = get(norm.getInput());
+        const NdArray &scale = get(norm.getScale());
+        const NdArray &mean = get(norm.getMean());
+        const NdArray &invVar = get(norm.getInvVariance());
+        if constexpr (std::is_same_v<OpTy, LayernormBackwardOp>)
+          error = ref::layernormBackward(dy, x, scale, mean, invVar, result);
+        else if constexpr (std::is_same_v<OpTy, AdaLayernormBackwardOp>)
+          error = ref::adalayernormBackward(dy, x, scale, mean, invVar, result);
+        else if constexpr (std::is_same_v<OpTy, InstancenormBackwardOp>)
+          error = ref::instancenormBackward(dy, x, scale, mean, invVar, result);
+        else {
+          if (!norm.getPeerStats().empty())
+            return fail("peer_stats (multi-GPU batch norm) has no CPU "
+                        "reference");
+          error = ref::batchnormBackward(dy, x, scale, mean, invVar, result);
+        }
+        if (!error.empty())
+          return fail(error);
+        return bindAll(op, {{norm.getDX(), &result.dx},
+                            {norm.getDScale(), &result.dscale},
+                            {norm.getDBias(), &result.dbias}});
+      })
       .Case([&](RmsnormBackwardOp norm) -> std::string {
         ref::NormBackwardResult result;
         if (!(error = ref::rmsnormBackward(
@@ -482,8 +468,7 @@ std::string Interpreter::eval(Operation *op) {
       })
       .Case([&](GenstatsOp gs) -> std::string {
         NdArray sum, sqSum;
-        if (!(error = ref::genstats(get(gs.getInput()), sum, sqSum))
-                 .empty())
+        if (!(error = ref::genstats(get(gs.getInput()), sum, sqSum)).empty())
           return fail(error);
         return bindAll(op, {{gs.getSUM(), &sum}, {gs.getSQ_SUM(), &sqSum}});
       })
@@ -509,10 +494,8 @@ std::string Interpreter::eval(Operation *op) {
         if (!isStatic(shape))
           return fail("the reshape target needs static dims");
         NdArray out;
-        if (!(error = ref::reshape(get(rs.getInput()), shape, out))
-                 .empty())
-          return fail(error);
-        return bind(op, rs.getOutput(), std::move(out));
+        return bindOr(ref::reshape(get(rs.getInput()), shape, out),
+                      rs.getOutput(), out);
       })
       .Case([&](SliceOp sl) -> std::string {
         std::vector<ref::SliceRange> ranges;
@@ -524,29 +507,23 @@ std::string Interpreter::eval(Operation *op) {
           ranges.push_back(range);
         }
         NdArray out;
-        if (!(error = ref::slice(get(sl.getInput()), ranges, out))
-                 .empty())
-          return fail(error);
-        return bind(op, sl.getOutput(), std::move(out));
+        return bindOr(ref::slice(get(sl.getInput()), ranges, out),
+                      sl.getOutput(), out);
       })
       .Case([&](TransposeOp tr) -> std::string {
         NdArray out;
         std::vector<int64_t> perm(tr.getPermutation().begin(),
                                   tr.getPermutation().end());
-        if (!(error = ref::transpose(get(tr.getInput()), perm, out))
-                 .empty())
-          return fail(error);
-        return bind(op, tr.getOutput(), std::move(out));
+        return bindOr(ref::transpose(get(tr.getInput()), perm, out),
+                      tr.getOutput(), out);
       })
       .Case([&](ConcatenateOp cat) -> std::string {
         std::vector<const NdArray *> inputs;
         for (Value input : cat.getInputs())
           inputs.push_back(&get(input));
         NdArray out;
-        if (!(error = ref::concatenate(inputs, cat.getAxis(), out))
-                 .empty())
-          return fail(error);
-        return bind(op, cat.getOutput(), std::move(out));
+        return bindOr(ref::concatenate(inputs, cat.getAxis(), out),
+                      cat.getOutput(), out);
       })
       .Case<RopeOp, RopeBackwardOp>([&](auto rope) -> std::string {
         constexpr bool forward = std::is_same_v<decltype(rope), RopeOp>;
@@ -570,7 +547,7 @@ std::string Interpreter::eval(Operation *op) {
           return fail(error);
         ref::SdpaForwardResult result;
         if (!(error = ref::sdpaForward(get(sdpa.getQ()), get(sdpa.getK()),
-                                              get(sdpa.getV()), opts, result))
+                                       get(sdpa.getV()), opts, result))
                  .empty())
           return fail(error);
         return bindAll(op, {{sdpa.getO(), &result.o},
@@ -583,10 +560,10 @@ std::string Interpreter::eval(Operation *op) {
         if (!(error = sdpaOptions(this, sdpa, getOpt, opts)).empty())
           return fail(error);
         ref::SdpaBackwardResult result;
-        if (!(error = ref::sdpaBackward(
-                  get(sdpa.getQ()), get(sdpa.getK()), get(sdpa.getV()),
-                  get(sdpa.getO()), get(sdpa.getDO()), get(sdpa.getStats()),
-                  opts, result))
+        if (!(error = ref::sdpaBackward(get(sdpa.getQ()), get(sdpa.getK()),
+                                        get(sdpa.getV()), get(sdpa.getO()),
+                                        get(sdpa.getDO()), get(sdpa.getStats()),
+                                        opts, result))
                  .empty())
           return fail(error);
         return bindAll(op, {{sdpa.getDQ(), &result.dQ},
@@ -606,12 +583,13 @@ std::string Interpreter::eval(Operation *op) {
         scales.scaleS = scalarOf(sdpa.getScaleS());
         scales.scaleO = scalarOf(sdpa.getScaleO());
         ref::SdpaFp8ForwardResult result;
-        if (!(error = ref::sdpaFp8Forward(
-                  get(sdpa.getQ()), get(sdpa.getK()), get(sdpa.getV()), scales,
-                  dtypeOf(sdpa.getQ()), opts, result))
+        if (!(error = ref::sdpaFp8Forward(get(sdpa.getQ()), get(sdpa.getK()),
+                                          get(sdpa.getV()), scales,
+                                          dtypeOf(sdpa.getQ()), opts, result))
                  .empty())
           return fail(error);
-        NdArray amaxS = amaxArray(result.amaxS), amaxO = amaxArray(result.amaxO);
+        NdArray amaxS = amaxArray(result.amaxS),
+                amaxO = amaxArray(result.amaxO);
         return bindAll(op, {{sdpa.getO(), &result.o},
                             {sdpa.getStats(), &result.stats},
                             {sdpa.getAmax_S(), &amaxS},
@@ -714,20 +692,18 @@ std::string Interpreter::eval(Operation *op) {
         opts.valueType = dtypeOf(q.getY());
         opts.scaleType = dtypeOf(q.getScale());
         NdArray y, scale;
-        if (!(error = ref::blockScaleQuantize(get(q.getInput()), opts, y,
-                                                     scale))
+        if (!(error =
+                  ref::blockScaleQuantize(get(q.getInput()), opts, y, scale))
                  .empty())
           return fail(error);
         return bindAll(op, {{q.getY(), &y}, {q.getScale(), &scale}});
       })
       .Case([&](BlockScaleDequantizeOp dq) -> std::string {
         NdArray out;
-        if (!(error = ref::blockScaleDequantize(
-                  get(dq.getInput()), get(dq.getDescale()),
-                  {dq.getBlockSize()}, dq.getIsNegativeScale(), out))
-                 .empty())
-          return fail(error);
-        return bind(op, dq.getOutput(), std::move(out));
+        return bindOr(ref::blockScaleDequantize(
+                          get(dq.getInput()), get(dq.getDescale()),
+                          {dq.getBlockSize()}, dq.getIsNegativeScale(), out),
+                      dq.getOutput(), out);
       })
       .Case([&](MoeGroupedMatmulOp moe) -> std::string {
         ref::MoeGroupedMatmulInputs in;
@@ -748,13 +724,13 @@ std::string Interpreter::eval(Operation *op) {
           break;
         }
         Shape outShape = declaredShape(moe.getOutput());
-        int64_t outRows = outShape.size() >= 2 ? outShape[outShape.size() - 2]
-                                               : 0;
+        int64_t outRows =
+            outShape.size() >= 2 ? outShape[outShape.size() - 2] : 0;
         if (ShapedType::isDynamic(outRows))
           outRows = 0;
         NdArray out;
-        if (!(error = ref::moeGroupedMatmul(
-                  in, mode, moe.getTopK().value_or(1), out, outRows))
+        if (!(error = ref::moeGroupedMatmul(in, mode, moe.getTopK().value_or(1),
+                                            out, outRows))
                  .empty())
           return fail(error);
         if (out.rank() + 1 == static_cast<int64_t>(outShape.size()))
@@ -764,12 +740,10 @@ std::string Interpreter::eval(Operation *op) {
       .Case([&](MoeGroupedMatmulBwdOp moe) -> std::string {
         Shape dwShape = declaredShape(moe.getDweight());
         NdArray dw;
-        if (!(error = ref::moeGroupedMatmulBwd(
-                  get(moe.getDoutput()), get(moe.getToken()),
-                  get(moe.getFirstTokenOffset()), dwShape[0], dw))
-                 .empty())
-          return fail(error);
-        return bind(op, moe.getDweight(), std::move(dw));
+        return bindOr(ref::moeGroupedMatmulBwd(
+                          get(moe.getDoutput()), get(moe.getToken()),
+                          get(moe.getFirstTokenOffset()), dwShape[0], dw),
+                      moe.getDweight(), dw);
       })
       .Case<GdnOp, KdaOp, Gdn2Op>([&](auto la) -> std::string {
         using OpTy = decltype(la);
@@ -786,7 +760,8 @@ std::string Interpreter::eval(Operation *op) {
         ref::LinearAttentionOptions opts = linearOptions(la);
         opts.safeGate = la.getSafeGate();
         opts.outputFinalState = la.getOutputFinalState();
-        opts.checkpointEveryNTokens = la.getCheckpointEveryNTokens().value_or(0);
+        opts.checkpointEveryNTokens =
+            la.getCheckpointEveryNTokens().value_or(0);
         auto variant = ref::LinearAttentionVariant::Gdn;
         if constexpr (std::is_same_v<OpTy, KdaOp>) {
           variant = ref::LinearAttentionVariant::Kda;
@@ -800,13 +775,13 @@ std::string Interpreter::eval(Operation *op) {
             opts.gateLowerBound = lb->convertToDouble();
         }
         ref::LinearAttentionForwardResult result;
-        if (!(error = ref::linearAttentionForward(variant, in, opts,
-                                                         result))
+        if (!(error = ref::linearAttentionForward(variant, in, opts, result))
                  .empty())
           return fail(error);
-        return bindAll(op, {{la.getO(), &result.o},
-                            {la.getFinalState(), &result.finalState},
-                            {la.getStateCheckpoints(), &result.stateCheckpoints}});
+        return bindAll(op,
+                       {{la.getO(), &result.o},
+                        {la.getFinalState(), &result.finalState},
+                        {la.getStateCheckpoints(), &result.stateCheckpoints}});
       })
       .Case<GdnBwdOp, KdaBwdOp, Gdn2BwdOp>([&](auto la) -> std::string {
         using OpTy = decltype(la);
@@ -827,9 +802,9 @@ std::string Interpreter::eval(Operation *op) {
           in.w = &get(la.getW());
         }
         ref::LinearAttentionGrads grads;
-        if (!(error = ref::linearAttentionBackward(
-                  variant, in, get(la.getDO()), getOpt(la.getDFinalState()),
-                  opts, grads))
+        if (!(error = ref::linearAttentionBackward(variant, in, get(la.getDO()),
+                                                   getOpt(la.getDFinalState()),
+                                                   opts, grads))
                  .empty())
           return fail(error);
         Value dW;
@@ -848,13 +823,12 @@ std::string Interpreter::eval(Operation *op) {
       });
 }
 
-std::string
-Interpreter::run(GraphOp graph, const std::vector<ref::HostTensor> &inputs,
-                 std::vector<ref::HostTensor> &outputs) {
+std::string Interpreter::run(GraphOp graph,
+                             const std::vector<ref::HostTensor> &inputs,
+                             std::vector<ref::HostTensor> &outputs) {
   std::vector<ref::TensorInfo> inInfo, outInfo;
   ref::describeGraph(graph, inInfo, outInfo);
-  auto who = [&](const ref::TensorInfo &info, const char *kind,
-                 size_t index) {
+  auto who = [&](const ref::TensorInfo &info, const char *kind, size_t index) {
     std::string text = std::string(kind) + " " + std::to_string(index);
     if (info.uid)
       text += " (uid " + std::to_string(info.uid);
@@ -896,11 +870,12 @@ Interpreter::run(GraphOp graph, const std::vector<ref::HostTensor> &inputs,
     if (static_cast<int64_t>(given.bytes.size()) <
         span * static_cast<int64_t>(ref::byteWidth(dtype)))
       return who(want, "input", i) + ": the buffer holds " +
-             std::to_string(given.bytes.size()) + " bytes but its dims and "
+             std::to_string(given.bytes.size()) +
+             " bytes but its dims and "
              "strides address " +
              std::to_string(span * ref::byteWidth(dtype));
-    values[body.getArgument(i)] = ref::load(
-        given.bytes.data(), dtype, given.shape, given.strides);
+    values[body.getArgument(i)] =
+        ref::load(given.bytes.data(), dtype, given.shape, given.strides);
   }
 
   for (Operation &op : body.without_terminator()) {
@@ -929,22 +904,23 @@ Interpreter::run(GraphOp graph, const std::vector<ref::HostTensor> &inputs,
   return "";
 }
 
-std::string ref::execute(GraphOp graph,
-                                const std::vector<HostTensor> &inputs,
-                                std::vector<HostTensor> &outputs) {
+std::string ref::execute(GraphOp graph, const std::vector<HostTensor> &inputs,
+                         std::vector<HostTensor> &outputs) {
   Interpreter interpreter;
   return interpreter.run(graph, inputs, outputs);
 }
 
-std::string Interpreter::runOps(
-    const std::vector<Operation *> &ops,
-    const std::vector<std::pair<Value, NdArray>> &given,
-    const std::vector<Value> &wanted, std::vector<NdArray> &results) {
+std::string
+Interpreter::runOps(const std::vector<Operation *> &ops,
+                    const std::vector<std::pair<Value, NdArray>> &given,
+                    const std::vector<Value> &wanted,
+                    std::vector<NdArray> &results) {
   for (const auto &[value, array] : given) {
     Shape declared = declaredShape(value);
     bool match = declared.size() == array.shape.size();
     for (size_t d = 0; match && d < declared.size(); ++d)
-      match = ShapedType::isDynamic(declared[d]) || declared[d] == array.shape[d];
+      match =
+          ShapedType::isDynamic(declared[d]) || declared[d] == array.shape[d];
     if (!match)
       return "a given value has dims " + formatShape(array.shape) +
              " but is declared " + formatShape(declared);
@@ -979,10 +955,10 @@ std::string Interpreter::runOps(
   return "";
 }
 
-std::string
-ref::executeOps(const std::vector<Operation *> &ops,
-                const std::vector<std::pair<Value, NdArray>> &given,
-                const std::vector<Value> &wanted, std::vector<NdArray> &results) {
+std::string ref::executeOps(const std::vector<Operation *> &ops,
+                            const std::vector<std::pair<Value, NdArray>> &given,
+                            const std::vector<Value> &wanted,
+                            std::vector<NdArray> &results) {
   Interpreter interpreter;
   return interpreter.runOps(ops, given, wanted, results);
 }
