@@ -362,7 +362,8 @@ GRAPH_API GraphStatus graphPlanAdd(GraphModule module, int64_t engineId,
  * the correct ones and runs the fastest (as GRAPH_AUTOTUNE=1 does). Each
  * call replaces all three. Does not
  * need graphPlanCreate; a pinned plan that these options exclude makes the
- * execute fail. */
+ * execute fail. (GRAPH_CODEGEN_CUBIN=1 in the environment embeds the codegen
+ * kernels as sm_90 cubin from ptxas instead of PTX.) */
 GRAPH_API GraphStatus graphSetPlanOptions(GraphModule module,
                                           const char *const *deselectNames,
                                           int32_t numNames,

@@ -852,6 +852,10 @@ mlir::graph::GpuOptions gpuOptionsOf(CompiledGraph::Impl &impl) {
   // GRAPH_AUTOTUNE=1: time every buildable plan and keep the fastest.
   if (const char *tune = std::getenv("GRAPH_AUTOTUNE"))
     options.autotune |= std::string(tune) == "1";
+  // GRAPH_CODEGEN_CUBIN=1: codegen kernels as sm_90 cubin (ptxas at compile
+  // time) instead of PTX, as graph-run --codegen-cubin.
+  if (const char *cubin = std::getenv("GRAPH_CODEGEN_CUBIN"))
+    options.codegenCubin |= std::string(cubin) == "1";
   if (impl.plans && impl.plans->graph == impl.selected) {
     options.heuristics = impl.plans->modes;
     options.addedPlans = impl.plans->added;
