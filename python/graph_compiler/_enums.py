@@ -93,141 +93,42 @@ def is_float(dt) -> bool:
     )
 
 
-class heur_mode(enum.Enum):
-    A = 0
-    B = 1
-    FALLBACK = 2
-    INSTANT = 3
-    OPENSOURCE = 4
+def _numbered(name, members, doc=None):
+    """The enum class ``name`` whose members, in the order ``members`` (a
+    whitespace-separated string) lists them, are numbered 0, 1, 2 ... as the
+    frontend numbers them."""
+    cls = enum.Enum(name, members.split(), module=__name__, qualname=name, start=0)
+    cls.__doc__ = doc
+    return cls
 
 
-class build_plan_policy(enum.Enum):
-    HEURISTICS_CHOICE = 0
-    ALL = 1
-
-
-class norm_forward_phase(enum.Enum):
-    NOT_SET = 0
-    INFERENCE = 1
-    TRAINING = 2
-
-
-class reduction_mode(enum.Enum):
-    NOT_SET = 0
-    ADD = 1
-    MUL = 2
-    MIN = 3
-    MAX = 4
-    AMAX = 5
-    AVG = 6
-    NORM1 = 7
-    NORM2 = 8
-    MUL_NO_ZEROS = 9
-
-
-class pointwise_mode(enum.Enum):
-    """The frontend's pointwise modes; the graph builders are the usual way to
-    reach them (``graph.add``, ``graph.relu`` ...)."""
-
-    NOT_SET = 0
-    ADD = 1
-    ADD_SQUARE = 2
-    DIV = 3
-    MAX = 4
-    MIN = 5
-    MOD = 6
-    MUL = 7
-    POW = 8
-    SUB = 9
-    ABS = 10
-    CEIL = 11
-    COS = 12
-    EXP = 13
-    FLOOR = 14
-    LOG = 15
-    NEG = 16
-    RSQRT = 17
-    SIN = 18
-    SQRT = 19
-    TAN = 20
-    LOGICAL_NOT = 21
-    RELU_FWD = 22
-    SIGMOID_FWD = 23
-    TANH_FWD = 24
-    ELU_FWD = 25
-    GELU_FWD = 26
-    GELU_APPROX_TANH_FWD = 27
-    SOFTPLUS_FWD = 28
-    SWISH_FWD = 29
-    RELU_BWD = 30
-    SIGMOID_BWD = 31
-    TANH_BWD = 32
-    ELU_BWD = 33
-    GELU_BWD = 34
-    GELU_APPROX_TANH_BWD = 35
-    SOFTPLUS_BWD = 36
-    SWISH_BWD = 37
-    CMP_EQ = 38
-    CMP_NEQ = 39
-    CMP_GT = 40
-    CMP_GE = 41
-    CMP_LT = 42
-    CMP_LE = 43
-    LOGICAL_AND = 44
-    LOGICAL_OR = 45
-    BINARY_SELECT = 46
-    GEN_INDEX = 47
-    ERF = 48
-    IDENTITY = 49
-    RECIPROCAL = 50
-
-
-class behavior_note(enum.Enum):
-    RUNTIME_COMPILATION = 0
-    REQUIRES_FILTER_INT8x32_REORDER = 1
-    REQUIRES_BIAS_INT8x32_REORDER = 2
-    SUPPORTS_CUDA_GRAPH_NATIVE_API = 3
-
-
-class numeric_note(enum.Enum):
-    TENSOR_CORE = 0
-    DOWN_CONVERT_INPUTS = 1
-    REDUCED_PRECISION_REDUCTION = 2
-    FFT = 3
-    NONDETERMINISTIC = 4
-    WINOGRAD = 5
-    WINOGRAD_TILE_4x4 = 6
-    WINOGRAD_TILE_6x6 = 7
-    WINOGRAD_TILE_13x13 = 8
-    STRICT_NAN_PROP = 9
-
-
-class diagonal_alignment(enum.Enum):
-    TOP_LEFT = 0
-    BOTTOM_RIGHT = 1
-
-
-class convolution_mode(enum.Enum):
-    CROSS_CORRELATION = 0
-    CONVOLUTION = 1
-
-
-class moe_grouped_matmul_mode(enum.Enum):
-    NONE = 0
-    GATHER = 1
-    SCATTER = 2
-
-
-class reshape_mode(enum.Enum):
-    VIEW = 0
-    LOGICAL = 1
-
-
-class tensor_reordering(enum.Enum):
-    NONE = 0
-    INT8x32 = 1
-    F16x16 = 2
-    F8_128x4 = 3
+heur_mode = _numbered("heur_mode", "A B FALLBACK INSTANT OPENSOURCE")
+build_plan_policy = _numbered("build_plan_policy", "HEURISTICS_CHOICE ALL")
+norm_forward_phase = _numbered("norm_forward_phase", "NOT_SET INFERENCE TRAINING")
+reduction_mode = _numbered("reduction_mode", "NOT_SET ADD MUL MIN MAX AMAX AVG NORM1 NORM2 MUL_NO_ZEROS")
+pointwise_mode = _numbered(
+    "pointwise_mode",
+    """
+    NOT_SET ADD ADD_SQUARE DIV MAX MIN MOD MUL POW SUB
+    ABS CEIL COS EXP FLOOR LOG NEG RSQRT SIN SQRT
+    TAN LOGICAL_NOT RELU_FWD SIGMOID_FWD TANH_FWD ELU_FWD GELU_FWD GELU_APPROX_TANH_FWD SOFTPLUS_FWD SWISH_FWD
+    RELU_BWD SIGMOID_BWD TANH_BWD ELU_BWD GELU_BWD GELU_APPROX_TANH_BWD SOFTPLUS_BWD SWISH_BWD CMP_EQ CMP_NEQ
+    CMP_GT CMP_GE CMP_LT CMP_LE LOGICAL_AND LOGICAL_OR BINARY_SELECT GEN_INDEX ERF IDENTITY
+    RECIPROCAL
+    """,
+    doc="""The frontend's pointwise modes; the graph builders are the usual way to
+    reach them (``graph.add``, ``graph.relu`` ...).""",
+)
+behavior_note = _numbered("behavior_note", "RUNTIME_COMPILATION REQUIRES_FILTER_INT8x32_REORDER REQUIRES_BIAS_INT8x32_REORDER SUPPORTS_CUDA_GRAPH_NATIVE_API")
+numeric_note = _numbered(
+    "numeric_note",
+    "TENSOR_CORE DOWN_CONVERT_INPUTS REDUCED_PRECISION_REDUCTION FFT NONDETERMINISTIC WINOGRAD WINOGRAD_TILE_4x4 WINOGRAD_TILE_6x6 WINOGRAD_TILE_13x13 STRICT_NAN_PROP",
+)
+diagonal_alignment = _numbered("diagonal_alignment", "TOP_LEFT BOTTOM_RIGHT")
+convolution_mode = _numbered("convolution_mode", "CROSS_CORRELATION CONVOLUTION")
+moe_grouped_matmul_mode = _numbered("moe_grouped_matmul_mode", "NONE GATHER SCATTER")
+reshape_mode = _numbered("reshape_mode", "VIEW LOGICAL")
+tensor_reordering = _numbered("tensor_reordering", "NONE INT8x32 F16x16 F8_128x4")
 
 
 def enum_name(value) -> str:

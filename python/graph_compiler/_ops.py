@@ -123,43 +123,42 @@ def _conv_params(node, spatial):
     return list(pre), list(post), list(stride), list(dil)
 
 
-def _conv_fprop_dims(node):
-    x, w = _dims(node, "image"), _dims(node, "weight")
-    if not x or not w:
-        return None
-    sp = len(x) - 2
-    pre, post, stride, dil = _conv_params(node, sp)
-    out = [x[0], w[0]]
-    for i in range(sp):
-        eff = (w[i + 2] - 1) * dil[i] + 1
-        out.append((x[i + 2] + pre[i] + post[i] - eff) // stride[i] + 1)
-    return out
+def _conv_rule(first, second, lead, spatial):
+    """Dims rule of a convolution: ``lead(a, b)`` (batch and channel dims)
+    followed by ``spatial(a_i, b_i, pre_i, post_i, stride_i, dilation_i)`` for
+    each spatial dim i, a and b the dims of ports ``first`` and ``second``."""
+
+    def infer(node):
+        a, b = _dims(node, first), _dims(node, second)
+        if not a or not b:
+            return None
+        sp = len(a) - 2
+        pre, post, stride, dil = _conv_params(node, sp)
+        return lead(a, b) + [spatial(a[i + 2], b[i + 2], pre[i], post[i], stride[i], dil[i]) for i in range(sp)]
+
+    return infer
 
 
-def _conv_dgrad_dims(node):
-    dy, w = _dims(node, "loss"), _dims(node, "filter")
-    if not dy or not w:
-        return None
-    sp = len(dy) - 2
-    pre, post, stride, dil = _conv_params(node, sp)
-    out = [dy[0], w[1]]
-    for i in range(sp):
-        eff = (w[i + 2] - 1) * dil[i] + 1
-        out.append((dy[i + 2] - 1) * stride[i] + eff - pre[i] - post[i])
-    return out
-
-
-def _conv_wgrad_dims(node):
-    x, dy = _dims(node, "image"), _dims(node, "loss")
-    if not x or not dy:
-        return None
-    sp = len(x) - 2
-    pre, post, stride, dil = _conv_params(node, sp)
-    out = [dy[1], x[1]]
-    for i in range(sp):
-        eff = x[i + 2] + pre[i] + post[i] - (dy[i + 2] - 1) * stride[i]
-        out.append((eff - 1) // dil[i] + 1)
-    return out
+# fprop: (padded extent - dilated filter extent) / stride + 1; dgrad inverts
+# it for the image extent; wgrad solves it for the filter extent.
+_conv_fprop_dims = _conv_rule(
+    "image",
+    "weight",
+    lambda x, w: [x[0], w[0]],
+    lambda x, w, pre, post, st, dil: (x + pre + post - ((w - 1) * dil + 1)) // st + 1,
+)
+_conv_dgrad_dims = _conv_rule(
+    "loss",
+    "filter",
+    lambda dy, w: [dy[0], w[1]],
+    lambda dy, w, pre, post, st, dil: (dy - 1) * st + (w - 1) * dil + 1 - pre - post,
+)
+_conv_wgrad_dims = _conv_rule(
+    "image",
+    "loss",
+    lambda x, dy: [dy[1], x[1]],
+    lambda x, dy, pre, post, st, dil: (x + pre + post - (dy - 1) * st - 1) // dil + 1,
+)
 
 
 def _slice_bounds(node):
@@ -329,6 +328,42 @@ def _reduction_keyword(mode):
 # dtype         port -> "like:<input port>" | a data_type default
 # emit          name of the text emitter below
 
+_OUT_0 = (("OUT_0", "OUT_0"),)
+
+
+def _norm_fwd(stats):
+    """layernorm, adalayernorm, instancenorm: ``stats`` is the dims rule of
+    the mean and inv_var outputs (present in training)."""
+    return dict(
+        inputs=("input", "scale", "bias", "epsilon"),
+        attrs=("norm_forward_phase",),
+        outputs=(("Y", "Y"), ("mean", "MEAN"), ("inv_var", "INV_VARIANCE")),
+        maybe={"mean": _training, "inv_var": _training},
+        infer={"Y": _like("input"), "mean": stats, "inv_var": stats},
+        emit="norm_fwd",
+    )
+
+
+_CONV_ATTRS = ("padding", "pre_padding", "post_padding", "stride", "dilation", "convolution_mode")
+
+
+def _conv(inputs, out, rule):
+    return dict(inputs=inputs, attrs=_CONV_ATTRS, outputs=((out, out),), infer={out: rule}, emit="conv")
+
+
+def _one_input(attr, emit, infer=None, **more):
+    """reshape, slice, transpose: one input, one attribute, an output of the
+    input's data type."""
+    spec = dict(inputs=("input",), attrs=(attr,), outputs=_OUT_0)
+    if infer is not None:
+        spec["infer"] = {"OUT_0": infer}
+    return dict(spec, dtype={"OUT_0": "like:input"}, emit=emit, **more)
+
+
+def _rope(first):
+    return dict(inputs=(first, "freqs"), attrs=("output_scale", "rope_dim"), outputs=_OUT_0, infer={"OUT_0": _like(first)}, emit="rope")
+
+
 _NORM_BWD = dict(
     inputs=("grad", "input", "scale", "mean", "inv_variance"),
     outputs=(("DX", "DX"), ("DScale", "DSCALE"), ("DBias", "DBIAS")),
@@ -375,30 +410,9 @@ def _la_bwd(extra_in=(), extra_out=()):
 
 OPS = {
     # ---- norms ---------------------------------------------------------------
-    "layernorm": dict(
-        inputs=("input", "scale", "bias", "epsilon"),
-        attrs=("norm_forward_phase",),
-        outputs=(("Y", "Y"), ("mean", "MEAN"), ("inv_var", "INV_VARIANCE")),
-        maybe={"mean": _training, "inv_var": _training},
-        infer={"Y": _like("input"), "mean": _keep("input", (0,)), "inv_var": _keep("input", (0,))},
-        emit="norm_fwd",
-    ),
-    "adalayernorm": dict(
-        inputs=("input", "scale", "bias", "epsilon"),
-        attrs=("norm_forward_phase",),
-        outputs=(("Y", "Y"), ("mean", "MEAN"), ("inv_var", "INV_VARIANCE")),
-        maybe={"mean": _training, "inv_var": _training},
-        infer={"Y": _like("input"), "mean": _ada_stats, "inv_var": _ada_stats},
-        emit="norm_fwd",
-    ),
-    "instancenorm": dict(
-        inputs=("input", "scale", "bias", "epsilon"),
-        attrs=("norm_forward_phase",),
-        outputs=(("Y", "Y"), ("mean", "MEAN"), ("inv_var", "INV_VARIANCE")),
-        maybe={"mean": _training, "inv_var": _training},
-        infer={"Y": _like("input"), "mean": _keep("input", (0, 1)), "inv_var": _keep("input", (0, 1))},
-        emit="norm_fwd",
-    ),
+    "layernorm": _norm_fwd(_keep("input", (0,))),
+    "adalayernorm": _norm_fwd(_ada_stats),
+    "instancenorm": _norm_fwd(_keep("input", (0, 1))),
     "rmsnorm": dict(
         inputs=("input", "scale", "bias", "epsilon"),
         attrs=("norm_forward_phase",),
@@ -452,7 +466,7 @@ OPS = {
     "reduction": dict(
         inputs=("input", "group_offset"),
         attrs=("mode",),
-        outputs=(("OUT_0", "OUT_0"),),
+        outputs=_OUT_0,
         emit="reduction",
     ),
     "block_scale_quantize": dict(
@@ -466,14 +480,14 @@ OPS = {
     "block_scale_dequantize": dict(
         inputs=("input", "descale"),
         attrs=("block_size", "is_negative_scale"),
-        outputs=(("OUT_0", "OUT_0"),),
+        outputs=_OUT_0,
         infer={"OUT_0": _like("input")},
         emit="block_scale_dequantize",
     ),
     "moe_grouped_matmul": dict(
         inputs=("token", "weight", "first_token_offset", "token_index", "token_ks"),
         attrs=("mode", "top_k"),
-        outputs=(("OUT_0", "OUT_0"),),
+        outputs=_OUT_0,
         infer={"OUT_0": _moe_dims},
         emit="moe",
     ),
@@ -484,76 +498,25 @@ OPS = {
         emit="moe_bwd",
     ),
     # ---- convolution -----------------------------------------------------------
-    "conv_fprop": dict(
-        inputs=("image", "weight"),
-        attrs=("padding", "pre_padding", "post_padding", "stride", "dilation", "convolution_mode"),
-        outputs=(("Y", "Y"),),
-        infer={"Y": _conv_fprop_dims},
-        emit="conv",
-    ),
-    "conv_dgrad": dict(
-        inputs=("loss", "filter"),
-        attrs=("padding", "pre_padding", "post_padding", "stride", "dilation", "convolution_mode"),
-        outputs=(("DX", "DX"),),
-        infer={"DX": _conv_dgrad_dims},
-        emit="conv",
-    ),
-    "conv_wgrad": dict(
-        inputs=("image", "loss"),
-        attrs=("padding", "pre_padding", "post_padding", "stride", "dilation", "convolution_mode"),
-        outputs=(("DW", "DW"),),
-        infer={"DW": _conv_wgrad_dims},
-        emit="conv",
-    ),
+    "conv_fprop": _conv(("image", "weight"), "Y", _conv_fprop_dims),
+    "conv_dgrad": _conv(("loss", "filter"), "DX", _conv_dgrad_dims),
+    "conv_wgrad": _conv(("image", "loss"), "DW", _conv_wgrad_dims),
     # ---- structural --------------------------------------------------------------
-    "reshape": dict(
-        inputs=("input",),
-        attrs=("reshape_mode",),
-        outputs=(("OUT_0", "OUT_0"),),
-        dtype={"OUT_0": "like:input"},
-        emit="unary_structural",
-        no_cdt=True,
-    ),
-    "slice": dict(
-        inputs=("input",),
-        attrs=("slices",),
-        outputs=(("OUT_0", "OUT_0"),),
-        infer={"OUT_0": _slice_dims},
-        dtype={"OUT_0": "like:input"},
-        emit="slice",
-    ),
-    "transpose": dict(
-        inputs=("input",),
-        attrs=("permutation",),
-        outputs=(("OUT_0", "OUT_0"),),
-        infer={"OUT_0": _transpose_dims},
-        dtype={"OUT_0": "like:input"},
-        emit="transpose",
-    ),
+    "reshape": _one_input("reshape_mode", "unary_structural", no_cdt=True),
+    "slice": _one_input("slices", "slice", _slice_dims),
+    "transpose": _one_input("permutation", "transpose", _transpose_dims),
     "concatenate": dict(
         inputs=(),
         list_inputs=("inputs",),
         attrs=("axis", "in_place_index"),
-        outputs=(("OUT_0", "OUT_0"),),
+        outputs=_OUT_0,
         infer={"OUT_0": _concat_dims},
         dtype={"OUT_0": "like:inputs"},
         emit="concatenate",
         no_cdt=True,
     ),
-    "rope": dict(
-        inputs=("input", "freqs"),
-        attrs=("output_scale", "rope_dim"),
-        outputs=(("OUT_0", "OUT_0"),),
-        infer={"OUT_0": _like("input")},
-        emit="rope",
-    ),
-    "rope_backward": dict(
-        inputs=("dY", "freqs"),
-        attrs=("output_scale", "rope_dim"),
-        outputs=(("OUT_0", "OUT_0"),),
-        infer={"OUT_0": _like("dY")},
-        emit="rope",
-    ),
+    "rope": _rope("input"),
+    "rope_backward": _rope("dY"),
     # ---- linear attention ----------------------------------------------------------
     "gdn": _la_fwd(),
     "kda": _la_fwd(extra_attrs=("use_beta_sigmoid", "gate_lower_bound")),
@@ -681,6 +644,37 @@ def _outs(node, spec):
     return [node.outputs.get(port) for port, _ in spec["outputs"]]
 
 
+def _line(em, node, outs, text, operands, extra=(), required=None):
+    """A node's line: ``<results> = <text> {<extra>, name, compute_data_type}
+    : (<operand types>) -> (<result types>)``. Absent results are left out;
+    with ``required`` (how many leading results always exist) the absent ones
+    among the rest print as ``none``."""
+    attrs = attr_dict(node_attrs(em, node, extra))
+    if required is None:
+        types = _functional(em, operands, outs)
+    else:
+        types = _optional_style(em, operands, outs[:required], outs[required:])
+    return _lhs(em, outs) + text + attrs + types
+
+
+def _with_keywords(em, text, operands, keyword_tensors):
+    """``text`` followed by `` <keyword> <value>`` for each (keyword, tensor)
+    whose tensor is present; those tensors are appended to ``operands``."""
+    for keyword, t in keyword_tensors:
+        if t is not None:
+            text += f" {keyword} {em.val(t)}"
+            operands.append(t)
+    return text
+
+
+def _with_peer_stats(em, node, text, operands):
+    peers = node.list_inputs.get("peer_stats") or []
+    if peers:
+        text += " peer_stats(" + ", ".join(em.val(t) for t in peers) + ")"
+        operands.extend(peers)
+    return text
+
+
 def emit_node(em, node):
     if node.op == "matmul":
         a, b = node.inputs["A"], node.inputs["B"]
@@ -688,7 +682,7 @@ def emit_node(em, node):
         extra = []
         if node.params.get("padding"):
             extra.append(("padding", f64(node.params["padding"])))
-        return f"{_lhs(em, [c])}graph.matmul {em.val(a)}, {em.val(b)}{attr_dict(node_attrs(em, node, extra))}{_functional(em, [a, b], [c])}"
+        return _line(em, node, [c], f"graph.matmul {em.val(a)}, {em.val(b)}", [a, b], extra)
     if node.op == "pointwise":
         ins = [node.inputs[k] for k in node.inputs]
         out = node.outputs["OUT_0"]
@@ -699,7 +693,7 @@ def emit_node(em, node):
         if node.params.get("axis") is not None:
             extra.append(("axis", i64(node.params["axis"])))
         operands = ", ".join(em.val(t) for t in ins)
-        return f"{_lhs(em, [out])}graph.pointwise {node.params['mode']}({operands}){attr_dict(node_attrs(em, node, extra))}{_functional(em, ins, [out])}"
+        return _line(em, node, [out], f"graph.pointwise {node.params['mode']}({operands})", ins, extra)
     if node.op in SDPA_OPS:
         return _emit_sdpa(em, node)
     spec = OPS[node.op]
@@ -708,133 +702,106 @@ def emit_node(em, node):
 
 def _emit_norm_fwd(em, node, spec):
     x, g, b, e = (node.inputs.get(p) for p in ("input", "scale", "bias", "epsilon"))
-    y, m, iv = _outs(node, spec)
-    text = f"{_lhs(em, [y, m, iv])}graph.{node.op} {_phase_keyword(node)} {em.val(x)}, scale {em.val(g)}, bias {em.val(b)}, epsilon {em.val(e)}"
-    return text + attr_dict(node_attrs(em, node)) + _optional_style(em, [x, g, b, e], [y], [m, iv])
+    text = f"graph.{node.op} {_phase_keyword(node)} {em.val(x)}, scale {em.val(g)}, bias {em.val(b)}, epsilon {em.val(e)}"
+    return _line(em, node, _outs(node, spec), text, [x, g, b, e], required=1)
 
 
 def _emit_rmsnorm(em, node, spec):
     x, g, b, e = (node.inputs.get(p) for p in ("input", "scale", "bias", "epsilon"))
-    y, iv = _outs(node, spec)
     bias = f"bias {em.val(b)}, " if b is not None else ""
     operands = [t for t in (x, g, b, e) if t is not None]
-    return f"{_lhs(em, [y, iv])}graph.rmsnorm {_phase_keyword(node)} {em.val(x)}, scale {em.val(g)}, {bias}epsilon {em.val(e)}" + attr_dict(node_attrs(em, node)) + _functional(em, operands, [y, iv])
+    text = f"graph.rmsnorm {_phase_keyword(node)} {em.val(x)}, scale {em.val(g)}, {bias}epsilon {em.val(e)}"
+    return _line(em, node, _outs(node, spec), text, operands)
 
 
 def _emit_batchnorm(em, node, spec):
     i = node.inputs
     x, g, b, e = i["input"], i["scale"], i["bias"], i["epsilon"]
-    rm, rv, mom = i.get("in_running_mean"), i.get("in_running_var"), i.get("momentum")
-    peers = node.list_inputs.get("peer_stats") or []
-    text = f"graph.batchnorm {em.val(x)}, scale {em.val(g)}, bias {em.val(b)}, epsilon {em.val(e)}"
     operands = [x, g, b, e]
-    for kw, t in (("running_mean", rm), ("running_var", rv), ("momentum", mom)):
-        if t is not None:
-            text += f" {kw} {em.val(t)}"
-            operands.append(t)
-    if peers:
-        text += " peer_stats(" + ", ".join(em.val(t) for t in peers) + ")"
-        operands.extend(peers)
-    y, m, iv, nrm, nrv = _outs(node, spec)
-    return _lhs(em, [y, m, iv, nrm, nrv]) + text + attr_dict(node_attrs(em, node)) + _optional_style(em, operands, [y, m, iv], [nrm, nrv])
+    text = f"graph.batchnorm {em.val(x)}, scale {em.val(g)}, bias {em.val(b)}, epsilon {em.val(e)}"
+    running = (("running_mean", i.get("in_running_mean")), ("running_var", i.get("in_running_var")), ("momentum", i.get("momentum")))
+    text = _with_peer_stats(em, node, _with_keywords(em, text, operands, running), operands)
+    return _line(em, node, _outs(node, spec), text, operands, required=3)
 
 
 def _emit_batchnorm_inference(em, node, spec):
     ops = [node.inputs[p] for p in ("input", "mean", "inv_variance", "scale", "bias")]
-    (y,) = _outs(node, spec)
     x, m, iv, g, b = (em.val(t) for t in ops)
-    return f"{_lhs(em, [y])}graph.batchnorm_inference {x}, mean {m}, inv_variance {iv}, scale {g}, bias {b}" + attr_dict(node_attrs(em, node)) + _functional(em, ops, [y])
+    return _line(em, node, _outs(node, spec), f"graph.batchnorm_inference {x}, mean {m}, inv_variance {iv}, scale {g}, bias {b}", ops)
 
 
 def _emit_norm_bwd(em, node, spec):
     ops = [node.inputs[p] for p in ("grad", "input", "scale", "mean", "inv_variance")]
     dy, x, g, m, iv = (em.val(t) for t in ops)
-    text = f"graph.{node.op} {dy}, {x}, scale {g}, mean {m}, inv_variance {iv}"
-    peers = node.list_inputs.get("peer_stats") or []
-    if peers:
-        text += " peer_stats(" + ", ".join(em.val(t) for t in peers) + ")"
-        ops = ops + peers
-    outs = _outs(node, spec)
-    return _lhs(em, outs) + text + attr_dict(node_attrs(em, node)) + _functional(em, ops, outs)
+    text = _with_peer_stats(em, node, f"graph.{node.op} {dy}, {x}, scale {g}, mean {m}, inv_variance {iv}", ops)
+    return _line(em, node, _outs(node, spec), text, ops)
 
 
 def _emit_rmsnorm_bwd(em, node, spec):
     ops = [node.inputs[p] for p in ("grad", "input", "scale", "inv_variance")]
     dy, x, g, iv = (em.val(t) for t in ops)
     extra = [] if node.params.get("has_dbias", True) is not False else [("has_dbias", "false")]
-    outs = _outs(node, spec)
-    return _lhs(em, outs) + f"graph.rmsnorm_backward {dy}, {x}, scale {g}, inv_variance {iv}" + attr_dict(node_attrs(em, node, extra)) + _functional(em, ops, outs)
+    return _line(em, node, _outs(node, spec), f"graph.rmsnorm_backward {dy}, {x}, scale {g}, inv_variance {iv}", ops, extra)
 
 
 def _emit_genstats(em, node, spec):
     x = node.inputs["input"]
-    outs = _outs(node, spec)
-    return _lhs(em, outs) + f"graph.genstats {em.val(x)}" + attr_dict(node_attrs(em, node)) + _functional(em, [x], outs)
+    return _line(em, node, _outs(node, spec), f"graph.genstats {em.val(x)}", [x])
 
 
 def _emit_reduction(em, node, spec):
     x, off = node.inputs["input"], node.inputs.get("group_offset")
-    outs = _outs(node, spec)
-    text = f"graph.reduction {_reduction_keyword(node.params.get('mode'))} {em.val(x)}"
     ops = [x]
-    if off is not None:
-        text += f" group_offset {em.val(off)}"
-        ops.append(off)
-    return _lhs(em, outs) + text + attr_dict(node_attrs(em, node)) + _functional(em, ops, outs)
+    text = _with_keywords(em, f"graph.reduction {_reduction_keyword(node.params.get('mode'))} {em.val(x)}", ops, [("group_offset", off)])
+    return _line(em, node, _outs(node, spec), text, ops)
+
+
+def _block_size_attrs(node):
+    """The block_size attribute the block-scale ops need (their error if the
+    node has none)."""
+    if node.params.get("block_size") is None:
+        raise ValueError(f"{node.op} {node.name!r} needs block_size")
+    return [("block_size", i64(_block_size(node.params["block_size"])))]
 
 
 def _emit_block_scale_quantize(em, node, spec):
     x, off = node.inputs["input"], node.inputs.get("group_offset")
     p = node.params
-    if p.get("block_size") is None:
-        raise ValueError(f"block_scale_quantize {node.name!r} needs block_size")
-    extra = [("block_size", i64(_block_size(p["block_size"])))]
+    extra = _block_size_attrs(node)
     if p.get("axis") is not None:
         extra.append(("axis", i64(p["axis"])))
     if p.get("transpose"):
         extra.append(("transpose", None))
-    text = f"graph.block_scale_quantize {em.val(x)}"
     ops = [x]
-    if off is not None:
-        text += f" group_offset {em.val(off)}"
-        ops.append(off)
-    outs = _outs(node, spec)
-    return _lhs(em, outs) + text + attr_dict(node_attrs(em, node, extra)) + _functional(em, ops, outs)
+    text = _with_keywords(em, f"graph.block_scale_quantize {em.val(x)}", ops, [("group_offset", off)])
+    return _line(em, node, _outs(node, spec), text, ops, extra)
 
 
 def _emit_block_scale_dequantize(em, node, spec):
     x, s = node.inputs["input"], node.inputs["descale"]
-    p = node.params
-    if p.get("block_size") is None:
-        raise ValueError(f"block_scale_dequantize {node.name!r} needs block_size")
-    extra = [("block_size", i64(_block_size(p["block_size"])))]
-    if p.get("is_negative_scale"):
+    extra = _block_size_attrs(node)
+    if node.params.get("is_negative_scale"):
         extra.append(("is_negative_scale", None))
-    outs = _outs(node, spec)
-    return _lhs(em, outs) + f"graph.block_scale_dequantize {em.val(x)}, descale {em.val(s)}" + attr_dict(node_attrs(em, node, extra)) + _functional(em, [x, s], outs)
+    return _line(em, node, _outs(node, spec), f"graph.block_scale_dequantize {em.val(x)}, descale {em.val(s)}", [x, s], extra)
 
 
 def _emit_moe(em, node, spec):
     i = node.inputs
     ops = [i["token"], i["weight"], i["first_token_offset"]]
     text = f"graph.moe_grouped_matmul {em.val(ops[0])}, {em.val(ops[1])}, offsets {em.val(ops[2])}"
-    for kw in ("token_index", "token_ks"):
-        if i.get(kw) is not None:
-            text += f" {kw} {em.val(i[kw])}"
-            ops.append(i[kw])
+    text = _with_keywords(em, text, ops, [(kw, i.get(kw)) for kw in ("token_index", "token_ks")])
     extra = []
     if node.params.get("mode") is not None:
         extra.append(("mode", f"#graph.moe_mode<{enum_name(node.params['mode'])}>"))
     if node.params.get("top_k") is not None:
         extra.append(("top_k", i64(node.params["top_k"])))
-    outs = _outs(node, spec)
-    return _lhs(em, outs) + text + attr_dict(node_attrs(em, node, extra)) + _functional(em, ops, outs)
+    return _line(em, node, _outs(node, spec), text, ops, extra)
 
 
 def _emit_moe_bwd(em, node, spec):
     ops = [node.inputs[p] for p in ("doutput", "token", "first_token_offset")]
-    outs = _outs(node, spec)
-    return _lhs(em, outs) + f"graph.moe_grouped_matmul_bwd {em.val(ops[0])}, {em.val(ops[1])}, offsets {em.val(ops[2])}" + attr_dict(node_attrs(em, node)) + _functional(em, ops, outs)
+    text = f"graph.moe_grouped_matmul_bwd {em.val(ops[0])}, {em.val(ops[1])}, offsets {em.val(ops[2])}"
+    return _line(em, node, _outs(node, spec), text, ops)
 
 
 def _emit_conv(em, node, spec):
@@ -857,8 +824,7 @@ def _emit_conv(em, node, spec):
         extra = _conv_attrs(_N)
     else:
         extra = _conv_attrs(node)
-    outs = _outs(node, spec)
-    return _lhs(em, outs) + f"graph.{node.op} {em.val(a)}, {em.val(b)}" + attr_dict(node_attrs(em, node, extra)) + _functional(em, [a, b], outs)
+    return _line(em, node, _outs(node, spec), f"graph.{node.op} {em.val(a)}, {em.val(b)}", [a, b], extra)
 
 
 def _emit_unary_structural(em, node, spec):
@@ -866,8 +832,7 @@ def _emit_unary_structural(em, node, spec):
     mode = node.params.get("reshape_mode")
     if mode is not None and enum_name(mode) not in ("view", "logical"):
         raise NotImplementedError(f"reshape: reshape_mode {mode}")
-    outs = _outs(node, spec)
-    return _lhs(em, outs) + f"graph.{node.op} {em.val(x)}" + attr_dict(node_attrs(em, node)) + _functional(em, [x], outs)
+    return _line(em, node, _outs(node, spec), f"graph.{node.op} {em.val(x)}", [x])
 
 
 def _emit_slice(em, node, spec):
@@ -879,8 +844,7 @@ def _emit_slice(em, node, spec):
     extra = [("start", i64_array(starts)), ("limit", i64_array(limits))]
     if any(s != 1 for s in steps):
         extra.append(("step", i64_array(steps)))
-    outs = _outs(node, spec)
-    return _lhs(em, outs) + f"graph.slice {em.val(x)}" + attr_dict(node_attrs(em, node, extra)) + _functional(em, [x], outs)
+    return _line(em, node, _outs(node, spec), f"graph.slice {em.val(x)}", [x], extra)
 
 
 def _emit_transpose(em, node, spec):
@@ -888,8 +852,7 @@ def _emit_transpose(em, node, spec):
     perm = node.params.get("permutation")
     if perm is None:
         raise ValueError(f"transpose {node.name!r} needs permutation")
-    outs = _outs(node, spec)
-    return _lhs(em, outs) + f"graph.transpose {em.val(x)}" + attr_dict(node_attrs(em, node, [("permutation", i64_array(perm))])) + _functional(em, [x], outs)
+    return _line(em, node, _outs(node, spec), f"graph.transpose {em.val(x)}", [x], [("permutation", i64_array(perm))])
 
 
 def _emit_concatenate(em, node, spec):
@@ -902,8 +865,7 @@ def _emit_concatenate(em, node, spec):
     extra = [("axis", i64(axis))]
     if node.params.get("in_place_index") is not None:
         extra.append(("in_place_index", i64(node.params["in_place_index"])))
-    outs = _outs(node, spec)
-    return _lhs(em, outs) + "graph.concatenate " + ", ".join(em.val(t) for t in ins) + attr_dict(node_attrs(em, node, extra)) + _functional(em, ins, outs)
+    return _line(em, node, _outs(node, spec), "graph.concatenate " + ", ".join(em.val(t) for t in ins), ins, extra)
 
 
 def _emit_rope(em, node, spec):
@@ -914,8 +876,7 @@ def _emit_rope(em, node, spec):
         extra.append(("output_scale", f64(node.params["output_scale"])))
     if node.params.get("rope_dim") is not None:
         extra.append(("rope_dim", i64(node.params["rope_dim"])))
-    outs = _outs(node, spec)
-    return _lhs(em, outs) + f"graph.{node.op} {em.val(x)}, freqs {em.val(f)}" + attr_dict(node_attrs(em, node, extra)) + _functional(em, [x, f], outs)
+    return _line(em, node, _outs(node, spec), f"graph.{node.op} {em.val(x)}, freqs {em.val(f)}", [x, f], extra)
 
 
 def _la_attrs(node, names):
@@ -933,30 +894,24 @@ def _la_attrs(node, names):
     return extra
 
 
-def _emit_linear_attention_fwd(em, node, spec):
-    fixed = spec["fixed"]
-    ports = spec["inputs"]
+def _la_text(em, node, spec):
+    """A linear-attention op's text before its attributes, and its operands:
+    the first ``fixed`` ports positionally, then each present optional port by
+    keyword."""
+    fixed, ports = spec["fixed"], spec["inputs"]
     ops = [node.inputs[p] for p in ports[:fixed]]
     text = f"graph.{node.op} " + ", ".join(em.val(t) for t in ops)
-    for p in ports[fixed:]:
-        if node.inputs.get(p) is not None:
-            text += f" {p} {em.val(node.inputs[p])}"
-            ops.append(node.inputs[p])
-    o, fs, ck = _outs(node, spec)
-    return _lhs(em, [o, fs, ck]) + text + attr_dict(node_attrs(em, node, _la_attrs(node, spec["attrs"]))) + _optional_style(em, ops, [o], [fs, ck])
+    return _with_keywords(em, text, ops, [(p, node.inputs.get(p)) for p in ports[fixed:]]), ops
+
+
+def _emit_linear_attention_fwd(em, node, spec):
+    text, ops = _la_text(em, node, spec)
+    return _line(em, node, _outs(node, spec), text, ops, _la_attrs(node, spec["attrs"]), required=1)
 
 
 def _emit_linear_attention_bwd(em, node, spec):
-    fixed = spec["fixed"]
-    ports = spec["inputs"]
-    ops = [node.inputs[p] for p in ports[:fixed]]
-    text = f"graph.{node.op} " + ", ".join(em.val(t) for t in ops)
-    for p in ports[fixed:]:
-        if node.inputs.get(p) is not None:
-            text += f" {p} {em.val(node.inputs[p])}"
-            ops.append(node.inputs[p])
-    outs = _outs(node, spec)
-    return _lhs(em, outs) + text + attr_dict(node_attrs(em, node, _la_attrs(node, spec["attrs"]))) + _functional(em, ops, outs)
+    text, ops = _la_text(em, node, spec)
+    return _line(em, node, _outs(node, spec), text, ops, _la_attrs(node, spec["attrs"]))
 
 
 def _emit_sdpa(em, node):
@@ -968,11 +923,7 @@ def _emit_sdpa(em, node):
     text = f"graph.{node.op} " + ", ".join(em.val(t) for t in ops[:first_group])
     for keyword, lo, hi in groups:
         text += f" {keyword}(" + ", ".join(em.val(t) for t in ops[lo:hi]) + ")"
-    for port in SDPA_OPTIONAL_OPERANDS:
-        t = node.inputs.get(port)
-        if t is not None:
-            text += f" {port} {em.val(t)}"
-            ops.append(t)
+    text = _with_keywords(em, text, ops, [(port, node.inputs.get(port)) for port in SDPA_OPTIONAL_OPERANDS])
     p = node.params
     extra = []
     if p.get("attn_scale_value") is not None:
@@ -989,12 +940,7 @@ def _emit_sdpa(em, node):
         extra.append(("dropout_probability", f64(p["dropout_probability"])))
     if spec.get("stats") and node.outputs.get("Stats") is not None:
         extra.append(("generate_stats", None))
-    outs = [node.outputs.get(port) for port, _ in spec["outputs"]]
-    lhs = _lhs(em, outs)
-    attrs = attr_dict(node_attrs(em, node, extra))
-    if spec.get("optional_style"):
-        return lhs + text + attrs + _optional_style(em, ops, outs[:1], outs[1:])
-    return lhs + text + attrs + _functional(em, ops, outs)
+    return _line(em, node, _outs(node, spec), text, ops, extra, required=1 if spec.get("optional_style") else None)
 
 
 _EMITTERS = {
