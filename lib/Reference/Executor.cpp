@@ -700,10 +700,11 @@ std::string Interpreter::eval(Operation *op) {
       })
       .Case([&](BlockScaleDequantizeOp dq) -> std::string {
         NdArray out;
-        return bindOr(ref::blockScaleDequantize(
-                          get(dq.getInput()), get(dq.getDescale()),
-                          {dq.getBlockSize()}, dq.getIsNegativeScale(), out),
-                      dq.getOutput(), out);
+        return bindOr(
+            ref::blockScaleDequantize(get(dq.getInput()), get(dq.getDescale()),
+                                      {static_cast<int64_t>(dq.getBlockSize())},
+                                      dq.getIsNegativeScale(), out),
+            dq.getOutput(), out);
       })
       .Case([&](MoeGroupedMatmulOp moe) -> std::string {
         ref::MoeGroupedMatmulInputs in;
