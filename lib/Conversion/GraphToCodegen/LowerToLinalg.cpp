@@ -34,31 +34,43 @@ using namespace mlir::graph;
 
 namespace {
 
+/// Splits every graph of `module` into its fused groups (the group
+/// descriptions the executor builds), hands each to `lower` with a symbol
+/// name for it, then erases the graph. A failure is reported on the graph.
+LogicalResult
+lowerEachGroup(ModuleOp module,
+               function_ref<std::string(GraphOp, const ::graph::rt::GraphSpec &,
+                                        const std::string &name)>
+                   lower) {
+  SmallVector<GraphOp> graphs(module.getOps<GraphOp>());
+  for (GraphOp graph : graphs) {
+    CudnnProgram program;
+    if (std::string error = lowerToCudnn(graph, program); !error.empty())
+      return graph.emitOpError() << error;
+    for (const ::graph::rt::GraphSpec &spec : program.groups) {
+      std::string name = spec.name;
+      std::replace(name.begin(), name.end(), '/', '_');
+      if (std::string error = lower(graph, spec, name); !error.empty())
+        return graph.emitOpError() << spec.name << ": " << error;
+    }
+    graph.erase();
+  }
+  return success();
+}
+
 struct GraphLowerToLinalg
     : public mlir::graph::impl::GraphLowerToLinalgBase<GraphLowerToLinalg> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    SmallVector<GraphOp> graphs(module.getOps<GraphOp>());
-    for (GraphOp graph : graphs) {
-      CudnnProgram program;
-      if (std::string error = lowerToCudnn(graph, program); !error.empty()) {
-        graph.emitOpError() << error;
-        return signalPassFailure();
-      }
-      for (const ::graph::rt::GraphSpec &spec : program.groups) {
-        if (!codegenDeclines(spec).empty())
-          continue; // another engine's group
-        std::string name = spec.name;
-        std::replace(name.begin(), name.end(), '/', '_');
-        std::vector<int64_t> argUids;
-        if (std::string error = lowerSpecToLinalg(spec, module, name, argUids);
-            !error.empty()) {
-          graph.emitOpError() << spec.name << ": " << error;
-          return signalPassFailure();
-        }
-      }
-      graph.erase();
-    }
+    auto lower = [&](GraphOp, const ::graph::rt::GraphSpec &spec,
+                     const std::string &name) -> std::string {
+      if (!codegenDeclines(spec).empty())
+        return ""; // another engine's group
+      std::vector<int64_t> argUids;
+      return lowerSpecToLinalg(spec, module, name, argUids);
+    };
+    if (failed(lowerEachGroup(module, lower)))
+      signalPassFailure();
   }
 };
 
@@ -68,40 +80,31 @@ struct GraphGenerateKernels
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    SmallVector<GraphOp> graphs(module.getOps<GraphOp>());
-    for (GraphOp graph : graphs) {
-      CudnnProgram program;
-      if (std::string error = lowerToCudnn(graph, program); !error.empty()) {
-        graph.emitOpError() << error;
-        return signalPassFailure();
+    auto lower = [&](GraphOp graph, const ::graph::rt::GraphSpec &spec,
+                     const std::string &name) -> std::string {
+      if (std::string why = codegenV2Declines(spec); !why.empty()) {
+        graph.emitRemark() << spec.name
+                           << " is left to another engine: " << why;
+        return "";
       }
-      for (const ::graph::rt::GraphSpec &spec : program.groups) {
-        if (std::string why = codegenV2Declines(spec); !why.empty()) {
-          graph.emitRemark()
-              << spec.name << " is left to another engine: " << why;
-          continue;
-        }
-        std::string name = spec.name;
-        std::replace(name.begin(), name.end(), '/', '_');
-        ::graph::rt::CodegenSpec kernels;
-        if (std::string error = generateKernels(spec, plan, module, kernels);
-            !error.empty()) {
-          graph.emitOpError() << spec.name << ": " << error;
-          return signalPassFailure();
-        }
-        // The generator appends one gpu.module named "kernels".
-        auto generated = module.lookupSymbol<gpu::GPUModuleOp>("kernels");
-        generated.setSymName(name);
-        Builder b(&getContext());
-        SmallVector<Attribute> launches;
-        for (const ::graph::rt::KernelLaunch &launch : kernels.launches)
-          launches.push_back(b.getStringAttr(
-              launch.entry + " grid " + std::to_string(launch.grid[0]) +
-              " block " + std::to_string(launch.block[0])));
-        generated->setAttr("graph.launches", b.getArrayAttr(launches));
-      }
-      graph.erase();
-    }
+      ::graph::rt::CodegenSpec kernels;
+      if (std::string error = generateKernels(spec, plan, module, kernels);
+          !error.empty())
+        return error;
+      // The generator appends one gpu.module named "kernels".
+      auto generated = module.lookupSymbol<gpu::GPUModuleOp>("kernels");
+      generated.setSymName(name);
+      Builder b(&getContext());
+      SmallVector<Attribute> launches;
+      for (const ::graph::rt::KernelLaunch &launch : kernels.launches)
+        launches.push_back(b.getStringAttr(
+            launch.entry + " grid " + std::to_string(launch.grid[0]) +
+            " block " + std::to_string(launch.block[0])));
+      generated->setAttr("graph.launches", b.getArrayAttr(launches));
+      return "";
+    };
+    if (failed(lowerEachGroup(module, lower)))
+      signalPassFailure();
   }
 };
 
