@@ -213,7 +213,7 @@ public:
   std::map<int64_t, int64_t> alias; // view op results -> their view uid
   std::vector<Stage> stages;
   std::vector<std::pair<int64_t, int64_t>> scratch; // buffer, bytes
-  std::deque<rt::OpSpec> synthetic; // copies for views/concatenate (stable)
+  std::deque<rt::OpSpec> synthetic; // planner-made copies and sums (stable)
   std::map<int64_t, std::pair<DType, int64_t>> buffers; // uid -> type, span
   /// Backward norms with a per-row scale: the scratch view of dY * xhat.
   std::map<const rt::OpSpec *, int64_t> productOf;
@@ -231,6 +231,20 @@ private:
   }
   void close(size_t nextOp);
   void writeUnread(const rt::OpSpec &op);
+  /// An op the planner adds for `like` (a copy of a view, a column sum):
+  /// `kind`/`mode` reading `from` at `inPort`, writing `to`. Stable address.
+  const rt::OpSpec &synthesize(const rt::OpSpec &like, const char *kind,
+                               const char *mode, const char *inPort,
+                               int64_t from, int64_t to) {
+    rt::OpSpec op;
+    op.kind = kind;
+    op.mode = mode;
+    op.name = like.name;
+    op.inputs[inPort] = from;
+    op.outputs["output"] = to;
+    synthetic.push_back(op);
+    return synthetic.back();
+  }
   /// `op` (the `index`th op or a copy standing for it) as a stage of its
   /// own over `space`: the open stage closes before it, its own after it.
   void addAlone(const rt::OpSpec &op, StageKind kind, const Shape &space,
@@ -582,14 +596,9 @@ std::string Planner::plan() {
         continue;
       }
       // The user reads the view: copy it into the output.
-      rt::OpSpec copy;
-      copy.kind = "pointwise";
-      copy.mode = "identity";
-      copy.name = op.name;
-      copy.inputs["in0"] = id;
-      copy.outputs["output"] = out("output");
-      synthetic.push_back(copy);
-      addAlone(synthetic.back(), StageKind::Copy, result.dims, i);
+      addAlone(
+          synthesize(op, "pointwise", "identity", "in0", id, out("output")),
+          StageKind::Copy, result.dims, i);
       continue;
     }
     if (op.kind == "concatenate") {
@@ -628,15 +637,9 @@ std::string Planner::plan() {
         offset += dims.at(axis);
         int64_t id = nextSynthetic--;
         views[id] = region;
-        rt::OpSpec copy;
-        copy.kind = "pointwise";
-        copy.mode = "identity";
-        copy.name = op.name;
-        copy.inputs["in0"] = src;
-        copy.outputs["output"] = id;
-        synthetic.push_back(copy);
         Stage s{StageKind::Copy, dims};
-        s.ops.push_back(&synthetic.back());
+        s.ops.push_back(
+            &synthesize(op, "pointwise", "identity", "in0", src, id));
         s.stores.push_back(id);
         stages.push_back(s);
       }
@@ -744,15 +747,9 @@ std::string Planner::plan() {
         for (auto [from, to] : sums) {
           if (!views.count(to))
             continue; // an unused intermediate: nothing reads it
-          rt::OpSpec sum;
-          sum.kind = "reduction";
-          sum.mode = "add";
-          sum.name = op.name;
-          sum.inputs["input"] = from;
-          sum.outputs["output"] = to;
-          synthetic.push_back(sum);
           Stage st{StageKind::Reduce, xDims};
-          st.ops.push_back(&synthetic.back());
+          st.ops.push_back(
+              &synthesize(op, "reduction", "add", "input", from, to));
           st.produced.insert(to);
           st.stores.push_back(to);
           stages.push_back(st);
