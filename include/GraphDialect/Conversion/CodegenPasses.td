@@ -52,8 +52,12 @@ def GraphGenerateKernels : Pass<"graph-generate-kernels", "::mlir::ModuleOp"> {
     shared-memory block reductions, reduce stages for other axes), built
     from scf/arith/math/vector/memref/gpu ops on flat memrefs of the group's
     buffers. `plan` picks the knobs (a codegen_v2 name of the engine's plan
-    list). The graph is erased. `graph-kernels-to-ptx` lowers the result to
-    sm_90 PTX.
+    list). Row kernels carry `nvvm.minctasm`, the blocks per SM their launch
+    plans for, so ptxas keeps to that register count. Results rounded to
+    bf16 or fp8 take one reciprocal for a divisor shared by the row (exact
+    division below 2^-125) and `tanh.approx.f32` for tanh; f32 and f16
+    results keep exact division and libdevice's tanh. The graph is erased.
+    `graph-kernels-to-ptx` lowers the result to sm_90 PTX.
   }];
   let options = [
     Option<"plan", "plan", "std::string", "\"codegen_v2_t256_i2\"",
