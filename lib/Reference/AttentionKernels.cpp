@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <initializer_list>
 #include <limits>
 
 using namespace graph::ref;
@@ -412,7 +413,80 @@ std::string checkBwdShapes(const Ctx &ctx, const NdArray &o, const NdArray &dO,
   return "";
 }
 
+/// checkQkv, then the shapes of the tensors only a backward reads.
+std::string checkBwdInputs(const NdArray &q, const NdArray &k, const NdArray &v,
+                           const NdArray &o, const NdArray &dO,
+                           const NdArray &stats, const SdpaOptions &opts,
+                           Ctx &ctx) {
+  if (std::string e = checkQkv(q, k, v, opts, ctx); !e.empty())
+    return e;
+  return checkBwdShapes(ctx, o, dO, stats);
+}
+
 bool isFp8(DType t) { return t == DType::F8E4M3FN || t == DType::F8E5M2; }
+
+/// The forward tensors every sdpa variant returns (its result type differs
+/// only in the amax fields).
+template <typename Result> void moveForwardTensors(FwdOut &r, Result &out) {
+  out.o = std::move(r.o);
+  out.stats = std::move(r.stats);
+  out.scoreMax = std::move(r.smax);
+  out.scoreSumExp = std::move(r.ssum);
+}
+
+/// dQ, dK and dV (dBias is not in every result type).
+template <typename Result> void moveGradients(BwdOut &r, Result &out) {
+  out.dQ = std::move(r.dQ);
+  out.dK = std::move(r.dK);
+  out.dV = std::move(r.dV);
+}
+
+/// The amax of dQ, dK and dV, before any output scaling.
+template <typename Result>
+void recordGradientAmax(const BwdOut &r, Result &out) {
+  out.amaxDQ = amaxOf(r.dQ);
+  out.amaxDK = amaxOf(r.dK);
+  out.amaxDV = amaxOf(r.dV);
+}
+
+/// Backward operands when every product reads the plain q, k, v, o, dO (the
+/// mxfp8 backward swaps some for their transposed copies).
+BwdArgs plainBwdOperands(const NdArray &q, const NdArray &k, const NdArray &v,
+                         const NdArray &o, const NdArray &dO) {
+  BwdArgs a;
+  a.qS = &q;
+  a.kS = &k;
+  a.oD = &o;
+  a.dOD = &dO;
+  a.dOdp = &dO;
+  a.vdp = &v;
+  a.dOdv = &dO;
+  a.kdq = &k;
+  a.qdk = &q;
+  return a;
+}
+
+/// MXFP8 shares one e8m0 descale among each 32 elements along the blocked axis.
+constexpr int64_t kMxBlockSize = 32;
+
+/// One mxfp8 operand to dequantize: data, its descales, the blocked axis.
+struct MxOperand {
+  const NdArray &data;
+  const NdArray &descale;
+  int64_t axis;
+  NdArray &out;
+  const char *port;
+};
+
+/// Dequantizes the operands in order; the first error wins.
+std::string dequantizeMx(std::initializer_list<MxOperand> operands) {
+  for (const MxOperand &m : operands)
+    if (std::string e = blockDequantize(m.data, m.descale, m.axis, kMxBlockSize,
+                                        m.out, m.port);
+        !e.empty())
+      return e;
+  return "";
+}
 
 } // namespace
 
@@ -453,10 +527,7 @@ std::string graph::ref::sdpaForward(const NdArray &q, const NdArray &k,
   FwdArgs args;
   args.sFactor = opts.attnScale;
   fwdCore(ctx, q, k, v, args, r);
-  out.o = std::move(r.o);
-  out.stats = std::move(r.stats);
-  out.scoreMax = std::move(r.smax);
-  out.scoreSumExp = std::move(r.ssum);
+  moveForwardTensors(r, out);
   return "";
 }
 
@@ -466,29 +537,17 @@ std::string graph::ref::sdpaBackward(const NdArray &q, const NdArray &k,
                                      const SdpaOptions &opts,
                                      SdpaBackwardResult &out) {
   Ctx ctx;
-  if (std::string e = checkQkv(q, k, v, opts, ctx); !e.empty())
+  if (std::string e = checkBwdInputs(q, k, v, o, dO, stats, opts, ctx);
+      !e.empty())
     return e;
-  if (std::string e = checkBwdShapes(ctx, o, dO, stats); !e.empty())
-    return e;
-  BwdArgs a;
-  a.qS = &q;
-  a.kS = &k;
+  BwdArgs a = plainBwdOperands(q, k, v, o, dO);
   a.sFactor = opts.attnScale;
-  a.oD = &o;
-  a.dOD = &dO;
-  a.dOdp = &dO;
-  a.vdp = &v;
-  a.dOdv = &dO;
-  a.kdq = &k;
   a.dqFactor = opts.attnScale;
-  a.qdk = &q;
   a.dkFactor = opts.attnScale;
   a.wantDBias = opts.bias != nullptr;
   BwdOut r;
   bwdCore(ctx, stats, a, r);
-  out.dQ = std::move(r.dQ);
-  out.dK = std::move(r.dK);
-  out.dV = std::move(r.dV);
+  moveGradients(r, out);
   out.dBias = std::move(r.dBias);
   return "";
 }
@@ -514,10 +573,7 @@ std::string graph::ref::sdpaFp8Forward(const NdArray &q, const NdArray &k,
   out.amaxS = r.amaxP;
   out.amaxO = r.amaxO;
   scaleInPlace(r.o, sc.scaleO);
-  out.o = std::move(r.o);
-  out.stats = std::move(r.stats);
-  out.scoreMax = std::move(r.smax);
-  out.scoreSumExp = std::move(r.ssum);
+  moveForwardTensors(r, out);
   return "";
 }
 
@@ -534,42 +590,28 @@ std::string graph::ref::sdpaFp8Backward(const NdArray &q, const NdArray &k,
     return "sdpa_fp8_backward: dropout is not supported (cuDNN fp8 backward "
            "has no dropout)";
   Ctx ctx;
-  if (std::string e = checkQkv(q, k, v, opts, ctx); !e.empty())
+  if (std::string e = checkBwdInputs(q, k, v, o, dO, stats, opts, ctx);
+      !e.empty())
     return e;
-  if (std::string e = checkBwdShapes(ctx, o, dO, stats); !e.empty())
-    return e;
-  BwdArgs a;
-  a.qS = &q;
-  a.kS = &k;
+  BwdArgs a = plainBwdOperands(q, k, v, o, dO);
   a.sFactor = opts.attnScale * sc.descaleQ * sc.descaleK;
-  a.oD = &o;
-  a.dOD = &dO;
   a.dFactor = sc.descaleDO * sc.descaleO;
-  a.dOdp = &dO;
-  a.vdp = &v;
   a.dpFactor = sc.descaleDO * sc.descaleV;
-  a.dOdv = &dO;
   a.dvFactor = sc.descaleS * sc.descaleDO;
   a.pQuant = {true, pType, sc.scaleS};
   a.dsFactor = opts.attnScale;
   a.dsQuant = {true, dPType, sc.scaleDP};
-  a.kdq = &k;
   a.dqFactor = sc.descaleDP * sc.descaleK;
-  a.qdk = &q;
   a.dkFactor = sc.descaleDP * sc.descaleQ;
   a.wantDBias = opts.bias != nullptr;
   BwdOut r;
   bwdCore(ctx, stats, a, r);
   out.amaxDP = r.amaxDS;
-  out.amaxDQ = amaxOf(r.dQ);
-  out.amaxDK = amaxOf(r.dK);
-  out.amaxDV = amaxOf(r.dV);
+  recordGradientAmax(r, out);
   scaleInPlace(r.dQ, sc.scaleDQ);
   scaleInPlace(r.dK, sc.scaleDK);
   scaleInPlace(r.dV, sc.scaleDV);
-  out.dQ = std::move(r.dQ);
-  out.dK = std::move(r.dK);
-  out.dV = std::move(r.dV);
+  moveGradients(r, out);
   out.dBias = std::move(r.dBias);
   return "";
 }
@@ -618,11 +660,10 @@ std::string graph::ref::sdpaMxfp8Forward(
     const SdpaOptions &opts, SdpaMxfp8ForwardResult &out,
     const MxPQuant &pQuant) {
   NdArray qd, kd, vd;
-  if (auto e = blockDequantize(q, descaleQ, 3, 32, qd, "descale_q"); !e.empty())
-    return e;
-  if (auto e = blockDequantize(k, descaleK, 3, 32, kd, "descale_k"); !e.empty())
-    return e;
-  if (auto e = blockDequantize(v, descaleV, 2, 32, vd, "descale_v"); !e.empty())
+  if (std::string e = dequantizeMx({{q, descaleQ, 3, qd, "descale_q"},
+                                    {k, descaleK, 3, kd, "descale_k"},
+                                    {v, descaleV, 2, vd, "descale_v"}});
+      !e.empty())
     return e;
   Ctx ctx;
   if (std::string e = checkQkv(qd, kd, vd, opts, ctx); !e.empty())
@@ -638,10 +679,7 @@ std::string graph::ref::sdpaMxfp8Forward(
   FwdOut r;
   fwdCore(ctx, qd, kd, vd, args, r);
   out.amaxO = r.amaxO;
-  out.o = std::move(r.o);
-  out.stats = std::move(r.stats);
-  out.scoreMax = std::move(r.smax);
-  out.scoreSumExp = std::move(r.ssum);
+  moveForwardTensors(r, out);
   return "";
 }
 
@@ -680,55 +718,35 @@ std::string graph::ref::sdpaMxfp8Backward(const SdpaMxfp8BackwardInputs &in,
   if (in.dOT->shape != in.dO->shape)
     return "dO_T: shape must equal dO's (logical dims)";
   NdArray q, qT, k, kT, v, dO, dOT;
-  if (auto e = blockDequantize(*in.q, *in.descaleQ, 3, 32, q, "descale_q");
-      !e.empty())
-    return e;
-  if (auto e = blockDequantize(*in.qT, *in.descaleQT, 2, 32, qT, "descale_q_T");
-      !e.empty())
-    return e;
-  if (auto e = blockDequantize(*in.k, *in.descaleK, 3, 32, k, "descale_k");
-      !e.empty())
-    return e;
-  if (auto e = blockDequantize(*in.kT, *in.descaleKT, 2, 32, kT, "descale_k_T");
-      !e.empty())
-    return e;
-  if (auto e = blockDequantize(*in.v, *in.descaleV, 2, 32, v, "descale_v");
-      !e.empty())
-    return e;
-  if (auto e = blockDequantize(*in.dO, *in.descaleDO, 3, 32, dO, "descale_dO");
-      !e.empty())
-    return e;
-  if (auto e =
-          blockDequantize(*in.dOT, *in.descaleDOT, 2, 32, dOT, "descale_dO_T");
+  if (std::string e =
+          dequantizeMx({{*in.q, *in.descaleQ, 3, q, "descale_q"},
+                        {*in.qT, *in.descaleQT, 2, qT, "descale_q_T"},
+                        {*in.k, *in.descaleK, 3, k, "descale_k"},
+                        {*in.kT, *in.descaleKT, 2, kT, "descale_k_T"},
+                        {*in.v, *in.descaleV, 2, v, "descale_v"},
+                        {*in.dO, *in.descaleDO, 3, dO, "descale_dO"},
+                        {*in.dOT, *in.descaleDOT, 2, dOT, "descale_dO_T"}});
       !e.empty())
     return e;
   Ctx ctx;
-  if (std::string e = checkQkv(q, k, v, opts, ctx); !e.empty())
-    return e;
-  if (std::string e = checkBwdShapes(ctx, *in.oF16, *in.dOF16, *in.stats);
+  if (std::string e =
+          checkBwdInputs(q, k, v, *in.oF16, *in.dOF16, *in.stats, opts, ctx);
       !e.empty())
     return e;
   if (dO.shape != in.oF16->shape)
     return "dO: shape must equal o_f16's";
-  BwdArgs a;
-  a.qS = &q;
-  a.kS = &k;
-  a.sFactor = opts.attnScale;
-  a.oD = in.oF16;
+  // o and dO enter D = rowsum(o dO) in f16; dV, dQ and dK read the
+  // transposed (differently blocked) copies.
+  BwdArgs a = plainBwdOperands(q, k, v, *in.oF16, dO);
   a.dOD = in.dOF16;
-  a.dOdp = &dO;
-  a.vdp = &v;
   a.dOdv = &dOT;
-  a.dsFactor = opts.attnScale;
   a.kdq = &kT;
   a.qdk = &qT;
+  a.sFactor = opts.attnScale;
+  a.dsFactor = opts.attnScale;
   BwdOut r;
   bwdCore(ctx, *in.stats, a, r);
-  out.amaxDQ = amaxOf(r.dQ);
-  out.amaxDK = amaxOf(r.dK);
-  out.amaxDV = amaxOf(r.dV);
-  out.dQ = std::move(r.dQ);
-  out.dK = std::move(r.dK);
-  out.dV = std::move(r.dV);
+  recordGradientAmax(r, out);
+  moveGradients(r, out);
   return "";
 }

@@ -87,6 +87,26 @@ std::string checkBroadcast(const char *op, const char *what, const Shape &s,
   return "";
 }
 
+/// The checks every norm of `kind` starts with: x's rank (which yields the
+/// `stats` shape), then scale and, when given, bias broadcasting to x.
+std::string checkNormOperands(NormKind kind, const NdArray &x,
+                              const NdArray &scale, const NdArray *bias,
+                              Shape &stats) {
+  const char *op = normName(kind);
+  std::string err = statsShapeFor(kind, x.shape, scale.shape, stats);
+  if (err.empty())
+    err = checkBroadcast(op, "scale", scale.shape, x.shape);
+  if (err.empty() && bias)
+    err = checkBroadcast(op, "bias", bias->shape, x.shape);
+  return err;
+}
+
+/// How many elements of x share one statistic (0 when there are no groups).
+double elementsPerGroup(const NdArray &x, const Shape &stats) {
+  int64_t groups = numElements(stats);
+  return groups ? static_cast<double>(x.size()) / groups : 0.0;
+}
+
 /// Accepts stats given in any shape with the right element count (e.g.
 /// [N, 1, 1, 1] or [N]) and views them in `stats` shape.
 std::string viewStats(const char *op, const char *what, const NdArray &given,
@@ -110,7 +130,7 @@ void groupStats(const NdArray &x, const Shape &stats, bool subtractMean,
   variance = NdArray(stats);
   invVar = NdArray(stats);
   int64_t groups = numElements(stats);
-  double count = groups ? static_cast<double>(x.size()) / groups : 0.0;
+  double count = elementsPerGroup(x, stats);
   Shape target = broadcastStrides(stats, x.shape);
   if (subtractMean) {
     walk<1>(x.shape, {&target}, 0, x.size(),
@@ -152,14 +172,9 @@ void affine(const NdArray &x, const NdArray &mean, const NdArray &invVar,
 std::string normForward(NormKind kind, const NdArray &x, const NdArray &scale,
                         const NdArray *bias, double epsilon, bool training,
                         NormForwardResult &out) {
-  const char *op = normName(kind);
   Shape stats;
-  std::string err = statsShapeFor(kind, x.shape, scale.shape, stats);
-  if (err.empty())
-    err = checkBroadcast(op, "scale", scale.shape, x.shape);
-  if (err.empty() && bias)
-    err = checkBroadcast(op, "bias", bias->shape, x.shape);
-  if (!err.empty())
+  if (std::string err = checkNormOperands(kind, x, scale, bias, stats);
+      !err.empty())
     return err;
   bool rms = kind == NormKind::Rms;
   NdArray mean, invVar, variance;
@@ -184,9 +199,7 @@ std::string normBackward(NormKind kind, const NdArray &dy, const NdArray &x,
     return std::string(op) + "_backward grad " + shapeString(dy.shape) +
            " differs from the input " + shapeString(x.shape);
   Shape stats;
-  std::string err = statsShapeFor(kind, x.shape, scale.shape, stats);
-  if (err.empty())
-    err = checkBroadcast(op, "scale", scale.shape, x.shape);
+  std::string err = checkNormOperands(kind, x, scale, /*bias=*/nullptr, stats);
   NdArray mean(stats), inv;
   if (err.empty() && meanIn)
     err = viewStats(op, "mean", *meanIn, stats, mean);
@@ -194,8 +207,7 @@ std::string normBackward(NormKind kind, const NdArray &dy, const NdArray &x,
     err = viewStats(op, "inv_variance", invIn, stats, inv);
   if (!err.empty())
     return err;
-  int64_t groups = numElements(stats);
-  double count = groups ? static_cast<double>(x.size()) / groups : 0.0;
+  double count = elementsPerGroup(x, stats);
   Shape st = broadcastStrides(stats, x.shape);
   Shape ss = broadcastStrides(scale.shape, x.shape);
   NdArray xhat(x.shape), g(x.shape);
@@ -231,6 +243,16 @@ std::string normBackward(NormKind kind, const NdArray &dy, const NdArray &x,
   return "";
 }
 
+/// The backward of a norm that takes its mean and always yields dbias.
+std::string centeredNormBackward(NormKind kind, const NdArray &dy,
+                                 const NdArray &x, const NdArray &scale,
+                                 const NdArray &mean,
+                                 const NdArray &invVariance,
+                                 NormBackwardResult &out) {
+  return normBackward(kind, dy, x, scale, &mean, invVariance,
+                      /*hasDbias=*/true, out);
+}
+
 } // namespace
 
 std::string layernormForward(const NdArray &x, const NdArray &scale,
@@ -260,8 +282,8 @@ std::string layernormBackward(const NdArray &dy, const NdArray &x,
                               const NdArray &scale, const NdArray &mean,
                               const NdArray &invVariance,
                               NormBackwardResult &out) {
-  return normBackward(NormKind::Layer, dy, x, scale, &mean, invVariance, true,
-                      out);
+  return centeredNormBackward(NormKind::Layer, dy, x, scale, mean, invVariance,
+                              out);
 }
 std::string rmsnormBackward(const NdArray &dy, const NdArray &x,
                             const NdArray &scale, const NdArray &invVariance,
@@ -273,22 +295,22 @@ std::string instancenormBackward(const NdArray &dy, const NdArray &x,
                                  const NdArray &scale, const NdArray &mean,
                                  const NdArray &invVariance,
                                  NormBackwardResult &out) {
-  return normBackward(NormKind::Instance, dy, x, scale, &mean, invVariance,
-                      true, out);
+  return centeredNormBackward(NormKind::Instance, dy, x, scale, mean,
+                              invVariance, out);
 }
 std::string adalayernormBackward(const NdArray &dy, const NdArray &x,
                                  const NdArray &scale, const NdArray &mean,
                                  const NdArray &invVariance,
                                  NormBackwardResult &out) {
-  return normBackward(NormKind::AdaLayer, dy, x, scale, &mean, invVariance,
-                      true, out);
+  return centeredNormBackward(NormKind::AdaLayer, dy, x, scale, mean,
+                              invVariance, out);
 }
 std::string batchnormBackward(const NdArray &dy, const NdArray &x,
                               const NdArray &scale, const NdArray &mean,
                               const NdArray &invVariance,
                               NormBackwardResult &out) {
-  return normBackward(NormKind::Batch, dy, x, scale, &mean, invVariance, true,
-                      out);
+  return centeredNormBackward(NormKind::Batch, dy, x, scale, mean, invVariance,
+                              out);
 }
 
 std::string batchnormForward(const NdArray &x, const NdArray &scale,
@@ -297,13 +319,9 @@ std::string batchnormForward(const NdArray &x, const NdArray &scale,
                              const NdArray *runningVar,
                              std::optional<double> momentum,
                              BatchnormForwardResult &out) {
-  const char *op = "batchnorm";
+  const char *op = normName(NormKind::Batch);
   Shape stats;
-  std::string err = statsShapeFor(NormKind::Batch, x.shape, scale.shape, stats);
-  if (err.empty())
-    err = checkBroadcast(op, "scale", scale.shape, x.shape);
-  if (err.empty() && bias)
-    err = checkBroadcast(op, "bias", bias->shape, x.shape);
+  std::string err = checkNormOperands(NormKind::Batch, x, scale, bias, stats);
   bool running = runningMean || runningVar || momentum;
   if (err.empty() && running && !(runningMean && runningVar && momentum))
     err = "batchnorm running statistics need in_running_mean, "
@@ -322,7 +340,7 @@ std::string batchnormForward(const NdArray &x, const NdArray &scale,
   affine(x, result.mean, result.invVariance, scale, bias, result.y);
   if (running) {
     int64_t channels = numElements(stats);
-    double count = channels ? static_cast<double>(x.size()) / channels : 0.0;
+    double count = elementsPerGroup(x, stats);
     double unbias = count > 1 ? count / (count - 1) : 1.0;
     double m = *momentum;
     result.nextRunningMean = NdArray(runningMean->shape);
