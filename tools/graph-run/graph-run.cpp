@@ -566,6 +566,21 @@ Result<ref::HostTensor> randomInput(const ref::TensorInfo &info,
   return tensor;
 }
 
+/// The tensor an --input value asks for (@FILE.npy, random or
+/// DIMSxTYPE=VALUES); nullopt when the value has none of these forms, which
+/// each caller words its own way.
+std::optional<Result<ref::HostTensor>>
+inputFromValue(const ref::TensorInfo &info, llvm::StringRef value,
+               BlockArgument arg, uint64_t seed) {
+  if (value.starts_with("@"))
+    return loadNpyInput(info, value.drop_front().str());
+  if (value == "random")
+    return randomInput(info, arg, seed);
+  if (value.contains('='))
+    return parseInlineInput(info, value, arg, seed);
+  return std::nullopt;
+}
+
 //===----------------------------------------------------------------------===//
 // Comparing outputs
 //===----------------------------------------------------------------------===//
@@ -578,6 +593,54 @@ using ref::compare;
 //===----------------------------------------------------------------------===//
 // The driver
 //===----------------------------------------------------------------------===//
+
+/// `result[I] (uid N "name"): VALUES`, the line every output prints.
+void printResult(size_t i, const ref::TensorInfo &info,
+                 const ref::HostTensor &tensor,
+                 const std::vector<uint8_t> &bytes) {
+  llvm::outs() << "result[" << i << "] (" << describe(info) << "): "
+               << formatTensor(tensor.shape, tensor.dtype, bytes,
+                               printMaxElements)
+               << "\n";
+}
+
+#ifdef GRAPH_HAVE_GPU_RUNTIME
+/// Fills `options` from the GPU flags; the error names a bad --heuristics
+/// mode. Without --heuristics the options keep their default modes.
+std::string applyGpuFlags(GpuOptions &options) {
+  options.planIndex = planIndex;
+  options.workspaceLimit = workspaceLimit;
+  options.verbose = verbosePlans;
+  options.autotune = autotunePlans;
+  options.deselectEngines.assign(deselectEngines.begin(),
+                                 deselectEngines.end());
+  if (heuristicModes.empty())
+    return "";
+  options.heuristics.clear();
+  for (const std::string &mode : heuristicModes) {
+    std::string lower = llvm::StringRef(mode).lower();
+    if (lower == "a")
+      options.heuristics.push_back(::graph::rt::HeurMode::A);
+    else if (lower == "b")
+      options.heuristics.push_back(::graph::rt::HeurMode::B);
+    else if (lower == "fallback")
+      options.heuristics.push_back(::graph::rt::HeurMode::Fallback);
+    else
+      return "--heuristics=" + mode + ": expected a, b or fallback";
+  }
+  return "";
+}
+
+/// --verbose-plans: the plan each group runs and the plans it declined.
+void printPlans(const std::vector<GpuGroupReport> &plans) {
+  for (const GpuGroupReport &entry : plans) {
+    llvm::outs() << "plan: " << entry.group << ": "
+                 << (entry.plan.empty() ? "(none)" : entry.plan) << "\n";
+    for (const std::string &line : entry.declined)
+      llvm::outs() << "  declined " << line << "\n";
+  }
+}
+#endif
 
 /// Whether the graph still needs graph-prepare: a missing uid or stride.
 bool needsPrepare(GraphOp graph) {
@@ -661,13 +724,9 @@ int runArtifact(ModuleOp module) {
     if (auto *f = std::get_if<Failure>(&index))
       return fail("--input=" + spec + ": " + f->message);
     size_t i = std::get<size_t>(index);
-    Result<ref::HostTensor> tensor = Failure{"unknown input form"};
-    if (value.starts_with("@"))
-      tensor = loadNpyInput(io.inputs[i], value.drop_front().str());
-    else if (value == "random")
-      tensor = randomInput(io.inputs[i], BlockArgument(), seed);
-    else if (value.contains('='))
-      tensor = parseInlineInput(io.inputs[i], value, BlockArgument(), seed);
+    Result<ref::HostTensor> tensor =
+        inputFromValue(io.inputs[i], value, BlockArgument(), seed)
+            .value_or(Failure{"unknown input form"});
     if (auto *f = std::get_if<Failure>(&tensor))
       return fail("input " + describe(io.inputs[i]) + ": " + f->message);
     given[i] = std::move(std::get<ref::HostTensor>(tensor));
@@ -688,26 +747,12 @@ int runArtifact(ModuleOp module) {
   }
 
   GpuOptions options;
-  options.planIndex = planIndex;
-  options.workspaceLimit = workspaceLimit;
-  options.verbose = verbosePlans;
-  options.autotune = autotunePlans;
+  if (std::string err = applyGpuFlags(options); !err.empty())
+    return fail(err);
   options.codegenCubin = codegenCubin;
-  options.deselectEngines.assign(deselectEngines.begin(),
-                                 deselectEngines.end());
   if (!heuristicModes.empty()) // the command line overrides the artifact
     for (GroupEngine &engine : lowered.engines)
       engine.heuristics.clear();
-  for (const std::string &mode : heuristicModes) {
-    std::string lower = llvm::StringRef(mode).lower();
-    if (lower != "a" && lower != "b" && lower != "fallback")
-      return fail("--heuristics=" + mode + ": expected a, b or fallback");
-    if (&mode == &heuristicModes.front())
-      options.heuristics.clear();
-    options.heuristics.push_back(lower == "a"   ? ::graph::rt::HeurMode::A
-                                 : lower == "b" ? ::graph::rt::HeurMode::B
-                                                : ::graph::rt::HeurMode::Fallback);
-  }
   std::vector<ref::HostTensor> outputs;
   std::vector<GpuGroupReport> plans;
   std::vector<double> milliseconds;
@@ -717,12 +762,7 @@ int runArtifact(ModuleOp module) {
       !err.empty())
     return fail("exec.program @" + name + " on the GPU: " + err);
   if (verbosePlans)
-    for (const GpuGroupReport &entry : plans) {
-      llvm::outs() << "plan: " << entry.group << ": "
-                   << (entry.plan.empty() ? "(none)" : entry.plan) << "\n";
-      for (const std::string &line : entry.declined)
-        llvm::outs() << "  declined " << line << "\n";
-    }
+    printPlans(plans);
   if (!milliseconds.empty()) {
     std::sort(milliseconds.begin(), milliseconds.end());
     llvm::outs() << llvm::format(
@@ -731,11 +771,7 @@ int runArtifact(ModuleOp module) {
         milliseconds.front() / 1000.0, milliseconds.back() / 1000.0);
   }
   for (size_t i = 0; i < outputs.size(); ++i)
-    llvm::outs() << "result[" << i << "] (" << describe(io.outputs[i])
-                 << "): "
-                 << formatTensor(outputs[i].shape, outputs[i].dtype,
-                                 rowMajorBytes(outputs[i]), printMaxElements)
-                 << "\n";
+    printResult(i, io.outputs[i], outputs[i], rowMajorBytes(outputs[i]));
   for (const std::string &spec : outputSpecs) {
     auto [key, value] = llvm::StringRef(spec).split('=');
     Result<size_t> index = lookup(io.outputs, key, "output");
@@ -875,23 +911,16 @@ int runMain() {
     const ref::TensorInfo &info = inputInfos[i];
     if (given[i])
       return fail("input " + describe(info) + " is given twice");
-    Result<ref::HostTensor> tensor = Failure{};
-    if (value.starts_with("@"))
-      tensor = loadNpyInput(info, value.drop_front().str());
-    else if (value == "random")
-      tensor = randomInput(info, body.getArgument(i),
-                           randomSeed.getNumOccurrences() ? randomSeed : 0);
-    else if (value.contains('='))
-      tensor = parseInlineInput(info, value, body.getArgument(i),
-                                randomSeed.getNumOccurrences() ? randomSeed
-                                                               : 0);
-    else
+    std::optional<Result<ref::HostTensor>> tensor =
+        inputFromValue(info, value, body.getArgument(i),
+                       randomSeed.getNumOccurrences() ? randomSeed : 0);
+    if (!tensor)
       return fail("--input=" + spec +
                   ": the value must be @file.npy, "
                   "DIMSxTYPE=VALUES or random");
-    if (auto *f = std::get_if<Failure>(&tensor))
+    if (auto *f = std::get_if<Failure>(&*tensor))
       return fail("input " + describe(info) + ": " + f->message);
-    given[i] = std::move(std::get<ref::HostTensor>(tensor));
+    given[i] = std::move(std::get<ref::HostTensor>(*tensor));
   }
   std::vector<ref::HostTensor> inputs;
   for (size_t i = 0; i < inputInfos.size(); ++i) {
@@ -944,26 +973,8 @@ int runMain() {
   bool onGpu = false;
 #ifdef GRAPH_HAVE_GPU_RUNTIME
   GpuOptions gpuOptions;
-  gpuOptions.planIndex = planIndex;
-  gpuOptions.workspaceLimit = workspaceLimit;
-  gpuOptions.verbose = verbosePlans;
-  gpuOptions.autotune = autotunePlans;
-  gpuOptions.deselectEngines.assign(deselectEngines.begin(),
-                                    deselectEngines.end());
-  if (!heuristicModes.empty()) {
-    gpuOptions.heuristics.clear();
-    for (const std::string &mode : heuristicModes) {
-      std::string lower = llvm::StringRef(mode).lower();
-      if (lower == "a")
-        gpuOptions.heuristics.push_back(::graph::rt::HeurMode::A);
-      else if (lower == "b")
-        gpuOptions.heuristics.push_back(::graph::rt::HeurMode::B);
-      else if (lower == "fallback")
-        gpuOptions.heuristics.push_back(::graph::rt::HeurMode::Fallback);
-      else
-        return fail("--heuristics=" + mode + ": expected a, b or fallback");
-    }
-  }
+  if (std::string err = applyGpuFlags(gpuOptions); !err.empty())
+    return fail(err);
   if (device != Device::Cpu) {
     std::string why;
     bool usable = ::graph::rt::Device::get(why) != nullptr;
@@ -1010,12 +1021,7 @@ int runMain() {
         !err.empty())
       return fail("graph @" + name + " on the GPU: " + err);
     if (verbosePlans)
-      for (const GpuGroupReport &entry : plans) {
-        llvm::outs() << "plan: " << entry.group << ": "
-                     << (entry.plan.empty() ? "(none)" : entry.plan) << "\n";
-        for (const std::string &line : entry.declined)
-          llvm::outs() << "  declined " << line << "\n";
-      }
+      printPlans(plans);
     for (double ms : milliseconds)
       seconds.push_back(ms / 1000.0);
 #endif
@@ -1051,10 +1057,7 @@ int runMain() {
   std::vector<std::vector<uint8_t>> dense;
   for (size_t i = 0; i < outputs.size(); ++i) {
     dense.push_back(rowMajorBytes(outputs[i]));
-    llvm::outs() << "result[" << i << "] (" << describe(outputInfos[i]) << "): "
-                 << formatTensor(outputs[i].shape, outputs[i].dtype, dense[i],
-                                 printMaxElements)
-                 << "\n";
+    printResult(i, outputInfos[i], outputs[i], dense[i]);
   }
   llvm::outs().flush();
 
