@@ -149,6 +149,36 @@ LogicalResult expectFp8(Operation *op, StringRef port, Value value) {
                            << "f8E5M2) but is " << elementOf(value);
 }
 
+/// Runs a per-port rule such as expectFp8 on each (port, value) in order and
+/// stops at the first one that fails.
+LogicalResult
+expectEach(Operation *op, ArrayRef<std::pair<StringRef, Value>> ports,
+           function_ref<LogicalResult(Operation *, StringRef, Value)> rule) {
+  for (auto [port, value] : ports)
+    if (failed(rule(op, port, value)))
+      return failure();
+  return success();
+}
+
+/// An optional result exists exactly when `wanted` (a flag, or the presence
+/// of an operand) asks for it; the message says which side is missing.
+LogicalResult expectResultExactlyWhen(Operation *op, bool wanted, Value result,
+                                      StringRef missingResult,
+                                      StringRef unwantedResult) {
+  if (wanted == bool(result))
+    return success();
+  return emitNodeError(op) << (wanted ? missingResult : unwantedResult);
+}
+
+/// Reshape, slice and transpose move elements around but never convert them.
+LogicalResult verifyCommonKeepingElementType(Operation *op, Value input,
+                                             Value output) {
+  if (failed(verifyCommon(op)) ||
+      failed(expectSameElementType(op, "output", output, "input", input)))
+    return failure();
+  return success();
+}
+
 /// Numpy broadcast of `a` into `out` (right-aligned); false when the two
 /// disagree somewhere.
 bool broadcastInto(SmallVectorImpl<int64_t> &out, ArrayRef<int64_t> a) {
@@ -689,20 +719,27 @@ LogicalResult verifyNormForward(NormOp op, NormKind kind) {
                     "like input");
 }
 
-template <typename NormOp>
-LogicalResult verifyMeanInvVar(NormOp op, NormKind kind) {
-  Operation *raw = op.getOperation();
-  if (failed(verifyPhaseOutputs(raw, op.getPhase(),
-                                {{"mean", op.getMean()},
-                                 {"inv_var", op.getInvVar()}})))
+/// The phase rule for all of `stats` first, then the dims of those present.
+LogicalResult verifyPhaseStats(Operation *op, NormKind kind, NormPhase phase,
+                               Value input,
+                               ArrayRef<std::pair<StringRef, Value>> stats) {
+  if (failed(verifyPhaseOutputs(op, phase, stats)))
     return failure();
-  if (Value mean = op.getMean())
-    if (failed(verifyStats(raw, kind, "mean", mean, op.getInput())))
-      return failure();
-  if (Value invVar = op.getInvVar())
-    if (failed(verifyStats(raw, kind, "inv_var", invVar, op.getInput())))
+  for (auto [port, value] : stats)
+    if (value && failed(verifyStats(op, kind, port, value, input)))
       return failure();
   return success();
+}
+
+/// Layer, adaptive layer and instance norm: the forward rules, then the
+/// training statistics mean and inv_var.
+template <typename NormOp>
+LogicalResult verifyNormWithMeanInvVar(NormOp op, NormKind kind) {
+  if (failed(verifyNormForward(op, kind)))
+    return failure();
+  return verifyPhaseStats(
+      op, kind, op.getPhase(), op.getInput(),
+      {{"mean", op.getMean()}, {"inv_var", op.getInvVar()}});
 }
 
 template <typename NormBwdOp>
@@ -725,34 +762,33 @@ LogicalResult verifyNormBackward(NormBwdOp op, NormKind kind) {
                      op.getInput());
 }
 
+/// Every backward norm but rms also takes the saved mean, checked last.
+template <typename NormBwdOp>
+LogicalResult verifyNormBackwardWithMean(NormBwdOp op, NormKind kind) {
+  if (failed(verifyNormBackward(op, kind)))
+    return failure();
+  return verifyStats(op, kind, "mean", op.getMean(), op.getInput());
+}
+
 } // namespace
 
 LogicalResult LayernormOp::verify() {
-  if (failed(verifyNormForward(*this, NormKind::Layer)))
-    return failure();
-  return verifyMeanInvVar(*this, NormKind::Layer);
+  return verifyNormWithMeanInvVar(*this, NormKind::Layer);
 }
 
 LogicalResult AdaLayernormOp::verify() {
-  if (failed(verifyNormForward(*this, NormKind::AdaLayer)))
-    return failure();
-  return verifyMeanInvVar(*this, NormKind::AdaLayer);
+  return verifyNormWithMeanInvVar(*this, NormKind::AdaLayer);
 }
 
 LogicalResult InstancenormOp::verify() {
-  if (failed(verifyNormForward(*this, NormKind::Instance)))
-    return failure();
-  return verifyMeanInvVar(*this, NormKind::Instance);
+  return verifyNormWithMeanInvVar(*this, NormKind::Instance);
 }
 
 LogicalResult RmsnormOp::verify() {
   if (failed(verifyNormForward(*this, NormKind::Rms)))
     return failure();
-  if (failed(verifyPhaseOutputs(*this, getPhase(), {{"inv_var", getInvVar()}})))
-    return failure();
-  if (Value invVar = getInvVar())
-    return verifyStats(*this, NormKind::Rms, "inv_var", invVar, getInput());
-  return success();
+  return verifyPhaseStats(*this, NormKind::Rms, getPhase(), getInput(),
+                          {{"inv_var", getInvVar()}});
 }
 
 LogicalResult BatchnormOp::verify() {
@@ -804,37 +840,28 @@ LogicalResult BatchnormInferenceOp::verify() {
 }
 
 LogicalResult LayernormBackwardOp::verify() {
-  if (failed(verifyNormBackward(*this, NormKind::Layer)))
-    return failure();
-  return verifyStats(*this, NormKind::Layer, "mean", getMean(), getInput());
+  return verifyNormBackwardWithMean(*this, NormKind::Layer);
 }
 
 LogicalResult AdaLayernormBackwardOp::verify() {
-  if (failed(verifyNormBackward(*this, NormKind::AdaLayer)))
-    return failure();
-  return verifyStats(*this, NormKind::AdaLayer, "mean", getMean(), getInput());
+  return verifyNormBackwardWithMean(*this, NormKind::AdaLayer);
 }
 
 LogicalResult InstancenormBackwardOp::verify() {
-  if (failed(verifyNormBackward(*this, NormKind::Instance)))
-    return failure();
-  return verifyStats(*this, NormKind::Instance, "mean", getMean(), getInput());
+  return verifyNormBackwardWithMean(*this, NormKind::Instance);
 }
 
 LogicalResult RmsnormBackwardOp::verify() {
   if (failed(verifyNormBackward(*this, NormKind::Rms)))
     return failure();
-  if (getHasDbias() != bool(getDBias()))
-    return emitNodeError(*this)
-           << (getHasDbias() ? "has_dbias is true but there is no DBias result"
-                             : "has_dbias is false but there is a DBias result");
-  return success();
+  return expectResultExactlyWhen(
+      *this, getHasDbias(), getDBias(),
+      "has_dbias is true but there is no DBias result",
+      "has_dbias is false but there is a DBias result");
 }
 
 LogicalResult BatchnormBackwardOp::verify() {
-  if (failed(verifyNormBackward(*this, NormKind::Batch)))
-    return failure();
-  return verifyStats(*this, NormKind::Batch, "mean", getMean(), getInput());
+  return verifyNormBackwardWithMean(*this, NormKind::Batch);
 }
 
 LogicalResult GenstatsOp::verify() {
@@ -874,9 +901,7 @@ LogicalResult ReductionOp::verify() {
 }
 
 LogicalResult ReshapeOp::verify() {
-  if (failed(verifyCommon(*this)) ||
-      failed(expectSameElementType(*this, "output", getOutput(), "input",
-                                   getInput())))
+  if (failed(verifyCommonKeepingElementType(*this, getInput(), getOutput())))
     return failure();
   int64_t in = staticElementCount(shapeOf(getInput()));
   int64_t out = staticElementCount(shapeOf(getOutput()));
@@ -890,9 +915,7 @@ LogicalResult ReshapeOp::verify() {
 }
 
 LogicalResult SliceOp::verify() {
-  if (failed(verifyCommon(*this)) ||
-      failed(expectSameElementType(*this, "output", getOutput(), "input",
-                                   getInput())))
+  if (failed(verifyCommonKeepingElementType(*this, getInput(), getOutput())))
     return failure();
   ArrayRef<int64_t> in = shapeOf(getInput());
   size_t rank = in.size();
@@ -924,9 +947,7 @@ LogicalResult SliceOp::verify() {
 }
 
 LogicalResult TransposeOp::verify() {
-  if (failed(verifyCommon(*this)) ||
-      failed(expectSameElementType(*this, "output", getOutput(), "input",
-                                   getInput())))
+  if (failed(verifyCommonKeepingElementType(*this, getInput(), getOutput())))
     return failure();
   ArrayRef<int64_t> in = shapeOf(getInput());
   ArrayRef<int64_t> perm = getPermutation();
@@ -1036,13 +1057,38 @@ LogicalResult RopeBackwardOp::verify() {
 // Block-scale quantization and MoE
 //===----------------------------------------------------------------------===//
 
+namespace {
+/// Blocks run along a dim of the input, so it needs one.
+LogicalResult expectBlockedInput(Operation *op, ArrayRef<int64_t> in) {
+  if (!in.empty())
+    return success();
+  return emitNodeError(op) << "input must have rank >= 1 (blocks run "
+                           << "along a dim) but has rank 0";
+}
+
+LogicalResult expectPositiveBlockSize(Operation *op, int64_t block) {
+  if (block > 0)
+    return success();
+  return emitNodeError(op) << "block_size " << block << " must be positive";
+}
+
+/// `in` with the (static) extent along `axis` divided by `block`: one scale
+/// per block.
+SmallVector<int64_t> perBlockDims(ArrayRef<int64_t> in, size_t axis,
+                                  int64_t block) {
+  SmallVector<int64_t> dims(in);
+  if (!ShapedType::isDynamic(dims[axis]))
+    dims[axis] /= block;
+  return dims;
+}
+} // namespace
+
 LogicalResult BlockScaleQuantizeOp::verify() {
   if (failed(verifyCommon(*this)))
     return failure();
   ArrayRef<int64_t> in = shapeOf(getInput());
-  if (in.empty())
-    return emitNodeError(*this) << "input must have rank >= 1 (blocks run "
-                                << "along a dim) but has rank 0";
+  if (failed(expectBlockedInput(*this, in)))
+    return failure();
   int64_t axis = getAxis().value_or(static_cast<int64_t>(in.size()) - 1);
   if (axis < 0)
     axis += in.size();
@@ -1050,9 +1096,8 @@ LogicalResult BlockScaleQuantizeOp::verify() {
     return emitNodeError(*this) << "axis " << getAxisAttr().getInt()
                                 << " is out of range for rank " << in.size();
   int64_t block = getBlockSize();
-  if (block <= 0)
-    return emitNodeError(*this) << "block_size " << block
-                                << " must be positive";
+  if (failed(expectPositiveBlockSize(*this, block)))
+    return failure();
   if (!ShapedType::isDynamic(in[axis]) && in[axis] % block)
     return emitNodeError(*this) << "block_size " << block << " does not "
                                 << "divide dim " << axis << " of input ("
@@ -1063,11 +1108,8 @@ LogicalResult BlockScaleQuantizeOp::verify() {
                                 << elementOf(getY());
   if (failed(expectDims(*this, "Y", getY(), in, "like input")))
     return failure();
-  SmallVector<int64_t> scale(in);
-  if (!ShapedType::isDynamic(scale[axis]))
-    scale[axis] /= block;
   // `transpose` only changes the strides cuDNN picks, never the dims.
-  return expectDims(*this, "scale", getScale(), scale,
+  return expectDims(*this, "scale", getScale(), perBlockDims(in, axis, block),
                     "input dims with the block axis divided by block_size");
 }
 
@@ -1075,21 +1117,16 @@ LogicalResult BlockScaleDequantizeOp::verify() {
   if (failed(verifyCommon(*this)))
     return failure();
   ArrayRef<int64_t> in = shapeOf(getInput());
-  if (in.empty())
-    return emitNodeError(*this) << "input must have rank >= 1 (blocks run "
-                                << "along a dim) but has rank 0";
   int64_t block = getBlockSize();
-  if (block <= 0)
-    return emitNodeError(*this) << "block_size " << block
-                                << " must be positive";
+  if (failed(expectBlockedInput(*this, in)) ||
+      failed(expectPositiveBlockSize(*this, block)))
+    return failure();
   if (!ShapedType::isDynamic(in.back()) && in.back() % block)
     return emitNodeError(*this) << "block_size " << block << " does not "
                                 << "divide the last dim of input ("
                                 << in.back() << ")";
-  SmallVector<int64_t> descale(in);
-  if (!ShapedType::isDynamic(descale.back()))
-    descale.back() /= block;
-  if (failed(expectDims(*this, "descale", getDescale(), descale,
+  if (failed(expectDims(*this, "descale", getDescale(),
+                        perBlockDims(in, in.size() - 1, block),
                         "input dims with the last divided by block_size")))
     return failure();
   return expectDims(*this, "output", getOutput(), in, "like input");
@@ -1342,6 +1379,19 @@ LogicalResult verifySdpaOptions(SdpaOp op, const SdpaShapes &s) {
   return success();
 }
 
+/// What every sdpa variant checks first: the common rules, Q/K/V and the
+/// options; gives the shapes the variant's own checks use.
+template <typename SdpaOp>
+FailureOr<SdpaShapes> verifySdpaCommon(SdpaOp op) {
+  Operation *raw = op.getOperation();
+  if (failed(verifyCommon(raw)))
+    return failure();
+  auto s = verifyQkv(raw, op.getQ(), op.getK(), op.getV());
+  if (failed(s) || failed(verifySdpaOptions(op, *s)))
+    return failure();
+  return s;
+}
+
 LogicalResult verifyStatsLike(Operation *op, StringRef port, Value value,
                               const SdpaShapes &s) {
   return expectDims(op, port, value, {s.b, s.hq, s.sq, 1}, "[B, Hq, Sq, 1]");
@@ -1371,23 +1421,32 @@ LogicalResult verifySdpaForwardOutputs(SdpaOp op, const SdpaShapes &s) {
   if (failed(expectDims(raw, "O", op.getO(), {s.b, s.hq, s.sq, s.dv},
                         "[B, Hq, Sq, Dv]")))
     return failure();
-  if (op.getGenerateStats() != bool(op.getStats()))
-    return emitNodeError(raw) << (op.getGenerateStats()
-                                      ? "generate_stats is set but there is "
-                                        "no Stats result"
-                                      : "a Stats result needs generate_stats");
+  if (failed(expectResultExactlyWhen(
+          raw, op.getGenerateStats(), op.getStats(),
+          "generate_stats is set but there is no Stats result",
+          "a Stats result needs generate_stats")))
+    return failure();
   if (Value stats = op.getStats())
     return verifyStatsLike(raw, "Stats", stats, s);
   return success();
 }
 
+/// The forward output and its gradient `[B, Hq, Sq, Dv]`, the stats, and
+/// dQ, dK, dV like q, k, v. `outputs` starts with the forward output the
+/// others are "like" (o, or mxfp8's o_f16 followed by dO_f16 and dO).
 template <typename SdpaBwdOp>
-LogicalResult verifySdpaBackwardShapes(SdpaBwdOp op, const SdpaShapes &s) {
+LogicalResult
+verifySdpaBackwardShapes(SdpaBwdOp op, const SdpaShapes &s,
+                         ArrayRef<std::pair<StringRef, Value>> outputs) {
   Operation *raw = op.getOperation();
   SmallVector<int64_t> o{s.b, s.hq, s.sq, s.dv};
-  if (failed(expectDims(raw, "o", op.getO(), o, "[B, Hq, Sq, Dv]")) ||
-      failed(expectDims(raw, "dO", op.getDO(), o, "like o")) ||
-      failed(verifyStatsLike(raw, "stats", op.getStats(), s)) ||
+  auto [oPort, oValue] = outputs.front();
+  if (failed(expectDims(raw, oPort, oValue, o, "[B, Hq, Sq, Dv]")))
+    return failure();
+  for (auto [port, value] : outputs.drop_front())
+    if (failed(expectDims(raw, port, value, o, "like " + oPort)))
+      return failure();
+  if (failed(verifyStatsLike(raw, "stats", op.getStats(), s)) ||
       failed(expectDims(raw, "dQ", op.getDQ(), shapeOf(op.getQ()), "like q")) ||
       failed(expectDims(raw, "dK", op.getDK(), shapeOf(op.getK()), "like k")) ||
       failed(expectDims(raw, "dV", op.getDV(), shapeOf(op.getV()), "like v")))
@@ -1398,10 +1457,8 @@ LogicalResult verifySdpaBackwardShapes(SdpaBwdOp op, const SdpaShapes &s) {
 } // namespace
 
 LogicalResult SdpaOp::verify() {
-  if (failed(verifyCommon(*this)))
-    return failure();
-  auto s = verifyQkv(*this, getQ(), getK(), getV());
-  if (failed(s) || failed(verifySdpaOptions(*this, *s)) ||
+  auto s = verifySdpaCommon(*this);
+  if (failed(s) ||
       failed(verifyHalfInputs(*this, {{"q", getQ()}, {"k", getK()},
                                       {"v", getV()}})) ||
       failed(verifySdpaForwardOutputs(*this, *s)) ||
@@ -1417,13 +1474,12 @@ LogicalResult SdpaOp::verify() {
 }
 
 LogicalResult SdpaBackwardOp::verify() {
-  if (failed(verifyCommon(*this)))
-    return failure();
-  auto s = verifyQkv(*this, getQ(), getK(), getV());
-  if (failed(s) || failed(verifySdpaOptions(*this, *s)) ||
+  auto s = verifySdpaCommon(*this);
+  if (failed(s) ||
       failed(verifyHalfInputs(*this, {{"q", getQ()}, {"k", getK()},
                                       {"v", getV()}})) ||
-      failed(verifySdpaBackwardShapes(*this, *s)) ||
+      failed(verifySdpaBackwardShapes(*this, *s,
+                                      {{"o", getO()}, {"dO", getDO()}})) ||
       failed(verifyUnitLastStride(*this, {{"q", getQ()}, {"k", getK()},
                                           {"v", getV()}, {"o", getO()},
                                           {"dO", getDO()}})))
@@ -1437,57 +1493,51 @@ LogicalResult SdpaBackwardOp::verify() {
 }
 
 LogicalResult SdpaFp8Op::verify() {
-  if (failed(verifyCommon(*this)))
-    return failure();
-  auto s = verifyQkv(*this, getQ(), getK(), getV());
-  if (failed(s) || failed(verifySdpaOptions(*this, *s)) ||
-      failed(verifySdpaForwardOutputs(*this, *s)))
-    return failure();
-  for (auto [port, value] : {std::pair<StringRef, Value>{"q", getQ()},
-                             {"k", getK()}, {"v", getV()}, {"O", getO()}})
-    if (failed(expectFp8(*this, port, value)))
-      return failure();
-  for (auto [port, value] :
-       {std::pair<StringRef, Value>{"descale_q", getDescaleQ()},
-        {"descale_k", getDescaleK()}, {"descale_v", getDescaleV()},
-        {"descale_s", getDescaleS()}, {"scale_s", getScaleS()},
-        {"scale_o", getScaleO()}})
-    if (failed(expectOneElement(*this, port, value)))
-      return failure();
-  if (failed(verifyAmax(*this, "Amax_S", getAmax_S())) ||
-      failed(verifyAmax(*this, "Amax_O", getAmax_O())))
+  auto s = verifySdpaCommon(*this);
+  if (failed(s) || failed(verifySdpaForwardOutputs(*this, *s)) ||
+      failed(expectEach(
+          *this, {{"q", getQ()}, {"k", getK()}, {"v", getV()}, {"O", getO()}},
+          expectFp8)) ||
+      failed(expectEach(*this,
+                        {{"descale_q", getDescaleQ()},
+                         {"descale_k", getDescaleK()},
+                         {"descale_v", getDescaleV()},
+                         {"descale_s", getDescaleS()}, {"scale_s", getScaleS()},
+                         {"scale_o", getScaleO()}},
+                        expectOneElement)) ||
+      failed(expectEach(*this,
+                        {{"Amax_S", getAmax_S()}, {"Amax_O", getAmax_O()}},
+                        verifyAmax)))
     return failure();
   return success();
 }
 
 LogicalResult SdpaFp8BackwardOp::verify() {
-  if (failed(verifyCommon(*this)))
+  auto s = verifySdpaCommon(*this);
+  if (failed(s) ||
+      failed(verifySdpaBackwardShapes(*this, *s,
+                                      {{"o", getO()}, {"dO", getDO()}})) ||
+      failed(expectEach(*this,
+                        {{"q", getQ()}, {"k", getK()}, {"v", getV()},
+                         {"o", getO()}, {"dO", getDO()}},
+                        expectFp8)) ||
+      failed(expectEach(*this,
+                        {{"descale_q", getDescaleQ()},
+                         {"descale_k", getDescaleK()},
+                         {"descale_v", getDescaleV()},
+                         {"descale_o", getDescaleO()},
+                         {"descale_dO", getDescaleDO()},
+                         {"descale_s", getDescaleS()},
+                         {"descale_dP", getDescaleDP()},
+                         {"scale_s", getScaleS()}, {"scale_dQ", getScaleDQ()},
+                         {"scale_dK", getScaleDK()}, {"scale_dV", getScaleDV()},
+                         {"scale_dP", getScaleDP()}},
+                        expectOneElement)) ||
+      failed(expectEach(*this,
+                        {{"amax_dQ", getAmaxDQ()}, {"amax_dK", getAmaxDK()},
+                         {"amax_dV", getAmaxDV()}, {"amax_dP", getAmaxDP()}},
+                        verifyAmax)))
     return failure();
-  auto s = verifyQkv(*this, getQ(), getK(), getV());
-  if (failed(s) || failed(verifySdpaOptions(*this, *s)) ||
-      failed(verifySdpaBackwardShapes(*this, *s)))
-    return failure();
-  for (auto [port, value] :
-       {std::pair<StringRef, Value>{"q", getQ()}, {"k", getK()}, {"v", getV()},
-        {"o", getO()}, {"dO", getDO()}})
-    if (failed(expectFp8(*this, port, value)))
-      return failure();
-  for (auto [port, value] :
-       {std::pair<StringRef, Value>{"descale_q", getDescaleQ()},
-        {"descale_k", getDescaleK()}, {"descale_v", getDescaleV()},
-        {"descale_o", getDescaleO()}, {"descale_dO", getDescaleDO()},
-        {"descale_s", getDescaleS()}, {"descale_dP", getDescaleDP()},
-        {"scale_s", getScaleS()}, {"scale_dQ", getScaleDQ()},
-        {"scale_dK", getScaleDK()}, {"scale_dV", getScaleDV()},
-        {"scale_dP", getScaleDP()}})
-    if (failed(expectOneElement(*this, port, value)))
-      return failure();
-  for (auto [port, value] :
-       {std::pair<StringRef, Value>{"amax_dQ", getAmaxDQ()},
-        {"amax_dK", getAmaxDK()}, {"amax_dV", getAmaxDV()},
-        {"amax_dP", getAmaxDP()}})
-    if (failed(verifyAmax(*this, port, value)))
-      return failure();
   return success();
 }
 
@@ -1509,17 +1559,11 @@ LogicalResult verifyMxScale(Operation *op, StringRef port, Value scale,
 } // namespace
 
 LogicalResult SdpaMxfp8Op::verify() {
-  if (failed(verifyCommon(*this)))
-    return failure();
-  auto s = verifyQkv(*this, getQ(), getK(), getV());
-  if (failed(s) || failed(verifySdpaOptions(*this, *s)) ||
-      failed(verifySdpaForwardOutputs(*this, *s)))
-    return failure();
-  for (auto [port, value] : {std::pair<StringRef, Value>{"q", getQ()},
-                             {"k", getK()}, {"v", getV()}})
-    if (failed(expectFp8(*this, port, value)))
-      return failure();
-  if (failed(verifyMxScale(*this, "descale_q", getDescaleQ(), "q", getQ(), 3)) ||
+  auto s = verifySdpaCommon(*this);
+  if (failed(s) || failed(verifySdpaForwardOutputs(*this, *s)) ||
+      failed(expectEach(*this, {{"q", getQ()}, {"k", getK()}, {"v", getV()}},
+                        expectFp8)) ||
+      failed(verifyMxScale(*this, "descale_q", getDescaleQ(), "q", getQ(), 3)) ||
       failed(verifyMxScale(*this, "descale_k", getDescaleK(), "k", getK(), 3)) ||
       failed(verifyMxScale(*this, "descale_v", getDescaleV(), "v", getV(), 2)))
     return failure();
@@ -1527,35 +1571,30 @@ LogicalResult SdpaMxfp8Op::verify() {
 }
 
 LogicalResult SdpaMxfp8BackwardOp::verify() {
-  if (failed(verifyCommon(*this)))
+  auto s = verifySdpaCommon(*this);
+  if (failed(s) ||
+      failed(verifySdpaBackwardShapes(
+          *this, *s,
+          {{"o_f16", getOF16()}, {"dO_f16", getDOF16()}, {"dO", getDO()}})))
     return failure();
-  auto s = verifyQkv(*this, getQ(), getK(), getV());
-  if (failed(s) || failed(verifySdpaOptions(*this, *s)))
-    return failure();
-  SmallVector<int64_t> o{s->b, s->hq, s->sq, s->dv};
-  if (failed(expectDims(*this, "o_f16", getOF16(), o, "[B, Hq, Sq, Dv]")) ||
-      failed(expectDims(*this, "dO_f16", getDOF16(), o, "like o_f16")) ||
-      failed(expectDims(*this, "dO", getDO(), o, "like o_f16")) ||
-      failed(verifyStatsLike(*this, "stats", getStats(), *s)) ||
-      failed(expectDims(*this, "dQ", getDQ(), shapeOf(getQ()), "like q")) ||
-      failed(expectDims(*this, "dK", getDK(), shapeOf(getK()), "like k")) ||
-      failed(expectDims(*this, "dV", getDV(), shapeOf(getV()), "like v")) ||
-      failed(expectDims(*this, "q_T", getQ_T(), shapeOf(getQ()),
-                        "like q: the same values quantized along the "
-                        "sequence dim")) ||
-      failed(expectDims(*this, "k_T", getK_T(), shapeOf(getK()),
-                        "like k: the same values quantized along the "
-                        "sequence dim")) ||
-      failed(expectDims(*this, "dO_T", getDO_T(), shapeOf(getDO()),
-                        "like dO: the same values quantized along the "
-                        "sequence dim")))
-    return failure();
-  for (auto [port, value] :
-       {std::pair<StringRef, Value>{"q", getQ()}, {"q_T", getQ_T()},
-        {"k", getK()}, {"k_T", getK_T()}, {"v", getV()}, {"dO", getDO()},
-        {"dO_T", getDO_T()}})
-    if (failed(expectFp8(*this, port, value)))
+  // The transposed copies hold the same values, quantized along the sequence
+  // dim instead of the head dim.
+  for (auto [port, value, dataPort, data] :
+       {std::tuple<StringRef, Value, StringRef, Value>{
+            "q_T", getQ_T(), "q", getQ()},
+        {"k_T", getK_T(), "k", getK()},
+        {"dO_T", getDO_T(), "dO", getDO()}})
+    if (failed(expectDims(*this, port, value, shapeOf(data),
+                          "like " + dataPort +
+                              ": the same values quantized along the "
+                              "sequence dim")))
       return failure();
+  if (failed(expectEach(*this,
+                        {{"q", getQ()}, {"q_T", getQ_T()}, {"k", getK()},
+                         {"k_T", getK_T()}, {"v", getV()}, {"dO", getDO()},
+                         {"dO_T", getDO_T()}},
+                        expectFp8)))
+    return failure();
   for (auto [port, scale, dataPort, data, axis] :
        {std::tuple<StringRef, Value, StringRef, Value, unsigned>{
             "descale_q", getDescaleQ(), "q", getQ(), 3},
@@ -1567,12 +1606,10 @@ LogicalResult SdpaMxfp8BackwardOp::verify() {
         {"descale_dO_T", getDescaleDO_T(), "dO_T", getDO_T(), 2}})
     if (failed(verifyMxScale(*this, port, scale, dataPort, data, axis)))
       return failure();
-  for (auto [port, value] :
-       {std::pair<StringRef, Value>{"amax_dQ", getAmaxDQ()},
-        {"amax_dK", getAmaxDK()}, {"amax_dV", getAmaxDV()}})
-    if (failed(verifyAmax(*this, port, value)))
-      return failure();
-  return success();
+  return expectEach(*this,
+                    {{"amax_dQ", getAmaxDQ()}, {"amax_dK", getAmaxDK()},
+                     {"amax_dV", getAmaxDV()}},
+                    verifyAmax);
 }
 
 //===----------------------------------------------------------------------===//
@@ -1676,11 +1713,16 @@ FailureOr<int64_t> sequenceCount(Operation *op, Value cuSeqlens) {
   return ShapedType::isDynamic(n) ? n : n - 1;
 }
 
+/// The dims the forward and backward checks share: the state `[N, H, K, V]`
+/// and O (or its gradient dO) `[T, H, V]`.
+struct LinearDims {
+  SmallVector<int64_t> state, output;
+};
+
 /// What the forward and backward ops check alike: the common rules, q/k/v,
-/// the gates and cu_seqlens; gives the shapes and the state dims.
+/// the gates and cu_seqlens; gives the state and output dims.
 template <typename Op>
-FailureOr<std::pair<LinearShapes, SmallVector<int64_t>>>
-verifyLinearCommon(Op op) {
+FailureOr<LinearDims> verifyLinearCommon(Op op) {
   Operation *raw = op.getOperation();
   if (failed(verifyCommon(raw)))
     return failure();
@@ -1690,31 +1732,28 @@ verifyLinearCommon(Op op) {
   auto n = sequenceCount(raw, op.getCuSeqlens());
   if (failed(n))
     return failure();
-  return std::make_pair(*s, SmallVector<int64_t>{*n, s->h, s->dk, s->dv});
+  return LinearDims{{*n, s->h, s->dk, s->dv}, {s->t, s->h, s->dv}};
 }
 
 template <typename FwdOp>
 LogicalResult verifyLinearForward(FwdOp op) {
   Operation *raw = op.getOperation();
-  auto common = verifyLinearCommon(op);
-  if (failed(common))
+  auto dims = verifyLinearCommon(op);
+  if (failed(dims))
     return failure();
-  const LinearShapes *s = &common->first;
-  const SmallVector<int64_t> &state = common->second;
   if (Value init = op.getInitialState())
-    if (failed(expectDims(raw, "initial_state", init, state, "[N, H, K, V]")))
+    if (failed(expectDims(raw, "initial_state", init, dims->state,
+                          "[N, H, K, V]")))
       return failure();
-  if (failed(expectDims(raw, "O", op.getO(), {s->t, s->h, s->dv},
-                        "[T, H, V]")))
+  if (failed(expectDims(raw, "O", op.getO(), dims->output, "[T, H, V]")) ||
+      failed(expectResultExactlyWhen(
+          raw, op.getOutputFinalState(), op.getFinalState(),
+          "output_final_state is set but there is no final_state result",
+          "a final_state result needs output_final_state")))
     return failure();
-  if (op.getOutputFinalState() != bool(op.getFinalState()))
-    return emitNodeError(raw) << (op.getOutputFinalState()
-                                      ? "output_final_state is set but there "
-                                        "is no final_state result"
-                                      : "a final_state result needs "
-                                        "output_final_state");
   if (Value final = op.getFinalState())
-    if (failed(expectDims(raw, "final_state", final, state, "[N, H, K, V]")))
+    if (failed(expectDims(raw, "final_state", final, dims->state,
+                          "[N, H, K, V]")))
       return failure();
   int64_t every = op.getCheckpointEveryNTokens().value_or(0);
   if (every < 0)
@@ -1732,18 +1771,15 @@ LogicalResult verifyLinearForward(FwdOp op) {
 template <typename BwdOp>
 LogicalResult verifyLinearBackward(BwdOp op) {
   Operation *raw = op.getOperation();
-  auto common = verifyLinearCommon(op);
-  if (failed(common))
-    return failure();
-  const LinearShapes *s = &common->first;
-  const SmallVector<int64_t> &state = common->second;
-  if (failed(expectDims(raw, "dO", op.getDO(), {s->t, s->h, s->dv},
-                        "[T, H, V]")))
+  auto dims = verifyLinearCommon(op);
+  if (failed(dims) ||
+      failed(expectDims(raw, "dO", op.getDO(), dims->output, "[T, H, V]")))
     return failure();
   for (auto [port, value] :
        {std::pair<StringRef, Value>{"initial_state", op.getInitialState()},
         {"d_final_state", op.getDFinalState()}})
-    if (value && failed(expectDims(raw, port, value, state, "[N, H, K, V]")))
+    if (value &&
+        failed(expectDims(raw, port, value, dims->state, "[N, H, K, V]")))
       return failure();
   for (auto [port, grad, value] :
        {std::tuple<StringRef, Value, Value>{"dQ", op.getDQ(), op.getQ()},
@@ -1753,12 +1789,11 @@ LogicalResult verifyLinearBackward(BwdOp op) {
         {"dBeta", op.getDBeta(), op.getBeta()}})
     if (failed(expectDims(raw, port, grad, shapeOf(value), "like its input")))
       return failure();
-  if (bool(op.getInitialState()) != bool(op.getDInitialState()))
-    return emitNodeError(raw) << (op.getInitialState()
-                                      ? "initial_state is given but there "
-                                        "is no d_initial_state result"
-                                      : "a d_initial_state result needs an "
-                                        "initial_state operand");
+  if (failed(expectResultExactlyWhen(
+          raw, bool(op.getInitialState()), op.getDInitialState(),
+          "initial_state is given but there is no d_initial_state result",
+          "a d_initial_state result needs an initial_state operand")))
+    return failure();
   if (Value d = op.getDInitialState())
     if (failed(expectDims(raw, "d_initial_state", d,
                           shapeOf(op.getInitialState()),
