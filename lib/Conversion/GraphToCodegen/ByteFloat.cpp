@@ -14,33 +14,31 @@ using ::graph::ref::DType;
 
 namespace {
 
-struct CodecBuilder {
-  OpBuilder &b;
-  Location loc;
+struct CodecBuilder : F32Bits {
   Value f32(double v) {
     return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(v));
   }
-  Value i32c(int64_t v) {
-    return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(v));
-  }
   Value mulf(Value x, Value y) { return arith::MulFOp::create(b, loc, x, y); }
   Value divf(Value x, Value y) { return arith::DivFOp::create(b, loc, x, y); }
-  Value bitsOf(Value f) {
-    return arith::BitcastOp::create(b, loc, b.getI32Type(), f);
-  }
-  Value floatOf(Value bits) {
-    return arith::BitcastOp::create(b, loc, b.getF32Type(), bits);
-  }
-  /// 2^e for an i32 exponent e in the normal f32 range.
-  Value pow2(Value e) {
-    return floatOf(arith::ShLIOp::create(
-        b, loc, arith::AddIOp::create(b, loc, e, i32c(127)), i32c(23)));
-  }
   Value decode(Value byte, DType t);
   Value encode(Value value, DType t);
 };
 
 } // namespace
+
+Value F32Bits::i32c(int64_t v) {
+  return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(v));
+}
+Value F32Bits::bitsOf(Value f) {
+  return arith::BitcastOp::create(b, loc, b.getI32Type(), f);
+}
+Value F32Bits::floatOf(Value bits) {
+  return arith::BitcastOp::create(b, loc, b.getF32Type(), bits);
+}
+Value F32Bits::pow2(Value e) {
+  return floatOf(arith::ShLIOp::create(
+      b, loc, arith::AddIOp::create(b, loc, e, i32c(127)), i32c(23)));
+}
 
 namespace {
 /// The one-byte float formats, as the CPU reference defines them.
@@ -208,10 +206,10 @@ Value CodecBuilder::encode(Value value, DType t) {
 
 Value mlir::graph::decodeByteFloat(OpBuilder &b, Location loc, Value byte,
                                    DType t) {
-  return CodecBuilder{b, loc}.decode(byte, t);
+  return CodecBuilder{{b, loc}}.decode(byte, t);
 }
 
 Value mlir::graph::encodeByteFloat(OpBuilder &b, Location loc, Value value,
                                    DType t) {
-  return CodecBuilder{b, loc}.encode(value, t);
+  return CodecBuilder{{b, loc}}.encode(value, t);
 }

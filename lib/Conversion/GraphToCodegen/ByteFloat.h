@@ -24,6 +24,18 @@ inline bool isByteFloat(::graph::ref::DType t) {
          t == DType::F4E2M1FN;
 }
 
+/// Integer views of f32 values, shared by the codecs and the quantize
+/// kernels' power-of-two scales.
+struct F32Bits {
+  OpBuilder &b;
+  Location loc;
+  Value i32c(int64_t v);
+  Value bitsOf(Value f);
+  Value floatOf(Value bits);
+  /// 2^e for an i32 exponent e in the normal f32 range.
+  Value pow2(Value e);
+};
+
 /// The f32 value of an i8 holding a `t` element.
 Value decodeByteFloat(OpBuilder &b, Location loc, Value byte,
                       ::graph::ref::DType t);

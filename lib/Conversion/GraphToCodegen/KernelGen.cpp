@@ -178,6 +178,8 @@ Cls join(Cls a, Cls b) {
 struct Val {
   Cls cls = Cls::Scalar;
   SmallVector<Value> lanes; // 1 for Scalar/Row; items * vec for Col/Full
+  /// Lane `i`; the one lane of a value that does not vary along it.
+  Value lane(size_t i) const { return lanes.size() == 1 ? lanes[0] : lanes[i]; }
 };
 
 struct Knobs {
@@ -891,7 +893,7 @@ private:
     if (v.getType().isF32())
       return v;
     if (v.getType().isInteger(8) && isByteFloat(t))
-      return decodeByte(v, t);
+      return decodeByteFloat(b, loc, v, t);
     if (v.getType().isInteger(8)) { // an i1 tensor's byte: true is != 0
       Value zero = arith::ConstantOp::create(b, loc, b.getI8IntegerAttr(0));
       Value set =
@@ -907,7 +909,7 @@ private:
     if (type.isF32())
       return v;
     if (isByteFloat(t))
-      return encodeByte(v, t);
+      return encodeByteFloat(b, loc, v, t);
     if (t == DType::I1) { // NaN counts as true, as in the reference
       Value set =
           arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE, v, f32(0.0));
@@ -919,22 +921,6 @@ private:
     }
     return arith::TruncFOp::create(b, loc, type, v);
   }
-  Value i32c(int64_t v) {
-    return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(v));
-  }
-  Value bitsOf(Value f) {
-    return arith::BitcastOp::create(b, loc, b.getI32Type(), f);
-  }
-  Value floatOf(Value bits) {
-    return arith::BitcastOp::create(b, loc, b.getF32Type(), bits);
-  }
-  /// 2^e for an i32 exponent e in the normal f32 range.
-  Value pow2(Value e) {
-    return floatOf(arith::ShLIOp::create(
-        b, loc, arith::AddIOp::create(b, loc, e, i32c(127)), i32c(23)));
-  }
-  Value decodeByte(Value byte, DType t);
-  Value encodeByte(Value value, DType t);
   /// Rounds an f32 value to what a tensor of dtype `t` holds.
   Value roundTo(Value v, DType t) {
     return t == DType::F32 ? v : toF32(fromF32(v, t), t);
@@ -974,6 +960,20 @@ private:
                                const View &target, const Shape &space,
                                const std::string &name, rt::CodegenSpec &out);
 
+  /// Sets `op`'s output in `vals` to `vec` elements from linear index `e0`,
+  /// element(e, i) each, rounded to the output's dtype.
+  void emitElements(const rt::OpSpec &op, Value e0, int64_t vec,
+                    std::map<int64_t, Val> &vals,
+                    function_ref<Value(Value e, int64_t i)> element) {
+    int64_t outUid = op.outputs.at("output");
+    DType outType = planner.tensors.at(outUid)->dtype;
+    Val result{Cls::Full, {}};
+    for (int64_t i = 0; i < vec; ++i) {
+      Value e = i ? addi(e0, idx(i)) : e0;
+      result.lanes.push_back(roundTo(element(e, i), outType));
+    }
+    vals[outUid] = result;
+  }
   /// Block-scale dequantize of the run at `e`: input * descale of its block.
   std::string emitDequantize(Kernel &k, const rt::OpSpec &op,
                              const Shape &space, Value e, int64_t vec,
@@ -997,14 +997,6 @@ private:
   gpu::GPUModuleOp gpuModule;
   int kernelCount = 0;
 };
-
-Value Emitter::decodeByte(Value byte, DType t) {
-  return decodeByteFloat(b, loc, byte, t);
-}
-
-Value Emitter::encodeByte(Value value, DType t) {
-  return encodeByteFloat(b, loc, value, t);
-}
 
 Emitter::Kernel Emitter::begin(const std::string &name,
                                const std::vector<int64_t> &buffers,
@@ -1237,9 +1229,6 @@ Emitter::computePointwise(const rt::OpSpec &op, std::map<int64_t, Val> &vals,
     result.cls = Cls::Full;
     lanes = 0;
   }
-  auto lane = [&](const Val &v, size_t i) {
-    return v.lanes.size() == 1 ? v.lanes[0] : v.lanes[i];
-  };
   if (op.mode == "gen_index") {
     const Shape &dims = planner.tensors.at(outUid)->dims;
     auto axisIt = op.intAttrs.find("axis");
@@ -1283,12 +1272,12 @@ Emitter::computePointwise(const rt::OpSpec &op, std::map<int64_t, Val> &vals,
       Value r = divf(f32(1.0), y);
       SmallVector<Value> q;
       for (size_t i = 0; i < lanes; ++i)
-        q.push_back(mulf(lane(args[0], i), r));
+        q.push_back(mulf(args[0].lane(i), r));
       scf::YieldOp::create(b, loc, q);
       b.setInsertionPointToStart(branch.elseBlock());
       q.clear();
       for (size_t i = 0; i < lanes; ++i)
-        q.push_back(divf(lane(args[0], i), y));
+        q.push_back(divf(args[0].lane(i), y));
       scf::YieldOp::create(b, loc, q);
     }
     for (Value q : branch.getResults())
@@ -1299,7 +1288,7 @@ Emitter::computePointwise(const rt::OpSpec &op, std::map<int64_t, Val> &vals,
   for (size_t i = 0; i < lanes; ++i) {
     SmallVector<Value> scalars;
     for (const Val &a : args)
-      scalars.push_back(lane(a, i));
+      scalars.push_back(a.lane(i));
     Value r;
     if (coarse && op.kind == "pointwise" && op.mode == "tanh") {
       r = NVVM::InlinePtxOp::create(b, loc, TypeRange{b.getF32Type()},
@@ -1446,7 +1435,7 @@ std::string Emitter::emitPointwise(const Stage &s, size_t index,
         Val v = vals[u].at(uid);
         SmallVector<Value> lanes;
         for (int64_t i = 0; i < vec; ++i)
-          lanes.push_back(v.lanes.size() == 1 ? v.lanes[0] : v.lanes[i]);
+          lanes.push_back(v.lane(i));
         storeRun(k, planner.views.at(uid), s.space, starts[u], lanes);
       }
     });
@@ -1474,11 +1463,7 @@ std::string Emitter::emitDequantize(Kernel &k, const rt::OpSpec &op,
       neg != op.intAttrs.end() && !neg->second.empty() && neg->second[0] ? -1.0
                                                                          : 1.0;
   SmallVector<Value> xs = loadRun(k, x, space, e0, vec);
-  int64_t outUid = op.outputs.at("output");
-  DType outType = planner.tensors.at(outUid)->dtype;
-  Val result{Cls::Full, {}};
-  for (int64_t i = 0; i < vec; ++i) {
-    Value e = i ? addi(e0, idx(i)) : e0;
+  emitElements(op, e0, vec, vals, [&](Value e, int64_t i) {
     // descale offset: each coordinate divided by its block size.
     Value offset = idx(d.base), rest = e;
     for (int64_t dim = static_cast<int64_t>(space.size()) - 1; dim >= 0;
@@ -1495,10 +1480,8 @@ std::string Emitter::emitDequantize(Kernel &k, const rt::OpSpec &op,
     Value scale = toF32(memref::LoadOp::create(b, loc, k.memrefs.at(d.buffer),
                                                ValueRange{offset}),
                         d.dtype);
-    Value r = mulf(mulf(xs[i], f32(sign)), scale);
-    result.lanes.push_back(roundTo(r, outType));
-  }
-  vals[outUid] = result;
+    return mulf(mulf(xs[i], f32(sign)), scale);
+  });
   return "";
 }
 
@@ -1594,32 +1577,34 @@ std::string Emitter::emitQuantize(const Stage &s, size_t index,
     Value scale;
     if (sc.dtype == DType::F8E8M0FNU) {
       // OCP: 2^(floor(log2 amax) - emax), clamped to [2^-127, 2^127].
-      Value bits = bitsOf(amax);
-      Value field = arith::ShRUIOp::create(b, loc, bits, i32c(23));
+      F32Bits fb{b, loc};
+      Value bits = fb.bitsOf(amax);
+      Value field = arith::ShRUIOp::create(b, loc, bits, fb.i32c(23));
       Value lz = math::CountLeadingZerosOp::create(b, loc, bits);
       Value subLog = arith::SubIOp::create(
-          b, loc, arith::SubIOp::create(b, loc, i32c(31), lz), i32c(149));
+          b, loc, arith::SubIOp::create(b, loc, fb.i32c(31), lz), fb.i32c(149));
       Value log2 = arith::SelectOp::create(
           b, loc,
           arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, field,
-                                i32c(0)),
-          subLog, arith::SubIOp::create(b, loc, field, i32c(127)));
-      Value e = arith::SubIOp::create(b, loc, log2, i32c(emax));
-      e = arith::MaxSIOp::create(b, loc, e, i32c(-127));
-      e = arith::MinSIOp::create(b, loc, e, i32c(127));
-      Value tiny = floatOf(i32c(0x00400000)); // 2^-127
+                                fb.i32c(0)),
+          subLog, arith::SubIOp::create(b, loc, field, fb.i32c(127)));
+      Value e = arith::SubIOp::create(b, loc, log2, fb.i32c(emax));
+      e = arith::MaxSIOp::create(b, loc, e, fb.i32c(-127));
+      e = arith::MinSIOp::create(b, loc, e, fb.i32c(127));
+      Value tiny = fb.floatOf(fb.i32c(0x00400000)); // 2^-127
       Value isTiny = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, e,
-                                           i32c(-127));
+                                           fb.i32c(-127));
       scale = arith::SelectOp::create(
           b, loc, isTiny, tiny,
-          pow2(arith::MaxSIOp::create(b, loc, e, i32c(-126))));
+          fb.pow2(arith::MaxSIOp::create(b, loc, e, fb.i32c(-126))));
       Value isZero = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
                                            amax, f32(0.0));
       Value isInf =
           arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, amax,
                                 f32(std::numeric_limits<double>::infinity()));
       scale = arith::SelectOp::create(b, loc, isZero, tiny, scale);
-      scale = arith::SelectOp::create(b, loc, isInf, pow2(i32c(127)), scale);
+      scale =
+          arith::SelectOp::create(b, loc, isInf, fb.pow2(fb.i32c(127)), scale);
     } else {
       double scaleMax = ::graph::ref::maxFiniteValue(sc.dtype);
       Value raw = divf(amax, f32(maxVal));
@@ -1669,17 +1654,13 @@ std::string Emitter::emitRope(Kernel &k, const rt::OpSpec &op,
   bool backward = op.kind == "rope_backward";
   Shape fspace = space;
   fspace.back() = freqLast;
-  int64_t outUid = op.outputs.at("output");
-  DType outType = planner.tensors.at(outUid)->dtype;
   auto load = [&](const View &v, const Shape &sp, Value at) {
     return toF32(memref::LoadOp::create(b, loc, k.memrefs.at(v.buffer),
                                         ValueRange{offsetOf(v, sp, at)}),
                  v.dtype);
   };
   auto lt = [&](Value a, int64_t c) { return ult(a, idx(c)); };
-  Val result{Cls::Full, {}};
-  for (int64_t i = 0; i < vec; ++i) {
-    Value e = i ? addi(e0, idx(i)) : e0;
+  emitElements(op, e0, vec, vals, [&](Value e, int64_t) {
     Value j = arith::RemUIOp::create(b, loc, e, idx(head));
     Value row = arith::DivUIOp::create(b, loc, e, idx(head));
     Value first = lt(j, half), inRope = lt(j, d);
@@ -1704,9 +1685,8 @@ std::string Emitter::emitRope(Kernel &k, const rt::OpSpec &op,
     Value rotated = arith::SelectOp::create(b, loc, first, lower, upper);
     Value r =
         arith::SelectOp::create(b, loc, inRope, rotated, load(x, space, e));
-    result.lanes.push_back(roundTo(mulf(f32(scale), r), outType));
-  }
-  vals[outUid] = result;
+    return mulf(f32(scale), r);
+  });
   return "";
 }
 
@@ -2090,9 +2070,6 @@ std::string Emitter::emitRow(const Stage &s, size_t index,
       vals[uid] = v;
       return v;
     };
-    auto lane = [](const Val &v, size_t i) {
-      return v.lanes.size() == 1 ? v.lanes[0] : v.lanes[i];
-    };
     auto validLane = [&](size_t i) { return valid[i / vec]; };
     /// Sum (or another reduction) over the row of per-lane values.
     auto rowReduce = [&](const ReduceKind &kind,
@@ -2155,7 +2132,7 @@ std::string Emitter::emitRow(const Stage &s, size_t index,
                                    }),
                          f32(n));
         Value inv = divf(f32(1.0),
-                         math::SqrtOp::create(b, loc, addf(var, lane(eps, 0))));
+                         math::SqrtOp::create(b, loc, addf(var, eps.lane(0))));
         // Loaded after the reductions: not live across them.
         Val scale = get(op->inputs.at("scale"));
         std::optional<Val> bias;
@@ -2164,9 +2141,9 @@ std::string Emitter::emitRow(const Stage &s, size_t index,
         int64_t yUid = op->outputs.at("Y");
         Val y{Cls::Full, {}};
         for (size_t i = 0; i < lanesPerRow; ++i) {
-          Value v = mulf(mulf(centeredX[i], inv), lane(scale, i));
+          Value v = mulf(mulf(centeredX[i], inv), scale.lane(i));
           if (bias)
-            v = addf(v, lane(*bias, i));
+            v = addf(v, bias->lane(i));
           y.lanes.push_back(roundTo(v, dtypeOf(yUid)));
         }
         vals[yUid] = y;
@@ -2183,12 +2160,12 @@ std::string Emitter::emitRow(const Stage &s, size_t index,
       Val inv = get(op->inputs.at("inv_variance"));
       Value mean = f32(0.0);
       if (centered)
-        mean = lane(get(op->inputs.at("mean")), 0);
-      Value invV = lane(inv, 0);
+        mean = get(op->inputs.at("mean")).lane(0);
+      Value invV = inv.lane(0);
       SmallVector<Value> xhat, g;
       for (size_t i = 0; i < lanesPerRow; ++i) {
-        xhat.push_back(mulf(subf(lane(x, i), mean), invV));
-        g.push_back(mulf(lane(dy, i), lane(scale, i)));
+        xhat.push_back(mulf(subf(x.lane(i), mean), invV));
+        g.push_back(mulf(dy.lane(i), scale.lane(i)));
       }
       Value sumG =
           centered ? rowReduce(sum, [&](size_t i) { return g[i]; }) : f32(0.0);
@@ -2208,7 +2185,7 @@ std::string Emitter::emitRow(const Stage &s, size_t index,
           product != planner.productOf.end()) {
         Val p{Cls::Full, {}};
         for (size_t i = 0; i < lanesPerRow; ++i)
-          p.lanes.push_back(mulf(lane(dy, i), xhat[i]));
+          p.lanes.push_back(mulf(dy.lane(i), xhat[i]));
         vals[product->second] = p;
       }
       for (size_t c = 0; c < colSums.size(); ++c) {
@@ -2219,7 +2196,7 @@ std::string Emitter::emitRow(const Stage &s, size_t index,
         if (!isScale && !isBias)
           continue;
         for (size_t i = 0; i < lanesPerRow; ++i) {
-          Value term = isScale ? mulf(lane(dy, i), xhat[i]) : lane(dy, i);
+          Value term = isScale ? mulf(dy.lane(i), xhat[i]) : dy.lane(i);
           if (Value ok = validLane(i))
             term = arith::SelectOp::create(b, loc, ok, term, f32(0.0));
           Value &acc = accs[c * lanesPerRow + i];
