@@ -13,6 +13,21 @@ def row_major_stride(dim):
     return list(reversed(stride))
 
 
+def normalize_unit_strides(dim, stride):
+    """``stride`` with the stride of every extent-1 dim that is not positive
+    (numpy's and torch's 0 on a broadcast or inserted axis) set to what a
+    packed tensor has there: the next inner dim's stride times its extent,
+    1 for the innermost. Such a stride addresses nothing, and the compiler
+    takes only positive strides."""
+    if not stride or len(stride) != len(dim):
+        return list(stride) if stride else []
+    out = [int(s) for s in stride]
+    for i in reversed(range(len(out))):
+        if int(dim[i]) == 1 and out[i] <= 0:
+            out[i] = out[i + 1] * max(int(dim[i + 1]), 1) if i + 1 < len(out) else 1
+    return out
+
+
 class Tensor:
     """A tensor of a graph: dims, strides, data type, uid, name, and whether it
     is virtual (an intermediate the graph keeps to itself) or not (an input,
@@ -25,7 +40,7 @@ class Tensor:
     def __init__(self, name="", dim=None, stride=None, data_type=None, is_virtual=False, is_pass_by_value=False, uid=0, uid_assigned=False):
         self.name = name
         self.dim = list(dim) if dim else []
-        self.stride = list(stride) if stride else []
+        self.stride = normalize_unit_strides(self.dim, stride)
         self.data_type = data_type
         self.is_virtual = is_virtual
         self.is_pass_by_value = is_pass_by_value
@@ -90,11 +105,12 @@ class Tensor:
         self.dim_assigned = True
         if self.stride and len(self.stride) != len(self.dim):
             self.stride, self.stride_assigned = [], False
+        self.stride = normalize_unit_strides(self.dim, self.stride)
         return self
 
     def set_stride(self, stride) -> "Tensor":
         self._guard("change a tensor's strides")
-        self.stride = [int(s) for s in stride]
+        self.stride = normalize_unit_strides(self.dim, [int(s) for s in stride])
         self.stride_assigned = True
         return self
 
