@@ -106,7 +106,7 @@ suite_pytest() {
     export GRAPH_CAPI_LIBRARY="$BUILD_DIR/lib/libGraphCAPI.so"
   fi
   PYTHONPATH="$ROOT/python${PYTHONPATH:+:$PYTHONPATH}" \
-    "$PYTHON" -m pytest -q "$ROOT/python"
+    "$PYTHON" -m pytest -q "$ROOT/python" "$ROOT/test/models"
   local rc=$?
   # 5: no tests were collected.
   [[ $rc == 0 || $rc == 5 ]]
