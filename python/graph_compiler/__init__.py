@@ -31,6 +31,7 @@ from ._graph import (  # noqa: F401
     set_stream,
 )
 from ._tensor import Tensor  # noqa: F401
+from ._buffers import BufferViewWarning  # noqa: F401
 from ._capi import GraphLibraryNotFound, library_path  # noqa: F401
 
 tensor = Tensor

@@ -13,8 +13,12 @@ uint8 array with one element per byte in the low nibble.
 """
 
 import ctypes
+import sys
+import warnings
 
+from . import _enums
 from ._enums import data_type
+from ._tensor import normalize_unit_strides
 
 CPU, GPU = 0, 1
 
@@ -64,7 +68,35 @@ _TYPESTR = {
     "i8": "int64",
     "b1": "bool",
     "u2": "uint16",
+    "i2": "int16",
+    "u4": "uint32",
+    "u8": "uint64",
 }
+
+# bytes per element of each kind a buffer may have
+_KIND_SIZE = {
+    "float16": 2,
+    "bfloat16": 2,
+    "float32": 4,
+    "float64": 8,
+    "int8": 1,
+    "uint8": 1,
+    "int16": 2,
+    "uint16": 2,
+    "int32": 4,
+    "uint32": 4,
+    "int64": 8,
+    "uint64": 8,
+    "bool": 1,
+    "float8_e4m3fn": 1,
+    "float8_e5m2": 1,
+    "float8_e8m0fnu": 1,
+    "float4_e2m1fn": 1,
+}
+
+# kinds whose elements are raw bits (any same-size data type may be read
+# from them, with a warning unless `compatible` says so)
+_RAW_KINDS = {"int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64", "bool"}
 
 # DLPack (code, bits) -> kind
 _DLPACK = {
@@ -91,7 +123,9 @@ class Described:
     def __init__(self, ptr, dims, strides, kind, device, keepalive, writable=True):
         self.ptr = int(ptr) if ptr is not None else 0
         self.dims = [int(d) for d in dims]
-        self.strides = [int(s) for s in strides]
+        # The stride of an extent-1 dim addresses nothing; numpy and torch
+        # give 0 there on broadcast or inserted axes.
+        self.strides = normalize_unit_strides(self.dims, [int(s) for s in strides])
         self.kind = kind
         self.device = device
         self.keepalive = keepalive
@@ -112,6 +146,16 @@ def is_torch_tensor(obj) -> bool:
 
 def _is_numpy(obj) -> bool:
     return type(obj).__module__.split(".")[0] == "numpy" and hasattr(obj, "__array_interface__")
+
+
+def is_numpy_scalar(obj) -> bool:
+    """A numpy scalar (np.float32(1.0)): its __array_interface__ points into
+    a temporary array, so it is read through a copy."""
+    if type(obj).__module__.split(".")[0] != "numpy":
+        return False
+    import numpy as np
+
+    return isinstance(obj, np.generic)
 
 
 def _numpy_kind(dtype) -> str:
@@ -186,6 +230,10 @@ def describe(obj) -> Described:
         kind = str(obj.dtype).replace("torch.", "")
         device = GPU if getattr(obj.device, "type", "cpu") == "cuda" else CPU
         return Described(obj.data_ptr(), list(obj.shape), list(obj.stride()), kind, device, obj)
+    if is_numpy_scalar(obj):
+        import numpy as np
+
+        obj = np.array(obj)
     if _is_numpy(obj):
         strides = obj.strides
         item = obj.dtype.itemsize
@@ -218,3 +266,231 @@ def compatible(kind: str, dt) -> bool:
 
 def default_data_type(kind: str):
     return _KIND_DEFAULT.get(kind)
+
+
+# ---------------------------------------------------------------------------
+# Binding a variant pack
+# ---------------------------------------------------------------------------
+#
+# As in the cuDNN frontend, a buffer is memory for a tensor whose dims and
+# strides the graph declares: execute hands the compiler the buffer's pointer
+# with the graph's dims and strides. A buffer is accepted when it holds the
+# bytes those dims and strides span; a flat buffer, one viewed at another
+# rank or with other strides, or an oversized one is used as that memory
+# (with a BufferViewWarning). Pass-by-value scalars are read from the host
+# whatever device the other buffers are on.
+
+
+class BufferViewWarning(UserWarning):
+    """A buffer's own dims or strides differ from the graph's; it is used as
+    memory laid out as the graph declares (as the frontend does)."""
+
+
+def element_size(dt) -> int:
+    """Bytes per element of a graph data type in a caller's buffer."""
+    info = _enums._DTYPE_INFO.get(dt)
+    return info[2] if info else 0
+
+
+def span_elements(dims, strides) -> int:
+    """Elements from the first to one past the last element ``dims`` and
+    ``strides`` address (0 for an empty tensor)."""
+    if any(int(d) <= 0 for d in dims):
+        return 0
+    return 1 + sum((int(d) - 1) * int(s) for d, s in zip(dims, strides))
+
+
+def _held_bytes(d: Described) -> int:
+    """Bytes a described buffer holds from its pointer on: its own view's
+    span, or for a torch tensor what its storage holds past the pointer."""
+    size = _KIND_SIZE.get(d.kind, 1)
+    held = span_elements(d.dims, d.strides) * size
+    obj = d.keepalive
+    if is_torch_tensor(obj):
+        try:
+            storage = obj.untyped_storage().nbytes() - obj.storage_offset() * obj.element_size()
+            held = max(held, int(storage))
+        except Exception:  # older torch, or an object that only looks like one
+            pass
+    return held
+
+
+def _is_number(obj) -> bool:
+    return isinstance(obj, (int, float, bool))
+
+
+def _host_scalar(value, dt, dims):
+    """A numpy array of the graph's element type holding a Python number
+    (raw bits for bf16)."""
+    import numpy as np
+
+    if dt == data_type.BFLOAT16:
+        bits = np.array(float(value), np.float32).view(np.uint32)
+        bits = ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16).astype(np.uint16)
+        return bits.reshape(dims)
+    kinds = {
+        data_type.FLOAT: np.float32,
+        data_type.HALF: np.float16,
+        data_type.DOUBLE: np.float64,
+        data_type.INT8: np.int8,
+        data_type.UINT8: np.uint8,
+        data_type.INT32: np.int32,
+        data_type.INT64: np.int64,
+        data_type.BOOLEAN: np.bool_,
+    }
+    if dt not in kinds:
+        raise ValueError(f"a Python number cannot be a {dt.name} buffer; pass an array of its raw bits")
+    return np.full(dims, value, kinds[dt])
+
+
+def _label(uid, name) -> str:
+    return f"tensor uid {uid}" + (f" ({name!r})" if name else "")
+
+
+def _check_kind(label, d: Described, dt):
+    if dt is not None and compatible(d.kind, dt):
+        return
+    want = dt.name if dt is not None else "?"
+    if dt is not None and d.kind in _RAW_KINDS and _KIND_SIZE.get(d.kind) == element_size(dt):
+        warnings.warn(f"buffer for {label} holds {d.kind} but the graph declares {want}: its bytes are read as {want}", BufferViewWarning, stacklevel=4)
+        return
+    hint = ""
+    if dt == data_type.BFLOAT16:
+        hint = " (bf16 buffers may be uint16 arrays of raw bits)"
+    elif dt in (data_type.FP8_E4M3, data_type.FP8_E5M2, data_type.FP8_E8M0, data_type.FP4_E2M1):
+        hint = " (fp8/fp4 buffers may be uint8 arrays of raw bits)"
+    raise ValueError(f"buffer for {label} holds {d.kind} but the graph declares {want}{hint}")
+
+
+class Bound:
+    """One checked buffer of a variant pack: what goes to the compiler."""
+
+    __slots__ = ("uid", "dt", "ptr", "dims", "strides", "device", "scalar", "source", "keepalive")
+
+    def __init__(self, uid, dt, d: Described, dims, strides, scalar):
+        self.uid = uid
+        self.dt = dt
+        self.ptr = d.ptr
+        self.dims = list(dims)
+        self.strides = list(strides)
+        self.device = d.device
+        self.scalar = scalar
+        self.source = d.keepalive  # the caller's object
+        self.keepalive = d
+
+
+def bind(uid, name, dt, dims, strides, is_out, data) -> Bound:
+    """Checks ``data`` as the buffer of the graph tensor (``uid``, ``name``,
+    ``dt``, ``dims``, declared ``strides``; all 0 or empty when undecided)
+    and says how the compiler is to see it."""
+    label = _label(uid, name)
+    dims = [int(x) for x in dims]
+    count = 1
+    for x in dims:
+        count *= max(x, 0)
+    scalar = count == 1 and not is_out
+    if _is_number(data):
+        if not scalar:
+            raise ValueError(f"buffer for {label}: a Python number binds only a one-element input (the graph declares dims {dims})")
+        data = _host_scalar(data, dt, dims)
+    try:
+        d = describe(data)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"buffer for {label}: {exc}") from None
+    _check_kind(label, d, dt)
+    if any(s < 0 for s, x in zip(d.strides, d.dims) if x != 1):
+        raise ValueError(f"buffer for {label} has negative strides {d.strides}; pass a copy")
+    if is_out and not d.writable:
+        raise ValueError(f"buffer for output {label} is read-only")
+    declared = [int(s) for s in strides] if strides and any(int(s) != 0 for s in strides) else []
+
+    if any(x < 0 for x in dims):
+        # Dynamic dims take their extents from the buffer, so its view is
+        # the tensor's: the rank and the static dims must match.
+        if len(d.dims) != len(dims) or any(w >= 0 and g != w for g, w in zip(d.dims, dims)):
+            raise ValueError(f"buffer for {label} has dims {d.dims} but the graph declares {dims}")
+        if declared:
+            for g, w, extent in zip(d.strides, declared, d.dims):
+                if extent != 1 and g != w:
+                    raise ValueError(f"buffer for {label} has strides {d.strides} but the graph declares {declared}")
+        return Bound(uid, dt, d, d.dims, d.strides, scalar)
+
+    same_dims = d.dims == dims
+    if not declared:
+        # Undecided strides: a buffer of the tensor's dims keeps its own.
+        declared = list(d.strides) if same_dims else row_major(dims)
+    size = element_size(dt) or _KIND_SIZE.get(d.kind, 1)
+    needed = span_elements(dims, declared) * size
+    held = _held_bytes(d)
+    if held < needed:
+        raise ValueError(
+            f"buffer for {label} has dims {d.dims} and strides {d.strides} ({held} bytes) but the graph's dims {dims} "
+            f"and strides {declared} ({dt.name if dt is not None else '?'}) span {needed} bytes: the buffer is too small"
+        )
+    same_view = same_dims and all(x == 1 or g == w for g, w, x in zip(d.strides, declared, dims))
+    if not same_view and not scalar:
+        warnings.warn(
+            f"buffer for {label} has dims {d.dims} and strides {d.strides} but the graph declares dims {dims} and "
+            f"strides {declared}; its memory is used as the graph lays the tensor out",
+            BufferViewWarning,
+            stacklevel=3,
+        )
+    return Bound(uid, dt, d, dims, declared, scalar)
+
+
+def pack_device(bound):
+    """The device a variant pack runs on: the non-scalar buffers' (all on
+    one device), else the scalars'."""
+    devices = {b.device for b in bound if not b.scalar}
+    if not devices:
+        devices = {b.device for b in bound}
+    if len(devices) > 1:
+        raise ValueError("the variant pack mixes host buffers (numpy, CPU tensors) and device buffers (CUDA tensors); use one device (only pass-by-value scalars may stay on the host)")
+    return devices.pop() if devices else CPU
+
+
+def _torch_device(bound):
+    for b in bound:
+        if b.device == GPU and not b.scalar and is_torch_tensor(b.source):
+            return b.source.device
+    return None
+
+
+def move_scalars(bound, device):
+    """Puts the pass-by-value scalars on ``device``. A host scalar in a device
+    pack is staged in a one-element device tensor (torch, on the device of
+    the pack's torch tensors); returns the (staged, host source) pairs whose
+    value must be copied again before every execute that reuses them."""
+    refresh = []
+    for b in bound:
+        if not b.scalar or b.device == device:
+            continue
+        if device == CPU:
+            # A device scalar in a host pack: read its value once.
+            if not is_torch_tensor(b.source):
+                raise ValueError(f"buffer for tensor uid {b.uid}: a device scalar in a host variant pack must be a torch tensor (or pass it on the host)")
+            source = b.source.detach().reshape(-1)[:1]
+            host = source.to("cpu")
+            b.keepalive, b.ptr, b.device = (host, b.keepalive), host.data_ptr(), CPU
+            b.strides = normalize_unit_strides(b.dims, [0] * len(b.dims))
+            refresh.append((host, source))
+            continue
+        torch = sys.modules.get("torch")
+        dev = _torch_device(bound)
+        if torch is None or dev is None:
+            raise ValueError(
+                f"buffer for tensor uid {b.uid}: a host pass-by-value scalar in a device variant pack is staged through torch, "
+                "and the pack has no torch CUDA tensor; pass the scalar as a device buffer"
+            )
+        if is_torch_tensor(b.source):
+            host = b.source.reshape(-1)[:1]
+        else:
+            import numpy as np
+
+            host = torch.from_numpy(np.ascontiguousarray(np.asarray(b.source)).reshape(-1)[:1])
+        staged = torch.empty(1, dtype=host.dtype, device=dev)
+        staged.copy_(host)  # synchronous from pageable host memory
+        b.keepalive, b.ptr, b.device = (staged, b.keepalive), staged.data_ptr(), GPU
+        b.strides = normalize_unit_strides(b.dims, [0] * len(b.dims))
+        refresh.append((staged, host))
+    return refresh
