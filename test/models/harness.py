@@ -475,16 +475,30 @@ class GroupReport:
     text: str  # graph-opt's output
 
 
-_OP_LINE = re.compile(r'^\s*(?:%[^=]*=\s*)?"?graph\.([a-z_0-9]+)')
+# An op line inside a graph body: results, then the op name (custom form,
+# where the dialect prefix is elided, or generic "graph.name").
+_GRAPH_START = re.compile(r'^\s*"?graph\.graph"?\s*[@(]')
+_OP_LINE = re.compile(r'^\s*(?:%[^=]*=\s*)?"?(?:graph\.)?([a-z_][a-z_0-9]*)"?[\s({]')
 _GROUP = re.compile(r"graph\.group = (\d+)")
 _ENGINES = re.compile(r"graph\.engines = \[([^\]]*)\]")
 
 
 def parse_groups(text: str) -> GroupReport:
     ops, engines, ungrouped = 0, {}, []
+    in_graph = False
     for line in text.splitlines():
+        if _GRAPH_START.match(line):
+            in_graph = True
+            continue
+        if not in_graph:
+            continue
         m = _OP_LINE.match(line)
-        if not m or m.group(1) in ("graph", "output", "scalar"):
+        if not m:
+            continue
+        if m.group(1) == "output":  # the terminator ends the body
+            in_graph = False
+            continue
+        if m.group(1) == "scalar":
             continue
         ops += 1
         g, e = _GROUP.search(line), _ENGINES.search(line)
@@ -565,4 +579,8 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # Run as the module the models import (not as __main__), so that their
+    # harness.Model is this Model.
+    import harness
+
+    sys.exit(harness.main())

@@ -27,6 +27,7 @@ import math
 
 import numpy as np
 
+import _transformer as tf
 import harness
 from harness import Model
 
@@ -70,11 +71,6 @@ def _shapes(b, s, hidden, heads, kv_heads, head_dim, ffn):
     }
 
 
-def _bshd(b, s, heads, d):
-    """Strides of a [b, heads, s, d] tensor stored as [b, s, heads, d]."""
-    return [s * heads * d, d, heads * d, 1]
-
-
 # =============================================================================
 # Graph
 # =============================================================================
@@ -95,13 +91,8 @@ def build(cudnn, phase, b, s, hidden, heads, kv_heads, head_dim, ffn):
     def output(name, t, dtype=bf16):
         outputs[name] = t.set_output(True).set_name(name).set_data_type(dtype)
 
-    def T(t):  # a 2-D transposed view
-        return g.transpose(t, permutation=[1, 0], name=t.name + "^T")
-
-    def heads_of(qkv4, first, count, name):
-        """[b, s, all heads, d] -> [b, count, s, d]: heads first..first+count-1 (views)."""
-        part = g.slice(qkv4, slices=[slice(None), slice(None), slice(first, first + count)], name=name + ".heads")
-        return g.transpose(part, permutation=[0, 2, 1, 3], name=name)
+    def T(t):
+        return tf.transposed(g, t)
 
     x = tensor("x")
     w = {n: tensor(n) for n in WEIGHTS}
@@ -111,10 +102,10 @@ def build(cudnn, phase, b, s, hidden, heads, kv_heads, head_dim, ffn):
     inf = cudnn.norm_forward_phase.INFERENCE
 
     def qkv_heads(qkv):
-        qkv4 = g.reshape(qkv, out_dims=[b, s, heads + 2 * kv_heads, head_dim], name="qkv.split")
-        q = heads_of(qkv4, 0, heads, "q")
-        k = heads_of(qkv4, heads, kv_heads, "k")
-        v = heads_of(qkv4, heads + kv_heads, kv_heads, "v")
+        split = tf.split_heads(g, qkv, b, s, heads + 2 * kv_heads, head_dim, "qkv.split")
+        q = tf.heads(g, split, 0, heads, "q")
+        k = tf.heads(g, split, heads, kv_heads, "k")
+        v = tf.heads(g, split, heads + kv_heads, kv_heads, "v")
         qr = g.rope(input=q, freqs=freqs, name="q.rope").set_data_type(bf16)
         kr = g.rope(input=k, freqs=freqs, name="k.rope").set_data_type(bf16)
         return qr, kr, v
@@ -125,8 +116,8 @@ def build(cudnn, phase, b, s, hidden, heads, kv_heads, head_dim, ffn):
         qkv = g.matmul(n1, w["wqkv"], name="qkv_proj").set_data_type(bf16)
         q, k, v = qkv_heads(qkv)
         o, _ = g.sdpa(q=q, k=k, v=v, attn_scale=scale, use_causal_mask=True, is_inference=True, name="attention")
-        o.set_data_type(bf16).set_stride(_bshd(b, s, heads, head_dim))
-        attn = g.reshape(g.transpose(o, permutation=[0, 2, 1, 3], name="o.bshd"), out_dims=[t_rows, heads * head_dim], name="o.rows")
+        o.set_data_type(bf16).set_stride(tf.bshd_strides(b, s, heads, head_dim))
+        attn = tf.merge_heads(g, o, b, s, heads, head_dim, "o.rows")
         h = g.add(g.matmul(attn, w["wo"], name="o_proj"), x, name="attn_residual")
         n2, _ = g.rmsnorm(input=h, scale=w["mlp_norm.weight"], epsilon=eps, norm_forward_phase=inf, name="mlp_norm")
         n2.set_data_type(bf16)
@@ -139,7 +130,7 @@ def build(cudnn, phase, b, s, hidden, heads, kv_heads, head_dim, ffn):
 
     # ---- backward ---------------------------------------------------------
     sv = {n: tensor(n, f32 if n in ("stats", "attn_norm.inv_var", "mlp_norm.inv_var") else bf16) for n in SAVED if n != "o"}
-    sv["o"] = tensor("o", bf16, _bshd(b, s, heads, head_dim))
+    sv["o"] = tensor("o", bf16, tf.bshd_strides(b, s, heads, head_dim))
     dy = tensor("dy")
 
     # y = h + act @ w_down, act = swish(gate) * up
@@ -156,7 +147,7 @@ def build(cudnn, phase, b, s, hidden, heads, kv_heads, head_dim, ffn):
     d_h = g.add(d_h_norm, dy, name="h.grad").set_data_type(bf16)
 
     # h = x + attn @ wo, attn = o viewed as [T, heads * d]
-    attn = g.reshape(g.transpose(sv["o"], permutation=[0, 2, 1, 3], name="o.bshd"), out_dims=[t_rows, heads * head_dim], name="o.rows")
+    attn = tf.merge_heads(g, sv["o"], b, s, heads, head_dim, "o.rows")
     output("wo.grad", g.matmul(T(attn), d_h, name="wo.wgrad"))
     d_attn = g.matmul(d_h, T(w["wo"]), name="o_proj.dgrad").set_data_type(bf16)
     d_o = g.transpose(g.reshape(d_attn, out_dims=[b, s, heads, head_dim], name="o.grad.split"), permutation=[0, 2, 1, 3], name="o.grad")
@@ -182,109 +173,35 @@ def build(cudnn, phase, b, s, hidden, heads, kv_heads, head_dim, ffn):
 # =============================================================================
 
 
-def rope_angles(s, head_dim):
-    """[1, 1, s, d/2]: position p times theta^(-2i/d)."""
-    inv = ROPE_THETA ** (-np.arange(0, head_dim, 2, dtype=np.float64) / head_dim)
-    return (np.arange(s, dtype=np.float64)[:, None] * inv[None, :])[None, None]
-
-
-def _rmsnorm(x, w, eps=EPS):
-    inv = 1.0 / np.sqrt(np.mean(x * x, axis=-1, keepdims=True) + eps)
-    return x * inv * w, inv
-
-
-def _rmsnorm_backward(dy, x, w, inv):
-    """y = x * inv * w with inv = (mean(x^2) + eps)^-1/2 (given)."""
-    gx = dy * w
-    dx = inv * gx - x * inv**3 * np.mean(gx * x, axis=-1, keepdims=True)
-    dw = np.sum(dy * x * inv, axis=0, keepdims=True)
-    return dx, dw
-
-
-def _rope(x, ang):
-    half = ang.shape[-1]
-    c, s = np.cos(ang), np.sin(ang)
-    lo, hi = x[..., :half], x[..., half:]
-    return np.concatenate([lo * c - hi * s, hi * c + lo * s], axis=-1)
-
-
-def _rope_backward(dy, ang):
-    half = ang.shape[-1]
-    c, s = np.cos(ang), np.sin(ang)
-    lo, hi = dy[..., :half], dy[..., half:]
-    return np.concatenate([lo * c + hi * s, hi * c - lo * s], axis=-1)
-
-
-def _swish(x):
-    return x / (1.0 + np.exp(-x))
-
-
-def _split_heads(qkv, b, s, heads, kv_heads, head_dim):
-    x = qkv.reshape(b, s, heads + 2 * kv_heads, head_dim).transpose(0, 2, 1, 3)
-    return x[:, :heads], x[:, heads : heads + kv_heads], x[:, heads + kv_heads :]
-
-
-def _scores(q, k, scale, causal):
-    """Scaled scores [b, hq, s, s] with kv heads repeated over their group;
-    masked entries are -inf."""
-    group = q.shape[1] // k.shape[1]
-    sc = scale * np.einsum("bhid,bhjd->bhij", q, np.repeat(k, group, axis=1))
-    if causal:
-        sq, skv = sc.shape[-2:]
-        sc = np.where(np.tril(np.ones((sq, skv), bool)), sc, -np.inf)
-    return sc
-
-
-def attention(q, k, v, scale, causal):
-    """softmax(scale q k^T + mask) v with GQA; returns (o, stats = logsumexp)."""
-    sc = _scores(q, k, scale, causal)
-    mx = sc.max(axis=-1, keepdims=True)
-    p = np.exp(sc - mx)
-    ssum = p.sum(axis=-1, keepdims=True)
-    o = np.einsum("bhij,bhjd->bhid", p / ssum, np.repeat(v, q.shape[1] // v.shape[1], axis=1))
-    return o, mx + np.log(ssum)
-
-
-def attention_backward(q, k, v, o, do, stats, scale, causal):
-    """Gradients of attention given the saved o and stats (P = exp(S - stats));
-    dk, dv summed over each kv head's query-head group."""
-    group = q.shape[1] // k.shape[1]
-    p = np.exp(_scores(q, k, scale, causal) - stats)
-    vr = np.repeat(v, group, axis=1)
-    kr = np.repeat(k, group, axis=1)
-    dv = np.einsum("bhij,bhid->bhjd", p, do)
-    dp = np.einsum("bhid,bhjd->bhij", do, vr)
-    ds = p * (dp - np.sum(do * o, axis=-1, keepdims=True))
-    dq = scale * np.einsum("bhij,bhjd->bhid", ds, kr)
-    dk = scale * np.einsum("bhij,bhid->bhjd", ds, q)
-    b, hq, s, d = dk.shape
-    fold = lambda t: t.reshape(b, hq // group, group, t.shape[2], t.shape[3]).sum(axis=2)  # noqa: E731
-    return dq, fold(dk), fold(dv)
-
-
 def _forward(f, b, s, hidden, heads, kv_heads, head_dim, ffn, rnd=lambda a: a):
     """The block's forward; ``rnd`` rounds what the forward materializes in
     bf16 (identity for the reference, bf16 rounding when making saved
     activations)."""
     a = {}
-    a["n1"], a["attn_norm.inv_var"] = _rmsnorm(f["x"], f["attn_norm.weight"])
+    a["n1"], a["attn_norm.inv_var"] = tf.rmsnorm(f["x"], f["attn_norm.weight"], EPS)
     a["n1"] = rnd(a["n1"])
     a["qkv"] = rnd(a["n1"] @ f["wqkv"])
-    q, k, v = _split_heads(a["qkv"], b, s, heads, kv_heads, head_dim)
-    q, k = rnd(_rope(q, f["freqs"])), rnd(_rope(k, f["freqs"]))
-    o, a["stats"] = attention(q, k, v, 1.0 / math.sqrt(head_dim), True)
+    q, k, v = _qkv(a["qkv"], f["freqs"], b, s, heads, kv_heads, head_dim)
+    o, a["stats"] = tf.attention(rnd(q), rnd(k), v, 1.0 / math.sqrt(head_dim), causal=True)
     a["o"] = rnd(o)
-    a["h"] = rnd(f["x"] + a["o"].transpose(0, 2, 1, 3).reshape(b * s, heads * head_dim) @ f["wo"])
-    a["n2"], a["mlp_norm.inv_var"] = _rmsnorm(a["h"], f["mlp_norm.weight"])
+    a["h"] = rnd(f["x"] + tf.merge_rows(a["o"]) @ f["wo"])
+    a["n2"], a["mlp_norm.inv_var"] = tf.rmsnorm(a["h"], f["mlp_norm.weight"], EPS)
     a["n2"] = rnd(a["n2"])
     a["gate"], a["up"] = rnd(a["n2"] @ f["w_gate"]), rnd(a["n2"] @ f["w_up"])
-    a["y"] = a["h"] + rnd(_swish(a["gate"]) * a["up"]) @ f["w_down"]
+    a["y"] = a["h"] + rnd(tf.swish(a["gate"]) * a["up"]) @ f["w_down"]
     return a
+
+
+def _qkv(qkv, freqs, b, s, heads, kv_heads, head_dim):
+    """Roped q, k and v [b, heads, s, d] of the fused projection's rows."""
+    x = tf.split_rows(qkv, b, s, heads + 2 * kv_heads, head_dim)
+    q, k, v = x[:, :heads], x[:, heads : heads + kv_heads], x[:, heads + kv_heads :]
+    return tf.rope(q, freqs), tf.rope(k, freqs), v
 
 
 def make_inputs(phase, rng, b, s, hidden, heads, kv_heads, head_dim, ffn):
     dims = dict(b=b, s=s, hidden=hidden, heads=heads, kv_heads=kv_heads, head_dim=head_dim, ffn=ffn)
-    feeds = {"freqs": rope_angles(s, head_dim)}
+    feeds = {"freqs": tf.rope_angles(s, head_dim, ROPE_THETA)}
     if phase == "forward":
         return feeds
     shapes = _shapes(**dims)
@@ -307,27 +224,23 @@ def reference(phase, feeds, b, s, hidden, heads, kv_heads, head_dim, ffn):
         return {"y": _forward(f, b, s, hidden, heads, kv_heads, head_dim, ffn)["y"]}
     out = {}
     dy = f["dy"]
-    sg = _swish(f["gate"])
-    act = sg * f["up"]
+    act = tf.swish(f["gate"]) * f["up"]
     out["w_down.grad"] = act.T @ dy
     d_act = dy @ f["w_down"].T
-    d_up = d_act * sg
-    sig = 1.0 / (1.0 + np.exp(-f["gate"]))
-    d_gate = d_act * f["up"] * (sig + f["gate"] * sig * (1.0 - sig))
+    d_up = d_act * tf.swish(f["gate"])
+    d_gate = d_act * f["up"] * tf.swish_grad(f["gate"])
     out["w_gate.grad"] = f["n2"].T @ d_gate
     out["w_up.grad"] = f["n2"].T @ d_up
     d_n2 = d_gate @ f["w_gate"].T + d_up @ f["w_up"].T
-    d_h, out["mlp_norm.weight.grad"] = _rmsnorm_backward(d_n2, f["h"], f["mlp_norm.weight"], f["mlp_norm.inv_var"])
+    d_h, out["mlp_norm.weight.grad"] = tf.rmsnorm_backward(d_n2, f["h"], f["mlp_norm.weight"], f["mlp_norm.inv_var"])
     d_h = d_h + dy
-    attn = f["o"].transpose(0, 2, 1, 3).reshape(b * s, heads * head_dim)
-    out["wo.grad"] = attn.T @ d_h
-    d_o = (d_h @ f["wo"].T).reshape(b, s, heads, head_dim).transpose(0, 2, 1, 3)
-    q, k, v = _split_heads(f["qkv"], b, s, heads, kv_heads, head_dim)
-    q, k = _rope(q, f["freqs"]), _rope(k, f["freqs"])
-    dq, dk, dv = attention_backward(q, k, v, f["o"], d_o, f["stats"], 1.0 / math.sqrt(head_dim), True)
-    dq, dk = _rope_backward(dq, f["freqs"]), _rope_backward(dk, f["freqs"])
-    d_qkv = np.concatenate([t.transpose(0, 2, 1, 3) for t in (dq, dk, dv)], axis=2).reshape(b * s, -1)
+    out["wo.grad"] = tf.merge_rows(f["o"]).T @ d_h
+    d_o = tf.split_rows(d_h @ f["wo"].T, b, s, heads, head_dim)
+    q, k, v = _qkv(f["qkv"], f["freqs"], b, s, heads, kv_heads, head_dim)
+    dq, dk, dv = tf.attention_backward(q, k, v, f["o"], d_o, f["stats"], 1.0 / math.sqrt(head_dim), causal=True)
+    dq, dk = tf.rope_backward(dq, f["freqs"]), tf.rope_backward(dk, f["freqs"])
+    d_qkv = np.concatenate([tf.merge_rows(t) for t in (dq, dk, dv)], axis=1)
     out["wqkv.grad"] = f["n1"].T @ d_qkv
-    d_x, out["attn_norm.weight.grad"] = _rmsnorm_backward(d_qkv @ f["wqkv"].T, f["x"], f["attn_norm.weight"], f["attn_norm.inv_var"])
+    d_x, out["attn_norm.weight.grad"] = tf.rmsnorm_backward(d_qkv @ f["wqkv"].T, f["x"], f["attn_norm.weight"], f["attn_norm.inv_var"])
     out["x.grad"] = d_x + d_h
     return out

@@ -128,17 +128,23 @@ def test_relative_error_and_bounds():
 
 
 def test_parse_groups():
-    text = """graph.graph @g(%a: tensor<4xf32>) -> tensor<4xf32> {
-  %0 = graph.scalar 1.0 : f32 {uid = 3 : i64} -> tensor<1xf32>
-  %1 = graph.pointwise relu(%a) {graph.engines = ["cudnn", "codegen"], graph.group = 0 : i64} : (tensor<4xf32>) -> tensor<4xf32>
-  %2 = graph.pointwise exp(%1) {graph.engines = ["codegen"], graph.group = 1 : i64} : (tensor<4xf32>) -> tensor<4xf32>
-  %3 = graph.pointwise neg(%2) {graph.group = 1 : i64} : (tensor<4xf32>) -> tensor<4xf32>
-  graph.output %3 : tensor<4xf32>
+    # the custom form graph-opt prints (dialect prefix elided in the body)
+    text = """module {
+  graph.graph @g(%a: tensor<4xf32>) -> tensor<4xf32> attributes {compute_data_type = f32} {
+    %0 = scalar 1.0 : f32 {uid = 3 : i64} -> tensor<1xf32>
+    %1 = pointwise relu(%a) {graph.engines = ["cudnn", "codegen"], graph.group = 0 : i64} : (tensor<4xf32>) -> tensor<4xf32>
+    %Y = layernorm inference %1, scale %a {graph.engines = ["codegen"], graph.group = 1 : i64} : (tensor<4xf32>) -> tensor<4xf32>
+    %3 = pointwise neg(%Y) {graph.group = 1 : i64} : (tensor<4xf32>) -> tensor<4xf32>
+    output %3 : tensor<4xf32>
+  }
 }"""
     rep = harness.parse_groups(text)
     assert rep.ops == 3 and rep.groups == 2
     assert rep.engines == {0: ["cudnn", "codegen"], 1: ["codegen"]}
     assert len(rep.ungrouped) == 1 and "neg" in rep.ungrouped[0]
+    # the generic form
+    generic = text.replace("graph.graph @g", '"graph.graph"() <{sym_name = "g"}> ({').replace("%1 = pointwise", '%1 = "graph.pointwise"')
+    assert harness.parse_groups(generic).ops == 3
 
 
 @needs_graph_opt
