@@ -116,7 +116,8 @@ _erf = np.frompyfunc(math.erf, 1, 1)
 
 
 def gelu_erf(x):
-    return 0.5 * x * (1.0 + _erf(x).astype(np.float64))
+    """The exact GELU: x Phi(x) = 0.5 x (1 + erf(x / sqrt(2)))."""
+    return 0.5 * x * (1.0 + _erf(np.asarray(x) / math.sqrt(2.0)).astype(np.float64))
 
 
 def gelu_tanh(x):

@@ -35,6 +35,7 @@ SIZES = {
 EPS = 1e-5
 SAVED = ("n1", "ln_1.mean", "ln_1.inv_var", "qkv", "o", "stats", "h", "n2", "ln_2.mean", "ln_2.inv_var", "fc1")
 F32_SAVED = ("ln_1.mean", "ln_1.inv_var", "stats", "ln_2.mean", "ln_2.inv_var")
+BACKWARD_WEIGHTS = tuple(n for n in tf.PRE_LN_WEIGHTS if not n.endswith(".bias"))
 
 
 def build(cudnn, phase, b, s, hidden, heads, ffn):
@@ -53,11 +54,13 @@ def build(cudnn, phase, b, s, hidden, heads, ffn):
         outputs[name] = t.set_output(True).set_name(name).set_data_type(f16)
 
     x = tensor("x")
-    w = {n: tensor(n) for n in tf.PRE_LN_WEIGHTS}
     if phase == "forward":
+        w = {n: tensor(n) for n in tf.PRE_LN_WEIGHTS}
         output("y", tf.pre_ln_forward_graph(cudnn, g, x, w, f16, b, s, hidden, heads, ffn, EPS, causal=True, gelu="tanh"))
         return Model(graph=g, inputs=inputs, outputs=outputs)
 
+    # the backward reads the weights, not the biases
+    w = {n: tensor(n) for n in BACKWARD_WEIGHTS}
     sv = {n: tensor(n, f32 if n in F32_SAVED else f16) for n in SAVED if n != "o"}
     sv["o"] = tensor("o", f16, tf.bshd_strides(b, s, heads, head_dim))
     dy = tensor("dy")
@@ -114,6 +117,7 @@ def make_inputs(phase, rng, b, s, hidden, heads, ffn):
         else:
             feeds[name] = rnd(rng.standard_normal(shapes[name]) / math.sqrt(shapes[name][0]))
     acts = tf.pre_ln_forward(feeds, b, s, hidden, heads, ffn, EPS, causal=True, gelu="tanh", rnd=rnd)
+    feeds = {n: v for n, v in feeds.items() if not n.endswith(".bias")}
     feeds.update({n: acts[n] for n in SAVED})
     feeds["dy"] = rng.standard_normal(shapes["dy"])
     return feeds

@@ -176,7 +176,7 @@ def build_model(mod, phase: str, size: str = "small", dims: Optional[Dict[str, A
 _BOUNDS = {
     DT.DOUBLE: 1e-10,
     DT.FLOAT: 1e-4,
-    DT.HALF: 2e-2,
+    DT.HALF: 1e-2,
     DT.BFLOAT16: 2e-2,
     DT.FP8_E4M3: 0.125,
     DT.FP8_E5M2: 0.25,
