@@ -2,46 +2,55 @@
 Python graph API (``import cudnn`` works through the python/cudnn shim)."""
 
 from ._enums import (  # noqa: F401
+    attention_implementation,
     behavior_note,
     build_plan_policy,
     convolution_mode,
     data_type,
     diagonal_alignment,
     heur_mode,
+    knob,
+    knob_type,
     moe_grouped_matmul_mode,
     norm_forward_phase,
     numeric_note,
+    numerical_note,
     pointwise_mode,
     reduction_mode,
     reshape_mode,
+    scalar_type,
     tensor_reordering,
 )
 from ._graph import (  # noqa: F401
+    DeviceProperties,
     GraphExecutionError,
     GraphNoDeviceError,
     GraphValidationError,
+    KernelCache,
     Node,
+    create_device_properties,
     create_handle,
+    create_kernel_cache,
     cudnnGraphNotSupportedError,
     destroy_handle,
     from_mlir,
+    get_last_error_string,
     get_stream,
     graph,
     pygraph,
     set_stream,
 )
+from ._jit import graph_cache, jit  # noqa: F401
 from ._tensor import Tensor  # noqa: F401
 from ._buffers import BufferViewWarning  # noqa: F401
 from ._capi import GraphLibraryNotFound, library_path  # noqa: F401
+from ._version import backend_version, backend_version_string  # noqa: F401
 
 tensor = Tensor
+kernel_cache = KernelCache
+device_properties = DeviceProperties
 
 __version__ = "0.1.0"
-
-
-def backend_version() -> int:
-    """The frontend's version query; this package is not cuDNN."""
-    return 0
 
 
 def is_available() -> bool:

@@ -189,7 +189,7 @@ def set_stream(stream: int) -> None:
     """Queue GPU work on a CUDA stream (0: the runtime's own). Raises on a
     machine without a GPU only when a real stream is asked for."""
     if not available():
-        if stream:
+        if stream not in (0, 1):  # the default stream (0, or the legacy handle 1) needs nothing
             raise RuntimeError("set_stream: libGraphCAPI.so is not available")
         return
     library = lib()

@@ -27,6 +27,8 @@ class data_type(enum.Enum):
     FAST_FLOAT_FOR_FP8 = 15
     FP8_E8M0 = 16
     FP4_E2M1 = 17
+    FP8_E5M3 = 18
+    INT4 = 19
 
     def __str__(self):
         return f"data_type.{self.name}"
@@ -120,15 +122,150 @@ pointwise_mode = _numbered(
     reach them (``graph.add``, ``graph.relu`` ...).""",
 )
 behavior_note = _numbered("behavior_note", "RUNTIME_COMPILATION REQUIRES_FILTER_INT8x32_REORDER REQUIRES_BIAS_INT8x32_REORDER SUPPORTS_CUDA_GRAPH_NATIVE_API")
-numeric_note = _numbered(
-    "numeric_note",
+numerical_note = _numbered(
+    "numerical_note",
     "TENSOR_CORE DOWN_CONVERT_INPUTS REDUCED_PRECISION_REDUCTION FFT NONDETERMINISTIC WINOGRAD WINOGRAD_TILE_4x4 WINOGRAD_TILE_6x6 WINOGRAD_TILE_13x13 STRICT_NAN_PROP",
 )
+numeric_note = numerical_note  # the earlier spelling of this package
 diagonal_alignment = _numbered("diagonal_alignment", "TOP_LEFT BOTTOM_RIGHT")
 convolution_mode = _numbered("convolution_mode", "CROSS_CORRELATION CONVOLUTION")
 moe_grouped_matmul_mode = _numbered("moe_grouped_matmul_mode", "NONE GATHER SCATTER")
-reshape_mode = _numbered("reshape_mode", "VIEW LOGICAL")
+reshape_mode = _numbered("reshape_mode", "VIEW_ONLY LOGICAL")
+reshape_mode.VIEW = reshape_mode.VIEW_ONLY  # the earlier spelling of this package (not a member)
 tensor_reordering = _numbered("tensor_reordering", "NONE INT8x32 F16x16 F8_128x4")
+scalar_type = _numbered(
+    "scalar_type",
+    "RUNTIME_PARAM COMPILE_TIME_CONST",
+    doc="""How tensor_scalar(value, scalar_type) hands its value over. Both become
+    a graph.scalar whose value is part of the graph (the dialect has no
+    runtime scalar parameter); its data type follows the Python value (float:
+    FLOAT, int: INT32, bool: BOOLEAN), as the frontend's overloads pick it.""",
+)
+attention_implementation = _numbered(
+    "attention_implementation",
+    "AUTO COMPOSITE UNIFIED",
+    doc="""Which cuDNN attention implementation sdpa(implementation=...) asks for.
+    The compiler picks its own engines for every sdpa: AUTO is the default;
+    COMPOSITE and UNIFIED are recorded on the node and answered with a
+    warning (they do not change the plan list).""",
+)
+knob_type = _numbered(
+    "knob_type",
+    """
+    NOT_SET SWIZZLE TILE_SIZE EDGE MULTIPLY SPLIT_K_BUF TILEK STAGES REDUCTION_MODE SPLIT_K_SLC
+    IDX_MODE SPECFILT KERNEL_CFG WORKSPACE TILE_CGA_M TILE_CGA_N BLOCK_SIZE OCCUPANCY ARRAY_SIZE_PER_THREAD SPLIT_COLS
+    TILE_ROWS TILE_COLS LOAD_SIZE CTA_COUNT STREAM_K SPLIT_P_SLC TILE_M TILE_N WARP_SPEC_CFG SWAP_AB
+    INPUT_TMA_ENABLE OUTPUT_TMA_ENABLE
+    """,
+    doc="""The frontend's knob types. Plan knobs travel as cuDNN's backend knob
+    codes (cudnnBackendKnobType_t, the ints get_engine_and_knobs_at_index
+    answers); backend_knob_code() maps a member to its code.""",
+)
+
+# knob_type member name -> cudnnBackendKnobType_t (cudnn_graph.h of cuDNN 9.19);
+# the TMA knobs are newer than those headers and have no code here.
+_KNOB_CODES = {
+    "SWIZZLE": 1, "TILE_SIZE": 2, "EDGE": 4, "MULTIPLY": 11, "SPLIT_K_BUF": 12, "TILEK": 13, "STAGES": 14,
+    "REDUCTION_MODE": 15, "SPLIT_K_SLC": 17, "IDX_MODE": 18, "SPECFILT": 23, "KERNEL_CFG": 24, "WORKSPACE": 25,
+    "TILE_CGA_M": 27, "TILE_CGA_N": 28, "BLOCK_SIZE": 29, "OCCUPANCY": 30, "ARRAY_SIZE_PER_THREAD": 31,
+    "SPLIT_COLS": 33, "TILE_ROWS": 34, "TILE_COLS": 35, "LOAD_SIZE": 36, "CTA_COUNT": 37, "STREAM_K": 38,
+    "SPLIT_P_SLC": 39, "TILE_M": 40, "TILE_N": 41, "WARP_SPEC_CFG": 42, "SWAP_AB": 43,
+}
+_CODE_TO_KNOB = {code: name for name, code in _KNOB_CODES.items()}
+
+
+def backend_knob_code(key) -> int:
+    """The cuDNN backend knob code of ``key``: a knob_type member, or an int
+    (a backend code already, as plan knobs carry them)."""
+    if isinstance(key, knob_type):
+        code = _KNOB_CODES.get(key.name)
+        if code is None:
+            raise ValueError(f"knob {key} has no cuDNN backend knob code in the cuDNN this package was written against (9.19)")
+        return code
+    if isinstance(key, bool) or not isinstance(key, int):
+        raise TypeError(f"a knob key is a cudnn.knob_type or an int backend knob code, got {key!r}")
+    return int(key)
+
+
+def knob_type_of(code: int):
+    """The knob_type member of a backend knob code, else the code."""
+    name = _CODE_TO_KNOB.get(code)
+    return knob_type[name] if name else code
+
+
+class knob:
+    """One tunable of an engine, as get_knobs_for_engine() answers it:
+    ``type`` (a knob_type, or the backend code when it has no member), and
+    the ``max_value``, ``min_value`` and ``stride`` of its values."""
+
+    __slots__ = ("_type", "_max", "_min", "_stride")
+
+    def __init__(self, knob_type=None, max_value=None, min_value=None, stride=None):
+        self._type = knob_type if knob_type is not None else globals()["knob_type"].NOT_SET
+        self._max, self._min, self._stride = max_value, min_value, stride
+
+    type = property(lambda self: self._type)
+    max_value = property(lambda self: self._max)
+    min_value = property(lambda self: self._min)
+    stride = property(lambda self: self._stride)
+
+    def __eq__(self, other):
+        return isinstance(other, knob) and (self._type, self._max, self._min, self._stride) == (other._type, other._max, other._min, other._stride)
+
+    __hash__ = None
+
+    def __repr__(self):
+        name = self._type.name if hasattr(self._type, "name") else self._type
+        return f'{{"knob_type": "{name}", "max_value": {self._max}, "min_value": {self._min}, "stride": {self._stride}}}'
+
+
+# Framework dtypes, by the name their str() ends in ("torch.float16" ->
+# "float16"; numpy's "float16" too). torch.float8_e4m3fnuz and friends are
+# other formats and are not mapped; torch.float4_e2m1fn_x2 packs two values
+# per byte where this package keeps one (see data_type).
+_FRAMEWORK_DTYPES = {
+    "float16": data_type.HALF,
+    "half": data_type.HALF,
+    "bfloat16": data_type.BFLOAT16,
+    "float32": data_type.FLOAT,
+    "float": data_type.FLOAT,
+    "float64": data_type.DOUBLE,
+    "double": data_type.DOUBLE,
+    "int8": data_type.INT8,
+    "int32": data_type.INT32,
+    "int": data_type.INT32,
+    "int64": data_type.INT64,
+    "long": data_type.INT64,
+    "uint8": data_type.UINT8,
+    "bool": data_type.BOOLEAN,
+    "float8_e4m3fn": data_type.FP8_E4M3,
+    "float8_e5m2": data_type.FP8_E5M2,
+    "float8_e8m0fnu": data_type.FP8_E8M0,
+}
+
+
+def to_data_type(value, what: str = "data_type"):
+    """``value`` as a data_type: a data_type member (NOT_SET and None are
+    None), or a framework dtype (torch.float16, torch.bfloat16, numpy.float32
+    ...), matched by name as the frontend's _library_type does for torch.
+    Anything else raises TypeError naming ``what``."""
+    if value is None:
+        return None
+    if isinstance(value, data_type):
+        return None if value is data_type.NOT_SET else value
+    if getattr(value, "name", None) == "NOT_SET" and type(value).__name__ == "data_type":
+        return None
+    text = str(value)
+    module = ""
+    if text.startswith("torch."):
+        module, text = "torch", text[len("torch."):]
+    elif type(value).__module__ == "numpy" or type(value).__name__ == "dtype" or isinstance(value, type):
+        text = getattr(value, "__name__", None) or getattr(value, "name", None) or text
+        module = "numpy"
+    dt = _FRAMEWORK_DTYPES.get(text) if module else None
+    if dt is None:
+        raise TypeError(f"{what}: no available conversion from type {value!r} to a library type (cudnn.data_type, or a torch/numpy dtype of {sorted(_FRAMEWORK_DTYPES)})")
+    return dt
 
 
 def enum_name(value) -> str:

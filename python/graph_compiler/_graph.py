@@ -4,10 +4,11 @@ execution through the C API."""
 import ctypes
 import hashlib
 import json
+import warnings
 import weakref
 from typing import Any, Dict, List, Optional
 
-from . import _buffers, _capi, _ops, _plans
+from . import _buffers, _capi, _enums, _ops, _plans
 from ._enums import (
     build_plan_policy,
     data_type,
@@ -19,6 +20,8 @@ from ._enums import (
     is_float,
     mlir_type,
     norm_forward_phase,
+    numerical_note,
+    to_data_type,
 )
 from ._tensor import Tensor, attach, row_major_stride
 
@@ -149,16 +152,27 @@ class pygraph:
         is_override_shape_enabled: bool = False,
         **kwargs,
     ):
-        def unset(dt):
-            return None if dt is None or getattr(dt, "name", None) == "NOT_SET" else dt
-
-        io_data_type = unset(io_data_type)
+        io_data_type = to_data_type(io_data_type, "pygraph(io_data_type=...)")
         self.name = name or "test_graph"
         self.io_data_type = io_data_type
-        self.intermediate_data_type = unset(intermediate_data_type) or io_data_type
-        self.compute_data_type = unset(compute_data_type) or io_data_type
+        self.intermediate_data_type = to_data_type(intermediate_data_type, "pygraph(intermediate_data_type=...)") or io_data_type
+        self.compute_data_type = to_data_type(compute_data_type, "pygraph(compute_data_type=...)") or io_data_type
         self._handle = handle
-        self._options = dict(kwargs, sm_count=sm_count, sm_version=sm_version, kernel_cache=kernel_cache, device_property=device_property)
+        if kernel_cache is not None and not isinstance(kernel_cache, KernelCache):
+            raise TypeError(f"pygraph(kernel_cache=...) takes an object from cudnn.create_kernel_cache(), got {type(kernel_cache).__name__}")
+        if device_property is not None and not isinstance(device_property, DeviceProperties):
+            raise TypeError(f"pygraph(device_property=...) takes an object from cudnn.create_device_properties(), got {type(device_property).__name__}")
+        self._kernel_cache = kernel_cache
+        self._device_property = device_property
+        self._options = dict(
+            kwargs,
+            sm_count=sm_count,
+            sm_version=sm_version,
+            kernel_cache=kernel_cache,
+            device_property=device_property,
+            is_dynamic_shape_enabled=is_dynamic_shape_enabled,
+            is_override_shape_enabled=is_override_shape_enabled,
+        )
         self._nodes: List[Node] = []
         self._all: List[Tensor] = []  # every tensor, creation order
         self._tensors: Dict[str, Tensor] = {}  # unique names only
@@ -183,6 +197,10 @@ class pygraph:
         self._workspace_limit: Optional[int] = None
         self._note_filters: list = []
         self._io_info = None  # (inputs, outputs) from the C API
+        self._uid0_wire: Optional[int] = None  # the dialect uid carrying user uid 0
+        self._heuristics = None  # the heur modes of create_execution_plans
+        self._deterministic = False  # an op asked for use_deterministic_algorithm
+        self._warned: set = set()
 
     # =========================================================================
     # Tensors, uids and names
@@ -195,9 +213,40 @@ class pygraph:
         self._next_uid += 1
         return uid
 
+    def _warn_once(self, key, message: str) -> None:
+        if key not in self._warned:
+            self._warned.add(key)
+            warnings.warn(message, stacklevel=3)
+
+    def _wire(self, uid: int) -> int:
+        """The uid the graph dialect carries for user uid ``uid``: itself,
+        except 0 (the frontend accepts uid 0; the dialect's uids are
+        positive), which rides on a uid no other tensor holds."""
+        return self._uid0_wire if uid == 0 and self._uid0_wire is not None else uid
+
+    def _user_uid(self, wire: int) -> int:
+        return 0 if self._uid0_wire is not None and wire == self._uid0_wire else wire
+
     def _claim_uid(self, uid: int, tensor: Tensor) -> None:
         """Give ``uid`` to ``tensor`` as a user uid: an auto holder is
         renumbered, a user holder is an error naming both."""
+        if uid < 0:
+            raise ValueError(f"uid must be non-negative, got {uid} (tensor {tensor.name!r})")
+        if uid == 0 and self._uid0_wire is None:
+            self._reserved_uids.add(0)
+            self._uid0_wire = self._alloc_uid()
+            self._reserved_uids.add(self._uid0_wire)
+            self._warn_once(
+                "uid0",
+                f"uid 0 (tensor {tensor.name!r}) is carried as uid {self._uid0_wire} in the graph dialect, whose uids are positive; "
+                "tensors, execute() and the uid queries keep uid 0, to_mlir() shows the dialect's uid",
+            )
+        elif uid != 0 and uid == self._uid0_wire:
+            # the user takes the number uid 0 rode on: uid 0 moves
+            self._uid0_wire = self._alloc_uid_skipping(uid)
+            self._reserved_uids.add(self._uid0_wire)
+            if uid in self._data_bindings:
+                self._data_bindings[self._uid0_wire] = self._data_bindings.pop(uid)
         holder = self._tensor_by_uid.get(uid)
         if holder is not None and holder is not tensor:
             if holder.uid_assigned:
@@ -255,8 +304,8 @@ class pygraph:
         self._check_mutable("re-uid a tensor")
         self._claim_uid(uid, t)
         self._tensor_by_uid.pop(t.uid, None)
-        if t.uid in self._data_bindings:
-            self._data_bindings[uid] = self._data_bindings.pop(t.uid)
+        if self._wire(t.uid) in self._data_bindings:  # keyed by dialect uid
+            self._data_bindings[self._wire(uid)] = self._data_bindings.pop(self._wire(t.uid))
         t.uid = uid
         t.uid_assigned = True
         self._tensor_by_uid[uid] = t
@@ -290,8 +339,7 @@ class pygraph:
             raise NotImplementedError("tensor(ragged_offset=...): ragged tensors have no form in the graph dialect yet")
         if reordering_type is not None and getattr(reordering_type, "name", "NONE") != "NONE":
             raise NotImplementedError(f"tensor(reordering_type={reordering_type}): reordered layouts have no form in the graph dialect yet")
-        if data_type is not None and getattr(data_type, "name", None) == "NOT_SET":
-            data_type = None
+        data_type = to_data_type(data_type, f"tensor({name or 'unnamed'!r}, data_type=...)")
         if uid == -1:
             uid = None
         if not name:
@@ -313,8 +361,6 @@ class pygraph:
         t.stride_assigned = stride is not None
         if uid is not None:
             uid = int(uid)
-            if uid <= 0:
-                raise ValueError(f"uid must be positive, got {uid} (tensor {name!r})")
             self._claim_uid(uid, t)
             t.uid, t.uid_assigned = uid, True
         else:
@@ -344,10 +390,25 @@ class pygraph:
         return self.tensor(dim=d.dims, stride=d.strides, data_type=dt, is_virtual=is_virtual, is_pass_by_value=pbv, name=name)
 
     def tensor_scalar(self, value: Any, scalar_type: Any = None, name: str = "") -> Tensor:
-        """A pass-by-value scalar whose value is part of the graph."""
+        """A pass-by-value scalar whose value is part of the graph.
+
+        ``scalar_type`` is the frontend's cudnn.scalar_type (RUNTIME_PARAM or
+        COMPILE_TIME_CONST: both become a graph.scalar, the dialect has no
+        runtime scalar parameter) with the data type following the value as
+        the frontend's overloads pick it (float: FLOAT, int: INT32, or INT64
+        beyond int32, bool: BOOLEAN); or, as this package also takes, the
+        scalar's data type (a data_type or a framework dtype)."""
         self._check_mutable("add a tensor")
-        if scalar_type is None or getattr(scalar_type, "name", None) == "NOT_SET":
-            scalar_type = data_type.FLOAT if isinstance(value, float) else (data_type.BOOLEAN if isinstance(value, bool) else data_type.INT32 if isinstance(value, int) else data_type.FLOAT)
+        if isinstance(scalar_type, _enums.scalar_type):
+            scalar_type = None
+        scalar_type = to_data_type(scalar_type, "tensor_scalar(scalar_type=...)")
+        if scalar_type is None:
+            if isinstance(value, bool):
+                scalar_type = data_type.BOOLEAN
+            elif isinstance(value, int):
+                scalar_type = data_type.INT32 if -(2**31) <= value < 2**31 else data_type.INT64
+            else:
+                scalar_type = data_type.FLOAT
         if not name:
             name = f"scalar_{len(self._tensors)}"
         t = Tensor(name=name, dim=[1, 1, 1, 1], stride=[1, 1, 1, 1], data_type=scalar_type, is_pass_by_value=True)
@@ -431,9 +492,7 @@ class pygraph:
         return t
 
     def _cdt(self, compute_data_type):
-        if compute_data_type is None or getattr(compute_data_type, "name", None) == "NOT_SET":
-            return None
-        return compute_data_type
+        return to_data_type(compute_data_type, "compute_data_type")
 
     def matmul(self, A: Any, B: Any, compute_data_type: Any = None, padding: float = 0.0, name: str = "") -> Tensor:
         """C = A @ B (batched, batch dims broadcast)."""
@@ -598,19 +657,30 @@ class pygraph:
             v = v if v is not None else w
             if v is not None:
                 p[key] = int(v)
+        # sdpa/sdpa_backward call it sliding_window_length, sdpa_fp8 sliding_window
         swl = kwargs.pop("sliding_window_length", None)
+        sw = kwargs.pop("sliding_window", None)
+        if swl is not None and sw is not None and int(swl) != int(sw):
+            raise RuntimeError(f"{op}(): sliding_window_length={swl} and sliding_window={sw} disagree")
+        swl = swl if swl is not None else sw
         if swl is not None:
+            if p.get("diagonal_band_left_bound") is not None:
+                raise RuntimeError(f"{op}(): sliding window and left_bound cannot be set at the same time")
             p["sliding_window_length"] = int(swl)
         dropout = kwargs.pop("dropout", None)
         if dropout is not None:
             self._sdpa_dropout(op, node, dropout)
         generate_stats = kwargs.pop("generate_stats", None)
         is_inference = kwargs.pop("is_inference", None)
-        kwargs.pop("use_deterministic_algorithm", None)  # the reference is deterministic
         if generate_stats is None:
             generate_stats = (is_inference is False) if is_inference is not None else False
+        self._sdpa_options(op, node, kwargs, bool(generate_stats))
         out_given = {k: kwargs.pop(k) for k in spec.get("out_kwargs", ()) if kwargs.get(k) is not None}
         for k in spec.get("out_kwargs", ()):
+            kwargs.pop(k, None)
+        for k in ("score_max", "score_sum_exp", "dBias"):
+            if kwargs.get(k) is not None:
+                raise NotImplementedError(f"{op}(): graph.{op} has no {k} result in the graph dialect (graph.sdpa has score_max/score_sum_exp, graph.sdpa_backward dBias)")
             kwargs.pop(k, None)
         if kwargs:
             raise TypeError(f"{op}() got unexpected arguments {sorted(kwargs)}")
@@ -623,8 +693,10 @@ class pygraph:
                 rets.append(None)
                 continue
             if port in spec.get("out_kwargs", ()):
+                # the caller made these tensors: the frontend fills them in
+                # and does not return them
                 if port in out_given:
-                    rets.append(self._adopt_output(node, port, out_given[port]))
+                    self._adopt_output(node, port, out_given[port])
                 else:
                     node.outputs[port] = None
                 continue
@@ -637,7 +709,60 @@ class pygraph:
             o.stride = row_major_stride(o.dim) if o.dim else []
             rets.append(o)
         self._nodes.append(node)
+        if node.params.get("stats_use_log2") and node.outputs.get("Stats") is not None:
+            # Stats in base 2: the natural-log Stats times log2(e), one
+            # pointwise multiply after the op (the dialect's Stats is base e)
+            raw = node.outputs["Stats"]
+            raw.name = f"{name_}::Stats_ln"
+            self._reindex_ambiguous()
+            log2e = self.tensor_scalar(1.4426950408889634, data_type.FLOAT, name=f"{name_}::log2e")
+            scaled = self._pointwise("mul", [raw, log2e], self._get_name("mul", f"{name_}::stats_log2"))
+            scaled.name = f"{name_}::Stats"
+            scaled.data_type = data_type.FLOAT
+            self._reindex_ambiguous()
+            rets[rets.index(raw)] = scaled
         return rets
+
+    def _sdpa_options(self, op, node, kwargs, generate_stats):
+        """The frontend's sdpa options that pick among cuDNN's implementations
+        or kernels. The compiler has its own engines: each is recorded on the
+        node (inspect() shows it), honoured where the compiler can, and
+        warned about where it cannot."""
+        impl = kwargs.pop("implementation", None)
+        if impl is not None:
+            if isinstance(impl, str):
+                impl = _enums.attention_implementation[impl.upper()]
+            if not isinstance(impl, _enums.attention_implementation):
+                raise TypeError(f"{op}(): implementation takes a cudnn.attention_implementation, got {impl!r}")
+            node.params["implementation"] = impl
+            if impl is not _enums.attention_implementation.AUTO:
+                self._warn_once(
+                    ("implementation", impl),
+                    f"{op}(implementation={impl}): the compiler chooses its own attention engines (as AUTO does); the request is recorded on node {node.name!r}, not applied",
+                )
+        if kwargs.pop("unfuse_fma", False):
+            node.params["unfuse_fma"] = True
+            self._warn_once(
+                "unfuse_fma",
+                f"{op}(unfuse_fma=True): a cuDNN SM100 softmax option; the compiler's engines pick their own softmax arithmetic, so it is recorded on node {node.name!r}, not applied",
+            )
+        if kwargs.pop("use_deterministic_algorithm", False):
+            # Honoured by planning: plans with the NONDETERMINISTIC numeric
+            # note are left out (the CPU reference is deterministic).
+            node.params["use_deterministic_algorithm"] = True
+            self._deterministic = True
+        if kwargs.pop("stats_use_log2", False):
+            if not generate_stats:
+                raise ValueError(f"{op}(stats_use_log2=True) needs generate_stats=True (it changes the Stats output)")
+            if op != "sdpa":
+                raise NotImplementedError(f"{op}(stats_use_log2=True): only sdpa converts its Stats to base 2 here")
+            node.params["stats_use_log2"] = True
+        for key in ("cu_seq_len_q", "cu_seq_len_kv"):
+            if kwargs.get(key) is not None:
+                raise NotImplementedError(f"{op}(): {key} (cumulative sequence lengths of a packed layout) has no form in the graph dialect yet; pass seq_len_q/seq_len_kv with use_padding_mask=True")
+            kwargs.pop(key, None)
+        if kwargs.pop("fn", None) is not None:
+            raise NotImplementedError(f"{op}(): a score modification callback (fn/score_mod) has no form in the graph dialect yet")
 
     def _sdpa_dropout(self, op, node, dropout):
         """(probability, seed, offset) is Philox dropout, which needs the
@@ -739,8 +864,8 @@ class pygraph:
             em.names[id(t)] = f"%in{t.uid}"
         args = []
         for t in inputs:
-            args.append(f"{em.val(t)}: {em.ty(t, signature=True)} {{graph.name = {_ops.escape(t.name)}, graph.uid = {t.uid} : i64}}")
-        results = [f"{em.ty(t, signature=True)} {{graph.name = {_ops.escape(t.name)}, graph.uid = {t.uid} : i64}}" for t in outputs]
+            args.append(f"{em.val(t)}: {em.ty(t, signature=True)} {{graph.name = {_ops.escape(t.name)}, graph.uid = {self._wire(t.uid)} : i64}}")
+        results = [f"{em.ty(t, signature=True)} {{graph.name = {_ops.escape(t.name)}, graph.uid = {self._wire(t.uid)} : i64}}" for t in outputs]
         gattrs = []
         if self.io_data_type is not None:
             gattrs.append(f"io_data_type = {mlir_type(self.io_data_type)}")
@@ -805,18 +930,54 @@ class pygraph:
                 "create_execution_plans() was already called on this graph; planning is one-shot — build a new graph to re-plan, or use select_plan() to switch plans"
             )
         self.build_operation_graph()
+        self._heuristics = heuristics
+        cache, text = self._kernel_cache, None
+        if cache is not None:
+            text = self.to_mlir()
+            entry = cache._lookup(text, _plans.heuristics_key(heuristics))
+            if entry is not None:
+                # Built before under the same text and heuristics: share its
+                # module, plan list and built plans.
+                self._module, self._io_info = entry["module"], entry["io_info"]
+                self._plans, self._built_plans = list(entry["plans"]), entry["built"]
+                self._planning_done, self._plan_index = True, 0
+                return
         plans = _plans.propose(self._module, heuristics)
         if not plans:
-            raise cudnnGraphNotSupportedError("no engine proposed a plan for this graph")
+            why = " (heur_mode.OPENSOURCE: no generated-kernel plan applies)" if _plans.opensource_only(heuristics) else ""
+            raise cudnnGraphNotSupportedError(f"no engine proposed a plan for graph {self.name!r}{why}")
         self._plans = list(plans)
         self._planning_done = True
         self._plan_index = 0
+        groups = getattr(self._module, "_num_groups", 1)
+        if groups > 1:
+            self._warn_once(
+                "groups",
+                f"graph {self.name!r} lowers to {groups} fused groups on the GPU; its plan list (and select_plan, the note, workspace and "
+                "determinism filters) is the first group's, the other groups pick their own plans (the C API lists one group)",
+            )
+        if cache is not None:
+            cache._store(text, _plans.heuristics_key(heuristics), dict(module=self._module, io_info=self._io_info, plans=list(self._plans), built=self._built_plans))
 
     def check_support(self) -> None:
+        """Raise cudnnGraphNotSupportedError unless a plan of the list (not
+        excluded by deselect_engines, the workspace limit, a note filter or
+        use_deterministic_algorithm) builds; the plans it builds stay built."""
         if not self._planning_done:
             raise RuntimeError("call create_execution_plans() before check_support()")
-        if not self._plans:
-            raise cudnnGraphNotSupportedError("no plan supports this graph")
+        barred = self._barred_indices()
+        failures = []
+        for index in range(len(self._plans)):
+            if index in barred:
+                failures.append(f"[{index}] {self._plans[index].name}: excluded by {self._why_barred(index)}")
+                continue
+            try:
+                self._build_plan_at(index)
+            except cudnnGraphNotSupportedError as exc:
+                failures.append(f"[{index}] {self._plans[index].name}: {exc}")
+                continue
+            return
+        raise cudnnGraphNotSupportedError("no plan in the list could be built:\n  " + "\n  ".join(failures or ["the plan list is empty"]))
 
     def get_execution_plan_count(self) -> int:
         return len(self._plans) if self._planning_done else 0
@@ -869,6 +1030,8 @@ class pygraph:
                 notes = cfg.behavior_notes if kind == "behavior" else cfg.numeric_notes
                 if (note in notes) != keep:
                     barred.add(i)
+            if self._deterministic and numerical_note.NONDETERMINISTIC in cfg.numeric_notes:
+                barred.add(i)
         return barred
 
     def _why_barred(self, index) -> str:
@@ -877,6 +1040,8 @@ class pygraph:
             return "deselect_engines()"
         if self._workspace_limit is not None and cfg.workspace > self._workspace_limit:
             return f"deselect_workspace_greater_than({self._workspace_limit})"
+        if self._deterministic and numerical_note.NONDETERMINISTIC in cfg.numeric_notes and not any(k == "numeric" and n is numerical_note.NONDETERMINISTIC for k, n, _ in self._note_filters):
+            return "use_deterministic_algorithm=True (the plan is NONDETERMINISTIC)"
         return "a note filter"
 
     def deselect_engines(self, engine_names: List[str]) -> "pygraph":
@@ -987,13 +1152,74 @@ class pygraph:
         self._planning_done = True
         return self
 
-    def get_workspace_size(self, *args, **kwargs) -> int:
+    def get_workspace_size(self, handle=None, override_uids=None, override_shapes=None, override_strides=None) -> int:
         if not self._is_built:
             raise RuntimeError("Call build() first")
+        self._check_overrides("get_workspace_size", override_uids, override_shapes, override_strides)
         return self._plans[self._plan_index].workspace
 
-    def get_workspace_size_plan_at_index(self, index: int, *args, **kwargs) -> int:
+    def get_workspace_size_plan_at_index(self, index: int, handle=None, override_uids=None, override_shapes=None, override_strides=None) -> int:
+        self._check_overrides("get_workspace_size_plan_at_index", override_uids, override_shapes, override_strides)
         return self._plans[self._check_plan_index(index)].workspace
+
+    # ---- engine and tensor queries ------------------------------------------
+
+    def _engine_plans(self):
+        """The plan list get_engine_count/get_knobs_for_engine read: the
+        graph's own once planned, else a default-heuristics list."""
+        if self._planning_done:
+            return self._plans
+        self.build_operation_graph()
+        if getattr(self, "_probe_plans", None) is None:
+            self._probe_plans = _plans.propose(self._module, None)
+        return self._probe_plans
+
+    def get_engine_count(self) -> int:
+        """Engines create_execution_plan(engine_id, knobs) may name: ids 0 ..
+        count-1. Without a GPU that is the CPU reference (engine 0); with
+        one, one past the largest cuDNN engine id of the plan list (the C
+        API lists plans, not cuDNN's engine count, so an id below it that
+        no listed plan uses may still be declined by cuDNN at build)."""
+        ids = [p.engine_id for p in self._engine_plans() if p.engine_id >= 0]
+        return max(ids) + 1 if ids else 0
+
+    def get_knobs_for_engine(self, engine_id: int) -> List[_enums.knob]:
+        """The knobs of ``engine_id``: for each knob type the plan list uses
+        with that engine, a knob whose min_value/max_value span the values
+        the listed plans use (stride 1). cuDNN's full ranges are not
+        exposed by the C API, so the span can be narrower than cuDNN's;
+        values outside it are still tried by create_execution_plan."""
+        listed = {p.engine_id for p in self._engine_plans()}
+        if isinstance(engine_id, bool) or not isinstance(engine_id, int) or not (engine_id in listed or 0 <= engine_id < self.get_engine_count()):
+            raise ValueError(f"get_knobs_for_engine: engine id {engine_id!r} is not an engine of graph {self.name!r} (ids 0..{self.get_engine_count() - 1}, listed {sorted(listed)})")
+        spans: Dict[int, List[int]] = {}
+        for cfg in self._engine_plans():
+            if cfg.engine_id != engine_id:
+                continue
+            for key, value in cfg.knobs.items():
+                code = _enums.backend_knob_code(key) if isinstance(key, _enums.knob_type) else int(key)
+                spans.setdefault(code, []).append(int(value))
+        return [_enums.knob(_enums.knob_type_of(code), max(vs), min(vs), 1) for code, vs in sorted(spans.items())]
+
+    def query_tensor_attributes_of_uid(self, uid: int) -> Tensor:
+        """The tensor with ``uid`` (an input, output or scalar of the graph);
+        raises RuntimeError when the graph has none."""
+        t = self._tensor_by_uid.get(int(uid))
+        if t is None:
+            raise RuntimeError(f"query_tensor_attributes_of_uid: graph {self.name!r} has no tensor with uid {uid}")
+        return t
+
+    def populate_cuda_graph(self, *args, **kwargs):
+        raise cudnnGraphNotSupportedError(
+            f"populate_cuda_graph (graph {self.name!r}): the compiler's GPU runtime has no native CUDA-graph API "
+            "(no plan carries SUPPORTS_CUDA_GRAPH_NATIVE_API through the C API); call execute() instead"
+        )
+
+    def update_cuda_graph(self, *args, **kwargs):
+        raise cudnnGraphNotSupportedError(
+            f"update_cuda_graph (graph {self.name!r}): the compiler's GPU runtime has no native CUDA-graph API "
+            "(populate_cuda_graph is not supported either); call execute() instead"
+        )
 
     def key(self, *args, **kwargs) -> int:
         """A cache key of the graph: equal for graphs with equal text."""
@@ -1005,6 +1231,10 @@ class pygraph:
     # =========================================================================
 
     def _uid_of_key(self, key) -> int:
+        """The dialect uid of a variant-pack key (see _wire)."""
+        return self._wire(self._user_uid_of_key(key))
+
+    def _user_uid_of_key(self, key) -> int:
         if isinstance(key, Tensor):
             return key.uid
         if isinstance(key, str):
@@ -1032,22 +1262,76 @@ class pygraph:
     def execute(self, tensor_dict, workspace=None, handle=None, override_uids=None, override_shapes=None, override_strides=None) -> None:
         """Run the selected plan. ``tensor_dict`` maps tensors (or names, or
         uids) to buffers: numpy arrays run on the CPU reference, torch CUDA
-        tensors (and other device buffers) on the GPU."""
-        if override_uids or override_shapes or override_strides:
-            raise NotImplementedError("execute(override_uids/override_shapes/override_strides): dynamic shapes are not supported yet")
+        tensors (and other device buffers) on the GPU. ``workspace`` is
+        checked against the plan's workspace size (see _check_workspace);
+        override_uids/shapes/strides must restate the graph's own dims and
+        strides (the compiled graph has static shapes)."""
+        self._check_overrides("execute", override_uids, override_shapes, override_strides)
         if not self._is_built:
             self.build()
         if self._plan_index in self._barred_indices():
             raise ValueError(f"plan {self._plan_index} ({self.get_plan_name_at_index(self._plan_index)!r}) is excluded by {self._why_barred(self._plan_index)}; build again")
+        self._check_workspace(workspace, self._plan_index)
         self._run(tensor_dict)
 
-    def execute_plan_at_index(self, tensor_dict, workspace=None, index: int = 0, handle=None, *args, **kwargs) -> None:
+    def execute_plan_at_index(self, tensor_dict, workspace=None, index: int = 0, handle=None, override_uids=None, override_shapes=None, override_strides=None) -> None:
         if not self._planning_done:
             raise RuntimeError("call create_execution_plans() before execute_plan_at_index()")
+        self._check_overrides("execute_plan_at_index", override_uids, override_shapes, override_strides)
         self._check_plan_index(index)
         self._reject_if_barred(index)
         self._build_plan_at(index)
+        self._check_workspace(workspace, index)
         self._run(tensor_dict, index)
+
+    def _check_workspace(self, workspace, index: int) -> None:
+        """A workspace smaller than plan ``index`` needs is an error (as cuDNN
+        would read past it). The compiler's GPU runtime allocates and keeps
+        each plan's workspace itself (graphExecute takes none), so a buffer
+        given here is checked, not used: a warning says so once."""
+        if workspace is None:
+            return
+        need = self._plans[index].workspace if self._plans else 0
+        if isinstance(workspace, int) and not isinstance(workspace, bool):
+            have = None  # a raw pointer: no size to check
+        elif _buffers.is_torch_tensor(workspace):
+            have = int(workspace.numel()) * int(workspace.element_size())
+        elif hasattr(workspace, "nbytes"):
+            have = int(workspace.nbytes)
+        else:
+            raise TypeError(f"execute(workspace=...): expected a buffer (torch tensor, numpy array) or a device pointer, got {type(workspace).__name__}")
+        if have is not None and have < need:
+            raise ValueError(f"execute(workspace=...): plan {index} ({self._plans[index].name!r}) of graph {self.name!r} needs {need} workspace bytes, the buffer holds {have}")
+        if need > 0:
+            self._warn_once(
+                "workspace",
+                f"graph {self.name!r}: the GPU runtime uses its own {need}-byte workspace for plan {self._plans[index].name!r}; "
+                "the workspace buffer given to execute() was checked for size but is not used",
+            )
+
+    def _check_overrides(self, what, override_uids, override_shapes, override_strides) -> None:
+        """The frontend's dynamic-shape overrides. Restating a tensor's own
+        dims and strides is accepted; anything else raises
+        cudnnGraphNotSupportedError naming the tensor (the compiled graph
+        has static shapes: build a graph for the new shape)."""
+        if override_uids is None and override_shapes is None and override_strides is None:
+            return
+        uids = list(override_uids or [])
+        shapes = list(override_shapes or [])
+        strides = list(override_strides or [])
+        if not (len(uids) == len(shapes) == len(strides)):
+            raise ValueError(
+                f"{what}: override_uids, override_shapes and override_strides must name the same tensors: got {len(uids)}, {len(shapes)} and {len(strides)} entries"
+            )
+        for uid, shape, stride in zip(uids, shapes, strides):
+            t = self._tensor_by_uid.get(int(uid))
+            if t is None:
+                raise ValueError(f"{what}: override_uids names uid {uid}, which is not a tensor of graph {self.name!r}")
+            if [int(d) for d in shape] != list(t.dim) or [int(s) for s in stride] != list(t.get_stride()):
+                raise cudnnGraphNotSupportedError(
+                    f"{what}: override for tensor {t.name!r} (uid {uid}) asks for dims {list(shape)} strides {list(stride)}, but the graph is compiled for "
+                    f"dims {list(t.dim)} strides {t.get_stride()}: shape overrides (dynamic shapes) are not supported, build a graph for the new shape"
+                )
 
     @staticmethod
     def _pack_signature(tensor_dict):
@@ -1313,7 +1597,8 @@ def _install_structured_builders():
         spec = _ops.SDPA_OPS[op]
         builder.__name__ = op
         builder.__qualname__ = f"pygraph.{op}"
-        builder.__doc__ = f"{op}({', '.join(spec['pos'])}, ...) -> [{', '.join(p for p, _ in spec['outputs'])}]"
+        returns = spec.get("returns") or [p for p, _ in spec["outputs"]]
+        builder.__doc__ = f"{op}({', '.join(spec['pos'])}, ...) -> [{', '.join(returns)}]"
         return builder
 
     for op in _ops.SDPA_OPS:
@@ -1325,7 +1610,127 @@ _install_structured_builders()
 
 
 class graph(pygraph):
-    """The classic name of the graph class (same constructor)."""
+    """``cudnn.graph(handle, ...)``: the frontend's context manager,
+    ``with cudnn.graph(handle) as (g, _): ...`` yields ``(graph, [])``. Its
+    defaults are the frontend's: name "cudnn_graph", io HALF, intermediate
+    and compute FLOAT; other keywords go to pygraph. The object itself is a
+    pygraph (no with-statement needed)."""
+
+    def __init__(
+        self,
+        handle: Any = None,
+        name: str = "cudnn_graph",
+        io_data_type: Any = data_type.HALF,
+        intermediate_data_type: Any = data_type.FLOAT,
+        compute_data_type: Any = data_type.FLOAT,
+        **graph_kwargs,
+    ):
+        super().__init__(
+            name=name,
+            io_data_type=io_data_type,
+            intermediate_data_type=intermediate_data_type,
+            compute_data_type=compute_data_type,
+            handle=handle,
+            **graph_kwargs,
+        )
+
+    def __enter__(self):
+        return self, []
+
+    def __exit__(self, exc_type, exc, tb):
+        return False
+
+
+class KernelCache:
+    """What cudnn.create_kernel_cache() returns: graphs constructed with
+    ``kernel_cache=`` share their built plans through it. A graph whose
+    compiled state (its MLIR text, the key() of the graph) and heuristics
+    match an entry reuses that entry's prepared module and plan list, so its
+    plans are not proposed or built again.
+
+    serialize() gives JSON of the cached graphs' texts; deserialize() loads
+    such JSON (an entry is compiled again when a graph first uses it)."""
+
+    def __init__(self):
+        self._entries: Dict[Any, Dict[str, Any]] = {}
+        self._texts: Dict[str, str] = {}
+
+    def __len__(self):
+        return len(self._entries)
+
+    def _lookup(self, text: str, heuristics):
+        return self._entries.get((text, heuristics))
+
+    def _store(self, text: str, heuristics, entry: Dict[str, Any]) -> None:
+        self._entries[(text, heuristics)] = entry
+        self._texts[hashlib.sha256(text.encode("utf-8")).hexdigest()] = text
+
+    def serialize(self) -> str:
+        return json.dumps({"format": "graph_compiler.kernel_cache/1", "graphs": self._texts}, sort_keys=True)
+
+    def deserialize(self, data) -> None:
+        if isinstance(data, (bytes, bytearray)):
+            data = bytes(data).decode("utf-8")
+        try:
+            obj = json.loads(data)
+        except ValueError as exc:
+            raise ValueError(f"kernel_cache.deserialize(): not JSON from kernel_cache.serialize(): {exc}") from None
+        if not isinstance(obj, dict) or obj.get("format") != "graph_compiler.kernel_cache/1":
+            raise ValueError("kernel_cache.deserialize(): not data from this package's kernel_cache.serialize()")
+        self._texts.update(obj.get("graphs", {}))
+
+    def __repr__(self):
+        return f"<kernel_cache: {len(self._entries)} built graph(s)>"
+
+
+def create_kernel_cache() -> KernelCache:
+    """A kernel cache to pass as ``pygraph(kernel_cache=...)``."""
+    return KernelCache()
+
+
+class DeviceProperties:
+    """What cudnn.create_device_properties() returns: the device a graph is
+    built for without a handle. The compiler plans for the GPU it finds at
+    plan time (the plan list comes from the C API, which has no deviceless
+    planning), so the object is recorded on the graph (pygraph(device_property=
+    ...)) and serialized, and does not change the plans."""
+
+    def __init__(self, device_id: int = -1, properties: Optional[Dict[str, Any]] = None):
+        self.device_id = int(device_id)
+        self.properties = dict(properties or {})
+
+    def serialize(self) -> str:
+        return json.dumps({"device_id": self.device_id, **self.properties}, sort_keys=True)
+
+    def __repr__(self):
+        return f"<device_properties device_id={self.device_id}>"
+
+
+def create_device_properties(device: Any = -1) -> DeviceProperties:
+    """create_device_properties(device_id) or create_device_properties(json
+    text from DeviceProperties.serialize())."""
+    if isinstance(device, (bytes, bytearray)):
+        device = bytes(device).decode("utf-8")
+    if isinstance(device, str):
+        try:
+            obj = json.loads(device)
+        except ValueError as exc:
+            raise ValueError(f"create_device_properties(): not JSON device properties: {exc}") from None
+        if not isinstance(obj, dict):
+            raise ValueError("create_device_properties(): the JSON is not an object")
+        device_id = obj.pop("device_id", -1)
+        return DeviceProperties(device_id, obj)
+    if isinstance(device, bool) or not isinstance(device, int):
+        raise TypeError(f"create_device_properties() takes a device id (int) or serialized properties (str), got {type(device).__name__}")
+    return DeviceProperties(device)
+
+
+def get_last_error_string() -> str:
+    """The last error the compiler's C API reported ("" when none, or
+    without the library) — the frontend answers cuDNN's last error string."""
+    if not _capi.available():
+        return ""
+    return _capi.last_error()
 
 
 def from_mlir(text: str, name: Optional[str] = None) -> pygraph:
@@ -1389,6 +1794,6 @@ class _Emitter:
             value = f"{1 if v else 0} : i1"
         else:
             value = f"{int(v)} : {elt}"
-        attrs = f" {{name = {_ops.escape(t.name)}, uid = {t.uid} : i64}}"
+        attrs = f" {{name = {_ops.escape(t.name)}, uid = {self.graph._wire(t.uid)} : i64}}"
         shape = "x".join(str(int(d)) for d in t.dim)
         return f"{self.val(t)} = graph.scalar {value}{attrs} -> tensor<{shape}x{elt}>"

@@ -541,6 +541,7 @@ SDPA_OPS = {
         groups=(),
         outputs=(("O", "O"), ("Stats", "Stats"), ("score_max", "score_max"), ("score_sum_exp", "score_sum_exp")),
         out_kwargs=("score_max", "score_sum_exp"),
+        returns=("O", "Stats"),  # the frontend returns [O, Stats]; score_max/score_sum_exp are the caller's
         optional_style=True,
         stats=True,
     ),
@@ -549,6 +550,7 @@ SDPA_OPS = {
         groups=(),
         outputs=(("dQ", "dQ"), ("dK", "dK"), ("dV", "dV"), ("dBias", "dBias")),
         out_kwargs=("dBias",),
+        returns=("dQ", "dK", "dV"),  # dBias is the caller's tensor, not returned
     ),
     "sdpa_fp8": dict(
         pos=("q", "k", "v", "descale_q", "descale_k", "descale_v", "descale_s", "scale_s", "scale_o"),
@@ -608,7 +610,6 @@ SDPA_UNSUPPORTED = (
     "dSink_token",
     "max_total_seq_len_q",
     "max_total_seq_len_kv",
-    "implementation",
 )
 
 
@@ -830,7 +831,7 @@ def _emit_conv(em, node, spec):
 def _emit_unary_structural(em, node, spec):
     x = node.inputs["input"]
     mode = node.params.get("reshape_mode")
-    if mode is not None and enum_name(mode) not in ("view", "logical"):
+    if mode is not None and enum_name(mode) not in ("view_only", "view", "logical"):
         raise NotImplementedError(f"reshape: reshape_mode {mode}")
     return _line(em, node, _outs(node, spec), f"graph.{node.op} {em.val(x)}", [x])
 

@@ -44,9 +44,12 @@ CODEGEN_KNOB_PREFETCH = 1002
 
 _log = logging.getLogger("graph_compiler")
 
-# heur_mode -> GraphHeurMode. INSTANT and OPENSOURCE have no cuDNN backend
-# mode here; they are left out of the query.
-_HEUR_CODES = {heur_mode.A: 0, heur_mode.B: 1, heur_mode.FALLBACK: 2}
+# heur_mode -> GraphHeurMode. INSTANT asks mode A (cuDNN's instant mode is
+# the fast heuristic A grew out of; the C API has A, B and FALLBACK).
+# OPENSOURCE has no cuDNN mode: it asks for the open engines, which here are
+# the compiler's own generated-kernel (codegen) plans, and the CPU reference
+# plan where no GPU plans; asked alone it keeps only those (see propose).
+_HEUR_CODES = {heur_mode.A: 0, heur_mode.B: 1, heur_mode.FALLBACK: 2, heur_mode.INSTANT: 0}
 
 
 @dataclass
@@ -71,7 +74,11 @@ def _note(enum_cls, name: str):
 
 
 def _knob_key(key) -> int:
-    return int(key.value) if hasattr(key, "value") else int(key)
+    """A knob key as the C API takes it: cuDNN's backend knob code (a
+    cudnn.knob_type member maps to its code)."""
+    from ._enums import backend_knob_code
+
+    return backend_knob_code(key)
 
 
 def _gpu_plan(module, index: int) -> PlanConfig:
@@ -109,19 +116,39 @@ def deselected_by(plan: PlanConfig, names) -> bool:
     return False
 
 
-def _heur_codes(heuristics):
+def _heur_list(heuristics):
     if not heuristics:
         return []
     if not isinstance(heuristics, (list, tuple)):
         heuristics = [heuristics]
+    return list(heuristics)
+
+
+def _heur_codes(heuristics):
+    heuristics = _heur_list(heuristics)
+    if not heuristics:
+        return []
     codes = []
     for h in heuristics:
         code = _HEUR_CODES.get(h)
         if code is None and isinstance(h, int) and not isinstance(h, bool) and 0 <= h <= 2:
             code = h
+        if code is None and h is not heur_mode.OPENSOURCE:
+            raise ValueError(f"heuristics: {h!r} is not a cudnn.heur_mode (A, B, FALLBACK, INSTANT, OPENSOURCE)")
         if code is not None and code not in codes:
             codes.append(code)
     return codes or [0, 2]
+
+
+def opensource_only(heuristics) -> bool:
+    """Whether ``heuristics`` asks for heur_mode.OPENSOURCE alone."""
+    heuristics = _heur_list(heuristics)
+    return bool(heuristics) and all(h is heur_mode.OPENSOURCE for h in heuristics)
+
+
+def heuristics_key(heuristics):
+    """What makes two plan lists of one graph the same list."""
+    return (tuple(_heur_codes(heuristics)), opensource_only(heuristics))
 
 
 def propose(module, heuristics) -> list:
@@ -138,10 +165,14 @@ def propose(module, heuristics) -> list:
         _log.info("graph_compiler: %s (%s: %s); using the CPU reference plan", why, _capi.STATUS_NAMES.get(status, status), first)
         return [_cpu_reference()]
     count, groups = module.plan_count()
+    module._num_groups = groups
     if groups > 1:
         _log.info("graph_compiler: the graph lowers to %d fused groups; the plan list is the first group's (the others pick their own plans)", groups)
     module._gpu_plans = True
-    return [_gpu_plan(module, i) for i in range(count)]
+    plans = [_gpu_plan(module, i) for i in range(count)]
+    if opensource_only(heuristics):
+        plans = [p for p in plans if is_codegen(p)]
+    return plans
 
 
 def for_engine(module, engine_id: int, knobs) -> "PlanConfig | None":

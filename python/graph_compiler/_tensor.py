@@ -2,7 +2,7 @@
 
 import weakref
 
-from ._enums import data_type
+from ._enums import data_type, to_data_type
 
 
 def row_major_stride(dim):
@@ -90,8 +90,8 @@ class Tensor:
 
     def set_uid(self, uid: int) -> "Tensor":
         uid = int(uid)
-        if uid <= 0:
-            raise ValueError(f"uid must be positive, got {uid} (tensor {self.name!r})")
+        if uid < 0:
+            raise ValueError(f"uid must be non-negative, got {uid} (tensor {self.name!r})")
         graph = self._graph()
         if graph is not None:
             graph._reuid_tensor(self, uid)
@@ -114,13 +114,11 @@ class Tensor:
         self.stride_assigned = True
         return self
 
-    def set_data_type(self, dt) -> "Tensor":
+    def set_data_type(self, dt=None) -> "Tensor":
+        """A cudnn.data_type or a framework dtype (torch.float16 ...);
+        NOT_SET/None clears it."""
         self._guard("change a tensor's data type")
-        if dt is not None and getattr(dt, "name", None) == "NOT_SET":
-            dt = None
-        if dt is not None and not isinstance(dt, data_type):
-            raise TypeError(f"set_data_type expects a data_type, got {dt!r}")
-        self.data_type = dt
+        self.data_type = to_data_type(dt, f"set_data_type of tensor {self.name!r}")
         return self
 
     def set_ragged_offset(self, offset) -> "Tensor":

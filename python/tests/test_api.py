@@ -84,10 +84,14 @@ def test_variant_pack_ambiguous_name():
     np.testing.assert_array_equal(out, 3 * z)
 
 
-def test_uid_must_be_positive():
+def test_uid_must_be_non_negative():
+    # 0 is a valid uid, as in the frontend (test_frontend_compat.py runs one)
     g = gc.pygraph(io_data_type=F)
-    with pytest.raises(ValueError, match="uid must be positive"):
-        g.tensor(dim=[1], uid=0)
+    assert g.tensor(dim=[1], uid=0).get_uid() == 0
+    with pytest.raises(ValueError, match=r"uid must be non-negative, got -2 \(tensor 'neg'\)"):
+        g.tensor(dim=[1], uid=-2, name="neg")
+    with pytest.raises(ValueError, match=r"uid must be non-negative, got -5"):
+        g.tensor(dim=[1]).set_uid(-5)
 
 
 # ---- emission ------------------------------------------------------------------

@@ -130,7 +130,8 @@ def fam_sdpa():
     smax, ssum = g.tensor(dim=[2, 8, 64, 1], data_type=D.FLOAT), g.tensor(dim=[2, 8, 64, 1], data_type=D.FLOAT)
     outs = g.sdpa(q, k, v, attn_scale=scale, bias=bias, use_padding_mask=True, seq_len_q=sl, seq_len_kv=sl,
                   use_causal_mask_bottom_right=True, score_max=smax, score_sum_exp=ssum)
-    assert outs[1] is None and outs[2] is smax
+    assert len(outs) == 2 and outs[1] is None  # [O, Stats], as the frontend returns; score_max/score_sum_exp are the caller's
+    assert smax.producer[1] == "score_max" and ssum.producer[1] == "score_sum_exp"
     outs[0].set_output(True)
     mask = g.tensor(dim=[2, 8, 64, 64], data_type=D.BOOLEAN)
     g.sdpa(q, k, v, dropout=(mask, 1 / 0.9), diagonal_alignment=gc.diagonal_alignment.BOTTOM_RIGHT,
@@ -141,7 +142,7 @@ def fam_sdpa():
         t.set_output(True)
     dbias = g.tensor(dim=[1, 8, 64, 64])
     outs = g.sdpa_backward(q, k, v, o, dO, st, bias=bias, dBias=dbias)
-    assert outs[3] is dbias
+    assert len(outs) == 3 and dbias.producer[1] == "dBias"  # [dQ, dK, dV]; dBias is the caller's
     return g
 
 

@@ -15,20 +15,27 @@ ENUMS = {
     "behavior_note": "RUNTIME_COMPILATION REQUIRES_FILTER_INT8x32_REORDER REQUIRES_BIAS_INT8x32_REORDER SUPPORTS_CUDA_GRAPH_NATIVE_API",
     "build_plan_policy": "HEURISTICS_CHOICE ALL",
     "convolution_mode": "CROSS_CORRELATION CONVOLUTION",
-    "data_type": "NOT_SET FLOAT DOUBLE HALF INT8 INT32 INT8x4 UINT8 UINT8x4 INT8x32 BFLOAT16 INT64 BOOLEAN FP8_E4M3 FP8_E5M2 FAST_FLOAT_FOR_FP8 FP8_E8M0 FP4_E2M1",
+    "data_type": "NOT_SET FLOAT DOUBLE HALF INT8 INT32 INT8x4 UINT8 UINT8x4 INT8x32 BFLOAT16 INT64 BOOLEAN FP8_E4M3 FP8_E5M2 FAST_FLOAT_FOR_FP8 FP8_E8M0 FP4_E2M1 FP8_E5M3 INT4",
     "diagonal_alignment": "TOP_LEFT BOTTOM_RIGHT",
     "heur_mode": "A B FALLBACK INSTANT OPENSOURCE",
     "moe_grouped_matmul_mode": "NONE GATHER SCATTER",
     "norm_forward_phase": "NOT_SET INFERENCE TRAINING",
-    "numeric_note": "TENSOR_CORE DOWN_CONVERT_INPUTS REDUCED_PRECISION_REDUCTION FFT NONDETERMINISTIC WINOGRAD WINOGRAD_TILE_4x4 WINOGRAD_TILE_6x6 WINOGRAD_TILE_13x13 STRICT_NAN_PROP",
+    "numerical_note": "TENSOR_CORE DOWN_CONVERT_INPUTS REDUCED_PRECISION_REDUCTION FFT NONDETERMINISTIC WINOGRAD WINOGRAD_TILE_4x4 WINOGRAD_TILE_6x6 WINOGRAD_TILE_13x13 STRICT_NAN_PROP",
     "pointwise_mode": "NOT_SET ADD ADD_SQUARE DIV MAX MIN MOD MUL POW SUB ABS CEIL COS EXP FLOOR LOG NEG RSQRT SIN SQRT TAN LOGICAL_NOT "
     "RELU_FWD SIGMOID_FWD TANH_FWD ELU_FWD GELU_FWD GELU_APPROX_TANH_FWD SOFTPLUS_FWD SWISH_FWD RELU_BWD SIGMOID_BWD TANH_BWD ELU_BWD "
     "GELU_BWD GELU_APPROX_TANH_BWD SOFTPLUS_BWD SWISH_BWD CMP_EQ CMP_NEQ CMP_GT CMP_GE CMP_LT CMP_LE LOGICAL_AND LOGICAL_OR BINARY_SELECT "
     "GEN_INDEX ERF IDENTITY RECIPROCAL",
     "reduction_mode": "NOT_SET ADD MUL MIN MAX AMAX AVG NORM1 NORM2 MUL_NO_ZEROS",
-    "reshape_mode": "VIEW LOGICAL",
+    "reshape_mode": "VIEW_ONLY LOGICAL",
     "tensor_reordering": "NONE INT8x32 F16x16 F8_128x4",
+    "scalar_type": "RUNTIME_PARAM COMPILE_TIME_CONST",
+    "attention_implementation": "AUTO COMPOSITE UNIFIED",
+    "knob_type": "NOT_SET SWIZZLE TILE_SIZE EDGE MULTIPLY SPLIT_K_BUF TILEK STAGES REDUCTION_MODE SPLIT_K_SLC IDX_MODE SPECFILT KERNEL_CFG "
+    "WORKSPACE TILE_CGA_M TILE_CGA_N BLOCK_SIZE OCCUPANCY ARRAY_SIZE_PER_THREAD SPLIT_COLS TILE_ROWS TILE_COLS LOAD_SIZE CTA_COUNT STREAM_K "
+    "SPLIT_P_SLC TILE_M TILE_N WARP_SPEC_CFG SWAP_AB INPUT_TMA_ENABLE OUTPUT_TMA_ENABLE",
 }
+# earlier spellings this package keeps: alias -> what it names
+ALIASES = {"numeric_note": "numerical_note"}
 
 _CONV = "padding pre_padding post_padding stride dilation convolution_mode"
 _LA_FWD = "scale output_final_state use_qk_l2norm checkpoint_every_n_tokens safe_gate batch_invariant"
@@ -75,10 +82,10 @@ OPS = {
     "gdn2_bwd": ("q k v g beta w cu_seqlens dO state_checkpoints initial_state d_final_state", _LA_BWD, "dQ dK dV dG dBeta dW d_initial_state"),
 }
 
-# sdpa-family op -> (positional tensor ports; outputs)
+# sdpa-family op -> (positional tensor ports; outputs[; what the builder returns when not all of them])
 SDPA = {
-    "sdpa": ("q k v", "O Stats score_max score_sum_exp"),
-    "sdpa_backward": ("q k v o dO stats", "dQ dK dV dBias"),
+    "sdpa": ("q k v", "O Stats score_max score_sum_exp", "O Stats"),
+    "sdpa_backward": ("q k v o dO stats", "dQ dK dV dBias", "dQ dK dV"),
     "sdpa_fp8": ("q k v descale_q descale_k descale_v descale_s scale_s scale_o", "O Stats Amax_S Amax_O"),
     "sdpa_fp8_backward": (
         "q k v o dO stats descale_q descale_k descale_v descale_o descale_dO descale_s descale_dP scale_s scale_dQ scale_dK scale_dV scale_dP",
@@ -94,7 +101,10 @@ SDPA = {
 
 def test_every_enum_and_op_is_pinned():
     enums = {n for n, v in vars(_enums).items() if isinstance(v, type) and issubclass(v, enum.Enum)}
-    assert enums == set(ENUMS)
+    assert enums == set(ENUMS) | set(ALIASES)
+    for alias, target in ALIASES.items():
+        assert getattr(gc, alias) is getattr(gc, target) is getattr(_enums, target)
+    assert gc.reshape_mode.VIEW is gc.reshape_mode.VIEW_ONLY
     assert list(_ops.OPS) == list(OPS)
     assert list(_ops.SDPA_OPS) == list(SDPA)
 
@@ -140,8 +150,9 @@ def test_structured_builder(op):
 
 @pytest.mark.parametrize("op", list(SDPA))
 def test_sdpa_builder(op):
-    pos, outs = SDPA[op]
+    pos, outs, *returns = SDPA[op]
     spec = _ops.SDPA_OPS[op]
     assert spec["pos"] == tuple(pos.split())
     assert tuple(p for p, _ in spec["outputs"]) == tuple(outs.split())
-    assert getattr(gc.pygraph, op).__doc__ == f"{op}({', '.join(pos.split())}, ...) -> [{', '.join(outs.split())}]"
+    returned = (returns or [outs])[0]
+    assert getattr(gc.pygraph, op).__doc__ == f"{op}({', '.join(pos.split())}, ...) -> [{', '.join(returned.split())}]"

@@ -1,0 +1,457 @@
+"""Programs written for the cuDNN frontend's Python package use names,
+keywords, defaults and return arities this package must answer the same way:
+backend_version, the cudnn.graph/jit/graph_cache helpers, torch dtypes,
+the sdpa options and arity, uid 0, the enums and helper objects, heuristics
+modes, check_support, the workspace and override arguments of execute."""
+
+import ctypes
+import json
+import os
+import warnings
+
+import numpy as np
+import pytest
+
+import cudnn
+import graph_compiler as gc
+from conftest import needs_lib
+from graph_compiler import _capi, _enums, _plans, _version
+from test_plans import FakeGpuPlans, mlp_graph, run_cpu
+
+F = gc.data_type.FLOAT
+BF16 = gc.data_type.BFLOAT16
+
+
+class FakeTorchDtype:
+    """Stands in for a torch dtype (torch is not installed here): the
+    package maps framework dtypes by name, as str() spells them."""
+
+    def __init__(self, name):
+        self.name_ = name
+
+    def __str__(self):
+        return f"torch.{self.name_}"
+
+    __repr__ = __str__
+
+
+def _cudnn_loadable():
+    try:
+        lib = ctypes.CDLL("libcudnn.so.9")
+    except OSError:
+        return 0
+    lib.cudnnGetVersion.restype = ctypes.c_size_t
+    return int(lib.cudnnGetVersion())
+
+
+# ---- backend_version --------------------------------------------------------------
+
+
+def test_backend_version_is_the_loaded_cudnn(monkeypatch):
+    monkeypatch.setattr(_version, "_cached", None)
+    loaded = _cudnn_loadable()
+    if not loaded:
+        pytest.skip("no libcudnn.so.9 to load on this machine")
+    assert cudnn.backend_version() == loaded
+    v = loaded
+    assert cudnn.backend_version_string() == f"{v // 10000}.{(v % 10000) // 100}.{v % 100}"
+
+
+def test_backend_version_falls_back_to_the_build_headers(monkeypatch):
+    monkeypatch.setattr(_version, "_cached", None)
+    monkeypatch.setattr(_version, "_library_version", lambda: 0)
+    headers = _version._header_version()
+    if not headers:
+        pytest.skip("no cuDNN headers on this machine")
+    assert cudnn.backend_version() == headers and headers >= 90000
+    monkeypatch.setattr(_version, "_cached", None)
+    monkeypatch.setattr(_version, "_header_version", lambda: 0)
+    assert cudnn.backend_version() == 0 and cudnn.backend_version_string() == "0.0.0"
+
+
+# ---- framework dtypes -------------------------------------------------------------
+
+
+def test_torch_dtypes_wherever_a_data_type_is_taken():
+    half, bf16, f32 = (FakeTorchDtype(n) for n in ("float16", "bfloat16", "float32"))
+    g = cudnn.pygraph(io_data_type=half, intermediate_data_type=f32, compute_data_type=f32)
+    assert (g.io_data_type, g.intermediate_data_type, g.compute_data_type) == (gc.data_type.HALF, F, F)
+    x = g.tensor(name="x", dim=[2, 4], stride=[4, 1], data_type=bf16)
+    assert x.get_data_type() is gc.data_type.BFLOAT16
+    x.set_data_type(FakeTorchDtype("float8_e4m3fn"))
+    assert x.get_data_type() is gc.data_type.FP8_E4M3
+    for name, want in [("int32", gc.data_type.INT32), ("uint8", gc.data_type.UINT8), ("bool", gc.data_type.BOOLEAN), ("float8_e5m2", gc.data_type.FP8_E5M2)]:
+        assert x.set_data_type(FakeTorchDtype(name)).get_data_type() is want
+    x.set_data_type(half)
+    y = g.relu(x, compute_data_type=f32)
+    assert y.producer[0].compute_data_type is F
+    assert g.tensor(dim=[1], data_type=np.float32).get_data_type() is F  # numpy dtypes too
+    with pytest.raises(TypeError, match=r"set_data_type of tensor 'x': no available conversion from type torch.complex64 to a library type"):
+        x.set_data_type(FakeTorchDtype("complex64"))
+
+
+# ---- cudnn.graph, jit, graph_cache --------------------------------------------------
+
+
+def test_graph_context_manager_yields_graph_and_list():
+    handle = cudnn.create_handle()
+    with cudnn.graph(handle) as (g, extra):
+        assert isinstance(g, cudnn.pygraph) and extra == []
+        x = g.tensor(name="x", dim=[2, 3], stride=[3, 1])
+    # the frontend's defaults: io HALF, intermediate and compute FLOAT
+    assert (g.name, x.get_data_type(), g.intermediate_data_type, g.compute_data_type) == ("cudnn_graph", gc.data_type.HALF, F, F)
+    assert g._handle is handle
+    with cudnn.graph(handle, name="n", io_data_type=F) as (g2, _):
+        pass
+    assert (g2.name, g2.io_data_type) == ("n", F)
+
+
+def test_graph_cache_keys_and_bounds():
+    calls = []
+
+    @cudnn.graph_cache(key_fn=lambda a, b=0: (a, b), maxsize=2)
+    def make(a, b=0):
+        calls.append((a, b))
+        return object()
+
+    first = make(1)
+    assert make(1) is first and calls == [(1, 0)]
+    make(2)
+    make(3)  # evicts the oldest entry, (1, 0)
+    assert make(1) is not first and calls == [(1, 0), (2, 0), (3, 0), (1, 0)]
+
+
+@needs_lib
+def test_jit_builds_once_and_returns_uids():
+    handle = cudnn.create_handle()
+    made = []
+
+    @cudnn.jit(heur_modes=[cudnn.heur_mode.A, cudnn.heur_mode.FALLBACK])
+    @cudnn.graph_cache(key_fn=lambda handle, shape: tuple(shape))
+    def make(handle, shape):
+        with cudnn.graph(handle, io_data_type=F) as (g, _):
+            X = g.tensor(name="X", dim=shape, stride=[shape[1], 1], uid=7)
+            Y = g.relu(X).set_output(True).set_uid(8)
+        made.append(shape)
+        return g, [X, Y]
+
+    g, uids = make(handle, [2, 4])
+    assert uids == [7, 8] and g.get_execution_plan_count() >= 1 and g._is_built
+    g2, _ = make(handle, [2, 4])
+    assert g2 is g and made == [[2, 4]]
+    x = np.array([[-1, 2, -3, 4], [5, -6, 7, -8]], np.float32)
+    y = np.empty_like(x)
+    g.execute({7: x, 8: y}, None, handle=handle)
+    np.testing.assert_array_equal(y, np.maximum(x, 0))
+
+
+# ---- sdpa: options and arity --------------------------------------------------------
+
+
+def _qkv(g, s=8, d=4):
+    return [g.tensor(name=n, dim=[1, 2, s, d], stride=[2 * s * d, s * d, d, 1]) for n in "qkv"]
+
+
+def test_sdpa_returns_o_and_stats_only():
+    g = cudnn.pygraph(io_data_type=F, intermediate_data_type=F, compute_data_type=F)
+    q, k, v = _qkv(g)
+    smax = g.tensor(name="smax", dim=[1, 2, 8, 1], data_type=F)
+    ssum = g.tensor(name="ssum", dim=[1, 2, 8, 1], data_type=F)
+    out = g.sdpa(q, k, v, generate_stats=True, attn_scale=0.5, score_max=smax, score_sum_exp=ssum)
+    assert len(out) == 2 and out[1] is not None
+    assert smax.producer[1] == "score_max" and ssum.producer[1] == "score_sum_exp"
+    o, stats = g.sdpa(q, k, v, is_inference=True)
+    assert stats is None
+    do = g.tensor(name="dO", dim=[1, 2, 8, 4])
+    dbias_in = g.tensor(name="bias", dim=[1, 2, 8, 8])
+    dbias = g.tensor(name="dbias", dim=[1, 2, 8, 8])
+    grads = g.sdpa_backward(q, k, v, out[0], do, out[1], bias=dbias_in, dBias=dbias)
+    assert len(grads) == 3 and dbias.producer[1] == "dBias"
+    g8 = cudnn.pygraph(io_data_type=gc.data_type.FP8_E4M3, intermediate_data_type=F, compute_data_type=F)
+    q8, k8, v8 = _qkv(g8)
+    scales = [g8.tensor(dim=[1, 1, 1, 1], data_type=F) for _ in range(6)]
+    assert len(g8.sdpa_fp8(q8, k8, v8, *scales, generate_stats=False)) == 4
+
+
+def test_sdpa_implementation_unfuse_fma_sliding_window():
+    assert [m.name for m in cudnn.attention_implementation] == ["AUTO", "COMPOSITE", "UNIFIED"]
+    g = cudnn.pygraph(io_data_type=F, intermediate_data_type=F, compute_data_type=F)
+    q, k, v = _qkv(g)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # AUTO and the defaults warn about nothing
+        o, _ = g.sdpa(q, k, v, generate_stats=False, implementation=cudnn.attention_implementation.AUTO, unfuse_fma=False)
+    with pytest.warns(UserWarning, match=r"implementation=attention_implementation.UNIFIED.*recorded on node 'sdpa.1', not applied"):
+        o2, _ = g.sdpa(q, k, v, generate_stats=False, implementation=cudnn.attention_implementation.UNIFIED)
+    assert o2.producer[0].params["implementation"] is cudnn.attention_implementation.UNIFIED
+    with pytest.warns(UserWarning, match=r"unfuse_fma=True"):
+        g.sdpa(q, k, v, generate_stats=False, unfuse_fma=True)
+    o3, _ = g.sdpa(q, k, v, generate_stats=False, sliding_window=4, use_causal_mask=True)
+    o4, _ = g.sdpa(q, k, v, generate_stats=False, sliding_window_length=4, use_causal_mask=True)
+    for t in (o, o2, o3, o4):
+        t.set_output(True)
+    text = g.to_mlir()
+    assert text.count("sliding_window_length = 4") == 2
+    with pytest.raises(RuntimeError, match=r"sliding window and left_bound cannot be set at the same time"):
+        g.sdpa(q, k, v, generate_stats=False, sliding_window_length=4, diagonal_band_left_bound=3)
+
+
+@needs_lib
+def test_sdpa_backward_deterministic_bars_nondeterministic_plans(monkeypatch):
+    g = cudnn.pygraph(io_data_type=BF16, intermediate_data_type=F, compute_data_type=F)
+    q, k, v = _qkv(g)
+    o, st = g.sdpa(q, k, v, generate_stats=True)
+    do = g.tensor(name="dO", dim=[1, 2, 8, 4])
+    dq, dk, dv = g.sdpa_backward(q, k, v, o, do, st, use_deterministic_algorithm=True)
+    assert dq.producer[0].params["use_deterministic_algorithm"] is True
+    for t in (dq, dk, dv):
+        t.set_output(True)
+    nondet = _plans.PlanConfig(0, "nondeterministic", numeric_notes=(cudnn.numerical_note.NONDETERMINISTIC,))
+    monkeypatch.setattr(_plans, "propose", lambda module, heuristics: [nondet, _plans.PlanConfig(0, "deterministic")])
+    g.build([cudnn.heur_mode.A])
+    assert g.get_plan_name_at_index(g._plan_index) == "deterministic"
+    with pytest.raises(ValueError, match=r"plan 0 \('nondeterministic'\) is excluded"):
+        g.build_plan_at_index(0)
+
+
+@needs_lib
+def test_sdpa_stats_use_log2_scales_stats():
+    rng = np.random.default_rng(3)
+    # bf16 raw bits (the f32 values' upper halves)
+    data = [(rng.standard_normal((1, 2, 8, 4)).astype(np.float32).view(np.uint32) >> 16).astype(np.uint16) for _ in range(3)]
+
+    def run(log2):
+        g = cudnn.pygraph(io_data_type=BF16, intermediate_data_type=F, compute_data_type=F)
+        q, k, v = _qkv(g)
+        o, st = g.sdpa(q, k, v, generate_stats=True, stats_use_log2=log2)
+        o.set_output(True)
+        st.set_output(True)
+        out, stats = np.empty((1, 2, 8, 4), np.uint16), np.empty((1, 2, 8, 1), np.float32)
+        g.execute({q: data[0], k: data[1], v: data[2], o: out, st: stats})
+        return out, stats
+
+    o_e, st_e = run(False)
+    o_2, st_2 = run(True)
+    np.testing.assert_array_equal(o_2, o_e)
+    assert np.all(np.abs(st_e) > 0.1)
+    np.testing.assert_allclose(st_2, st_e * np.log2(np.e), rtol=1e-5)
+
+
+# ---- uid 0 ----------------------------------------------------------------------------
+
+
+def test_uid_zero_is_a_uid():
+    g = cudnn.pygraph(io_data_type=F)
+    with pytest.warns(UserWarning, match=r"uid 0 \(tensor 'x'\) is carried as uid 1 in the graph dialect"):
+        x = g.tensor(name="x", dim=[2, 2], stride=[2, 1], uid=0)
+    y = g.relu(x).set_output(True)
+    assert x.get_uid() == 0 and y.get_uid() == 2
+    assert g.query_tensor_attributes_of_uid(0) is x
+    assert 'graph.name = "x", graph.uid = 1 : i64' in g.to_mlir()
+    # a user uid on the number uid 0 rode on moves uid 0 elsewhere
+    z = g.tensor(name="z", dim=[2, 2], uid=1)
+    g.add(x, z).set_output(True)
+    text = g.to_mlir()
+    assert 'graph.name = "z", graph.uid = 1 : i64' in text and 'graph.name = "x", graph.uid = 1 ' not in text
+
+
+@needs_lib
+def test_uid_zero_executes_keyed_by_zero():
+    g = cudnn.pygraph(io_data_type=F, intermediate_data_type=F, compute_data_type=F)
+    with pytest.warns(UserWarning):
+        x = g.tensor(name="x", dim=[2, 2], stride=[2, 1], uid=0)
+    y = g.neg(x).set_output(True).set_uid(5)
+    g.build([cudnn.heur_mode.A])
+    a = np.array([[1, -2], [3, 4]], np.float32)
+    out = np.empty_like(a)
+    g.execute({0: a, 5: out})
+    np.testing.assert_array_equal(out, -a)
+    assert [t.get_uid() for t in (x, y)] == [0, 5]
+
+
+# ---- enums and helper objects -----------------------------------------------------------
+
+
+def test_frontend_module_names():
+    for name in (
+        "backend_version", "backend_version_string", "get_last_error_string", "norm_forward_phase", "reduction_mode", "behavior_note",
+        "knob_type", "create_handle", "create_kernel_cache", "create_device_properties", "get_stream", "numerical_note", "build_plan_policy",
+        "data_type", "tensor_reordering", "heur_mode", "tensor", "knob", "cudnnGraphNotSupportedError", "diagonal_alignment",
+        "attention_implementation", "moe_grouped_matmul_mode", "scalar_type", "reshape_mode", "set_stream", "destroy_handle",
+        "pygraph", "graph", "jit", "graph_cache", "Tensor",
+    ):
+        assert hasattr(cudnn, name), name
+    assert cudnn.numeric_note is cudnn.numerical_note
+    assert cudnn.reshape_mode.VIEW_ONLY.name == "VIEW_ONLY" and [m.name for m in cudnn.scalar_type] == ["RUNTIME_PARAM", "COMPILE_TIME_CONST"]
+    assert issubclass(cudnn.cudnnGraphNotSupportedError, Exception)
+    kn = cudnn.knob(cudnn.knob_type.TILE_M, 4, 1, 1)
+    assert (kn.type, kn.max_value, kn.min_value, kn.stride) == (cudnn.knob_type.TILE_M, 4, 1, 1)
+    assert json.loads(repr(kn)) == {"knob_type": "TILE_M", "max_value": 4, "min_value": 1, "stride": 1}
+    assert cudnn.knob().type is cudnn.knob_type.NOT_SET
+    assert isinstance(cudnn.get_last_error_string(), str)
+
+
+def test_tensor_scalar_with_scalar_type():
+    g = cudnn.pygraph(io_data_type=F)
+    a = g.tensor_scalar(0.5, cudnn.scalar_type.COMPILE_TIME_CONST)
+    b = g.tensor_scalar(3, cudnn.scalar_type.RUNTIME_PARAM)
+    c = g.tensor_scalar(2.0, F)  # a data type, as this package also takes
+    assert (a.get_data_type(), b.get_data_type(), c.get_data_type()) == (F, gc.data_type.INT32, F)
+    assert a.get_is_pass_by_value() and a.pass_by_value == 0.5 and b.pass_by_value == 3
+
+
+def test_device_properties_and_kernel_cache_objects():
+    dp = cudnn.create_device_properties(0)
+    again = cudnn.create_device_properties(dp.serialize())
+    assert again.device_id == 0 and json.loads(again.serialize()) == json.loads(dp.serialize())
+    kc = cudnn.create_kernel_cache()
+    g = cudnn.pygraph(io_data_type=F, kernel_cache=kc, device_property=dp)
+    assert g._device_property is dp and g._kernel_cache is kc
+    with pytest.raises(TypeError, match=r"kernel_cache=\.\.\.\) takes an object from cudnn.create_kernel_cache\(\)"):
+        cudnn.pygraph(kernel_cache={})
+    kc2 = cudnn.create_kernel_cache()
+    kc2.deserialize(kc.serialize())
+    with pytest.raises(ValueError, match=r"not data from this package's kernel_cache.serialize\(\)"):
+        kc2.deserialize("{}")
+
+
+@needs_lib
+def test_kernel_cache_shares_built_plans(monkeypatch):
+    kc = cudnn.create_kernel_cache()
+    proposed = []
+    real = _plans.propose
+    monkeypatch.setattr(_plans, "propose", lambda module, heuristics: proposed.append(1) or real(module, heuristics))
+
+    def make():
+        g = cudnn.pygraph(io_data_type=F, intermediate_data_type=F, compute_data_type=F, kernel_cache=kc)
+        x = g.tensor(name="x", dim=[2, 3], stride=[3, 1], uid=1)
+        y = g.relu(x).set_output(True).set_uid(2)
+        g.build([cudnn.heur_mode.A])
+        return g
+
+    g1, g2 = make(), make()
+    assert len(proposed) == 1 and len(kc) == 1
+    assert g2._module is g1._module and g2._built_plans is g1._built_plans
+    a = np.array([[-1, 2, -3], [4, -5, 6]], np.float32)
+    for g in (g1, g2):
+        out = np.empty_like(a)
+        g.execute({1: a, 2: out})
+        np.testing.assert_array_equal(out, np.maximum(a, 0))
+    g3 = cudnn.pygraph(io_data_type=F, intermediate_data_type=F, compute_data_type=F, kernel_cache=kc)
+    x = g3.tensor(name="x", dim=[2, 3], stride=[3, 1], uid=1)
+    g3.relu(x).set_output(True).set_uid(2)
+    g3.build([cudnn.heur_mode.B])  # other heuristics: its own plan list
+    assert len(proposed) == 2 and len(kc) == 2
+
+
+@needs_lib
+def test_engine_and_tensor_queries_and_cuda_graphs():
+    g, a, b, bias, y = mlp_graph()
+    g.build_operation_graph()
+    assert g.get_engine_count() == 1  # the CPU reference, engine 0
+    assert g.get_knobs_for_engine(0) == []
+    with pytest.raises(ValueError, match=r"engine id 3 is not an engine of graph"):
+        g.get_knobs_for_engine(3)
+    g.create_execution_plan(0, {})
+    g.check_support()
+    g.build_plans()
+    assert g.query_tensor_attributes_of_uid(y.get_uid()) is y
+    with pytest.raises(RuntimeError, match=r"has no tensor with uid 99"):
+        g.query_tensor_attributes_of_uid(99)
+    for call in (g.populate_cuda_graph, g.update_cuda_graph):
+        with pytest.raises(cudnn.cudnnGraphNotSupportedError, match=r"no native CUDA-graph API"):
+            call(cudnn.create_handle(), {}, 0, 0)
+
+
+@needs_lib
+def test_knobs_of_a_gpu_plan_list(monkeypatch):
+    FakeGpuPlans().install(monkeypatch)
+    g, *_ = mlp_graph()
+    g.create_execution_plans([gc.heur_mode.A])
+    assert g.get_engine_count() == 8  # engine ids 0, 5 and 7 listed
+    # knob code 3 (USE_TEX, deprecated) has no knob_type member: the code stays
+    assert g.get_knobs_for_engine(7) == [cudnn.knob(3, 4, 4, 1), cudnn.knob(cudnn.knob_type.EDGE, 1, 1, 1)]
+    g.create_execution_plan(7, {cudnn.knob_type.EDGE: 1, cudnn.knob_type.TILE_SIZE: 2})
+    assert g.get_engine_and_knobs_at_index(3) == (7, {4: 1, 2: 2})
+
+
+# ---- heuristics, check_support, workspace, overrides --------------------------------------
+
+
+def test_heuristics_modes():
+    assert _plans._heur_codes([gc.heur_mode.INSTANT]) == [0]
+    assert _plans._heur_codes([gc.heur_mode.INSTANT, gc.heur_mode.B]) == [0, 1]
+    assert _plans._heur_codes([gc.heur_mode.OPENSOURCE]) == [0, 2]
+    assert _plans.opensource_only([gc.heur_mode.OPENSOURCE]) and not _plans.opensource_only([gc.heur_mode.OPENSOURCE, gc.heur_mode.A])
+    with pytest.raises(ValueError, match=r"'A' is not a cudnn.heur_mode"):
+        _plans._heur_codes(["A"])
+
+
+@needs_lib
+def test_opensource_keeps_the_generated_kernel_plans(monkeypatch):
+    fake = FakeGpuPlans(codegen=True).install(monkeypatch)
+    g, *_ = mlp_graph()
+    g.create_execution_plans([gc.heur_mode.OPENSOURCE])
+    assert [g.get_plan_name_at_index(i) for i in range(g.get_execution_plan_count())] == ["codegen_v2_t256_i2", "codegen_v2_t512_i2_p", "codegen_v1"]
+    assert fake.calls[0] == ("create", (0, 2))
+    FakeGpuPlans(codegen=False).install(monkeypatch)
+    g2, *_ = mlp_graph()
+    with pytest.raises(cudnn.cudnnGraphNotSupportedError, match=r"heur_mode.OPENSOURCE: no generated-kernel plan applies"):
+        g2.create_execution_plans([gc.heur_mode.OPENSOURCE])
+
+
+@needs_lib
+def test_check_support_can_fail(monkeypatch):
+    g, *_ = mlp_graph()
+    g.create_execution_plans()
+    g.deselect_engines(["reference_cpu"])
+    with pytest.raises(cudnn.cudnnGraphNotSupportedError, match=r"no plan in the list could be built:\n  \[0\] reference_cpu: excluded by deselect_engines\(\)"):
+        g.check_support()
+    fake = FakeGpuPlans().install(monkeypatch)
+    for p in fake.plans:
+        p["decline"] = "CUDNN_STATUS_NOT_SUPPORTED: no kernel"
+    g2, *_ = mlp_graph()
+    g2.create_execution_plans()
+    with pytest.raises(cudnn.cudnnGraphNotSupportedError, match=r"\[2\] eng7_k3=4_k4=1: plan 2 \(eng7_k3=4_k4=1\) declined"):
+        g2.check_support()
+
+
+@needs_lib
+def test_groups_beyond_the_first_warn(monkeypatch):
+    FakeGpuPlans().install(monkeypatch)
+    monkeypatch.setattr(_capi.Module, "plan_count", lambda self: (3, 2))
+    g, *_ = mlp_graph()
+    with pytest.warns(UserWarning, match=r"lowers to 2 fused groups on the GPU; its plan list .* is the first group's"):
+        g.create_execution_plans()
+
+
+@needs_lib
+def test_execute_checks_the_workspace(monkeypatch):
+    FakeGpuPlans().install(monkeypatch)
+    g, *io = mlp_graph()
+    g.create_execution_plans()
+    g.select_plan(2)
+    g.build_plans()
+    assert g.get_workspace_size() == 4096
+    a, b, bias, y = io
+    feed = {a: np.zeros((1, 4, 8), np.float32), b: np.zeros((1, 8, 6), np.float32), bias: np.zeros((1, 1, 6), np.float32), y: np.empty((1, 4, 6), np.float32)}
+    with pytest.raises(ValueError, match=r"plan 2 \('eng7_k3=4_k4=1'\) of graph 'test_graph' needs 4096 workspace bytes, the buffer holds 16"):
+        g.execute(feed, np.empty(16, np.uint8))
+    with pytest.warns(UserWarning, match=r"checked for size but is not used"):
+        g.execute(feed, np.empty(4096, np.uint8))
+
+
+@needs_lib
+def test_override_shapes_identity_and_otherwise():
+    g, a, b, bias, y = mlp_graph()
+    g.build()
+    run = dict(override_uids=[a.get_uid()], override_shapes=[[1, 4, 8]], override_strides=[[32, 8, 1]])
+    assert g.get_workspace_size(**run) == 0
+    rng = np.random.default_rng(0)
+    av, bv, cv = rng.standard_normal((1, 4, 8)).astype(np.float32), rng.standard_normal((1, 8, 6)).astype(np.float32), rng.standard_normal((1, 1, 6)).astype(np.float32)
+    out = np.zeros((1, 4, 6), np.float32)
+    g.execute({a: av, b: bv, bias: cv, y: out}, None, **run)
+    np.testing.assert_allclose(out, np.maximum(av @ bv + cv, 0), rtol=1e-5, atol=1e-5)
+    with pytest.raises(cudnn.cudnnGraphNotSupportedError, match=r"override for tensor 'A' \(uid 1\) asks for dims \[2, 4, 8\].*compiled for dims \[1, 4, 8\]"):
+        g.execute({a: av, b: bv, bias: cv, y: out}, None, override_uids=[1], override_shapes=[[2, 4, 8]], override_strides=[[32, 8, 1]])
+    with pytest.raises(ValueError, match=r"must name the same tensors: got 1, 0 and 0 entries"):
+        g.execute({a: av, b: bv, bias: cv, y: out}, None, override_uids=[1])
