@@ -4,6 +4,8 @@ execution through the C API."""
 import ctypes
 import hashlib
 import json
+import os
+import sys
 import warnings
 import weakref
 from typing import Any, Dict, List, Optional
@@ -214,9 +216,16 @@ class pygraph:
         return uid
 
     def _warn_once(self, key, message: str) -> None:
-        if key not in self._warned:
-            self._warned.add(key)
-            warnings.warn(message, stacklevel=3)
+        """warnings.warn(message) once per graph and ``key``, attributed to
+        the caller's line (the first frame outside this package)."""
+        if key in self._warned:
+            return
+        self._warned.add(key)
+        here = os.path.dirname(os.path.abspath(__file__))
+        level, frame = 2, sys._getframe(1)
+        while frame is not None and os.path.dirname(os.path.abspath(frame.f_code.co_filename)) == here:
+            level, frame = level + 1, frame.f_back
+        warnings.warn(message, stacklevel=level)
 
     def _wire(self, uid: int) -> int:
         """The uid the graph dialect carries for user uid ``uid``: itself,

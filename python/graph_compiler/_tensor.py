@@ -129,6 +129,11 @@ class Tensor:
             raise NotImplementedError(f"set_reordering_type({reordering}): reordered layouts have no form in the graph dialect yet")
         return self
 
+    def set_ragged_offset_multiplier(self, multiplier: int) -> "Tensor":
+        if int(multiplier) != 1:
+            raise NotImplementedError(f"set_ragged_offset_multiplier({multiplier}) (tensor {self.name!r}): ragged tensors have no form in the graph dialect yet")
+        return self
+
     # ---- getters -----------------------------------------------------------
     def get_name(self) -> str:
         return self.name
@@ -153,6 +158,18 @@ class Tensor:
 
     def get_is_output(self) -> bool:
         return self.producer is not None and not self.is_virtual
+
+    def get_reordering_type(self):
+        from ._enums import tensor_reordering
+
+        return tensor_reordering.NONE
+
+    def get_ragged_offset_multiplier(self) -> int:
+        return 1
+
+    def get_has_compile_time_constant(self) -> bool:
+        """Whether the tensor is a tensor_scalar (its value is in the graph)."""
+        return self.pass_by_value is not None
 
     # numpy-ish conveniences
     @property

@@ -297,6 +297,8 @@ def test_tensor_scalar_with_scalar_type():
     c = g.tensor_scalar(2.0, F)  # a data type, as this package also takes
     assert (a.get_data_type(), b.get_data_type(), c.get_data_type()) == (F, gc.data_type.INT32, F)
     assert a.get_is_pass_by_value() and a.pass_by_value == 0.5 and b.pass_by_value == 3
+    assert a.get_has_compile_time_constant() and not g.tensor(dim=[1]).get_has_compile_time_constant()
+    assert a.get_reordering_type() is cudnn.tensor_reordering.NONE and a.get_ragged_offset_multiplier() == 1
 
 
 def test_device_properties_and_kernel_cache_objects():
