@@ -4,7 +4,17 @@ each one has in the graph dialect."""
 import enum
 
 
-class data_type(enum.Enum):
+class _IntConvertible:
+    """int(member) is the member's value, as for the frontend's pybind11
+    enums (which are not int subclasses either)."""
+
+    def __int__(self):
+        return self.value
+
+    __index__ = __int__
+
+
+class data_type(_IntConvertible, enum.Enum):
     """Element types. ``mlir`` is the dialect's element type; ``itemsize`` the
     bytes one element takes in a host buffer (fp4 uses one byte per element,
     the low nibble, as the reference executor's raw-bits convention does)."""
@@ -99,7 +109,7 @@ def _numbered(name, members, doc=None):
     """The enum class ``name`` whose members, in the order ``members`` (a
     whitespace-separated string) lists them, are numbered 0, 1, 2 ... as the
     frontend numbers them."""
-    cls = enum.Enum(name, members.split(), module=__name__, qualname=name, start=0)
+    cls = enum.Enum(name, members.split(), module=__name__, qualname=name, type=_IntConvertible, start=0)
     cls.__doc__ = doc
     return cls
 

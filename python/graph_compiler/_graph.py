@@ -931,6 +931,8 @@ class pygraph:
         self._io_info = (self._module.inputs(), self._module.outputs())
         self._prepared = True
         self._frozen = True
+        if self._kernel_cache is not None:
+            self._kernel_cache._finalized = True
 
     def create_execution_plans(self, heuristics: Optional[List] = None) -> None:
         """The ranked plan list (one shot)."""
@@ -1647,6 +1649,8 @@ class graph(pygraph):
         return self, []
 
     def __exit__(self, exc_type, exc, tb):
+        self._revision = 0
+        self._finalized = False
         return False
 
 
@@ -1658,7 +1662,11 @@ class KernelCache:
     plans are not proposed or built again.
 
     serialize() gives JSON of the cached graphs' texts; deserialize() loads
-    such JSON (an entry is compiled again when a graph first uses it)."""
+    such JSON into a cache that holds nothing yet (an entry is compiled again
+    when a graph first uses it). size() is the number of graph texts the
+    cache holds and revision() counts the texts added since the cache was
+    made or loaded (a loaded one starts at its size); both need the cache
+    finalized, i.e. a graph's build_operation_graph() run with it."""
 
     def __init__(self):
         self._entries: Dict[Any, Dict[str, Any]] = {}
@@ -1672,7 +1680,26 @@ class KernelCache:
 
     def _store(self, text: str, heuristics, entry: Dict[str, Any]) -> None:
         self._entries[(text, heuristics)] = entry
-        self._texts[hashlib.sha256(text.encode("utf-8")).hexdigest()] = text
+        digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
+        if self._texts or self._entries:
+            raise RuntimeError("kernel_cache.deserialize(): the cache already holds graphs; deserialize into a new cudnn.create_kernel_cache()")
+        if digest not in self._texts:
+            self._texts[digest] = text
+            self._revision += 1
+
+    def _check_finalized(self, what: str) -> None:
+        if not self._finalized:
+            raise RuntimeError(f"kernel_cache.{what}(): the cache is not finalized yet (run build_operation_graph() of a graph made with kernel_cache=...)")
+
+    def size(self) -> int:
+        self._revision = len(self._texts)
+        self._finalized = False
+        self._check_finalized("size")
+        return len(self._texts)
+
+    def revision(self) -> int:
+        self._check_finalized("revision")
+        return self._revision
 
     def serialize(self) -> str:
         return json.dumps({"format": "graph_compiler.kernel_cache/1", "graphs": self._texts}, sort_keys=True)

@@ -290,6 +290,20 @@ def test_frontend_module_names():
     assert isinstance(cudnn.get_last_error_string(), str)
 
 
+@pytest.mark.parametrize(
+    "name",
+    "data_type tensor_reordering scalar_type reshape_mode knob_type norm_forward_phase heur_mode convolution_mode reduction_mode "
+    "build_plan_policy numerical_note behavior_note diagonal_alignment attention_implementation moe_grouped_matmul_mode".split(),
+)
+def test_enums_round_trip_through_int(name):
+    cls = getattr(cudnn, name)
+    members = list(cls.__members__.values())
+    restored = json.loads(json.dumps([int(m) for m in members]))
+    assert restored == [m.value for m in members]
+    for m, v in zip(members, restored):
+        assert cls(v) is m and not isinstance(m, int)
+
+
 def test_tensor_scalar_with_scalar_type():
     g = cudnn.pygraph(io_data_type=F)
     a = g.tensor_scalar(0.5, cudnn.scalar_type.COMPILE_TIME_CONST)
@@ -310,10 +324,12 @@ def test_device_properties_and_kernel_cache_objects():
     assert g._device_property is dp and g._kernel_cache is kc
     with pytest.raises(TypeError, match=r"kernel_cache=\.\.\.\) takes an object from cudnn.create_kernel_cache\(\)"):
         cudnn.pygraph(kernel_cache={})
+    with pytest.raises(RuntimeError, match=r"kernel_cache.size\(\): the cache is not finalized yet"):
+        kc.size()
     kc2 = cudnn.create_kernel_cache()
-    kc2.deserialize(kc.serialize())
     with pytest.raises(ValueError, match=r"not data from this package's kernel_cache.serialize\(\)"):
         kc2.deserialize("{}")
+    kc2.deserialize(kc.serialize())
 
 
 @needs_lib
@@ -331,7 +347,7 @@ def test_kernel_cache_shares_built_plans(monkeypatch):
         return g
 
     g1, g2 = make(), make()
-    assert len(proposed) == 1 and len(kc) == 1
+    assert len(proposed) == 1 and len(kc) == 1 and (kc.size(), kc.revision()) == (1, 1)
     assert g2._module is g1._module and g2._built_plans is g1._built_plans
     a = np.array([[-1, 2, -3], [4, -5, 6]], np.float32)
     for g in (g1, g2):
@@ -342,7 +358,11 @@ def test_kernel_cache_shares_built_plans(monkeypatch):
     x = g3.tensor(name="x", dim=[2, 3], stride=[3, 1], uid=1)
     g3.relu(x).set_output(True).set_uid(2)
     g3.build([cudnn.heur_mode.B])  # other heuristics: its own plan list
-    assert len(proposed) == 2 and len(kc) == 2
+    assert len(proposed) == 2 and len(kc) == 2 and (kc.size(), kc.revision()) == (1, 1)  # one graph text
+    loaded = cudnn.create_kernel_cache()
+    loaded.deserialize(kc.serialize())
+    with pytest.raises(RuntimeError, match=r"the cache already holds graphs"):
+        loaded.deserialize(kc.serialize())
 
 
 @needs_lib
