@@ -6,7 +6,6 @@ modes, check_support, the workspace and override arguments of execute."""
 
 import ctypes
 import json
-import os
 import warnings
 
 import numpy as np
@@ -15,8 +14,8 @@ import pytest
 import cudnn
 import graph_compiler as gc
 from conftest import needs_lib
-from graph_compiler import _capi, _enums, _plans, _version
-from test_plans import FakeGpuPlans, mlp_graph, run_cpu
+from graph_compiler import _capi, _plans, _version
+from test_plans import FakeGpuPlans, mlp_graph
 
 F = gc.data_type.FLOAT
 BF16 = gc.data_type.BFLOAT16
@@ -342,7 +341,7 @@ def test_kernel_cache_shares_built_plans(monkeypatch):
     def make():
         g = cudnn.pygraph(io_data_type=F, intermediate_data_type=F, compute_data_type=F, kernel_cache=kc)
         x = g.tensor(name="x", dim=[2, 3], stride=[3, 1], uid=1)
-        y = g.relu(x).set_output(True).set_uid(2)
+        g.relu(x).set_output(True).set_uid(2)
         g.build([cudnn.heur_mode.A])
         return g
 
