@@ -381,7 +381,7 @@ def library_available() -> bool:
     return _capi.available()
 
 
-def _io_layouts(graph):
+def io_layouts(graph):
     """uid -> (data type, dims, strides) of every input and output as the
     compiler declares them (after build/prepare)."""
     return {uid: (dt, dims, strides) for uid, _, dt, dims, strides, _ in graph._io_tensors()}
@@ -399,7 +399,7 @@ def run_cpu(model: Model, feeds: Dict[str, np.ndarray]) -> Dict[str, np.ndarray]
     output as float64."""
     g = model.graph
     g.build([cudnn.heur_mode.A])
-    layouts = _io_layouts(g)
+    layouts = io_layouts(g)
     pack, outs = {}, {}
     for name, t in model.inputs.items():
         if t.uid not in layouts:
