@@ -34,7 +34,7 @@ from harness import Model
 NAME = "llama_block"
 TRAINS = True
 SIZES = {
-    "small": dict(b=2, s=16, hidden=64, heads=4, kv_heads=2, head_dim=16, ffn=96),
+    "small": dict(b=2, s=16, hidden=64, heads=8, kv_heads=2, head_dim=8, ffn=96),
     "check": dict(b=1, s=256, hidden=512, heads=4, kv_heads=2, head_dim=128, ffn=1408),
     "full": dict(b=4, s=2048, hidden=2048, heads=16, kv_heads=4, head_dim=128, ffn=5632),
 }

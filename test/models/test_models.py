@@ -151,3 +151,15 @@ def test_parse_groups():
 def test_select_engines_failure_is_reported():
     with pytest.raises(harness.SelectEnginesError, match="graph-select-engines"):
         harness.select_engines("graph.graph @broken(", "broken")
+
+
+@needs_graph_opt
+def test_op_no_engine_accepts_is_reported():
+    """An f64 matmul: cuDNN has no f64 path and the generated kernels no
+    matmul, so select-engines fails and the error lists both reasons."""
+    g = harness.cudnn.pygraph(io_data_type=harness.DT.DOUBLE, intermediate_data_type=harness.DT.DOUBLE, compute_data_type=harness.DT.DOUBLE)
+    a = g.tensor(name="a", dim=[4, 8])
+    w = g.tensor(name="w", dim=[8, 2])
+    g.matmul(a, w, name="mm64").set_output(True)
+    with pytest.raises(harness.SelectEnginesError, match="(?s)no engine can run this op.*cudnn:.*codegen:"):
+        harness.select_engines(g.to_mlir(), "f64 matmul")
