@@ -40,8 +40,8 @@ def GraphFuse : Pass<"graph-fuse", "::mlir::ModuleOp"> {
     cuDNN's fusion engines run as one plan:
 
     - a matmul or convolution (fprop, dgrad, wgrad) with its pointwise
-      epilogue chain (bias, scale, activations, residual add) and an
-      optional trailing reduction;
+      epilogue chain (bias, scale, batchnorm inference, activations,
+      residual add) and an optional trailing reduction;
     - a standalone chain of pointwise ops, with an optional trailing
       reduction;
     - with `row-fusion` (the default), memory-bound chains: pointwise ops,
@@ -51,9 +51,10 @@ def GraphFuse : Pass<"graph-fuse", "::mlir::ModuleOp"> {
     - every other op (batchnorm training, genstats, attention, structural
       ops...) alone.
 
-    A pointwise op joins the group of its first operand's producer only if
+    A pointwise op joins the group of its latest operand's producer (a
+    binary op of two matmul results joins the second one's epilogue), so
     every other operand comes from an input, a scalar, an earlier group or
-    that same group, so the partition never has a cycle; a chain stops at
+    that same group and the partition never has a cycle; a chain stops at
     `max-group-ops` ops. Scalars (`graph.scalar`) belong to no group: each
     group that reads one passes it by value.
   }];

@@ -929,6 +929,21 @@ Status runGpu(CompiledGraph::Impl &impl, mlir::graph::GpuExecutable &gpu,
   return Status();
 }
 
+/// Whether strides `a` and `b` address the elements of `dims` alike: the
+/// stride of an extent-1 dim is never used, so it is not compared (a
+/// [1,16,1,1] buffer with strides [16,1,1,1] is the graph's [16,1,16,16]).
+bool sameLayout(const std::vector<int64_t> &dims,
+                const std::vector<int64_t> &a, const std::vector<int64_t> &b) {
+  if (ref::numElements(dims) <= 1)
+    return true;
+  if (a.size() != dims.size() || b.size() != dims.size())
+    return false;
+  for (size_t d = 0; d < dims.size(); ++d)
+    if (dims[d] != 1 && a[d] != b[d])
+      return false;
+  return true;
+}
+
 /// Whether `buffers` is the variant pack of the last GPU execute (same
 /// uids, dtypes, dims and strides, in the same order, no NULL data): then
 /// every check it passed holds again. Allocates nothing.
@@ -1011,7 +1026,7 @@ Status executeOnDevice(CompiledGraph::Impl &impl,
                         who(kind, i, descs[i]) + ": the graph computed dims " +
                             dimsText(t.dims) + " but the buffer has " +
                             dimsText(b.dims));
-        if (t.strides != bindings[i].strides && ref::numElements(b.dims) > 1)
+        if (!sameLayout(b.dims, t.strides, bindings[i].strides))
           return Status(GRAPH_ERROR_INVALID_ARGUMENT,
                         who(kind, i, descs[i]) + ": on the GPU the buffer "
                         "must have the graph's strides " + dimsText(t.strides) +
@@ -1445,7 +1460,8 @@ Status CompiledGraph::planCreate(GraphDevice device,
   GraphOp graph;
   if (Status s = lowerForGpu(*impl, clone, graph); !s)
     return s;
-  if (std::string e = mlir::graph::lowerToCudnn(graph, list->program);
+  if (std::string e = mlir::graph::lowerToCudnn(graph, list->program,
+                                                nullptr, /*foldViews=*/true);
       !e.empty())
     return Status(GRAPH_ERROR_NOT_SUPPORTED, graphName + ": " + e);
   if (list->program.groups.empty())

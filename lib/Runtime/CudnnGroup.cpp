@@ -1220,14 +1220,19 @@ public:
                       ? op->outputs.at("score_sum_exp")
                       : newVirtual(rowDims, CUDNN_DATA_FLOAT);
     TRY(reduction(CUDNN_REDUCE_TENSOR_ADD, e, sum, CUDNN_DATA_FLOAT));
-    if (hasOut("Stats")) {
-      int64_t stats;
+    // cuDNN's fused attention engines match the softmax only with its
+    // statistics written out: without a user Stats tensor (inference) they
+    // go to a scratch buffer in the workspace, else the heuristics offer no
+    // engine config for a causal or masked inference graph.
+    int64_t stats;
+    if (hasOut("Stats"))
       TRY(out("Stats", stats));
-      int64_t logSum = newVirtual(rowDims, CUDNN_DATA_FLOAT);
-      TRY(pointwise(CUDNN_POINTWISE_LOG, sum, 0, 0, logSum, CUDNN_DATA_FLOAT));
-      TRY(pointwise(CUDNN_POINTWISE_ADD, mx, logSum, 0, stats,
-                    CUDNN_DATA_FLOAT));
-    }
+    else
+      stats = newScratch(rowDims, CUDNN_DATA_FLOAT);
+    int64_t logSum = newVirtual(rowDims, CUDNN_DATA_FLOAT);
+    TRY(pointwise(CUDNN_POINTWISE_LOG, sum, 0, 0, logSum, CUDNN_DATA_FLOAT));
+    TRY(pointwise(CUDNN_POINTWISE_ADD, mx, logSum, 0, stats,
+                  CUDNN_DATA_FLOAT));
     // P in the io type: the A operand of the second matmul.
     int64_t p = newVirtual(sDims, a.dropMask ? CUDNN_DATA_FLOAT : a.io);
     TRY(pointwise(CUDNN_POINTWISE_DIV, e, sum, 0, p, CUDNN_DATA_FLOAT));

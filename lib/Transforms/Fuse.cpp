@@ -79,17 +79,19 @@ private:
     return groups.size() - 1;
   }
 
-  /// A pointwise op or a reduction joins the group of its first grouped
-  /// operand when that keeps every edge pointing from a lower group id to a
-  /// higher one (or inside the group): the ids then are a schedule.
+  /// A pointwise op or a reduction joins the group of its latest grouped
+  /// operand (a binary op of two matmuls joins the second one's epilogue):
+  /// every edge then points from a lower group id to a higher one (or
+  /// inside the group), so the ids are a schedule.
   std::optional<unsigned> tryJoin(Operation *op) {
     bool rowJoin = rowFusion && (isa<PointwiseOp>(op) || isRowOp(op));
-    if (!isa<PointwiseOp, ReductionOp>(op) && !rowJoin)
+    if (!isa<PointwiseOp, ReductionOp, BatchnormInferenceOp>(op) && !rowJoin)
       return std::nullopt;
     std::optional<unsigned> target;
     for (Value operand : op->getOperands())
-      if ((target = producerGroup(operand)))
-        break;
+      if (std::optional<unsigned> from = producerGroup(operand))
+        if (!target || *from > *target)
+          target = from;
     if (!target)
       return std::nullopt;
     Group &group = groups[*target];
@@ -104,9 +106,14 @@ private:
     bool memoryBound =
         (group.kind == GroupKind::Pointwise || group.kind == GroupKind::Row) &&
         !(group.hasNorm && isRowOp(op) && !isa<ReductionOp>(op));
+    // Batchnorm inference is a per-channel scale and shift: an epilogue of
+    // a convolution like a pointwise op (conv + bn + relu is one plan).
+    bool epilogue = isa<PointwiseOp, ReductionOp>(op) ||
+                    (isa<BatchnormInferenceOp>(op) &&
+                     group.kind == GroupKind::MatmulOrConv);
     if (!(rowJoin && memoryBound) &&
         (group.kind == GroupKind::Single || group.kind == GroupKind::Row ||
-         group.hasReduction || !isa<PointwiseOp, ReductionOp>(op)))
+         group.hasReduction || !epilogue))
       return std::nullopt;
     for (Value operand : op->getOperands()) {
       std::optional<unsigned> from = producerGroup(operand);

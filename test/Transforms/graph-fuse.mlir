@@ -26,13 +26,15 @@ graph.graph @epilogue(%x: tensor<8x64xf16>, %w: tensor<64x32xf16>, %b: tensor<1x
 
 // -----
 
-// A pointwise op whose second operand comes from a later group must not join
-// the earlier one (that would make a cycle between the two groups).
+// A pointwise op of two groups' results joins the later group (joining the
+// earlier one would make a cycle between the two groups): the product of
+// two matmuls is the second one's epilogue, like a SwiGLU's swish(g) * u.
 // CHECK-LABEL: graph.graph @no_cycle
 // CHECK: matmul {{.*}}graph.group = 0
 // CHECK-NEXT: matmul {{.*}}graph.group = 1
-// CHECK-NEXT: pointwise mul({{.*}}graph.group = 2
+// CHECK-NEXT: pointwise mul({{.*}}graph.group = 1
 // CHECK-NEXT: pointwise relu({{.*}}graph.group = 1
+// CHECK-NEXT: pointwise add({{.*}}graph.group = 1
 graph.graph @no_cycle(%a: tensor<4x4xf32>, %b: tensor<4x4xf32>) -> tensor<4x4xf32> {
   %m0 = graph.matmul %a, %b : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
   %m1 = graph.matmul %b, %a : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
@@ -97,4 +99,21 @@ graph.graph @softmax_and_norms(%x: tensor<8x64xf32>, %r: tensor<8x64xf32>, %g: t
   %o = graph.pointwise mul(%n, %g) : (tensor<8x64xf32>, tensor<1x64xf32>) -> tensor<8x64xf32>
   %n2 = graph.rmsnorm inference %o, scale %g, epsilon %eps : (tensor<8x64xf32>, tensor<1x64xf32>, tensor<1x1xf32>) -> tensor<8x64xf32>
   graph.output %p, %o, %n2 : tensor<8x64xf32>, tensor<8x64xf32>, tensor<8x64xf32>
+}
+
+// -----
+
+// Batchnorm inference is a per-channel scale and shift: it joins the
+// convolution's epilogue with the activation and the residual add.
+// CHECK-LABEL: graph.graph @conv_bn_relu
+// CHECK: conv_fprop {{.*}}graph.group = 0
+// CHECK-NEXT: batchnorm_inference {{.*}}graph.group = 0
+// CHECK-NEXT: pointwise add({{.*}}graph.group = 0
+// CHECK-NEXT: pointwise relu({{.*}}graph.group = 0
+graph.graph @conv_bn_relu(%x: tensor<2x8x4x4xf16>, %w: tensor<8x8x1x1xf16>, %m: tensor<1x8x1x1xf32>, %v: tensor<1x8x1x1xf32>) -> tensor<2x8x4x4xf16> {
+  %c = graph.conv_fprop %x, %w {padding = array<i64: 0, 0>, stride = array<i64: 1, 1>} : (tensor<2x8x4x4xf16>, tensor<8x8x1x1xf16>) -> tensor<2x8x4x4xf32>
+  %b = graph.batchnorm_inference %c, mean %m, inv_variance %v, scale %v, bias %m : (tensor<2x8x4x4xf32>, tensor<1x8x1x1xf32>, tensor<1x8x1x1xf32>, tensor<1x8x1x1xf32>, tensor<1x8x1x1xf32>) -> tensor<2x8x4x4xf32>
+  %s = graph.pointwise add(%b, %x) : (tensor<2x8x4x4xf32>, tensor<2x8x4x4xf16>) -> tensor<2x8x4x4xf32>
+  %y = graph.pointwise relu(%s) : (tensor<2x8x4x4xf32>) -> tensor<2x8x4x4xf16>
+  graph.output %y : tensor<2x8x4x4xf16>
 }

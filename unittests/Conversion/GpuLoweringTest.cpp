@@ -24,6 +24,7 @@
 using namespace mlir;
 using namespace mlir::graph;
 namespace ref = ::graph::ref;
+namespace rt = ::graph::rt;
 
 namespace {
 
@@ -209,6 +210,122 @@ TEST(CompareTest, NormwiseBoundFollowsTheNarrowestInput) {
       ref::compare(bytes({1, 2, 3, std::nanf("")}), want, ref::DType::F32, 4,
                    1.0, 1.0, /*normwise=*/true);
   EXPECT_FALSE(nan.ok);
+}
+
+// Attention heads as a user writes them: one QKV projection viewed as
+// heads (reshape, slice, transpose), sdpa, its output transposed back and
+// flattened for the out-projection. With folded views no copy group is
+// left, the views read the projection's buffer in place, and sdpa's output
+// is written in [b, s, h, d] order so the flattening is free.
+constexpr const char *kHeads = R"mlir(
+graph.graph @heads(%x: tensor<16x64xbf16> {graph.name = "x"},
+                   %wqkv: tensor<64x192xbf16> {graph.name = "wqkv"},
+                   %wo: tensor<64x64xbf16> {graph.name = "wo"})
+    -> (tensor<16x64xbf16> {graph.name = "y"})
+    attributes {io_data_type = bf16, intermediate_data_type = bf16, compute_data_type = f32} {
+  %qkv = graph.matmul %x, %wqkv : (tensor<16x64xbf16>, tensor<64x192xbf16>) -> tensor<16x192xbf16>
+  %r = graph.reshape %qkv : (tensor<16x192xbf16>) -> tensor<2x8x12x16xbf16>
+  %q4 = graph.slice %r {start = array<i64: 0, 0, 0, 0>, limit = array<i64: 2, 8, 4, 16>} : (tensor<2x8x12x16xbf16>) -> tensor<2x8x4x16xbf16>
+  %k4 = graph.slice %r {start = array<i64: 0, 0, 4, 0>, limit = array<i64: 2, 8, 8, 16>} : (tensor<2x8x12x16xbf16>) -> tensor<2x8x4x16xbf16>
+  %v4 = graph.slice %r {start = array<i64: 0, 0, 8, 0>, limit = array<i64: 2, 8, 12, 16>} : (tensor<2x8x12x16xbf16>) -> tensor<2x8x4x16xbf16>
+  %q = graph.transpose %q4 {permutation = array<i64: 0, 2, 1, 3>} : (tensor<2x8x4x16xbf16>) -> tensor<2x4x8x16xbf16>
+  %k = graph.transpose %k4 {permutation = array<i64: 0, 2, 1, 3>} : (tensor<2x8x4x16xbf16>) -> tensor<2x4x8x16xbf16>
+  %v = graph.transpose %v4 {permutation = array<i64: 0, 2, 1, 3>} : (tensor<2x8x4x16xbf16>) -> tensor<2x4x8x16xbf16>
+  %o = graph.sdpa %q, %k, %v {use_causal_mask, attn_scale_value = 0.25 : f64} : (tensor<2x4x8x16xbf16>, tensor<2x4x8x16xbf16>, tensor<2x4x8x16xbf16>) -> (tensor<2x4x8x16xbf16>, none, none, none)
+  %ot = graph.transpose %o {permutation = array<i64: 0, 2, 1, 3>} : (tensor<2x4x8x16xbf16>) -> tensor<2x8x4x16xbf16>
+  %of = graph.reshape %ot : (tensor<2x8x4x16xbf16>) -> tensor<16x64xbf16>
+  %y = graph.matmul %of, %wo : (tensor<16x64xbf16>, tensor<64x64xbf16>) -> tensor<16x64xbf16>
+  graph.output %y : tensor<16x64xbf16>
+}
+)mlir";
+
+const DeviceTensor *tensorOf(const CudnnProgram &program, int64_t uid) {
+  for (const DeviceTensor &tensor : program.tensors)
+    if (tensor.uid == uid)
+      return &tensor;
+  return nullptr;
+}
+
+TEST_F(GpuLoweringTest, FoldedViewsReadTheirSourceInPlace) {
+  GraphOp graph = parse(kHeads);
+  ASSERT_TRUE(graph);
+  CudnnProgram copies, folded;
+  ASSERT_EQ(lowerToCudnn(graph, copies), "");
+  ASSERT_EQ(lowerToCudnn(graph, folded, nullptr, /*foldViews=*/true), "");
+  // matmul, 2 views + 3 slices + 3 transposes, sdpa, transpose + reshape,
+  // matmul: without folding every view is a copy group of its own.
+  EXPECT_EQ(copies.groups.size(), 12u);
+  ASSERT_EQ(folded.groups.size(), 3u);
+  EXPECT_EQ(folded.groups[0].ops.front().kind, "matmul");
+  EXPECT_EQ(folded.groups[1].ops.front().kind, "sdpa");
+  EXPECT_EQ(folded.groups[2].ops.front().kind, "matmul");
+
+  // sdpa reads k through the projection: [b, h, s, d] over [b*s, 3*h*d]
+  // rows, starting 4 heads in.
+  const rt::OpSpec &sdpa = folded.groups[1].ops.front();
+  const DeviceTensor *k = tensorOf(folded, sdpa.inputs.at("k"));
+  ASSERT_TRUE(k);
+  const DeviceTensor *qkv = tensorOf(folded, k->aliasOf);
+  ASSERT_TRUE(qkv);
+  EXPECT_EQ(qkv->dims, (ref::Shape{16, 192}));
+  EXPECT_EQ(k->aliasOffset, 4 * 16);
+  EXPECT_EQ(k->strides, (ref::Shape{8 * 192, 16, 192, 1}));
+  // sdpa's O is written [b, s, h, d]-major, so the out-projection's A is a
+  // packed alias of it.
+  const DeviceTensor *o = tensorOf(folded, sdpa.outputs.at("O"));
+  ASSERT_TRUE(o);
+  EXPECT_EQ(o->aliasOf, -1);
+  EXPECT_EQ(o->strides, (ref::Shape{8 * 64, 16, 64, 1}));
+  const DeviceTensor *a =
+      tensorOf(folded, folded.groups[2].ops.front().inputs.at("A"));
+  ASSERT_TRUE(a);
+  EXPECT_EQ(a->aliasOf, o->uid);
+  EXPECT_EQ(a->aliasOffset, 0);
+  EXPECT_EQ(a->strides, (ref::Shape{64, 1}));
+}
+
+// A view a convolution reads is copied: only the readers that take strided
+// operands (matmul, sdpa, pointwise, rope) read views in place.
+TEST_F(GpuLoweringTest, ViewsOfConvolutionInputsStayCopies) {
+  GraphOp graph = parse(R"mlir(
+graph.graph @c(%x: tensor<2x8x8x4xf16> {graph.name = "x"}, %w: tensor<4x4x1x1xf16> {graph.name = "w"})
+    -> (tensor<2x4x8x8xf32> {graph.name = "y"}) attributes {compute_data_type = f32} {
+  %t = graph.transpose %x {permutation = array<i64: 0, 3, 1, 2>} : (tensor<2x8x8x4xf16>) -> tensor<2x4x8x8xf16>
+  %y = graph.conv_fprop %t, %w {padding = array<i64: 0, 0>, stride = array<i64: 1, 1>} : (tensor<2x4x8x8xf16>, tensor<4x4x1x1xf16>) -> tensor<2x4x8x8xf32>
+  graph.output %y : tensor<2x4x8x8xf32>
+})mlir");
+  ASSERT_TRUE(graph);
+  CudnnProgram program;
+  ASSERT_EQ(lowerToCudnn(graph, program, nullptr, /*foldViews=*/true), "");
+  ASSERT_EQ(program.groups.size(), 2u);
+  EXPECT_EQ(program.groups[0].ops.front().kind, "transpose");
+  for (const DeviceTensor &tensor : program.tensors)
+    EXPECT_EQ(tensor.aliasOf, -1);
+}
+
+// An f32 intermediate crossing into a bf16 matmul is stored in bf16 (what
+// the matmul rounds it to): cuDNN has no f32 x bf16 matmul.
+TEST_F(GpuLoweringTest, TensorCoreOperandsCrossGroupsIn16Bit) {
+  GraphOp graph = parse(R"mlir(
+graph.graph @n(%x: tensor<8x32xbf16> {graph.name = "x"}, %g: tensor<1x32xf32> {graph.name = "g"},
+               %w: tensor<32x16xbf16> {graph.name = "w"})
+    -> (tensor<8x16xbf16> {graph.name = "y"}) attributes {io_data_type = bf16, intermediate_data_type = f32, compute_data_type = f32} {
+  %eps = graph.scalar 1.0e-05 : f32 -> tensor<1x1xf32>
+  %n = graph.rmsnorm inference %x, scale %g, epsilon %eps : (tensor<8x32xbf16>, tensor<1x32xf32>, tensor<1x1xf32>) -> tensor<8x32xf32>
+  %y = graph.matmul %n, %w : (tensor<8x32xf32>, tensor<32x16xbf16>) -> tensor<8x16xbf16>
+  graph.output %y : tensor<8x16xbf16>
+})mlir");
+  ASSERT_TRUE(graph);
+  CudnnProgram program;
+  ASSERT_EQ(lowerToCudnn(graph, program), "");
+  ASSERT_EQ(program.groups.size(), 2u);
+  const rt::OpSpec &matmul = program.groups[1].ops.front();
+  const DeviceTensor *a = tensorOf(program, matmul.inputs.at("A"));
+  ASSERT_TRUE(a);
+  EXPECT_EQ(a->dtype, ref::DType::BF16);
+  for (const rt::TensorSpec &t : program.groups[0].tensors)
+    if (t.uid == a->uid)
+      EXPECT_EQ(t.dtype, ref::DType::BF16);
 }
 
 } // namespace

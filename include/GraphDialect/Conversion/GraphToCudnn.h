@@ -36,6 +36,11 @@ struct DeviceTensor {
   ::graph::ref::Shape dims, strides;
   Role role = Role::Intermediate;
   unsigned index = 0; // position among the graph's inputs or outputs
+  /// >= 0: a folded view (reshape, transpose, slice) of the tensor of this
+  /// uid, `aliasOffset` elements in, read through `strides`; no memory of
+  /// its own.
+  int64_t aliasOf = -1;
+  int64_t aliasOffset = 0;
 };
 
 /// How one group's plan is chosen (an exec.cudnn_group's choice).
@@ -72,8 +77,13 @@ struct GroupSource {
 /// graph-prepare, graph-fuse and graph-select-engines. Returns "" or the
 /// error naming the op and the rule. `sources`, when given, gets one entry
 /// per group (parallel to program.groups), valid while `graph` lives.
+/// `foldViews`: reshape/transpose/slice results whose readers all take
+/// strided operands become aliases of their source (DeviceTensor::aliasOf)
+/// instead of copy groups, and a transposed intermediate is written in the
+/// layout that makes its view packed. Only the executor binds aliases.
 std::string lowerToCudnn(GraphOp graph, CudnnProgram &program,
-                         std::vector<GroupSource> *sources = nullptr);
+                         std::vector<GroupSource> *sources = nullptr,
+                         bool foldViews = false);
 
 /// The pipeline graph-run and the C API use before lowering: graph-prepare,
 /// graph-fuse, graph-select-engines.

@@ -2,7 +2,8 @@
 //
 // Walks each group's ranked plan list the way the frontend does: the first
 // plan that builds runs; plans deselected by name or over the workspace
-// limit are skipped; a group no plan builds is split into single ops, and
+// limit are skipped; a group no plan builds is split (its first op and the
+// rest, again until single ops), and
 // only an op no plan runs is an error, listing each plan tried and why. The
 // list (PlanList.h) holds cuDNN's plans and the codegen engine's.
 //
@@ -118,11 +119,19 @@ private:
   std::vector<int64_t> ioUidList;
   std::vector<void **> ioSlots;
   std::vector<void *> byUidScratch;
+  /// Folded views: their slot in `bound`, their source's slot and the byte
+  /// offset between them, rebound after the inputs on every execute.
+  struct AliasSlot {
+    void **slot;
+    void **source;
+    size_t byteOffset;
+  };
+  std::vector<AliasSlot> aliasSlots;
 };
 
 std::string GpuRun::allocateIntermediates() {
   for (const DeviceTensor &tensor : lowered.tensors) {
-    if (tensor.role != DeviceTensor::Role::Intermediate)
+    if (tensor.role != DeviceTensor::Role::Intermediate || tensor.aliasOf >= 0)
       continue;
     std::string error;
     size_t bytes = bytesOf(tensor.dtype, tensor.dims, tensor.strides);
@@ -541,57 +550,70 @@ std::string GpuRun::autotune(const rt::GraphSpec &spec, rt::CudnnGroup *group,
   return gpu.synchronize();
 }
 
-/// Runs each op of `spec` as its own group; tensors that were virtual inside
-/// it get device buffers.
+/// Splits `spec` in two, its first op (the matmul, convolution, norm or
+/// attention a group is anchored on) and the rest, and prepares each piece;
+/// a piece no plan builds is split again, down to single ops. Tensors that
+/// were virtual inside the group and cross the cut get device buffers.
 std::string GpuRun::split(const rt::GraphSpec &spec, const std::string &why) {
   if (options.verbose && report) {
     GpuGroupReport note;
     note.group = spec.name;
-    note.declined.push_back("split into single ops: " + why);
+    note.declined.push_back("split into " + spec.ops.front().kind +
+                            " and the rest: " + why);
     report->push_back(note);
   }
   std::map<int64_t, rt::TensorSpec> tensors;
   for (const rt::TensorSpec &tensor : spec.tensors)
     tensors[tensor.uid] = tensor;
-  for (size_t i = 0; i < spec.ops.size(); ++i) {
-    const rt::OpSpec &op = spec.ops[i];
-    rt::GraphSpec single;
-    single.name = spec.name + "." + std::to_string(i);
-    single.ops.push_back(op);
+  auto uidsOf = [&](size_t from, size_t to) {
     std::set<int64_t> uids;
-    for (auto &[port, uid] : op.inputs)
-      uids.insert(uid);
-    for (auto &[port, uid] : op.outputs)
-      uids.insert(uid);
-    for (int64_t uid : uids) {
+    for (size_t i = from; i < to; ++i) {
+      for (auto &[port, uid] : spec.ops[i].inputs)
+        uids.insert(uid);
+      for (auto &[port, uid] : spec.ops[i].outputs)
+        uids.insert(uid);
+    }
+    return uids;
+  };
+  const size_t cut = 1, end = spec.ops.size();
+  std::set<int64_t> head = uidsOf(0, cut), tail = uidsOf(cut, end);
+  const std::pair<size_t, size_t> pieces[] = {{0, cut}, {cut, end}};
+  for (size_t p = 0; p < 2; ++p) {
+    auto [from, to] = pieces[p];
+    const std::set<int64_t> &mine = p == 0 ? head : tail;
+    const std::set<int64_t> &theirs = p == 0 ? tail : head;
+    rt::GraphSpec piece;
+    piece.name = spec.name + "." + std::to_string(p);
+    piece.ops.assign(spec.ops.begin() + from, spec.ops.begin() + to);
+    for (int64_t uid : mine) {
       rt::TensorSpec tensor = tensors[uid];
-      if (tensor.isVirtual) {
+      if (tensor.isVirtual && theirs.count(uid)) {
         tensor.isVirtual = false;
         if (!buffers.byUid.count(uid)) {
           std::string error;
           void *pointer = buffers.allocate(
               bytesOf(tensor.dtype, tensor.dims, tensor.strides), error);
           if (!pointer)
-            return single.name + ": " + error;
+            return piece.name + ": " + error;
           buffers.byUid[uid] = pointer;
         }
       }
-      single.tensors.push_back(tensor);
+      piece.tensors.push_back(tensor);
     }
-    // The op's own source, so its plans are checked like the group's.
+    // The piece's own ops, so its plans are checked like the group's.
     const GroupSource *groupSource = source;
-    GroupSource opSource;
+    GroupSource pieceSource;
     if (groupSource && groupSource->ops.size() == spec.ops.size()) {
-      opSource.ops = {groupSource->ops[i]};
-      opSource.values = groupSource->values;
-      opSource.tf32 = groupSource->tf32;
+      pieceSource.ops.assign(groupSource->ops.begin() + from,
+                             groupSource->ops.begin() + to);
+      pieceSource.values = groupSource->values;
+      pieceSource.tf32 = groupSource->tf32;
     }
-    source = groupSource ? &opSource : nullptr;
-    std::string error = prepare(single);
+    source = groupSource ? &pieceSource : nullptr;
+    std::string error = prepare(piece);
     source = groupSource;
     if (!error.empty())
-      return error + "\n(" + spec.name + " was split into single ops because " +
-             why + ")";
+      return error + "\n(" + spec.name + " was split because " + why + ")";
   }
   return "";
 }
@@ -607,6 +629,12 @@ void GpuRun::bindSlots() {
     ioSlots.push_back(&bound[tensor.uid]); // map nodes never move
   }
   byUidScratch.assign(ioUidList.size(), nullptr);
+  aliasSlots.clear();
+  for (const DeviceTensor &tensor : lowered.tensors)
+    if (tensor.aliasOf >= 0)
+      aliasSlots.push_back(
+          {&bound[tensor.uid], &bound[tensor.aliasOf],
+           static_cast<size_t>(tensor.aliasOffset) * ref::byteWidth(tensor.dtype)});
 }
 
 std::string GpuRun::execute(const std::map<int64_t, void *> &user) {
@@ -634,6 +662,8 @@ std::string GpuRun::executeSlots(const std::vector<void *> &pointers) {
     }
     *ioSlots[i] = pointers[i];
   }
+  for (const AliasSlot &alias : aliasSlots)
+    *alias.slot = static_cast<char *>(*alias.source) + alias.byteOffset;
   for (ReadyGroup &group : ready)
     if (std::string error =
             group.kernels
@@ -655,7 +685,9 @@ GpuExecutable::create(GraphOp graph, const GpuOptions &options,
     return nullptr;
   }
   auto run = std::make_unique<GpuRun>(*device, options, report);
-  if (!(error = lowerToCudnn(graph, run->lowered, &run->sources)).empty() ||
+  if (!(error = lowerToCudnn(graph, run->lowered, &run->sources,
+                             /*foldViews=*/true))
+           .empty() ||
       !(error = run->allocateIntermediates()).empty())
     return nullptr;
   for (size_t i = 0; i < run->lowered.groups.size(); ++i) {

@@ -315,10 +315,243 @@ void padRanks(rt::GraphSpec &spec) {
   }
 }
 
+/// The 16-bit float type of the other operand when `op` is a matmul or
+/// convolution whose operand `value` is f32 and whose other operand is f16
+/// or bf16; null otherwise.
+Type tensorCorePartnerType(Operation *op, Value value) {
+  Value lhs, rhs;
+  if (auto matmul = dyn_cast<MatmulOp>(op)) {
+    lhs = matmul.getA();
+    rhs = matmul.getB();
+  } else if (isa<ConvFpropOp, ConvDgradOp, ConvWgradOp>(op)) {
+    lhs = op->getOperand(0);
+    rhs = op->getOperand(1);
+  } else {
+    return nullptr;
+  }
+  Value other = value == lhs ? rhs : value == rhs ? lhs : Value();
+  if (!other || value == other)
+    return nullptr;
+  Type mine = cast<RankedTensorType>(value.getType()).getElementType();
+  Type theirs = cast<RankedTensorType>(other.getType()).getElementType();
+  if (!mine.isF32() || !(theirs.isF16() || theirs.isBF16()))
+    return nullptr;
+  return theirs;
+}
+
+/// Values that cross a group boundary only into tensor-core operands whose
+/// partner operand is 16-bit (a norm's f32 intermediate feeding a bf16
+/// matmul, say) are materialized in that 16-bit type: the producer writes
+/// what the matmul or convolution would round its operand to anyway, and
+/// cuDNN gets the same-typed operands its engines take (its heuristics
+/// offer no engine config for an f32 x bf16 matmul).
+llvm::DenseMap<Value, Type> tensorCoreOperandTypes(
+    Block &body, llvm::function_ref<bool(Value)> crossesGroups,
+    llvm::function_ref<bool(Operation *, Operation *)> sameGroup) {
+  llvm::DenseMap<Value, Type> narrowed;
+  for (Operation &op : body.without_terminator()) {
+    for (Value value : op.getResults()) {
+      if (!isa<RankedTensorType>(value.getType()) || !crossesGroups(value))
+        continue;
+      Type common;
+      bool narrow = true;
+      for (Operation *user : value.getUsers()) {
+        if (sameGroup(user, &op))
+          continue; // read inside the group, before it is stored
+        Type partner = tensorCorePartnerType(user, value);
+        if (!partner || (common && common != partner)) {
+          narrow = false;
+          break;
+        }
+        common = partner;
+      }
+      // In-group readers would see the rounded value; keep those exact.
+      if (narrow && common &&
+          llvm::none_of(value.getUsers(),
+                        [&](Operation *user) { return sameGroup(user, &op); }))
+        narrowed[value] = common;
+    }
+  }
+  return narrowed;
+}
+
+bool isViewOp(Operation *op) {
+  return isa<ReshapeOp, TransposeOp, SliceOp>(op);
+}
+
+SmallVector<int64_t> packedStrides(ArrayRef<int64_t> dims) {
+  SmallVector<int64_t> strides(dims.size(), 1);
+  for (int64_t i = static_cast<int64_t>(dims.size()) - 2; i >= 0; --i)
+    strides[i] = strides[i + 1] * std::max<int64_t>(dims[i + 1], 1);
+  return strides;
+}
+
+/// The strides a reshape of a (fromDims, fromStrides) tensor to `toDims`
+/// reads its source through without a copy, or none when the source's
+/// layout does not allow it (the rule numpy's reshape follows: a run of
+/// source dims merged or split must be contiguous among themselves).
+std::optional<SmallVector<int64_t>>
+reshapeStrides(ArrayRef<int64_t> fromDims, ArrayRef<int64_t> fromStrides,
+               ArrayRef<int64_t> toDims) {
+  SmallVector<int64_t> oldDims, oldStrides;
+  for (size_t i = 0; i < fromDims.size(); ++i) {
+    if (fromDims[i] <= 0)
+      return std::nullopt;
+    if (fromDims[i] != 1) {
+      oldDims.push_back(fromDims[i]);
+      oldStrides.push_back(fromStrides[i]);
+    }
+  }
+  if (llvm::any_of(toDims, [](int64_t d) { return d <= 0; }))
+    return std::nullopt;
+  size_t newRank = toDims.size(), oldRank = oldDims.size();
+  SmallVector<int64_t> strides(newRank, 1);
+  size_t oi = 0, oj = 1, ni = 0, nj = 1;
+  while (ni < newRank && oi < oldRank) {
+    int64_t np = toDims[ni], op = oldDims[oi];
+    while (np != op) {
+      if (np < op) {
+        if (nj >= newRank)
+          return std::nullopt;
+        np *= toDims[nj++];
+      } else {
+        if (oj >= oldRank)
+          return std::nullopt;
+        op *= oldDims[oj++];
+      }
+    }
+    for (size_t ok = oi; ok + 1 < oj; ++ok)
+      if (oldStrides[ok] != oldDims[ok + 1] * oldStrides[ok + 1])
+        return std::nullopt;
+    strides[nj - 1] = oldStrides[oj - 1];
+    for (size_t nk = nj - 1; nk > ni; --nk)
+      strides[nk - 1] = strides[nk] * toDims[nk];
+    ni = nj++;
+    oi = oj++;
+  }
+  // Trailing unit dims: any stride addresses them; keep it positive.
+  for (size_t nk = ni; nk < newRank; ++nk)
+    strides[nk] = 1;
+  return strides;
+}
+
+/// A view result read in place: the buffer it aliases, where it starts in
+/// it (elements) and the strides it is read through.
+struct ViewAlias {
+  Value root;
+  int64_t offset = 0;
+  SmallVector<int64_t> strides;
+};
+
+/// Whether every engine that may run `user` reads a view operand through
+/// `strides` correctly: cuDNN matmuls want a unit stride in one of the two
+/// matrix dims, sdpa and the memory-bound ops a unit innermost stride.
+/// Other readers (convolutions, norms, concatenation) get a packed copy.
+bool readsStrided(Operation *user, ArrayRef<int64_t> strides) {
+  size_t rank = strides.size();
+  if (isViewOp(user))
+    return true; // that view is judged by its own readers
+  if (isa<MatmulOp>(user))
+    return rank >= 2 && (strides[rank - 1] == 1 || strides[rank - 2] == 1);
+  if (isa<SdpaOp, SdpaBackwardOp, PointwiseOp, RopeOp, RopeBackwardOp>(user))
+    return rank >= 1 && strides[rank - 1] == 1;
+  return false;
+}
+
+/// Decides which views fold (`aliases`) and the layouts chosen for
+/// intermediates so that a transpose of them is packed (`chosen`).
+void planViews(Block &body, const llvm::DenseMap<Value, unsigned> &outputs,
+               llvm::DenseMap<Value, ViewAlias> &aliases,
+               llvm::DenseMap<Value, SmallVector<int64_t>> &chosen) {
+  auto dimsOf = [](Value v) {
+    return cast<RankedTensorType>(v.getType()).getShape();
+  };
+  auto stridesOf = [&](Value v) -> SmallVector<int64_t> {
+    if (auto it = chosen.find(v); it != chosen.end())
+      return it->second;
+    ArrayRef<int64_t> given = getStrides(cast<RankedTensorType>(v.getType()));
+    if (!given.empty())
+      return SmallVector<int64_t>(given);
+    return packedStrides(dimsOf(v));
+  };
+  // An intermediate read only by one transpose that keeps the innermost
+  // axis is written in the transpose's order: the transposed view is then
+  // packed (sdpa's O in [b, s, h, d] order for the out-projection).
+  for (Operation &op : body.without_terminator()) {
+    auto transpose = dyn_cast<TransposeOp>(op);
+    if (!transpose)
+      continue;
+    Value source = transpose.getInput();
+    Operation *def = source.getDefiningOp();
+    ArrayRef<int64_t> perm = transpose.getPermutation();
+    if (!def || !isa<SdpaOp, MatmulOp, PointwiseOp>(def) ||
+        outputs.count(source) || !source.hasOneUse() || perm.empty() ||
+        perm.back() != static_cast<int64_t>(perm.size()) - 1 ||
+        !cast<RankedTensorType>(source.getType()).hasStaticShape())
+      continue;
+    SmallVector<int64_t> packed = packedStrides(dimsOf(transpose.getOutput()));
+    SmallVector<int64_t> strides(perm.size());
+    for (size_t i = 0; i < perm.size(); ++i)
+      strides[perm[i]] = packed[i];
+    chosen[source] = strides;
+  }
+  for (Operation &op : body.without_terminator()) {
+    if (!isViewOp(&op))
+      continue;
+    Value in = op.getOperand(0), out = op.getResult(0);
+    auto inType = cast<RankedTensorType>(in.getType());
+    auto outType = cast<RankedTensorType>(out.getType());
+    if (outputs.count(out) || !inType.hasStaticShape() ||
+        !outType.hasStaticShape() ||
+        (in.getDefiningOp() && isa<ScalarOp>(in.getDefiningOp())))
+      continue;
+    ViewAlias base;
+    if (auto it = aliases.find(in); it != aliases.end()) {
+      base = it->second;
+    } else {
+      base.root = in;
+      base.strides = stridesOf(in);
+    }
+    ViewAlias view;
+    view.root = base.root;
+    view.offset = base.offset;
+    bool ok = true;
+    if (auto transpose = dyn_cast<TransposeOp>(op)) {
+      for (int64_t axis : transpose.getPermutation())
+        view.strides.push_back(base.strides[axis]);
+    } else if (auto slice = dyn_cast<SliceOp>(op)) {
+      ArrayRef<int64_t> start = slice.getStart();
+      std::optional<ArrayRef<int64_t>> step = slice.getStep();
+      for (size_t i = 0; i < base.strides.size(); ++i) {
+        int64_t by = step && i < step->size() ? (*step)[i] : 1;
+        int64_t from = i < start.size() ? start[i] : 0;
+        ok &= by > 0 && from >= 0;
+        view.offset += from * base.strides[i];
+        view.strides.push_back(base.strides[i] * by);
+      }
+    } else if (auto strides = reshapeStrides(inType.getShape(), base.strides,
+                                             outType.getShape())) {
+      view.strides = *strides;
+    } else {
+      ok = false;
+    }
+    if (!ok || view.strides.size() != static_cast<size_t>(outType.getRank()))
+      continue;
+    // Unit dims: any stride addresses them; cuDNN wants it positive.
+    for (int64_t &stride : view.strides)
+      stride = std::max<int64_t>(stride, 1);
+    if (llvm::all_of(out.getUsers(), [&](Operation *user) {
+          return readsStrided(user, view.strides);
+        }))
+      aliases[out] = std::move(view);
+  }
+}
+
 } // namespace
 
 std::string mlir::graph::lowerToCudnn(GraphOp graph, CudnnProgram &program,
-                                      std::vector<GroupSource> *sources) {
+                                      std::vector<GroupSource> *sources,
+                                      bool foldViews) {
   program = CudnnProgram();
   if (sources)
     sources->clear();
@@ -399,16 +632,30 @@ std::string mlir::graph::lowerToCudnn(GraphOp graph, CudnnProgram &program,
         return true;
     return false;
   };
+  llvm::DenseMap<Value, Type> narrowed = tensorCoreOperandTypes(
+      body, [&](Value value) { return needsBuffer(value) && !outputIndex.count(value); },
+      [&](Operation *a, Operation *b) {
+        return groupOfOp.lookup(a) == groupOfOp.lookup(b);
+      });
+  llvm::DenseMap<Value, ViewAlias> aliases;
+  llvm::DenseMap<Value, SmallVector<int64_t>> chosen;
+  if (foldViews)
+    planViews(body, outputIndex, aliases, chosen);
   llvm::DenseMap<Value, bool> registered;
   auto describe = [&](Value value, rt::TensorSpec &tensor) -> std::string {
     auto type = cast<RankedTensorType>(value.getType());
-    if (!ref::toDType(type.getElementType(), tensor.dtype))
+    Type element = narrowed.lookup(value);
+    if (!ref::toDType(element ? element : type.getElementType(), tensor.dtype))
       return "a tensor of element type with no GPU path";
     if (!type.hasStaticShape())
       return "a tensor with dynamic dims: bind them first (specializeForGpu "
              "binds them from the inputs at execute time)";
     tensor.dims.assign(type.getShape().begin(), type.getShape().end());
     ArrayRef<int64_t> strides = getStrides(type);
+    if (auto alias = aliases.find(value); alias != aliases.end())
+      strides = alias->second.strides;
+    else if (auto layout = chosen.find(value); layout != chosen.end())
+      strides = layout->second;
     if (strides.empty())
       tensor.strides = ref::rowMajorStrides(tensor.dims);
     else
@@ -424,6 +671,10 @@ std::string mlir::graph::lowerToCudnn(GraphOp graph, CudnnProgram &program,
     device.dtype = tensor.dtype;
     device.dims = tensor.dims;
     device.strides = tensor.strides;
+    if (auto alias = aliases.find(value); alias != aliases.end()) {
+      device.aliasOf = fresh(alias->second.root);
+      device.aliasOffset = alias->second.offset;
+    }
     if (auto arg = dyn_cast<BlockArgument>(value)) {
       device.role = DeviceTensor::Role::Input;
       device.index = arg.getArgNumber();
@@ -448,7 +699,13 @@ std::string mlir::graph::lowerToCudnn(GraphOp graph, CudnnProgram &program,
     rt::GraphSpec spec;
     spec.name = graph.getSymName().str() + "/group" + std::to_string(id);
     GroupSource source;
-    source.ops.assign(ops.begin(), ops.end());
+    SmallVector<Operation *> kept;
+    for (Operation *op : ops)
+      if (!(isViewOp(op) && aliases.count(op->getResult(0))))
+        kept.push_back(op);
+    if (kept.empty())
+      continue; // only folded views: nothing to run
+    source.ops.assign(kept.begin(), kept.end());
     source.tf32 = tf32;
     llvm::DenseMap<Value, bool> inSpec;
     std::string error;
@@ -479,7 +736,7 @@ std::string mlir::graph::lowerToCudnn(GraphOp graph, CudnnProgram &program,
       spec.tensors.push_back(tensor);
       return uid;
     };
-    for (Operation *op : ops) {
+    for (Operation *op : kept) {
       rt::OpSpec opSpec;
       opSpec.kind = op->getName().stripDialect().str();
       opSpec.name = getNodeLabel(op).str();
