@@ -39,7 +39,7 @@ def conv2d(x, w, pad=0, stride=1):
     for r in range(kr):
         for s in range(ks):
             patch = _taps(xp, r, s, oh, ow, stride).reshape(n, g, cg, oh, ow)
-            y += np.einsum("ngcij,gkc->ngkij", patch, wg[:, :, :, r, s])
+            y += np.einsum("ngcij,gkc->ngkij", patch, wg[:, :, :, r, s], optimize=True)
     return y.reshape(n, k, oh, ow)
 
 
@@ -55,7 +55,7 @@ def conv2d_dgrad(dy, w, x_shape, pad=0, stride=1):
     wg = w.reshape(g, k // g, cg, kr, ks)
     for r in range(kr):
         for s in range(ks):
-            contrib = np.einsum("ngkij,gkc->ngcij", dyg, wg[:, :, :, r, s]).reshape(n, c, oh, ow)
+            contrib = np.einsum("ngkij,gkc->ngcij", dyg, wg[:, :, :, r, s], optimize=True).reshape(n, c, oh, ow)
             _taps(dxp, r, s, oh, ow, stride)[...] += contrib
     return dxp[:, :, pad : pad + h, pad : pad + wd]
 
@@ -73,7 +73,7 @@ def conv2d_wgrad(x, dy, w_shape, pad=0, stride=1):
     for r in range(kr):
         for s in range(ks):
             patch = _taps(xp, r, s, oh, ow, stride).reshape(n, g, cg, oh, ow)
-            dw[:, :, :, r, s] = np.einsum("ngkij,ngcij->gkc", dyg, patch)
+            dw[:, :, :, r, s] = np.einsum("ngkij,ngcij->gkc", dyg, patch, optimize=True)
     return dw.reshape(k, cg, kr, ks)
 
 
@@ -115,6 +115,13 @@ def batchnorm_train(x, scale, bias, eps, running_mean, running_var, momentum):
     next_mean = (1 - momentum) * running_mean + momentum * mean
     next_var = (1 - momentum) * running_var + momentum * var * count / (count - 1)
     return y, mean, inv_var, next_mean, next_var
+
+
+def to_f16(x):
+    """x rounded to f16 (kept as float64): where a mixed-precision model
+    stores a tensor in f16 (the activations and gradients its convs read),
+    its math rounds there too."""
+    return np.asarray(x).astype(np.float16).astype(np.float64)
 
 
 def relu(x, upper=None):

@@ -82,5 +82,5 @@ def reference(phase, feeds, n, c, expand, h, w):
         y = nn.conv2d(h_, f[conv + ".weight"], pad)
         h_ = nn.batchnorm_inference(y, f[bn + ".mean"], f[bn + ".inv_variance"], f[bn + ".weight"], f[bn + ".bias"])
         if relu6:
-            h_ = nn.relu(h_, upper=6.0)
+            h_ = nn.to_f16(nn.relu(h_, upper=6.0))
     return {"y": h_ + f["x"]}

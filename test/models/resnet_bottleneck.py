@@ -154,7 +154,7 @@ def reference(phase, feeds, n, c, mid, h, w):
             saved[conv] = (h_, y, mean, inv_var, z)
         else:
             z = nn.batchnorm_inference(y, f[bn + ".mean"], f[bn + ".inv_variance"], f[bn + ".weight"], f[bn + ".bias"])
-        h_ = nn.relu(z) if conv != "conv3" else z
+        h_ = nn.to_f16(nn.relu(z)) if conv != "conv3" else z
     s = h_ + f["x"]
     out["y"] = nn.relu(s)
     if phase != "backward":
@@ -167,6 +167,7 @@ def reference(phase, feeds, n, c, mid, h, w):
         if conv != "conv3":
             grad = grad * (z > 0)
         dyc, dgamma, dbeta = nn.norm_backward(grad, y, f[bn + ".weight"], mean, inv_var, nn.BATCH_AXES)
+        dyc = nn.to_f16(dyc)
         out[bn + ".weight.grad"] = dgamma
         out[bn + ".bias.grad"] = dbeta
         wt = f[conv + ".weight"]

@@ -120,6 +120,7 @@ def reference(phase, feeds, n, cin, cout, h, w, temb, groups):
         return normed * f[name + ".weight"] + f[name + ".bias"]
 
     def conv(v, name, pad):
+        v = nn.to_f16(v)  # the graph stores what a conv reads in f16
         return nn.conv2d(v, f[name + ".weight"], pad) + f[name + ".bias"]
 
     x = f["x"]
