@@ -15,32 +15,53 @@ def nhwc_strides(dims):
     return [h * w * c, 1, w * c, c]
 
 
-def _taps(x, r, s, oh, ow, stride):
-    """The strided [N, C, OH, OW] window of padded image x for tap (r, s)."""
-    return x[:, :, r : r + stride * (oh - 1) + 1 : stride, s : s + stride * (ow - 1) + 1 : stride]
-
-
 def conv_out_extent(i, k, pad, stride):
     return (i + 2 * pad - k) // stride + 1
 
 
+def _grouped_pixels(x, groups, pad):
+    """x [N, C, H, W] zero-padded and viewed channels-last by group:
+    [N, H + 2 pad, W + 2 pad, groups, C / groups]."""
+    n, c, h, w = x.shape
+    xp = np.zeros((n, h + 2 * pad, w + 2 * pad, groups, c // groups))
+    xp[:, pad : pad + h, pad : pad + w] = x.reshape(n, groups, c // groups, h, w).transpose(0, 3, 4, 1, 2)
+    return xp
+
+
+def _tap(xp, r, s, oh, ow, stride):
+    """The [N, OH, OW, groups, C/groups] pixels filter tap (r, s) meets."""
+    return xp[:, r : r + stride * (oh - 1) + 1 : stride, s : s + stride * (ow - 1) + 1 : stride]
+
+
+def _as_rows(v):
+    """[N, OH, OW, G, c] -> [G, N*OH*OW, c] (one matrix per group)."""
+    g, c = v.shape[3], v.shape[4]
+    return v.transpose(3, 0, 1, 2, 4).reshape(g, -1, c)
+
+
+def _filters(w, groups):
+    """w [K, C/groups, R, S] -> [groups, K/groups, C/groups, R, S]."""
+    k = w.shape[0]
+    return w.reshape(groups, k // groups, *w.shape[1:])
+
+
 def conv2d(x, w, pad=0, stride=1):
-    """Cross-correlation y[n, k] = sum_c,r,s x_pad[n, c, i*st + r, j*st + s]
-    w[k, c, r, s], grouped when w has fewer input channels than x (groups =
-    C / w.shape[1], each group's K / groups filters see its C / groups
-    channels)."""
+    """Cross-correlation y[n, k, i, j] = sum over c, r, s of
+    x_pad[n, c, i*stride + r, j*stride + s] w[k, c, r, s], grouped when w has
+    fewer input channels than x (groups = C / w.shape[1]; group g's K/groups
+    filters see its C/groups channels): per filter tap, one matrix product
+    per group of the pixels' channels with the tap's weights."""
     n, c, h, wd = x.shape
     k, cg, kr, ks = w.shape
-    g = c // cg
+    groups = c // cg
     oh, ow = conv_out_extent(h, kr, pad, stride), conv_out_extent(wd, ks, pad, stride)
-    xp = np.pad(x, ((0, 0), (0, 0), (pad, pad), (pad, pad)))
-    wg = w.reshape(g, k // g, cg, kr, ks)
-    y = np.zeros((n, g, k // g, oh, ow))
+    xp = _grouped_pixels(x, groups, pad)
+    wg = _filters(w, groups)
+    y = np.zeros((groups, n * oh * ow, k // groups))
     for r in range(kr):
         for s in range(ks):
-            patch = _taps(xp, r, s, oh, ow, stride).reshape(n, g, cg, oh, ow)
-            y += np.einsum("ngcij,gkc->ngkij", patch, wg[:, :, :, r, s], optimize=True)
-    return y.reshape(n, k, oh, ow)
+            y += _as_rows(_tap(xp, r, s, oh, ow, stride)) @ wg[:, :, :, r, s].transpose(0, 2, 1)
+    return y.reshape(groups, n, oh, ow, k // groups).transpose(1, 0, 4, 2, 3).reshape(n, k, oh, ow)
 
 
 def conv2d_dgrad(dy, w, x_shape, pad=0, stride=1):
@@ -48,32 +69,32 @@ def conv2d_dgrad(dy, w, x_shape, pad=0, stride=1):
     through its filter slice back onto the padded image, which is cropped."""
     n, c, h, wd = x_shape
     k, cg, kr, ks = w.shape
-    g = c // cg
+    groups = c // cg
     _, _, oh, ow = dy.shape
-    dxp = np.zeros((n, c, h + 2 * pad, wd + 2 * pad))
-    dyg = dy.reshape(n, g, k // g, oh, ow)
-    wg = w.reshape(g, k // g, cg, kr, ks)
+    dxp = np.zeros((n, h + 2 * pad, wd + 2 * pad, groups, cg))
+    dyg = _as_rows(dy.reshape(n, groups, k // groups, oh, ow).transpose(0, 3, 4, 1, 2))
+    wg = _filters(w, groups)
     for r in range(kr):
         for s in range(ks):
-            contrib = np.einsum("ngkij,gkc->ngcij", dyg, wg[:, :, :, r, s], optimize=True).reshape(n, c, oh, ow)
-            _taps(dxp, r, s, oh, ow, stride)[...] += contrib
-    return dxp[:, :, pad : pad + h, pad : pad + wd]
+            contrib = dyg @ wg[:, :, :, r, s]  # [G, N*OH*OW, C/G]
+            _tap(dxp, r, s, oh, ow, stride)[...] += contrib.reshape(groups, n, oh, ow, cg).transpose(1, 2, 3, 0, 4)
+    dx = dxp[:, pad : pad + h, pad : pad + wd]  # [N, H, W, G, C/G]
+    return dx.transpose(0, 3, 4, 1, 2).reshape(n, c, h, wd)
 
 
 def conv2d_wgrad(x, dy, w_shape, pad=0, stride=1):
     """Gradient of conv2d with respect to its filter: per tap, dy against
-    the image window that tap saw."""
+    the image pixels that tap saw."""
     n, c, h, wd = x.shape
     k, cg, kr, ks = w_shape
-    g = c // cg
+    groups = c // cg
     _, _, oh, ow = dy.shape
-    xp = np.pad(x, ((0, 0), (0, 0), (pad, pad), (pad, pad)))
-    dyg = dy.reshape(n, g, k // g, oh, ow)
-    dw = np.zeros((g, k // g, cg, kr, ks))
+    xp = _grouped_pixels(x, groups, pad)
+    dyt = _as_rows(dy.reshape(n, groups, k // groups, oh, ow).transpose(0, 3, 4, 1, 2)).transpose(0, 2, 1)
+    dw = np.zeros((groups, k // groups, cg, kr, ks))
     for r in range(kr):
         for s in range(ks):
-            patch = _taps(xp, r, s, oh, ow, stride).reshape(n, g, cg, oh, ow)
-            dw[:, :, :, r, s] = np.einsum("ngkij,ngcij->gkc", dyg, patch, optimize=True)
+            dw[:, :, :, r, s] = dyt @ _as_rows(_tap(xp, r, s, oh, ow, stride))
     return dw.reshape(k, cg, kr, ks)
 
 
@@ -89,16 +110,24 @@ def norm_stats(x, axes, eps):
     return mean, 1.0 / np.sqrt(var + eps), var
 
 
+def norm_input_grad(gy, xhat, inv_var, axes):
+    """Gradient of a normalization's input given the gradient gy of its
+    normalized value xhat = (x - mean) * inv_var (statistics over axes)."""
+    count = np.prod([xhat.shape[a] for a in axes])
+    return inv_var * (gy - gy.sum(axis=axes, keepdims=True) / count - xhat * (gy * xhat).sum(axis=axes, keepdims=True) / count)
+
+
+def channel_sum(v):
+    """Sum of [N, C, H, W] over all but the channel dim, as [1, C, 1, 1]."""
+    return v.sum(axis=(0, 2, 3), keepdims=True)
+
+
 def norm_backward(dy, x, scale, mean, inv_var, axes):
     """dx, dscale, dbias of y = (x - mean) * inv_var * scale + bias with the
     statistics taken over ``axes``; scale and its gradients are per channel
     [1, C, 1, 1]."""
-    count = np.prod([x.shape[a] for a in axes])
     xhat = (x - mean) * inv_var
-    gy = dy * scale
-    dx = inv_var * (gy - gy.sum(axis=axes, keepdims=True) / count - xhat * (gy * xhat).sum(axis=axes, keepdims=True) / count)
-    per_channel = (0, 2, 3)
-    return dx, (dy * xhat).sum(axis=per_channel, keepdims=True), dy.sum(axis=per_channel, keepdims=True)
+    return norm_input_grad(dy * scale, xhat, inv_var, axes), channel_sum(dy * xhat), channel_sum(dy)
 
 
 BATCH_AXES = (0, 2, 3)  # batchnorm: per channel over N, H, W
