@@ -28,8 +28,14 @@ namespace mlir::graph {
 /// The strides of `type` when its encoding fixes them, else an empty array.
 ArrayRef<int64_t> getStrides(RankedTensorType type);
 
-/// Row-major (C order) strides of `shape`.
+/// Row-major (C order) strides of `shape`. A verified type never overflows
+/// (see fitsTensorByteLimit); a stride that would saturates at INT64_MAX.
 SmallVector<int64_t> getRowMajorStrides(ArrayRef<int64_t> shape);
+
+/// Whether the bytes `type` addresses fit in 63 bits, the rule every tensor of
+/// a graph obeys: the product of its static dims (a dynamic dim counts as 1),
+/// or with strides its span, times the element's byte width.
+bool fitsTensorByteLimit(RankedTensorType type);
 
 /// The user label of a node op (its `name` attribute), or "" when unnamed.
 StringRef getNodeLabel(Operation *op);

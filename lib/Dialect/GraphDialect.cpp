@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "GraphDialect/GraphOps.h"
+#include "GraphDialect/Support/CheckedMath.h"
 
 #include "mlir/IR/DialectImplementation.h"
 #include "mlir/Interfaces/FunctionImplementation.h"
@@ -93,8 +94,24 @@ ArrayRef<int64_t> mlir::graph::getStrides(RankedTensorType type) {
 SmallVector<int64_t> mlir::graph::getRowMajorStrides(ArrayRef<int64_t> shape) {
   SmallVector<int64_t> strides(shape.size(), 1);
   for (int64_t i = static_cast<int64_t>(shape.size()) - 2; i >= 0; --i)
-    strides[i] = strides[i + 1] * std::max<int64_t>(shape[i + 1], 1);
+    strides[i] = ::graph::checkedMul(strides[i + 1],
+                                     std::max<int64_t>(shape[i + 1], 1))
+                     .value_or(::graph::kMaxTensorBytes);
   return strides;
+}
+
+bool mlir::graph::fitsTensorByteLimit(RankedTensorType type) {
+  SmallVector<int64_t> dims;
+  for (int64_t d : type.getShape())
+    dims.push_back(ShapedType::isDynamic(d) || d < 1 ? 1 : d);
+  ArrayRef<int64_t> strides = getStrides(type);
+  std::optional<int64_t> elements =
+      strides.size() == dims.size() && !dims.empty()
+          ? ::graph::checkedSpan(dims, strides)
+          : ::graph::checkedElementCount(dims);
+  Type element = type.getElementType();
+  int64_t bits = element.isIntOrFloat() ? element.getIntOrFloatBitWidth() : 64;
+  return elements && ::graph::checkedByteSize(*elements, bits).has_value();
 }
 
 StringRef mlir::graph::getNodeLabel(Operation *op) {
@@ -262,6 +279,16 @@ LogicalResult GraphOp::verify() {
     if (!isa<RankedTensorType>(type))
       return emitGraphError(*this)
              << "graph outputs must be ranked tensors, got " << type;
+  for (auto [kind, types] :
+       {std::pair<StringRef, ArrayRef<Type>>{"input",
+                                             getFunctionType().getInputs()},
+        {"output", getFunctionType().getResults()}})
+    for (auto [i, type] : llvm::enumerate(types))
+      if (!fitsTensorByteLimit(cast<RankedTensorType>(type)))
+        return emitGraphError(*this)
+               << kind << " " << i << " (" << type
+               << ") is larger than 2^63 bytes (a tensor's byte size must "
+               << "fit in 63 bits)";
   return success();
 }
 

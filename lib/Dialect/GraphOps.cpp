@@ -10,6 +10,7 @@
 #include "GraphDialect/GraphOps.h"
 
 #include "EnumKeyword.h"
+#include "GraphDialect/Support/CheckedMath.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallSet.h"
@@ -62,14 +63,13 @@ bool shapesCompatible(ArrayRef<int64_t> a, ArrayRef<int64_t> b) {
   return true;
 }
 
+/// The element count of static `dims`, kDynamic when one is dynamic. The
+/// count of a verified tensor fits (verifyCommon checks the byte size first);
+/// an overflow saturates at INT64_MAX rather than wrap.
 int64_t staticElementCount(ArrayRef<int64_t> dims) {
-  int64_t count = 1;
-  for (int64_t d : dims) {
-    if (ShapedType::isDynamic(d))
-      return ShapedType::kDynamic;
-    count *= d;
-  }
-  return count;
+  if (llvm::any_of(dims, ShapedType::isDynamic))
+    return ShapedType::kDynamic;
+  return ::graph::checkedElementCount(dims).value_or(::graph::kMaxTensorBytes);
 }
 
 bool isFp8(Type type) {
@@ -80,8 +80,8 @@ bool isNarrowFloat(Type type) {
 }
 bool isHalfFloat(Type type) { return type.isF16() || type.isBF16(); }
 
-/// Checks shared by every node op: dims are positive (or dynamic) and the
-/// compute type is a float type.
+/// Checks shared by every node op: dims are positive (or dynamic), every
+/// tensor's byte size fits in 63 bits and the compute type is a float type.
 LogicalResult verifyCommon(Operation *op) {
   auto check = [&](Value value, StringRef kind, unsigned index) {
     for (auto [d, extent] : llvm::enumerate(shapeOf(value)))
@@ -89,6 +89,11 @@ LogicalResult verifyCommon(Operation *op) {
         return LogicalResult(emitNodeError(op)
                              << kind << " " << index << " has dim " << d
                              << " = " << extent << " (dims must be positive)");
+    if (!fitsTensorByteLimit(cast<RankedTensorType>(value.getType())))
+      return LogicalResult(emitNodeError(op)
+                           << kind << " " << index << " (" << value.getType()
+                           << ") is larger than 2^63 bytes (a tensor's byte "
+                           << "size must fit in 63 bits)");
     return LogicalResult(success());
   };
   for (auto [i, value] : llvm::enumerate(op->getOperands()))
@@ -434,10 +439,14 @@ FailureOr<ConvGeometry> getConvGeometry(ConvOp op, unsigned spatial) {
   return geometry;
 }
 
-/// Output extents of a forward convolution of `image` by `filter`.
+/// Output extents of a forward convolution of `image` by `filter`. A dim
+/// whose arithmetic overflows 64 bits is kDynamic and sets `*overflow`.
 SmallVector<int64_t> convOutputSpatial(ArrayRef<int64_t> image,
                                        ArrayRef<int64_t> filter,
-                                       const ConvGeometry &g) {
+                                       const ConvGeometry &g,
+                                       bool *overflow = nullptr) {
+  using ::graph::checkedAdd;
+  using ::graph::checkedMul;
   SmallVector<int64_t> out;
   for (size_t i = 0; i + 2 < image.size(); ++i) {
     int64_t in = image[i + 2], window = filter[i + 2];
@@ -445,8 +454,23 @@ SmallVector<int64_t> convOutputSpatial(ArrayRef<int64_t> image,
       out.push_back(ShapedType::kDynamic);
       continue;
     }
-    int64_t effective = (window - 1) * g.dilation[i] + 1;
-    out.push_back((in + g.pre[i] + g.post[i] - effective) / g.stride[i] + 1);
+    // (in + pre + post - ((window - 1) * dilation + 1)) / stride + 1
+    std::optional<int64_t> effective = checkedMul(window - 1, g.dilation[i]);
+    if (effective)
+      effective = checkedAdd(*effective, 1);
+    std::optional<int64_t> padded = checkedAdd(in, g.pre[i]);
+    if (padded)
+      padded = checkedAdd(*padded, g.post[i]);
+    std::optional<int64_t> span;
+    if (effective && padded)
+      span = checkedAdd(*padded, -*effective);
+    if (!span || g.stride[i] < 1) {
+      if (overflow && !span)
+        *overflow = true;
+      out.push_back(ShapedType::kDynamic);
+      continue;
+    }
+    out.push_back(*span / g.stride[i] + 1);
   }
   return out;
 }
@@ -488,7 +512,12 @@ LogicalResult verifyConvShapes(Operation *op, StringRef xPort,
                                << " groups implied by channels " << x[1]
                                << " / " << w[1];
   }
-  SmallVector<int64_t> spatial = convOutputSpatial(x, w, g);
+  bool overflow = false;
+  SmallVector<int64_t> spatial = convOutputSpatial(x, w, g, &overflow);
+  if (overflow)
+    return emitNodeError(op) << "the output's spatial dims overflow 64-bit "
+                             << "arithmetic: (in + pre + post - ((window - 1) "
+                             << "* dilation + 1)) must fit in 63 bits";
   for (auto [i, o] : llvm::enumerate(spatial)) {
     if (!ShapedType::isDynamic(o) && o <= 0)
       return emitNodeError(op) << "spatial dim " << i << " of the output "
@@ -994,9 +1023,16 @@ LogicalResult ConcatenateOp::verify() {
                << port << " dim " << d << " is " << dims[d]
                << " but the output's is " << out[d]
                << " (only the axis dim may differ)";
-    total = ShapedType::isDynamic(dims[axis]) || ShapedType::isDynamic(total)
-                ? ShapedType::kDynamic
-                : total + dims[axis];
+    if (ShapedType::isDynamic(dims[axis]) || ShapedType::isDynamic(total)) {
+      total = ShapedType::kDynamic;
+      continue;
+    }
+    std::optional<int64_t> sum = ::graph::checkedAdd(total, dims[axis]);
+    if (!sum)
+      return emitNodeError(*this)
+             << "the inputs' extents along axis " << axis
+             << " add up to more than 2^63 - 1 (up to " << port << ")";
+    total = *sum;
   }
   if (!dimsCompatible(total, out[axis]))
     return emitNodeError(*this) << "output dim " << axis << " is " << out[axis]
@@ -2155,9 +2191,12 @@ LogicalResult ConcatenateOp::inferReturnTypes(MLIRContext *,
       int64_t extent = axis < static_cast<int64_t>(dims.size())
                            ? dims[axis]
                            : ShapedType::kDynamic;
-      total = ShapedType::isDynamic(extent) || ShapedType::isDynamic(total)
+      std::optional<int64_t> sum = ::graph::checkedAdd(total, extent);
+      // An overflowing sum is left to the verifier to diagnose.
+      total = ShapedType::isDynamic(extent) || ShapedType::isDynamic(total) ||
+                      !sum
                   ? ShapedType::kDynamic
-                  : total + extent;
+                  : *sum;
     }
     shape[axis] = total;
   }

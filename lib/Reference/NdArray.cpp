@@ -22,6 +22,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "GraphDialect/Reference/NdArray.h"
+#include "GraphDialect/Support/CheckedMath.h"
 
 #include <cmath>
 #include <cstring>
@@ -419,10 +420,10 @@ double roundToSaturating(DType type, double value) {
 }
 
 int64_t numElements(const Shape &shape) {
-  int64_t n = 1;
   for (int64_t d : shape)
-    n *= d < 0 ? 0 : d;
-  return n;
+    if (d <= 0)
+      return 0;
+  return checkedElementCount(shape).value_or(kMaxTensorBytes);
 }
 
 Shape rowMajorStrides(const Shape &shape) {
@@ -430,7 +431,8 @@ Shape rowMajorStrides(const Shape &shape) {
   int64_t running = 1;
   for (size_t i = shape.size(); i-- > 0;) {
     strides[i] = running;
-    running *= shape[i] > 1 ? shape[i] : 1;
+    running = checkedMul(running, shape[i] > 1 ? shape[i] : 1)
+                  .value_or(kMaxTensorBytes);
   }
   return strides;
 }
@@ -450,6 +452,9 @@ bool checkLayout(const Shape &shape, const Shape &strides, std::string *error) {
     if (!strides.empty() && strides[i] < 0)
       return fail("stride " + std::to_string(i) + " is negative");
   }
+  if (!checkedElementCount(shape) ||
+      (!strides.empty() && !checkedSpan(shape, strides)))
+    return fail("dims and strides address more than 2^63 - 1 elements");
   return true;
 }
 
@@ -457,10 +462,7 @@ int64_t spanElements(const Shape &shape, const Shape &strides) {
   if (numElements(shape) == 0)
     return 0;
   const Shape &s = strides.empty() ? rowMajorStrides(shape) : strides;
-  int64_t last = 0;
-  for (size_t i = 0; i < shape.size(); ++i)
-    last += (shape[i] - 1) * s[i];
-  return last + 1;
+  return checkedSpan(shape, s).value_or(kMaxTensorBytes);
 }
 
 namespace {

@@ -61,6 +61,10 @@ double dtypeMaxFinite(DType type);
 
 using Shape = std::vector<int64_t>;
 
+/// The element count (0 when a dim is not positive) and row-major strides of
+/// `shape`, by GraphDialect/Support/CheckedMath.h: a count or stride past
+/// 2^63 - 1 saturates there instead of wrapping. checkLayout rejects such
+/// shapes; check a user-given shape with it before allocating.
 int64_t numElements(const Shape &shape);
 Shape rowMajorStrides(const Shape &shape);
 
@@ -77,11 +81,13 @@ struct NdArray {
 };
 
 /// Checks that `strides` (empty = row-major) fit `shape`: same rank, no
-/// negative dim or stride. Returns false and fills `error` otherwise. load and
-/// store do not check; call this first on user-given layouts.
+/// negative dim or stride, an element count and span below 2^63. Returns
+/// false and fills `error` otherwise. load and store do not check; call this
+/// first on user-given layouts.
 bool checkLayout(const Shape &shape, const Shape &strides,
                  std::string *error = nullptr);
-/// Elements a strided buffer must hold: 1 + max offset (0 when empty).
+/// Elements a strided buffer must hold: 1 + max offset (0 when empty),
+/// saturating at 2^63 - 1.
 int64_t spanElements(const Shape &shape, const Shape &strides);
 
 /// Reads a strided buffer of `type` (strides in elements, any non-negative
