@@ -2,6 +2,7 @@
 
 #include "GraphDialect/GraphOps.h"
 #include "GraphDialect/Passes.h"
+#include "GraphDialect/Support/CheckedMath.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/STLExtras.h"
@@ -25,7 +26,9 @@ SmallVector<int64_t> denseStridesInOrder(ArrayRef<int64_t> shape,
   int64_t step = 1;
   for (unsigned dim : llvm::reverse(order)) {
     strides[dim] = step;
-    step *= std::max<int64_t>(shape[dim], 1);
+    // Verified tensors fit in 63 bits; saturate rather than wrap regardless.
+    step = ::graph::checkedMul(step, std::max<int64_t>(shape[dim], 1))
+               .value_or(::graph::kMaxTensorBytes);
   }
   return strides;
 }
