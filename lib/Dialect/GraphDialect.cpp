@@ -146,9 +146,20 @@ LogicalResult StridesAttr::verifyEncoding(
     if (stride <= 0)
       return emitError() << "stride of dim " << i << " is " << stride
                          << " (strides must be positive)";
-  // No overlap: walking dims from the smallest stride up, each stride must
-  // step over everything the smaller ones span. Dynamic and unit dims span
-  // nothing we can check.
+  // Overlapping strides are legal here: an input may be read through them
+  // (a broadcast or a transposed view of a smaller buffer). What is written
+  // must not overlap; GraphOp::verifyRegions checks the values ops produce.
+  return success();
+}
+
+/// Why `strides` make two elements of `shape` share an address, or "" when
+/// they do not: walking dims from the smallest stride up, each stride must
+/// step over everything the smaller ones span. Dynamic and unit dims span
+/// nothing we can check.
+static std::string describeOverlap(ArrayRef<int64_t> shape,
+                                   ArrayRef<int64_t> strides) {
+  if (strides.size() != shape.size())
+    return "";
   SmallVector<unsigned> order;
   for (unsigned i = 0; i < shape.size(); ++i)
     if (shape[i] != 1 && !ShapedType::isDynamic(shape[i]))
@@ -159,12 +170,13 @@ LogicalResult StridesAttr::verifyEncoding(
   for (unsigned i = 0; i < order.size(); ++i) {
     unsigned dim = order[i];
     if (i > 0 && strides[dim] < span)
-      return emitError() << "strides overlap: dim " << dim << " has stride "
-                         << strides[dim] << " but the dims with smaller "
-                         << "strides span " << span << " elements";
+      return ("strides overlap: dim " + Twine(dim) + " has stride " +
+              Twine(strides[dim]) + " but the dims with smaller strides " +
+              "span " + Twine(span) + " elements")
+          .str();
     span = strides[dim] * shape[dim];
   }
-  return success();
+  return "";
 }
 
 //===----------------------------------------------------------------------===//
@@ -351,7 +363,38 @@ LogicalResult GraphOp::verifyRegions() {
     if (failed(claim(getOutputUid(i), output.getOperand(i),
                      describeIo("output", i, nameOf(getResultAttrDict(i))))))
       return failure();
-  return success();
+
+  // What the graph writes must not overlap itself (two elements at one
+  // address); inputs may be read through overlapping strides.
+  auto overlapOf = [](Value value) -> std::string {
+    auto type = dyn_cast<RankedTensorType>(value.getType());
+    return type ? describeOverlap(type.getShape(), getStrides(type)) : "";
+  };
+  for (unsigned i = 0, e = getNumResults();
+       i < e && i < output.getNumOperands(); ++i) {
+    std::string why = overlapOf(output.getOperand(i));
+    if (why.empty())
+      continue;
+    InFlightDiagnostic diag = emitGraphError(*this);
+    diag << describeIo("output", i, nameOf(getResultAttrDict(i)));
+    if (int64_t uid = getOutputUid(i))
+      diag << " (uid " << uid << ")";
+    return diag << " is written through overlapping strides: " << why
+                << " (only inputs may overlap)";
+  }
+  WalkResult written = getBody().walk([&](Operation *op) {
+    for (OpResult result : op->getResults()) {
+      std::string why = overlapOf(result);
+      if (why.empty())
+        continue;
+      emitNodeError(op) << "result " << result.getResultNumber()
+                        << " is written through overlapping strides: " << why
+                        << " (only inputs may overlap)";
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return failure(written.wasInterrupted());
 }
 
 //===----------------------------------------------------------------------===//

@@ -70,6 +70,27 @@ bool isChannelsLastConv(Operation *op) {
           llvm::any_of(op->getResultTypes(), isLowPrecision));
 }
 
+/// The frontend's rule for a pointwise result: the dim order of its first
+/// operand of the same dims (not a broadcast one), packed, so an output
+/// buffer made like that operand (torch.empty_like) and an in-place write
+/// into a dense view of any order both fit. With no such operand, the first
+/// operand's dim order.
+SmallVector<int64_t> pointwiseStrides(PointwiseOp pw, ArrayRef<int64_t> shape) {
+  for (Value input : pw.getInputs()) {
+    auto inType = cast<RankedTensorType>(input.getType());
+    ArrayRef<int64_t> inStrides = getStrides(inType);
+    if (inType.getShape() == shape && !inStrides.empty())
+      return denseStridesInOrder(shape, orderOf(inStrides));
+  }
+  if (pw.getInputs().empty())
+    return {};
+  ArrayRef<int64_t> first =
+      getStrides(cast<RankedTensorType>(pw.getInputs().front().getType()));
+  if (first.size() != shape.size())
+    return {};
+  return denseStridesInOrder(shape, orderOf(first));
+}
+
 /// Gives `value` a strides encoding when it has none; returns true if changed.
 bool decide(Value value) {
   auto type = dyn_cast<RankedTensorType>(value.getType());
@@ -86,17 +107,15 @@ bool decide(Value value) {
 
   if (convTouches && (type.getRank() == 4 || type.getRank() == 5)) {
     strides = channelsLastStrides(shape);
+  } else if (auto conv = value.getDefiningOp<ConvFpropOp>()) {
+    // The output follows the image's dim order, as the frontend infers it:
+    // a channels-last image gives a channels-last output in every dtype.
+    auto xType = cast<RankedTensorType>(conv.getOperand(0).getType());
+    ArrayRef<int64_t> xStrides = getStrides(xType);
+    if (xStrides.size() == shape.size())
+      strides = denseStridesInOrder(shape, orderOf(xStrides));
   } else if (auto pw = value.getDefiningOp<PointwiseOp>()) {
-    // Follow the first operand of the same shape, so the elementwise walk
-    // stays in memory order.
-    for (Value input : pw.getInputs()) {
-      auto inType = cast<RankedTensorType>(input.getType());
-      ArrayRef<int64_t> inStrides = getStrides(inType);
-      if (inType.getShape() == shape && !inStrides.empty()) {
-        strides = denseStridesInOrder(shape, orderOf(inStrides));
-        break;
-      }
-    }
+    strides = pointwiseStrides(pw, shape);
   }
   if (strides.empty())
     strides = getRowMajorStrides(shape);

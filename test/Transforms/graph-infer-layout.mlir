@@ -157,3 +157,42 @@ graph.graph @batchnorm_channels_last(%x: tensor<2x8x4x4xf16>, %xf: tensor<2x8x4x
   %yf = graph.batchnorm_inference %xf, mean %m, inv_variance %v, scale %g, bias %b : (tensor<2x8x4x4xf32>, tensor<1x8x1x1xf32>, tensor<1x8x1x1xf32>, tensor<1x8x1x1xf32>, tensor<1x8x1x1xf32>) -> tensor<2x8x4x4xf32>
   graph.output %y, %yf : tensor<2x8x4x4xf16>, tensor<2x8x4x4xf32>
 }
+
+// A convolution output follows its image's dim order in every dtype, as the
+// frontend infers it: an f32 image the caller gave channels-last strides
+// gives a channels-last output (a row-major one would refuse the caller's
+// channels-last buffer). The undecided f32 filter stays row-major.
+// CHECK-LABEL: graph.graph @conv2d_f32_channels_last
+// CHECK-SAME: (%{{.*}}: tensor<2x8x4x4xf32, #graph.strides<[128, 1, 32, 8]>>,
+// CHECK-SAME:  %{{.*}}: tensor<16x8x3x3xf32, #graph.strides<[72, 9, 3, 1]>>)
+// CHECK-SAME: -> tensor<2x16x4x4xf32, #graph.strides<[256, 1, 64, 16]>>
+graph.graph @conv2d_f32_channels_last(%x: tensor<2x8x4x4xf32, #graph.strides<[128, 1, 32, 8]>>,
+                                      %w: tensor<16x8x3x3xf32>)
+    -> (tensor<2x16x4x4xf32>) {
+  %y = graph.conv_fprop %x, %w {padding = array<i64: 1, 1>}
+      : (tensor<2x8x4x4xf32, #graph.strides<[128, 1, 32, 8]>>, tensor<16x8x3x3xf32>) -> tensor<2x16x4x4xf32>
+  graph.output %y : tensor<2x16x4x4xf32>
+}
+
+// A pointwise output is packed in the dim order of its first operand of
+// the same dims (the broadcast scale before it does not count), whatever
+// that operand's gaps or overlaps: a [4, 8] slice of a [4, 16] buffer gives
+// [8, 1], an overlapping transposed view [1, 4]. With no operand of the
+// output's dims (both broadcast), the first operand's order decides: here a
+// column [4, 1] with a transposed stride order gives a transposed output.
+// CHECK-LABEL: graph.graph @pointwise_stride_order
+// CHECK-SAME: -> (tensor<4x8xf32, #graph.strides<[8, 1]>>, tensor<4x8xf32, #graph.strides<[1, 4]>>, tensor<4x8xf32, #graph.strides<[1, 4]>>)
+// CHECK: pointwise mul({{.*}}) : {{.*}} -> tensor<4x8xf32, #graph.strides<[8, 1]>>
+// CHECK: pointwise neg({{.*}}) : {{.*}} -> tensor<4x8xf32, #graph.strides<[1, 4]>>
+// CHECK: pointwise add({{.*}}) : {{.*}} -> tensor<4x8xf32, #graph.strides<[1, 4]>>
+graph.graph @pointwise_stride_order(%s: tensor<1x1xf32>,
+                                    %x: tensor<4x8xf32, #graph.strides<[16, 1]>>,
+                                    %e: tensor<4x8xf32, #graph.strides<[1, 2]>>,
+                                    %col: tensor<4x1xf32, #graph.strides<[1, 4]>>,
+                                    %row: tensor<1x8xf32>)
+    -> (tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>) {
+  %0 = graph.pointwise mul(%s, %x) : (tensor<1x1xf32>, tensor<4x8xf32, #graph.strides<[16, 1]>>) -> tensor<4x8xf32>
+  %1 = graph.pointwise neg(%e) : (tensor<4x8xf32, #graph.strides<[1, 2]>>) -> tensor<4x8xf32>
+  %2 = graph.pointwise add(%col, %row) : (tensor<4x1xf32, #graph.strides<[1, 4]>>, tensor<1x8xf32>) -> tensor<4x8xf32>
+  graph.output %0, %1, %2 : tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>
+}

@@ -199,9 +199,23 @@ graph.graph @g(%x: tensor<4x8xf32, #graph.strides<[-8, 1]>>) {
 
 // -----
 
-// expected-error @+1 {{strides overlap: dim 0 has stride 8 but the dims with smaller strides span 16 elements}}
-graph.graph @g(%x: tensor<4x8xf32, #graph.strides<[8, 2]>>) {
-  graph.output
+// Overlapping strides are legal on inputs (they are only read: see
+// ops.mlir @overlapping_input) but not on what the graph writes: an output...
+// expected-error @+1 {{'graph.graph' op @g: output 0 "y" (uid 2) is written through overlapping strides: strides overlap: dim 0 has stride 8 but the dims with smaller strides span 16 elements (only inputs may overlap)}}
+graph.graph @g(%x: tensor<4x8xf32, #graph.strides<[8, 2]>>)
+    -> (tensor<4x8xf32, #graph.strides<[8, 2]>> {graph.name = "y", graph.uid = 2 : i64}) {
+  %y = graph.pointwise relu(%x) : (tensor<4x8xf32, #graph.strides<[8, 2]>>) -> tensor<4x8xf32, #graph.strides<[8, 2]>>
+  graph.output %y : tensor<4x8xf32, #graph.strides<[8, 2]>>
+}
+
+// -----
+
+// ... and a value the graph keeps.
+graph.graph @g(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  // expected-error @+1 {{pointwise "act": result 0 is written through overlapping strides: strides overlap: dim 1 has stride 2 but the dims with smaller strides span 4 elements (only inputs may overlap)}}
+  %t = graph.pointwise relu(%x) {name = "act"} : (tensor<4x8xf32>) -> tensor<4x8xf32, #graph.strides<[1, 2]>>
+  %y = graph.pointwise exp(%t) : (tensor<4x8xf32, #graph.strides<[1, 2]>>) -> tensor<4x8xf32>
+  graph.output %y : tensor<4x8xf32>
 }
 
 //===----------------------------------------------------------------------===//

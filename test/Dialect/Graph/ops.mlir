@@ -463,3 +463,17 @@ graph.graph @linear_attention(%q: tensor<64x2x32xbf16>, %k: tensor<64x2x32xbf16>
   %gdq, %gdk, %gdv, %gdg, %gdbeta, %gdw, %gdh0 = graph.gdn2_bwd %q, %k, %v, %gk, %gk, %w cu_seqlens %cu dO %do initial_state %h0 : (tensor<64x2x32xbf16>, tensor<64x2x32xbf16>, tensor<64x4x32xbf16>, tensor<64x4x32xf32>, tensor<64x4x32xf32>, tensor<64x4x32xbf16>, tensor<3xi32>, tensor<64x4x32xbf16>, tensor<2x4x32x32xf32>) -> (tensor<64x2x32xbf16>, tensor<64x2x32xbf16>, tensor<64x4x32xbf16>, tensor<64x4x32xf32>, tensor<64x4x32xf32>, tensor<64x4x32xbf16>, tensor<2x4x32x32xf32>)
   graph.output %o : tensor<64x4x32xbf16>
 }
+
+// Inputs may be read through overlapping strides: the frontend's
+// mixed-precision matmul views a [B, N, K] buffer as [B, K, N] with strides
+// [N*K, 1, N] (K > N), so dim 2 steps inside dim 1's span. Only what is
+// written must not overlap.
+// CHECK-LABEL: graph.graph @overlapping_input(
+// CHECK-SAME: tensor<2x8x4xf16, #graph.strides<[32, 1, 4]>>
+// CHECK: matmul {{.*}} -> tensor<2x4x4xf32>
+graph.graph @overlapping_input(%a: tensor<2x4x8xf16>,
+                               %b: tensor<2x8x4xf16, #graph.strides<[32, 1, 4]>>)
+    -> tensor<2x4x4xf32> {
+  %c = graph.matmul %a, %b : (tensor<2x4x8xf16>, tensor<2x8x4xf16, #graph.strides<[32, 1, 4]>>) -> tensor<2x4x4xf32>
+  graph.output %c : tensor<2x4x4xf32>
+}
