@@ -1354,7 +1354,7 @@ class pygraph:
         for key, data in tensor_dict.items():
             if _buffers.is_torch_tensor(data):
                 sig.append((id(key), id(data), data.data_ptr(), tuple(data.shape), data.stride()))
-            elif isinstance(getattr(data, "__array_interface__", None), dict) and hasattr(data, "strides"):
+            elif isinstance(getattr(data, "__array_interface__", None), dict) and hasattr(data, "strides") and not _buffers.is_numpy_scalar(data):
                 sig.append((id(key), id(data), data.__array_interface__["data"][0], data.shape, data.strides))
             else:
                 return None
@@ -1366,7 +1366,9 @@ class pygraph:
         sig = self._pack_signature(tensor_dict) if not self._data_bindings else None
         cached = getattr(self, "_run_cache", None)
         if sig is not None and cached is not None and cached[0] == sig:
-            _, device, array, count = cached
+            _, device, array, count, refresh = cached
+            for staged, host in refresh:
+                staged.copy_(host)  # a host scalar's value, maybe changed
             self._execute_buffers(device, array, count, plan_index)
             return
         uid_to_data = dict(self._data_bindings)
@@ -1374,53 +1376,31 @@ class pygraph:
             if key is None or data is None:
                 continue
             uid_to_data[self._uid_of_key(key)] = data
-        buffers, keep, devices = [], [], set()
+        bound = []
         for uid, name, dt, dims, strides, is_out in self._io_tensors():
             data = uid_to_data.get(uid)
-            label = f"tensor uid {uid}" + (f" ({name!r})" if name else "")
             if data is None:
-                raise ValueError(f"the variant pack is missing a buffer for {label}")
-            try:
-                d = _buffers.describe(data)
-            except (TypeError, ValueError) as exc:
-                raise ValueError(f"buffer for {label}: {exc}") from None
-            if len(d.dims) != len(dims) or any(w >= 0 and g != w for g, w in zip(d.dims, dims)):
-                raise ValueError(f"buffer for {label} has dims {d.dims} but the graph declares {list(dims)}")
-            declared = [s for s in strides]
-            if declared and any(s != 0 for s in declared):
-                for g, w, extent in zip(d.strides, declared, d.dims):
-                    if extent != 1 and g != w:
-                        raise ValueError(f"buffer for {label} has strides {d.strides} but the graph declares {declared}")
-            if dt is None or not _buffers.compatible(d.kind, dt):
-                want = dt.name if dt is not None else "?"
-                hint = ""
-                if dt in (data_type.BFLOAT16,):
-                    hint = " (bf16 buffers may be uint16 arrays of raw bits)"
-                elif dt in (data_type.FP8_E4M3, data_type.FP8_E5M2, data_type.FP8_E8M0, data_type.FP4_E2M1):
-                    hint = " (fp8/fp4 buffers may be uint8 arrays of raw bits)"
-                raise ValueError(f"buffer for {label} holds {d.kind} but the graph declares {want}{hint}")
-            if any(s < 0 for s in d.strides):
-                raise ValueError(f"buffer for {label} has negative strides {d.strides}; pass a copy")
-            if is_out and not d.writable:
-                raise ValueError(f"buffer for output {label} is read-only")
-            devices.add(d.device)
-            b = _capi.GraphBuffer()
-            b.uid = uid
-            b.data = d.ptr
-            b.dtype = dtype_code(dt)
-            b.rank = len(d.dims)
-            for i, (x, s) in enumerate(zip(d.dims, d.strides)):
-                b.dims[i] = x
-                b.strides[i] = s
-            buffers.append(b)
-            keep.append(d)
-        if len(devices) > 1:
-            raise ValueError("the variant pack mixes host buffers (numpy, CPU tensors) and device buffers (CUDA tensors); use one device")
-        device = _capi.GRAPH_DEVICE_GPU if _buffers.GPU in devices else _capi.GRAPH_DEVICE_CPU
+                raise ValueError(f"the variant pack is missing a buffer for tensor uid {uid}" + (f" ({name!r})" if name else ""))
+            bound.append(_buffers.bind(uid, name, dt, dims, strides, is_out, data))
+        where = _buffers.pack_device(bound)
+        refresh = _buffers.move_scalars(bound, where)
+        buffers = []
+        for b in bound:
+            g = _capi.GraphBuffer()
+            g.uid = b.uid
+            g.data = b.ptr
+            g.dtype = dtype_code(b.dt)
+            g.rank = len(b.dims)
+            for i, (x, s) in enumerate(zip(b.dims, b.strides)):
+                g.dims[i] = x
+                g.strides[i] = s
+            buffers.append(g)
+        device = _capi.GRAPH_DEVICE_GPU if where == _buffers.GPU else _capi.GRAPH_DEVICE_CPU
         array = _capi.Module.buffer_array(buffers)
-        self._run_cache = (sig, device, array, len(buffers)) if sig is not None else None
+        # The staged scalars live as long as the cached pack that points at them.
+        self._run_cache = (sig, device, array, len(buffers), refresh) if sig is not None else None
         self._execute_buffers(device, array, len(buffers), plan_index)
-        del keep
+        del bound
 
     def _execute_buffers(self, device, array, count, plan_index):
         if device == _capi.GRAPH_DEVICE_GPU:

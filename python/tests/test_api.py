@@ -281,11 +281,16 @@ def test_execute_buffer_checks():
     good = np.zeros((2, 3), np.float32)
     with pytest.raises(ValueError, match=r"the variant pack is missing a buffer for tensor uid 2 \('relu.0::OUT_0'\)"):
         g.execute({x: good})
-    with pytest.raises(ValueError, match=r"buffer for tensor uid 1 \('x'\) has dims \[3, 2\] but the graph declares \[2, 3\]"):
+    # Buffers are memory for the graph's dims and strides (as in the cuDNN
+    # frontend): another view of enough bytes is used with a warning, a
+    # buffer too small for the graph's layout is refused.
+    with pytest.warns(gc.BufferViewWarning, match=r"buffer for tensor uid 1 \('x'\) has dims \[3, 2\] and strides \[2, 1\] but the graph declares dims \[2, 3\]"):
         g.execute({x: np.zeros((3, 2), np.float32), y: good})
+    with pytest.raises(ValueError, match=r"buffer for tensor uid 1 \('x'\) has dims \[2, 2\] and strides \[2, 1\] \(16 bytes\) but the graph's dims \[2, 3\] and strides \[3, 1\] \(FLOAT\) span 24 bytes"):
+        g.execute({x: np.zeros((2, 2), np.float32), y: good})
     with pytest.raises(ValueError, match=r"buffer for tensor uid 1 \('x'\) holds float64 but the graph declares FLOAT"):
         g.execute({x: np.zeros((2, 3)), y: good})
-    with pytest.raises(ValueError, match=r"buffer for tensor uid 1 \('x'\) has strides \[1, 2\] but the graph declares \[3, 1\]"):
+    with pytest.warns(gc.BufferViewWarning, match=r"buffer for tensor uid 1 \('x'\) has dims \[2, 3\] and strides \[1, 2\] but the graph declares dims \[2, 3\] and strides \[3, 1\]"):
         g.execute({x: np.zeros((3, 2), np.float32).T, y: good})
     ro = np.zeros((2, 3), np.float32)
     ro.flags.writeable = False

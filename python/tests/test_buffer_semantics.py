@@ -1,0 +1,347 @@
+"""Buffer and stride semantics of the cuDNN frontend (issue 11, part B):
+overlapping input strides, stride-0 unit dims, buffers checked by size not
+shape, host pass-by-value scalars in a device pack, and the output strides
+the frontend infers. Numerics run on the CPU reference."""
+
+import sys
+import types
+import warnings
+
+import numpy as np
+import pytest
+
+import graph_compiler as gc
+from graph_compiler import _buffers
+from conftest import needs_lib
+
+F = gc.data_type.FLOAT
+as_strided = np.lib.stride_tricks.as_strided
+
+
+def fgraph():
+    return gc.pygraph(io_data_type=F, intermediate_data_type=F, compute_data_type=F)
+
+
+class no_warnings:
+    """Turns warnings into errors inside the block."""
+
+    def __enter__(self):
+        self._cm = warnings.catch_warnings()
+        self._cm.__enter__()
+        warnings.simplefilter("error")
+
+    def __exit__(self, *exc):
+        return self._cm.__exit__(*exc)
+
+
+def relu_graph(dims=(2, 3), stride=None):
+    g = fgraph()
+    x = g.tensor(name="x", dim=list(dims), stride=stride)
+    y = g.relu(x)
+    y.set_output(True)
+    g.build([gc.heur_mode.A])
+    return g, x, y
+
+
+# ---- 1. reads through overlapping strides -----------------------------------
+
+
+@needs_lib
+def test_overlapping_input_strides_are_read():
+    # The frontend's mixed-precision matmul: a [B, N, K] buffer read as
+    # [B, K, N] with strides [N*K, 1, N], K > N, so the dims overlap.
+    B, M, K, N = 2, 3, 5, 3
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal((B, M, K)).astype(np.float32)
+    storage = rng.standard_normal(B * N * K).astype(np.float32)
+    view = as_strided(storage, (B, K, N), (N * K * 4, 4, N * 4), writeable=False)
+    g = fgraph()
+    A = g.tensor_like(a, name="a")
+    Bt = g.tensor_like(view, name="b")
+    assert Bt.get_stride() == [N * K, 1, N]
+    C = g.matmul(A, Bt)
+    C.set_output(True)
+    g.build([gc.heur_mode.A])
+    c = np.zeros((B, M, N), np.float32)
+    with no_warnings():
+        g.execute({A: a, Bt: view, C: c})
+    np.testing.assert_allclose(c, np.matmul(a, np.array(view)), rtol=1e-5, atol=1e-5)
+
+
+@needs_lib
+def test_overlapping_output_strides_are_rejected():
+    g = fgraph()
+    x = g.tensor(name="x", dim=[4, 8])
+    y = g.relu(x)
+    y.set_output(True).set_name("y").set_stride([8, 2])
+    with pytest.raises(gc.GraphValidationError, match=r"output 0 \"y\".* is written through overlapping strides: strides overlap: dim 0 has stride 8"):
+        g.validate()
+
+
+# ---- 2. stride 0 on extent-1 dims ---------------------------------------------
+
+
+def test_unit_dim_zero_strides_are_normalized():
+    x = np.ones(16, np.float32)[None, :, None, None]
+    assert x.strides == (0, 4, 0, 0)
+    g = fgraph()
+    t = g.tensor_like(x, name="x")
+    assert t.get_dim() == [1, 16, 1, 1] and t.get_stride() == [16, 1, 1, 1]
+    u = g.tensor(name="u", dim=[4, 1], stride=[1, 0])
+    assert u.get_stride() == [1, 1]
+    u.set_stride([1, -3])
+    assert u.get_stride() == [1, 1]
+    d = _buffers.describe(np.zeros((3, 1), np.float32)[:, :, None].transpose(2, 0, 1))
+    assert d.dims == [1, 3, 1] and all(s > 0 for s in d.strides)
+
+
+@needs_lib
+def test_unit_dim_zero_strides_compile_and_run():
+    x = np.arange(-8, 8, dtype=np.float32)[None, :, None, None]
+    g = fgraph()
+    X = g.tensor_like(x, name="x")
+    Y = g.relu(X)
+    Y.set_output(True)
+    g.build([gc.heur_mode.A])
+    y = np.zeros((1, 16, 1, 1), np.float32)
+    g.execute({X: x, Y: y})
+    np.testing.assert_array_equal(y, np.maximum(x, 0))
+
+
+# ---- 3. buffers checked by size -------------------------------------------------
+
+
+@needs_lib
+def test_flat_and_reshaped_buffers_are_memory():
+    g, x, y = relu_graph()
+    src = np.array([-1, 2, -3, 4, -5, 6], np.float32)
+    out = np.full(9, 7.0, np.float32)  # oversized, flat
+    with pytest.warns(_buffers.BufferViewWarning, match=r"tensor uid 1 \('x'\) has dims \[6\] and strides \[1\] but the graph declares dims \[2, 3\]"):
+        g.execute({x: src, y: out})
+    np.testing.assert_array_equal(out[:6], np.maximum(src, 0))
+    np.testing.assert_array_equal(out[6:], 7.0)
+    # another rank, and the buffer's own strides differ: the memory is read
+    # as the graph lays it out (row-major [2, 3]), not through the view
+    other = np.array([[-1, 2], [-3, 4], [-5, 6]], np.float32)
+    y2 = np.zeros((1, 2, 3), np.float32)
+    with pytest.warns(_buffers.BufferViewWarning):
+        g.execute({x: other.T, y: y2})
+    np.testing.assert_array_equal(y2.reshape(-1), np.maximum(other.reshape(-1), 0))
+
+
+@needs_lib
+def test_too_small_buffer_names_tensor_and_bytes():
+    g, x, y = relu_graph()
+    with pytest.raises(ValueError, match=r"buffer for tensor uid 1 \('x'\) has dims \[5\] and strides \[1\] \(20 bytes\) but the graph's dims \[2, 3\] and strides \[3, 1\] \(FLOAT\) span 24 bytes: the buffer is too small"):
+        g.execute({x: np.zeros(5, np.float32), y: np.zeros((2, 3), np.float32)})
+    with pytest.raises(ValueError, match=r"output tensor|tensor uid 2 .* span 24 bytes"):
+        g.execute({x: np.zeros((2, 3), np.float32), y: np.zeros((1, 3), np.float32)})
+
+
+@needs_lib
+def test_unit_dim_strides_are_never_compared():
+    # A [1,16,1,1] scale the graph declares with strides [16,1,16,16]; the
+    # caller's packed buffer has [16,1,1,1].
+    g = fgraph()
+    s = g.tensor(name="dscale", dim=[1, 16, 1, 1], stride=[16, 1, 16, 16])
+    x = g.tensor(name="x", dim=[2, 16, 1, 1])
+    y = g.mul(x, s)
+    y.set_output(True)
+    g.build([gc.heur_mode.A])
+    sv = np.arange(16, dtype=np.float32).reshape(1, 16, 1, 1)
+    xv = np.ones((2, 16, 1, 1), np.float32)
+    yv = np.zeros((2, 16, 1, 1), np.float32)
+    assert sv.strides == (64, 4, 4, 4)
+    with no_warnings():
+        g.execute({s: sv, x: xv, y: yv})
+    np.testing.assert_array_equal(yv, xv * sv)
+
+
+@needs_lib
+def test_dtype_by_element_size_and_kind():
+    g, x, y = relu_graph()
+    out = np.zeros((2, 3), np.float32)
+    bits = np.array([[-1, 2, -3], [4, -5, 6]], np.float32).view(np.int32)
+    with pytest.warns(_buffers.BufferViewWarning, match=r"holds int32 but the graph declares FLOAT: its bytes are read as FLOAT"):
+        g.execute({x: bits, y: out})
+    np.testing.assert_array_equal(out, [[0, 2, 0], [4, 0, 6]])
+    with pytest.raises(ValueError, match=r"buffer for tensor uid 1 \('x'\) holds float16 but the graph declares FLOAT"):
+        g.execute({x: np.zeros((2, 3), np.float16), y: out})
+    with pytest.raises(ValueError, match=r"holds float64 but the graph declares FLOAT"):
+        g.execute({x: np.zeros((2, 3)), y: out})
+
+
+# ---- 4. host pass-by-value scalars -------------------------------------------------
+
+
+class FakeCudaArray:
+    def __init__(self, shape, typestr="<f4"):
+        self.__cuda_array_interface__ = {"shape": shape, "typestr": typestr, "data": (0x7F0000000000, False), "strides": None, "version": 3}
+
+
+def scalar_graph():
+    g = fgraph()
+    x = g.tensor(name="x", dim=[2, 3])
+    s = g.tensor(name="s", dim=[1, 1], is_pass_by_value=True)
+    y = g.mul(x, s)
+    y.set_output(True)
+    g.build([gc.heur_mode.A])
+    return g, x, s, y
+
+
+@needs_lib
+def test_host_scalar_values_on_the_cpu():
+    g, x, s, y = scalar_graph()
+    xv = np.arange(6, dtype=np.float32).reshape(2, 3)
+    yv = np.zeros((2, 3), np.float32)
+    g.execute({x: xv, s: 2.5, y: yv})  # a Python float
+    np.testing.assert_array_equal(yv, xv * 2.5)
+    g.execute({x: xv, s: np.float32(-1.0), y: yv})  # a numpy scalar
+    np.testing.assert_array_equal(yv, -xv)
+    with pytest.raises(ValueError, match=r"tensor uid 1 \('x'\): a Python number binds only a one-element input"):
+        g.execute({x: 1.0, s: 2.0, y: yv})
+
+
+def test_scalars_do_not_decide_the_device():
+    dev = _buffers.bind(1, "x", F, [2, 3], [3, 1], False, FakeCudaArray((2, 3)))
+    host = _buffers.bind(2, "s", F, [1, 1], [1, 1], False, np.float32(3.0).reshape(1, 1))
+    number = _buffers.bind(3, "t", F, [1, 1], [1, 1], False, 0.5)
+    assert host.scalar and number.scalar and not dev.scalar
+    assert _buffers.pack_device([host, dev, number]) == _buffers.GPU
+    assert _buffers.pack_device([host, number]) == _buffers.CPU
+    big_host = _buffers.bind(4, "h", F, [2, 3], [3, 1], False, np.zeros((2, 3), np.float32))
+    with pytest.raises(ValueError, match="mixes host buffers"):
+        _buffers.pack_device([dev, big_host])
+
+
+@needs_lib
+def test_host_scalar_in_a_device_pack_without_torch_says_why():
+    g, x, s, y = scalar_graph()
+    with pytest.raises(ValueError, match=r"tensor uid 2: a host pass-by-value scalar in a device variant pack is staged through torch"):
+        g.execute({x: FakeCudaArray((2, 3)), s: np.ones((1, 1), np.float32), y: FakeCudaArray((2, 3))})
+
+
+class _FakeTorchDevice:
+    type = "cuda"
+
+
+class FakeTorchTensor:
+    """Just what the binding reads and calls on a torch tensor."""
+
+    __module__ = "torch"
+
+    def __init__(self, shape, dtype="float32", device="cuda", array=None):
+        self.shape = tuple(shape)
+        self.dtype = _Dtype(dtype)
+        self.device = _FakeTorchDevice() if device == "cuda" else types.SimpleNamespace(type="cpu")
+        self.array = array if array is not None else np.zeros(shape, np.float32)
+        self.copies = 0
+
+    def stride(self):
+        return tuple(s // self.array.itemsize for s in self.array.strides)
+
+    def data_ptr(self):
+        return 0x7F0000002000 if self.device.type == "cuda" else self.array.__array_interface__["data"][0]
+
+    def reshape(self, *shape):
+        return FakeTorchTensor(self.array.reshape(*shape).shape, str(self.dtype)[6:], self.device.type, self.array.reshape(*shape))
+
+    def __getitem__(self, index):
+        return FakeTorchTensor(self.array[index].shape, str(self.dtype)[6:], self.device.type, self.array[index])
+
+    def copy_(self, other):
+        self.array[...] = other.array
+        self.copies += 1
+        return self
+
+
+class _Dtype:
+    def __init__(self, name):
+        self.name = name
+
+    def __str__(self):
+        return f"torch.{self.name}"
+
+
+@needs_lib
+def test_host_scalar_in_a_device_pack_is_staged(monkeypatch):
+    staged = []
+
+    def empty(n, dtype=None, device=None):
+        t = FakeTorchTensor((n,), dtype.name, "cuda")
+        staged.append(t)
+        return t
+
+    fake = types.SimpleNamespace(empty=empty, from_numpy=lambda a: FakeTorchTensor(a.shape, str(a.dtype), "cpu", a))
+    monkeypatch.setitem(sys.modules, "torch", fake)
+    g, x, s, y = scalar_graph()
+    xs, ys = FakeTorchTensor((2, 3)), FakeTorchTensor((2, 3))
+    scale = FakeTorchTensor((1, 1), device="cpu", array=np.full((1, 1), 4.0, np.float32))
+    # Past the device decision and the staging: the GPU path itself reports
+    # that this machine has no GPU.
+    with pytest.raises(gc.GraphExecutionError, match="on the GPU failed"):
+        g.execute({x: xs, s: scale, y: ys})
+    assert len(staged) == 1 and staged[0].array[0] == 4.0
+    scale.array[...] = 5.0  # same pack again: the cached pack copies the value again
+    with pytest.raises(gc.GraphExecutionError, match="on the GPU failed"):
+        g.execute({x: xs, s: scale, y: ys})
+    assert staged[-1].array[0] == 5.0
+
+
+# ---- 5. output strides the frontend infers -------------------------------------------
+
+
+@needs_lib
+def test_conv_output_follows_channels_last_image_in_f32():
+    N, C, H, W, K = 2, 3, 4, 5, 4
+    rng = np.random.default_rng(1)
+    x_nhwc = rng.standard_normal((N, H, W, C)).astype(np.float32)
+    x = x_nhwc.transpose(0, 3, 1, 2)  # NCHW dims, channels-last memory
+    w = rng.standard_normal((K, C, 1, 1)).astype(np.float32)
+    g = fgraph()
+    X = g.tensor_like(x, name="x")
+    Wt = g.tensor_like(w, name="w")
+    Y = g.conv_fprop(X, Wt, padding=[0, 0], stride=[1, 1], dilation=[1, 1])
+    Y.set_output(True)
+    g.build([gc.heur_mode.A])
+    y_nhwc = np.zeros((N, H, W, K), np.float32)
+    y = y_nhwc.transpose(0, 3, 1, 2)
+    with no_warnings():
+        g.execute({X: x, Wt: w, Y: y})
+    np.testing.assert_allclose(y, np.einsum("nchw,kc->nkhw", x, w[:, :, 0, 0]), rtol=1e-5, atol=1e-5)
+
+
+@needs_lib
+def test_pointwise_output_follows_its_input_order_in_place():
+    # A transposed (column-major) view, written in place: the output takes
+    # the dim order of its first operand of the same dims, so the caller's
+    # view is the graph's layout (the [1, 8] bias before it is a broadcast).
+    big = (np.arange(32, dtype=np.float32) - 16).reshape(8, 4)
+    view = big.T
+    g = fgraph()
+    X = g.tensor_like(view, name="x")
+    assert X.get_stride() == [1, 4]
+    bias = g.tensor(name="bias", dim=[1, 8])
+    Y = g.add(bias, X)
+    Y.set_output(True)
+    g.build([gc.heur_mode.A])
+    before = view.copy()
+    b = np.arange(8, dtype=np.float32).reshape(1, 8)
+    with no_warnings():
+        g.execute({X: view, bias: b, Y: view})
+    np.testing.assert_array_equal(view, before + b)
+    np.testing.assert_array_equal(big, (before + b).T)
+
+
+@needs_lib
+def test_user_output_strides_are_kept():
+    g = fgraph()
+    x = g.tensor(name="x", dim=[2, 3])
+    y = g.relu(x)
+    y.set_output(True).set_stride([1, 2])
+    g.build([gc.heur_mode.A])
+    xv = np.array([[-1, 2, -3], [4, -5, 6]], np.float32)
+    yv = np.zeros((3, 2), np.float32).T  # column-major [2, 3]
+    with no_warnings():
+        g.execute({x: xv, y: yv})
+    np.testing.assert_array_equal(yv, np.maximum(xv, 0))
