@@ -12,7 +12,9 @@
 #include "GraphDialect/Reference/AttentionKernels.h"
 #include "GraphDialect/Reference/Kernels.h"
 #include "GraphDialect/Reference/LinearAttentionKernels.h"
+#include "GraphDialect/Reference/Memory.h"
 #include "GraphDialect/Reference/QuantKernels.h"
+#include "GraphDialect/Support/CheckedMath.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/TypeSwitch.h"
@@ -151,9 +153,43 @@ private:
   bindAll(Operation *op,
           std::initializer_list<std::pair<Value, NdArray *>> results);
   std::string eval(Operation *op);
+  /// Whether the host can hold `op`'s results as arrays of double: a static
+  /// result by its dims, a dynamic one at least as its largest operand.
+  std::string checkResultMemory(Operation *op);
 
   llvm::DenseMap<Value, NdArray> values;
 };
+
+Shape declaredShape(Value value);
+
+/// Bytes of `elements` doubles, the reference's working precision.
+std::optional<int64_t> doubleBytes(int64_t elements) {
+  return ::graph::checkedByteSize(elements, 64);
+}
+
+std::string Interpreter::checkResultMemory(Operation *op) {
+  int64_t largestOperand = 0;
+  for (Value operand : op->getOperands()) {
+    auto it = values.find(operand);
+    if (it != values.end())
+      largestOperand = std::max(largestOperand, it->second.size());
+  }
+  for (OpResult result : op->getResults()) {
+    auto type = cast<RankedTensorType>(result.getType());
+    std::optional<int64_t> count =
+        type.hasStaticShape() ? ::graph::checkedElementCount(type.getShape())
+                              : std::optional<int64_t>(largestOperand);
+    std::string what = opPrefix(op) + "result " +
+                       std::to_string(result.getResultNumber()) + " (" +
+                       formatShape(declaredShape(result)) +
+                       ", held as double by the CPU reference)";
+    if (std::string error = ref::checkHostAllocation(
+            count ? doubleBytes(*count) : std::nullopt, what);
+        !error.empty())
+      return error;
+  }
+  return "";
+}
 
 std::string Interpreter::bind(Operation *op, Value result, NdArray array) {
   auto type = cast<RankedTensorType>(result.getType());
@@ -867,6 +903,12 @@ std::string Interpreter::run(GraphOp graph,
     std::string layoutError;
     if (!ref::checkLayout(given.shape, given.strides, &layoutError))
       return who(want, "input", i) + ": " + layoutError;
+    if (std::string error = ref::checkHostAllocation(
+            doubleBytes(ref::numElements(given.shape)),
+            who(want, "input", i) + " (" + formatShape(given.shape) +
+                ", held as double by the CPU reference)");
+        !error.empty())
+      return error;
     int64_t span = ref::spanElements(given.shape, given.strides);
     if (static_cast<int64_t>(given.bytes.size()) <
         span * static_cast<int64_t>(ref::byteWidth(dtype)))
@@ -880,7 +922,9 @@ std::string Interpreter::run(GraphOp graph,
   }
 
   for (Operation &op : body.without_terminator()) {
-    std::string error = eval(&op);
+    std::string error = checkResultMemory(&op);
+    if (error.empty())
+      error = eval(&op);
     if (!error.empty())
       return error;
   }
@@ -898,7 +942,14 @@ std::string Interpreter::run(GraphOp graph,
     else
       tensor.strides = ref::rowMajorStrides(array.shape);
     int64_t span = ref::spanElements(tensor.shape, tensor.strides);
-    tensor.bytes.assign(span * ref::byteWidth(tensor.dtype), 0);
+    std::optional<int64_t> bytes = ::graph::checkedMul(
+        span, static_cast<int64_t>(ref::byteWidth(tensor.dtype)));
+    if (std::string error = ref::checkHostAllocation(
+            bytes, who(outInfo[i], "output", i) + " (" +
+                       formatShape(tensor.shape) + ")");
+        !error.empty())
+      return error;
+    tensor.bytes.assign(*bytes, 0);
     ref::store(array, tensor.dtype, tensor.strides, tensor.bytes.data());
     outputs.push_back(std::move(tensor));
   }
@@ -943,6 +994,8 @@ Interpreter::runOps(const std::vector<Operation *> &ops,
         return opPrefix(op) + "operand " +
                std::to_string(operand.getOperandNumber()) +
                " is neither given nor computed by an earlier op";
+    if (std::string error = checkResultMemory(op); !error.empty())
+      return error;
     if (std::string error = eval(op); !error.empty())
       return error;
   }

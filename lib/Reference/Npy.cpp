@@ -6,6 +6,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "GraphDialect/Reference/Npy.h"
+#include "GraphDialect/Reference/Memory.h"
+#include "GraphDialect/Support/CheckedMath.h"
 
 #include <algorithm>
 #include <cctype>
@@ -267,9 +269,19 @@ std::string parseNpy(const uint8_t *bytes, size_t size, NpyArray &out) {
 }
 
 std::string readNpyFile(const std::string &path, NpyArray &out) {
-  std::ifstream in(path, std::ios::binary);
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
   if (!in)
     return "cannot open '" + path + "': " + std::strerror(errno);
+  // The file's bytes and the array parsed from them are both held.
+  std::streamoff fileSize = in.tellg();
+  if (fileSize > 0)
+    if (std::string err = checkHostAllocation(
+            checkedMul(static_cast<int64_t>(fileSize), 2),
+            "reading '" + path + "' (" + std::to_string(fileSize) +
+                " bytes)");
+        !err.empty())
+      return err;
+  in.seekg(0);
   std::vector<uint8_t> contents((std::istreambuf_iterator<char>(in)),
                                 std::istreambuf_iterator<char>());
   if (in.bad())

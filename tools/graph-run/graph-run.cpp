@@ -41,7 +41,9 @@
 #include "GraphDialect/Passes.h"
 #include "GraphDialect/Reference/Compare.h"
 #include "GraphDialect/Reference/Executor.h"
+#include "GraphDialect/Reference/Memory.h"
 #include "GraphDialect/Reference/Npy.h"
+#include "GraphDialect/Support/CheckedMath.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
@@ -209,6 +211,29 @@ std::string describe(const ref::TensorInfo &info) {
 
 bool isStaticShape(const ref::Shape &shape) {
   return llvm::none_of(shape, ShapedType::isDynamic);
+}
+
+/// "" when the host can hold a `shape` x `dtype` buffer for input `info`,
+/// else the one-line error naming the input, the bytes and the limit.
+std::string checkInputMemory(const ref::TensorInfo &info,
+                             const ref::Shape &shape, ref::DType dtype) {
+  std::optional<int64_t> count = ::graph::checkedElementCount(shape);
+  std::optional<int64_t> bytes =
+      count ? ::graph::checkedMul(*count,
+                                  static_cast<int64_t>(ref::byteWidth(dtype)))
+            : std::nullopt;
+  return ref::checkHostAllocation(bytes, "input " + describe(info) + " (" +
+                                             typeString(shape, dtype) + ")");
+}
+
+/// The message of a failed input, prefixed with the input unless it names
+/// it already.
+std::string inputFailure(const ref::TensorInfo &info,
+                         const std::string &message) {
+  std::string prefix = "input " + describe(info);
+  if (llvm::StringRef(message).starts_with(prefix))
+    return message;
+  return prefix + ": " + message;
 }
 
 /// Copies a (possibly strided) tensor into dense row-major bytes, bit-exactly.
@@ -419,11 +444,14 @@ Result<ref::HostTensor> parseInlineInput(const ref::TensorInfo &info,
       tokens.push_back(token);
     rest = end == llvm::StringRef::npos ? "" : rest.drop_front(end + 1);
   }
-  int64_t count = ref::numElements(shape);
-  if (static_cast<int64_t>(tokens.size()) != count)
+  std::optional<int64_t> checkedCount = ::graph::checkedElementCount(shape);
+  if (!checkedCount ||
+      static_cast<int64_t>(tokens.size()) != *checkedCount)
     return Failure{typeString(shape, dtype) + " needs " +
-                   std::to_string(count) + " values, given " +
-                   std::to_string(tokens.size())};
+                   (checkedCount ? std::to_string(*checkedCount)
+                                 : std::string("more than 2^63 - 1")) +
+                   " values, given " + std::to_string(tokens.size())};
+  int64_t count = *checkedCount;
   ref::HostTensor tensor = ref::HostTensor::zeros(dtype, shape);
   size_t width = ref::byteWidth(dtype);
   for (int64_t i = 0; i < count; ++i) {
@@ -537,6 +565,9 @@ Result<ref::HostTensor> randomInput(const ref::TensorInfo &info,
                    "give the input with --input, e.g. --input=" +
                    std::to_string(info.uid) + "=\"DIMSx" +
                    ref::dtypeName(info.dtype) + "=random\""};
+  if (std::string err = checkInputMemory(info, info.shape, info.dtype);
+      !err.empty())
+    return Failure{err};
   ref::HostTensor tensor = ref::HostTensor::zeros(info.dtype, info.shape);
   int64_t count = tensor.numElements();
   size_t width = ref::byteWidth(info.dtype);
@@ -728,7 +759,7 @@ int runArtifact(ModuleOp module) {
         inputFromValue(io.inputs[i], value, BlockArgument(), seed)
             .value_or(Failure{"unknown input form"});
     if (auto *f = std::get_if<Failure>(&tensor))
-      return fail("input " + describe(io.inputs[i]) + ": " + f->message);
+      return fail(inputFailure(io.inputs[i], f->message));
     given[i] = std::move(std::get<ref::HostTensor>(tensor));
   }
   std::vector<ref::HostTensor> inputs;
@@ -919,7 +950,7 @@ int runMain() {
                   ": the value must be @file.npy, "
                   "DIMSxTYPE=VALUES or random");
     if (auto *f = std::get_if<Failure>(&*tensor))
-      return fail("input " + describe(info) + ": " + f->message);
+      return fail(inputFailure(info, f->message));
     given[i] = std::move(std::get<ref::HostTensor>(*tensor));
   }
   std::vector<ref::HostTensor> inputs;
