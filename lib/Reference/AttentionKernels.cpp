@@ -202,7 +202,17 @@ struct FwdOut {
   double amaxP = 0, amaxO = 0;
 };
 
-/// Scores of one (b, h) row block with mask flags; returns row stats.
+/// Scores of one (b, h) row block with mask flags; returns row stats: the
+/// max `mx` of the kept scores and `sum` of exp(s - mx).
+///
+/// NaN and Inf, as cuDNN's softmax treats them:
+///  - a kept NaN score makes the row NaN (mx and sum NaN, so Stats, P and O
+///    are NaN); std::max alone would skip it, and a row of NaN scores would
+///    pass for a dead one;
+///  - a row with no kept score (masked, padded), or whose kept scores are all
+///    -inf, is dead (mx = -inf, sum = 0): O = 0, Stats = -inf, no gradient;
+///  - a -inf score among finite ones drops that key (exp(-inf) = 0);
+///  - a +inf score makes exp(inf - inf) NaN: the row is NaN.
 void rowScores(const Ctx &ctx, const NdArray &q, const NdArray &k,
                double sFactor, int64_t b, int64_t h, int64_t i,
                std::vector<double> &s, std::vector<char> &kept, double &mx,
@@ -211,13 +221,20 @@ void rowScores(const Ctx &ctx, const NdArray &q, const NdArray &k,
   int64_t hk = h / (g.hq / g.hk);
   const double *qi = &q.data[((b * g.hq + h) * g.sq + i) * g.d];
   mx = -kInf;
+  bool anyNan = false;
   for (int64_t j = 0; j < g.skv; ++j) {
     kept[j] = ctx.rowValid(b, i) && ctx.keep(b, i, j);
     if (!kept[j])
       continue;
     const double *kj = &k.data[((b * g.hk + hk) * g.skv + j) * g.d];
     s[j] = sFactor * dot(qi, kj, g.d) + ctx.extra(b, h, i, j);
+    anyNan |= std::isnan(s[j]);
     mx = std::max(mx, s[j]);
+  }
+  if (anyNan) {
+    mx = std::numeric_limits<double>::quiet_NaN();
+    sum = mx;
+    return;
   }
   sum = 0;
   if (mx == -kInf)
@@ -380,6 +397,8 @@ void bwdCore(const Ctx &ctx, const NdArray &stats, const BwdArgs &a,
   }
 }
 
+/// The largest magnitude in `a`; NaN elements are skipped (std::max keeps the
+/// running value), +-inf counts as inf.
 double amaxOf(const NdArray &a) {
   double m = 0;
   for (double x : a.data)

@@ -192,6 +192,92 @@ TEST(SdpaForward, FullyMaskedRowsAreZero) {
   EXPECT_NEAR(r.o.data[0], v.data[0], 1e-12); // row 0 attends key 0 only
 }
 
+// NaN and Inf semantics of the reference's softmax (issue 13): a row whose
+// kept scores hold a NaN is NaN, as cuDNN's softmax gives it; only a row with
+// no kept score (masked, padded) or whose kept scores are all -inf is dead
+// (O = 0, Stats = -inf).
+TEST(SdpaForward, NanScoresGiveNanRows) {
+  const double nan = std::nan("");
+  // Row 0: every score NaN (its q is NaN). Rows 1 and 2: finite.
+  NdArray q({1, 1, 3, 2}), k({1, 1, 2, 2}), v({1, 1, 2, 1});
+  q.data = {nan, nan, 0.5, 0.25, 1.0, 0.0};
+  k.data = {1.0, 0.0, 0.0, 1.0};
+  v.data = {3.0, 6.0};
+  SdpaForwardResult r;
+  ASSERT_EQ(sdpaForward(q, k, v, SdpaOptions(), r), "");
+  EXPECT_TRUE(std::isnan(r.o.data[0])) << r.o.data[0]; // was 0.0 (dead row)
+  EXPECT_TRUE(std::isnan(r.stats.data[0])) << r.stats.data[0];
+  EXPECT_TRUE(std::isnan(r.scoreMax.data[0]));
+  EXPECT_TRUE(std::isnan(r.scoreSumExp.data[0]));
+  EXPECT_TRUE(std::isfinite(r.o.data[1]));
+  EXPECT_TRUE(std::isfinite(r.o.data[2]));
+
+  // A NaN in key 1 makes that score NaN for every query (even 0 * NaN): one
+  // NaN among finite scores makes each row NaN.
+  k.data = {1.0, 0.0, nan, 1.0};
+  ASSERT_EQ(sdpaForward(q, k, v, SdpaOptions(), r), "");
+  for (int64_t i = 0; i < 3; ++i)
+    EXPECT_TRUE(std::isnan(r.o.data[i])) << "row " << i;
+}
+
+TEST(SdpaForward, NanBiasGivesNanRowMaskedNanIsDead) {
+  const double nan = std::nan("");
+  NdArray q = randomArray({1, 1, 2, 2}, 21), k = randomArray({1, 1, 2, 2}, 22),
+          v = randomArray({1, 1, 2, 2}, 23);
+  NdArray bias({1, 1, 2, 2});
+  bias.data = {nan, nan, 0.0, nan}; // row 0 all NaN; row 1 key 1 NaN
+  SdpaOptions opts;
+  opts.bias = &bias;
+  SdpaForwardResult r;
+  ASSERT_EQ(sdpaForward(q, k, v, opts, r), "");
+  EXPECT_TRUE(std::isnan(r.o.data[0]));
+  EXPECT_TRUE(std::isnan(r.o.data[2]));
+  // A causal mask drops row 0's key 1: with bias NaN only there, row 0 sees
+  // key 0 alone (bias 0) and is finite.
+  bias.data = {0.0, nan, 0.0, 0.0};
+  opts.rightBound = 0;
+  ASSERT_EQ(sdpaForward(q, k, v, opts, r), "");
+  EXPECT_NEAR(r.o.data[0], v.data[0], 1e-12);
+  EXPECT_TRUE(std::isfinite(r.stats.data[0]));
+}
+
+TEST(SdpaForward, InfiniteScores) {
+  const double inf = INFINITY;
+  NdArray q({1, 1, 2, 1}, 1.0), k({1, 1, 2, 1}), v({1, 1, 2, 1});
+  v.data = {3.0, 6.0};
+  NdArray bias({1, 1, 2, 2});
+  // Row 0: every score -inf, a dead row (O 0, Stats -inf). Row 1: one -inf
+  // score drops that key.
+  bias.data = {-inf, -inf, -inf, 0.0};
+  SdpaOptions opts;
+  opts.bias = &bias;
+  SdpaForwardResult r;
+  ASSERT_EQ(sdpaForward(q, k, v, opts, r), "");
+  EXPECT_EQ(r.o.data[0], 0.0);
+  EXPECT_EQ(r.stats.data[0], -inf);
+  EXPECT_NEAR(r.o.data[1], 6.0, 1e-12);
+  // +inf: exp(inf - inf) has no value, the row is NaN.
+  bias.data = {inf, 0.0, 0.0, 0.0};
+  ASSERT_EQ(sdpaForward(q, k, v, opts, r), "");
+  EXPECT_TRUE(std::isnan(r.o.data[0]));
+  EXPECT_NEAR(r.o.data[1], 4.5, 1e-12);
+}
+
+TEST(SdpaBackward, NanRowGivesNanGradients) {
+  const double nan = std::nan("");
+  NdArray q = randomArray({1, 1, 2, 2}, 31), k = randomArray({1, 1, 2, 2}, 32),
+          v = randomArray({1, 1, 2, 2}, 33);
+  q.data[0] = nan; // row 0's scores all NaN
+  SdpaForwardResult f;
+  ASSERT_EQ(sdpaForward(q, k, v, SdpaOptions(), f), "");
+  NdArray dO({1, 1, 2, 2}, 1.0);
+  SdpaBackwardResult g;
+  ASSERT_EQ(sdpaBackward(q, k, v, f.o, dO, f.stats, SdpaOptions(), g), "");
+  EXPECT_TRUE(std::isnan(g.dQ.data[0]));
+  EXPECT_TRUE(std::isnan(g.dK.data[0]));
+  EXPECT_TRUE(std::isnan(g.dV.data[0]));
+}
+
 TEST(SdpaForward, GqaEqualsRepeatedKv) {
   NdArray q = randomArray({1, 6, 3, 4}, 10), k = randomArray({1, 2, 5, 4}, 11),
           v = randomArray({1, 3, 5, 2}, 12);
