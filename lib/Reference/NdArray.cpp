@@ -465,6 +465,54 @@ int64_t spanElements(const Shape &shape, const Shape &strides) {
   return checkedSpan(shape, s).value_or(kMaxTensorBytes);
 }
 
+bool reshapeViewStrides(const Shape &shape, const Shape &strides,
+                        const Shape &newShape, Shape &newStrides) {
+  Shape oldDims, oldStrides;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (shape[i] <= 0 || i >= strides.size())
+      return false;
+    if (shape[i] != 1) {
+      oldDims.push_back(shape[i]);
+      oldStrides.push_back(strides[i]);
+    }
+  }
+  for (int64_t d : newShape)
+    if (d <= 0)
+      return false;
+  size_t newRank = newShape.size(), oldRank = oldDims.size();
+  newStrides.assign(newRank, 1);
+  // Walk runs of old and new dims with equal products; each old run must
+  // be contiguous, and the new run's strides follow from its last dim.
+  size_t oi = 0, oj = 1, ni = 0, nj = 1;
+  while (ni < newRank && oi < oldRank) {
+    int64_t np = newShape[ni], op = oldDims[oi];
+    while (np != op) {
+      if (np < op) {
+        if (nj >= newRank)
+          return false;
+        np *= newShape[nj++];
+      } else {
+        if (oj >= oldRank)
+          return false;
+        op *= oldDims[oj++];
+      }
+    }
+    for (size_t ok = oi; ok + 1 < oj; ++ok)
+      if (oldStrides[ok] != oldDims[ok + 1] * oldStrides[ok + 1])
+        return false;
+    newStrides[nj - 1] = oldStrides[oj - 1];
+    for (size_t nk = nj - 1; nk > ni; --nk)
+      newStrides[nk - 1] = newStrides[nk] * newShape[nk];
+    ni = nj++;
+    oi = oj++;
+  }
+  for (size_t nk = ni; nk < newRank; ++nk)
+    newStrides[nk] = 1;
+  for (int64_t &stride : newStrides)
+    stride = std::max<int64_t>(stride, 1);
+  return oi >= oldRank;
+}
+
 namespace {
 
 /// Calls body(linearIndex, elementOffset) for every element in row-major

@@ -205,6 +205,14 @@ struct Tensor {
   DescPtr desc;
 };
 
+/// "64x1": dims for messages.
+std::string shapeText(const Shape &dims) {
+  std::string text;
+  for (size_t i = 0; i < dims.size(); ++i)
+    text += (i ? "x" : "") + std::to_string(dims[i]);
+  return text;
+}
+
 constexpr int64_t kInternalUidBase = int64_t(1) << 40;
 
 class Lowering {
@@ -634,6 +642,19 @@ public:
     for (int i = 0; i < m->arity; ++i)
       TRY(in(ports[i], uids[i]));
     TRY(out("output", y));
+    // cuDNN's fusion engines broadcast only tensors read from memory: a
+    // plan that broadcasts a value computed inside the group finalizes and
+    // then computes wrong numbers (seen on the H200 with 9.19: softplus of
+    // a [64, 1] column, broadcast over [64, 64]). Decline such groups; the
+    // generated kernels run them.
+    if (const Tensor *out = find(y))
+      for (int i = 0; i < m->arity; ++i)
+        if (const Tensor *operand = find(uids[i]);
+            operand && operand->isVirtual && operand->dims != out->dims)
+          return err("cuDNN does not broadcast a value computed inside the "
+                     "group (input " + std::to_string(i) + " is " +
+                     shapeText(operand->dims) + ", the result " +
+                     shapeText(out->dims) + ")");
 
     PwParams p;
     const std::string &mode = op->mode;
@@ -671,6 +692,26 @@ public:
     TRY(in("A", a));
     TRY(in("B", bb));
     TRY(out("C", c));
+    // Mixed operands (an f32 A of a bf16 B, say): cuDNN's matmul engines
+    // take one input type, so the f32 side is cast to the 16-bit type in a
+    // pointwise prologue, the rounding the tensor cores would do anyway.
+    const Tensor *at = find(a), *bt = find(bb);
+    auto narrow = [](cudnnDataType_t t) {
+      return t == CUDNN_DATA_HALF || t == CUDNN_DATA_BFLOAT16;
+    };
+    if (at && bt && at->type != bt->type) {
+      int64_t &wide = at->type == CUDNN_DATA_FLOAT && narrow(bt->type) ? a
+                      : bt->type == CUDNN_DATA_FLOAT && narrow(at->type) ? bb
+                                                                         : c;
+      if (&wide != &c) {
+        const Tensor *w = find(wide);
+        cudnnDataType_t to = (&wide == &a ? bt : at)->type;
+        int64_t cast = newVirtual(w->dims, to, w->strides);
+        TRY(pointwise(CUDNN_POINTWISE_IDENTITY, wide, 0, 0, cast,
+                      CUDNN_DATA_FLOAT));
+        wide = cast;
+      }
+    }
     return matmul(a, bb, c, comp(), fAttr("padding"));
   }
 

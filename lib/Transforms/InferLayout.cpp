@@ -116,6 +116,22 @@ bool decide(Value value) {
       strides = denseStridesInOrder(shape, orderOf(xStrides));
   } else if (auto pw = value.getDefiningOp<PointwiseOp>()) {
     strides = pointwiseStrides(pw, shape);
+  } else if (Operation *def = value.getDefiningOp();
+             def && isa<LayernormOp, RmsnormOp, InstancenormOp, AdaLayernormOp,
+                        BatchnormOp, BatchnormInferenceOp, LayernormBackwardOp,
+                        RmsnormBackwardOp, InstancenormBackwardOp,
+                        AdaLayernormBackwardOp, BatchnormBackwardOp>(def)) {
+    // A norm's Y (a backward norm's DX) is laid out like its input: cuDNN's
+    // norm engines take x and y of one shape and strides only (an f32
+    // channels-last conv output feeding a batch norm, say).
+    for (Value operand : def->getOperands()) {
+      auto inType = cast<RankedTensorType>(operand.getType());
+      ArrayRef<int64_t> inStrides = getStrides(inType);
+      if (inType.getShape() == shape && !inStrides.empty()) {
+        strides = denseStridesInOrder(shape, orderOf(inStrides));
+        break;
+      }
+    }
   }
   if (strides.empty())
     strides = getRowMajorStrides(shape);

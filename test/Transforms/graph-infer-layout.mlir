@@ -196,3 +196,20 @@ graph.graph @pointwise_stride_order(%s: tensor<1x1xf32>,
   %2 = graph.pointwise add(%col, %row) : (tensor<4x1xf32, #graph.strides<[1, 4]>>, tensor<1x8xf32>) -> tensor<4x8xf32>
   graph.output %0, %1, %2 : tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>
 }
+
+// A norm's Y follows its input's dim order (cuDNN's norm engines take x and
+// y of one layout): the f32 channels-last conv output a batch norm reads
+// gives a channels-last Y, not a row-major one.
+// CHECK-LABEL: graph.graph @norm_follows_input
+// CHECK: conv_fprop {{.*}} -> tensor<2x8x4x4xf32, #graph.strides<[128, 1, 32, 8]>>
+// CHECK: batchnorm {{.*}} -> (tensor<2x8x4x4xf32, #graph.strides<[128, 1, 32, 8]>>
+graph.graph @norm_follows_input(%x: tensor<2x8x4x4xf32, #graph.strides<[128, 1, 32, 8]>>,
+                                %w: tensor<8x8x1x1xf32>, %g: tensor<1x8x1x1xf32>)
+    -> (tensor<2x8x4x4xf32>) {
+  %eps = graph.scalar 1.0e-05 : f32 -> tensor<1x1x1x1xf32>
+  %c = graph.conv_fprop %x, %w {padding = array<i64: 0, 0>}
+      : (tensor<2x8x4x4xf32, #graph.strides<[128, 1, 32, 8]>>, tensor<8x8x1x1xf32>) -> tensor<2x8x4x4xf32>
+  %y, %m, %v = graph.batchnorm %c, scale %g, bias %g, epsilon %eps
+      : (tensor<2x8x4x4xf32>, tensor<1x8x1x1xf32>, tensor<1x8x1x1xf32>, tensor<1x1x1x1xf32>) -> (tensor<2x8x4x4xf32>, tensor<1x8x1x1xf32>, tensor<1x8x1x1xf32>, none, none)
+  graph.output %y : tensor<2x8x4x4xf32>
+}

@@ -89,6 +89,12 @@ bool checkLayout(const Shape &shape, const Shape &strides,
 /// Elements a strided buffer must hold: 1 + max offset (0 when empty),
 /// saturating at 2^63 - 1.
 int64_t spanElements(const Shape &shape, const Shape &strides);
+/// The strides through which a (shape, strides) tensor reads as `newShape`
+/// without a copy, or false when its layout does not allow it (numpy's
+/// reshape rule: dims merged or split must be contiguous among themselves).
+/// Unit dims get stride 1.
+bool reshapeViewStrides(const Shape &shape, const Shape &strides,
+                        const Shape &newShape, Shape &newStrides);
 
 /// Reads a strided buffer of `type` (strides in elements, any non-negative
 /// value, size-1 dims arbitrary; empty = row-major) into an NdArray.

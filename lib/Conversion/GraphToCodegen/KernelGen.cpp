@@ -586,9 +586,25 @@ std::string Planner::plan() {
           v.base += start * from.strides[d];
           v.strides[d] = from.strides[d] * step;
         }
-      } else {
-        if (from.strides != rowMajorStrides(from.dims))
-          return label + ": generated kernels reshape row-major tensors only";
+      } else if (!::graph::ref::reshapeViewStrides(from.dims, from.strides,
+                                          result.dims, v.strides)) {
+        // No strides read the source as the new shape (a channels-last
+        // tensor viewed as [N, G, C/G*H*W], say): gather it into a packed
+        // scratch buffer first and view that.
+        close(i);
+        View packed = from;
+        packed.strides = rowMajorStrides(from.dims);
+        packed.base = 0;
+        packed.buffer = newScratch(from.dtype, from.dims);
+        int64_t packedId = nextSynthetic--;
+        views[packedId] = packed;
+        Stage gather{StageKind::Copy, from.dims};
+        gather.ops.push_back(
+            &synthesize(op, "pointwise", "identity", "in0", src, packedId));
+        gather.stores.push_back(packedId);
+        stages.push_back(gather);
+        v = packed;
+        v.dims = result.dims;
         v.strides = rowMajorStrides(result.dims);
       }
       int64_t id = nextSynthetic--;

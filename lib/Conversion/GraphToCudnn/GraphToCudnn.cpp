@@ -386,55 +386,6 @@ SmallVector<int64_t> packedStrides(ArrayRef<int64_t> dims) {
   return strides;
 }
 
-/// The strides a reshape of a (fromDims, fromStrides) tensor to `toDims`
-/// reads its source through without a copy, or none when the source's
-/// layout does not allow it (the rule numpy's reshape follows: a run of
-/// source dims merged or split must be contiguous among themselves).
-std::optional<SmallVector<int64_t>>
-reshapeStrides(ArrayRef<int64_t> fromDims, ArrayRef<int64_t> fromStrides,
-               ArrayRef<int64_t> toDims) {
-  SmallVector<int64_t> oldDims, oldStrides;
-  for (size_t i = 0; i < fromDims.size(); ++i) {
-    if (fromDims[i] <= 0)
-      return std::nullopt;
-    if (fromDims[i] != 1) {
-      oldDims.push_back(fromDims[i]);
-      oldStrides.push_back(fromStrides[i]);
-    }
-  }
-  if (llvm::any_of(toDims, [](int64_t d) { return d <= 0; }))
-    return std::nullopt;
-  size_t newRank = toDims.size(), oldRank = oldDims.size();
-  SmallVector<int64_t> strides(newRank, 1);
-  size_t oi = 0, oj = 1, ni = 0, nj = 1;
-  while (ni < newRank && oi < oldRank) {
-    int64_t np = toDims[ni], op = oldDims[oi];
-    while (np != op) {
-      if (np < op) {
-        if (nj >= newRank)
-          return std::nullopt;
-        np *= toDims[nj++];
-      } else {
-        if (oj >= oldRank)
-          return std::nullopt;
-        op *= oldDims[oj++];
-      }
-    }
-    for (size_t ok = oi; ok + 1 < oj; ++ok)
-      if (oldStrides[ok] != oldDims[ok + 1] * oldStrides[ok + 1])
-        return std::nullopt;
-    strides[nj - 1] = oldStrides[oj - 1];
-    for (size_t nk = nj - 1; nk > ni; --nk)
-      strides[nk - 1] = strides[nk] * toDims[nk];
-    ni = nj++;
-    oi = oj++;
-  }
-  // Trailing unit dims: any stride addresses them; keep it positive.
-  for (size_t nk = ni; nk < newRank; ++nk)
-    strides[nk] = 1;
-  return strides;
-}
-
 /// A view result read in place: the buffer it aliases, where it starts in
 /// it (elements) and the strides it is read through.
 struct ViewAlias {
@@ -529,11 +480,14 @@ void planViews(Block &body, const llvm::DenseMap<Value, unsigned> &outputs,
         view.offset += from * base.strides[i];
         view.strides.push_back(base.strides[i] * by);
       }
-    } else if (auto strides = reshapeStrides(inType.getShape(), base.strides,
-                                             outType.getShape())) {
-      view.strides = *strides;
     } else {
-      ok = false;
+      ref::Shape strides;
+      ok = ref::reshapeViewStrides(
+          ref::Shape(inType.getShape().begin(), inType.getShape().end()),
+          ref::Shape(base.strides.begin(), base.strides.end()),
+          ref::Shape(outType.getShape().begin(), outType.getShape().end()),
+          strides);
+      view.strides.assign(strides.begin(), strides.end());
     }
     if (!ok || view.strides.size() != static_cast<size_t>(outType.getRank()))
       continue;

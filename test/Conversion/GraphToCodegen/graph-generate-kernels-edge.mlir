@@ -195,10 +195,27 @@ graph.graph @mixed_shapes(%x: tensor<8x16xf32>, %b: tensor<16xf32>, %c: tensor<2
 
 // -----
 
-// A reshape of a stepped slice (not row-major) is declined.
-// REMARK: remark: reshape_of_slice/group0 is left to another engine: reshape: generated kernels reshape row-major tensors only
+// A reshape of a stepped slice whose rows stay evenly spaced (strides
+// [8, 2] over [4, 4]) is a view: element k of the result is x[2k], read in
+// one copy stage.
+// CHECK-LABEL: gpu.module @reshape_of_slice_group0 attributes {graph.launches = ["stage0 grid 1 block 256"]}
+// CHECK: %[[K2:.+]] = arith.muli %{{.+}}, %c2 : index
+// CHECK-NEXT: %[[AT:.+]] = arith.addi %{{.+}}, %[[K2]] : index
+// CHECK-NEXT: memref.load %arg0[%[[AT]]] : memref<32xf32>
 graph.graph @reshape_of_slice(%x: tensor<4x8xf32>) -> tensor<16xf32> {
   %s = graph.slice %x {start = array<i64: 0, 0>, limit = array<i64: 4, 8>, step = array<i64: 1, 2>, graph.group = 0 : i64} : (tensor<4x8xf32>) -> tensor<4x4xf32>
   %r = graph.reshape %s {graph.group = 0 : i64} : (tensor<4x4xf32>) -> tensor<16xf32>
   graph.output %r : tensor<16xf32>
+}
+
+// -----
+
+// A reshape no strides express (a transposed view flattened) gathers its
+// source into packed scratch first, then reads that: two stages.
+// CHECK-LABEL: gpu.module @reshape_of_transpose_group0 attributes {graph.launches = ["stage0 grid 1 block 256", "stage1 grid 1 block 256"]}
+graph.graph @reshape_of_transpose(%x: tensor<4x8xf32>) -> tensor<32xf32> {
+  %t = graph.transpose %x {permutation = array<i64: 1, 0>, graph.group = 0 : i64} : (tensor<4x8xf32>) -> tensor<8x4xf32>
+  %r = graph.reshape %t {graph.group = 0 : i64} : (tensor<8x4xf32>) -> tensor<32xf32>
+  %y = graph.pointwise add(%r, %r) {graph.group = 0 : i64} : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+  graph.output %y : tensor<32xf32>
 }
