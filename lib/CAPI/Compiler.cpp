@@ -21,6 +21,7 @@
 #endif
 #include "GraphDialect/Passes.h"
 #include "GraphDialect/Reference/Executor.h"
+#include "GraphDialect/Support/NestingDepth.h"
 
 #include "mlir/Bytecode/BytecodeReader.h"
 #include "mlir/Bytecode/BytecodeWriter.h"
@@ -539,6 +540,12 @@ Status Compiler::parse(std::string_view data, CompiledGraph &out,
           llvm::StringRef(data.data(), data.size()),
           llvm::StringRef(bufferName.data(), bufferName.size()));
   bool bytecode = isBytecode(buffer->getMemBufferRef());
+  if (!bytecode)
+    if (std::optional<::graph::ExcessiveNesting> deep =
+            ::graph::findExcessiveNesting(data))
+      return Status(GRAPH_ERROR_INVALID_GRAPH,
+                    "failed to parse text '" + std::string(bufferName) +
+                        "': " + deep->message());
 
   auto result = std::make_unique<CompiledGraph::Impl>();
   result->compiler = impl;

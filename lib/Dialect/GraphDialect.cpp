@@ -203,10 +203,24 @@ ParseResult GraphOp::parse(OpAsmParser &parser, OperationState &result) {
       [](Builder &builder, ArrayRef<Type> argTypes, ArrayRef<Type> results,
          function_interface_impl::VariadicFlag,
          std::string &) { return builder.getFunctionType(argTypes, results); };
-  return function_interface_impl::parseFunctionOp(
-      parser, result, /*allowVariadic=*/false,
-      getFunctionTypeAttrName(result.name), buildFuncType,
-      getArgAttrsAttrName(result.name), getResAttrsAttrName(result.name));
+  SMLoc loc = parser.getCurrentLocation();
+  if (function_interface_impl::parseFunctionOp(
+          parser, result, /*allowVariadic=*/false,
+          getFunctionTypeAttrName(result.name), buildFuncType,
+          getArgAttrsAttrName(result.name), getResAttrsAttrName(result.name)))
+    return failure();
+  // The data types are TypeAttr properties; anything else (a string such as
+  // "f32") would be dropped silently when the op is created.
+  for (StringAttr name : {getIoDataTypeAttrName(result.name),
+                          getIntermediateDataTypeAttrName(result.name),
+                          getComputeDataTypeAttrName(result.name)})
+    if (Attribute attr = result.attributes.get(name);
+        attr && !isa<TypeAttr>(attr))
+      return parser.emitError(loc)
+             << "'graph.graph' op " << name.getValue()
+             << " must be an element type such as f16 (written without "
+             << "quotes), got " << attr;
+  return success();
 }
 
 void GraphOp::print(OpAsmPrinter &p) {

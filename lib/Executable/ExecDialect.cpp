@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "GraphDialect/Executable/ExecOps.h"
+#include "GraphDialect/Executable/OpKinds.h"
 
 #include "mlir/IR/DialectImplementation.h"
 #include "llvm/ADT/DenseMap.h"
@@ -122,6 +123,11 @@ LogicalResult OpAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                            << "' must be a float";
   if (!compute.isIntOrFloat())
     return emitError() << "op " << kind << ": compute must be a scalar type";
+  if (!isGraphOpKind(std::string_view(kind.getValue().data(),
+                                      kind.getValue().size())))
+    return emitError() << "op kind " << kind
+                       << " is not a graph-dialect op (an #exec.op kind is "
+                       << "the mnemonic of a graph op, e.g. \"matmul\")";
   return success();
 }
 

@@ -15,6 +15,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <sys/stat.h>
 #include <iterator>
 #include <sstream>
 
@@ -269,23 +270,38 @@ std::string parseNpy(const uint8_t *bytes, size_t size, NpyArray &out) {
 }
 
 std::string readNpyFile(const std::string &path, NpyArray &out) {
-  std::ifstream in(path, std::ios::binary | std::ios::ate);
-  if (!in)
+  // C stdio, not an ifstream: reading a directory through a filebuf throws
+  // std::ios_failure, which nothing here can catch (no exceptions).
+  struct stat info;
+  if (::stat(path.c_str(), &info) != 0)
+    return "cannot open '" + path + "': " + std::strerror(errno);
+  if (S_ISDIR(info.st_mode))
+    return "cannot read '" + path + "': it is a directory, not a .npy file";
+  std::FILE *file = std::fopen(path.c_str(), "rb");
+  if (!file)
     return "cannot open '" + path + "': " + std::strerror(errno);
   // The file's bytes and the array parsed from them are both held.
-  std::streamoff fileSize = in.tellg();
-  if (fileSize > 0)
+  if (S_ISREG(info.st_mode) && info.st_size > 0)
     if (std::string err = checkHostAllocation(
-            checkedMul(static_cast<int64_t>(fileSize), 2),
-            "reading '" + path + "' (" + std::to_string(fileSize) +
+            checkedMul(static_cast<int64_t>(info.st_size), 2),
+            "reading '" + path + "' (" + std::to_string(info.st_size) +
                 " bytes)");
-        !err.empty())
+        !err.empty()) {
+      std::fclose(file);
       return err;
-  in.seekg(0);
-  std::vector<uint8_t> contents((std::istreambuf_iterator<char>(in)),
-                                std::istreambuf_iterator<char>());
-  if (in.bad())
-    return "cannot read '" + path + "'";
+    }
+  std::vector<uint8_t> contents;
+  if (S_ISREG(info.st_mode))
+    contents.reserve(static_cast<size_t>(info.st_size));
+  uint8_t chunk[1 << 16];
+  size_t got;
+  while ((got = std::fread(chunk, 1, sizeof(chunk), file)) > 0)
+    contents.insert(contents.end(), chunk, chunk + got);
+  bool failed = std::ferror(file);
+  int readErrno = errno;
+  std::fclose(file);
+  if (failed)
+    return "cannot read '" + path + "': " + std::strerror(readErrno);
   if (std::string err = parseNpy(contents.data(), contents.size(), out);
       !err.empty())
     return "'" + path + "': " + err;

@@ -44,6 +44,7 @@
 #include "GraphDialect/Reference/Memory.h"
 #include "GraphDialect/Reference/Npy.h"
 #include "GraphDialect/Support/CheckedMath.h"
+#include "GraphDialect/Support/NestingDepth.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
@@ -863,6 +864,10 @@ int runMain() {
       openInputFile(inputFilename, &errorMessage);
   if (!file)
     return fail(errorMessage);
+  if (std::optional<::graph::ExcessiveNesting> deep =
+          ::graph::findExcessiveNesting(file->getBuffer()))
+    return fail(inputFilename + ":" + std::to_string(deep->line) + ":" +
+                std::to_string(deep->column) + ": " + deep->message());
   llvm::SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
   OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);

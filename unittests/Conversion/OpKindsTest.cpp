@@ -1,0 +1,47 @@
+//===- OpKindsTest.cpp - #exec.op kinds match the graph dialect's ops -----===//
+//
+// The exec dialect checks an #exec.op's kind against the MLIR-free list of
+// GraphDialect/Executable/OpKinds.h. This keeps the list equal to the graph
+// dialect's node ops, so an op added to GraphOps.td without its kind fails
+// here rather than as a verifier error on a valid artifact.
+//
+//===----------------------------------------------------------------------===//
+
+#include "GraphDialect/Executable/OpKinds.h"
+#include "GraphDialect/GraphOps.h"
+
+#include "mlir/IR/MLIRContext.h"
+
+#include <gtest/gtest.h>
+
+#include <set>
+#include <string>
+
+namespace {
+
+TEST(ExecOpKinds, EqualTheGraphDialectsNodeOps) {
+  mlir::MLIRContext context;
+  context.loadDialect<mlir::graph::GraphDialect>();
+  std::set<std::string> registered;
+  for (mlir::RegisteredOperationName name :
+       context.getRegisteredOperationsByDialect("graph")) {
+    llvm::StringRef kind = name.stripDialect();
+    if (kind == "graph" || kind == "output" || kind == "scalar")
+      continue; // the container, its terminator and by-value scalars
+    registered.insert(kind.str());
+  }
+  std::set<std::string> listed;
+  for (std::string_view kind : mlir::exec::kGraphOpKinds)
+    listed.insert(std::string(kind));
+  for (const std::string &kind : registered)
+    EXPECT_TRUE(listed.count(kind))
+        << "graph." << kind << " is missing from kGraphOpKinds";
+  for (const std::string &kind : listed)
+    EXPECT_TRUE(registered.count(kind))
+        << kind << " in kGraphOpKinds is no graph-dialect op";
+  EXPECT_TRUE(mlir::exec::isGraphOpKind("matmul"));
+  EXPECT_FALSE(mlir::exec::isGraphOpKind("relu"));
+  EXPECT_FALSE(mlir::exec::isGraphOpKind(""));
+}
+
+} // namespace
