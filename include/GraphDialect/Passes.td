@@ -70,6 +70,28 @@ def GraphFuse : Pass<"graph-fuse", "::mlir::ModuleOp"> {
   ];
 }
 
+def GraphExpandGqaBackward
+    : Pass<"graph-expand-gqa-backward", "::mlir::ModuleOp"> {
+  let summary = "Run grouped-query attention backward as multi-head";
+  let description = [{
+    For engines whose attention backward needs as many key/value heads as
+    query heads (cuDNN's composite backward, which runs causal and masked
+    attention): an `sdpa_backward` whose `k` and `v` have `hk` heads for
+    `hq = g * hk` query heads reads `k` and `v` repeated `g` times per head
+    (query head `h` uses key/value head `h / g`, as in the forward), and
+    its `dK` and `dV` become the sum of the `g` per-query-head gradients of
+    each key/value head:
+
+    ```
+    k5 = reshape k : [b, hk, s, d] -> [b, hk, 1, s, d]
+    kx = reshape (concatenate k5 x g on dim 2) -> [b, hq, s, d]
+    dK = reshape (reduction add (reshape dKx -> [b, hk, g, s, d]) on dim 2)
+    ```
+
+    The GPU pipeline runs it; graphs the CPU reference runs keep GQA.
+  }];
+}
+
 def GraphSelectEngines : Pass<"graph-select-engines", "::mlir::ModuleOp"> {
   let summary = "Choose the engines that may run each fused group";
   let description = [{

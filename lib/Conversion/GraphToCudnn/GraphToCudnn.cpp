@@ -30,6 +30,7 @@ namespace rt = ::graph::rt;
 
 void mlir::graph::buildGpuPipeline(OpPassManager &pm) {
   buildPreparePipeline(pm, PreparePipelineOptions());
+  pm.addPass(createGraphExpandGqaBackward());
   pm.addPass(createGraphFuse());
   pm.addPass(createGraphSelectEngines());
 }
