@@ -232,8 +232,8 @@ def python_route(case, torch):
     return ok, case.group_count("full", model.graph.to_mlir()), "; ".join(notes)
 
 
-def graph_run(args, path, gpu, check):
-    cmd = [args.graph_run, "--print-max-elements=0", "--random-inputs=1"]
+def graph_run(args, path, gpu, check, inputs=()):
+    cmd = [args.graph_run, "--print-max-elements=0", "--random-inputs=1", *inputs]
     cmd += ["--device=gpu", "--verbose-plans"] if gpu else ["--device=cpu"]
     if check:
         cmd.append("--check-against=cpu")
@@ -263,6 +263,19 @@ def graph_run_route(case, tmpdir):
             f.write(text)
         return path, text
 
+    def feeds(which, dims):
+        """--input flags with the model's own inputs (make_feeds: realistic
+        saved activations and statistics for the backward graphs, where
+        uniform random data overflows f16 gradients) as .npy files."""
+        model = harness.build_model(mod, phase, dims=dims)
+        flags = []
+        for name, values in harness.make_feeds(mod, model, phase, dims, seed=args.seed).items():
+            dt = harness.dtype_of(model.graph, model.inputs[name])
+            file = os.path.join(tmpdir, f"{mod.NAME}_{phase}_{which}.{len(flags)}.npy")
+            np.save(file, harness.to_raw(dt, values))
+            flags.append(f"--input={name}=@{file}")
+        return flags
+
     if args.cpu_only:
         path, text = write("check", case.check)
         ok, _, detail = graph_run(args, path, gpu=False, check=False)
@@ -270,7 +283,7 @@ def graph_run_route(case, tmpdir):
     path, text = write("full", case.full)
     groups = case.group_count("full", text)
     if case.cpu_full:
-        ok, plans, detail = graph_run(args, path, gpu=True, check=True)
+        ok, plans, detail = graph_run(args, path, gpu=True, check=True, inputs=feeds("full", case.full))
         if plans is not None:
             case.groups.setdefault("full", str(plans))
         return ok, case.groups.get("full", groups), f"full size ({case.dims_text('full')}) checked against cpu: {detail}"
@@ -278,7 +291,7 @@ def graph_run_route(case, tmpdir):
     if plans is not None:
         case.groups.setdefault("full", str(plans))
     cpath, _ = write("check", case.check)
-    ok_check, cplans, detail_check = graph_run(args, cpath, gpu=True, check=True)
+    ok_check, cplans, detail_check = graph_run(args, cpath, gpu=True, check=True, inputs=feeds("check", case.check))
     detail = (
         f"full size ({case.dims_text('full')}) GPU run, not checked (CPU side ~{case.full_gflop:.0f} GFLOP): {detail_full}; "
         f"check size ({case.dims_text('check')}, {cplans if cplans is not None else '?'} groups) checked against cpu: {detail_check}"
