@@ -31,8 +31,8 @@ function(graph_add_static_tool name source)
     RUNTIME_OUTPUT_DIRECTORY "${CMAKE_BINARY_DIR}/static/bin")
 endfunction()
 
-set(GRAPH_STATIC_OBJECTS MLIRGraphDialect MLIRGraphTransforms MLIRGraphReference
-    MLIRExecDialect)
+set(GRAPH_STATIC_OBJECTS MLIRGraphDialect MLIRGraphEngines MLIRGraphTransforms
+    MLIRGraphReference MLIRExecDialect)
 set(GRAPH_STATIC_LIBS GraphReferenceCore)
 if(TARGET MLIRGraphToCudnn)
   list(APPEND GRAPH_STATIC_OBJECTS MLIRGraphCodegen MLIRGraphToCudnn MLIRExecToRuntime)

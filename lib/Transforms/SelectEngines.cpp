@@ -1,5 +1,12 @@
 //===- SelectEngines.cpp - Rank the engines of each fused group -----------===//
+//
+// Asks the engine registry (GraphDialect/Engines/Engine.h) only: an engine
+// takes a group when its group-level rule accepts it, and a single op when
+// its per-op rule does. No rule of any engine lives here.
+//
+//===----------------------------------------------------------------------===//
 
+#include "GraphDialect/Engines/Engine.h"
 #include "GraphDialect/GraphOps.h"
 #include "GraphDialect/Passes.h"
 
@@ -19,110 +26,6 @@ namespace {
 constexpr llvm::StringLiteral kGroupAttr = "graph.group";
 constexpr llvm::StringLiteral kEnginesAttr = "graph.engines";
 
-bool anyTensorOf(Operation *op, llvm::function_ref<bool(Type)> pred) {
-  auto test = [&](Value v) {
-    return pred(cast<RankedTensorType>(v.getType()).getElementType());
-  };
-  return llvm::any_of(op->getOperands(), test) ||
-         llvm::any_of(op->getResults(), test);
-}
-
-/// Why cuDNN's engines cannot take `op` (as our lowering emits it), or ""
-/// when they can.
-std::string cudnnDeclines(Operation *op) {
-  if (anyTensorOf(op, [](Type t) { return t.isF64(); }))
-    return "cuDNN's fused engines have no f64 path";
-  if (isa<PointwiseOp, MatmulOp, ConvFpropOp, ConvDgradOp, ConvWgradOp,
-          ReductionOp, LayernormOp, RmsnormOp, BatchnormOp,
-          BatchnormInferenceOp, InstancenormOp, AdaLayernormOp,
-          LayernormBackwardOp, RmsnormBackwardOp, BatchnormBackwardOp,
-          InstancenormBackwardOp, AdaLayernormBackwardOp, GenstatsOp, SdpaOp,
-          SdpaBackwardOp>(op))
-    return "";
-  return ("no cuDNN lowering for " + op->getName().stripDialect() + " yet")
-      .str();
-}
-
-/// Why the generated-kernel engine (memory-bound groups) cannot take `op`,
-/// or "" when it can: pointwise ops, reductions over any axes, layer/rms/
-/// instance/adaptive layer norms forward and backward, batchnorm inference,
-/// genstats and the data movement ops, on f32, f16 and bf16 tensors of any
-/// strides (compute in f32). Whether a whole group fits is decided when its
-/// kernels are generated; a group it declines there is split.
-std::string codegenDeclines(Operation *op) {
-  bool badType = anyTensorOf(op, [](Type t) {
-    return !(t.isF32() || t.isF16() || t.isBF16() || t.isInteger(1) ||
-             t.isInteger(32) || isa<Float8E4M3FNType, Float8E5M2Type,
-                                     Float8E8M0FNUType, Float4E2M1FNType>(t));
-  });
-  if (badType)
-    return "generated kernels take f32, f16, bf16, fp8, fp4, i1 and i32 "
-           "tensors only";
-  if (auto pointwise = dyn_cast<PointwiseOp>(op)) {
-    switch (pointwise.getMode()) {
-    case PointwiseMode::gen_index:
-    case PointwiseMode::abs: case PointwiseMode::ceil: case PointwiseMode::cos:
-    case PointwiseMode::elu: case PointwiseMode::erf: case PointwiseMode::exp:
-    case PointwiseMode::floor: case PointwiseMode::gelu:
-    case PointwiseMode::gelu_approx_tanh: case PointwiseMode::identity:
-    case PointwiseMode::log: case PointwiseMode::logical_not:
-    case PointwiseMode::neg: case PointwiseMode::reciprocal:
-    case PointwiseMode::rsqrt: case PointwiseMode::sigmoid:
-    case PointwiseMode::sin: case PointwiseMode::softplus:
-    case PointwiseMode::sqrt: case PointwiseMode::tan: case PointwiseMode::tanh:
-    case PointwiseMode::relu: case PointwiseMode::leaky_relu:
-    case PointwiseMode::swish: case PointwiseMode::add:
-    case PointwiseMode::add_square: case PointwiseMode::div:
-    case PointwiseMode::logical_and: case PointwiseMode::logical_or:
-    case PointwiseMode::mul: case PointwiseMode::sub: case PointwiseMode::max:
-    case PointwiseMode::min: case PointwiseMode::mod: case PointwiseMode::pow:
-    case PointwiseMode::cmp_eq: case PointwiseMode::cmp_ge:
-    case PointwiseMode::cmp_gt: case PointwiseMode::cmp_le:
-    case PointwiseMode::cmp_lt: case PointwiseMode::cmp_neq:
-    case PointwiseMode::bias: case PointwiseMode::scale:
-    case PointwiseMode::relu_backward: case PointwiseMode::leaky_relu_backward:
-    case PointwiseMode::swish_backward: case PointwiseMode::elu_backward:
-    case PointwiseMode::gelu_approx_tanh_backward:
-    case PointwiseMode::gelu_backward: case PointwiseMode::sigmoid_backward:
-    case PointwiseMode::softplus_backward: case PointwiseMode::tanh_backward:
-    case PointwiseMode::binary_select:
-      return "";
-    }
-    llvm_unreachable("unknown pointwise mode");
-  }
-  if (auto reduction = dyn_cast<ReductionOp>(op)) {
-    if (reduction.getGroupOffset())
-      return "generated kernels have no ragged (group_offset) reduction";
-    auto in = cast<RankedTensorType>(reduction.getInput().getType());
-    auto out = cast<RankedTensorType>(reduction.getOutput().getType());
-    if (in.getRank() != out.getRank())
-      return "generated kernels reduce to a result of the input's rank";
-    return "";
-  }
-  if (isa<LayernormOp, RmsnormOp, InstancenormOp, AdaLayernormOp,
-          LayernormBackwardOp, RmsnormBackwardOp, InstancenormBackwardOp,
-          AdaLayernormBackwardOp, BatchnormInferenceOp, GenstatsOp,
-          TransposeOp, SliceOp, ConcatenateOp, ReshapeOp, RopeOp,
-          RopeBackwardOp, BlockScaleDequantizeOp>(op))
-    return "";
-  if (auto quantize = dyn_cast<BlockScaleQuantizeOp>(op))
-    return quantize.getGroupOffset()
-               ? "generated kernels have no ragged (group_offset) quantize"
-               : "";
-  return ("generated kernels have no " + op->getName().stripDialect() +
-          " yet")
-      .str();
-}
-
-/// Why an engine declines `op`, or "" when it accepts it.
-std::string declines(StringRef engine, Operation *op) {
-  if (engine == "cudnn")
-    return cudnnDeclines(op);
-  if (engine == "codegen")
-    return codegenDeclines(op);
-  return ("unknown engine '" + engine + "'").str();
-}
-
 struct GraphSelectEngines
     : public mlir::graph::impl::GraphSelectEnginesBase<GraphSelectEngines> {
   using GraphSelectEnginesBase::GraphSelectEnginesBase;
@@ -130,7 +33,8 @@ struct GraphSelectEngines
   void runOnOperation() override {
     SmallVector<std::string> ranked(engines.begin(), engines.end());
     if (ranked.empty())
-      ranked = {"cudnn", "codegen"};
+      for (StringRef engine : getDefaultEngineRanking())
+        ranked.push_back(engine.str());
     WalkResult result = getOperation().walk([&](GraphOp graph) {
       return succeeded(select(graph, ranked)) ? WalkResult::advance()
                                               : WalkResult::interrupt();
@@ -170,9 +74,7 @@ struct GraphSelectEngines
     for (auto &[id, ops] : ordered) {
       SmallVector<std::string> taking;
       for (const std::string &engine : ranked)
-        if (llvm::all_of(ops, [&](Operation *op) {
-              return declines(engine, op).empty();
-            }))
+        if (engineDeclinesGroup(engine, ops).empty())
           taking.push_back(engine);
       if (!taking.empty()) {
         tag(ops, taking);
@@ -183,7 +85,7 @@ struct GraphSelectEngines
         SmallVector<std::string> alone;
         std::string why;
         for (const std::string &engine : ranked) {
-          std::string reason = declines(engine, op);
+          std::string reason = engineDeclines(engine, op);
           if (reason.empty())
             alone.push_back(engine);
           else

@@ -1,0 +1,51 @@
+//===- CudnnEngine.cpp - The cuDNN engine's accept rules ------------------===//
+//
+// Groups lowered to cuDNN backend operation graphs (lib/Conversion/
+// GraphToCudnn) and built by the runtime (lib/Runtime/CudnnGroup.cpp). Its
+// one proposal is "heuristics": cuDNN's heuristics rank the concrete
+// engine configs ("eng<id>_k<knob>=<value>...") when the group is built on
+// the device, where they may still offer none.
+//
+//===----------------------------------------------------------------------===//
+
+#include "GraphDialect/Engines/Engine.h"
+
+#include "../TensorTypes.h"
+#include "GraphDialect/GraphOps.h"
+
+using namespace mlir;
+using namespace mlir::graph;
+
+namespace {
+
+class CudnnEngine final : public Engine {
+public:
+  StringRef name() const override { return "cudnn"; }
+
+  /// Why cuDNN's engines cannot take `op` (as our lowering emits it), or ""
+  /// when they can.
+  std::string declines(Operation *op) const override {
+    if (engines::anyTensorOf(op, [](Type t) { return t.isF64(); }))
+      return "cuDNN's fused engines have no f64 path";
+    if (isa<PointwiseOp, MatmulOp, ConvFpropOp, ConvDgradOp, ConvWgradOp,
+            ReductionOp, LayernormOp, RmsnormOp, BatchnormOp,
+            BatchnormInferenceOp, InstancenormOp, AdaLayernormOp,
+            LayernormBackwardOp, RmsnormBackwardOp, BatchnormBackwardOp,
+            InstancenormBackwardOp, AdaLayernormBackwardOp, GenstatsOp,
+            SdpaOp, SdpaBackwardOp>(op))
+      return "";
+    return ("no cuDNN lowering for " + op->getName().stripDialect() + " yet")
+        .str();
+  }
+
+  std::vector<std::string> planNames() const override {
+    return {"heuristics"};
+  }
+};
+
+} // namespace
+
+const Engine &mlir::graph::getCudnnEngine() {
+  static const CudnnEngine engine;
+  return engine;
+}

@@ -1,0 +1,175 @@
+//===- EngineTest.cpp - The engine registry and each engine's rules -------===//
+//
+// Every engine answers through one interface: lookup by name, the default
+// ranking, the per-op and group-level rules with their reasons, the plans
+// each proposes. The codegen engine's per-op list answers the same on ops
+// (graph-select-engines) and on op kinds (the kernel generator).
+//
+//===----------------------------------------------------------------------===//
+
+#include "GraphDialect/Engines/Codegen.h"
+#include "GraphDialect/Engines/Engine.h"
+#include "GraphDialect/GraphOps.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+
+#include <gtest/gtest.h>
+
+using namespace mlir;
+using namespace mlir::graph;
+
+namespace {
+
+TEST(EngineRegistry, LookupAndRanking) {
+  std::vector<std::string> names;
+  for (const Engine *engine : getEngines())
+    names.push_back(engine->name().str());
+  EXPECT_EQ(names, (std::vector<std::string>{"cudnn", "codegen", "reference"}));
+  for (const std::string &name : names) {
+    const Engine *engine = lookupEngine(name);
+    ASSERT_NE(engine, nullptr) << name;
+    EXPECT_EQ(engine->name(), name);
+  }
+  EXPECT_EQ(lookupEngine("tensorrt"), nullptr);
+  EXPECT_EQ(lookupEngine(""), nullptr);
+  ASSERT_EQ(getDefaultEngineRanking().size(), 2u);
+  EXPECT_EQ(getDefaultEngineRanking()[0], "cudnn");
+  EXPECT_EQ(getDefaultEngineRanking()[1], "codegen");
+  EXPECT_EQ(&getCudnnEngine(), lookupEngine("cudnn"));
+  EXPECT_EQ(&getCodegenEngine(), lookupEngine("codegen"));
+  EXPECT_EQ(&getReferenceEngine(), lookupEngine("reference"));
+}
+
+TEST(EngineRegistry, PlanNames) {
+  EXPECT_EQ(getCudnnEngine().planNames(),
+            (std::vector<std::string>{"heuristics"}));
+  EXPECT_EQ(getReferenceEngine().planNames(),
+            (std::vector<std::string>{"reference_cpu"}));
+  std::vector<std::string> codegen = getCodegenEngine().planNames();
+  ASSERT_EQ(codegen.size(), 9u);
+  EXPECT_EQ(codegen.front(), "codegen_v2_t128_i4");
+  EXPECT_EQ(codegen.back(), "codegen_v1");
+  for (const std::string &name : codegen)
+    EXPECT_EQ(name.rfind("codegen_v", 0), 0u) << name;
+}
+
+/// One graph of representative ops; `opsOf` lists them in program order.
+constexpr const char *kGraph = R"mlir(
+graph.graph @ops(%a: tensor<4x8xf16>, %b: tensor<8x4xf16>, %c: tensor<4x4xf32>,
+                 %d: tensor<4x4xf64>, %x: tensor<2x16x8x8xf16>,
+                 %g: tensor<1x16x1x1xf32>, %bb: tensor<1x16x1x1xf32>,
+                 %eps: tensor<1x1x1x1xf32>)
+    -> (tensor<4x4xf32>, tensor<4x1xf32>, tensor<4x4xf32>, tensor<4x4xf64>,
+        tensor<2x16x8x8xf16>, tensor<4x4xf32>) {
+  %m = graph.matmul %a, %b {name = "mm"} : (tensor<4x8xf16>, tensor<8x4xf16>) -> tensor<4x4xf32>
+  %s = graph.reduction add %c : (tensor<4x4xf32>) -> tensor<4x1xf32>
+  %t = graph.transpose %c {permutation = array<i64: 1, 0>} : (tensor<4x4xf32>) -> tensor<4x4xf32>
+  %e = graph.pointwise exp(%d) : (tensor<4x4xf64>) -> tensor<4x4xf64>
+  %y, %mean, %iv = graph.batchnorm %x, scale %g, bias %bb, epsilon %eps : (tensor<2x16x8x8xf16>, tensor<1x16x1x1xf32>, tensor<1x16x1x1xf32>, tensor<1x1x1x1xf32>) -> (tensor<2x16x8x8xf16>, tensor<1x16x1x1xf32>, tensor<1x16x1x1xf32>, none, none)
+  %r = graph.pointwise relu(%m) {name = "act"} : (tensor<4x4xf32>) -> tensor<4x4xf32>
+  graph.output %m, %s, %t, %e, %y, %r : tensor<4x4xf32>, tensor<4x1xf32>, tensor<4x4xf32>, tensor<4x4xf64>, tensor<2x16x8x8xf16>, tensor<4x4xf32>
+}
+)mlir";
+
+class EngineRules : public ::testing::Test {
+protected:
+  void SetUp() override {
+    context.loadDialect<GraphDialect>();
+    module = parseSourceString<ModuleOp>(kGraph, &context);
+    ASSERT_TRUE(module);
+    module->walk([&](GraphOp graph) {
+      for (Operation &op : graph.getBody().front().without_terminator())
+        ops.push_back(&op);
+    });
+    ASSERT_EQ(ops.size(), 6u);
+  }
+  MLIRContext context;
+  OwningOpRef<ModuleOp> module;
+  std::vector<Operation *> ops; // matmul, reduction, transpose, exp, bn, relu
+};
+
+TEST_F(EngineRules, PerOpDecisions) {
+  auto decisions = [&](const Engine &engine) {
+    std::vector<std::string> out;
+    for (Operation *op : ops)
+      out.push_back(engine.declines(op));
+    return out;
+  };
+  EXPECT_EQ(decisions(getCudnnEngine()),
+            (std::vector<std::string>{
+                "", "", "no cuDNN lowering for transpose yet",
+                "cuDNN's fused engines have no f64 path", "", ""}));
+  EXPECT_EQ(decisions(getCodegenEngine()),
+            (std::vector<std::string>{
+                "generated kernels have no matmul yet", "", "",
+                "generated kernels take f32, f16, bf16, fp8, fp4, i1 and i32 "
+                "tensors only",
+                "generated kernels do not run batchnorm training (statistics "
+                "across rows); cuDNN does",
+                ""}));
+  EXPECT_EQ(decisions(getReferenceEngine()),
+            std::vector<std::string>(ops.size(), ""));
+  EXPECT_EQ(engineDeclines("nope", ops[0]), "unknown engine 'nope'");
+  EXPECT_EQ(engineDeclines("codegen", ops[1]), "");
+}
+
+TEST_F(EngineRules, GroupDecisionsNameTheOp) {
+  std::vector<Operation *> group = {ops[0], ops[5]}; // matmul + relu
+  EXPECT_EQ(getCudnnEngine().declinesGroup(group), "");
+  EXPECT_EQ(getCodegenEngine().declinesGroup(group),
+            "matmul \"mm\": generated kernels have no matmul yet");
+  EXPECT_EQ(getReferenceEngine().declinesGroup(group), "");
+  EXPECT_EQ(engineDeclinesGroup("nope", group), "unknown engine 'nope'");
+  EXPECT_EQ(getCudnnEngine().proposePlans(group),
+            (std::vector<std::string>{"heuristics"}));
+  EXPECT_TRUE(getCodegenEngine().proposePlans(group).empty());
+  EXPECT_EQ(getCodegenEngine().proposePlans({ops[1], ops[2]}),
+            getCodegenEngine().planNames());
+  EXPECT_EQ(describeNode(ops[5]), "pointwise \"act\"");
+  EXPECT_EQ(describeNode(ops[1]), "reduction");
+}
+
+TEST(CodegenSupportList, ByKind) {
+  auto declines = [](StringRef kind, StringRef mode = "") {
+    CodegenOpInfo info;
+    info.kind = kind;
+    info.mode = mode;
+    return codegenDeclinesOp(info);
+  };
+  EXPECT_EQ(declines("pointwise", "swish_backward"), "");
+  EXPECT_EQ(declines("pointwise", "gen_index"), "");
+  EXPECT_EQ(declines("pointwise", "frobnicate"),
+            "generated kernels have no pointwise frobnicate");
+  for (StringRef kind :
+       {"reduction", "layernorm", "rmsnorm_backward", "instancenorm",
+        "adalayernorm_backward", "batchnorm_inference", "genstats",
+        "transpose", "slice", "concatenate", "reshape", "rope",
+        "rope_backward", "block_scale_quantize", "block_scale_dequantize"})
+    EXPECT_EQ(declines(kind), "") << kind.str();
+  EXPECT_EQ(declines("matmul"), "generated kernels have no matmul yet");
+  EXPECT_EQ(declines("sdpa"), "generated kernels have no sdpa yet");
+  EXPECT_EQ(declines("graph"), "generated kernels have no graph yet");
+  EXPECT_NE(declines("batchnorm").find("batchnorm training"),
+            std::string::npos);
+
+  CodegenOpInfo ragged;
+  ragged.kind = "reduction";
+  ragged.ragged = true;
+  EXPECT_EQ(codegenDeclinesOp(ragged),
+            "generated kernels have no ragged (group_offset) reduction");
+  ragged.kind = "block_scale_quantize";
+  EXPECT_EQ(codegenDeclinesOp(ragged),
+            "generated kernels have no ragged (group_offset) quantize");
+  CodegenOpInfo ranks;
+  ranks.kind = "reduction";
+  ranks.inputRank = 3;
+  ranks.outputRank = 2;
+  EXPECT_EQ(codegenDeclinesOp(ranks),
+            "generated kernels reduce to a result of the input's rank");
+  ranks.outputRank = 3;
+  EXPECT_EQ(codegenDeclinesOp(ranks), "");
+}
+
+} // namespace
