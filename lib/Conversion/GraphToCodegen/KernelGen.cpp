@@ -26,6 +26,8 @@
 
 #include "ByteFloat.h"
 #include "GraphDialect/Conversion/GraphToCodegen.h"
+#include "GraphDialect/Engines/Codegen.h"
+#include "GraphDialect/Engines/Engine.h"
 #include "ScalarOps.h"
 
 #include "GraphDialect/Reference/QuantKernels.h"
@@ -486,16 +488,28 @@ std::string Planner::plan() {
                " is a by-value scalar";
       return std::string();
     };
+    // The codegen engine's per-op support list (lib/Engines/Codegen) decides
+    // which ops have kernels; what follows plans the stages of those.
+    CodegenOpInfo info;
+    info.kind = op.kind;
+    info.mode = op.mode;
+    info.ragged = op.inputs.count("group_offset") != 0;
+    if (op.inputs.count("input") && op.outputs.count("output")) {
+      if (const Shape *dims = dimsOf(in("input")))
+        info.inputRank = static_cast<int64_t>(dims->size());
+      info.outputRank =
+          static_cast<int64_t>(tensor(out("output")).dims.size());
+    }
+    if (std::string why = codegenDeclinesOp(info); !why.empty())
+      return label + ": " + why;
     if (op.kind == "pointwise") {
       if (std::string e = lacks({}, {"output"}); !e.empty())
         return e;
-      if (op.mode != "gen_index" && codegenHasPointwise(op.mode))
+      if (op.mode != "gen_index")
         for (unsigned a = 0, n = pointwiseArity(op.mode); a < n; ++a)
           if (!op.inputs.count("in" + std::to_string(a)))
             return label + ": pointwise " + op.mode + " has no in" +
                    std::to_string(a) + " input";
-      if (!codegenHasPointwise(op.mode) && op.mode != "gen_index")
-        return label + ": generated kernels have no pointwise " + op.mode;
       if (op.mode == "gen_index" && open &&
           !(open->kind == StageKind::Pointwise &&
             open->space == tensor(out("output")).dims))
@@ -508,9 +522,6 @@ std::string Planner::plan() {
       continue;
     }
     if (op.kind == "block_scale_quantize") {
-      if (op.inputs.count("group_offset"))
-        return label + ": generated kernels have no ragged (group_offset) "
-                       "quantize";
       if (std::string e = lacks({"input"}, {"Y", "scale"}); !e.empty())
         return e;
       if (std::string e = inMemory("input"); !e.empty())
@@ -666,15 +677,11 @@ std::string Planner::plan() {
       continue;
     }
     if (op.kind == "reduction") {
-      if (op.inputs.count("group_offset"))
-        return label + ": generated kernels have no ragged reduction";
       if (std::string e = lacks({"input"}, {"output"}); !e.empty())
         return e;
       // The input may be a view (its dims are the view's).
       const Shape &xDims = *dimsOf(in("input"));
       const rt::TensorSpec &y = tensor(out("output"));
-      if (xDims.size() != y.dims.size())
-        return label + ": generated kernels reduce to the same rank";
       size_t k = y.dims.size();
       while (k > 0 && y.dims[k - 1] == 1)
         --k;
@@ -775,10 +782,8 @@ std::string Planner::plan() {
       }
       continue;
     }
-    if (op.kind == "batchnorm")
-      return label + ": generated kernels do not run batchnorm training "
-                     "(statistics across rows); cuDNN does";
-    return label + ": generated kernels have no " + op.kind + " yet";
+    // codegenDeclinesOp accepted an op no branch above plans.
+    return label + ": the kernel generator has no stage plan for " + op.kind;
   }
   close(spec.ops.size());
   // Buffers that stages read through views must be known spans.
@@ -2536,12 +2541,8 @@ std::string Emitter::emit(ModuleOp m, rt::CodegenSpec &out) {
 } // namespace
 
 std::vector<std::string> mlir::graph::codegenPlanNames() {
-  // Ranked by the H200 timings of bench/gpu/tune_rows.sh (bench/RESULTS.md):
-  // 128-thread row blocks are fastest or tied on 4096-wide rows and within
-  // 2% on 16384-wide ones (where the pipelined _p plans win on layernorm).
-  return {"codegen_v2_t128_i4",   "codegen_v2_t256_i2",   "codegen_v2_t256_i4",
-          "codegen_v2_t512_i1",   "codegen_v2_t512_i2",   "codegen_v2_t1024_i1",
-          "codegen_v2_t256_i2_p", "codegen_v2_t512_i2_p", "codegen_v1"};
+  // The codegen engine's ranked plans (lib/Engines/Codegen).
+  return getCodegenEngine().planNames();
 }
 
 static bool parsePlan(const std::string &name, Knobs &knobs) {
