@@ -64,12 +64,13 @@ typedef struct GraphModuleImpl *GraphModule;
 
 /* One graph input or output. Strides are in elements. */
 typedef struct {
-  int64_t uid;         /* 0 until uids are assigned */
+  int64_t uid;         /* meaningful when hasUid (0 is a valid uid) */
   const char *name;    /* owned by the module; "" when unnamed */
   GraphDType dtype;
   int32_t rank;
   int64_t dims[GRAPH_MAX_RANK];    /* -1 for a dynamic dim */
   int64_t strides[GRAPH_MAX_RANK]; /* 0s when not decided */
+  int32_t hasUid; /* 1 when the tensor has a uid, 0 until uids are assigned */
 } GraphTensorInfo;
 
 /* A buffer handed to execute: host memory for the CPU, a device pointer for
@@ -431,8 +432,9 @@ GRAPH_API int64_t graphBuilderScalar(GraphBuilder builder, GraphDType dtype,
                                      double value, const char *nameOrNull);
 
 /* Tensor setters; each applies to what graphBuilderFinish emits later.
- * graphTensorSetUid fails when another tensor has that uid (the message
- * names both tensors); setting dims of another rank drops the strides;
+ * graphTensorSetUid takes any uid >= 0 (0 is a uid, as in the frontend) and
+ * fails when another tensor has that uid (the message names both tensors);
+ * setting dims of another rank drops the strides;
  * graphTensorSetVirtual(t, v) is graphTensorSetOutput(t, !v). */
 GRAPH_API GraphStatus graphTensorSetUid(GraphBuilder builder, int64_t tensor,
                                         int64_t uid);

@@ -22,6 +22,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -53,7 +54,7 @@ private:
 /// One input or output of a graph. `dims` holds -1 for a dynamic dim;
 /// `strides` (elements) is empty until the layout is decided.
 struct TensorDesc {
-  int64_t uid = 0; // 0 until uids are assigned (prepare)
+  std::optional<int64_t> uid; // none until uids are assigned (prepare)
   std::string name; // "" when unnamed; names may repeat
   GraphDType dtype = GRAPH_F32;
   std::vector<int64_t> dims;

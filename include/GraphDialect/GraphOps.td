@@ -25,7 +25,7 @@ def Graph_GraphOp : Op<Graph_Dialect, "graph", [
   let description = [{
     A named operation graph. Block arguments are the graph inputs; the
     `graph.output` terminator lists the non-virtual outputs. Every input and
-    output carries a `graph.uid` (positive, unique in the graph; the
+    output carries a `graph.uid` (an integer >= 0, unique in the graph; the
     `graph-assign-uids` pass fills missing ones) and may carry a `graph.name`
     label (labels may repeat). The graph-level data types play the role of
     the frontend's `io_data_type`, `intermediate_data_type` and
@@ -66,9 +66,10 @@ def Graph_GraphOp : Op<Graph_Dialect, "graph", [
     ::mlir::Region *getCallableRegion() { return &getBody(); }
     /// The terminator listing the outputs.
     OutputOp getOutputOp();
-    /// uid of input `i` / output `i`, or 0 when not assigned yet.
-    int64_t getInputUid(unsigned i);
-    int64_t getOutputUid(unsigned i);
+    /// uid of input `i` / output `i` (0 is a uid), or nullopt when not
+    /// assigned yet (no graph.uid attribute).
+    std::optional<int64_t> getInputUid(unsigned i);
+    std::optional<int64_t> getOutputUid(unsigned i);
     static ::llvm::StringRef getDefaultDialect() { return "graph"; }
   }];
 }

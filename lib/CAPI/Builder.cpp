@@ -516,9 +516,9 @@ Status GraphBuilder::setUid(int64_t tensor, int64_t uid) {
   GRAPH_BUILDER_CHECK_IMPL("setUid");
   if (Status s = impl->check(tensor, "setUid"); !s.ok())
     return s;
-  if (uid <= 0)
+  if (uid < 0)
     return invalid("setUid: uid " + std::to_string(uid) + " of " +
-                   impl->describe(tensor) + " must be positive");
+                   impl->describe(tensor) + " is negative (uids must be >= 0)");
   for (size_t i = 0; i < impl->tensors.size(); ++i) {
     int64_t other = static_cast<int64_t>(i) + 1;
     if (other != tensor && impl->tensors[i].uid == uid)

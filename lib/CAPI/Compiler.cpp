@@ -389,7 +389,7 @@ std::string dimsText(const std::vector<int64_t> &dims) {
 /// `input 0 (uid 1 "x")`: how every message names a tensor.
 std::string who(const char *kind, size_t index, const TensorDesc &desc) {
   std::string text = std::string(kind) + " " + std::to_string(index) + " (";
-  text += desc.uid ? "uid " + std::to_string(desc.uid) : "no uid";
+  text += desc.uid ? "uid " + std::to_string(*desc.uid) : "no uid";
   if (!desc.name.empty())
     text += " \"" + desc.name + "\"";
   return text + ")";
@@ -1039,7 +1039,7 @@ Status executeOnDevice(CompiledGraph::Impl &impl,
                         "must have the graph's strides " + dimsText(t.strides) +
                         " but has " + dimsText(bindings[i].strides));
       }
-      pointers[descs[i].uid] = b.data;
+      pointers[*descs[i].uid] = b.data;
     }
     return Status();
   };
@@ -1152,7 +1152,8 @@ Status CompiledGraph::execute(GraphDevice device,
       text += text.empty() ? "" : "; ";
       text += kind;
       for (size_t i = 0; i < descs.size(); ++i) {
-        text += (i ? ", " : " ") + std::to_string(descs[i].uid);
+        text += (i ? ", " : " ") +
+                (descs[i].uid ? std::to_string(*descs[i].uid) : "none");
         if (!descs[i].name.empty())
           text += " \"" + descs[i].name + "\"";
       }
@@ -1212,7 +1213,7 @@ Status CompiledGraph::execute(GraphDevice device,
                      std::vector<Binding> &bindings) -> Status {
     bindings.resize(descs.size());
     for (size_t i = 0; i < descs.size(); ++i) {
-      auto it = byUid.find(descs[i].uid);
+      auto it = byUid.find(*descs[i].uid);
       if (it == byUid.end())
         return Status(GRAPH_ERROR_INVALID_ARGUMENT,
                       who(kind, i, descs[i]) + " of " + graphName +

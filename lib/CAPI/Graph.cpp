@@ -152,7 +152,8 @@ GraphStatus fillInfo(const graph::TensorDesc &desc, const char *kind,
                     ", more than GRAPH_MAX_RANK (" +
                     std::to_string(GRAPH_MAX_RANK) + ")");
   std::memset(info, 0, sizeof(*info));
-  info->uid = desc.uid;
+  info->uid = desc.uid.value_or(0);
+  info->hasUid = desc.uid.has_value();
   info->name = desc.name.c_str();
   info->dtype = desc.dtype;
   info->rank = static_cast<int32_t>(desc.dims.size());

@@ -233,16 +233,18 @@ OutputOp GraphOp::getOutputOp() {
   return cast<OutputOp>(getBody().front().getTerminator());
 }
 
-static int64_t uidOf(DictionaryAttr attrs) {
+static std::optional<int64_t> uidOf(DictionaryAttr attrs) {
   if (!attrs)
-    return 0;
+    return std::nullopt;
   if (auto uid = attrs.getAs<IntegerAttr>(GraphDialect::kUidAttrName))
     return uid.getInt();
-  return 0;
+  return std::nullopt;
 }
 
-int64_t GraphOp::getInputUid(unsigned i) { return uidOf(getArgAttrDict(i)); }
-int64_t GraphOp::getOutputUid(unsigned i) {
+std::optional<int64_t> GraphOp::getInputUid(unsigned i) {
+  return uidOf(getArgAttrDict(i));
+}
+std::optional<int64_t> GraphOp::getOutputUid(unsigned i) {
   return uidOf(getResultAttrDict(i));
 }
 
@@ -277,11 +279,10 @@ LogicalResult GraphOp::verify() {
                  << what << " " << index
                  << ": graph.uid must be an i64 integer, got "
                  << attr.getValue();
-        if (uid.getInt() <= 0)
+        if (uid.getInt() < 0)
           return emitGraphError(*this)
                  << what << " " << index << ": uid " << uid.getInt()
-                 << " is not positive (uids "
-                 << "must be > 0)";
+                 << " is negative (uids must be >= 0)";
       } else if (name == GraphDialect::kNameAttrName) {
         if (!isa<StringAttr>(attr.getValue()))
           return emitGraphError(*this)
@@ -334,15 +335,15 @@ LogicalResult GraphOp::verifyRegions() {
   // uids are unique among inputs, outputs and scalars, except that an output
   // that is the same value as an input (or as another output) is one tensor.
   llvm::DenseMap<int64_t, std::pair<std::string, Value>> owners;
-  auto claim = [&](int64_t uid, Value value,
+  auto claim = [&](std::optional<int64_t> uid, Value value,
                    const std::string &who) -> LogicalResult {
-    if (uid <= 0)
+    if (!uid || *uid < 0)
       return success();
-    auto [it, inserted] = owners.try_emplace(uid, who, value);
+    auto [it, inserted] = owners.try_emplace(*uid, who, value);
     if (inserted || it->second.second == value)
       return success();
     return emitGraphError(*this)
-           << "uid " << uid << " is used by both " << it->second.first
+           << "uid " << *uid << " is used by both " << it->second.first
            << " and " << who << " (uids must be unique in a graph)";
   };
   auto nameOf = [](DictionaryAttr attrs) -> StringRef {
@@ -356,10 +357,12 @@ LogicalResult GraphOp::verifyRegions() {
                      describeIo("input", i, nameOf(getArgAttrDict(i))))))
       return failure();
   WalkResult walk = getBody().walk([&](ScalarOp scalar) {
-    int64_t uid = scalar.getUid().value_or(0);
-    if (scalar.getUidAttr() && uid <= 0) {
-      emitNodeError(scalar) << "uid " << uid << " is not positive (uids "
-                            << "must be > 0)";
+    std::optional<int64_t> uid;
+    if (scalar.getUidAttr())
+      uid = static_cast<int64_t>(*scalar.getUid());
+    if (uid && *uid < 0) {
+      emitNodeError(scalar)
+          << "uid " << *uid << " is negative (uids must be >= 0)";
       return WalkResult::interrupt();
     }
     std::string who = "scalar";
@@ -391,8 +394,8 @@ LogicalResult GraphOp::verifyRegions() {
       continue;
     InFlightDiagnostic diag = emitGraphError(*this);
     diag << describeIo("output", i, nameOf(getResultAttrDict(i)));
-    if (int64_t uid = getOutputUid(i))
-      diag << " (uid " << uid << ")";
+    if (std::optional<int64_t> uid = getOutputUid(i))
+      diag << " (uid " << *uid << ")";
     return diag << " is written through overlapping strides: " << why
                 << " (only inputs may overlap)";
   }

@@ -66,8 +66,9 @@ TensorAttr::verify(function_ref<InFlightDiagnostic()> emitError, int64_t uid,
                    Type dtype, ArrayRef<int64_t> dims,
                    ArrayRef<int64_t> strides, bool isVirtual,
                    FloatAttr byValue, StringAttr name) {
-  if (uid <= 0)
-    return emitError() << "tensor uid " << uid << " is not positive";
+  if (uid < 0)
+    return emitError() << "tensor uid " << uid
+                       << " is negative (uids must be >= 0)";
   if (!dtype.isIntOrFloat())
     return emitError() << "tensor uid " << uid
                        << ": dtype must be an integer or float type";
@@ -98,10 +99,10 @@ LogicalResult OpAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   auto ports = [&](DictionaryAttr dict, StringRef what) -> LogicalResult {
     for (NamedAttribute port : dict) {
       auto uid = dyn_cast<IntegerAttr>(port.getValue());
-      if (!uid || uid.getInt() <= 0)
+      if (!uid || uid.getInt() < 0)
         return emitError() << "op " << kind << ": " << what << " port '"
                            << port.getName().getValue()
-                           << "' must map to a positive integer uid";
+                           << "' must map to an integer uid >= 0";
     }
     return success();
   };

@@ -33,7 +33,7 @@ std::string infoOf(TensorAttr tensor, ref::TensorInfo &info) {
   info.name = tensor.getName() ? tensor.getName().str() : "";
   info.shape.assign(tensor.getDims().begin(), tensor.getDims().end());
   info.strides.assign(tensor.getStrides().begin(), tensor.getStrides().end());
-  return dtypeOf(tensor.getDtype(), info.dtype, info.uid);
+  return dtypeOf(tensor.getDtype(), info.dtype, tensor.getUid());
 }
 
 } // namespace

@@ -868,7 +868,7 @@ std::string Interpreter::run(GraphOp graph,
   auto who = [&](const ref::TensorInfo &info, const char *kind, size_t index) {
     std::string text = std::string(kind) + " " + std::to_string(index);
     if (info.uid)
-      text += " (uid " + std::to_string(info.uid);
+      text += " (uid " + std::to_string(*info.uid);
     else
       text += " (no uid";
     if (!info.name.empty())

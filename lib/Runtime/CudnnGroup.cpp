@@ -215,6 +215,27 @@ std::string shapeText(const Shape &dims) {
 
 constexpr int64_t kInternalUidBase = int64_t(1) << 40;
 
+/// The lowering passes uid 0 for "no tensor" (an absent optional operand),
+/// while 0 is a valid user uid: the lowered spec carries a user's uid 0 as
+/// kUidZeroKey (also its cuDNN unique id), and execute maps it back to find
+/// the caller's buffer.
+constexpr int64_t kUidZeroKey = kInternalUidBase - 1;
+
+void keyUidZero(GraphSpec &spec) {
+  auto key = [](int64_t &uid) {
+    if (uid == 0)
+      uid = kUidZeroKey;
+  };
+  for (TensorSpec &t : spec.tensors)
+    key(t.uid);
+  for (OpSpec &op : spec.ops) {
+    for (auto &port : op.inputs)
+      key(port.second);
+    for (auto &port : op.outputs)
+      key(port.second);
+  }
+}
+
 class Lowering {
 public:
   Lowering(const CudnnApi &api, const GraphSpec &spec)
@@ -233,9 +254,9 @@ public:
       if (tensors.count(t.uid))
         return "group '" + spec.name + "': uid " + std::to_string(t.uid) +
                " is given twice";
-      if (t.uid <= 0 && !t.isVirtual)
+      if (t.uid <= 0 && !t.isVirtual) // keyUidZero moved a user's 0
         return "group '" + spec.name + "': non-virtual tensor has uid " +
-               std::to_string(t.uid) + " (must be positive)";
+               std::to_string(t.uid) + " (uids must be >= 0)";
       Tensor out;
       out.uid = t.uid;
       out.type = toCudnn(t.dtype);
@@ -1577,6 +1598,7 @@ public:
   std::string buildFrom(const GraphSpec &from, const std::string &label) {
     opGraph.reset();
     loweredSpec = std::make_unique<GraphSpec>(from);
+    keyUidZero(*loweredSpec);
     relabel = label;
     lowering = std::make_unique<Lowering>(api, *loweredSpec);
     TRY(lowering->addSpecTensors());
@@ -1947,10 +1969,11 @@ public:
         pointers.push_back(static_cast<char *>(workspace) + scratchBase +
                            t.scratchOffset);
       } else {
-        auto it = buffers.find(uid);
+        int64_t userUid = uid == kUidZeroKey ? 0 : uid;
+        auto it = buffers.find(userUid);
         if (it == buffers.end() || !it->second)
           return "group '" + spec.name + "': no device buffer for tensor uid " +
-                 std::to_string(uid);
+                 std::to_string(userUid);
         pointers.push_back(it->second);
       }
     }

@@ -17,7 +17,8 @@ using namespace mlir::graph;
 
 namespace {
 
-/// Hands out the smallest positive uid nobody reserved.
+/// Hands out the smallest positive uid nobody reserved (0 is a valid uid a
+/// user may give, but never handed out, so graphs keep their 1-based uids).
 class UidAllocator {
 public:
   void reserve(int64_t uid) { taken.insert(uid); }
@@ -45,9 +46,9 @@ void assignUids(GraphOp graph) {
   UidAllocator uids;
   llvm::DenseMap<Value, int64_t> uidOfValue;
   for (unsigned i = 0, e = graph.getNumArguments(); i < e; ++i)
-    if (int64_t uid = graph.getInputUid(i)) {
-      uids.reserve(uid);
-      uidOfValue.try_emplace(body.getArgument(i), uid);
+    if (std::optional<int64_t> uid = graph.getInputUid(i)) {
+      uids.reserve(*uid);
+      uidOfValue.try_emplace(body.getArgument(i), *uid);
     }
   graph.walk([&](ScalarOp scalar) {
     if (auto uid = scalar.getUid()) {
@@ -56,9 +57,9 @@ void assignUids(GraphOp graph) {
     }
   });
   for (unsigned i = 0, e = graph.getNumResults(); i < e; ++i)
-    if (int64_t uid = graph.getOutputUid(i)) {
-      uids.reserve(uid);
-      uidOfValue.try_emplace(output.getOperand(i), uid);
+    if (std::optional<int64_t> uid = graph.getOutputUid(i)) {
+      uids.reserve(*uid);
+      uidOfValue.try_emplace(output.getOperand(i), *uid);
     }
 
   // Then fill the gaps in program order: inputs, scalars, outputs. The

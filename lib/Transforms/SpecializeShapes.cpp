@@ -38,12 +38,12 @@ std::string dimsText(ArrayRef<int64_t> dims) {
 /// `input 0 (uid 1 "x")` for messages.
 std::string inputName(GraphOp graph, unsigned i) {
   std::string text = "input " + std::to_string(i);
-  int64_t uid = graph.getInputUid(i);
+  std::optional<int64_t> uid = graph.getInputUid(i);
   auto name = graph.getArgAttrOfType<StringAttr>(i, "graph.name");
   if (uid || name) {
     text += " (";
     if (uid)
-      text += "uid " + std::to_string(uid);
+      text += "uid " + std::to_string(*uid);
     if (name)
       text += std::string(uid ? " " : "") + "\"" + name.getValue().str() + "\"";
     text += ")";

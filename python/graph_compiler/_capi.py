@@ -40,6 +40,7 @@ class GraphTensorInfo(ctypes.Structure):
         ("rank", ctypes.c_int32),
         ("dims", ctypes.c_int64 * MAX_RANK),
         ("strides", ctypes.c_int64 * MAX_RANK),
+        ("hasUid", ctypes.c_int32),
     ]
 
 
@@ -295,7 +296,7 @@ class Module:
             rank = info.rank
             out.append(
                 dict(
-                    uid=info.uid,
+                    uid=info.uid if info.hasUid else None,
                     name=(info.name or b"").decode("utf-8", "replace"),
                     dtype_code=info.dtype,
                     dims=[info.dims[j] for j in range(rank)],

@@ -199,7 +199,6 @@ class pygraph:
         self._workspace_limit: Optional[int] = None
         self._note_filters: list = []
         self._io_info = None  # (inputs, outputs) from the C API
-        self._uid0_wire: Optional[int] = None  # the dialect uid carrying user uid 0
         self._heuristics = None  # the heur modes of create_execution_plans
         self._deterministic = False  # an op asked for use_deterministic_algorithm
         self._warned: set = set()
@@ -227,35 +226,12 @@ class pygraph:
             level, frame = level + 1, frame.f_back
         warnings.warn(message, stacklevel=level)
 
-    def _wire(self, uid: int) -> int:
-        """The uid the graph dialect carries for user uid ``uid``: itself,
-        except 0 (the frontend accepts uid 0; the dialect's uids are
-        positive), which rides on a uid no other tensor holds."""
-        return self._uid0_wire if uid == 0 and self._uid0_wire is not None else uid
-
-    def _user_uid(self, wire: int) -> int:
-        return 0 if self._uid0_wire is not None and wire == self._uid0_wire else wire
-
     def _claim_uid(self, uid: int, tensor: Tensor) -> None:
         """Give ``uid`` to ``tensor`` as a user uid: an auto holder is
-        renumbered, a user holder is an error naming both."""
+        renumbered, a user holder is an error naming both. 0 is a uid like
+        any other (the frontend accepts it; so does the graph dialect)."""
         if uid < 0:
             raise ValueError(f"uid must be non-negative, got {uid} (tensor {tensor.name!r})")
-        if uid == 0 and self._uid0_wire is None:
-            self._reserved_uids.add(0)
-            self._uid0_wire = self._alloc_uid()
-            self._reserved_uids.add(self._uid0_wire)
-            self._warn_once(
-                "uid0",
-                f"uid 0 (tensor {tensor.name!r}) is carried as uid {self._uid0_wire} in the graph dialect, whose uids are positive; "
-                "tensors, execute() and the uid queries keep uid 0, to_mlir() shows the dialect's uid",
-            )
-        elif uid != 0 and uid == self._uid0_wire:
-            # the user takes the number uid 0 rode on: uid 0 moves
-            self._uid0_wire = self._alloc_uid_skipping(uid)
-            self._reserved_uids.add(self._uid0_wire)
-            if uid in self._data_bindings:
-                self._data_bindings[self._uid0_wire] = self._data_bindings.pop(uid)
         holder = self._tensor_by_uid.get(uid)
         if holder is not None and holder is not tensor:
             if holder.uid_assigned:
@@ -313,8 +289,8 @@ class pygraph:
         self._check_mutable("re-uid a tensor")
         self._claim_uid(uid, t)
         self._tensor_by_uid.pop(t.uid, None)
-        if self._wire(t.uid) in self._data_bindings:  # keyed by dialect uid
-            self._data_bindings[self._wire(uid)] = self._data_bindings.pop(self._wire(t.uid))
+        if t.uid in self._data_bindings:
+            self._data_bindings[uid] = self._data_bindings.pop(t.uid)
         t.uid = uid
         t.uid_assigned = True
         self._tensor_by_uid[uid] = t
@@ -873,8 +849,8 @@ class pygraph:
             em.names[id(t)] = f"%in{t.uid}"
         args = []
         for t in inputs:
-            args.append(f"{em.val(t)}: {em.ty(t, signature=True)} {{graph.name = {_ops.escape(t.name)}, graph.uid = {self._wire(t.uid)} : i64}}")
-        results = [f"{em.ty(t, signature=True)} {{graph.name = {_ops.escape(t.name)}, graph.uid = {self._wire(t.uid)} : i64}}" for t in outputs]
+            args.append(f"{em.val(t)}: {em.ty(t, signature=True)} {{graph.name = {_ops.escape(t.name)}, graph.uid = {t.uid} : i64}}")
+        results = [f"{em.ty(t, signature=True)} {{graph.name = {_ops.escape(t.name)}, graph.uid = {t.uid} : i64}}" for t in outputs]
         gattrs = []
         if self.io_data_type is not None:
             gattrs.append(f"io_data_type = {mlir_type(self.io_data_type)}")
@@ -1242,10 +1218,6 @@ class pygraph:
     # =========================================================================
 
     def _uid_of_key(self, key) -> int:
-        """The dialect uid of a variant-pack key (see _wire)."""
-        return self._wire(self._user_uid_of_key(key))
-
-    def _user_uid_of_key(self, key) -> int:
         if isinstance(key, Tensor):
             return key.uid
         if isinstance(key, str):
@@ -1810,6 +1782,6 @@ class _Emitter:
             value = f"{1 if v else 0} : i1"
         else:
             value = f"{int(v)} : {elt}"
-        attrs = f" {{name = {_ops.escape(t.name)}, uid = {self.graph._wire(t.uid)} : i64}}"
+        attrs = f" {{name = {_ops.escape(t.name)}, uid = {t.uid} : i64}}"
         shape = "x".join(str(int(d)) for d in t.dim)
         return f"{self.val(t)} = graph.scalar {value}{attrs} -> tensor<{shape}x{elt}>"

@@ -240,31 +240,58 @@ def test_sdpa_stats_use_log2_scales_stats():
 
 def test_uid_zero_is_a_uid():
     g = cudnn.pygraph(io_data_type=F)
-    with pytest.warns(UserWarning, match=r"uid 0 \(tensor 'x'\) is carried as uid 1 in the graph dialect"):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no note: the compiler takes uid 0 as it is
         x = g.tensor(name="x", dim=[2, 2], stride=[2, 1], uid=0)
     y = g.relu(x).set_output(True)
-    assert x.get_uid() == 0 and y.get_uid() == 2
+    assert x.get_uid() == 0 and y.get_uid() == 1
     assert g.query_tensor_attributes_of_uid(0) is x
-    assert 'graph.name = "x", graph.uid = 1 : i64' in g.to_mlir()
-    # a user uid on the number uid 0 rode on moves uid 0 elsewhere
+    assert 'graph.name = "x", graph.uid = 0 : i64' in g.to_mlir()
+    # uid 1 taken by the user: the auto-numbered holder moves, 0 stays 0
     z = g.tensor(name="z", dim=[2, 2], uid=1)
     g.add(x, z).set_output(True)
     text = g.to_mlir()
-    assert 'graph.name = "z", graph.uid = 1 : i64' in text and 'graph.name = "x", graph.uid = 1 ' not in text
+    assert 'graph.name = "z", graph.uid = 1 : i64' in text and 'graph.name = "x", graph.uid = 0 : i64' in text
+    assert y.get_uid() not in (0, 1)
+    with pytest.raises(ValueError, match="uid 0 is already user-assigned to tensor 'x'"):
+        g.tensor(name="w", dim=[2, 2], uid=0)
 
 
 @needs_lib
 def test_uid_zero_executes_keyed_by_zero():
     g = cudnn.pygraph(io_data_type=F, intermediate_data_type=F, compute_data_type=F)
-    with pytest.warns(UserWarning):
-        x = g.tensor(name="x", dim=[2, 2], stride=[2, 1], uid=0)
+    x = g.tensor(name="x", dim=[2, 2], stride=[2, 1], uid=0)
     y = g.neg(x).set_output(True).set_uid(5)
     g.build([cudnn.heur_mode.A])
+    # the compiler itself reports uid 0 (no spare uid in between)
+    ins, outs = g._io_info
+    assert [i["uid"] for i in ins] == [0] and [o["uid"] for o in outs] == [5]
     a = np.array([[1, -2], [3, 4]], np.float32)
     out = np.empty_like(a)
     g.execute({0: a, 5: out})
     np.testing.assert_array_equal(out, -a)
     assert [t.get_uid() for t in (x, y)] == [0, 5]
+    # keyed by tensor or by name: the same buffer
+    out2 = np.empty_like(a)
+    g.execute({x: a, y: out2})
+    np.testing.assert_array_equal(out2, -a)
+    # a missing uid-0 buffer is named as uid 0
+    with pytest.raises(Exception, match="uid 0"):
+        g.execute({5: out})
+
+
+@needs_lib
+def test_uid_zero_on_an_output_and_a_scalar():
+    g = cudnn.pygraph(io_data_type=F, intermediate_data_type=F, compute_data_type=F)
+    x = g.tensor(name="x", dim=[2, 2], stride=[2, 1], uid=3)
+    s = g.tensor(name="s", dim=[1, 1], stride=[1, 1], is_pass_by_value=True, uid=7)
+    y = g.mul(x, s).set_output(True).set_uid(0)
+    g.build([cudnn.heur_mode.A])
+    a = np.array([[1, -2], [3, 4]], np.float32)
+    out = np.empty_like(a)
+    g.execute({3: a, 7: np.full((1, 1), 2.0, np.float32), 0: out})
+    np.testing.assert_array_equal(out, 2 * a)
+    assert g.query_tensor_attributes_of_uid(0) is y
 
 
 # ---- enums and helper objects -----------------------------------------------------------

@@ -2,8 +2,8 @@
 
 // One case per verifier rule of the exec dialect.
 
-// expected-error @below {{tensor uid 0 is not positive}}
-exec.program @p inputs = [#exec.tensor<uid = 0, dtype = f32, dims = [4], strides = [1]>] outputs = [] buffers = [] {
+// expected-error @below {{tensor uid -1 is negative (uids must be >= 0)}}
+exec.program @p inputs = [#exec.tensor<uid = -1, dtype = f32, dims = [4], strides = [1]>] outputs = [] buffers = [] {
 }
 
 // -----
@@ -26,7 +26,7 @@ exec.program @p inputs = [#exec.tensor<uid = 1, dtype = f32, dims = [1], strides
 
 // -----
 
-// expected-error @below {{op "relu": input port 'in0' must map to a positive integer uid}}
+// expected-error @below {{op "relu": input port 'in0' must map to an integer uid >= 0}}
 exec.program @p inputs = [] outputs = [] buffers = [] attributes {x = #exec.op<kind = "relu", inputs = {in0 = "a"}, outputs = {output = 2 : i64}, compute = f32>} {
 }
 

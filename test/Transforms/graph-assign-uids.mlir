@@ -112,3 +112,28 @@ graph.graph @third_graph(%a: tensor<2xf16>, %b: tensor<2xf16> {graph.uid = 1 : i
   %0 = graph.pointwise add(%a, %b) : (tensor<2xf16>, tensor<2xf16>) -> tensor<2xf16>
   graph.output %0 : tensor<2xf16>
 }
+
+// 0 is a uid the user may give (the frontend accepts it): it is kept and
+// reserved, and the pass hands out 1 up around it (a scalar's 0 too).
+// CHECK-LABEL: graph.graph @uid_zero
+// CHECK-SAME: (%{{.*}}: tensor<4xf32> {graph.uid = 0 : i64},
+// CHECK-SAME:  %{{.*}}: tensor<4xf32> {graph.uid = 1 : i64})
+// CHECK-SAME: -> (tensor<4xf32> {graph.uid = 3 : i64})
+// CHECK: scalar {{.*}} {uid = 2 : i64} -> tensor<1xf32>
+graph.graph @uid_zero(%a: tensor<4xf32> {graph.uid = 0 : i64}, %b: tensor<4xf32>)
+    -> (tensor<4xf32>) {
+  %s = graph.scalar 2.0 : f32 -> tensor<1xf32>
+  %0 = graph.pointwise add(%a, %b) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %1 = graph.pointwise mul(%0, %s) : (tensor<4xf32>, tensor<1xf32>) -> tensor<4xf32>
+  graph.output %1 : tensor<4xf32>
+}
+
+// CHECK-LABEL: graph.graph @scalar_uid_zero
+// CHECK-SAME: (%{{.*}}: tensor<4xf32> {graph.uid = 1 : i64})
+// CHECK-SAME: -> (tensor<4xf32> {graph.uid = 2 : i64})
+// CHECK: scalar {{.*}} {uid = 0 : i64} -> tensor<1xf32>
+graph.graph @scalar_uid_zero(%a: tensor<4xf32>) -> (tensor<4xf32>) {
+  %s = graph.scalar 2.0 : f32 {uid = 0 : i64} -> tensor<1xf32>
+  %0 = graph.pointwise mul(%a, %s) : (tensor<4xf32>, tensor<1xf32>) -> tensor<4xf32>
+  graph.output %0 : tensor<4xf32>
+}

@@ -202,9 +202,14 @@ std::string typeString(const ref::Shape &shape, ref::DType dtype) {
   return shapeString(shape) + ref::dtypeName(dtype);
 }
 
+/// The tensor's uid as text ("?" before assign-uids; 0 is a uid).
+std::string uidText(const ref::TensorInfo &info) {
+  return info.uid ? std::to_string(*info.uid) : "?";
+}
+
 /// `uid 7 "y"`, or `uid 7` when unnamed.
 std::string describe(const ref::TensorInfo &info) {
-  std::string text = "uid " + std::to_string(info.uid);
+  std::string text = "uid " + uidText(info);
   if (!info.name.empty())
     text += " \"" + info.name + "\"";
   return text;
@@ -366,7 +371,7 @@ Result<size_t> lookup(const std::vector<ref::TensorInfo> &infos,
         "; the " + kind.str() + "s are: " + (known.empty() ? "none" : known)};
   std::string uids;
   for (size_t i : hits)
-    uids += (uids.empty() ? "" : ", ") + std::to_string(infos[i].uid);
+    uids += (uids.empty() ? "" : ", ") + uidText(infos[i]);
   return Failure{"the " + kind.str() + " name \"" + key.str() +
                  "\" is shared by uids " + uids + ": use the uid"};
 }
@@ -564,8 +569,8 @@ Result<ref::HostTensor> randomInput(const ref::TensorInfo &info,
                    shapeString(info.shape) +
                    "...): random data needs them; "
                    "give the input with --input, e.g. --input=" +
-                   std::to_string(info.uid) + "=\"DIMSx" +
-                   ref::dtypeName(info.dtype) + "=random\""};
+                   uidText(info) + "=\"DIMSx" + ref::dtypeName(info.dtype) +
+                   "=random\""};
   if (std::string err = checkInputMemory(info, info.shape, info.dtype);
       !err.empty())
     return Failure{err};
@@ -574,7 +579,7 @@ Result<ref::HostTensor> randomInput(const ref::TensorInfo &info,
   size_t width = ref::byteWidth(info.dtype);
   uint64_t state = seed;
   splitmix64(state);
-  state ^= static_cast<uint64_t>(info.uid) * 0xD1B54A32D192ED03ull;
+  state ^= static_cast<uint64_t>(info.uid.value_or(0)) * 0xD1B54A32D192ED03ull;
   auto uniform = [&] {
     return static_cast<double>(splitmix64(state) >> 11) * 0x1.0p-53;
   };
@@ -677,10 +682,10 @@ void printPlans(const std::vector<GpuGroupReport> &plans) {
 /// Whether the graph still needs graph-prepare: a missing uid or stride.
 bool needsPrepare(GraphOp graph) {
   for (unsigned i = 0, e = graph.getNumArguments(); i < e; ++i)
-    if (graph.getInputUid(i) == 0)
+    if (!graph.getInputUid(i))
       return true;
   for (unsigned i = 0, e = graph.getNumResults(); i < e; ++i)
-    if (graph.getOutputUid(i) == 0)
+    if (!graph.getOutputUid(i))
       return true;
   bool missing = false;
   auto check = [&](Type type) {
@@ -969,7 +974,7 @@ int runMain() {
           more = " (and " + std::to_string(missing - 1) + " more)";
         return fail("missing input " + describe(info) + " (" +
                     typeString(info.shape, info.dtype) + ")" + more +
-                    ": give it with --input=" + std::to_string(info.uid) +
+                    ": give it with --input=" + uidText(info) +
                     "=@FILE.npy or use --random-inputs=SEED");
       }
       Result<ref::HostTensor> tensor =
@@ -1020,6 +1025,7 @@ int runMain() {
       // Engine selection diagnoses ops nothing runs; for auto they go to the
       // CPU instead.
       PassManager pm(&context);
+      pm.addPass(createGraphExpandGqaBackward());
       pm.addPass(createGraphFuse());
       pm.addPass(createGraphSelectEngines());
       ScopedDiagnosticHandler quiet(&context, [&](Diagnostic &diag) {
@@ -1113,7 +1119,7 @@ int runMain() {
             return info.name == outputInfos[i].name;
           });
       if (base.empty() || sameName > 1)
-        base = "uid_" + std::to_string(outputInfos[i].uid);
+        base = "uid_" + uidText(outputInfos[i]);
       llvm::SmallString<256> path(outputDir);
       llvm::sys::path::append(path, base + ".npy");
       if (std::string err =

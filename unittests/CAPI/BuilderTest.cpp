@@ -50,13 +50,14 @@ protected:
     graphContextDestroy(context);
   }
 
+  /// uid -1: none given (0 is a uid).
   int64_t tensor(std::vector<int64_t> dims, const char *name = nullptr,
-                 int64_t uid = 0, GraphDType dtype = GRAPH_F32) {
+                 int64_t uid = -1, GraphDType dtype = GRAPH_F32) {
     int64_t id = graphBuilderTensor(builder, dtype,
                                     static_cast<int32_t>(dims.size()),
                                     dims.data(), nullptr, name);
     EXPECT_GT(id, 0) << graphGetLastError();
-    if (uid)
+    if (uid >= 0)
       EXPECT_EQ(graphTensorSetUid(builder, id, uid), GRAPH_OK)
           << graphGetLastError();
     return id;
@@ -282,7 +283,7 @@ TEST_F(BuilderTest, SdpaCausalWithStats) {
 
 TEST_F(BuilderTest, ReductionAndPrepareAssignsUids) {
   int64_t x = tensor({3, 5}, "x");
-  int64_t r = output({3, 1}, 0);
+  int64_t r = output({3, 1}, -1); // no uid: prepare assigns one
   ASSERT_EQ(op("reduction", "max", {"input"}, {x}, {"output"}, {r}), GRAPH_OK)
       << graphGetLastError();
   finish();
@@ -309,7 +310,7 @@ TEST_F(BuilderTest, StridesAppearInTheType) {
   int64_t dims[2] = {2, 3}, strides[2] = {1, 2};
   int64_t x = graphBuilderTensor(builder, GRAPH_F16, 2, dims, strides, "x");
   ASSERT_GT(x, 0);
-  int64_t y = output({2, 3}, 0, GRAPH_F16);
+  int64_t y = output({2, 3}, -1, GRAPH_F16);
   ASSERT_EQ(graphTensorSetStrides(builder, y, 2, strides), GRAPH_OK);
   ASSERT_EQ(op("pointwise", "identity", {"inputs_0"}, {x}, {"output"}, {y}),
             GRAPH_OK);
@@ -388,6 +389,13 @@ TEST_F(BuilderTest, Errors) {
                   "uid 7 is already assigned to tensor 1 ('a'); cannot assign "
                   "it to tensor 2 ('b') too");
   EXPECT_EQ(graphTensorSetUid(builder, a, 7), GRAPH_OK); // same tensor: fine
+  // 0 is a uid like any other (the frontend accepts it); negatives are not.
+  ASSERT_EQ(graphTensorSetUid(builder, c, 0), GRAPH_OK) << graphGetLastError();
+  EXPECT_EQ(graphTensorSetUid(builder, d, 0), GRAPH_ERROR_INVALID_ARGUMENT);
+  EXPECT_CONTAINS(graphGetLastError(), "uid 0 is already assigned to tensor 3");
+  EXPECT_EQ(graphTensorSetUid(builder, d, -2), GRAPH_ERROR_INVALID_ARGUMENT);
+  EXPECT_CONTAINS(graphGetLastError(),
+                  "uid -2 of tensor 5 ('d') is negative (uids must be >= 0)");
 
   // Handles and arguments.
   EXPECT_EQ(graphTensorSetName(builder, 0, "x"), GRAPH_ERROR_INVALID_ARGUMENT);
@@ -410,7 +418,7 @@ TEST_F(BuilderTest, Errors) {
 
 TEST_F(BuilderTest, VerifierFailureSurfaces) {
   int64_t a = tensor({2, 3}, "a"), b = tensor({5, 4}, "b"); // K: 3 vs 5
-  int64_t c = output({2, 4}, 0);
+  int64_t c = output({2, 4}, -1);
   ASSERT_EQ(op("matmul", nullptr, {"A", "B"}, {a, b}, {"C"}, {c}, nullptr,
                "mm"),
             GRAPH_OK);

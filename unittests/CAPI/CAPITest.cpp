@@ -54,7 +54,7 @@ const char *kBadK = R"mlir(graph.graph @bad(%a: tensor<4x8xf32>, %b: tensor<7x4x
 }
 )mlir";
 
-const char *kBadUid = R"mlir(graph.graph @g(%x: tensor<4xf32> {graph.uid = 0 : i64})
+const char *kBadUid = R"mlir(graph.graph @g(%x: tensor<4xf32> {graph.uid = -1 : i64})
     -> (tensor<4xf32>) {
   %r = graph.pointwise relu(%x) : (tensor<4xf32>) -> tensor<4xf32>
   graph.output %r : tensor<4xf32>
@@ -232,7 +232,7 @@ TEST(CAPIParse, VerifierErrorWithLocation) {
             nullptr);
   EXPECT_CONTAINS(lastError(), "model.mlir:1:");
   EXPECT_CONTAINS(lastError(),
-                  "input 0: uid 0 is not positive (uids must be > 0)");
+                  "input 0: uid -1 is negative (uids must be >= 0)");
   graphContextDestroy(context);
 }
 
@@ -428,7 +428,8 @@ TEST(CAPIQuery, InputsOutputsBeforeAndAfterPrepare) {
   EXPECT_EQ(graphNumOutputs(module), 1);
   GraphTensorInfo info;
   ASSERT_EQ(graphGetInput(module, 0, &info), GRAPH_OK);
-  EXPECT_EQ(info.uid, 0); // not assigned yet
+  EXPECT_EQ(info.hasUid, 0); // not assigned yet
+  EXPECT_EQ(info.uid, 0);
   EXPECT_STREQ(info.name, "x");
   EXPECT_EQ(info.dtype, GRAPH_F32);
   EXPECT_EQ(info.rank, 2);
@@ -440,6 +441,7 @@ TEST(CAPIQuery, InputsOutputsBeforeAndAfterPrepare) {
   std::vector<int64_t> seen;
   for (int i = 0; i < 3; ++i) {
     ASSERT_EQ(graphGetInput(module, i, &info), GRAPH_OK);
+    EXPECT_EQ(info.hasUid, 1);
     EXPECT_GT(info.uid, 0);
     seen.push_back(info.uid);
   }
@@ -463,6 +465,48 @@ TEST(CAPIQuery, InputsOutputsBeforeAndAfterPrepare) {
   EXPECT_EQ(graphGetInput(module, 0, nullptr), GRAPH_ERROR_INVALID_ARGUMENT);
   EXPECT_CONTAINS(lastError(), "info is NULL");
   EXPECT_EQ(graphGetOutput(module, 0, nullptr), GRAPH_ERROR_INVALID_ARGUMENT);
+  graphModuleDestroy(module);
+  graphContextDestroy(context);
+}
+
+// uid 0 is a uid (the frontend accepts it): kept by prepare, reported with
+// hasUid, and the buffer of uid 0 binds on execute.
+TEST(CAPIQuery, UidZeroIsAUid) {
+  const char *text = R"mlir(graph.graph @g(%x: tensor<4xf32> {graph.uid = 0 : i64, graph.name = "x"})
+    -> (tensor<4xf32> {graph.name = "y"}) {
+  %r = graph.pointwise neg(%x) : (tensor<4xf32>) -> tensor<4xf32>
+  graph.output %r : tensor<4xf32>
+}
+)mlir";
+  GraphContext context = graphContextCreate();
+  GraphModule module = graphModuleParse(context, text, std::strlen(text));
+  ASSERT_NE(module, nullptr) << lastError();
+  GraphTensorInfo in, out;
+  ASSERT_EQ(graphGetInput(module, 0, &in), GRAPH_OK);
+  EXPECT_EQ(in.hasUid, 1);
+  EXPECT_EQ(in.uid, 0);
+  ASSERT_EQ(graphGetOutput(module, 0, &out), GRAPH_OK);
+  EXPECT_EQ(out.hasUid, 0);
+  ASSERT_EQ(graphModulePrepare(module), GRAPH_OK) << lastError();
+  ASSERT_EQ(graphGetInput(module, 0, &in), GRAPH_OK);
+  EXPECT_EQ(in.hasUid, 1);
+  EXPECT_EQ(in.uid, 0); // kept, not replaced by a fresh uid
+  ASSERT_EQ(graphGetOutput(module, 0, &out), GRAPH_OK);
+  EXPECT_EQ(out.hasUid, 1);
+  EXPECT_EQ(out.uid, 1); // assign-uids hands out 1 up, 0 being taken
+
+  float x[4] = {1, -2, 3, -4}, y[4] = {0, 0, 0, 0};
+  std::vector<GraphBuffer> buffers = {makeBuffer(0, x, {4}),
+                                      makeBuffer(1, y, {4})};
+  ASSERT_EQ(graphExecute(module, GRAPH_DEVICE_CPU, buffers.data(), 2), GRAPH_OK)
+      << lastError();
+  for (int i = 0; i < 4; ++i)
+    EXPECT_EQ(y[i], -x[i]);
+
+  // Without the buffer of uid 0 the message names uid 0, not "no uid".
+  EXPECT_EQ(graphExecute(module, GRAPH_DEVICE_CPU, buffers.data() + 1, 1),
+            GRAPH_ERROR_INVALID_ARGUMENT);
+  EXPECT_CONTAINS(lastError(), "input 0 (uid 0 \"x\")");
   graphModuleDestroy(module);
   graphContextDestroy(context);
 }
@@ -960,7 +1004,8 @@ TEST(CompilerAPI, ParsePrepareExecuteSerialize) {
   float *data[4] = {x.data(), w.data(), b.data(), y.data()};
   for (int i = 0; i < 4; ++i) {
     const graph::TensorDesc &d = i < 3 ? ins[i] : outs[0];
-    buffers[i].uid = d.uid;
+    ASSERT_TRUE(d.uid.has_value());
+    buffers[i].uid = *d.uid;
     buffers[i].data = data[i];
     buffers[i].dtype = d.dtype;
     buffers[i].dims = d.dims;

@@ -156,7 +156,8 @@ TEST_F(GpuLoweringTest, GroupSourceRunsOnTheReference) {
   Block &body = bound.getBody().front();
   for (unsigned i = 0; i < inputs.size(); ++i) {
     // Every group tensor has its value, inputs by their uid.
-    auto it = source.values.find(bound.getInputUid(i));
+    ASSERT_TRUE(bound.getInputUid(i).has_value());
+    auto it = source.values.find(*bound.getInputUid(i));
     ASSERT_NE(it, source.values.end());
     EXPECT_EQ(it->second, body.getArgument(i));
     given.emplace_back(it->second,
@@ -165,7 +166,7 @@ TEST_F(GpuLoweringTest, GroupSourceRunsOnTheReference) {
   }
   std::vector<Value> wanted;
   for (unsigned i = 0; i < bound.getNumResults(); ++i)
-    wanted.push_back(source.values.at(bound.getOutputUid(i)));
+    wanted.push_back(source.values.at(bound.getOutputUid(i).value_or(-1)));
   std::vector<ref::NdArray> results;
   ASSERT_EQ(ref::executeOps(source.ops, given, wanted, results), "");
   ASSERT_EQ(results.size(), whole.size());

@@ -16,6 +16,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -44,7 +45,7 @@ struct HostTensor {
 
 /// One graph input or output as the executor sees it.
 struct TensorInfo {
-  int64_t uid = 0;   // 0 when the graph has not been through assign-uids
+  std::optional<int64_t> uid; // none before assign-uids (0 is a uid)
   std::string name;  // user label, may be empty or repeat
   DType dtype = DType::F32;
   Shape shape;       // ShapedType::kDynamic (INT64_MIN) for '?' dims

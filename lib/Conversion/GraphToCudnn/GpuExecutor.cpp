@@ -758,7 +758,7 @@ std::string mlir::graph::executeOnGpu(
       match = ShapedType::isDynamic(want[d]) || want[d] == inputs[i].shape[d];
     if (!match)
       return "input " + std::to_string(i) + " (uid " +
-             std::to_string(inputInfo[i].uid) +
+             std::to_string(inputInfo[i].uid.value_or(-1)) +
              "): the buffer's dtype or dims differ from the graph's";
   }
 

@@ -516,23 +516,34 @@ std::string mlir::graph::lowerToCudnn(GraphOp graph, CudnnProgram &program,
   Block &body = graph.getBody().front();
   OutputOp output = graph.getOutputOp();
 
-  // uids the graph gave: inputs, outputs, scalars. Fresh ones go above.
+  // uids the graph gave: inputs, outputs, scalars (0 is a uid; every graph
+  // input and output needs one). Fresh ones go above.
   llvm::DenseMap<Value, int64_t> uidOf;
   int64_t maxUid = 0;
   for (unsigned i = 0; i < graph.getNumArguments(); ++i) {
-    uidOf[body.getArgument(i)] = graph.getInputUid(i);
-    maxUid = std::max(maxUid, graph.getInputUid(i));
+    std::optional<int64_t> uid = graph.getInputUid(i);
+    if (!uid)
+      return "input " + std::to_string(i) +
+             " has no uid (run graph-assign-uids first)";
+    uidOf[body.getArgument(i)] = *uid;
+    maxUid = std::max(maxUid, *uid);
   }
   graph.walk([&](ScalarOp scalar) {
-    uidOf[scalar.getOutput()] = static_cast<int64_t>(scalar.getUid().value_or(0));
-    maxUid = std::max(maxUid, static_cast<int64_t>(scalar.getUid().value_or(0)));
+    if (auto uid = scalar.getUid()) {
+      uidOf[scalar.getOutput()] = static_cast<int64_t>(*uid);
+      maxUid = std::max(maxUid, static_cast<int64_t>(*uid));
+    }
   });
   llvm::DenseMap<Value, unsigned> outputIndex;
   program.outputAliasesInput.assign(graph.getNumResults(), -1);
   program.outputUids.assign(graph.getNumResults(), 0);
   for (unsigned i = 0; i < graph.getNumResults(); ++i) {
     Value value = output.getOperand(i);
-    maxUid = std::max(maxUid, graph.getOutputUid(i));
+    std::optional<int64_t> outUid = graph.getOutputUid(i);
+    if (!outUid)
+      return "output " + std::to_string(i) +
+             " has no uid (run graph-assign-uids first)";
+    maxUid = std::max(maxUid, *outUid);
     if (auto arg = dyn_cast<BlockArgument>(value)) {
       program.outputAliasesInput[i] = arg.getArgNumber();
       continue;
@@ -543,7 +554,7 @@ std::string mlir::graph::lowerToCudnn(GraphOp graph, CudnnProgram &program,
              "tensors";
     if (!outputIndex.count(value)) { // a tensor returned twice is computed once
       outputIndex[value] = i;
-      uidOf[value] = graph.getOutputUid(i);
+      uidOf[value] = *outUid;
     }
     program.outputUids[i] = uidOf[value];
   }

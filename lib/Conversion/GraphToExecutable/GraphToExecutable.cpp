@@ -113,12 +113,12 @@ struct GraphLowerToExecutable
     SmallVector<Attribute> inputs, outputs, buffers;
     SmallVector<int64_t> aliases;
     for (const ref::TensorInfo &info : inputInfo)
-      inputs.push_back(ioAttr(context, info, info.uid));
+      inputs.push_back(ioAttr(context, info, *info.uid)); // lowered: has one
     for (auto [i, info] : llvm::enumerate(outputInfo)) {
       int alias = program.outputAliasesInput[i];
       aliases.push_back(alias);
-      outputs.push_back(
-          ioAttr(context, info, alias >= 0 ? info.uid : program.outputUids[i]));
+      outputs.push_back(ioAttr(context, info,
+                               alias >= 0 ? *info.uid : program.outputUids[i]));
     }
     for (const DeviceTensor &tensor : program.tensors)
       if (tensor.role == DeviceTensor::Role::Intermediate)

@@ -44,14 +44,22 @@ graph.graph @g(%x: tensor<4xf32>, %y: tensor<4xf32> {graph.uid = "one"}) {
 
 // -----
 
-// expected-error @below {{'graph.graph' op @g: input 0: uid 0 is not positive (uids must be > 0)}}
-graph.graph @g(%x: tensor<4xf32> {graph.uid = 0 : i64}) {
+// expected-error @below {{'graph.graph' op @g: input 0: uid -1 is negative (uids must be >= 0)}}
+graph.graph @g(%x: tensor<4xf32> {graph.uid = -1 : i64}) {
   graph.output
 }
 
 // -----
 
-// expected-error @below {{'graph.graph' op @g: output 0: uid -3 is not positive (uids must be > 0)}}
+// uid 0 is a uid like any other: it must be unique too.
+// expected-error @below {{'graph.graph' op @g: uid 0 is used by both input 0 and input 1 (uids must be unique in a graph)}}
+graph.graph @g(%x: tensor<4xf32> {graph.uid = 0 : i64}, %y: tensor<4xf32> {graph.uid = 0 : i64}) {
+  graph.output
+}
+
+// -----
+
+// expected-error @below {{'graph.graph' op @g: output 0: uid -3 is negative (uids must be >= 0)}}
 graph.graph @g(%x: tensor<4xf32>) -> (tensor<4xf32> {graph.uid = -3 : i64}) {
   graph.output %x : tensor<4xf32>
 }
@@ -120,8 +128,8 @@ graph.graph @g(%x: tensor<4xf32>) -> (tensor<4xf32> {graph.uid = 5 : i64}, tenso
 // -----
 
 graph.graph @g(%x: tensor<4xf32>) {
-  // expected-error @below {{scalar "eps": uid 0 is not positive (uids must be > 0)}}
-  %eps = graph.scalar 1.0e-05 : f32 {uid = 0 : i64, name = "eps"} -> tensor<1xf32>
+  // expected-error @below {{scalar "eps": uid -2 is negative (uids must be >= 0)}}
+  %eps = graph.scalar 1.0e-05 : f32 {uid = -2 : i64, name = "eps"} -> tensor<1xf32>
   graph.output
 }
 
