@@ -16,8 +16,7 @@ std::string Engine::declinesGroup(ArrayRef<Operation *> ops) const {
   return "";
 }
 
-std::vector<std::string>
-Engine::proposePlans(ArrayRef<Operation *> ops) const {
+std::vector<std::string> Engine::proposePlans(ArrayRef<Operation *> ops) const {
   if (!declinesGroup(ops).empty())
     return {};
   return planNames();

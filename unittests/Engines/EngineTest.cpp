@@ -7,8 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "GraphDialect/Engines/Codegen.h"
 #include "GraphDialect/Engines/Engine.h"
+#include "GraphDialect/Engines/Codegen.h"
 #include "GraphDialect/GraphOps.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -144,9 +144,9 @@ TEST(CodegenSupportList, ByKind) {
             "generated kernels have no pointwise frobnicate");
   for (StringRef kind :
        {"reduction", "layernorm", "rmsnorm_backward", "instancenorm",
-        "adalayernorm_backward", "batchnorm_inference", "genstats",
-        "transpose", "slice", "concatenate", "reshape", "rope",
-        "rope_backward", "block_scale_quantize", "block_scale_dequantize"})
+        "adalayernorm_backward", "batchnorm_inference", "genstats", "transpose",
+        "slice", "concatenate", "reshape", "rope", "rope_backward",
+        "block_scale_quantize", "block_scale_dequantize"})
     EXPECT_EQ(declines(kind), "") << kind.str();
   EXPECT_EQ(declines("matmul"), "generated kernels have no matmul yet");
   EXPECT_EQ(declines("sdpa"), "generated kernels have no sdpa yet");

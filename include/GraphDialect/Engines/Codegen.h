@@ -1,4 +1,4 @@
-//===- Codegen.h - The generated-kernel engine's support list ----*- C++ -*-===//
+//===- Codegen.h - The generated-kernel engine's support list ---*- C++ -*-===//
 //
 // The codegen engine's per-op support list, in the terms both the IR and a
 // group description (rt::OpSpec) carry, so that graph-select-engines (on

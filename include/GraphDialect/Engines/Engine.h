@@ -1,4 +1,4 @@
-//===- Engine.h - One interface for every engine -----------------*- C++ -*-===//
+//===- Engine.h - One interface for every engine ----------------*- C++ -*-===//
 //
 // An engine runs fused groups: cuDNN (backend operation graphs), codegen
 // (kernels we generate) and the CPU reference (the oracle). Each is one
@@ -55,7 +55,8 @@ public:
   /// declinesGroup(ops) is "", none otherwise. Plans that need more than
   /// the IR (cuDNN's heuristics, the kernel generator's stage planning)
   /// are narrowed further where that information exists.
-  virtual std::vector<std::string> proposePlans(ArrayRef<Operation *> ops) const;
+  virtual std::vector<std::string>
+  proposePlans(ArrayRef<Operation *> ops) const;
 
 protected:
   Engine() = default;

@@ -497,8 +497,7 @@ std::string Planner::plan() {
     if (op.inputs.count("input") && op.outputs.count("output")) {
       if (const Shape *dims = dimsOf(in("input")))
         info.inputRank = static_cast<int64_t>(dims->size());
-      info.outputRank =
-          static_cast<int64_t>(tensor(out("output")).dims.size());
+      info.outputRank = static_cast<int64_t>(tensor(out("output")).dims.size());
     }
     if (std::string why = codegenDeclinesOp(info); !why.empty())
       return label + ": " + why;

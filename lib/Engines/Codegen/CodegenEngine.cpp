@@ -87,11 +87,10 @@ public:
   /// kernel generator's plans; codegen_v1 (the linalg path: pointwise
   /// chains and last-axis reductions only) is last.
   std::vector<std::string> planNames() const override {
-    return {"codegen_v2_t128_i4",   "codegen_v2_t256_i2",
-            "codegen_v2_t256_i4",   "codegen_v2_t512_i1",
-            "codegen_v2_t512_i2",   "codegen_v2_t1024_i1",
-            "codegen_v2_t256_i2_p", "codegen_v2_t512_i2_p",
-            "codegen_v1"};
+    return {
+        "codegen_v2_t128_i4",   "codegen_v2_t256_i2",   "codegen_v2_t256_i4",
+        "codegen_v2_t512_i1",   "codegen_v2_t512_i2",   "codegen_v2_t1024_i1",
+        "codegen_v2_t256_i2_p", "codegen_v2_t512_i2_p", "codegen_v1"};
   }
 };
 

@@ -31,16 +31,14 @@ public:
             ReductionOp, LayernormOp, RmsnormOp, BatchnormOp,
             BatchnormInferenceOp, InstancenormOp, AdaLayernormOp,
             LayernormBackwardOp, RmsnormBackwardOp, BatchnormBackwardOp,
-            InstancenormBackwardOp, AdaLayernormBackwardOp, GenstatsOp,
-            SdpaOp, SdpaBackwardOp>(op))
+            InstancenormBackwardOp, AdaLayernormBackwardOp, GenstatsOp, SdpaOp,
+            SdpaBackwardOp>(op))
       return "";
     return ("no cuDNN lowering for " + op->getName().stripDialect() + " yet")
         .str();
   }
 
-  std::vector<std::string> planNames() const override {
-    return {"heuristics"};
-  }
+  std::vector<std::string> planNames() const override { return {"heuristics"}; }
 };
 
 } // namespace
