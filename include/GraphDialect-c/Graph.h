@@ -246,19 +246,23 @@ GRAPH_API GraphStatus graphSetStream(void *stream);
 |*                                                                          *|
 |* graphPlanCreate runs the GPU pipeline (graph-prepare, graph-fuse,        *|
 |* graph-select-engines) on a clone of the module, lowers it to groups and  *|
-|* builds the plan list of the FIRST fused group, the list GPU executes     *|
-|* walk: cuDNN's heuristics plans, then the codegen engine's plans that     *|
-|* can run the group (generated kernels: names "codegen_v2_t<threads>_i     *|
-|* <items>[_p]" then "codegen_v1", engine ids GRAPH_CODEGEN_V2_ENGINE_ID /  *|
-|* GRAPH_CODEGEN_V1_ENGINE_ID, no workspace, behavior note                  *|
-|* "GENERATED_KERNELS"), then the explicit plans of graphPlanAdd. When cuDNN *|
-|* declines the group the list is the codegen plans alone (index 0 up).     *|
-|* A graph the frontend builds is usually one fused group; for one          *|
-|* with several (graphPlanCount's `numGroups` > 1) the list, the pinned     *|
-|* plan and the explicit plans are the first group's only, and every other  *|
-|* group walks its own list as a plain execute does (first plan that        *|
-|* builds). The list belongs to the selected graph: after graphModuleSelect *|
-|* of another graph the plan calls answer GRAPH_ERROR_INVALID_ARGUMENT until *|
+|* builds the plan list of the graph's ANCHOR fused group (graphPlanGroup), *|
+|* the list GPU executes walk: cuDNN's heuristics plans, then the codegen   *|
+|* engine's plans that can run the group (generated kernels: names          *|
+|* "codegen_v2_t<threads>_i<items>[_p]" then "codegen_v1", engine ids       *|
+|* GRAPH_CODEGEN_V2_ENGINE_ID / GRAPH_CODEGEN_V1_ENGINE_ID, no workspace,   *|
+|* behavior note "GENERATED_KERNELS"), then the explicit plans of           *|
+|* graphPlanAdd. When cuDNN declines the group the list is the codegen      *|
+|* plans alone (index 0 up). The frontend lists plans per graph; a graph    *|
+|* may lower to several fused groups here (graphPlanCount's `numGroups` >   *|
+|* 1). The graph's list is then its anchor group's: the group with the most *|
+|* principal ops (not pointwise, reduction or a view), then the most ops,   *|
+|* the earliest on a tie (usually the matmul/conv/sdpa/norm group, not a    *|
+|* pointwise prologue). The pinned plan and the explicit plans are the      *|
+|* anchor's; every other group walks its own list as a plain execute does   *|
+|* (first plan that builds), under the same graphSetPlanOptions filters.    *|
+|* The list belongs to the selected graph: after graphModuleSelect of       *|
+|* another graph the plan calls answer GRAPH_ERROR_INVALID_ARGUMENT until   *|
 |* graphPlanCreate runs for it.                                             *|
 |*                                                                          *|
 |* Every plan call answers GRAPH_ERROR_NO_DEVICE when no GPU is usable (the *|
@@ -291,7 +295,7 @@ typedef enum {
  * may then be NULL) means {A, FALLBACK}. Replaces an earlier list of the
  * module, and its pinned plan and explicit plans. GRAPH_ERROR_NOT_SUPPORTED
  * when the GPU pipeline or lowering rejects the graph, or when neither
- * engine has a plan for the first group (cuDNN rejects its operation graph
+ * engine has a plan for the anchor group (cuDNN rejects its operation graph
  * or its heuristics offer no plan, and no codegen plan applies; a plain
  * execute would then split it into single ops, which have their own
  * lists); the message says why. Later GPU executes use the same heuristics
@@ -301,8 +305,12 @@ GRAPH_API GraphStatus graphPlanCreate(GraphModule module, GraphDevice device,
 /* Plans in the list (cuDNN heuristics', codegen's, then graphPlanAdd's), -1
  * on failure. When
  * `numGroups` is not NULL it receives the number of fused groups of the
- * lowered graph (the list is the first one's). */
+ * lowered graph (the list is the anchor group's, graphPlanGroup). */
 GRAPH_API int32_t graphPlanCount(GraphModule module, int32_t *numGroups);
+/* The index (0 up, in schedule order, among graphPlanCount's `numGroups`)
+ * of the fused group whose plan list the plan calls address: the graph's
+ * anchor group. -1 on failure (no list, no GPU), as graphPlanCount. */
+GRAPH_API int32_t graphPlanGroup(GraphModule module);
 /* The plan's name, "eng<engine id>_k<knob type>=<value>..." (with
  * " [as <layout>]" when cuDNN only took the group relabeled) or the codegen
  * plan's ("codegen_v2_t256_i2", "codegen_v1"), owned by the

@@ -154,6 +154,8 @@ public:
   Status planCreate(GraphDevice device, const std::vector<int> &heurModes);
   /// Plans in the list and fused groups of the lowered graph.
   Status planCount(int32_t &plans, int32_t &groups) const;
+  /// The index (schedule order) of the fused group the plan list is of.
+  Status planGroup(int32_t &group) const;
   Status planInfo(int32_t index, PlanDesc &out) const;
   /// Finalizes plan `index`; its decline is the message
   /// (GRAPH_ERROR_NOT_SUPPORTED).

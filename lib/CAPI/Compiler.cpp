@@ -113,13 +113,15 @@ struct CompiledGraph::Impl {
     gpuByShape.clear();
     lastPack.gpu = nullptr;
   }
-  /// The plan list graphPlanCreate made: the first fused group of `graph`
-  /// with its ranked plans (PlanList.h: cuDNN's heuristics plans, the
-  /// codegen plans that apply, the explicit plans), and what later executes
-  /// must replay so their indices mean the same plans.
+  /// The plan list graphPlanCreate made: the anchor group of `graph`
+  /// (PlanList.h's anchorGroup) with its ranked plans (PlanList.h: cuDNN's
+  /// heuristics plans, the codegen plans that apply, the explicit plans),
+  /// and what later executes must replay so their indices mean the same
+  /// plans.
   struct PlanList {
     std::string graph;
     mlir::graph::CudnnProgram program;
+    size_t groupIndex = 0; // the anchor: the group listed, in program.groups
     std::unique_ptr<::graph::rt::CudnnGroup> group; // null: cuDNN declined
     size_t numHeuristic = 0; // plans of `group` from the heuristics
     std::vector<std::string> codegen; // the codegen plans that apply
@@ -867,7 +869,7 @@ mlir::graph::GpuOptions gpuOptionsOf(CompiledGraph::Impl &impl) {
     options.heuristics = impl.plans->modes;
     options.addedPlans = impl.plans->added;
     options.planIndex = impl.plans->selected;
-    options.planGroup = impl.plans->program.groups.front().name;
+    options.planGroup = impl.plans->program.groups[impl.plans->groupIndex].name;
   }
   return options;
 }
@@ -1476,7 +1478,10 @@ Status CompiledGraph::planCreate(GraphDevice device,
     return Status(GRAPH_ERROR_NOT_SUPPORTED,
                   graphName + ": no fused group to plan (every output is an "
                               "input)");
-  const rt::GraphSpec &first = list->program.groups.front();
+  // The graph's plan list is its anchor group's; the other groups walk
+  // their own lists when executed.
+  list->groupIndex = mlir::graph::anchorGroup(list->program.groups);
+  const rt::GraphSpec &first = list->program.groups[list->groupIndex];
   // cuDNN's plans, then the codegen engine's (GpuExecutor's list).
   std::string error, cudnnWhy;
   list->group = rt::CudnnGroup::create(*plan.device, first, error);
@@ -1516,6 +1521,17 @@ Status CompiledGraph::planCount(int32_t &plans, int32_t &groups) const {
 #ifdef GRAPH_HAVE_GPU_RUNTIME
   plans = static_cast<int32_t>(plan.list->entries.size());
   groups = static_cast<int32_t>(plan.list->program.groups.size());
+#endif
+  return Status();
+}
+
+Status CompiledGraph::planGroup(int32_t &group) const {
+  group = -1;
+  PlanCall plan(impl.get(), "graphPlanGroup", Need::List);
+  if (!plan.ok())
+    return plan.status;
+#ifdef GRAPH_HAVE_GPU_RUNTIME
+  group = static_cast<int32_t>(plan.list->groupIndex);
 #endif
   return Status();
 }
@@ -1571,9 +1587,9 @@ Status CompiledGraph::planBuild(int32_t index) {
       if (Status s = needDevice(call, gpu); !s)
         return s;
       rt::CodegenSpec compiled;
-      why =
-          mlir::graph::compilePlan(list.program.groups.front(), entry.name,
-                                   compiled, gpuOptionsOf(*impl).codegenCubin);
+      why = mlir::graph::compilePlan(list.program.groups[list.groupIndex],
+                                     entry.name, compiled,
+                                     gpuOptionsOf(*impl).codegenCubin);
       if (why.empty() && !rt::CodegenKernel::create(*gpu, compiled, why) &&
           why.empty())
         why = "the kernels did not load";

@@ -582,6 +582,16 @@ int32_t graphPlanCount(GraphModule module, int32_t *numGroups) {
   return plans;
 }
 
+int32_t graphPlanGroup(GraphModule module) {
+  clearError();
+  if (!checkModule(module, "graphPlanGroup"))
+    return -1;
+  int32_t group = -1;
+  if (report(module->graph.planGroup(group)) != GRAPH_OK)
+    return -1;
+  return group;
+}
+
 namespace {
 GraphStatus planInfo(GraphModule module, int32_t index, const char *call,
                      graph::PlanDesc &desc) {

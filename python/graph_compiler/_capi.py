@@ -120,6 +120,7 @@ def _declare(lib):
         "graphGetLastStatus": (c.c_int, []),
         "graphPlanCreate": (c.c_int, [vp, c.c_int, c.POINTER(c.c_int), c.c_int32]),
         "graphPlanCount": (c.c_int32, [vp, i32p]),
+        "graphPlanGroup": (c.c_int32, [vp]),
         "graphPlanName": (c.c_char_p, [vp, c.c_int32]),
         "graphPlanEngine": (c.c_int, [vp, c.c_int32, i64p, i64p, i32p]),
         "graphPlanWorkspace": (c.c_int64, [vp, c.c_int32]),
@@ -345,6 +346,17 @@ class Module:
         if n < 0:
             raise PlanError(last_status(), last_error())
         return n, groups.value
+
+    def plan_group(self) -> int:
+        """The index of the fused group the plan list is of (the graph's
+        anchor group); 0 with an older library (which listed the first)."""
+        fn = getattr(self._lib, "graphPlanGroup", None)
+        if fn is None:
+            return 0
+        group = fn(self.handle)
+        if group < 0:
+            raise PlanError(last_status(), last_error())
+        return group
 
     def plan_name(self, index: int) -> str:
         text = self._lib.graphPlanName(self.handle, index)

@@ -936,13 +936,8 @@ class pygraph:
         self._plans = list(plans)
         self._planning_done = True
         self._plan_index = 0
-        groups = getattr(self._module, "_num_groups", 1)
-        if groups > 1:
-            self._warn_once(
-                "groups",
-                f"graph {self.name!r} lowers to {groups} fused groups on the GPU; its plan list (and select_plan, the note, workspace and "
-                "determinism filters) is the first group's, the other groups pick their own plans (the C API lists one group)",
-            )
+        # Several fused groups: the list is the anchor group's (_plans.py says
+        # how it is picked and what the other groups run).
         if cache is not None:
             cache._store(text, _plans.heuristics_key(heuristics), dict(module=self._module, io_info=self._io_info, plans=list(self._plans), built=self._built_plans))
 

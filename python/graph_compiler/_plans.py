@@ -3,8 +3,14 @@
 Two sources:
 
 * the GPU: when a GPU is usable (the C API's ``graphPlanCreate`` succeeds),
-  the plan list is the ranked list of the graph's first fused group (a
-  frontend graph is usually one group), straight from the C API: cuDNN's
+  the plan list is the ranked list of the graph's anchor fused group,
+  straight from the C API. The frontend lists plans per graph; a graph may
+  lower to several fused groups here, and then its list (indices,
+  select_plan, the plan filters of the list walk) is the anchor group's:
+  the one with the most principal ops (not pointwise, reduction or a view),
+  then the most ops, the earliest on a tie (``graphPlanGroup``). Every other
+  group runs the first plan of its own list that builds, under the same
+  deselect/workspace options. The list holds cuDNN's
   heuristics plans ("eng<id>_k<type>=<value>..."), then the codegen engine's
   plans that can run the group ("codegen_v2_t<threads>_i<items>[_p]",
   "codegen_v1": engine ids CODEGEN_V2_ENGINE_ID / CODEGEN_V1_ENGINE_ID,
@@ -166,8 +172,13 @@ def propose(module, heuristics) -> list:
         return [_cpu_reference()]
     count, groups = module.plan_count()
     module._num_groups = groups
+    module._plan_group = module.plan_group()
     if groups > 1:
-        _log.info("graph_compiler: the graph lowers to %d fused groups; the plan list is the first group's (the others pick their own plans)", groups)
+        _log.info(
+            "graph_compiler: the graph lowers to %d fused groups; the plan list is group %d's (the anchor), the others run the first plan of their own lists",
+            groups,
+            module._plan_group,
+        )
     module._gpu_plans = True
     plans = [_gpu_plan(module, i) for i in range(count)]
     if opensource_only(heuristics):

@@ -464,12 +464,24 @@ def test_check_support_can_fail(monkeypatch):
 
 
 @needs_lib
-def test_groups_beyond_the_first_warn(monkeypatch):
-    FakeGpuPlans().install(monkeypatch)
+def test_several_groups_index_the_anchor_groups_list(monkeypatch, caplog):
+    # A graph of several fused groups keeps the frontend's one list per
+    # graph: the anchor group's (graphPlanGroup), no warning; select_plan
+    # pins an index of that list.
+    fake = FakeGpuPlans().install(monkeypatch)
     monkeypatch.setattr(_capi.Module, "plan_count", lambda self: (3, 2))
+    monkeypatch.setattr(_capi.Module, "plan_group", lambda self: 1)
     g, *_ = mlp_graph()
-    with pytest.warns(UserWarning, match=r"lowers to 2 fused groups on the GPU; its plan list .* is the first group's"):
-        g.create_execution_plans()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with caplog.at_level("INFO", logger="graph_compiler"):
+            g.create_execution_plans()
+    assert "the plan list is group 1's (the anchor)" in caplog.text
+    assert g.get_execution_plan_count() == 3
+    assert g._module._plan_group == 1 and g._module._num_groups == 2
+    g.select_plan(2)
+    g.build_plans()
+    assert ("build", 2) in fake.calls
 
 
 @needs_lib

@@ -125,6 +125,7 @@ class FakeGpuPlans:
         monkeypatch.setattr(M, "has_plan_api", lambda self: True)
         monkeypatch.setattr(M, "plan_create", lambda self, device, modes: fake.calls.append(("create", tuple(modes))) or _capi.GRAPH_OK)
         monkeypatch.setattr(M, "plan_count", lambda self: (len(fake.plans), 1))
+        monkeypatch.setattr(M, "plan_group", lambda self: 0)
         monkeypatch.setattr(M, "plan_name", lambda self, i: name(fake.plans[i]))
         monkeypatch.setattr(M, "plan_engine", lambda self, i: (fake.plans[i]["engine"], list(fake.plans[i]["knobs"])))
         monkeypatch.setattr(M, "plan_notes", lambda self, i, numeric: list(fake.plans[i]["numeric" if numeric else "behavior"]))

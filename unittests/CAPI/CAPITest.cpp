@@ -627,6 +627,8 @@ TEST_F(DenseTest, PlanCallsWithoutGpuAreNoDevice) {
   expectNoDevice("graphPlanCount");
   EXPECT_EQ(graphPlanCount(module, nullptr), -1);
   expectNoDevice("graphPlanCount");
+  EXPECT_EQ(graphPlanGroup(module), -1);
+  expectNoDevice("graphPlanGroup");
   EXPECT_EQ(graphPlanName(module, 0), nullptr);
   expectNoDevice("graphPlanName");
   int64_t engine = 0, knobs[8];
@@ -672,6 +674,8 @@ TEST_F(DenseTest, PlanCallsArgumentErrors) {
                 "graphPlanCreate: module is NULL");
   EXPECT_EQ(graphPlanCount(nullptr, nullptr), -1);
   EXPECT_CONTAINS(lastError(), "graphPlanCount: module is NULL");
+  EXPECT_EQ(graphPlanGroup(nullptr), -1);
+  EXPECT_CONTAINS(lastError(), "graphPlanGroup: module is NULL");
   EXPECT_EQ(graphPlanName(nullptr, 0), nullptr);
   EXPECT_CONTAINS(lastError(), "graphPlanName: module is NULL");
   EXPECT_EQ(graphPlanWorkspace(nullptr, 0), -1);

@@ -133,6 +133,44 @@ TEST(PlanListTest, CodegenEngineIdsAndKnobs) {
     EXPECT_LT(codegenEngineOf(name, knobs), 0) << name;
 }
 
+/// A group of ops of these kinds, for anchorGroup.
+::graph::rt::GraphSpec groupOf(const char *name,
+                               std::vector<const char *> kinds) {
+  ::graph::rt::GraphSpec spec;
+  spec.name = name;
+  for (const char *kind : kinds) {
+    ::graph::rt::OpSpec op;
+    op.kind = kind;
+    spec.ops.push_back(op);
+  }
+  return spec;
+}
+
+TEST(PlanListTest, AnchorGroupIsThePrincipalOne) {
+  using Groups = std::vector<::graph::rt::GraphSpec>;
+  EXPECT_EQ(anchorGroup({}), 0u);
+  EXPECT_EQ(anchorGroup(Groups{groupOf("g/group0", {"pointwise"})}), 0u);
+  // A pointwise prologue before the matmul group: the matmul group, even
+  // with fewer ops.
+  EXPECT_EQ(anchorGroup(Groups{
+                groupOf("g/group0", {"pointwise", "pointwise", "reduction"}),
+                groupOf("g/group1", {"matmul", "pointwise"})}),
+            1u);
+  // Two principal groups: the one with more principal ops, then more ops.
+  EXPECT_EQ(anchorGroup(Groups{groupOf("g/group0", {"conv_fprop"}),
+                               groupOf("g/group1", {"conv_fprop", "pointwise"}),
+                               groupOf("g/group2", {"matmul", "pointwise"})}),
+            1u);
+  // Views are not principal; ties go to the earliest group.
+  EXPECT_EQ(
+      anchorGroup(Groups{groupOf("g/group0", {"reshape", "transpose"}),
+                         groupOf("g/group1", {"pointwise", "pointwise"})}),
+      0u);
+  EXPECT_EQ(anchorGroup(Groups{groupOf("g/group0", {"layernorm"}),
+                               groupOf("g/group1", {"rmsnorm"})}),
+            0u);
+}
+
 class PlanListGraphTest : public ::testing::Test {
 protected:
   PlanListGraphTest() {

@@ -76,6 +76,15 @@ std::string planWalk(const std::vector<PlanEntry> &list, int planIndex,
                      std::vector<size_t> &order,
                      std::vector<std::string> &declined);
 
+/// The anchor of a graph's fused groups: the group whose plan list stands
+/// for the graph's (the frontend indexes one plan list per graph; a graph
+/// may lower to several groups here). It is the group with the most
+/// principal ops (every kind but pointwise, reduction and the views
+/// reshape/transpose/slice/concatenate), then with the most ops, the
+/// earliest on a tie; 0 for an empty list. The other groups keep their own
+/// lists and walk them (the first plan that builds).
+size_t anchorGroup(const std::vector<::graph::rt::GraphSpec> &groups);
+
 } // namespace graph
 } // namespace mlir
 

@@ -115,3 +115,23 @@ std::string mlir::graph::planWalk(const std::vector<PlanEntry> &list,
   }
   return "";
 }
+
+size_t mlir::graph::anchorGroup(const std::vector<rt::GraphSpec> &groups) {
+  auto principal = [](const rt::GraphSpec &group) {
+    size_t count = 0;
+    for (const rt::OpSpec &op : group.ops)
+      if (op.kind != "pointwise" && op.kind != "reduction" &&
+          op.kind != "reshape" && op.kind != "transpose" &&
+          op.kind != "slice" && op.kind != "concatenate")
+        ++count;
+    return count;
+  };
+  size_t best = 0;
+  for (size_t i = 1; i < groups.size(); ++i) {
+    size_t mine = principal(groups[i]), theirs = principal(groups[best]);
+    if (mine > theirs ||
+        (mine == theirs && groups[i].ops.size() > groups[best].ops.size()))
+      best = i;
+  }
+  return best;
+}
