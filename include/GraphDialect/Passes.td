@@ -92,6 +92,21 @@ def GraphExpandGqaBackward
   }];
 }
 
+def GraphWidenNormGradients
+    : Pass<"graph-widen-norm-gradients", "::mlir::ModuleOp"> {
+  let summary = "Backward norms write DX in their input's type";
+  let description = [{
+    A backward norm (layer, rms, instance, adaptive layer, batch) whose `DX`
+    type differs from its `input`'s (an f32 activation with an f16 input
+    gradient for the convolution before it) writes `DX` in the input's type,
+    and a `pointwise identity` rounds it to the type the graph asked for.
+    cuDNN's norm backward engines build such mixed graphs and compute NaN
+    (measured on the H200 with cuDNN 9.19: f32 x and dy with an f16 dx);
+    the rounding is the same one the original op's store would do. The GPU
+    pipeline runs it; graphs the CPU reference runs keep the mixed types.
+  }];
+}
+
 def GraphSelectEngines : Pass<"graph-select-engines", "::mlir::ModuleOp"> {
   let summary = "Choose the engines that may run each fused group";
   let description = [{

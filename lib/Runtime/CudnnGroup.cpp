@@ -12,6 +12,7 @@
 
 #include "GraphDialect/Runtime/CudnnGraph.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -358,6 +359,21 @@ public:
     return t.uid;
   }
 
+  /// Gives virtual tensor `uid` memory in the workspace tail: for outputs
+  /// cuDNN's engines always write (a norm backward's DScale and DBias, even
+  /// when nothing reads them).
+  void toScratch(int64_t uid) {
+    auto it = tensors.find(uid);
+    if (it == tensors.end() || !it->second.isVirtual)
+      return;
+    Tensor &t = it->second;
+    t.isVirtual = false;
+    t.isScratch = true;
+    t.scratchOffset = scratchBytes;
+    int64_t bytes = ref::spanElements(t.dims, t.strides) * cudnnTypeBytes(t.type);
+    scratchBytes += (bytes + 255) / 256 * 256;
+  }
+
   const Tensor *find(int64_t uid) const {
     auto it = tensors.find(uid);
     return it == tensors.end() ? nullptr : &it->second;
@@ -676,6 +692,26 @@ public:
                      "group (input " + std::to_string(i) + " is " +
                      shapeText(operand->dims) + ", the result " +
                      shapeText(out->dims) + ")");
+    // In a convolution's epilogue cuDNN broadcasts per-channel [1, C, 1, ..]
+    // tensors and scalars only: a per-sample [N, C, 1, 1] bias (a diffusion
+    // U-Net's time embedding) builds and computes wrong numbers.
+    bool convGroup = std::any_of(
+        spec.ops.begin(), spec.ops.end(),
+        [](const OpSpec &o) { return o.kind.rfind("conv_", 0) == 0; });
+    if (const Tensor *out = find(y); out && convGroup)
+      for (int i = 0; i < m->arity; ++i) {
+        const Tensor *operand = find(uids[i]);
+        if (!operand || operand->isVirtual || operand->isByValue ||
+            operand->dims == out->dims ||
+            operand->dims.size() != out->dims.size())
+          continue;
+        for (size_t d = 0; d < operand->dims.size(); ++d)
+          if (operand->dims[d] != 1 && d != 1)
+            return err("cuDNN broadcasts only per-channel tensors in a "
+                       "convolution's epilogue (input " + std::to_string(i) +
+                       " is " + shapeText(operand->dims) + ", the result " +
+                       shapeText(out->dims) + ")");
+      }
 
     PwParams p;
     const std::string &mode = op->mode;
@@ -903,6 +939,9 @@ public:
     SET_DESC(o, CUDNN_ATTR_OPERATION_NORM_FWD_YDESC, d);
 #define OPT(port, isIn, attr) TRY(setOptionalDesc(o, port, isIn, attr, #attr))
     OPT("bias", true, CUDNN_ATTR_OPERATION_NORM_FWD_BIAS_DESC);
+    for (const char *stat : {"mean", "inv_var"})
+      if (hasOut(stat))
+        toScratch(op->outputs.at(stat));
     OPT("mean", false, CUDNN_ATTR_OPERATION_NORM_FWD_MEAN_DESC);
     OPT("inv_var", false, CUDNN_ATTR_OPERATION_NORM_FWD_INV_VARIANCE_DESC);
     OPT("momentum", true, CUDNN_ATTR_OPERATION_NORM_FWD_EXP_AVG_FACTOR_DESC);
@@ -976,8 +1015,11 @@ public:
     TRY(tensor(uid, d));
     SET_DESC(o, CUDNN_ATTR_OPERATION_NORM_BWD_DXDESC, d);
     TRY(out("DScale", uid));
+    toScratch(uid);
     TRY(tensor(uid, d));
     SET_DESC(o, CUDNN_ATTR_OPERATION_NORM_BWD_DSCALE_DESC, d);
+    if (hasOut("DBias"))
+      toScratch(op->outputs.at("DBias"));
     OPT("DBias", false, CUDNN_ATTR_OPERATION_NORM_BWD_DBIAS_DESC);
     OPT("epsilon", true, CUDNN_ATTR_OPERATION_NORM_BWD_EPSILON_DESC);
 #undef OPT

@@ -1026,6 +1026,7 @@ int runMain() {
       // CPU instead.
       PassManager pm(&context);
       pm.addPass(createGraphExpandGqaBackward());
+      pm.addPass(createGraphWidenNormGradients());
       pm.addPass(createGraphFuse());
       pm.addPass(createGraphSelectEngines());
       ScopedDiagnosticHandler quiet(&context, [&](Diagnostic &diag) {

@@ -86,7 +86,8 @@ std::string lowerToCudnn(GraphOp graph, CudnnProgram &program,
                          bool foldViews = false);
 
 /// The pipeline graph-run and the C API use before lowering: graph-prepare,
-/// graph-expand-gqa-backward, graph-fuse, graph-select-engines.
+/// graph-expand-gqa-backward, graph-widen-norm-gradients, graph-fuse,
+/// graph-select-engines.
 void buildGpuPipeline(OpPassManager &pm);
 
 /// Whether an input of `graph` has a dynamic ('?') dim: the GPU runs it

@@ -31,6 +31,7 @@ namespace rt = ::graph::rt;
 void mlir::graph::buildGpuPipeline(OpPassManager &pm) {
   buildPreparePipeline(pm, PreparePipelineOptions());
   pm.addPass(createGraphExpandGqaBackward());
+  pm.addPass(createGraphWidenNormGradients());
   pm.addPass(createGraphFuse());
   pm.addPass(createGraphSelectEngines());
 }
