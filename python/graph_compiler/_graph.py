@@ -1596,8 +1596,6 @@ class graph(pygraph):
         return self, []
 
     def __exit__(self, exc_type, exc, tb):
-        self._revision = 0
-        self._finalized = False
         return False
 
 
@@ -1618,6 +1616,8 @@ class KernelCache:
     def __init__(self):
         self._entries: Dict[Any, Dict[str, Any]] = {}
         self._texts: Dict[str, str] = {}
+        self._revision = 0
+        self._finalized = False
 
     def __len__(self):
         return len(self._entries)
@@ -1628,8 +1628,6 @@ class KernelCache:
     def _store(self, text: str, heuristics, entry: Dict[str, Any]) -> None:
         self._entries[(text, heuristics)] = entry
         digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
-        if self._texts or self._entries:
-            raise RuntimeError("kernel_cache.deserialize(): the cache already holds graphs; deserialize into a new cudnn.create_kernel_cache()")
         if digest not in self._texts:
             self._texts[digest] = text
             self._revision += 1
@@ -1639,8 +1637,6 @@ class KernelCache:
             raise RuntimeError(f"kernel_cache.{what}(): the cache is not finalized yet (run build_operation_graph() of a graph made with kernel_cache=...)")
 
     def size(self) -> int:
-        self._revision = len(self._texts)
-        self._finalized = False
         self._check_finalized("size")
         return len(self._texts)
 
@@ -1652,6 +1648,8 @@ class KernelCache:
         return json.dumps({"format": "graph_compiler.kernel_cache/1", "graphs": self._texts}, sort_keys=True)
 
     def deserialize(self, data) -> None:
+        if self._texts or self._entries:
+            raise RuntimeError("kernel_cache.deserialize(): the cache already holds graphs; deserialize into a new cudnn.create_kernel_cache()")
         if isinstance(data, (bytes, bytearray)):
             data = bytes(data).decode("utf-8")
         try:
@@ -1661,6 +1659,8 @@ class KernelCache:
         if not isinstance(obj, dict) or obj.get("format") != "graph_compiler.kernel_cache/1":
             raise ValueError("kernel_cache.deserialize(): not data from this package's kernel_cache.serialize()")
         self._texts.update(obj.get("graphs", {}))
+        self._revision = len(self._texts)
+        self._finalized = False
 
     def __repr__(self):
         return f"<kernel_cache: {len(self._entries)} built graph(s)>"
