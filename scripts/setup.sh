@@ -29,6 +29,7 @@ PACKAGES=(
   ccache ninja-build cmake g++
   googletest
   python3-numpy python3-pytest
+  python3-setuptools python3-wheel python3-pip
   zlib1g-dev libzstd-dev
 )
 

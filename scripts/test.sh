@@ -11,6 +11,8 @@
 #              and fuzzes for $FUZZ_SECONDS s from a seed corpus of every
 #              .mlir under test/ and examples/ split on `// -----`
 #   embed      installs the C API package and builds/runs examples/embed
+#   pyinstall  installs the Python package (pip --target, cmake --install)
+#              and imports it from outside the repository
 # Exits non-zero when any suite fails; the last line is `N passed, M failed`
 # (counts of suites).
 #
@@ -188,6 +190,61 @@ suite_embed() {
 }
 run_suite embed suite_embed
 #===- end of embed ---------------------------------------------------------===#
+
+#===- pyinstall: the Python package installed, used from elsewhere --------===#
+# Debian's pip (no PyPI: --no-index, --no-build-isolation) installs ./python
+# into a temporary --target, packaging $BUILD_DIR/lib/libGraphCAPI.so inside
+# graph_compiler/ (python/setup.py); cmake --install's GraphPython component
+# lays out the same under a prefix. Each copy is imported from a folder
+# outside the repository with GRAPH_CAPI_LIBRARY unset: backend_version()
+# must print a number, the library loaded must be the installed copy, and a
+# small graph must execute on the CPU reference.
+pyinstall_check() { # SITE
+  local out
+  out="$(cd "$1" && env -u GRAPH_CAPI_LIBRARY PYTHONPATH="$1" "$PYTHON" -c '
+import os, sys
+import numpy as np
+import cudnn, graph_compiler
+print(cudnn.backend_version())
+site = os.path.realpath(sys.argv[1])
+assert os.path.realpath(cudnn.__file__).startswith(site + os.sep), cudnn.__file__
+assert graph_compiler.is_available(), "the installed libGraphCAPI.so does not load"
+loaded = graph_compiler.loaded_library_path()
+want = os.path.join(site, "graph_compiler", "libGraphCAPI.so")
+assert os.path.realpath(loaded) == want, f"loaded {loaded} ({os.path.realpath(loaded)}), not the installed copy {want}"
+g = cudnn.pygraph(io_data_type=cudnn.data_type.FLOAT, compute_data_type=cudnn.data_type.FLOAT)
+a = np.arange(-4, 4, dtype=np.float32).reshape(1, 8)
+A = g.tensor_like(a)
+C = g.relu(input=A)
+C.set_output(True)
+g.build([cudnn.heur_mode.A])
+c = np.empty_like(a)
+g.execute({A: a, C: c})
+assert (c == np.maximum(a, 0)).all(), c
+print("loaded", loaded)
+' "$1")" || { printf '%s\n' "$out"; return 1; }
+  printf '%s\n' "$out"
+  [[ "${out%%$'\n'*}" =~ ^[0-9]+$ ]] ||
+    { echo "pyinstall: backend_version() printed '${out%%$'\n'*}', not a number"; return 1; }
+}
+suite_pyinstall() (
+  tmp="$(mktemp -d)" || exit 1
+  trap 'rm -rf "$tmp"' EXIT
+  locked ninja -C "$BUILD_DIR" -j "$JOBS" GraphCAPI || exit 1
+  GRAPH_CAPI_LIBRARY="$BUILD_DIR/lib/libGraphCAPI.so" \
+    GRAPH_PACKAGE_REQUIRE_LIBRARY=1 \
+    "$PYTHON" -m pip install --quiet --no-index --no-build-isolation --no-deps \
+    --disable-pip-version-check --root-user-action=ignore \
+    --target "$tmp/pip" "$ROOT/python" || exit 1
+  echo "pip --target:"
+  pyinstall_check "$tmp/pip" || exit 1
+  cmake --install "$BUILD_DIR" --prefix "$tmp/prefix" \
+    --component GraphPython >/dev/null || exit 1
+  echo "cmake --install --component GraphPython:"
+  pyinstall_check "$tmp/prefix/python"
+)
+run_suite pyinstall suite_pyinstall
+#===- end of pyinstall -----------------------------------------------------===#
 
 printf '\n===== summary =====\n'
 printf '%s\n' "${report[@]}"

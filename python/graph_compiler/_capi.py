@@ -3,8 +3,13 @@
 The library is looked up at first use, never at import: the package imports
 and builds MLIR text on a machine without it. Lookup order:
 
-1. the environment variable ``GRAPH_CAPI_LIBRARY`` (a path to the .so);
-2. ``build/lib/libGraphCAPI.so`` of the repository this package lives in.
+1. the environment variable ``GRAPH_CAPI_LIBRARY`` (a path to the .so): an
+   explicit override, it wins and nothing else is tried;
+2. ``libGraphCAPI.so`` next to this file: the copy an installed package
+   carries (``pip install ./python`` or ``cmake --install``, see
+   python/README.md);
+3. ``build/lib/libGraphCAPI.so`` of the repository, when the package runs
+   from a checkout (``<repo>/python/graph_compiler``).
 """
 
 import ctypes
@@ -59,10 +64,20 @@ class GraphLibraryNotFound(RuntimeError):
     """libGraphCAPI.so could not be found or loaded."""
 
 
+LIBRARY_NAME = "libGraphCAPI.so"
+
+
 def default_library_paths():
+    """The places looked at without GRAPH_CAPI_LIBRARY, in order."""
     here = os.path.dirname(os.path.abspath(__file__))
-    repo = os.path.dirname(os.path.dirname(here))
-    return [os.path.join(repo, "build", "lib", "libGraphCAPI.so")]
+    paths = [os.path.join(here, LIBRARY_NAME)]
+    parent = os.path.dirname(here)
+    repo = os.path.dirname(parent)
+    # Only a checkout's python/ folder has a build/ beside it; an installed
+    # package's grandparent is someone else's folder.
+    if os.path.basename(parent) == "python" and os.path.isfile(os.path.join(repo, "CMakeLists.txt")):
+        paths.append(os.path.join(repo, "build", "lib", LIBRARY_NAME))
+    return paths
 
 
 def library_path():
@@ -78,7 +93,14 @@ def library_path():
 
 _lock = threading.Lock()
 _lib = None
+_lib_path = None
 _context = None
+
+
+def loaded_library_path():
+    """The path of the library this process loaded, or None before the first
+    load (library_path() is where the next first load would look)."""
+    return _lib_path
 
 
 def _declare(lib):
@@ -144,7 +166,7 @@ def _declare(lib):
 
 def lib():
     """The loaded library; raises GraphLibraryNotFound with the places looked at."""
-    global _lib
+    global _lib, _lib_path
     if _lib is not None:
         return _lib
     with _lock:
@@ -157,7 +179,8 @@ def lib():
             raise GraphLibraryNotFound(
                 "libGraphCAPI.so was not found (looked at: "
                 + ", ".join(looked)
-                + "). Build it with `ninja -C build GraphCAPI` or point GRAPH_CAPI_LIBRARY at it. "
+                + "). Build it with `ninja -C build GraphCAPI`, install the package with it "
+                "(python/README.md) or point GRAPH_CAPI_LIBRARY at it. "
                 "Graph construction and to_mlir() work without it; validate/build/execute need it."
             )
         try:
@@ -165,6 +188,7 @@ def lib():
         except OSError as exc:
             raise GraphLibraryNotFound(f"could not load the C API library {path}: {exc}") from None
         _declare(loaded)
+        _lib_path = os.path.abspath(path)
         _lib = loaded
         return _lib
 
