@@ -29,7 +29,7 @@ PACKAGES=(
   ccache ninja-build cmake g++
   googletest
   python3-numpy python3-pytest
-  python3-setuptools python3-wheel python3-pip
+  python3-setuptools python3-wheel python3-pip python3-venv
   zlib1g-dev libzstd-dev
 )
 
