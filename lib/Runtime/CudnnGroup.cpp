@@ -214,6 +214,12 @@ std::string shapeText(const Shape &dims) {
   return text;
 }
 
+/// Why attention with a padding mask is declined (see lowerSdpa).
+constexpr const char *kPaddingNotRun =
+    "the padding mask (seq_len_q/seq_len_kv) is not lowered correctly: "
+    "cuDNN's composite attention builds it and leaves keys and rows "
+    "unmasked (measured on the H200, cuDNN 9.19)";
+
 constexpr int64_t kInternalUidBase = int64_t(1) << 40;
 
 /// The lowering passes uid 0 for "no tensor" (an absent optional operand),
@@ -1279,6 +1285,13 @@ public:
     if (!a.needsComposite() && !extraStats && !hasIn("attn_scale") &&
         !a.right && !a.left && std::getenv("GRAPH_SDPA_COMPOSITE") == nullptr)
       return unifiedSdpa(a, o);
+    // The composite graph's padding mask (gen_index < seq_len, select)
+    // builds but is not applied: every masked key and row came out
+    // unmasked on the H200 with cuDNN 9.19 (probe of 2026-12-01). An error
+    // beats a wrong answer until the unified op's SEQ_LEN descriptors carry
+    // it.
+    if (a.padding)
+      return err(kPaddingNotRun);
     return compositeSdpa(a, o);
   }
 
@@ -1383,6 +1396,8 @@ public:
       ops.push_back(op);
       return "";
     }
+    if (a.padding)
+      return err(kPaddingNotRun);
     if (a.hq != a.hk || a.hq != a.hv)
       return err("the composite sdpa backward needs as many k/v heads as q "
                  "heads (GQA backward is not lowered yet)");
