@@ -20,7 +20,7 @@ def Graph_Dialect : Dialect {
     Tensors are builtin ranked tensors. Their memory strides ride on a
     `#graph.strides<[...]>` encoding; a tensor without one has strides that
     are not decided yet (`graph-infer-layout` decides them). Graph inputs and
-    outputs carry a positive `graph.uid` unique in the graph and an optional
+    outputs carry a `graph.uid` (`>= 0`) unique in the graph and an optional
     `graph.name` label; a pass-by-value scalar is a `graph.scalar` op.
   }];
   let useDefaultAttributePrinterParser = 1;
