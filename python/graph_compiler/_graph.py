@@ -25,7 +25,7 @@ from ._enums import (
     numerical_note,
     to_data_type,
 )
-from ._tensor import Tensor, attach, row_major_stride
+from ._tensor import Tensor, attach, check_dims, check_int, check_ints, check_uid, row_major_stride
 
 
 class cudnnGraphNotSupportedError(Exception):
@@ -325,11 +325,16 @@ class pygraph:
         if reordering_type is not None and getattr(reordering_type, "name", "NONE") != "NONE":
             raise NotImplementedError(f"tensor(reordering_type={reordering_type}): reordered layouts have no form in the graph dialect yet")
         data_type = to_data_type(data_type, f"tensor({name or 'unnamed'!r}, data_type=...)")
-        if uid == -1:
-            uid = None
         if not name:
             name = f"tensor_{len(self._tensors)}"
-        dim = [int(d) for d in dim]
+        what = f"tensor({name!r})"
+        if uid is not None and not isinstance(uid, bool) and uid == -1:
+            uid = None  # the frontend's "unset"
+        if uid is not None:
+            uid = check_uid(uid, f"{what}: uid")
+        dim = check_dims(dim, f"{what}: dim")
+        if stride is not None:
+            stride = check_ints(stride, f"{what}: stride")
         if stride is not None and len(stride) == 0:
             stride = None
         if stride is not None and len(stride) != len(dim):
@@ -337,7 +342,7 @@ class pygraph:
         t = Tensor(
             name=name,
             dim=dim,
-            stride=[int(s) for s in stride] if stride is not None else row_major_stride(dim),
+            stride=stride if stride is not None else row_major_stride(dim),
             data_type=data_type or (self.intermediate_data_type if is_virtual else self.io_data_type),
             is_virtual=is_virtual,
             is_pass_by_value=is_pass_by_value,
@@ -345,7 +350,6 @@ class pygraph:
         t.dim_assigned = True
         t.stride_assigned = stride is not None
         if uid is not None:
-            uid = int(uid)
             self._claim_uid(uid, t)
             t.uid, t.uid_assigned = uid, True
         else:
@@ -590,7 +594,7 @@ class pygraph:
             o = self._new_output(node, port, suffix)
             d = (out_dims or {}).get(port)
             if d is not None:
-                o.dim, o.dim_assigned = [int(x) for x in d], True
+                o.dim, o.dim_assigned = check_dims(d, f"{op}(out_dims=...) of output {port!r}"), True
             else:
                 o.dim = _ops.infer_dims(node, port) or []
             o.stride = row_major_stride(o.dim) if o.dim else []
@@ -688,7 +692,7 @@ class pygraph:
             o = self._new_output(node, port, suffix)
             d = (out_dims or {}).get(port)
             if d is not None:
-                o.dim, o.dim_assigned = [int(x) for x in d], True
+                o.dim, o.dim_assigned = check_dims(d, f"{op}(out_dims=...) of output {port!r}"), True
             else:
                 o.dim = _ops.infer_dims(node, port) or []
             o.stride = row_major_stride(o.dim) if o.dim else []
@@ -1757,7 +1761,11 @@ class _Emitter:
         if not t.dim:
             raise ValueError(f"tensor {t.name!r} (uid {t.uid}) has no dims")
         elt = mlir_type(self.graph._dtype_of(t))
-        shape = "x".join(str(int(d)) if int(d) >= 0 else "?" for d in t.dim)
+        bad = [d for d in t.dim if int(d) < 1]
+        if bad:
+            where = f" (inferred from the inputs and attributes of {t.producer[0].op} node {t.producer[0].name!r})" if t.producer is not None and not t.dim_assigned else ""
+            raise ValueError(f"tensor {t.name!r} (uid {t.uid}) has dims {list(t.dim)}{where}: every dim must be positive")
+        shape = "x".join(str(int(d)) for d in t.dim)
         is_input = t.producer is None and t.pass_by_value is None
         if t.stride and (is_input or t.stride_assigned) and t.pass_by_value is None:
             if len(t.stride) != len(t.dim):

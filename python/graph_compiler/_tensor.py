@@ -1,8 +1,50 @@
 """Tensor descriptors of a graph (the frontend's ``tensor`` objects)."""
 
+import operator
 import weakref
 
 from ._enums import data_type, to_data_type
+
+
+def check_int(value, what: str) -> int:
+    """``value`` as a Python int, or TypeError naming ``what``. An int, a
+    numpy integer scalar or anything else with ``__index__`` is an int (a
+    torch.Size holds ints); bool (numpy's too), float, str and the rest are
+    not, as pybind11 refuses them for the frontend's int64 arguments."""
+    if isinstance(value, bool) or type(value).__name__ == "bool_":
+        raise TypeError(f"{what} must be an int, got bool {value!r}")
+    if isinstance(value, int):
+        return int(value)
+    try:
+        return operator.index(value)
+    except TypeError:
+        raise TypeError(f"{what} must be an int, got {type(value).__name__} {value!r}") from None
+
+
+def check_ints(values, what: str) -> list:
+    """``values`` (a list, tuple, torch.Size, numpy array ... of ints) as a
+    list of Python ints; TypeError naming ``what`` (and the index) for
+    anything else, e.g. a str or a single number."""
+    if isinstance(values, (str, bytes, bytearray)) or not hasattr(values, "__iter__"):
+        raise TypeError(f"{what} must be a list of ints, got {type(values).__name__} {values!r}")
+    return [check_int(v, f"{what}[{i}]") for i, v in enumerate(values)]
+
+
+def check_dims(dims, what: str) -> list:
+    """check_ints, and every dim positive: the graph has static shapes, so
+    a negative dim is an error rather than a dynamic (?) dim."""
+    out = check_ints(dims, what)
+    for i, d in enumerate(out):
+        if d < 1:
+            raise ValueError(f"{what}[{i}] is {d}: dims must be positive (a negative dim is not a dynamic dim; the graph has static shapes)")
+    return out
+
+
+def check_uid(uid, what: str) -> int:
+    uid = check_int(uid, what)
+    if uid < 0:
+        raise ValueError(f"{what} must be non-negative, got {uid}")
+    return uid
 
 
 def row_major_stride(dim):
@@ -89,9 +131,7 @@ class Tensor:
         return self
 
     def set_uid(self, uid: int) -> "Tensor":
-        uid = int(uid)
-        if uid < 0:
-            raise ValueError(f"uid must be non-negative, got {uid} (tensor {self.name!r})")
+        uid = check_uid(uid, f"set_uid of tensor {self.name!r}: uid")
         graph = self._graph()
         if graph is not None:
             graph._reuid_tensor(self, uid)
@@ -100,8 +140,9 @@ class Tensor:
         return self
 
     def set_dim(self, dim) -> "Tensor":
+        dim = check_dims(dim, f"set_dim of tensor {self.name!r}: dim")
         self._guard("change a tensor's dims")
-        self.dim = [int(d) for d in dim]
+        self.dim = dim
         self.dim_assigned = True
         if self.stride and len(self.stride) != len(self.dim):
             self.stride, self.stride_assigned = [], False
@@ -109,8 +150,9 @@ class Tensor:
         return self
 
     def set_stride(self, stride) -> "Tensor":
+        stride = check_ints(stride, f"set_stride of tensor {self.name!r}: stride")
         self._guard("change a tensor's strides")
-        self.stride = normalize_unit_strides(self.dim, [int(s) for s in stride])
+        self.stride = normalize_unit_strides(self.dim, stride)
         self.stride_assigned = True
         return self
 
