@@ -407,10 +407,25 @@ class pygraph:
         t.uid = self._alloc_uid()
         return self._register(t)
 
+    def _check_own(self, t: Tensor, use: str) -> None:
+        """ValueError naming ``t`` and both graphs when ``t`` is a tensor of
+        another graph (``use`` says what it was given as)."""
+        if t.owner is None:
+            return
+        other = t.owner()
+        if other is self:
+            return
+        if other is None:
+            where = "a graph that no longer exists"
+        elif other.name == self.name:
+            where = f"another graph named {other.name!r}"
+        else:
+            where = f"graph {other.name!r}"
+        raise ValueError(f"{use}: tensor {t.name!r} (uid {t.uid}) belongs to {where}, not to graph {self.name!r}; make the tensor in this graph (tensor() or tensor_like())")
+
     def _ensure_tensor(self, arg: Any, name: str = "") -> Tensor:
         if isinstance(arg, Tensor):
-            if arg.owner is not None and arg.owner() is not self:
-                raise ValueError(f"tensor {arg.name!r} belongs to another graph")
+            self._check_own(arg, f"operand {name!r}" if name else "operand")
             return arg
         if isinstance(arg, (int, float)) and not isinstance(arg, bool):
             return self.tensor_scalar(float(arg), data_type.FLOAT, name=name)
@@ -1218,6 +1233,7 @@ class pygraph:
 
     def _uid_of_key(self, key) -> int:
         if isinstance(key, Tensor):
+            self._check_own(key, "variant pack key")
             return key.uid
         if isinstance(key, str):
             if key in self._ambiguous_names:
