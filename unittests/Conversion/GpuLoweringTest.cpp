@@ -329,4 +329,53 @@ graph.graph @n(%x: tensor<8x32xbf16> {graph.name = "x"}, %g: tensor<1x32xf32> {g
       EXPECT_EQ(t.dtype, ref::DType::BF16);
 }
 
+// A view starting inside a 16-byte line (a slice from column 1 of f32 rows)
+// is copied: generated kernels load 16-byte vectors, cuDNN wants aligned
+// operands. One starting 4 floats in is read in place.
+TEST_F(GpuLoweringTest, MisalignedViewsStayCopies) {
+  GraphOp graph = parse(R"mlir(
+graph.graph @s(%x: tensor<8x16xf32> {graph.name = "x"})
+    -> (tensor<8x8xf32> {graph.name = "a"}, tensor<8x8xf32> {graph.name = "b"}) attributes {compute_data_type = f32} {
+  %s1 = graph.slice %x {start = array<i64: 0, 1>, limit = array<i64: 8, 9>} : (tensor<8x16xf32>) -> tensor<8x8xf32>
+  %s4 = graph.slice %x {start = array<i64: 0, 4>, limit = array<i64: 8, 12>} : (tensor<8x16xf32>) -> tensor<8x8xf32>
+  %a = graph.pointwise relu(%s1) : (tensor<8x8xf32>) -> tensor<8x8xf32>
+  %b = graph.pointwise relu(%s4) : (tensor<8x8xf32>) -> tensor<8x8xf32>
+  graph.output %a, %b : tensor<8x8xf32>, tensor<8x8xf32>
+})mlir");
+  ASSERT_TRUE(graph);
+  CudnnProgram program;
+  ASSERT_EQ(lowerToCudnn(graph, program, nullptr, /*foldViews=*/true), "");
+  std::vector<std::string> kinds;
+  for (const rt::GraphSpec &group : program.groups)
+    kinds.push_back(group.ops.front().kind);
+  EXPECT_EQ(kinds, (std::vector<std::string>{"slice", "pointwise", "pointwise"}));
+  int aliases = 0;
+  for (const DeviceTensor &tensor : program.tensors)
+    if (tensor.aliasOf >= 0) {
+      ++aliases;
+      EXPECT_EQ(tensor.aliasOffset, 4);
+    }
+  EXPECT_EQ(aliases, 1);
+}
+
+// Strides the user gave an intermediate are kept: sdpa's O declared
+// with padded rows is not rewritten for the transpose after it.
+TEST_F(GpuLoweringTest, UserStridesOfIntermediatesAreKept) {
+  GraphOp graph = parse(R"mlir(
+graph.graph @o(%q: tensor<1x2x8x16xbf16> {graph.name = "q"})
+    -> (tensor<1x8x2x16xbf16> {graph.name = "y"}) attributes {compute_data_type = f32} {
+  %o = graph.sdpa %q, %q, %q {attn_scale_value = 0.25 : f64} : (tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>) -> (tensor<1x2x8x16xbf16, #graph.strides<[512, 256, 32, 1]>>, none, none, none)
+  %t = graph.transpose %o {permutation = array<i64: 0, 2, 1, 3>} : (tensor<1x2x8x16xbf16, #graph.strides<[512, 256, 32, 1]>>) -> tensor<1x8x2x16xbf16>
+  %y = graph.pointwise identity(%t) : (tensor<1x8x2x16xbf16>) -> tensor<1x8x2x16xbf16>
+  graph.output %y : tensor<1x8x2x16xbf16>
+})mlir");
+  ASSERT_TRUE(graph);
+  CudnnProgram program;
+  ASSERT_EQ(lowerToCudnn(graph, program, nullptr, /*foldViews=*/true), "");
+  const DeviceTensor *o =
+      tensorOf(program, program.groups.front().ops.front().outputs.at("O"));
+  ASSERT_TRUE(o);
+  EXPECT_EQ(o->strides, (ref::Shape{512, 256, 32, 1}));
+}
+
 } // namespace

@@ -437,10 +437,17 @@ void planViews(Block &body, const llvm::DenseMap<Value, unsigned> &outputs,
     Value source = transpose.getInput();
     Operation *def = source.getDefiningOp();
     ArrayRef<int64_t> perm = transpose.getPermutation();
+    auto sourceType = cast<RankedTensorType>(source.getType());
     if (!def || !isa<SdpaOp, MatmulOp, PointwiseOp>(def) ||
         outputs.count(source) || !source.hasOneUse() || perm.empty() ||
         perm.back() != static_cast<int64_t>(perm.size()) - 1 ||
-        !cast<RankedTensorType>(source.getType()).hasStaticShape())
+        !sourceType.hasStaticShape())
+      continue;
+    // Strides a user gave the intermediate (anything but the packed
+    // default graph-infer-layout writes) are kept.
+    ArrayRef<int64_t> given = getStrides(sourceType);
+    if (!given.empty() &&
+        given != ArrayRef<int64_t>(packedStrides(sourceType.getShape())))
       continue;
     SmallVector<int64_t> packed = packedStrides(dimsOf(transpose.getOutput()));
     SmallVector<int64_t> strides(perm.size());
@@ -492,6 +499,11 @@ void planViews(Block &body, const llvm::DenseMap<Value, unsigned> &outputs,
       view.strides.assign(strides.begin(), strides.end());
     }
     if (!ok || view.strides.size() != static_cast<size_t>(outType.getRank()))
+      continue;
+    // Readers load 16-byte vectors and cuDNN wants aligned operands: a view
+    // that starts inside a 16-byte line (a slice from column 1) is copied.
+    unsigned bits = outType.getElementType().getIntOrFloatBitWidth();
+    if ((view.offset * bits) % (16 * 8) != 0)
       continue;
     // Unit dims: any stride addresses them; cuDNN wants it positive.
     for (int64_t &stride : view.strides)
