@@ -263,7 +263,7 @@ class Module:
 
     def graph_names(self):
         n = self._lib.graphModuleNumGraphs(self.handle)
-        return [self._lib.graphModuleGraphName(self.handle, i).decode() for i in range(n)]
+        return [self._lib.graphModuleGraphName(self.handle, i).decode("utf-8", "replace") for i in range(n)]
 
     def select(self, name: str) -> int:
         return self._lib.graphModuleSelect(self.handle, name.encode())

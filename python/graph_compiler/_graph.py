@@ -897,6 +897,8 @@ class pygraph:
         text = self.to_mlir()
         try:
             module = _capi.Module(text)
+        except UnicodeEncodeError as exc:
+            raise GraphValidationError(f"the text of graph {self.name!r} cannot be encoded as UTF-8 (a lone surrogate?): {exc}") from None
         except _capi.ParseError as exc:
             raise GraphValidationError(f"the compiler rejected graph {self.name!r}:\n{exc}\n--- emitted MLIR ---\n{text}") from None
         return module
@@ -1409,6 +1411,8 @@ class pygraph:
         execute() takes buffers keyed by them, their names or their uids.
         ``text`` may also be a compiled artifact (exec.program, e.g. from
         lower_to_executable()), as text or as MLIR bytecode (bytes)."""
+        if name is not None and not isinstance(name, str):
+            raise TypeError(f"from_mlir(name=...) takes the name of a graph.graph (str), got {type(name).__name__}")
         if isinstance(text, (bytes, bytearray, memoryview)):
             data = bytes(text)
             if data.startswith(_BYTECODE_MAGIC):
@@ -1417,14 +1421,21 @@ class pygraph:
                     text = _capi.Module(data).print()
                 except _capi.ParseError as exc:
                     raise GraphValidationError(f"the compiler rejected the MLIR bytecode given to from_mlir():\n{exc}") from None
+                except UnicodeDecodeError as exc:
+                    raise GraphValidationError(f"from_mlir(): the MLIR bytecode prints as text that is not UTF-8: {exc}") from None
             else:
-                text = data.decode("utf-8")
+                try:
+                    text = data.decode("utf-8")
+                except UnicodeDecodeError as exc:
+                    raise GraphValidationError(f"from_mlir(): the bytes are neither MLIR bytecode nor UTF-8 text: {exc}") from None
+        elif not isinstance(text, str):
+            raise TypeError(f"from_mlir() takes MLIR text (str) or bytes (text or MLIR bytecode), got {type(text).__name__}")
         g = cls(name=name or "test_graph")
         g._text = text
         g.validate()
         if name is not None:
             if g._module.select(name) != _capi.GRAPH_OK:
-                raise ValueError(f"no graph named {name!r} in the text: {_capi.last_error()}")
+                raise GraphValidationError(f"from_mlir(): no graph named {name!r} in the text: {_capi.last_error()}")
             g._io_info = (g._module.inputs(), g._module.outputs())
             g._adopt_text_tensors()
         else:
@@ -1474,30 +1485,49 @@ class pygraph:
         return _SERIAL_MAGIC + json.dumps(header).encode() + b"\n" + text.encode("utf-8")
 
     def deserialize(self, *args, **kwargs) -> None:
-        """Load what serialize() produced ((data) or (handle, data))."""
+        """Load what serialize() produced ((data) or (handle, data)): bytes,
+        bytearray, memoryview, str, or a list of byte values. A wrong type
+        raises TypeError; data that is not a serialized graph raises
+        GraphValidationError (a ValueError) and leaves the graph as it was."""
         if not args:
             raise TypeError("deserialize() needs the serialized data")
-        data = args[-1]
-        if isinstance(data, str):
-            data = data.encode("utf-8")
-        elif isinstance(data, (list, tuple)):
-            data = bytes(data)
-        data = bytes(data)
+        data = _serialized_bytes(args[-1])
         if not data.startswith(_SERIAL_MAGIC):
-            raise ValueError("deserialize(): not data from serialize() (bad header)")
+            raise GraphValidationError("deserialize(): not data from serialize() (bad header: it does not start with the GRAPHPY1 magic line)")
         rest = data[len(_SERIAL_MAGIC):]
-        header_line, _, text = rest.partition(b"\n")
-        header = json.loads(header_line.decode())
+        header_line, sep, body = rest.partition(b"\n")
+        if not sep:
+            raise GraphValidationError("deserialize(): truncated data: no graph text after the header line")
+        try:
+            header = json.loads(header_line.decode("utf-8"))
+        except (ValueError, RecursionError) as exc:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
+            raise GraphValidationError(f"deserialize(): the header line is not JSON from serialize(): {type(exc).__name__}: {exc}") from None
+        if not isinstance(header, dict):
+            raise GraphValidationError(f"deserialize(): the header line must be a JSON object, got {type(header).__name__}")
+        name = header.get("name", self.name)
+        if not isinstance(name, str) or not name:
+            raise GraphValidationError(f"deserialize(): the header's name must be a non-empty str, got {name!r}")
+        index = header.get("plan_index", 0)
+        if isinstance(index, bool) or not isinstance(index, int):
+            raise GraphValidationError(f"deserialize(): the header's plan_index must be an int, got {index!r}")
+        try:
+            text = body.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise GraphValidationError(f"deserialize(): the graph text is not UTF-8: {exc}") from None
         if self._nodes:
             raise RuntimeError("deserialize() into a graph that already has ops; use a fresh graph")
-        self.name = header.get("name", self.name)
-        self._text = text.decode("utf-8")
+        saved = (self.name, self._text, self._is_validated, self._module)
+        self.name = name
+        self._text = text
         self._is_validated = False
         self._module = None
-        self.validate()
+        try:
+            self.validate()
+        except Exception:
+            self.name, self._text, self._is_validated, self._module = saved
+            raise
         self.build_operation_graph()
         self.create_execution_plans()
-        index = header.get("plan_index", 0)
         if 0 <= index < len(self._plans):
             self._plan_index = index
         self.build_plans()
@@ -1668,17 +1698,24 @@ class KernelCache:
         return json.dumps({"format": "graph_compiler.kernel_cache/1", "graphs": self._texts}, sort_keys=True)
 
     def deserialize(self, data) -> None:
+        """Load JSON from serialize() (str or bytes); TypeError for another
+        type, GraphValidationError (a ValueError) for other data."""
         if self._texts or self._entries:
             raise RuntimeError("kernel_cache.deserialize(): the cache already holds graphs; deserialize into a new cudnn.create_kernel_cache()")
-        if isinstance(data, (bytes, bytearray)):
-            data = bytes(data).decode("utf-8")
+        if not isinstance(data, (str, bytes, bytearray, memoryview)):
+            raise TypeError(f"kernel_cache.deserialize() takes the str (or bytes) kernel_cache.serialize() returned, got {type(data).__name__}")
         try:
+            if not isinstance(data, str):
+                data = bytes(data).decode("utf-8")
             obj = json.loads(data)
-        except ValueError as exc:
-            raise ValueError(f"kernel_cache.deserialize(): not JSON from kernel_cache.serialize(): {exc}") from None
+        except (ValueError, RecursionError) as exc:
+            raise GraphValidationError(f"kernel_cache.deserialize(): not JSON from kernel_cache.serialize(): {type(exc).__name__}: {exc}") from None
         if not isinstance(obj, dict) or obj.get("format") != "graph_compiler.kernel_cache/1":
-            raise ValueError("kernel_cache.deserialize(): not data from this package's kernel_cache.serialize()")
-        self._texts.update(obj.get("graphs", {}))
+            raise GraphValidationError("kernel_cache.deserialize(): not data from this package's kernel_cache.serialize()")
+        graphs = obj.get("graphs", {})
+        if not isinstance(graphs, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in graphs.items()):
+            raise GraphValidationError("kernel_cache.deserialize(): 'graphs' must map digests to graph texts (str to str)")
+        self._texts.update(graphs)
         self._revision = len(self._texts)
         self._finalized = False
 
@@ -1734,6 +1771,26 @@ def get_last_error_string() -> str:
     if not _capi.available():
         return ""
     return _capi.last_error()
+
+
+def _serialized_bytes(data) -> bytes:
+    """deserialize()'s data as bytes: bytes, bytearray, memoryview, str, or
+    a list/tuple of byte values (the frontend's form)."""
+    if isinstance(data, (bytes, bytearray, memoryview)):
+        return bytes(data)
+    if isinstance(data, str):
+        try:
+            return data.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            raise GraphValidationError(f"deserialize(): the str cannot be encoded as UTF-8: {exc}") from None
+    if isinstance(data, (list, tuple)):
+        for i, v in enumerate(data):
+            if isinstance(v, bool) or not isinstance(v, int):
+                raise TypeError(f"deserialize(): data[{i}] must be a byte value (int), got {type(v).__name__} {v!r}")
+            if not 0 <= v < 256:
+                raise GraphValidationError(f"deserialize(): data[{i}] is {v}: a list of data holds byte values 0..255")
+        return bytes(data)
+    raise TypeError(f"deserialize() takes what serialize() returned (bytes, bytearray, memoryview, str or a list of byte values), got {type(data).__name__}")
 
 
 def from_mlir(text: str, name: Optional[str] = None) -> pygraph:
