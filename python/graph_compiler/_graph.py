@@ -331,7 +331,7 @@ class pygraph:
         if uid is not None and not isinstance(uid, bool) and uid == -1:
             uid = None  # the frontend's "unset"
         if uid is not None:
-            uid = check_uid(uid, f"{what}: uid")
+            uid = check_uid(uid, f"{what}: uid", name)
         dim = check_dims(dim, f"{what}: dim")
         if stride is not None:
             stride = check_ints(stride, f"{what}: stride")
@@ -583,6 +583,7 @@ class pygraph:
                 node.params[key] = v
         if kwargs:
             raise TypeError(f"{op}() got unexpected arguments {sorted(kwargs)}; tensor ports are {ports + tuple(list_ports)}, attributes are {attrs}")
+        _ops.check_attrs(op, node)
         required = {
             "layernorm": ("input", "scale", "bias", "epsilon"),
             "adalayernorm": ("input", "scale", "bias", "epsilon"),

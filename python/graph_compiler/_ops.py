@@ -14,6 +14,7 @@ from ._enums import (
     norm_forward_phase,
     reduction_mode,
 )
+from ._tensor import check_ints
 
 # ---------------------------------------------------------------------------
 # Text helpers
@@ -304,6 +305,62 @@ def _conv_attrs(node):
     if mode is not None:
         attrs.append(("convolution_mode", f"#graph.conv_mode<{enum_name(mode)}>"))
     return attrs
+
+
+def _enum_member(enum, value, what):
+    """``value`` as a member of ``enum`` (a member, or its name in any case;
+    NOT_SET is refused): TypeError for another type, ValueError for a name
+    or member that is not accepted, each listing what is."""
+    listing = _enum_listing(enum)
+    if isinstance(value, str):
+        member = enum.__members__.get(value.upper())
+        if member is None or member.name == "NOT_SET":
+            raise ValueError(f"{what}={value!r} is not accepted: it takes {listing}")
+        return member
+    if not isinstance(value, enum):
+        raise TypeError(f"{what} takes {listing}, got {type(value).__name__} {value!r}")
+    if value.name == "NOT_SET":
+        raise ValueError(f"{what}={value} is not accepted: it takes {listing}")
+    return value
+
+
+def _conv_list(op, node, key):
+    value = node.params[key]
+    if isinstance(value, (str, bytes, bytearray)) or not hasattr(value, "__iter__"):
+        raise TypeError(
+            f"{op}({key}={value!r}): {key} takes a list of ints, one per spatial dim (e.g. [1, 1] for a 2-D convolution); "
+            "padding modes such as 'same' or 'valid' are not accepted, give the padding itself"
+        )
+    values = check_ints(value, f"{op}(): {key}")
+    first = node.inputs.get(OPS[op]["inputs"][0])
+    if first is not None and first.dim and len(first.dim) >= 3 and len(values) != len(first.dim) - 2:
+        sp = len(first.dim) - 2
+        raise ValueError(f"{op}(): {key} {values} has {len(values)} entries, but {first.name!r} (dims {list(first.dim)}) has {sp} spatial dims: give {sp}, one per spatial dim")
+    if key in ("stride", "dilation"):
+        for i, v in enumerate(values):
+            if v < 1:
+                raise ValueError(f"{op}(): {key}[{i}] is {v}: a convolution {key} must be at least 1")
+    return values
+
+
+def check_attrs(op, node):
+    """Check (and normalize) the attributes a builder was given, so a bad
+    one is reported at the builder, naming it and what is accepted."""
+    p = node.params
+    if OPS[op].get("emit") == "conv":
+        for key in ("padding", "pre_padding", "post_padding", "stride", "dilation"):
+            if p.get(key) is not None:
+                p[key] = _conv_list(op, node, key)
+        if p.get("convolution_mode") is not None:
+            p["convolution_mode"] = _enum_member(convolution_mode, p["convolution_mode"], f"{op}(): convolution_mode")
+    elif op == "reduction":
+        if p.get("mode") is None:
+            raise ValueError(f"reduction(): mode is required: {_enum_listing(reduction_mode)}")
+        p["mode"] = _enum_member(reduction_mode, p["mode"], "reduction(): mode")
+
+
+def _enum_listing(enum):
+    return f"a cudnn.{enum.__name__} ({', '.join(m.name for m in enum if m.name != 'NOT_SET')})"
 
 
 def _reduction_keyword(mode):

@@ -40,10 +40,10 @@ def check_dims(dims, what: str) -> list:
     return out
 
 
-def check_uid(uid, what: str) -> int:
+def check_uid(uid, what: str, tensor_name: str) -> int:
     uid = check_int(uid, what)
     if uid < 0:
-        raise ValueError(f"{what} must be non-negative, got {uid}")
+        raise ValueError(f"uid must be non-negative, got {uid} (tensor {tensor_name!r})")
     return uid
 
 
@@ -131,7 +131,7 @@ class Tensor:
         return self
 
     def set_uid(self, uid: int) -> "Tensor":
-        uid = check_uid(uid, f"set_uid of tensor {self.name!r}: uid")
+        uid = check_uid(uid, f"set_uid of tensor {self.name!r}: uid", self.name)
         graph = self._graph()
         if graph is not None:
             graph._reuid_tensor(self, uid)
