@@ -4,6 +4,7 @@ execution through the C API."""
 import ctypes
 import hashlib
 import json
+import math
 import os
 import sys
 import warnings
@@ -391,6 +392,9 @@ class pygraph:
         if isinstance(scalar_type, _enums.scalar_type):
             scalar_type = None
         scalar_type = to_data_type(scalar_type, "tensor_scalar(scalar_type=...)")
+        number = value.item() if hasattr(value, "item") and not isinstance(value, (bool, int, float)) else value
+        if not isinstance(number, (bool, int, float)):
+            raise TypeError(f"tensor_scalar({name or 'unnamed'!r}): value must be a number (bool, int, float, or a numpy/torch scalar), got {type(value).__name__} {value!r}")
         if scalar_type is None:
             if isinstance(value, bool):
                 scalar_type = data_type.BOOLEAN
@@ -400,6 +404,13 @@ class pygraph:
                 scalar_type = data_type.FLOAT
         if not name:
             name = f"scalar_{len(self._tensors)}"
+        if isinstance(number, float) and not math.isfinite(number):
+            if not is_float(scalar_type):
+                raise ValueError(f"tensor_scalar({name!r}): value {number} of type {scalar_type.name}: an integer or boolean type has no NaN or infinity")
+            try:
+                _ops.nonfinite_bits(number, mlir_type(scalar_type))
+            except ValueError as exc:
+                raise ValueError(f"tensor_scalar({name!r}): value {number} of type {mlir_type(scalar_type)}: {exc.args[0].replace(f'element type {mlir_type(scalar_type)} has', 'the type has')}") from None
         t = Tensor(name=name, dim=[1, 1, 1, 1], stride=[1, 1, 1, 1], data_type=scalar_type, is_pass_by_value=True)
         t.pass_by_value = value
         t.scalar_type = scalar_type
@@ -1854,7 +1865,7 @@ class _Emitter:
         if hasattr(v, "item"):
             v = v.item()
         if is_float(dt):
-            value = f"{_ops.fmt_float(float(v))} : {elt}"
+            value = f"{_ops.scalar_float(float(v), elt)} : {elt}"
         elif dt == data_type.BOOLEAN:
             value = f"{1 if v else 0} : i1"
         else:

@@ -41,6 +41,52 @@ def fmt_float(value: float) -> str:
     return "0x%016X" % struct.unpack("<Q", struct.pack("<d", value))[0]
 
 
+# Float element types: (bits, exponent bits, mantissa bits, has infinity,
+# NaN's bits or None for IEEE-style NaN, has a sign bit).
+_FLOAT_FORMATS = {
+    "f64": (64, 11, 52, True, None, True),
+    "f32": (32, 8, 23, True, None, True),
+    "f16": (16, 5, 10, True, None, True),
+    "bf16": (16, 8, 7, True, None, True),
+    "f8E5M2": (8, 5, 2, True, None, True),
+    "f8E4M3FN": (8, 4, 3, False, 0x7F, True),
+    "f8E8M0FNU": (8, 8, 0, False, 0xFF, False),
+    "f4E2M1FN": (4, 2, 1, False, False, True),
+}
+
+
+def nonfinite_bits(value: float, elt: str) -> str:
+    """A NaN or infinity as MLIR's hexadecimal float literal of ``elt`` (the
+    bit pattern, exactly as wide as the type: the parser refuses wider
+    ones). ValueError when ``elt`` has no such value (an fp8/fp4 type
+    without infinity or NaN)."""
+    fmt = _FLOAT_FORMATS.get(elt)
+    if fmt is None:
+        raise ValueError(f"{value} has no form in element type {elt}")
+    bits, ebits, mbits, has_inf, nan_bits, signed = fmt
+    negative = math.copysign(1.0, value) < 0
+    if math.isnan(value):
+        if nan_bits is False:
+            raise ValueError(f"element type {elt} has no NaN")
+        pattern = nan_bits if nan_bits is not None else (((1 << ebits) - 1) << mbits) | (1 << (mbits - 1))
+    else:
+        if not has_inf:
+            raise ValueError(f"element type {elt} has no infinity")
+        pattern = ((1 << ebits) - 1) << mbits
+    if negative and signed:
+        pattern |= 1 << (bits - 1)
+    return "0x%0*X" % (max(bits // 4, 1), pattern)
+
+
+def scalar_float(value: float, elt: str) -> str:
+    """A float literal of element type ``elt`` (a finite value in decimal,
+    NaN and infinities as their bit patterns)."""
+    value = float(value)
+    if math.isfinite(value):
+        return f"{value:.17e}"
+    return nonfinite_bits(value, elt)
+
+
 def f64(value) -> str:
     return f"{fmt_float(value)} : f64"
 
