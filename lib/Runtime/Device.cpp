@@ -360,16 +360,20 @@ public:
 
 Device *Device::get(std::string &error) {
   static std::once_flag once;
+  // A failed device is kept, never freed (its handles may be half made),
+  // and stays reachable from `device` so that LeakSanitizer does not count
+  // it as a leak; `ready` says whether it may be used.
   static CudaDevice *device = nullptr;
+  static bool ready = false;
   static std::string initError;
   std::call_once(once, [] {
-    auto *candidate = new CudaDevice();
-    initError = candidate->init();
-    if (initError.empty())
-      device = candidate;
-    // A failed device is kept (leaked): its handles may be half made.
+    device = new CudaDevice();
+    initError = device->init();
+    ready = initError.empty();
   });
-  if (!device)
+  if (!ready) {
     error = initError;
+    return nullptr;
+  }
   return device;
 }
