@@ -28,8 +28,18 @@ extern "C" {
 
 #define GRAPH_API __attribute__((visibility("default")))
 
+/* In C++ the enums below have `int` as their fixed underlying type, so an
+ * out-of-range value a C caller passes (GraphDType 99) is a value the
+ * functions check and reject, not undefined behaviour (UBSan's -fsanitize=enum
+ * reports it otherwise). The size and the ABI are those of the C enums. */
+#ifdef __cplusplus
+#define GRAPH_ENUM_INT : int
+#else
+#define GRAPH_ENUM_INT
+#endif
+
 /* Status codes. */
-typedef enum {
+typedef enum GRAPH_ENUM_INT {
   GRAPH_OK = 0,
   GRAPH_ERROR_INVALID_ARGUMENT = 1, /* a bad handle, index or buffer */
   GRAPH_ERROR_INVALID_GRAPH = 2,    /* parse or verifier failure */
@@ -39,7 +49,7 @@ typedef enum {
 } GraphStatus;
 
 /* Element types, as the dialect spells them. */
-typedef enum {
+typedef enum GRAPH_ENUM_INT {
   GRAPH_F32 = 0,
   GRAPH_F16 = 1,
   GRAPH_BF16 = 2,
@@ -55,7 +65,10 @@ typedef enum {
   GRAPH_F4E2M1FN = 12
 } GraphDType;
 
-typedef enum { GRAPH_DEVICE_CPU = 0, GRAPH_DEVICE_GPU = 1 } GraphDevice;
+typedef enum GRAPH_ENUM_INT {
+  GRAPH_DEVICE_CPU = 0,
+  GRAPH_DEVICE_GPU = 1
+} GraphDevice;
 
 typedef struct GraphContextImpl *GraphContext;
 typedef struct GraphModuleImpl *GraphModule;
@@ -283,7 +296,7 @@ GRAPH_API GraphStatus graphSetStream(void *stream);
 
 /* Heuristics modes, queried in the order given; plans already listed by an
  * earlier mode are not repeated. */
-typedef enum {
+typedef enum GRAPH_ENUM_INT {
   GRAPH_HEUR_MODE_A = 0,
   GRAPH_HEUR_MODE_B = 1,
   GRAPH_HEUR_MODE_FALLBACK = 2
