@@ -72,9 +72,9 @@ private:
     int64_t hk = s[1], g = hq / hk;
     Type element = type.getElementType();
     Location loc = op.getLoc();
-    Value x5 = ReshapeOp::create(b, loc,
-                                 packed({s[0], hk, 1, s[2], s[3]}, element), x,
-                                 name(what + "5"), nullptr);
+    Value x5 =
+        ReshapeOp::create(b, loc, packed({s[0], hk, 1, s[2], s[3]}, element), x,
+                          name(what + "5"), nullptr);
     SmallVector<Value> copies(g, x5);
     Value wide = ConcatenateOp::create(
         b, loc, packed({s[0], hk, g, s[2], s[3]}, element), copies,
@@ -94,14 +94,14 @@ private:
     full[1] = cast<RankedTensorType>(op.getQ().getType()).getDimSize(1);
     int64_t g = full[1] / hk;
     grad.setType(packed(full, element));
-    Value g5 = ReshapeOp::create(b, loc,
-                                 packed({s[0], hk, g, s[2], s[3]}, element),
-                                 grad, name(what + "_groups"), nullptr);
+    Value g5 =
+        ReshapeOp::create(b, loc, packed({s[0], hk, g, s[2], s[3]}, element),
+                          grad, name(what + "_groups"), nullptr);
     Value summed = ReductionOp::create(
         b, loc, packed({s[0], hk, 1, s[2], s[3]}, element), ReductionMode::add,
         g5, Value(), name(what + "_sum"), nullptr);
-    Value back = ReshapeOp::create(b, loc, original, summed,
-                                   name(what), nullptr);
+    Value back =
+        ReshapeOp::create(b, loc, original, summed, name(what), nullptr);
     grad.replaceAllUsesExcept(back, g5.getDefiningOp());
   }
 

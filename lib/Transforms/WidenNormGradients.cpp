@@ -33,14 +33,13 @@ bool widen(Operation *op, Value input, Value dx) {
     return false;
   OpBuilder b(op->getContext());
   b.setInsertionPointAfter(op);
-  dx.setType(RankedTensorType::get(dxType.getShape(), want,
-                                   dxType.getEncoding()));
+  dx.setType(
+      RankedTensorType::get(dxType.getShape(), want, dxType.getEncoding()));
   StringRef label = getNodeLabel(op);
   auto cast = PointwiseOp::create(
-      b, op->getLoc(), dxType, PointwiseMode::identity, ValueRange{dx},
-      nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr,
-      b.getStringAttr((label.empty() ? op->getName().stripDialect()
-                                     : label) +
+      b, op->getLoc(), dxType, PointwiseMode::identity, ValueRange{dx}, nullptr,
+      nullptr, nullptr, nullptr, nullptr, nullptr, nullptr,
+      b.getStringAttr((label.empty() ? op->getName().stripDialect() : label) +
                       ".dx_cast"),
       nullptr);
   dx.replaceAllUsesExcept(cast.getResult(), cast);
@@ -60,9 +59,8 @@ struct GraphWidenNormGradients
     for (Operation *op : ops)
       llvm::TypeSwitch<Operation *>(op)
           .Case<LayernormBackwardOp, RmsnormBackwardOp, InstancenormBackwardOp,
-                AdaLayernormBackwardOp, BatchnormBackwardOp>([](auto norm) {
-            widen(norm, norm.getInput(), norm.getDX());
-          });
+                AdaLayernormBackwardOp, BatchnormBackwardOp>(
+              [](auto norm) { widen(norm, norm.getInput(), norm.getDX()); });
   }
 };
 
