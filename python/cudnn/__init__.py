@@ -7,6 +7,7 @@ import graph_compiler as _impl
 from graph_compiler import *  # noqa: F401,F403
 from graph_compiler import (  # noqa: F401
     DeviceProperties,
+    Graph,
     GraphExecutionError,
     GraphNoDeviceError,
     GraphValidationError,

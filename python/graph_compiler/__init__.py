@@ -41,6 +41,7 @@ from ._graph import (  # noqa: F401
     set_stream,
 )
 from ._jit import graph_cache, jit  # noqa: F401
+from ._wrapper import Graph  # noqa: F401
 from ._tensor import Tensor  # noqa: F401
 from ._buffers import BufferViewWarning  # noqa: F401
 from ._capi import GraphLibraryNotFound, library_path, loaded_library_path  # noqa: F401
