@@ -20,13 +20,9 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 import torch  # noqa: E402
 
 import cudnn  # noqa: E402  (our package, through its cudnn shim)
+from frontend_programs import rel_err, run  # noqa: E402  (same folder)
 
 HANDLE = cudnn.create_handle()
-
-
-def rel_err(got, want):
-    got, want = got.double(), want.double()
-    return ((got - want).norm() / want.norm().clamp_min(1e-30)).item()
 
 
 def _key(handle, a, b):
@@ -124,19 +120,8 @@ def backend_version_is_loaded_cudnn():
 
 
 def main():
-    passed = failed = 0
-    for program in (jit_cache_uid0, sdpa_options_and_arity, kernel_cache_shared, backend_version_is_loaded_cudnn):
-        try:
-            err, bound = program()
-            ok = err == err and err < bound
-            detail = f"relative error {err:.3g} (bound {bound:g})"
-        except Exception as exc:  # noqa: BLE001 - report every failure
-            ok, detail = False, f"{type(exc).__name__}: {exc}"
-        print(f"{'PASS' if ok else 'FAIL'} {program.__name__}: {detail}")
-        passed += ok
-        failed += not ok
-    print(f"{passed} passed, {failed} failed")
-    return 0 if failed == 0 else 1
+    return run((jit_cache_uid0, sdpa_options_and_arity, kernel_cache_shared,
+                backend_version_is_loaded_cudnn))
 
 
 if __name__ == "__main__":

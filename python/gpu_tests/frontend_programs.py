@@ -120,9 +120,11 @@ def sdpa_causal():
     return rel_err(o, ref), 1e-2
 
 
-def main():
+def run(programs):
+    """Runs each program (returning (error, bound)), prints PASS/FAIL per
+    program and "N passed, M failed"; 0 when all passed, else 1."""
     passed = failed = 0
-    for program in (matmul_bias_relu, conv_bias_relu, layernorm, sdpa_causal):
+    for program in programs:
         try:
             err, bound = program()
             ok = err == err and err < bound
@@ -134,6 +136,10 @@ def main():
         failed += not ok
     print(f"{passed} passed, {failed} failed")
     return 0 if failed == 0 else 1
+
+
+def main():
+    return run((matmul_bias_relu, conv_bias_relu, layernorm, sdpa_causal))
 
 
 if __name__ == "__main__":
