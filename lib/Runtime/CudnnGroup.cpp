@@ -216,9 +216,11 @@ std::string shapeText(const Shape &dims) {
 
 /// Why attention with a padding mask is declined (see lowerSdpa).
 constexpr const char *kPaddingNotRun =
-    "the padding mask (seq_len_q/seq_len_kv) is not lowered correctly: "
-    "cuDNN's composite attention builds it and leaves keys and rows "
-    "unmasked (measured on the H200, cuDNN 9.19)";
+    "the padding mask (seq_len_q/seq_len_kv) together with a causal or "
+    "band mask, a bias, dropout or attn_scale as a tensor is not lowered "
+    "correctly: cuDNN's composite attention builds it and leaves keys and "
+    "rows unmasked (measured on the H200, cuDNN 9.19); a padding mask alone "
+    "runs on the unified sdpa operation";
 
 constexpr int64_t kInternalUidBase = int64_t(1) << 40;
 
@@ -1076,6 +1078,12 @@ public:
       return bias || padding || alibi || dropMask || dropoutP > 0 ||
              left.has_value() || right.has_value();
     }
+    /// A padding mask and nothing else: the unified op carries it through
+    /// its SEQ_LEN descriptors (the composite mask measured wrong).
+    bool paddingOnly() const {
+      return padding && !bias && !alibi && !dropMask && dropoutP <= 0 &&
+             !left.has_value() && !right.has_value();
+    }
   };
 
   std::string attnCommon(Attn &a) {
@@ -1282,8 +1290,9 @@ public:
     int64_t o;
     TRY(out("O", o));
     bool extraStats = hasOut("score_max") || hasOut("score_sum_exp");
-    if (!a.needsComposite() && !extraStats && !hasIn("attn_scale") &&
-        !a.right && !a.left && std::getenv("GRAPH_SDPA_COMPOSITE") == nullptr)
+    bool unified = !a.needsComposite() || a.paddingOnly();
+    if (unified && !extraStats && !hasIn("attn_scale") && !a.right &&
+        !a.left && std::getenv("GRAPH_SDPA_COMPOSITE") == nullptr)
       return unifiedSdpa(a, o);
     // The composite graph's padding mask (gen_index < seq_len, select)
     // builds but is not applied: every masked key and row came out
@@ -1315,6 +1324,12 @@ public:
     }
     TRY(tensor(a.scale, d));
     SET_DESC(op, CUDNN_ATTR_OPERATION_SDPA_FWD_SCALEDESC, d);
+    if (a.padding) {
+      TRY(tensor(a.seqQ, d));
+      SET_DESC(op, CUDNN_ATTR_OPERATION_SDPA_FWD_SEQ_LEN_QDESC, d);
+      TRY(tensor(a.seqKV, d));
+      SET_DESC(op, CUDNN_ATTR_OPERATION_SDPA_FWD_SEQ_LEN_KVDESC, d);
+    }
     TRY(b.finalize(op, "OPERATION_SDPA_FWD"));
     ops.push_back(op);
     return "";
@@ -1369,8 +1384,8 @@ public:
     TRY(out("dV", dV));
     if (hasOut("dBias"))
       return err("dBias is not lowered by the runtime yet");
-    if (!a.needsComposite() && !hasIn("attn_scale") && !a.right && !a.left &&
-        std::getenv("GRAPH_SDPA_COMPOSITE") == nullptr) {
+    if ((!a.needsComposite() || a.paddingOnly()) && !hasIn("attn_scale") &&
+        !a.right && !a.left && std::getenv("GRAPH_SDPA_COMPOSITE") == nullptr) {
       DescPtr op, d;
       TRY(b.create(CUDNN_BACKEND_OPERATION_SDPA_BWD_DESCRIPTOR, op,
                    "OPERATION_SDPA_BWD"));
@@ -1391,6 +1406,10 @@ public:
       SETT(dQ, CUDNN_ATTR_OPERATION_SDPA_BWD_DQDESC);
       SETT(dK, CUDNN_ATTR_OPERATION_SDPA_BWD_DKDESC);
       SETT(dV, CUDNN_ATTR_OPERATION_SDPA_BWD_DVDESC);
+      if (a.padding) {
+        SETT(a.seqQ, CUDNN_ATTR_OPERATION_SDPA_BWD_SEQ_LEN_QDESC);
+        SETT(a.seqKV, CUDNN_ATTR_OPERATION_SDPA_BWD_SEQ_LEN_KVDESC);
+      }
 #undef SETT
       TRY(b.finalize(op, "OPERATION_SDPA_BWD"));
       ops.push_back(op);
