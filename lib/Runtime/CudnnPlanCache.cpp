@@ -1,0 +1,140 @@
+//===- CudnnPlanCache.cpp - Canonical group keys and the plan cache -------===//
+//
+// The canonical text of a GraphSpec, the in-process cache of built groups
+// keyed by it, and the on-disk cache of plan JSON (GRAPH_PLAN_CACHE_DIR).
+//
+//===----------------------------------------------------------------------===//
+
+#include "GraphDialect/Runtime/CudnnGraph.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <sstream>
+
+using namespace graph::rt;
+namespace ref = graph::ref;
+
+std::string graph::rt::canonicalKey(const GraphSpec &spec) {
+  std::ostringstream os;
+  os.precision(17);
+  auto list = [&](const Shape &s) {
+    os << '[';
+    for (size_t i = 0; i < s.size(); ++i)
+      os << (i ? "," : "") << s[i];
+    os << ']';
+  };
+  os << "T";
+  for (const TensorSpec &t : spec.tensors) {
+    os << '{' << t.uid << ':' << ref::dtypeName(t.dtype);
+    list(t.dims);
+    list(t.strides.empty() ? ref::rowMajorStrides(t.dims) : t.strides);
+    if (t.isVirtual)
+      os << 'v';
+    if (t.isByValue)
+      os << "=" << t.byValue;
+    os << '}';
+  }
+  os << "O";
+  for (const OpSpec &o : spec.ops) {
+    os << '{' << o.kind << '/' << o.mode << '/' << ref::dtypeName(o.computeType);
+    for (auto &[port, uid] : o.inputs)
+      os << " i" << port << '=' << uid;
+    for (auto &[port, uid] : o.outputs)
+      os << " o" << port << '=' << uid;
+    for (auto &[name, v] : o.intAttrs) {
+      os << ' ' << name << '=';
+      list(v);
+    }
+    for (auto &[name, v] : o.floatAttrs)
+      os << ' ' << name << '=' << v;
+    os << '}';
+  }
+  return os.str();
+}
+
+namespace {
+
+uint64_t fnv1a(const std::string &text) {
+  uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : text) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+struct CacheEntry {
+  std::unique_ptr<CudnnGroup> group;
+  size_t planIndex = 0;
+};
+
+} // namespace
+
+std::string graph::rt::getCachedPlan(Device &device, const GraphSpec &spec,
+                                     CudnnGroup *&group, size_t &planIndex) {
+  static std::mutex mutex;
+  static std::map<std::string, CacheEntry> cache;
+  std::lock_guard<std::mutex> lock(mutex);
+  std::string key = canonicalKey(spec) + "|" + device.version();
+  auto it = cache.find(key);
+  if (it != cache.end()) {
+    group = it->second.group.get();
+    planIndex = it->second.planIndex;
+    return "";
+  }
+  std::string error;
+  std::unique_ptr<CudnnGroup> g = CudnnGroup::create(device, spec, error);
+  if (!g)
+    return error;
+  std::string path;
+  if (const char *dir = std::getenv("GRAPH_PLAN_CACHE_DIR"); dir && *dir) {
+    char name[32];
+    std::snprintf(name, sizeof(name), "%016llx.json",
+                  static_cast<unsigned long long>(fnv1a(key)));
+    path = std::string(dir) + "/" + name;
+    std::ifstream file(path, std::ios::binary);
+    if (file) {
+      // The file starts with the key line so a hash collision is detected.
+      std::string storedKey, json;
+      std::getline(file, storedKey);
+      std::ostringstream rest;
+      rest << file.rdbuf();
+      json = rest.str();
+      if (storedKey == key && g->addPlanFromJson(json).empty()) {
+        planIndex = g->plans().size() - 1;
+        group = g.get();
+        cache[key] = CacheEntry{std::move(g), planIndex};
+        return "";
+      }
+    }
+  }
+  std::string heurError =
+      g->createPlans({HeurMode::A, HeurMode::Fallback});
+  std::string reasons;
+  for (size_t i = 0; i < g->plans().size(); ++i) {
+    std::string why = g->buildPlan(i);
+    if (why.empty()) {
+      planIndex = i;
+      if (!path.empty()) {
+        std::string json;
+        if (g->planJson(i, json).empty()) {
+          std::string tmp = path + ".tmp";
+          std::ofstream file(tmp, std::ios::binary);
+          file << key << '\n' << json;
+          file.close();
+          if (file)
+            std::rename(tmp.c_str(), path.c_str());
+        }
+      }
+      group = g.get();
+      cache[key] = CacheEntry{std::move(g), planIndex};
+      return "";
+    }
+    reasons += "\n  " + g->plans()[i].name + ": " + why;
+  }
+  return "group '" + spec.name + "': no plan could be built" +
+         (heurError.empty() ? "" : " (" + heurError + ")") + reasons;
+}
