@@ -13,7 +13,10 @@ flags=(-std=c++17 -O2 -g0 -I"$root/include" -isystem "$cuda_inc" -pthread)
 
 srcs=(
   lib/Runtime/Device.cpp lib/Runtime/CudnnGroup.cpp
-  lib/Runtime/CudnnPlanCache.cpp
+  lib/Runtime/CudnnPlanCache.cpp lib/Runtime/CudnnDescriptors.cpp
+  lib/Runtime/CudnnOpsPointwise.cpp lib/Runtime/CudnnOpsMatmul.cpp
+  lib/Runtime/CudnnOpsConv.cpp lib/Runtime/CudnnOpsNorm.cpp
+  lib/Runtime/CudnnOpsAttention.cpp lib/Runtime/CudnnRelabel.cpp
   lib/Reference/NdArray.cpp lib/Reference/Kernels.cpp
   lib/Reference/KernelsConv.cpp lib/Reference/KernelsNorm.cpp
   lib/Reference/KernelsPointwise.cpp lib/Reference/AttentionKernels.cpp

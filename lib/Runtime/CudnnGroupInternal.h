@@ -1,0 +1,343 @@
+//===- CudnnGroupInternal.h - cuDNN lowering internals ----------*- C++ -*-===//
+//
+// Internal to lib/Runtime. The backend-descriptor builder, the tensors of a
+// lowered group and the Lowering class, whose members are defined in
+// CudnnDescriptors.cpp (tensors, primitive operations, dispatch) and in one
+// CudnnOps<Family>.cpp per op family. CudnnGroup.cpp plans and executes;
+// CudnnRelabel.cpp offers other layouts of layout-free graphs.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GRAPHDIALECT_LIB_RUNTIME_CUDNNGROUPINTERNAL_H
+#define GRAPHDIALECT_LIB_RUNTIME_CUDNNGROUPINTERNAL_H
+
+#include "RuntimeApi.h"
+
+#include "GraphDialect/Runtime/CudnnGraph.h"
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace graph::rt::cudnn {
+
+using namespace graph::rt::detail;
+
+//===----------------------------------------------------------------------===//
+// Descriptors
+//===----------------------------------------------------------------------===//
+
+struct Desc {
+  const CudnnApi *api = nullptr;
+  cudnnBackendDescriptor_t raw = nullptr;
+  ~Desc() {
+    if (raw)
+      api->cudnnBackendDestroyDescriptor(raw);
+  }
+};
+using DescPtr = std::shared_ptr<Desc>;
+
+/// Creates, sets and finalizes descriptors; every failure becomes a message
+/// naming the group, the step and cuDNN's status.
+struct Builder {
+  const CudnnApi &api;
+  std::string group;
+  std::string context; // "op 'name' (kind)"
+
+  std::string fail(const std::string &step, cudnnStatus_t status) const {
+    std::string out = "group '" + group + "'";
+    if (!context.empty())
+      out += ", " + context;
+    return out + ": " + step + " failed: " + cudnnStatusText(api, status);
+  }
+
+  std::string create(cudnnBackendDescriptorType_t type, DescPtr &out,
+                     const char *typeName) {
+    out = std::make_shared<Desc>();
+    out->api = &api;
+    if (cudnnStatus_t s = api.cudnnBackendCreateDescriptor(type, &out->raw);
+        s != CUDNN_STATUS_SUCCESS) {
+      out->raw = nullptr;
+      return fail(std::string("cudnnBackendCreateDescriptor(") + typeName + ")",
+                  s);
+    }
+    return "";
+  }
+
+  std::string set(const DescPtr &d, cudnnBackendAttributeName_t name,
+                  const char *attrName, cudnnBackendAttributeType_t type,
+                  int64_t count, const void *value) {
+    if (cudnnStatus_t s =
+            api.cudnnBackendSetAttribute(d->raw, name, type, count, value);
+        s != CUDNN_STATUS_SUCCESS)
+      return fail(std::string("cudnnBackendSetAttribute(") + attrName + ")", s);
+    return "";
+  }
+
+  std::string finalize(const DescPtr &d, const char *what) {
+    if (cudnnStatus_t s = api.cudnnBackendFinalize(d->raw);
+        s != CUDNN_STATUS_SUCCESS)
+      return fail(std::string("cudnnBackendFinalize(") + what + ")", s);
+    return "";
+  }
+};
+
+#define TRY(expr)                                                              \
+  do {                                                                         \
+    if (std::string tryError = (expr); !tryError.empty())                      \
+      return tryError;                                                         \
+  } while (0)
+#define SET(desc, attr, type, count, value)                                    \
+  TRY(b.set(desc, attr, #attr, type, count, value))
+#define SET_DESC(desc, attr, tensor)                                           \
+  do {                                                                         \
+    cudnnBackendDescriptor_t rawDesc = (tensor)->raw;                          \
+    SET(desc, attr, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &rawDesc);               \
+  } while (0)
+
+cudnnDataType_t toCudnn(ref::DType t);
+
+size_t cudnnTypeBytes(cudnnDataType_t t);
+
+/// Writes `value` as one element of `type` into `out` (by-value scalars).
+void encodeScalar(cudnnDataType_t type, double value, unsigned char *out);
+
+inline Shape rowMajor(const Shape &dims) { return ref::rowMajorStrides(dims); }
+
+//===----------------------------------------------------------------------===//
+// Lowering state
+//===----------------------------------------------------------------------===//
+
+/// A tensor of the lowered cuDNN graph: the spec's, or one the lowering
+/// made (virtual intermediates, by-value constants, scratch buffers).
+struct Tensor {
+  int64_t uid = 0;
+  cudnnDataType_t type = CUDNN_DATA_FLOAT;
+  Shape dims, strides;
+  bool isVirtual = false;
+  bool isByValue = false;
+  unsigned char value[8] = {0};
+  bool isScratch = false; // non-virtual, lives in the workspace tail
+  int64_t scratchOffset = 0;
+  DescPtr desc;
+};
+
+/// "64x1": dims for messages.
+std::string shapeText(const Shape &dims);
+
+constexpr int64_t kInternalUidBase = int64_t(1) << 40;
+
+/// The lowering passes uid 0 for "no tensor" (an absent optional operand),
+/// while 0 is a valid user uid: the lowered spec carries a user's uid 0 as
+/// kUidZeroKey (also its cuDNN unique id), and execute maps it back to find
+/// the caller's buffer.
+constexpr int64_t kUidZeroKey = kInternalUidBase - 1;
+
+void keyUidZero(GraphSpec &spec);
+
+class Lowering {
+public:
+  Lowering(const CudnnApi &api, const GraphSpec &spec)
+      : b{api, spec.name, ""}, spec(spec) {}
+
+  Builder b;
+  const GraphSpec &spec;
+  std::map<int64_t, Tensor> tensors;
+  std::vector<DescPtr> ops;
+  std::vector<DescPtr> extraDescs; // views sharing a uid, kept alive
+  int64_t nextUid = kInternalUidBase;
+  int64_t scratchBytes = 0;
+
+  std::string addSpecTensors();
+
+  std::string makeDesc(Tensor &t, const Shape &dims, const Shape &strides,
+                       DescPtr &out);
+
+  /// The descriptor of tensor `uid`, made on first use.
+  std::string tensor(int64_t uid, DescPtr &out);
+
+  /// A second descriptor of `uid` with other dims/strides (a transposed view).
+  std::string view(int64_t uid, const Shape &dims, const Shape &strides,
+                   DescPtr &out);
+
+  int64_t newVirtual(const Shape &dims, cudnnDataType_t type,
+                     const Shape &strides = {});
+
+  int64_t newScalar(double value, cudnnDataType_t type, size_t rank);
+
+  int64_t newScratch(const Shape &dims, cudnnDataType_t type);
+
+  /// Gives virtual tensor `uid` memory in the workspace tail: for outputs
+  /// cuDNN's engines always write (a norm backward's DScale and DBias, even
+  /// when nothing reads them).
+  void toScratch(int64_t uid);
+
+  const Tensor *find(int64_t uid) const {
+    auto it = tensors.find(uid);
+    return it == tensors.end() ? nullptr : &it->second;
+  }
+
+  //===--------------------------------------------------------------------===//
+  // Primitive operations
+  //===--------------------------------------------------------------------===//
+
+  struct PwParams {
+    std::optional<double> lowerClip, upperClip, slope, eluAlpha, softplusBeta,
+        swishBeta;
+    std::optional<int64_t> axis;
+  };
+
+  /// y = mode(x [, b [, t]]). Backward modes: x = input, b unused, dy/dx
+  /// given through `dy`/`dx` (dx is y).
+  std::string pointwise(cudnnPointwiseMode_t mode, int64_t x, int64_t bIn,
+                        int64_t t, int64_t y, cudnnDataType_t prec,
+                        const PwParams &p = {}, bool backward = false,
+                        int64_t dy = 0);
+
+  /// C = A x B; aDesc/bDesc override the tensors' own descriptors (views).
+  std::string matmul(int64_t a, int64_t bT, int64_t c, cudnnDataType_t comp,
+                     std::optional<double> padding = std::nullopt,
+                     DescPtr aDesc = nullptr, DescPtr bDesc = nullptr,
+                     DescPtr cDesc = nullptr);
+
+  std::string reduction(cudnnReduceTensorOp_t mode, int64_t x, int64_t y,
+                        cudnnDataType_t comp);
+
+  /// y = x viewed with y's dims/strides; `xDesc` overrides x's descriptor.
+  std::string reshape(int64_t x, int64_t y, DescPtr xDesc = nullptr);
+
+  //===--------------------------------------------------------------------===//
+  // Spec ops
+  //===--------------------------------------------------------------------===//
+
+  const OpSpec *op = nullptr;
+
+  std::string err(const std::string &message) const {
+    return "group '" + spec.name + "', " + b.context + ": " + message;
+  }
+
+  bool hasIn(const char *port) const { return op->inputs.count(port) != 0; }
+  bool hasOut(const char *port) const { return op->outputs.count(port) != 0; }
+  std::string in(const char *port, int64_t &uid) const {
+    auto it = op->inputs.find(port);
+    if (it == op->inputs.end())
+      return err(std::string("missing input '") + port + "'");
+    uid = it->second;
+    return "";
+  }
+  std::string out(const char *port, int64_t &uid) const {
+    auto it = op->outputs.find(port);
+    if (it == op->outputs.end())
+      return err(std::string("missing output '") + port + "'");
+    uid = it->second;
+    return "";
+  }
+  std::optional<double> fAttr(const char *name) const {
+    auto it = op->floatAttrs.find(name);
+    if (it == op->floatAttrs.end())
+      return std::nullopt;
+    return it->second;
+  }
+  std::optional<int64_t> iAttr(const char *name) const {
+    auto it = op->intAttrs.find(name);
+    if (it == op->intAttrs.end() || it->second.empty())
+      return std::nullopt;
+    return it->second.front();
+  }
+  std::vector<int64_t> iVec(const char *name, size_t n, int64_t dflt) const {
+    auto it = op->intAttrs.find(name);
+    if (it == op->intAttrs.end() || it->second.empty())
+      return std::vector<int64_t>(n, dflt);
+    return it->second;
+  }
+  bool flag(const char *name) const { return iAttr(name).value_or(0) != 0; }
+  cudnnDataType_t comp() const { return toCudnn(op->computeType); }
+
+  std::string lowerOp(const OpSpec &o);
+
+  std::string lowerPointwise();
+
+  std::string lowerMatmul();
+
+  std::string lowerConv();
+
+  std::string lowerReduction();
+
+  std::string setOptionalDesc(const DescPtr &o, const char *port, bool isInput,
+                              cudnnBackendAttributeName_t attr,
+                              const char *attrName);
+
+  std::string lowerNormForward();
+
+  /// Y = (x - mean) * inv_variance * scale + bias, as pointwise ops (the
+  /// cuDNN frontend's batchnorm_inference does the same).
+  std::string lowerBatchnormInference();
+
+  std::string lowerNormBackward();
+
+  std::string lowerGenstats();
+
+  //===--------------------------------------------------------------------===//
+  // Attention
+  //===--------------------------------------------------------------------===//
+
+  struct Attn {
+    int64_t q = 0, k = 0, v = 0, scale = 0, bias = 0, seqQ = 0, seqKV = 0,
+            dropMask = 0;
+    int64_t b = 0, hq = 0, hk = 0, hv = 0, sq = 0, skv = 0, d = 0, dv = 0;
+    cudnnDataType_t io = CUDNN_DATA_BFLOAT16;
+    bool causalTL = false, causalBR = false, padding = false, alibi = false;
+    bool bottomRight = false;
+    std::optional<int64_t> left, right;
+    double dropoutP = 0;
+    bool needsComposite() const {
+      return bias || padding || alibi || dropMask || dropoutP > 0 ||
+             left.has_value() || right.has_value();
+    }
+    /// A padding mask and nothing else: the unified op carries it through
+    /// its SEQ_LEN descriptors (the composite mask measured wrong).
+    bool paddingOnly() const {
+      return padding && !bias && !alibi && !dropMask && dropoutP <= 0 &&
+             !left.has_value() && !right.has_value();
+    }
+  };
+
+  std::string attnCommon(Attn &a);
+
+  /// S = Q K^T (K through a transposed view of its uid) * scale, then
+  /// bias and masks. Returns the masked score's uid.
+  std::string attnScores(const Attn &a, int64_t &score);
+
+  /// K^T: the transposed descriptor of K's uid (dims/strides 2 and 3 swapped).
+  std::string transposedView(int64_t uid, DescPtr &out);
+
+  /// S = Q K^T * scale [+ bias]; `kT` is the K^T descriptor it used.
+  std::string attnScoreBase(const Attn &a, int64_t &score, DescPtr &kT);
+
+  /// The padding and diagonal-band masks on `score` (binary selects of the
+  /// lowest float where masked), in the frontend's order.
+  std::string attnMasks(const Attn &a, int64_t &score);
+
+  /// P * mask * dropout scale (explicit keep mask).
+  std::string attnDropout(const Attn &a, int64_t &p, cudnnDataType_t outType);
+
+  std::string lowerSdpa();
+
+  std::string unifiedSdpa(const Attn &a, int64_t o);
+
+  std::string compositeSdpa(const Attn &a, int64_t o);
+
+  std::string lowerSdpaBackward();
+};
+
+/// Equivalent descriptions of a layout-free graph (see CudnnRelabel.cpp),
+/// each with a label naming its layout.
+std::vector<std::pair<std::string, GraphSpec>> relabelings(const GraphSpec &s);
+
+} // namespace graph::rt::cudnn
+
+#endif // GRAPHDIALECT_LIB_RUNTIME_CUDNNGROUPINTERNAL_H

@@ -1,0 +1,430 @@
+//===- CudnnOpsAttention.cpp - Scaled dot-product attention ---------------===//
+//
+// Lowers sdpa and sdpa_backward to the unified SDPA descriptors where they
+// cover the options, else to the composite pattern cuDNN's fused attention
+// engines recognise.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CudnnGroupInternal.h"
+
+#include <cstdlib>
+#include <limits>
+#include <optional>
+#include <string>
+
+namespace graph::rt::cudnn {
+
+/// Why attention with a padding mask is declined (see lowerSdpa).
+constexpr const char *kPaddingNotRun =
+    "the padding mask (seq_len_q/seq_len_kv) together with a causal or "
+    "band mask, a bias, dropout or attn_scale as a tensor is not lowered "
+    "correctly: cuDNN's composite attention builds it and leaves keys and "
+    "rows unmasked (measured on the H200, cuDNN 9.19); a padding mask alone "
+    "runs on the unified sdpa operation";
+
+std::string Lowering::attnCommon(Attn &a) {
+  TRY(in("q", a.q));
+  TRY(in("k", a.k));
+  TRY(in("v", a.v));
+  const Tensor *q = find(a.q), *k = find(a.k), *v = find(a.v);
+  if (!q || !k || !v || q->dims.size() != 4 || k->dims.size() != 4 ||
+      v->dims.size() != 4)
+    return err("q, k and v must be rank-4 tensors of the group");
+  for (const Tensor *t : {q, k, v})
+    if (t->strides[3] != 1)
+      return err("the last stride of q, k and v must be 1");
+  a.b = q->dims[0];
+  a.hq = q->dims[1];
+  a.sq = q->dims[2];
+  a.d = q->dims[3];
+  a.hk = k->dims[1];
+  a.skv = k->dims[2];
+  a.hv = v->dims[1];
+  a.dv = v->dims[3];
+  a.io = q->type;
+  if (hasIn("attn_scale")) {
+    TRY(in("attn_scale", a.scale));
+  } else {
+    a.scale =
+        newScalar(fAttr("attn_scale_value").value_or(1.0), CUDNN_DATA_FLOAT, 4);
+  }
+  if (hasIn("bias"))
+    TRY(in("bias", a.bias));
+  if (hasIn("dropout_mask"))
+    TRY(in("dropout_mask", a.dropMask));
+  a.dropoutP = fAttr("dropout_probability").value_or(0.0);
+  if (a.dropoutP > 0 && !a.dropMask)
+    return err("dropout without an explicit dropout_mask (RNG dropout) is "
+               "not lowered by the runtime");
+  a.padding = flag("use_padding_mask");
+  if (a.padding) {
+    TRY(in("seq_len_q", a.seqQ));
+    TRY(in("seq_len_kv", a.seqKV));
+  }
+  a.alibi = flag("use_alibi_mask");
+  if (a.alibi)
+    return err("the ALiBi mask is not lowered by the runtime yet");
+  bool causal = flag("use_causal_mask");
+  bool causalBR = flag("use_causal_mask_bottom_right");
+  if (causal && causalBR)
+    return err("use_causal_mask and use_causal_mask_bottom_right exclude "
+               "each other");
+  a.bottomRight = iAttr("diagonal_alignment").value_or(0) == 1;
+  a.left = iAttr("diagonal_band_left_bound");
+  if (auto w = iAttr("sliding_window_length"))
+    a.left = *w;
+  a.right = iAttr("diagonal_band_right_bound");
+  if (causal || causalBR) {
+    a.bottomRight = causalBR;
+    if (!a.right)
+      a.right = 0;
+  }
+  return "";
+}
+
+std::string Lowering::attnScores(const Attn &a, int64_t &score) {
+  DescPtr kT;
+  TRY(attnScoreBase(a, score, kT));
+  return attnMasks(a, score);
+}
+
+std::string Lowering::transposedView(int64_t uid, DescPtr &out) {
+  const Tensor *t = find(uid);
+  return view(uid, {t->dims[0], t->dims[1], t->dims[3], t->dims[2]},
+              {t->strides[0], t->strides[1], t->strides[3], t->strides[2]},
+              out);
+}
+
+std::string Lowering::attnScoreBase(const Attn &a, int64_t &score,
+                                    DescPtr &kT) {
+  TRY(transposedView(a.k, kT));
+  Shape sDims = {a.b, a.hq, a.sq, a.skv};
+  int64_t s = newVirtual(sDims, CUDNN_DATA_FLOAT);
+  TRY(matmul(a.q, a.k, s, CUDNN_DATA_FLOAT, std::nullopt, nullptr, kT));
+  int64_t scaled = newVirtual(sDims, CUDNN_DATA_FLOAT);
+  TRY(pointwise(CUDNN_POINTWISE_MUL, s, a.scale, 0, scaled, CUDNN_DATA_FLOAT));
+  score = scaled;
+  if (a.bias) {
+    int64_t biased = newVirtual(sDims, CUDNN_DATA_FLOAT);
+    TRY(pointwise(CUDNN_POINTWISE_ADD, score, a.bias, 0, biased,
+                  CUDNN_DATA_FLOAT));
+    score = biased;
+  }
+  return "";
+}
+
+std::string Lowering::attnMasks(const Attn &a, int64_t &score) {
+  Shape sDims = {a.b, a.hq, a.sq, a.skv};
+  double lowest = std::numeric_limits<float>::lowest();
+  auto select = [&](int64_t mask) -> std::string {
+    int64_t negInf = newScalar(lowest, CUDNN_DATA_FLOAT, 4);
+    int64_t selected = newVirtual(sDims, CUDNN_DATA_FLOAT);
+    TRY(pointwise(CUDNN_POINTWISE_BINARY_SELECT, score, negInf, mask, selected,
+                  CUDNN_DATA_FLOAT));
+    score = selected;
+    return "";
+  };
+  auto genIndex = [&](int64_t axis, cudnnDataType_t type,
+                      int64_t &idx) -> std::string {
+    idx = newVirtual(sDims, type);
+    PwParams p;
+    p.axis = axis;
+    return pointwise(CUDNN_POINTWISE_GEN_INDEX, score, 0, 0, idx, type, p);
+  };
+  if (a.padding) {
+    int64_t row, col;
+    TRY(genIndex(2, CUDNN_DATA_INT32, row));
+    TRY(genIndex(3, CUDNN_DATA_INT32, col));
+    int64_t rowOk = newVirtual(sDims, CUDNN_DATA_BOOLEAN);
+    int64_t colOk = newVirtual(sDims, CUDNN_DATA_BOOLEAN);
+    int64_t both = newVirtual(sDims, CUDNN_DATA_BOOLEAN);
+    TRY(pointwise(CUDNN_POINTWISE_CMP_LT, row, a.seqQ, 0, rowOk,
+                  CUDNN_DATA_BOOLEAN));
+    TRY(pointwise(CUDNN_POINTWISE_CMP_LT, col, a.seqKV, 0, colOk,
+                  CUDNN_DATA_BOOLEAN));
+    TRY(pointwise(CUDNN_POINTWISE_LOGICAL_AND, rowOk, colOk, 0, both,
+                  CUDNN_DATA_BOOLEAN));
+    TRY(select(both));
+  }
+  if (a.right || a.left) {
+    if (a.bottomRight && a.padding)
+      return err("bottom-right alignment with a padding mask is not "
+                 "lowered by the runtime yet");
+    int64_t shift = a.bottomRight ? a.skv - a.sq : 0;
+    if (a.right) {
+      // keep col <= row + shift + right
+      int64_t offset = shift + *a.right;
+      if (offset == 0) {
+        int64_t row, col;
+        TRY(genIndex(2, CUDNN_DATA_INT32, row));
+        TRY(genIndex(3, CUDNN_DATA_INT32, col));
+        int64_t keep = newVirtual(sDims, CUDNN_DATA_BOOLEAN);
+        TRY(pointwise(CUDNN_POINTWISE_CMP_GE, row, col, 0, keep,
+                      CUDNN_DATA_BOOLEAN));
+        TRY(select(keep));
+      } else {
+        int64_t row, col;
+        TRY(genIndex(2, CUDNN_DATA_FLOAT, row));
+        TRY(genIndex(3, CUDNN_DATA_FLOAT, col));
+        int64_t off =
+            newScalar(static_cast<double>(offset), CUDNN_DATA_FLOAT, 4);
+        int64_t shifted = newVirtual(sDims, CUDNN_DATA_FLOAT);
+        TRY(pointwise(CUDNN_POINTWISE_ADD, row, off, 0, shifted,
+                      CUDNN_DATA_FLOAT));
+        int64_t keep = newVirtual(sDims, CUDNN_DATA_BOOLEAN);
+        TRY(pointwise(CUDNN_POINTWISE_CMP_GE, shifted, col, 0, keep,
+                      CUDNN_DATA_BOOLEAN));
+        TRY(select(keep));
+      }
+    }
+    if (a.left) {
+      // keep col > row + shift - left, i.e. col + left - shift > row
+      int64_t row, col;
+      TRY(genIndex(2, CUDNN_DATA_FLOAT, row));
+      TRY(genIndex(3, CUDNN_DATA_FLOAT, col));
+      int64_t off =
+          newScalar(static_cast<double>(*a.left - shift), CUDNN_DATA_FLOAT, 4);
+      int64_t shifted = newVirtual(sDims, CUDNN_DATA_FLOAT);
+      TRY(pointwise(CUDNN_POINTWISE_ADD, col, off, 0, shifted,
+                    CUDNN_DATA_FLOAT));
+      int64_t keep = newVirtual(sDims, CUDNN_DATA_BOOLEAN);
+      TRY(pointwise(CUDNN_POINTWISE_CMP_GT, shifted, row, 0, keep,
+                    CUDNN_DATA_BOOLEAN));
+      TRY(select(keep));
+    }
+  }
+  return "";
+}
+
+std::string Lowering::attnDropout(const Attn &a, int64_t &p,
+                                  cudnnDataType_t outType) {
+  if (!a.dropMask)
+    return "";
+  const Tensor *pt = find(p);
+  Shape dims = pt->dims;
+  double scale = 1.0 / (1.0 - a.dropoutP);
+  int64_t masked = newVirtual(dims, CUDNN_DATA_FLOAT);
+  TRY(pointwise(CUDNN_POINTWISE_MUL, p, a.dropMask, 0, masked,
+                CUDNN_DATA_FLOAT));
+  int64_t s = newScalar(scale, CUDNN_DATA_FLOAT, 4);
+  int64_t scaled = newVirtual(dims, outType);
+  TRY(pointwise(CUDNN_POINTWISE_MUL, masked, s, 0, scaled, CUDNN_DATA_FLOAT));
+  p = scaled;
+  return "";
+}
+
+std::string Lowering::lowerSdpa() {
+  Attn a;
+  TRY(attnCommon(a));
+  int64_t o;
+  TRY(out("O", o));
+  bool extraStats = hasOut("score_max") || hasOut("score_sum_exp");
+  bool unified = !a.needsComposite() || a.paddingOnly();
+  if (unified && !extraStats && !hasIn("attn_scale") && !a.right && !a.left &&
+      std::getenv("GRAPH_SDPA_COMPOSITE") == nullptr)
+    return unifiedSdpa(a, o);
+  // The composite graph's padding mask (gen_index < seq_len, select)
+  // builds but is not applied: every masked key and row came out
+  // unmasked on the H200 with cuDNN 9.19 (probe of 2026-12-01). An error
+  // beats a wrong answer until the unified op's SEQ_LEN descriptors carry
+  // it.
+  if (a.padding)
+    return err(kPaddingNotRun);
+  return compositeSdpa(a, o);
+}
+
+std::string Lowering::unifiedSdpa(const Attn &a, int64_t o) {
+  DescPtr op, d;
+  TRY(b.create(CUDNN_BACKEND_OPERATION_SDPA_FWD_DESCRIPTOR, op,
+               "OPERATION_SDPA_FWD"));
+  TRY(tensor(a.q, d));
+  SET_DESC(op, CUDNN_ATTR_OPERATION_SDPA_FWD_QDESC, d);
+  TRY(tensor(a.k, d));
+  SET_DESC(op, CUDNN_ATTR_OPERATION_SDPA_FWD_KDESC, d);
+  TRY(tensor(a.v, d));
+  SET_DESC(op, CUDNN_ATTR_OPERATION_SDPA_FWD_VDESC, d);
+  TRY(tensor(o, d));
+  SET_DESC(op, CUDNN_ATTR_OPERATION_SDPA_FWD_ODESC, d);
+  if (hasOut("Stats")) {
+    int64_t stats;
+    TRY(out("Stats", stats));
+    TRY(tensor(stats, d));
+    SET_DESC(op, CUDNN_ATTR_OPERATION_SDPA_FWD_STATSDESC, d);
+  }
+  TRY(tensor(a.scale, d));
+  SET_DESC(op, CUDNN_ATTR_OPERATION_SDPA_FWD_SCALEDESC, d);
+  if (a.padding) {
+    TRY(tensor(a.seqQ, d));
+    SET_DESC(op, CUDNN_ATTR_OPERATION_SDPA_FWD_SEQ_LEN_QDESC, d);
+    TRY(tensor(a.seqKV, d));
+    SET_DESC(op, CUDNN_ATTR_OPERATION_SDPA_FWD_SEQ_LEN_KVDESC, d);
+  }
+  TRY(b.finalize(op, "OPERATION_SDPA_FWD"));
+  ops.push_back(op);
+  return "";
+}
+
+std::string Lowering::compositeSdpa(const Attn &a, int64_t o) {
+  int64_t score;
+  TRY(attnScores(a, score));
+  Shape sDims = {a.b, a.hq, a.sq, a.skv}, rowDims = {a.b, a.hq, a.sq, 1};
+  // Softmax with its log-sum-exp statistics.
+  int64_t mx = hasOut("score_max") ? op->outputs.at("score_max")
+                                   : newVirtual(rowDims, CUDNN_DATA_FLOAT);
+  TRY(reduction(CUDNN_REDUCE_TENSOR_MAX, score, mx, CUDNN_DATA_FLOAT));
+  int64_t centered = newVirtual(sDims, CUDNN_DATA_FLOAT);
+  TRY(pointwise(CUDNN_POINTWISE_SUB, score, mx, 0, centered, CUDNN_DATA_FLOAT));
+  int64_t e = newVirtual(sDims, CUDNN_DATA_FLOAT);
+  TRY(pointwise(CUDNN_POINTWISE_EXP, centered, 0, 0, e, CUDNN_DATA_FLOAT));
+  int64_t sum = hasOut("score_sum_exp") ? op->outputs.at("score_sum_exp")
+                                        : newVirtual(rowDims, CUDNN_DATA_FLOAT);
+  TRY(reduction(CUDNN_REDUCE_TENSOR_ADD, e, sum, CUDNN_DATA_FLOAT));
+  // cuDNN's fused attention engines match the softmax only with its
+  // statistics written out: without a user Stats tensor (inference) they
+  // go to a scratch buffer in the workspace, else the heuristics offer no
+  // engine config for a causal or masked inference graph.
+  int64_t stats;
+  if (hasOut("Stats"))
+    TRY(out("Stats", stats));
+  else
+    stats = newScratch(rowDims, CUDNN_DATA_FLOAT);
+  int64_t logSum = newVirtual(rowDims, CUDNN_DATA_FLOAT);
+  TRY(pointwise(CUDNN_POINTWISE_LOG, sum, 0, 0, logSum, CUDNN_DATA_FLOAT));
+  TRY(pointwise(CUDNN_POINTWISE_ADD, mx, logSum, 0, stats, CUDNN_DATA_FLOAT));
+  // P in the io type: the A operand of the second matmul.
+  int64_t p = newVirtual(sDims, a.dropMask ? CUDNN_DATA_FLOAT : a.io);
+  TRY(pointwise(CUDNN_POINTWISE_DIV, e, sum, 0, p, CUDNN_DATA_FLOAT));
+  TRY(attnDropout(a, p, a.io));
+  return matmul(p, a.v, o, CUDNN_DATA_FLOAT);
+}
+
+std::string Lowering::lowerSdpaBackward() {
+  Attn a;
+  TRY(attnCommon(a));
+  int64_t o, dO, stats, dQ, dK, dV;
+  TRY(in("o", o));
+  TRY(in("dO", dO));
+  TRY(in("stats", stats));
+  TRY(out("dQ", dQ));
+  TRY(out("dK", dK));
+  TRY(out("dV", dV));
+  if (hasOut("dBias"))
+    return err("dBias is not lowered by the runtime yet");
+  if ((!a.needsComposite() || a.paddingOnly()) && !hasIn("attn_scale") &&
+      !a.right && !a.left && std::getenv("GRAPH_SDPA_COMPOSITE") == nullptr) {
+    DescPtr op, d;
+    TRY(b.create(CUDNN_BACKEND_OPERATION_SDPA_BWD_DESCRIPTOR, op,
+                 "OPERATION_SDPA_BWD"));
+    auto setT = [&](int64_t uid, cudnnBackendAttributeName_t attr,
+                    const char *name) -> std::string {
+      DescPtr t;
+      TRY(tensor(uid, t));
+      return b.set(op, attr, name, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &t->raw);
+    };
+#define SETT(uid, attr) TRY(setT(uid, attr, #attr))
+    SETT(a.q, CUDNN_ATTR_OPERATION_SDPA_BWD_QDESC);
+    SETT(a.k, CUDNN_ATTR_OPERATION_SDPA_BWD_KDESC);
+    SETT(a.v, CUDNN_ATTR_OPERATION_SDPA_BWD_VDESC);
+    SETT(o, CUDNN_ATTR_OPERATION_SDPA_BWD_ODESC);
+    SETT(dO, CUDNN_ATTR_OPERATION_SDPA_BWD_DODDESC);
+    SETT(stats, CUDNN_ATTR_OPERATION_SDPA_BWD_STATSDESC);
+    SETT(a.scale, CUDNN_ATTR_OPERATION_SDPA_BWD_SCALEDESC);
+    SETT(dQ, CUDNN_ATTR_OPERATION_SDPA_BWD_DQDESC);
+    SETT(dK, CUDNN_ATTR_OPERATION_SDPA_BWD_DKDESC);
+    SETT(dV, CUDNN_ATTR_OPERATION_SDPA_BWD_DVDESC);
+    if (a.padding) {
+      SETT(a.seqQ, CUDNN_ATTR_OPERATION_SDPA_BWD_SEQ_LEN_QDESC);
+      SETT(a.seqKV, CUDNN_ATTR_OPERATION_SDPA_BWD_SEQ_LEN_KVDESC);
+    }
+#undef SETT
+    TRY(b.finalize(op, "OPERATION_SDPA_BWD"));
+    ops.push_back(op);
+    return "";
+  }
+  if (a.padding)
+    return err(kPaddingNotRun);
+  if (a.hq != a.hk || a.hq != a.hv)
+    return err("the composite sdpa backward needs as many k/v heads as q "
+               "heads (GQA backward is not lowered yet)");
+  // The graph of the cuDNN frontend's composite SDPA backward node
+  // (scaled_dot_product_flash_attention.h, SDPABackwardNode::expand_node),
+  // which the fused flash-attention backward engines match:
+  //  * K and V appear only through their transposed descriptors (K^T, V^T);
+  //    dQ reads K as a reshape of K^T into a virtual [b, h, s_kv, d].
+  //  * softmax_sum = rowsum(dO * O) * dropout_scale_inv is a non-virtual
+  //    f32 [b, h, s_q, 1] (workspace), made by a pointwise op.
+  //  * P = exp(S * scale [+ bias] - Stats, then masks); dV = P^T dO.
+  //  * dS = (dP [* dropout mask] - softmax_sum) * P [* dropout scale]
+  //    * attn_scale stays f32; dK = dS^T Q; dQ = dS K^T^T into a
+  //    non-virtual f32 dQ accumulator (workspace), then identity to dQ.
+  Shape sDims = {a.b, a.hq, a.sq, a.skv}, rowDims = {a.b, a.hq, a.sq, 1};
+  double keep = 1.0 - a.dropoutP;
+  // softmax_sum chain.
+  int64_t dOO = newVirtual({a.b, a.hq, a.sq, a.dv}, CUDNN_DATA_FLOAT);
+  TRY(pointwise(CUDNN_POINTWISE_MUL, dO, o, 0, dOO, CUDNN_DATA_FLOAT));
+  int64_t rowSum = newVirtual(rowDims, CUDNN_DATA_FLOAT);
+  TRY(reduction(CUDNN_REDUCE_TENSOR_ADD, dOO, rowSum, CUDNN_DATA_FLOAT));
+  int64_t softmaxSum = newScratch(rowDims, CUDNN_DATA_FLOAT);
+  TRY(pointwise(CUDNN_POINTWISE_MUL, rowSum,
+                newScalar(a.dropMask ? keep : 1.0, CUDNN_DATA_FLOAT, 4), 0,
+                softmaxSum, CUDNN_DATA_FLOAT));
+  // P = exp(S * scale [+ bias] - Stats, masked).
+  int64_t score;
+  DescPtr kT;
+  TRY(attnScoreBase(a, score, kT));
+  int64_t centered = newVirtual(sDims, CUDNN_DATA_FLOAT);
+  TRY(pointwise(CUDNN_POINTWISE_SUB, score, stats, 0, centered,
+                CUDNN_DATA_FLOAT));
+  TRY(attnMasks(a, centered));
+  int64_t p = newVirtual(sDims, CUDNN_DATA_FLOAT);
+  TRY(pointwise(CUDNN_POINTWISE_EXP, centered, 0, 0, p, CUDNN_DATA_FLOAT));
+  int64_t pDropped = p;
+  TRY(attnDropout(a, pDropped, CUDNN_DATA_FLOAT));
+  // dV = P^T dO (P transposed by a reshape into the io type).
+  Shape tDims = {a.b, a.hq, a.skv, a.sq};
+  Shape tStrides = {a.hq * a.sq * a.skv, a.sq * a.skv, 1, a.skv};
+  int64_t pT = newVirtual(tDims, a.io, tStrides);
+  TRY(reshape(pDropped, pT));
+  TRY(matmul(pT, dO, dV, CUDNN_DATA_FLOAT));
+  // dP = dO V^T.
+  DescPtr vT;
+  TRY(transposedView(a.v, vT));
+  int64_t dP = newVirtual(sDims, CUDNN_DATA_FLOAT);
+  TRY(matmul(dO, a.v, dP, CUDNN_DATA_FLOAT, std::nullopt, nullptr, vT));
+  if (a.dropMask) {
+    int64_t masked = newVirtual(sDims, CUDNN_DATA_FLOAT);
+    TRY(pointwise(CUDNN_POINTWISE_MUL, dP, a.dropMask, 0, masked,
+                  CUDNN_DATA_FLOAT));
+    dP = masked;
+  }
+  // dS = (dP - softmax_sum) * P [* dropout scale] * attn_scale.
+  int64_t diff = newVirtual(sDims, CUDNN_DATA_FLOAT);
+  TRY(pointwise(CUDNN_POINTWISE_SUB, dP, softmaxSum, 0, diff,
+                CUDNN_DATA_FLOAT));
+  int64_t dS = newVirtual(sDims, CUDNN_DATA_FLOAT);
+  TRY(pointwise(CUDNN_POINTWISE_MUL, diff, p, 0, dS, CUDNN_DATA_FLOAT));
+  if (a.dropMask) {
+    int64_t scaled = newVirtual(sDims, CUDNN_DATA_FLOAT);
+    TRY(pointwise(CUDNN_POINTWISE_MUL, dS,
+                  newScalar(1.0 / keep, CUDNN_DATA_FLOAT, 4), 0, scaled,
+                  CUDNN_DATA_FLOAT));
+    dS = scaled;
+  }
+  int64_t dSs = newVirtual(sDims, CUDNN_DATA_FLOAT);
+  TRY(pointwise(CUDNN_POINTWISE_MUL, dS, a.scale, 0, dSs, CUDNN_DATA_FLOAT));
+  dS = dSs;
+  // dK = dS^T Q.
+  int64_t dST = newVirtual(tDims, a.io, tStrides);
+  TRY(reshape(dS, dST));
+  TRY(matmul(dST, a.q, dK, CUDNN_DATA_FLOAT));
+  // dQ = dS K: K is the reshape of K^T back to [b, h, s_kv, d].
+  const Tensor *k = find(a.k);
+  int64_t kR = newVirtual(k->dims, CUDNN_DATA_FLOAT, k->strides);
+  TRY(reshape(a.k, kR, kT));
+  int64_t dQacc = newScratch({a.b, a.hq, a.sq, a.d}, CUDNN_DATA_FLOAT);
+  TRY(matmul(dS, kR, dQacc, CUDNN_DATA_FLOAT));
+  return pointwise(CUDNN_POINTWISE_IDENTITY, dQacc, 0, 0, dQ, CUDNN_DATA_FLOAT);
+}
+
+} // namespace graph::rt::cudnn
