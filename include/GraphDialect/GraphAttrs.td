@@ -48,4 +48,32 @@ def Graph_MoeModeAttr : EnumAttr<Graph_Dialect, Graph_MoeMode, "moe_mode"> {
   let assemblyFormat = "`<` $value `>`";
 }
 
+def Graph_EngineAttr : Graph_Attr<"Engine", "engine"> {
+  let summary = "An engine that runs a fused group, with the plans it proposes";
+  let description = [{
+    One entry of a `graph.group`'s ranked engine list, written by
+    `graph-select-engines` from the engine registry: the engine
+    (`cudnn`, `codegen` or `reference`) and the plans it proposes for the
+    group, in rank order (`heuristics` for cuDNN, whose heuristics pick the
+    engine configs at plan time; one name per generated-kernel plan for
+    codegen). Plan names are non-empty.
+
+    ```mlir
+    #graph.engine<cudnn, plans = ["heuristics"]>
+    #graph.engine<codegen, plans = ["codegen_v2_t256_i2", "codegen_v1"]>
+    ```
+  }];
+  let parameters = (ins EnumParameter<Graph_EngineKind>:$kind,
+                        "::mlir::ArrayAttr":$plans);
+  let assemblyFormat = "`<` $kind `,` `plans` `=` $plans `>`";
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// The engine's registry name (`cudnn`, `codegen`, `reference`).
+    ::llvm::StringRef getName() const { return stringifyEngineKind(getKind()); }
+  }];
+}
+
+def Graph_EngineArrayAttr
+    : TypedArrayAttrBase<Graph_EngineAttr, "ranked engines of a fused group">;
+
 #endif // GRAPH_ATTRS_TD

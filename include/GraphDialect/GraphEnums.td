@@ -70,4 +70,12 @@ def Graph_MoeMode : I32EnumAttr<"MoeMode", "MoE grouped matmul token routing", [
   let genSpecializedAttr = 0;
 }
 
+// The engines that run fused groups (lib/Engines/<name>/), named as the
+// engine registry names them.
+def Graph_EngineKind : I32EnumAttr<"EngineKind", "engine that runs a fused group", [
+    Case<"cudnn", 0>, Case<"codegen", 1>, Case<"reference", 2>]> {
+  let cppNamespace = "::mlir::graph";
+  let genSpecializedAttr = 0;
+}
+
 #endif // GRAPH_ENUMS_TD

@@ -100,7 +100,7 @@ defvar NodeAttrs = (ins OptionalAttr<StrAttr>:$name,
                         OptionalAttr<TypeAttr>:$compute_data_type);
 
 class Graph_Op<string mnemonic, list<Trait> traits = []>
-    : Op<Graph_Dialect, mnemonic, !listconcat(traits, [Pure, HasParent<"GraphOp">])> {
+    : Op<Graph_Dialect, mnemonic, !listconcat(traits, [Pure, ParentOneOf<["GraphOp", "GroupOp"]>])> {
   let hasVerifier = 1;
 }
 
@@ -1096,5 +1096,7 @@ def Graph_Gdn2BwdOp : Graph_LinearAttnBwdOp<"gdn2_bwd", (ins AnyRankedTensor:$w)
     attr-dict `:` functional-type(operands, results)
   }];
 }
+
+include "GraphDialect/GroupOps.td"
 
 #endif // GRAPH_OPS_TD

@@ -175,7 +175,7 @@ graph.output
 // -----
 
 func.func @f(%a: tensor<4x8xf32>, %b: tensor<8x4xf32>) {
-  // expected-error @below {{'graph.matmul' op expects parent op 'graph.graph'}}
+  // expected-error @below {{'graph.matmul' op expects parent op to be one of 'graph.graph, graph.group'}}
   %c = graph.matmul %a, %b : (tensor<4x8xf32>, tensor<8x4xf32>) -> tensor<4x4xf32>
   return
 }
