@@ -35,7 +35,8 @@ set(GRAPH_STATIC_OBJECTS MLIRGraphDialect MLIRGraphEngines MLIRGraphTransforms
     MLIRGraphReference MLIRExecDialect)
 set(GRAPH_STATIC_LIBS GraphReferenceCore)
 if(TARGET MLIRGraphToCudnn)
-  list(APPEND GRAPH_STATIC_OBJECTS MLIRGraphCodegen MLIRGraphToCudnn MLIRExecToRuntime)
+  list(APPEND GRAPH_STATIC_OBJECTS MLIRGraphCodegen MLIRGraphToCudnn
+       MLIRExecToRuntime GraphEngine)
   list(APPEND GRAPH_STATIC_LIBS GraphRuntime)
 endif()
 graph_add_static_tool(graph-run-static

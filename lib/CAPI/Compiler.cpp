@@ -16,7 +16,8 @@
 #include "GraphDialect/Conversion/GraphToCodegen.h"
 #include "GraphDialect/Conversion/GraphToCudnn.h"
 #include "GraphDialect/Conversion/Passes.h"
-#include "GraphDialect/Conversion/PlanList.h"
+#include "GraphDialect/Engine/GpuExecutor.h"
+#include "GraphDialect/Engine/PlanList.h"
 #include "GraphDialect/Executable/ExecToRuntime.h"
 #endif
 #include "GraphDialect/Passes.h"

@@ -35,7 +35,7 @@
 #include "GraphDialect/Executable/ExecOps.h"
 #include "GraphDialect/GraphOps.h"
 #ifdef GRAPH_HAVE_GPU_RUNTIME
-#include "GraphDialect/Conversion/GraphToCudnn.h"
+#include "GraphDialect/Engine/GpuExecutor.h"
 #include "GraphDialect/Executable/ExecToRuntime.h"
 #endif
 #include "GraphDialect/Passes.h"

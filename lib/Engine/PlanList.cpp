@@ -1,6 +1,6 @@
 //===- PlanList.cpp - One group's ranked plan list over both engines ------===//
 
-#include "GraphDialect/Conversion/PlanList.h"
+#include "GraphDialect/Engine/PlanList.h"
 
 #include "GraphDialect/Conversion/GraphToCodegen.h"
 

@@ -9,10 +9,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "GraphDialect/Conversion/GraphToCudnn.h"
+#include "GraphDialect/Engine/GpuExecutor.h"
 
 #include "GraphDialect/Conversion/GraphToCodegen.h"
-#include "GraphDialect/Conversion/PlanList.h"
+#include "GraphDialect/Engine/PlanList.h"
 
 #include "GraphDialect/GraphOps.h"
 #include "GraphDialect/Reference/Compare.h"

@@ -10,8 +10,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef GRAPHDIALECT_CONVERSION_PLANLIST_H
-#define GRAPHDIALECT_CONVERSION_PLANLIST_H
+#ifndef GRAPHDIALECT_ENGINE_PLANLIST_H
+#define GRAPHDIALECT_ENGINE_PLANLIST_H
 
 #include "GraphDialect/Runtime/CudnnGraph.h"
 
@@ -88,4 +88,4 @@ size_t anchorGroup(const std::vector<::graph::rt::GraphSpec> &groups);
 } // namespace graph
 } // namespace mlir
 
-#endif // GRAPHDIALECT_CONVERSION_PLANLIST_H
+#endif // GRAPHDIALECT_ENGINE_PLANLIST_H

@@ -9,7 +9,7 @@
 
 #include "GraphDialect/Conversion/GraphToCodegen.h"
 #include "GraphDialect/Conversion/GraphToCudnn.h"
-#include "GraphDialect/Conversion/PlanList.h"
+#include "GraphDialect/Engine/PlanList.h"
 #include "GraphDialect/GraphDialect.h"
 #include "GraphDialect/GraphOps.h"
 
