@@ -79,7 +79,10 @@ std::string graph::rt::getCachedPlan(Device &device, const GraphSpec &spec,
   static std::map<std::string, CacheEntry> cache;
   std::lock_guard<std::mutex> lock(mutex);
   std::string key = canonicalKey(spec) + "|" + device.version();
-  auto it = cache.find(key);
+  // In memory a group belongs to its device (its handle and context); on
+  // disk a plan's JSON serves every device of the same version.
+  std::string memoryKey = key + "|gpu" + std::to_string(device.ordinal());
+  auto it = cache.find(memoryKey);
   if (it != cache.end()) {
     group = it->second.group.get();
     planIndex = it->second.planIndex;
@@ -106,7 +109,7 @@ std::string graph::rt::getCachedPlan(Device &device, const GraphSpec &spec,
       if (storedKey == key && g->addPlanFromJson(json).empty()) {
         planIndex = g->plans().size() - 1;
         group = g.get();
-        cache[key] = CacheEntry{std::move(g), planIndex};
+        cache[memoryKey] = CacheEntry{std::move(g), planIndex};
         return "";
       }
     }
@@ -130,7 +133,7 @@ std::string graph::rt::getCachedPlan(Device &device, const GraphSpec &spec,
         }
       }
       group = g.get();
-      cache[key] = CacheEntry{std::move(g), planIndex};
+      cache[memoryKey] = CacheEntry{std::move(g), planIndex};
       return "";
     }
     reasons += "\n  " + g->plans()[i].name + ": " + why;

@@ -1,18 +1,24 @@
 //===- Device.cpp - CUDA driver and cuDNN opened at run time -------------===//
 //
-// dlopen of libcuda.so.1 and libcudnn.so.9, the process's context, stream
-// and cuDNN handle. Nothing here links against CUDA or cuDNN.
+// dlopen of libcuda.so.1 and libcudnn.so.9; one Device per CUDA ordinal
+// (primary context, stream, cuDNN handle), the calling thread's device
+// choice, and the memory checks made before every allocation. Nothing here
+// links against CUDA or cuDNN.
 //
 //===----------------------------------------------------------------------===//
 
 #include "RuntimeApi.h"
 
-#include "GraphDialect/Runtime/CudnnGraph.h"
+#include "GraphDialect/Runtime/Device.h"
 
 #include <dlfcn.h>
 
+#include <algorithm>
+#include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
+#include <map>
+#include <memory>
 #include <mutex>
 
 using namespace graph::rt;
@@ -52,8 +58,8 @@ struct DriverHolder {
     void *lib = dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (!lib) {
       const char *why = dlerror();
-      error = "the GPU runtime needs " + name + " (the NVIDIA driver): " +
-              (why ? why : "dlopen failed");
+      error = "the GPU runtime needs " + name +
+              " (the NVIDIA driver): " + (why ? why : "dlopen failed");
       return;
     }
     const char *n = name.c_str();
@@ -63,9 +69,14 @@ struct DriverHolder {
     RESOLVE(cuInit, "cuInit");
     RESOLVE(cuDriverGetVersion, "cuDriverGetVersion");
     RESOLVE(cuDeviceGet, "cuDeviceGet");
+    RESOLVE(cuDeviceGetCount, "cuDeviceGetCount");
     RESOLVE(cuDeviceGetAttribute, "cuDeviceGetAttribute");
     RESOLVE(cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain");
     RESOLVE(cuCtxSetCurrent, "cuCtxSetCurrent");
+    RESOLVE(cuCtxGetCurrent, "cuCtxGetCurrent");
+    RESOLVE(cuCtxGetDevice, "cuCtxGetDevice");
+    RESOLVE(cuMemGetInfo, "cuMemGetInfo_v2");
+    RESOLVE(cuPointerGetAttribute, "cuPointerGetAttribute");
     RESOLVE(cuMemAlloc, "cuMemAlloc_v2");
     RESOLVE(cuMemFree, "cuMemFree_v2");
     RESOLVE(cuMemcpyHtoD, "cuMemcpyHtoD_v2");
@@ -83,6 +94,9 @@ struct DriverHolder {
     RESOLVE(cuModuleUnload, "cuModuleUnload");
     RESOLVE(cuModuleGetFunction, "cuModuleGetFunction");
     RESOLVE(cuLaunchKernel, "cuLaunchKernel");
+    // Optional: only the check that a caller's stream is this device's.
+    api.cuStreamGetCtx = reinterpret_cast<decltype(api.cuStreamGetCtx)>(
+        dlsym(lib, "cuStreamGetCtx"));
     // CUDA 13 renamed the timing entry point; older drivers have the first.
     if (!resolve(lib, n, "cuEventElapsedTime_v2", api.cuEventElapsedTime,
                  error) &&
@@ -158,8 +172,7 @@ std::string detail::cuStatusText(const DriverApi &api, CUresult status) {
   return out;
 }
 
-std::string detail::cudnnStatusText(const CudnnApi &api,
-                                    cudnnStatus_t status) {
+std::string detail::cudnnStatusText(const CudnnApi &api, cudnnStatus_t status) {
   std::string out = api.cudnnGetErrorString(status);
   char last[2048] = {0};
   api.cudnnGetLastErrorString(last, sizeof(last));
@@ -168,58 +181,239 @@ std::string detail::cudnnStatusText(const CudnnApi &api,
   return out;
 }
 
+//===----------------------------------------------------------------------===//
+// Memory checks
+//===----------------------------------------------------------------------===//
+
+std::string graph::rt::formatBytes(uint64_t bytes) {
+  static const char *units[] = {"bytes", "KiB", "MiB", "GiB",
+                                "TiB",   "PiB", "EiB"};
+  std::string out = std::to_string(bytes) + " bytes";
+  if (bytes < 1024)
+    return out;
+  double value = static_cast<double>(bytes);
+  size_t unit = 0;
+  while (value >= 1024 && unit + 1 < sizeof(units) / sizeof(units[0])) {
+    value /= 1024;
+    ++unit;
+  }
+  char text[32];
+  std::snprintf(text, sizeof(text), " (%.1f %s)", value, units[unit]);
+  return out + text;
+}
+
 namespace {
+
+std::string freeText(const DeviceMemory &memory) {
+  return formatBytes(memory.freeBytes) + " free of " +
+         formatBytes(memory.totalBytes);
+}
+
+} // namespace
+
+std::string graph::rt::memoryShortage(const std::string &what, uint64_t bytes,
+                                      const DeviceMemory &memory, int ordinal) {
+  if (bytes <= memory.freeBytes)
+    return "";
+  return "GPU " + std::to_string(ordinal) + ": " + what + " needs " +
+         formatBytes(bytes) + ", more than the device has free (" +
+         freeText(memory) + ")";
+}
+
+std::string graph::rt::memoryShortage(const std::string &what,
+                                      const std::vector<MemoryNeed> &needs,
+                                      const DeviceMemory &memory, int ordinal,
+                                      size_t named) {
+  uint64_t total = 0;
+  bool saturated = false;
+  for (const MemoryNeed &need : needs) {
+    if (need.bytes > UINT64_MAX - total) {
+      total = UINT64_MAX;
+      saturated = true;
+      break;
+    }
+    total += need.bytes;
+  }
+  if (!saturated && total <= memory.freeBytes)
+    return "";
+  std::vector<const MemoryNeed *> largest;
+  for (const MemoryNeed &need : needs)
+    largest.push_back(&need);
+  std::stable_sort(largest.begin(), largest.end(),
+                   [](const MemoryNeed *a, const MemoryNeed *b) {
+                     return a->bytes > b->bytes;
+                   });
+  std::string out = "GPU " + std::to_string(ordinal) + ": " + what + " (" +
+                    std::to_string(needs.size()) +
+                    (needs.size() == 1 ? " buffer" : " buffers") + ") need" +
+                    (saturated ? " more than " : " ") + formatBytes(total) +
+                    ", more than the device has free (" + freeText(memory) +
+                    ")";
+  size_t shown = std::min(named, largest.size());
+  for (size_t i = 0; i < shown; ++i)
+    out += std::string(i == 0 ? "; largest: " : ", ") + largest[i]->what + " " +
+           formatBytes(largest[i]->bytes);
+  if (shown < largest.size())
+    out += ", ...";
+  return out;
+}
+
+//===----------------------------------------------------------------------===//
+// Devices
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// The driver with cuInit done, once per process; nullptr and why not.
+const DriverApi *initializedDriver(std::string &error) {
+  struct Init {
+    const DriverApi *api = nullptr;
+    std::string error;
+  };
+  static Init init = [] {
+    Init result;
+    std::string why;
+    const DriverApi *cu = driverApi(why);
+    if (!cu) {
+      result.error = why;
+      return result;
+    }
+    if (CUresult status = cu->cuInit(0); status != CUDA_SUCCESS) {
+      result.error = "cuInit failed: " + cuStatusText(*cu, status);
+      return result;
+    }
+    result.api = cu;
+    return result;
+  }();
+  if (!init.api)
+    error = init.error;
+  return init.api;
+}
+
+/// The CUDA_VISIBLE_DEVICES setting for messages: "" when unset.
+std::string visibleDevicesNote() {
+  const char *env = std::getenv("CUDA_VISIBLE_DEVICES");
+  if (!env)
+    return "";
+  return " (CUDA_VISIBLE_DEVICES=" + std::string(env) + ")";
+}
+
+/// The number of devices, or -1 and `error`.
+int deviceCount(const DriverApi *&cu, std::string &error) {
+  cu = initializedDriver(error);
+  if (!cu)
+    return -1;
+  int count = 0;
+  if (CUresult status = cu->cuDeviceGetCount(&count); status != CUDA_SUCCESS) {
+    error = "cuDeviceGetCount failed: " + cuStatusText(*cu, status);
+    return -1;
+  }
+  return count;
+}
+
+/// "" when `ordinal` names a device, else why not.
+std::string checkOrdinal(int ordinal, std::string &error) {
+  if (ordinal < 0)
+    return "GPU device ordinal " + std::to_string(ordinal) +
+           " is not valid (ordinals start at 0)";
+  const DriverApi *cu = nullptr;
+  int count = deviceCount(cu, error);
+  if (count < 0)
+    return error;
+  if (ordinal < count)
+    return "";
+  if (count == 0)
+    return "GPU device " + std::to_string(ordinal) +
+           " does not exist: the driver sees no CUDA device" +
+           visibleDevicesNote();
+  return "GPU device " + std::to_string(ordinal) +
+         " does not exist: this machine has " + std::to_string(count) +
+         (count == 1 ? " CUDA device (ordinal 0)"
+                     : " CUDA devices (ordinals 0-" +
+                           std::to_string(count - 1) + ")") +
+         visibleDevicesNote();
+}
+
+/// GRAPH_TEST_GPU_FREE_BYTES as a number, or -1 when unset or not one.
+int64_t testFreeBytes() {
+  const char *env = std::getenv("GRAPH_TEST_GPU_FREE_BYTES");
+  if (!env || !*env)
+    return -1;
+  char *end = nullptr;
+  unsigned long long value = std::strtoull(env, &end, 10);
+  if (*end || env[0] == '-') {
+    static bool warned = false;
+    if (!warned)
+      std::fprintf(stderr,
+                   "[graph runtime] GRAPH_TEST_GPU_FREE_BYTES='%s' is not a "
+                   "byte count; ignored\n",
+                   env);
+    warned = true;
+    return -1;
+  }
+  return static_cast<int64_t>(std::min<unsigned long long>(value, INT64_MAX));
+}
 
 class CudaDevice final : public Device {
 public:
+  explicit CudaDevice(int ordinal) : deviceOrdinal(ordinal) {}
+
   const DriverApi *cu = nullptr;
   const CudnnApi *dnn = nullptr;
+  int deviceOrdinal = 0;
   CUcontext context = nullptr;
   CUstream cuStream = nullptr; // where work goes: ownStream or the caller's
   CUstream ownStream = nullptr;
   cudnnHandle_t handle = nullptr;
   int driverVersion = 0, major = 0, minor = 0;
 
+  /// "GPU 1: " for messages.
+  std::string gpu() const { return "GPU " + std::to_string(deviceOrdinal); }
+
   std::string init() {
     std::string error;
-    cu = driverApi(error);
+    cu = initializedDriver(error);
     if (!cu)
       return error;
     dnn = cudnnApi(error);
     if (!dnn)
       return error;
+    std::string at = "(device " + std::to_string(deviceOrdinal) + ")";
 #define CU_CHECK(call, step)                                                   \
   if (CUresult status = (call); status != CUDA_SUCCESS)                        \
     return std::string(step) + " failed: " + cuStatusText(*cu, status);
-    CU_CHECK(cu->cuInit(0), "cuInit");
     CU_CHECK(cu->cuDriverGetVersion(&driverVersion), "cuDriverGetVersion");
     CUdevice device = 0;
-    CU_CHECK(cu->cuDeviceGet(&device, 0), "cuDeviceGet(0)");
+    CU_CHECK(cu->cuDeviceGet(&device, deviceOrdinal), "cuDeviceGet" + at);
     CU_CHECK(cu->cuDeviceGetAttribute(
                  &major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, device),
-             "cuDeviceGetAttribute(compute capability major)");
+             "cuDeviceGetAttribute(compute capability major)" + at);
     CU_CHECK(cu->cuDeviceGetAttribute(
                  &minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, device),
-             "cuDeviceGetAttribute(compute capability minor)");
+             "cuDeviceGetAttribute(compute capability minor)" + at);
     CU_CHECK(cu->cuDevicePrimaryCtxRetain(&context, device),
-             "cuDevicePrimaryCtxRetain");
-    CU_CHECK(cu->cuCtxSetCurrent(context), "cuCtxSetCurrent");
+             "cuDevicePrimaryCtxRetain" + at);
+    CU_CHECK(cu->cuCtxSetCurrent(context), "cuCtxSetCurrent" + at);
     CU_CHECK(cu->cuStreamCreate(&ownStream, CU_STREAM_NON_BLOCKING),
-             "cuStreamCreate");
+             "cuStreamCreate" + at);
     cuStream = ownStream;
+    // cudnnCreate binds the handle to the device current now: this one.
     if (cudnnStatus_t status = dnn->cudnnCreate(&handle);
         status != CUDNN_STATUS_SUCCESS)
-      return "cudnnCreate failed: " + cudnnStatusText(*dnn, status);
-    if (cudnnStatus_t status =
-            dnn->cudnnSetStream(handle, reinterpret_cast<cudaStream_t>(cuStream));
+      return "cudnnCreate" + at + " failed: " + cudnnStatusText(*dnn, status);
+    if (cudnnStatus_t status = dnn->cudnnSetStream(
+            handle, reinterpret_cast<cudaStream_t>(cuStream));
         status != CUDNN_STATUS_SUCCESS)
-      return "cudnnSetStream failed: " + cudnnStatusText(*dnn, status);
+      return "cudnnSetStream" + at +
+             " failed: " + cudnnStatusText(*dnn, status);
     return "";
   }
 
-  std::string current() {
+  int ordinal() const override { return deviceOrdinal; }
+
+  std::string activate() override {
     if (CUresult status = cu->cuCtxSetCurrent(context); status != CUDA_SUCCESS)
-      return "cuCtxSetCurrent failed: " + cuStatusText(*cu, status);
+      return gpu() + ": cuCtxSetCurrent failed: " + cuStatusText(*cu, status);
     return "";
   }
 
@@ -231,16 +425,44 @@ public:
            std::to_string(major) + std::to_string(minor);
   }
 
-  void *alloc(size_t bytes, std::string &error) override {
-    if (std::string e = current(); !e.empty()) {
+  std::string memory(DeviceMemory &out) override {
+    if (std::string e = activate(); !e.empty())
+      return e;
+    size_t freeBytes = 0, totalBytes = 0;
+    if (CUresult status = cu->cuMemGetInfo(&freeBytes, &totalBytes);
+        status != CUDA_SUCCESS)
+      return gpu() + ": cuMemGetInfo failed: " + cuStatusText(*cu, status);
+    out.freeBytes = freeBytes;
+    out.totalBytes = totalBytes;
+    if (int64_t cap = testFreeBytes(); cap >= 0)
+      out.freeBytes = std::min<uint64_t>(out.freeBytes, cap);
+    return "";
+  }
+
+  void *alloc(size_t bytes, const std::string &what,
+              std::string &error) override {
+    if (std::string e = activate(); !e.empty()) {
       error = e;
       return nullptr;
     }
+    std::string label = what.empty() ? "an allocation" : what;
+    // Ask before allocating: a shortage names what needed the memory.
+    DeviceMemory info;
+    bool known = memory(info).empty();
+    if (known)
+      if (std::string shortage =
+              memoryShortage(label, bytes, info, deviceOrdinal);
+          !shortage.empty()) {
+        error = shortage;
+        return nullptr;
+      }
     CUdeviceptr ptr = 0;
     if (CUresult status = cu->cuMemAlloc(&ptr, bytes ? bytes : 1);
         status != CUDA_SUCCESS) {
-      error = "cuMemAlloc(" + std::to_string(bytes) +
-              " bytes) failed: " + cuStatusText(*cu, status);
+      error = gpu() + ": allocating " + formatBytes(bytes) + " for " + label +
+              " failed: " + cuStatusText(*cu, status);
+      if (status == CUDA_ERROR_OUT_OF_MEMORY && memory(info).empty())
+        error += " (" + freeText(info) + ")";
       return nullptr;
     }
     return reinterpret_cast<void *>(ptr);
@@ -248,25 +470,25 @@ public:
 
   void free(void *pointer) override {
     if (pointer) {
-      current();
+      activate();
       cu->cuMemFree(reinterpret_cast<CUdeviceptr>(pointer));
     }
   }
 
   std::string copyToDevice(void *dst, const void *src, size_t bytes) override {
-    if (std::string e = current(); !e.empty())
+    if (std::string e = activate(); !e.empty())
       return e;
     if (std::string e = synchronize(); !e.empty())
       return e;
     if (CUresult status =
             cu->cuMemcpyHtoD(reinterpret_cast<CUdeviceptr>(dst), src, bytes);
         status != CUDA_SUCCESS)
-      return "cuMemcpyHtoD failed: " + cuStatusText(*cu, status);
+      return gpu() + ": cuMemcpyHtoD failed: " + cuStatusText(*cu, status);
     return "";
   }
 
   std::string copyToHost(void *dst, const void *src, size_t bytes) override {
-    if (std::string e = current(); !e.empty())
+    if (std::string e = activate(); !e.empty())
       return e;
     // The stream is non-blocking: finish its work before reading.
     if (std::string e = synchronize(); !e.empty())
@@ -274,17 +496,17 @@ public:
     if (CUresult status = cu->cuMemcpyDtoH(
             dst, reinterpret_cast<CUdeviceptr>(const_cast<void *>(src)), bytes);
         status != CUDA_SUCCESS)
-      return "cuMemcpyDtoH failed: " + cuStatusText(*cu, status);
+      return gpu() + ": cuMemcpyDtoH failed: " + cuStatusText(*cu, status);
     return "";
   }
 
   std::string memset(void *dst, unsigned char value, size_t bytes) override {
-    if (std::string e = current(); !e.empty())
+    if (std::string e = activate(); !e.empty())
       return e;
     if (CUresult status = cu->cuMemsetD8Async(
             reinterpret_cast<CUdeviceptr>(dst), value, bytes, cuStream);
         status != CUDA_SUCCESS)
-      return "cuMemsetD8 failed: " + cuStatusText(*cu, status);
+      return gpu() + ": cuMemsetD8 failed: " + cuStatusText(*cu, status);
     return "";
   }
 
@@ -295,18 +517,19 @@ public:
     if (const char *trace = std::getenv("GRAPH_TRACE_RUNTIME");
         trace && *trace && traced < 3) {
       ++traced;
-      std::fprintf(stderr, "[graph runtime] synchronize (%s stream)\n",
-                   hasCallerStream() ? "caller's" : "own");
+      std::fprintf(stderr, "[graph runtime] synchronize (GPU %d, %s stream)\n",
+                   deviceOrdinal, hasCallerStream() ? "caller's" : "own");
     }
     if (CUresult status = cu->cuStreamSynchronize(cuStream);
         status != CUDA_SUCCESS)
-      return "cuStreamSynchronize failed: " + cuStatusText(*cu, status);
+      return gpu() +
+             ": cuStreamSynchronize failed: " + cuStatusText(*cu, status);
     return "";
   }
 
   std::string time(const std::function<std::string()> &body,
                    double &milliseconds) override {
-    if (std::string e = current(); !e.empty())
+    if (std::string e = activate(); !e.empty())
       return e;
     CUevent start = nullptr, stop = nullptr;
     CU_CHECK(cu->cuEventCreate(&start, CU_EVENT_DEFAULT), "cuEventCreate");
@@ -345,35 +568,161 @@ public:
 
   std::string setStream(void *stream) override {
     CUstream next = stream ? static_cast<CUstream>(stream) : ownStream;
+    // A stream of another device's context would run cuDNN's kernels there
+    // (or fail inside cuDNN): refuse it by name. The legacy and per-thread
+    // default stream handles belong to whatever context is current.
+    bool special = next == CU_STREAM_LEGACY || next == CU_STREAM_PER_THREAD;
+    if (stream && !special && cu->cuStreamGetCtx) {
+      CUcontext owner = nullptr;
+      if (cu->cuStreamGetCtx(next, &owner) == CUDA_SUCCESS && owner &&
+          owner != context)
+        return gpu() + ": the stream belongs to another CUDA context than "
+                       "this device's primary context (a stream of another "
+                       "GPU? select the stream's device first)";
+    }
+    if (std::string e = activate(); !e.empty())
+      return e;
     if (cudnnStatus_t status =
             dnn->cudnnSetStream(handle, reinterpret_cast<cudaStream_t>(next));
         status != CUDNN_STATUS_SUCCESS)
-      return "cudnnSetStream failed: " + cudnnStatusText(*dnn, status);
+      return gpu() +
+             ": cudnnSetStream failed: " + cudnnStatusText(*dnn, status);
     cuStream = next;
     return "";
   }
   bool hasCallerStream() const override { return cuStream != ownStream; }
   void *cudnnHandle() const override { return handle; }
+
+  int pointerOrdinal(const void *pointer) const override {
+    if (!pointer)
+      return -1;
+    CUdeviceptr address = reinterpret_cast<CUdeviceptr>(pointer);
+    unsigned int type = 0;
+    if (cu->cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
+                                  address) != CUDA_SUCCESS ||
+        type != CU_MEMORYTYPE_DEVICE)
+      return -1;
+    unsigned int managed = 0;
+    if (cu->cuPointerGetAttribute(&managed, CU_POINTER_ATTRIBUTE_IS_MANAGED,
+                                  address) == CUDA_SUCCESS &&
+        managed)
+      return -1;
+    int owner = -1;
+    if (cu->cuPointerGetAttribute(&owner, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL,
+                                  address) != CUDA_SUCCESS)
+      return -1;
+    return owner;
+  }
 };
+
+/// The thread's explicit choice (Device::select); -1: none.
+thread_local int selectedOrdinal = -1;
 
 } // namespace
 
+int Device::count(std::string &error) {
+  const DriverApi *cu = nullptr;
+  return deviceCount(cu, error);
+}
+
+int Device::selected() { return selectedOrdinal; }
+
+std::string Device::select(int ordinal) {
+  if (ordinal == -1) {
+    selectedOrdinal = -1;
+    return "";
+  }
+  std::string error;
+  if (std::string why = checkOrdinal(ordinal, error); !why.empty())
+    return why;
+  selectedOrdinal = ordinal;
+  return "";
+}
+
+int Device::current(std::string &error) {
+  const DriverApi *cu = initializedDriver(error);
+  if (!cu)
+    return -1;
+  if (selectedOrdinal >= 0)
+    return selectedOrdinal;
+  // Follow the caller: the device of the context current on this thread.
+  CUcontext context = nullptr;
+  if (cu->cuCtxGetCurrent(&context) != CUDA_SUCCESS || !context)
+    return 0;
+  CUdevice device = 0;
+  if (cu->cuCtxGetDevice(&device) != CUDA_SUCCESS)
+    return 0;
+  int count = 0;
+  cu->cuDeviceGetCount(&count);
+  for (int ordinal = 0; ordinal < count; ++ordinal) {
+    CUdevice handle = 0;
+    if (cu->cuDeviceGet(&handle, ordinal) == CUDA_SUCCESS && handle == device)
+      return ordinal;
+  }
+  return 0;
+}
+
 Device *Device::get(std::string &error) {
-  static std::once_flag once;
-  // A failed device is kept, never freed (its handles may be half made),
-  // and stays reachable from `device` so that LeakSanitizer does not count
-  // it as a leak; `ready` says whether it may be used.
-  static CudaDevice *device = nullptr;
-  static bool ready = false;
-  static std::string initError;
-  std::call_once(once, [] {
-    device = new CudaDevice();
-    initError = device->init();
-    ready = initError.empty();
-  });
-  if (!ready) {
-    error = initError;
+  int ordinal = current(error);
+  if (ordinal < 0)
+    return nullptr;
+  return get(ordinal, error);
+}
+
+Device *Device::get(int ordinal, std::string &error) {
+  // One entry per ordinal asked for. A device that failed to initialize is
+  // kept, never freed (its handles may be half made), with its error; the
+  // map is reachable from a static pointer so LeakSanitizer does not count
+  // the entries as leaks.
+  struct Entry {
+    std::unique_ptr<CudaDevice> device;
+    std::string error; // empty: ready
+  };
+  static std::mutex mutex;
+  static auto *devices = new std::map<int, Entry>();
+  CudaDevice *device = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    auto it = devices->find(ordinal);
+    if (it == devices->end()) {
+      Entry entry;
+      std::string countError;
+      entry.error = checkOrdinal(ordinal, countError);
+      if (entry.error.empty()) {
+        entry.device = std::make_unique<CudaDevice>(ordinal);
+        entry.error = entry.device->init();
+      }
+      it = devices->emplace(ordinal, std::move(entry)).first;
+    }
+    if (!it->second.error.empty()) {
+      error = it->second.error;
+      return nullptr;
+    }
+    device = it->second.device.get();
+  }
+  if (std::string e = device->activate(); !e.empty()) {
+    error = e;
     return nullptr;
   }
   return device;
+}
+
+CallerContext::CallerContext() {
+  std::string error;
+  const DriverApi *cu = initializedDriver(error);
+  if (!cu)
+    return;
+  CUcontext current = nullptr;
+  if (cu->cuCtxGetCurrent(&current) != CUDA_SUCCESS)
+    return;
+  context = current;
+  saved = true;
+}
+
+CallerContext::~CallerContext() {
+  if (!saved)
+    return;
+  std::string error;
+  if (const DriverApi *cu = initializedDriver(error))
+    cu->cuCtxSetCurrent(static_cast<CUcontext>(context));
 }

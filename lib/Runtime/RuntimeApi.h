@@ -20,9 +20,14 @@ struct DriverApi {
   CUresult (*cuInit)(unsigned);
   CUresult (*cuDriverGetVersion)(int *);
   CUresult (*cuDeviceGet)(CUdevice *, int);
+  CUresult (*cuDeviceGetCount)(int *);
   CUresult (*cuDeviceGetAttribute)(int *, CUdevice_attribute, CUdevice);
   CUresult (*cuDevicePrimaryCtxRetain)(CUcontext *, CUdevice);
   CUresult (*cuCtxSetCurrent)(CUcontext);
+  CUresult (*cuCtxGetCurrent)(CUcontext *);
+  CUresult (*cuCtxGetDevice)(CUdevice *);
+  CUresult (*cuMemGetInfo)(size_t *, size_t *);
+  CUresult (*cuPointerGetAttribute)(void *, CUpointer_attribute, CUdeviceptr);
   CUresult (*cuMemAlloc)(CUdeviceptr *, size_t);
   CUresult (*cuMemFree)(CUdeviceptr);
   CUresult (*cuMemcpyHtoD)(CUdeviceptr, const void *, size_t);
@@ -30,6 +35,8 @@ struct DriverApi {
   CUresult (*cuMemsetD8Async)(CUdeviceptr, unsigned char, size_t, CUstream);
   CUresult (*cuStreamCreate)(CUstream *, unsigned);
   CUresult (*cuStreamSynchronize)(CUstream);
+  /// Optional (nullptr when the driver lacks it): the stream's context.
+  CUresult (*cuStreamGetCtx)(CUstream, CUcontext *);
   CUresult (*cuEventCreate)(CUevent *, unsigned);
   CUresult (*cuEventRecord)(CUevent, CUstream);
   CUresult (*cuEventSynchronize)(CUevent);

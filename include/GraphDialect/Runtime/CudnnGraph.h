@@ -13,6 +13,7 @@
 #define GRAPHDIALECT_RUNTIME_CUDNNGRAPH_H
 
 #include "GraphDialect/Reference/NdArray.h"
+#include "GraphDialect/Runtime/Device.h"
 
 #include <cstdint>
 #include <functional>
@@ -107,36 +108,6 @@ struct PlanInfo {
   std::vector<std::string> behaviorNotes, numericNotes;
   bool built = false;
   std::string error; // why building it failed, when it did
-};
-
-/// The process's CUDA context, stream and cuDNN handle. `get` opens
-/// libcuda.so.1 and libcudnn.so.9 on first use.
-class Device {
-public:
-  /// nullptr with `error` naming the missing library or failing call.
-  static Device *get(std::string &error);
-  virtual ~Device() = default;
-
-  virtual std::string version() const = 0; // "cuDNN 9.19.0, driver 13000, sm_90"
-  virtual void *alloc(size_t bytes, std::string &error) = 0;
-  virtual void free(void *pointer) = 0;
-  virtual std::string copyToDevice(void *dst, const void *src, size_t bytes) = 0;
-  virtual std::string copyToHost(void *dst, const void *src, size_t bytes) = 0;
-  virtual std::string synchronize() = 0;
-  /// Sets `bytes` bytes at `dst` to `value` (on the stream).
-  virtual std::string memset(void *dst, unsigned char value, size_t bytes) = 0;
-  /// The CUstream (a cudaStream_t) work is queued on.
-  virtual void *stream() const = 0;
-  /// Queues work on the caller's stream (e.g. PyTorch's current stream)
-  /// instead of the device's own; nullptr goes back to the own stream.
-  virtual std::string setStream(void *stream) = 0;
-  /// Whether work goes to a stream the caller set.
-  virtual bool hasCallerStream() const = 0;
-  /// The cudnnHandle_t, bound to stream().
-  virtual void *cudnnHandle() const = 0;
-  /// Milliseconds `body` takes on the stream, measured with events.
-  virtual std::string time(const std::function<std::string()> &body,
-                           double &milliseconds) = 0;
 };
 
 /// One group lowered to a cuDNN operation graph, with its plan list.

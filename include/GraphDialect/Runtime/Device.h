@@ -1,0 +1,155 @@
+//===- Device.h - One GPU: context, stream, cuDNN handle, memory -*- C++
+//-*-===//
+//
+// The runtime's view of the GPUs of the process. Each CUDA device ordinal
+// gets its own Device: the primary context of that device, a stream of its
+// own (or the caller's), a cuDNN handle bound to it, and its memory. The
+// device a call runs on is chosen per thread: explicitly (Device::select, as
+// graph-run --gpu-device, graphSetDevice and the Python handles do) or, when
+// nothing was selected, the device of the CUDA context current on the
+// calling thread (what cudaSetDevice / torch.cuda.set_device chose), like a
+// cuDNN handle that binds to the device current at its creation.
+//
+// Every allocation is checked against the device's free memory first, so an
+// oversized tensor or workspace is a message with the bytes needed and the
+// bytes free, never a raw CUDA out-of-memory error.
+//
+// CUDA and cuDNN are opened with dlopen on first use; no MLIR here.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GRAPHDIALECT_RUNTIME_DEVICE_H
+#define GRAPHDIALECT_RUNTIME_DEVICE_H
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace graph::rt {
+
+/// A device's memory as cuMemGetInfo reports it.
+struct DeviceMemory {
+  uint64_t freeBytes = 0;
+  uint64_t totalBytes = 0;
+};
+
+/// "40000000000 bytes (37.3 GiB)".
+std::string formatBytes(uint64_t bytes);
+
+/// Whether `bytes` for `what` (e.g. "tensor uid 5 ('x')", "the workspace of
+/// group 'g0'") fit in the free memory of GPU `ordinal`: "" when they do,
+/// else "GPU 0: <what> needs N bytes (..), only M bytes (..) are free (of T
+/// bytes (..))".
+std::string memoryShortage(const std::string &what, uint64_t bytes,
+                           const DeviceMemory &memory, int ordinal);
+
+/// One of several allocations made together.
+struct MemoryNeed {
+  std::string what;
+  uint64_t bytes = 0;
+};
+
+/// Whether `needs` fit together in the free memory of GPU `ordinal`: "" when
+/// they do, else the total (saturating, never wrapping) against the free
+/// bytes, with the largest needs named first (at most `named` of them).
+std::string memoryShortage(const std::string &what,
+                           const std::vector<MemoryNeed> &needs,
+                           const DeviceMemory &memory, int ordinal,
+                           size_t named = 3);
+
+/// One CUDA device: its primary context, a stream, a cuDNN handle bound to
+/// both, and its memory. Devices live as long as the process.
+class Device {
+public:
+  /// The calling thread's device (see current); nullptr with `error` naming
+  /// the missing library, the failing call or the ordinal that does not
+  /// exist. Makes the device's context current on the calling thread.
+  static Device *get(std::string &error);
+  /// The device of CUDA ordinal `ordinal`, opened on first use; nullptr and
+  /// "GPU device 3 does not exist: this machine has 2 CUDA devices (0-1)"
+  /// for an ordinal out of range. Makes its context current.
+  static Device *get(int ordinal, std::string &error);
+  /// The number of CUDA devices the driver sees; -1 and `error` without a
+  /// driver.
+  static int count(std::string &error);
+  /// Selects the device `get(error)` returns on the calling thread; -1
+  /// clears the selection (back to following the CUDA current device).
+  /// Fails, naming the ordinal and the device count, for an ordinal that
+  /// does not exist; the selection is then unchanged.
+  static std::string select(int ordinal);
+  /// The calling thread's device ordinal: the selected one, else the device
+  /// of the CUDA context current on this thread, else 0. -1 and `error`
+  /// without a driver.
+  static int current(std::string &error);
+  /// The thread's explicit selection, -1 when none.
+  static int selected();
+
+  virtual ~Device() = default;
+
+  /// The CUDA device ordinal.
+  virtual int ordinal() const = 0;
+  /// "cuDNN 9.19.0, driver 13000, sm_90".
+  virtual std::string version() const = 0;
+  /// Makes this device's context current on the calling thread (cuDNN
+  /// handles and kernel launches run in the current context).
+  virtual std::string activate() = 0;
+  /// Free and total bytes of the device. GRAPH_TEST_GPU_FREE_BYTES, when
+  /// set to a number, caps the free bytes reported (to test the memory
+  /// checks on a large GPU).
+  virtual std::string memory(DeviceMemory &out) = 0;
+  /// `bytes` of device memory for `what` (named in the error: "tensor uid
+  /// 5", "the workspace of group 'g0'"); nullptr and an error with the bytes
+  /// needed and free when they do not fit.
+  virtual void *alloc(size_t bytes, const std::string &what,
+                      std::string &error) = 0;
+  void *alloc(size_t bytes, std::string &error) {
+    return alloc(bytes, "", error);
+  }
+  virtual void free(void *pointer) = 0;
+  virtual std::string copyToDevice(void *dst, const void *src,
+                                   size_t bytes) = 0;
+  virtual std::string copyToHost(void *dst, const void *src, size_t bytes) = 0;
+  virtual std::string synchronize() = 0;
+  /// Sets `bytes` bytes at `dst` to `value` (on the stream).
+  virtual std::string memset(void *dst, unsigned char value, size_t bytes) = 0;
+  /// The CUstream (a cudaStream_t) work is queued on.
+  virtual void *stream() const = 0;
+  /// Queues work on the caller's stream (e.g. PyTorch's current stream)
+  /// instead of the device's own; nullptr goes back to the own stream. The
+  /// stream must belong to this device.
+  virtual std::string setStream(void *stream) = 0;
+  /// Whether work goes to a stream the caller set.
+  virtual bool hasCallerStream() const = 0;
+  /// The cudnnHandle_t, bound to stream().
+  virtual void *cudnnHandle() const = 0;
+  /// Milliseconds `body` takes on the stream, measured with events.
+  virtual std::string time(const std::function<std::string()> &body,
+                           double &milliseconds) = 0;
+  /// The ordinal of the device whose memory `pointer` is (device memory of
+  /// any device of the process); -1 for host memory, managed memory and
+  /// pointers the driver does not know.
+  virtual int pointerOrdinal(const void *pointer) const = 0;
+};
+
+/// Keeps the CUDA context that was current on the calling thread when it
+/// was made and makes it current again when it goes: an entry point of the
+/// library that runs work on some device leaves the caller's current device
+/// (e.g. torch.cuda.current_device()) as it found it. Does nothing when the
+/// driver cannot be loaded.
+class CallerContext {
+public:
+  CallerContext();
+  ~CallerContext();
+  CallerContext(const CallerContext &) = delete;
+  CallerContext &operator=(const CallerContext &) = delete;
+
+private:
+  void *context = nullptr;
+  bool saved = false;
+};
+
+} // namespace graph::rt
+
+#endif // GRAPHDIALECT_RUNTIME_DEVICE_H
