@@ -12,6 +12,7 @@
 
 #include <cstring>
 #include <string>
+#include <utility>
 
 namespace graph::rt::cudnn {
 
@@ -367,40 +368,38 @@ std::string Lowering::reshape(int64_t x, int64_t y, DescPtr xDesc) {
 }
 
 std::string Lowering::lowerOp(const OpSpec &o) {
+  // Op kind -> the family lowering (CudnnOps<Family>.cpp).
+  using LowerFn = std::string (Lowering::*)();
+  static const std::pair<const char *, LowerFn> kLowerings[] = {
+      {"pointwise", &Lowering::lowerPointwise},
+      {"matmul", &Lowering::lowerMatmul},
+      {"conv_fprop", &Lowering::lowerConv},
+      {"conv_dgrad", &Lowering::lowerConv},
+      {"conv_wgrad", &Lowering::lowerConv},
+      {"reduction", &Lowering::lowerReduction},
+      {"layernorm", &Lowering::lowerNormForward},
+      {"rmsnorm", &Lowering::lowerNormForward},
+      {"instancenorm", &Lowering::lowerNormForward},
+      {"adalayernorm", &Lowering::lowerNormForward},
+      {"batchnorm", &Lowering::lowerNormForward},
+      {"batchnorm_inference", &Lowering::lowerBatchnormInference},
+      {"layernorm_backward", &Lowering::lowerNormBackward},
+      {"rmsnorm_backward", &Lowering::lowerNormBackward},
+      {"instancenorm_backward", &Lowering::lowerNormBackward},
+      {"adalayernorm_backward", &Lowering::lowerNormBackward},
+      {"batchnorm_backward", &Lowering::lowerNormBackward},
+      {"genstats", &Lowering::lowerGenstats},
+      {"reshape", &Lowering::lowerReshape},
+      {"sdpa", &Lowering::lowerSdpa},
+      {"sdpa_backward", &Lowering::lowerSdpaBackward},
+  };
   op = &o;
   b.context = "op '" + (o.name.empty() ? o.kind : o.name) + "' (" + o.kind +
               (o.mode.empty() ? "" : " " + o.mode) + ")";
-  const std::string &k = o.kind;
-  if (k == "pointwise")
-    return lowerPointwise();
-  if (k == "matmul")
-    return lowerMatmul();
-  if (k == "conv_fprop" || k == "conv_dgrad" || k == "conv_wgrad")
-    return lowerConv();
-  if (k == "reduction")
-    return lowerReduction();
-  if (k == "layernorm" || k == "rmsnorm" || k == "instancenorm" ||
-      k == "adalayernorm" || k == "batchnorm")
-    return lowerNormForward();
-  if (k == "batchnorm_inference")
-    return lowerBatchnormInference();
-  if (k == "layernorm_backward" || k == "rmsnorm_backward" ||
-      k == "instancenorm_backward" || k == "adalayernorm_backward" ||
-      k == "batchnorm_backward")
-    return lowerNormBackward();
-  if (k == "genstats")
-    return lowerGenstats();
-  if (k == "reshape") {
-    int64_t x, y;
-    TRY(in("input", x));
-    TRY(out("output", y));
-    return reshape(x, y);
-  }
-  if (k == "sdpa")
-    return lowerSdpa();
-  if (k == "sdpa_backward")
-    return lowerSdpaBackward();
-  return err("the cuDNN runtime does not lower '" + k + "'");
+  for (const auto &[kind, lower] : kLowerings)
+    if (o.kind == kind)
+      return (this->*lower)();
+  return err("the cuDNN runtime does not lower '" + o.kind + "'");
 }
 
 } // namespace graph::rt::cudnn

@@ -267,9 +267,7 @@ public:
 
   std::string lowerReduction();
 
-  std::string setOptionalDesc(const DescPtr &o, const char *port, bool isInput,
-                              cudnnBackendAttributeName_t attr,
-                              const char *attrName);
+  std::string lowerReshape();
 
   std::string lowerNormForward();
 

@@ -12,49 +12,75 @@
 
 namespace graph::rt::cudnn {
 
-std::string Lowering::lowerConv() {
-  const std::string &k = op->kind;
-  int64_t x = 0, w = 0, y = 0;
+namespace {
+
+/// Which tensor of the convolution a port is: the image x (or DX), the
+/// filter w (or DW), the response y (or DY).
+enum ConvRole { kConvX, kConvW, kConvY };
+
+struct ConvPort {
+  const char *name;
+  bool isInput;
+  ConvRole role;
+};
+
+/// One convolution op: its ports, read in this order, and the cuDNN
+/// operation descriptor with its attributes.
+struct ConvFamily {
+  const char *kind;
+  ConvPort ports[3];
   cudnnBackendDescriptorType_t type;
-  cudnnBackendAttributeName_t xa, wa, ya, ca, alphaA, betaA;
   const char *typeName;
-  if (k == "conv_fprop") {
-    TRY(in("image", x));
-    TRY(in("weight", w));
-    TRY(out("Y", y));
-    type = CUDNN_BACKEND_OPERATION_CONVOLUTION_FORWARD_DESCRIPTOR;
-    typeName = "OPERATION_CONVOLUTION_FORWARD";
-    xa = CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_X;
-    wa = CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_W;
-    ya = CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_Y;
-    ca = CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_CONV_DESC;
-    alphaA = CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_ALPHA;
-    betaA = CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_BETA;
-  } else if (k == "conv_dgrad") {
-    TRY(in("loss", y));
-    TRY(in("filter", w));
-    TRY(out("DX", x));
-    type = CUDNN_BACKEND_OPERATION_CONVOLUTION_BACKWARD_DATA_DESCRIPTOR;
-    typeName = "OPERATION_CONVOLUTION_BACKWARD_DATA";
-    xa = CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_DX;
-    wa = CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_W;
-    ya = CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_DY;
-    ca = CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_CONV_DESC;
-    alphaA = CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_ALPHA;
-    betaA = CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_BETA;
-  } else {
-    TRY(in("image", x));
-    TRY(in("loss", y));
-    TRY(out("DW", w));
-    type = CUDNN_BACKEND_OPERATION_CONVOLUTION_BACKWARD_FILTER_DESCRIPTOR;
-    typeName = "OPERATION_CONVOLUTION_BACKWARD_FILTER";
-    xa = CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_X;
-    wa = CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_DW;
-    ya = CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_DY;
-    ca = CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_CONV_DESC;
-    alphaA = CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_ALPHA;
-    betaA = CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_BETA;
-  }
+  cudnnBackendAttributeName_t x, w, y, conv, alpha, beta;
+};
+
+const ConvFamily kConvFamilies[] = {
+    {"conv_fprop",
+     {{"image", true, kConvX}, {"weight", true, kConvW}, {"Y", false, kConvY}},
+     CUDNN_BACKEND_OPERATION_CONVOLUTION_FORWARD_DESCRIPTOR,
+     "OPERATION_CONVOLUTION_FORWARD",
+     CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_X,
+     CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_W,
+     CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_Y,
+     CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_CONV_DESC,
+     CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_ALPHA,
+     CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_BETA},
+    {"conv_dgrad",
+     {{"loss", true, kConvY}, {"filter", true, kConvW}, {"DX", false, kConvX}},
+     CUDNN_BACKEND_OPERATION_CONVOLUTION_BACKWARD_DATA_DESCRIPTOR,
+     "OPERATION_CONVOLUTION_BACKWARD_DATA",
+     CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_DX,
+     CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_W,
+     CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_DY,
+     CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_CONV_DESC,
+     CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_ALPHA,
+     CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_BETA},
+    {"conv_wgrad",
+     {{"image", true, kConvX}, {"loss", true, kConvY}, {"DW", false, kConvW}},
+     CUDNN_BACKEND_OPERATION_CONVOLUTION_BACKWARD_FILTER_DESCRIPTOR,
+     "OPERATION_CONVOLUTION_BACKWARD_FILTER",
+     CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_X,
+     CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_DW,
+     CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_DY,
+     CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_CONV_DESC,
+     CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_ALPHA,
+     CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_BETA},
+};
+
+} // namespace
+
+std::string Lowering::lowerConv() {
+  const ConvFamily *family = nullptr;
+  for (const ConvFamily &candidate : kConvFamilies)
+    if (op->kind == candidate.kind)
+      family = &candidate;
+  if (!family)
+    return err("'" + op->kind + "' is not a convolution");
+  int64_t uids[3] = {0, 0, 0};
+  for (const ConvPort &port : family->ports)
+    TRY(port.isInput ? in(port.name, uids[port.role])
+                     : out(port.name, uids[port.role]));
+  int64_t x = uids[kConvX], w = uids[kConvW], y = uids[kConvY];
   const Tensor *xt = find(x);
   if (!xt || xt->dims.size() < 3)
     return err("the image needs rank >= 3 ([N, C, spatial...])");
@@ -90,18 +116,19 @@ std::string Lowering::lowerConv() {
       stride.data());
   TRY(b.finalize(conv, "CONVOLUTION"));
   DescPtr o, d;
-  TRY(b.create(type, o, typeName));
+  TRY(b.create(family->type, o, family->typeName));
   TRY(tensor(x, d));
-  TRY(b.set(o, xa, "X/DX", CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &d->raw));
+  TRY(b.set(o, family->x, "X/DX", CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &d->raw));
   TRY(tensor(w, d));
-  TRY(b.set(o, wa, "W/DW", CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &d->raw));
+  TRY(b.set(o, family->w, "W/DW", CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &d->raw));
   TRY(tensor(y, d));
-  TRY(b.set(o, ya, "Y/DY", CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &d->raw));
-  TRY(b.set(o, ca, "CONV_DESC", CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &conv->raw));
+  TRY(b.set(o, family->y, "Y/DY", CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &d->raw));
+  TRY(b.set(o, family->conv, "CONV_DESC", CUDNN_TYPE_BACKEND_DESCRIPTOR, 1,
+            &conv->raw));
   float alpha = 1.0f, beta = 0.0f;
-  TRY(b.set(o, alphaA, "ALPHA", CUDNN_TYPE_FLOAT, 1, &alpha));
-  TRY(b.set(o, betaA, "BETA", CUDNN_TYPE_FLOAT, 1, &beta));
-  TRY(b.finalize(o, typeName));
+  TRY(b.set(o, family->alpha, "ALPHA", CUDNN_TYPE_FLOAT, 1, &alpha));
+  TRY(b.set(o, family->beta, "BETA", CUDNN_TYPE_FLOAT, 1, &beta));
+  TRY(b.finalize(o, family->typeName));
   ops.push_back(o);
   return "";
 }

@@ -9,29 +9,100 @@
 #include "CudnnGroupInternal.h"
 
 #include <string>
+#include <utility>
 
 namespace graph::rt::cudnn {
 
-std::string Lowering::setOptionalDesc(const DescPtr &o, const char *port,
-                                      bool isInput,
-                                      cudnnBackendAttributeName_t attr,
-                                      const char *attrName) {
-  const auto &m = isInput ? op->inputs : op->outputs;
-  auto it = m.find(port);
-  if (it == m.end())
-    return "";
-  DescPtr d;
-  TRY(tensor(it->second, d));
-  return b.set(o, attr, attrName, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &d->raw);
+namespace {
+
+/// How a port of an op reaches its operation descriptor.
+enum PortFlags : unsigned {
+  kOutput = 0,
+  kInput = 1,
+  kRequired = 2, // else set only when the op has the port
+  kScratch = 4,  // cuDNN always writes it: a virtual one gets workspace memory
+  kNotRms = 8,   // absent from RMS norm
+};
+
+struct OpPort {
+  const char *port;
+  unsigned flags;
+  cudnnBackendAttributeName_t attr;
+  const char *attrName;
+};
+
+#define PORT(port, flags, attr)                                                \
+  { port, flags, attr, #attr }
+
+/// Sets the descriptor of each port in `ports` on `o`, in order.
+template <size_t N>
+std::string setPorts(Lowering &l, const DescPtr &o, const OpPort (&ports)[N],
+                     bool isRms = false) {
+  for (const OpPort &p : ports) {
+    if ((p.flags & kNotRms) && isRms)
+      continue;
+    bool isInput = p.flags & kInput;
+    int64_t uid;
+    if (p.flags & kRequired) {
+      TRY(isInput ? l.in(p.port, uid) : l.out(p.port, uid));
+    } else {
+      const auto &opPorts = isInput ? l.op->inputs : l.op->outputs;
+      auto it = opPorts.find(p.port);
+      if (it == opPorts.end())
+        continue;
+      uid = it->second;
+    }
+    if (p.flags & kScratch)
+      l.toScratch(uid);
+    DescPtr d;
+    TRY(l.tensor(uid, d));
+    TRY(l.b.set(o, p.attr, p.attrName, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1,
+                &d->raw));
+  }
+  return "";
 }
 
+/// The norm mode of a norm kind or of its "_backward".
+cudnnBackendNormMode_t normMode(const std::string &kind) {
+  static const std::pair<const char *, cudnnBackendNormMode_t> kModes[] = {
+      {"layernorm", CUDNN_LAYER_NORM},
+      {"rmsnorm", CUDNN_RMS_NORM},
+      {"instancenorm", CUDNN_INSTANCE_NORM},
+      {"adalayernorm", CUDNN_ADA_LAYER_NORM},
+  };
+  for (const auto &[name, mode] : kModes)
+    if (kind == name || kind == std::string(name) + "_backward")
+      return mode;
+  return CUDNN_BATCH_NORM;
+}
+
+} // namespace
+
 std::string Lowering::lowerNormForward() {
+  static const OpPort kPorts[] = {
+      PORT("input", kInput | kRequired, CUDNN_ATTR_OPERATION_NORM_FWD_XDESC),
+      PORT("scale", kInput | kRequired,
+           CUDNN_ATTR_OPERATION_NORM_FWD_SCALE_DESC),
+      PORT("epsilon", kInput | kRequired,
+           CUDNN_ATTR_OPERATION_NORM_FWD_EPSILON_DESC),
+      PORT("Y", kOutput | kRequired, CUDNN_ATTR_OPERATION_NORM_FWD_YDESC),
+      PORT("bias", kInput, CUDNN_ATTR_OPERATION_NORM_FWD_BIAS_DESC),
+      PORT("mean", kOutput | kScratch, CUDNN_ATTR_OPERATION_NORM_FWD_MEAN_DESC),
+      PORT("inv_var", kOutput | kScratch,
+           CUDNN_ATTR_OPERATION_NORM_FWD_INV_VARIANCE_DESC),
+      PORT("momentum", kInput,
+           CUDNN_ATTR_OPERATION_NORM_FWD_EXP_AVG_FACTOR_DESC),
+      PORT("in_running_mean", kInput,
+           CUDNN_ATTR_OPERATION_NORM_FWD_INPUT_RUNNING_MEAN_DESC),
+      PORT("in_running_var", kInput,
+           CUDNN_ATTR_OPERATION_NORM_FWD_INPUT_RUNNING_VAR_DESC),
+      PORT("next_running_mean", kOutput,
+           CUDNN_ATTR_OPERATION_NORM_FWD_OUTPUT_RUNNING_MEAN_DESC),
+      PORT("next_running_var", kOutput,
+           CUDNN_ATTR_OPERATION_NORM_FWD_OUTPUT_RUNNING_VAR_DESC),
+  };
   const std::string &k = op->kind;
-  cudnnBackendNormMode_t mode = k == "layernorm"      ? CUDNN_LAYER_NORM
-                                : k == "rmsnorm"      ? CUDNN_RMS_NORM
-                                : k == "instancenorm" ? CUDNN_INSTANCE_NORM
-                                : k == "adalayernorm" ? CUDNN_ADA_LAYER_NORM
-                                                      : CUDNN_BATCH_NORM;
+  cudnnBackendNormMode_t mode = normMode(k);
   bool training = k == "batchnorm" || op->mode != "inference";
   if (k != "batchnorm" && op->mode != "training" && op->mode != "inference")
     return err("norm phase must be 'training' or 'inference', not '" +
@@ -44,36 +115,7 @@ std::string Lowering::lowerNormForward() {
   SET(o, CUDNN_ATTR_OPERATION_NORM_FWD_MODE, CUDNN_TYPE_NORM_MODE, 1, &mode);
   SET(o, CUDNN_ATTR_OPERATION_NORM_FWD_PHASE, CUDNN_TYPE_NORM_FWD_PHASE, 1,
       &phase);
-  int64_t uid;
-  DescPtr d;
-  TRY(in("input", uid));
-  TRY(tensor(uid, d));
-  SET_DESC(o, CUDNN_ATTR_OPERATION_NORM_FWD_XDESC, d);
-  TRY(in("scale", uid));
-  TRY(tensor(uid, d));
-  SET_DESC(o, CUDNN_ATTR_OPERATION_NORM_FWD_SCALE_DESC, d);
-  TRY(in("epsilon", uid));
-  TRY(tensor(uid, d));
-  SET_DESC(o, CUDNN_ATTR_OPERATION_NORM_FWD_EPSILON_DESC, d);
-  TRY(out("Y", uid));
-  TRY(tensor(uid, d));
-  SET_DESC(o, CUDNN_ATTR_OPERATION_NORM_FWD_YDESC, d);
-#define OPT(port, isIn, attr) TRY(setOptionalDesc(o, port, isIn, attr, #attr))
-  OPT("bias", true, CUDNN_ATTR_OPERATION_NORM_FWD_BIAS_DESC);
-  for (const char *stat : {"mean", "inv_var"})
-    if (hasOut(stat))
-      toScratch(op->outputs.at(stat));
-  OPT("mean", false, CUDNN_ATTR_OPERATION_NORM_FWD_MEAN_DESC);
-  OPT("inv_var", false, CUDNN_ATTR_OPERATION_NORM_FWD_INV_VARIANCE_DESC);
-  OPT("momentum", true, CUDNN_ATTR_OPERATION_NORM_FWD_EXP_AVG_FACTOR_DESC);
-  OPT("in_running_mean", true,
-      CUDNN_ATTR_OPERATION_NORM_FWD_INPUT_RUNNING_MEAN_DESC);
-  OPT("in_running_var", true,
-      CUDNN_ATTR_OPERATION_NORM_FWD_INPUT_RUNNING_VAR_DESC);
-  OPT("next_running_mean", false,
-      CUDNN_ATTR_OPERATION_NORM_FWD_OUTPUT_RUNNING_MEAN_DESC);
-  OPT("next_running_var", false,
-      CUDNN_ATTR_OPERATION_NORM_FWD_OUTPUT_RUNNING_VAR_DESC);
+  TRY(setPorts(*this, o, kPorts));
   TRY(b.finalize(o, "OPERATION_NORM_FORWARD"));
   ops.push_back(o);
   return "";
@@ -101,54 +143,41 @@ std::string Lowering::lowerBatchnormInference() {
 }
 
 std::string Lowering::lowerNormBackward() {
-  const std::string &k = op->kind;
-  cudnnBackendNormMode_t mode =
-      k == "layernorm_backward"      ? CUDNN_LAYER_NORM
-      : k == "rmsnorm_backward"      ? CUDNN_RMS_NORM
-      : k == "instancenorm_backward" ? CUDNN_INSTANCE_NORM
-      : k == "adalayernorm_backward" ? CUDNN_ADA_LAYER_NORM
-                                     : CUDNN_BATCH_NORM;
-  DescPtr o, d;
+  static const OpPort kPorts[] = {
+      PORT("grad", kInput | kRequired, CUDNN_ATTR_OPERATION_NORM_BWD_DYDESC),
+      PORT("input", kInput | kRequired, CUDNN_ATTR_OPERATION_NORM_BWD_XDESC),
+      PORT("scale", kInput | kRequired,
+           CUDNN_ATTR_OPERATION_NORM_BWD_SCALE_DESC),
+      PORT("inv_variance", kInput | kRequired,
+           CUDNN_ATTR_OPERATION_NORM_BWD_INV_VARIANCE_DESC),
+      PORT("mean", kInput | kRequired | kNotRms,
+           CUDNN_ATTR_OPERATION_NORM_BWD_MEAN_DESC),
+      PORT("DX", kOutput | kRequired, CUDNN_ATTR_OPERATION_NORM_BWD_DXDESC),
+      PORT("DScale", kOutput | kRequired | kScratch,
+           CUDNN_ATTR_OPERATION_NORM_BWD_DSCALE_DESC),
+      PORT("DBias", kOutput | kScratch,
+           CUDNN_ATTR_OPERATION_NORM_BWD_DBIAS_DESC),
+      PORT("epsilon", kInput, CUDNN_ATTR_OPERATION_NORM_BWD_EPSILON_DESC),
+  };
+  cudnnBackendNormMode_t mode = normMode(op->kind);
+  DescPtr o;
   TRY(b.create(CUDNN_BACKEND_OPERATION_NORM_BACKWARD_DESCRIPTOR, o,
                "OPERATION_NORM_BACKWARD"));
   SET(o, CUDNN_ATTR_OPERATION_NORM_BWD_MODE, CUDNN_TYPE_NORM_MODE, 1, &mode);
-  int64_t uid;
-  TRY(in("grad", uid));
-  TRY(tensor(uid, d));
-  SET_DESC(o, CUDNN_ATTR_OPERATION_NORM_BWD_DYDESC, d);
-  TRY(in("input", uid));
-  TRY(tensor(uid, d));
-  SET_DESC(o, CUDNN_ATTR_OPERATION_NORM_BWD_XDESC, d);
-  TRY(in("scale", uid));
-  TRY(tensor(uid, d));
-  SET_DESC(o, CUDNN_ATTR_OPERATION_NORM_BWD_SCALE_DESC, d);
-  TRY(in("inv_variance", uid));
-  TRY(tensor(uid, d));
-  SET_DESC(o, CUDNN_ATTR_OPERATION_NORM_BWD_INV_VARIANCE_DESC, d);
-  if (mode != CUDNN_RMS_NORM) {
-    TRY(in("mean", uid));
-    TRY(tensor(uid, d));
-    SET_DESC(o, CUDNN_ATTR_OPERATION_NORM_BWD_MEAN_DESC, d);
-  }
-  TRY(out("DX", uid));
-  TRY(tensor(uid, d));
-  SET_DESC(o, CUDNN_ATTR_OPERATION_NORM_BWD_DXDESC, d);
-  TRY(out("DScale", uid));
-  toScratch(uid);
-  TRY(tensor(uid, d));
-  SET_DESC(o, CUDNN_ATTR_OPERATION_NORM_BWD_DSCALE_DESC, d);
-  if (hasOut("DBias"))
-    toScratch(op->outputs.at("DBias"));
-  OPT("DBias", false, CUDNN_ATTR_OPERATION_NORM_BWD_DBIAS_DESC);
-  OPT("epsilon", true, CUDNN_ATTR_OPERATION_NORM_BWD_EPSILON_DESC);
-#undef OPT
+  TRY(setPorts(*this, o, kPorts, mode == CUDNN_RMS_NORM));
   TRY(b.finalize(o, "OPERATION_NORM_BACKWARD"));
   ops.push_back(o);
   return "";
 }
 
 std::string Lowering::lowerGenstats() {
-  DescPtr o, d;
+  static const OpPort kPorts[] = {
+      PORT("input", kInput | kRequired, CUDNN_ATTR_OPERATION_GENSTATS_XDESC),
+      PORT("SUM", kOutput | kRequired, CUDNN_ATTR_OPERATION_GENSTATS_SUMDESC),
+      PORT("SQ_SUM", kOutput | kRequired,
+           CUDNN_ATTR_OPERATION_GENSTATS_SQSUMDESC),
+  };
+  DescPtr o;
   TRY(b.create(CUDNN_BACKEND_OPERATION_GEN_STATS_DESCRIPTOR, o,
                "OPERATION_GEN_STATS"));
   cudnnGenStatsMode_t mode = CUDNN_GENSTATS_SUM_SQSUM;
@@ -156,19 +185,12 @@ std::string Lowering::lowerGenstats() {
   SET(o, CUDNN_ATTR_OPERATION_GENSTATS_MODE, CUDNN_TYPE_GENSTATS_MODE, 1,
       &mode);
   SET(o, CUDNN_ATTR_OPERATION_GENSTATS_MATH_PREC, CUDNN_TYPE_DATA_TYPE, 1, &c);
-  int64_t uid;
-  TRY(in("input", uid));
-  TRY(tensor(uid, d));
-  SET_DESC(o, CUDNN_ATTR_OPERATION_GENSTATS_XDESC, d);
-  TRY(out("SUM", uid));
-  TRY(tensor(uid, d));
-  SET_DESC(o, CUDNN_ATTR_OPERATION_GENSTATS_SUMDESC, d);
-  TRY(out("SQ_SUM", uid));
-  TRY(tensor(uid, d));
-  SET_DESC(o, CUDNN_ATTR_OPERATION_GENSTATS_SQSUMDESC, d);
+  TRY(setPorts(*this, o, kPorts));
   TRY(b.finalize(o, "OPERATION_GEN_STATS"));
   ops.push_back(o);
   return "";
 }
+
+#undef PORT
 
 } // namespace graph::rt::cudnn

@@ -1,7 +1,7 @@
 //===- CudnnOpsPointwise.cpp - Pointwise and reduction ops ----------------===//
 //
 // Lowers the pointwise modes (forward, backward, comparisons, logic,
-// gen_index, binary_select) and reductions to cuDNN descriptors.
+// gen_index, binary_select), reductions and reshapes to cuDNN descriptors.
 //
 //===----------------------------------------------------------------------===//
 
@@ -173,6 +173,13 @@ std::string Lowering::lowerReduction() {
     return reduction(codes[i], x, y, comp());
   }
   return err("unknown reduction mode '" + op->mode + "'");
+}
+
+std::string Lowering::lowerReshape() {
+  int64_t x, y;
+  TRY(in("input", x));
+  TRY(out("output", y));
+  return reshape(x, y);
 }
 
 } // namespace graph::rt::cudnn
