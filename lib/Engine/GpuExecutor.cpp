@@ -43,8 +43,9 @@ public:
     for (void *pointer : owned)
       device.free(pointer);
   }
-  void *allocate(size_t bytes, std::string &error) {
-    void *pointer = device.alloc(std::max<size_t>(bytes, 16), error);
+  /// `what` names the buffer in a shortage ("intermediate uid 5").
+  void *allocate(size_t bytes, const std::string &what, std::string &error) {
+    void *pointer = device.alloc(std::max<size_t>(bytes, 16), what, error);
     if (pointer)
       owned.push_back(pointer);
     return pointer;
@@ -130,12 +131,28 @@ private:
 };
 
 std::string GpuRun::allocateIntermediates() {
+  // All of them against the free memory first: a shortage names the total
+  // and the largest, before anything is allocated.
+  std::vector<rt::MemoryNeed> needs;
+  for (const DeviceTensor &tensor : lowered.tensors)
+    if (tensor.role == DeviceTensor::Role::Intermediate && tensor.aliasOf < 0)
+      needs.push_back(
+          {"intermediate uid " + std::to_string(tensor.uid),
+           std::max<uint64_t>(
+               bytesOf(tensor.dtype, tensor.dims, tensor.strides), 16)});
+  rt::DeviceMemory memory;
+  if (!needs.empty() && gpu.memory(memory).empty())
+    if (std::string shortage = rt::memoryShortage("the intermediate tensors",
+                                                  needs, memory, gpu.ordinal());
+        !shortage.empty())
+      return shortage;
   for (const DeviceTensor &tensor : lowered.tensors) {
     if (tensor.role != DeviceTensor::Role::Intermediate || tensor.aliasOf >= 0)
       continue;
     std::string error;
     size_t bytes = bytesOf(tensor.dtype, tensor.dims, tensor.strides);
-    void *pointer = buffers.allocate(bytes, error);
+    void *pointer = buffers.allocate(
+        bytes, "intermediate uid " + std::to_string(tensor.uid), error);
     if (!pointer)
       return "allocating " + std::to_string(bytes) + " bytes for uid " +
              std::to_string(tensor.uid) + ": " + error;
@@ -282,7 +299,9 @@ std::string GpuRun::prepare(const rt::GraphSpec &spec,
     } else {
       ready.plan = chosen.cudnnPlan;
       if (chosen.workspace > 0) {
-        ready.workspace = buffers.allocate(chosen.workspace, error);
+        ready.workspace = buffers.allocate(
+            chosen.workspace, "the workspace of group '" + spec.name + "'",
+            error);
         if (!ready.workspace)
           return spec.name + ": allocating the workspace: " + error;
       }
@@ -413,7 +432,8 @@ std::string GpuRun::autotune(const rt::GraphSpec &spec, rt::CudnnGroup *group,
     if (tensor.isVirtual || tensor.isByValue)
       continue;
     size_t bytes = bytesOf(tensor.dtype, tensor.dims, tensor.strides);
-    void *pointer = scratch.allocate(bytes, error);
+    void *pointer = scratch.allocate(
+        bytes, "autotune scratch for uid " + std::to_string(tensor.uid), error);
     if (!pointer)
       return spec.name + ": autotune scratch for uid " +
              std::to_string(tensor.uid) + ": " + error;
@@ -460,7 +480,12 @@ std::string GpuRun::autotune(const rt::GraphSpec &spec, rt::CudnnGroup *group,
   int64_t most = 0;
   for (const Candidate &plan : plans)
     most = std::max(most, plan.workspace);
-  void *workspace = most > 0 ? scratch.allocate(most, error) : nullptr;
+  void *workspace = most > 0
+                        ? scratch.allocate(most,
+                                           "the autotune workspace of group '" +
+                                               spec.name + "'",
+                                           error)
+                        : nullptr;
   if (most > 0 && !workspace)
     return spec.name + ": autotune workspace: " + error;
 
@@ -592,7 +617,8 @@ std::string GpuRun::split(const rt::GraphSpec &spec, const std::string &why) {
         if (!buffers.byUid.count(uid)) {
           std::string error;
           void *pointer = buffers.allocate(
-              bytesOf(tensor.dtype, tensor.dims, tensor.strides), error);
+              bytesOf(tensor.dtype, tensor.dims, tensor.strides),
+              "the split point uid " + std::to_string(uid), error);
           if (!pointer)
             return piece.name + ": " + error;
           buffers.byUid[uid] = pointer;
@@ -646,6 +672,9 @@ std::string GpuRun::execute(const std::map<int64_t, void *> &user) {
 }
 
 std::string GpuRun::executeSlots(const std::vector<void *> &pointers) {
+  // cuDNN and the kernels run in the current context: this device's.
+  if (std::string error = gpu.activate(); !error.empty())
+    return error;
   if (pointers.size() != ioSlots.size())
     return "executing: " + std::to_string(pointers.size()) +
            " device pointers given for " + std::to_string(ioSlots.size()) +
@@ -828,7 +857,12 @@ std::string runOnGpu(GpuExecutable &executable,
     if (tensor.role == DeviceTensor::Role::Intermediate)
       continue;
     size_t bytes = bytesOf(tensor.dtype, tensor.dims, tensor.strides);
-    void *pointer = io.allocate(bytes, error);
+    void *pointer = io.allocate(
+        bytes,
+        std::string(tensor.role == DeviceTensor::Role::Input ? "input"
+                                                             : "output") +
+            " uid " + std::to_string(tensor.uid),
+        error);
     if (!pointer)
       return "allocating " + std::to_string(bytes) + " bytes for uid " +
              std::to_string(tensor.uid) + ": " + error;
