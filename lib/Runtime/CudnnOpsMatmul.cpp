@@ -36,6 +36,21 @@ std::string Lowering::lowerMatmul() {
       wide = cast;
     }
   }
+  // f32 operands with a 16-bit C: cuDNN 9.19's engine 0 (the heuristics'
+  // first pick) writes NaN there whatever the layouts (measured on the
+  // H200), while f32 C is right; so the product stays f32 and an identity
+  // epilogue rounds it into C.
+  const Tensor *ct = find(c);
+  at = find(a);
+  bt = find(bb);
+  if (at && bt && ct && at->type == CUDNN_DATA_FLOAT &&
+      bt->type == CUDNN_DATA_FLOAT && narrow(ct->type)) {
+    Shape dims = ct->dims, strides = ct->strides; // newVirtual may move ct
+    int64_t wide = newVirtual(dims, CUDNN_DATA_FLOAT, strides);
+    TRY(matmul(a, bb, wide, comp(), fAttr("padding")));
+    return pointwise(CUDNN_POINTWISE_IDENTITY, wide, 0, 0, c,
+                     CUDNN_DATA_FLOAT);
+  }
   return matmul(a, bb, c, comp(), fAttr("padding"));
 }
 

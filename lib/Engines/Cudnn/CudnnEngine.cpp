@@ -38,6 +38,27 @@ public:
         .str();
   }
 
+  /// A layer/rms/instance-norm backward runs alone: with a pointwise or
+  /// reduction epilogue (GPT-2's layernorm_backward + residual-grad add +
+  /// bias-grad reduction) cuDNN 9.19's heuristics offer an engine (eng5)
+  /// that faults with "misaligned address" at execution on the H200, which
+  /// poisons the CUDA context, so no later plan can recover.
+  std::string declinesGroup(ArrayRef<Operation *> ops) const override {
+    if (std::string why = Engine::declinesGroup(ops); !why.empty())
+      return why;
+    if (llvm::count_if(ops, [](Operation *op) {
+          return !isa<ReshapeOp, TransposeOp, SliceOp>(op);
+        }) < 2)
+      return "";
+    for (Operation *op : ops)
+      if (isa<LayernormBackwardOp, RmsnormBackwardOp, InstancenormBackwardOp,
+              AdaLayernormBackwardOp>(op))
+        return describeNode(op) +
+               ": cuDNN runs a norm backward only alone (its engines for "
+               "a norm backward with fused ops fault at execution)";
+    return "";
+  }
+
   std::vector<std::string> planNames() const override { return {"heuristics"}; }
 };
 
