@@ -16,6 +16,7 @@
 #include <initializer_list>
 #include <limits>
 
+using namespace graph;
 using namespace graph::ref;
 
 namespace {
@@ -39,14 +40,12 @@ std::string checkBroadcast4(const NdArray *a, const Geometry &g,
   if (!a)
     return "";
   if (a->rank() != 4)
-    return std::string(port) + ": must be rank 4, got " +
-           detail::shapeString(a->shape);
+    return std::string(port) + ": must be rank 4, got " + shapeString(a->shape);
   int64_t want[4] = {g.b, g.hq, g.sq, g.skv};
   for (int i = 0; i < 4; ++i)
     if (a->shape[i] != 1 && a->shape[i] != want[i])
       return std::string(port) + ": dim " + std::to_string(i) + " of " +
-             detail::shapeString(a->shape) + " must be 1 or " +
-             std::to_string(want[i]);
+             shapeString(a->shape) + " must be 1 or " + std::to_string(want[i]);
   return "";
 }
 
@@ -56,7 +55,7 @@ std::string readLengths(const NdArray *t, int64_t b, int64_t maxLen,
     return std::string(port) + ": required when the padding mask is enabled";
   if (t->size() != b)
     return std::string(port) + ": must hold B = " + std::to_string(b) +
-           " lengths, got shape " + detail::shapeString(t->shape);
+           " lengths, got shape " + shapeString(t->shape);
   out.resize(b);
   for (int64_t i = 0; i < b; ++i) {
     double x = t->data[i];
@@ -114,11 +113,11 @@ struct Ctx {
 std::string checkQkv(const NdArray &q, const NdArray &k, const NdArray &v,
                      const SdpaOptions &opts, Ctx &ctx) {
   if (q.rank() != 4)
-    return "q: must be rank 4 [B,H,S,D], got " + detail::shapeString(q.shape);
+    return "q: must be rank 4 [B,H,S,D], got " + shapeString(q.shape);
   if (k.rank() != 4)
-    return "k: must be rank 4 [B,H,S,D], got " + detail::shapeString(k.shape);
+    return "k: must be rank 4 [B,H,S,D], got " + shapeString(k.shape);
   if (v.rank() != 4)
-    return "v: must be rank 4 [B,H,S,D], got " + detail::shapeString(v.shape);
+    return "v: must be rank 4 [B,H,S,D], got " + shapeString(v.shape);
   Geometry &g = ctx.g;
   g.b = q.shape[0];
   g.hq = q.shape[1];
@@ -414,8 +413,8 @@ void scaleInPlace(NdArray &a, double s) {
 std::string checkSameShape(const NdArray &a, const Shape &want,
                            const char *port) {
   if (a.shape != want)
-    return std::string(port) + ": shape " + detail::shapeString(a.shape) +
-           " must be " + detail::shapeString(want);
+    return std::string(port) + ": shape " + shapeString(a.shape) + " must be " +
+           shapeString(want);
   return "";
 }
 
@@ -427,8 +426,8 @@ std::string checkBwdShapes(const Ctx &ctx, const NdArray &o, const NdArray &dO,
   if (auto e = checkSameShape(dO, {g.b, g.hq, g.sq, g.dv}, "dO"); !e.empty())
     return e;
   if (stats.size() != g.b * g.hq * g.sq)
-    return "stats: shape " + detail::shapeString(stats.shape) + " must be " +
-           detail::shapeString({g.b, g.hq, g.sq, 1});
+    return "stats: shape " + shapeString(stats.shape) + " must be " +
+           shapeString({g.b, g.hq, g.sq, 1});
   return "";
 }
 
@@ -654,10 +653,9 @@ std::string graph::ref::blockDequantize(const NdArray &x,
     int64_t need =
         d == axis ? (x.shape[d] + blockSize - 1) / blockSize : x.shape[d];
     if (descale.shape[d] < need)
-      return std::string(port) + ": descale " +
-             detail::shapeString(descale.shape) + " too small for data " +
-             detail::shapeString(x.shape) + " (dim " + std::to_string(d) +
-             " needs >= " + std::to_string(need) + ")";
+      return std::string(port) + ": descale " + shapeString(descale.shape) +
+             " too small for data " + shapeString(x.shape) + " (dim " +
+             std::to_string(d) + " needs >= " + std::to_string(need) + ")";
   }
   out = NdArray(x.shape);
   Shape xs = rowMajorStrides(x.shape), ds = rowMajorStrides(descale.shape);

@@ -12,9 +12,9 @@
 #include "GraphDialect/Reference/AttentionKernels.h"
 #include "GraphDialect/Reference/Kernels.h"
 #include "GraphDialect/Reference/LinearAttentionKernels.h"
-#include "GraphDialect/Reference/Memory.h"
 #include "GraphDialect/Reference/QuantKernels.h"
 #include "GraphDialect/Support/CheckedMath.h"
+#include "GraphDialect/Support/Memory.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/TypeSwitch.h"
@@ -63,17 +63,6 @@ bool ref::toDType(Type type, DType &out) {
   return true;
 }
 
-ref::HostTensor ref::HostTensor::zeros(DType dtype, Shape shape) {
-  HostTensor tensor;
-  tensor.dtype = dtype;
-  tensor.shape = std::move(shape);
-  tensor.bytes.assign(ref::numElements(tensor.shape) * ref::byteWidth(dtype),
-                      0);
-  return tensor;
-}
-
-int64_t ref::HostTensor::numElements() const { return ref::numElements(shape); }
-
 static ref::TensorInfo describeValue(Value value, DictionaryAttr attrs) {
   ref::TensorInfo info;
   auto type = cast<RankedTensorType>(value.getType());
@@ -110,13 +99,11 @@ void ref::describeGraph(GraphOp graph, std::vector<TensorInfo> &inputs,
 
 namespace {
 
+static_assert(::graph::kDynamicDim == ShapedType::kDynamic,
+              "Support's dynamic dim must be MLIR's");
+
 std::string formatShape(const Shape &shape) {
-  std::string text;
-  for (size_t i = 0; i < shape.size(); ++i) {
-    if (i)
-      text += "x";
-    text += ShapedType::isDynamic(shape[i]) ? "?" : std::to_string(shape[i]);
-  }
+  std::string text = ::graph::dimsText(shape);
   return text.empty() ? "[]" : text;
 }
 
@@ -183,7 +170,7 @@ std::string Interpreter::checkResultMemory(Operation *op) {
                        std::to_string(result.getResultNumber()) + " (" +
                        formatShape(declaredShape(result)) +
                        ", held as double by the CPU reference)";
-    if (std::string error = ref::checkHostAllocation(
+    if (std::string error = ::graph::checkHostAllocation(
             count ? doubleBytes(*count) : std::nullopt, what);
         !error.empty())
       return error;
@@ -365,7 +352,7 @@ std::string Interpreter::eval(Operation *op) {
         for (Value input : pw.getInputs()) {
           inputs.push_back(&get(input));
           Shape merged;
-          if (!ref::broadcastShapes(outShape, inputs.back()->shape, merged))
+          if (!::graph::broadcastShapes(outShape, inputs.back()->shape, merged))
             return fail("operand dims do not broadcast");
           outShape = merged;
         }
@@ -903,7 +890,7 @@ std::string Interpreter::run(GraphOp graph,
     std::string layoutError;
     if (!ref::checkLayout(given.shape, given.strides, &layoutError))
       return who(want, "input", i) + ": " + layoutError;
-    if (std::string error = ref::checkHostAllocation(
+    if (std::string error = ::graph::checkHostAllocation(
             doubleBytes(ref::numElements(given.shape)),
             who(want, "input", i) + " (" + formatShape(given.shape) +
                 ", held as double by the CPU reference)");
@@ -944,7 +931,7 @@ std::string Interpreter::run(GraphOp graph,
     int64_t span = ref::spanElements(tensor.shape, tensor.strides);
     std::optional<int64_t> bytes = ::graph::checkedMul(
         span, static_cast<int64_t>(ref::byteWidth(tensor.dtype)));
-    if (std::string error = ref::checkHostAllocation(
+    if (std::string error = ::graph::checkHostAllocation(
             bytes, who(outInfo[i], "output", i) + " (" +
                        formatShape(tensor.shape) + ")");
         !error.empty())

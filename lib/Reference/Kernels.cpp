@@ -12,7 +12,6 @@
 #include <cmath>
 #include <cstdlib>
 #include <limits>
-#include <thread>
 
 namespace graph::ref {
 
@@ -21,35 +20,6 @@ namespace graph::ref {
 //===----------------------------------------------------------------------===//
 
 namespace detail {
-
-std::string shapeString(const Shape &shape) {
-  std::string s = "[";
-  for (size_t i = 0; i < shape.size(); ++i) {
-    if (i)
-      s += ", ";
-    s += std::to_string(shape[i]);
-  }
-  return s + "]";
-}
-
-bool broadcastsTo(const Shape &in, const Shape &out) {
-  if (in.size() > out.size())
-    return false;
-  size_t lead = out.size() - in.size();
-  for (size_t i = 0; i < in.size(); ++i)
-    if (in[i] != 1 && in[i] != out[lead + i])
-      return false;
-  return true;
-}
-
-Shape broadcastStrides(const Shape &in, const Shape &out) {
-  Shape inStrides = rowMajorStrides(in);
-  Shape result(out.size(), 0);
-  size_t lead = out.size() - in.size();
-  for (size_t i = 0; i < in.size(); ++i)
-    result[lead + i] = in[i] == 1 ? 0 : inStrides[i];
-  return result;
-}
 
 bool normalizeAxis(int64_t axis, int64_t rank, int64_t &out) {
   if (axis < 0)
@@ -63,62 +33,6 @@ bool normalizeAxis(int64_t axis, int64_t rank, int64_t &out) {
 } // namespace detail
 
 using namespace detail;
-
-namespace {
-
-int workerCount() {
-  static const int count = [] {
-    if (const char *env = std::getenv("GRAPH_REF_THREADS")) {
-      int n = std::atoi(env);
-      if (n > 0)
-        return n;
-    }
-    unsigned hw = std::thread::hardware_concurrency();
-    return hw ? static_cast<int>(std::min(hw, 64u)) : 1;
-  }();
-  return count;
-}
-
-} // namespace
-
-void parallelFor(int64_t count,
-                 const std::function<void(int64_t, int64_t)> &body,
-                 int64_t minChunk) {
-  if (count <= 0)
-    return;
-  if (minChunk < 1)
-    minChunk = 1;
-  int64_t workers = std::min<int64_t>(workerCount(), count / minChunk);
-  if (workers < 2) {
-    body(0, count);
-    return;
-  }
-  std::vector<std::thread> threads;
-  threads.reserve(workers - 1);
-  int64_t chunk = (count + workers - 1) / workers;
-  for (int64_t w = 1; w < workers; ++w) {
-    int64_t begin = w * chunk, end = std::min(count, begin + chunk);
-    if (begin < end)
-      threads.emplace_back([&body, begin, end] { body(begin, end); });
-  }
-  body(0, std::min(count, chunk));
-  for (std::thread &t : threads)
-    t.join();
-}
-
-bool broadcastShapes(const Shape &a, const Shape &b, Shape &out) {
-  size_t rank = std::max(a.size(), b.size());
-  Shape result(rank, 1);
-  for (size_t i = 0; i < rank; ++i) {
-    int64_t da = i < rank - a.size() ? 1 : a[i - (rank - a.size())];
-    int64_t db = i < rank - b.size() ? 1 : b[i - (rank - b.size())];
-    if (da != db && da != 1 && db != 1)
-      return false;
-    result[i] = da == 1 ? db : da;
-  }
-  out = std::move(result);
-  return true;
-}
 
 std::string broadcastTo(const NdArray &in, const Shape &shape, NdArray &out) {
   if (!broadcastsTo(in.shape, shape))

@@ -15,9 +15,6 @@
 
 namespace graph::ref::detail {
 
-/// "[2, 3, 4]".
-std::string shapeString(const Shape &shape);
-
 /// fn(i) for every i in [0, count), on the reference's worker threads
 /// (parallelFor's chunks); fn must be safe to call concurrently.
 inline void parallelForEach(int64_t count,
@@ -27,13 +24,6 @@ inline void parallelForEach(int64_t count,
       fn(i);
   });
 }
-
-/// Row-major strides of `in` laid against `out` (right-aligned, rank of
-/// `out`), 0 where `in` broadcasts. Call only when `in` broadcasts to `out`.
-Shape broadcastStrides(const Shape &in, const Shape &out);
-
-/// True when `in` broadcasts to `out` (numpy rules).
-bool broadcastsTo(const Shape &in, const Shape &out);
 
 /// Walks `shape` in row-major order from `begin` to `end` (linear indices),
 /// keeping K offsets that advance by their own strides. Calls

@@ -15,6 +15,7 @@
 #include <cmath>
 #include <functional>
 
+using namespace graph;
 using namespace graph::ref;
 
 namespace {
@@ -39,7 +40,7 @@ std::string makeView(const NdArray *a, int64_t rank, const char *port,
     s.erase(s.begin());
   if (static_cast<int64_t>(s.size()) != rank)
     return std::string(port) + ": must be rank " + std::to_string(rank) +
-           " (THD), got " + detail::shapeString(a->shape);
+           " (THD), got " + shapeString(a->shape);
   v.a = a;
   v.t = s[0];
   v.h = s[1];
@@ -142,18 +143,16 @@ std::string setup(LinearAttentionVariant variant,
   }
   p.N = static_cast<int64_t>(p.cu.size()) - 1;
   if (in.initialState && in.initialState->shape != Shape{p.N, p.HO, p.K, p.V})
-    return "initial_state: shape " +
-           detail::shapeString(in.initialState->shape) + " must be " +
-           detail::shapeString({p.N, p.HO, p.K, p.V});
+    return "initial_state: shape " + shapeString(in.initialState->shape) +
+           " must be " + shapeString({p.N, p.HO, p.K, p.V});
   p.gateTransform = opts.safeGate || in.aLog || in.dtBias;
   if (in.aLog && in.aLog->size() != p.g.h)
     return "a_log: must hold one value per gate head (" +
-           std::to_string(p.g.h) + "), got " +
-           detail::shapeString(in.aLog->shape);
+           std::to_string(p.g.h) + "), got " + shapeString(in.aLog->shape);
   int64_t dtWant = p.g.h * (p.perKeyGate ? p.K : 1);
   if (in.dtBias && in.dtBias->size() != dtWant)
     return "dt_bias: must hold " + std::to_string(dtWant) + " values, got " +
-           detail::shapeString(in.dtBias->shape);
+           shapeString(in.dtBias->shape);
   if (opts.checkpointEveryNTokens < 0)
     return "checkpoint_every_n_tokens: must be >= 0";
   p.scale = opts.scale ? *opts.scale : 1.0 / std::sqrt(double(p.K));
@@ -328,11 +327,11 @@ std::string graph::ref::linearAttentionBackward(
     return e;
   int64_t K = p.K, V = p.V, KV = K * V, HO = p.HO;
   if (dO.size() != p.T * HO * V)
-    return "dO: shape " + detail::shapeString(dO.shape) + " must be " +
-           detail::shapeString({p.T, HO, V});
+    return "dO: shape " + shapeString(dO.shape) + " must be " +
+           shapeString({p.T, HO, V});
   if (dFinalState && dFinalState->shape != Shape{p.N, HO, K, V})
-    return "d_final_state: shape " + detail::shapeString(dFinalState->shape) +
-           " must be " + detail::shapeString({p.N, HO, K, V});
+    return "d_final_state: shape " + shapeString(dFinalState->shape) +
+           " must be " + shapeString({p.N, HO, K, V});
   bool gdn2 = variant == LinearAttentionVariant::Gdn2;
   int64_t TH = p.T * HO;
   // Gradients of the effective quantities.

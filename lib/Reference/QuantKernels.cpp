@@ -11,6 +11,7 @@
 #include <cmath>
 #include <functional>
 
+using namespace graph;
 using namespace graph::ref;
 
 namespace {
@@ -52,7 +53,7 @@ std::string rows2d(const NdArray *a, const char *port, int64_t &rows,
     s.erase(s.begin());
   if (s.size() != 2)
     return std::string(port) + ": must be [1,M,K] or [M,K], got " +
-           detail::shapeString(a->shape);
+           shapeString(a->shape);
   rows = s[0];
   cols = s[1];
   return "";
@@ -217,8 +218,8 @@ graph::ref::blockScaleDequantize(const NdArray &x, const NdArray &descale,
   for (int64_t d = 0; d < rank; ++d) {
     int64_t need = (x.shape[d] + block[d] - 1) / block[d];
     if (descale.shape[d] < need)
-      return "descale: shape " + detail::shapeString(descale.shape) +
-             " too small for input " + detail::shapeString(x.shape) + " (dim " +
+      return "descale: shape " + shapeString(descale.shape) +
+             " too small for input " + shapeString(x.shape) + " (dim " +
              std::to_string(d) + " needs >= " + std::to_string(need) + ")";
   }
   Shape xs = rowMajorStrides(x.shape), ds = rowMajorStrides(descale.shape);

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <random>
 
+using namespace graph;
 using namespace graph::ref;
 
 namespace {

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <limits>
 
+using namespace graph;
 using namespace graph::ref;
 
 namespace {

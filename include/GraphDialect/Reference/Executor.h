@@ -11,6 +11,7 @@
 #define GRAPHDIALECT_REFERENCE_EXECUTOR_H
 
 #include "GraphDialect/Reference/NdArray.h"
+#include "GraphDialect/Support/HostTensor.h"
 
 #include "mlir/IR/Value.h"
 
@@ -30,28 +31,10 @@ class GraphOp;
 
 namespace graph::ref {
 
-/// A host buffer with its element type, logical dims and strides (elements).
-/// `bytes` holds at least the span the strides address.
-struct HostTensor {
-  DType dtype = DType::F32;
-  Shape shape;
-  Shape strides; // empty = row-major
-  std::vector<uint8_t> bytes;
-
-  /// A dense row-major tensor of zeros.
-  static HostTensor zeros(DType dtype, Shape shape);
-  int64_t numElements() const;
-};
-
-/// One graph input or output as the executor sees it.
-struct TensorInfo {
-  std::optional<int64_t> uid; // none before assign-uids (0 is a uid)
-  std::string name;  // user label, may be empty or repeat
-  DType dtype = DType::F32;
-  Shape shape;       // ShapedType::kDynamic (INT64_MIN) for '?' dims
-  Shape strides;     // empty when not decided
-  bool isScalar = false; // a graph.scalar (value baked into the graph)
-};
+// Transitional: Support's names under their old graph::ref spelling, for the
+// callers not yet moved to graph::. Remove once none is left.
+using ::graph::HostTensor;
+using ::graph::TensorInfo;
 
 /// Maps an MLIR element type to a reference dtype; false when unsupported.
 bool toDType(mlir::Type type, DType &out);

@@ -18,6 +18,7 @@
 #define GRAPHDIALECT_REFERENCE_KERNELS_H
 
 #include "GraphDialect/Reference/NdArray.h"
+#include "GraphDialect/Support/ThreadPool.h"
 
 #include <functional>
 #include <optional>
@@ -28,16 +29,6 @@ namespace graph::ref {
 // Helpers
 //===----------------------------------------------------------------------===//
 
-/// Runs body(begin, end) over [0, count) split into contiguous chunks, one per
-/// worker thread (hardware concurrency, or GRAPH_REF_THREADS when set). Runs
-/// inline when count < 2 * minChunk. `body` must be safe to call concurrently
-/// on disjoint ranges.
-void parallelFor(int64_t count,
-                 const std::function<void(int64_t, int64_t)> &body,
-                 int64_t minChunk = 1);
-
-/// numpy broadcast of two shapes; false when a dim pair is neither equal nor 1.
-bool broadcastShapes(const Shape &a, const Shape &b, Shape &out);
 /// Expands `in` to `shape` (numpy rules). Fails when `in` does not broadcast.
 std::string broadcastTo(const NdArray &in, const Shape &shape, NdArray &out);
 /// Sums `in` down to `shape` (the adjoint of broadcastTo): dims where `shape`

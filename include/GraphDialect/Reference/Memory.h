@@ -1,41 +1,22 @@
-//===- Memory.h - Host memory checks before large allocations ---*- C++ -*-===//
+//===- Memory.h - Forwards to GraphDialect/Support/Memory.h -------------*- C++
+//-*-===//
 //
-// Before the tools or the reference executor allocate a buffer whose size
-// comes from the user (an input's dims, a dynamic dim bound at run time, an
-// intermediate of the reference), they ask checkHostAllocation whether it can
-// fit; a buffer that cannot is a one-line error naming what it is for, the
-// bytes it needs and the limit, instead of the allocator's abort. Nothing
-// here depends on MLIR.
+// Transitional: Memory moved to lib/Support (namespace graph). Include
+// GraphDialect/Support/Memory.h instead; this header goes once no caller is
+// left.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef GRAPHDIALECT_REFERENCE_MEMORY_H
 #define GRAPHDIALECT_REFERENCE_MEMORY_H
 
-#include <cstdint>
-#include <optional>
-#include <string>
+#include "GraphDialect/Reference/NdArray.h"
+#include "GraphDialect/Support/Memory.h"
 
 namespace graph::ref {
-
-/// Bytes the process may still allocate on the host: the environment's
-/// GRAPH_HOST_MEMORY_LIMIT (bytes) when set, else /proc/meminfo's
-/// MemAvailable, else the available physical pages (sysconf). nullopt when
-/// none of them is known.
-std::optional<int64_t> availableHostMemory();
-
-/// Where the limit availableHostMemory() returned comes from, for messages:
-/// "GRAPH_HOST_MEMORY_LIMIT", "MemAvailable" or "available physical pages".
-std::string hostMemorySource();
-
-/// "" when `bytes` (nullopt: a size that overflowed 64 bits) can be
-/// allocated, else "WHAT needs N bytes but only M bytes of host memory are
-/// available (SOURCE)". Without GRAPH_HOST_MEMORY_LIMIT, buffers below
-/// 16 MiB are not checked, so the check costs nothing for the common small
-/// tensor.
-std::string checkHostAllocation(std::optional<int64_t> bytes,
-                                const std::string &what);
-
+using ::graph::availableHostMemory;
+using ::graph::checkHostAllocation;
+using ::graph::hostMemorySource;
 } // namespace graph::ref
 
 #endif // GRAPHDIALECT_REFERENCE_MEMORY_H

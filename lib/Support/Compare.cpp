@@ -4,14 +4,14 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "GraphDialect/Reference/Compare.h"
+#include "GraphDialect/Support/Compare.h"
 
 #include <algorithm>
 #include <cmath>
 
-using namespace graph;
+namespace graph {
 
-double ref::defaultTolerance(DType dtype, bool tf32) {
+double defaultTolerance(DType dtype, bool tf32) {
   switch (dtype) {
   case DType::F32:
     return tf32 ? 1e-3 : 1e-5;
@@ -32,8 +32,8 @@ double ref::defaultTolerance(DType dtype, bool tf32) {
   }
 }
 
-double ref::deviceTolerance(DType output, const std::vector<DType> &inputs,
-                            bool tf32) {
+double deviceTolerance(DType output, const std::vector<DType> &inputs,
+                       bool tf32) {
   double rtol = defaultTolerance(output, tf32);
   for (DType input : inputs)
     if (isFloat(input))
@@ -41,10 +41,9 @@ double ref::deviceTolerance(DType output, const std::vector<DType> &inputs,
   return rtol;
 }
 
-ref::Comparison ref::compare(const std::vector<uint8_t> &got,
-                             const std::vector<uint8_t> &want, DType dtype,
-                             int64_t count, double rtol, double atol,
-                             bool normwise) {
+Comparison compare(const std::vector<uint8_t> &got,
+                   const std::vector<uint8_t> &want, DType dtype, int64_t count,
+                   double rtol, double atol, bool normwise) {
   size_t width = byteWidth(dtype);
   auto elementAt = [&](const std::vector<uint8_t> &bytes, int64_t i) {
     return decode(dtype, &bytes[i * width]);
@@ -86,3 +85,5 @@ ref::Comparison ref::compare(const std::vector<uint8_t> &got,
   }
   return c;
 }
+
+} // namespace graph

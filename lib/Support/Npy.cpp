@@ -5,9 +5,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "GraphDialect/Reference/Npy.h"
-#include "GraphDialect/Reference/Memory.h"
+#include "GraphDialect/Support/Npy.h"
 #include "GraphDialect/Support/CheckedMath.h"
+#include "GraphDialect/Support/Memory.h"
 
 #include <algorithm>
 #include <cctype>
@@ -15,39 +15,13 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
-#include <sys/stat.h>
 #include <iterator>
 #include <sstream>
+#include <sys/stat.h>
 
-namespace graph::ref {
+namespace graph {
 
-const char *npyDescr(DType type) {
-  switch (type) {
-  case DType::F32:
-    return "<f4";
-  case DType::F16:
-    return "<f2";
-  case DType::F64:
-    return "<f8";
-  case DType::BF16:
-    return "<u2";
-  case DType::I8:
-    return "|i1";
-  case DType::U8:
-  case DType::F8E4M3FN:
-  case DType::F8E5M2:
-  case DType::F8E8M0FNU:
-  case DType::F4E2M1FN:
-    return "|u1";
-  case DType::I32:
-    return "<i4";
-  case DType::I64:
-    return "<i8";
-  case DType::I1:
-    return "|b1";
-  }
-  return "?";
-}
+const char *npyDescr(DType type) { return dtypeInfo(type).npyDescr; }
 
 namespace {
 
@@ -393,4 +367,4 @@ std::string writeNpyFile(const std::string &path, DType type,
   return "";
 }
 
-} // namespace graph::ref
+} // namespace graph

@@ -4,7 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "GraphDialect/Reference/Memory.h"
+#include "GraphDialect/Support/Memory.h"
 
 #include <cerrno>
 #include <cstdio>
@@ -12,7 +12,7 @@
 #include <cstring>
 #include <unistd.h>
 
-namespace graph::ref {
+namespace graph {
 
 namespace {
 
@@ -93,4 +93,4 @@ std::string checkHostAllocation(std::optional<int64_t> bytes,
          hostMemorySource() + ")";
 }
 
-} // namespace graph::ref
+} // namespace graph

@@ -1,13 +1,13 @@
 //===- MemoryTest.cpp - host memory checks before large allocations -------===//
 
-#include "GraphDialect/Reference/Memory.h"
+#include "GraphDialect/Support/Memory.h"
 
 #include <gtest/gtest.h>
 
 #include <cstdlib>
 #include <string>
 
-using namespace graph::ref;
+using namespace graph;
 
 namespace {
 

@@ -1,6 +1,6 @@
 //===- NpyTest.cpp - Tests of the .npy codec ------------------------------===//
 
-#include "GraphDialect/Reference/Npy.h"
+#include "GraphDialect/Support/Npy.h"
 
 #include <gtest/gtest.h>
 
@@ -8,7 +8,7 @@
 #include <cstring>
 #include <string>
 
-using namespace graph::ref;
+using namespace graph;
 
 namespace {
 

@@ -1,0 +1,65 @@
+//===- DTypeTest.cpp - The element type table -----------------------------===//
+
+#include "GraphDialect/Support/DType.h"
+#include "GraphDialect/Support/Npy.h"
+
+#include <gtest/gtest.h>
+
+#include <set>
+#include <string>
+
+using namespace graph;
+
+namespace {
+
+TEST(DType, TableCoversEveryValueOnce) {
+  std::set<std::string> names;
+  for (int i = 0; i < kNumDTypes; ++i) {
+    DType type;
+    ASSERT_TRUE(dtypeFromInt(i, type));
+    EXPECT_EQ(static_cast<int>(type), i);
+    EXPECT_EQ(dtypeInfo(type).type, type);
+    EXPECT_TRUE(names.insert(dtypeName(type)).second) << dtypeName(type);
+    DType parsed;
+    ASSERT_TRUE(parseDType(dtypeName(type), parsed)) << dtypeName(type);
+    EXPECT_EQ(parsed, type);
+  }
+  DType unused;
+  EXPECT_FALSE(dtypeFromInt(-1, unused));
+  EXPECT_FALSE(dtypeFromInt(kNumDTypes, unused));
+  EXPECT_FALSE(dtypeFromInt(99, unused));
+}
+
+TEST(DType, NamesSizesAndClasses) {
+  EXPECT_STREQ(dtypeName(DType::U8), "ui8");
+  EXPECT_STREQ(dtypeName(DType::F8E4M3FN), "f8E4M3FN");
+  DType parsed;
+  ASSERT_TRUE(parseDType("u8", parsed));
+  EXPECT_EQ(parsed, DType::U8);
+  EXPECT_FALSE(parseDType("f128", parsed));
+  EXPECT_EQ(byteWidth(DType::F64), 8u);
+  EXPECT_EQ(byteWidth(DType::BF16), 2u);
+  EXPECT_EQ(byteWidth(DType::I32), 4u);
+  EXPECT_EQ(byteWidth(DType::F4E2M1FN), 1u);
+  EXPECT_TRUE(isFloat(DType::F8E8M0FNU));
+  EXPECT_FALSE(isFloat(DType::I1));
+  EXPECT_FALSE(isFloat(DType::U8));
+  EXPECT_STREQ(npyDescr(DType::BF16), "<u2");
+  EXPECT_STREQ(npyDescr(DType::I1), "|b1");
+  EXPECT_STREQ(npyDescr(DType::F4E2M1FN), "|u1");
+}
+
+TEST(DType, RoundTripThroughBytes) {
+  unsigned char bytes[8] = {};
+  encode(DType::BF16, 1.0, bytes);
+  EXPECT_EQ(bytes[0], 0x80);
+  EXPECT_EQ(bytes[1], 0x3F);
+  EXPECT_EQ(decode(DType::BF16, bytes), 1.0);
+  EXPECT_EQ(roundTo(DType::F8E4M3FN, 1000.0) !=
+                roundTo(DType::F8E4M3FN, 1000.0),
+            true); // NaN: e4m3fn has no inf
+  EXPECT_EQ(roundToSaturating(DType::F8E4M3FN, 1000.0), 448.0);
+  EXPECT_EQ(dtypeMaxFinite(DType::F4E2M1FN), 6.0);
+}
+
+} // namespace
