@@ -249,6 +249,25 @@ GRAPH_API GraphStatus graphExecute(GraphModule module, GraphDevice device,
  * caller queued before); with the own stream it returns when it finished. */
 GRAPH_API GraphStatus graphSetStream(void *stream);
 
+/* Selects the GPU (CUDA device ordinal) that the calling thread's GPU calls
+ * run on: graphExecute(GRAPH_DEVICE_GPU), graphPlanCreate and graphSetStream
+ * (each device has its own context, stream and cuDNN handle, like a cuDNN
+ * frontend handle created with that device current). -1 clears the choice:
+ * the thread then follows its current CUDA device (cudaSetDevice,
+ * torch.cuda.set_device), or device 0 when no context is current. An
+ * ordinal that does not exist is GRAPH_ERROR_INVALID_ARGUMENT naming it and
+ * the device count; no driver is GRAPH_ERROR_NO_DEVICE. A graph executed on
+ * another device than before builds its plans again there; a buffer of
+ * another GPU than the one executing is GRAPH_ERROR_INVALID_ARGUMENT. */
+GRAPH_API GraphStatus graphSetDevice(int32_t ordinal);
+
+/* The GPU the calling thread's GPU calls run on now (see graphSetDevice). */
+GRAPH_API GraphStatus graphGetDevice(int32_t *ordinal);
+
+/* The number of GPUs the driver sees (0 and GRAPH_ERROR_NO_DEVICE without a
+ * driver or GPU runtime). */
+GRAPH_API GraphStatus graphGetDeviceCount(int32_t *count);
+
 /*===------------------------------------------------------------------===*\
 |* GPU plan list                                                            *|
 |*                                                                          *|

@@ -253,6 +253,15 @@ private:
 /// stream); see graphSetStream.
 GRAPH_CXX_API Status setGpuStream(void *stream);
 
+/// Selects the GPU (CUDA ordinal) this thread's GPU calls run on; -1 goes
+/// back to the device of the thread's current CUDA context (device 0 when
+/// none); see graphSetDevice.
+GRAPH_CXX_API Status setGpuDevice(int ordinal);
+/// The GPU this thread's GPU calls run on now; see graphGetDevice.
+GRAPH_CXX_API Status gpuDevice(int &ordinal);
+/// The number of GPUs the driver sees; see graphGetDeviceCount.
+GRAPH_CXX_API Status gpuDeviceCount(int &count);
+
 } // namespace graph
 
 #endif // GRAPHDIALECT_COMPILER_H

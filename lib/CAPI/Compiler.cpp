@@ -90,6 +90,9 @@ struct CompiledGraph::Impl {
   // later executes reuse its plans and intermediates.
   std::unique_ptr<mlir::graph::GpuExecutable> gpu;
   std::string gpuGraph;
+  /// The device the programs were built on; an execute on another device
+  /// (the thread's current one, see rt::Device::current) rebuilds them.
+  int gpuOrdinal = -1;
   /// A graph with dynamic dims: one program per input shape signature (each
   /// input's rank then dims), built at the first execute with those shapes.
   std::map<std::vector<int64_t>, std::unique_ptr<mlir::graph::GpuExecutable>>
@@ -135,6 +138,7 @@ struct CompiledGraph::Impl {
     std::vector<std::pair<int64_t, std::vector<std::pair<int64_t, int64_t>>>>
         added;
     int selected = -1; // graphPlanSelect; -1: walk the list
+    int ordinal = 0;   // the device its groups were built on
 
     void rebuildEntries() {
       std::vector<std::string> names;
@@ -963,6 +967,9 @@ bool sameVariantPack(const CompiledGraph::Impl &impl,
   if (!pack.gpu || impl.gpuGraph != impl.selected ||
       buffers.size() != pack.uids.size())
     return false;
+  std::string error;
+  if (::graph::rt::Device::current(error) != impl.gpuOrdinal)
+    return false;
   for (size_t j = 0; j < buffers.size(); ++j) {
     const Buffer &b = buffers[j];
     if (b.uid != pack.uids[j] || b.dtype != pack.dtypes[j] ||
@@ -984,9 +991,15 @@ Status executeOnDevice(CompiledGraph::Impl &impl,
                        const std::vector<Binding> &inBindings,
                        const std::vector<Binding> &outBindings) {
   std::string graphName = "graph @" + impl.selected;
-  if (impl.gpuGraph != impl.selected) {
+  std::string why;
+  int ordinal = ::graph::rt::Device::current(why);
+  if (ordinal < 0)
+    return Status(GRAPH_ERROR_NO_DEVICE,
+                  "GRAPH_DEVICE_GPU: the GPU device is not available: " + why);
+  if (impl.gpuGraph != impl.selected || impl.gpuOrdinal != ordinal) {
     impl.resetGpu();
     impl.gpuGraph = impl.selected;
+    impl.gpuOrdinal = ordinal;
   }
   bool dynamic = false;
   for (const TensorDesc &desc : ins)
@@ -1042,6 +1055,16 @@ Status executeOnDevice(CompiledGraph::Impl &impl,
                         "must have the graph's strides " + dimsText(t.strides) +
                         " but has " + dimsText(bindings[i].strides));
       }
+      // A buffer of another GPU would fault in the kernels: say so.
+      int owner = gpu->device().pointerOrdinal(b.data);
+      if (owner >= 0 && owner != gpu->device().ordinal())
+        return Status(GRAPH_ERROR_INVALID_ARGUMENT,
+                      who(kind, i, descs[i]) + ": the buffer is on GPU " +
+                          std::to_string(owner) +
+                          " but the graph runs on GPU " +
+                          std::to_string(gpu->device().ordinal()) +
+                          " (execute with GPU " + std::to_string(owner) +
+                          " selected: graphSetDevice, or the handle's device)");
       pointers[*descs[i].uid] = b.data;
     }
     return Status();
@@ -1114,6 +1137,10 @@ Status CompiledGraph::execute(GraphDevice device,
 
   std::lock_guard<std::mutex> lock(impl->compiler->mutex);
 #ifdef GRAPH_HAVE_GPU_RUNTIME
+  // The caller's current CUDA device is theirs: restored on return.
+  std::optional<::graph::rt::CallerContext> keep;
+  if (device == GRAPH_DEVICE_GPU)
+    keep.emplace();
   // The hot path: the same buffers as last time, other data pointers.
   if (device == GRAPH_DEVICE_GPU && sameVariantPack(*impl, buffers))
     return executeSamePack(*impl, buffers);
@@ -1295,6 +1322,7 @@ Status CompiledGraph::execute(GraphDevice device,
 ::graph::Status (::graph::setGpuStream)(void *stream) {
 #ifdef GRAPH_HAVE_GPU_RUNTIME
   std::string error;
+  ::graph::rt::CallerContext keep;
   ::graph::rt::Device *device = ::graph::rt::Device::get(error);
   if (!device)
     return Status(GRAPH_ERROR_NO_DEVICE,
@@ -1307,6 +1335,59 @@ Status CompiledGraph::execute(GraphDevice device,
   (void)stream;
   return Status(GRAPH_ERROR_NO_DEVICE,
                 "setting the stream: the GPU runtime is not linked into this "
+                "build");
+#endif
+}
+
+::graph::Status(::graph::setGpuDevice)(int ordinal) {
+#ifdef GRAPH_HAVE_GPU_RUNTIME
+  if (std::string error = ::graph::rt::Device::select(ordinal); !error.empty())
+    return Status(error.find("does not exist") != std::string::npos ||
+                          error.find("is not valid") != std::string::npos
+                      ? GRAPH_ERROR_INVALID_ARGUMENT
+                      : GRAPH_ERROR_NO_DEVICE,
+                  "selecting the GPU: " + error);
+  return Status();
+#else
+  if (ordinal == -1)
+    return Status();
+  return Status(GRAPH_ERROR_NO_DEVICE,
+                "selecting GPU " + std::to_string(ordinal) +
+                    ": the GPU runtime is not linked into this build");
+#endif
+}
+
+::graph::Status(::graph::gpuDevice)(int &ordinal) {
+#ifdef GRAPH_HAVE_GPU_RUNTIME
+  std::string error;
+  ordinal = ::graph::rt::Device::current(error);
+  if (ordinal < 0)
+    return Status(GRAPH_ERROR_NO_DEVICE,
+                  "the current GPU: the GPU device is not available: " + error);
+  return Status();
+#else
+  ordinal = -1;
+  return Status(GRAPH_ERROR_NO_DEVICE,
+                "the current GPU: the GPU runtime is not linked into this "
+                "build");
+#endif
+}
+
+::graph::Status(::graph::gpuDeviceCount)(int &count) {
+#ifdef GRAPH_HAVE_GPU_RUNTIME
+  std::string error;
+  count = ::graph::rt::Device::count(error);
+  if (count < 0) {
+    count = 0;
+    return Status(GRAPH_ERROR_NO_DEVICE,
+                  "counting the GPUs: the GPU runtime is not available: " +
+                      error);
+  }
+  return Status();
+#else
+  count = 0;
+  return Status(GRAPH_ERROR_NO_DEVICE,
+                "counting the GPUs: the GPU runtime is not linked into this "
                 "build");
 #endif
 }
@@ -1363,6 +1444,7 @@ struct PlanCall {
   Status status;
 #ifdef GRAPH_HAVE_GPU_RUNTIME
   std::unique_lock<std::mutex> lock;
+  std::optional<rt::CallerContext> keep;         // the caller's current device
   rt::Device *device = nullptr;                  // Need::Device
   CompiledGraph::Impl::PlanList *list = nullptr; // Need::List and later
 #endif
@@ -1385,6 +1467,7 @@ PlanCall::PlanCall(CompiledGraph::Impl *impl, const char *call, Need need,
                       "lists are GPU only (the CPU reference is one plan)");
 #else
   lock = std::unique_lock<std::mutex>(impl->compiler->mutex);
+  keep.emplace();
   if (need == Need::Device) {
     status = needDevice(call, device);
     return;
@@ -1398,6 +1481,14 @@ PlanCall::PlanCall(CompiledGraph::Impl *impl, const char *call, Need need,
     return;
   }
   list = impl->plans.get();
+  // The list's groups run on the device they were built on.
+  std::string error;
+  if (!rt::Device::get(list->ordinal, error)) {
+    status = Status(GRAPH_ERROR_NO_DEVICE,
+                    std::string(call) +
+                        ": the GPU device is not available: " + error);
+    return;
+  }
   if (need == Need::List)
     return;
   bool allowNone = need == Need::PlanOrNone;
@@ -1461,6 +1552,7 @@ Status CompiledGraph::planCreate(GraphDevice device,
   std::string graphName = "graph @" + impl->selected;
   auto list = std::make_unique<Impl::PlanList>();
   list->graph = impl->selected;
+  list->ordinal = plan.device->ordinal();
   for (int mode : heurModes)
     list->modes.push_back(mode == GRAPH_HEUR_MODE_A   ? rt::HeurMode::A
                           : mode == GRAPH_HEUR_MODE_B ? rt::HeurMode::B
@@ -1485,7 +1577,11 @@ Status CompiledGraph::planCreate(GraphDevice device,
   const rt::GraphSpec &first = list->program.groups[list->groupIndex];
   // cuDNN's plans, then the codegen engine's (GpuExecutor's list).
   std::string error, cudnnWhy;
-  list->group = rt::CudnnGroup::create(*plan.device, first, error);
+  if (first.allows("cudnn"))
+    list->group = rt::CudnnGroup::create(*plan.device, first, error);
+  else
+    error = "not chosen by graph-select-engines (its static rules decline "
+            "the group)";
   if (!list->group) {
     cudnnWhy = "cuDNN rejects the operation graph: " + error;
   } else if (std::string why = list->group->createPlans(list->modes);
@@ -1495,7 +1591,8 @@ Status CompiledGraph::planCreate(GraphDevice device,
   }
   list->numHeuristic = list->group ? list->group->plans().size() : 0;
   std::vector<std::string> codegenDeclined;
-  list->codegen = mlir::graph::codegenPlansFor(first, &codegenDeclined);
+  if (first.allows("codegen"))
+    list->codegen = mlir::graph::codegenPlansFor(first, &codegenDeclined);
   list->codegenBuilt.assign(list->codegen.size(), false);
   list->codegenError.assign(list->codegen.size(), "");
   list->rebuildEntries();

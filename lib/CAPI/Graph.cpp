@@ -546,6 +546,33 @@ GraphStatus graphSetStream(void *stream) {
   return report(graph::setGpuStream(stream));
 }
 
+GraphStatus graphSetDevice(int32_t ordinal) {
+  clearError();
+  return report(graph::setGpuDevice(ordinal));
+}
+
+GraphStatus graphGetDevice(int32_t *ordinal) {
+  clearError();
+  if (!ordinal)
+    return fail(GRAPH_ERROR_INVALID_ARGUMENT,
+                "graphGetDevice: ordinal is NULL");
+  int value = -1;
+  GraphStatus status = report(graph::gpuDevice(value));
+  *ordinal = value;
+  return status;
+}
+
+GraphStatus graphGetDeviceCount(int32_t *count) {
+  clearError();
+  if (!count)
+    return fail(GRAPH_ERROR_INVALID_ARGUMENT,
+                "graphGetDeviceCount: count is NULL");
+  int value = 0;
+  GraphStatus status = report(graph::gpuDeviceCount(value));
+  *count = value;
+  return status;
+}
+
 //===----------------------------------------------------------------------===//
 // GPU plan list
 //===----------------------------------------------------------------------===//
