@@ -154,6 +154,10 @@ def _declare(lib):
         # Compiled artifacts (exec.program); optional like the plan list.
         "graphModuleLowerToExecutable": (vp, [vp]),
         "graphModuleIsExecutable": (c.c_int, [vp]),
+        # Per-device handles; optional like the plan list.
+        "graphSetDevice": (c.c_int, [c.c_int32]),
+        "graphGetDevice": (c.c_int, [i32p]),
+        "graphGetDeviceCount": (c.c_int, [i32p]),
     }
     for name, (restype, argtypes) in optional.items():
         fn = getattr(lib, name, None)
@@ -226,6 +230,53 @@ def set_stream(stream: int) -> None:
     # one, executes run on the CPU reference and there is nothing to set.
     if status != GRAPH_OK and stream not in (0, 1):
         raise RuntimeError(f"set_stream: {last_error()}")
+
+
+def device_count() -> int:
+    """The GPUs the driver sees; 0 without a driver or the library."""
+    if not available() or not hasattr(lib(), "graphGetDeviceCount"):
+        return 0
+    count = ctypes.c_int32(0)
+    if lib().graphGetDeviceCount(ctypes.byref(count)) != GRAPH_OK:
+        return 0
+    return int(count.value)
+
+
+def current_device() -> int:
+    """The GPU this thread's GPU calls run on (the C API's graphGetDevice:
+    the selected one, else the thread's current CUDA device); 0 without a
+    GPU runtime."""
+    if not available() or not hasattr(lib(), "graphGetDevice"):
+        return 0
+    ordinal = ctypes.c_int32(0)
+    if lib().graphGetDevice(ctypes.byref(ordinal)) != GRAPH_OK:
+        return 0
+    return int(ordinal.value)
+
+
+class on_device:
+    """``with on_device(n):`` runs the C API's GPU calls of this thread on
+    GPU ``n`` (graphSetDevice), then clears the choice; ``None`` changes
+    nothing. A GPU that does not exist raises ValueError naming it."""
+
+    def __init__(self, ordinal):
+        self.ordinal = ordinal
+        self.selected = False
+
+    def __enter__(self):
+        if self.ordinal is None or not available() or not hasattr(lib(), "graphSetDevice"):
+            return self
+        status = lib().graphSetDevice(int(self.ordinal))
+        if status == GRAPH_ERROR_INVALID_ARGUMENT:
+            raise ValueError(last_error())
+        # Without a driver there is nothing to select: the CPU paths run.
+        self.selected = status == GRAPH_OK
+        return self
+
+    def __exit__(self, *exc):
+        if self.selected:
+            lib().graphSetDevice(-1)
+        return False
 
 
 def last_error() -> str:

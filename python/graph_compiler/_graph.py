@@ -70,16 +70,52 @@ class Node:
 
 
 class _Handle:
-    def __init__(self):
+    """A device and a stream, as a cuDNN handle: bound to the CUDA device
+    current when it was created; graphs built and executed with it run
+    there, on its stream (set_stream)."""
+
+    def __init__(self, device=0):
+        self.device = device
         self.stream = None
+        self._raw_stream = 0  # what graphSetStream gets; 0: the runtime's own
 
     def __repr__(self):
-        return f"<graph_compiler handle stream={self.stream}>"
+        return f"<graph_compiler handle device={self.device} stream={self.stream}>"
+
+
+def _current_cuda_device() -> int:
+    """The calling thread's current CUDA device (cudaGetDevice): torch's when
+    torch has initialized CUDA, else the C API's view of the thread's
+    current context; 0 without a GPU."""
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        try:
+            if torch.cuda.is_available() and torch.cuda.is_initialized():
+                return int(torch.cuda.current_device())
+        except Exception:  # a torch without CUDA, or a broken install
+            pass
+    try:
+        return _capi.current_device()
+    except Exception:
+        return 0
+
+
+# Per device, the stream last handed to the runtime (handles share a device's
+# runtime state: an execute with a handle puts its stream back first).
+_applied_streams: Dict[int, int] = {}
+
+
+def _apply_handle_stream(handle) -> None:
+    raw = getattr(handle, "_raw_stream", 0)
+    if _applied_streams.get(handle.device, 0) != raw:
+        _capi.set_stream(raw)
+        _applied_streams[handle.device] = raw
 
 
 def create_handle():
-    """A handle object (the CPU reference needs none; kept for API parity)."""
-    return _Handle()
+    """A handle bound to the current CUDA device (torch.cuda.set_device /
+    cudaSetDevice), as the frontend's cudnnCreate binds to it."""
+    return _Handle(_current_cuda_device())
 
 
 def destroy_handle(handle):
@@ -97,11 +133,15 @@ def set_stream(handle=None, stream=None):
     is queued there (CU_STREAM_LEGACY) without waiting."""
     if handle is None:
         raise ValueError("set_stream needs a handle from create_handle()")
-    handle.stream = stream
     raw = getattr(stream, "cuda_stream", stream) or 0
     if stream is not None and not raw:
         raw = _CU_STREAM_LEGACY
-    _capi.set_stream(int(raw))
+    device = getattr(handle, "device", 0)
+    with _capi.on_device(device):
+        _capi.set_stream(int(raw))
+    handle.stream = stream
+    handle._raw_stream = int(raw)
+    _applied_streams[device] = int(raw)
 
 
 def get_stream(handle):
@@ -962,7 +1002,11 @@ class pygraph:
                 self._plans, self._built_plans = list(entry["plans"]), entry["built"]
                 self._planning_done, self._plan_index = True, 0
                 return
-        plans = _plans.propose(self._module, heuristics)
+        # Planned on the handle's GPU; without a handle, on the thread's
+        # current CUDA device.
+        handle_device = self._handle.device if isinstance(self._handle, _Handle) else None
+        with _capi.on_device(handle_device):
+            plans = _plans.propose(self._module, heuristics)
         if not plans:
             why = " (heur_mode.OPENSOURCE: no generated-kernel plan applies)" if _plans.opensource_only(heuristics) else ""
             raise cudnnGraphNotSupportedError(f"no engine proposed a plan for graph {self.name!r}{why}")
@@ -1284,7 +1328,7 @@ class pygraph:
         if self._plan_index in self._barred_indices():
             raise ValueError(f"plan {self._plan_index} ({self.get_plan_name_at_index(self._plan_index)!r}) is excluded by {self._why_barred(self._plan_index)}; build again")
         self._check_workspace(workspace, self._plan_index)
-        self._run(tensor_dict)
+        self._run(tensor_dict, handle=handle)
 
     def execute_plan_at_index(self, tensor_dict, workspace=None, index: int = 0, handle=None, override_uids=None, override_shapes=None, override_strides=None) -> None:
         if not self._planning_done:
@@ -1294,7 +1338,7 @@ class pygraph:
         self._reject_if_barred(index)
         self._build_plan_at(index)
         self._check_workspace(workspace, index)
-        self._run(tensor_dict, index)
+        self._run(tensor_dict, index, handle=handle)
 
     def _check_workspace(self, workspace, index: int) -> None:
         """A workspace smaller than plan ``index`` needs is an error (as cuDNN
@@ -1361,16 +1405,16 @@ class pygraph:
                 return None
         return tuple(sig)
 
-    def _run(self, tensor_dict, plan_index=None):
+    def _run(self, tensor_dict, plan_index=None, handle=None):
         # The fast path: the same pack as last time skips describing and
         # checking every buffer again (most of the host time of a small graph).
         sig = self._pack_signature(tensor_dict) if not self._data_bindings else None
         cached = getattr(self, "_run_cache", None)
         if sig is not None and cached is not None and cached[0] == sig:
-            _, device, array, count, refresh = cached
+            _, device, array, count, refresh, ordinal = cached
             for staged, host in refresh:
                 staged.copy_(host)  # a host scalar's value, maybe changed
-            self._execute_buffers(device, array, count, plan_index)
+            self._execute_buffers(device, array, count, plan_index, ordinal, handle)
             return
         uid_to_data = dict(self._data_bindings)
         for key, data in tensor_dict.items():
@@ -1397,17 +1441,30 @@ class pygraph:
                 g.strides[i] = s
             buffers.append(g)
         device = _capi.GRAPH_DEVICE_GPU if where == _buffers.GPU else _capi.GRAPH_DEVICE_CPU
+        # The GPU of the pack's torch tensors (None: not known from them).
+        torch_device = _buffers._torch_device(bound) if where == _buffers.GPU else None
+        ordinal = getattr(torch_device, "index", None)
         array = _capi.Module.buffer_array(buffers)
         # The staged scalars live as long as the cached pack that points at them.
-        self._run_cache = (sig, device, array, len(buffers), refresh) if sig is not None else None
-        self._execute_buffers(device, array, len(buffers), plan_index)
+        self._run_cache = (sig, device, array, len(buffers), refresh, ordinal) if sig is not None else None
+        self._execute_buffers(device, array, len(buffers), plan_index, ordinal, handle)
         del bound
 
-    def _execute_buffers(self, device, array, count, plan_index):
-        if device == _capi.GRAPH_DEVICE_GPU:
-            # A GPU plan list: run exactly the chosen plan.
-            _plans.prepare_run(self._module, self._plans, self._plan_index if plan_index is None else plan_index, self._barred_names, self._workspace_limit)
-        status = self._module.execute_array(device, array, count)
+    def _execute_buffers(self, device, array, count, plan_index, ordinal=None, handle=None):
+        # The GPU it runs on: the handle's (execute's, else the graph's), as
+        # in the frontend; without one, the GPU of the pack's torch tensors.
+        handle = handle if handle is not None else self._handle
+        if device == _capi.GRAPH_DEVICE_GPU and isinstance(handle, _Handle):
+            ordinal = handle.device
+        else:
+            handle = None
+        with _capi.on_device(ordinal if device == _capi.GRAPH_DEVICE_GPU else None):
+            if handle is not None:
+                _apply_handle_stream(handle)
+            if device == _capi.GRAPH_DEVICE_GPU:
+                # A GPU plan list: run exactly the chosen plan.
+                _plans.prepare_run(self._module, self._plans, self._plan_index if plan_index is None else plan_index, self._barred_names, self._workspace_limit)
+            status = self._module.execute_array(device, array, count)
         if status != _capi.GRAPH_OK:
             where = "on the GPU" if device == _capi.GRAPH_DEVICE_GPU else "on the CPU reference"
             raise _status_error(status, f"executing graph {self.name!r} {where} failed")
