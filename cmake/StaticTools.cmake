@@ -32,11 +32,11 @@ function(graph_add_static_tool name source)
 endfunction()
 
 set(GRAPH_STATIC_OBJECTS MLIRGraphDialect MLIRGraphEngines MLIRGraphTransforms
-    MLIRGraphReference MLIRExecDialect)
+    MLIRGraphReference MLIRExecDialect GraphEngine)
 set(GRAPH_STATIC_LIBS GraphReferenceCore)
 if(TARGET MLIRGraphToCudnn)
   list(APPEND GRAPH_STATIC_OBJECTS MLIRGraphCodegen MLIRGraphToCudnn
-       MLIRExecToRuntime GraphEngine)
+       MLIRExecToRuntime)
   list(APPEND GRAPH_STATIC_LIBS GraphRuntime)
 endif()
 graph_add_static_tool(graph-run-static
