@@ -16,7 +16,7 @@
 
 namespace graph::rt::cudnn {
 
-cudnnDataType_t toCudnn(ref::DType t) {
+cudnnDataType_t toCudnn(DType t) {
   switch (t) {
   case DType::F32:
     return CUDNN_DATA_FLOAT;
@@ -81,10 +81,10 @@ void encodeScalar(cudnnDataType_t type, double value, unsigned char *out) {
     return;
   }
   case CUDNN_DATA_HALF:
-    ref::encode(DType::F16, value, out);
+    encode(DType::F16, value, out);
     return;
   case CUDNN_DATA_BFLOAT16:
-    ref::encode(DType::BF16, value, out);
+    encode(DType::BF16, value, out);
     return;
   case CUDNN_DATA_BOOLEAN:
   case CUDNN_DATA_INT8:
@@ -222,7 +222,7 @@ int64_t Lowering::newScratch(const Shape &dims, cudnnDataType_t type) {
   t.strides = rowMajor(dims);
   t.isScratch = true;
   t.scratchOffset = scratchBytes;
-  int64_t bytes = ref::numElements(dims) * cudnnTypeBytes(type);
+  int64_t bytes = numElements(dims) * cudnnTypeBytes(type);
   scratchBytes += (bytes + 255) / 256 * 256;
   tensors[t.uid] = t;
   return t.uid;
@@ -236,7 +236,7 @@ void Lowering::toScratch(int64_t uid) {
   t.isVirtual = false;
   t.isScratch = true;
   t.scratchOffset = scratchBytes;
-  int64_t bytes = ref::spanElements(t.dims, t.strides) * cudnnTypeBytes(t.type);
+  int64_t bytes = spanElements(t.dims, t.strides) * cudnnTypeBytes(t.type);
   scratchBytes += (bytes + 255) / 256 * 256;
 }
 

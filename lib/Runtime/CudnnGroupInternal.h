@@ -99,14 +99,14 @@ struct Builder {
     SET(desc, attr, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &rawDesc);               \
   } while (0)
 
-cudnnDataType_t toCudnn(ref::DType t);
+cudnnDataType_t toCudnn(DType t);
 
 size_t cudnnTypeBytes(cudnnDataType_t t);
 
 /// Writes `value` as one element of `type` into `out` (by-value scalars).
 void encodeScalar(cudnnDataType_t type, double value, unsigned char *out);
 
-inline Shape rowMajor(const Shape &dims) { return ref::rowMajorStrides(dims); }
+inline Shape rowMajor(const Shape &dims) { return rowMajorStrides(dims); }
 
 //===----------------------------------------------------------------------===//
 // Lowering state

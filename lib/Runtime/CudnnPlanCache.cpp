@@ -15,7 +15,6 @@
 #include <sstream>
 
 using namespace graph::rt;
-namespace ref = graph::ref;
 
 std::string graph::rt::canonicalKey(const GraphSpec &spec) {
   std::ostringstream os;
@@ -28,9 +27,9 @@ std::string graph::rt::canonicalKey(const GraphSpec &spec) {
   };
   os << "T";
   for (const TensorSpec &t : spec.tensors) {
-    os << '{' << t.uid << ':' << ref::dtypeName(t.dtype);
+    os << '{' << t.uid << ':' << dtypeName(t.dtype);
     list(t.dims);
-    list(t.strides.empty() ? ref::rowMajorStrides(t.dims) : t.strides);
+    list(t.strides.empty() ? rowMajorStrides(t.dims) : t.strides);
     if (t.isVirtual)
       os << 'v';
     if (t.isByValue)
@@ -39,7 +38,7 @@ std::string graph::rt::canonicalKey(const GraphSpec &spec) {
   }
   os << "O";
   for (const OpSpec &o : spec.ops) {
-    os << '{' << o.kind << '/' << o.mode << '/' << ref::dtypeName(o.computeType);
+    os << '{' << o.kind << '/' << o.mode << '/' << dtypeName(o.computeType);
     for (auto &[port, uid] : o.inputs)
       os << " i" << port << '=' << uid;
     for (auto &[port, uid] : o.outputs)

@@ -18,7 +18,7 @@ namespace graph::rt::cudnn {
 namespace {
 
 bool isPacked(const TensorSpec &t) {
-  return t.strides.empty() || t.strides == ref::rowMajorStrides(t.dims);
+  return t.strides.empty() || t.strides == rowMajorStrides(t.dims);
 }
 
 /// `s` with every tensor described by other dims/strides over the same
@@ -69,7 +69,7 @@ std::vector<std::pair<std::string, GraphSpec>> relabelings(const GraphSpec &s) {
     }
     if (!shape || shape->empty())
       return out;
-    int64_t n = ref::numElements(*shape), l = shape->back();
+    int64_t n = numElements(*shape), l = shape->back();
     if (l <= 0 || n <= 0)
       return out;
     int64_t rows = n / l;

@@ -28,8 +28,8 @@ TEST(RuntimeNoGpu, MissingDriverIsAClearError) {
 TEST(RuntimeNoGpu, CanonicalKeyIgnoresNames) {
   GraphSpec a;
   a.name = "g0";
-  a.tensors.push_back({1, graph::ref::DType::F16, {2, 3}, {}, false, false, 0});
-  a.tensors.push_back({2, graph::ref::DType::F16, {2, 3}, {3, 1}, false, false,
+  a.tensors.push_back({1, graph::DType::F16, {2, 3}, {}, false, false, 0});
+  a.tensors.push_back({2, graph::DType::F16, {2, 3}, {3, 1}, false, false,
                        0});
   OpSpec op;
   op.kind = "pointwise";

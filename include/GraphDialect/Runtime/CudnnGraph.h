@@ -12,7 +12,8 @@
 #ifndef GRAPHDIALECT_RUNTIME_CUDNNGRAPH_H
 #define GRAPHDIALECT_RUNTIME_CUDNNGRAPH_H
 
-#include "GraphDialect/Reference/NdArray.h"
+#include "GraphDialect/Support/DType.h"
+#include "GraphDialect/Support/Shape.h"
 #include "GraphDialect/Runtime/Device.h"
 
 #include <cstdint>
@@ -23,9 +24,6 @@
 #include <vector>
 
 namespace graph::rt {
-
-using ref::DType;
-using ref::Shape;
 
 /// One tensor of a group. Ports of ops refer to it by uid.
 struct TensorSpec {
