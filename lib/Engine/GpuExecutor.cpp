@@ -185,6 +185,9 @@ std::string GpuRun::prepare(const rt::GraphSpec &spec,
   size_t numHeuristic = 0;
   if (cudnnDeselected(options) && planIndex < 0) {
     cudnnWhy = "deselected";
+  } else if (!spec.allows("cudnn") && planIndex < 0) {
+    cudnnWhy = "not chosen by graph-select-engines (its static rules "
+               "decline the group)";
   } else if (!(group = rt::CudnnGroup::create(gpu, spec, error))) {
     cudnnWhy = "rejects the operation graph: " + error;
   } else {
@@ -210,8 +213,11 @@ std::string GpuRun::prepare(const rt::GraphSpec &spec,
 
   // The codegen engine's part: its plans that apply to the group.
   std::vector<std::string> codegenDeclined;
-  std::vector<std::string> codegenNames =
-      codegenPlansFor(spec, &codegenDeclined);
+  std::vector<std::string> codegenNames;
+  if (spec.allows("codegen"))
+    codegenNames = codegenPlansFor(spec, &codegenDeclined);
+  else
+    codegenDeclined.push_back("codegen: not chosen by graph-select-engines");
   std::vector<std::string> cudnnNames;
   if (group)
     for (const rt::PlanInfo &plan : group->plans())

@@ -16,6 +16,7 @@
 #include "GraphDialect/Support/Shape.h"
 #include "GraphDialect/Runtime/Device.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -93,6 +94,13 @@ struct GraphSpec {
   std::string name; // group name for messages, e.g. "mlp/group0"
   std::vector<TensorSpec> tensors;
   std::vector<OpSpec> ops;
+  /// The engines graph-select-engines chose for the group, in rank order
+  /// ("cudnn", "codegen"); empty: any engine may try (a split piece).
+  std::vector<std::string> engines;
+  bool allows(const std::string &engine) const {
+    return engines.empty() ||
+           std::find(engines.begin(), engines.end(), engine) != engines.end();
+  }
 };
 
 enum class HeurMode { A, B, Fallback };
