@@ -299,6 +299,36 @@ def graph_run_route(case, tmpdir):
     return ok_full and ok_check, case.groups.get("full", groups), detail
 
 
+def python_route_isolated(case, argv):
+    """python_route in a child process of this script: a CUDA fault (an
+    illegal address poisons the process's context) then fails this case
+    only. Returns the child's verdict, group count and detail."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    keep, skip = [], False
+    for arg in argv:  # the child gets this case's model, phase and route only
+        if skip:
+            skip = False
+            continue
+        if arg in ("--models", "--phases", "--routes"):
+            skip = True
+            continue
+        if arg.startswith(("--models=", "--phases=", "--routes=")):
+            continue
+        keep.append(arg)
+    cmd = [sys.executable, os.path.abspath(__file__), *keep, "--in-process", "--models", case.mod.NAME, "--phases", case.phase, "--routes", "python"]
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    prefix = f" {case.label} [python] groups="
+    for line in (proc.stdout or "").splitlines():
+        if line.startswith(("PASS", "FAIL")) and prefix in line:
+            ok = line.startswith("PASS")
+            rest = line.split(prefix, 1)[1]
+            groups, _, detail = rest.partition(" ")
+            detail = detail.split("): ", 1)[1] if "): " in detail else detail
+            return ok, groups, detail
+    tail = ((proc.stdout or "") + (proc.stderr or "")).strip().splitlines()[-6:]
+    return False, "?", f"the child process exited {proc.returncode} without a verdict:\n      " + "\n      ".join(tail)
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--models", default="", help="comma-separated model names (default: all)")
@@ -310,6 +340,7 @@ def main(argv=None):
     ap.add_argument("--timeout", type=int, default=300, help="seconds per graph-run call")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--cpu-only", action="store_true", help="dry run without a GPU (see the module docstring)")
+    ap.add_argument("--in-process", action="store_true", help="run the python route in this process (default: one child process per model/phase, so a CUDA fault of one model, which poisons its process's context, does not fail the rest)")
     args = ap.parse_args(argv)
     if args.cpu_only and args.graph_run == ap.get_default("graph_run") and not os.path.exists(args.graph_run):
         args.graph_run = os.path.join(ROOT, "build", "bin", "graph-run")
@@ -344,7 +375,9 @@ def main(argv=None):
                 for route in args.routes.split(","):
                     start = time.time()
                     try:
-                        if route == "python":
+                        if route == "python" and not args.in_process and not args.cpu_only:
+                            ok, groups, detail = python_route_isolated(case, argv)
+                        elif route == "python":
                             ok, groups, detail = python_route(case, torch)
                         elif route == "graph-run":
                             ok, groups, detail = graph_run_route(case, tmpdir)
