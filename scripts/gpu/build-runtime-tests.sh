@@ -17,6 +17,8 @@ srcs=(
   lib/Runtime/CudnnOpsPointwise.cpp lib/Runtime/CudnnOpsMatmul.cpp
   lib/Runtime/CudnnOpsConv.cpp lib/Runtime/CudnnOpsNorm.cpp
   lib/Runtime/CudnnOpsAttention.cpp lib/Runtime/CudnnRelabel.cpp
+  lib/Support/DType.cpp lib/Support/Shape.cpp lib/Support/HostTensor.cpp
+  lib/Support/Memory.cpp lib/Support/ThreadPool.cpp
   lib/Reference/NdArray.cpp lib/Reference/Kernels.cpp
   lib/Reference/KernelsConv.cpp lib/Reference/KernelsNorm.cpp
   lib/Reference/KernelsPointwise.cpp lib/Reference/AttentionKernels.cpp
