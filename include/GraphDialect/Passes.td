@@ -34,10 +34,15 @@ def GraphInferLayout : Pass<"graph-infer-layout", "::mlir::ModuleOp"> {
 def GraphFuse : Pass<"graph-fuse", "::mlir::ModuleOp"> {
   let summary = "Partition each graph into groups one engine runs at once";
   let description = [{
-    Tags every node op with `graph.group = N`, the fused group it belongs
-    to, in an order that is a valid schedule (a group only reads tensors of
-    graph inputs, scalars, earlier groups or itself). Groups follow what
-    cuDNN's fusion engines run as one plan:
+    Partitions the node ops of each graph into fused groups and outlines
+    each into a `graph.group` region op (operands: the values it reads from
+    outside; results: the values later groups read or the graph returns),
+    numbered and placed in an order that is a valid schedule (a group only
+    reads graph inputs, scalars, earlier groups or itself); the graph's
+    scalars stay in the graph body, before the groups, and its inputs,
+    outputs and uids are unchanged. A graph fused before is partitioned
+    again from its ops in schedule order. Groups follow what cuDNN's fusion
+    engines run as one plan:
 
     - a matmul or convolution (fprop, dgrad, wgrad) with its pointwise
       epilogue chain (bias, scale, batchnorm inference, activations,
@@ -56,7 +61,7 @@ def GraphFuse : Pass<"graph-fuse", "::mlir::ModuleOp"> {
     every other operand comes from an input, a scalar, an earlier group or
     that same group and the partition never has a cycle; a chain stops at
     `max-group-ops` ops. Scalars (`graph.scalar`) belong to no group: each
-    group that reads one passes it by value.
+    group that reads one takes it as an operand and passes it by value.
   }];
   let options = [
     Option<"maxGroupOps", "max-group-ops", "unsigned", "16",
@@ -110,11 +115,13 @@ def GraphWidenNormGradients
 def GraphSelectEngines : Pass<"graph-select-engines", "::mlir::ModuleOp"> {
   let summary = "Choose the engines that may run each fused group";
   let description = [{
-    For each group from `graph-fuse`, ranks the engines whose static support
-    rules accept every op of the group and records them as
-    `graph.engines = ["cudnn", ...]` on each op of the group. A group no
-    engine accepts as a whole is split into single-op groups (renumbered so
-    the schedule stays valid); an op no engine accepts is an error that
+    For each `graph.group` from `graph-fuse`, asks the engine registry
+    (lib/Engines) which engines' group-level rules accept the group and
+    records them, in rank order, as the group's typed `engines` list: one
+    `#graph.engine<kind, plans = [...]>` per engine with the plans it
+    proposes for the group. Groups are renumbered in schedule order. A group
+    no engine accepts as a whole is split into single-op groups in its
+    place, each ranked on its own; an op no engine accepts is an error that
     lists every engine and why it declined. Run-time choices (cuDNN's
     heuristics, autotuning, a decline at plan build) happen in the runtime,
     which walks the same ranked list.

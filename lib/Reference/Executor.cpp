@@ -9,6 +9,7 @@
 #include "GraphDialect/Reference/Executor.h"
 
 #include "GraphDialect/GraphOps.h"
+#include "GraphDialect/Groups.h"
 #include "GraphDialect/Reference/AttentionKernels.h"
 #include "GraphDialect/Reference/Kernels.h"
 #include "GraphDialect/Reference/LinearAttentionKernels.h"
@@ -126,7 +127,11 @@ public:
                      std::vector<NdArray> &results);
 
 private:
-  const NdArray &get(Value value) { return values.find(value)->second; }
+  // A graph.group's block arguments and results stand for the values they
+  // are bound to (Groups.h): one array per value of the data flow.
+  const NdArray &get(Value value) {
+    return values.find(resolveGroupValue(value))->second;
+  }
   const NdArray *getOptional(Value value) {
     return value ? &get(value) : nullptr;
   }
@@ -157,7 +162,7 @@ std::optional<int64_t> doubleBytes(int64_t elements) {
 std::string Interpreter::checkResultMemory(Operation *op) {
   int64_t largestOperand = 0;
   for (Value operand : op->getOperands()) {
-    auto it = values.find(operand);
+    auto it = values.find(resolveGroupValue(operand));
     if (it != values.end())
       largestOperand = std::max(largestOperand, it->second.size());
   }
@@ -313,6 +318,18 @@ std::string Interpreter::eval(Operation *op) {
   std::string error;
 
   return llvm::TypeSwitch<Operation *, std::string>(op)
+      .Case([&](GroupOp group) -> std::string {
+        // A fused group computes its ops in program order; its results are
+        // the values they yield.
+        for (Operation &node : group.getNodes()) {
+          std::string error = checkResultMemory(&node);
+          if (error.empty())
+            error = eval(&node);
+          if (!error.empty())
+            return error;
+        }
+        return "";
+      })
       .Case([&](ScalarOp scalar) -> std::string {
         double value = 0;
         if (auto f = dyn_cast<FloatAttr>(scalar.getValue()))
@@ -963,11 +980,12 @@ Interpreter::runOps(const std::vector<Operation *> &ops,
     if (!match)
       return "a given value has dims " + formatShape(array.shape) +
              " but is declared " + formatShape(declared);
-    values[value] = array;
+    values[resolveGroupValue(value)] = array;
   }
   for (Operation *op : ops) {
     // Operands from outside `ops` must be given, except scalars.
     for (Value operand : op->getOperands()) {
+      operand = resolveGroupValue(operand);
       if (values.count(operand))
         continue;
       Operation *def = operand.getDefiningOp();
@@ -977,7 +995,7 @@ Interpreter::runOps(const std::vector<Operation *> &ops,
         return error;
     }
     for (OpOperand &operand : op->getOpOperands())
-      if (!values.count(operand.get()))
+      if (!values.count(resolveGroupValue(operand.get())))
         return opPrefix(op) + "operand " +
                std::to_string(operand.getOperandNumber()) +
                " is neither given nor computed by an earlier op";
@@ -988,7 +1006,7 @@ Interpreter::runOps(const std::vector<Operation *> &ops,
   }
   results.clear();
   for (Value value : wanted) {
-    auto it = values.find(value);
+    auto it = values.find(resolveGroupValue(value));
     if (it == values.end())
       return "a wanted value is not computed by the ops";
     results.push_back(it->second);

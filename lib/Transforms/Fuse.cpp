@@ -1,6 +1,7 @@
 //===- Fuse.cpp - Partition graphs into fused groups ----------------------===//
 
 #include "GraphDialect/GraphOps.h"
+#include "GraphDialect/Groups.h"
 #include "GraphDialect/Passes.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -15,8 +16,6 @@ using namespace mlir;
 using namespace mlir::graph;
 
 namespace {
-
-constexpr llvm::StringLiteral kGroupAttr = "graph.group";
 
 /// What a group is anchored on decides what may join it.
 enum class GroupKind { MatmulOrConv, Pointwise, Row, Single };
@@ -43,6 +42,11 @@ public:
       : maxOps(maxOps), rowFusion(rowFusion) {}
 
   void run(GraphOp graph) {
+    // A graph fused before is partitioned again, from its ops in schedule
+    // order.
+    for (GroupOp group : getGroups(graph))
+      inlineGroup(group);
+    SmallVector<SmallVector<Operation *>> members;
     for (Operation &op : graph.getBody().front().without_terminator()) {
       if (isa<ScalarOp>(op))
         continue;
@@ -53,9 +57,15 @@ public:
       ++group.size;
       group.hasReduction |= isa<ReductionOp>(op);
       group.hasNorm |= isRowOp(&op) && !isa<ReductionOp>(op);
-      op.setAttr(kGroupAttr,
-                 IntegerAttr::get(IntegerType::get(op.getContext(), 64), id));
+      members.resize(groups.size());
+      members[id].push_back(&op);
     }
+    // Each group becomes a graph.group, in id order after the graph's
+    // scalars: the ids are a schedule, so every group reads only inputs,
+    // scalars and earlier groups.
+    OpBuilder builder(graph.getOutputOp());
+    for (auto [id, ops] : llvm::enumerate(members))
+      outlineGroup(builder, ops, id);
   }
 
 private:

@@ -1,6 +1,7 @@
 //===- InferLayout.cpp - Decide undecided tensor strides ------------------===//
 
 #include "GraphDialect/GraphOps.h"
+#include "GraphDialect/Groups.h"
 #include "GraphDialect/Passes.h"
 #include "GraphDialect/Support/CheckedMath.h"
 
@@ -102,7 +103,7 @@ bool decide(Value value) {
   bool convTouches = false;
   if (Operation *def = value.getDefiningOp())
     convTouches = isChannelsLastConv(def);
-  for (Operation *user : value.getUsers())
+  for (Operation *user : getResolvedUsers(value))
     convTouches |= isChannelsLastConv(user);
 
   if (convTouches && (type.getRank() == 4 || type.getRank() == 5)) {
@@ -145,11 +146,29 @@ void inferLayout(GraphOp graph) {
   Block &body = graph.getBody().front();
   for (BlockArgument arg : body.getArguments())
     decide(arg);
-  // Program order: a pointwise op sees its operands decided.
-  body.walk([](Operation *op) {
-    for (Value result : op->getResults())
-      decide(result);
-  });
+  // Program order: a pointwise op sees its operands decided. A fused
+  // group's block arguments take the types of the operands they are bound
+  // to before its ops are decided, and its results the types of the values
+  // it yields after.
+  auto visit = [](Operation *op, const WalkStage &stage) {
+    if (auto group = dyn_cast<GroupOp>(op)) {
+      if (stage.isBeforeAllRegions())
+        for (auto [arg, input] :
+             llvm::zip(group.getBody().front().getArguments(),
+                       group.getInputs()))
+          arg.setType(input.getType());
+      if (stage.isAfterAllRegions())
+        for (auto [result, value] :
+             llvm::zip(group.getResults(), group.getYieldOp().getValues()))
+          result.setType(value.getType());
+      return;
+    }
+    if (stage.isBeforeAllRegions())
+      for (Value result : op->getResults())
+        decide(result);
+  };
+  for (Operation &op : body)
+    op.walk(visit);
   // Keep the signature in step with the body.
   OutputOp output = graph.getOutputOp();
   graph.setFunctionTypeAttr(TypeAttr::get(FunctionType::get(

@@ -8,6 +8,7 @@
 
 #include "GraphDialect/Engines/Engine.h"
 #include "GraphDialect/GraphOps.h"
+#include "GraphDialect/Groups.h"
 #include "GraphDialect/Passes.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -22,9 +23,6 @@ using namespace mlir;
 using namespace mlir::graph;
 
 namespace {
-
-constexpr llvm::StringLiteral kGroupAttr = "graph.group";
-constexpr llvm::StringLiteral kEnginesAttr = "graph.engines";
 
 struct GraphSelectEngines
     : public mlir::graph::impl::GraphSelectEnginesBase<GraphSelectEngines> {
@@ -43,58 +41,82 @@ struct GraphSelectEngines
       signalPassFailure();
   }
 
+  /// The ranked engine list of `ops`: each engine of `taking` with the
+  /// plans it proposes for them.
+  static FailureOr<ArrayAttr> engineList(Operation *at,
+                                         ArrayRef<Operation *> ops,
+                                         ArrayRef<std::string> taking) {
+    MLIRContext *context = at->getContext();
+    SmallVector<Attribute> list;
+    for (const std::string &name : taking) {
+      std::optional<EngineKind> kind = symbolizeEngineKind(name);
+      if (!kind)
+        return at->emitOpError()
+               << "engine '" << name << "' has no #graph.engine kind";
+      SmallVector<Attribute> plans;
+      for (const std::string &plan : lookupEngine(name)->proposePlans(ops))
+        plans.push_back(StringAttr::get(context, plan));
+      list.push_back(
+          EngineAttr::get(context, *kind, ArrayAttr::get(context, plans)));
+    }
+    return ArrayAttr::get(context, list);
+  }
+
   LogicalResult select(GraphOp graph, ArrayRef<std::string> ranked) {
-    // Groups in id order with their ops in program order.
-    llvm::MapVector<int64_t, SmallVector<Operation *>> groups;
-    for (Operation &op : graph.getBody().front().without_terminator())
-      if (auto id = op.getAttrOfType<IntegerAttr>(kGroupAttr))
-        groups[id.getInt()].push_back(&op);
-    if (groups.empty() && !graph.getBody().front().without_terminator().empty() &&
+    SmallVector<GroupOp> groups = getGroups(graph);
+    if (groups.empty() &&
         llvm::any_of(graph.getBody().front().without_terminator(),
                      [](Operation &op) { return !isa<ScalarOp>(op); }))
       return graph.emitOpError()
              << "has no fused groups; run graph-fuse before "
                 "graph-select-engines";
 
-    Builder b(graph.getContext());
+    // Groups are renumbered in schedule order, split ones included.
     int64_t next = 0;
-    auto tag = [&](ArrayRef<Operation *> ops, ArrayRef<std::string> taking) {
-      SmallVector<Attribute> names;
-      for (const std::string &engine : taking)
-        names.push_back(b.getStringAttr(engine));
-      for (Operation *op : ops) {
-        op->setAttr(kGroupAttr, b.getI64IntegerAttr(next));
-        op->setAttr(kEnginesAttr, b.getArrayAttr(names));
-      }
-      ++next;
+    auto tag = [&](GroupOp group, ArrayRef<Operation *> ops,
+                   ArrayRef<std::string> taking) -> LogicalResult {
+      FailureOr<ArrayAttr> list = engineList(group, ops, taking);
+      if (failed(list))
+        return failure();
+      group.setId(next++);
+      group.setEnginesAttr(*list);
+      return success();
     };
-    SmallVector<std::pair<int64_t, SmallVector<Operation *>>> ordered(
-        groups.begin(), groups.end());
-    llvm::sort(ordered, [](auto &x, auto &y) { return x.first < y.first; });
-    for (auto &[id, ops] : ordered) {
+    for (GroupOp group : groups) {
+      SmallVector<Operation *> ops;
+      for (Operation &op : group.getNodes())
+        if (!isa<ScalarOp>(op))
+          ops.push_back(&op);
       SmallVector<std::string> taking;
       for (const std::string &engine : ranked)
         if (engineDeclinesGroup(engine, ops).empty())
           taking.push_back(engine);
       if (!taking.empty()) {
-        tag(ops, taking);
+        if (failed(tag(group, ops, taking)))
+          return failure();
         continue;
       }
       // Split: each op alone, in program order, keeps the schedule valid.
-      for (Operation *op : ops) {
-        SmallVector<std::string> alone;
+      SmallVector<SmallVector<std::string>> alone(ops.size());
+      for (auto [op, engines] : llvm::zip(ops, alone)) {
         std::string why;
         for (const std::string &engine : ranked) {
           std::string reason = engineDeclines(engine, op);
           if (reason.empty())
-            alone.push_back(engine);
+            engines.push_back(engine);
           else
             why += "\n  " + engine + ": " + reason;
         }
-        if (alone.empty())
+        if (engines.empty())
           return emitNodeError(op) << "no engine can run this op; tried:"
                                    << why;
-        tag({op}, alone);
+      }
+      inlineGroup(group);
+      OpBuilder builder(graph.getContext());
+      for (auto [op, engines] : llvm::zip(ops, alone)) {
+        builder.setInsertionPoint(op);
+        if (failed(tag(outlineGroup(builder, {op}, next), {op}, engines)))
+          return failure();
       }
     }
     return success();

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "GraphDialect/GraphOps.h"
+#include "GraphDialect/Groups.h"
 #include "GraphDialect/Passes.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -140,9 +141,24 @@ mlir::graph::specializeShapes(GraphOp graph,
     if (!type.hasStaticShape())
       arg.setType(withShape(type, given));
   }
-  for (Operation &op : body.without_terminator())
+  for (Operation &op : body.without_terminator()) {
+    // A fused group binds its block arguments from its operands, its ops
+    // in order, then its results from the values it yields.
+    if (auto group = dyn_cast<GroupOp>(op)) {
+      for (auto [arg, input] : llvm::zip(group.getBody().front().getArguments(),
+                                         group.getInputs()))
+        arg.setType(input.getType());
+      for (Operation &node : group.getNodes())
+        if (failed(bindResults(&node)))
+          return failure();
+      for (auto [result, value] :
+           llvm::zip(group.getResults(), group.getYieldOp().getValues()))
+        result.setType(value.getType());
+      continue;
+    }
     if (failed(bindResults(&op)))
       return failure();
+  }
   graph.setFunctionTypeAttr(TypeAttr::get(
       FunctionType::get(graph.getContext(), body.getArgumentTypes(),
                         graph.getOutputOp().getOperandTypes())));

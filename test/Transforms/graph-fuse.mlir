@@ -1,20 +1,41 @@
 // RUN: graph-opt %s -split-input-file --graph-fuse | FileCheck %s
 // RUN: graph-opt %s -split-input-file --graph-fuse=row-fusion=false | FileCheck %s --check-prefix=NOFUSE
 // RUN: graph-opt %s -split-input-file --graph-fuse=max-group-ops=2 | FileCheck %s --check-prefix=SMALL
+// RUN: graph-opt %s -split-input-file --graph-fuse --graph-fuse | FileCheck %s
+
+// A fused graph fused again is partitioned from its ops in schedule order:
+// the same groups (last RUN line).
 
 // A matmul takes its pointwise epilogue and one trailing reduction; an op
 // reading the reduced group's tensor after the reduction opens a new group.
+// Each group is a graph.group: operands are what it reads from outside
+// (inputs, earlier groups' results), results what is read later or
+// returned; values used only inside (the matmul's f32 result) stay inside.
 // CHECK-LABEL: graph.graph @epilogue
-// CHECK: matmul {{.*}}graph.group = 0
-// CHECK-NEXT: pointwise add{{.*}}graph.group = 0
-// CHECK-NEXT: pointwise gelu{{.*}}graph.group = 0
-// CHECK-NEXT: reduction add{{.*}}graph.group = 0
-// CHECK-NEXT: pointwise add{{.*}}graph.group = 1
+// CHECK-SAME: (%[[X:[^:]*]]: {{[^,]*}}, %[[W:[^:]*]]: {{[^,]*}}, %[[B:[^:]*]]: {{[^,]*}}, %[[R:[^:]*]]:
+// CHECK-NEXT: %[[G0:.*]]:2 = group 0 (%[[GX:.*]] = %[[X]] : tensor<8x64xf16>, %[[GW:.*]] = %[[W]] : tensor<64x32xf16>, %[[GB:.*]] = %[[B]] : tensor<1x32xf16>) -> (tensor<8x32xf16>, tensor<8x1xf32>) {
+// CHECK-NEXT: %[[MM:.*]] = matmul %[[GX]], %[[GW]]
+// CHECK-NEXT: %[[A:.*]] = pointwise add(%[[MM]], %[[GB]])
+// CHECK-NEXT: %[[GE:.*]] = pointwise gelu(%[[A]])
+// CHECK-NEXT: %[[S:.*]] = reduction add %[[GE]]
+// CHECK-NEXT: yield %[[GE]], %[[S]] : tensor<8x32xf16>, tensor<8x1xf32>
+// CHECK-NEXT: }
+// CHECK-NEXT: %[[G1:.*]] = group 1 (%[[GG:.*]] = %[[G0]]#0 : tensor<8x32xf16>, %[[GR:.*]] = %[[R]] : tensor<8x32xf16>) -> tensor<8x32xf16> {
+// CHECK-NEXT: %[[Y:.*]] = pointwise add(%[[GG]], %[[GR]])
+// CHECK-NEXT: yield %[[Y]]
+// CHECK-NEXT: }
+// CHECK-NEXT: output %[[G1]], %[[G0]]#1
 // SMALL-LABEL: graph.graph @epilogue
-// SMALL: matmul {{.*}}graph.group = 0
-// SMALL-NEXT: pointwise add{{.*}}graph.group = 0
-// SMALL-NEXT: pointwise gelu{{.*}}graph.group = 1
-// SMALL-NEXT: reduction add{{.*}}graph.group = 1
+// SMALL: group 0 ({{.*}}) -> tensor<8x32xf32> {
+// SMALL-NEXT: matmul
+// SMALL-NEXT: pointwise add
+// SMALL-NEXT: yield
+// SMALL: group 1 ({{.*}}) -> (tensor<8x32xf16>, tensor<8x1xf32>) {
+// SMALL-NEXT: pointwise gelu
+// SMALL-NEXT: reduction add
+// SMALL-NEXT: yield
+// SMALL: group 2 (
+// SMALL-NEXT: pointwise add
 graph.graph @epilogue(%x: tensor<8x64xf16>, %w: tensor<64x32xf16>, %b: tensor<1x32xf16>, %r: tensor<8x32xf16>) -> (tensor<8x32xf16>, tensor<8x1xf32>) {
   %mm = graph.matmul %x, %w : (tensor<8x64xf16>, tensor<64x32xf16>) -> tensor<8x32xf32>
   %a = graph.pointwise add(%mm, %b) : (tensor<8x32xf32>, tensor<1x32xf16>) -> tensor<8x32xf32>
@@ -30,11 +51,18 @@ graph.graph @epilogue(%x: tensor<8x64xf16>, %w: tensor<64x32xf16>, %b: tensor<1x
 // earlier one would make a cycle between the two groups): the product of
 // two matmuls is the second one's epilogue, like a SwiGLU's swish(g) * u.
 // CHECK-LABEL: graph.graph @no_cycle
-// CHECK: matmul {{.*}}graph.group = 0
-// CHECK-NEXT: matmul {{.*}}graph.group = 1
-// CHECK-NEXT: pointwise mul({{.*}}graph.group = 1
-// CHECK-NEXT: pointwise relu({{.*}}graph.group = 1
-// CHECK-NEXT: pointwise add({{.*}}graph.group = 1
+// CHECK-NEXT: %[[G0:.*]] = group 0 ({{.*}}) -> tensor<4x4xf32> {
+// CHECK-NEXT: matmul
+// CHECK-NEXT: yield
+// CHECK-NEXT: }
+// CHECK-NEXT: %[[G1:.*]] = group 1 ({{.*}}, %[[M0:.*]] = %[[G0]] : tensor<4x4xf32>) -> tensor<4x4xf32> {
+// CHECK-NEXT: %[[M1:.*]] = matmul
+// CHECK-NEXT: pointwise mul(%[[M0]], %[[M1]])
+// CHECK-NEXT: pointwise relu(%[[M1]])
+// CHECK-NEXT: pointwise add(
+// CHECK-NEXT: yield
+// CHECK-NEXT: }
+// CHECK-NEXT: output %[[G1]]
 graph.graph @no_cycle(%a: tensor<4x4xf32>, %b: tensor<4x4xf32>) -> tensor<4x4xf32> {
   %m0 = graph.matmul %a, %b : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
   %m1 = graph.matmul %b, %a : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
@@ -47,15 +75,21 @@ graph.graph @no_cycle(%a: tensor<4x4xf32>, %b: tensor<4x4xf32>) -> tensor<4x4xf3
 // -----
 
 // A norm's pointwise consumers join it (row fusion), scalars belong to no
-// group, and a pointwise chain reading only inputs forms its own group.
+// group (they stay in the graph body and are group operands), and a
+// pointwise chain reading only inputs forms its own group.
 // CHECK-LABEL: graph.graph @norm_and_chain
-// CHECK: scalar
-// CHECK-NOT: graph.group
-// CHECK-SAME: -> tensor<1x1xf32>
-// CHECK-NEXT: layernorm {{.*}}graph.group = 0
-// CHECK-NEXT: pointwise relu({{.*}}graph.group = 0
-// CHECK-NEXT: pointwise sigmoid({{.*}}graph.group = 1
-// CHECK-NEXT: pointwise mul({{.*}}graph.group = 1
+// CHECK-NEXT: %[[EPS:.*]] = scalar
+// CHECK-NEXT: %[[G0:.*]] = group 0 ({{.*}}, %[[E:.*]] = %[[EPS]] : tensor<1x1xf32>) -> tensor<4x16xf32> {
+// CHECK-NEXT: %[[Y:.*]] = layernorm inference {{.*}} epsilon %[[E]]
+// CHECK-NEXT: pointwise relu(%[[Y]])
+// CHECK-NEXT: yield
+// CHECK-NEXT: }
+// CHECK-NEXT: %[[G1:.*]] = group 1 (%{{.*}} = %arg3 : tensor<4x16xf32>) -> tensor<4x16xf32> {
+// CHECK-NEXT: pointwise sigmoid(
+// CHECK-NEXT: pointwise mul(
+// CHECK-NEXT: yield
+// CHECK-NEXT: }
+// CHECK-NEXT: output %[[G0]], %[[G1]]
 graph.graph @norm_and_chain(%x: tensor<4x16xf32>, %g: tensor<1x16xf32>, %b: tensor<1x16xf32>, %z: tensor<4x16xf32>) -> (tensor<4x16xf32>, tensor<4x16xf32>) {
   %eps = graph.scalar 1.0e-05 : f32 -> tensor<1x1xf32>
   %y = graph.layernorm inference %x, scale %g, bias %b, epsilon %eps : (tensor<4x16xf32>, tensor<1x16xf32>, tensor<1x16xf32>, tensor<1x1xf32>) -> (tensor<4x16xf32>, none, none)
@@ -71,21 +105,33 @@ graph.graph @norm_and_chain(%x: tensor<4x16xf32>, %g: tensor<1x16xf32>, %b: tens
 // norm opens its own group; residual add + rmsnorm + scale is one group.
 // With row-fusion=false the reduction ends its group, as cuDNN wants.
 // CHECK-LABEL: graph.graph @softmax_and_norms
-// CHECK: reduction max {{.*}}graph.group = 0
-// CHECK-NEXT: pointwise sub({{.*}}graph.group = 0
-// CHECK-NEXT: pointwise exp({{.*}}graph.group = 0
-// CHECK-NEXT: reduction add {{.*}}graph.group = 0
-// CHECK-NEXT: pointwise div({{.*}}graph.group = 0
-// CHECK-NEXT: pointwise add({{.*}}graph.group = 0
-// CHECK-NEXT: rmsnorm {{.*}}graph.group = 0
-// CHECK-NEXT: pointwise mul({{.*}}graph.group = 0
-// CHECK-NEXT: rmsnorm {{.*}}graph.group = 1
+// CHECK: %[[G0:.*]]:2 = group 0 ({{.*}}) -> (tensor<8x64xf32>, tensor<8x64xf32>) {
+// CHECK-NEXT: reduction max
+// CHECK-NEXT: pointwise sub(
+// CHECK-NEXT: pointwise exp(
+// CHECK-NEXT: reduction add
+// CHECK-NEXT: %[[P:.*]] = pointwise div(
+// CHECK-NEXT: pointwise add(
+// CHECK-NEXT: rmsnorm
+// CHECK-NEXT: %[[O:.*]] = pointwise mul(
+// CHECK-NEXT: yield %[[P]], %[[O]]
+// CHECK-NEXT: }
+// CHECK-NEXT: %[[G1:.*]] = group 1 (%{{.*}} = %[[G0]]#1 : {{.*}}) -> tensor<8x64xf32> {
+// CHECK-NEXT: rmsnorm
+// CHECK-NEXT: yield
+// CHECK-NEXT: }
+// CHECK-NEXT: output %[[G0]]#0, %[[G0]]#1, %[[G1]]
 // NOFUSE-LABEL: graph.graph @softmax_and_norms
-// NOFUSE: reduction max {{.*}}graph.group = 0
-// NOFUSE-NEXT: pointwise sub({{.*}}graph.group = 1
-// NOFUSE-NEXT: pointwise exp({{.*}}graph.group = 1
-// NOFUSE-NEXT: reduction add {{.*}}graph.group = 1
-// NOFUSE-NEXT: pointwise div({{.*}}graph.group = 2
+// NOFUSE: group 0 (
+// NOFUSE-NEXT: reduction max
+// NOFUSE-NEXT: yield
+// NOFUSE: group 1 (
+// NOFUSE-NEXT: pointwise sub(
+// NOFUSE-NEXT: pointwise exp(
+// NOFUSE-NEXT: reduction add
+// NOFUSE-NEXT: yield
+// NOFUSE: group 2 (
+// NOFUSE-NEXT: pointwise div(
 graph.graph @softmax_and_norms(%x: tensor<8x64xf32>, %r: tensor<8x64xf32>, %g: tensor<1x64xf32>)
     -> (tensor<8x64xf32>, tensor<8x64xf32>, tensor<8x64xf32>) {
   %eps = graph.scalar 1.0e-05 : f32 -> tensor<1x1xf32>
@@ -106,10 +152,14 @@ graph.graph @softmax_and_norms(%x: tensor<8x64xf32>, %r: tensor<8x64xf32>, %g: t
 // Batchnorm inference is a per-channel scale and shift: it joins the
 // convolution's epilogue with the activation and the residual add.
 // CHECK-LABEL: graph.graph @conv_bn_relu
-// CHECK: conv_fprop {{.*}}graph.group = 0
-// CHECK-NEXT: batchnorm_inference {{.*}}graph.group = 0
-// CHECK-NEXT: pointwise add({{.*}}graph.group = 0
-// CHECK-NEXT: pointwise relu({{.*}}graph.group = 0
+// CHECK-NEXT: %[[G:.*]] = group 0 (
+// CHECK-NEXT: conv_fprop
+// CHECK-NEXT: batchnorm_inference
+// CHECK-NEXT: pointwise add(
+// CHECK-NEXT: pointwise relu(
+// CHECK-NEXT: yield
+// CHECK-NEXT: }
+// CHECK-NEXT: output %[[G]]
 graph.graph @conv_bn_relu(%x: tensor<2x8x4x4xf16>, %w: tensor<8x8x1x1xf16>, %m: tensor<1x8x1x1xf32>, %v: tensor<1x8x1x1xf32>) -> tensor<2x8x4x4xf16> {
   %c = graph.conv_fprop %x, %w {padding = array<i64: 0, 0>, stride = array<i64: 1, 1>} : (tensor<2x8x4x4xf16>, tensor<8x8x1x1xf16>) -> tensor<2x8x4x4xf32>
   %b = graph.batchnorm_inference %c, mean %m, inv_variance %v, scale %v, bias %m : (tensor<2x8x4x4xf32>, tensor<1x8x1x1xf32>, tensor<1x8x1x1xf32>, tensor<1x8x1x1xf32>, tensor<1x8x1x1xf32>) -> tensor<2x8x4x4xf32>

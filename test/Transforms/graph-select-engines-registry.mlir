@@ -8,18 +8,28 @@
 // RUN: not graph-opt %s -split-input-file --graph-fuse --graph-select-engines=engines=tensorrt 2>&1 | FileCheck %s --check-prefix=UNKNOWN
 
 // ALL-LABEL: graph.graph @per_op
-// ALL: matmul {{.*}}graph.engines = ["cudnn", "reference"]
-// ALL: transpose {{.*}}graph.engines = ["codegen", "reference"]
-// ALL: pointwise exp({{.*}}graph.engines = ["reference"]
-// ALL: batchnorm {{.*}}graph.engines = ["cudnn", "reference"]
-// ALL: rope {{.*}}graph.engines = ["codegen", "reference"]
-// ALL: reduction add {{.*}}graph.engines = ["cudnn", "codegen", "reference"]
-// ALL: reduction add {{.*}}graph.engines = ["cudnn", "reference"]
+// ALL: group 0 engines [#graph.engine<cudnn, {{[^>]*}}>, #graph.engine<reference, plans = ["reference_cpu"]>] (
+// ALL-NEXT: matmul
+// ALL: group 1 engines [#graph.engine<codegen, {{[^>]*}}>, #graph.engine<reference, {{[^>]*}}>] (
+// ALL-NEXT: transpose
+// ALL: group 2 engines [#graph.engine<reference, {{[^>]*}}>] (
+// ALL-NEXT: pointwise exp(
+// ALL: group 3 engines [#graph.engine<cudnn, {{[^>]*}}>, #graph.engine<reference, {{[^>]*}}>] (
+// ALL-NEXT: batchnorm
+// ALL: group 4 engines [#graph.engine<codegen, {{[^>]*}}>, #graph.engine<reference, {{[^>]*}}>] (
+// ALL-NEXT: rope
+// ALL: group 5 engines [#graph.engine<cudnn, {{[^>]*}}>, #graph.engine<codegen, {{[^>]*}}>, #graph.engine<reference, {{[^>]*}}>] (
+// ALL-NEXT: reduction add
+// ALL: group 6 engines [#graph.engine<cudnn, {{[^>]*}}>, #graph.engine<reference, {{[^>]*}}>] (
+// ALL-NEXT: reduction add {{.*}} group_offset
 // REF-LABEL: graph.graph @per_op
-// REF-COUNT-7: graph.engines = ["reference"]
+// REF-COUNT-7: engines [#graph.engine<reference, plans = ["reference_cpu"]>] (
+// REF-NOT: #graph.engine<
 // ORDER-LABEL: graph.graph @per_op
-// ORDER: matmul {{.*}}graph.engines = ["reference"]
-// ORDER: transpose {{.*}}graph.engines = ["reference", "codegen"]
+// ORDER: group 0 engines [#graph.engine<reference, {{[^>]*}}>] (
+// ORDER-NEXT: matmul
+// ORDER: group 1 engines [#graph.engine<reference, {{[^>]*}}>, #graph.engine<codegen, {{[^>]*}}>] (
+// ORDER-NEXT: transpose
 // UNKNOWN: matmul: no engine can run this op; tried:
 // UNKNOWN-NEXT: tensorrt: unknown engine 'tensorrt'
 graph.graph @per_op(%a: tensor<4x8xf16>, %b: tensor<8x4xf16>, %c: tensor<4x4xf32>,

@@ -1,10 +1,14 @@
 // RUN: graph-opt %s -split-input-file --graph-fuse --graph-select-engines=engines=cudnn,codegen 2>&1 | FileCheck %s
+// RUN: not graph-opt %s -split-input-file --graph-fuse --graph-select-engines=engines=cudnn 2>&1 | FileCheck %s --check-prefix=SPLIT
 
-// Every op of a group that engines take whole lists them in rank order:
-// a pointwise chain with a last-axis reduction is cuDNN's and codegen's.
+// A group that engines take whole lists them in rank order, each with the
+// plans it proposes: a pointwise chain with a last-axis reduction is
+// cuDNN's (its heuristics) and codegen's (every generated-kernel plan).
 // CHECK-LABEL: graph.graph @ranked
-// CHECK: pointwise exp({{.*}}graph.engines = ["cudnn", "codegen"], graph.group = 0
-// CHECK: reduction add {{.*}}graph.engines = ["cudnn", "codegen"], graph.group = 0
+// CHECK-NEXT: group 0 engines [#graph.engine<cudnn, plans = ["heuristics"]>, #graph.engine<codegen, plans = ["codegen_v2_t128_i4", {{.*}}, "codegen_v1"]>] (
+// CHECK-NEXT: pointwise exp(
+// CHECK-NEXT: reduction add
+// CHECK-NEXT: yield
 graph.graph @ranked(%a: tensor<4x4xf32>) -> tensor<4x1xf32> {
   %e = graph.pointwise exp(%a) : (tensor<4x4xf32>) -> tensor<4x4xf32>
   %s = graph.reduction add %e : (tensor<4x4xf32>) -> tensor<4x1xf32>
@@ -14,12 +18,21 @@ graph.graph @ranked(%a: tensor<4x4xf32>) -> tensor<4x1xf32> {
 // -----
 
 // Codegen declines what it has no kernel for (a matmul) and takes
-// reductions over any axes and gen_index; cuDNN has no transpose.
+// reductions over any axes and gen_index; cuDNN has no transpose. Each op
+// is its own group here, numbered in schedule order.
 // CHECK-LABEL: graph.graph @per_engine
-// CHECK: matmul {{.*}}graph.engines = ["cudnn"]
-// CHECK: reduction add {{.*}}graph.engines = ["cudnn", "codegen"]
-// CHECK: pointwise gen_index({{.*}}graph.engines = ["cudnn", "codegen"]
-// CHECK: transpose {{.*}}graph.engines = ["codegen"]
+// CHECK-NEXT: %[[M:.*]] = group 0 engines [#graph.engine<cudnn, plans = ["heuristics"]>] (
+// CHECK-NEXT: matmul
+// CHECK: %[[S:.*]] = group 1 engines [#graph.engine<cudnn, {{[^>]*}}>, #graph.engine<codegen, {{[^>]*}}>] (
+// CHECK-NEXT: reduction add
+// CHECK: %[[I:.*]] = group 2 engines [#graph.engine<cudnn, {{[^>]*}}>, #graph.engine<codegen, {{[^>]*}}>] (
+// CHECK-NEXT: pointwise gen_index(
+// CHECK: %[[T:.*]] = group 3 engines [#graph.engine<codegen, {{[^>]*}}>] (
+// CHECK-NEXT: transpose
+// CHECK: output %[[M]], %[[S]], %[[I]], %[[T]]
+// With cuDNN alone the transpose has no engine (the run fails):
+// SPLIT: error: transpose: no engine can run this op; tried:
+// SPLIT-NEXT: cudnn:
 graph.graph @per_engine(%a: tensor<4x8xf16>, %b: tensor<8x4xf16>, %c: tensor<4x4xf32>)
     -> (tensor<4x4xf32>, tensor<1x4xf32>, tensor<4x4xf32>, tensor<4x4xf32>) {
   %m = graph.matmul %a, %b : (tensor<4x8xf16>, tensor<8x4xf16>) -> tensor<4x4xf32>
@@ -27,4 +40,34 @@ graph.graph @per_engine(%a: tensor<4x8xf16>, %b: tensor<8x4xf16>, %c: tensor<4x4
   %g = graph.pointwise gen_index(%c) {axis = 1 : i64} : (tensor<4x4xf32>) -> tensor<4x4xf32>
   %t = graph.transpose %c {permutation = array<i64: 1, 0>} : (tensor<4x4xf32>) -> tensor<4x4xf32>
   graph.output %m, %s, %g, %t : tensor<4x4xf32>, tensor<1x4xf32>, tensor<4x4xf32>, tensor<4x4xf32>
+}
+
+// -----
+
+// A group no engine takes whole (with cuDNN alone: it runs a norm backward
+// only alone) is split in its place into one group per op, in program
+// order, each ranked on its own: the norm's DX, virtual inside the fused
+// group, becomes a result of the first group and an operand of the second.
+// With codegen ranked too, codegen takes the group whole.
+// CHECK-LABEL: graph.graph @split
+// CHECK-NEXT: group 0 engines [#graph.engine<codegen, {{[^>]*}}>] (
+// CHECK-NEXT: rmsnorm_backward
+// CHECK-NEXT: pointwise add(
+// CHECK-NEXT: yield
+// CHECK-NEXT: }
+// CHECK-NEXT: output
+// SPLIT-LABEL: graph.graph @split
+// SPLIT-NEXT: %[[B:.*]]:2 = group 0 engines [#graph.engine<cudnn, plans = ["heuristics"]>] ({{.*}}) -> (tensor<4x64xf32>, tensor<1x64xf32>) {
+// SPLIT-NEXT: %[[DX:.*]], %[[DS:.*]] = rmsnorm_backward
+// SPLIT-NEXT: yield %[[DX]], %[[DS]]
+// SPLIT-NEXT: }
+// SPLIT-NEXT: %[[A:.*]] = group 1 engines [#graph.engine<cudnn, plans = ["heuristics"]>] (%[[ARG:.*]] = %[[B]]#0 : tensor<4x64xf32>, %{{.*}} = %arg4 : tensor<4x64xf32>) -> tensor<4x64xf32> {
+// SPLIT-NEXT: pointwise add(%[[ARG]],
+// SPLIT-NEXT: yield
+// SPLIT-NEXT: }
+// SPLIT-NEXT: output %[[A]], %[[B]]#1
+graph.graph @split(%dy: tensor<4x64xf32>, %x: tensor<4x64xf32>, %s: tensor<1x64xf32>, %iv: tensor<4x1xf32>, %r: tensor<4x64xf32>) -> (tensor<4x64xf32>, tensor<1x64xf32>) {
+  %dx, %ds = graph.rmsnorm_backward %dy, %x, scale %s, inv_variance %iv {name = "bwd", has_dbias = false} : (tensor<4x64xf32>, tensor<4x64xf32>, tensor<1x64xf32>, tensor<4x1xf32>) -> (tensor<4x64xf32>, tensor<1x64xf32>)
+  %a = graph.pointwise add(%dx, %r) : (tensor<4x64xf32>, tensor<4x64xf32>) -> tensor<4x64xf32>
+  graph.output %a, %ds : tensor<4x64xf32>, tensor<1x64xf32>
 }

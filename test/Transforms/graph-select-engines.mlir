@@ -1,9 +1,14 @@
 // RUN: graph-opt %s -split-input-file -verify-diagnostics --graph-fuse --graph-select-engines | FileCheck %s
 
-// Groups cuDNN takes whole are tagged with it.
+// A group cuDNN takes whole lists cuDNN alone, with the plan it proposes
+// (its heuristics), on the graph.group.
 // CHECK-LABEL: graph.graph @all_cudnn
-// CHECK: matmul {{.*}}graph.engines = ["cudnn"], graph.group = 0
-// CHECK-NEXT: pointwise relu({{.*}}graph.engines = ["cudnn"], graph.group = 0
+// CHECK-NEXT: %[[G:.*]] = group 0 engines [#graph.engine<cudnn, plans = ["heuristics"]>] (
+// CHECK-NEXT: matmul
+// CHECK-NEXT: pointwise relu(
+// CHECK-NEXT: yield
+// CHECK-NEXT: }
+// CHECK-NEXT: output %[[G]]
 graph.graph @all_cudnn(%a: tensor<4x8xf16>, %b: tensor<8x4xf16>) -> tensor<4x4xf16> {
   %m = graph.matmul %a, %b : (tensor<4x8xf16>, tensor<8x4xf16>) -> tensor<4x4xf32>
   %r = graph.pointwise relu(%m) : (tensor<4x4xf32>) -> tensor<4x4xf16>

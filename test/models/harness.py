@@ -33,7 +33,7 @@ What the harness does for (model, phase, size):
   precision (``bound_for``);
 - ``select_engines``: runs ``graph-opt --graph-prepare --graph-fuse
   --graph-select-engines`` on ``graph.to_mlir()`` and counts the fused groups
-  (distinct ``graph.group`` values); ``SelectEnginesError`` carries
+  (``graph.group`` region ops); ``SelectEnginesError`` carries
   graph-opt's diagnostics when an op no engine accepts makes it fail.
 
 Command line (prints one line per model/phase):
@@ -468,7 +468,7 @@ def assert_numerics(checks: List[OutputCheck], label: str) -> None:
 
 @dataclasses.dataclass
 class GroupReport:
-    groups: int  # distinct graph.group values
+    groups: int  # graph.group ops whose ops were counted
     ops: int  # node ops (graph.scalar/graph.output not counted)
     engines: Dict[int, List[str]]  # group -> ranked engines
     ungrouped: List[str]  # op lines without a group or with no engine
@@ -479,21 +479,34 @@ class GroupReport:
 # where the dialect prefix is elided, or generic "graph.name").
 _GRAPH_START = re.compile(r'^\s*"?graph\.graph"?\s*[@(]')
 _OP_LINE = re.compile(r'^\s*(?:%[^=]*=\s*)?"?(?:graph\.)?([a-z_][a-z_0-9]*)"?[\s({]')
-_GROUP = re.compile(r"graph\.group = (\d+)")
-_ENGINES = re.compile(r"graph\.engines = \[([^\]]*)\]")
+# A fused group's first line: `%r = group 3 engines [#graph.engine<cudnn,
+# ...>, ...] (%arg = %x : ...) -> ... {` in the custom form, or
+# `%r = "graph.group"(...) <{engines = [...], id = 3 : i64}> ({` in the
+# generic one; its body ends at its `yield`.
+_GROUP = re.compile(r"^\s*(?:%[^=]*=\s*)?(?:graph\.)?group (\d+)[\s(]")
+_GENERIC_GROUP = re.compile(r'^\s*(?:%[^=]*=\s*)?"graph\.group".*\bid = (\d+)')
+_ENGINE = re.compile(r"#graph\.engine<([a-z_]+)")
 
 
 def parse_groups(text: str) -> GroupReport:
     ops, engines, ungrouped = 0, {}, []
     in_graph = False
+    group = None  # (id, ranked engine names) of the group being read
     for line in text.splitlines():
         if _GRAPH_START.match(line):
             in_graph = True
             continue
         if not in_graph:
             continue
+        g = _GROUP.match(line) or _GENERIC_GROUP.match(line)
+        if g:
+            group = (int(g.group(1)), _ENGINE.findall(line))
+            continue
         m = _OP_LINE.match(line)
         if not m:
+            continue
+        if m.group(1) == "yield":  # the group's terminator ends it
+            group = None
             continue
         if m.group(1) == "output":  # the terminator ends the body
             in_graph = False
@@ -501,12 +514,10 @@ def parse_groups(text: str) -> GroupReport:
         if m.group(1) == "scalar":
             continue
         ops += 1
-        g, e = _GROUP.search(line), _ENGINES.search(line)
-        names = [s.strip().strip('"') for s in e.group(1).split(",") if s.strip()] if e else []
-        if g is None or not names:
+        if group is None or not group[1]:
             ungrouped.append(line.strip()[:200])
             continue
-        engines.setdefault(int(g.group(1)), names)
+        engines.setdefault(group[0], group[1])
     return GroupReport(len(engines), ops, engines, ungrouped, text)
 
 

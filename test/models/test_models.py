@@ -132,19 +132,33 @@ def test_parse_groups():
     text = """module {
   graph.graph @g(%a: tensor<4xf32>) -> tensor<4xf32> attributes {compute_data_type = f32} {
     %0 = scalar 1.0 : f32 {uid = 3 : i64} -> tensor<1xf32>
-    %1 = pointwise relu(%a) {graph.engines = ["cudnn", "codegen"], graph.group = 0 : i64} : (tensor<4xf32>) -> tensor<4xf32>
-    %Y = layernorm inference %1, scale %a {graph.engines = ["codegen"], graph.group = 1 : i64} : (tensor<4xf32>) -> tensor<4xf32>
-    %3 = pointwise neg(%Y) {graph.group = 1 : i64} : (tensor<4xf32>) -> tensor<4xf32>
-    output %3 : tensor<4xf32>
+    %1 = group 0 engines [#graph.engine<cudnn, plans = ["heuristics"]>, #graph.engine<codegen, plans = ["codegen_v1"]>] (%arg1 = %a : tensor<4xf32>) -> tensor<4xf32> {
+      %4 = pointwise relu(%arg1) : (tensor<4xf32>) -> tensor<4xf32>
+      yield %4 : tensor<4xf32>
+    }
+    %2 = group 1 engines [#graph.engine<codegen, plans = ["codegen_v1"]>] (%arg1 = %1 : tensor<4xf32>, %arg2 = %a : tensor<4xf32>) -> tensor<4xf32> {
+      %Y = layernorm inference %arg1, scale %arg2 : (tensor<4xf32>) -> tensor<4xf32>
+      yield %Y : tensor<4xf32>
+    }
+    %3 = group 2 (%arg1 = %2 : tensor<4xf32>) -> tensor<4xf32> {
+      %4 = pointwise neg(%arg1) : (tensor<4xf32>) -> tensor<4xf32>
+      yield %4 : tensor<4xf32>
+    }
+    %5 = pointwise abs(%3) : (tensor<4xf32>) -> tensor<4xf32>
+    output %5 : tensor<4xf32>
   }
 }"""
     rep = harness.parse_groups(text)
-    assert rep.ops == 3 and rep.groups == 2
+    assert rep.ops == 4 and rep.groups == 2
     assert rep.engines == {0: ["cudnn", "codegen"], 1: ["codegen"]}
-    assert len(rep.ungrouped) == 1 and "neg" in rep.ungrouped[0]
+    # an op of a group with no engine, and one outside any group
+    assert len(rep.ungrouped) == 2 and "neg" in rep.ungrouped[0] and "abs" in rep.ungrouped[1]
     # the generic form
     generic = text.replace("graph.graph @g", '"graph.graph"() <{sym_name = "g"}> ({').replace("%1 = pointwise", '%1 = "graph.pointwise"')
-    assert harness.parse_groups(generic).ops == 3
+    generic = generic.replace("%1 = group 0 engines [", '%1 = "graph.group"(%a) <{engines = [').replace(
+        '"codegen_v1"]>] (%arg1 = %a : tensor<4xf32>) -> tensor<4xf32> {', '"codegen_v1"]>], id = 0 : i64}> ({')
+    rep = harness.parse_groups(generic)
+    assert rep.ops == 4 and rep.engines[0] == ["cudnn", "codegen"]
 
 
 @needs_graph_opt

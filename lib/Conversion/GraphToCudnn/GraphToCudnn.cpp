@@ -1,6 +1,6 @@
 //===- GraphToCudnn.cpp - Fused groups as cuDNN group descriptions -------===//
 //
-// Each group tagged by graph-fuse becomes a GraphSpec: its ops with their
+// Each graph.group formed by graph-fuse becomes a GraphSpec: its ops with their
 // ports (the dialect's operand and result names; a variadic port's members
 // are NAME_0, NAME_1, ...), its attributes, and its tensors. A tensor read
 // from outside the group, written for a later group or returned by the graph
@@ -12,6 +12,7 @@
 #include "GraphDialect/Conversion/GraphToCudnn.h"
 
 #include "GraphDialect/GraphOps.h"
+#include "GraphDialect/Groups.h"
 #include "GraphDialect/Passes.h"
 
 #include "mlir/IR/Builders.h"
@@ -323,11 +324,11 @@ void padRanks(rt::GraphSpec &spec) {
 Type tensorCorePartnerType(Operation *op, Value value) {
   Value lhs, rhs;
   if (auto matmul = dyn_cast<MatmulOp>(op)) {
-    lhs = matmul.getA();
-    rhs = matmul.getB();
+    lhs = resolveGroupValue(matmul.getA());
+    rhs = resolveGroupValue(matmul.getB());
   } else if (isa<ConvFpropOp, ConvDgradOp, ConvWgradOp>(op)) {
-    lhs = op->getOperand(0);
-    rhs = op->getOperand(1);
+    lhs = resolveGroupValue(op->getOperand(0));
+    rhs = resolveGroupValue(op->getOperand(1));
   } else {
     return nullptr;
   }
@@ -348,16 +349,18 @@ Type tensorCorePartnerType(Operation *op, Value value) {
 /// cuDNN gets the same-typed operands its engines take (its heuristics
 /// offer no engine config for an f32 x bf16 matmul).
 llvm::DenseMap<Value, Type> tensorCoreOperandTypes(
-    Block &body, llvm::function_ref<bool(Value)> crossesGroups,
+    ArrayRef<Operation *> nodes, llvm::function_ref<bool(Value)> crossesGroups,
     llvm::function_ref<bool(Operation *, Operation *)> sameGroup) {
   llvm::DenseMap<Value, Type> narrowed;
-  for (Operation &op : body.without_terminator()) {
+  for (Operation *node : nodes) {
+    Operation &op = *node;
     for (Value value : op.getResults()) {
       if (!isa<RankedTensorType>(value.getType()) || !crossesGroups(value))
         continue;
       Type common;
       bool narrow = true;
-      for (Operation *user : value.getUsers()) {
+      SmallVector<Operation *> users = getResolvedUsers(value);
+      for (Operation *user : users) {
         if (sameGroup(user, &op))
           continue; // read inside the group, before it is stored
         Type partner = tensorCorePartnerType(user, value);
@@ -369,7 +372,7 @@ llvm::DenseMap<Value, Type> tensorCoreOperandTypes(
       }
       // In-group readers would see the rounded value; keep those exact.
       if (narrow && common &&
-          llvm::none_of(value.getUsers(),
+          llvm::none_of(users,
                         [&](Operation *user) { return sameGroup(user, &op); }))
         narrowed[value] = common;
     }
@@ -412,8 +415,11 @@ bool readsStrided(Operation *user, ArrayRef<int64_t> strides) {
 }
 
 /// Decides which views fold (`aliases`) and the layouts chosen for
-/// intermediates so that a transpose of them is packed (`chosen`).
-void planViews(Block &body, const llvm::DenseMap<Value, unsigned> &outputs,
+/// intermediates so that a transpose of them is packed (`chosen`). `nodes`:
+/// the graph's node ops in schedule order; values are followed across
+/// group boundaries (Groups.h).
+void planViews(ArrayRef<Operation *> nodes,
+               const llvm::DenseMap<Value, unsigned> &outputs,
                llvm::DenseMap<Value, ViewAlias> &aliases,
                llvm::DenseMap<Value, SmallVector<int64_t>> &chosen) {
   auto dimsOf = [](Value v) {
@@ -430,16 +436,17 @@ void planViews(Block &body, const llvm::DenseMap<Value, unsigned> &outputs,
   // An intermediate read only by one transpose that keeps the innermost
   // axis is written in the transpose's order: the transposed view is then
   // packed (sdpa's O in [b, s, h, d] order for the out-projection).
-  for (Operation &op : body.without_terminator()) {
-    auto transpose = dyn_cast<TransposeOp>(op);
+  for (Operation *node : nodes) {
+    auto transpose = dyn_cast<TransposeOp>(node);
     if (!transpose)
       continue;
-    Value source = transpose.getInput();
+    Value source = resolveGroupValue(transpose.getInput());
     Operation *def = source.getDefiningOp();
     ArrayRef<int64_t> perm = transpose.getPermutation();
     auto sourceType = cast<RankedTensorType>(source.getType());
     if (!def || !isa<SdpaOp, MatmulOp, PointwiseOp>(def) ||
-        outputs.count(source) || !source.hasOneUse() || perm.empty() ||
+        outputs.count(source) || getResolvedUsers(source).size() != 1 ||
+        perm.empty() ||
         perm.back() != static_cast<int64_t>(perm.size()) - 1 ||
         !sourceType.hasStaticShape())
       continue;
@@ -455,10 +462,11 @@ void planViews(Block &body, const llvm::DenseMap<Value, unsigned> &outputs,
       strides[perm[i]] = packed[i];
     chosen[source] = strides;
   }
-  for (Operation &op : body.without_terminator()) {
+  for (Operation *node : nodes) {
+    Operation &op = *node;
     if (!isViewOp(&op))
       continue;
-    Value in = op.getOperand(0), out = op.getResult(0);
+    Value in = resolveGroupValue(op.getOperand(0)), out = op.getResult(0);
     auto inType = cast<RankedTensorType>(in.getType());
     auto outType = cast<RankedTensorType>(out.getType());
     if (outputs.count(out) || !inType.hasStaticShape() ||
@@ -508,7 +516,7 @@ void planViews(Block &body, const llvm::DenseMap<Value, unsigned> &outputs,
     // Unit dims: any stride addresses them; cuDNN wants it positive.
     for (int64_t &stride : view.strides)
       stride = std::max<int64_t>(stride, 1);
-    if (llvm::all_of(out.getUsers(), [&](Operation *user) {
+    if (llvm::all_of(getResolvedUsers(out), [&](Operation *user) {
           return readsStrided(user, view.strides);
         }))
       aliases[out] = std::move(view);
@@ -551,7 +559,7 @@ std::string mlir::graph::lowerToCudnn(GraphOp graph, CudnnProgram &program,
   program.outputAliasesInput.assign(graph.getNumResults(), -1);
   program.outputUids.assign(graph.getNumResults(), 0);
   for (unsigned i = 0; i < graph.getNumResults(); ++i) {
-    Value value = output.getOperand(i);
+    Value value = resolveGroupValue(output.getOperand(i));
     std::optional<int64_t> outUid = graph.getOutputUid(i);
     if (!outUid)
       return "output " + std::to_string(i) +
@@ -578,18 +586,26 @@ std::string mlir::graph::lowerToCudnn(GraphOp graph, CudnnProgram &program,
     return it->second;
   };
 
-  // Group membership in schedule order.
+  // The graph.group ops in schedule order, and every node op in them.
   llvm::MapVector<int64_t, SmallVector<Operation *>> groups;
+  llvm::DenseMap<int64_t, GroupOp> groupOps;
+  SmallVector<Operation *> nodes;
   for (Operation &op : body.without_terminator()) {
     if (isa<ScalarOp>(op))
       continue;
-    auto id = op.getAttrOfType<IntegerAttr>("graph.group");
-    if (!id)
+    auto group = dyn_cast<GroupOp>(op);
+    if (!group)
       return "graph @" + graph.getSymName().str() + ": " +
              op.getName().getStringRef().str() +
-             " has no graph.group; run graph-fuse and graph-select-engines "
+             " is in no graph.group; run graph-fuse and graph-select-engines "
              "first";
-    groups[id.getInt()].push_back(&op);
+    groupOps[group.getId()] = group;
+    for (Operation &node : group.getNodes()) {
+      if (isa<ScalarOp>(node))
+        continue; // passed by value, like a scalar of the graph
+      groups[group.getId()].push_back(&node);
+      nodes.push_back(&node);
+    }
   }
   SmallVector<int64_t> order;
   for (auto &entry : groups)
@@ -606,20 +622,20 @@ std::string mlir::graph::lowerToCudnn(GraphOp graph, CudnnProgram &program,
     if (outputIndex.count(value))
       return true;
     Operation *def = value.getDefiningOp();
-    for (Operation *user : value.getUsers())
+    for (Operation *user : getResolvedUsers(value))
       if (!isa<OutputOp>(user) && groupOfOp.lookup(user) != groupOfOp.lookup(def))
         return true;
     return false;
   };
   llvm::DenseMap<Value, Type> narrowed = tensorCoreOperandTypes(
-      body, [&](Value value) { return needsBuffer(value) && !outputIndex.count(value); },
+      nodes, [&](Value value) { return needsBuffer(value) && !outputIndex.count(value); },
       [&](Operation *a, Operation *b) {
         return groupOfOp.lookup(a) == groupOfOp.lookup(b);
       });
   llvm::DenseMap<Value, ViewAlias> aliases;
   llvm::DenseMap<Value, SmallVector<int64_t>> chosen;
   if (foldViews)
-    planViews(body, outputIndex, aliases, chosen);
+    planViews(nodes, outputIndex, aliases, chosen);
   llvm::DenseMap<Value, bool> registered;
   auto describe = [&](Value value, rt::TensorSpec &tensor) -> std::string {
     auto type = cast<RankedTensorType>(value.getType());
@@ -677,6 +693,10 @@ std::string mlir::graph::lowerToCudnn(GraphOp graph, CudnnProgram &program,
     ArrayRef<Operation *> ops = groups[id];
     rt::GraphSpec spec;
     spec.name = graph.getSymName().str() + "/group" + std::to_string(id);
+    if (GroupOp group = groupOps.lookup(id))
+      if (std::optional<ArrayAttr> engines = group.getEngines())
+        for (auto engine : engines->getAsRange<EngineAttr>())
+          spec.engines.push_back(engine.getName().str());
     GroupSource source;
     SmallVector<Operation *> kept;
     for (Operation *op : ops)
@@ -689,6 +709,7 @@ std::string mlir::graph::lowerToCudnn(GraphOp graph, CudnnProgram &program,
     llvm::DenseMap<Value, bool> inSpec;
     std::string error;
     auto addTensor = [&](Value value) -> int64_t {
+      value = resolveGroupValue(value); // a group's argument is its operand
       int64_t uid = uidOf.count(value) ? uidOf[value] : fresh(value);
       if (inSpec.lookup(value))
         return uid;

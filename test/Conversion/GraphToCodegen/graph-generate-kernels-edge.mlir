@@ -5,8 +5,9 @@
 // Unusual groups for the direct kernel generator (codegen_v2): each one
 // either lowers to kernels that pass the NVVM pipeline or is left to
 // another engine with a remark that names the op and the rule. The groups
-// are given by hand (no graph-fuse), so views, quantize, rope and gen_index
-// share groups with the ops that read them.
+// are given by hand as graph.group regions (no graph-fuse; graph-prepare
+// decides the layouts through the group boundaries), so views, quantize,
+// rope and gen_index share groups with the ops that read them.
 // REMARK-NOT: error
 
 // A reduction of a transposed view in the same group: the view's dims, not
@@ -16,9 +17,12 @@
 // CHECK: gpu.func @stage0(%{{.*}}: memref<128xf32>, %{{.*}}: memref<16xf32>)
 // PTX-LABEL: gpu.binary @red_of_view_group0
 graph.graph @red_of_view(%x: tensor<8x16xf32>) -> tensor<16x1xf32> {
-  %t = graph.transpose %x {permutation = array<i64: 1, 0>, graph.group = 0 : i64} : (tensor<8x16xf32>) -> tensor<16x8xf32>
-  %s = graph.reduction add %t {graph.group = 0 : i64} : (tensor<16x8xf32>) -> tensor<16x1xf32>
-  graph.output %s : tensor<16x1xf32>
+  %grp0 = graph.group 0 (%g0_x = %x : tensor<8x16xf32>) -> tensor<16x1xf32> {
+    %t = graph.transpose %g0_x {permutation = array<i64: 1, 0>} : (tensor<8x16xf32>) -> tensor<16x8xf32>
+    %s = graph.reduction add %t : (tensor<16x8xf32>) -> tensor<16x1xf32>
+    graph.yield %s : tensor<16x1xf32>
+  }
+  graph.output %grp0 : tensor<16x1xf32>
 }
 
 // -----
@@ -30,9 +34,12 @@ graph.graph @red_of_view(%x: tensor<8x16xf32>) -> tensor<16x1xf32> {
 // PTX-LABEL: gpu.binary @norm_of_view_group0
 graph.graph @norm_of_view(%x: tensor<16x8xf32>, %g: tensor<1x16xf32>) -> tensor<8x16xf32> {
   %eps = graph.scalar 1.0e-05 : f32 -> tensor<1x1xf32>
-  %t = graph.transpose %x {permutation = array<i64: 1, 0>, graph.group = 0 : i64} : (tensor<16x8xf32>) -> tensor<8x16xf32>
-  %y = graph.rmsnorm inference %t, scale %g, epsilon %eps {graph.group = 0 : i64} : (tensor<8x16xf32>, tensor<1x16xf32>, tensor<1x1xf32>) -> tensor<8x16xf32>
-  graph.output %y : tensor<8x16xf32>
+  %grp0 = graph.group 0 (%g0_x = %x : tensor<16x8xf32>, %g0_g = %g : tensor<1x16xf32>, %g0_eps = %eps : tensor<1x1xf32>) -> tensor<8x16xf32> {
+    %t = graph.transpose %g0_x {permutation = array<i64: 1, 0>} : (tensor<16x8xf32>) -> tensor<8x16xf32>
+    %y = graph.rmsnorm inference %t, scale %g0_g, epsilon %g0_eps : (tensor<8x16xf32>, tensor<1x16xf32>, tensor<1x1xf32>) -> tensor<8x16xf32>
+    graph.yield %y : tensor<8x16xf32>
+  }
+  graph.output %grp0 : tensor<8x16xf32>
 }
 
 // -----
@@ -42,9 +49,12 @@ graph.graph @norm_of_view(%x: tensor<16x8xf32>, %g: tensor<1x16xf32>) -> tensor<
 // CHECK: gpu.func @stage0(%{{.*}}: memref<128xf32>, %{{.*}}: memref<128xi8>, %{{.*}}: memref<4xi8>)
 // PTX-LABEL: gpu.binary @quant_of_view_group0
 graph.graph @quant_of_view(%x: tensor<32x4xf32>) -> (tensor<4x32xf8E4M3FN>, tensor<4x1xf8E8M0FNU>) {
-  %t = graph.transpose %x {permutation = array<i64: 1, 0>, graph.group = 0 : i64} : (tensor<32x4xf32>) -> tensor<4x32xf32>
-  %y, %s = graph.block_scale_quantize %t {block_size = 32 : i64, graph.group = 0 : i64} : (tensor<4x32xf32>) -> (tensor<4x32xf8E4M3FN>, tensor<4x1xf8E8M0FNU>)
-  graph.output %y, %s : tensor<4x32xf8E4M3FN>, tensor<4x1xf8E8M0FNU>
+  %grp0:2 = graph.group 0 (%g0_x = %x : tensor<32x4xf32>) -> (tensor<4x32xf8E4M3FN>, tensor<4x1xf8E8M0FNU>) {
+    %t = graph.transpose %g0_x {permutation = array<i64: 1, 0>} : (tensor<32x4xf32>) -> tensor<4x32xf32>
+    %y, %s = graph.block_scale_quantize %t {block_size = 32 : i64} : (tensor<4x32xf32>) -> (tensor<4x32xf8E4M3FN>, tensor<4x1xf8E8M0FNU>)
+    graph.yield %y, %s : tensor<4x32xf8E4M3FN>, tensor<4x1xf8E8M0FNU>
+  }
+  graph.output %grp0#0, %grp0#1 : tensor<4x32xf8E4M3FN>, tensor<4x1xf8E8M0FNU>
 }
 
 // -----
@@ -55,9 +65,12 @@ graph.graph @quant_of_view(%x: tensor<32x4xf32>) -> (tensor<4x32xf8E4M3FN>, tens
 // CHECK: gpu.func @stage0(%{{.*}}: memref<72xf32>, %{{.*}}: memref<3xf32>, %{{.*}}: memref<3xf32>)
 // PTX-LABEL: gpu.binary @genstats_of_view_group0
 graph.graph @genstats_of_view(%x: tensor<2x4x3x3xf32>) -> (tensor<1x3x1x1xf32>, tensor<1x3x1x1xf32>) {
-  %t = graph.transpose %x {permutation = array<i64: 0, 2, 1, 3>, graph.group = 0 : i64} : (tensor<2x4x3x3xf32>) -> tensor<2x3x4x3xf32>
-  %a, %b = graph.genstats %t {graph.group = 0 : i64} : (tensor<2x3x4x3xf32>) -> (tensor<1x3x1x1xf32>, tensor<1x3x1x1xf32>)
-  graph.output %a, %b : tensor<1x3x1x1xf32>, tensor<1x3x1x1xf32>
+  %grp0:2 = graph.group 0 (%g0_x = %x : tensor<2x4x3x3xf32>) -> (tensor<1x3x1x1xf32>, tensor<1x3x1x1xf32>) {
+    %t = graph.transpose %g0_x {permutation = array<i64: 0, 2, 1, 3>} : (tensor<2x4x3x3xf32>) -> tensor<2x3x4x3xf32>
+    %a, %b = graph.genstats %t : (tensor<2x3x4x3xf32>) -> (tensor<1x3x1x1xf32>, tensor<1x3x1x1xf32>)
+    graph.yield %a, %b : tensor<1x3x1x1xf32>, tensor<1x3x1x1xf32>
+  }
+  graph.output %grp0#0, %grp0#1 : tensor<1x3x1x1xf32>, tensor<1x3x1x1xf32>
 }
 
 // -----
@@ -72,9 +85,15 @@ graph.graph @genstats_of_view(%x: tensor<2x4x3x3xf32>) -> (tensor<1x3x1x1xf32>, 
 // PTX-LABEL: gpu.binary @unread_outputs_group0
 // PTX-LABEL: gpu.binary @unread_outputs_group1
 graph.graph @unread_outputs(%x: tensor<2x4x3x3xf32>, %q: tensor<4x32xf32>) -> (tensor<1x4x1x1xf32>, tensor<4x32xf8E4M3FN>) {
-  %a, %b = graph.genstats %x {graph.group = 0 : i64} : (tensor<2x4x3x3xf32>) -> (tensor<1x4x1x1xf32>, tensor<1x4x1x1xf32>)
-  %y, %s = graph.block_scale_quantize %q {block_size = 32 : i64, graph.group = 1 : i64} : (tensor<4x32xf32>) -> (tensor<4x32xf8E4M3FN>, tensor<4x1xf8E8M0FNU>)
-  graph.output %a, %y : tensor<1x4x1x1xf32>, tensor<4x32xf8E4M3FN>
+  %grp0 = graph.group 0 (%g0_x = %x : tensor<2x4x3x3xf32>) -> tensor<1x4x1x1xf32> {
+    %a, %b = graph.genstats %g0_x : (tensor<2x4x3x3xf32>) -> (tensor<1x4x1x1xf32>, tensor<1x4x1x1xf32>)
+    graph.yield %a : tensor<1x4x1x1xf32>
+  }
+  %grp1 = graph.group 1 (%g1_q = %q : tensor<4x32xf32>) -> tensor<4x32xf8E4M3FN> {
+    %y, %s = graph.block_scale_quantize %g1_q {block_size = 32 : i64} : (tensor<4x32xf32>) -> (tensor<4x32xf8E4M3FN>, tensor<4x1xf8E8M0FNU>)
+    graph.yield %y : tensor<4x32xf8E4M3FN>
+  }
+  graph.output %grp0, %grp1 : tensor<1x4x1x1xf32>, tensor<4x32xf8E4M3FN>
 }
 
 // -----
@@ -94,13 +113,22 @@ graph.graph @unread_outputs(%x: tensor<2x4x3x3xf32>, %q: tensor<4x32xf32>) -> (t
 graph.graph @linear_then_reduce(%x: tensor<4x32xf8E4M3FN>, %s: tensor<4x1xf8E8M0FNU>,
                                 %r: tensor<4x16xf32>, %f: tensor<4x8xf32>)
     -> (tensor<4x1xf32>, tensor<4x1xf32>, tensor<4x1xf32>) {
-  %y = graph.block_scale_dequantize %x, descale %s {block_size = 32 : i64, graph.group = 0 : i64} : (tensor<4x32xf8E4M3FN>, tensor<4x1xf8E8M0FNU>) -> tensor<4x32xf32>
-  %a = graph.reduction amax %y {graph.group = 0 : i64} : (tensor<4x32xf32>) -> tensor<4x1xf32>
-  %ry = graph.rope %r, freqs %f {graph.group = 1 : i64} : (tensor<4x16xf32>, tensor<4x8xf32>) -> tensor<4x16xf32>
-  %b = graph.reduction add %ry {graph.group = 1 : i64} : (tensor<4x16xf32>) -> tensor<4x1xf32>
-  %i = graph.pointwise gen_index(%r) {axis = 1 : i64, graph.group = 2 : i64} : (tensor<4x16xf32>) -> tensor<4x16xf32>
-  %c = graph.reduction max %i {graph.group = 2 : i64} : (tensor<4x16xf32>) -> tensor<4x1xf32>
-  graph.output %a, %b, %c : tensor<4x1xf32>, tensor<4x1xf32>, tensor<4x1xf32>
+  %grp0 = graph.group 0 (%g0_x = %x : tensor<4x32xf8E4M3FN>, %g0_s = %s : tensor<4x1xf8E8M0FNU>) -> tensor<4x1xf32> {
+    %y = graph.block_scale_dequantize %g0_x, descale %g0_s {block_size = 32 : i64} : (tensor<4x32xf8E4M3FN>, tensor<4x1xf8E8M0FNU>) -> tensor<4x32xf32>
+    %a = graph.reduction amax %y : (tensor<4x32xf32>) -> tensor<4x1xf32>
+    graph.yield %a : tensor<4x1xf32>
+  }
+  %grp1 = graph.group 1 (%g1_r = %r : tensor<4x16xf32>, %g1_f = %f : tensor<4x8xf32>) -> tensor<4x1xf32> {
+    %ry = graph.rope %g1_r, freqs %g1_f : (tensor<4x16xf32>, tensor<4x8xf32>) -> tensor<4x16xf32>
+    %b = graph.reduction add %ry : (tensor<4x16xf32>) -> tensor<4x1xf32>
+    graph.yield %b : tensor<4x1xf32>
+  }
+  %grp2 = graph.group 2 (%g2_r = %r : tensor<4x16xf32>) -> tensor<4x1xf32> {
+    %i = graph.pointwise gen_index(%g2_r) {axis = 1 : i64} : (tensor<4x16xf32>) -> tensor<4x16xf32>
+    %c = graph.reduction max %i : (tensor<4x16xf32>) -> tensor<4x1xf32>
+    graph.yield %c : tensor<4x1xf32>
+  }
+  graph.output %grp0, %grp1, %grp2 : tensor<4x1xf32>, tensor<4x1xf32>, tensor<4x1xf32>
 }
 
 // -----
@@ -120,17 +148,26 @@ graph.graph @linear_then_reduce(%x: tensor<4x32xf8E4M3FN>, %s: tensor<4x1xf8E8M0
 // PTX-LABEL: gpu.binary @rows_of_one_group2
 graph.graph @rows_of_one(%x: tensor<4x8xf32>, %n: tensor<8x1xf32>, %g: tensor<1x1xf32>, %bb: tensor<1x1xf32>, %sx: tensor<16x1xf32>)
     -> (tensor<4x8xf32>, tensor<1x1xf32>, tensor<1x8xf32>, tensor<8x1xf32>, tensor<8x1xf32>, tensor<8x1xf32>, tensor<16x1xf32>) {
-  %s = graph.reduction add %x {graph.group = 0 : i64} : (tensor<4x8xf32>) -> tensor<4x8xf32>
-  %t = graph.reduction max %x {graph.group = 0 : i64} : (tensor<4x8xf32>) -> tensor<1x1xf32>
-  %u = graph.reduction avg %x {graph.group = 0 : i64} : (tensor<4x8xf32>) -> tensor<1x8xf32>
   %eps = graph.scalar 1.0e-05 : f32 -> tensor<1x1xf32>
-  %y, %m, %iv = graph.layernorm training %n, scale %g, bias %bb, epsilon %eps {graph.group = 1 : i64} : (tensor<8x1xf32>, tensor<1x1xf32>, tensor<1x1xf32>, tensor<1x1xf32>) -> (tensor<8x1xf32>, tensor<8x1xf32>, tensor<8x1xf32>)
-  %mx = graph.reduction max %sx {graph.group = 2 : i64} : (tensor<16x1xf32>) -> tensor<16x1xf32>
-  %d = graph.pointwise sub(%sx, %mx) {graph.group = 2 : i64} : (tensor<16x1xf32>, tensor<16x1xf32>) -> tensor<16x1xf32>
-  %e = graph.pointwise exp(%d) {graph.group = 2 : i64} : (tensor<16x1xf32>) -> tensor<16x1xf32>
-  %sm = graph.reduction add %e {graph.group = 2 : i64} : (tensor<16x1xf32>) -> tensor<16x1xf32>
-  %p = graph.pointwise div(%e, %sm) {graph.group = 2 : i64} : (tensor<16x1xf32>, tensor<16x1xf32>) -> tensor<16x1xf32>
-  graph.output %s, %t, %u, %y, %m, %iv, %p : tensor<4x8xf32>, tensor<1x1xf32>, tensor<1x8xf32>, tensor<8x1xf32>, tensor<8x1xf32>, tensor<8x1xf32>, tensor<16x1xf32>
+  %grp0:3 = graph.group 0 (%g0_x = %x : tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<1x1xf32>, tensor<1x8xf32>) {
+    %s = graph.reduction add %g0_x : (tensor<4x8xf32>) -> tensor<4x8xf32>
+    %t = graph.reduction max %g0_x : (tensor<4x8xf32>) -> tensor<1x1xf32>
+    %u = graph.reduction avg %g0_x : (tensor<4x8xf32>) -> tensor<1x8xf32>
+    graph.yield %s, %t, %u : tensor<4x8xf32>, tensor<1x1xf32>, tensor<1x8xf32>
+  }
+  %grp1:3 = graph.group 1 (%g1_n = %n : tensor<8x1xf32>, %g1_g = %g : tensor<1x1xf32>, %g1_bb = %bb : tensor<1x1xf32>, %g1_eps = %eps : tensor<1x1xf32>) -> (tensor<8x1xf32>, tensor<8x1xf32>, tensor<8x1xf32>) {
+    %y, %m, %iv = graph.layernorm training %g1_n, scale %g1_g, bias %g1_bb, epsilon %g1_eps : (tensor<8x1xf32>, tensor<1x1xf32>, tensor<1x1xf32>, tensor<1x1xf32>) -> (tensor<8x1xf32>, tensor<8x1xf32>, tensor<8x1xf32>)
+    graph.yield %y, %m, %iv : tensor<8x1xf32>, tensor<8x1xf32>, tensor<8x1xf32>
+  }
+  %grp2 = graph.group 2 (%g2_sx = %sx : tensor<16x1xf32>) -> tensor<16x1xf32> {
+    %mx = graph.reduction max %g2_sx : (tensor<16x1xf32>) -> tensor<16x1xf32>
+    %d = graph.pointwise sub(%g2_sx, %mx) : (tensor<16x1xf32>, tensor<16x1xf32>) -> tensor<16x1xf32>
+    %e = graph.pointwise exp(%d) : (tensor<16x1xf32>) -> tensor<16x1xf32>
+    %sm = graph.reduction add %e : (tensor<16x1xf32>) -> tensor<16x1xf32>
+    %p = graph.pointwise div(%e, %sm) : (tensor<16x1xf32>, tensor<16x1xf32>) -> tensor<16x1xf32>
+    graph.yield %p : tensor<16x1xf32>
+  }
+  graph.output %grp0#0, %grp0#1, %grp0#2, %grp1#0, %grp1#1, %grp1#2, %grp2 : tensor<4x8xf32>, tensor<1x1xf32>, tensor<1x8xf32>, tensor<8x1xf32>, tensor<8x1xf32>, tensor<8x1xf32>, tensor<16x1xf32>
 }
 
 // -----
@@ -152,18 +189,39 @@ graph.graph @rows_of_one(%x: tensor<4x8xf32>, %n: tensor<8x1xf32>, %g: tensor<1x
 graph.graph @scalars_in_memory(%x: tensor<1x1xf32>, %r: tensor<2x2xf32>, %q: tensor<1x32xf8E4M3FN>)
     -> (tensor<1x1xf32>, tensor<2x2xf32>, tensor<1x32xf32>, tensor<1x1xf8E4M3FN>, tensor<1x1xf32>, tensor<1x1xf32>, tensor<1x1xf32>, tensor<1x1xf32>) {
   %c = graph.scalar 2.0 : f32 -> tensor<1x1xf32>
-  %t = graph.transpose %c {permutation = array<i64: 1, 0>, graph.group = 0 : i64} : (tensor<1x1xf32>) -> tensor<1x1xf32>
-  %a = graph.pointwise add(%x, %t) {graph.group = 1 : i64} : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
   %f = graph.scalar 0.5 : f32 -> tensor<1x1xf32>
-  %ry = graph.rope %r, freqs %f {graph.group = 2 : i64} : (tensor<2x2xf32>, tensor<1x1xf32>) -> tensor<2x2xf32>
   %d = graph.scalar 0.25 : f32 -> tensor<1x1xf32>
-  %dq = graph.block_scale_dequantize %q, descale %d {block_size = 32 : i64, graph.group = 3 : i64} : (tensor<1x32xf8E4M3FN>, tensor<1x1xf32>) -> tensor<1x32xf32>
   %v = graph.scalar 3.0 : f32 -> tensor<1x1xf32>
-  %qy, %qs = graph.block_scale_quantize %v {block_size = 1 : i64, graph.group = 4 : i64} : (tensor<1x1xf32>) -> (tensor<1x1xf8E4M3FN>, tensor<1x1xf32>)
   %g = graph.scalar 4.0 : f32 -> tensor<1x1xf32>
-  %gs, %gq = graph.genstats %g {graph.group = 5 : i64} : (tensor<1x1xf32>) -> (tensor<1x1xf32>, tensor<1x1xf32>)
-  %rs = graph.reduction add %g {graph.group = 6 : i64} : (tensor<1x1xf32>) -> tensor<1x1xf32>
-  graph.output %a, %ry, %dq, %qy, %qs, %gs, %gq, %rs : tensor<1x1xf32>, tensor<2x2xf32>, tensor<1x32xf32>, tensor<1x1xf8E4M3FN>, tensor<1x1xf32>, tensor<1x1xf32>, tensor<1x1xf32>, tensor<1x1xf32>
+  %grp0 = graph.group 0 (%g0_c = %c : tensor<1x1xf32>) -> tensor<1x1xf32> {
+    %t = graph.transpose %g0_c {permutation = array<i64: 1, 0>} : (tensor<1x1xf32>) -> tensor<1x1xf32>
+    graph.yield %t : tensor<1x1xf32>
+  }
+  %grp1 = graph.group 1 (%g1_x = %x : tensor<1x1xf32>, %g1_grp0 = %grp0 : tensor<1x1xf32>) -> tensor<1x1xf32> {
+    %a = graph.pointwise add(%g1_x, %g1_grp0) : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
+    graph.yield %a : tensor<1x1xf32>
+  }
+  %grp2 = graph.group 2 (%g2_r = %r : tensor<2x2xf32>, %g2_f = %f : tensor<1x1xf32>) -> tensor<2x2xf32> {
+    %ry = graph.rope %g2_r, freqs %g2_f : (tensor<2x2xf32>, tensor<1x1xf32>) -> tensor<2x2xf32>
+    graph.yield %ry : tensor<2x2xf32>
+  }
+  %grp3 = graph.group 3 (%g3_q = %q : tensor<1x32xf8E4M3FN>, %g3_d = %d : tensor<1x1xf32>) -> tensor<1x32xf32> {
+    %dq = graph.block_scale_dequantize %g3_q, descale %g3_d {block_size = 32 : i64} : (tensor<1x32xf8E4M3FN>, tensor<1x1xf32>) -> tensor<1x32xf32>
+    graph.yield %dq : tensor<1x32xf32>
+  }
+  %grp4:2 = graph.group 4 (%g4_v = %v : tensor<1x1xf32>) -> (tensor<1x1xf8E4M3FN>, tensor<1x1xf32>) {
+    %qy, %qs = graph.block_scale_quantize %g4_v {block_size = 1 : i64} : (tensor<1x1xf32>) -> (tensor<1x1xf8E4M3FN>, tensor<1x1xf32>)
+    graph.yield %qy, %qs : tensor<1x1xf8E4M3FN>, tensor<1x1xf32>
+  }
+  %grp5:2 = graph.group 5 (%g5_g = %g : tensor<1x1xf32>) -> (tensor<1x1xf32>, tensor<1x1xf32>) {
+    %gs, %gq = graph.genstats %g5_g : (tensor<1x1xf32>) -> (tensor<1x1xf32>, tensor<1x1xf32>)
+    graph.yield %gs, %gq : tensor<1x1xf32>, tensor<1x1xf32>
+  }
+  %grp6 = graph.group 6 (%g6_g = %g : tensor<1x1xf32>) -> tensor<1x1xf32> {
+    %rs = graph.reduction add %g6_g : (tensor<1x1xf32>) -> tensor<1x1xf32>
+    graph.yield %rs : tensor<1x1xf32>
+  }
+  graph.output %grp1, %grp2, %grp3, %grp4#0, %grp4#1, %grp5#0, %grp5#1, %grp6 : tensor<1x1xf32>, tensor<2x2xf32>, tensor<1x32xf32>, tensor<1x1xf8E4M3FN>, tensor<1x1xf32>, tensor<1x1xf32>, tensor<1x1xf32>, tensor<1x1xf32>
 }
 
 // -----
@@ -180,17 +238,23 @@ graph.graph @scalars_in_memory(%x: tensor<1x1xf32>, %r: tensor<2x2xf32>, %q: ten
 // PTX-LABEL: gpu.binary @mixed_shapes_group1
 graph.graph @mixed_shapes(%x: tensor<8x16xf32>, %b: tensor<16xf32>, %c: tensor<2x8x16xf32>, %p: tensor<4x3xf32>, %q: tensor<4x5xf32>)
     -> (tensor<8x16xf32>, tensor<16xf32>, tensor<2x8x16xf32>, tensor<8x1xf32>, tensor<4x1xf32>, tensor<2x8xf32>, tensor<4x8xf32>) {
-  %m = graph.reduction max %x {graph.group = 0 : i64} : (tensor<8x16xf32>) -> tensor<8x1xf32>
-  %bb = graph.pointwise exp(%b) {graph.group = 0 : i64} : (tensor<16xf32>) -> tensor<16xf32>
-  %d = graph.pointwise sub(%x, %bb) {graph.group = 0 : i64} : (tensor<8x16xf32>, tensor<16xf32>) -> tensor<8x16xf32>
-  %e = graph.pointwise add(%c, %d) {graph.group = 0 : i64} : (tensor<2x8x16xf32>, tensor<8x16xf32>) -> tensor<2x8x16xf32>
-  %f = graph.pointwise mul(%m, %m) {graph.group = 0 : i64} : (tensor<8x1xf32>, tensor<8x1xf32>) -> tensor<8x1xf32>
-  %pe = graph.pointwise exp(%p) {graph.group = 1 : i64} : (tensor<4x3xf32>) -> tensor<4x3xf32>
-  %cat = graph.concatenate %pe, %q {axis = 1 : i64, graph.group = 1 : i64} : (tensor<4x3xf32>, tensor<4x5xf32>) -> tensor<4x8xf32>
-  %r = graph.reduction add %cat {graph.group = 1 : i64} : (tensor<4x8xf32>) -> tensor<4x1xf32>
-  %s = graph.slice %cat {start = array<i64: 1, 0>, limit = array<i64: 4, 8>, step = array<i64: 2, 1>, graph.group = 1 : i64} : (tensor<4x8xf32>) -> tensor<2x8xf32>
-  %n = graph.pointwise neg(%cat) {graph.group = 1 : i64} : (tensor<4x8xf32>) -> tensor<4x8xf32>
-  graph.output %d, %bb, %e, %f, %r, %s, %n : tensor<8x16xf32>, tensor<16xf32>, tensor<2x8x16xf32>, tensor<8x1xf32>, tensor<4x1xf32>, tensor<2x8xf32>, tensor<4x8xf32>
+  %grp0:4 = graph.group 0 (%g0_x = %x : tensor<8x16xf32>, %g0_b = %b : tensor<16xf32>, %g0_c = %c : tensor<2x8x16xf32>) -> (tensor<16xf32>, tensor<8x16xf32>, tensor<2x8x16xf32>, tensor<8x1xf32>) {
+    %m = graph.reduction max %g0_x : (tensor<8x16xf32>) -> tensor<8x1xf32>
+    %bb = graph.pointwise exp(%g0_b) : (tensor<16xf32>) -> tensor<16xf32>
+    %d = graph.pointwise sub(%g0_x, %bb) : (tensor<8x16xf32>, tensor<16xf32>) -> tensor<8x16xf32>
+    %e = graph.pointwise add(%g0_c, %d) : (tensor<2x8x16xf32>, tensor<8x16xf32>) -> tensor<2x8x16xf32>
+    %f = graph.pointwise mul(%m, %m) : (tensor<8x1xf32>, tensor<8x1xf32>) -> tensor<8x1xf32>
+    graph.yield %bb, %d, %e, %f : tensor<16xf32>, tensor<8x16xf32>, tensor<2x8x16xf32>, tensor<8x1xf32>
+  }
+  %grp1:3 = graph.group 1 (%g1_p = %p : tensor<4x3xf32>, %g1_q = %q : tensor<4x5xf32>) -> (tensor<4x1xf32>, tensor<2x8xf32>, tensor<4x8xf32>) {
+    %pe = graph.pointwise exp(%g1_p) : (tensor<4x3xf32>) -> tensor<4x3xf32>
+    %cat = graph.concatenate %pe, %g1_q {axis = 1 : i64} : (tensor<4x3xf32>, tensor<4x5xf32>) -> tensor<4x8xf32>
+    %r = graph.reduction add %cat : (tensor<4x8xf32>) -> tensor<4x1xf32>
+    %s = graph.slice %cat {start = array<i64: 1, 0>, limit = array<i64: 4, 8>, step = array<i64: 2, 1>} : (tensor<4x8xf32>) -> tensor<2x8xf32>
+    %n = graph.pointwise neg(%cat) : (tensor<4x8xf32>) -> tensor<4x8xf32>
+    graph.yield %r, %s, %n : tensor<4x1xf32>, tensor<2x8xf32>, tensor<4x8xf32>
+  }
+  graph.output %grp0#1, %grp0#0, %grp0#2, %grp0#3, %grp1#0, %grp1#1, %grp1#2 : tensor<8x16xf32>, tensor<16xf32>, tensor<2x8x16xf32>, tensor<8x1xf32>, tensor<4x1xf32>, tensor<2x8xf32>, tensor<4x8xf32>
 }
 
 // -----
@@ -203,9 +267,12 @@ graph.graph @mixed_shapes(%x: tensor<8x16xf32>, %b: tensor<16xf32>, %c: tensor<2
 // CHECK-NEXT: %[[AT:.+]] = arith.addi %{{.+}}, %[[K2]] : index
 // CHECK-NEXT: memref.load %arg0[%[[AT]]] : memref<32xf32>
 graph.graph @reshape_of_slice(%x: tensor<4x8xf32>) -> tensor<16xf32> {
-  %s = graph.slice %x {start = array<i64: 0, 0>, limit = array<i64: 4, 8>, step = array<i64: 1, 2>, graph.group = 0 : i64} : (tensor<4x8xf32>) -> tensor<4x4xf32>
-  %r = graph.reshape %s {graph.group = 0 : i64} : (tensor<4x4xf32>) -> tensor<16xf32>
-  graph.output %r : tensor<16xf32>
+  %grp0 = graph.group 0 (%g0_x = %x : tensor<4x8xf32>) -> tensor<16xf32> {
+    %s = graph.slice %g0_x {start = array<i64: 0, 0>, limit = array<i64: 4, 8>, step = array<i64: 1, 2>} : (tensor<4x8xf32>) -> tensor<4x4xf32>
+    %r = graph.reshape %s : (tensor<4x4xf32>) -> tensor<16xf32>
+    graph.yield %r : tensor<16xf32>
+  }
+  graph.output %grp0 : tensor<16xf32>
 }
 
 // -----
@@ -214,8 +281,11 @@ graph.graph @reshape_of_slice(%x: tensor<4x8xf32>) -> tensor<16xf32> {
 // source into packed scratch first, then reads that: two stages.
 // CHECK-LABEL: gpu.module @reshape_of_transpose_group0 attributes {graph.launches = ["stage0 grid 1 block 256", "stage1 grid 1 block 256"]}
 graph.graph @reshape_of_transpose(%x: tensor<4x8xf32>) -> tensor<32xf32> {
-  %t = graph.transpose %x {permutation = array<i64: 1, 0>, graph.group = 0 : i64} : (tensor<4x8xf32>) -> tensor<8x4xf32>
-  %r = graph.reshape %t {graph.group = 0 : i64} : (tensor<8x4xf32>) -> tensor<32xf32>
-  %y = graph.pointwise add(%r, %r) {graph.group = 0 : i64} : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
-  graph.output %y : tensor<32xf32>
+  %grp0 = graph.group 0 (%g0_x = %x : tensor<4x8xf32>) -> tensor<32xf32> {
+    %t = graph.transpose %g0_x {permutation = array<i64: 1, 0>} : (tensor<4x8xf32>) -> tensor<8x4xf32>
+    %r = graph.reshape %t : (tensor<8x4xf32>) -> tensor<32xf32>
+    %y = graph.pointwise add(%r, %r) : (tensor<32xf32>, tensor<32xf32>) -> tensor<32xf32>
+    graph.yield %y : tensor<32xf32>
+  }
+  graph.output %grp0 : tensor<32xf32>
 }
