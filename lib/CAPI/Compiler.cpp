@@ -8,6 +8,8 @@
 
 #include "GraphDialect/Compiler.h"
 
+#include "GraphDialect/BytecodeNesting.h"
+
 #include "GraphDialect/Executable/ExecDialect.h"
 #include "GraphDialect/Executable/ExecOps.h"
 #include "GraphDialect/GraphDialect.h"
@@ -285,96 +287,15 @@ private:
 //===----------------------------------------------------------------------===//
 
 bool toGraphDType(Type type, GraphDType &out) {
-  ref::DType dtype;
+  ::graph::DType dtype;
   if (!ref::toDType(type, dtype))
     return false;
-  switch (dtype) {
-  case ref::DType::F32:
-    out = GRAPH_F32;
-    return true;
-  case ref::DType::F16:
-    out = GRAPH_F16;
-    return true;
-  case ref::DType::BF16:
-    out = GRAPH_BF16;
-    return true;
-  case ref::DType::F64:
-    out = GRAPH_F64;
-    return true;
-  case ref::DType::I8:
-    out = GRAPH_I8;
-    return true;
-  case ref::DType::U8:
-    out = GRAPH_U8;
-    return true;
-  case ref::DType::I32:
-    out = GRAPH_I32;
-    return true;
-  case ref::DType::I64:
-    out = GRAPH_I64;
-    return true;
-  case ref::DType::I1:
-    out = GRAPH_I1;
-    return true;
-  case ref::DType::F8E4M3FN:
-    out = GRAPH_F8E4M3FN;
-    return true;
-  case ref::DType::F8E5M2:
-    out = GRAPH_F8E5M2;
-    return true;
-  case ref::DType::F8E8M0FNU:
-    out = GRAPH_F8E8M0FNU;
-    return true;
-  case ref::DType::F4E2M1FN:
-    out = GRAPH_F4E2M1FN;
-    return true;
-  }
-  return false;
+  out = static_cast<GraphDType>(dtype); // the same numbering (Graph.cpp)
+  return true;
 }
 
-bool toRefDType(GraphDType dtype, ref::DType &out) {
-  switch (dtype) {
-  case GRAPH_F32:
-    out = ref::DType::F32;
-    return true;
-  case GRAPH_F16:
-    out = ref::DType::F16;
-    return true;
-  case GRAPH_BF16:
-    out = ref::DType::BF16;
-    return true;
-  case GRAPH_F64:
-    out = ref::DType::F64;
-    return true;
-  case GRAPH_I8:
-    out = ref::DType::I8;
-    return true;
-  case GRAPH_U8:
-    out = ref::DType::U8;
-    return true;
-  case GRAPH_I32:
-    out = ref::DType::I32;
-    return true;
-  case GRAPH_I64:
-    out = ref::DType::I64;
-    return true;
-  case GRAPH_I1:
-    out = ref::DType::I1;
-    return true;
-  case GRAPH_F8E4M3FN:
-    out = ref::DType::F8E4M3FN;
-    return true;
-  case GRAPH_F8E5M2:
-    out = ref::DType::F8E5M2;
-    return true;
-  case GRAPH_F8E8M0FNU:
-    out = ref::DType::F8E8M0FNU;
-    return true;
-  case GRAPH_F4E2M1FN:
-    out = ref::DType::F4E2M1FN;
-    return true;
-  }
-  return false;
+bool toRefDType(GraphDType dtype, ::graph::DType &out) {
+  return ::graph::dtypeFromInt(dtype, out);
 }
 
 std::string dtypeText(GraphDType dtype) {
@@ -553,6 +474,12 @@ Status Compiler::parse(std::string_view data, CompiledGraph &out,
       return Status(GRAPH_ERROR_INVALID_GRAPH,
                     "failed to parse text '" + std::string(bufferName) +
                         "': " + deep->message());
+  if (bytecode)
+    if (std::optional<std::string> deep = ::graph::findExcessiveBytecodeNesting(
+            buffer->getMemBufferRef(), &impl->context))
+      return Status(GRAPH_ERROR_INVALID_GRAPH, "failed to parse bytecode '" +
+                                                   std::string(bufferName) +
+                                                   "': " + *deep);
 
   auto result = std::make_unique<CompiledGraph::Impl>();
   result->compiler = impl;

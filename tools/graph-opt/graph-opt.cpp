@@ -3,10 +3,12 @@
 // Parses, verifies and transforms graph-dialect IR with the usual mlir-opt
 // flags plus the project's passes and named pipelines. The input is checked
 // for excessive bracket nesting before the parser sees it (see
-// GraphDialect/Support/NestingDepth.h).
+// GraphDialect/Support/NestingDepth.h), and bytecode input for excessive
+// IR nesting (GraphDialect/BytecodeNesting.h).
 //
 //===----------------------------------------------------------------------===//
 
+#include "GraphDialect/BytecodeNesting.h"
 #include "GraphDialect/Executable/ExecDialect.h"
 #include "GraphDialect/GraphOps.h"
 #include "GraphDialect/Passes.h"
@@ -66,6 +68,15 @@ int main(int argc, char **argv) {
     llvm::errs() << inputFilename << ":" << deep->line << ":" << deep->column
                  << ": error: " << deep->message() << "\n";
     return 1;
+  }
+  if (mlir::isBytecode(file->getMemBufferRef())) {
+    mlir::MLIRContext probe(registry);
+    probe.allowUnregisteredDialects(config.shouldAllowUnregisteredDialects());
+    if (std::optional<std::string> deep = graph::findExcessiveBytecodeNesting(
+            file->getMemBufferRef(), &probe)) {
+      llvm::errs() << inputFilename << ": error: " << *deep << "\n";
+      return 1;
+    }
   }
   // A pass that emits an error but does not fail (MLIR's NVVM target on a
   // missing CUDA_ROOT, with ptxas still found on PATH) must not exit 0:
