@@ -8,6 +8,8 @@
 
 #include "GraphDialect/Engine/RunGraph.h"
 
+#include "GraphDialect/BytecodeNesting.h"
+
 #include "GraphDialect/Executable/ExecOps.h"
 #include "GraphDialect/GraphOps.h"
 #include "GraphDialect/Passes.h"
@@ -456,6 +458,15 @@ bool mlir::graph::gpuRuntimeLinked() {
 #endif
 }
 
+std::string mlir::graph::selectGpuDevice(int ordinal) {
+#ifdef GRAPH_HAVE_GPU_RUNTIME
+  return ::graph::rt::Device::select(ordinal);
+#else
+  return "--gpu-device=" + std::to_string(ordinal) +
+         ": this build has no GPU runtime";
+#endif
+}
+
 std::string mlir::graph::checkDeviceRequest(RunDevice device) {
   if (device == RunDevice::Gpu && !gpuRuntimeLinked())
     return "the GPU device is not available: this build has no GPU runtime";
@@ -473,6 +484,11 @@ OwningOpRef<ModuleOp> mlir::graph::parseGraphFile(StringRef fileName,
           ::graph::findExcessiveNesting(file->getBuffer())) {
     error = fileName.str() + ":" + std::to_string(deep->line) + ":" +
             std::to_string(deep->column) + ": " + deep->message();
+    return nullptr;
+  }
+  if (std::optional<std::string> deep = ::graph::findExcessiveBytecodeNesting(
+          file->getMemBufferRef(), context)) {
+    error = fileName.str() + ": " + *deep;
     return nullptr;
   }
   llvm::SourceMgr sourceMgr;

@@ -87,6 +87,11 @@ cl::opt<Device> device(
                clEnumValN(Device::Auto, "auto",
                           "the GPU when available, else the CPU")),
     cl::cat(runCategory));
+cl::opt<int> gpuDevice(
+    "gpu-device",
+    cl::desc("The CUDA device ordinal to run on (default: the current one, "
+             "0)"),
+    cl::value_desc("N"), cl::init(-1), cl::cat(runCategory));
 cl::list<std::string>
     inputSpecs("input",
                cl::desc("An input: X=@file.npy, X=\"2x3xf32=1 2 3 4 5 6\" or "
@@ -439,6 +444,13 @@ int runMain() {
     return fail("--atol must be non-negative");
   if (std::string err = checkDeviceRequest(device); !err.empty())
     return fail(err);
+  // A GPU that does not exist is an error; no GPU at all under --device=auto
+  // still falls back to the CPU.
+  if (gpuDevice.getNumOccurrences() && device != RunDevice::Cpu)
+    if (std::string err = selectGpuDevice(gpuDevice);
+        !err.empty() &&
+        (device == RunDevice::Gpu || err.rfind("GPU device", 0) == 0))
+      return fail("--gpu-device=" + std::to_string(gpuDevice) + ": " + err);
   if (!checkAgainst.empty() && checkAgainst != "cpu")
     return fail("--check-against=" + checkAgainst +
                 ": only 'cpu' (the reference executor) can be compared with");

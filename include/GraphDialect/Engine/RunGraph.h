@@ -45,6 +45,11 @@ bool gpuRuntimeLinked();
 /// request without the GPU runtime).
 std::string checkDeviceRequest(RunDevice device);
 
+/// Runs this thread's GPU work on CUDA device `ordinal` (graph-run
+/// --gpu-device); "" or why not ("GPU device 3 does not exist: this machine
+/// has 2 CUDA devices (ordinals 0-1)", or no GPU runtime).
+std::string selectGpuDevice(int ordinal);
+
 //===----------------------------------------------------------------------===//
 // Modules, graphs and their tensors
 //===----------------------------------------------------------------------===//
