@@ -1,4 +1,5 @@
-//===- Groups.h - Fused groups (graph.group) and values across them -*- C++ -*-===//
+//===- Groups.h - Fused groups (graph.group) and values across them -*- C++
+//-*-===//
 //
 // graph-fuse outlines each fused group into a graph.group region op;
 // graph-select-engines ranks its engines. Consumers that think in the
@@ -38,8 +39,7 @@ SmallVector<GroupOp> getGroups(GraphOp graph);
 /// group's operands (in first-use order), results read outside `ops` (or
 /// returned) become its results (in program order), and every outside use
 /// is rewired to the group. The caller keeps the schedule valid.
-GroupOp outlineGroup(OpBuilder &builder, ArrayRef<Operation *> ops,
-                     int64_t id);
+GroupOp outlineGroup(OpBuilder &builder, ArrayRef<Operation *> ops, int64_t id);
 
 /// Moves the ops of `group` in front of it, rewires its block arguments to
 /// its operands and its results to the yielded values, and erases it.

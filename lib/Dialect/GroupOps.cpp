@@ -94,7 +94,8 @@ ParseResult GroupOp::parse(OpAsmParser &parser, OperationState &result) {
   int64_t id = 0;
   if (parser.parseInteger(id))
     return failure();
-  result.addAttribute(getIdAttrName(result.name), builder.getI64IntegerAttr(id));
+  result.addAttribute(getIdAttrName(result.name),
+                      builder.getI64IntegerAttr(id));
   if (succeeded(parser.parseOptionalKeyword("engines"))) {
     ArrayAttr engines;
     if (parser.parseAttribute(engines))
@@ -110,8 +111,7 @@ ParseResult GroupOp::parse(OpAsmParser &parser, OperationState &result) {
             OpAsmParser::Argument arg;
             OpAsmParser::UnresolvedOperand operand;
             if (parser.parseArgument(arg) || parser.parseEqual() ||
-                parser.parseOperand(operand) ||
-                parser.parseColonType(arg.type))
+                parser.parseOperand(operand) || parser.parseColonType(arg.type))
               return failure();
             args.push_back(arg);
             operands.push_back(operand);
@@ -141,8 +141,8 @@ LogicalResult GroupOp::verify() {
     for (Attribute attr : engines) {
       EngineKind kind = cast<EngineAttr>(attr).getKind();
       if (llvm::is_contained(seen, kind))
-        return emitOpError() << "lists engine '" << stringifyEngineKind(kind)
-                             << "' twice";
+        return emitOpError()
+               << "lists engine '" << stringifyEngineKind(kind) << "' twice";
       seen.push_back(kind);
     }
   }
@@ -166,7 +166,8 @@ LogicalResult GroupOp::verifyRegions() {
     return emitOpError() << "has " << getNumOperands()
                          << " operands but its body takes "
                          << block.getNumArguments() << " arguments";
-  for (auto [i, arg, input] : llvm::enumerate(block.getArguments(), getInputs()))
+  for (auto [i, arg, input] :
+       llvm::enumerate(block.getArguments(), getInputs()))
     if (arg.getType() != input.getType())
       return emitOpError() << "operand " << i << " is " << input.getType()
                            << " but block argument " << i << " is "
@@ -211,7 +212,8 @@ Value mlir::graph::resolveGroupValue(Value value) {
     auto group = value.getDefiningOp<GroupOp>();
     if (!group)
       return value;
-    value = group.getYieldOp().getOperand(cast<OpResult>(value).getResultNumber());
+    value =
+        group.getYieldOp().getOperand(cast<OpResult>(value).getResultNumber());
   }
 }
 
@@ -226,7 +228,8 @@ SmallVector<Operation *> mlir::graph::getResolvedUsers(Value value) {
         pending.push_back(
             group.getBody().front().getArgument(use.getOperandNumber()));
       else if (isa<YieldOp>(owner))
-        pending.push_back(owner->getParentOp()->getResult(use.getOperandNumber()));
+        pending.push_back(
+            owner->getParentOp()->getResult(use.getOperandNumber()));
       else
         users.push_back(owner);
     }

@@ -108,8 +108,8 @@ struct GraphSelectEngines
             why += "\n  " + engine + ": " + reason;
         }
         if (engines.empty())
-          return emitNodeError(op) << "no engine can run this op; tried:"
-                                   << why;
+          return emitNodeError(op)
+                 << "no engine can run this op; tried:" << why;
       }
       inlineGroup(group);
       OpBuilder builder(graph.getContext());
