@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "GraphDialect/Compiler.h"
+#include "GraphDialect/Support/DType.h"
 
 #include <algorithm>
 #include <cinttypes>
@@ -77,20 +78,9 @@ std::string quote(std::string_view text) {
   return out + "\"";
 }
 
-bool isFloat(GraphDType dtype) {
-  switch (dtype) {
-  case GRAPH_F32:
-  case GRAPH_F16:
-  case GRAPH_BF16:
-  case GRAPH_F64:
-  case GRAPH_F8E4M3FN:
-  case GRAPH_F8E5M2:
-  case GRAPH_F8E8M0FNU:
-  case GRAPH_F4E2M1FN:
-    return true;
-  default:
-    return false;
-  }
+bool isFloatType(GraphDType dtype) {
+  ::graph::DType type;
+  return ::graph::dtypeFromInt(dtype, type) && ::graph::isFloat(type);
 }
 
 template <typename T> std::string joinInts(const std::vector<T> &values) {
@@ -296,7 +286,7 @@ struct GraphBuilder::Impl {
 
   Status scalarValue(const Tensor &t, int64_t id, std::string &out) const {
     const char *ty = graphDTypeName(t.dtype);
-    if (isFloat(t.dtype)) {
+    if (isFloatType(t.dtype)) {
       if (std::isfinite(t.value)) {
         char buf[64];
         std::snprintf(buf, sizeof(buf), "%.17e", t.value);

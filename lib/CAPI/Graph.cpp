@@ -9,6 +9,7 @@
 
 #include "GraphDialect-c/Graph.h"
 #include "GraphDialect/Compiler.h"
+#include "GraphDialect/Support/DType.h"
 
 #include <cstdlib>
 #include <cstring>
@@ -230,59 +231,33 @@ const char *graphStatusName(GraphStatus status) {
   return nullptr;
 }
 
+// GraphDType's values are Support's DType values (GraphDialect/Support/DType.h),
+// so the element type table is Support's.
+static_assert(GRAPH_F32 == int(::graph::DType::F32) &&
+                  GRAPH_F16 == int(::graph::DType::F16) &&
+                  GRAPH_BF16 == int(::graph::DType::BF16) &&
+                  GRAPH_F64 == int(::graph::DType::F64) &&
+                  GRAPH_I8 == int(::graph::DType::I8) &&
+                  GRAPH_U8 == int(::graph::DType::U8) &&
+                  GRAPH_I32 == int(::graph::DType::I32) &&
+                  GRAPH_I64 == int(::graph::DType::I64) &&
+                  GRAPH_I1 == int(::graph::DType::I1) &&
+                  GRAPH_F8E4M3FN == int(::graph::DType::F8E4M3FN) &&
+                  GRAPH_F8E5M2 == int(::graph::DType::F8E5M2) &&
+                  GRAPH_F8E8M0FNU == int(::graph::DType::F8E8M0FNU) &&
+                  GRAPH_F4E2M1FN == int(::graph::DType::F4E2M1FN) &&
+                  GRAPH_F4E2M1FN + 1 == ::graph::kNumDTypes,
+              "GraphDType must number the element types as DType does");
+
 const char *graphDTypeName(GraphDType dtype) {
-  switch (dtype) {
-  case GRAPH_F32:
-    return "f32";
-  case GRAPH_F16:
-    return "f16";
-  case GRAPH_BF16:
-    return "bf16";
-  case GRAPH_F64:
-    return "f64";
-  case GRAPH_I8:
-    return "i8";
-  case GRAPH_U8:
-    return "ui8";
-  case GRAPH_I32:
-    return "i32";
-  case GRAPH_I64:
-    return "i64";
-  case GRAPH_I1:
-    return "i1";
-  case GRAPH_F8E4M3FN:
-    return "f8E4M3FN";
-  case GRAPH_F8E5M2:
-    return "f8E5M2";
-  case GRAPH_F8E8M0FNU:
-    return "f8E8M0FNU";
-  case GRAPH_F4E2M1FN:
-    return "f4E2M1FN";
-  }
-  return nullptr;
+  ::graph::DType type;
+  return ::graph::dtypeFromInt(dtype, type) ? ::graph::dtypeName(type)
+                                            : nullptr;
 }
 
 size_t graphDTypeSize(GraphDType dtype) {
-  switch (dtype) {
-  case GRAPH_F64:
-  case GRAPH_I64:
-    return 8;
-  case GRAPH_F32:
-  case GRAPH_I32:
-    return 4;
-  case GRAPH_F16:
-  case GRAPH_BF16:
-    return 2;
-  case GRAPH_I8:
-  case GRAPH_U8:
-  case GRAPH_I1:
-  case GRAPH_F8E4M3FN:
-  case GRAPH_F8E5M2:
-  case GRAPH_F8E8M0FNU:
-  case GRAPH_F4E2M1FN:
-    return 1;
-  }
-  return 0;
+  ::graph::DType type;
+  return ::graph::dtypeFromInt(dtype, type) ? ::graph::byteWidth(type) : 0;
 }
 
 //===----------------------------------------------------------------------===//
