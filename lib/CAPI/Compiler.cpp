@@ -19,6 +19,7 @@
 #include "GraphDialect/Conversion/GraphToCudnn.h"
 #include "GraphDialect/Conversion/Passes.h"
 #include "GraphDialect/Engine/GpuExecutor.h"
+#include "GraphDialect/Engine/GroupPlans.h"
 #include "GraphDialect/Engine/PlanList.h"
 #include "GraphDialect/Executable/ExecToRuntime.h"
 #endif
@@ -128,27 +129,12 @@ struct CompiledGraph::Impl {
     std::string graph;
     mlir::graph::CudnnProgram program;
     size_t groupIndex = 0; // the anchor: the group listed, in program.groups
-    std::unique_ptr<::graph::rt::CudnnGroup> group; // null: cuDNN declined
-    size_t numHeuristic = 0; // plans of `group` from the heuristics
-    std::vector<std::string> codegen; // the codegen plans that apply
-    /// Per codegen plan: whether graphPlanBuild compiled and loaded it, and
-    /// why not when it failed.
-    std::vector<bool> codegenBuilt;
-    std::vector<std::string> codegenError;
-    std::vector<mlir::graph::PlanEntry> entries;
+    std::unique_ptr<mlir::graph::GroupPlans> plans; // the anchor's
     std::vector<::graph::rt::HeurMode> modes;
     std::vector<std::pair<int64_t, std::vector<std::pair<int64_t, int64_t>>>>
         added;
     int selected = -1; // graphPlanSelect; -1: walk the list
     int ordinal = 0;   // the device its groups were built on
-
-    void rebuildEntries() {
-      std::vector<std::string> names;
-      if (group)
-        for (const ::graph::rt::PlanInfo &plan : group->plans())
-          names.push_back(plan.name);
-      entries = mlir::graph::groupPlanList(names, numHeuristic, codegen);
-    }
   };
   std::unique_ptr<PlanList> plans;
   /// graphSetPlanOptions: deselectEngines, workspaceLimit, autotune.
@@ -1419,7 +1405,7 @@ PlanCall::PlanCall(CompiledGraph::Impl *impl, const char *call, Need need,
   if (need == Need::List)
     return;
   bool allowNone = need == Need::PlanOrNone;
-  size_t count = list->entries.size();
+  size_t count = list->plans->entries().size();
   if ((allowNone && index == -1) ||
       (index >= 0 && static_cast<size_t>(index) < count))
     return;
@@ -1502,30 +1488,22 @@ Status CompiledGraph::planCreate(GraphDevice device,
   // their own lists when executed.
   list->groupIndex = mlir::graph::anchorGroup(list->program.groups);
   const rt::GraphSpec &first = list->program.groups[list->groupIndex];
-  // cuDNN's plans, then the codegen engine's (GpuExecutor's list).
-  std::string error, cudnnWhy;
-  if (first.allows("cudnn"))
-    list->group = rt::CudnnGroup::create(*plan.device, first, error);
-  else
-    error = "not chosen by graph-select-engines (its static rules decline "
-            "the group)";
-  if (!list->group) {
-    cudnnWhy = "cuDNN rejects the operation graph: " + error;
-  } else if (std::string why = list->group->createPlans(list->modes);
-             list->group->plans().empty()) {
-    cudnnWhy = "the heuristics offered no plan" +
-               (why.empty() ? std::string() : ": " + why);
-  }
-  list->numHeuristic = list->group ? list->group->plans().size() : 0;
-  std::vector<std::string> codegenDeclined;
-  if (first.allows("codegen"))
-    list->codegen = mlir::graph::codegenPlansFor(first, &codegenDeclined);
-  list->codegenBuilt.assign(list->codegen.size(), false);
-  list->codegenError.assign(list->codegen.size(), "");
-  list->rebuildEntries();
-  if (list->entries.empty()) {
+  // The engines' plans, ranked (GroupPlans.h, as GpuExecutor walks them).
+  mlir::graph::GroupPlanRequest request;
+  request.heuristics = list->modes;
+  list->plans = std::make_unique<mlir::graph::GroupPlans>(*plan.device, first,
+                                                          request);
+  const mlir::graph::GroupPlans &plans = *list->plans;
+  if (plans.entries().empty()) {
+    std::string cudnnWhy;
+    if (plans.cudnnState() == mlir::graph::CudnnPlans::NoPlan)
+      cudnnWhy = "the heuristics offered no plan" +
+                 (plans.cudnnError().empty() ? std::string()
+                                             : ": " + plans.cudnnError());
+    else
+      cudnnWhy = "cuDNN rejects the operation graph: " + plans.cudnnError();
     std::string why;
-    for (const std::string &line : codegenDeclined)
+    for (const std::string &line : plans.codegenDeclined())
       why += "; " + line;
     return Status(GRAPH_ERROR_NOT_SUPPORTED,
                   graphName + ": group '" + first.name + "': " + cudnnWhy +
@@ -1544,7 +1522,7 @@ Status CompiledGraph::planCount(int32_t &plans, int32_t &groups) const {
   if (!plan.ok())
     return plan.status;
 #ifdef GRAPH_HAVE_GPU_RUNTIME
-  plans = static_cast<int32_t>(plan.list->entries.size());
+  plans = static_cast<int32_t>(plan.list->plans->entries().size());
   groups = static_cast<int32_t>(plan.list->program.groups.size());
 #endif
   return Status();
@@ -1567,26 +1545,15 @@ Status CompiledGraph::planInfo(int32_t index, PlanDesc &out) const {
   if (!plan.ok())
     return plan.status;
 #ifdef GRAPH_HAVE_GPU_RUNTIME
-  const Impl::PlanList &list = *plan.list;
-  const mlir::graph::PlanEntry &entry = list.entries[index];
-  if (entry.codegen) {
-    out.name = entry.name;
-    out.engineId = mlir::graph::codegenEngineOf(entry.name, out.knobs);
-    out.built = list.codegenBuilt[entry.index];
-    out.workspace = 0; // its scratch is the kernels' own
-    out.error = list.codegenError[entry.index];
-    out.behaviorNotes = {"GENERATED_KERNELS"};
-    return Status();
-  }
-  const rt::PlanInfo &info = list.group->plans()[entry.index];
-  out.name = info.name;
-  out.engineId = info.engineId;
-  out.knobs = info.knobs;
-  out.built = info.built;
-  out.workspace = info.built ? list.group->workspaceBytes(entry.index) : 0;
-  out.error = info.error;
-  out.behaviorNotes = info.behaviorNotes;
-  out.numericNotes = info.numericNotes;
+  mlir::graph::PlanDetails details = plan.list->plans->details(index);
+  out.name = std::move(details.name);
+  out.engineId = details.engineId;
+  out.knobs = std::move(details.knobs);
+  out.built = details.built;
+  out.workspace = details.workspace;
+  out.error = std::move(details.error);
+  out.behaviorNotes = std::move(details.behaviorNotes);
+  out.numericNotes = std::move(details.numericNotes);
 #endif
   return Status();
 }
@@ -1597,31 +1564,13 @@ Status CompiledGraph::planBuild(int32_t index) {
   if (!plan.ok())
     return plan.status;
 #ifdef GRAPH_HAVE_GPU_RUNTIME
-  Impl::PlanList &list = *plan.list;
-  const mlir::graph::PlanEntry &entry = list.entries[index];
-  std::string why;
-  if (!entry.codegen) {
-    why = list.group->buildPlan(entry.index);
-  } else if (!list.codegenBuilt[entry.index]) {
-    // Compile the kernels and load them once, the way the next execute's
-    // build compiles them (PTX, or cubin under the codegenCubin option);
-    // executes compile their own.
-    why = list.codegenError[entry.index];
-    if (why.empty()) {
-      rt::Device *gpu = nullptr;
-      if (Status s = needDevice(call, gpu); !s)
-        return s;
-      rt::CodegenSpec compiled;
-      why = mlir::graph::compilePlan(list.program.groups[list.groupIndex],
-                                     entry.name, compiled,
-                                     gpuOptionsOf(*impl).codegenCubin);
-      if (why.empty() && !rt::CodegenKernel::create(*gpu, compiled, why) &&
-          why.empty())
-        why = "the kernels did not load";
-      list.codegenError[entry.index] = why;
-      list.codegenBuilt[entry.index] = why.empty();
-    }
-  }
+  // Codegen plans compile and load once, the way the next execute's build
+  // compiles them (PTX, or cubin under the codegenCubin option); executes
+  // compile their own.
+  mlir::graph::GroupPlans &plans = *plan.list->plans;
+  const mlir::graph::PlanEntry &entry = plans.entries()[index];
+  std::string why = plans.build(index, gpuOptionsOf(*impl).codegenCubin,
+                                /*keepKernels=*/false);
   if (!why.empty())
     return Status(GRAPH_ERROR_NOT_SUPPORTED, "plan " + std::to_string(index) +
                                                  " (" + entry.name +
@@ -1661,18 +1610,18 @@ CompiledGraph::planAdd(int64_t engineId,
                       std::to_string(engineId) +
                       " is negative (the codegen plans are in the list "
                       "already; only cuDNN engines are added)");
-  if (!list.group)
+  if (!list.plans->cudnn())
     return Status(GRAPH_ERROR_NOT_SUPPORTED,
                   std::string(call) + ": engine " + std::to_string(engineId) +
                       ": cuDNN has no plan list for this group (its list is "
                       "the codegen plans)");
-  if (std::string e = list.group->addPlan(engineId, knobs); !e.empty())
+  if (std::string e = list.plans->addPlan(engineId, knobs); !e.empty())
     return Status(GRAPH_ERROR_NOT_SUPPORTED, std::string(call) + ": engine " +
                                                  std::to_string(engineId) +
                                                  ": " + e);
   list.added.emplace_back(engineId, knobs);
-  list.rebuildEntries(); // explicit plans come last: earlier indices stay
-  index = static_cast<int32_t>(list.entries.size()) - 1;
+  // Explicit plans come last: earlier indices stay.
+  index = static_cast<int32_t>(list.plans->entries().size()) - 1;
 #endif
   return Status();
 }

@@ -12,6 +12,7 @@
 #include "GraphDialect/Engine/GpuExecutor.h"
 
 #include "GraphDialect/Conversion/GraphToCodegen.h"
+#include "GraphDialect/Engine/GroupPlans.h"
 #include "GraphDialect/Engine/PlanList.h"
 
 #include "GraphDialect/GraphOps.h"
@@ -174,59 +175,52 @@ std::string GpuRun::prepare(const rt::GraphSpec &spec,
   entry.group = spec.name;
   std::string error;
   // planIndex and addedPlans belong to one group when planGroup names it.
-  bool pinnedGroup = options.planGroup.empty() || spec.name == options.planGroup;
+  bool pinnedGroup =
+      options.planGroup.empty() || spec.name == options.planGroup;
   int planIndex = pinnedGroup ? options.planIndex : -1;
 
-  // cuDNN's part of the list: its heuristics' plans, then the explicit ones.
-  // A cuDNN deselected as a whole is not asked, unless a pinned index needs
-  // its plans counted (indices do not move when engines are deselected).
-  std::unique_ptr<rt::CudnnGroup> group;
-  std::string cudnnWhy; // why cuDNN offers no plan; "" when it does
-  size_t numHeuristic = 0;
-  if (cudnnDeselected(options) && planIndex < 0) {
-    cudnnWhy = "deselected";
-  } else if (!spec.allows("cudnn") && planIndex < 0) {
-    cudnnWhy = "not chosen by graph-select-engines (its static rules "
-               "decline the group)";
-  } else if (!(group = rt::CudnnGroup::create(gpu, spec, error))) {
-    cudnnWhy = "rejects the operation graph: " + error;
-  } else {
-    std::string why =
-        engine && engine->engineId >= 0
-            ? group->addPlan(engine->engineId, engine->knobs)
-            : group->createPlans(engine && !engine->heuristics.empty()
-                                     ? engine->heuristics
-                                     : options.heuristics);
-    // An artifact's recorded engine stands where the heuristics' plans do.
-    numHeuristic = group->plans().size();
-    if (pinnedGroup)
-      for (auto &[addedEngine, addedKnobs] : options.addedPlans)
-        if (std::string e = group->addPlan(addedEngine, addedKnobs);
-            !e.empty())
-          return spec.name + ": the explicit plan of engine " +
-                 std::to_string(addedEngine) + ": " + e;
-    if (group->plans().empty())
-      cudnnWhy = why.empty() ? "the plan list is empty" : "no plan: " + why;
+  // The ranked list over the engines (GroupPlans.h). A cuDNN deselected as
+  // a whole is not asked, unless a pinned index needs its plans counted
+  // (indices do not move when engines are deselected).
+  GroupPlanRequest request;
+  request.heuristics = options.heuristics;
+  request.recorded = engine;
+  request.askCudnn = !cudnnDeselected(options) || planIndex >= 0;
+  GroupPlans plans(gpu, spec, request);
+  if (pinnedGroup && plans.cudnn())
+    for (auto &[addedEngine, addedKnobs] : options.addedPlans)
+      if (std::string e = plans.addPlan(addedEngine, addedKnobs); !e.empty())
+        return spec.name + ": the explicit plan of engine " +
+               std::to_string(addedEngine) + ": " + e;
+  switch (plans.cudnnState()) {
+  case CudnnPlans::Listed:
+    break;
+  case CudnnPlans::NotAsked:
+    entry.declined.push_back("cudnn: deselected");
+    break;
+  case CudnnPlans::NotChosen:
+    entry.declined.push_back("cudnn: " + plans.cudnnError());
+    break;
+  case CudnnPlans::Rejected:
+    entry.declined.push_back("cudnn: rejects the operation graph: " +
+                             plans.cudnnError());
+    break;
+  case CudnnPlans::NoPlan:
+    entry.declined.push_back("cudnn: " +
+                             (plans.cudnnError().empty()
+                                  ? std::string("the plan list is empty")
+                                  : "no plan: " + plans.cudnnError()));
+    break;
   }
-  if (!cudnnWhy.empty())
-    entry.declined.push_back("cudnn: " + cudnnWhy);
 
-  // The codegen engine's part: its plans that apply to the group.
-  std::vector<std::string> codegenDeclined;
-  std::vector<std::string> codegenNames;
-  if (spec.allows("codegen"))
-    codegenNames = codegenPlansFor(spec, &codegenDeclined);
-  else
+  // The codegen engine's reasons are reported once its plans are reached.
+  std::vector<std::string> codegenDeclined = plans.codegenDeclined();
+  if (!plans.codegenChosen())
     codegenDeclined.push_back("codegen: not chosen by graph-select-engines");
-  std::vector<std::string> cudnnNames;
-  if (group)
-    for (const rt::PlanInfo &plan : group->plans())
-      cudnnNames.push_back(plan.name);
-  std::vector<PlanEntry> list =
-      groupPlanList(cudnnNames, numHeuristic, codegenNames);
+  const std::vector<PlanEntry> &list = plans.entries();
   std::vector<size_t> order;
-  if (std::string e = planWalk(list, planIndex, options.deselectEngines,
-                               order, entry.declined);
+  if (std::string e = planWalk(list, planIndex, options.deselectEngines, order,
+                               entry.declined);
       !e.empty())
     return spec.name + ": " + e;
   bool codegenNoted = false; // codegenDeclined is in entry.declined
@@ -247,17 +241,17 @@ std::string GpuRun::prepare(const rt::GraphSpec &spec,
     Candidate candidate;
     candidate.name = plan.name;
     if (!plan.codegen) {
-      if (std::string why = group->buildPlan(plan.index); !why.empty()) {
+      if (std::string why = plans.build(k, options.codegenCubin);
+          !why.empty()) {
         entry.declined.push_back(plan.name + ": " + why);
         continue;
       }
-      int64_t workspace = group->workspaceBytes(plan.index); // + scratch
+      int64_t workspace = plans.cudnn()->workspaceBytes(plan.index);
       if (options.workspaceLimit >= 0 && workspace > options.workspaceLimit) {
-        entry.declined.push_back(plan.name + ": needs " +
-                                 std::to_string(workspace) +
-                                 " workspace bytes, over the " +
-                                 std::to_string(options.workspaceLimit) +
-                                 " limit");
+        entry.declined.push_back(
+            plan.name + ": needs " + std::to_string(workspace) +
+            " workspace bytes, over the " +
+            std::to_string(options.workspaceLimit) + " limit");
         continue;
       }
       candidate.cudnnPlan = plan.index;
@@ -267,12 +261,8 @@ std::string GpuRun::prepare(const rt::GraphSpec &spec,
       // The linalg path is the fallback of the generated kernels only.
       if (plan.name == kCodegenEngine && codegenReady && planIndex < 0)
         continue;
-      rt::CodegenSpec compiled;
-      std::string why = compilePlan(spec, plan.name, compiled,
-                                     options.codegenCubin);
-      if (why.empty())
-        candidate.kernels = rt::CodegenKernel::create(gpu, compiled, why);
-      if (!candidate.kernels) {
+      if (std::string why = plans.build(k, options.codegenCubin);
+          !why.empty()) {
         // One line per distinct reason keeps the report short.
         std::string line = plan.name + ": " + why;
         if (std::find(entry.declined.begin(), entry.declined.end(), line) ==
@@ -280,7 +270,7 @@ std::string GpuRun::prepare(const rt::GraphSpec &spec,
           entry.declined.push_back(line);
         continue;
       }
-      candidate.launches = compiled.launches.size();
+      candidate.kernels = plans.takeKernels(k, candidate.launches);
       codegenReady = true;
     }
     candidates.push_back(std::move(candidate));
@@ -292,7 +282,8 @@ std::string GpuRun::prepare(const rt::GraphSpec &spec,
     size_t best = 0;
     // Autotuning checks even a single plan against the reference.
     if (options.autotune) {
-      if (std::string e = autotune(spec, group.get(), candidates, best, entry);
+      if (std::string e =
+              autotune(spec, plans.cudnn(), candidates, best, entry);
           !e.empty())
         return e;
     }
@@ -312,7 +303,7 @@ std::string GpuRun::prepare(const rt::GraphSpec &spec,
           return spec.name + ": allocating the workspace: " + error;
       }
       entry.plan = chosen.name;
-      ready.group = std::move(group);
+      ready.group = plans.takeCudnn();
     }
     this->ready.push_back(std::move(ready));
     if (report)
@@ -352,9 +343,9 @@ ref::NdArray autotuneData(const rt::GraphSpec &spec,
   for (const rt::TensorSpec &t : spec.tensors)
     byUid[t.uid] = &t;
   for (const rt::OpSpec &op : spec.ops)
-    for (auto [lengthPort, of] : {std::pair<const char *, const char *>{
-                                      "seq_len_q", "q"},
-                                  {"seq_len_kv", "k"}}) {
+    for (auto [lengthPort, of] :
+         {std::pair<const char *, const char *>{"seq_len_q", "q"},
+          {"seq_len_kv", "k"}}) {
       auto port = op.inputs.find(lengthPort);
       auto source = op.inputs.find(of);
       if (port == op.inputs.end() || port->second != tensor.uid ||
@@ -462,7 +453,8 @@ std::string GpuRun::autotune(const rt::GraphSpec &spec, rt::CudnnGroup *group,
       continue;
     // The group's dims may carry the unit dims cuDNN needs; the graph's
     // value has the same elements in the same order.
-    ArrayRef<int64_t> shape = cast<RankedTensorType>(value.getType()).getShape();
+    ArrayRef<int64_t> shape =
+        cast<RankedTensorType>(value.getType()).getShape();
     data.shape.assign(shape.begin(), shape.end());
     if (ref::numElements(data.shape) != data.size()) {
       unchecked = "uid " + std::to_string(tensor.uid) +
@@ -480,8 +472,8 @@ std::string GpuRun::autotune(const rt::GraphSpec &spec, rt::CudnnGroup *group,
       outputs[i].want = denseBytes(results[i], outputs[i].tensor->dtype);
   }
   if (!unchecked.empty())
-    entry.declined.push_back("(plans not checked against the CPU reference: " +
-                             unchecked + ")");
+    entry.declined.push_back(
+        "(plans not checked against the CPU reference: " + unchecked + ")");
 
   int64_t most = 0;
   for (const Candidate &plan : plans)
@@ -536,9 +528,8 @@ std::string GpuRun::autotune(const rt::GraphSpec &spec, rt::CudnnGroup *group,
         continue;
       std::string where = " (output uid " + std::to_string(tensor.uid) + ")";
       if (c.relativeError > limit)
-        return "wrong result: relative error " +
-               formatNumber(c.relativeError) + " over bound " +
-               formatNumber(limit) + where;
+        return "wrong result: relative error " + formatNumber(c.relativeError) +
+               " over bound " + formatNumber(limit) + where;
       return "wrong result: element " + std::to_string(c.firstBad) + " is " +
              formatNumber(c.got) + " where the reference has " +
              formatNumber(c.want) + " (NaN and inf must match)" + where;
@@ -664,9 +655,9 @@ void GpuRun::bindSlots() {
   aliasSlots.clear();
   for (const DeviceTensor &tensor : lowered.tensors)
     if (tensor.aliasOf >= 0)
-      aliasSlots.push_back(
-          {&bound[tensor.uid], &bound[tensor.aliasOf],
-           static_cast<size_t>(tensor.aliasOffset) * ref::byteWidth(tensor.dtype)});
+      aliasSlots.push_back({&bound[tensor.uid], &bound[tensor.aliasOf],
+                            static_cast<size_t>(tensor.aliasOffset) *
+                                ref::byteWidth(tensor.dtype)});
 }
 
 std::string GpuRun::execute(const std::map<int64_t, void *> &user) {
@@ -691,9 +682,8 @@ std::string GpuRun::executeSlots(const std::vector<void *> &pointers) {
       for (const DeviceTensor &tensor : lowered.tensors)
         if (tensor.uid == ioUidList[i])
           input = tensor.role == DeviceTensor::Role::Input;
-      return "no device buffer for " +
-             std::string(input ? "input" : "output") + " uid " +
-             std::to_string(ioUidList[i]);
+      return "no device buffer for " + std::string(input ? "input" : "output") +
+             " uid " + std::to_string(ioUidList[i]);
     }
     *ioSlots[i] = pointers[i];
   }
@@ -912,9 +902,9 @@ std::string runOnGpu(GpuExecutable &executable,
       const ref::HostTensor &in = inputs[alias];
       ref::store(ref::load(in.bytes.data(), in.dtype, in.shape, in.strides),
                  host.dtype, host.strides, host.bytes.data());
-    } else if (std::string e = device.copyToHost(
-                   host.bytes.data(), user[program.outputUids[i]],
-                   host.bytes.size());
+    } else if (std::string e = device.copyToHost(host.bytes.data(),
+                                                 user[program.outputUids[i]],
+                                                 host.bytes.size());
                !e.empty()) {
       return "downloading output " + std::to_string(i) + ": " + e;
     }

@@ -7,9 +7,10 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "GraphDialect/Engine/PlanList.h"
 #include "GraphDialect/Conversion/GraphToCodegen.h"
 #include "GraphDialect/Conversion/GraphToCudnn.h"
-#include "GraphDialect/Engine/PlanList.h"
+#include "GraphDialect/Engine/GroupPlans.h"
 #include "GraphDialect/GraphDialect.h"
 #include "GraphDialect/GraphOps.h"
 
@@ -32,8 +33,9 @@ std::vector<std::string> namesOf(const std::vector<PlanEntry> &list) {
 }
 
 TEST(PlanListTest, CudnnHeuristicsThenCodegenThenExplicit) {
-  std::vector<PlanEntry> list = groupPlanList(
-      {"eng0_k2=1", "eng7", "eng3_k1=0"}, 2, {"codegen_v2_t256_i2", "codegen_v1"});
+  std::vector<PlanEntry> list =
+      groupPlanList({"eng0_k2=1", "eng7", "eng3_k1=0"}, 2,
+                    {"codegen_v2_t256_i2", "codegen_v1"});
   EXPECT_EQ(namesOf(list),
             (std::vector<std::string>{"eng0_k2=1", "eng7", "codegen_v2_t256_i2",
                                       "codegen_v1", "eng3_k1=0"}));
@@ -52,6 +54,22 @@ TEST(PlanListTest, CudnnHeuristicsThenCodegenThenExplicit) {
   // ... and without codegen the list is cuDNN's.
   EXPECT_EQ(namesOf(groupPlanList({"eng1", "eng2"}, 2, {})),
             (std::vector<std::string>{"eng1", "eng2"}));
+}
+
+TEST(PlanListTest, EngineRankingFollowsTheGroupThenTheRegistry) {
+  ::graph::rt::GraphSpec spec;
+  using Names = std::vector<std::string>;
+  // A split piece has no choice of its own: the registry's default.
+  EXPECT_EQ(gpuEngineRanking(spec), (Names{"cudnn", "codegen"}));
+  // graph-select-engines' order comes first; the engines it did not choose
+  // follow in the registry's rank (GroupPlans does not ask them).
+  spec.engines = {"codegen"};
+  EXPECT_EQ(gpuEngineRanking(spec), (Names{"codegen", "cudnn"}));
+  spec.engines = {"codegen", "cudnn"};
+  EXPECT_EQ(gpuEngineRanking(spec), (Names{"codegen", "cudnn"}));
+  // The reference has no GPU plans; unknown names are not engines.
+  spec.engines = {"reference", "bogus", "cudnn"};
+  EXPECT_EQ(gpuEngineRanking(spec), (Names{"cudnn", "codegen"}));
 }
 
 TEST(PlanListTest, WalkDefaultsToEveryPlanInOrder) {
@@ -89,9 +107,9 @@ TEST(PlanListTest, WalkPinsOnePlanOfEitherEngine) {
 }
 
 TEST(PlanListTest, WalkSkipsDeselectedEnginesAndNames) {
-  std::vector<PlanEntry> list = groupPlanList(
-      {"eng0", "eng7", "eng9"}, 2,
-      {"codegen_v2_t256_i2", "codegen_v2_t512_i1", "codegen_v1"});
+  std::vector<PlanEntry> list =
+      groupPlanList({"eng0", "eng7", "eng9"}, 2,
+                    {"codegen_v2_t256_i2", "codegen_v2_t512_i1", "codegen_v1"});
   std::vector<size_t> order;
   std::vector<std::string> declined;
   EXPECT_EQ(planWalk(list, -1, {"codegen"}, order, declined), "");
@@ -125,7 +143,8 @@ TEST(PlanListTest, CodegenEngineIdsAndKnobs) {
                        {kCodegenKnobItems, 4},
                        {kCodegenKnobPrefetch, 0}}));
   EXPECT_EQ(codegenEngineOf("codegen_v2_t512_i2_p", knobs), kCodegenV2EngineId);
-  EXPECT_EQ(knobs.back(), (std::pair<int64_t, int64_t>{kCodegenKnobPrefetch, 1}));
+  EXPECT_EQ(knobs.back(),
+            (std::pair<int64_t, int64_t>{kCodegenKnobPrefetch, 1}));
   EXPECT_EQ(codegenEngineOf(kCodegenEngine, knobs), kCodegenV1EngineId);
   EXPECT_TRUE(knobs.empty());
   // Every plan the engine lists has a negative id, apart from cuDNN's.

@@ -1,0 +1,148 @@
+//===- GroupPlans.h - Build one group's ranked plans on the GPU -*- C++ -*-===//
+//
+// The one builder of a fused group's plan list on a device: it asks each GPU
+// engine, in the rank the engine registry gives (the group's own ranking
+// from graph-select-engines, else getDefaultEngineRanking()), for its plans:
+// cuDNN's heuristics plans (or an artifact's recorded engine), the codegen
+// plans that apply; the explicit cuDNN plans come last so their indices
+// never move (PlanList.h's order). An engine graph-select-engines did not
+// choose for the group (rt::GraphSpec::allows) is not asked. It builds the
+// plans it lists and remembers what happened; the GPU executor walks it and
+// the C API's plan calls list it, each wording its own messages from the
+// states recorded here.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GRAPHDIALECT_ENGINE_GROUPPLANS_H
+#define GRAPHDIALECT_ENGINE_GROUPPLANS_H
+
+#include "GraphDialect/Engine/PlanList.h"
+#include "GraphDialect/Runtime/CodegenKernel.h"
+#include "GraphDialect/Runtime/CudnnGraph.h"
+#include "GraphDialect/Runtime/Program.h"
+
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace mlir {
+namespace graph {
+
+/// The GPU engines of `spec`'s plan list in rank order: the group's own
+/// ranking (graph-select-engines' choice) when it has one, else the
+/// registry's default ranking; names the registry does not know or that
+/// have no GPU plans (the reference) are left out.
+std::vector<std::string> gpuEngineRanking(const ::graph::rt::GraphSpec &spec);
+
+/// How a group's list is asked for.
+struct GroupPlanRequest {
+  /// cuDNN's heuristics modes.
+  std::vector<::graph::rt::HeurMode> heuristics = {
+      ::graph::rt::HeurMode::A, ::graph::rt::HeurMode::Fallback};
+  /// An artifact's recorded choice for the group: its engine id (>= 0)
+  /// stands where the heuristics' plans do, its heuristics modes (when
+  /// given) replace `heuristics`. Null: none.
+  const ::graph::rt::GroupEngine *recorded = nullptr;
+  /// false: cuDNN is not asked (the caller deselected it as a whole).
+  bool askCudnn = true;
+};
+
+/// Why cuDNN has plans in the list or not.
+enum class CudnnPlans {
+  Listed,    // its plans are in the list
+  NotAsked,  // GroupPlanRequest::askCudnn was false
+  NotChosen, // graph-select-engines did not choose it for the group
+  Rejected,  // it rejects the operation graph (cudnnError says why)
+  NoPlan,    // the heuristics offered none (cudnnError: their reason or "")
+};
+
+/// What the C API's plan queries show of one entry.
+struct PlanDetails {
+  std::string name;
+  int64_t engineId = -1; // cuDNN's (>= 0) or kCodegenV*EngineId
+  std::vector<std::pair<int64_t, int64_t>> knobs;
+  bool built = false;
+  int64_t workspace = 0;
+  std::string error; // why building it failed, when it did
+  std::vector<std::string> behaviorNotes, numericNotes;
+};
+
+class GroupPlans {
+public:
+  /// Asks the engines for the plans of `spec` on `device` (which must
+  /// outlive this list).
+  GroupPlans(::graph::rt::Device &device, const ::graph::rt::GraphSpec &spec,
+             const GroupPlanRequest &request);
+
+  const ::graph::rt::GraphSpec &spec() const { return groupSpec; }
+  /// The ranked list (PlanList.h's PlanEntry: the cuDNN index is in the
+  /// CudnnGroup's list, the codegen one in codegenNames()).
+  const std::vector<PlanEntry> &entries() const { return list; }
+
+  /// cuDNN's state, its operation graph (null unless it accepted the
+  /// group) and how many of its plans came from the heuristics (or the
+  /// recorded engine).
+  CudnnPlans cudnnState() const { return state; }
+  /// Rejected: cuDNN's error; NoPlan: the heuristics' reason (may be "");
+  /// NotChosen: the reason in words.
+  const std::string &cudnnError() const { return cudnnWhy; }
+  ::graph::rt::CudnnGroup *cudnn() const { return group.get(); }
+  std::unique_ptr<::graph::rt::CudnnGroup> takeCudnn() {
+    return std::move(group);
+  }
+  size_t numHeuristic() const { return heuristicCount; }
+
+  /// Whether graph-select-engines chose the codegen engine, its plans that
+  /// apply and one line per engine version that declines
+  /// ("codegen_v2: <why>", "codegen_v1: <why>").
+  bool codegenChosen() const { return codegenAsked; }
+  const std::vector<std::string> &codegenNames() const { return codegen; }
+  const std::vector<std::string> &codegenDeclined() const { return codegenWhy; }
+
+  /// Appends an explicit cuDNN plan (the list's last index): "" or cuDNN's
+  /// error. Needs cudnn().
+  std::string addPlan(int64_t engineId,
+                      const std::vector<std::pair<int64_t, int64_t>> &knobs);
+
+  /// Builds entry `index`: finalizes the cuDNN plan, or compiles the
+  /// codegen plan's kernels (cubin or PTX) and loads them, once (a second
+  /// call answers the first's result); `keepKernels` false unloads them
+  /// again (a listing only asks whether they load). "" or why it declined.
+  std::string build(size_t index, bool cubin, bool keepKernels = true);
+  /// The kernels build() loaded for codegen entry `index` (then gone from
+  /// here) and their launch count; null when it has none.
+  std::unique_ptr<::graph::rt::CodegenKernel> takeKernels(size_t index,
+                                                          size_t &launches);
+
+  /// Entry `index` as the plan queries show it.
+  PlanDetails details(size_t index) const;
+
+private:
+  void rebuildEntries();
+
+  ::graph::rt::Device &device;
+  ::graph::rt::GraphSpec groupSpec;
+  std::vector<std::string> ranking;
+  CudnnPlans state = CudnnPlans::Listed;
+  std::string cudnnWhy;
+  std::unique_ptr<::graph::rt::CudnnGroup> group;
+  size_t heuristicCount = 0;
+  bool codegenAsked = false;
+  std::vector<std::string> codegen, codegenWhy;
+  /// Per codegen plan: whether build() was asked, its kernels and why they
+  /// did not build.
+  struct CodegenBuild {
+    bool tried = false;
+    std::string error;
+    std::unique_ptr<::graph::rt::CodegenKernel> kernels;
+    size_t launches = 0;
+  };
+  std::vector<CodegenBuild> builds;
+  std::vector<PlanEntry> list;
+};
+
+} // namespace graph
+} // namespace mlir
+
+#endif // GRAPHDIALECT_ENGINE_GROUPPLANS_H

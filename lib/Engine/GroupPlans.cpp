@@ -1,0 +1,161 @@
+//===- GroupPlans.cpp - Build one group's ranked plans on the GPU ---------===//
+
+#include "GraphDialect/Engine/GroupPlans.h"
+
+#include "GraphDialect/Conversion/GraphToCodegen.h"
+#include "GraphDialect/Engines/Engine.h"
+
+#include <algorithm>
+
+using namespace mlir;
+using namespace mlir::graph;
+namespace rt = ::graph::rt;
+
+namespace {
+/// The engines whose plans a GPU plan list holds.
+bool hasGpuPlans(StringRef engine) {
+  return engine == "cudnn" || engine == "codegen";
+}
+} // namespace
+
+std::vector<std::string>
+mlir::graph::gpuEngineRanking(const rt::GraphSpec &spec) {
+  std::vector<std::string> ranking;
+  auto add = [&](StringRef name) {
+    if (lookupEngine(name) && hasGpuPlans(name) &&
+        std::find(ranking.begin(), ranking.end(), name) == ranking.end())
+      ranking.push_back(name.str());
+  };
+  for (const std::string &name : spec.engines)
+    add(name);
+  // The engines the group did not choose keep the registry's rank: they
+  // are not asked (allows), but the fronts still say why.
+  for (StringRef name : getDefaultEngineRanking())
+    add(name);
+  return ranking;
+}
+
+GroupPlans::GroupPlans(rt::Device &device, const rt::GraphSpec &spec,
+                       const GroupPlanRequest &request)
+    : device(device), groupSpec(spec), ranking(gpuEngineRanking(spec)) {
+  const rt::GroupEngine *recorded = request.recorded;
+  bool rankedCudnn =
+      std::find(ranking.begin(), ranking.end(), "cudnn") != ranking.end();
+  if (!rankedCudnn || !request.askCudnn) {
+    state = CudnnPlans::NotAsked;
+  } else if (!groupSpec.allows("cudnn")) {
+    state = CudnnPlans::NotChosen;
+    cudnnWhy = "not chosen by graph-select-engines (its static rules "
+               "decline the group)";
+  } else if (!(group = rt::CudnnGroup::create(device, groupSpec, cudnnWhy))) {
+    state = CudnnPlans::Rejected;
+  } else {
+    std::string why =
+        recorded && recorded->engineId >= 0
+            ? group->addPlan(recorded->engineId, recorded->knobs)
+            : group->createPlans(recorded && !recorded->heuristics.empty()
+                                     ? recorded->heuristics
+                                     : request.heuristics);
+    // An artifact's recorded engine stands where the heuristics' plans do.
+    heuristicCount = group->plans().size();
+    if (group->plans().empty()) {
+      state = CudnnPlans::NoPlan;
+      cudnnWhy = why;
+    }
+  }
+
+  codegenAsked =
+      groupSpec.allows("codegen") &&
+      std::find(ranking.begin(), ranking.end(), "codegen") != ranking.end();
+  if (codegenAsked)
+    codegen = codegenPlansFor(groupSpec, &codegenWhy);
+  builds.resize(codegen.size());
+  rebuildEntries();
+}
+
+void GroupPlans::rebuildEntries() {
+  list.clear();
+  for (const std::string &engine : ranking) {
+    if (engine == "cudnn" && group)
+      for (size_t i = 0; i < heuristicCount; ++i)
+        list.push_back({false, i, group->plans()[i].name});
+    if (engine == "codegen")
+      for (size_t i = 0; i < codegen.size(); ++i)
+        list.push_back({true, i, codegen[i]});
+  }
+  // Explicit plans last: the indices before them never move.
+  if (group)
+    for (size_t i = heuristicCount; i < group->plans().size(); ++i)
+      list.push_back({false, i, group->plans()[i].name});
+}
+
+std::string
+GroupPlans::addPlan(int64_t engineId,
+                    const std::vector<std::pair<int64_t, int64_t>> &knobs) {
+  if (!group)
+    return "cuDNN has no operation graph for the group";
+  if (std::string error = group->addPlan(engineId, knobs); !error.empty())
+    return error;
+  if (state == CudnnPlans::NoPlan) { // the explicit plan is cuDNN's first
+    state = CudnnPlans::Listed;
+    cudnnWhy.clear();
+  }
+  rebuildEntries();
+  return "";
+}
+
+std::string GroupPlans::build(size_t index, bool cubin, bool keepKernels) {
+  const PlanEntry &entry = list[index];
+  if (!entry.codegen)
+    return group->buildPlan(entry.index);
+  CodegenBuild &plan = builds[entry.index];
+  if (plan.tried)
+    return plan.error;
+  plan.tried = true;
+  rt::CodegenSpec compiled;
+  plan.error = compilePlan(groupSpec, entry.name, compiled, cubin);
+  if (plan.error.empty()) {
+    plan.kernels = rt::CodegenKernel::create(device, compiled, plan.error);
+    if (!plan.kernels && plan.error.empty())
+      plan.error = "the kernels did not load";
+    plan.launches = compiled.launches.size();
+    if (!keepKernels)
+      plan.kernels.reset();
+  }
+  return plan.error;
+}
+
+std::unique_ptr<rt::CodegenKernel> GroupPlans::takeKernels(size_t index,
+                                                           size_t &launches) {
+  const PlanEntry &entry = list[index];
+  launches = 0;
+  if (!entry.codegen)
+    return nullptr;
+  launches = builds[entry.index].launches;
+  return std::move(builds[entry.index].kernels);
+}
+
+PlanDetails GroupPlans::details(size_t index) const {
+  const PlanEntry &entry = list[index];
+  PlanDetails out;
+  if (entry.codegen) {
+    const CodegenBuild &plan = builds[entry.index];
+    out.name = entry.name;
+    out.engineId = codegenEngineOf(entry.name, out.knobs);
+    out.built = plan.tried && plan.error.empty();
+    out.workspace = 0; // its scratch is the kernels' own
+    out.error = plan.error;
+    out.behaviorNotes = {"GENERATED_KERNELS"};
+    return out;
+  }
+  const rt::PlanInfo &info = group->plans()[entry.index];
+  out.name = info.name;
+  out.engineId = info.engineId;
+  out.knobs = info.knobs;
+  out.built = info.built;
+  out.workspace = info.built ? group->workspaceBytes(entry.index) : 0;
+  out.error = info.error;
+  out.behaviorNotes = info.behaviorNotes;
+  out.numericNotes = info.numericNotes;
+  return out;
+}
