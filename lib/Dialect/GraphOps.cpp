@@ -11,12 +11,18 @@
 
 #include "EnumKeyword.h"
 #include "GraphDialect/Support/CheckedMath.h"
+#include "GraphDialect/Support/Shape.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallSet.h"
 
 using namespace mlir;
 using namespace mlir::graph;
+// numpy broadcasting, a '?' dim matching any dim (kDynamicDim is
+// ShapedType::kDynamic).
+using ::graph::broadcastsTo;
+static_assert(::graph::kDynamicDim == ShapedType::kDynamic,
+              "Support's dynamic dim must be MLIR's");
 
 //===----------------------------------------------------------------------===//
 // Shape helpers
@@ -205,17 +211,6 @@ bool broadcastInto(SmallVectorImpl<int64_t> &out, ArrayRef<int64_t> a) {
     }
     return false;
   }
-  return true;
-}
-
-/// `value` broadcasts (numpy rules) to exactly `target`.
-bool broadcastsTo(ArrayRef<int64_t> value, ArrayRef<int64_t> target) {
-  if (value.size() > target.size())
-    return false;
-  size_t offset = target.size() - value.size();
-  for (size_t i = 0; i < value.size(); ++i)
-    if (value[i] != 1 && !dimsCompatible(value[i], target[offset + i]))
-      return false;
   return true;
 }
 
