@@ -16,8 +16,9 @@ import subprocess
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-# Ops the builder does not expose through graphBuilderOp.
-SKIP = {"graph", "output", "scalar"}
+# Ops the builder does not expose through graphBuilderOp (graph.group and
+# graph.yield are formed by graph-fuse, not built by users).
+SKIP = {"graph", "output", "scalar", "group", "yield"}
 # Enum attribute storage type -> how its value prints (%s: the keyword).
 ENUM_FORMAT = {
     "::mlir::graph::PointwiseModeAttr": "#graph<pointwise_mode %s>",
