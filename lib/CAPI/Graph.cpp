@@ -231,8 +231,8 @@ const char *graphStatusName(GraphStatus status) {
   return nullptr;
 }
 
-// GraphDType's values are Support's DType values (GraphDialect/Support/DType.h),
-// so the element type table is Support's.
+// GraphDType's values are Support's DType values
+// (GraphDialect/Support/DType.h), so the element type table is Support's.
 static_assert(GRAPH_F32 == int(::graph::DType::F32) &&
                   GRAPH_F16 == int(::graph::DType::F16) &&
                   GRAPH_BF16 == int(::graph::DType::BF16) &&
