@@ -174,6 +174,20 @@ std::string GpuRun::prepare(const rt::GraphSpec &spec,
   GpuGroupReport entry;
   entry.group = spec.name;
   std::string error;
+  // An artifact's exec.kernel_group: kernels compiled ahead, no plan list.
+  if (engine && engine->kernels) {
+    ReadyGroup ready;
+    ready.kernels = rt::CodegenKernel::create(gpu, *engine->kernels, error);
+    if (!ready.kernels)
+      return spec.name + ": the artifact's generated kernels: " + error;
+    size_t launches = engine->kernels->launches.size();
+    entry.plan = engine->kernels->engine + " (" + std::to_string(launches) +
+                 " kernel" + (launches == 1 ? "" : "s") + ", ahead of time)";
+    this->ready.push_back(std::move(ready));
+    if (report)
+      report->push_back(entry);
+    return "";
+  }
   // planIndex and addedPlans belong to one group when planGroup names it.
   bool pinnedGroup =
       options.planGroup.empty() || spec.name == options.planGroup;

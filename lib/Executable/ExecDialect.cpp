@@ -2,9 +2,11 @@
 //
 // All of the exec dialect's TableGen output is compiled in this one file.
 // Verifiers: #exec.tensor (dims/strides), #exec.op (port maps and
-// attributes), exec.cudnn_group (uids unique, ports name its tensors, one
-// plan choice), exec.kernel_launch (its fields), exec.program (uids unique,
-// every uid a step uses declared, schedule order, every output written).
+// attributes), #exec.arg and #exec.scratch, exec.cudnn_group (uids unique,
+// ports name its tensors, one plan choice), exec.kernel_group (its body,
+// scratch), exec.kernel_module (the image), exec.kernel_launch (geometry,
+// module and entry, arguments), exec.program (uids unique, every uid a step
+// uses declared, schedule order, every output written).
 //
 //===----------------------------------------------------------------------===//
 
@@ -20,6 +22,8 @@ using namespace mlir;
 using namespace mlir::exec;
 
 #include "GraphDialect/Executable/ExecDialect.cpp.inc"
+
+#include "GraphDialect/Executable/ExecEnums.cpp.inc"
 
 #define GET_ATTRDEF_CLASSES
 #include "GraphDialect/Executable/ExecAttrs.cpp.inc"
@@ -132,6 +136,33 @@ LogicalResult OpAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   return success();
 }
 
+LogicalResult
+KernelArgAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                      int64_t uid, ArgAccess access, int64_t align) {
+  if ((uid < 0) != (access == ArgAccess::scratch))
+    return emitError() << "kernel argument uid " << uid
+                       << (uid < 0 ? ": a negative uid is a scratch buffer "
+                                     "(access = scratch)"
+                                   : ": access = scratch needs a negative "
+                                     "uid (a buffer of the group's scratch)");
+  if (align < 0 || (align & (align - 1)))
+    return emitError() << "kernel argument uid " << uid << ": align " << align
+                       << " must be 0 or a power of two";
+  return success();
+}
+
+LogicalResult ScratchAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                  int64_t uid, int64_t bytes) {
+  if (uid >= 0)
+    return emitError() << "scratch uid " << uid
+                       << " must be negative (scratch uids are local to "
+                          "their group)";
+  if (bytes <= 0)
+    return emitError() << "scratch uid " << uid << " needs a positive size, not "
+                       << bytes << " bytes";
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // exec.cudnn_group
 //===----------------------------------------------------------------------===//
@@ -207,12 +238,66 @@ LogicalResult CudnnGroupOp::verify() {
 }
 
 //===----------------------------------------------------------------------===//
-// exec.kernel_launch
+// exec.kernel_group, exec.kernel_module, exec.kernel_launch
 //===----------------------------------------------------------------------===//
 
+LogicalResult KernelGroupOp::verify() {
+  if (getEngine().empty())
+    return emitOpError("engine must name the codegen plan (e.g. "
+                       "\"codegen_v2_t256_i2\")");
+  llvm::DenseSet<int64_t> scratch;
+  for (ScratchAttr buffer : getScratch().getAsRange<ScratchAttr>())
+    if (!scratch.insert(buffer.getUid()).second)
+      return emitOpError("scratch uid ") << buffer.getUid()
+                                         << " is declared twice";
+  return success();
+}
+
+LogicalResult KernelGroupOp::verifyRegions() {
+  llvm::DenseSet<StringRef> launched;
+  unsigned launches = 0;
+  for (Operation &op : getBody().front()) {
+    if (auto launch = dyn_cast<KernelLaunchOp>(op)) {
+      ++launches;
+      launched.insert(launch.getModule());
+      continue;
+    }
+    if (!isa<KernelModuleOp>(op))
+      return op.emitOpError("cannot be in an exec.kernel_group (only "
+                            "exec.kernel_module and exec.kernel_launch)");
+  }
+  if (launches == 0)
+    return emitOpError("has no exec.kernel_launch");
+  for (auto module : getBody().getOps<KernelModuleOp>())
+    if (!launched.count(module.getSymName()))
+      return module.emitOpError("is launched by no exec.kernel_launch of "
+                                "its group");
+  return success();
+}
+
+/// Whether PTX text `ptx` declares kernel `entry` (`.entry <entry>(`).
+static bool declaresEntry(StringRef ptx, StringRef entry) {
+  for (size_t at = ptx.find(".entry"); at != StringRef::npos;
+       at = ptx.find(".entry", at + 6)) {
+    StringRef rest = ptx.drop_front(at + 6).ltrim();
+    if (rest.consume_front(entry) && rest.ltrim().starts_with("("))
+      return true;
+  }
+  return false;
+}
+
+LogicalResult KernelModuleOp::verify() {
+  StringRef binary = getBinary();
+  if (binary.empty())
+    return emitOpError("binary must not be empty");
+  if (getFormat() == BinaryFormat::ptx && !binary.contains(".entry"))
+    return emitOpError("binary is not PTX text with .entry functions");
+  if (getFormat() == BinaryFormat::cubin && !binary.starts_with("\x7f" "ELF"))
+    return emitOpError("binary is not a cubin (an ELF image)");
+  return success();
+}
+
 LogicalResult KernelLaunchOp::verify() {
-  if (getPtx().empty())
-    return emitOpError("ptx must not be empty");
   if (getEntry().empty())
     return emitOpError("entry must not be empty");
   for (auto [what, sizes] :
@@ -224,6 +309,32 @@ LogicalResult KernelLaunchOp::verify() {
     if (llvm::any_of(sizes, [](int64_t v) { return v <= 0; }))
       return emitOpError() << what << " sizes must be positive";
   }
+  ArrayRef<int64_t> grid = getGrid(), block = getBlock();
+  if (block[0] * block[1] * block[2] > 1024)
+    return emitOpError("block has ")
+           << block[0] * block[1] * block[2]
+           << " threads; a block holds at most 1024";
+  if (grid[0] > 2147483647 || grid[1] > 65535 || grid[2] > 65535)
+    return emitOpError("grid exceeds the launch limits (x < 2^31, y and z "
+                       "at most 65535)");
+  auto group = cast<KernelGroupOp>((*this)->getParentOp());
+  auto module = dyn_cast_or_null<KernelModuleOp>(
+      SymbolTable::lookupSymbolIn(group, getModuleAttr()));
+  if (!module)
+    return emitOpError("module ")
+           << getModuleAttr() << " is not an exec.kernel_module of its group";
+  if (module.getFormat() == BinaryFormat::ptx &&
+      !declaresEntry(module.getBinary(), getEntry()))
+    return emitOpError("entry '")
+           << getEntry() << "' is not an .entry of PTX module "
+           << getModuleAttr();
+  llvm::DenseSet<int64_t> scratch;
+  for (ScratchAttr buffer : group.getScratch().getAsRange<ScratchAttr>())
+    scratch.insert(buffer.getUid());
+  for (KernelArgAttr arg : getArgs().getAsRange<KernelArgAttr>())
+    if (arg.getAccess() == ArgAccess::scratch && !scratch.count(arg.getUid()))
+      return emitOpError("scratch uid ")
+             << arg.getUid() << " is not in its group's scratch list";
   return success();
 }
 
@@ -298,18 +409,35 @@ LogicalResult ProgramOp::verifyRegions() {
     declared.insert(tensor.getUid());
 
   for (Operation &step : getBody().front()) {
-    if (auto launch = dyn_cast<KernelLaunchOp>(step)) {
-      for (int64_t uid : launch.getBuffers())
-        if (!declared.count(uid))
-          return launch.emitOpError("buffer uid ")
-                 << uid << " is not a program input, output or buffer";
-      // A kernel's parameters are read and written: count them as written.
-      written.insert(launch.getBuffers().begin(), launch.getBuffers().end());
+    if (auto kernels = dyn_cast<KernelGroupOp>(step)) {
+      // Launches run in order: a read needs an earlier write (of an earlier
+      // step or launch); what a launch writes counts from the next one on.
+      for (auto launch : kernels.getBody().getOps<KernelLaunchOp>()) {
+        llvm::SmallVector<int64_t> writes;
+        for (KernelArgAttr arg : launch.getArgs().getAsRange<KernelArgAttr>()) {
+          int64_t uid = arg.getUid();
+          if (arg.getAccess() == ArgAccess::scratch)
+            continue;
+          if (!declared.count(uid))
+            return launch.emitOpError("argument uid ")
+                   << uid << " is not a program input, output or buffer";
+          if (arg.getAccess() == ArgAccess::write) {
+            if (inputs.count(uid))
+              return launch.emitOpError("writes program input uid ") << uid;
+            writes.push_back(uid);
+          } else if (!inputs.count(uid) && !written.count(uid)) {
+            return launch.emitOpError("reads uid ")
+                   << uid << " before any step writes it (schedule order)";
+          }
+        }
+        written.insert(writes.begin(), writes.end());
+      }
       continue;
     }
     auto group = dyn_cast<CudnnGroupOp>(step);
     if (!group)
-      return step.emitOpError("is not a step of an exec.program");
+      return step.emitOpError("is not a step of an exec.program (an "
+                              "exec.cudnn_group or exec.kernel_group)");
     llvm::DenseMap<int64_t, TensorAttr> local;
     for (TensorAttr tensor : group.getTensors().getAsRange<TensorAttr>()) {
       local[tensor.getUid()] = tensor;

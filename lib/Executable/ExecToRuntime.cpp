@@ -1,8 +1,12 @@
 //===- ExecToRuntime.cpp - Load an exec.program into the runtime ---------===//
 //
 // The inverse of graph-lower-to-executable: an exec.program becomes the
-// CudnnProgram GpuExecutable runs, with no graph dialect involved. The
-// program was verified when parsed, so uids and ports are consistent here.
+// runtime Program GpuExecutable runs, with no graph dialect involved: an
+// exec.cudnn_group becomes an rt::GraphSpec and its plan choice, an
+// exec.kernel_group an rt::CodegenSpec (its kernel images, launch geometry
+// and pointer arguments) that lib/Runtime/CodegenKernel.cpp loads. The
+// program was verified when parsed, so uids, ports and symbols are
+// consistent here.
 //
 //===----------------------------------------------------------------------===//
 
@@ -10,25 +14,28 @@
 
 #include "GraphDialect/Executable/ExecOps.h"
 
+#include "llvm/ADT/StringMap.h"
+
 #include <set>
 
 using namespace mlir;
 using namespace mlir::exec;
-namespace ref = ::graph::ref;
 namespace rt = ::graph::rt;
 
 namespace {
 
-std::string dtypeOf(Type type, ref::DType &dtype, int64_t uid) {
-  if (ref::toDType(type, dtype))
-    return "";
+/// The runtime dtype of element type `type`: DType names are the MLIR
+/// spellings (f16, bf16, f8E4M3FN, i32...), so the printed type is parsed.
+std::string dtypeOf(Type type, ::graph::DType &dtype, int64_t uid) {
   std::string text;
   llvm::raw_string_ostream(text) << type;
+  if (::graph::parseDType(text, dtype))
+    return "";
   return "uid " + std::to_string(uid) + ": element type " + text +
          " has no runtime equivalent";
 }
 
-std::string infoOf(TensorAttr tensor, ref::TensorInfo &info) {
+std::string infoOf(TensorAttr tensor, ::graph::TensorInfo &info) {
   info.uid = tensor.getUid();
   info.name = tensor.getName() ? tensor.getName().str() : "";
   info.shape.assign(tensor.getDims().begin(), tensor.getDims().end());
@@ -36,12 +43,42 @@ std::string infoOf(TensorAttr tensor, ref::TensorInfo &info) {
   return dtypeOf(tensor.getDtype(), info.dtype, tensor.getUid());
 }
 
+/// The runtime's description of a kernel group: one KernelLaunch per
+/// exec.kernel_launch with its module's image, and the scratch buffers.
+rt::CodegenSpec codegenSpecOf(KernelGroupOp group) {
+  rt::CodegenSpec spec;
+  spec.name = group.getSymName().str();
+  spec.engine = group.getEngine().str();
+  for (ScratchAttr buffer : group.getScratch().getAsRange<ScratchAttr>())
+    spec.scratch.emplace_back(buffer.getUid(), buffer.getBytes());
+  llvm::StringMap<KernelModuleOp> modules;
+  for (auto module : group.getBody().getOps<KernelModuleOp>())
+    modules[module.getSymName()] = module;
+  for (auto launch : group.getBody().getOps<KernelLaunchOp>()) {
+    KernelModuleOp module = modules.lookup(launch.getModule());
+    rt::KernelLaunch kernel;
+    kernel.ptx = module.getBinary().str();
+    kernel.cubin = module.getFormat() == BinaryFormat::cubin;
+    kernel.entry = launch.getEntry().str();
+    for (unsigned d = 0; d < 3; ++d) {
+      kernel.grid[d] = static_cast<unsigned>(launch.getGrid()[d]);
+      kernel.block[d] = static_cast<unsigned>(launch.getBlock()[d]);
+    }
+    for (KernelArgAttr arg : launch.getArgs().getAsRange<KernelArgAttr>()) {
+      kernel.argUids.push_back(arg.getUid());
+      kernel.argAlign.push_back(arg.getAlign());
+    }
+    spec.launches.push_back(std::move(kernel));
+  }
+  return spec;
+}
+
 } // namespace
 
-std::string mlir::exec::loadProgram(ProgramOp op, graph::CudnnProgram &program,
+std::string mlir::exec::loadProgram(ProgramOp op, rt::Program &program,
                                     ProgramIO *io) {
-  using graph::DeviceTensor;
-  program = graph::CudnnProgram();
+  using rt::DeviceTensor;
+  program = rt::Program();
   ProgramIO local;
   if (!io)
     io = &local;
@@ -63,7 +100,7 @@ std::string mlir::exec::loadProgram(ProgramOp op, graph::CudnnProgram &program,
   };
 
   for (auto [i, tensor] : llvm::enumerate(op.getInputs().getAsRange<TensorAttr>())) {
-    ref::TensorInfo info;
+    ::graph::TensorInfo info;
     if (std::string e = infoOf(tensor, info); !e.empty())
       return where + "input " + e;
     io->inputs.push_back(info);
@@ -74,7 +111,7 @@ std::string mlir::exec::loadProgram(ProgramOp op, graph::CudnnProgram &program,
   std::set<int64_t> computed;
   for (auto [i, tensor] :
        llvm::enumerate(op.getOutputs().getAsRange<TensorAttr>())) {
-    ref::TensorInfo info;
+    ::graph::TensorInfo info;
     if (std::string e = infoOf(tensor, info); !e.empty())
       return where + "output " + e;
     io->outputs.push_back(info);
@@ -92,11 +129,18 @@ std::string mlir::exec::loadProgram(ProgramOp op, graph::CudnnProgram &program,
       return where + "buffer " + e;
 
   for (Operation &step : op.getBody().front()) {
-    if (auto launch = dyn_cast<KernelLaunchOp>(step))
-      return where + "exec.kernel_launch \"" + launch.getSymName().str() +
-             "\" (entry " + launch.getEntry().str() +
-             "): generated kernels cannot run yet (the codegen engine's "
-             "kernel loader is not implemented)";
+    if (auto kernels = dyn_cast<KernelGroupOp>(step)) {
+      // Generated kernels, compiled ahead: no plan list to walk. The spec
+      // names the group and says only the codegen engine runs it.
+      rt::GraphSpec spec;
+      spec.name = kernels.getSymName().str();
+      spec.engines = {"codegen"};
+      rt::GroupEngine engine;
+      engine.kernels = codegenSpecOf(kernels);
+      program.groups.push_back(std::move(spec));
+      program.engines.push_back(std::move(engine));
+      continue;
+    }
     auto group = dyn_cast<CudnnGroupOp>(step);
     if (!group)
       return where + "unknown step " + step.getName().getStringRef().str();
@@ -144,7 +188,7 @@ std::string mlir::exec::loadProgram(ProgramOp op, graph::CudnnProgram &program,
         return where + spec.name + ": op " + o.kind + " compute type: " + e;
       spec.ops.push_back(std::move(o));
     }
-    graph::GroupEngine engine;
+    rt::GroupEngine engine;
     if (std::optional<ArrayAttr> modes = group.getHeuristics())
       for (StringAttr mode : modes->getAsRange<StringAttr>())
         engine.heuristics.push_back(mode.getValue() == "a"   ? rt::HeurMode::A

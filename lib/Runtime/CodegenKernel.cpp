@@ -1,4 +1,11 @@
 //===- CodegenKernel.cpp - Load and launch generated PTX kernels ---------===//
+//
+// The runtime side of the codegen engine: a group's kernels, generated at
+// plan time (GpuExecutor) or ahead of time (an exec.kernel_group of an
+// artifact, ExecToRuntime.cpp), are checked, loaded from their PTX or cubin
+// images and launched in order with device pointers by uid.
+//
+//===----------------------------------------------------------------------===//
 
 #include "RuntimeApi.h"
 
@@ -6,6 +13,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <set>
 
 #include "GraphDialect/Runtime/CodegenKernel.h"
 
@@ -13,6 +21,18 @@ using namespace graph::rt;
 using namespace graph::rt::detail;
 
 namespace {
+
+/// What to do about a module the driver did not load.
+std::string loadHint(CUresult status, const KernelLaunch &launch) {
+  if (launch.cubin && (status == CUDA_ERROR_NO_BINARY_FOR_GPU ||
+                       status == CUDA_ERROR_INVALID_IMAGE))
+    return " (the image is a cubin assembled for sm_90; for another GPU, "
+           "embed PTX instead: graph-lower-to-executable without cubin=true)";
+  if (status == CUDA_ERROR_UNSUPPORTED_PTX_VERSION)
+    return " (the driver is older than the PTX ISA version the kernels were "
+           "generated for; update the driver or embed a cubin)";
+  return "";
+}
 
 class LoadedKernels final : public CodegenKernel {
 public:
@@ -45,7 +65,9 @@ public:
         if (CUresult status = cu.cuModuleLoadData(&module, launch.ptx.data());
             status != CUDA_SUCCESS)
           return codegen.name + ": cuModuleLoadData of kernel " + launch.entry +
-                 " failed: " + cuStatusText(cu, status);
+                 (launch.cubin ? " (cubin)" : " (PTX)") +
+                 " failed: " + cuStatusText(cu, status) +
+                 loadHint(status, launch);
         modules.push_back(module);
         loaded[launch.ptx] = module;
       }
@@ -107,9 +129,49 @@ private:
 
 } // namespace
 
+std::string graph::rt::checkCodegenSpec(const CodegenSpec &spec) {
+  std::string group = spec.name.empty() ? "a generated group" : spec.name;
+  std::set<int64_t> scratch;
+  for (auto &[uid, bytes] : spec.scratch) {
+    if (uid >= 0)
+      return group + ": scratch uid " + std::to_string(uid) +
+             " must be negative";
+    if (bytes <= 0)
+      return group + ": scratch uid " + std::to_string(uid) +
+             " needs a positive size";
+    if (!scratch.insert(uid).second)
+      return group + ": scratch uid " + std::to_string(uid) +
+             " is listed twice";
+  }
+  if (spec.launches.empty())
+    return group + ": no kernel to launch";
+  for (const KernelLaunch &launch : spec.launches) {
+    std::string kernel =
+        group + ": kernel " + (launch.entry.empty() ? "?" : launch.entry);
+    if (launch.entry.empty())
+      return kernel + " has no entry name";
+    if (launch.ptx.empty())
+      return kernel + " has no " + (launch.cubin ? "cubin" : "PTX") + " image";
+    for (unsigned d = 0; d < 3; ++d)
+      if (launch.grid[d] == 0 || launch.block[d] == 0)
+        return kernel + " has an empty grid or block";
+    if (launch.argAlign.size() > launch.argUids.size())
+      return kernel + " has " + std::to_string(launch.argAlign.size()) +
+             " alignments for " + std::to_string(launch.argUids.size()) +
+             " arguments";
+    for (int64_t uid : launch.argUids)
+      if (uid < 0 && !scratch.count(uid))
+        return kernel + " takes scratch uid " + std::to_string(uid) +
+               ", which the group does not allocate";
+  }
+  return "";
+}
+
 std::unique_ptr<CodegenKernel> CodegenKernel::create(Device &device,
                                                      const CodegenSpec &spec,
                                                      std::string &error) {
+  if (!(error = checkCodegenSpec(spec)).empty())
+    return nullptr;
   const DriverApi *cu = driverApi(error);
   if (!cu)
     return nullptr;

@@ -204,21 +204,262 @@ exec.program @p inputs = [#exec.tensor<uid = 1, dtype = f32, dims = [4], strides
 
 // -----
 
-exec.program @p inputs = [#exec.tensor<uid = 1, dtype = f32, dims = [4], strides = [1]>] outputs = [] buffers = [] {
-  // expected-error @below {{'exec.kernel_launch' op grid must have 3 values, not 2}}
-  exec.kernel_launch "k" ptx = ".version 8.0" entry = "k" grid = [1, 1] block = [1, 1, 1] buffers = [1]
+exec.program @p inputs = [#exec.tensor<uid = 1, dtype = f32, dims = [4], strides = [1]>] outputs = [#exec.tensor<uid = 2, dtype = f32, dims = [4], strides = [1]>] buffers = [] {
+  exec.kernel_group "g" engine = "codegen_v1" {
+    exec.kernel_module @m format = ptx binary = ".visible .entry k("
+    // expected-error @below {{'exec.kernel_launch' op grid must have 3 values, not 2}}
+    exec.kernel_launch @m entry = "k" grid = [1, 1] block = [1, 1, 1] args = [#exec.arg<uid = 2, access = write>]
+  }
 }
 
 // -----
 
-exec.program @p inputs = [#exec.tensor<uid = 1, dtype = f32, dims = [4], strides = [1]>] outputs = [] buffers = [] {
-  // expected-error @below {{'exec.kernel_launch' op ptx must not be empty}}
-  exec.kernel_launch "k" ptx = "" entry = "k" grid = [1, 1, 1] block = [1, 1, 1] buffers = [1]
+exec.program @p inputs = [#exec.tensor<uid = 1, dtype = f32, dims = [4], strides = [1]>] outputs = [#exec.tensor<uid = 2, dtype = f32, dims = [4], strides = [1]>] buffers = [] {
+  exec.kernel_group "g" engine = "codegen_v1" {
+    exec.kernel_module @m format = ptx binary = ".visible .entry k("
+    // expected-error @below {{'exec.kernel_launch' op block sizes must be positive}}
+    exec.kernel_launch @m entry = "k" grid = [1, 1, 1] block = [0, 1, 1] args = [#exec.arg<uid = 2, access = write>]
+  }
 }
 
 // -----
 
-exec.program @p inputs = [#exec.tensor<uid = 1, dtype = f32, dims = [4], strides = [1]>] outputs = [] buffers = [] {
-  // expected-error @below {{'exec.kernel_launch' op buffer uid 4 is not a program input, output or buffer}}
-  exec.kernel_launch "k" ptx = ".version 8.0" entry = "k" grid = [1, 1, 1] block = [1, 1, 1] buffers = [4]
+exec.program @p inputs = [#exec.tensor<uid = 1, dtype = f32, dims = [4], strides = [1]>] outputs = [#exec.tensor<uid = 2, dtype = f32, dims = [4], strides = [1]>] buffers = [] {
+  exec.kernel_group "g" engine = "codegen_v1" {
+    exec.kernel_module @m format = ptx binary = ".visible .entry k("
+    // expected-error @below {{'exec.kernel_launch' op block has 2048 threads; a block holds at most 1024}}
+    exec.kernel_launch @m entry = "k" grid = [1, 1, 1] block = [1024, 2, 1] args = [#exec.arg<uid = 2, access = write>]
+  }
+}
+
+// -----
+
+exec.program @p inputs = [#exec.tensor<uid = 1, dtype = f32, dims = [4], strides = [1]>] outputs = [#exec.tensor<uid = 2, dtype = f32, dims = [4], strides = [1]>] buffers = [] {
+  exec.kernel_group "g" engine = "codegen_v1" {
+    exec.kernel_module @m format = ptx binary = ".visible .entry k("
+    // expected-error @below {{'exec.kernel_launch' op grid exceeds the launch limits (x < 2^31, y and z at most 65535)}}
+    exec.kernel_launch @m entry = "k" grid = [1, 65536, 1] block = [1, 1, 1] args = [#exec.arg<uid = 2, access = write>]
+  }
+}
+
+// -----
+
+exec.program @p inputs = [#exec.tensor<uid = 1, dtype = f32, dims = [4], strides = [1]>] outputs = [#exec.tensor<uid = 2, dtype = f32, dims = [4], strides = [1]>] buffers = [] {
+  exec.kernel_group "g" engine = "codegen_v1" {
+    exec.kernel_module @m format = ptx binary = ".visible .entry k("
+    // expected-error @below {{'exec.kernel_launch' op module @n is not an exec.kernel_module of its group}}
+    exec.kernel_launch @n entry = "k" grid = [1, 1, 1] block = [1, 1, 1] args = [#exec.arg<uid = 2, access = write>]
+  }
+}
+
+// -----
+
+exec.program @p inputs = [#exec.tensor<uid = 1, dtype = f32, dims = [4], strides = [1]>] outputs = [#exec.tensor<uid = 2, dtype = f32, dims = [4], strides = [1]>] buffers = [] {
+  exec.kernel_group "g" engine = "codegen_v1" {
+    exec.kernel_module @m format = ptx binary = ".visible .entry k("
+    // expected-error @below {{'exec.kernel_launch' op entry 'kk' is not an .entry of PTX module @m}}
+    exec.kernel_launch @m entry = "kk" grid = [1, 1, 1] block = [1, 1, 1] args = [#exec.arg<uid = 2, access = write>]
+  }
+}
+
+// -----
+
+exec.program @p inputs = [#exec.tensor<uid = 1, dtype = f32, dims = [4], strides = [1]>] outputs = [#exec.tensor<uid = 2, dtype = f32, dims = [4], strides = [1]>] buffers = [] {
+  exec.kernel_group "g" engine = "codegen_v1" {
+    exec.kernel_module @m format = ptx binary = ".visible .entry k("
+    // expected-error @below {{'exec.kernel_launch' op scratch uid -3 is not in its group's scratch list}}
+    exec.kernel_launch @m entry = "k" grid = [1, 1, 1] block = [1, 1, 1] args = [#exec.arg<uid = -3, access = scratch>, #exec.arg<uid = 2, access = write>]
+  }
+}
+
+// -----
+
+exec.program @p inputs = [#exec.tensor<uid = 1, dtype = f32, dims = [4], strides = [1]>] outputs = [#exec.tensor<uid = 2, dtype = f32, dims = [4], strides = [1]>] buffers = [] {
+  exec.kernel_group "g" engine = "codegen_v1" {
+    exec.kernel_module @m format = ptx binary = ".visible .entry k("
+    // expected-error @below {{'exec.kernel_launch' op argument uid 4 is not a program input, output or buffer}}
+    exec.kernel_launch @m entry = "k" grid = [1, 1, 1] block = [1, 1, 1] args = [#exec.arg<uid = 4, access = read>]
+  }
+}
+
+// -----
+
+exec.program @p inputs = [#exec.tensor<uid = 1, dtype = f32, dims = [4], strides = [1]>] outputs = [#exec.tensor<uid = 2, dtype = f32, dims = [4], strides = [1]>] buffers = [] {
+  exec.kernel_group "g" engine = "codegen_v1" {
+    exec.kernel_module @m format = ptx binary = ".visible .entry k("
+    // expected-error @below {{'exec.kernel_launch' op writes program input uid 1}}
+    exec.kernel_launch @m entry = "k" grid = [1, 1, 1] block = [1, 1, 1] args = [#exec.arg<uid = 1, access = write>]
+  }
+}
+
+// -----
+
+exec.program @p inputs = [#exec.tensor<uid = 1, dtype = f32, dims = [4], strides = [1]>] outputs = [#exec.tensor<uid = 2, dtype = f32, dims = [4], strides = [1]>] buffers = [] {
+  exec.kernel_group "g" engine = "codegen_v1" {
+    exec.kernel_module @m format = ptx binary = ".visible .entry k("
+    // expected-error @below {{'exec.kernel_launch' op reads uid 2 before any step writes it (schedule order)}}
+    exec.kernel_launch @m entry = "k" grid = [1, 1, 1] block = [1, 1, 1] args = [#exec.arg<uid = 2, access = read>]
+    exec.kernel_launch @m entry = "k" grid = [1, 1, 1] block = [1, 1, 1] args = [#exec.arg<uid = 2, access = write>]
+  }
+}
+
+// -----
+
+// expected-error @below {{'exec.program' op output uid 2 is written by no step}}
+exec.program @p inputs = [#exec.tensor<uid = 1, dtype = f32, dims = [4], strides = [1]>] outputs = [#exec.tensor<uid = 2, dtype = f32, dims = [4], strides = [1]>] buffers = [] {
+  exec.kernel_group "g" engine = "codegen_v1" {
+    exec.kernel_module @m format = ptx binary = ".visible .entry k("
+    exec.kernel_launch @m entry = "k" grid = [1, 1, 1] block = [1, 1, 1] args = [#exec.arg<uid = 1, access = read>]
+  }
+}
+
+// -----
+
+exec.program @p inputs = [#exec.tensor<uid = 1, dtype = f32, dims = [4], strides = [1]>] outputs = [#exec.tensor<uid = 2, dtype = f32, dims = [4], strides = [1]>] buffers = [] {
+  // expected-error @below {{'exec.kernel_group' op has no exec.kernel_launch}}
+  exec.kernel_group "g" engine = "codegen_v1" {
+  }
+}
+
+// -----
+
+exec.program @p inputs = [#exec.tensor<uid = 1, dtype = f32, dims = [4], strides = [1]>] outputs = [#exec.tensor<uid = 2, dtype = f32, dims = [4], strides = [1]>] buffers = [] {
+  // expected-error @below {{'exec.kernel_group' op engine must name the codegen plan}}
+  exec.kernel_group "g" engine = "" {
+    exec.kernel_module @m format = ptx binary = ".visible .entry k("
+    exec.kernel_launch @m entry = "k" grid = [1, 1, 1] block = [1, 1, 1] args = [#exec.arg<uid = 2, access = write>]
+  }
+}
+
+// -----
+
+exec.program @p inputs = [#exec.tensor<uid = 1, dtype = f32, dims = [4], strides = [1]>] outputs = [#exec.tensor<uid = 2, dtype = f32, dims = [4], strides = [1]>] buffers = [] {
+  // expected-error @below {{'exec.kernel_group' op scratch uid -1 is declared twice}}
+  exec.kernel_group "g" engine = "codegen_v1" scratch = [#exec.scratch<uid = -1, bytes = 4>, #exec.scratch<uid = -1, bytes = 8>] {
+    exec.kernel_module @m format = ptx binary = ".visible .entry k("
+    exec.kernel_launch @m entry = "k" grid = [1, 1, 1] block = [1, 1, 1] args = [#exec.arg<uid = 2, access = write>]
+  }
+}
+
+// -----
+
+exec.program @p inputs = [#exec.tensor<uid = 1, dtype = f32, dims = [4], strides = [1]>] outputs = [#exec.tensor<uid = 2, dtype = f32, dims = [4], strides = [1]>] buffers = [] {
+  exec.kernel_group "g" engine = "codegen_v1" {
+    exec.kernel_module @m format = ptx binary = ".visible .entry k("
+    // expected-error @below {{'exec.kernel_module' op is launched by no exec.kernel_launch of its group}}
+    exec.kernel_module @unused format = ptx binary = ".visible .entry k("
+    exec.kernel_launch @m entry = "k" grid = [1, 1, 1] block = [1, 1, 1] args = [#exec.arg<uid = 2, access = write>]
+  }
+}
+
+// -----
+
+exec.program @p inputs = [#exec.tensor<uid = 1, dtype = f32, dims = [4], strides = [1]>] outputs = [#exec.tensor<uid = 2, dtype = f32, dims = [4], strides = [1]>] buffers = [] {
+  exec.kernel_group "g" engine = "codegen_v1" {
+    // expected-error @below {{'exec.kernel_module' op binary is not PTX text with .entry functions}}
+    exec.kernel_module @m format = ptx binary = ".version 8.0"
+    exec.kernel_launch @m entry = "k" grid = [1, 1, 1] block = [1, 1, 1] args = [#exec.arg<uid = 2, access = write>]
+  }
+}
+
+// -----
+
+exec.program @p inputs = [#exec.tensor<uid = 1, dtype = f32, dims = [4], strides = [1]>] outputs = [#exec.tensor<uid = 2, dtype = f32, dims = [4], strides = [1]>] buffers = [] {
+  exec.kernel_group "g" engine = "codegen_v1" {
+    // expected-error @below {{'exec.kernel_module' op binary is not a cubin (an ELF image)}}
+    exec.kernel_module @m format = cubin binary = ".visible .entry k("
+    exec.kernel_launch @m entry = "k" grid = [1, 1, 1] block = [1, 1, 1] args = [#exec.arg<uid = 2, access = write>]
+  }
+}
+
+// -----
+
+exec.program @p inputs = [#exec.tensor<uid = 1, dtype = f32, dims = [4], strides = [1]>] outputs = [#exec.tensor<uid = 2, dtype = f32, dims = [4], strides = [1]>] buffers = [] {
+  exec.kernel_group "g" engine = "codegen_v1" {
+    // expected-error @below {{'exec.kernel_module' op binary must not be empty}}
+    exec.kernel_module @m format = cubin binary = ""
+    exec.kernel_launch @m entry = "k" grid = [1, 1, 1] block = [1, 1, 1] args = [#exec.arg<uid = 2, access = write>]
+  }
+}
+
+// -----
+
+exec.program @p inputs = [#exec.tensor<uid = 1, dtype = f32, dims = [4], strides = [1]>] outputs = [#exec.tensor<uid = 2, dtype = f32, dims = [4], strides = [1]>] buffers = [] {
+  exec.kernel_group "g" engine = "codegen_v1" {
+    // expected-note @below {{see existing symbol definition here}}
+    exec.kernel_module @m format = ptx binary = ".visible .entry k("
+    // expected-error @below {{redefinition of symbol named 'm'}}
+    exec.kernel_module @m format = ptx binary = ".visible .entry k("
+    exec.kernel_launch @m entry = "k" grid = [1, 1, 1] block = [1, 1, 1] args = [#exec.arg<uid = 2, access = write>]
+  }
+}
+
+// -----
+
+exec.program @p inputs = [#exec.tensor<uid = 1, dtype = f32, dims = [4], strides = [1]>] outputs = [#exec.tensor<uid = 2, dtype = f32, dims = [4], strides = [1]>] buffers = [] {
+  // expected-error @below {{'exec.kernel_launch' op expects parent op 'exec.kernel_group'}}
+  exec.kernel_launch @m entry = "k" grid = [1, 1, 1] block = [1, 1, 1] args = [#exec.arg<uid = 2, access = write>]
+}
+
+// -----
+
+exec.program @p inputs = [#exec.tensor<uid = 1, dtype = f32, dims = [4], strides = [1]>] outputs = [#exec.tensor<uid = 2, dtype = f32, dims = [4], strides = [1]>] buffers = [] {
+  exec.kernel_group "g" engine = "codegen_v1" {
+    exec.kernel_module @m format = ptx binary = ".visible .entry k("
+    // expected-error @below {{kernel argument uid -1: a negative uid is a scratch buffer (access = scratch)}}
+    exec.kernel_launch @m entry = "k" grid = [1, 1, 1] block = [1, 1, 1] args = [#exec.arg<uid = -1, access = read>]
+  }
+}
+
+// -----
+
+exec.program @p inputs = [#exec.tensor<uid = 1, dtype = f32, dims = [4], strides = [1]>] outputs = [#exec.tensor<uid = 2, dtype = f32, dims = [4], strides = [1]>] buffers = [] {
+  exec.kernel_group "g" engine = "codegen_v1" {
+    exec.kernel_module @m format = ptx binary = ".visible .entry k("
+    // expected-error @below {{kernel argument uid 2: access = scratch needs a negative uid}}
+    exec.kernel_launch @m entry = "k" grid = [1, 1, 1] block = [1, 1, 1] args = [#exec.arg<uid = 2, access = scratch>]
+  }
+}
+
+// -----
+
+exec.program @p inputs = [#exec.tensor<uid = 1, dtype = f32, dims = [4], strides = [1]>] outputs = [#exec.tensor<uid = 2, dtype = f32, dims = [4], strides = [1]>] buffers = [] {
+  exec.kernel_group "g" engine = "codegen_v1" {
+    exec.kernel_module @m format = ptx binary = ".visible .entry k("
+    // expected-error @below {{kernel argument uid 2: align 12 must be 0 or a power of two}}
+    exec.kernel_launch @m entry = "k" grid = [1, 1, 1] block = [1, 1, 1] args = [#exec.arg<uid = 2, access = write, align = 12>]
+  }
+}
+
+// -----
+
+exec.program @p inputs = [#exec.tensor<uid = 1, dtype = f32, dims = [4], strides = [1]>] outputs = [#exec.tensor<uid = 2, dtype = f32, dims = [4], strides = [1]>] buffers = [] {
+  // expected-error @below {{scratch uid 3 must be negative (scratch uids are local to their group)}}
+  exec.kernel_group "g" engine = "codegen_v1" scratch = [#exec.scratch<uid = 3, bytes = 4>] {
+    exec.kernel_module @m format = ptx binary = ".visible .entry k("
+    exec.kernel_launch @m entry = "k" grid = [1, 1, 1] block = [1, 1, 1] args = [#exec.arg<uid = 2, access = write>]
+  }
+}
+
+// -----
+
+exec.program @p inputs = [#exec.tensor<uid = 1, dtype = f32, dims = [4], strides = [1]>] outputs = [#exec.tensor<uid = 2, dtype = f32, dims = [4], strides = [1]>] buffers = [] {
+  // expected-error @below {{scratch uid -1 needs a positive size, not 0 bytes}}
+  exec.kernel_group "g" engine = "codegen_v1" scratch = [#exec.scratch<uid = -1, bytes = 0>] {
+    exec.kernel_module @m format = ptx binary = ".visible .entry k("
+    exec.kernel_launch @m entry = "k" grid = [1, 1, 1] block = [1, 1, 1] args = [#exec.arg<uid = 2, access = write>]
+  }
+}
+
+// -----
+
+exec.program @p inputs = [#exec.tensor<uid = 1, dtype = f32, dims = [4], strides = [1]>] outputs = [#exec.tensor<uid = 2, dtype = f32, dims = [4], strides = [1]>] buffers = [] {
+  exec.kernel_group "g" engine = "codegen_v1" {
+    exec.kernel_module @m format = ptx binary = ".visible .entry k("
+    exec.kernel_launch @m entry = "k" grid = [1, 1, 1] block = [1, 1, 1] args = [#exec.arg<uid = 2, access = write>]
+    // expected-error @below {{'exec.cudnn_group' op expects parent op 'exec.program'}}
+    exec.cudnn_group "x" tensors = [#exec.tensor<uid = 2, dtype = f32, dims = [4], strides = [1]>]
+        ops = [#exec.op<kind = "pointwise", mode = "relu", inputs = {}, outputs = {output = 2 : i64}, compute = f32>]
+        heuristics = ["a"]
+  }
 }

@@ -4,7 +4,8 @@
 
 // Round trip of the exec dialect: a program with an internal buffer, an
 // aliased output, a by-value scalar, heuristics and a pinned engine, and a
-// (not yet executable) kernel launch.
+// group of generated kernels (a PTX and a cubin module, scratch, each
+// argument's access and alignment).
 
 // CHECK-LABEL: exec.program @mlp
 // CHECK-SAME: inputs = [#exec.tensor<uid = 1, dtype = f16, dims = [4, 8], strides = [8, 1], name = "x">, #exec.tensor<uid = 2, dtype = f16, dims = [8, 16], strides = [16, 1]>]
@@ -19,7 +20,13 @@
 // CHECK-SAME: by_value = 5.000000e-01 : f64
 // CHECK-SAME: floats = {negative_slope = 1.000000e-01 : f64}
 // CHECK-SAME: engine = 7 knobs = [2, 1, 3, 0]
-// CHECK: exec.kernel_launch "extra" ptx = ".version 8.0" entry = "k" grid = [1, 1, 1] block = [128, 1, 1] buffers = [3]
+// CHECK: exec.kernel_group "mlp/group2" engine = "codegen_v2_t256_i2" scratch = [#exec.scratch<uid = -1, bytes = 256>] {
+// CHECK-NEXT: exec.kernel_module @kernels format = ptx binary = ".version 8.0\0A.target sm_90\0A.visible .entry k0(\0A)\0A.visible .entry k1 (\0A)"
+// CHECK-NEXT: exec.kernel_module @image format = cubin binary = "\7FELF\02\01"
+// CHECK-NEXT: exec.kernel_launch @kernels entry = "k0" grid = [4, 1, 1] block = [128, 1, 1] args = [#exec.arg<uid = 10, access = read, align = 16>, #exec.arg<uid = -1, access = scratch>]
+// CHECK-NEXT: exec.kernel_launch @kernels entry = "k1" grid = [1, 2, 3] block = [32, 4, 1] args = [#exec.arg<uid = -1, access = scratch>, #exec.arg<uid = 3, access = write, align = 8>]
+// CHECK-NEXT: exec.kernel_launch @image entry = "anything" grid = [1, 1, 1] block = [1, 1, 1] args = []
+// CHECK-NEXT: }
 exec.program @mlp
     inputs = [#exec.tensor<uid = 1, dtype = f16, dims = [4, 8], strides = [8, 1], name = "x">,
               #exec.tensor<uid = 2, dtype = f16, dims = [8, 16], strides = [16, 1]>]
@@ -41,8 +48,20 @@ exec.program @mlp
                  #exec.tensor<uid = 3, dtype = f16, dims = [1, 4, 16], strides = [64, 16, 1]>]
       ops = [#exec.op<kind = "pointwise", mode = "mul", inputs = {in0 = 10 : i64, in1 = 12 : i64}, outputs = {output = 3 : i64}, floats = {negative_slope = 0.1 : f64}, compute = f32>]
       engine = 7 knobs = [2, 1, 3, 0]
-  exec.kernel_launch "extra" ptx = ".version 8.0" entry = "k"
-      grid = [1, 1, 1] block = [128, 1, 1] buffers = [3]
+  exec.kernel_group "mlp/group2" engine = "codegen_v2_t256_i2"
+      scratch = [#exec.scratch<uid = -1, bytes = 256>] {
+    exec.kernel_module @kernels format = ptx
+        binary = ".version 8.0\0A.target sm_90\0A.visible .entry k0(\0A)\0A.visible .entry k1 (\0A)"
+    exec.kernel_module @image format = cubin binary = "\7FELF\02\01"
+    exec.kernel_launch @kernels entry = "k0" grid = [4, 1, 1] block = [128, 1, 1]
+        args = [#exec.arg<uid = 10, access = read, align = 16>,
+                #exec.arg<uid = -1, access = scratch>]
+    exec.kernel_launch @kernels entry = "k1" grid = [1, 2, 3] block = [32, 4, 1]
+        args = [#exec.arg<uid = -1, access = scratch, align = 0>,
+                #exec.arg<access = write, uid = 3, align = 8>]
+    exec.kernel_launch @image entry = "anything" grid = [1, 1, 1] block = [1, 1, 1]
+        args = []
+  }
 }
 
 // CHECK-LABEL: exec.program @conv

@@ -14,6 +14,7 @@
 
 #include "GraphDialect/Reference/Executor.h"
 #include "GraphDialect/Runtime/CudnnGraph.h"
+#include "GraphDialect/Runtime/Program.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
@@ -30,41 +31,11 @@ class Operation;
 namespace graph {
 class GraphOp;
 
-/// A tensor that lives in device memory for the whole execute.
-struct DeviceTensor {
-  enum class Role { Input, Output, Intermediate };
-  int64_t uid = 0;
-  ::graph::ref::DType dtype = ::graph::ref::DType::F32;
-  ::graph::ref::Shape dims, strides;
-  Role role = Role::Intermediate;
-  unsigned index = 0; // position among the graph's inputs or outputs
-  /// >= 0: a folded view (reshape, transpose, slice) of the tensor of this
-  /// uid, `aliasOffset` elements in, read through `strides`; no memory of
-  /// its own.
-  int64_t aliasOf = -1;
-  int64_t aliasOffset = 0;
-};
-
-/// How one group's plan is chosen (an exec.cudnn_group's choice).
-struct GroupEngine {
-  /// Heuristics modes in order; empty: GpuOptions::heuristics.
-  std::vector<::graph::rt::HeurMode> heuristics;
-  /// >= 0: build only this engine with `knobs` (a plan chosen ahead).
-  int64_t engineId = -1;
-  std::vector<std::pair<int64_t, int64_t>> knobs;
-};
-
-/// The GPU program of one graph.
-struct CudnnProgram {
-  std::vector<DeviceTensor> tensors;
-  std::vector<::graph::rt::GraphSpec> groups; // in schedule order
-  /// Output i is graph input `outputAliasesInput[i]` (-1 when computed);
-  /// a computed output lives in the device tensor of uid `outputUids[i]`.
-  std::vector<int> outputAliasesInput;
-  std::vector<int64_t> outputUids;
-  /// Per group (parallel to `groups`), or empty: GpuOptions decides.
-  std::vector<GroupEngine> engines;
-};
+// The program's structs live in the runtime's vocabulary (shared with the
+// exec.program loader, Executable/ExecToRuntime.h); these names are theirs.
+using DeviceTensor = ::graph::rt::DeviceTensor;
+using GroupEngine = ::graph::rt::GroupEngine;
+using CudnnProgram = ::graph::rt::Program;
 
 /// The graph ops one lowered group comes from, so its plans can be checked
 /// against the CPU reference (ref::executeOps): the ops in schedule order and

@@ -18,11 +18,14 @@ def Exec_Dialect : Dialect {
     `exec.cudnn_group` is one cuDNN operation graph in backend form (its
     tensors and ops as `#exec.tensor` / `#exec.op` attributes, plus the
     heuristics modes or the engine and knobs to build its plan with);
-    `exec.kernel_launch` is reserved for the codegen engine.
+    `exec.kernel_group` is one group the codegen engine compiled ahead of
+    time: its kernel images (`exec.kernel_module`, PTX or cubin) and its
+    launches (`exec.kernel_launch`, with their grid, block and pointer
+    arguments by uid).
 
     Nothing here refers to the graph dialect: `graph-run` and the C API load
     an `exec.program` (text or MLIR bytecode) into the runtime's
-    `GraphSpec`s without running the compiler.
+    `GraphSpec`s and `CodegenSpec`s without running the compiler.
   }];
   let useDefaultAttributePrinterParser = 1;
 }

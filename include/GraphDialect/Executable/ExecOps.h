@@ -18,6 +18,8 @@ FailureOr<SmallVector<int64_t>> parseI64List(AsmParser &parser);
 void printI64List(AsmPrinter &printer, ArrayRef<int64_t> values);
 } // namespace mlir::exec
 
+#include "GraphDialect/Executable/ExecEnums.h.inc"
+
 #define GET_ATTRDEF_CLASSES
 #include "GraphDialect/Executable/ExecAttrs.h.inc"
 

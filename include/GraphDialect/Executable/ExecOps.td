@@ -6,6 +6,7 @@
 include "GraphDialect/Executable/ExecDialect.td"
 include "mlir/IR/SymbolInterfaces.td"
 include "mlir/IR/BuiltinAttributeInterfaces.td"
+include "mlir/IR/EnumAttr.td"
 
 //===----------------------------------------------------------------------===//
 // Attributes
@@ -84,6 +85,66 @@ def Exec_OpAttr : Exec_Attr<"Op", "op"> {
   let genVerifyDecl = 1;
 }
 
+// How a kernel uses one of its pointer arguments.
+def Exec_ArgAccess : I32EnumAttr<"ArgAccess", "kernel argument access", [
+    I32EnumAttrCase<"read", 0>, I32EnumAttrCase<"write", 1>,
+    I32EnumAttrCase<"scratch", 2>]> {
+  let cppNamespace = "::mlir::exec";
+  let genSpecializedAttr = 0;
+}
+
+// The image format of an exec.kernel_module (printed as the word).
+def Exec_BinaryFormatAttr : I32EnumAttr<"BinaryFormat", "kernel image format", [
+    I32EnumAttrCase<"ptx", 0>, I32EnumAttrCase<"cubin", 1>]> {
+  let cppNamespace = "::mlir::exec";
+}
+
+def Exec_KernelArgAttr : Exec_Attr<"KernelArg", "arg"> {
+  let summary = "One pointer argument of a generated kernel";
+  let description = [{
+    The device buffer a kernel parameter points at, by uid, and how the
+    kernel uses it: `read` (a program input, or a tensor an earlier step or
+    launch wrote), `write` (a tensor its group computes; the launch may
+    also read it), or `scratch` (a buffer of the group's `scratch` list,
+    negative uid, that lives only inside the group). `align` is the byte
+    alignment the kernel's vector accesses need of the pointer (0: none; a
+    power of two otherwise).
+
+    ```mlir
+    #exec.arg<uid = 1, access = read, align = 16>
+    #exec.arg<uid = 4, access = write>
+    #exec.arg<uid = -1, access = scratch>
+    ```
+  }];
+  let parameters = (ins "int64_t":$uid,
+                        EnumParameter<Exec_ArgAccess>:$access,
+                        DefaultValuedParameter<"int64_t", "0">:$align);
+  let assemblyFormat = "`<` struct($uid, $access, $align) `>`";
+  let genVerifyDecl = 1;
+}
+
+def Exec_ScratchAttr : Exec_Attr<"Scratch", "scratch"> {
+  let summary = "A device buffer that lives only inside one kernel group";
+  let description = [{
+    A buffer the runtime allocates once when it loads an
+    `exec.kernel_group` (values that cross the group's kernels, per-block
+    partial sums): a negative uid, local to the group, and its size in
+    bytes (positive).
+
+    ```mlir
+    #exec.scratch<uid = -1, bytes = 16384>
+    ```
+  }];
+  let parameters = (ins "int64_t":$uid, "int64_t":$bytes);
+  let assemblyFormat = "`<` struct($uid, $bytes) `>`";
+  let genVerifyDecl = 1;
+}
+
+def Exec_KernelArgArrayAttr
+    : TypedArrayAttrBase<Exec_KernelArgAttr, "array of #exec.arg">;
+def Exec_ScratchArrayAttr
+    : TypedArrayAttrBase<Exec_ScratchAttr, "array of #exec.scratch">;
+
 def Exec_TensorArrayAttr : TypedArrayAttrBase<Exec_TensorAttr,
                                               "array of #exec.tensor">;
 def Exec_OpArrayAttr : TypedArrayAttrBase<Exec_OpAttr, "array of #exec.op">;
@@ -104,10 +165,12 @@ def Exec_ProgramOp : Exec_Op<"program", [
     returned as is has `output_aliases[i]` = that input's index (-1 for a
     computed output); two outputs may share the uid of one computed tensor.
 
-    The body is the schedule: its steps run in order. Every uid a step uses
-    is a program input, output or buffer, or a virtual or by-value tensor of
+    The body is the schedule: its steps (`exec.cudnn_group`,
+    `exec.kernel_group`) run in order. Every uid a step uses is a program
+    input, output or buffer, or a virtual, by-value or scratch tensor of
     that step; a step reads a program output or buffer only after an
-    earlier step (or itself) wrote it; every computed output is written.
+    earlier step (or itself) wrote it; no step writes a program input;
+    every computed output is written.
 
     ```mlir
     exec.program @mlp
@@ -172,30 +235,96 @@ def Exec_CudnnGroupOp : Exec_Op<"cudnn_group", [HasParent<"ProgramOp">]> {
   let hasVerifier = 1;
 }
 
-def Exec_KernelLaunchOp : Exec_Op<"kernel_launch", [HasParent<"ProgramOp">]> {
-  let summary = "A generated kernel (reserved for the codegen engine)";
+def Exec_KernelGroupOp : Exec_Op<"kernel_group", [
+    HasParent<"ProgramOp">, SymbolTable, NoTerminator, SingleBlock,
+    NoRegionArguments]> {
+  let summary = "One fused group as generated kernels, compiled ahead of time";
   let description = [{
-    One launch of a kernel from the codegen engine: the PTX text, its entry
-    function, the grid and block sizes (three positive values each) and the
-    uids of the program buffers passed as kernel parameters, in order.
-    Loading a program with a `kernel_launch` is an error today: the runtime
-    has no kernel loader yet.
+    A group the codegen engine compiled when the artifact was made: its
+    kernel images (`exec.kernel_module`, symbols local to the group) and
+    its launches (`exec.kernel_launch`), which run in order on the stream.
+    `engine` is the codegen plan that generated them (e.g.
+    `codegen_v2_t256_i2`); `scratch` lists the buffers that live only
+    inside the group (negative uids, each once), allocated when the program
+    is loaded. The body holds only modules and launches, at least one
+    launch, and every module is launched.
 
     ```mlir
-    exec.kernel_launch "softmax_0" ptx = ".version 8.0 ..." entry = "softmax_kernel"
-        grid = [128, 1, 1] block = [256, 1, 1]
-        buffers = [1, 3]
+    exec.kernel_group "lnb/group0" engine = "codegen_v2_t128_i4"
+        scratch = [#exec.scratch<uid = -1, bytes = 65536>] {
+      exec.kernel_module @kernels format = ptx binary = "//\0A// Generated by LLVM NVPTX Back-End..."
+      exec.kernel_launch @kernels entry = "row0" grid = [64, 1, 1] block = [128, 1, 1]
+          args = [#exec.arg<uid = 1, access = read, align = 16>,
+                  #exec.arg<uid = -1, access = scratch>,
+                  #exec.arg<uid = 7, access = write, align = 16>]
+    }
     ```
   }];
   let arguments = (ins StrAttr:$sym_name,
-                       StrAttr:$ptx,
+                       StrAttr:$engine,
+                       DefaultValuedAttr<Exec_ScratchArrayAttr, "{}">:$scratch);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = [{
+    $sym_name `engine` `=` $engine (`scratch` `=` $scratch^)?
+    attr-dict-with-keyword $body
+  }];
+  let hasVerifier = 1;
+  let hasRegionVerifier = 1;
+}
+
+def Exec_KernelModuleOp : Exec_Op<"kernel_module", [
+    Symbol, HasParent<"KernelGroupOp">]> {
+  let summary = "A kernel image: PTX text or an sm_90 cubin";
+  let description = [{
+    One module of generated kernels, as the driver loads it
+    (`cuModuleLoadData`): `format = ptx` holds PTX text (the driver
+    compiles it for the GPU it runs on), `format = cubin` an ELF image
+    assembled by ptxas for sm_90 (`--graph-lower-to-executable=cubin=true`,
+    the semantics of `--graph-kernels-to-cubin`). The verifier checks the
+    image is not empty, that PTX text declares `.entry` functions and that a
+    cubin is an ELF image.
+
+    ```mlir
+    exec.kernel_module @kernels format = ptx binary = ".version 8.0\0A.target sm_90 ..."
+    exec.kernel_module @kernels format = cubin binary = "\7FELF\02\01..."
+    ```
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name,
+                       Exec_BinaryFormatAttr:$format,
+                       StrAttr:$binary);
+  let assemblyFormat = [{
+    $sym_name `format` `=` $format `binary` `=` $binary attr-dict
+  }];
+  let hasVerifier = 1;
+}
+
+def Exec_KernelLaunchOp : Exec_Op<"kernel_launch", [
+    HasParent<"KernelGroupOp">]> {
+  let summary = "One launch of a generated kernel";
+  let description = [{
+    Launches `entry` of the group's `exec.kernel_module` `@module` with
+    `grid` and `block` sizes (three positive values each; at most 1024
+    threads per block, grid y and z at most 65535) and one pointer
+    parameter per `#exec.arg`, in order (the bare-pointer calling
+    convention: each parameter is the device address of the buffer of
+    that uid). An argument names a program input, output or buffer (uid
+    >= 0) or a scratch buffer of the group (`access = scratch`, negative
+    uid). In a PTX module, `entry` must be one of its `.entry` functions.
+
+    ```mlir
+    exec.kernel_launch @kernels entry = "pointwise0" grid = [264, 1, 1] block = [256, 1, 1]
+        args = [#exec.arg<uid = 1, access = read, align = 16>,
+                #exec.arg<uid = 3, access = write, align = 16>]
+    ```
+  }];
+  let arguments = (ins FlatSymbolRefAttr:$module,
                        StrAttr:$entry,
                        DenseI64ArrayAttr:$grid,
                        DenseI64ArrayAttr:$block,
-                       DenseI64ArrayAttr:$buffers);
+                       Exec_KernelArgArrayAttr:$args);
   let assemblyFormat = [{
-    $sym_name `ptx` `=` $ptx `entry` `=` $entry `grid` `=` $grid
-    `block` `=` $block `buffers` `=` $buffers attr-dict
+    $module `entry` `=` $entry `grid` `=` $grid `block` `=` $block
+    `args` `=` $args attr-dict
   }];
   let hasVerifier = 1;
 }

@@ -42,11 +42,19 @@ struct CodegenSpec {
   std::vector<std::pair<int64_t, int64_t>> scratch;
 };
 
+/// Why `spec` cannot be loaded as it is, or "": every launch has an image,
+/// an entry and positive grid and block sizes, at most one alignment per
+/// argument, and its negative (scratch) uids are in `scratch`, whose uids
+/// are negative, distinct and sized. Needs no GPU; CodegenKernel::create
+/// checks it first.
+std::string checkCodegenSpec(const CodegenSpec &spec);
+
 /// Loaded kernels of one group (cuModuleLoadData + cuModuleGetFunction).
 class CodegenKernel {
 public:
   /// nullptr and `error` naming the kernel and the driver's status when the
-  /// driver rejects the PTX or lacks the entry.
+  /// spec is malformed (checkCodegenSpec), the driver rejects the PTX or
+  /// cubin, or the module lacks the entry.
   static std::unique_ptr<CodegenKernel>
   create(Device &device, const CodegenSpec &spec, std::string &error);
   virtual ~CodegenKernel() = default;

@@ -2,11 +2,15 @@
 //
 // The graph-lower-to-executable pass: lowers each prepared, fused and
 // engine-ranked graph.graph with lowerToCudnn (the lowering graph-run uses)
-// and writes the resulting CudnnProgram as an exec.program of the same
-// name, which replaces the graph. The exec module is the AOT artifact.
+// and writes the resulting program as an exec.program of the same name,
+// which replaces the graph. Groups the codegen engine is to run get their
+// kernels compiled here (compilePlan, the codegen engine's plans in rank
+// order) and embedded as an exec.kernel_group; the others become an
+// exec.cudnn_group. The exec module is the AOT artifact.
 //
 //===----------------------------------------------------------------------===//
 
+#include "GraphDialect/Conversion/GraphToCodegen.h"
 #include "GraphDialect/Conversion/GraphToCudnn.h"
 #include "GraphDialect/Conversion/Passes.h"
 #include "GraphDialect/Executable/ExecOps.h"
@@ -14,6 +18,10 @@
 
 #include "mlir/AsmParser/AsmParser.h"
 #include "mlir/IR/BuiltinOps.h"
+
+#include <map>
+#include <optional>
+#include <set>
 
 namespace mlir::graph {
 #define GEN_PASS_DEF_GRAPHLOWERTOEXECUTABLE
@@ -74,6 +82,45 @@ exec::OpAttr opAttr(MLIRContext *context, const rt::OpSpec &op) {
       typeOf(context, op.computeType));
 }
 
+/// Which groups get generated kernels embedded (the `kernels` option).
+enum class KernelPolicy { Auto, Prefer, Never };
+
+/// The codegen plans, in rank order, for the group lowered from `source`:
+/// the #graph.engine<codegen> entry graph-select-engines wrote on its
+/// graph.group, or all of the engine's plans when the ops are in no group.
+std::vector<std::string> codegenPlansOf(const GroupSource &source) {
+  if (!source.ops.empty())
+    if (auto group = source.ops.front()->getParentOfType<GroupOp>())
+      if (std::optional<ArrayAttr> engines = group.getEngines())
+        for (auto engine : engines->getAsRange<EngineAttr>())
+          if (engine.getName() == "codegen") {
+            std::vector<std::string> plans;
+            for (auto plan : engine.getPlans().getAsRange<StringAttr>())
+              plans.push_back(plan.str());
+            return plans;
+          }
+  return codegenPlanNames();
+}
+
+/// Compiles `spec` with the first of `plans` that compiles into `out`.
+/// Returns "" or why none did, one line per distinct reason.
+std::string compileKernels(const rt::GraphSpec &spec,
+                           const std::vector<std::string> &plans, bool cubin,
+                           rt::CodegenSpec &out) {
+  if (plans.empty())
+    return "\n  the codegen engine proposes no plan for it";
+  std::string reasons;
+  std::set<std::string> seen;
+  for (const std::string &plan : plans) {
+    std::string why = compilePlan(spec, plan, out, cubin);
+    if (why.empty())
+      return "";
+    if (seen.insert(why).second)
+      reasons += "\n  " + plan + ": " + why;
+  }
+  return reasons;
+}
+
 struct GraphLowerToExecutable
     : mlir::graph::impl::GraphLowerToExecutableBase<GraphLowerToExecutable> {
   using Base::Base;
@@ -85,7 +132,7 @@ struct GraphLowerToExecutable
     for (const std::string &mode : heuristics) {
       std::string lower = StringRef(mode).lower();
       if (lower != "a" && lower != "b" && lower != "fallback") {
-        module.emitError("graph-lower-to-executable: heuristics mode '")
+        emitError(module.getLoc(), "graph-lower-to-executable: heuristics mode '")
             << mode << "': expected a, b or fallback";
         return signalPassFailure();
       }
@@ -95,20 +142,144 @@ struct GraphLowerToExecutable
       modes = {StringAttr::get(context, "a"),
                StringAttr::get(context, "fallback")};
     ArrayAttr heuristicsAttr = ArrayAttr::get(context, modes);
+    if (kernels == "auto") {
+      policy = KernelPolicy::Auto;
+    } else if (kernels == "prefer") {
+      policy = KernelPolicy::Prefer;
+    } else if (kernels == "never") {
+      policy = KernelPolicy::Never;
+    } else {
+      emitError(module.getLoc(), "graph-lower-to-executable: kernels='")
+          << kernels << "': expected auto, prefer or never";
+      return signalPassFailure();
+    }
 
     for (GraphOp graph : llvm::make_early_inc_range(module.getOps<GraphOp>()))
       if (failed(lower(graph, heuristicsAttr)))
         return signalPassFailure();
   }
 
+  /// Whether group `spec` is to get generated kernels.
+  bool wantsKernels(const rt::GraphSpec &spec) const {
+    switch (policy) {
+    case KernelPolicy::Never:
+      return false;
+    case KernelPolicy::Prefer:
+      return spec.allows("codegen");
+    case KernelPolicy::Auto:
+      return !spec.engines.empty() && spec.engines.front() == "codegen";
+    }
+    return false;
+  }
+
+  /// Appends the exec.kernel_group of group `spec` compiled to `kernels`;
+  /// `device` holds the uids of the program's device tensors.
+  LogicalResult emitKernelGroup(OpBuilder &b, GraphOp graph,
+                                const rt::GraphSpec &spec,
+                                const rt::CodegenSpec &kernels,
+                                const std::set<int64_t> &device) {
+    MLIRContext *context = b.getContext();
+    Location loc = graph.getLoc();
+    std::set<int64_t> writes, scratch;
+    for (const rt::OpSpec &op : spec.ops)
+      for (auto &[port, uid] : op.outputs)
+        writes.insert(uid);
+    SmallVector<Attribute> scratchAttrs;
+    for (auto &[uid, bytes] : kernels.scratch) {
+      scratch.insert(uid);
+      scratchAttrs.push_back(exec::ScratchAttr::get(context, uid, bytes));
+    }
+    auto group = exec::KernelGroupOp::create(
+        b, loc, b.getStringAttr(spec.name), b.getStringAttr(kernels.engine),
+        b.getArrayAttr(scratchAttrs));
+    Block *body = new Block();
+    group.getBody().push_back(body);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToEnd(body);
+
+    // One module per distinct image (a group's kernels usually share one).
+    std::map<std::string, FlatSymbolRefAttr> modules;
+    for (const rt::KernelLaunch &launch : kernels.launches) {
+      if (modules.count(launch.ptx))
+        continue;
+      std::string name = modules.empty()
+                             ? std::string("kernels")
+                             : "kernels_" + std::to_string(modules.size());
+      exec::KernelModuleOp::create(
+          b, loc, b.getStringAttr(name),
+          launch.cubin ? exec::BinaryFormat::cubin : exec::BinaryFormat::ptx,
+          b.getStringAttr(launch.ptx));
+      modules[launch.ptx] = FlatSymbolRefAttr::get(context, name);
+    }
+    for (const rt::KernelLaunch &launch : kernels.launches) {
+      SmallVector<Attribute> args;
+      for (auto [i, uid] : llvm::enumerate(launch.argUids)) {
+        exec::ArgAccess access = exec::ArgAccess::read;
+        if (uid < 0) {
+          if (!scratch.count(uid))
+            return graph.emitError("group ")
+                   << spec.name << ": kernel " << launch.entry
+                   << " takes scratch uid " << uid
+                   << ", which the group does not allocate";
+          access = exec::ArgAccess::scratch;
+        } else if (!device.count(uid)) {
+          return graph.emitError("group ")
+                 << spec.name << ": kernel " << launch.entry << " takes uid "
+                 << uid << ", which is no device tensor of the program";
+        } else if (writes.count(uid)) {
+          access = exec::ArgAccess::write;
+        }
+        int64_t align = i < launch.argAlign.size() ? launch.argAlign[i] : 0;
+        args.push_back(exec::KernelArgAttr::get(context, uid, access, align));
+      }
+      auto sizes = [&](const std::array<unsigned, 3> &dims) {
+        return b.getDenseI64ArrayAttr({dims[0], dims[1], dims[2]});
+      };
+      exec::KernelLaunchOp::create(b, loc, modules[launch.ptx],
+                                   b.getStringAttr(launch.entry),
+                                   sizes(launch.grid), sizes(launch.block),
+                                   b.getArrayAttr(args));
+    }
+    return success();
+  }
+
   LogicalResult lower(GraphOp graph, ArrayAttr heuristicsAttr) {
     MLIRContext *context = &getContext();
     CudnnProgram program;
-    if (std::string error = lowerToCudnn(graph, program); !error.empty())
+    std::vector<GroupSource> sources;
+    if (std::string error = lowerToCudnn(graph, program, &sources);
+        !error.empty())
       return graph.emitError("cannot lower graph @")
              << graph.getSymName() << " to an exec.program: " << error;
     std::vector<ref::TensorInfo> inputInfo, outputInfo;
     ref::describeGraph(graph, inputInfo, outputInfo);
+
+    // The generated kernels first: a group none compiles for is an error
+    // before anything is built.
+    std::vector<std::optional<rt::CodegenSpec>> compiled(program.groups.size());
+    for (auto [g, spec] : llvm::enumerate(program.groups)) {
+      if (!wantsKernels(spec))
+        continue;
+      rt::CodegenSpec kernels;
+      std::string why = compileKernels(
+          spec, g < sources.size() ? codegenPlansOf(sources[g])
+                                   : codegenPlanNames(),
+          cubin, kernels);
+      if (why.empty()) {
+        compiled[g] = std::move(kernels);
+        continue;
+      }
+      if (!spec.allows("cudnn"))
+        return graph.emitError("cannot lower graph @")
+               << graph.getSymName() << " to an exec.program: group "
+               << spec.name
+               << " runs only on generated kernels and no codegen plan "
+                  "compiled:"
+               << why;
+      graph.emitWarning("group ")
+          << spec.name
+          << " stays a cuDNN group: no codegen plan compiled:" << why;
+    }
 
     SmallVector<Attribute> inputs, outputs, buffers;
     SmallVector<int64_t> aliases;
@@ -120,11 +291,14 @@ struct GraphLowerToExecutable
       outputs.push_back(ioAttr(context, info,
                                alias >= 0 ? *info.uid : program.outputUids[i]));
     }
-    for (const DeviceTensor &tensor : program.tensors)
+    std::set<int64_t> device;
+    for (const DeviceTensor &tensor : program.tensors) {
+      device.insert(tensor.uid);
       if (tensor.role == DeviceTensor::Role::Intermediate)
         buffers.push_back(tensorAttr(context, tensor.uid,
                                      typeOf(context, tensor.dtype),
                                      tensor.dims, tensor.strides));
+    }
 
     OpBuilder b(graph);
     auto programOp = exec::ProgramOp::create(
@@ -136,7 +310,14 @@ struct GraphLowerToExecutable
     Block *body = new Block();
     programOp.getBody().push_back(body);
     b.setInsertionPointToEnd(body);
-    for (const rt::GraphSpec &spec : program.groups) {
+    for (auto [g, spec] : llvm::enumerate(program.groups)) {
+      if (compiled[g]) {
+        if (failed(emitKernelGroup(b, graph, spec, *compiled[g], device))) {
+          programOp.erase();
+          return failure();
+        }
+        continue;
+      }
       SmallVector<Attribute> tensors, ops;
       for (const rt::TensorSpec &tensor : spec.tensors)
         tensors.push_back(tensorAttr(
@@ -154,6 +335,8 @@ struct GraphLowerToExecutable
     graph.erase();
     return success();
   }
+
+  KernelPolicy policy = KernelPolicy::Auto;
 };
 
 } // namespace
