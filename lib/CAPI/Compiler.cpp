@@ -15,13 +15,11 @@
 #include "GraphDialect/GraphDialect.h"
 #include "GraphDialect/GraphOps.h"
 #ifdef GRAPH_HAVE_GPU_RUNTIME
-#include "GraphDialect/Conversion/GraphToCodegen.h"
 #include "GraphDialect/Conversion/GraphToCudnn.h"
 #include "GraphDialect/Conversion/Passes.h"
-#include "GraphDialect/Engine/GpuExecutor.h"
-#include "GraphDialect/Engine/GroupPlans.h"
+#include "GraphDialect/Engine/GpuSession.h"
 #include "GraphDialect/Engine/PlanList.h"
-#include "GraphDialect/Executable/ExecToRuntime.h"
+#include "GraphDialect/Runtime/Device.h"
 #endif
 #include "GraphDialect/Passes.h"
 #include "GraphDialect/Reference/Executor.h"
@@ -41,6 +39,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -89,56 +88,9 @@ struct CompiledGraph::Impl {
   // `selected` names a program, which runs on the GPU only.
   bool artifact = false;
 #ifdef GRAPH_HAVE_GPU_RUNTIME
-  // The GPU program of `gpuGraph`, built at the first GPU execute and kept:
-  // later executes reuse its plans and intermediates.
-  std::unique_ptr<mlir::graph::GpuExecutable> gpu;
-  std::string gpuGraph;
-  /// The device the programs were built on; an execute on another device
-  /// (the thread's current one, see rt::Device::current) rebuilds them.
-  int gpuOrdinal = -1;
-  /// A graph with dynamic dims: one program per input shape signature (each
-  /// input's rank then dims), built at the first execute with those shapes.
-  std::map<std::vector<int64_t>, std::unique_ptr<mlir::graph::GpuExecutable>>
-      gpuByShape;
-  /// The last successful GPU execute's variant pack: per buffer its uid,
-  /// dtype, dims, strides as given and slot among the program's ioUids. An
-  /// execute with the same pack skips every check and lookup: it compares
-  /// the pack, fills `pointers` and runs.
-  struct VariantPack {
-    mlir::graph::GpuExecutable *gpu = nullptr; // null: none recorded
-    std::vector<int64_t> uids;
-    std::vector<GraphDType> dtypes;
-    std::vector<std::vector<int64_t>> dims, strides;
-    std::vector<size_t> slots; // kNoSlot: an output the program aliases
-    std::vector<void *> pointers;
-  };
-  static constexpr size_t kNoSlot = ~size_t(0);
-  VariantPack lastPack;
-  /// Drops every built program (options, plans or the graph changed).
-  void resetGpu() {
-    gpu.reset();
-    gpuByShape.clear();
-    lastPack.gpu = nullptr;
-  }
-  /// The plan list graphPlanCreate made: the anchor group of `graph`
-  /// (PlanList.h's anchorGroup) with its ranked plans (PlanList.h: cuDNN's
-  /// heuristics plans, the codegen plans that apply, the explicit plans),
-  /// and what later executes must replay so their indices mean the same
-  /// plans.
-  struct PlanList {
-    std::string graph;
-    mlir::graph::CudnnProgram program;
-    size_t groupIndex = 0; // the anchor: the group listed, in program.groups
-    std::unique_ptr<mlir::graph::GroupPlans> plans; // the anchor's
-    std::vector<::graph::rt::HeurMode> modes;
-    std::vector<std::pair<int64_t, std::vector<std::pair<int64_t, int64_t>>>>
-        added;
-    int selected = -1; // graphPlanSelect; -1: walk the list
-    int ordinal = 0;   // the device its groups were built on
-  };
-  std::unique_ptr<PlanList> plans;
-  /// graphSetPlanOptions: deselectEngines, workspaceLimit, autotune.
-  mlir::graph::GpuOptions planOptions;
+  /// The GPU programs, variant pack, plan list and plan options of the
+  /// selected graph (the engine layer's session).
+  mlir::graph::GpuSession gpu;
 #endif
   // The text the module was parsed from (empty for bytecode) and its buffer
   // name, so diagnostics can quote the source line.
@@ -750,10 +702,31 @@ Status bindBuffer(const char *kind, size_t index, const TensorDesc &desc,
 }
 
 #ifdef GRAPH_HAVE_GPU_RUNTIME
+using mlir::graph::SessionStatus;
+
+/// The Status of a session call.
+Status fromSession(SessionStatus status) {
+  using Code = SessionStatus::Code;
+  switch (status.code) {
+  case Code::Ok:
+    return Status();
+  case Code::NoDevice:
+    return Status(GRAPH_ERROR_NO_DEVICE, std::move(status.message));
+  case Code::InvalidArgument:
+    return Status(GRAPH_ERROR_INVALID_ARGUMENT, std::move(status.message));
+  case Code::NotSupported:
+    return Status(GRAPH_ERROR_NOT_SUPPORTED, std::move(status.message));
+  case Code::Execution:
+    break;
+  }
+  return Status(GRAPH_ERROR_EXECUTION, std::move(status.message));
+}
+
 /// Runs the GPU pipeline (graph-prepare, graph-fuse, graph-select-engines)
 /// on a clone of the module and finds the selected graph in it.
-Status lowerForGpu(CompiledGraph::Impl &impl, OwningOpRef<ModuleOp> &clone,
-                   GraphOp &graph) {
+SessionStatus lowerForGpu(CompiledGraph::Impl &impl,
+                          OwningOpRef<ModuleOp> &clone, GraphOp &graph) {
+  using Code = SessionStatus::Code;
   std::string graphName = "graph @" + impl.selected;
   MLIRContext *context = &impl.compiler->context;
   clone = impl.module->clone();
@@ -761,273 +734,66 @@ Status lowerForGpu(CompiledGraph::Impl &impl, OwningOpRef<ModuleOp> &clone,
   PassManager pm(context, ModuleOp::getOperationName());
   mlir::graph::buildGpuPipeline(pm);
   if (failed(pm.run(*clone)))
-    return Status(GRAPH_ERROR_NOT_SUPPORTED,
-                  capture.take(graphName + ": no GPU engine runs it"));
+    return {Code::NotSupported,
+            capture.take(graphName + ": no GPU engine runs it")};
   graph = nullptr;
   for (GraphOp g : clone->getOps<GraphOp>())
     if (g.getSymName() == llvm::StringRef(impl.selected))
       graph = g;
   if (!graph)
-    return Status(GRAPH_ERROR_EXECUTION, graphName + ": lost in lowering");
-  return Status();
+    return {Code::Execution, graphName + ": lost in lowering"};
+  return {};
 }
 
-/// The GpuOptions of the next GPU build: graphSetPlanOptions' options, and
-/// the plan list's heuristics, explicit plans and pinned plan.
-mlir::graph::GpuOptions gpuOptionsOf(CompiledGraph::Impl &impl) {
-  mlir::graph::GpuOptions options = impl.planOptions;
-  // GRAPH_AUTOTUNE=1: time every buildable plan and keep the fastest.
-  if (const char *tune = std::getenv("GRAPH_AUTOTUNE"))
-    options.autotune |= std::string(tune) == "1";
-  // GRAPH_CODEGEN_CUBIN=1: codegen kernels as sm_90 cubin (ptxas at compile
-  // time) instead of PTX, as graph-run --codegen-cubin.
-  if (const char *cubin = std::getenv("GRAPH_CODEGEN_CUBIN"))
-    options.codegenCubin |= std::string(cubin) == "1";
-  if (impl.plans && impl.plans->graph == impl.selected) {
-    options.heuristics = impl.plans->modes;
-    options.addedPlans = impl.plans->added;
-    options.planIndex = impl.plans->selected;
-    options.planGroup = impl.plans->program.groups[impl.plans->groupIndex].name;
-  }
-  return options;
+/// What the session builds the selected graph or program from. `lower`
+/// must outlive the source's use.
+mlir::graph::SessionSource sessionSource(
+    CompiledGraph::Impl &impl,
+    const std::function<SessionStatus(OwningOpRef<ModuleOp> &, GraphOp &)>
+        &lower) {
+  mlir::graph::SessionSource source;
+  source.name = impl.selected;
+  source.artifact = impl.artifact;
+  source.graph = impl.graph();
+  source.program = impl.program();
+  source.lower = lower;
+  return source;
 }
 
-/// Builds the GPU program of the selected graph (or artifact) with `options`;
-/// for a graph with dynamic dims, of its copy specialized to `shapes`.
-Status buildGpu(CompiledGraph::Impl &impl, bool dynamic,
-                const std::vector<::graph::ref::Shape> &shapes,
-                std::unique_ptr<mlir::graph::GpuExecutable> &built) {
-  std::string graphName = "graph @" + impl.selected;
-  // A missing GPU is the answer before any lowering question.
-  std::string why;
-  if (!::graph::rt::Device::get(why))
-    return Status(GRAPH_ERROR_NO_DEVICE,
-                  "GRAPH_DEVICE_GPU: the GPU device is not available: " + why);
-  std::string error;
-  mlir::graph::GpuOptions options = gpuOptionsOf(impl);
-  if (impl.artifact) {
-    // The compiled artifact: rebuild its program, no lowering.
-    graphName = "exec.program @" + impl.selected;
-    mlir::graph::CudnnProgram program;
-    if (std::string e = mlir::exec::loadProgram(impl.program(), program);
-        !e.empty())
-      return Status(GRAPH_ERROR_NOT_SUPPORTED, e);
-    built = mlir::graph::GpuExecutable::create(std::move(program), options,
-                                               error);
-  } else if (dynamic) {
-    // Dims bound from this execute's inputs; the copy goes through the
-    // whole GPU pipeline.
-    OwningOpRef<ModuleOp> holder;
-    GraphOp graph = mlir::graph::specializeForGpu(impl.graph(), shapes,
-                                                  holder, error);
-    if (!graph)
-      return Status(GRAPH_ERROR_INVALID_ARGUMENT, graphName + ": " + error);
-    built = mlir::graph::GpuExecutable::create(graph, options, error);
-  } else {
-    OwningOpRef<ModuleOp> clone;
-    GraphOp graph;
-    if (Status s = lowerForGpu(impl, clone, graph); !s)
-      return s;
-    built = mlir::graph::GpuExecutable::create(graph, options, error);
-  }
-  if (!built)
-    return Status(error.find("not available") != std::string::npos
-                      ? GRAPH_ERROR_NO_DEVICE
-                      : GRAPH_ERROR_NOT_SUPPORTED,
-                  graphName + ": " + error);
-  return Status();
-}
-
-/// Runs `gpu` with the pointers of `pack` and waits unless the caller set
-/// a stream.
-Status runGpu(CompiledGraph::Impl &impl, mlir::graph::GpuExecutable &gpu,
-              const std::vector<void *> &pointers) {
-  if (std::string error = gpu.executeSlots(pointers); !error.empty())
-    return Status(GRAPH_ERROR_EXECUTION,
-                  (impl.artifact ? "exec.program @" : "graph @") +
-                      impl.selected + ": " + error);
-  // On the caller's stream the work stays queued in order; on our own we
-  // wait, so the caller may read the outputs right away.
-  if (!gpu.device().hasCallerStream())
-    if (std::string error = gpu.device().synchronize(); !error.empty())
-      return Status(GRAPH_ERROR_EXECUTION,
-                    (impl.artifact ? "exec.program @" : "graph @") +
-                        impl.selected + ": " + error);
-  return Status();
-}
-
-/// Whether strides `a` and `b` address the elements of `dims` alike: the
-/// stride of an extent-1 dim is never used, so it is not compared (a
-/// [1,16,1,1] buffer with strides [16,1,1,1] is the graph's [16,1,16,16]).
-bool sameLayout(const std::vector<int64_t> &dims,
-                const std::vector<int64_t> &a, const std::vector<int64_t> &b) {
-  if (ref::numElements(dims) <= 1)
-    return true;
-  if (a.size() != dims.size() || b.size() != dims.size())
-    return false;
-  for (size_t d = 0; d < dims.size(); ++d)
-    if (dims[d] != 1 && a[d] != b[d])
-      return false;
-  return true;
-}
-
-/// Whether `buffers` is the variant pack of the last GPU execute (same
-/// uids, dtypes, dims and strides, in the same order, no NULL data): then
-/// every check it passed holds again. Allocates nothing.
-bool sameVariantPack(const CompiledGraph::Impl &impl,
-                     const std::vector<Buffer> &buffers) {
-  const CompiledGraph::Impl::VariantPack &pack = impl.lastPack;
-  if (!pack.gpu || impl.gpuGraph != impl.selected ||
-      buffers.size() != pack.uids.size())
-    return false;
-  std::string error;
-  if (::graph::rt::Device::current(error) != impl.gpuOrdinal)
-    return false;
-  for (size_t j = 0; j < buffers.size(); ++j) {
-    const Buffer &b = buffers[j];
-    if (b.uid != pack.uids[j] || b.dtype != pack.dtypes[j] ||
-        b.dims != pack.dims[j] || b.strides != pack.strides[j] || !b.data)
-      return false;
-  }
-  return true;
+/// The buffers as given, as the session's variant pack sees them.
+llvm::SmallVector<mlir::graph::PackBuffer, 8>
+packOf(const std::vector<Buffer> &buffers) {
+  llvm::SmallVector<mlir::graph::PackBuffer, 8> pack(buffers.size());
+  for (size_t j = 0; j < buffers.size(); ++j)
+    pack[j] = {buffers[j].uid, static_cast<int>(buffers[j].dtype),
+               buffers[j].dims, buffers[j].strides, buffers[j].data};
+  return pack;
 }
 
 /// Runs the selected graph on the GPU with the caller's device pointers,
-/// which must hold each tensor in the graph's declared layout. The first call
-/// lowers the graph and builds its plans (for dynamic dims, per input shape
-/// signature); later calls only execute, and a repeated variant pack skips
-/// the checks (see sameVariantPack).
+/// through the session (GpuSession.h).
 Status executeOnDevice(CompiledGraph::Impl &impl,
                        const std::vector<Buffer> &buffers,
                        const std::vector<TensorDesc> &ins,
                        const std::vector<TensorDesc> &outs,
                        const std::vector<Binding> &inBindings,
                        const std::vector<Binding> &outBindings) {
-  std::string graphName = "graph @" + impl.selected;
-  std::string why;
-  int ordinal = ::graph::rt::Device::current(why);
-  if (ordinal < 0)
-    return Status(GRAPH_ERROR_NO_DEVICE,
-                  "GRAPH_DEVICE_GPU: the GPU device is not available: " + why);
-  if (impl.gpuGraph != impl.selected || impl.gpuOrdinal != ordinal) {
-    impl.resetGpu();
-    impl.gpuGraph = impl.selected;
-    impl.gpuOrdinal = ordinal;
-  }
-  bool dynamic = false;
-  for (const TensorDesc &desc : ins)
-    for (int64_t d : desc.dims)
-      dynamic |= d < 0;
-  dynamic &= !impl.artifact;
-  mlir::graph::GpuExecutable *gpu = impl.gpu.get();
-  if (dynamic) {
-    std::vector<::graph::ref::Shape> shapes;
-    std::vector<int64_t> signature;
-    for (const Binding &binding : inBindings) {
-      shapes.push_back(binding.buffer->dims);
-      signature.push_back(static_cast<int64_t>(binding.buffer->dims.size()));
-      signature.insert(signature.end(), binding.buffer->dims.begin(),
-                       binding.buffer->dims.end());
-    }
-    std::unique_ptr<mlir::graph::GpuExecutable> &slot =
-        impl.gpuByShape[signature];
-    if (!slot) {
-      if (Status s = buildGpu(impl, true, shapes, slot); !s) {
-        impl.gpuByShape.erase(signature);
-        return s;
-      }
-    }
-    gpu = slot.get();
-  } else if (!gpu) {
-    if (Status s = buildGpu(impl, false, {}, impl.gpu); !s)
-      return s;
-    gpu = impl.gpu.get();
-  }
-  if (impl.artifact)
-    graphName = "exec.program @" + impl.selected;
-
-  // Device pointers cannot be re-laid out here: they must match, and with
-  // dynamic dims an output's computed dims must be the buffer's.
-  const mlir::graph::CudnnProgram &program = gpu->program();
-  std::map<int64_t, void *> pointers;
-  auto bind = [&](const char *kind, const std::vector<TensorDesc> &descs,
-                  const std::vector<Binding> &bindings) -> Status {
-    for (size_t i = 0; i < descs.size(); ++i) {
-      const Buffer &b = *bindings[i].buffer;
-      for (const mlir::graph::DeviceTensor &t : program.tensors) {
-        if (t.uid != descs[i].uid)
-          continue;
-        if (t.dims != b.dims)
-          return Status(GRAPH_ERROR_INVALID_ARGUMENT,
-                        who(kind, i, descs[i]) + ": the graph computed dims " +
-                            dimsText(t.dims) + " but the buffer has " +
-                            dimsText(b.dims));
-        if (!sameLayout(b.dims, t.strides, bindings[i].strides))
-          return Status(GRAPH_ERROR_INVALID_ARGUMENT,
-                        who(kind, i, descs[i]) + ": on the GPU the buffer "
-                        "must have the graph's strides " + dimsText(t.strides) +
-                        " but has " + dimsText(bindings[i].strides));
-      }
-      // A buffer of another GPU would fault in the kernels: say so.
-      int owner = gpu->device().pointerOrdinal(b.data);
-      if (owner >= 0 && owner != gpu->device().ordinal())
-        return Status(GRAPH_ERROR_INVALID_ARGUMENT,
-                      who(kind, i, descs[i]) + ": the buffer is on GPU " +
-                          std::to_string(owner) +
-                          " but the graph runs on GPU " +
-                          std::to_string(gpu->device().ordinal()) +
-                          " (execute with GPU " + std::to_string(owner) +
-                          " selected: graphSetDevice, or the handle's device)");
-      pointers[*descs[i].uid] = b.data;
-    }
-    return Status();
+  auto bound = [](const char *kind, const std::vector<TensorDesc> &descs,
+                  const std::vector<Binding> &bindings) {
+    std::vector<mlir::graph::BoundTensor> tensors(descs.size());
+    for (size_t i = 0; i < descs.size(); ++i)
+      tensors[i] = {who(kind, i, descs[i]), *descs[i].uid,
+                    bindings[i].buffer->dims, bindings[i].strides,
+                    bindings[i].buffer->data};
+    return tensors;
   };
-  if (Status s = bind("input", ins, inBindings); !s)
-    return s;
-  if (Status s = bind("output", outs, outBindings); !s)
-    return s;
-
-  // Record the variant pack: buffer j -> slot among the program's ioUids.
-  CompiledGraph::Impl::VariantPack &pack = impl.lastPack;
-  pack.gpu = nullptr;
-  const std::vector<int64_t> &ioUids = gpu->ioUids();
-  pack.pointers.assign(ioUids.size(), nullptr);
-  pack.slots.assign(buffers.size(), CompiledGraph::Impl::kNoSlot);
-  for (size_t k = 0; k < ioUids.size(); ++k) {
-    auto it = pointers.find(ioUids[k]);
-    if (it == pointers.end())
-      return Status(GRAPH_ERROR_EXECUTION,
-                    graphName + ": no buffer for the program's uid " +
-                        std::to_string(ioUids[k]));
-    pack.pointers[k] = it->second;
-    for (size_t j = 0; j < buffers.size(); ++j)
-      if (buffers[j].uid == ioUids[k])
-        pack.slots[j] = k;
-  }
-  if (Status s = runGpu(impl, *gpu, pack.pointers); !s)
-    return s;
-  pack.uids.resize(buffers.size());
-  pack.dtypes.resize(buffers.size());
-  pack.dims.resize(buffers.size());
-  pack.strides.resize(buffers.size());
-  for (size_t j = 0; j < buffers.size(); ++j) {
-    pack.uids[j] = buffers[j].uid;
-    pack.dtypes[j] = buffers[j].dtype;
-    pack.dims[j] = buffers[j].dims;
-    pack.strides[j] = buffers[j].strides;
-  }
-  pack.gpu = gpu;
-  return Status();
-}
-
-/// The GPU execute of a repeated variant pack: new data pointers only.
-Status executeSamePack(CompiledGraph::Impl &impl,
-                       const std::vector<Buffer> &buffers) {
-  CompiledGraph::Impl::VariantPack &pack = impl.lastPack;
-  for (size_t j = 0; j < buffers.size(); ++j)
-    if (pack.slots[j] != CompiledGraph::Impl::kNoSlot)
-      pack.pointers[pack.slots[j]] = buffers[j].data;
-  return runGpu(impl, *pack.gpu, pack.pointers);
+  std::function<SessionStatus(OwningOpRef<ModuleOp> &, GraphOp &)> lower =
+      [&](OwningOpRef<ModuleOp> &clone, GraphOp &graph) {
+        return lowerForGpu(impl, clone, graph);
+      };
+  return fromSession(impl.gpu.execute(
+      sessionSource(impl, lower), packOf(buffers),
+      bound("input", ins, inBindings), bound("output", outs, outBindings)));
 }
 #endif
 
@@ -1055,8 +821,11 @@ Status CompiledGraph::execute(GraphDevice device,
   if (device == GRAPH_DEVICE_GPU)
     keep.emplace();
   // The hot path: the same buffers as last time, other data pointers.
-  if (device == GRAPH_DEVICE_GPU && sameVariantPack(*impl, buffers))
-    return executeSamePack(*impl, buffers);
+  if (device == GRAPH_DEVICE_GPU) {
+    llvm::SmallVector<mlir::graph::PackBuffer, 8> pack = packOf(buffers);
+    if (impl->gpu.repeats(impl->selected, pack))
+      return fromSession(impl->gpu.runRepeated(pack));
+  }
 #endif
   GraphOp graph = impl->graph();
   std::string graphName = "graph @" + impl->selected;
@@ -1357,9 +1126,9 @@ struct PlanCall {
   Status status;
 #ifdef GRAPH_HAVE_GPU_RUNTIME
   std::unique_lock<std::mutex> lock;
-  std::optional<rt::CallerContext> keep;         // the caller's current device
-  rt::Device *device = nullptr;                  // Need::Device
-  CompiledGraph::Impl::PlanList *list = nullptr; // Need::List and later
+  std::optional<rt::CallerContext> keep; // the caller's current device
+  rt::Device *device = nullptr;          // Need::Device
+  mlir::graph::GpuSession::PlanList *list = nullptr; // Need::List and later
 #endif
 };
 
@@ -1385,7 +1154,8 @@ PlanCall::PlanCall(CompiledGraph::Impl *impl, const char *call, Need need,
     status = needDevice(call, device);
     return;
   }
-  if (!impl->plans || impl->plans->graph != impl->selected) {
+  list = impl->gpu.planList(impl->selected);
+  if (!list) {
     status = needDevice(call, device);
     if (status.ok())
       status = Status(GRAPH_ERROR_INVALID_ARGUMENT,
@@ -1393,7 +1163,6 @@ PlanCall::PlanCall(CompiledGraph::Impl *impl, const char *call, Need need,
                           " has no plan list; call graphPlanCreate first");
     return;
   }
-  list = impl->plans.get();
   // The list's groups run on the device they were built on.
   std::string error;
   if (!rt::Device::get(list->ordinal, error)) {
@@ -1462,56 +1231,17 @@ Status CompiledGraph::planCreate(GraphDevice device,
                       " is a compiled artifact: its groups' heuristics are "
                       "recorded in it and it has no plan list (graphSet"
                       "PlanOptions still applies)");
-  std::string graphName = "graph @" + impl->selected;
-  auto list = std::make_unique<Impl::PlanList>();
-  list->graph = impl->selected;
-  list->ordinal = plan.device->ordinal();
+  std::vector<rt::HeurMode> modes;
   for (int mode : heurModes)
-    list->modes.push_back(mode == GRAPH_HEUR_MODE_A   ? rt::HeurMode::A
-                          : mode == GRAPH_HEUR_MODE_B ? rt::HeurMode::B
-                                                      : rt::HeurMode::Fallback);
-  if (list->modes.empty())
-    list->modes = mlir::graph::GpuOptions().heuristics;
-  OwningOpRef<ModuleOp> clone;
-  GraphOp graph;
-  if (Status s = lowerForGpu(*impl, clone, graph); !s)
-    return s;
-  if (std::string e = mlir::graph::lowerToCudnn(graph, list->program,
-                                                nullptr, /*foldViews=*/true);
-      !e.empty())
-    return Status(GRAPH_ERROR_NOT_SUPPORTED, graphName + ": " + e);
-  if (list->program.groups.empty())
-    return Status(GRAPH_ERROR_NOT_SUPPORTED,
-                  graphName + ": no fused group to plan (every output is an "
-                              "input)");
-  // The graph's plan list is its anchor group's; the other groups walk
-  // their own lists when executed.
-  list->groupIndex = mlir::graph::anchorGroup(list->program.groups);
-  const rt::GraphSpec &first = list->program.groups[list->groupIndex];
-  // The engines' plans, ranked (GroupPlans.h, as GpuExecutor walks them).
-  mlir::graph::GroupPlanRequest request;
-  request.heuristics = list->modes;
-  list->plans = std::make_unique<mlir::graph::GroupPlans>(*plan.device, first,
-                                                          request);
-  const mlir::graph::GroupPlans &plans = *list->plans;
-  if (plans.entries().empty()) {
-    std::string cudnnWhy;
-    if (plans.cudnnState() == mlir::graph::CudnnPlans::NoPlan)
-      cudnnWhy = "the heuristics offered no plan" +
-                 (plans.cudnnError().empty() ? std::string()
-                                             : ": " + plans.cudnnError());
-    else
-      cudnnWhy = "cuDNN rejects the operation graph: " + plans.cudnnError();
-    std::string why;
-    for (const std::string &line : plans.codegenDeclined())
-      why += "; " + line;
-    return Status(GRAPH_ERROR_NOT_SUPPORTED,
-                  graphName + ": group '" + first.name + "': " + cudnnWhy +
-                      ", and no codegen plan applies" + why +
-                      " (execute splits it into single ops)");
-  }
-  impl->plans = std::move(list);
-  impl->resetGpu();
+    modes.push_back(mode == GRAPH_HEUR_MODE_A   ? rt::HeurMode::A
+                    : mode == GRAPH_HEUR_MODE_B ? rt::HeurMode::B
+                                                : rt::HeurMode::Fallback);
+  std::function<SessionStatus(OwningOpRef<ModuleOp> &, GraphOp &)> lower =
+      [&](OwningOpRef<ModuleOp> &clone, GraphOp &graph) {
+        return lowerForGpu(*impl, clone, graph);
+      };
+  return fromSession(impl->gpu.createPlanList(sessionSource(*impl, lower),
+                                              *plan.device, std::move(modes)));
 #endif
   return Status();
 }
@@ -1564,13 +1294,8 @@ Status CompiledGraph::planBuild(int32_t index) {
   if (!plan.ok())
     return plan.status;
 #ifdef GRAPH_HAVE_GPU_RUNTIME
-  // Codegen plans compile and load once, the way the next execute's build
-  // compiles them (PTX, or cubin under the codegenCubin option); executes
-  // compile their own.
-  mlir::graph::GroupPlans &plans = *plan.list->plans;
-  const mlir::graph::PlanEntry &entry = plans.entries()[index];
-  std::string why = plans.build(index, gpuOptionsOf(*impl).codegenCubin,
-                                /*keepKernels=*/false);
+  const mlir::graph::PlanEntry &entry = plan.list->plans->entries()[index];
+  std::string why = impl->gpu.buildPlan(*plan.list, index);
   if (!why.empty())
     return Status(GRAPH_ERROR_NOT_SUPPORTED, "plan " + std::to_string(index) +
                                                  " (" + entry.name +
@@ -1585,10 +1310,7 @@ Status CompiledGraph::planSelect(int32_t index) {
   if (!plan.ok())
     return plan.status;
 #ifdef GRAPH_HAVE_GPU_RUNTIME
-  if (plan.list->selected != index) {
-    plan.list->selected = index;
-    impl->resetGpu(); // the next execute builds the pinned plan
-  }
+  impl->gpu.selectPlan(index);
 #endif
   return Status();
 }
@@ -1603,25 +1325,8 @@ CompiledGraph::planAdd(int64_t engineId,
   if (!plan.ok())
     return plan.status;
 #ifdef GRAPH_HAVE_GPU_RUNTIME
-  Impl::PlanList &list = *plan.list;
-  if (engineId < 0)
-    return Status(GRAPH_ERROR_INVALID_ARGUMENT,
-                  std::string(call) + ": engine id " +
-                      std::to_string(engineId) +
-                      " is negative (the codegen plans are in the list "
-                      "already; only cuDNN engines are added)");
-  if (!list.plans->cudnn())
-    return Status(GRAPH_ERROR_NOT_SUPPORTED,
-                  std::string(call) + ": engine " + std::to_string(engineId) +
-                      ": cuDNN has no plan list for this group (its list is "
-                      "the codegen plans)");
-  if (std::string e = list.plans->addPlan(engineId, knobs); !e.empty())
-    return Status(GRAPH_ERROR_NOT_SUPPORTED, std::string(call) + ": engine " +
-                                                 std::to_string(engineId) +
-                                                 ": " + e);
-  list.added.emplace_back(engineId, knobs);
-  // Explicit plans come last: earlier indices stay.
-  index = static_cast<int32_t>(list.plans->entries().size()) - 1;
+  return fromSession(
+      impl->gpu.addPlan(*plan.list, call, engineId, knobs, index));
 #endif
   return Status();
 }
@@ -1634,14 +1339,7 @@ Status CompiledGraph::setPlanOptions(const std::vector<std::string> &deselect,
   if (!plan.ok())
     return plan.status;
 #ifdef GRAPH_HAVE_GPU_RUNTIME
-  mlir::graph::GpuOptions &options = impl->planOptions;
-  if (options.deselectEngines == deselect &&
-      options.workspaceLimit == workspaceLimit && options.autotune == autotune)
-    return Status(); // the built program stays
-  options.deselectEngines = deselect;
-  options.workspaceLimit = workspaceLimit;
-  options.autotune = autotune;
-  impl->resetGpu();
+  impl->gpu.setPlanOptions(deselect, workspaceLimit, autotune);
 #endif
   return Status();
 }

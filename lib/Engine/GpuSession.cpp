@@ -1,0 +1,373 @@
+//===- GpuSession.cpp - One graph's GPU programs across executes ----------===//
+
+#include "GraphDialect/Engine/GpuSession.h"
+
+#include "GraphDialect/Conversion/GraphToCudnn.h"
+#include "GraphDialect/Engine/PlanList.h"
+#include "GraphDialect/Executable/ExecToRuntime.h"
+#include "GraphDialect/Runtime/Device.h"
+
+#include <cstdlib>
+
+using namespace mlir;
+using namespace mlir::graph;
+namespace ref = ::graph::ref;
+namespace rt = ::graph::rt;
+using Code = SessionStatus::Code;
+
+namespace {
+
+std::string dimsText(ArrayRef<int64_t> dims) {
+  if (dims.empty())
+    return "[] (rank 0)";
+  std::string text;
+  for (size_t i = 0; i < dims.size(); ++i)
+    text += (i ? "x" : "") +
+            (dims[i] < 0 ? std::string("?") : std::to_string(dims[i]));
+  return text;
+}
+
+/// Whether strides `a` and `b` address the elements of `dims` alike: the
+/// stride of an extent-1 dim is never used, so it is not compared (a
+/// [1,16,1,1] buffer with strides [16,1,1,1] is the graph's [16,1,16,16]).
+bool sameLayout(ArrayRef<int64_t> dims, ArrayRef<int64_t> a,
+                ArrayRef<int64_t> b) {
+  if (ref::numElements(dims) <= 1)
+    return true;
+  if (a.size() != dims.size() || b.size() != dims.size())
+    return false;
+  for (size_t d = 0; d < dims.size(); ++d)
+    if (dims[d] != 1 && a[d] != b[d])
+      return false;
+  return true;
+}
+
+} // namespace
+
+std::string mlir::graph::gpuUnavailable() {
+  std::string why;
+  return rt::Device::get(why) ? "" : why;
+}
+
+void GpuSession::reset() {
+  gpu.reset();
+  gpuByShape.clear();
+  lastPack.gpu = nullptr;
+}
+
+GpuOptions GpuSession::buildOptions(const std::string &name) const {
+  GpuOptions options = planOptions;
+  // GRAPH_AUTOTUNE=1: time every buildable plan and keep the fastest.
+  if (const char *tune = std::getenv("GRAPH_AUTOTUNE"))
+    options.autotune |= std::string(tune) == "1";
+  // GRAPH_CODEGEN_CUBIN=1: codegen kernels as sm_90 cubin (ptxas at compile
+  // time) instead of PTX, as graph-run --codegen-cubin.
+  if (const char *cubin = std::getenv("GRAPH_CODEGEN_CUBIN"))
+    options.codegenCubin |= std::string(cubin) == "1";
+  if (plans && plans->graph == name) {
+    options.heuristics = plans->modes;
+    options.addedPlans = plans->added;
+    options.planIndex = plans->selected;
+    options.planGroup = plans->program.groups[plans->groupIndex].name;
+  }
+  return options;
+}
+
+//===----------------------------------------------------------------------===//
+// Executes
+//===----------------------------------------------------------------------===//
+
+/// Builds the GPU program of `source` with the session's options; for a
+/// graph with dynamic dims, of its copy specialized to `shapes`.
+SessionStatus GpuSession::build(const SessionSource &source, bool dynamic,
+                                const std::vector<ref::Shape> &shapes,
+                                std::unique_ptr<GpuExecutable> &built) {
+  std::string graphName = "graph @" + source.name;
+  // A missing GPU is the answer before any lowering question.
+  if (std::string why = gpuUnavailable(); !why.empty())
+    return {Code::NoDevice,
+            "GRAPH_DEVICE_GPU: the GPU device is not available: " + why};
+  std::string error;
+  GpuOptions options = buildOptions(source.name);
+  if (source.artifact) {
+    // The compiled artifact: rebuild its program, no lowering.
+    graphName = "exec.program @" + source.name;
+    CudnnProgram program;
+    if (std::string e = exec::loadProgram(source.program, program); !e.empty())
+      return {Code::NotSupported, e};
+    built = GpuExecutable::create(std::move(program), options, error);
+  } else if (dynamic) {
+    // Dims bound from this execute's inputs; the copy goes through the
+    // whole GPU pipeline.
+    OwningOpRef<ModuleOp> holder;
+    GraphOp graph = specializeForGpu(source.graph, shapes, holder, error);
+    if (!graph)
+      return {Code::InvalidArgument, graphName + ": " + error};
+    built = GpuExecutable::create(graph, options, error);
+  } else {
+    OwningOpRef<ModuleOp> clone;
+    GraphOp graph;
+    if (SessionStatus s = source.lower(clone, graph); !s.ok())
+      return s;
+    built = GpuExecutable::create(graph, options, error);
+  }
+  if (!built)
+    return {error.find("not available") != std::string::npos
+                ? Code::NoDevice
+                : Code::NotSupported,
+            graphName + ": " + error};
+  return {};
+}
+
+/// Runs `gpu` with `pointers` and waits unless the caller set a stream.
+SessionStatus GpuSession::run(GpuExecutable &gpu,
+                              const std::vector<void *> &pointers) {
+  if (std::string error = gpu.executeSlots(pointers); !error.empty())
+    return {Code::Execution, gpuLabel + ": " + error};
+  // On the caller's stream the work stays queued in order; on our own we
+  // wait, so the caller may read the outputs right away.
+  if (!gpu.device().hasCallerStream())
+    if (std::string error = gpu.device().synchronize(); !error.empty())
+      return {Code::Execution, gpuLabel + ": " + error};
+  return {};
+}
+
+bool GpuSession::repeats(const std::string &name,
+                         ArrayRef<PackBuffer> pack) const {
+  if (!lastPack.gpu || gpuGraph != name || pack.size() != lastPack.uids.size())
+    return false;
+  std::string error;
+  if (rt::Device::current(error) != gpuOrdinal)
+    return false;
+  for (size_t j = 0; j < pack.size(); ++j) {
+    const PackBuffer &b = pack[j];
+    if (b.uid != lastPack.uids[j] || b.dtype != lastPack.dtypes[j] ||
+        b.dims != ArrayRef<int64_t>(lastPack.dims[j]) ||
+        b.strides != ArrayRef<int64_t>(lastPack.strides[j]) || !b.data)
+      return false;
+  }
+  return true;
+}
+
+SessionStatus GpuSession::runRepeated(ArrayRef<PackBuffer> pack) {
+  for (size_t j = 0; j < pack.size(); ++j)
+    if (lastPack.slots[j] != kNoSlot)
+      lastPack.pointers[lastPack.slots[j]] = pack[j].data;
+  return run(*lastPack.gpu, lastPack.pointers);
+}
+
+SessionStatus GpuSession::execute(const SessionSource &source,
+                                  ArrayRef<PackBuffer> pack,
+                                  ArrayRef<BoundTensor> inputs,
+                                  ArrayRef<BoundTensor> outputs) {
+  std::string why;
+  int ordinal = rt::Device::current(why);
+  if (ordinal < 0)
+    return {Code::NoDevice,
+            "GRAPH_DEVICE_GPU: the GPU device is not available: " + why};
+  if (gpuGraph != source.name || gpuOrdinal != ordinal) {
+    reset();
+    gpuGraph = source.name;
+    gpuOrdinal = ordinal;
+  }
+  gpuLabel = (source.artifact ? "exec.program @" : "graph @") + source.name;
+  bool dynamic = !source.artifact && hasDynamicInputs(source.graph);
+  GpuExecutable *program = gpu.get();
+  if (dynamic) {
+    std::vector<ref::Shape> shapes;
+    std::vector<int64_t> signature;
+    for (const BoundTensor &input : inputs) {
+      shapes.emplace_back(input.dims.begin(), input.dims.end());
+      signature.push_back(static_cast<int64_t>(input.dims.size()));
+      signature.insert(signature.end(), input.dims.begin(), input.dims.end());
+    }
+    std::unique_ptr<GpuExecutable> &slot = gpuByShape[signature];
+    if (!slot) {
+      if (SessionStatus s = build(source, true, shapes, slot); !s.ok()) {
+        gpuByShape.erase(signature);
+        return s;
+      }
+    }
+    program = slot.get();
+  } else if (!program) {
+    if (SessionStatus s = build(source, false, {}, gpu); !s.ok())
+      return s;
+    program = gpu.get();
+  }
+
+  // Device pointers cannot be re-laid out here: they must match, and with
+  // dynamic dims an output's computed dims must be the buffer's.
+  const CudnnProgram &lowered = program->program();
+  std::map<int64_t, void *> pointers;
+  auto bind = [&](ArrayRef<BoundTensor> tensors) -> SessionStatus {
+    for (const BoundTensor &b : tensors) {
+      for (const DeviceTensor &t : lowered.tensors) {
+        if (t.uid != b.uid)
+          continue;
+        if (ArrayRef<int64_t>(t.dims) != b.dims)
+          return {Code::InvalidArgument,
+                  b.label + ": the graph computed dims " + dimsText(t.dims) +
+                      " but the buffer has " + dimsText(b.dims)};
+        if (!sameLayout(b.dims, t.strides, b.strides))
+          return {Code::InvalidArgument,
+                  b.label +
+                      ": on the GPU the buffer must have the graph's "
+                      "strides " +
+                      dimsText(t.strides) + " but has " + dimsText(b.strides)};
+      }
+      // A buffer of another GPU would fault in the kernels: say so.
+      rt::Device &device = program->device();
+      int owner = device.pointerOrdinal(b.data);
+      if (owner >= 0 && owner != device.ordinal())
+        return {Code::InvalidArgument,
+                b.label + ": the buffer is on GPU " + std::to_string(owner) +
+                    " but the graph runs on GPU " +
+                    std::to_string(device.ordinal()) + " (execute with GPU " +
+                    std::to_string(owner) +
+                    " selected: graphSetDevice, or the handle's device)"};
+      pointers[b.uid] = b.data;
+    }
+    return {};
+  };
+  if (SessionStatus s = bind(inputs); !s.ok())
+    return s;
+  if (SessionStatus s = bind(outputs); !s.ok())
+    return s;
+
+  // Record the variant pack: buffer j -> slot among the program's ioUids.
+  lastPack.gpu = nullptr;
+  const std::vector<int64_t> &ioUids = program->ioUids();
+  lastPack.pointers.assign(ioUids.size(), nullptr);
+  lastPack.slots.assign(pack.size(), kNoSlot);
+  for (size_t k = 0; k < ioUids.size(); ++k) {
+    auto it = pointers.find(ioUids[k]);
+    if (it == pointers.end())
+      return {Code::Execution, gpuLabel + ": no buffer for the program's uid " +
+                                   std::to_string(ioUids[k])};
+    lastPack.pointers[k] = it->second;
+    for (size_t j = 0; j < pack.size(); ++j)
+      if (pack[j].uid == ioUids[k])
+        lastPack.slots[j] = k;
+  }
+  if (SessionStatus s = run(*program, lastPack.pointers); !s.ok())
+    return s;
+  lastPack.uids.resize(pack.size());
+  lastPack.dtypes.resize(pack.size());
+  lastPack.dims.resize(pack.size());
+  lastPack.strides.resize(pack.size());
+  for (size_t j = 0; j < pack.size(); ++j) {
+    lastPack.uids[j] = pack[j].uid;
+    lastPack.dtypes[j] = pack[j].dtype;
+    lastPack.dims[j].assign(pack[j].dims.begin(), pack[j].dims.end());
+    lastPack.strides[j].assign(pack[j].strides.begin(), pack[j].strides.end());
+  }
+  lastPack.gpu = program;
+  return {};
+}
+
+//===----------------------------------------------------------------------===//
+// Plan list and options
+//===----------------------------------------------------------------------===//
+
+SessionStatus GpuSession::createPlanList(const SessionSource &source,
+                                         rt::Device &device,
+                                         std::vector<rt::HeurMode> modes) {
+  std::string graphName = "graph @" + source.name;
+  auto list = std::make_unique<PlanList>();
+  list->graph = source.name;
+  list->ordinal = device.ordinal();
+  list->modes = modes.empty() ? GpuOptions().heuristics : std::move(modes);
+  OwningOpRef<ModuleOp> clone;
+  GraphOp graph;
+  if (SessionStatus s = source.lower(clone, graph); !s.ok())
+    return s;
+  if (std::string e =
+          lowerToCudnn(graph, list->program, nullptr, /*foldViews=*/true);
+      !e.empty())
+    return {Code::NotSupported, graphName + ": " + e};
+  if (list->program.groups.empty())
+    return {Code::NotSupported, graphName + ": no fused group to plan (every "
+                                            "output is an input)"};
+  // The graph's plan list is its anchor group's; the other groups walk
+  // their own lists when executed.
+  list->groupIndex = anchorGroup(list->program.groups);
+  const rt::GraphSpec &anchor = list->program.groups[list->groupIndex];
+  // The engines' plans, ranked (GroupPlans.h, as GpuExecutor walks them).
+  GroupPlanRequest request;
+  request.heuristics = list->modes;
+  list->plans = std::make_unique<GroupPlans>(device, anchor, request);
+  const GroupPlans &plans = *list->plans;
+  if (plans.entries().empty()) {
+    std::string cudnnWhy;
+    if (plans.cudnnState() == CudnnPlans::NoPlan)
+      cudnnWhy = "the heuristics offered no plan" +
+                 (plans.cudnnError().empty() ? std::string()
+                                             : ": " + plans.cudnnError());
+    else
+      cudnnWhy = "cuDNN rejects the operation graph: " + plans.cudnnError();
+    std::string why;
+    for (const std::string &line : plans.codegenDeclined())
+      why += "; " + line;
+    return {Code::NotSupported, graphName + ": group '" + anchor.name +
+                                    "': " + cudnnWhy +
+                                    ", and no codegen plan applies" + why +
+                                    " (execute splits it into single ops)"};
+  }
+  this->plans = std::move(list);
+  reset();
+  return {};
+}
+
+GpuSession::PlanList *GpuSession::planList(const std::string &name) {
+  return plans && plans->graph == name ? plans.get() : nullptr;
+}
+
+void GpuSession::selectPlan(int index) {
+  if (plans && plans->selected != index) {
+    plans->selected = index;
+    reset(); // the next execute builds the pinned plan
+  }
+}
+
+SessionStatus
+GpuSession::addPlan(PlanList &list, const char *call, int64_t engineId,
+                    const std::vector<std::pair<int64_t, int64_t>> &knobs,
+                    int32_t &index) {
+  if (engineId < 0)
+    return {Code::InvalidArgument,
+            std::string(call) + ": engine id " + std::to_string(engineId) +
+                " is negative (the codegen plans are in the list already; "
+                "only cuDNN engines are added)"};
+  if (!list.plans->cudnn())
+    return {Code::NotSupported,
+            std::string(call) + ": engine " + std::to_string(engineId) +
+                ": cuDNN has no plan list for this group (its list is the "
+                "codegen plans)"};
+  if (std::string e = list.plans->addPlan(engineId, knobs); !e.empty())
+    return {Code::NotSupported, std::string(call) + ": engine " +
+                                    std::to_string(engineId) + ": " + e};
+  list.added.emplace_back(engineId, knobs);
+  // Explicit plans come last: earlier indices stay.
+  index = static_cast<int32_t>(list.plans->entries().size()) - 1;
+  return {};
+}
+
+std::string GpuSession::buildPlan(PlanList &list, size_t index) {
+  // Codegen plans compile and load once, the way the next execute's build
+  // compiles them (PTX, or cubin under the codegenCubin option); executes
+  // compile their own.
+  return list.plans->build(index, buildOptions(list.graph).codegenCubin,
+                           /*keepKernels=*/false);
+}
+
+void GpuSession::setPlanOptions(const std::vector<std::string> &deselect,
+                                int64_t workspaceLimit, bool autotune) {
+  if (planOptions.deselectEngines == deselect &&
+      planOptions.workspaceLimit == workspaceLimit &&
+      planOptions.autotune == autotune)
+    return; // the built program stays
+  planOptions.deselectEngines = deselect;
+  planOptions.workspaceLimit = workspaceLimit;
+  planOptions.autotune = autotune;
+  reset();
+}
