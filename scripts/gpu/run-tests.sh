@@ -21,7 +21,9 @@ fi
 passed=0
 failed=0
 for t in $tests; do
-  args=$(grep -o "GPU-ARGS: .*" "$t" | sed 's/GPU-ARGS: //')
+  # %S in GPU-ARGS is the test's directory, as in lit (reference files).
+  args=$(grep -o "GPU-ARGS: .*" "$t" | sed 's/GPU-ARGS: //' |
+    sed "s|%S|$(dirname "$t")|g")
   start=$(date +%s.%N)
   out=$("$run" --device=gpu --print-max-elements=0 --verbose-plans $args "$t" 2>&1)
   rc=$?
