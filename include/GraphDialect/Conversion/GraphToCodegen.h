@@ -14,6 +14,7 @@
 
 #include "GraphDialect/Runtime/CodegenKernel.h"
 #include "GraphDialect/Runtime/CudnnGraph.h"
+#include "GraphDialect/Runtime/DeviceLimits.h"
 
 #include "mlir/Pass/Pass.h"
 
@@ -61,16 +62,21 @@ std::string codegenV2Declines(const ::graph::rt::GraphSpec &spec);
 
 /// Appends a gpu.module of kernels for `spec` with the knobs of `plan` (a
 /// codegen_v2 name) to `module`; `out` gets the launches (no PTX yet) and
-/// the scratch buffers the runtime must provide.
+/// the scratch buffers the runtime must provide. Launch geometry follows
+/// `limits`: the GPU the kernels will run on (rt::queryDeviceLimits), or the
+/// H200's defaults when generating without one.
 std::string generateKernels(const ::graph::rt::GraphSpec &spec,
                             const std::string &plan, ModuleOp module,
-                            ::graph::rt::CodegenSpec &out);
+                            ::graph::rt::CodegenSpec &out,
+                            const ::graph::rt::DeviceLimits &limits = {});
 
 /// Compiles `spec` with codegen plan `plan` (either engine version) to PTX
-/// kernels and their launch geometry. `cubin`: assemble with ptxas.
+/// kernels and their launch geometry for a GPU with `limits`. `cubin`:
+/// assemble with ptxas.
 std::string compilePlan(const ::graph::rt::GraphSpec &spec,
-                        const std::string &plan,
-                        ::graph::rt::CodegenSpec &out, bool cubin = false);
+                        const std::string &plan, ::graph::rt::CodegenSpec &out,
+                        bool cubin = false,
+                        const ::graph::rt::DeviceLimits &limits = {});
 
 /// gpu modules of generated kernels -> NVVM -> sm_90 PTX (gpu.binary);
 /// `cubin`: assembled by ptxas into an sm_90 cubin instead.

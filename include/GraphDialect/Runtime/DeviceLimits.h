@@ -1,4 +1,4 @@
-//===- DeviceLimits.h - What launch geometry depends on -----------*- C++ -*-===//
+//===- DeviceLimits.h - What launch geometry depends on ---------*- C++ -*-===//
 //
 // The generated kernels' launch geometry (how many blocks make one wave, how
 // many blocks an SM holds at a register count) depends on the GPU they run

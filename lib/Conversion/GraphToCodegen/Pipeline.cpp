@@ -315,7 +315,8 @@ std::string mlir::graph::compileToPtx(const rt::GraphSpec &spec,
 
 std::string mlir::graph::compilePlan(const rt::GraphSpec &spec,
                                      const std::string &plan,
-                                     rt::CodegenSpec &out, bool cubin) {
+                                     rt::CodegenSpec &out, bool cubin,
+                                     const rt::DeviceLimits &limits) {
   if (plan == kCodegenEngine)
     return compileToPtx(spec, out);
   DialectRegistry registry;
@@ -323,7 +324,8 @@ std::string mlir::graph::compilePlan(const rt::GraphSpec &spec,
   MLIRContext context(registry, MLIRContext::Threading::DISABLED);
   context.loadAllAvailableDialects();
   OwningOpRef<ModuleOp> module = ModuleOp::create(UnknownLoc::get(&context));
-  if (std::string why = generateKernels(spec, plan, *module, out); !why.empty())
+  if (std::string why = generateKernels(spec, plan, *module, out, limits);
+      !why.empty())
     return why;
   std::string diagnostics;
   ScopedDiagnosticHandler handler(&context, [&](Diagnostic &diag) {

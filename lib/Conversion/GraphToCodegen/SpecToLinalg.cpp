@@ -28,7 +28,7 @@
 using namespace mlir;
 using namespace mlir::graph;
 namespace rt = ::graph::rt;
-using ::graph::ref::DType;
+using ::graph::DType;
 
 namespace {
 

@@ -1,0 +1,482 @@
+//===- KernelGen.h - The kernel generator's pieces --------------*- C++ -*-===//
+//
+// Internal to lib/Conversion/GraphToCodegen. codegen_v2 in three layers:
+//
+//  - planning (StagePlanner.cpp): the group's ops become stages (which ops
+//    fuse into one kernel, which values go through scratch buffers, how
+//    views fold into addressing);
+//  - launch geometry (LaunchGeometry.cpp): vector widths, block and grid
+//    sizes of each stage from the plan's knobs and the device's limits;
+//  - emission: one gpu.func per launch, built by the Emitter from the
+//    shared pieces in KernelEmitter.cpp and one file per stage kind:
+//    PointwiseStage.cpp (pointwise and copy stages, rope, dequantize),
+//    RowStage.cpp and ColumnSums.cpp (reductions over trailing axes and
+//    norms), ReduceStage.cpp, QuantizeStage.cpp.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LIB_CONVERSION_GRAPHTOCODEGEN_KERNELGEN_H
+#define LIB_CONVERSION_GRAPHTOCODEGEN_KERNELGEN_H
+
+#include "ByteFloat.h"
+#include "GraphDialect/Runtime/CodegenKernel.h"
+#include "GraphDialect/Runtime/CudnnGraph.h"
+#include "GraphDialect/Runtime/DeviceLimits.h"
+#include "GraphDialect/Support/DType.h"
+#include "GraphDialect/Support/Shape.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+
+#include <algorithm>
+#include <deque>
+#include <functional>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace mlir::graph::kernelgen {
+
+namespace rt = ::graph::rt;
+using ::graph::broadcastsTo;
+using ::graph::DType;
+using ::graph::rowMajorStrides;
+using ::graph::Shape;
+
+//===----------------------------------------------------------------------===//
+// Shapes and views
+//===----------------------------------------------------------------------===//
+
+inline int64_t numel(const Shape &s) { return ::graph::numElements(s); }
+
+inline int64_t elementBytes(DType t) {
+  if (t == DType::F32 || t == DType::I32)
+    return 4;
+  return t == DType::I1 || isByteFloat(t) ? 1 : 2;
+}
+
+/// i1 tensors are one byte per element, 0 or 1.
+inline bool supportedType(DType t) {
+  return t == DType::F32 || t == DType::F16 || t == DType::BF16 ||
+         t == DType::I1 || t == DType::I32 || isByteFloat(t);
+}
+
+/// An addressable tensor: `dims` over a buffer `buffer` at element `base`.
+struct View {
+  int64_t buffer = 0; // uid of the buffer (negative: scratch)
+  DType dtype = DType::F32;
+  int64_t base = 0;
+  Shape dims, strides;
+};
+
+/// Strides of `v` read over `space` (numpy broadcasting, trailing
+/// alignment); broadcast dims read with stride 0.
+inline Shape stridesOver(const View &v, const Shape &space) {
+  Shape out(space.size(), 0);
+  size_t lead = space.size() - v.dims.size();
+  for (size_t j = 0; j < v.dims.size(); ++j)
+    if (v.dims[j] != 1)
+      out[lead + j] = v.strides[j];
+  return out;
+}
+
+/// The innermost dim of `space` that is not 1 (runs of consecutive
+/// elements move along it), or 0.
+inline size_t innerDim(const Shape &space) {
+  for (size_t d = space.size(); d > 0; --d)
+    if (space[d - 1] != 1)
+      return d - 1;
+  return 0;
+}
+
+/// Whether runs of `vec` elements of a view with `strides` over `space`
+/// start `vec`-aligned: every other moving dim's stride and the base are
+/// multiples of `vec`.
+inline bool runsAligned(const Shape &space, const Shape &strides, int64_t base,
+                        int64_t vec) {
+  size_t inner = innerDim(space);
+  bool aligned = base % vec == 0;
+  for (size_t d = 0; d < strides.size(); ++d)
+    if (d != inner && space[d] != 1)
+      aligned &= strides[d] % vec == 0;
+  return aligned;
+}
+
+//===----------------------------------------------------------------------===//
+// Stages
+//===----------------------------------------------------------------------===//
+
+/// Copy stages (a view materialized, a gather into packed scratch, a region
+/// of a concatenation) are identity pointwise kernels.
+enum class StageKind { Pointwise, Row, Reduce, Copy, Quantize };
+
+struct Stage {
+  StageKind kind = StageKind::Pointwise;
+  Shape space;  // iteration space (row stages: the row-shaped tensor)
+  size_t k = 0; // row stages: axes [k, rank) form one row
+  std::vector<const rt::OpSpec *> ops;
+  std::set<int64_t> produced;
+  std::vector<int64_t> stores; // produced uids written to their view
+};
+
+/// Whether `uid` is the DScale or DBias of backward norm `op`.
+bool isColumnSum(const rt::OpSpec &op, int64_t uid);
+
+/// The knobs of a codegen_v2 plan name.
+struct Knobs {
+  int64_t threads = 256; // block size (row stages: the smallest one)
+  int64_t items = 2;     // vector runs per thread in pointwise stages
+  bool prefetch = false; // row stages: load the next row ahead
+};
+
+/// Parses codegen_v2_t<threads>_i<items>[_p]; false when `name` is not one.
+bool parsePlan(const std::string &name, Knobs &knobs);
+
+//===----------------------------------------------------------------------===//
+// Planning: ops -> stages (StagePlanner.cpp)
+//===----------------------------------------------------------------------===//
+
+class Planner {
+public:
+  Planner(const rt::GraphSpec &spec) : spec(spec) {
+    for (const rt::TensorSpec &t : spec.tensors)
+      tensors[t.uid] = &t;
+  }
+
+  /// Plans every op into stages; why not, or "".
+  std::string plan();
+  int64_t newScratch(DType dtype, const Shape &dims);
+  /// The tensor a uid stands for: a view op's result reads its view.
+  int64_t resolve(int64_t uid) const {
+    auto it = alias.find(uid);
+    return it == alias.end() ? uid : it->second;
+  }
+  /// The addressable view of `uid` (resolved).
+  const View &viewOf(int64_t uid) const { return views.at(resolve(uid)); }
+
+  const rt::GraphSpec &spec;
+  std::map<int64_t, const rt::TensorSpec *> tensors;
+  std::map<int64_t, View> views;    // addressable tensors by uid
+  std::map<int64_t, int64_t> alias; // view op results -> their view uid
+  std::vector<Stage> stages;
+  std::vector<std::pair<int64_t, int64_t>> scratch; // buffer, bytes
+  std::deque<rt::OpSpec> synthetic; // planner-made copies and sums (stable)
+  std::map<int64_t, std::pair<DType, int64_t>> buffers; // uid -> type, span
+  /// Backward norms with a per-row scale: the scratch view of dY * xhat.
+  std::map<const rt::OpSpec *, int64_t> productOf;
+
+private:
+  const rt::TensorSpec &tensor(int64_t uid) const { return *tensors.at(uid); }
+  /// Dims of `uid` (resolved): its view's (a view op's result) or its
+  /// tensor's; null when the group has neither.
+  const Shape *dimsOf(int64_t uid) const {
+    if (auto v = views.find(uid); v != views.end())
+      return &v->second.dims;
+    if (auto t = tensors.find(uid); t != tensors.end())
+      return &t->second->dims;
+    return nullptr;
+  }
+  /// Views of the group's tensors that live in buffers, and the buffers'
+  /// spans; why not, or "".
+  std::string addTensorViews();
+  void close(size_t nextOp);
+  void writeUnread(const rt::OpSpec &op);
+  /// An op the planner adds for `like` (a copy of a view, a column sum):
+  /// `kind`/`mode` reading `from` at `inPort`, writing `to`. Stable address.
+  const rt::OpSpec &synthesize(const rt::OpSpec &like, const char *kind,
+                               const char *mode, const char *inPort,
+                               int64_t from, int64_t to) {
+    rt::OpSpec op;
+    op.kind = kind;
+    op.mode = mode;
+    op.name = like.name;
+    op.inputs[inPort] = from;
+    op.outputs["output"] = to;
+    synthetic.push_back(op);
+    return synthetic.back();
+  }
+  /// `op` (the `index`th op or a copy standing for it) as a stage of its
+  /// own over `space`: the open stage closes before it, its own after it.
+  void addAlone(const rt::OpSpec &op, StageKind kind, const Shape &space,
+                size_t index);
+  std::string addPointwiseLike(const rt::OpSpec &op, const Shape &out);
+  std::string addRowOp(const rt::OpSpec &op, const Shape &space, size_t k);
+  std::string needAddressable(int64_t uid, size_t index);
+
+  // One planning step per op family; `op` is spec.ops[index].
+  struct OpContext;
+  std::string planPointwise(OpContext &c);
+  std::string planQuantize(OpContext &c);
+  std::string planRopeOrDequantize(OpContext &c);
+  std::string planBatchnormInference(OpContext &c);
+  std::string planView(OpContext &c);
+  std::string planConcatenate(OpContext &c);
+  std::string planReduction(OpContext &c);
+  std::string planGenstats(OpContext &c);
+  std::string planNorm(OpContext &c, bool forward);
+
+  std::optional<Stage> open;
+  std::map<int64_t, std::vector<size_t>> consumers;
+  int64_t nextScratch = -1;
+  int64_t nextSynthetic = -1000000;
+};
+
+//===----------------------------------------------------------------------===//
+// Launch geometry (LaunchGeometry.cpp)
+//===----------------------------------------------------------------------===//
+
+/// Buffers a stage touches, in a fixed order.
+std::vector<int64_t> stageBuffers(const Planner &p, const Stage &s);
+
+/// The largest run length that keeps every vector access within 16 bytes
+/// (16-byte vectors of the widest tensor read or written along the
+/// innermost dim; per-row or broadcast tensors do not count) and divides
+/// the innermost dim of `space`.
+int64_t runLength(const Planner &p, const Stage &s);
+
+/// A pointwise (or copy) stage: each thread of a block owns `items` runs of
+/// `vec` consecutive elements.
+struct PointwiseLaunch {
+  int64_t vec = 1;   // elements per run
+  int64_t runs = 0;  // runs in the iteration space
+  int64_t block = 0; // threads per block
+  int64_t items = 0; // runs per thread
+  int64_t grid = 1;
+};
+PointwiseLaunch planPointwiseLaunch(const Planner &p, const Stage &s,
+                                    const Knobs &knobs);
+
+/// A backward norm's per-column sum (DScale or DBias) accumulated across
+/// the rows a block visits, then written as one partial row per block.
+struct ColumnSum {
+  int64_t uid;     // DScale or DBias
+  int64_t partial; // scratch [grid, cols] f32
+};
+
+/// A row stage: one block per row, a grid-stride loop over the rows.
+struct RowLaunch {
+  int64_t rows = 1, cols = 1; // rows, and elements per row
+  int64_t vec = 1;            // elements per run
+  int64_t runs = 0;           // runs per row
+  int64_t fullInputs = 1;     // row-shaped inputs held in registers
+  int64_t block = 0;          // threads per block
+  int64_t items = 0;          // runs per thread per row
+  int64_t grid = 1;
+  /// Blocks per SM the kernel asks ptxas for (nvvm.minctasm); 0: no bound.
+  int64_t resident = 0;
+  /// Per-column sums kept in registers across rows, through partials.
+  std::vector<ColumnSum> columnSums;
+  /// A backward norm whose column sums a separate kernel computes.
+  const rt::OpSpec *columnPassOp = nullptr;
+};
+/// The row stage's launch; partial sums of backward norms get scratch
+/// buffers (in `p`).
+RowLaunch planRowLaunch(Planner &p, const Stage &s, const Knobs &knobs,
+                        const rt::DeviceLimits &limits);
+
+/// The column pass of a backward norm: a thread sums `vec` adjacent columns
+/// over every kSlices-th row of its block's chunk of rows; blocks along x
+/// take kLanes * vec columns, along y (`chunks`) row chunks.
+struct ColumnPassLaunch {
+  static constexpr int64_t kLanes = 32, kSlices = 8;
+  int64_t vec = 1;
+  int64_t colBlocks = 1;
+  int64_t chunks = 1;
+  int64_t rowsPerChunk = 1;
+};
+ColumnPassLaunch planColumnPassLaunch(DType gradType, DType inputType,
+                                      const Shape &space, int64_t rows,
+                                      int64_t cols,
+                                      const rt::DeviceLimits &limits);
+
+//===----------------------------------------------------------------------===//
+// Emission (KernelEmitter.cpp and the stage files)
+//===----------------------------------------------------------------------===//
+
+/// The value classes inside a row stage.
+enum class Cls { Scalar, Row, Col, Full };
+
+inline Cls join(Cls a, Cls b) {
+  if (a == b)
+    return a;
+  if (a == Cls::Scalar)
+    return b;
+  if (b == Cls::Scalar)
+    return a;
+  return Cls::Full; // Row x Col, or anything with Full
+}
+
+struct Val {
+  Cls cls = Cls::Scalar;
+  SmallVector<Value> lanes; // 1 for Scalar/Row; items * vec for Col/Full
+  /// Lane `i`; the one lane of a value that does not vary along it.
+  Value lane(size_t i) const { return lanes.size() == 1 ? lanes[0] : lanes[i]; }
+};
+
+/// The element type a tensor of `t` has in the kernels.
+Type elementType(Builder &b, DType t);
+
+struct ReduceKind {
+  double identity;
+  std::function<Value(OpBuilder &, Location, Value)> pre;
+  std::function<Value(OpBuilder &, Location, Value, Value)> combine;
+};
+ReduceKind reduceKind(const std::string &mode);
+
+/// `v` as a view that broadcasts over `space`: per-row statistics given in
+/// another shape with one element per row (e.g. [R] for [R, N]) are read
+/// as the row-major [rows..., 1...] they hold.
+View overSpace(const View &v, const Shape &space, size_t k);
+/// The class of the values of `v` in a row stage over `space`.
+Cls classOf(const View &v, const Shape &space, size_t k);
+
+/// Builds one gpu.module with one kernel per stage launch.
+class Emitter {
+public:
+  Emitter(MLIRContext *ctx, Planner &planner, Knobs knobs,
+          const rt::DeviceLimits &limits);
+
+  std::string emit(ModuleOp module, rt::CodegenSpec &out);
+
+private:
+  struct Kernel {
+    gpu::GPUFuncOp func;
+    std::vector<int64_t> args; // buffer uids
+    std::map<int64_t, Value> memrefs;
+    rt::KernelLaunch launch;
+    std::map<int64_t, int64_t> align; // buffer -> bytes its vectors need
+  };
+
+  // Constants and index math.
+  Value idx(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
+  Value f32(double v) {
+    return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(v));
+  }
+  /// 0, opaque to LLVM: loads addressed from it stay in the row loop
+  /// instead of being hoisted and held in registers across rows.
+  Value rowInvariantZero();
+  Value addi(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
+  Value muli(Value x, Value y) { return arith::MulIOp::create(b, loc, x, y); }
+  Value addf(Value x, Value y) { return arith::AddFOp::create(b, loc, x, y); }
+  Value subf(Value x, Value y) { return arith::SubFOp::create(b, loc, x, y); }
+  Value mulf(Value x, Value y) { return arith::MulFOp::create(b, loc, x, y); }
+  Value divf(Value x, Value y) { return arith::DivFOp::create(b, loc, x, y); }
+  Value ult(Value x, Value y) {
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, x, y);
+  }
+  /// `v` as f32; `t` says what an i8 holds (i1 or a one-byte float).
+  Value toF32(Value v, DType t = DType::F32);
+  Value fromF32(Value v, DType t);
+  /// Rounds an f32 value to what a tensor of dtype `t` holds.
+  Value roundTo(Value v, DType t) {
+    return t == DType::F32 ? v : toF32(fromF32(v, t), t);
+  }
+
+  /// A kernel with `sharedFloats` f32 of workgroup memory (0: none).
+  Kernel begin(const std::string &name, const std::vector<int64_t> &buffers,
+               int64_t block, int64_t sharedFloats);
+  std::string finish(Kernel &k, rt::CodegenSpec &out);
+
+  /// Element offset of linear index `e` of `space` in view `v`.
+  Value offsetOf(const View &v, const Shape &space, Value e);
+  /// `vec` consecutive elements (a run inside the innermost dim) of view
+  /// `v` at linear index `e` of `space`, as f32 lanes.
+  SmallVector<Value> loadRun(Kernel &k, const View &v, const Shape &space,
+                             Value e, int64_t vec);
+  void storeRun(Kernel &k, const View &v, const Shape &space, Value e,
+                ArrayRef<Value> lanes);
+  /// A guarded region: `body` runs when `cond` holds (no guard when null).
+  void guarded(Value cond, function_ref<void()> body);
+  /// Like guarded, but yields f32 lanes (zeros when `cond` is false).
+  SmallVector<Value> guardedLoad(Value cond, size_t count,
+                                 function_ref<SmallVector<Value>()> body);
+  Value blockReduce(Value v, const ReduceKind &kind, Value tid, Value smem,
+                    int64_t block);
+
+  // Pointwise and copy stages (PointwiseStage.cpp).
+  std::string emitPointwise(const Stage &s, size_t index, rt::CodegenSpec &out);
+  /// Sets `op`'s output in `vals` to `vec` elements from linear index `e0`,
+  /// element(e, i) each, rounded to the output's dtype.
+  void emitElements(const rt::OpSpec &op, Value e0, int64_t vec,
+                    std::map<int64_t, Val> &vals,
+                    function_ref<Value(Value e, int64_t i)> element);
+  /// Block-scale dequantize of the run at `e`: input * descale of its block.
+  std::string emitDequantize(Kernel &k, const rt::OpSpec &op,
+                             const Shape &space, Value e, int64_t vec,
+                             std::map<int64_t, Val> &vals);
+  /// Rotary embedding (forward or backward) of the run at `e`.
+  std::string emitRope(Kernel &k, const rt::OpSpec &op, const Shape &space,
+                       Value e, int64_t vec, std::map<int64_t, Val> &vals);
+  /// Computes pointwise op `op` lane by lane.
+  std::string computePointwise(const rt::OpSpec &op,
+                               std::map<int64_t, Val> &vals,
+                               const std::function<Val(int64_t)> &get,
+                               const std::function<Value(size_t)> &linear);
+
+  // Row stages (RowStage.cpp): one block per row.
+  struct RowKernel;
+  struct RowIteration;
+  std::string emitRow(const Stage &s, size_t index, rt::CodegenSpec &out);
+  /// Short per-column inputs, loaded once before the row loop.
+  void loadHeldColumns(RowKernel &r);
+  /// Row-shaped inputs loaded one row ahead (the `_p` plans).
+  void collectPrefetched(RowKernel &r);
+  /// The runs of row `rowIndex` of `uid` this thread holds; `cond` (null:
+  /// none) guards every load.
+  SmallVector<Value> loadRow(RowKernel &r, int64_t uid, Value rowIndex,
+                             Value cond);
+  /// The row loop's body: the ops of the stage on one row, then its stores.
+  std::string emitRowBody(RowKernel &r, RowIteration &it);
+  /// The value of `raw` in this row: computed, held, or loaded now.
+  Val rowValue(RowKernel &r, RowIteration &it, int64_t raw);
+  /// A reduction over the row of per-lane values, across the block.
+  Value rowReduce(RowKernel &r, const ReduceKind &kind,
+                  function_ref<Value(size_t)> value);
+  std::string emitRowReduction(RowKernel &r, RowIteration &it,
+                               const rt::OpSpec &op);
+  std::string emitNormForward(RowKernel &r, RowIteration &it,
+                              const rt::OpSpec &op);
+  std::string emitNormBackward(RowKernel &r, RowIteration &it,
+                               const rt::OpSpec &op);
+  /// Stores of the row's values (per-row ones by thread 0, per-column ones
+  /// in row 0).
+  std::string emitRowStores(RowKernel &r, RowIteration &it);
+  /// Each block's partial column sums, after the row loop.
+  void storePartialColumnSums(RowKernel &r, scf::ForOp loop);
+
+  // Column sums of backward norms (ColumnSums.cpp).
+  /// DScale/DBias of backward norm `op` summed over the rows from its
+  /// inputs (32 columns per block, 8 warps over the rows).
+  std::string emitColumnPass(const rt::OpSpec &op, const Stage &s, size_t index,
+                             rt::CodegenSpec &out);
+  /// Sums `partRows` rows of f32 partials [partRows, cols] per column into
+  /// `target` (read over `space`).
+  std::string emitColumnFinish(int64_t partial, int64_t partRows, int64_t cols,
+                               const View &target, const Shape &space,
+                               const std::string &name, rt::CodegenSpec &out);
+
+  // Reduce stages (ReduceStage.cpp): one block per output element.
+  std::string emitReduce(const Stage &s, size_t index, rt::CodegenSpec &out);
+
+  // Quantize stages (QuantizeStage.cpp).
+  /// Block-scale quantize: a thread per block (amax, scale, narrow stores).
+  std::string emitQuantize(const Stage &s, size_t index, rt::CodegenSpec &out);
+
+  OpBuilder b;
+  Location loc;
+  Planner &planner;
+  Knobs knobs;
+  rt::DeviceLimits limits;
+  ModuleOp module;
+  gpu::GPUModuleOp gpuModule;
+};
+
+} // namespace mlir::graph::kernelgen
+
+#endif // LIB_CONVERSION_GRAPHTOCODEGEN_KERNELGEN_H

@@ -1,0 +1,340 @@
+//===- PointwiseStage.cpp - Pointwise and copy stage kernels --------------===//
+//
+// Every op of the stage over one iteration space: each thread owns `items`
+// runs of `vec` consecutive elements (16-byte vector loads and stores where
+// the layout allows, broadcast operands splat, strided operands gathered).
+// Copy stages (views the user reads, gathers, concatenation regions) are
+// identity ops here. Rope and block-scale dequantize read elements other
+// than the one they write, from memory. computePointwise is shared with the
+// row stages.
+//
+//===----------------------------------------------------------------------===//
+
+#include "KernelGen.h"
+#include "ScalarOps.h"
+
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace mlir::graph;
+using namespace mlir::graph::kernelgen;
+
+std::string Emitter::emitPointwise(const Stage &s, size_t index,
+                                   rt::CodegenSpec &out) {
+  std::vector<int64_t> buffers = stageBuffers(planner, s);
+  PointwiseLaunch launch = planPointwiseLaunch(planner, s, knobs);
+  int64_t vec = launch.vec, block = launch.block, items = launch.items;
+  int64_t runs = launch.runs, perBlock = block * items;
+  Kernel k = begin("stage" + std::to_string(index), buffers, block, 0);
+  k.launch.grid = {static_cast<unsigned>(launch.grid), 1, 1};
+  Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+  Value bid = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
+  bool ragged = runs % perBlock != 0;
+  std::vector<Value> starts, valid;
+  for (int64_t u = 0; u < items; ++u) {
+    Value run = addi(muli(bid, idx(perBlock)), addi(idx(u * block), tid));
+    starts.push_back(muli(run, idx(vec)));
+    valid.push_back(ragged ? ult(run, idx(runs)) : Value());
+  }
+  // Loads of every item first (more bytes in flight), then compute, then
+  // stores.
+  std::vector<std::map<int64_t, Val>> vals(items);
+  std::string error;
+  for (int64_t u = 0; u < items; ++u) {
+    auto get = [&](int64_t uid) -> Val {
+      uid = planner.resolve(uid);
+      auto it = vals[u].find(uid);
+      if (it != vals[u].end())
+        return it->second;
+      Val v;
+      auto t = planner.tensors.find(uid);
+      if (t != planner.tensors.end() && t->second->isByValue) {
+        v.lanes.push_back(f32(t->second->byValue));
+      } else {
+        v.cls = Cls::Full;
+        const View &view = planner.views.at(uid);
+        v.lanes = guardedLoad(valid[u], vec, [&] {
+          return loadRun(k, view, s.space, starts[u], vec);
+        });
+      }
+      vals[u][uid] = v;
+      return v;
+    };
+    for (const rt::OpSpec *op : s.ops)
+      for (auto &[port, uid] : op->inputs) {
+        if (op->kind.rfind("rope", 0) == 0 ||
+            op->kind == "block_scale_dequantize")
+          continue;
+        if (!s.produced.count(planner.resolve(uid)))
+          get(uid);
+      }
+    for (const rt::OpSpec *op : s.ops) {
+      if (op->kind == "rope" || op->kind == "rope_backward") {
+        if (std::string e = emitRope(k, *op, s.space, starts[u], vec, vals[u]);
+            !e.empty())
+          return e;
+        continue;
+      }
+      if (op->kind == "block_scale_dequantize") {
+        if (std::string e =
+                emitDequantize(k, *op, s.space, starts[u], vec, vals[u]);
+            !e.empty())
+          return e;
+        continue;
+      }
+      auto linear = [&](size_t i) -> Value {
+        return i < static_cast<size_t>(vec) ? addi(starts[u], idx(i)) : Value();
+      };
+      if (std::string e = computePointwise(*op, vals[u], get, linear);
+          !e.empty())
+        return e;
+    }
+  }
+  for (int64_t u = 0; u < items; ++u)
+    guarded(valid[u], [&] {
+      for (int64_t uid : s.stores) {
+        Val v = vals[u].at(uid);
+        SmallVector<Value> lanes;
+        for (int64_t i = 0; i < vec; ++i)
+          lanes.push_back(v.lane(i));
+        storeRun(k, planner.views.at(uid), s.space, starts[u], lanes);
+      }
+    });
+  return finish(k, out);
+}
+
+void Emitter::emitElements(const rt::OpSpec &op, Value e0, int64_t vec,
+                           std::map<int64_t, Val> &vals,
+                           function_ref<Value(Value e, int64_t i)> element) {
+  int64_t outUid = op.outputs.at("output");
+  DType outType = planner.tensors.at(outUid)->dtype;
+  Val result{Cls::Full, {}};
+  for (int64_t i = 0; i < vec; ++i) {
+    Value e = i ? addi(e0, idx(i)) : e0;
+    result.lanes.push_back(roundTo(element(e, i), outType));
+  }
+  vals[outUid] = result;
+}
+
+std::string
+Emitter::computePointwise(const rt::OpSpec &op, std::map<int64_t, Val> &vals,
+                          const std::function<Val(int64_t)> &get,
+                          const std::function<Value(size_t)> &linear) {
+  std::vector<Val> args;
+  if (op.kind == "batchnorm_inference") {
+    for (const char *port :
+         {"input", "mean", "inv_variance", "scale", "bias"}) {
+      auto it = op.inputs.find(port);
+      if (it == op.inputs.end())
+        return "batchnorm_inference lacks " + std::string(port);
+      args.push_back(get(it->second));
+    }
+  } else {
+    unsigned arity = op.mode == "gen_index" ? 0 : pointwiseArity(op.mode);
+    for (unsigned i = 0; i < arity; ++i) {
+      auto it = op.inputs.find("in" + std::to_string(i));
+      if (it == op.inputs.end())
+        return "pointwise " + op.mode + " lacks in" + std::to_string(i);
+      args.push_back(get(it->second));
+    }
+  }
+  auto outIt = op.outputs.begin();
+  int64_t outUid = outIt->second;
+  DType outType = planner.tensors.count(outUid)
+                      ? planner.tensors.at(outUid)->dtype
+                      : planner.views.at(outUid).dtype;
+  Val result;
+  result.cls = Cls::Scalar;
+  size_t lanes = 1;
+  for (const Val &a : args) {
+    result.cls = join(result.cls, a.cls);
+    lanes = std::max(lanes, a.lanes.size());
+  }
+  if (op.mode == "gen_index") {
+    result.cls = Cls::Full;
+    lanes = 0;
+  }
+  if (op.mode == "gen_index") {
+    const Shape &dims = planner.tensors.at(outUid)->dims;
+    auto axisIt = op.intAttrs.find("axis");
+    int64_t axis = axisIt == op.intAttrs.end() || axisIt->second.empty()
+                       ? 0
+                       : axisIt->second[0];
+    if (axis < 0)
+      axis += dims.size();
+    Shape rm = rowMajorStrides(dims);
+    for (size_t i = 0;; ++i) {
+      Value e = linear(i);
+      if (!e)
+        break;
+      Value c = arith::DivUIOp::create(b, loc, e, idx(rm.at(axis)));
+      c = arith::RemUIOp::create(b, loc, c, idx(dims.at(axis)));
+      Value asInt = arith::IndexCastOp::create(b, loc, b.getI64Type(), c);
+      Value f = arith::UIToFPOp::create(b, loc, b.getF32Type(), asInt);
+      result.lanes.push_back(roundTo(f, outType));
+    }
+    vals[outUid] = result;
+    return "";
+  }
+  // Results rounded to bf16 (8 significant bits) or fp8 cannot tell an
+  // error of a few f32 ulps from an exact one; there, a divisor shared by
+  // every lane becomes one reciprocal and tanh becomes the hardware's
+  // tanh.approx.f32 (relative error < 2^-10.9, an eighth of a bf16 ulp).
+  bool coarse = outType == DType::BF16 || outType == DType::F8E4M3FN ||
+                outType == DType::F8E5M2;
+  if (coarse && op.kind == "pointwise" && op.mode == "div" && lanes > 1 &&
+      args.size() == 2 && args[1].lanes.size() == 1) {
+    // Below 2^-125 the reciprocal would overflow: divide there.
+    Value y = args[1].lanes[0];
+    Value normal = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UGE,
+                                         math::AbsFOp::create(b, loc, y),
+                                         f32(std::ldexp(1.0, -125)));
+    SmallVector<Type> types(lanes, b.getF32Type());
+    auto branch = scf::IfOp::create(b, loc, types, normal, true);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(branch.thenBlock());
+      Value r = divf(f32(1.0), y);
+      SmallVector<Value> q;
+      for (size_t i = 0; i < lanes; ++i)
+        q.push_back(mulf(args[0].lane(i), r));
+      scf::YieldOp::create(b, loc, q);
+      b.setInsertionPointToStart(branch.elseBlock());
+      q.clear();
+      for (size_t i = 0; i < lanes; ++i)
+        q.push_back(divf(args[0].lane(i), y));
+      scf::YieldOp::create(b, loc, q);
+    }
+    for (Value q : branch.getResults())
+      result.lanes.push_back(roundTo(q, outType));
+    vals[outUid] = result;
+    return "";
+  }
+  for (size_t i = 0; i < lanes; ++i) {
+    SmallVector<Value> scalars;
+    for (const Val &a : args)
+      scalars.push_back(a.lane(i));
+    Value r;
+    if (coarse && op.kind == "pointwise" && op.mode == "tanh") {
+      r = NVVM::InlinePtxOp::create(b, loc, TypeRange{b.getF32Type()},
+                                    ValueRange{scalars[0]}, ValueRange{},
+                                    "tanh.approx.f32 $0, $1;", Value())
+              .getResult(0);
+    } else if (op.kind == "batchnorm_inference") {
+      r = mulf(mulf(subf(scalars[0], scalars[1]), scalars[2]), scalars[3]);
+      r = addf(r, scalars[4]);
+    } else {
+      r = mlir::graph::emitPointwise(b, loc, op, scalars);
+    }
+    if (!r)
+      return "pointwise " + op.mode + " has no generated lowering";
+    result.lanes.push_back(roundTo(r, outType));
+  }
+  vals[outUid] = result;
+  return "";
+}
+
+std::string Emitter::emitDequantize(Kernel &k, const rt::OpSpec &op,
+                                    const Shape &space, Value e0, int64_t vec,
+                                    std::map<int64_t, Val> &vals) {
+  const View &x = planner.viewOf(op.inputs.at("input"));
+  const View &d = planner.viewOf(op.inputs.at("descale"));
+  if (d.dims.size() != space.size())
+    return "block_scale_dequantize: descale rank " +
+           std::to_string(d.dims.size()) + " differs from the input rank " +
+           std::to_string(space.size());
+  Shape block(space.size(), 1);
+  auto bs = op.intAttrs.find("block_size");
+  if (bs == op.intAttrs.end() || bs->second.empty() ||
+      bs->second.size() > space.size())
+    return "block_scale_dequantize: needs 1 to rank block sizes";
+  for (size_t i = 0; i < bs->second.size(); ++i)
+    block[space.size() - bs->second.size() + i] = bs->second[i];
+  auto neg = op.intAttrs.find("is_negative_scale");
+  double sign =
+      neg != op.intAttrs.end() && !neg->second.empty() && neg->second[0] ? -1.0
+                                                                         : 1.0;
+  SmallVector<Value> xs = loadRun(k, x, space, e0, vec);
+  emitElements(op, e0, vec, vals, [&](Value e, int64_t i) {
+    // descale offset: each coordinate divided by its block size.
+    Value offset = idx(d.base), rest = e;
+    for (int64_t dim = static_cast<int64_t>(space.size()) - 1; dim >= 0;
+         --dim) {
+      if (space[dim] == 1)
+        continue;
+      Value c = arith::RemUIOp::create(b, loc, rest, idx(space[dim]));
+      rest = arith::DivUIOp::create(b, loc, rest, idx(space[dim]));
+      if (d.dims[dim] != 1)
+        offset = addi(offset,
+                      muli(arith::DivUIOp::create(b, loc, c, idx(block[dim])),
+                           idx(d.strides[dim])));
+    }
+    Value scale = toF32(memref::LoadOp::create(b, loc, k.memrefs.at(d.buffer),
+                                               ValueRange{offset}),
+                        d.dtype);
+    return mulf(mulf(xs[i], f32(sign)), scale);
+  });
+  return "";
+}
+
+std::string Emitter::emitRope(Kernel &k, const rt::OpSpec &op,
+                              const Shape &space, Value e0, int64_t vec,
+                              std::map<int64_t, Val> &vals) {
+  const View &x = planner.viewOf(op.inputs.at("input"));
+  const View &f = planner.viewOf(op.inputs.at("freqs"));
+  if (space.empty() || f.dims.empty())
+    return op.kind + ": needs an input and freqs of rank >= 1";
+  int64_t head = space.back();
+  auto dimIt = op.intAttrs.find("rope_dim");
+  int64_t d = dimIt == op.intAttrs.end() || dimIt->second.empty() ||
+                      dimIt->second[0] == 0
+                  ? head
+                  : dimIt->second[0];
+  int64_t half = d / 2, freqLast = f.dims.back();
+  if (d % 2 || d > head || (freqLast != d && freqLast != half))
+    return op.kind + ": rope_dim " + std::to_string(d) +
+           " and freqs last dim " + std::to_string(freqLast) +
+           " do not fit a last dim of " + std::to_string(head);
+  double scale = pointwiseAttr(op, "output_scale", 1.0);
+  bool backward = op.kind == "rope_backward";
+  Shape fspace = space;
+  fspace.back() = freqLast;
+  auto load = [&](const View &v, const Shape &sp, Value at) {
+    return toF32(memref::LoadOp::create(b, loc, k.memrefs.at(v.buffer),
+                                        ValueRange{offsetOf(v, sp, at)}),
+                 v.dtype);
+  };
+  auto lt = [&](Value a, int64_t c) { return ult(a, idx(c)); };
+  emitElements(op, e0, vec, vals, [&](Value e, int64_t) {
+    Value j = arith::RemUIOp::create(b, loc, e, idx(head));
+    Value row = arith::DivUIOp::create(b, loc, e, idx(head));
+    Value first = lt(j, half), inRope = lt(j, d);
+    Value lo = arith::SelectOp::create(
+        b, loc, first, j, arith::SubIOp::create(b, loc, j, idx(half)));
+    lo = arith::SelectOp::create(b, loc, inRope, lo, idx(0));
+    Value rowBase = muli(row, idx(head));
+    Value xlo = load(x, space, addi(rowBase, lo));
+    Value xhi = load(x, space, addi(rowBase, addi(lo, idx(half))));
+    Value fBase = muli(row, idx(freqLast));
+    Value a0 = load(f, fspace, addi(fBase, lo));
+    Value a1 =
+        freqLast == d ? load(f, fspace, addi(fBase, addi(lo, idx(half)))) : a0;
+    Value c0 = math::CosOp::create(b, loc, a0),
+          s0 = math::SinOp::create(b, loc, a0);
+    Value c1 = math::CosOp::create(b, loc, a1),
+          s1 = math::SinOp::create(b, loc, a1);
+    Value lower = backward ? addf(mulf(xlo, c0), mulf(xhi, s1))
+                           : subf(mulf(xlo, c0), mulf(xhi, s0));
+    Value upper = backward ? subf(mulf(xhi, c1), mulf(xlo, s0))
+                           : addf(mulf(xhi, c1), mulf(xlo, s1));
+    Value rotated = arith::SelectOp::create(b, loc, first, lower, upper);
+    Value r =
+        arith::SelectOp::create(b, loc, inRope, rotated, load(x, space, e));
+    return mulf(f32(scale), r);
+  });
+  return "";
+}
