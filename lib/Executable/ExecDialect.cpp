@@ -65,11 +65,11 @@ void mlir::exec::printI64List(AsmPrinter &printer, ArrayRef<int64_t> values) {
 // Attributes
 //===----------------------------------------------------------------------===//
 
-LogicalResult
-TensorAttr::verify(function_ref<InFlightDiagnostic()> emitError, int64_t uid,
-                   Type dtype, ArrayRef<int64_t> dims,
-                   ArrayRef<int64_t> strides, bool isVirtual,
-                   FloatAttr byValue, StringAttr name) {
+LogicalResult TensorAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                 int64_t uid, Type dtype,
+                                 ArrayRef<int64_t> dims,
+                                 ArrayRef<int64_t> strides, bool isVirtual,
+                                 FloatAttr byValue, StringAttr name) {
   if (uid < 0)
     return emitError() << "tensor uid " << uid
                        << " is negative (uids must be >= 0)";
@@ -124,12 +124,11 @@ LogicalResult OpAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     for (NamedAttribute attr : floats)
       if (!isa<FloatAttr>(attr.getValue()))
         return emitError() << "op " << kind << ": floats entry '"
-                           << attr.getName().getValue()
-                           << "' must be a float";
+                           << attr.getName().getValue() << "' must be a float";
   if (!compute.isIntOrFloat())
     return emitError() << "op " << kind << ": compute must be a scalar type";
-  if (!isGraphOpKind(std::string_view(kind.getValue().data(),
-                                      kind.getValue().size())))
+  if (!isGraphOpKind(
+          std::string_view(kind.getValue().data(), kind.getValue().size())))
     return emitError() << "op kind " << kind
                        << " is not a graph-dialect op (an #exec.op kind is "
                        << "the mnemonic of a graph op, e.g. \"matmul\")";
@@ -137,8 +136,8 @@ LogicalResult OpAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 }
 
 LogicalResult
-KernelArgAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                      int64_t uid, ArgAccess access, int64_t align) {
+KernelArgAttr::verify(function_ref<InFlightDiagnostic()> emitError, int64_t uid,
+                      ArgAccess access, int64_t align) {
   if ((uid < 0) != (access == ArgAccess::scratch))
     return emitError() << "kernel argument uid " << uid
                        << (uid < 0 ? ": a negative uid is a scratch buffer "
@@ -158,8 +157,8 @@ LogicalResult ScratchAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                        << " must be negative (scratch uids are local to "
                           "their group)";
   if (bytes <= 0)
-    return emitError() << "scratch uid " << uid << " needs a positive size, not "
-                       << bytes << " bytes";
+    return emitError() << "scratch uid " << uid
+                       << " needs a positive size, not " << bytes << " bytes";
   return success();
 }
 
@@ -184,8 +183,8 @@ LogicalResult CudnnGroupOp::verify() {
   llvm::DenseMap<int64_t, TensorAttr> tensors;
   for (TensorAttr tensor : getTensors().getAsRange<TensorAttr>())
     if (!tensors.try_emplace(tensor.getUid(), tensor).second)
-      return emitOpError("tensor uid ") << tensor.getUid()
-                                        << " appears twice in the group";
+      return emitOpError("tensor uid ")
+             << tensor.getUid() << " appears twice in the group";
   llvm::DenseSet<int64_t> used, written;
   for (OpAttr op : getOps().getAsRange<OpAttr>()) {
     LogicalResult result = success();
@@ -200,8 +199,8 @@ LogicalResult CudnnGroupOp::verify() {
         return;
       }
       if (isOutput && it->second.getByValue()) {
-        result = emitOpError("op ") << op.getKind() << " writes by-value uid "
-                                    << uid;
+        result = emitOpError("op ")
+                 << op.getKind() << " writes by-value uid " << uid;
         return;
       }
       if (isOutput && !written.insert(uid).second)
@@ -248,8 +247,8 @@ LogicalResult KernelGroupOp::verify() {
   llvm::DenseSet<int64_t> scratch;
   for (ScratchAttr buffer : getScratch().getAsRange<ScratchAttr>())
     if (!scratch.insert(buffer.getUid()).second)
-      return emitOpError("scratch uid ") << buffer.getUid()
-                                         << " is declared twice";
+      return emitOpError("scratch uid ")
+             << buffer.getUid() << " is declared twice";
   return success();
 }
 
@@ -292,7 +291,8 @@ LogicalResult KernelModuleOp::verify() {
     return emitOpError("binary must not be empty");
   if (getFormat() == BinaryFormat::ptx && !binary.contains(".entry"))
     return emitOpError("binary is not PTX text with .entry functions");
-  if (getFormat() == BinaryFormat::cubin && !binary.starts_with("\x7f" "ELF"))
+  if (getFormat() == BinaryFormat::cubin && !binary.starts_with("\x7f"
+                                                                "ELF"))
     return emitOpError("binary is not a cubin (an ELF image)");
   return success();
 }
@@ -311,9 +311,8 @@ LogicalResult KernelLaunchOp::verify() {
   }
   ArrayRef<int64_t> grid = getGrid(), block = getBlock();
   if (block[0] * block[1] * block[2] > 1024)
-    return emitOpError("block has ")
-           << block[0] * block[1] * block[2]
-           << " threads; a block holds at most 1024";
+    return emitOpError("block has ") << block[0] * block[1] * block[2]
+                                     << " threads; a block holds at most 1024";
   if (grid[0] > 2147483647 || grid[1] > 65535 || grid[2] > 65535)
     return emitOpError("grid exceeds the launch limits (x < 2^31, y and z "
                        "at most 65535)");
@@ -373,8 +372,8 @@ LogicalResult ProgramOp::verify() {
        llvm::enumerate(getOutputs().getAsRange<TensorAttr>())) {
     int64_t alias = aliases ? (*aliases)[i] : -1;
     if (alias >= static_cast<int64_t>(getInputs().size()) || alias < -1)
-      return emitOpError("output ") << i << " aliases input " << alias
-                                    << ", which does not exist";
+      return emitOpError("output ")
+             << i << " aliases input " << alias << ", which does not exist";
     if (alias >= 0)
       continue;
     if (tensor.getIsVirtual() || tensor.getByValue())

@@ -99,12 +99,14 @@ std::string mlir::exec::loadProgram(ProgramOp op, rt::Program &program,
     return "";
   };
 
-  for (auto [i, tensor] : llvm::enumerate(op.getInputs().getAsRange<TensorAttr>())) {
+  for (auto [i, tensor] :
+       llvm::enumerate(op.getInputs().getAsRange<TensorAttr>())) {
     ::graph::TensorInfo info;
     if (std::string e = infoOf(tensor, info); !e.empty())
       return where + "input " + e;
     io->inputs.push_back(info);
-    if (std::string e = device(tensor, DeviceTensor::Role::Input, i); !e.empty())
+    if (std::string e = device(tensor, DeviceTensor::Role::Input, i);
+        !e.empty())
       return where + "input " + e;
   }
   std::optional<ArrayRef<int64_t>> aliases = op.getOutputAliases();
@@ -191,9 +193,10 @@ std::string mlir::exec::loadProgram(ProgramOp op, rt::Program &program,
     rt::GroupEngine engine;
     if (std::optional<ArrayAttr> modes = group.getHeuristics())
       for (StringAttr mode : modes->getAsRange<StringAttr>())
-        engine.heuristics.push_back(mode.getValue() == "a"   ? rt::HeurMode::A
-                                    : mode.getValue() == "b" ? rt::HeurMode::B
-                                                             : rt::HeurMode::Fallback);
+        engine.heuristics.push_back(mode.getValue() == "a" ? rt::HeurMode::A
+                                    : mode.getValue() == "b"
+                                        ? rt::HeurMode::B
+                                        : rt::HeurMode::Fallback);
     if (IntegerAttr id = group.getEngineAttr()) {
       engine.engineId = id.getInt();
       if (std::optional<ArrayRef<int64_t>> knobs = group.getKnobs())

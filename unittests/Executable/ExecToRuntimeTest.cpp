@@ -8,11 +8,11 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "GraphDialect/Executable/ExecToRuntime.h"
 #include "GraphDialect/Conversion/GraphToCudnn.h"
 #include "GraphDialect/Conversion/Passes.h"
 #include "GraphDialect/Executable/ExecDialect.h"
 #include "GraphDialect/Executable/ExecOps.h"
-#include "GraphDialect/Executable/ExecToRuntime.h"
 #include "GraphDialect/GraphDialect.h"
 #include "GraphDialect/Runtime/CodegenKernel.h"
 
@@ -121,7 +121,8 @@ TEST_F(ExecToRuntimeTest, KernelGroupBecomesCodegenSpec) {
   const rt::KernelLaunch &k0 = kernels.launches[0];
   EXPECT_EQ(k0.entry, "k0");
   EXPECT_FALSE(k0.cubin);
-  EXPECT_EQ(k0.ptx, ".version 8.0\n.visible .entry k0(\n)\n.visible .entry k1(\n)");
+  EXPECT_EQ(k0.ptx,
+            ".version 8.0\n.visible .entry k0(\n)\n.visible .entry k1(\n)");
   EXPECT_EQ(k0.grid, (std::array<unsigned, 3>{4, 1, 1}));
   EXPECT_EQ(k0.block, (std::array<unsigned, 3>{128, 1, 1}));
   EXPECT_EQ(k0.argUids, (std::vector<int64_t>{10, -1}));
@@ -131,7 +132,9 @@ TEST_F(ExecToRuntimeTest, KernelGroupBecomesCodegenSpec) {
   const rt::KernelLaunch &k1 = kernels.launches[1];
   EXPECT_EQ(k1.entry, "k1");
   EXPECT_TRUE(k1.cubin);
-  EXPECT_EQ(k1.ptx, std::string("\x7f" "ELF\0\x01", 6));
+  EXPECT_EQ(k1.ptx, std::string("\x7f"
+                                "ELF\0\x01",
+                                6));
   EXPECT_EQ(k1.grid, (std::array<unsigned, 3>{2, 3, 1}));
   EXPECT_EQ(k1.block, (std::array<unsigned, 3>{32, 4, 1}));
   EXPECT_EQ(k1.argUids, (std::vector<int64_t>{-1, 3}));
@@ -176,7 +179,8 @@ TEST(CheckCodegenSpec, NamesTheBrokenField) {
             "g: kernel k has 3 alignments for 2 arguments");
   spec.launches[0].argAlign = {};
   spec.launches[0].block = {0, 1, 1};
-  EXPECT_EQ(rt::checkCodegenSpec(spec), "g: kernel k has an empty grid or block");
+  EXPECT_EQ(rt::checkCodegenSpec(spec),
+            "g: kernel k has an empty grid or block");
   spec.launches[0].block = {1, 1, 1};
   spec.launches[0].ptx.clear();
   EXPECT_EQ(rt::checkCodegenSpec(spec), "g: kernel k has no PTX image");

@@ -1,4 +1,4 @@
-//===- ExecToRuntime.h - Load an exec.program into the runtime ---*- C++ -*-===//
+//===- ExecToRuntime.h - Load an exec.program into the runtime -*- C++ -*-===//
 //
 // Rebuilds the runtime's Program (one rt::GraphSpec per cuDNN group, the
 // generated kernels of each kernel group as an rt::CodegenSpec, the device

@@ -1,4 +1,4 @@
-//===- Program.h - A lowered graph as the GPU runs it -------------*- C++ -*-===//
+//===- Program.h - A lowered graph as the GPU runs it ---------*- C++ -*-===//
 //
 // The GPU program of one graph: its device tensors, its groups in schedule
 // order and, per group, how its plan is chosen (cuDNN heuristics modes, an

@@ -43,10 +43,9 @@ exec::TensorAttr tensorAttr(MLIRContext *context, int64_t uid, Type dtype,
                             ArrayRef<int64_t> dims, ArrayRef<int64_t> strides,
                             bool isVirtual = false, FloatAttr byValue = {},
                             StringRef name = "") {
-  return exec::TensorAttr::get(context, uid, dtype, dims, strides, isVirtual,
-                               byValue,
-                               name.empty() ? StringAttr()
-                                            : StringAttr::get(context, name));
+  return exec::TensorAttr::get(
+      context, uid, dtype, dims, strides, isVirtual, byValue,
+      name.empty() ? StringAttr() : StringAttr::get(context, name));
 }
 
 /// A graph input or output as the program declares it.
@@ -132,7 +131,8 @@ struct GraphLowerToExecutable
     for (const std::string &mode : heuristics) {
       std::string lower = StringRef(mode).lower();
       if (lower != "a" && lower != "b" && lower != "fallback") {
-        emitError(module.getLoc(), "graph-lower-to-executable: heuristics mode '")
+        emitError(module.getLoc(),
+                  "graph-lower-to-executable: heuristics mode '")
             << mode << "': expected a, b or fallback";
         return signalPassFailure();
       }
@@ -189,9 +189,9 @@ struct GraphLowerToExecutable
       scratch.insert(uid);
       scratchAttrs.push_back(exec::ScratchAttr::get(context, uid, bytes));
     }
-    auto group = exec::KernelGroupOp::create(
-        b, loc, b.getStringAttr(spec.name), b.getStringAttr(kernels.engine),
-        b.getArrayAttr(scratchAttrs));
+    auto group = exec::KernelGroupOp::create(b, loc, b.getStringAttr(spec.name),
+                                             b.getStringAttr(kernels.engine),
+                                             b.getArrayAttr(scratchAttrs));
     Block *body = new Block();
     group.getBody().push_back(body);
     OpBuilder::InsertionGuard guard(b);
@@ -205,10 +205,10 @@ struct GraphLowerToExecutable
       std::string name = modules.empty()
                              ? std::string("kernels")
                              : "kernels_" + std::to_string(modules.size());
-      exec::KernelModuleOp::create(
-          b, loc, b.getStringAttr(name),
-          launch.cubin ? exec::BinaryFormat::cubin : exec::BinaryFormat::ptx,
-          b.getStringAttr(launch.ptx));
+      exec::KernelModuleOp::create(b, loc, b.getStringAttr(name),
+                                   launch.cubin ? exec::BinaryFormat::cubin
+                                                : exec::BinaryFormat::ptx,
+                                   b.getStringAttr(launch.ptx));
       modules[launch.ptx] = FlatSymbolRefAttr::get(context, name);
     }
     for (const rt::KernelLaunch &launch : kernels.launches) {
@@ -235,10 +235,9 @@ struct GraphLowerToExecutable
       auto sizes = [&](const std::array<unsigned, 3> &dims) {
         return b.getDenseI64ArrayAttr({dims[0], dims[1], dims[2]});
       };
-      exec::KernelLaunchOp::create(b, loc, modules[launch.ptx],
-                                   b.getStringAttr(launch.entry),
-                                   sizes(launch.grid), sizes(launch.block),
-                                   b.getArrayAttr(args));
+      exec::KernelLaunchOp::create(
+          b, loc, modules[launch.ptx], b.getStringAttr(launch.entry),
+          sizes(launch.grid), sizes(launch.block), b.getArrayAttr(args));
     }
     return success();
   }
@@ -262,8 +261,8 @@ struct GraphLowerToExecutable
         continue;
       rt::CodegenSpec kernels;
       std::string why = compileKernels(
-          spec, g < sources.size() ? codegenPlansOf(sources[g])
-                                   : codegenPlanNames(),
+          spec,
+          g < sources.size() ? codegenPlansOf(sources[g]) : codegenPlanNames(),
           cubin, kernels);
       if (why.empty()) {
         compiled[g] = std::move(kernels);
@@ -296,8 +295,8 @@ struct GraphLowerToExecutable
       device.insert(tensor.uid);
       if (tensor.role == DeviceTensor::Role::Intermediate)
         buffers.push_back(tensorAttr(context, tensor.uid,
-                                     typeOf(context, tensor.dtype),
-                                     tensor.dims, tensor.strides));
+                                     typeOf(context, tensor.dtype), tensor.dims,
+                                     tensor.strides));
     }
 
     OpBuilder b(graph);
@@ -320,11 +319,11 @@ struct GraphLowerToExecutable
       }
       SmallVector<Attribute> tensors, ops;
       for (const rt::TensorSpec &tensor : spec.tensors)
-        tensors.push_back(tensorAttr(
-            context, tensor.uid, typeOf(context, tensor.dtype), tensor.dims,
-            tensor.strides, tensor.isVirtual,
-            tensor.isByValue ? b.getF64FloatAttr(tensor.byValue)
-                             : FloatAttr()));
+        tensors.push_back(
+            tensorAttr(context, tensor.uid, typeOf(context, tensor.dtype),
+                       tensor.dims, tensor.strides, tensor.isVirtual,
+                       tensor.isByValue ? b.getF64FloatAttr(tensor.byValue)
+                                        : FloatAttr()));
       for (const rt::OpSpec &op : spec.ops)
         ops.push_back(opAttr(context, op));
       exec::CudnnGroupOp::create(b, graph.getLoc(), spec.name,
