@@ -5,6 +5,8 @@
 # only exit 0).
 # Usage: scripts/gpu/run-tests.sh [path/to/graph-run]
 # Exit 77 (skipped) when no GPU is usable, so ctest reports a skip in CI.
+# GRAPH_GPU_WRAPPER, when set, prefixes every GPU run (scripts/gpu/
+# sanitize.sh sets it to compute-sanitizer).
 set -u
 here=$(cd "$(dirname "$0")/../.." && pwd)
 run=${1:-$here/build/bin/graph-run}
@@ -25,7 +27,7 @@ for t in $tests; do
   args=$(grep -o "GPU-ARGS: .*" "$t" | sed 's/GPU-ARGS: //' |
     sed "s|%S|$(dirname "$t")|g")
   start=$(date +%s.%N)
-  out=$("$run" --device=gpu --print-max-elements=0 --verbose-plans $args "$t" 2>&1)
+  out=$(${GRAPH_GPU_WRAPPER:-} "$run" --device=gpu --print-max-elements=0 --verbose-plans $args "$t" 2>&1)
   rc=$?
   secs=$(echo "$(date +%s.%N) - $start" | bc 2>/dev/null || echo "?")
   # GPU-EXPECT-NO-CHECK: no reference to compare with (an exec.program
