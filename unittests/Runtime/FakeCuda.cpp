@@ -231,6 +231,7 @@ FAKE_EXPORT int fakeCudaCurrentDevice() {
 
 #else // FAKE_CUDNN
 
+#include <cudnn.h>
 #include <dlfcn.h>
 
 namespace {
@@ -240,13 +241,17 @@ struct FakeHandle {
 };
 } // namespace
 
+// Each stand-in has the exact type of cudnn.h's prototype: the runtime calls
+// them through pointers of those types (UBSan's -fsanitize=function checks).
 FAKE_EXPORT size_t cudnnGetVersion() { return 91900; }
-FAKE_EXPORT const char *cudnnGetErrorString(int) { return "CUDNN_STATUS_FAKE"; }
+FAKE_EXPORT const char *cudnnGetErrorString(cudnnStatus_t) {
+  return "CUDNN_STATUS_FAKE";
+}
 FAKE_EXPORT void cudnnGetLastErrorString(char *text, size_t size) {
   if (size)
     text[0] = 0;
 }
-FAKE_EXPORT int cudnnCreate(void **handle) {
+FAKE_EXPORT cudnnStatus_t cudnnCreate(cudnnHandle_t *handle) {
   // The device current now, as the fake driver (already loaded with
   // RTLD_LOCAL by the runtime, opened again here by its path) reports it.
   auto *h = new FakeHandle;
@@ -255,25 +260,42 @@ FAKE_EXPORT int cudnnCreate(void **handle) {
       if (auto *fn =
               reinterpret_cast<int (*)()>(dlsym(lib, "fakeCudaCurrentDevice")))
         h->device = fn();
-  *handle = h;
-  return 0;
+  *handle = reinterpret_cast<cudnnHandle_t>(h);
+  return CUDNN_STATUS_SUCCESS;
 }
-FAKE_EXPORT int cudnnSetStream(void *handle, void *stream) {
-  static_cast<FakeHandle *>(handle)->stream = stream;
-  return 0;
+FAKE_EXPORT cudnnStatus_t cudnnSetStream(cudnnHandle_t handle,
+                                         cudaStream_t stream) {
+  reinterpret_cast<FakeHandle *>(handle)->stream = stream;
+  return CUDNN_STATUS_SUCCESS;
 }
-FAKE_EXPORT int cudnnBackendCreateDescriptor(int, void **) { return 3000; }
-FAKE_EXPORT int cudnnBackendDestroyDescriptor(void *) { return 0; }
-FAKE_EXPORT int cudnnBackendFinalize(void *) { return 3000; }
-FAKE_EXPORT int cudnnBackendSetAttribute(void *, int, int, int64_t,
-                                         const void *) {
-  return 3000;
+constexpr cudnnStatus_t kFakeRefusal = CUDNN_STATUS_NOT_SUPPORTED; // 3000
+FAKE_EXPORT cudnnStatus_t
+cudnnBackendCreateDescriptor(cudnnBackendDescriptorType_t,
+                             cudnnBackendDescriptor_t *) {
+  return kFakeRefusal;
 }
-FAKE_EXPORT int cudnnBackendGetAttribute(void *, int, int, int64_t, int64_t *,
-                                         void *) {
-  return 3000;
+FAKE_EXPORT cudnnStatus_t
+cudnnBackendDestroyDescriptor(cudnnBackendDescriptor_t) {
+  return CUDNN_STATUS_SUCCESS;
 }
-FAKE_EXPORT int cudnnBackendExecute(void *, void *, void *) { return 3000; }
+FAKE_EXPORT cudnnStatus_t cudnnBackendFinalize(cudnnBackendDescriptor_t) {
+  return kFakeRefusal;
+}
+FAKE_EXPORT cudnnStatus_t cudnnBackendSetAttribute(
+    cudnnBackendDescriptor_t, cudnnBackendAttributeName_t,
+    cudnnBackendAttributeType_t, int64_t, const void *) {
+  return kFakeRefusal;
+}
+FAKE_EXPORT cudnnStatus_t cudnnBackendGetAttribute(
+    cudnnBackendDescriptor_t const, cudnnBackendAttributeName_t,
+    cudnnBackendAttributeType_t, int64_t, int64_t *, void *) {
+  return kFakeRefusal;
+}
+FAKE_EXPORT cudnnStatus_t cudnnBackendExecute(cudnnHandle_t,
+                                              cudnnBackendDescriptor_t,
+                                              cudnnBackendDescriptor_t) {
+  return kFakeRefusal;
+}
 
 /// Test hook: the device current when `handle` was created.
 FAKE_EXPORT int fakeCudnnHandleDevice(void *handle) {
