@@ -341,6 +341,225 @@ std::string sanitizeFileName(const std::string &name) {
   return name;
 }
 
+/// The inputs of `io` from --input and --random-inputs, in input order.
+/// Returns the exit code when a request is wrong.
+std::optional<int> collectInputs(const RunIO &io,
+                                 std::vector<ref::HostTensor> &inputs) {
+  const std::vector<ref::TensorInfo> &infos = io.inputs;
+  // An artifact has no block arguments: random integer data then has no
+  // use to read a legal value from.
+  auto argOf = [&](size_t i) {
+    return i < io.args.size() ? io.args[i] : BlockArgument();
+  };
+  uint64_t seed = randomSeed.getNumOccurrences() ? randomSeed : 0;
+  std::vector<std::optional<ref::HostTensor>> given(infos.size());
+  for (const std::string &spec : inputSpecs) {
+    auto [key, value] = llvm::StringRef(spec).split('=');
+    if (!llvm::StringRef(spec).contains('='))
+      return fail("--input=" + spec +
+                  ": expected X=@file.npy, X=\"DIMSxTYPE=VALUES\" or X=random");
+    size_t i = 0;
+    if (std::string err = lookupTensor(infos, key, "input", i); !err.empty())
+      return fail("--input=" + spec + ": " + err);
+    const ref::TensorInfo &info = infos[i];
+    if (given[i])
+      return fail("input " + describeTensor(info) + " is given twice");
+    ref::HostTensor tensor;
+    bool recognized = false;
+    std::string err =
+        inputFromValue(info, value, argOf(i), seed, tensor, recognized);
+    if (!recognized)
+      return fail("--input=" + spec +
+                  ": the value must be @file.npy, "
+                  "DIMSxTYPE=VALUES or random");
+    if (!err.empty())
+      return fail(inputFailure(info, err));
+    given[i] = std::move(tensor);
+  }
+  for (size_t i = 0; i < infos.size(); ++i) {
+    if (!given[i]) {
+      if (!randomSeed.getNumOccurrences()) {
+        const ref::TensorInfo &info = infos[i];
+        std::string more;
+        size_t missing = llvm::count_if(given, [](auto &g) { return !g; });
+        if (missing > 1)
+          more = " (and " + std::to_string(missing - 1) + " more)";
+        return fail("missing input " + describeTensor(info) + " (" +
+                    typeText(info.shape, info.dtype) + ")" + more +
+                    ": give it with --input=" + uidText(info) +
+                    "=@FILE.npy or use --random-inputs=SEED");
+      }
+      ref::HostTensor tensor;
+      if (std::string err = randomInput(infos[i], argOf(i), seed, tensor);
+          !err.empty())
+        return fail(err);
+      given[i] = std::move(tensor);
+    }
+    inputs.push_back(std::move(*given[i]));
+  }
+  return std::nullopt;
+}
+
+/// --output and --expected-output resolved to output indices before
+/// anything runs, so that a typo fails fast.
+struct OutputRequests {
+  std::vector<std::pair<size_t, std::string>> write, expect;
+};
+
+std::optional<int> resolveOutputRequests(const RunIO &io,
+                                         OutputRequests &requests) {
+  auto resolve = [&](const cl::list<std::string> &specs, const char *flag,
+                     std::vector<std::pair<size_t, std::string>> &out)
+      -> std::optional<int> {
+    for (const std::string &spec : specs) {
+      auto [key, value] = llvm::StringRef(spec).split('=');
+      if (!value.starts_with("@") || value.size() < 2)
+        return fail(std::string("--") + flag + "=" + spec +
+                    ": expected Y=@file.npy");
+      size_t i = 0;
+      if (std::string err = lookupTensor(io.outputs, key, "output", i);
+          !err.empty())
+        return fail(std::string("--") + flag + "=" + spec + ": " + err);
+      out.emplace_back(i, value.drop_front().str());
+    }
+    return std::nullopt;
+  };
+  if (auto rc = resolve(outputSpecs, "output", requests.write))
+    return rc;
+  return resolve(expectedSpecs, "expected-output", requests.expect);
+}
+
+/// What every run ends with, a graph's or an artifact's: the timings, the
+/// printed results, the written files and the comparisons. `graph` is what
+/// --check-against runs on the CPU reference (null for an artifact).
+int finishRun(const RunIO &io, const std::vector<ref::HostTensor> &inputs,
+              RunResult &result, bool onGpu, const OutputRequests &requests,
+              GraphOp graph) {
+  const std::vector<ref::TensorInfo> &outputInfos = io.outputs;
+  std::vector<ref::HostTensor> &outputs = result.outputs;
+  std::vector<double> &seconds = result.seconds;
+
+  if (!seconds.empty()) {
+    std::sort(seconds.begin(), seconds.end());
+    size_t n = seconds.size();
+    double median =
+        n % 2 ? seconds[n / 2] : 0.5 * (seconds[n / 2 - 1] + seconds[n / 2]);
+    llvm::outs() << llvm::format("benchmark: %u runs on the %s: "
+                                 "min %.6f s, median %.6f s, max %.6f s per "
+                                 "execute\n",
+                                 static_cast<unsigned>(n),
+                                 onGpu ? "GPU" : "CPU reference",
+                                 seconds.front(), median, seconds.back());
+  }
+
+  // Print.
+  std::vector<std::vector<uint8_t>> dense;
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    dense.push_back(rowMajorBytes(outputs[i]));
+    printResult(i, outputInfos[i], outputs[i], dense[i]);
+  }
+  llvm::outs().flush();
+
+  // Write.
+  for (auto &[i, path] : requests.write)
+    if (std::string err = ref::writeNpyFile(path, outputs[i].dtype,
+                                            outputs[i].shape, dense[i].data());
+        !err.empty())
+      return fail(err);
+  if (!outputDir.empty()) {
+    if (std::error_code ec = llvm::sys::fs::create_directories(outputDir))
+      return fail("cannot create '" + outputDir + "': " + ec.message());
+    for (size_t i = 0; i < outputs.size(); ++i) {
+      std::string base = sanitizeFileName(outputInfos[i].name);
+      size_t sameName =
+          llvm::count_if(outputInfos, [&](const ref::TensorInfo &info) {
+            return info.name == outputInfos[i].name;
+          });
+      if (base.empty() || sameName > 1)
+        base = "uid_" + uidText(outputInfos[i]);
+      llvm::SmallString<256> path(outputDir);
+      llvm::sys::path::append(path, base + ".npy");
+      if (std::string err =
+              ref::writeNpyFile(path.str().str(), outputs[i].dtype,
+                                outputs[i].shape, dense[i].data());
+          !err.empty())
+        return fail(err);
+    }
+  }
+
+  int status = 0;
+  auto report = [&](size_t i, const std::vector<uint8_t> &want,
+                    const std::string &against, bool normwise) {
+    const ref::HostTensor &out = outputs[i];
+    // An output is no more exact than the narrowest float the graph reads:
+    // an f32 gradient of f16 data differs by the f16 accumulation order.
+    std::vector<ref::DType> inputTypes;
+    for (const ref::TensorInfo &in : io.inputs)
+      inputTypes.push_back(in.dtype);
+    double rtol = ref::deviceTolerance(out.dtype, inputTypes, io.tf32);
+    if (rtolOpt.getNumOccurrences())
+      rtol = rtolOpt;
+    double atol = atolOpt.getNumOccurrences() ? atolOpt : rtol;
+    Comparison c = compare(dense[i], want, out.dtype, out.numElements(), rtol,
+                           atol, normwise);
+    std::string who = "result[" + std::to_string(i) + "] (" +
+                      describeTensor(outputInfos[i]) + ")";
+    if (c.ok) {
+      llvm::outs() << "[SUCCESS] " << who << " matches " << against
+                   << " (max abs diff "
+                   << formatValue(c.maxAbsDiff, ref::DType::F64);
+      if (normwise)
+        llvm::outs() << ", relative error "
+                     << formatValue(c.relativeError, ref::DType::F64);
+      llvm::outs() << ")\n";
+      return;
+    }
+    status = 1;
+    if (normwise)
+      llvm::outs() << "[FAILED] " << who << " differs from " << against
+                   << ": relative error "
+                   << formatValue(c.relativeError, ref::DType::F64) << " over "
+                   << formatValue(rtol, ref::DType::F64) << "; worst ";
+    else
+      llvm::outs() << "[FAILED] " << who << " differs from " << against << " ";
+    llvm::outs() << "at " << indexString(out.shape, c.firstBad) << ": got "
+                 << formatValue(c.got, out.dtype) << ", expected "
+                 << formatValue(c.want, out.dtype) << " (atol "
+                 << formatValue(atol, ref::DType::F64) << ", rtol "
+                 << formatValue(rtol, ref::DType::F64) << ")\n";
+  };
+
+  for (auto &[i, path] : requests.expect) {
+    ref::NpyArray array;
+    if (std::string err = ref::readNpyFile(path, array); !err.empty())
+      return fail(err);
+    if (std::string err = ref::checkNpyDType(array, outputs[i].dtype);
+        !err.empty())
+      return fail("'" + path + "': " + err);
+    if (array.shape != outputs[i].shape)
+      return fail("'" + path + "': result[" + std::to_string(i) + "] (" +
+                  describeTensor(outputInfos[i]) + ") is " +
+                  typeText(outputs[i].shape, outputs[i].dtype) +
+                  ", the file holds " +
+                  typeText(array.shape, outputs[i].dtype));
+    report(i, array.data, "'" + path + "'", /*normwise=*/false);
+  }
+
+  if (graph && !checkAgainst.empty()) {
+    // On the CPU device this compares two runs of the reference (a
+    // determinism check); on the GPU it is the numeric check.
+    std::vector<ref::HostTensor> reference;
+    if (std::string err = ref::execute(graph, inputs, reference); !err.empty())
+      return fail("graph @" + graph.getSymName() +
+                  " on the CPU reference: " + err);
+    for (size_t i = 0; i < outputs.size(); ++i)
+      report(i, rowMajorBytes(reference[i]), "the CPU reference",
+             /*normwise=*/true);
+  }
+  llvm::outs().flush();
+  return status;
+}
+
 /// Runs the exec.program artifact of `module` on the GPU.
 int runArtifact(ModuleOp module) {
   exec::ProgramOp program;
@@ -360,41 +579,12 @@ int runArtifact(ModuleOp module) {
   if (std::string err = loadProgramForRun(program, loaded); !err.empty())
     return fail(err);
   const RunIO &io = loaded.io;
-
-  // Inputs: the same --input / --random-inputs forms as for a graph.
-  std::vector<std::optional<ref::HostTensor>> given(io.inputs.size());
-  uint64_t seed = randomSeed.getNumOccurrences() ? randomSeed : 0;
-  for (const std::string &spec : inputSpecs) {
-    auto [key, value] = llvm::StringRef(spec).split('=');
-    size_t i = 0;
-    if (std::string err = lookupTensor(io.inputs, key, "input", i);
-        !err.empty())
-      return fail("--input=" + spec + ": " + err);
-    ref::HostTensor tensor;
-    bool recognized = false;
-    std::string err = inputFromValue(io.inputs[i], value, BlockArgument(), seed,
-                                     tensor, recognized);
-    if (!recognized)
-      err = "unknown input form";
-    if (!err.empty())
-      return fail(inputFailure(io.inputs[i], err));
-    given[i] = std::move(tensor);
-  }
   std::vector<ref::HostTensor> inputs;
-  for (size_t i = 0; i < io.inputs.size(); ++i) {
-    if (!given[i]) {
-      if (!randomSeed.getNumOccurrences())
-        return fail("missing input " + describeTensor(io.inputs[i]) +
-                    ": give it with --input or use --random-inputs=SEED");
-      ref::HostTensor tensor;
-      if (std::string err =
-              randomInput(io.inputs[i], BlockArgument(), seed, tensor);
-          !err.empty())
-        return fail(err);
-      given[i] = std::move(tensor);
-    }
-    inputs.push_back(std::move(*given[i]));
-  }
+  if (auto rc = collectInputs(io, inputs))
+    return *rc;
+  OutputRequests requests;
+  if (auto rc = resolveOutputRequests(io, requests))
+    return *rc;
 
   GpuOptions options;
   if (std::string err = applyGpuFlags(options); !err.empty())
@@ -408,32 +598,7 @@ int runArtifact(ModuleOp module) {
     return fail(err);
   if (verbosePlans)
     printPlans(result.plans);
-  std::vector<double> &seconds = result.seconds;
-  if (!seconds.empty()) {
-    std::sort(seconds.begin(), seconds.end());
-    llvm::outs() << llvm::format(
-        "benchmark: %u runs on the GPU: min %.6f s, max %.6f s per execute\n",
-        static_cast<unsigned>(seconds.size()), seconds.front(), seconds.back());
-  }
-  const std::vector<ref::HostTensor> &outputs = result.outputs;
-  for (size_t i = 0; i < outputs.size(); ++i)
-    printResult(i, io.outputs[i], outputs[i], rowMajorBytes(outputs[i]));
-  for (const std::string &spec : outputSpecs) {
-    auto [key, value] = llvm::StringRef(spec).split('=');
-    size_t i = 0;
-    if (std::string err = lookupTensor(io.outputs, key, "output", i);
-        !err.empty())
-      return fail("--output=" + spec + ": " + err);
-    if (!value.starts_with("@"))
-      return fail("--output=" + spec + ": expected Y=@file.npy");
-    if (std::string err = ref::writeNpyFile(value.drop_front().str(),
-                                            outputs[i].dtype, outputs[i].shape,
-                                            rowMajorBytes(outputs[i]).data());
-        !err.empty())
-      return fail(err);
-  }
-  llvm::outs().flush();
-  return 0;
+  return finishRun(io, inputs, result, /*onGpu=*/true, requests, GraphOp());
 }
 
 int runMain() {
@@ -487,88 +652,16 @@ int runMain() {
   if (std::string err = findGraph(*module, graphName, inputFilename, graph);
       !err.empty())
     return fail(err);
-  std::string name = graph.getSymName().str();
   if (failed(prepareGraph(*module, graph, error)))
     return error.empty() ? 1 : fail(error);
   RunIO io;
   if (std::string err = describeGraphIO(graph, io); !err.empty())
     return fail(err);
-  const std::vector<ref::TensorInfo> &inputInfos = io.inputs;
-  const std::vector<ref::TensorInfo> &outputInfos = io.outputs;
-
-  // Inputs.
-  uint64_t seed = randomSeed.getNumOccurrences() ? randomSeed : 0;
-  std::vector<std::optional<ref::HostTensor>> given(inputInfos.size());
-  for (const std::string &spec : inputSpecs) {
-    auto [key, value] = llvm::StringRef(spec).split('=');
-    if (!llvm::StringRef(spec).contains('='))
-      return fail("--input=" + spec +
-                  ": expected X=@file.npy, X=\"DIMSxTYPE=VALUES\" or X=random");
-    size_t i = 0;
-    if (std::string err = lookupTensor(inputInfos, key, "input", i);
-        !err.empty())
-      return fail("--input=" + spec + ": " + err);
-    const ref::TensorInfo &info = inputInfos[i];
-    if (given[i])
-      return fail("input " + describeTensor(info) + " is given twice");
-    ref::HostTensor tensor;
-    bool recognized = false;
-    std::string err =
-        inputFromValue(info, value, io.args[i], seed, tensor, recognized);
-    if (!recognized)
-      return fail("--input=" + spec +
-                  ": the value must be @file.npy, "
-                  "DIMSxTYPE=VALUES or random");
-    if (!err.empty())
-      return fail(inputFailure(info, err));
-    given[i] = std::move(tensor);
-  }
   std::vector<ref::HostTensor> inputs;
-  for (size_t i = 0; i < inputInfos.size(); ++i) {
-    if (!given[i]) {
-      if (!randomSeed.getNumOccurrences()) {
-        const ref::TensorInfo &info = inputInfos[i];
-        std::string more;
-        size_t missing = llvm::count_if(given, [](auto &g) { return !g; });
-        if (missing > 1)
-          more = " (and " + std::to_string(missing - 1) + " more)";
-        return fail("missing input " + describeTensor(info) + " (" +
-                    typeText(info.shape, info.dtype) + ")" + more +
-                    ": give it with --input=" + uidText(info) +
-                    "=@FILE.npy or use --random-inputs=SEED");
-      }
-      ref::HostTensor tensor;
-      if (std::string err =
-              randomInput(inputInfos[i], io.args[i], randomSeed, tensor);
-          !err.empty())
-        return fail(err);
-      given[i] = std::move(tensor);
-    }
-    inputs.push_back(std::move(*given[i]));
-  }
-
-  // Output requests, resolved before running so that typos fail fast.
-  std::vector<std::pair<size_t, std::string>> outputFiles, expectedFiles;
-  auto resolveOutputs = [&](const cl::list<std::string> &specs,
-                            const char *flag,
-                            std::vector<std::pair<size_t, std::string>> &out)
-      -> std::optional<int> {
-    for (const std::string &spec : specs) {
-      auto [key, value] = llvm::StringRef(spec).split('=');
-      if (!value.starts_with("@") || value.size() < 2)
-        return fail(std::string("--") + flag + "=" + spec +
-                    ": expected Y=@file.npy");
-      size_t i = 0;
-      if (std::string err = lookupTensor(outputInfos, key, "output", i);
-          !err.empty())
-        return fail(std::string("--") + flag + "=" + spec + ": " + err);
-      out.emplace_back(i, value.drop_front().str());
-    }
-    return std::nullopt;
-  };
-  if (auto rc = resolveOutputs(outputSpecs, "output", outputFiles))
+  if (auto rc = collectInputs(io, inputs))
     return *rc;
-  if (auto rc = resolveOutputs(expectedSpecs, "expected-output", expectedFiles))
+  OutputRequests requests;
+  if (auto rc = resolveOutputRequests(io, requests))
     return *rc;
 
   // The device: the GPU when asked (or, for auto, when one is usable and
@@ -592,127 +685,7 @@ int runMain() {
     return fail(err);
   if (onGpu && verbosePlans)
     printPlans(result.plans);
-  std::vector<ref::HostTensor> &outputs = result.outputs;
-  std::vector<double> &seconds = result.seconds;
-
-  if (!seconds.empty()) {
-    std::sort(seconds.begin(), seconds.end());
-    size_t n = seconds.size();
-    double median =
-        n % 2 ? seconds[n / 2] : 0.5 * (seconds[n / 2 - 1] + seconds[n / 2]);
-    llvm::outs() << llvm::format("benchmark: %u runs on the %s: "
-                                 "min %.6f s, median %.6f s, max %.6f s per "
-                                 "execute\n",
-                                 static_cast<unsigned>(n),
-                                 onGpu ? "GPU" : "CPU reference",
-                                 seconds.front(), median, seconds.back());
-  }
-
-  // Print.
-  std::vector<std::vector<uint8_t>> dense;
-  for (size_t i = 0; i < outputs.size(); ++i) {
-    dense.push_back(rowMajorBytes(outputs[i]));
-    printResult(i, outputInfos[i], outputs[i], dense[i]);
-  }
-  llvm::outs().flush();
-
-  // Write.
-  for (auto &[i, path] : outputFiles)
-    if (std::string err = ref::writeNpyFile(path, outputs[i].dtype,
-                                            outputs[i].shape, dense[i].data());
-        !err.empty())
-      return fail(err);
-  if (!outputDir.empty()) {
-    if (std::error_code ec = llvm::sys::fs::create_directories(outputDir))
-      return fail("cannot create '" + outputDir + "': " + ec.message());
-    for (size_t i = 0; i < outputs.size(); ++i) {
-      std::string base = sanitizeFileName(outputInfos[i].name);
-      size_t sameName =
-          llvm::count_if(outputInfos, [&](const ref::TensorInfo &info) {
-            return info.name == outputInfos[i].name;
-          });
-      if (base.empty() || sameName > 1)
-        base = "uid_" + uidText(outputInfos[i]);
-      llvm::SmallString<256> path(outputDir);
-      llvm::sys::path::append(path, base + ".npy");
-      if (std::string err =
-              ref::writeNpyFile(path.str().str(), outputs[i].dtype,
-                                outputs[i].shape, dense[i].data());
-          !err.empty())
-        return fail(err);
-    }
-  }
-
-  int status = 0;
-  auto report = [&](size_t i, const std::vector<uint8_t> &want,
-                    const std::string &against, bool normwise) {
-    const ref::HostTensor &out = outputs[i];
-    // An output is no more exact than the narrowest float the graph reads:
-    // an f32 gradient of f16 data differs by the f16 accumulation order.
-    std::vector<ref::DType> inputTypes;
-    for (const ref::TensorInfo &in : inputInfos)
-      inputTypes.push_back(in.dtype);
-    double rtol = ref::deviceTolerance(out.dtype, inputTypes, io.tf32);
-    if (rtolOpt.getNumOccurrences())
-      rtol = rtolOpt;
-    double atol = atolOpt.getNumOccurrences() ? atolOpt : rtol;
-    Comparison c = compare(dense[i], want, out.dtype, out.numElements(), rtol,
-                           atol, normwise);
-    std::string who = "result[" + std::to_string(i) + "] (" +
-                      describeTensor(outputInfos[i]) + ")";
-    if (c.ok) {
-      llvm::outs() << "[SUCCESS] " << who << " matches " << against
-                   << " (max abs diff "
-                   << formatValue(c.maxAbsDiff, ref::DType::F64);
-      if (normwise)
-        llvm::outs() << ", relative error "
-                     << formatValue(c.relativeError, ref::DType::F64);
-      llvm::outs() << ")\n";
-      return;
-    }
-    status = 1;
-    if (normwise)
-      llvm::outs() << "[FAILED] " << who << " differs from " << against
-                   << ": relative error "
-                   << formatValue(c.relativeError, ref::DType::F64) << " over "
-                   << formatValue(rtol, ref::DType::F64) << "; worst ";
-    else
-      llvm::outs() << "[FAILED] " << who << " differs from " << against << " ";
-    llvm::outs() << "at " << indexString(out.shape, c.firstBad) << ": got "
-                 << formatValue(c.got, out.dtype) << ", expected "
-                 << formatValue(c.want, out.dtype) << " (atol "
-                 << formatValue(atol, ref::DType::F64) << ", rtol "
-                 << formatValue(rtol, ref::DType::F64) << ")\n";
-  };
-
-  for (auto &[i, path] : expectedFiles) {
-    ref::NpyArray array;
-    if (std::string err = ref::readNpyFile(path, array); !err.empty())
-      return fail(err);
-    if (std::string err = ref::checkNpyDType(array, outputs[i].dtype);
-        !err.empty())
-      return fail("'" + path + "': " + err);
-    if (array.shape != outputs[i].shape)
-      return fail("'" + path + "': result[" + std::to_string(i) + "] (" +
-                  describeTensor(outputInfos[i]) + ") is " +
-                  typeText(outputs[i].shape, outputs[i].dtype) +
-                  ", the file holds " +
-                  typeText(array.shape, outputs[i].dtype));
-    report(i, array.data, "'" + path + "'", /*normwise=*/false);
-  }
-
-  if (!checkAgainst.empty()) {
-    // On the CPU device this compares two runs of the reference (a
-    // determinism check); on the GPU it is the numeric check.
-    std::vector<ref::HostTensor> reference;
-    if (std::string err = ref::execute(graph, inputs, reference); !err.empty())
-      return fail("graph @" + name + " on the CPU reference: " + err);
-    for (size_t i = 0; i < outputs.size(); ++i)
-      report(i, rowMajorBytes(reference[i]), "the CPU reference",
-             /*normwise=*/true);
-  }
-  llvm::outs().flush();
-  return status;
+  return finishRun(io, inputs, result, onGpu, requests, graph);
 }
 
 } // namespace

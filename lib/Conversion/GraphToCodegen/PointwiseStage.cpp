@@ -72,16 +72,24 @@ std::string Emitter::emitPointwise(const Stage &s, size_t index,
         if (!s.produced.count(planner.resolve(uid)))
           get(uid);
       }
+    // Rope and dequantize gather their own elements, outside the guarded
+    // loads: a thread past the last run reads the first run instead (its
+    // stores are guarded), never past the end of a buffer.
+    Value gatherStart =
+        valid[u] ? arith::SelectOp::create(b, loc, valid[u], starts[u], idx(0))
+                       .getResult()
+                 : starts[u];
     for (const rt::OpSpec *op : s.ops) {
       if (op->kind == "rope" || op->kind == "rope_backward") {
-        if (std::string e = emitRope(k, *op, s.space, starts[u], vec, vals[u]);
+        if (std::string e =
+                emitRope(k, *op, s.space, gatherStart, vec, vals[u]);
             !e.empty())
           return e;
         continue;
       }
       if (op->kind == "block_scale_dequantize") {
         if (std::string e =
-                emitDequantize(k, *op, s.space, starts[u], vec, vals[u]);
+                emitDequantize(k, *op, s.space, gatherStart, vec, vals[u]);
             !e.empty())
           return e;
         continue;
