@@ -32,6 +32,12 @@ ArrayRef<int64_t> getStrides(RankedTensorType type);
 /// (see fitsTensorByteLimit); a stride that would saturates at INT64_MAX.
 SmallVector<int64_t> getRowMajorStrides(ArrayRef<int64_t> shape);
 
+/// Why `strides` make two elements of `shape` share an address, or "" when
+/// they do not (dynamic and unit dims are not checked). What a graph writes
+/// must not overlap; inputs may be read through overlapping strides.
+std::string describeStrideOverlap(ArrayRef<int64_t> shape,
+                                  ArrayRef<int64_t> strides);
+
 /// Whether the bytes `type` addresses fit in 63 bits, the rule every tensor of
 /// a graph obeys: the product of its static dims (a dynamic dim counts as 1),
 /// or with strides its span, times the element's byte width.

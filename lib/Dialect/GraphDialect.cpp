@@ -152,12 +152,10 @@ LogicalResult StridesAttr::verifyEncoding(
   return success();
 }
 
-/// Why `strides` make two elements of `shape` share an address, or "" when
-/// they do not: walking dims from the smallest stride up, each stride must
-/// step over everything the smaller ones span. Dynamic and unit dims span
-/// nothing we can check.
-static std::string describeOverlap(ArrayRef<int64_t> shape,
-                                   ArrayRef<int64_t> strides) {
+// Walking dims from the smallest stride up, each stride must step over
+// everything the smaller ones span.
+std::string mlir::graph::describeStrideOverlap(ArrayRef<int64_t> shape,
+                                               ArrayRef<int64_t> strides) {
   if (strides.size() != shape.size())
     return "";
   SmallVector<unsigned> order;
@@ -385,7 +383,7 @@ LogicalResult GraphOp::verifyRegions() {
   // address); inputs may be read through overlapping strides.
   auto overlapOf = [](Value value) -> std::string {
     auto type = dyn_cast<RankedTensorType>(value.getType());
-    return type ? describeOverlap(type.getShape(), getStrides(type)) : "";
+    return type ? describeStrideOverlap(type.getShape(), getStrides(type)) : "";
   };
   for (unsigned i = 0, e = getNumResults();
        i < e && i < output.getNumOperands(); ++i) {

@@ -31,6 +31,8 @@ bool isRowOp(Operation *op) {
 
 struct Group {
   GroupKind kind;
+  /// The dims of the op that opened the group.
+  SmallVector<int64_t> shape;
   unsigned size = 0;
   bool hasReduction = false;
   bool hasNorm = false;
@@ -59,6 +61,9 @@ public:
       group.hasNorm |= isRowOp(&op) && !isa<ReductionOp>(op);
       members.resize(groups.size());
       members[id].push_back(&op);
+      for (Value operand : op.getOperands())
+        if (!producerGroup(operand))
+          readers[operand].push_back(id);
     }
     // Each group becomes a graph.group, in id order after the graph's
     // scalars: the ids are a schedule, so every group reads only inputs,
@@ -85,8 +90,36 @@ private:
       kind = GroupKind::Pointwise;
     else if (rowFusion && isRowOp(op))
       kind = GroupKind::Row;
-    groups.push_back(Group{kind});
+    groups.push_back(Group{kind, resultShape(op)});
     return groups.size() - 1;
+  }
+
+  static SmallVector<int64_t> resultShape(Operation *op) {
+    if (op->getNumResults() == 0)
+      return {};
+    auto type = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+    return type ? SmallVector<int64_t>(type.getShape())
+                : SmallVector<int64_t>();
+  }
+
+  /// A pointwise op that reads only graph inputs joins the latest pointwise
+  /// group over the same dims that reads one of those inputs too (siblings:
+  /// rope's four products of x1, x2, cos and sin). One group is one kernel
+  /// or one cuDNN graph, which reads every input before it writes: an
+  /// output written in place over an input (a frontend idiom) is then not
+  /// read back by a later group.
+  std::optional<unsigned> siblingGroup(Operation *op) {
+    SmallVector<int64_t> shape = resultShape(op);
+    std::optional<unsigned> best;
+    for (Value operand : op->getOperands())
+      for (unsigned id : readers.lookup(operand)) {
+        const Group &group = groups[id];
+        if (group.kind == GroupKind::Pointwise && !group.hasReduction &&
+            group.size < maxOps && group.shape == shape &&
+            (!best || id > *best))
+          best = id;
+      }
+    return best;
   }
 
   /// A pointwise op or a reduction joins the group of its latest grouped
@@ -103,7 +136,7 @@ private:
         if (!target || *from > *target)
           target = from;
     if (!target)
-      return std::nullopt;
+      return isa<PointwiseOp>(op) ? siblingGroup(op) : std::nullopt;
     Group &group = groups[*target];
     if (group.size >= maxOps)
       return std::nullopt;
@@ -136,6 +169,8 @@ private:
   unsigned maxOps;
   bool rowFusion;
   llvm::DenseMap<Operation *, unsigned> groupOf;
+  /// The groups that read each graph input (and scalar), in id order.
+  llvm::DenseMap<Value, SmallVector<unsigned>> readers;
   SmallVector<Group> groups;
 };
 

@@ -71,17 +71,41 @@ bool isChannelsLastConv(Operation *op) {
           llvm::any_of(op->getResultTypes(), isLowPrecision));
 }
 
-/// The frontend's rule for a pointwise result: the dim order of its first
-/// operand of the same dims (not a broadcast one), packed, so an output
-/// buffer made like that operand (torch.empty_like) and an in-place write
-/// into a dense view of any order both fit. With no such operand, the first
-/// operand's dim order.
-SmallVector<int64_t> pointwiseStrides(PointwiseOp pw, ArrayRef<int64_t> shape) {
+/// The strides the frontend gives each pointwise result, through virtual
+/// tensors too: those of its first operand of the same dims, as they are.
+using InheritedStrides = DenseMap<Value, SmallVector<int64_t>>;
+
+bool isGraphOutput(Value value) {
+  return llvm::any_of(value.getUsers(),
+                      [](Operation *user) { return isa<OutputOp>(user); });
+}
+
+/// The frontend's rule for a pointwise result: the strides of its first
+/// operand of the same dims (not a broadcast one). A graph output takes them
+/// as they are where they are a legal output layout, so an in-place write
+/// into a strided view (rope into a slice of q) lands where the frontend
+/// writes it; a virtual tensor is packed in that dim order (scratch holds
+/// only its elements), as is an output whose inherited strides overlap.
+/// With no such operand, the first operand's dim order, packed.
+SmallVector<int64_t> pointwiseStrides(PointwiseOp pw, Value result,
+                                      ArrayRef<int64_t> shape,
+                                      InheritedStrides &inherited) {
   for (Value input : pw.getInputs()) {
     auto inType = cast<RankedTensorType>(input.getType());
     ArrayRef<int64_t> inStrides = getStrides(inType);
-    if (inType.getShape() == shape && !inStrides.empty())
-      return denseStridesInOrder(shape, orderOf(inStrides));
+    if (inType.getShape() != shape || inStrides.empty())
+      continue;
+    auto it = inherited.find(input);
+    SmallVector<int64_t> strides = it != inherited.end()
+                                       ? it->second
+                                       : SmallVector<int64_t>(inStrides);
+    inherited[result] = strides;
+    bool legalOutput =
+        llvm::all_of(strides, [](int64_t s) { return s > 0; }) &&
+        describeStrideOverlap(shape, strides).empty();
+    if (legalOutput && isGraphOutput(result))
+      return strides;
+    return denseStridesInOrder(shape, orderOf(strides));
   }
   if (pw.getInputs().empty())
     return {};
@@ -93,7 +117,7 @@ SmallVector<int64_t> pointwiseStrides(PointwiseOp pw, ArrayRef<int64_t> shape) {
 }
 
 /// Gives `value` a strides encoding when it has none; returns true if changed.
-bool decide(Value value) {
+bool decide(Value value, InheritedStrides &inherited) {
   auto type = dyn_cast<RankedTensorType>(value.getType());
   if (!type || type.getEncoding() || !hasStaticShape(type))
     return false;
@@ -116,7 +140,7 @@ bool decide(Value value) {
     if (xStrides.size() == shape.size())
       strides = denseStridesInOrder(shape, orderOf(xStrides));
   } else if (auto pw = value.getDefiningOp<PointwiseOp>()) {
-    strides = pointwiseStrides(pw, shape);
+    strides = pointwiseStrides(pw, value, shape, inherited);
   } else if (Operation *def = value.getDefiningOp();
              def && isa<LayernormOp, RmsnormOp, InstancenormOp, AdaLayernormOp,
                         BatchnormOp, BatchnormInferenceOp, LayernormBackwardOp,
@@ -144,13 +168,14 @@ bool decide(Value value) {
 
 void inferLayout(GraphOp graph) {
   Block &body = graph.getBody().front();
+  InheritedStrides inherited;
   for (BlockArgument arg : body.getArguments())
-    decide(arg);
+    decide(arg, inherited);
   // Program order: a pointwise op sees its operands decided. A fused
   // group's block arguments take the types of the operands they are bound
   // to before its ops are decided, and its results the types of the values
   // it yields after.
-  auto visit = [](Operation *op, const WalkStage &stage) {
+  auto visit = [&](Operation *op, const WalkStage &stage) {
     if (auto group = dyn_cast<GroupOp>(op)) {
       if (stage.isBeforeAllRegions())
         for (auto [arg, input] :
@@ -165,7 +190,7 @@ void inferLayout(GraphOp graph) {
     }
     if (stage.isBeforeAllRegions())
       for (Value result : op->getResults())
-        decide(result);
+        decide(result, inherited);
   };
   for (Operation &op : body)
     op.walk(visit);

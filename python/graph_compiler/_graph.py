@@ -572,7 +572,7 @@ class pygraph:
             node.inputs[f"IN_{i}"] = self._ensure_tensor(t, name=f"{name}::IN_{i}")
         out = self._new_output(node, "OUT_0", "OUT_0")
         out.dim = _ops.infer_dims(node, "OUT_0") or []
-        out.stride = row_major_stride(out.dim) if out.dim else []
+        out.stride = _pointwise_stride(node, out.dim)
         self._nodes.append(node)
         return out
 
@@ -1465,9 +1465,12 @@ class pygraph:
                 # A GPU plan list: run exactly the chosen plan.
                 _plans.prepare_run(self._module, self._plans, self._plan_index if plan_index is None else plan_index, self._barred_names, self._workspace_limit)
             status = self._module.execute_array(device, array, count)
+            # Read the reason before leaving the device scope: restoring the
+            # caller's device is a C API call, and it clears the last error.
+            reason = _capi.last_error() if status != _capi.GRAPH_OK else ""
         if status != _capi.GRAPH_OK:
             where = "on the GPU" if device == _capi.GRAPH_DEVICE_GPU else "on the CPU reference"
-            raise _status_error(status, f"executing graph {self.name!r} {where} failed")
+            raise _status_error(status, f"executing graph {self.name!r} {where} failed", reason)
 
     # =========================================================================
     # Text round trips, serialization, inspection
@@ -1870,6 +1873,18 @@ def _is_bare_symbol(name: str) -> bool:
     import re
 
     return re.fullmatch(r"[A-Za-z_][A-Za-z0-9_$.]*", name) is not None
+
+
+def _pointwise_stride(node, dims) -> List[int]:
+    """The frontend's strides of a pointwise result: those of its first
+    input of the same dims, as they are (the compiler's graph-infer-layout
+    gives a graph output the same); else row-major."""
+    if not dims:
+        return []
+    for t in node.inputs.values():
+        if t is not None and list(t.dim) == list(dims) and t.stride:
+            return list(t.stride)
+    return row_major_stride(dims)
 
 
 def _status_error(status: int, what: str, text: Optional[str] = None) -> Exception:

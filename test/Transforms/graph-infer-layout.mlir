@@ -174,27 +174,34 @@ graph.graph @conv2d_f32_channels_last(%x: tensor<2x8x4x4xf32, #graph.strides<[12
   graph.output %y : tensor<2x16x4x4xf32>
 }
 
-// A pointwise output is packed in the dim order of its first operand of
-// the same dims (the broadcast scale before it does not count), whatever
-// that operand's gaps or overlaps: a [4, 8] slice of a [4, 16] buffer gives
-// [8, 1], an overlapping transposed view [1, 4]. With no operand of the
-// output's dims (both broadcast), the first operand's order decides: here a
-// column [4, 1] with a transposed stride order gives a transposed output.
+// A pointwise result takes the strides of its first operand of the same
+// dims (the broadcast scale before it does not count), as the frontend
+// infers them. A graph output keeps them as they are where they are a legal
+// output: a [4, 8] slice of a [4, 16] buffer gives [16, 1] (an in-place
+// write into the slice lands in it), also through a virtual tensor between
+// them, which is itself packed ([8, 1]). An overlapping transposed view
+// [1, 2] is no legal output: packed in its order, [1, 4]. With no operand of
+// the output's dims (both broadcast), the first operand's order decides:
+// here a column [4, 1] with a transposed stride order gives [1, 4].
 // CHECK-LABEL: graph.graph @pointwise_stride_order
-// CHECK-SAME: -> (tensor<4x8xf32, #graph.strides<[8, 1]>>, tensor<4x8xf32, #graph.strides<[1, 4]>>, tensor<4x8xf32, #graph.strides<[1, 4]>>)
-// CHECK: pointwise mul({{.*}}) : {{.*}} -> tensor<4x8xf32, #graph.strides<[8, 1]>>
+// CHECK-SAME: -> (tensor<4x8xf32, #graph.strides<[16, 1]>>, tensor<4x8xf32, #graph.strides<[1, 4]>>, tensor<4x8xf32, #graph.strides<[1, 4]>>, tensor<4x8xf32, #graph.strides<[16, 1]>>)
+// CHECK: pointwise mul({{.*}}) : {{.*}} -> tensor<4x8xf32, #graph.strides<[16, 1]>>
 // CHECK: pointwise neg({{.*}}) : {{.*}} -> tensor<4x8xf32, #graph.strides<[1, 4]>>
 // CHECK: pointwise add({{.*}}) : {{.*}} -> tensor<4x8xf32, #graph.strides<[1, 4]>>
+// CHECK: pointwise mul({{.*}}) : {{.*}} -> tensor<4x8xf32, #graph.strides<[8, 1]>>
+// CHECK: pointwise abs({{.*}}) : {{.*}} -> tensor<4x8xf32, #graph.strides<[16, 1]>>
 graph.graph @pointwise_stride_order(%s: tensor<1x1xf32>,
                                     %x: tensor<4x8xf32, #graph.strides<[16, 1]>>,
                                     %e: tensor<4x8xf32, #graph.strides<[1, 2]>>,
                                     %col: tensor<4x1xf32, #graph.strides<[1, 4]>>,
                                     %row: tensor<1x8xf32>)
-    -> (tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>) {
+    -> (tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>) {
   %0 = graph.pointwise mul(%s, %x) : (tensor<1x1xf32>, tensor<4x8xf32, #graph.strides<[16, 1]>>) -> tensor<4x8xf32>
   %1 = graph.pointwise neg(%e) : (tensor<4x8xf32, #graph.strides<[1, 2]>>) -> tensor<4x8xf32>
   %2 = graph.pointwise add(%col, %row) : (tensor<4x1xf32, #graph.strides<[1, 4]>>, tensor<1x8xf32>) -> tensor<4x8xf32>
-  graph.output %0, %1, %2 : tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>
+  %3 = graph.pointwise mul(%x, %s) : (tensor<4x8xf32, #graph.strides<[16, 1]>>, tensor<1x1xf32>) -> tensor<4x8xf32>
+  %4 = graph.pointwise abs(%3) : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  graph.output %0, %1, %2, %4 : tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>
 }
 
 // A norm's Y follows its input's dim order (cuDNN's norm engines take x and

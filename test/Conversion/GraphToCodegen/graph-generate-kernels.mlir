@@ -149,13 +149,18 @@ graph.graph @softmax_bf16(%x: tensor<16x1024xbf16>) -> tensor<16x1024xbf16> {
 // -----
 
 // tanh rounded to bf16 is the hardware's tanh.approx.f32 (relative error
-// below an eighth of a bf16 ulp); an f32 result keeps libdevice's tanh.
+// below an eighth of a bf16 ulp); an f32 result keeps libdevice's tanh. The
+// two siblings read one input and share a kernel: per 4-lane item, four
+// approximations for the bf16 result, then four libdevice calls.
 // CHECK-LABEL: gpu.module @tanh_out_group0
-// CHECK-COUNT-8: nvvm.inline_ptx "tanh.approx.f32 $0, $1;"
+// CHECK-COUNT-4: nvvm.inline_ptx "tanh.approx.f32 $0, $1;"
+// CHECK-NOT: nvvm.inline_ptx
+// CHECK-COUNT-4: math.tanh
 // CHECK-NOT: math.tanh
-// CHECK-LABEL: gpu.module @tanh_out_group1
-// CHECK: math.tanh
-// CHECK-NOT: tanh.approx
+// CHECK-COUNT-4: nvvm.inline_ptx "tanh.approx.f32 $0, $1;"
+// CHECK-NOT: nvvm.inline_ptx
+// CHECK-COUNT-4: math.tanh
+// CHECK-NOT: gpu.module @tanh_out_group1
 graph.graph @tanh_out(%x: tensor<64x64xbf16>) -> (tensor<64x64xbf16>, tensor<64x64xf32>) {
   %a = graph.pointwise tanh(%x) : (tensor<64x64xbf16>) -> tensor<64x64xbf16>
   %b = graph.pointwise tanh(%x) : (tensor<64x64xbf16>) -> tensor<64x64xf32>
