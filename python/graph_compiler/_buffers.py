@@ -96,7 +96,6 @@ _KIND_SIZE = {
 
 # kinds whose elements are raw bits (any same-size data type may be read
 # from them, with a warning unless `compatible` says so)
-_RAW_KINDS = {"int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64", "bool"}
 
 # DLPack (code, bits) -> kind
 _DLPACK = {
@@ -319,6 +318,29 @@ def _is_number(obj) -> bool:
     return isinstance(obj, (int, float, bool))
 
 
+def _is_device_pointer(data, scalar: bool) -> bool:
+    """The frontend takes a Python int in a variant pack as a device address
+    (``tensor.data_ptr()``). A small int for a one-element input stays a
+    value (this package's convenience): no GPU allocation lies below 4 GiB
+    of address space on the platforms CUDA supports."""
+    if not isinstance(data, int) or isinstance(data, bool):
+        return False
+    return not scalar or abs(data) >= 1 << 32
+
+
+def _bind_device_pointer(uid, label, dt, dims, strides, ptr, is_out) -> "Bound":
+    """A raw device address holds the tensor as the graph lays it out; its
+    size cannot be checked (as in the frontend)."""
+    if ptr <= 0:
+        raise ValueError(f"buffer for {label}: {ptr} is not a device address")
+    if any(x < 0 for x in dims):
+        raise ValueError(f"buffer for {label}: a raw device address cannot bind a tensor with dynamic dims {dims} (pass a tensor)")
+    declared = [int(s) for s in strides] if strides and any(int(s) != 0 for s in strides) else row_major(dims)
+    kind = next((k for k in _KIND_TO_DTYPES if compatible(k, dt)), "uint8")
+    d = Described(ptr, dims, declared, kind, GPU, None, writable=True)
+    return Bound(uid, dt, d, dims, declared, False)
+
+
 def _host_scalar(value, dt, dims):
     """A numpy array of the graph's element type holding a Python number
     (raw bits for bf16)."""
@@ -351,7 +373,10 @@ def _check_kind(label, d: Described, dt):
     if dt is not None and compatible(d.kind, dt):
         return
     want = dt.name if dt is not None else "?"
-    if dt is not None and d.kind in _RAW_KINDS and _KIND_SIZE.get(d.kind) == element_size(dt):
+    # Raw bits (uint16 for bf16) or another type of the same width (a
+    # bfloat16 tensor for a HALF graph): the frontend sees only a pointer
+    # and runs such a program, so its bytes are read as the graph's type.
+    if dt is not None and _KIND_SIZE.get(d.kind) == element_size(dt):
         warnings.warn(f"buffer for {label} holds {d.kind} but the graph declares {want}: its bytes are read as {want}", BufferViewWarning, stacklevel=4)
         return
     hint = ""
@@ -389,6 +414,8 @@ def bind(uid, name, dt, dims, strides, is_out, data) -> Bound:
     for x in dims:
         count *= max(x, 0)
     scalar = count == 1 and not is_out
+    if _is_device_pointer(data, scalar):
+        return _bind_device_pointer(uid, label, dt, dims, strides, data, is_out)
     if _is_number(data):
         if not scalar:
             raise ValueError(f"buffer for {label}: a Python number binds only a one-element input (the graph declares dims {dims})")

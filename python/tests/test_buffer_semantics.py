@@ -171,6 +171,23 @@ def test_dtype_by_element_size_and_kind():
         g.execute({x: np.zeros((2, 3)), y: out})
 
 
+@needs_lib
+def test_same_width_float_of_another_type_is_read_as_the_graphs():
+    # The real frontend's kernel-cache test builds a HALF graph and passes
+    # bfloat16 tensors: the frontend runs it (it sees only pointers), so the
+    # buffer's bytes are read as HALF, with a warning, not refused.
+    g = gc.pygraph(io_data_type=gc.data_type.HALF, compute_data_type=gc.data_type.FLOAT)
+    x = g.tensor(name="x", dim=[4], stride=[1])
+    y = g.relu(x).set_output(True)
+    g.build([gc.heur_mode.A])
+    raw = np.array([-1.0, 2.0, -3.0, 4.0], np.float16)
+    disguised = raw.view(np.int16)
+    out = np.zeros(4, np.float16)
+    with pytest.warns(_buffers.BufferViewWarning, match=r"holds int16 but the graph declares HALF"):
+        g.execute({x: disguised, y: out})
+    np.testing.assert_array_equal(out, [0, 2, 0, 4])
+
+
 # ---- 4. host pass-by-value scalars -------------------------------------------------
 
 
@@ -345,3 +362,30 @@ def test_user_output_strides_are_kept():
     with no_warnings():
         g.execute({x: xv, y: yv})
     np.testing.assert_array_equal(yv, np.maximum(xv, 0))
+
+
+def test_raw_device_addresses_bind_as_the_graph_lays_them_out():
+    # The frontend's programs pass tensor.data_ptr() ints (conv_genstats):
+    # an int for a tensor of more than one element, or for an output, is a
+    # device address holding the tensor as the graph declares it.
+    addr = 0x7F00_0000_0000
+    b = _buffers.bind(3, "X", gc.data_type.HALF, [2, 4, 8], [32, 8, 1], False, addr)
+    assert (b.ptr, b.device, b.dims, b.strides, b.scalar) == (addr, _buffers.GPU, [2, 4, 8], [32, 8, 1], False)
+    out = _buffers.bind(4, "Y", gc.data_type.FLOAT, [1], [], True, addr + 256)
+    assert out.ptr == addr + 256 and out.device == _buffers.GPU and out.strides == [1]
+    # A small int for a one-element input is still a value on the host.
+    v = _buffers.bind(5, "alpha", gc.data_type.INT32, [1, 1], [1, 1], False, 3)
+    assert v.scalar and v.device == _buffers.CPU
+    with pytest.raises(ValueError, match="not a device address"):
+        _buffers.bind(6, "Z", gc.data_type.FLOAT, [4], [1], True, -5)
+    with pytest.raises(ValueError, match="dynamic dims"):
+        _buffers.bind(7, "D", gc.data_type.FLOAT, [-1, 4], [4, 1], False, addr)
+
+
+def test_bfloat16_tensor_for_a_half_tensor_warns_and_a_wider_type_is_refused():
+    bf16 = _buffers.Described(0x1000, [4], [1], "bfloat16", _buffers.GPU, None)
+    with pytest.warns(_buffers.BufferViewWarning, match=r"holds bfloat16 but the graph declares HALF: its bytes are read as HALF"):
+        _buffers._check_kind("tensor uid 0 ('A')", bf16, gc.data_type.HALF)
+    f32 = _buffers.Described(0x1000, [4], [1], "float32", _buffers.GPU, None)
+    with pytest.raises(ValueError, match=r"holds float32 but the graph declares HALF"):
+        _buffers._check_kind("tensor uid 0 ('A')", f32, gc.data_type.HALF)
