@@ -39,6 +39,10 @@ class GraphValidationError(cudnnGraphNotSupportedError, ValueError):
     ``except ValueError`` catch it."""
 
 
+class EngineIdError(ValueError, RuntimeError):
+    """An engine id the graph's plan list does not have."""
+
+
 class GraphExecutionError(RuntimeError):
     """graphExecute failed."""
 
@@ -1224,13 +1228,15 @@ class pygraph:
     # ---- engine and tensor queries ------------------------------------------
 
     def _engine_plans(self):
-        """The plan list get_engine_count/get_knobs_for_engine read: the
-        graph's own once planned, else a default-heuristics list."""
-        if self._planning_done:
-            return self._plans
+        """The plans get_engine_count/get_knobs_for_engine read: the default
+        heuristics' proposals (computed once, so the engine ids do not shrink
+        while a program adds plans with create_execution_plan over them), and
+        the graph's own list once planned."""
         self.build_operation_graph()
         if getattr(self, "_probe_plans", None) is None:
-            self._probe_plans = _plans.propose(self._module, None)
+            self._probe_plans = self._plans if self._planning_done else _plans.propose(self._module, None)
+        if self._planning_done and self._plans is not self._probe_plans:
+            return list(self._probe_plans) + list(self._plans)
         return self._probe_plans
 
     def get_engine_count(self) -> int:
@@ -1245,12 +1251,14 @@ class pygraph:
     def get_knobs_for_engine(self, engine_id: int) -> List[_enums.knob]:
         """The knobs of ``engine_id``: for each knob type the plan list uses
         with that engine, a knob whose min_value/max_value span the values
-        the listed plans use (stride 1). cuDNN's full ranges are not
-        exposed by the C API, so the span can be narrower than cuDNN's;
-        values outside it are still tried by create_execution_plan."""
+        the listed plans use (stride 1); none for an id below the count that
+        no listed plan uses. cuDNN's full ranges are not exposed by the C
+        API, so the span can be narrower than cuDNN's; values outside it are
+        still tried by create_execution_plan. An id out of range raises
+        EngineIdError (a RuntimeError, as in the frontend, and a ValueError)."""
         listed = {p.engine_id for p in self._engine_plans()}
         if isinstance(engine_id, bool) or not isinstance(engine_id, int) or not (engine_id in listed or 0 <= engine_id < self.get_engine_count()):
-            raise ValueError(f"get_knobs_for_engine: engine id {engine_id!r} is not an engine of graph {self.name!r} (ids 0..{self.get_engine_count() - 1}, listed {sorted(listed)})")
+            raise EngineIdError(f"get_knobs_for_engine: engine id {engine_id!r} is not an engine of graph {self.name!r} (ids 0..{self.get_engine_count() - 1}, listed {sorted(listed)})")
         spans: Dict[int, List[int]] = {}
         for cfg in self._engine_plans():
             if cfg.engine_id != engine_id:
