@@ -286,13 +286,20 @@ class Graph_NormFwdOp<string mnemonic> : Graph_Op<mnemonic, [AttrSizedResultSegm
 }
 
 def Graph_LayernormOp : Graph_NormFwdOp<"layernorm"> {
-  let summary = "Layer normalization over all dims but the batch dim";
+  let summary = "Layer normalization over the dims its scale varies along";
   let description = [{
-    Normalizes each sample (dim 0) over all its other dims:
-    `Y = (x - mean) * inv_var * scale + bias`, `inv_var = 1/sqrt(var + eps)`.
-    `scale` and `bias` are `[1, rest...]`; `mean` and `inv_var` are
-    `[N, 1, ...]` and exist only in the `training` phase. `epsilon` is a
-    one-element tensor (usually a `graph.scalar`).
+    `Y = (x - mean) * inv_var * scale + bias`, `inv_var = 1/sqrt(var + eps)`,
+    with the statistics taken over the normalized dims. As in the cuDNN
+    frontend, `scale` has the input's rank, each of its dims is 1 or the
+    input's extent, and the dims where it is not 1 are the normalized ones
+    (at least one); the other dims each index a statistic. `bias` has
+    `scale`'s dims. `mean` and `inv_var` are the input's dims with every
+    normalized dim set to 1 and exist only in the `training` phase: `x`
+    `[16, 128, 768]` with `scale` `[1, 1, 768]` normalizes each row over the
+    last dim (statistics `[16, 128, 1]`); with `[1, 128, 768]` (the default,
+    `[1, input dims 1...]`) each sample over all its dims (statistics
+    `[16, 1, 1]`). `epsilon` is a one-element tensor (usually a
+    `graph.scalar`).
 
     ```mlir
     %y, %m, %iv = graph.layernorm training %x, scale %g, bias %b, epsilon %e
@@ -334,11 +341,15 @@ def Graph_InstancenormOp : Graph_NormFwdOp<"instancenorm"> {
 }
 
 def Graph_RmsnormOp : Graph_Op<"rmsnorm"> {
-  let summary = "RMS normalization over all dims but the batch dim";
+  let summary = "RMS normalization over the dims its scale varies along";
   let description = [{
     `Y = x * inv_var * scale (+ bias)`, `inv_var = 1/sqrt(mean(x^2) + eps)`
-    over all dims but dim 0. `bias` is optional; `inv_var` (`[N, 1, ...]`)
-    exists only in training.
+    over the normalized dims: those where `scale` is not 1, as in
+    `graph.layernorm` (`scale` `[1, input dims 1...]` normalizes each sample
+    over all its dims, `[1, 1, D]` each row of a `[B, S, D]` input over `D`).
+    `bias` is optional and has `scale`'s dims; `inv_var` (the input's dims
+    with every normalized dim set to 1, e.g. `[B, S, 1]`) exists only in
+    training.
 
     ```mlir
     %y, %iv = graph.rmsnorm training %x, scale %g, epsilon %e
@@ -421,7 +432,8 @@ class Graph_NormBwdOp<string mnemonic, string what> : Graph_Op<mnemonic> {
     Gradients of the forward norm given its saved statistics: `DX` like
     `input`, `DScale` and `DBias` like `scale`. `grad` is dY, shaped like
     `input`; `mean` and `inv_variance` are shaped as the forward produced
-    them.
+    them (for layernorm, the input's dims with the dims where `scale` is
+    not 1 set to 1).
 
     ```mlir
     %dx, %ds, %db = graph.}] # mnemonic # [{ %dy, %x, scale %g, mean %m, inv_variance %iv
@@ -447,7 +459,9 @@ def Graph_RmsnormBackwardOp : Graph_Op<"rmsnorm_backward"> {
   let summary = "Backward of rmsnorm";
   let description = [{
     `DX` like `input`, `DScale` like `scale`, and `DBias` when `has_dbias`
-    (the default; the forward had a bias).
+    (the default; the forward had a bias). `inv_variance` is shaped as the
+    forward produced it: the input's dims with the dims where `scale` is not
+    1 set to 1.
 
     ```mlir
     %dx, %ds = graph.rmsnorm_backward %dy, %x, scale %g, inv_variance %iv {has_dbias = false}

@@ -15,6 +15,7 @@
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallSet.h"
+#include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
 using namespace mlir::graph;
@@ -642,8 +643,8 @@ SmallVector<int64_t> affineDims(NormKind kind, ArrayRef<int64_t> input) {
 StringRef affineRule(NormKind kind) {
   switch (kind) {
   case NormKind::Layer:
-  case NormKind::Rms:
-    return "[1, input dims 1...]: one value per normalized element";
+  case NormKind::Rms: // verifyLayerScale checks these
+    return "[1, input dims 1...] by default";
   case NormKind::AdaLayer:
     return "input dims: one value per sample and element";
   case NormKind::Instance:
@@ -674,9 +675,62 @@ LogicalResult verifyNormInput(Operation *op, Value input) {
   return success();
 }
 
-/// scale/bias shaped per `kind`. AdaLayer also accepts a batch of 1.
+/// Layer and RMS norm take the cuDNN frontend's rule: scale has the
+/// input's rank, each of its dims is 1 or the input's extent, and the dims
+/// where it is not 1 are the normalized ones (the others, dim 0 by default,
+/// each index a statistic). x [16, 128, 768] with scale [1, 1, 768]
+/// normalizes over the last dim; with scale [1, 128, 768] over the last two.
+LogicalResult verifyLayerScale(Operation *op, Value scale, Value input) {
+  ArrayRef<int64_t> x = shapeOf(input), s = shapeOf(scale);
+  StringRef rule = "each dim 1 or the input's; the dims where scale is not 1 "
+                   "are the normalized ones";
+  if (s.size() != x.size())
+    return emitNodeError(op)
+           << "scale dims are " << formatDims(s) << " but must have the "
+           << "input's rank " << x.size() << " (input dims " << formatDims(x)
+           << "; " << rule << ")";
+  for (size_t d = 0; d < x.size(); ++d)
+    if (s[d] != 1 && !dimsCompatible(s[d], x[d]))
+      return emitNodeError(op)
+             << "scale dims are " << formatDims(s) << " but dim " << d << " is "
+             << s[d] << ", neither 1 nor the input's " << x[d]
+             << " (input dims " << formatDims(x) << "; " << rule << ")";
+  bool normalizes = llvm::any_of(s, [](int64_t d) { return d != 1; });
+  bool inputHasSpan =
+      llvm::any_of(x.drop_front(), [](int64_t d) { return d != 1; });
+  if (!normalizes && inputHasSpan)
+    return emitNodeError(op)
+           << "scale dims are " << formatDims(s) << " but at least one dim "
+           << "must be the input's (input dims " << formatDims(x) << "; "
+           << "the dims where scale is not 1 are the normalized ones, and "
+           << "this scale normalizes none)";
+  return success();
+}
+
+/// Statistics of a layer or RMS norm: the input's dims with each
+/// normalized dim (scale's extent not 1) set to 1.
+SmallVector<int64_t> layerStatsDims(ArrayRef<int64_t> input,
+                                    ArrayRef<int64_t> scale) {
+  SmallVector<int64_t> dims(input);
+  for (size_t d = 0; d < dims.size() && d < scale.size(); ++d) {
+    if (ShapedType::isDynamic(scale[d]))
+      dims[d] = ShapedType::kDynamic; // either way
+    else if (scale[d] != 1)
+      dims[d] = 1;
+  }
+  return dims;
+}
+
+/// scale/bias shaped per `kind`. AdaLayer also accepts a batch of 1. A
+/// layer or RMS norm's bias has its scale's dims.
 LogicalResult verifyAffine(Operation *op, NormKind kind, StringRef port,
-                           Value value, Value input) {
+                           Value value, Value input, Value scale) {
+  if (kind == NormKind::Layer || kind == NormKind::Rms) {
+    if (value == scale)
+      return verifyLayerScale(op, scale, input);
+    return expectDims(op, port, value, shapeOf(scale),
+                      "like scale: one value per normalized element");
+  }
   SmallVector<int64_t> expected = affineDims(kind, shapeOf(input));
   if (kind == NormKind::AdaLayer && rankOf(value) == rankOf(input) &&
       broadcastsTo(shapeOf(value), expected))
@@ -695,20 +749,30 @@ SmallVector<int64_t> adaLayerStatsDims(ArrayRef<int64_t> input,
   return dims;
 }
 
+/// The scale operand of a layer, RMS or adaptive layer norm (forward or
+/// backward), null for other ops.
+Value layerScaleOf(Operation *op) {
+  return TypeSwitch<Operation *, Value>(op)
+      .Case<LayernormOp, RmsnormOp, AdaLayernormOp, LayernormBackwardOp,
+            RmsnormBackwardOp, AdaLayernormBackwardOp>(
+          [](auto norm) { return norm.getScale(); })
+      .Default([](Operation *) { return Value(); });
+}
+
 LogicalResult verifyStats(Operation *op, NormKind kind, StringRef port,
                           Value value, Value input) {
-  if (kind == NormKind::AdaLayer) {
-    Value scale;
-    if (auto fwd = dyn_cast<AdaLayernormOp>(op))
-      scale = fwd.getScale();
-    else if (auto bwd = dyn_cast<AdaLayernormBackwardOp>(op))
-      scale = bwd.getScale();
-    if (scale)
+  if (kind == NormKind::AdaLayer)
+    if (Value scale = layerScaleOf(op))
       return expectDims(op, port, value,
                         adaLayerStatsDims(shapeOf(input), shapeOf(scale)),
                         "input dims with the dims scale varies along "
                         "(beyond the batch) set to 1");
-  }
+  if (kind == NormKind::Layer || kind == NormKind::Rms)
+    if (Value scale = layerScaleOf(op))
+      return expectDims(op, port, value,
+                        layerStatsDims(shapeOf(input), shapeOf(scale)),
+                        "input dims with the normalized dims, where scale "
+                        "is not 1, set to 1");
   return expectDims(op, port, value, statsDims(kind, shapeOf(input)),
                     statsRule(kind));
 }
@@ -732,10 +796,12 @@ LogicalResult verifyNormForward(NormOp op, NormKind kind) {
   Operation *raw = op.getOperation();
   if (failed(verifyCommon(raw)) || failed(verifyNormInput(raw, op.getInput())))
     return failure();
-  if (failed(verifyAffine(raw, kind, "scale", op.getScale(), op.getInput())))
+  if (failed(verifyAffine(raw, kind, "scale", op.getScale(), op.getInput(),
+                          op.getScale())))
     return failure();
   if (Value bias = op.getBias())
-    if (failed(verifyAffine(raw, kind, "bias", bias, op.getInput())))
+    if (failed(verifyAffine(raw, kind, "bias", bias, op.getInput(),
+                            op.getScale())))
       return failure();
   if (failed(expectOneElement(raw, "epsilon", op.getEpsilon())))
     return failure();
@@ -773,7 +839,8 @@ LogicalResult verifyNormBackward(NormBwdOp op, NormKind kind) {
     return failure();
   ArrayRef<int64_t> input = shapeOf(op.getInput());
   if (failed(expectDims(raw, "grad", op.getGrad(), input, "like input")) ||
-      failed(verifyAffine(raw, kind, "scale", op.getScale(), op.getInput())) ||
+      failed(verifyAffine(raw, kind, "scale", op.getScale(), op.getInput(),
+                          op.getScale())) ||
       failed(expectDims(raw, "DX", op.getDX(), input, "like input")) ||
       failed(expectDims(raw, "DScale", op.getDScale(), shapeOf(op.getScale()),
                         "like scale")))
@@ -1887,6 +1954,13 @@ OpFoldResult PointwiseOp::fold(FoldAdaptor) {
       return {};
     source = inner.getInputs()[0];
   }
+  // An integer convolution or matmul writes its int32 accumulator through
+  // an identity epilogue: cuDNN's int8 engines take the graph with it and
+  // offer none for the bare op writing int32 (the frontend's int8 conv).
+  if (isa<IntegerType>(elementOf(source)) &&
+      isa_and_nonnull<ConvFpropOp, ConvDgradOp, ConvWgradOp, MatmulOp>(
+          source.getDefiningOp()))
+    return {};
   // identity(x) is x when nothing about the value changes.
   if (!keepsOutputs(getOutput(), source))
     return {};

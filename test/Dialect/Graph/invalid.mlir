@@ -672,16 +672,42 @@ graph.graph @g(%x: tensor<128xf32>, %s: tensor<128xf32>, %e: tensor<1xf32>) {
 
 // -----
 
-graph.graph @g(%x: tensor<4x128xf32>, %s: tensor<4x128xf32>, %b: tensor<1x128xf32>, %e: tensor<1x1xf32>) {
-  // expected-error @below {{layernorm "ln": scale dims are 4x128 but must be 1x128 ([1, input dims 1...]: one value per normalized element)}}
-  %y = graph.layernorm inference %x, scale %s, bias %b, epsilon %e {name = "ln"} : (tensor<4x128xf32>, tensor<4x128xf32>, tensor<1x128xf32>, tensor<1x1xf32>) -> (tensor<4x128xf32>, none, none)
+graph.graph @g(%x: tensor<4x128xf32>, %s: tensor<1x64xf32>, %b: tensor<1x64xf32>, %e: tensor<1x1xf32>) {
+  // expected-error @below {{layernorm "ln": scale dims are 1x64 but dim 1 is 64, neither 1 nor the input's 128 (input dims 4x128; each dim 1 or the input's; the dims where scale is not 1 are the normalized ones)}}
+  %y = graph.layernorm inference %x, scale %s, bias %b, epsilon %e {name = "ln"} : (tensor<4x128xf32>, tensor<1x64xf32>, tensor<1x64xf32>, tensor<1x1xf32>) -> (tensor<4x128xf32>, none, none)
+  graph.output
+}
+
+// -----
+
+// The frontend's program: x [16, 128, 768], scale [1, 1, 768] normalizes
+// over the last dim only, so a mean per (sample, position).
+graph.graph @g(%x: tensor<16x128x768xbf16>, %s: tensor<1x1x768xbf16>, %e: tensor<1x1x1xf32>) {
+  // expected-error @below {{layernorm "LN": mean dims are 16x1x1 but must be 16x128x1 (input dims with the normalized dims, where scale is not 1, set to 1)}}
+  %y, %m, %v = graph.layernorm training %x, scale %s, bias %s, epsilon %e {name = "LN"} : (tensor<16x128x768xbf16>, tensor<1x1x768xbf16>, tensor<1x1x768xbf16>, tensor<1x1x1xf32>) -> (tensor<16x128x768xbf16>, tensor<16x1x1xf32>, tensor<16x1x1xf32>)
+  graph.output
+}
+
+// -----
+
+graph.graph @g(%x: tensor<16x128x64xf32>, %s: tensor<1x128x1xf32>, %b: tensor<1x1x64xf32>, %e: tensor<1x1x1xf32>) {
+  // expected-error @below {{layernorm: bias dims are 1x1x64 but must be 1x128x1 (like scale: one value per normalized element)}}
+  %y = graph.layernorm inference %x, scale %s, bias %b, epsilon %e : (tensor<16x128x64xf32>, tensor<1x128x1xf32>, tensor<1x1x64xf32>, tensor<1x1x1xf32>) -> (tensor<16x128x64xf32>, none, none)
+  graph.output
+}
+
+// -----
+
+graph.graph @g(%x: tensor<4x128xf32>, %s: tensor<1x1xf32>, %e: tensor<1x1xf32>) {
+  // expected-error @below {{layernorm: scale dims are 1x1 but at least one dim must be the input's (input dims 4x128; the dims where scale is not 1 are the normalized ones, and this scale normalizes none)}}
+  %y = graph.layernorm inference %x, scale %s, bias %s, epsilon %e : (tensor<4x128xf32>, tensor<1x1xf32>, tensor<1x1xf32>, tensor<1x1xf32>) -> (tensor<4x128xf32>, none, none)
   graph.output
 }
 
 // -----
 
 graph.graph @g(%x: tensor<4x128xf32>, %s: tensor<1x128xf32>, %b: tensor<1x64xf32>, %e: tensor<1x1xf32>) {
-  // expected-error @below {{layernorm: bias dims are 1x64 but must be 1x128 ([1, input dims 1...]: one value per normalized element)}}
+  // expected-error @below {{layernorm: bias dims are 1x64 but must be 1x128 (like scale: one value per normalized element)}}
   %y = graph.layernorm inference %x, scale %s, bias %b, epsilon %e : (tensor<4x128xf32>, tensor<1x128xf32>, tensor<1x64xf32>, tensor<1x1xf32>) -> (tensor<4x128xf32>, none, none)
   graph.output
 }
@@ -729,7 +755,7 @@ graph.graph @g(%x: tensor<4x128xf32>, %s: tensor<1x128xf32>, %e: tensor<1x1xf32>
 // -----
 
 graph.graph @g(%x: tensor<4x128xf32>, %s: tensor<1x128xf32>, %e: tensor<1x1xf32>) {
-  // expected-error @below {{layernorm: mean dims are 1x128 but must be 4x1 ([N, 1, ...]: one value per sample)}}
+  // expected-error @below {{layernorm: mean dims are 1x128 but must be 4x1 (input dims with the normalized dims, where scale is not 1, set to 1)}}
   %y, %m, %v = graph.layernorm training %x, scale %s, bias %s, epsilon %e : (tensor<4x128xf32>, tensor<1x128xf32>, tensor<1x128xf32>, tensor<1x1xf32>) -> (tensor<4x128xf32>, tensor<1x128xf32>, tensor<4x1xf32>)
   graph.output
 }
@@ -737,7 +763,7 @@ graph.graph @g(%x: tensor<4x128xf32>, %s: tensor<1x128xf32>, %e: tensor<1x1xf32>
 // -----
 
 graph.graph @g(%x: tensor<4x128xf32>, %s: tensor<1x128xf32>, %e: tensor<1x1xf32>) {
-  // expected-error @below {{layernorm: inv_var dims are 4x128 but must be 4x1 ([N, 1, ...]: one value per sample)}}
+  // expected-error @below {{layernorm: inv_var dims are 4x128 but must be 4x1 (input dims with the normalized dims, where scale is not 1, set to 1)}}
   %y, %m, %v = graph.layernorm training %x, scale %s, bias %s, epsilon %e : (tensor<4x128xf32>, tensor<1x128xf32>, tensor<1x128xf32>, tensor<1x1xf32>) -> (tensor<4x128xf32>, tensor<4x1xf32>, tensor<4x128xf32>)
   graph.output
 }
@@ -785,7 +811,7 @@ graph.graph @g(%x: tensor<4x64xf32>, %s: tensor<1x64xf32>, %e: tensor<1x1xf32>) 
 // -----
 
 graph.graph @g(%x: tensor<4x64xf32>, %s: tensor<1x64xf32>, %e: tensor<1x1xf32>) {
-  // expected-error @below {{rmsnorm: inv_var dims are 1x1 but must be 4x1 ([N, 1, ...]: one value per sample)}}
+  // expected-error @below {{rmsnorm: inv_var dims are 1x1 but must be 4x1 (input dims with the normalized dims, where scale is not 1, set to 1)}}
   %y, %v = graph.rmsnorm training %x, scale %s, epsilon %e : (tensor<4x64xf32>, tensor<1x64xf32>, tensor<1x1xf32>) -> (tensor<4x64xf32>, tensor<1x1xf32>)
   graph.output
 }
@@ -793,8 +819,32 @@ graph.graph @g(%x: tensor<4x64xf32>, %s: tensor<1x64xf32>, %e: tensor<1x1xf32>) 
 // -----
 
 graph.graph @g(%x: tensor<4x64xf32>, %s: tensor<1x64xf32>, %b: tensor<64xf32>, %e: tensor<1x1xf32>) {
-  // expected-error @below {{rmsnorm: bias dims are 64 but must be 1x64 ([1, input dims 1...]: one value per normalized element)}}
+  // expected-error @below {{rmsnorm: bias dims are 64 but must be 1x64 (like scale: one value per normalized element)}}
   %y = graph.rmsnorm inference %x, scale %s, bias %b, epsilon %e : (tensor<4x64xf32>, tensor<1x64xf32>, tensor<64xf32>, tensor<1x1xf32>) -> tensor<4x64xf32>
+  graph.output
+}
+
+// -----
+
+graph.graph @g(%x: tensor<4x64xf32>, %s: tensor<64xf32>, %e: tensor<1x1xf32>) {
+  // expected-error @below {{rmsnorm "rms": scale dims are 64 but must have the input's rank 2 (input dims 4x64; each dim 1 or the input's; the dims where scale is not 1 are the normalized ones)}}
+  %y = graph.rmsnorm inference %x, scale %s, epsilon %e {name = "rms"} : (tensor<4x64xf32>, tensor<64xf32>, tensor<1x1xf32>) -> tensor<4x64xf32>
+  graph.output
+}
+
+// -----
+
+graph.graph @g(%x: tensor<2x8x32xf32>, %s: tensor<1x8x16xf32>, %e: tensor<1x1x1xf32>) {
+  // expected-error @below {{rmsnorm: scale dims are 1x8x16 but dim 2 is 16, neither 1 nor the input's 32 (input dims 2x8x32; each dim 1 or the input's; the dims where scale is not 1 are the normalized ones)}}
+  %y = graph.rmsnorm inference %x, scale %s, epsilon %e : (tensor<2x8x32xf32>, tensor<1x8x16xf32>, tensor<1x1x1xf32>) -> tensor<2x8x32xf32>
+  graph.output
+}
+
+// -----
+
+graph.graph @g(%x: tensor<2x8x32xf32>, %s: tensor<1x1x32xf32>, %e: tensor<1x1x1xf32>) {
+  // expected-error @below {{rmsnorm: inv_var dims are 2x1x1 but must be 2x8x1 (input dims with the normalized dims, where scale is not 1, set to 1)}}
+  %y, %v = graph.rmsnorm training %x, scale %s, epsilon %e : (tensor<2x8x32xf32>, tensor<1x1x32xf32>, tensor<1x1x1xf32>) -> (tensor<2x8x32xf32>, tensor<2x1x1xf32>)
   graph.output
 }
 
@@ -921,7 +971,7 @@ graph.graph @g(%dy: tensor<4x128xf32>, %s: tensor<1x128xf32>, %m: tensor<4x1xf32
 // -----
 
 graph.graph @g(%dy: tensor<4x128xf32>, %s: tensor<1x128xf32>, %m: tensor<4x1xf32>, %iv: tensor<1x1xf32>) {
-  // expected-error @below {{layernorm_backward: inv_variance dims are 1x1 but must be 4x1 ([N, 1, ...]: one value per sample)}}
+  // expected-error @below {{layernorm_backward: inv_variance dims are 1x1 but must be 4x1 (input dims with the normalized dims, where scale is not 1, set to 1)}}
   %dx, %ds, %db = graph.layernorm_backward %dy, %dy, scale %s, mean %m, inv_variance %iv : (tensor<4x128xf32>, tensor<4x128xf32>, tensor<1x128xf32>, tensor<4x1xf32>, tensor<1x1xf32>) -> (tensor<4x128xf32>, tensor<1x128xf32>, tensor<1x128xf32>)
   graph.output
 }
@@ -929,7 +979,7 @@ graph.graph @g(%dy: tensor<4x128xf32>, %s: tensor<1x128xf32>, %m: tensor<4x1xf32
 // -----
 
 graph.graph @g(%dy: tensor<4x128xf32>, %s: tensor<1x128xf32>, %m: tensor<4x128xf32>, %iv: tensor<4x1xf32>) {
-  // expected-error @below {{layernorm_backward: mean dims are 4x128 but must be 4x1 ([N, 1, ...]: one value per sample)}}
+  // expected-error @below {{layernorm_backward: mean dims are 4x128 but must be 4x1 (input dims with the normalized dims, where scale is not 1, set to 1)}}
   %dx, %ds, %db = graph.layernorm_backward %dy, %dy, scale %s, mean %m, inv_variance %iv : (tensor<4x128xf32>, tensor<4x128xf32>, tensor<1x128xf32>, tensor<4x128xf32>, tensor<4x1xf32>) -> (tensor<4x128xf32>, tensor<1x128xf32>, tensor<1x128xf32>)
   graph.output
 }
@@ -947,6 +997,22 @@ graph.graph @g(%dy: tensor<4x128xf32>, %s: tensor<2x128xf32>, %m: tensor<4x1xf32
 graph.graph @g(%dy: tensor<2x16x8x8xf32>, %s: tensor<1x16x1x1xf32>, %m: tensor<1x16x1x1xf32>) {
   // expected-error @below {{instancenorm_backward: inv_variance dims are 1x16x1x1 but must be 2x16x1x1 ([N, C, 1, ...]: one value per sample and channel)}}
   %dx, %ds, %db = graph.instancenorm_backward %dy, %dy, scale %s, mean %m, inv_variance %m : (tensor<2x16x8x8xf32>, tensor<2x16x8x8xf32>, tensor<1x16x1x1xf32>, tensor<1x16x1x1xf32>, tensor<1x16x1x1xf32>) -> (tensor<2x16x8x8xf32>, tensor<1x16x1x1xf32>, tensor<1x16x1x1xf32>)
+  graph.output
+}
+
+// -----
+
+graph.graph @g(%dy: tensor<2x8x32xf32>, %s: tensor<1x1x32xf32>, %iv: tensor<2x1x1xf32>) {
+  // expected-error @below {{rmsnorm_backward "rb": inv_variance dims are 2x1x1 but must be 2x8x1 (input dims with the normalized dims, where scale is not 1, set to 1)}}
+  %dx, %ds = graph.rmsnorm_backward %dy, %dy, scale %s, inv_variance %iv {has_dbias = false, name = "rb"} : (tensor<2x8x32xf32>, tensor<2x8x32xf32>, tensor<1x1x32xf32>, tensor<2x1x1xf32>) -> (tensor<2x8x32xf32>, tensor<1x1x32xf32>)
+  graph.output
+}
+
+// -----
+
+graph.graph @g(%dy: tensor<2x8x32xf32>, %s: tensor<1x3x32xf32>, %m: tensor<2x8x1xf32>) {
+  // expected-error @below {{layernorm_backward: scale dims are 1x3x32 but dim 1 is 3, neither 1 nor the input's 8 (input dims 2x8x32; each dim 1 or the input's; the dims where scale is not 1 are the normalized ones)}}
+  %dx, %ds, %db = graph.layernorm_backward %dy, %dy, scale %s, mean %m, inv_variance %m : (tensor<2x8x32xf32>, tensor<2x8x32xf32>, tensor<1x3x32xf32>, tensor<2x8x1xf32>, tensor<2x8x1xf32>) -> (tensor<2x8x32xf32>, tensor<1x3x32xf32>, tensor<1x3x32xf32>)
   graph.output
 }
 

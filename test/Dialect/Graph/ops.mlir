@@ -477,3 +477,27 @@ graph.graph @overlapping_input(%a: tensor<2x4x8xf16>,
   %c = graph.matmul %a, %b : (tensor<2x4x8xf16>, tensor<2x8x4xf16, #graph.strides<[32, 1, 4]>>) -> tensor<2x4x4xf32>
   graph.output %c : tensor<2x4x4xf32>
 }
+
+// Layer and RMS norm normalize over the dims their scale varies along (the
+// cuDNN frontend's rule): scale [1, 1, D] of a [B, S, D] input normalizes
+// each row over D, with statistics [B, S, 1]; a scale over the whole input
+// leaves one statistic for all of it.
+// CHECK-LABEL: graph.graph @norm_over_scale_dims(
+// CHECK: layernorm training {{.*}} -> (tensor<2x8x32xf32>, tensor<2x8x1xf32>, tensor<2x8x1xf32>)
+// CHECK: rmsnorm training {{.*}} -> (tensor<2x8x32xf32>, tensor<2x8x1xf32>)
+// CHECK: layernorm_backward {{.*}} : (tensor<2x8x32xf32>, tensor<2x8x32xf32>, tensor<1x1x32xf32>, tensor<2x8x1xf32>, tensor<2x8x1xf32>) -> (tensor<2x8x32xf32>, tensor<1x1x32xf32>, tensor<1x1x32xf32>)
+// CHECK: rmsnorm_backward {{.*}} -> (tensor<2x8x32xf32>, tensor<1x1x32xf32>, tensor<1x1x32xf32>)
+// CHECK: layernorm training {{.*}} -> (tensor<4x16xf32>, tensor<1x1xf32>, tensor<1x1xf32>)
+// CHECK: rmsnorm training {{.*}} -> (tensor<2x8x32xf32>, tensor<2x1x32xf32>)
+graph.graph @norm_over_scale_dims(%x: tensor<2x8x32xf32>, %g: tensor<1x1x32xf32>, %b: tensor<1x1x32xf32>,
+                                  %w: tensor<4x16xf32>, %c: tensor<1x8x1xf32>) -> tensor<2x8x32xf32> {
+  %eps = graph.scalar 1.0e-05 : f32 -> tensor<1x1x1xf32>
+  %eps2 = graph.scalar 1.0e-05 : f32 -> tensor<1x1xf32>
+  %y, %m, %iv = graph.layernorm training %x, scale %g, bias %b, epsilon %eps : (tensor<2x8x32xf32>, tensor<1x1x32xf32>, tensor<1x1x32xf32>, tensor<1x1x1xf32>) -> (tensor<2x8x32xf32>, tensor<2x8x1xf32>, tensor<2x8x1xf32>)
+  %r, %riv = graph.rmsnorm training %x, scale %g, bias %b, epsilon %eps : (tensor<2x8x32xf32>, tensor<1x1x32xf32>, tensor<1x1x32xf32>, tensor<1x1x1xf32>) -> (tensor<2x8x32xf32>, tensor<2x8x1xf32>)
+  %dx, %ds, %db = graph.layernorm_backward %x, %x, scale %g, mean %m, inv_variance %iv : (tensor<2x8x32xf32>, tensor<2x8x32xf32>, tensor<1x1x32xf32>, tensor<2x8x1xf32>, tensor<2x8x1xf32>) -> (tensor<2x8x32xf32>, tensor<1x1x32xf32>, tensor<1x1x32xf32>)
+  %rdx, %rds, %rdb = graph.rmsnorm_backward %x, %x, scale %g, inv_variance %riv : (tensor<2x8x32xf32>, tensor<2x8x32xf32>, tensor<1x1x32xf32>, tensor<2x8x1xf32>) -> (tensor<2x8x32xf32>, tensor<1x1x32xf32>, tensor<1x1x32xf32>)
+  %wy, %wm, %wiv = graph.layernorm training %w, scale %w, bias %w, epsilon %eps2 : (tensor<4x16xf32>, tensor<4x16xf32>, tensor<4x16xf32>, tensor<1x1xf32>) -> (tensor<4x16xf32>, tensor<1x1xf32>, tensor<1x1xf32>)
+  %cy, %civ = graph.rmsnorm training %x, scale %c, epsilon %eps : (tensor<2x8x32xf32>, tensor<1x8x1xf32>, tensor<1x1x1xf32>) -> (tensor<2x8x32xf32>, tensor<2x1x32xf32>)
+  graph.output %y : tensor<2x8x32xf32>
+}
