@@ -86,6 +86,21 @@ graph.graph @identity_output_of_node_folded(%x: tensor<4xf32>) -> (tensor<4xf32>
 
 // -----
 
+// An integer convolution's int32 result written through an identity keeps
+// it: cuDNN's int8 engines take the conv with that epilogue and offer none
+// for the bare conv writing int32 (the frontend's test_conv_int8).
+// CHECK-LABEL: graph.graph @identity_after_int8_conv_kept
+// CHECK: %[[C:.+]] = conv_fprop
+// CHECK: %[[Y:.+]] = pointwise identity(%[[C]])
+// CHECK: output %[[Y]]
+graph.graph @identity_after_int8_conv_kept(%x: tensor<1x4x4x4xi8>, %w: tensor<2x4x1x1xi8>) -> (tensor<1x2x4x4xi32>) {
+  %c = graph.conv_fprop %x, %w : (tensor<1x4x4x4xi8>, tensor<2x4x1x1xi8>) -> tensor<1x2x4x4xi32>
+  %0 = graph.pointwise identity(%c) : (tensor<1x2x4x4xi32>) -> tensor<1x2x4x4xi32>
+  graph.output %0 : tensor<1x2x4x4xi32>
+}
+
+// -----
+
 // A lossless widening undone (f16 -> f32 -> f16) is the f16 value itself.
 // CHECK-LABEL: graph.graph @identity_widen_narrow_folded
 // CHECK-SAME: (%[[X:.+]]: tensor<4xf16>)
