@@ -46,10 +46,25 @@ std::string statsShapeFor(NormKind kind, const Shape &x, const Shape &scale,
   stats = x;
   switch (kind) {
   case NormKind::Layer:
-  case NormKind::Rms:
-    for (size_t i = 1; i < rank; ++i)
-      stats[i] = 1;
+  case NormKind::Rms: {
+    // cuDNN's rule: normalize over the dims (0 included) where scale is
+    // not 1, e.g. x [B, S, D] with scale [1, 1, D] over D (stats
+    // [B, S, 1]). A scale that is 1 everywhere normalizes over all dims
+    // but 0.
+    size_t lead = rank - std::min(rank, scale.size());
+    bool any = false;
+    for (size_t i = 0; i < rank; ++i) {
+      int64_t s = i >= lead ? scale[i - lead] : 1;
+      if (s != 1) {
+        stats[i] = 1;
+        any = true;
+      }
+    }
+    if (!any)
+      for (size_t i = 1; i < rank; ++i)
+        stats[i] = 1;
     break;
+  }
   case NormKind::Instance:
     for (size_t i = 2; i < rank; ++i)
       stats[i] = 1;

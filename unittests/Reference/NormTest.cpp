@@ -82,6 +82,16 @@ std::vector<NormCase> normCases() {
   return {
       {"layernorm", Kind::Layer, {3, 2, 2, 2}, {1, 2, 2, 2}, {3, 1, 1, 1}},
       {"rmsnorm", Kind::Rms, {3, 4, 1, 2}, {1, 4, 1, 2}, {3, 1, 1, 1}},
+      // cuDNN's rule: the dims where scale is not 1 are normalized.
+      {"layernorm BSD", Kind::Layer, {2, 3, 4}, {1, 1, 4}, {2, 3, 1}},
+      {"rmsnorm BSD", Kind::Rms, {2, 3, 4}, {1, 1, 4}, {2, 3, 1}},
+      {"layernorm middle dim", Kind::Layer, {2, 3, 4}, {1, 3, 1}, {2, 1, 4}},
+      {"rmsnorm split dims",
+       Kind::Rms,
+       {2, 3, 2, 4},
+       {1, 3, 1, 4},
+       {2, 1, 2, 1}},
+      {"layernorm whole tensor", Kind::Layer, {2, 3}, {2, 3}, {1, 1}},
       {"instancenorm",
        Kind::Instance,
        {2, 3, 2, 2},

@@ -196,16 +196,19 @@ std::string convWgrad(const NdArray &x, const NdArray &dy,
 // scale and bias broadcast to x (numpy rules); bias may be null (0).
 //
 //  op            normalized over              stats shape      scale/bias
-//  layernorm     all dims but 0               [N, 1, 1, 1]     [1, C, H, W]
-//  rmsnorm       all dims but 0               [N, 1, 1, 1]     [1, C, H, W]
+//  layernorm     dims where scale is not 1    x with those     [1, C, H, W]
+//  rmsnorm       (cuDNN's node rule)          dims set to 1    by default
 //  instancenorm  spatial dims (all but 0, 1)  [N, C, 1, 1]     [1, C, 1, 1]
 //  batchnorm     all dims but 1               [1, C, 1, 1]     [1, C, 1, 1]
 //  adalayernorm  dims i >= 1 where scale[i]   x with those     [N, C, H, W]
 //                is not 1 (cuDNN's node rule) dims set to 1    (per sample)
 // e.g. adalayernorm x [B, S, D], scale/bias [B, 1, D]: over D, stats
 // [B, S, 1]; with scale [B, S, D] it is over S and D, stats [B, 1, 1].
-// When the scale has no non-1 dim past 0, adalayernorm normalizes over all
-// dims but 0 like layernorm.
+// Likewise layernorm/rmsnorm x [B, S, D] with scale [1, 1, D] normalizes over
+// D (stats [B, S, 1]) and with the default [1, S, D] over S and D (stats
+// [B, 1, 1]); the normalized dims need not be contiguous. When the scale
+// has no non-1 dim (past 0 for adalayernorm), these norms normalize over all
+// dims but 0.
 //
 // Backward (DX, DScale, DBias) takes the saved mean and inv_var (any shape
 // broadcasting to x, e.g. the stats shape above) and treats inv_var as the
