@@ -147,6 +147,15 @@ def _ada_stats(node):
     return [1 if i > 0 and s[i] != 1 else x[i] for i in range(len(x))]
 
 
+def _layer_stats(node):
+    """layernorm/rmsnorm statistics (the frontend's rule): the input's dims
+    with every dim where scale is not 1 (a normalized dim) set to 1."""
+    x, s = _dims(node, "input"), _dims(node, "scale")
+    if not x or not s or len(s) != len(x):
+        return _keep("input", (0,))(node)
+    return [1 if s[i] != 1 else x[i] for i in range(len(x))]
+
+
 def _matmul_dims(node):
     a, b = _dims(node, "A"), _dims(node, "B")
     if not a or not b or len(a) < 2 or len(b) < 2:
@@ -513,7 +522,7 @@ def _la_bwd(extra_in=(), extra_out=()):
 
 OPS = {
     # ---- norms ---------------------------------------------------------------
-    "layernorm": _norm_fwd(_keep("input", (0,))),
+    "layernorm": _norm_fwd(_layer_stats),
     "adalayernorm": _norm_fwd(_ada_stats),
     "instancenorm": _norm_fwd(_keep("input", (0, 1))),
     "rmsnorm": dict(
@@ -521,7 +530,7 @@ OPS = {
         attrs=("norm_forward_phase",),
         outputs=(("Y", "Y"), ("inv_var", "INV_VARIANCE")),
         maybe={"inv_var": _training},
-        infer={"Y": _like("input"), "inv_var": _keep("input", (0,))},
+        infer={"Y": _like("input"), "inv_var": _layer_stats},
         emit="rmsnorm",
     ),
     "batchnorm": dict(

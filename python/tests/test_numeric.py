@@ -104,6 +104,92 @@ def test_rmsnorm():
     np.testing.assert_allclose(yo, x * ref_inv * s, rtol=1e-4, atol=1e-5)
 
 
+def _frontend_norm_program(kind, x, s, b, eps):
+    """The cuDNN frontend's test_layernorm/test_rmsnorm program: scale and
+    bias [1, 1, H] normalize each row of X [B, S, H] over H (the dims where
+    scale is not 1), epsilon is a pass-by-value [1, 1, 1] tensor, TRAINING
+    yields the statistics [B, S, 1]; then the backward graph."""
+    import cudnn
+
+    handle = cudnn.create_handle()
+    graph = cudnn.pygraph(intermediate_data_type=cudnn.data_type.FLOAT, compute_data_type=cudnn.data_type.FLOAT, handle=handle)
+    X = graph.tensor(name="X", dim=list(x.shape), stride=[st // 4 for st in x.strides], data_type=cudnn.data_type.FLOAT)
+    scale = graph.tensor(name="scale", dim=list(s.shape), stride=[st // 4 for st in s.strides], data_type=cudnn.data_type.FLOAT)
+    bias = graph.tensor(name="bias", dim=list(b.shape), stride=[st // 4 for st in b.strides], data_type=cudnn.data_type.FLOAT)
+    epsilon = graph.tensor(name="epsilon", dim=[1, 1, 1], stride=[1, 1, 1], is_pass_by_value=True, data_type=cudnn.data_type.FLOAT)
+    phase = cudnn.norm_forward_phase.TRAINING
+    if kind == "layernorm":
+        Y, mean, inv_var = graph.layernorm(name="LN", norm_forward_phase=phase, input=X, scale=scale, bias=bias, epsilon=epsilon)
+        stats = [mean, inv_var]
+    else:
+        Y, inv_var = graph.rmsnorm(name="RMS", norm_forward_phase=phase, input=X, scale=scale, bias=bias, epsilon=epsilon)
+        stats = [inv_var]
+    Y.set_output(True).set_data_type(cudnn.data_type.FLOAT)
+    for t in stats:
+        t.set_output(True).set_data_type(cudnn.data_type.FLOAT)
+        assert list(t.get_dim()) == [x.shape[0], x.shape[1], 1], t.get_dim()
+    graph.validate()
+    graph.build_operation_graph()
+    graph.create_execution_plans([cudnn.heur_mode.A, cudnn.heur_mode.FALLBACK])
+    graph.check_support()
+    graph.build_plans()
+    y = np.empty_like(x)
+    outs = [np.empty(list(t.get_dim()), np.float32) for t in stats]
+    workspace = np.empty(graph.get_workspace_size(), np.uint8)
+    feeds = {X: x, scale: s, bias: b, epsilon: np.full((1, 1, 1), eps, np.float32), Y: y}
+    graph.execute({**feeds, **dict(zip(stats, outs))}, workspace, handle=handle)
+
+    bwd = cudnn.pygraph(intermediate_data_type=cudnn.data_type.FLOAT, compute_data_type=cudnn.data_type.FLOAT, handle=handle)
+    DY = bwd.tensor(name="DY", dim=list(x.shape), stride=[st // 4 for st in x.strides], data_type=cudnn.data_type.FLOAT)
+    X_b = bwd.tensor_like(X, name="X")
+    scale_b = bwd.tensor_like(scale, name="scale")
+    inv_b = bwd.tensor_like(inv_var, name="inv_var")
+    if kind == "layernorm":
+        mean_b = bwd.tensor_like(mean, name="mean")
+        DX, Dscale, Dbias = bwd.layernorm_backward(name="DLN", grad=DY, input=X_b, scale=scale_b, mean=mean_b, inv_variance=inv_b)
+        saved = {mean_b: outs[0], inv_b: outs[1]}
+    else:
+        DX, Dscale, Dbias = bwd.rmsnorm_backward(name="DRMS", grad=DY, input=X_b, scale=scale_b, inv_variance=inv_b, has_dbias=True)
+        saved = {inv_b: outs[0]}
+    for t in (DX, Dscale, Dbias):
+        t.set_output(True).set_data_type(cudnn.data_type.FLOAT)
+    bwd.validate()
+    bwd.build_operation_graph()
+    bwd.create_execution_plans([cudnn.heur_mode.A, cudnn.heur_mode.FALLBACK])
+    bwd.check_support()
+    bwd.build_plans()
+    dy = rand(*x.shape)
+    dx, ds, db = np.empty_like(x), np.empty_like(s), np.empty_like(b)
+    workspace = np.empty(bwd.get_workspace_size(), np.uint8)
+    bwd.execute({DY: dy, X_b: x, scale_b: s, **saved, DX: dx, Dscale: ds, Dbias: db}, workspace, handle=handle)
+    cudnn.destroy_handle(handle)
+    return y, outs, dy, (dx, ds, db)
+
+
+@pytest.mark.parametrize("kind", ["layernorm", "rmsnorm"])
+def test_frontend_norm_over_last_dim(kind):
+    x, s, b = rand(2, 8, 32), rand(1, 1, 32), rand(1, 1, 32)
+    eps = 1e-3
+    y, stats, dy, (dx, ds, db) = _frontend_norm_program(kind, x, s, b, eps)
+    x64 = x.astype(np.float64)
+    mu = x64.mean(-1, keepdims=True) if kind == "layernorm" else np.zeros((2, 8, 1))
+    xc = x64 - mu
+    iv = 1 / np.sqrt((xc**2).mean(-1, keepdims=True) + eps)
+    xhat = xc * iv
+    np.testing.assert_allclose(y, xhat * s + b, rtol=1e-4, atol=1e-4)
+    if kind == "layernorm":
+        np.testing.assert_allclose(stats[0], mu, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(stats[-1], iv, rtol=1e-4)
+    # d/dx of the row norm, summed over (batch, position) for dscale/dbias.
+    g = dy * s
+    ref_dx = g - xhat * (g * xhat).mean(-1, keepdims=True)
+    if kind == "layernorm":
+        ref_dx -= g.mean(-1, keepdims=True)
+    np.testing.assert_allclose(dx, iv * ref_dx, rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(ds, (dy * xhat).sum((0, 1), keepdims=True), rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(db, dy.sum((0, 1), keepdims=True), rtol=1e-4, atol=1e-4)
+
+
 def test_batchnorm_inference():
     g = new_graph()
     x = rand(2, 4, 3, 3)
