@@ -153,40 +153,57 @@ std::string Planner::addRowOp(const rt::OpSpec &op, const Shape &space,
   return "";
 }
 
-/// Stats shape of a norm over `x`: the axes it normalizes become 1.
+static std::string dimsText(const Shape &dims) {
+  std::string text;
+  for (size_t i = 0; i < dims.size(); ++i)
+    text += (i ? "x" : "") + std::to_string(dims[i]);
+  return text.empty() ? "scalar" : text;
+}
+
+/// How many leading axes of `x` index a norm's rows (its statistics); the
+/// axes after them are the normalized ones, one row per block. Layer, RMS
+/// and adaptive layer norm normalize over the dims where scale is not 1
+/// (cuDNN's rule; adaptive layer norm from dim 1 on): x [B, S, D] with
+/// scale [1, 1, D] has rows of D (k = 2), with [1, S, D] rows of S * D
+/// (k = 1). A set of normalized dims that is not a trailing run is declined
+/// (`error`).
 static size_t normSuffix(const rt::OpSpec &op, const Shape &x,
                          const Shape &scale, std::string &error) {
   std::string kind = op.kind;
   if (auto pos = kind.find("_backward"); pos != std::string::npos)
     kind = kind.substr(0, pos);
-  if (kind == "layernorm" || kind == "rmsnorm")
-    return 1;
   if (kind == "instancenorm")
     return 2;
-  if (kind == "adalayernorm") {
-    size_t rank = x.size(), lead = rank - std::min(rank, scale.size());
-    std::vector<bool> norm(rank, false);
-    bool any = false;
-    for (size_t i = 1; i < rank; ++i) {
-      int64_t s = i >= lead ? scale[i - lead] : 1;
-      norm[i] = s != 1;
-      any |= norm[i];
-    }
-    if (!any)
-      return 1;
-    for (size_t i = 1; i < rank; ++i)
-      norm[i] = norm[i] || x[i] == 1; // unit dims go either way
-    size_t k = rank;
-    while (k > 1 && norm[k - 1])
-      --k;
-    for (size_t i = 1; i < k; ++i)
-      if (norm[i]) {
-        error = "generated kernels normalize a suffix of the axes only";
-        return 0;
-      }
-    return k;
+  bool layer = kind == "layernorm" || kind == "rmsnorm";
+  if (!layer && kind != "adalayernorm") {
+    error = "generated kernels have no " + op.kind + " yet";
+    return 0;
   }
-  error = "generated kernels have no " + op.kind + " yet";
+  size_t rank = x.size(), lead = rank - std::min(rank, scale.size());
+  std::vector<bool> norm(rank, false);
+  bool any = false;
+  for (size_t i = layer ? 0 : 1; i < rank; ++i) {
+    int64_t s = i >= lead ? scale[i - lead] : 1;
+    norm[i] = s != 1;
+    any |= norm[i];
+  }
+  if (!any) // a scale of ones: all dims but 0, as the reference reads it
+    return 1;
+  for (size_t i = 1; i < rank; ++i)
+    norm[i] = norm[i] || x[i] == 1; // unit dims go either way
+  size_t k = rank;
+  while (k > 0 && norm[k - 1])
+    --k;
+  if (std::find(norm.begin(), norm.begin() + k, true) == norm.begin() + k)
+    return k;
+  std::string dims;
+  for (size_t i = 0; i < rank; ++i)
+    if (norm[i] && x[i] != 1)
+      dims += (dims.empty() ? "" : ", ") + std::to_string(i);
+  error = "generated kernels normalize a trailing run of dims only, but "
+          "scale " +
+          dimsText(scale) + " normalizes dims {" + dims + "} of the input " +
+          dimsText(x) + " but not dim " + std::to_string(k - 1) + " after them";
   return 0;
 }
 

@@ -289,3 +289,54 @@ graph.graph @reshape_of_transpose(%x: tensor<4x8xf32>) -> tensor<32xf32> {
   }
   graph.output %grp0 : tensor<32xf32>
 }
+
+
+// -----
+
+// Layer and RMS norm normalize over the dims where scale is not 1 (cuDNN's
+// rule). x [4, 8, 32] with scale [1, 1, 32] has 32 rows of 32 (statistics
+// [4, 8, 1]), forward and backward, DScale/DBias summed over all 32 rows;
+// a scale over the whole input is one row. Normalized dims that are not a
+// trailing run (scale [1, 8, 1]: dim 1 but not dim 2) are left to another
+// engine, named.
+// CHECK-LABEL: gpu.module @norm_dims_group0
+// CHECK-SAME: graph.launches = ["stage0 grid 32 block 32"]
+// CHECK-LABEL: gpu.module @norm_dims_group1
+// CHECK-SAME: graph.launches = ["stage0 grid 32 block 32", "stage0_colsum0 grid 1 block 256", "stage0_colsum1 grid 1 block 256"]
+// CHECK-LABEL: gpu.module @norm_dims_group2
+// CHECK-SAME: graph.launches = ["stage0 grid 32 block 32"]
+// CHECK-NOT: gpu.module @norm_dims_group3
+// CHECK-LABEL: gpu.module @norm_dims_group4
+// CHECK-SAME: graph.launches = ["stage0 grid 1 block 32"]
+// REMARK: remark: norm_dims/group3 is left to another engine: rmsnorm "mid": generated kernels normalize a trailing run of dims only, but scale 1x8x1x1 normalizes dims {1} of the input 4x8x32x1 but not dim 2 after them
+// PTX-LABEL: gpu.binary @norm_dims_group0
+// PTX-LABEL: gpu.binary @norm_dims_group1
+// PTX-LABEL: gpu.binary @norm_dims_group2
+// PTX-LABEL: gpu.binary @norm_dims_group4
+graph.graph @norm_dims(%x: tensor<4x8x32xf32>, %g: tensor<1x1x32xf32>, %b: tensor<1x1x32xf32>, %dy: tensor<4x8x32xf32>,
+                       %gm: tensor<1x8x1xf32>, %w: tensor<4x16xf32>)
+    -> (tensor<4x8x32xf32>, tensor<4x8x32xf32>, tensor<1x1x32xf32>, tensor<1x1x32xf32>, tensor<4x8x32xf32>, tensor<4x8x1xf32>, tensor<4x8x32xf32>, tensor<4x16xf32>, tensor<1x1xf32>) {
+  %eps = graph.scalar 1.0e-05 : f32 -> tensor<1x1x1xf32>
+  %eps2 = graph.scalar 1.0e-05 : f32 -> tensor<1x1xf32>
+  %grp0:3 = graph.group 0 (%g0_x = %x : tensor<4x8x32xf32>, %g0_g = %g : tensor<1x1x32xf32>, %g0_b = %b : tensor<1x1x32xf32>, %g0_eps = %eps : tensor<1x1x1xf32>) -> (tensor<4x8x32xf32>, tensor<4x8x1xf32>, tensor<4x8x1xf32>) {
+    %y, %m, %iv = graph.layernorm training %g0_x, scale %g0_g, bias %g0_b, epsilon %g0_eps {name = "LN"} : (tensor<4x8x32xf32>, tensor<1x1x32xf32>, tensor<1x1x32xf32>, tensor<1x1x1xf32>) -> (tensor<4x8x32xf32>, tensor<4x8x1xf32>, tensor<4x8x1xf32>)
+    graph.yield %y, %m, %iv : tensor<4x8x32xf32>, tensor<4x8x1xf32>, tensor<4x8x1xf32>
+  }
+  %grp1:3 = graph.group 1 (%g1_dy = %dy : tensor<4x8x32xf32>, %g1_x = %x : tensor<4x8x32xf32>, %g1_g = %g : tensor<1x1x32xf32>, %g1_m = %grp0#1 : tensor<4x8x1xf32>, %g1_iv = %grp0#2 : tensor<4x8x1xf32>) -> (tensor<4x8x32xf32>, tensor<1x1x32xf32>, tensor<1x1x32xf32>) {
+    %dx, %ds, %db = graph.layernorm_backward %g1_dy, %g1_x, scale %g1_g, mean %g1_m, inv_variance %g1_iv : (tensor<4x8x32xf32>, tensor<4x8x32xf32>, tensor<1x1x32xf32>, tensor<4x8x1xf32>, tensor<4x8x1xf32>) -> (tensor<4x8x32xf32>, tensor<1x1x32xf32>, tensor<1x1x32xf32>)
+    graph.yield %dx, %ds, %db : tensor<4x8x32xf32>, tensor<1x1x32xf32>, tensor<1x1x32xf32>
+  }
+  %grp2:2 = graph.group 2 (%g2_x = %x : tensor<4x8x32xf32>, %g2_g = %g : tensor<1x1x32xf32>, %g2_eps = %eps : tensor<1x1x1xf32>) -> (tensor<4x8x32xf32>, tensor<4x8x1xf32>) {
+    %r, %riv = graph.rmsnorm training %g2_x, scale %g2_g, epsilon %g2_eps : (tensor<4x8x32xf32>, tensor<1x1x32xf32>, tensor<1x1x1xf32>) -> (tensor<4x8x32xf32>, tensor<4x8x1xf32>)
+    graph.yield %r, %riv : tensor<4x8x32xf32>, tensor<4x8x1xf32>
+  }
+  %grp3 = graph.group 3 (%g3_x = %x : tensor<4x8x32xf32>, %g3_gm = %gm : tensor<1x8x1xf32>, %g3_eps = %eps : tensor<1x1x1xf32>) -> tensor<4x8x32xf32> {
+    %mid = graph.rmsnorm inference %g3_x, scale %g3_gm, epsilon %g3_eps {name = "mid"} : (tensor<4x8x32xf32>, tensor<1x8x1xf32>, tensor<1x1x1xf32>) -> tensor<4x8x32xf32>
+    graph.yield %mid : tensor<4x8x32xf32>
+  }
+  %grp4:2 = graph.group 4 (%g4_w = %w : tensor<4x16xf32>, %g4_eps = %eps2 : tensor<1x1xf32>) -> (tensor<4x16xf32>, tensor<1x1xf32>) {
+    %wy, %wm, %wiv = graph.layernorm training %g4_w, scale %g4_w, bias %g4_w, epsilon %g4_eps : (tensor<4x16xf32>, tensor<4x16xf32>, tensor<4x16xf32>, tensor<1x1xf32>) -> (tensor<4x16xf32>, tensor<1x1xf32>, tensor<1x1xf32>)
+    graph.yield %wy, %wm : tensor<4x16xf32>, tensor<1x1xf32>
+  }
+  graph.output %grp0#0, %grp1#0, %grp1#1, %grp1#2, %grp2#0, %grp2#1, %grp3, %grp4#0, %grp4#1 : tensor<4x8x32xf32>, tensor<4x8x32xf32>, tensor<1x1x32xf32>, tensor<1x1x32xf32>, tensor<4x8x32xf32>, tensor<4x8x1xf32>, tensor<4x8x32xf32>, tensor<4x16xf32>, tensor<1x1xf32>
+}
