@@ -373,6 +373,7 @@ std::string Lowering::lowerOp(const OpSpec &o) {
   static const std::pair<const char *, LowerFn> kLowerings[] = {
       {"pointwise", &Lowering::lowerPointwise},
       {"matmul", &Lowering::lowerMatmul},
+      {"moe_grouped_matmul", &Lowering::lowerMoeGroupedMatmul},
       {"conv_fprop", &Lowering::lowerConv},
       {"conv_dgrad", &Lowering::lowerConv},
       {"conv_wgrad", &Lowering::lowerConv},

@@ -262,6 +262,7 @@ public:
   std::string lowerPointwise();
 
   std::string lowerMatmul();
+  std::string lowerMoeGroupedMatmul();
 
   std::string lowerConv();
 
@@ -335,6 +336,58 @@ public:
 /// Equivalent descriptions of a layout-free graph (see CudnnRelabel.cpp),
 /// each with a label naming its layout.
 std::vector<std::pair<std::string, GraphSpec>> relabelings(const GraphSpec &s);
+
+//===----------------------------------------------------------------------===//
+// Port tables: ops whose ports map one to one onto descriptor attributes
+//===----------------------------------------------------------------------===//
+
+/// How a port of an op reaches its operation descriptor.
+enum PortFlags : unsigned {
+  kOutput = 0,
+  kInput = 1,
+  kRequired = 2, // else set only when the op has the port
+  kScratch = 4,  // cuDNN always writes it: a virtual one gets workspace memory
+  kNotRms = 8,   // absent from RMS norm
+};
+
+struct OpPort {
+  const char *port;
+  unsigned flags;
+  cudnnBackendAttributeName_t attr;
+  const char *attrName;
+};
+
+/// A port table entry: the op port, its flags and the attribute.
+#define PORT(port, flags, attr)                                                \
+  { port, flags, attr, #attr }
+
+/// Sets the descriptor of each port in `ports` on `o`, in order.
+template <size_t N>
+std::string setPorts(Lowering &l, const DescPtr &o, const OpPort (&ports)[N],
+                     bool isRms = false) {
+  for (const OpPort &p : ports) {
+    if ((p.flags & kNotRms) && isRms)
+      continue;
+    bool isInput = p.flags & kInput;
+    int64_t uid;
+    if (p.flags & kRequired) {
+      TRY(isInput ? l.in(p.port, uid) : l.out(p.port, uid));
+    } else {
+      const auto &opPorts = isInput ? l.op->inputs : l.op->outputs;
+      auto it = opPorts.find(p.port);
+      if (it == opPorts.end())
+        continue;
+      uid = it->second;
+    }
+    if (p.flags & kScratch)
+      l.toScratch(uid);
+    DescPtr d;
+    TRY(l.tensor(uid, d));
+    TRY(l.b.set(o, p.attr, p.attrName, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1,
+                &d->raw));
+  }
+  return "";
+}
 
 } // namespace graph::rt::cudnn
 

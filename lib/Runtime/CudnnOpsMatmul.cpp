@@ -1,7 +1,7 @@
 //===- CudnnOpsMatmul.cpp - Matmul ----------------------------------------===//
 //
 // Lowers matmul, casting a mixed-precision operand in a pointwise
-// prologue.
+// prologue, and the mixture-of-experts grouped matmul.
 //
 //===----------------------------------------------------------------------===//
 
@@ -48,10 +48,46 @@ std::string Lowering::lowerMatmul() {
     Shape dims = ct->dims, strides = ct->strides; // newVirtual may move ct
     int64_t wide = newVirtual(dims, CUDNN_DATA_FLOAT, strides);
     TRY(matmul(a, bb, wide, comp(), fAttr("padding")));
-    return pointwise(CUDNN_POINTWISE_IDENTITY, wide, 0, 0, c,
-                     CUDNN_DATA_FLOAT);
+    return pointwise(CUDNN_POINTWISE_IDENTITY, wide, 0, 0, c, CUDNN_DATA_FLOAT);
   }
   return matmul(a, bb, c, comp(), fAttr("padding"));
+}
+
+std::string Lowering::lowerMoeGroupedMatmul() {
+  static const OpPort kPorts[] = {
+      PORT("token", kInput | kRequired,
+           CUDNN_ATTR_OPERATION_MOE_GROUPED_MATMUL_TOKEN_DESC),
+      PORT("weight", kInput | kRequired,
+           CUDNN_ATTR_OPERATION_MOE_GROUPED_MATMUL_WEIGHT_DESC),
+      PORT("first_token_offset", kInput | kRequired,
+           CUDNN_ATTR_OPERATION_MOE_GROUPED_MATMUL_FIRST_TOKEN_OFFSET_DESC),
+      PORT("token_index", kInput,
+           CUDNN_ATTR_OPERATION_MOE_GROUPED_MATMUL_TOKEN_INDEX_DESC),
+      PORT("token_ks", kInput,
+           CUDNN_ATTR_OPERATION_MOE_GROUPED_MATMUL_TOKEN_KS_DESC),
+      PORT("output", kOutput | kRequired,
+           CUDNN_ATTR_OPERATION_MOE_GROUPED_MATMUL_OUTPUT_DESC),
+  };
+  DescPtr o;
+  TRY(b.create(CUDNN_BACKEND_OPERATION_MOE_GROUPED_MATMUL_DESCRIPTOR, o,
+               "OPERATION_MOE_GROUPED_MATMUL"));
+  // The graph's moe_mode values are cuDNN's (none, gather, scatter).
+  auto mode =
+      static_cast<cudnnMoeGroupedMatmulMode_t>(iAttr("mode").value_or(0));
+  cudnnDataType_t c = comp();
+  SET(o, CUDNN_ATTR_OPERATION_MOE_GROUPED_MATMUL_MODE,
+      CUDNN_TYPE_MOE_GROUPED_MATMUL_MODE, 1, &mode);
+  SET(o, CUDNN_ATTR_OPERATION_MOE_GROUPED_MATMUL_MATH_PREC,
+      CUDNN_TYPE_DATA_TYPE, 1, &c);
+  TRY(setPorts(*this, o, kPorts));
+  if (std::optional<int64_t> topK = iAttr("top_k")) {
+    int32_t k = static_cast<int32_t>(*topK);
+    SET(o, CUDNN_ATTR_OPERATION_MOE_GROUPED_MATMUL_TOP_K, CUDNN_TYPE_INT32, 1,
+        &k);
+  }
+  TRY(b.finalize(o, "OPERATION_MOE_GROUPED_MATMUL"));
+  ops.push_back(o);
+  return "";
 }
 
 } // namespace graph::rt::cudnn

@@ -48,3 +48,15 @@ graph.graph @per_op(%a: tensor<4x8xf16>, %b: tensor<8x4xf16>, %c: tensor<4x4xf32
   %ragged = graph.reduction add %c group_offset %off : (tensor<4x4xf32>, tensor<3xi32>) -> tensor<4x1xf32>
   graph.output %m, %t, %e, %y, %rp, %s, %ragged : tensor<4x4xf32>, tensor<4x4xf32>, tensor<4x4xf64>, tensor<2x16x8x8xf16>, tensor<2x8x128x64xbf16>, tensor<4x1xf32>, tensor<4x1xf32>
 }
+
+// -----
+
+// The mixture-of-experts grouped matmul lowers to cuDNN's MoE operation.
+// ALL-LABEL: graph.graph @moe
+// ALL: group 0 engines [#graph.engine<cudnn, {{[^>]*}}>, #graph.engine<reference, {{[^>]*}}>] (
+// ALL-NEXT: moe_grouped_matmul
+// REF-LABEL: graph.graph @moe
+graph.graph @moe(%t: tensor<1x64x32xbf16>, %w: tensor<4x32x16xbf16>, %o: tensor<4x1x1xi32>) -> tensor<1x64x16xbf16> {
+  %y = graph.moe_grouped_matmul %t, %w, offsets %o : (tensor<1x64x32xbf16>, tensor<4x32x16xbf16>, tensor<4x1x1xi32>) -> tensor<1x64x16xbf16>
+  graph.output %y : tensor<1x64x16xbf16>
+}

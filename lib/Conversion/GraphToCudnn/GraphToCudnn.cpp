@@ -44,10 +44,9 @@ bool mlir::graph::hasDynamicInputs(GraphOp graph) {
   });
 }
 
-GraphOp mlir::graph::specializeForGpu(GraphOp graph,
-                                      const std::vector<ref::Shape> &inputShapes,
-                                      OwningOpRef<ModuleOp> &holder,
-                                      std::string &error) {
+GraphOp mlir::graph::specializeForGpu(
+    GraphOp graph, const std::vector<ref::Shape> &inputShapes,
+    OwningOpRef<ModuleOp> &holder, std::string &error) {
   MLIRContext *context = graph.getContext();
   std::string name = graph.getSymName().str();
   error.clear();
@@ -114,11 +113,21 @@ void addPorts(OpTy op, const PortNames &names,
 
 PortNames portsOf(Operation *op) {
   return llvm::TypeSwitch<Operation *, PortNames>(op)
-      .Case([](MatmulOp) { return PortNames{{"A", "B"}, {"C"}}; })
-      .Case([](PointwiseOp) { return PortNames{{"inputs"}, {"output"}}; })
-      .Case([](ConvFpropOp) { return PortNames{{"image", "weight"}, {"Y"}}; })
-      .Case([](ConvDgradOp) { return PortNames{{"loss", "filter"}, {"DX"}}; })
-      .Case([](ConvWgradOp) { return PortNames{{"image", "loss"}, {"DW"}}; })
+      .Case([](MatmulOp) {
+        return PortNames{{"A", "B"}, {"C"}};
+      })
+      .Case([](PointwiseOp) {
+        return PortNames{{"inputs"}, {"output"}};
+      })
+      .Case([](ConvFpropOp) {
+        return PortNames{{"image", "weight"}, {"Y"}};
+      })
+      .Case([](ConvDgradOp) {
+        return PortNames{{"loss", "filter"}, {"DX"}};
+      })
+      .Case([](ConvWgradOp) {
+        return PortNames{{"image", "loss"}, {"DW"}};
+      })
       .Case([](ReductionOp) {
         return PortNames{{"input", "group_offset"}, {"output"}};
       })
@@ -131,11 +140,10 @@ PortNames portsOf(Operation *op) {
                          {"Y", "inv_var"}};
       })
       .Case([](BatchnormOp) {
-        return PortNames{{"input", "scale", "bias", "epsilon",
-                          "in_running_mean", "in_running_var", "momentum",
-                          "peer_stats"},
-                         {"Y", "mean", "inv_var", "next_running_mean",
-                          "next_running_var"}};
+        return PortNames{
+            {"input", "scale", "bias", "epsilon", "in_running_mean",
+             "in_running_var", "momentum", "peer_stats"},
+            {"Y", "mean", "inv_var", "next_running_mean", "next_running_var"}};
       })
       .Case([](BatchnormInferenceOp) {
         return PortNames{{"input", "mean", "inv_variance", "scale", "bias"},
@@ -151,16 +159,27 @@ PortNames portsOf(Operation *op) {
                          {"DX", "DScale", "DBias"}};
       })
       .Case([](BatchnormBackwardOp) {
-        return PortNames{{"grad", "input", "scale", "mean", "inv_variance",
-                          "peer_stats"},
-                         {"DX", "DScale", "DBias"}};
+        return PortNames{
+            {"grad", "input", "scale", "mean", "inv_variance", "peer_stats"},
+            {"DX", "DScale", "DBias"}};
       })
-      .Case([](GenstatsOp) { return PortNames{{"input"}, {"SUM", "SQ_SUM"}}; })
-      .Case<TransposeOp, SliceOp, ReshapeOp>(
-          [](auto) { return PortNames{{"input"}, {"output"}}; })
-      .Case([](ConcatenateOp) { return PortNames{{"inputs"}, {"output"}}; })
-      .Case<RopeOp, RopeBackwardOp>(
-          [](auto) { return PortNames{{"input", "freqs"}, {"output"}}; })
+      .Case([](GenstatsOp) {
+        return PortNames{{"input"}, {"SUM", "SQ_SUM"}};
+      })
+      .Case([](MoeGroupedMatmulOp) {
+        return PortNames{{"token", "weight", "first_token_offset",
+                          "token_index", "token_ks"},
+                         {"output"}};
+      })
+      .Case<TransposeOp, SliceOp, ReshapeOp>([](auto) {
+        return PortNames{{"input"}, {"output"}};
+      })
+      .Case([](ConcatenateOp) {
+        return PortNames{{"inputs"}, {"output"}};
+      })
+      .Case<RopeOp, RopeBackwardOp>([](auto) {
+        return PortNames{{"input", "freqs"}, {"output"}};
+      })
       .Case([](BlockScaleQuantizeOp) {
         return PortNames{{"input", "group_offset"}, {"Y", "scale"}};
       })
@@ -204,6 +223,8 @@ void addAttributes(Operation *op, rt::OpSpec &spec) {
       spec.mode = stringifyConvMode(conv.getValue()).str();
     else if (auto align = dyn_cast<DiagonalAlignmentAttr>(value))
       spec.intAttrs[name] = {static_cast<int64_t>(align.getValue())};
+    else if (auto moe = dyn_cast<MoeModeAttr>(value))
+      spec.intAttrs[name] = {static_cast<int64_t>(moe.getValue())};
     else if (auto array = dyn_cast<DenseI64ArrayAttr>(value))
       spec.intAttrs[name] = std::vector<int64_t>(array.asArrayRef().begin(),
                                                  array.asArrayRef().end());
@@ -233,10 +254,10 @@ void addAttributes(Operation *op, rt::OpSpec &spec) {
     put("dilation", conv.getDilationOrDefault(spatial));
     spec.intAttrs.erase("padding");
   };
-  unsigned rank = op->getNumOperands()
-                      ? cast<RankedTensorType>(op->getOperand(0).getType())
-                            .getRank()
-                      : 0;
+  unsigned rank =
+      op->getNumOperands()
+          ? cast<RankedTensorType>(op->getOperand(0).getType()).getRank()
+          : 0;
   if (auto conv = dyn_cast<ConvFpropOp>(op))
     geometry(conv, rank - 2);
   else if (auto conv = dyn_cast<ConvDgradOp>(op))
@@ -274,7 +295,8 @@ void padRanks(rt::GraphSpec &spec) {
                            ? 1
                            : tensor.dims.front() * tensor.strides.front();
         tensor.dims.insert(tensor.dims.begin(), 1);
-        tensor.strides.insert(tensor.strides.begin(), std::max<int64_t>(span, 1));
+        tensor.strides.insert(tensor.strides.begin(),
+                              std::max<int64_t>(span, 1));
       }
     }
   }
@@ -371,9 +393,9 @@ llvm::DenseMap<Value, Type> tensorCoreOperandTypes(
         common = partner;
       }
       // In-group readers would see the rounded value; keep those exact.
-      if (narrow && common &&
-          llvm::none_of(users,
-                        [&](Operation *user) { return sameGroup(user, &op); }))
+      if (narrow && common && llvm::none_of(users, [&](Operation *user) {
+            return sameGroup(user, &op);
+          }))
         narrowed[value] = common;
     }
   }
@@ -446,8 +468,7 @@ void planViews(ArrayRef<Operation *> nodes,
     auto sourceType = cast<RankedTensorType>(source.getType());
     if (!def || !isa<SdpaOp, MatmulOp, PointwiseOp>(def) ||
         outputs.count(source) || getResolvedUsers(source).size() != 1 ||
-        perm.empty() ||
-        perm.back() != static_cast<int64_t>(perm.size()) - 1 ||
+        perm.empty() || perm.back() != static_cast<int64_t>(perm.size()) - 1 ||
         !sourceType.hasStaticShape())
       continue;
     // Strides a user gave the intermediate (anything but the packed
@@ -623,12 +644,16 @@ std::string mlir::graph::lowerToCudnn(GraphOp graph, CudnnProgram &program,
       return true;
     Operation *def = value.getDefiningOp();
     for (Operation *user : getResolvedUsers(value))
-      if (!isa<OutputOp>(user) && groupOfOp.lookup(user) != groupOfOp.lookup(def))
+      if (!isa<OutputOp>(user) &&
+          groupOfOp.lookup(user) != groupOfOp.lookup(def))
         return true;
     return false;
   };
   llvm::DenseMap<Value, Type> narrowed = tensorCoreOperandTypes(
-      nodes, [&](Value value) { return needsBuffer(value) && !outputIndex.count(value); },
+      nodes,
+      [&](Value value) {
+        return needsBuffer(value) && !outputIndex.count(value);
+      },
       [&](Operation *a, Operation *b) {
         return groupOfOp.lookup(a) == groupOfOp.lookup(b);
       });
@@ -745,18 +770,21 @@ std::string mlir::graph::lowerToCudnn(GraphOp graph, CudnnProgram &program,
       addAttributes(op, opSpec);
       PortNames names = portsOf(op);
       if (names.operands.empty())
-        return opSpec.kind + (opSpec.name.empty() ? "" : " \"" + opSpec.name + "\"") +
+        return opSpec.kind +
+               (opSpec.name.empty() ? "" : " \"" + opSpec.name + "\"") +
                ": no cuDNN lowering for this op";
       auto uidFn = [&](Value v) { return addTensor(v); };
-      llvm::TypeSwitch<Operation *>(op).Case<
-          MatmulOp, PointwiseOp, ConvFpropOp, ConvDgradOp, ConvWgradOp,
-          ReductionOp, LayernormOp, AdaLayernormOp, InstancenormOp, RmsnormOp,
-          BatchnormOp, BatchnormInferenceOp, LayernormBackwardOp,
-          AdaLayernormBackwardOp, InstancenormBackwardOp, RmsnormBackwardOp,
-          BatchnormBackwardOp, GenstatsOp, SdpaOp, SdpaBackwardOp,
-          TransposeOp, SliceOp, ConcatenateOp, ReshapeOp, RopeOp,
-          RopeBackwardOp, BlockScaleQuantizeOp, BlockScaleDequantizeOp>(
-          [&](auto typed) { addPorts(typed, names, uidFn, opSpec); });
+      llvm::TypeSwitch<Operation *>(op)
+          .Case<MatmulOp, PointwiseOp, ConvFpropOp, ConvDgradOp, ConvWgradOp,
+                ReductionOp, LayernormOp, AdaLayernormOp, InstancenormOp,
+                RmsnormOp, BatchnormOp, BatchnormInferenceOp,
+                LayernormBackwardOp, AdaLayernormBackwardOp,
+                InstancenormBackwardOp, RmsnormBackwardOp, BatchnormBackwardOp,
+                GenstatsOp, SdpaOp, SdpaBackwardOp, TransposeOp, SliceOp,
+                ConcatenateOp, ReshapeOp, RopeOp, RopeBackwardOp,
+                BlockScaleQuantizeOp, BlockScaleDequantizeOp,
+                MoeGroupedMatmulOp>(
+              [&](auto typed) { addPorts(typed, names, uidFn, opSpec); });
       if (!error.empty())
         return opSpec.kind + ": " + error;
       spec.ops.push_back(std::move(opSpec));

@@ -32,7 +32,7 @@ public:
             BatchnormInferenceOp, InstancenormOp, AdaLayernormOp,
             LayernormBackwardOp, RmsnormBackwardOp, BatchnormBackwardOp,
             InstancenormBackwardOp, AdaLayernormBackwardOp, GenstatsOp, SdpaOp,
-            SdpaBackwardOp>(op))
+            SdpaBackwardOp, MoeGroupedMatmulOp>(op))
       return "";
     return ("no cuDNN lowering for " + op->getName().stripDialect() + " yet")
         .str();
