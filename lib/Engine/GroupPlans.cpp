@@ -113,11 +113,9 @@ std::string GroupPlans::build(size_t index, bool cubin, bool keepKernels) {
     return plan.error;
   plan.tried = true;
   rt::CodegenSpec compiled;
-  // Launch geometry for this GPU's SMs, threads and registers (the H200's
-  // defaults stay when the driver cannot say).
-  rt::DeviceLimits limits;
-  rt::queryDeviceLimits(device.ordinal(), limits);
-  plan.error = compilePlan(groupSpec, entry.name, compiled, cubin, limits);
+  // Launch geometry for this GPU's SMs, threads and registers.
+  plan.error =
+      compilePlan(groupSpec, entry.name, compiled, cubin, device.limits());
   if (plan.error.empty()) {
     plan.kernels = rt::CodegenKernel::create(device, compiled, plan.error);
     if (!plan.kernels && plan.error.empty())

@@ -391,6 +391,8 @@ public:
     CU_CHECK(cu->cuDeviceGetAttribute(
                  &minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, device),
              "cuDeviceGetAttribute(compute capability minor)" + at);
+    // A driver that cannot say keeps the H200's limits: codegen still runs.
+    (void)readDeviceLimits(*cu, device, deviceLimits);
     CU_CHECK(cu->cuDevicePrimaryCtxRetain(&context, device),
              "cuDevicePrimaryCtxRetain" + at);
     CU_CHECK(cu->cuCtxSetCurrent(context), "cuCtxSetCurrent" + at);

@@ -7,19 +7,8 @@
 using namespace graph::rt;
 using namespace graph::rt::detail;
 
-std::string graph::rt::queryDeviceLimits(int ordinal, DeviceLimits &out) {
-  std::string error;
-  const DriverApi *cu = driverApi(error);
-  if (!cu)
-    return error;
-  // cuInit is cheap after the first call and needed before cuDeviceGet.
-  if (CUresult status = cu->cuInit(0); status != CUDA_SUCCESS)
-    return "cuInit failed: " + cuStatusText(*cu, status);
-  CUdevice device = 0;
-  if (CUresult status = cu->cuDeviceGet(&device, ordinal);
-      status != CUDA_SUCCESS)
-    return "cuDeviceGet(" + std::to_string(ordinal) +
-           ") failed: " + cuStatusText(*cu, status);
+std::string detail::readDeviceLimits(const DriverApi &cu, CUdevice device,
+                                     DeviceLimits &out) {
   DeviceLimits limits = out;
   struct Attribute {
     CUdevice_attribute attribute;
@@ -39,10 +28,10 @@ std::string graph::rt::queryDeviceLimits(int ordinal, DeviceLimits &out) {
   };
   for (const Attribute &a : attributes) {
     int value = 0;
-    if (CUresult status = cu->cuDeviceGetAttribute(&value, a.attribute, device);
+    if (CUresult status = cu.cuDeviceGetAttribute(&value, a.attribute, device);
         status != CUDA_SUCCESS)
       return std::string("cuDeviceGetAttribute(") + a.name +
-             ") failed: " + cuStatusText(*cu, status);
+             ") failed: " + cuStatusText(cu, status);
     if (value <= 0)
       return std::string("the device reports ") + a.name + " " +
              std::to_string(value);

@@ -9,6 +9,8 @@
 #ifndef GRAPHDIALECT_LIB_RUNTIME_RUNTIMEAPI_H
 #define GRAPHDIALECT_LIB_RUNTIME_RUNTIMEAPI_H
 
+#include "GraphDialect/Runtime/DeviceLimits.h"
+
 #include <cuda.h>
 #include <cudnn_backend.h>
 
@@ -84,6 +86,11 @@ const CudnnApi *cudnnApi(std::string &error);
 std::string cuStatusText(const DriverApi &api, CUresult status);
 /// "CUDNN_STATUS_NOT_SUPPORTED (cuDNN: <last error string>)".
 std::string cudnnStatusText(const CudnnApi &api, cudnnStatus_t status);
+
+/// Reads the launch limits of `device` into `out`: "" or why not, `out`
+/// then unchanged (Device fills its limits() with it when it opens).
+std::string readDeviceLimits(const DriverApi &cu, CUdevice device,
+                             DeviceLimits &out);
 
 /// Library names opened by driverApi/cudnnApi; settable before first use
 /// (from GRAPH_LIBCUDA / GRAPH_LIBCUDNN, defaults libcuda.so.1 and

@@ -63,7 +63,7 @@ std::string codegenV2Declines(const ::graph::rt::GraphSpec &spec);
 /// Appends a gpu.module of kernels for `spec` with the knobs of `plan` (a
 /// codegen_v2 name) to `module`; `out` gets the launches (no PTX yet) and
 /// the scratch buffers the runtime must provide. Launch geometry follows
-/// `limits`: the GPU the kernels will run on (rt::queryDeviceLimits), or the
+/// `limits`: the GPU the kernels will run on (rt::Device::limits), or the
 /// H200's defaults when generating without one.
 std::string generateKernels(const ::graph::rt::GraphSpec &spec,
                             const std::string &plan, ModuleOp module,

@@ -21,6 +21,8 @@
 #ifndef GRAPHDIALECT_RUNTIME_DEVICE_H
 #define GRAPHDIALECT_RUNTIME_DEVICE_H
 
+#include "GraphDialect/Runtime/DeviceLimits.h"
+
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -90,6 +92,9 @@ public:
 
   /// The CUDA device ordinal.
   virtual int ordinal() const = 0;
+  /// The launch limits codegen plans compile for, read once when the device
+  /// opened (the H200's defaults stay where the driver cannot say).
+  const DeviceLimits &limits() const { return deviceLimits; }
   /// "cuDNN 9.19.0, driver 13000, sm_90".
   virtual std::string version() const = 0;
   /// Makes this device's context current on the calling thread (cuDNN
@@ -131,6 +136,9 @@ public:
   /// any device of the process); -1 for host memory, managed memory and
   /// pointers the driver does not know.
   virtual int pointerOrdinal(const void *pointer) const = 0;
+
+protected:
+  DeviceLimits deviceLimits;
 };
 
 /// Keeps the CUDA context that was current on the calling thread when it

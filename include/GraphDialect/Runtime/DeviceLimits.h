@@ -2,9 +2,10 @@
 //
 // The generated kernels' launch geometry (how many blocks make one wave, how
 // many blocks an SM holds at a register count) depends on the GPU they run
-// on. The code generator takes these limits as a plain struct: filled from
-// the CUDA device when there is one, the H200's values when kernels are
-// generated without a GPU (graph-opt, lit tests). No MLIR, no CUDA here.
+// on. The code generator takes these limits as a plain struct: those the
+// CUDA device read when it opened (rt::Device::limits), the H200's values
+// when kernels are generated without a GPU (graph-opt, lit tests). No MLIR,
+// no CUDA here.
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,7 +13,6 @@
 #define GRAPHDIALECT_RUNTIME_DEVICELIMITS_H
 
 #include <cstdint>
-#include <string>
 
 namespace graph::rt {
 
@@ -35,11 +35,6 @@ struct DeviceLimits {
   }
   bool operator!=(const DeviceLimits &o) const { return !(*this == o); }
 };
-
-/// Reads the limits of CUDA device `ordinal` into `out` (the CUDA driver is
-/// opened on first use). Returns "" or why not (no driver, no such device);
-/// `out` keeps its values then.
-std::string queryDeviceLimits(int ordinal, DeviceLimits &out);
 
 } // namespace graph::rt
 
