@@ -54,6 +54,8 @@ public:
         continue;
       std::optional<unsigned> joined = tryJoin(&op);
       unsigned id = joined ? *joined : open(&op);
+      if (!joined && isa<MatmulOp>(op))
+        absorbOperandCasts(&op, id, members);
       groupOf[&op] = id;
       Group &group = groups[id];
       ++group.size;
@@ -69,8 +71,10 @@ public:
     // scalars: the ids are a schedule, so every group reads only inputs,
     // scalars and earlier groups.
     OpBuilder builder(graph.getOutputOp());
-    for (auto [id, ops] : llvm::enumerate(members))
-      outlineGroup(builder, ops, id);
+    unsigned next = 0;
+    for (SmallVector<Operation *> &ops : members)
+      if (!ops.empty())
+        outlineGroup(builder, ops, next++);
   }
 
 private:
@@ -120,6 +124,34 @@ private:
           best = id;
       }
     return best;
+  }
+
+  /// The frontend's mixed-precision matmul casts a graph input in an
+  /// identity whose only use is an operand of the matmul (int8 B to bf16):
+  /// cuDNN's mixed-input engines take the casts and the matmul as one graph,
+  /// and a cast of int8 alone has no engine. Such a cast's group (the cast
+  /// only) moves into the matmul's; nothing else reads it, so the schedule
+  /// holds.
+  void absorbOperandCasts(Operation *matmul, unsigned id,
+                          SmallVector<SmallVector<Operation *>> &members) {
+    unsigned absorbed = 0;
+    for (Value operand : matmul->getOperands()) {
+      auto cast = operand.getDefiningOp<PointwiseOp>();
+      if (!cast || cast.getMode() != PointwiseMode::identity ||
+          !operand.hasOneUse() ||
+          !isa<BlockArgument>(cast.getInputs().front()))
+        continue;
+      std::optional<unsigned> from = producerGroup(operand);
+      if (!from || *from == id || groups[*from].size != 1)
+        continue;
+      members.resize(groups.size());
+      members[*from].clear();
+      groups[*from].size = 0;
+      groups[*from].kind = GroupKind::Single; // nothing joins it now
+      groupOf[cast] = id;
+      members[id].insert(members[id].begin() + absorbed++, cast);
+      ++groups[id].size;
+    }
   }
 
   /// A pointwise op or a reduction joins the group of its latest grouped

@@ -167,3 +167,29 @@ graph.graph @conv_bn_relu(%x: tensor<2x8x4x4xf16>, %w: tensor<8x8x1x1xf16>, %m: 
   %y = graph.pointwise relu(%s) : (tensor<2x8x4x4xf32>) -> tensor<2x8x4x4xf16>
   graph.output %y : tensor<2x8x4x4xf16>
 }
+
+// -----
+
+// The frontend's mixed-precision matmul: identity casts of graph inputs whose
+// only use is a matmul operand join the matmul's group (cuDNN's mixed-input
+// engines take them as one graph; an int8 cast alone has no engine). A cast
+// read by anything else stays in its own group.
+// CHECK-LABEL: graph.graph @mixed_precision_matmul
+// CHECK: group 0
+// CHECK-NEXT: pointwise identity(%{{.*}}) {name = "castA"}
+// CHECK-NEXT: pointwise identity(%{{.*}}) {name = "castB"}
+// CHECK-NEXT: matmul
+// CHECK: group 1
+// CHECK-NEXT: pointwise identity(%{{.*}}) {name = "castShared"}
+// CHECK: group 2
+// CHECK-NEXT: matmul
+// CHECK-NOT: group 3
+graph.graph @mixed_precision_matmul(%a: tensor<2x8x16xf16>, %b: tensor<2x16x4xi8>, %c: tensor<2x16x4xi8>, %a2: tensor<2x8x16xbf16>)
+    -> (tensor<2x8x4xbf16>, tensor<2x8x4xbf16>, tensor<2x16x4xbf16>) {
+  %a16 = graph.pointwise identity(%a) {name = "castA"} : (tensor<2x8x16xf16>) -> tensor<2x8x16xbf16>
+  %b16 = graph.pointwise identity(%b) {name = "castB"} : (tensor<2x16x4xi8>) -> tensor<2x16x4xbf16>
+  %y = graph.matmul %a16, %b16 : (tensor<2x8x16xbf16>, tensor<2x16x4xbf16>) -> tensor<2x8x4xbf16>
+  %c16 = graph.pointwise identity(%c) {name = "castShared"} : (tensor<2x16x4xi8>) -> tensor<2x16x4xbf16>
+  %z = graph.matmul %a2, %c16 : (tensor<2x8x16xbf16>, tensor<2x16x4xbf16>) -> tensor<2x8x4xbf16>
+  graph.output %y, %z, %c16 : tensor<2x8x4xbf16>, tensor<2x8x4xbf16>, tensor<2x16x4xbf16>
+}
