@@ -10,6 +10,7 @@
 
 #include "GraphDialect/Compiler.h"
 #include "GraphDialect/Support/DType.h"
+#include "GraphDialect/Support/Shape.h"
 
 #include <algorithm>
 #include <cinttypes>
@@ -274,8 +275,8 @@ struct GraphBuilder::Impl {
   std::string type(int64_t id) const {
     const Tensor &t = tensors[id - 1];
     std::string out = "tensor<";
-    for (int64_t d : t.dims)
-      out += (d < 0 ? std::string("?") : std::to_string(d)) + "x";
+    if (!t.dims.empty())
+      out += ::graph::dimsText(t.dims, /*negativeIsDynamic=*/true) + "x";
     out += graphDTypeName(t.dtype);
     if (!t.strides.empty())
       out += ", #graph.strides<[" + joinInts(t.strides) + "]>";

@@ -24,6 +24,7 @@
 #include "GraphDialect/Passes.h"
 #include "GraphDialect/Reference/Executor.h"
 #include "GraphDialect/Support/NestingDepth.h"
+#include "GraphDialect/Support/Shape.h"
 
 #include "mlir/Bytecode/BytecodeReader.h"
 #include "mlir/Bytecode/BytecodeWriter.h"
@@ -48,6 +49,7 @@ using namespace mlir;
 using ::graph::Buffer;
 using ::graph::CompiledGraph;
 using ::graph::Compiler;
+using ::graph::dimsMessageText;
 using ::graph::Status;
 using ::graph::TensorDesc;
 using mlir::graph::GraphDialect;
@@ -240,16 +242,6 @@ std::string dtypeText(GraphDType dtype) {
   const char *name = graphDTypeName(dtype);
   return name ? name : "<dtype " + std::to_string(static_cast<int>(dtype)) +
                            ">";
-}
-
-std::string dimsText(const std::vector<int64_t> &dims) {
-  if (dims.empty())
-    return "[] (rank 0)";
-  std::string text;
-  for (size_t i = 0; i < dims.size(); ++i)
-    text += (i ? "x" : "") + (dims[i] < 0 ? std::string("?")
-                                          : std::to_string(dims[i]));
-  return text;
 }
 
 /// `input 0 (uid 1 "x")`: how every message names a tensor.
@@ -673,12 +665,13 @@ Status bindBuffer(const char *kind, size_t index, const TensorDesc &desc,
     match = desc.dims[d] < 0 || desc.dims[d] == buffer.dims[d];
   if (!match)
     return Status(GRAPH_ERROR_INVALID_ARGUMENT,
-                  name + ": the graph expects dims " + dimsText(desc.dims) +
-                      " but the buffer has " + dimsText(buffer.dims));
+                  name + ": the graph expects dims " +
+                      dimsMessageText(desc.dims) + " but the buffer has " +
+                      dimsMessageText(buffer.dims));
   std::optional<int64_t> count = checkedElements(buffer.dims);
   if (!count)
     return Status(GRAPH_ERROR_INVALID_ARGUMENT,
-                  name + ": the buffer's dims " + dimsText(buffer.dims) +
+                  name + ": the buffer's dims " + dimsMessageText(buffer.dims) +
                       " are negative or too large");
   if (buffer.strides.empty()) {
     binding.strides = ref::rowMajorStrides(buffer.dims);
@@ -931,7 +924,7 @@ Status CompiledGraph::execute(GraphDevice device,
                       who(kind, i, descs[i]) + " of " + graphName +
                           " has no buffer; the graph expects " +
                           dtypeText(descs[i].dtype) + " " +
-                          dimsText(descs[i].dims));
+                          dimsMessageText(descs[i].dims));
       if (Status s =
               bindBuffer(kind, i, descs[i], buffers[it->second], bindings[i]);
           !s)
@@ -986,8 +979,8 @@ Status CompiledGraph::execute(GraphDevice device,
     if (results[i].shape != b.dims)
       return Status(GRAPH_ERROR_INVALID_ARGUMENT,
                     who("output", i, outs[i]) + ": the graph computed dims " +
-                        dimsText(results[i].shape) + " but the buffer has " +
-                        dimsText(b.dims));
+                        dimsMessageText(results[i].shape) +
+                        " but the buffer has " + dimsMessageText(b.dims));
   }
   for (size_t i = 0; i < outs.size(); ++i) {
     const Buffer &b = *outBindings[i].buffer;

@@ -770,19 +770,48 @@ GpuExecutable::create(CudnnProgram program, const GpuOptions &options,
   return run;
 }
 
+std::unique_ptr<GpuExecutable> mlir::graph::buildGpuExecutable(
+    const GpuSource &source, const GpuOptions &options, std::string &error,
+    GpuBuildStep &failed, std::vector<GpuGroupReport> *report,
+    std::vector<ref::TensorInfo> *graphOutputs) {
+  failed = GpuBuildStep::Create;
+  if (source.program) // an artifact: its lowered groups, no lowering
+    return GpuExecutable::create(std::move(*source.program), options, error,
+                                 report);
+  GraphOp graph = source.graph;
+  OwningOpRef<ModuleOp> holder;
+  if (hasDynamicInputs(graph)) {
+    // Dims bound from this execute's inputs; the copy goes through the
+    // whole GPU pipeline.
+    graph = specializeForGpu(graph, source.inputShapes, holder, error);
+    if (!graph) {
+      failed = GpuBuildStep::Specialize;
+      return nullptr;
+    }
+  } else if (source.lower) {
+    GraphOp lowered;
+    error = source.lower(holder, lowered);
+    if (!error.empty() || !lowered) {
+      failed = GpuBuildStep::Lower;
+      return nullptr;
+    }
+    graph = lowered;
+  }
+  if (graphOutputs) {
+    std::vector<ref::TensorInfo> inputInfo;
+    ref::describeGraph(graph, inputInfo, *graphOutputs);
+  }
+  return GpuExecutable::create(graph, options, error, report);
+}
+
 namespace {
 std::string runOnGpu(GpuExecutable &executable,
                      const std::vector<ref::TensorInfo> &outputInfo,
-                     const std::vector<ref::HostTensor> &inputs,
-                     std::vector<ref::HostTensor> &outputs, int benchmarkRuns,
-                     std::vector<double> *milliseconds);
+                     GpuHostRun &run);
 } // namespace
 
-std::string mlir::graph::executeOnGpu(
-    GraphOp graph, const std::vector<ref::HostTensor> &inputs,
-    std::vector<ref::HostTensor> &outputs, const GpuOptions &options,
-    std::vector<GpuGroupReport> *report, int benchmarkRuns,
-    std::vector<double> *milliseconds) {
+std::string mlir::graph::executeOnGpu(GraphOp graph, GpuHostRun &run) {
+  const std::vector<ref::HostTensor> &inputs = run.inputs;
   std::vector<ref::TensorInfo> inputInfo, outputInfo;
   ref::describeGraph(graph, inputInfo, outputInfo);
   if (inputs.size() != inputInfo.size())
@@ -801,33 +830,23 @@ std::string mlir::graph::executeOnGpu(
              "): the buffer's dtype or dims differ from the graph's";
   }
 
-  // Dynamic dims: a copy of the graph with the inputs' dims, lowered anew.
+  GpuSource source;
+  source.graph = graph;
+  for (const ref::HostTensor &input : inputs)
+    source.inputShapes.push_back(input.shape);
   std::string error;
-  OwningOpRef<ModuleOp> specialized;
-  if (hasDynamicInputs(graph)) {
-    std::vector<ref::Shape> shapes;
-    for (const ref::HostTensor &input : inputs)
-      shapes.push_back(input.shape);
-    graph = specializeForGpu(graph, shapes, specialized, error);
-    if (!graph)
-      return error;
-    ref::describeGraph(graph, inputInfo, outputInfo);
-  }
-  std::unique_ptr<GpuExecutable> executable =
-      GpuExecutable::create(graph, options, error, report);
+  GpuBuildStep failed;
+  std::unique_ptr<GpuExecutable> executable = buildGpuExecutable(
+      source, run.options, error, failed, &run.report, &outputInfo);
   if (!executable)
     return error;
-  return runOnGpu(*executable, outputInfo, inputs, outputs, benchmarkRuns,
-                  milliseconds);
+  return runOnGpu(*executable, outputInfo, run);
 }
 
-std::string mlir::graph::executeProgramOnGpu(
-    CudnnProgram lowered, const std::vector<ref::TensorInfo> &outputInfo,
-    const std::vector<ref::HostTensor> &inputs,
-    std::vector<ref::HostTensor> &outputs, const GpuOptions &options,
-    std::vector<GpuGroupReport> *report, int benchmarkRuns,
-    std::vector<double> *milliseconds) {
-  std::string error;
+std::string
+mlir::graph::executeProgramOnGpu(CudnnProgram lowered,
+                                 const std::vector<ref::TensorInfo> &outputInfo,
+                                 GpuHostRun &run) {
   if (outputInfo.size() != lowered.outputUids.size())
     return "the program has " + std::to_string(lowered.outputUids.size()) +
            " outputs but " + std::to_string(outputInfo.size()) +
@@ -836,15 +855,18 @@ std::string mlir::graph::executeProgramOnGpu(
   for (const DeviceTensor &tensor : lowered.tensors)
     if (tensor.role == DeviceTensor::Role::Input)
       numInputs = std::max<size_t>(numInputs, tensor.index + 1);
-  if (inputs.size() < numInputs)
+  if (run.inputs.size() < numInputs)
     return "the program has " + std::to_string(numInputs) + " inputs but " +
-           std::to_string(inputs.size()) + " buffers were given";
+           std::to_string(run.inputs.size()) + " buffers were given";
+  GpuSource source;
+  source.program = &lowered;
+  std::string error;
+  GpuBuildStep failed;
   std::unique_ptr<GpuExecutable> executable =
-      GpuExecutable::create(std::move(lowered), options, error, report);
+      buildGpuExecutable(source, run.options, error, failed, &run.report);
   if (!executable)
     return error;
-  return runOnGpu(*executable, outputInfo, inputs, outputs, benchmarkRuns,
-                  milliseconds);
+  return runOnGpu(*executable, outputInfo, run);
 }
 
 namespace {
@@ -853,9 +875,9 @@ namespace {
 /// downloads the outputs of `executable` (see executeProgramOnGpu).
 std::string runOnGpu(GpuExecutable &executable,
                      const std::vector<ref::TensorInfo> &outputInfo,
-                     const std::vector<ref::HostTensor> &inputs,
-                     std::vector<ref::HostTensor> &outputs, int benchmarkRuns,
-                     std::vector<double> *milliseconds) {
+                     GpuHostRun &run) {
+  const std::vector<ref::HostTensor> &inputs = run.inputs;
+  std::vector<ref::HostTensor> &outputs = run.outputs;
   std::string error;
   rt::Device &device = executable.device();
   const CudnnProgram &program = executable.program();
@@ -893,14 +915,13 @@ std::string runOnGpu(GpuExecutable &executable,
     return e;
   if (std::string e = device.synchronize(); !e.empty())
     return "executing: " + e;
-  for (int i = 0; i < benchmarkRuns; ++i) {
+  for (int i = 0; i < run.benchmarkRuns; ++i) {
     double ms = 0;
     if (std::string e =
             device.time([&] { return executable.execute(user); }, ms);
         !e.empty())
       return "benchmark run: " + e;
-    if (milliseconds)
-      milliseconds->push_back(ms);
+    run.milliseconds.push_back(ms);
   }
 
   outputs.clear();

@@ -6,6 +6,7 @@
 #include "GraphDialect/Engine/PlanList.h"
 #include "GraphDialect/Executable/ExecToRuntime.h"
 #include "GraphDialect/Runtime/Device.h"
+#include "GraphDialect/Support/Shape.h"
 
 #include <cstdlib>
 
@@ -13,19 +14,10 @@ using namespace mlir;
 using namespace mlir::graph;
 namespace ref = ::graph::ref;
 namespace rt = ::graph::rt;
+using ::graph::dimsMessageText;
 using Code = SessionStatus::Code;
 
 namespace {
-
-std::string dimsText(ArrayRef<int64_t> dims) {
-  if (dims.empty())
-    return "[] (rank 0)";
-  std::string text;
-  for (size_t i = 0; i < dims.size(); ++i)
-    text += (i ? "x" : "") +
-            (dims[i] < 0 ? std::string("?") : std::to_string(dims[i]));
-  return text;
-}
 
 /// Whether strides `a` and `b` address the elements of `dims` alike: the
 /// stride of an extent-1 dim is never used, so it is not compared (a
@@ -79,44 +71,47 @@ GpuOptions GpuSession::buildOptions(const std::string &name) const {
 
 /// Builds the GPU program of `source` with the session's options; for a
 /// graph with dynamic dims, of its copy specialized to `shapes`.
-SessionStatus GpuSession::build(const SessionSource &source, bool dynamic,
+SessionStatus GpuSession::build(const SessionSource &source,
                                 const std::vector<ref::Shape> &shapes,
                                 std::unique_ptr<GpuExecutable> &built) {
-  std::string graphName = "graph @" + source.name;
+  std::string graphName =
+      (source.artifact ? "exec.program @" : "graph @") + source.name;
   // A missing GPU is the answer before any lowering question.
   if (std::string why = gpuUnavailable(); !why.empty())
     return {Code::NoDevice,
             "GRAPH_DEVICE_GPU: the GPU device is not available: " + why};
-  std::string error;
   GpuOptions options = buildOptions(source.name);
+  GpuSource from;
+  CudnnProgram program;
   if (source.artifact) {
-    // The compiled artifact: rebuild its program, no lowering.
-    graphName = "exec.program @" + source.name;
-    CudnnProgram program;
+    // The compiled artifact: rebuild its program.
     if (std::string e = exec::loadProgram(source.program, program); !e.empty())
       return {Code::NotSupported, e};
-    built = GpuExecutable::create(std::move(program), options, error);
-  } else if (dynamic) {
-    // Dims bound from this execute's inputs; the copy goes through the
-    // whole GPU pipeline.
-    OwningOpRef<ModuleOp> holder;
-    GraphOp graph = specializeForGpu(source.graph, shapes, holder, error);
-    if (!graph)
-      return {Code::InvalidArgument, graphName + ": " + error};
-    built = GpuExecutable::create(graph, options, error);
-  } else {
-    OwningOpRef<ModuleOp> clone;
-    GraphOp graph;
-    if (SessionStatus s = source.lower(clone, graph); !s.ok())
-      return s;
-    built = GpuExecutable::create(graph, options, error);
+    from.program = &program;
   }
-  if (!built)
-    return {error.find("not available") != std::string::npos
-                ? Code::NoDevice
-                : Code::NotSupported,
-            graphName + ": " + error};
-  return {};
+  from.graph = source.graph;
+  from.inputShapes = shapes;
+  // The front's lowering words its own status; keep it.
+  SessionStatus lowering;
+  auto lower = [&](OwningOpRef<ModuleOp> &holder, GraphOp &lowered) {
+    lowering = source.lower(holder, lowered);
+    return lowering.message;
+  };
+  from.lower = lower;
+  std::string error;
+  GpuBuildStep failed;
+  built = buildGpuExecutable(from, options, error, failed);
+  if (built)
+    return {};
+  if (failed == GpuBuildStep::Lower)
+    return lowering.ok() ? SessionStatus(Code::NotSupported,
+                                         graphName + ": lowering gave no graph")
+                         : lowering;
+  if (failed == GpuBuildStep::Specialize)
+    return {Code::InvalidArgument, graphName + ": " + error};
+  return {error.find("not available") != std::string::npos ? Code::NoDevice
+                                                           : Code::NotSupported,
+          graphName + ": " + error};
 }
 
 /// Runs `gpu` with `pointers` and waits unless the caller set a stream.
@@ -183,14 +178,14 @@ SessionStatus GpuSession::execute(const SessionSource &source,
     }
     std::unique_ptr<GpuExecutable> &slot = gpuByShape[signature];
     if (!slot) {
-      if (SessionStatus s = build(source, true, shapes, slot); !s.ok()) {
+      if (SessionStatus s = build(source, shapes, slot); !s.ok()) {
         gpuByShape.erase(signature);
         return s;
       }
     }
     program = slot.get();
   } else if (!program) {
-    if (SessionStatus s = build(source, false, {}, gpu); !s.ok())
+    if (SessionStatus s = build(source, {}, gpu); !s.ok())
       return s;
     program = gpu.get();
   }
@@ -206,14 +201,16 @@ SessionStatus GpuSession::execute(const SessionSource &source,
           continue;
         if (ArrayRef<int64_t>(t.dims) != b.dims)
           return {Code::InvalidArgument,
-                  b.label + ": the graph computed dims " + dimsText(t.dims) +
-                      " but the buffer has " + dimsText(b.dims)};
+                  b.label + ": the graph computed dims " +
+                      dimsMessageText(t.dims) + " but the buffer has " +
+                      dimsMessageText(b.dims)};
         if (!sameLayout(b.dims, t.strides, b.strides))
           return {Code::InvalidArgument,
                   b.label +
                       ": on the GPU the buffer must have the graph's "
                       "strides " +
-                      dimsText(t.strides) + " but has " + dimsText(b.strides)};
+                      dimsMessageText(t.strides) + " but has " +
+                      dimsMessageText(b.strides)};
       }
       // A buffer of another GPU would fault in the kernels: say so.
       rt::Device &device = program->device();

@@ -17,6 +17,7 @@
 #include "GraphDialect/Reference/Npy.h"
 #include "GraphDialect/Support/CheckedMath.h"
 #include "GraphDialect/Support/NestingDepth.h"
+#include "GraphDialect/Support/Shape.h"
 #ifdef GRAPH_HAVE_GPU_RUNTIME
 #include "GraphDialect/Executable/ExecToRuntime.h"
 #endif
@@ -59,11 +60,8 @@ template <typename T> using Result = std::variant<T, Failure>;
 //===----------------------------------------------------------------------===//
 
 std::string mlir::graph::shapeText(const ref::Shape &shape) {
-  std::string text;
-  for (int64_t d : shape)
-    text +=
-        (ShapedType::isDynamic(d) ? std::string("?") : std::to_string(d)) + "x";
-  return text;
+  std::string text = ::graph::dimsText(shape);
+  return shape.empty() ? text : text + "x";
 }
 
 std::string mlir::graph::typeText(const ref::Shape &shape, ref::DType dtype) {
@@ -625,6 +623,21 @@ std::string mlir::graph::selectDevice(ModuleOp module, GraphOp &graph,
 #endif
 }
 
+#ifdef GRAPH_HAVE_GPU_RUNTIME
+/// Moves what GPU run `run` produced into `result` (seconds only when `err`
+/// is ""); the error, if any, names `what` on the GPU.
+static std::string takeGpuRun(GpuHostRun &run, const std::string &err,
+                              const std::string &what, RunResult &result) {
+  result.outputs = std::move(run.outputs);
+  result.plans = std::move(run.report);
+  if (!err.empty())
+    return what + " on the GPU: " + err;
+  for (double ms : run.milliseconds)
+    result.seconds.push_back(ms / 1000.0);
+  return "";
+}
+#endif
+
 std::string mlir::graph::runGraph(GraphOp graph,
                                   const std::vector<ref::HostTensor> &inputs,
                                   bool onGpu, const GpuOptions &options,
@@ -633,15 +646,9 @@ std::string mlir::graph::runGraph(GraphOp graph,
   std::string name = graph.getSymName().str();
   if (onGpu) {
 #ifdef GRAPH_HAVE_GPU_RUNTIME
-    std::vector<double> milliseconds;
-    if (std::string err =
-            executeOnGpu(graph, inputs, result.outputs, options, &result.plans,
-                         benchmarkRuns, &milliseconds);
-        !err.empty())
-      return "graph @" + name + " on the GPU: " + err;
-    for (double ms : milliseconds)
-      result.seconds.push_back(ms / 1000.0);
-    return "";
+    GpuHostRun run{inputs, options, static_cast<int>(benchmarkRuns)};
+    std::string err = executeOnGpu(graph, run);
+    return takeGpuRun(run, err, "graph @" + name, result);
 #else
     return "graph @" + name + " on the GPU: this build has no GPU runtime";
 #endif
@@ -730,14 +737,9 @@ std::string mlir::graph::runProgram(LoadedProgram &loaded,
   if (!keepHeuristics) // the caller's modes override the artifact's
     for (GroupEngine &engine : loaded.program.engines)
       engine.heuristics.clear();
-  std::vector<double> milliseconds;
-  if (std::string err = executeProgramOnGpu(
-          std::move(loaded.program), loaded.io.outputs, inputs, result.outputs,
-          options, &result.plans, benchmarkRuns, &milliseconds);
-      !err.empty())
-    return "exec.program @" + loaded.name + " on the GPU: " + err;
-  for (double ms : milliseconds)
-    result.seconds.push_back(ms / 1000.0);
-  return "";
+  GpuHostRun run{inputs, options, static_cast<int>(benchmarkRuns)};
+  std::string err =
+      executeProgramOnGpu(std::move(loaded.program), loaded.io.outputs, run);
+  return takeGpuRun(run, err, "exec.program @" + loaded.name, result);
 #endif
 }

@@ -146,14 +146,25 @@ std::string shapeString(const Shape &shape) {
   return s + "]";
 }
 
-std::string dimsText(const Shape &shape) {
+static std::string joinDims(DimsRef dims, bool negativeIsDynamic) {
   std::string text;
-  for (size_t i = 0; i < shape.size(); ++i) {
+  for (size_t i = 0; i < dims.size(); ++i) {
     if (i)
       text += "x";
-    text += shape[i] == kDynamicDim ? "?" : std::to_string(shape[i]);
+    bool dynamic = negativeIsDynamic ? dims[i] < 0 : dims[i] == kDynamicDim;
+    text += dynamic ? "?" : std::to_string(dims[i]);
   }
   return text;
+}
+
+std::string dimsText(const Shape &shape, bool negativeIsDynamic) {
+  return joinDims(shape, negativeIsDynamic);
+}
+
+std::string dimsMessageText(DimsRef dims) {
+  if (dims.size() == 0)
+    return "[] (rank 0)";
+  return joinDims(dims, /*negativeIsDynamic=*/true);
 }
 
 } // namespace graph

@@ -11,6 +11,10 @@
 #define GRAPHDIALECT_ENGINE_GPUEXECUTOR_H
 
 #include "GraphDialect/Conversion/GraphToCudnn.h"
+#include "GraphDialect/GraphOps.h"
+
+#include "mlir/IR/OwningOpRef.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 
 #include <memory>
 #include <string>
@@ -88,29 +92,57 @@ public:
   virtual ::graph::rt::Device &device() = 0;
 };
 
-/// Runs `graph` on the GPU. `inputs` in argument order; `outputs` filled in
-/// the declared layouts. `benchmarkRuns` > 0 times that many executes of
-/// all groups and fills `milliseconds` (one entry per run).
-std::string executeOnGpu(GraphOp graph,
-                         const std::vector<::graph::ref::HostTensor> &inputs,
-                         std::vector<::graph::ref::HostTensor> &outputs,
-                         const GpuOptions &options,
-                         std::vector<GpuGroupReport> *report = nullptr,
-                         int benchmarkRuns = 0,
-                         std::vector<double> *milliseconds = nullptr);
+/// What a GPU program is built from. buildGpuExecutable makes the engine's
+/// one choice among the three ways: an artifact's lowered `program` is built
+/// as it is; a `graph` with dynamic inputs is specialized to `inputShapes`
+/// and lowered anew; a static `graph` is built once `lower` (when set) has
+/// put it through buildGpuPipeline.
+struct GpuSource {
+  CudnnProgram *program = nullptr; // an artifact's, moved from; else null
+  GraphOp graph;
+  /// This execute's input dims, read for a graph with dynamic inputs.
+  std::vector<::graph::ref::Shape> inputShapes;
+  /// Lowers a copy of the static `graph` into `holder` and sets `lowered`;
+  /// "" or why not. Null when `graph` went through buildGpuPipeline.
+  llvm::function_ref<std::string(OwningOpRef<ModuleOp> &holder,
+                                 GraphOp &lowered)>
+      lower;
+};
 
-/// Runs a lowered `program` (an exec.program artifact) like executeOnGpu:
-/// `inputs` in input order; `outputInfo` gives each output's dtype, dims
-/// and strides.
+/// The step of buildGpuExecutable that failed.
+enum class GpuBuildStep { Specialize, Lower, Create };
+
+/// Builds `source` with `options` (GpuExecutable::create); null with
+/// `error` and `failed` on failure. For a graph, `graphOutputs` gets the
+/// outputs of the graph built (its specialized copy for dynamic inputs).
+std::unique_ptr<GpuExecutable> buildGpuExecutable(
+    const GpuSource &source, const GpuOptions &options, std::string &error,
+    GpuBuildStep &failed, std::vector<GpuGroupReport> *report = nullptr,
+    std::vector<::graph::ref::TensorInfo> *graphOutputs = nullptr);
+
+/// One run from host tensors (executeOnGpu, executeProgramOnGpu): the inputs
+/// and plan options in, the outputs, plan report and timings out.
+struct GpuHostRun {
+  const std::vector<::graph::ref::HostTensor> &inputs; // in input order
+  const GpuOptions &options;
+  /// > 0: times that many more executes of all groups.
+  int benchmarkRuns = 0;
+
+  std::vector<::graph::ref::HostTensor> outputs; // in the declared layouts
+  std::vector<GpuGroupReport> report;
+  std::vector<double> milliseconds; // one per benchmark run
+};
+
+/// Runs `graph` (through buildGpuPipeline) on the GPU with `run`'s inputs in
+/// argument order.
+std::string executeOnGpu(GraphOp graph, GpuHostRun &run);
+
+/// Runs a lowered `program` (an exec.program artifact) like executeOnGpu;
+/// `outputInfo` gives each output's dtype, dims and strides.
 std::string
 executeProgramOnGpu(CudnnProgram program,
                     const std::vector<::graph::ref::TensorInfo> &outputInfo,
-                    const std::vector<::graph::ref::HostTensor> &inputs,
-                    std::vector<::graph::ref::HostTensor> &outputs,
-                    const GpuOptions &options,
-                    std::vector<GpuGroupReport> *report = nullptr,
-                    int benchmarkRuns = 0,
-                    std::vector<double> *milliseconds = nullptr);
+                    GpuHostRun &run);
 
 } // namespace graph
 } // namespace mlir

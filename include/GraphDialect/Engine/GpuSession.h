@@ -150,7 +150,7 @@ public:
   GpuOptions buildOptions(const std::string &name) const;
 
 private:
-  SessionStatus build(const SessionSource &source, bool dynamic,
+  SessionStatus build(const SessionSource &source,
                       const std::vector<::graph::ref::Shape> &shapes,
                       std::unique_ptr<GpuExecutable> &built);
   SessionStatus run(GpuExecutable &gpu, const std::vector<void *> &pointers);

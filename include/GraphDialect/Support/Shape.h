@@ -75,8 +75,12 @@ Shape broadcastStrides(const Shape &in, const Shape &out);
 
 /// "[2, 3, 4]".
 std::string shapeString(const Shape &shape);
-/// "2x?x4" ('?' for kDynamicDim; "" for rank 0).
-std::string dimsText(const Shape &shape);
+/// "2x?x4" ("" for rank 0): '?' for kDynamicDim, or for every negative dim
+/// when `negativeIsDynamic` (the C API writes a dynamic dim as -1).
+std::string dimsText(const Shape &shape, bool negativeIsDynamic = false);
+/// dimsText for messages about dims or strides a caller gave: '?' for every
+/// negative dim, and "[] (rank 0)" for rank 0 so that it still reads as dims.
+std::string dimsMessageText(DimsRef dims);
 
 } // namespace graph
 
