@@ -12,7 +12,7 @@ cxx="${CXX:-g++}"
 flags=(-std=c++17 -O2 -g0 -I"$root/include" -isystem "$cuda_inc" -pthread)
 
 srcs=(
-  lib/Runtime/Device.cpp lib/Runtime/CudnnGroup.cpp
+  lib/Runtime/Device.cpp lib/Runtime/DeviceLimits.cpp lib/Runtime/CudnnGroup.cpp
   lib/Runtime/CudnnPlanCache.cpp lib/Runtime/CudnnDescriptors.cpp
   lib/Runtime/CudnnOpsPointwise.cpp lib/Runtime/CudnnOpsMatmul.cpp
   lib/Runtime/CudnnOpsConv.cpp lib/Runtime/CudnnOpsNorm.cpp
