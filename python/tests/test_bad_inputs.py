@@ -330,3 +330,35 @@ def test_nonfinite_scalar_executes_on_cpu_reference(value):
         assert np.isnan(out).all(), out
     else:
         np.testing.assert_array_equal(out, np.full_like(data, value))
+
+
+# ---- deep nesting through from_mlir (issue 13, class 4) ---------------------------
+
+
+def _deep_text(n):
+    return "graph.graph @g(%x: tensor<4xf32>) attributes {deep = " + "[" * n + "]" * n + "} {\n  graph.output\n}"
+
+
+@needs_lib
+@pytest.mark.parametrize("as_bytes", [False, True], ids=["str", "bytes"])
+def test_from_mlir_deep_nesting_is_refused(as_bytes):
+    """An attribute nested 10,000 deep (20 KB of text) overflowed the parser's
+    stack and killed the Python process; the bracket guard refuses it with
+    one of the package's exceptions."""
+    text = _deep_text(10000)
+    with pytest.raises(gc.GraphValidationError) as info:
+        gc.pygraph.from_mlir(text.encode() if as_bytes else text)
+    assert not isinstance(info.value, _LEAKS)
+    for word in ("nesting deeper than 256 brackets", "line 1", "overflow its stack"):
+        assert word in str(info.value), (word, str(info.value))
+
+
+@needs_lib
+def test_deserialize_deep_nesting_is_refused():
+    """The same text inside serialize()'s format is refused on load too."""
+    g = g_()
+    with pytest.raises(gc.GraphValidationError) as info:
+        g.deserialize(_MAGIC + b"{}\n" + _deep_text(10000).encode())
+    assert not isinstance(info.value, _LEAKS)
+    assert "nesting deeper than 256 brackets" in str(info.value), str(info.value)
+    assert g._text is None and g.name == "test_graph"
