@@ -219,7 +219,13 @@ double pointwiseScalar(PointwiseMode mode, const double *args,
     ReluClips c = reluClips(p);
     if (a >= c.hi)
       return c.hi;
-    return a > c.lo ? a : c.lo + c.slope * (a - c.lo);
+    if (a > c.lo)
+      return a;
+    // With no slope, below is lo itself (relu(-inf) = lo, not 0 * -inf);
+    // NaN propagates.
+    if (c.slope == 0.0)
+      return std::isnan(a) ? a : c.lo;
+    return c.lo + c.slope * (a - c.lo);
   }
   case M::leaky_relu: {
     double slope = p.negativeSlope.value_or(0.01);

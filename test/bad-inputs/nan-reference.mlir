@@ -6,6 +6,12 @@
 
 // Row 0 of q is NaN: its scores are all NaN, so its output row is NaN in
 // both the unmasked and the padded sdpa. Row 2 is padding (seq_len_q = 2): 0.
+// relu of -inf is its lower clip (0), not 0 * -inf; NaN still propagates;
+// a leaky slope keeps -inf.
+// RUN: graph-run %s --device=cpu --graph=relu --input=x="4xf32=-inf -2 nan 7" | FileCheck %s --check-prefix=RELU
+// RELU: result[0] (uid {{[0-9]+}} "relu"): 4xf32=[0 0 nan 7]
+// RELU: result[1] (uid {{[0-9]+}} "relu6"): 4xf32=[0 0 nan 6]
+// RELU: result[2] (uid {{[0-9]+}} "leaky"): 4xf32=[-inf -0.2 nan 7]
 // RUN: graph-run %s --device=cpu --graph=masks --input=q="1x1x3x2xbf16=nan nan 1 0 0 1" --input=k="1x1x2x2xbf16=1 0 0 1" --input=v="1x1x2x2xbf16=1 2 3 4" --input=lq="1x1x1x1xi32=2" --input=lk="1x1x1x1xi32=2" | FileCheck %s --check-prefix=NANROW
 // NANROW: result[0] (uid 6 "o"): 1x1x3x2xbf16=[{{\[\[}}[nan nan] [1.53906 2.53125] [2.46875 3.46875]{{\]\]}}]
 // NANROW: result[1] (uid 7 "opad"): 1x1x3x2xbf16=[{{\[\[}}[nan nan] [1.53906 2.53125] [0 0]{{\]\]}}]
@@ -60,4 +66,12 @@ graph.graph @pointwise(%x: tensor<4xf32> {graph.name = "x"}, %z: tensor<4xf32> {
   %p = graph.pointwise mul(%x, %z) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
   %e = graph.pointwise exp(%x) : (tensor<4xf32>) -> tensor<4xf32>
   graph.output %m, %p, %e : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
+}
+
+graph.graph @relu(%x: tensor<4xf32> {graph.name = "x"})
+    -> (tensor<4xf32> {graph.name = "relu"}, tensor<4xf32> {graph.name = "relu6"}, tensor<4xf32> {graph.name = "leaky"}) {
+  %r = graph.pointwise relu(%x) : (tensor<4xf32>) -> tensor<4xf32>
+  %r6 = graph.pointwise relu(%x) {upper_clip = 6.0 : f64} : (tensor<4xf32>) -> tensor<4xf32>
+  %l = graph.pointwise relu(%x) {negative_slope = 0.1 : f64} : (tensor<4xf32>) -> tensor<4xf32>
+  graph.output %r, %r6, %l : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
 }

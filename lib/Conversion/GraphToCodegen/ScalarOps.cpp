@@ -210,8 +210,12 @@ Value mlir::graph::emitPointwise(OpBuilder &b, Location loc,
   }
   if (m == "relu") {
     // a >= hi ? hi : (a > lo ? a : lo + slope * (a - lo)).
+    // With no slope, below is lo itself: 0 * (-inf - lo) would make
+    // relu(-inf) NaN. NaN still propagates.
     double slope = pointwiseAttr(op, "negative_slope", 0.0);
-    Value below = add(cst(lo), mul(cst(slope), sub(a, cst(lo))));
+    Value below = slope == 0.0
+                      ? select(P::UNO, a, a, a, cst(lo))
+                      : add(cst(lo), mul(cst(slope), sub(a, cst(lo))));
     Value mid = select(P::OGT, a, cst(lo), a, below);
     return select(P::OGE, a, cst(hi), cst(hi), mid);
   }
