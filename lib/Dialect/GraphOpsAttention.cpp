@@ -1,0 +1,677 @@
+//===- GraphOpsAttention.cpp - Verifiers of the attention ops ------------===//
+//
+// Scaled dot-product attention in all its variants (f16/bf16, fp8, mxfp8;
+// forward and backward), rotary position embedding (rope and its
+// backward) and linear attention (gdn, kda, gdn2 and their backwards).
+//
+//===----------------------------------------------------------------------===//
+
+#include "GraphOpsInternal.h"
+
+using namespace mlir;
+using namespace mlir::graph;
+using namespace mlir::graph::detail;
+
+//===----------------------------------------------------------------------===//
+// Port rules
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+bool isFp8(Type type) { return isa<Float8E4M3FNType, Float8E5M2Type>(type); }
+bool isHalfFloat(Type type) { return type.isF16() || type.isBF16(); }
+
+/// `port` must have exactly `rank` dims.
+LogicalResult expectRank(Operation *op, StringRef port, Value value,
+                         int64_t rank) {
+  if (rankOf(value) == rank)
+    return success();
+  return emitNodeError(op) << port << " must have rank " << rank << " but has "
+                           << rankOf(value) << " (dims "
+                           << formatDims(shapeOf(value)) << ")";
+}
+
+LogicalResult expectFp8(Operation *op, StringRef port, Value value) {
+  if (isFp8(elementOf(value)))
+    return success();
+  return emitNodeError(op) << port << " must be an fp8 type (f8E4M3FN or "
+                           << "f8E5M2) but is " << elementOf(value);
+}
+
+/// Runs a per-port rule such as expectFp8 on each (port, value) in order and
+/// stops at the first one that fails.
+LogicalResult
+expectEach(Operation *op, ArrayRef<std::pair<StringRef, Value>> ports,
+           function_ref<LogicalResult(Operation *, StringRef, Value)> rule) {
+  for (auto [port, value] : ports)
+    if (failed(rule(op, port, value)))
+      return failure();
+  return success();
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Rope
+//===----------------------------------------------------------------------===//
+
+namespace {
+template <typename RopeOp>
+LogicalResult verifyRope(RopeOp op, Value input, StringRef inputPort) {
+  Operation *raw = op.getOperation();
+  if (failed(verifyCommon(raw)))
+    return failure();
+  ArrayRef<int64_t> in = shapeOf(input);
+  if (in.size() < 2)
+    return emitNodeError(raw)
+           << inputPort << " must have rank >= 2 "
+           << "([..., S, D]) but has dims " << formatDims(in);
+  int64_t d = in.back();
+  int64_t ropeDim = op.getRopeDim().value_or(d);
+  if (!ShapedType::isDynamic(ropeDim) &&
+      (ropeDim <= 0 || ropeDim % 2 ||
+       (!ShapedType::isDynamic(d) && ropeDim > d)))
+    return emitNodeError(raw) << "rope_dim " << ropeDim << " must be even "
+                              << "and in (0, " << formatDims(d) << "] (the "
+                              << "last dim of " << inputPort << ")";
+  int64_t half = ShapedType::isDynamic(ropeDim) ? ropeDim : ropeDim / 2;
+  ArrayRef<int64_t> freqs = shapeOf(op.getFreqs());
+  if (freqs.empty() || !dimsCompatible(freqs.back(), half))
+    return emitNodeError(raw)
+           << "freqs last dim must be rope_dim / 2 = " << formatDims(half)
+           << " but freqs dims are " << formatDims(freqs);
+  SmallVector<int64_t> angles(in.drop_back());
+  angles.push_back(half);
+  if (!broadcastsTo(freqs, angles))
+    return emitNodeError(raw) << "freqs dims " << formatDims(freqs)
+                              << " do not broadcast to " << formatDims(angles);
+  return expectDims(raw, "output", op.getOutput(), in,
+                    ("like " + inputPort).str());
+}
+} // namespace
+
+LogicalResult RopeOp::verify() {
+  return verifyRope(*this, getInput(), "input");
+}
+LogicalResult RopeBackwardOp::verify() {
+  return verifyRope(*this, getDY(), "dY");
+}
+
+//===----------------------------------------------------------------------===//
+// Attention
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// Largest head dim cuDNN's fused attention engines take.
+constexpr int64_t kMaxHeadDim = 256;
+
+struct SdpaShapes {
+  int64_t b, hq, hk, hv, sq, skv, d, dv;
+};
+
+/// Checks Q, K, V: rank 4, batch, GQA heads, head dims and sequence lengths.
+FailureOr<SdpaShapes> verifyQkv(Operation *op, Value q, Value k, Value v) {
+  for (auto [port, value] :
+       {std::pair<StringRef, Value>{"q", q}, {"k", k}, {"v", v}})
+    if (failed(expectRank(op, port, value, 4)))
+      return failure();
+  ArrayRef<int64_t> qd = shapeOf(q), kd = shapeOf(k), vd = shapeOf(v);
+  SdpaShapes s{qd[0], qd[1], kd[1], vd[1], qd[2], kd[2], qd[3], vd[3]};
+  // Pairwise: a dynamic q batch must not hide a k/v mismatch.
+  if (!dimsCompatible(kd[0], s.b) || !dimsCompatible(vd[0], s.b) ||
+      !dimsCompatible(kd[0], vd[0]))
+    return emitNodeError(op)
+           << "batch of q, k, v are " << formatDims(s.b) << ", "
+           << formatDims(kd[0]) << ", " << formatDims(vd[0]) << " (must match)";
+  for (auto [port, heads] :
+       {std::pair<StringRef, int64_t>{"k", s.hk}, {"v", s.hv}})
+    if (!ShapedType::isDynamic(heads) && !ShapedType::isDynamic(s.hq) &&
+        s.hq % heads)
+      return emitNodeError(op) << "heads of q (" << s.hq << ") are not a "
+                               << "multiple of heads of " << port << " ("
+                               << heads << ") (GQA/MQA share each kv head "
+                               << "among a whole group of q heads)";
+  if (!dimsCompatible(kd[3], s.d))
+    return emitNodeError(op)
+           << "head dim of q is " << s.d << " but head dim of k is " << kd[3];
+  if (!dimsCompatible(vd[2], s.skv))
+    return emitNodeError(op)
+           << "sequence length of k is " << s.skv << " but of v is " << vd[2];
+  for (auto [port, dim] :
+       {std::pair<StringRef, int64_t>{"q/k", s.d}, {"v", s.dv}})
+    if (!ShapedType::isDynamic(dim) && dim > kMaxHeadDim)
+      return emitNodeError(op) << "head dim of " << port << " is " << dim
+                               << " but the limit is " << kMaxHeadDim;
+  return s;
+}
+
+/// The last stride of each attention tensor is 1 when strides are set.
+LogicalResult
+verifyUnitLastStride(Operation *op,
+                     ArrayRef<std::pair<StringRef, Value>> ports) {
+  for (auto [port, value] : ports) {
+    ArrayRef<int64_t> strides =
+        getStrides(cast<RankedTensorType>(value.getType()));
+    if (!strides.empty() && strides.back() != 1)
+      return emitNodeError(op) << port << " must have unit stride in its last "
+                               << "(head) dim but has " << strides.back();
+  }
+  return success();
+}
+
+/// Scale, masks and dropout, shared by every sdpa variant.
+template <typename SdpaOp>
+LogicalResult verifySdpaOptions(SdpaOp op, const SdpaShapes &s) {
+  Operation *raw = op.getOperation();
+  if (op.getAttnScale() && op.getAttnScaleValueAttr())
+    return emitNodeError(raw) << "the attention scale is given twice (as the "
+                              << "attn_scale tensor and as attn_scale_value); "
+                              << "give it once";
+  if (Value scale = op.getAttnScale())
+    if (failed(expectOneElement(raw, "attn_scale", scale)))
+      return failure();
+  if (op.getUseCausalMask() && op.getUseCausalMaskBottomRight())
+    return emitNodeError(raw) << "use_causal_mask and "
+                              << "use_causal_mask_bottom_right exclude each "
+                              << "other";
+  if (op.getUsePaddingMask() && !(op.getSeqLenQ() && op.getSeqLenKv()))
+    return emitNodeError(raw)
+           << "use_padding_mask requires seq_len_q and seq_len_kv but "
+           << (op.getSeqLenQ() ? "seq_len_kv" : "seq_len_q") << " is missing";
+  if (!op.getUsePaddingMask() && (op.getSeqLenQ() || op.getSeqLenKv()))
+    return emitNodeError(raw) << (op.getSeqLenQ() ? "seq_len_q" : "seq_len_kv")
+                              << " is given without use_padding_mask";
+  for (auto [port, value] :
+       {std::pair<StringRef, Value>{"seq_len_q", op.getSeqLenQ()},
+        {"seq_len_kv", op.getSeqLenKv()}}) {
+    if (!value)
+      continue;
+    if (failed(expectDims(raw, port, value, {s.b, 1, 1, 1},
+                          "[B, 1, 1, 1]: one length per batch")))
+      return failure();
+    if (!elementOf(value).isInteger())
+      return emitNodeError(raw)
+             << port << " must hold integers but is " << elementOf(value);
+  }
+  SmallVector<int64_t> scores{s.b, s.hq, s.sq, s.skv};
+  if (Value bias = op.getBias())
+    if (rankOf(bias) != 4 || !broadcastsTo(shapeOf(bias), scores))
+      return emitNodeError(raw) << "bias dims " << formatDims(shapeOf(bias))
+                                << " do not broadcast to the scores "
+                                << formatDims(scores) << " ([B, H, Sq, Skv])";
+  for (auto [name, bound] :
+       {std::pair<StringRef, std::optional<int64_t>>{
+            "diagonal_band_left_bound", op.getDiagonalBandLeftBound()},
+        {"diagonal_band_right_bound", op.getDiagonalBandRightBound()},
+        {"sliding_window_length", op.getSlidingWindowLength()}})
+    if (bound && *bound < 0)
+      return emitNodeError(raw)
+             << name << " is " << *bound << " but must be >= 0";
+  if (op.getSlidingWindowLength() && op.getDiagonalBandLeftBound())
+    return emitNodeError(raw) << "sliding_window_length and "
+                              << "diagonal_band_left_bound set the same bound; "
+                              << "give one";
+  if (auto p = op.getDropoutProbability()) {
+    if (p->convertToDouble() < 0.0 || p->convertToDouble() >= 1.0)
+      return emitNodeError(raw) << "dropout_probability "
+                                << p->convertToDouble() << " must be in [0, 1)";
+  }
+  if (Value mask = op.getDropoutMask()) {
+    if (!op.getDropoutProbability())
+      return emitNodeError(raw) << "dropout_mask needs dropout_probability "
+                                << "(the kept values are scaled by 1/(1-p))";
+    if (failed(
+            expectDims(raw, "dropout_mask", mask, scores, "[B, H, Sq, Skv]")))
+      return failure();
+  }
+  return success();
+}
+
+/// What every sdpa variant checks first: the common rules, Q/K/V and the
+/// options; gives the shapes the variant's own checks use.
+template <typename SdpaOp> FailureOr<SdpaShapes> verifySdpaCommon(SdpaOp op) {
+  Operation *raw = op.getOperation();
+  if (failed(verifyCommon(raw)))
+    return failure();
+  auto s = verifyQkv(raw, op.getQ(), op.getK(), op.getV());
+  if (failed(s) || failed(verifySdpaOptions(op, *s)))
+    return failure();
+  return s;
+}
+
+LogicalResult verifyStatsLike(Operation *op, StringRef port, Value value,
+                              const SdpaShapes &s) {
+  return expectDims(op, port, value, {s.b, s.hq, s.sq, 1}, "[B, Hq, Sq, 1]");
+}
+
+LogicalResult verifyAmax(Operation *op, StringRef port, Value value) {
+  if (failed(expectDims(op, port, value, {1, 1, 1, 1}, "[1, 1, 1, 1]")))
+    return failure();
+  if (!elementOf(value).isF32())
+    return emitNodeError(op)
+           << port << " must be f32 but is " << elementOf(value);
+  return success();
+}
+
+LogicalResult verifyHalfInputs(Operation *op,
+                               ArrayRef<std::pair<StringRef, Value>> ports) {
+  for (auto [port, value] : ports)
+    if (!isHalfFloat(elementOf(value)))
+      return emitNodeError(op)
+             << port << " must be f16 or bf16 (cuDNN's "
+             << "fused attention) but is " << elementOf(value);
+  return success();
+}
+
+template <typename SdpaOp>
+LogicalResult verifySdpaForwardOutputs(SdpaOp op, const SdpaShapes &s) {
+  Operation *raw = op.getOperation();
+  if (failed(expectDims(raw, "O", op.getO(), {s.b, s.hq, s.sq, s.dv},
+                        "[B, Hq, Sq, Dv]")))
+    return failure();
+  if (failed(expectResultExactlyWhen(
+          raw, op.getGenerateStats(), op.getStats(),
+          "generate_stats is set but there is no Stats result",
+          "a Stats result needs generate_stats")))
+    return failure();
+  if (Value stats = op.getStats())
+    return verifyStatsLike(raw, "Stats", stats, s);
+  return success();
+}
+
+/// The forward output and its gradient `[B, Hq, Sq, Dv]`, the stats, and
+/// dQ, dK, dV like q, k, v. `outputs` starts with the forward output the
+/// others are "like" (o, or mxfp8's o_f16 followed by dO_f16 and dO).
+template <typename SdpaBwdOp>
+LogicalResult
+verifySdpaBackwardShapes(SdpaBwdOp op, const SdpaShapes &s,
+                         ArrayRef<std::pair<StringRef, Value>> outputs) {
+  Operation *raw = op.getOperation();
+  SmallVector<int64_t> o{s.b, s.hq, s.sq, s.dv};
+  auto [oPort, oValue] = outputs.front();
+  if (failed(expectDims(raw, oPort, oValue, o, "[B, Hq, Sq, Dv]")))
+    return failure();
+  for (auto [port, value] : outputs.drop_front())
+    if (failed(expectDims(raw, port, value, o, "like " + oPort)))
+      return failure();
+  if (failed(verifyStatsLike(raw, "stats", op.getStats(), s)) ||
+      failed(expectDims(raw, "dQ", op.getDQ(), shapeOf(op.getQ()), "like q")) ||
+      failed(expectDims(raw, "dK", op.getDK(), shapeOf(op.getK()), "like k")) ||
+      failed(expectDims(raw, "dV", op.getDV(), shapeOf(op.getV()), "like v")))
+    return failure();
+  return success();
+}
+
+} // namespace
+
+LogicalResult SdpaOp::verify() {
+  auto s = verifySdpaCommon(*this);
+  if (failed(s) ||
+      failed(verifyHalfInputs(*this,
+                              {{"q", getQ()}, {"k", getK()}, {"v", getV()}})) ||
+      failed(verifySdpaForwardOutputs(*this, *s)) ||
+      failed(verifyUnitLastStride(
+          *this, {{"q", getQ()}, {"k", getK()}, {"v", getV()}, {"O", getO()}})))
+    return failure();
+  for (auto [port, value] :
+       {std::pair<StringRef, Value>{"score_max", getScoreMax()},
+        {"score_sum_exp", getScoreSumExp()}})
+    if (value && failed(verifyStatsLike(*this, port, value, *s)))
+      return failure();
+  return success();
+}
+
+LogicalResult SdpaBackwardOp::verify() {
+  auto s = verifySdpaCommon(*this);
+  if (failed(s) ||
+      failed(verifyHalfInputs(*this,
+                              {{"q", getQ()}, {"k", getK()}, {"v", getV()}})) ||
+      failed(verifySdpaBackwardShapes(*this, *s,
+                                      {{"o", getO()}, {"dO", getDO()}})) ||
+      failed(verifyUnitLastStride(*this, {{"q", getQ()},
+                                          {"k", getK()},
+                                          {"v", getV()},
+                                          {"o", getO()},
+                                          {"dO", getDO()}})))
+    return failure();
+  if (Value dbias = getDBias()) {
+    if (!getBias())
+      return emitNodeError(*this) << "dBias needs a bias operand";
+    return expectDims(*this, "dBias", dbias, shapeOf(getBias()), "like bias");
+  }
+  return success();
+}
+
+LogicalResult SdpaFp8Op::verify() {
+  auto s = verifySdpaCommon(*this);
+  if (failed(s) || failed(verifySdpaForwardOutputs(*this, *s)) ||
+      failed(expectEach(
+          *this, {{"q", getQ()}, {"k", getK()}, {"v", getV()}, {"O", getO()}},
+          expectFp8)) ||
+      failed(expectEach(*this,
+                        {{"descale_q", getDescaleQ()},
+                         {"descale_k", getDescaleK()},
+                         {"descale_v", getDescaleV()},
+                         {"descale_s", getDescaleS()},
+                         {"scale_s", getScaleS()},
+                         {"scale_o", getScaleO()}},
+                        expectOneElement)) ||
+      failed(expectEach(*this,
+                        {{"Amax_S", getAmax_S()}, {"Amax_O", getAmax_O()}},
+                        verifyAmax)))
+    return failure();
+  return success();
+}
+
+LogicalResult SdpaFp8BackwardOp::verify() {
+  auto s = verifySdpaCommon(*this);
+  if (failed(s) ||
+      failed(verifySdpaBackwardShapes(*this, *s,
+                                      {{"o", getO()}, {"dO", getDO()}})) ||
+      failed(expectEach(*this,
+                        {{"q", getQ()},
+                         {"k", getK()},
+                         {"v", getV()},
+                         {"o", getO()},
+                         {"dO", getDO()}},
+                        expectFp8)) ||
+      failed(expectEach(*this,
+                        {{"descale_q", getDescaleQ()},
+                         {"descale_k", getDescaleK()},
+                         {"descale_v", getDescaleV()},
+                         {"descale_o", getDescaleO()},
+                         {"descale_dO", getDescaleDO()},
+                         {"descale_s", getDescaleS()},
+                         {"descale_dP", getDescaleDP()},
+                         {"scale_s", getScaleS()},
+                         {"scale_dQ", getScaleDQ()},
+                         {"scale_dK", getScaleDK()},
+                         {"scale_dV", getScaleDV()},
+                         {"scale_dP", getScaleDP()}},
+                        expectOneElement)) ||
+      failed(expectEach(*this,
+                        {{"amax_dQ", getAmaxDQ()},
+                         {"amax_dK", getAmaxDK()},
+                         {"amax_dV", getAmaxDV()},
+                         {"amax_dP", getAmaxDP()}},
+                        verifyAmax)))
+    return failure();
+  return success();
+}
+
+namespace {
+/// MX block scales: one e8m0 scale per 32 elements along the contracted
+/// dim of `data`: the head dim (3) for q, k, dO, the sequence dim (2) for v
+/// and the transposed copies q_T, k_T, dO_T.
+LogicalResult verifyMxScale(Operation *op, StringRef port, Value scale,
+                            StringRef dataPort, Value data, unsigned axis) {
+  SmallVector<int64_t> dims(shapeOf(data));
+  if (!ShapedType::isDynamic(dims[axis]))
+    dims[axis] = (dims[axis] + 31) / 32;
+  return expectDims(op, port, scale, dims,
+                    ("one scale per block of 32 along the " +
+                     Twine(axis == 3 ? "head" : "sequence") + " dim of " +
+                     dataPort)
+                        .str());
+}
+} // namespace
+
+LogicalResult SdpaMxfp8Op::verify() {
+  auto s = verifySdpaCommon(*this);
+  if (failed(s) || failed(verifySdpaForwardOutputs(*this, *s)) ||
+      failed(expectEach(*this, {{"q", getQ()}, {"k", getK()}, {"v", getV()}},
+                        expectFp8)) ||
+      failed(
+          verifyMxScale(*this, "descale_q", getDescaleQ(), "q", getQ(), 3)) ||
+      failed(
+          verifyMxScale(*this, "descale_k", getDescaleK(), "k", getK(), 3)) ||
+      failed(verifyMxScale(*this, "descale_v", getDescaleV(), "v", getV(), 2)))
+    return failure();
+  return verifyAmax(*this, "Amax_O", getAmax_O());
+}
+
+LogicalResult SdpaMxfp8BackwardOp::verify() {
+  auto s = verifySdpaCommon(*this);
+  if (failed(s) ||
+      failed(verifySdpaBackwardShapes(
+          *this, *s,
+          {{"o_f16", getOF16()}, {"dO_f16", getDOF16()}, {"dO", getDO()}})))
+    return failure();
+  // The transposed copies hold the same values, quantized along the sequence
+  // dim instead of the head dim.
+  for (auto [port, value, dataPort, data] :
+       {std::tuple<StringRef, Value, StringRef, Value>{"q_T", getQ_T(), "q",
+                                                       getQ()},
+        {"k_T", getK_T(), "k", getK()},
+        {"dO_T", getDO_T(), "dO", getDO()}})
+    if (failed(expectDims(*this, port, value, shapeOf(data),
+                          "like " + dataPort +
+                              ": the same values quantized along the "
+                              "sequence dim")))
+      return failure();
+  if (failed(expectEach(*this,
+                        {{"q", getQ()},
+                         {"q_T", getQ_T()},
+                         {"k", getK()},
+                         {"k_T", getK_T()},
+                         {"v", getV()},
+                         {"dO", getDO()},
+                         {"dO_T", getDO_T()}},
+                        expectFp8)))
+    return failure();
+  for (auto [port, scale, dataPort, data, axis] :
+       {std::tuple<StringRef, Value, StringRef, Value, unsigned>{
+            "descale_q", getDescaleQ(), "q", getQ(), 3},
+        {"descale_q_T", getDescaleQ_T(), "q_T", getQ_T(), 2},
+        {"descale_k", getDescaleK(), "k", getK(), 3},
+        {"descale_k_T", getDescaleK_T(), "k_T", getK_T(), 2},
+        {"descale_v", getDescaleV(), "v", getV(), 2},
+        {"descale_dO", getDescaleDO(), "dO", getDO(), 3},
+        {"descale_dO_T", getDescaleDO_T(), "dO_T", getDO_T(), 2}})
+    if (failed(verifyMxScale(*this, port, scale, dataPort, data, axis)))
+      return failure();
+  return expectEach(*this,
+                    {{"amax_dQ", getAmaxDQ()},
+                     {"amax_dK", getAmaxDK()},
+                     {"amax_dV", getAmaxDV()}},
+                    verifyAmax);
+}
+
+//===----------------------------------------------------------------------===//
+// Linear attention
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+struct LinearShapes {
+  int64_t t, hqk, hv, h, dk, dv;
+};
+
+LogicalResult expectHeadsDivide(Operation *op, StringRef port, int64_t heads,
+                                int64_t stateHeads) {
+  if (ShapedType::isDynamic(heads) || ShapedType::isDynamic(stateHeads) ||
+      (heads > 0 && stateHeads % heads == 0))
+    return success();
+  return emitNodeError(op) << "heads of " << port << " (" << heads
+                           << ") do not divide the state's " << stateHeads
+                           << " heads (the max of q and v heads)";
+}
+
+/// q `[T, Hq, K]`, k `[T, Hk, K]`, v `[T, Hv, V]`; the state lives at
+/// `H = max(Hq, Hv)` heads and every head count divides H.
+FailureOr<LinearShapes> verifyLinearQkv(Operation *op, Value q, Value k,
+                                        Value v) {
+  for (auto [port, value] :
+       {std::pair<StringRef, Value>{"q", q}, {"k", k}, {"v", v}})
+    if (failed(expectRank(op, port, value, 3)))
+      return failure();
+  ArrayRef<int64_t> qd = shapeOf(q), kd = shapeOf(k), vd = shapeOf(v);
+  LinearShapes s{qd[0], qd[1], vd[1], std::max(qd[1], vd[1]), qd[2], vd[2]};
+  for (auto [port, dims] :
+       {std::pair<StringRef, ArrayRef<int64_t>>{"k", kd}, {"v", vd}})
+    if (!dimsCompatible(dims[0], s.t))
+      return emitNodeError(op) << "tokens of q (" << s.t << ") and " << port
+                               << " (" << dims[0] << ") differ";
+  if (!dimsCompatible(kd[0], vd[0]))
+    return emitNodeError(op)
+           << "tokens of k (" << kd[0] << ") and v (" << vd[0] << ") differ";
+  if (!dimsCompatible(kd[2], s.dk))
+    return emitNodeError(op)
+           << "key dim of q is " << s.dk << " but key dim of k is " << kd[2];
+  for (auto [port, heads] :
+       {std::pair<StringRef, int64_t>{"q", qd[1]}, {"k", kd[1]}, {"v", vd[1]}})
+    if (failed(expectHeadsDivide(op, port, heads, s.h)))
+      return failure();
+  return s;
+}
+
+/// A per-token, per-head tensor `[T, Hx]` or `[T, Hx, last]` whose head
+/// count divides the state's.
+LogicalResult verifyPerHead(Operation *op, StringRef port, Value value,
+                            const LinearShapes &s,
+                            std::optional<int64_t> last) {
+  ArrayRef<int64_t> dims = shapeOf(value);
+  size_t rank = last ? 3 : 2;
+  if (dims.size() != rank || !dimsCompatible(dims[0], s.t) ||
+      (last && !dimsCompatible(dims[2], *last)))
+    return emitNodeError(op)
+           << port << " dims are " << formatDims(dims) << " but must be "
+           << (last ? "[T, heads, " + formatDims(*last) + "]"
+                    : std::string("[T, heads]"))
+           << " with T = " << formatDims(s.t);
+  return expectHeadsDivide(op, port, dims[1], s.h);
+}
+
+/// gdn: g and beta `[T, Hg]`; kda: g `[T, Hg, K]`, beta `[T, Hb]`; gdn2: g
+/// and beta per key channel `[T, Hx, K]` and the write gate w `[T, Hw, V]`.
+template <typename Op> LogicalResult verifyGates(Op op, const LinearShapes &s) {
+  Operation *raw = op.getOperation();
+  constexpr bool isGdn =
+      std::is_same_v<Op, GdnOp> || std::is_same_v<Op, GdnBwdOp>;
+  constexpr bool isGdn2 =
+      std::is_same_v<Op, Gdn2Op> || std::is_same_v<Op, Gdn2BwdOp>;
+  std::optional<int64_t> gateLast, betaLast;
+  if (!isGdn)
+    gateLast = s.dk;
+  if (isGdn2)
+    betaLast = s.dk;
+  if (failed(verifyPerHead(raw, "g", op.getG(), s, gateLast)) ||
+      failed(verifyPerHead(raw, "beta", op.getBeta(), s, betaLast)))
+    return failure();
+  if constexpr (isGdn2)
+    return verifyPerHead(raw, "w", op.getW(), s, s.dv);
+  return success();
+}
+
+FailureOr<int64_t> sequenceCount(Operation *op, Value cuSeqlens) {
+  if (!cuSeqlens)
+    return 1;
+  if (rankOf(cuSeqlens) != 1 || !elementOf(cuSeqlens).isInteger())
+    return emitNodeError(op)
+           << "cu_seqlens must be a rank-1 integer tensor "
+           << "([N + 1] boundaries) but is " << cuSeqlens.getType();
+  int64_t n = shapeOf(cuSeqlens)[0];
+  if (!ShapedType::isDynamic(n) && n < 2)
+    return emitNodeError(op) << "cu_seqlens has " << n << " entries; it needs "
+                             << "N + 1 >= 2 sequence boundaries";
+  return ShapedType::isDynamic(n) ? n : n - 1;
+}
+
+/// The dims the forward and backward checks share: the state `[N, H, K, V]`
+/// and O (or its gradient dO) `[T, H, V]`.
+struct LinearDims {
+  SmallVector<int64_t> state, output;
+};
+
+/// What the forward and backward ops check alike: the common rules, q/k/v,
+/// the gates and cu_seqlens; gives the state and output dims.
+template <typename Op> FailureOr<LinearDims> verifyLinearCommon(Op op) {
+  Operation *raw = op.getOperation();
+  if (failed(verifyCommon(raw)))
+    return failure();
+  auto s = verifyLinearQkv(raw, op.getQ(), op.getK(), op.getV());
+  if (failed(s) || failed(verifyGates(op, *s)))
+    return failure();
+  auto n = sequenceCount(raw, op.getCuSeqlens());
+  if (failed(n))
+    return failure();
+  return LinearDims{{*n, s->h, s->dk, s->dv}, {s->t, s->h, s->dv}};
+}
+
+template <typename FwdOp> LogicalResult verifyLinearForward(FwdOp op) {
+  Operation *raw = op.getOperation();
+  auto dims = verifyLinearCommon(op);
+  if (failed(dims))
+    return failure();
+  if (Value init = op.getInitialState())
+    if (failed(expectDims(raw, "initial_state", init, dims->state,
+                          "[N, H, K, V]")))
+      return failure();
+  if (failed(expectDims(raw, "O", op.getO(), dims->output, "[T, H, V]")) ||
+      failed(expectResultExactlyWhen(
+          raw, op.getOutputFinalState(), op.getFinalState(),
+          "output_final_state is set but there is no final_state result",
+          "a final_state result needs output_final_state")))
+    return failure();
+  if (Value final = op.getFinalState())
+    if (failed(
+            expectDims(raw, "final_state", final, dims->state, "[N, H, K, V]")))
+      return failure();
+  int64_t every = op.getCheckpointEveryNTokens().value_or(0);
+  if (every < 0)
+    return emitNodeError(raw)
+           << "checkpoint_every_n_tokens " << every << " must be >= 0";
+  if (every > 0 && !op.getStateCheckpoints())
+    return emitNodeError(raw) << "checkpoint_every_n_tokens is " << every
+                              << " but there is no state_checkpoints result";
+  if (every == 0 && op.getStateCheckpoints())
+    return emitNodeError(raw) << "a state_checkpoints result needs "
+                              << "checkpoint_every_n_tokens > 0";
+  return success();
+}
+
+template <typename BwdOp> LogicalResult verifyLinearBackward(BwdOp op) {
+  Operation *raw = op.getOperation();
+  auto dims = verifyLinearCommon(op);
+  if (failed(dims) ||
+      failed(expectDims(raw, "dO", op.getDO(), dims->output, "[T, H, V]")))
+    return failure();
+  for (auto [port, value] :
+       {std::pair<StringRef, Value>{"initial_state", op.getInitialState()},
+        {"d_final_state", op.getDFinalState()}})
+    if (value &&
+        failed(expectDims(raw, port, value, dims->state, "[N, H, K, V]")))
+      return failure();
+  for (auto [port, grad, value] :
+       {std::tuple<StringRef, Value, Value>{"dQ", op.getDQ(), op.getQ()},
+        {"dK", op.getDK(), op.getK()},
+        {"dV", op.getDV(), op.getV()},
+        {"dG", op.getDG(), op.getG()},
+        {"dBeta", op.getDBeta(), op.getBeta()}})
+    if (failed(expectDims(raw, port, grad, shapeOf(value), "like its input")))
+      return failure();
+  if (failed(expectResultExactlyWhen(
+          raw, bool(op.getInitialState()), op.getDInitialState(),
+          "initial_state is given but there is no d_initial_state result",
+          "a d_initial_state result needs an initial_state operand")))
+    return failure();
+  if (Value d = op.getDInitialState())
+    if (failed(expectDims(raw, "d_initial_state", d,
+                          shapeOf(op.getInitialState()), "like initial_state")))
+      return failure();
+  return success();
+}
+
+} // namespace
+
+LogicalResult GdnOp::verify() { return verifyLinearForward(*this); }
+LogicalResult KdaOp::verify() { return verifyLinearForward(*this); }
+LogicalResult Gdn2Op::verify() { return verifyLinearForward(*this); }
+LogicalResult GdnBwdOp::verify() { return verifyLinearBackward(*this); }
+LogicalResult KdaBwdOp::verify() { return verifyLinearBackward(*this); }
+LogicalResult Gdn2BwdOp::verify() {
+  if (failed(verifyLinearBackward(*this)))
+    return failure();
+  return expectDims(*this, "dW", getDW(), shapeOf(getW()), "like w");
+}
