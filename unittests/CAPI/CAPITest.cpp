@@ -12,7 +12,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
+#include <fstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -234,6 +236,32 @@ TEST(CAPIParse, VerifierErrorWithLocation) {
   EXPECT_CONTAINS(lastError(),
                   "input 0: uid -1 is negative (uids must be >= 0)");
   graphContextDestroy(context);
+}
+
+TEST(CAPIParse, DiagnosticInAnotherFileIsNotReadFromDisk) {
+  // A location naming a file other than the parsed buffer is printed as it
+  // is: its line is not read from disk and quoted.
+  std::string path = testing::TempDir() + "capi_diag_other_file.mlir";
+  {
+    std::ofstream file(path);
+    file << "first line\nsecret second line on disk\n";
+  }
+  std::string text =
+      "graph.graph @bad(%a: tensor<4x8xf32>, %b: tensor<7x4xf32>)\n"
+      "    -> (tensor<4x4xf32>) {\n"
+      "  %c = graph.matmul %a, %b : (tensor<4x8xf32>, tensor<7x4xf32>) -> "
+      "tensor<4x4xf32> loc(\"" +
+      path +
+      "\":2:3)\n"
+      "  graph.output %c : tensor<4x4xf32>\n"
+      "}\n";
+  GraphContext context = graphContextCreate();
+  EXPECT_EQ(graphModuleParse(context, text.data(), text.size()), nullptr);
+  EXPECT_EQ(graphGetLastStatus(), GRAPH_ERROR_INVALID_GRAPH);
+  EXPECT_CONTAINS(lastError(), path + ":2:3: error: matmul: K of A is 8");
+  EXPECT_EQ(lastError().find("secret"), std::string::npos) << lastError();
+  graphContextDestroy(context);
+  std::remove(path.c_str());
 }
 
 TEST(CAPIParse, SyntaxError) {
