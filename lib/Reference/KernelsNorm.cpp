@@ -44,27 +44,26 @@ std::string statsShapeFor(NormKind kind, const Shape &x, const Shape &scale,
     return std::string(normName(kind)) + " input " + shapeString(x) +
            " needs rank >= " + std::to_string(minRank);
   stats = x;
-  switch (kind) {
-  case NormKind::Layer:
-  case NormKind::Rms: {
-    // cuDNN's rule: normalize over the dims (0 included) where scale is
-    // not 1, e.g. x [B, S, D] with scale [1, 1, D] over D (stats
-    // [B, S, 1]). A scale that is 1 everywhere normalizes over all dims
-    // but 0.
+  // cuDNN's rule: normalize over the dims from `first` on where scale is
+  // not 1, e.g. x [B, S, D] with scale [1, 1, D] over D (stats [B, S, 1]);
+  // a scale that is 1 everywhere normalizes over all dims but 0.
+  auto normalizeWhereScaleIsNot1 = [&](size_t first) {
     size_t lead = rank - std::min(rank, scale.size());
     bool any = false;
-    for (size_t i = 0; i < rank; ++i) {
-      int64_t s = i >= lead ? scale[i - lead] : 1;
-      if (s != 1) {
+    for (size_t i = first; i < rank; ++i)
+      if ((i >= lead ? scale[i - lead] : 1) != 1) {
         stats[i] = 1;
         any = true;
       }
-    }
     if (!any)
       for (size_t i = 1; i < rank; ++i)
         stats[i] = 1;
+  };
+  switch (kind) {
+  case NormKind::Layer:
+  case NormKind::Rms: // dim 0 included
+    normalizeWhereScaleIsNot1(0);
     break;
-  }
   case NormKind::Instance:
     for (size_t i = 2; i < rank; ++i)
       stats[i] = 1;
@@ -74,22 +73,9 @@ std::string statsShapeFor(NormKind kind, const Shape &x, const Shape &scale,
       if (i != 1)
         stats[i] = 1;
     break;
-  case NormKind::AdaLayer: {
-    // cuDNN's rule: normalize over the dims (past 0) where scale is not 1.
-    size_t lead = rank - std::min(rank, scale.size());
-    bool any = false;
-    for (size_t i = 1; i < rank; ++i) {
-      int64_t s = i >= lead ? scale[i - lead] : 1;
-      if (s != 1) {
-        stats[i] = 1;
-        any = true;
-      }
-    }
-    if (!any)
-      for (size_t i = 1; i < rank; ++i)
-        stats[i] = 1;
+  case NormKind::AdaLayer: // past dim 0
+    normalizeWhereScaleIsNot1(1);
     break;
-  }
   }
   return "";
 }
