@@ -57,3 +57,45 @@ from graph_compiler import (  # noqa: F401
 for _name, _mod in list(_sys.modules.items()):
     if _name.startswith("graph_compiler."):
         _sys.modules["cudnn." + _name[len("graph_compiler."):]] = _mod
+
+# The frontend's compiled extension module: its enums, handle and stream
+# functions live there and programs reach them as cudnn._pybind_module.<name>
+# (older releases: cudnn._compiled_module). Here the package itself holds them.
+_pybind_module = _impl
+_compiled_module = _impl
+wrapper = _sys.modules["graph_compiler._wrapper"]
+_sys.modules["cudnn._pybind_module"] = _impl
+_sys.modules["cudnn._compiled_module"] = _impl
+_sys.modules["cudnn.wrapper"] = wrapper
+
+# The frontend's CuTe DSL kernels (an optional extra there: importing one
+# without its dependencies raises ImportError). The graph compiler has none of
+# them, so each of these names raises that ImportError here.
+_CUTEDSL_NAMES = frozenset(
+    """BSA block_sparse_attention_forward block_sparse_attention_backward DSA CSA
+    CSACompressorForward CSACompressorBackward csa_compressor_forward_wrapper
+    csa_compressor_backward_wrapper NSA GemmSwigluSm100 gemm_swiglu_wrapper_sm100
+    GemmSreluSm100 gemm_srelu_wrapper_sm100 GemmDsreluSm100 gemm_dsrelu_wrapper_sm100
+    GemmAmaxSm100 gemm_amax_wrapper_sm100 GemmProjRopeMxfp8Bf16InSm100
+    GemmProjRopeMxfp8Mxfp8InSm100 gemm_proj_rope_mxfp8_wrapper_sm100 RmsNormRhtAmaxSm100
+    rmsnorm_rht_amax_wrapper_sm100 grouped_gemm GroupedGemmSm100 grouped_gemm_wrapper_sm100
+    GroupedGemmSwigluSm100 grouped_gemm_swiglu_wrapper_sm100 GroupedGemmDswigluSm100
+    grouped_gemm_dswiglu_wrapper_sm100 GroupedGemmSreluSm100 grouped_gemm_srelu_wrapper_sm100
+    GroupedGemmDsreluSm100 grouped_gemm_dsrelu_wrapper_sm100 SdpafwdSm100D256
+    sdpa_fwd_wrapper_sm100_d256 SdpabwdSm100D256 sdpa_bwd_wrapper_sm100_d256
+    GroupedGemmQuantSm100 grouped_gemm_quant_wrapper_sm100 GroupedGemmGluSm100
+    grouped_gemm_glu_wrapper_sm100 GroupedGemmGluHadamardSm100
+    grouped_gemm_glu_hadamard_wrapper_sm100 GroupedGemmDgluSm100 grouped_gemm_dglu_wrapper_sm100
+    GroupedGemmWgradSm100 grouped_gemm_wgrad_wrapper_sm100 discrete_grouped_gemm
+    DiscreteGroupedGemmSwigluSm100 discrete_grouped_gemm_swiglu_wrapper_sm100
+    DiscreteGroupedGemmDswigluSm100 discrete_grouped_gemm_dswiglu_wrapper_sm100""".split()
+)
+
+
+def __getattr__(name):
+    if name in _CUTEDSL_NAMES:
+        raise ImportError(
+            f"cudnn.{name} is one of the cuDNN frontend's CuTe DSL kernels (its optional 'cutedsl' extra); "
+            "the graph compiler has no CuTe DSL kernels, only the graph API"
+        )
+    raise AttributeError(f"module 'cudnn' has no attribute {name!r}")

@@ -49,6 +49,7 @@ from ._version import backend_version, backend_version_string  # noqa: F401
 
 tensor = Tensor
 kernel_cache = KernelCache
+backend_graph = pygraph  # the name the frontend's extension module gives its graph class
 device_properties = DeviceProperties
 
 __version__ = "0.1.0"

@@ -365,10 +365,6 @@ class pygraph:
         self._check_mutable("add a tensor")
         if kwargs:
             raise TypeError(f"tensor() got unexpected arguments {sorted(kwargs)}")
-        if ragged_offset is not None:
-            raise NotImplementedError("tensor(ragged_offset=...): ragged tensors have no form in the graph dialect yet")
-        if reordering_type is not None and getattr(reordering_type, "name", "NONE") != "NONE":
-            raise NotImplementedError(f"tensor(reordering_type={reordering_type}): reordered layouts have no form in the graph dialect yet")
         data_type = to_data_type(data_type, f"tensor({name or 'unnamed'!r}, data_type=...)")
         if not name:
             name = f"tensor_{len(self._tensors)}"
@@ -394,6 +390,12 @@ class pygraph:
         )
         t.dim_assigned = True
         t.stride_assigned = stride is not None
+        # Recorded; validate()/build raise cudnnGraphNotSupportedError for them.
+        t.ragged_offset = ragged_offset
+        if reordering_type is not None and getattr(reordering_type, "name", "NONE") != "NONE":
+            t.reordering_type = reordering_type
+        if ragged_offset_multiplier is not None and int(ragged_offset_multiplier) != 1:
+            t.ragged_offset_multiplier = int(ragged_offset_multiplier)
         if uid is not None:
             self._claim_uid(uid, t)
             t.uid, t.uid_assigned = uid, True
@@ -685,7 +687,7 @@ class pygraph:
         for key in _ops.SDPA_UNSUPPORTED:
             v = kwargs.pop(key, None)
             if v is not None and v is not False:
-                raise NotImplementedError(f"{op}(): the {key!r} argument has no form in the graph dialect yet")
+                self._note_unsupported(f"{op}(): the {key!r} argument")
         name_ = self._get_name(op, name)
         node = Node(name_, op, self._cdt(compute_data_type))
         for key in pos:
@@ -819,10 +821,10 @@ class pygraph:
             node.params["stats_use_log2"] = True
         for key in ("cu_seq_len_q", "cu_seq_len_kv"):
             if kwargs.get(key) is not None:
-                raise NotImplementedError(f"{op}(): {key} (cumulative sequence lengths of a packed layout) has no form in the graph dialect yet; pass seq_len_q/seq_len_kv with use_padding_mask=True")
+                self._note_unsupported(f"{op}(): {key} (cumulative sequence lengths of a packed layout; seq_len_q/seq_len_kv with use_padding_mask=True is the supported form)")
             kwargs.pop(key, None)
         if kwargs.pop("fn", None) is not None:
-            raise NotImplementedError(f"{op}(): a score modification callback (fn/score_mod) has no form in the graph dialect yet")
+            self._note_unsupported(f"{op}(): a score modification callback (fn/score_mod)")
 
     def _sdpa_dropout(self, op, node, dropout):
         """(probability, seed, offset) is Philox dropout, which needs the
@@ -900,10 +902,34 @@ class pygraph:
                     what = {"reduction": "the reduced dims", "reshape": "the new dims"}.get(node.op, "its dims")
                     raise ValueError(f"output {t.name!r} (uid {t.uid}) of {node.op} node {node.name!r} has no dims: call set_dim() with {what}")
 
+    def _note_unsupported(self, what: str) -> None:
+        """Record a frontend feature the compiler cannot model: the builder
+        call succeeds (as in the frontend) and validate()/build raise
+        cudnnGraphNotSupportedError naming it, which the frontend's programs
+        treat as 'not supported here' (a skip), not as a failure."""
+        self.__dict__.setdefault("_unsupported_features", []).append(what)
+
+    def unsupported_features(self) -> List[str]:
+        """The features this graph uses that the compiler cannot model (empty
+        when it can run); validate()/build raise cudnnGraphNotSupportedError
+        listing them."""
+        what = list(self.__dict__.get("_unsupported_features", ()))
+        for t in self._all:
+            what.extend(t._unsupported_features())
+        return what
+
+    def _raise_if_unsupported(self) -> None:
+        what = self.unsupported_features()
+        if what:
+            raise cudnnGraphNotSupportedError(
+                f"graph {self.name!r} uses features the graph compiler does not support: " + "; ".join(what)
+            )
+
     def to_mlir(self) -> str:
         """The graph as graph-dialect MLIR text."""
         if self._text is not None:
             return self._text
+        self._raise_if_unsupported()
         self._finalize_dims()
         em = _Emitter(self)
         inputs = self._graph_inputs()
@@ -1569,6 +1595,15 @@ class pygraph:
         bytearray, memoryview, str, or a list of byte values. A wrong type
         raises TypeError; data that is not a serialized graph raises
         GraphValidationError (a ValueError) and leaves the graph as it was."""
+        # The frontend's keywords: deserialize(handle_, pyobj, enforce_precompiled=False)
+        # and deserialize(pyobj, enforce_precompiled=False).
+        kwargs.pop("enforce_precompiled", None)
+        kwargs.pop("handle_", None)
+        kwargs.pop("handle", None)
+        if "pyobj" in kwargs:
+            args = tuple(args) + (kwargs.pop("pyobj"),)
+        if kwargs:
+            raise TypeError(f"deserialize() got unexpected arguments {sorted(kwargs)}")
         if not args:
             raise TypeError("deserialize() needs the serialized data")
         data = _serialized_bytes(args[-1])

@@ -94,6 +94,7 @@ class Tensor:
         self.scalar_type = None
         self.ragged_offset = None
         self.reordering_type = None
+        self.ragged_offset_multiplier = 1
         self.producer = None  # (node, port) for op outputs
         self.owner = None  # weakref to the graph
 
@@ -164,17 +165,40 @@ class Tensor:
         return self
 
     def set_ragged_offset(self, offset) -> "Tensor":
-        raise NotImplementedError("set_ragged_offset: ragged tensors have no form in the graph dialect yet")
+        """Accepted as the frontend does; ragged (packed THD) layouts have no
+        form in the graph dialect yet, so a graph holding one raises
+        cudnnGraphNotSupportedError at validate()/build, naming this tensor."""
+        self._guard("set a tensor's ragged offset")
+        self.ragged_offset = offset
+        return self
 
     def set_reordering_type(self, reordering) -> "Tensor":
-        if reordering is not None and getattr(reordering, "name", "NONE") != "NONE":
-            raise NotImplementedError(f"set_reordering_type({reordering}): reordered layouts have no form in the graph dialect yet")
+        """Recorded; a reordering other than NONE (e.g. F8_128x4 block-scale
+        layouts) makes validate()/build raise cudnnGraphNotSupportedError."""
+        self._guard("set a tensor's reordering type")
+        if reordering is not None and getattr(reordering, "name", "NONE") == "NONE":
+            reordering = None
+        self.reordering_type = reordering
         return self
 
     def set_ragged_offset_multiplier(self, multiplier: int) -> "Tensor":
-        if int(multiplier) != 1:
-            raise NotImplementedError(f"set_ragged_offset_multiplier({multiplier}) (tensor {self.name!r}): ragged tensors have no form in the graph dialect yet")
+        """Recorded; a multiplier other than 1 makes validate()/build raise
+        cudnnGraphNotSupportedError (ragged layouts are not modelled)."""
+        self._guard("set a tensor's ragged offset multiplier")
+        self.ragged_offset_multiplier = int(multiplier)
         return self
+
+    def _unsupported_features(self):
+        """What this tensor asks for that the compiler cannot model (each a
+        phrase naming the feature and the tensor)."""
+        what = []
+        if self.ragged_offset is not None:
+            what.append(f"tensor {self.name!r}: ragged_offset (ragged/packed layouts)")
+        if getattr(self, "ragged_offset_multiplier", 1) != 1:
+            what.append(f"tensor {self.name!r}: ragged_offset_multiplier={self.ragged_offset_multiplier}")
+        if self.reordering_type is not None:
+            what.append(f"tensor {self.name!r}: reordering_type={self.reordering_type} (reordered layouts)")
+        return what
 
     # ---- getters -----------------------------------------------------------
     def get_name(self) -> str:
@@ -204,10 +228,13 @@ class Tensor:
     def get_reordering_type(self):
         from ._enums import tensor_reordering
 
-        return tensor_reordering.NONE
+        return self.reordering_type if self.reordering_type is not None else tensor_reordering.NONE
+
+    def get_ragged_offset(self):
+        return self.ragged_offset
 
     def get_ragged_offset_multiplier(self) -> int:
-        return 1
+        return getattr(self, "ragged_offset_multiplier", 1)
 
     def get_has_compile_time_constant(self) -> bool:
         """Whether the tensor is a tensor_scalar (its value is in the graph)."""

@@ -522,3 +522,118 @@ def test_override_shapes_identity_and_otherwise():
         g.execute({a: av, b: bv, bias: cv, y: out}, None, override_uids=[1], override_shapes=[[2, 4, 8]], override_strides=[[32, 8, 1]])
     with pytest.raises(ValueError, match=r"must name the same tensors: got 1, 0 and 0 entries"):
         g.execute({a: av, b: bv, bias: cv, y: out}, None, override_uids=[1])
+
+
+# ---- names and deferred "not supported" answers the frontend's own test programs use
+
+
+ENUMS_OF_THE_BINDING = (
+    "data_type", "tensor_reordering", "scalar_type", "reshape_mode", "knob_type", "norm_forward_phase",
+    "heur_mode", "convolution_mode", "reduction_mode", "build_plan_policy", "numerical_note",
+    "behavior_note", "diagonal_alignment", "attention_implementation", "moe_grouped_matmul_mode",
+)
+
+
+@pytest.mark.parametrize("name", ENUMS_OF_THE_BINDING)
+def test_pybind_module_enums_persist_as_ints(name):
+    # test/python/core/test_enum_compatibility.py reads the enums through
+    # cudnn._pybind_module and round-trips int(member) through JSON.
+    enum_type = getattr(cudnn._pybind_module, name)
+    members = list(enum_type.__members__.values())
+    assert members
+    restored = json.loads(json.dumps([int(m) for m in members]))
+    assert restored == [m.value for m in members]
+    for member, value in zip(members, restored):
+        assert enum_type(value) is member
+        assert not isinstance(member, int)
+
+
+def test_binding_module_aliases():
+    import importlib
+
+    assert importlib.import_module("cudnn._pybind_module") is cudnn._pybind_module
+    assert cudnn._compiled_module is cudnn._pybind_module
+    assert cudnn._pybind_module.backend_graph is cudnn.pygraph
+    assert cudnn.wrapper.Graph is cudnn.Graph
+    assert importlib.import_module("cudnn.wrapper") is cudnn.wrapper
+
+
+def test_cutedsl_kernels_raise_import_error():
+    # The frontend raises ImportError for its CuTe DSL kernels when their
+    # optional dependencies are missing; programs skip on it.
+    with pytest.raises(ImportError, match="GroupedGemmSwigluSm100.*CuTe DSL"):
+        from cudnn import GroupedGemmSwigluSm100  # noqa: F401
+    with pytest.raises(ImportError, match="GemmAmaxSm100"):
+        cudnn.GemmAmaxSm100
+    with pytest.raises(AttributeError, match="no_such_name"):
+        cudnn.no_such_name
+
+
+def _relu_graph():
+    g = cudnn.pygraph(io_data_type=F, compute_data_type=F)
+    x = g.tensor(name="x", dim=[2, 3], stride=[3, 1])
+    y = g.relu(x)
+    y.set_output(True)
+    return g, x, y
+
+
+def test_ragged_and_reordered_tensors_are_not_supported_at_validate():
+    g, x, _ = _relu_graph()
+    ro = g.tensor(name="ro", dim=[3, 1, 1, 1], stride=[1, 1, 1, 1], data_type=gc.data_type.INT32)
+    q = g.tensor(name="q", dim=[2, 4, 8, 16], stride=[512, 128, 16, 1], ragged_offset=ro, ragged_offset_multiplier=4)
+    sf = g.tensor(name="sf", dim=[1, 128, 4], stride=[512, 4, 1], data_type=gc.data_type.FP8_E4M3,
+                  reordering_type=cudnn.tensor_reordering.F8_128x4)
+    assert q.get_ragged_offset() is ro and q.get_ragged_offset_multiplier() == 4
+    assert sf.get_reordering_type() == cudnn.tensor_reordering.F8_128x4
+    feats = g.unsupported_features()
+    assert any("'q'" in f and "ragged_offset" in f for f in feats)
+    assert any("ragged_offset_multiplier=4" in f for f in feats)
+    assert any("'sf'" in f and "F8_128x4" in f for f in feats)
+    with pytest.raises(cudnn.cudnnGraphNotSupportedError, match="ragged_offset"):
+        g.validate()
+    with pytest.raises(cudnn.cudnnGraphNotSupportedError, match="reordering_type"):
+        g.build_operation_graph()
+
+
+def test_tensor_setters_record_and_defer():
+    g, x, _ = _relu_graph()
+    ro = g.tensor(name="ro", dim=[3, 1], stride=[1, 1], data_type=gc.data_type.INT32)
+    assert x.set_ragged_offset(ro) is x and x.get_ragged_offset() is ro
+    assert x.set_ragged_offset_multiplier(1) is x and g.unsupported_features() == ["tensor 'x': ragged_offset (ragged/packed layouts)"]
+    x.set_ragged_offset(None)
+    assert g.unsupported_features() == []
+    x.set_reordering_type(cudnn.tensor_reordering.NONE)
+    assert x.get_reordering_type() == cudnn.tensor_reordering.NONE and g.unsupported_features() == []
+    x.set_reordering_type(cudnn.tensor_reordering.F8_128x4)
+    with pytest.raises(cudnn.cudnnGraphNotSupportedError, match="'x': reordering_type"):
+        g.to_mlir()
+
+
+def test_sdpa_unmodelled_keywords_defer_to_validate():
+    g = cudnn.pygraph(io_data_type=gc.data_type.HALF, compute_data_type=F)
+    q = g.tensor(name="q", dim=[1, 2, 8, 16], stride=[256, 128, 16, 1])
+    k = g.tensor(name="k", dim=[1, 2, 8, 16], stride=[256, 128, 16, 1])
+    v = g.tensor(name="v", dim=[1, 2, 8, 16], stride=[256, 128, 16, 1])
+    cu = g.tensor(name="cu", dim=[2, 1, 1, 1], stride=[1, 1, 1, 1], data_type=gc.data_type.INT32)
+    o, _ = g.sdpa(q, k, v, attn_scale=0.25, generate_stats=False, cu_seq_len_q=cu, cu_seq_len_kv=cu, sink_token=cu)
+    o.set_output(True)
+    feats = g.unsupported_features()
+    assert any("cu_seq_len_q" in f for f in feats) and any("'sink_token'" in f for f in feats)
+    with pytest.raises(cudnn.cudnnGraphNotSupportedError, match="sink_token"):
+        g.validate()
+    # dropout as (probability, seed, offset) still answers at the builder
+    with pytest.raises(NotImplementedError, match="dropout"):
+        g.sdpa(q, k, v, dropout=(0.1, cu, cu))
+
+
+def test_deserialize_takes_the_frontend_keywords():
+    g, x, y = _relu_graph()
+    data = g.serialize()
+    h = cudnn.pygraph()
+    h.deserialize(pyobj=data, enforce_precompiled=False)
+    assert h.to_mlir() == g.to_mlir()
+    h2 = cudnn.pygraph()
+    h2.deserialize(None, data, enforce_precompiled=True)
+    assert h2.to_mlir() == g.to_mlir()
+    with pytest.raises(TypeError, match="bogus"):
+        cudnn.pygraph().deserialize(data, bogus=1)
