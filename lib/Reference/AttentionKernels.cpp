@@ -508,15 +508,6 @@ std::string dequantizeMx(std::initializer_list<MxOperand> operands) {
 
 } // namespace
 
-double graph::ref::alibiSlope(int64_t head, int64_t numHeads) {
-  int64_t n = 1;
-  while (n * 2 <= numHeads)
-    n *= 2;
-  if (head < n)
-    return std::pow(std::pow(2.0, -8.0 / n), static_cast<double>(head + 1));
-  return std::pow(std::pow(2.0, -4.0 / n),
-                  static_cast<double>(1 + 2 * (head - n)));
-}
 
 std::string
 graph::ref::applyLegacyMaskFlags(SdpaOptions &opts, bool causalMask,

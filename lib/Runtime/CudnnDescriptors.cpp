@@ -228,6 +228,40 @@ int64_t Lowering::newScratch(const Shape &dims, cudnnDataType_t type) {
   return t.uid;
 }
 
+int64_t Lowering::newScratchConstant(const Shape &dims,
+                                     const std::vector<float> &values) {
+  int64_t uid = newScratch(dims, CUDNN_DATA_FLOAT);
+  std::vector<unsigned char> &bytes = tensors[uid].scratchInit;
+  bytes.resize(values.size() * sizeof(float));
+  std::memcpy(bytes.data(), values.data(), bytes.size());
+  return uid;
+}
+
+std::string Lowering::toByValue(int64_t uid, const char *port) {
+  auto it = tensors.find(uid);
+  if (it == tensors.end())
+    return err(std::string(port) + ": uid " + std::to_string(uid) +
+               " is not a tensor of the group");
+  Tensor &t = it->second;
+  if (t.isByValue)
+    return "";
+  if (t.isVirtual || t.isScratch)
+    return err(std::string(port) +
+               ": cuDNN takes it by value, so it must be a graph input or a "
+               "constant, not computed inside the fused group");
+  int64_t count = 1;
+  for (int64_t d : t.dims)
+    count *= d;
+  if (count != 1)
+    return err(std::string(port) +
+               ": cuDNN takes it by value, so it must "
+               "have one element, not " +
+               shapeText(t.dims));
+  t.isByValue = true;
+  t.valueFromBuffer = true;
+  return "";
+}
+
 void Lowering::toScratch(int64_t uid) {
   auto it = tensors.find(uid);
   if (it == tensors.end() || !it->second.isVirtual)

@@ -47,7 +47,23 @@ public:
     return Builder{api, spec.name, context};
   }
 
-  std::string build() { return buildFrom(spec, ""); }
+  // Attention lowers to the composite pattern (set after cuDNN refused the
+  // unified SDPA operations for this group).
+  bool compositeAttention = false;
+
+  std::string build() {
+    std::string error = buildFrom(spec, "");
+    if (error.empty() || compositeAttention || !lowering ||
+        !lowering->usedUnifiedAttention)
+      return error;
+    // cuDNN 9.19's unified SDPA operations refuse some graphs the composite
+    // pattern runs (a plain d64 backward: buildDAG BAD_PARAM on the H200).
+    compositeAttention = true;
+    std::string retry = buildFrom(spec, "");
+    return retry.empty()
+               ? ""
+               : error + "; as the composite attention graph: " + retry;
+  }
 
   std::string buildFrom(const GraphSpec &from, const std::string &label) {
     opGraph.reset();
@@ -55,6 +71,7 @@ public:
     keyUidZero(*loweredSpec);
     relabel = label;
     lowering = std::make_unique<Lowering>(api, *loweredSpec);
+    lowering->compositeAttention = compositeAttention;
     TRY(lowering->addSpecTensors());
     if (loweredSpec->ops.empty())
       return "group '" + spec.name + "' has no ops";
@@ -168,6 +185,17 @@ public:
 
   std::string createPlans(const std::vector<HeurMode> &modes) override {
     std::string errors = queryHeuristics(modes);
+    if (planList.empty() && !compositeAttention &&
+        lowering->usedUnifiedAttention) {
+      // No engine config for the unified SDPA graph: try the composite one.
+      compositeAttention = true;
+      if (build().empty()) {
+        std::string composite = queryHeuristics(modes);
+        if (!planList.empty())
+          return "";
+        errors += composite;
+      }
+    }
     if (!planList.empty() || !relabel.empty())
       return planList.empty() ? noConfigError(errors, {}) : "";
     // cuDNN's runtime-fusion engines take pointwise-only and reduction-only
@@ -415,6 +443,7 @@ public:
     uids.clear();
     pointers.clear();
     int64_t scratchBase = (p.info.workspaceBytes + 255) / 256 * 256;
+    bool readValues = false;
     if ((p.info.workspaceBytes > 0 || lowering->scratchBytes > 0) && !workspace)
       return "group '" + spec.name + "': plan " + p.info.name + " needs " +
              std::to_string(workspaceBytes(index)) +
@@ -423,11 +452,25 @@ public:
       if (t.isVirtual)
         continue;
       uids.push_back(uid);
-      if (t.isByValue) {
+      if (t.isByValue && t.valueFromBuffer) {
+        int64_t userUid = uid == kUidZeroKey ? 0 : uid;
+        auto it = buffers.find(userUid);
+        if (it == buffers.end() || !it->second)
+          return "group '" + spec.name +
+                 "': no buffer for by-value tensor uid " +
+                 std::to_string(userUid);
+        TRY(device.copyToHost(t.value, it->second, cudnnTypeBytes(t.type)));
+        pointers.push_back(t.value);
+        readValues = true;
+      } else if (t.isByValue) {
         pointers.push_back(t.value);
       } else if (t.isScratch) {
-        pointers.push_back(static_cast<char *>(workspace) + scratchBase +
-                           t.scratchOffset);
+        char *at =
+            static_cast<char *>(workspace) + scratchBase + t.scratchOffset;
+        if (!t.scratchInit.empty())
+          TRY(device.copyToDevice(at, t.scratchInit.data(),
+                                  t.scratchInit.size()));
+        pointers.push_back(at);
       } else {
         int64_t userUid = uid == kUidZeroKey ? 0 : uid;
         auto it = buffers.find(userUid);
@@ -439,8 +482,9 @@ public:
     }
     // Repeated executes with the same buffers reuse the variant pack: its
     // creation is most of the host time of a small group.
-    if (!lastPack || lastPackPlan != index || lastPackPointers != pointers ||
-        lastPackWorkspace != workspace) {
+    // Values read from buffers may differ between runs: a fresh pack.
+    if (!lastPack || readValues || lastPackPlan != index ||
+        lastPackPointers != pointers || lastPackWorkspace != workspace) {
       Builder b = builder("execute plan " + p.info.name);
       DescPtr pack;
       TRY(b.create(CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR, pack,

@@ -123,6 +123,14 @@ struct Tensor {
   unsigned char value[8] = {0};
   bool isScratch = false; // non-virtual, lives in the workspace tail
   int64_t scratchOffset = 0;
+  // Contents a scratch tensor must hold when the plan runs (constants the
+  // lowering computes on the host, e.g. ALiBi slopes); uploaded before each
+  // execute since other groups may share the workspace.
+  std::vector<unsigned char> scratchInit;
+  // A by-value tensor whose value is the caller's one-element buffer, read
+  // on the host before each execute (cuDNN takes a norm's epsilon by value;
+  // the frontend's programs pass it as a tensor).
+  bool valueFromBuffer = false;
   DescPtr desc;
 };
 
@@ -171,10 +179,25 @@ public:
 
   int64_t newScratch(const Shape &dims, cudnnDataType_t type);
 
+  /// A scratch f32 tensor holding `values` (row-major) when the plan runs.
+  int64_t newScratchConstant(const Shape &dims,
+                             const std::vector<float> &values);
+
+  /// Attention lowers to the composite pattern even where the unified SDPA
+  /// operations apply (set when cuDNN refused the unified graph).
+  bool compositeAttention = false;
+  /// The lowering used a unified SDPA operation (a composite retry may help).
+  bool usedUnifiedAttention = false;
+
   /// Gives virtual tensor `uid` memory in the workspace tail: for outputs
   /// cuDNN's engines always write (a norm backward's DScale and DBias, even
   /// when nothing reads them).
   void toScratch(int64_t uid);
+
+  /// Makes tensor `uid` (operand `port`) by-value for an attribute cuDNN
+  /// reads by value only: a one-element graph input is read from its
+  /// buffer before each execute; a computed one is an error.
+  std::string toByValue(int64_t uid, const char *port);
 
   const Tensor *find(int64_t uid) const {
     auto it = tensors.find(uid);
@@ -348,6 +371,7 @@ enum PortFlags : unsigned {
   kRequired = 2, // else set only when the op has the port
   kScratch = 4,  // cuDNN always writes it: a virtual one gets workspace memory
   kNotRms = 8,   // absent from RMS norm
+  kByValue = 16, // cuDNN reads it by value: see Lowering::toByValue
 };
 
 struct OpPort {
@@ -381,6 +405,8 @@ std::string setPorts(Lowering &l, const DescPtr &o, const OpPort (&ports)[N],
     }
     if (p.flags & kScratch)
       l.toScratch(uid);
+    if (p.flags & kByValue)
+      TRY(l.toByValue(uid, p.port));
     DescPtr d;
     TRY(l.tensor(uid, d));
     TRY(l.b.set(o, p.attr, p.attrName, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1,

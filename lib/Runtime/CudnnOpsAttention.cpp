@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "CudnnGroupInternal.h"
+#include "GraphDialect/Support/Alibi.h"
 
 #include <cstdlib>
 #include <limits>
@@ -63,8 +64,6 @@ std::string Lowering::attnCommon(Attn &a) {
     TRY(in("seq_len_kv", a.seqKV));
   }
   a.alibi = flag("use_alibi_mask");
-  if (a.alibi)
-    return err("the ALiBi mask is not lowered by the runtime yet");
   bool causal = flag("use_causal_mask");
   bool causalBR = flag("use_causal_mask_bottom_right");
   if (causal && causalBR)
@@ -110,6 +109,33 @@ std::string Lowering::attnScoreBase(const Attn &a, int64_t &score,
     TRY(pointwise(CUDNN_POINTWISE_ADD, score, a.bias, 0, biased,
                   CUDNN_DATA_FLOAT));
     score = biased;
+  }
+  if (a.alibi) {
+    // + slope[h] * (col - row), the slopes a [1, Hq, 1, 1] constant.
+    auto genIndex = [&](int64_t axis, int64_t &idx) -> std::string {
+      idx = newVirtual(sDims, CUDNN_DATA_FLOAT);
+      PwParams p;
+      p.axis = axis;
+      return pointwise(CUDNN_POINTWISE_GEN_INDEX, score, 0, 0, idx,
+                       CUDNN_DATA_FLOAT, p);
+    };
+    int64_t row, col;
+    TRY(genIndex(2, row));
+    TRY(genIndex(3, col));
+    int64_t distance = newVirtual(sDims, CUDNN_DATA_FLOAT);
+    TRY(pointwise(CUDNN_POINTWISE_SUB, col, row, 0, distance,
+                  CUDNN_DATA_FLOAT));
+    std::vector<float> slopes(a.hq);
+    for (int64_t h = 0; h < a.hq; ++h)
+      slopes[h] = static_cast<float>(alibiSlope(h, a.hq));
+    int64_t slope = newScratchConstant({1, a.hq, 1, 1}, slopes);
+    int64_t term = newVirtual(sDims, CUDNN_DATA_FLOAT);
+    TRY(pointwise(CUDNN_POINTWISE_MUL, distance, slope, 0, term,
+                  CUDNN_DATA_FLOAT));
+    int64_t shifted = newVirtual(sDims, CUDNN_DATA_FLOAT);
+    TRY(pointwise(CUDNN_POINTWISE_ADD, score, term, 0, shifted,
+                  CUDNN_DATA_FLOAT));
+    score = shifted;
   }
   return "";
 }
@@ -222,8 +248,10 @@ std::string Lowering::lowerSdpa() {
   bool extraStats = hasOut("score_max") || hasOut("score_sum_exp");
   bool unified = !a.needsComposite() || a.paddingOnly();
   if (unified && !extraStats && !hasIn("attn_scale") && !a.right && !a.left &&
-      std::getenv("GRAPH_SDPA_COMPOSITE") == nullptr)
+      !compositeAttention && std::getenv("GRAPH_SDPA_COMPOSITE") == nullptr) {
+    usedUnifiedAttention = true;
     return unifiedSdpa(a, o);
+  }
   // The composite graph's padding mask (gen_index < seq_len, select)
   // builds but is not applied: every masked key and row came out
   // unmasked on the H200 with cuDNN 9.19 (probe of 2026-12-01). An error
@@ -284,14 +312,20 @@ std::string Lowering::compositeSdpa(const Attn &a, int64_t o) {
   // statistics written out: without a user Stats tensor (inference) they
   // go to a scratch buffer in the workspace, else the heuristics offer no
   // engine config for a causal or masked inference graph.
-  int64_t stats;
-  if (hasOut("Stats"))
-    TRY(out("Stats", stats));
-  else
-    stats = newScratch(rowDims, CUDNN_DATA_FLOAT);
-  int64_t logSum = newVirtual(rowDims, CUDNN_DATA_FLOAT);
-  TRY(pointwise(CUDNN_POINTWISE_LOG, sum, 0, 0, logSum, CUDNN_DATA_FLOAT));
-  TRY(pointwise(CUDNN_POINTWISE_ADD, mx, logSum, 0, stats, CUDNN_DATA_FLOAT));
+  // With score_max/score_sum_exp requested and no Stats, the softmax
+  // statistics are those two outputs (the frontend's graph has no Stats
+  // chain then).
+  bool extraStats = hasOut("score_max") || hasOut("score_sum_exp");
+  if (hasOut("Stats") || !extraStats) {
+    int64_t stats;
+    if (hasOut("Stats"))
+      TRY(out("Stats", stats));
+    else
+      stats = newScratch(rowDims, CUDNN_DATA_FLOAT);
+    int64_t logSum = newVirtual(rowDims, CUDNN_DATA_FLOAT);
+    TRY(pointwise(CUDNN_POINTWISE_LOG, sum, 0, 0, logSum, CUDNN_DATA_FLOAT));
+    TRY(pointwise(CUDNN_POINTWISE_ADD, mx, logSum, 0, stats, CUDNN_DATA_FLOAT));
+  }
   // P in the io type: the A operand of the second matmul.
   int64_t p = newVirtual(sDims, a.dropMask ? CUDNN_DATA_FLOAT : a.io);
   TRY(pointwise(CUDNN_POINTWISE_DIV, e, sum, 0, p, CUDNN_DATA_FLOAT));
@@ -312,7 +346,9 @@ std::string Lowering::lowerSdpaBackward() {
   if (hasOut("dBias"))
     return err("dBias is not lowered by the runtime yet");
   if ((!a.needsComposite() || a.paddingOnly()) && !hasIn("attn_scale") &&
-      !a.right && !a.left && std::getenv("GRAPH_SDPA_COMPOSITE") == nullptr) {
+      !a.right && !a.left && !compositeAttention &&
+      std::getenv("GRAPH_SDPA_COMPOSITE") == nullptr) {
+    usedUnifiedAttention = true;
     DescPtr op, d;
     TRY(b.create(CUDNN_BACKEND_OPERATION_SDPA_BWD_DESCRIPTOR, op,
                  "OPERATION_SDPA_BWD"));

@@ -36,7 +36,7 @@ std::string Lowering::lowerNormForward() {
       PORT("input", kInput | kRequired, CUDNN_ATTR_OPERATION_NORM_FWD_XDESC),
       PORT("scale", kInput | kRequired,
            CUDNN_ATTR_OPERATION_NORM_FWD_SCALE_DESC),
-      PORT("epsilon", kInput | kRequired,
+      PORT("epsilon", kInput | kRequired | kByValue,
            CUDNN_ATTR_OPERATION_NORM_FWD_EPSILON_DESC),
       PORT("Y", kOutput | kRequired, CUDNN_ATTR_OPERATION_NORM_FWD_YDESC),
       PORT("bias", kInput, CUDNN_ATTR_OPERATION_NORM_FWD_BIAS_DESC),
@@ -110,7 +110,8 @@ std::string Lowering::lowerNormBackward() {
            CUDNN_ATTR_OPERATION_NORM_BWD_DSCALE_DESC),
       PORT("DBias", kOutput | kScratch,
            CUDNN_ATTR_OPERATION_NORM_BWD_DBIAS_DESC),
-      PORT("epsilon", kInput, CUDNN_ATTR_OPERATION_NORM_BWD_EPSILON_DESC),
+      PORT("epsilon", kInput | kByValue,
+           CUDNN_ATTR_OPERATION_NORM_BWD_EPSILON_DESC),
   };
   cudnnBackendNormMode_t mode = normMode(op->kind);
   DescPtr o;

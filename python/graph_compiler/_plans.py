@@ -165,6 +165,13 @@ def propose(module, heuristics) -> list:
         _log.info("graph_compiler: the C API library has no GPU plan list (an older build); using the CPU reference plan")
         return [_cpu_reference()]
     status = module.plan_create(_capi.GRAPH_DEVICE_GPU, _heur_codes(heuristics))
+    if status == _capi.GRAPH_ERROR_NOT_SUPPORTED:
+        # A usable GPU that cannot run the graph: the frontend's answer is
+        # "not supported" here, at planning time, not a CPU plan that fails
+        # later when the caller's CUDA tensors arrive.
+        from ._graph import cudnnGraphNotSupportedError
+
+        raise cudnnGraphNotSupportedError(f"no GPU engine runs this graph: {_capi.last_error().strip()}")
     if status != _capi.GRAPH_OK:
         first = (_capi.last_error().strip().splitlines() or [""])[0]
         why = "no usable GPU" if status == _capi.GRAPH_ERROR_NO_DEVICE else "the GPU cannot plan this graph"

@@ -333,16 +333,29 @@ def test_create_execution_plan_replays_a_codegen_plan(monkeypatch):
 
 
 @needs_lib
-def test_gpu_cannot_plan_this_graph_falls_back(monkeypatch, caplog):
+def test_gpu_cannot_plan_this_graph_is_not_supported(monkeypatch):
+    # A usable GPU that cannot run the graph: "not supported" at planning
+    # time (the frontend's answer, which its programs skip on), not a CPU
+    # plan that fails once CUDA tensors arrive.
     monkeypatch.setattr(_capi.Module, "has_plan_api", lambda self: True)
     monkeypatch.setattr(_capi.Module, "plan_create", lambda self, d, m: _capi.GRAPH_ERROR_NOT_SUPPORTED)
     monkeypatch.setattr(_capi, "last_error", lambda: "graph @g: group 'g/group0': the heuristics offered no plan\nmore")
+    g, *io = mlp_graph()
+    with pytest.raises(gc.cudnnGraphNotSupportedError, match="no GPU engine runs this graph: graph @g: group 'g/group0': the heuristics offered no plan"):
+        g.create_execution_plans()
+
+
+@needs_lib
+def test_gpu_planning_error_falls_back_to_the_cpu(monkeypatch, caplog):
+    monkeypatch.setattr(_capi.Module, "has_plan_api", lambda self: True)
+    monkeypatch.setattr(_capi.Module, "plan_create", lambda self, d, m: _capi.GRAPH_ERROR_EXECUTION)
+    monkeypatch.setattr(_capi, "last_error", lambda: "graph @g: cuInit failed\nmore")
     g, *io = mlp_graph()
     with caplog.at_level(logging.INFO, logger="graph_compiler"):
         g.create_execution_plans()
     assert g.get_plan_name_at_index(0) == "reference_cpu"
     [line] = [r.getMessage() for r in caplog.records if r.name == "graph_compiler"]
-    assert "the GPU cannot plan this graph (GRAPH_ERROR_NOT_SUPPORTED: graph @g: group 'g/group0': the heuristics offered no plan)" in line
+    assert "the GPU cannot plan this graph (GRAPH_ERROR_EXECUTION: graph @g: cuInit failed)" in line
     run_cpu(g, *io)
 
 

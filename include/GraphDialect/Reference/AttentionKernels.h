@@ -77,6 +77,7 @@
 #define GRAPHDIALECT_REFERENCE_ATTENTIONKERNELS_H
 
 #include "GraphDialect/Reference/NdArray.h"
+#include "GraphDialect/Support/Alibi.h"
 
 #include <optional>
 #include <string>
@@ -109,8 +110,7 @@ std::string applyLegacyMaskFlags(SdpaOptions &opts, bool causalMask,
                                  bool causalMaskBottomRight,
                                  std::optional<int64_t> slidingWindowLength);
 
-/// ALiBi slope of query head `head` out of `numHeads` (cuDNN's formula).
-double alibiSlope(int64_t head, int64_t numHeads);
+using graph::alibiSlope; // GraphDialect/Support/Alibi.h
 
 struct SdpaForwardResult {
   NdArray o;           // [B,Hq,Sq,Dv]
