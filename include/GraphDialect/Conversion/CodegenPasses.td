@@ -57,11 +57,16 @@ def GraphGenerateKernels : Pass<"graph-generate-kernels", "::mlir::ModuleOp"> {
     bf16 or fp8 take one reciprocal for a divisor shared by the row (exact
     division below 2^-125) and `tanh.approx.f32` for tanh; f32 and f16
     results keep exact division and libdevice's tanh. The graph is erased.
+    Groups whose kernels come out identical share one module (what
+    `graph-dedup-kernels` does, unless `dedup=false`), so
+    `graph-kernels-to-ptx` compiles each distinct kernel once.
     `graph-kernels-to-ptx` lowers the result to sm_90 PTX.
   }];
   let options = [
     Option<"plan", "plan", "std::string", "\"codegen_v2_t256_i2\"",
-           "codegen_v2 plan name: codegen_v2_t<threads>_i<items>">
+           "codegen_v2 plan name: codegen_v2_t<threads>_i<items>">,
+    Option<"dedup", "dedup", "bool", "true",
+           "Share one gpu.module among groups whose kernels are identical">
   ];
   let dependentDialects = [
     "::mlir::gpu::GPUDialect", "::mlir::scf::SCFDialect",
@@ -69,6 +74,32 @@ def GraphGenerateKernels : Pass<"graph-generate-kernels", "::mlir::ModuleOp"> {
     "::mlir::memref::MemRefDialect", "::mlir::vector::VectorDialect",
     "::mlir::NVVM::NVVMDialect"
   ];
+}
+
+def GraphDedupKernels : Pass<"graph-dedup-kernels", "::mlir::ModuleOp"> {
+  let summary = "Keep one gpu.module per distinct generated kernel module";
+  let description = [{
+    Groups of the same shapes and ops get the same kernels: a stack of
+    1,000 identical blocks generates 1,000 gpu.modules of which a handful
+    differ. Two `gpu.module`s are identical when they print the same with
+    their symbol name set aside (their kernels, the launch geometry in
+    `graph.launches`, their targets). The first of each kind is kept, every
+    symbol reference to the others (`gpu.launch_func @m::@k` and any other
+    `@m` or `@m::...` attribute) is re-pointed to it and they are erased,
+    so the NVVM pipeline compiles each distinct kernel once. The kept
+    module lists the groups that run it, in order, in `graph.groups`
+    (set only when two or more share it):
+
+    ```mlir
+    gpu.module @g_group0 attributes {graph.groups = ["g_group0", "g_group3"],
+                                     graph.launches = ["stage0 grid 4 block 256"]} {
+      gpu.func @stage0(...) kernel { ... }
+    }
+    ```
+
+    `graph-generate-kernels` runs the same step at its end.
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect"];
 }
 
 #endif // GRAPH_CODEGEN_PASSES_TD

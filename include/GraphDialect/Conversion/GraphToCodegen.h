@@ -70,6 +70,12 @@ std::string generateKernels(const ::graph::rt::GraphSpec &spec,
                             ::graph::rt::CodegenSpec &out,
                             const ::graph::rt::DeviceLimits &limits = {});
 
+/// Keeps one of each set of identical gpu.modules of `module` (identical
+/// when printed with their symbol name set aside), re-points the symbol
+/// references to the others at it, records on it the groups that share it
+/// (`graph.groups`) and erases the others. Returns how many it erased.
+size_t deduplicateKernelModules(ModuleOp module);
+
 /// Compiles `spec` with codegen plan `plan` (either engine version) to PTX
 /// kernels and their launch geometry for a GPU with `limits`. `cubin`:
 /// assemble with ptxas.

@@ -108,7 +108,9 @@ struct GraphGenerateKernels
       return "";
     };
     if (failed(lowerEachGroup(module, lower)))
-      signalPassFailure();
+      return signalPassFailure();
+    if (dedup)
+      deduplicateKernelModules(module);
   }
 };
 
