@@ -50,9 +50,11 @@
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
 #include "mlir/Transforms/Passes.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/Support/FileSystem.h"
 
 #include <cstdlib>
+#include <mutex>
 
 namespace mlir::graph {
 #define GEN_PASS_DEF_GRAPHCODEGENCOLLAPSELOOPS
@@ -313,6 +315,61 @@ std::string mlir::graph::compileToPtx(const rt::GraphSpec &spec,
   return "";
 }
 
+namespace {
+
+/// The images compilePlan compiled in this process, by the text of the
+/// kernels generated for them: groups of the same shapes and ops (a stack of
+/// identical blocks) generate the same gpu.module, which is lowered to PTX
+/// or cubin once and shared (graph-dedup-kernels' rule, across groups that
+/// are compiled one at a time). Emptied when it outgrows kMaxBytes.
+class ImageCache {
+public:
+  std::optional<std::string> find(const std::string &key) {
+    std::lock_guard<std::mutex> lock(mutex);
+    auto it = images.find(key);
+    if (it == images.end())
+      return std::nullopt;
+    return it->second;
+  }
+
+  void insert(const std::string &key, const std::string &image) {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (bytes + key.size() + image.size() > kMaxBytes) {
+      images.clear();
+      bytes = 0;
+    }
+    if (images.try_emplace(key, image).second)
+      bytes += key.size() + image.size();
+  }
+
+private:
+  static constexpr size_t kMaxBytes = size_t(256) << 20;
+  std::mutex mutex;
+  llvm::StringMap<std::string> images;
+  size_t bytes = 0;
+};
+
+ImageCache &imageCache() {
+  static ImageCache *cache = new ImageCache(); // never destroyed
+  return *cache;
+}
+
+/// What the image of `module`'s kernels depends on: the kernels, the format
+/// and the toolkit libdevice and ptxas come from.
+std::string imageKey(ModuleOp module, bool cubin) {
+  std::string key = cubin ? "cubin" : "ptx";
+  for (const char *var : {"CUDA_ROOT", "CUDA_HOME", "CUDA_PATH"}) {
+    const char *value = std::getenv(var);
+    key += std::string("\n") + var + "=" + (value ? value : "");
+  }
+  key += "\n";
+  llvm::raw_string_ostream os(key);
+  module->print(os, OpPrintingFlags().useLocalScope());
+  return key;
+}
+
+} // namespace
+
 std::string mlir::graph::compilePlan(const rt::GraphSpec &spec,
                                      const std::string &plan,
                                      rt::CodegenSpec &out, bool cubin,
@@ -334,17 +391,24 @@ std::string mlir::graph::compilePlan(const rt::GraphSpec &spec,
   });
   if (failed(verify(*module)))
     return "generated kernels do not verify:" + diagnostics;
-  PassManager toPtx(&context);
-  toPtx.addPass(std::make_unique<RemFToLibdevice>());
-  addNvvmPipeline(toPtx, cubin);
-  if (failed(toPtx.run(*module)))
-    return std::string(cubin ? "lowering to cubin failed:"
-                             : "lowering to PTX failed:") +
-           diagnostics;
+  std::string key = imageKey(*module, cubin);
   std::string image;
-  for (gpu::BinaryOp binary : module->getOps<gpu::BinaryOp>()) {
-    auto object = cast<gpu::ObjectAttr>(binary.getObjects()[0]);
-    image = object.getObject().getValue().str();
+  if (std::optional<std::string> cached = imageCache().find(key)) {
+    image = std::move(*cached);
+  } else {
+    PassManager toPtx(&context);
+    toPtx.addPass(std::make_unique<RemFToLibdevice>());
+    addNvvmPipeline(toPtx, cubin);
+    if (failed(toPtx.run(*module)))
+      return std::string(cubin ? "lowering to cubin failed:"
+                               : "lowering to PTX failed:") +
+             diagnostics;
+    for (gpu::BinaryOp binary : module->getOps<gpu::BinaryOp>()) {
+      auto object = cast<gpu::ObjectAttr>(binary.getObjects()[0]);
+      image = object.getObject().getValue().str();
+    }
+    if (!image.empty())
+      imageCache().insert(key, image);
   }
   if (image.empty())
     return "the kernels have no " + std::string(cubin ? "cubin" : "PTX");
