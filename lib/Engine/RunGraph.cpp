@@ -95,18 +95,22 @@ bool isStaticShape(const ref::Shape &shape) {
   return llvm::none_of(shape, ShapedType::isDynamic);
 }
 
-/// "" when the host can hold a `shape` x `dtype` buffer for input `info`,
-/// else the one-line error naming the input, the bytes and the limit.
+/// "" when the host can hold a `shape` x `dtype` buffer for input `info`
+/// (on top of what `budget`, when given, already holds; the buffer is then
+/// added to it), else the one-line error naming the input, the bytes and
+/// what is left.
 std::string checkInputMemory(const ref::TensorInfo &info,
-                             const ref::Shape &shape, ref::DType dtype) {
+                             const ref::Shape &shape, ref::DType dtype,
+                             ::graph::HostMemoryBudget *budget) {
   std::optional<int64_t> count = ::graph::checkedElementCount(shape);
   std::optional<int64_t> bytes =
       count ? ::graph::checkedMul(*count,
                                   static_cast<int64_t>(ref::byteWidth(dtype)))
             : std::nullopt;
-  return ref::checkHostAllocation(bytes, "input " + describeTensor(info) +
-                                             " (" + typeText(shape, dtype) +
-                                             ")");
+  std::string what =
+      "input " + describeTensor(info) + " (" + typeText(shape, dtype) + ")";
+  return budget ? budget->reserve(bytes, what)
+                : ref::checkHostAllocation(bytes, what);
 }
 
 /// Resolves `key` (all digits: a uid, else a name) among `infos`.
@@ -187,14 +191,16 @@ Result<ref::HostTensor> loadNpyInput(const ref::TensorInfo &info,
 }
 
 Result<ref::HostTensor> randomTensor(const ref::TensorInfo &info,
-                                     BlockArgument arg, uint64_t seed);
+                                     BlockArgument arg, uint64_t seed,
+                                     ::graph::HostMemoryBudget *budget);
 
 /// "2x3xf32=1 2 3 4 5 6" (values separated by spaces or commas; brackets
 /// are ignored; "f32=5" for a rank-0 tensor), or "2x3xf32=random": random
 /// data of those dims, as `random` draws it (`arg` and `seed`).
 Result<ref::HostTensor> parseInlineInput(const ref::TensorInfo &info,
                                          llvm::StringRef text,
-                                         BlockArgument arg, uint64_t seed) {
+                                         BlockArgument arg, uint64_t seed,
+                                         ::graph::HostMemoryBudget *budget) {
   auto [typeWord, valuesText] = text.split('=');
   llvm::SmallVector<llvm::StringRef> parts;
   typeWord.trim().split(parts, 'x');
@@ -215,7 +221,7 @@ Result<ref::HostTensor> parseInlineInput(const ref::TensorInfo &info,
   if (valuesText.trim() == "random") {
     ref::TensorInfo bound = info;
     bound.shape = shape;
-    return randomTensor(bound, arg, seed);
+    return randomTensor(bound, arg, seed, budget);
   }
 
   std::vector<llvm::StringRef> tokens;
@@ -339,7 +345,8 @@ std::optional<std::vector<double>> legalIntegerValues(BlockArgument arg,
 }
 
 Result<ref::HostTensor> randomTensor(const ref::TensorInfo &info,
-                                     BlockArgument arg, uint64_t seed) {
+                                     BlockArgument arg, uint64_t seed,
+                                     ::graph::HostMemoryBudget *budget) {
   if (!isStaticShape(info.shape))
     return Failure{"input " + describeTensor(info) + " has dynamic dims (" +
                    shapeText(info.shape) +
@@ -347,7 +354,7 @@ Result<ref::HostTensor> randomTensor(const ref::TensorInfo &info,
                    "give the input with --input, e.g. --input=" +
                    uidText(info) + "=\"DIMSx" + ref::dtypeName(info.dtype) +
                    "=random\""};
-  if (std::string err = checkInputMemory(info, info.shape, info.dtype);
+  if (std::string err = checkInputMemory(info, info.shape, info.dtype, budget);
       !err.empty())
     return Failure{err};
   ref::HostTensor tensor = ref::HostTensor::zeros(info.dtype, info.shape);
@@ -384,14 +391,24 @@ Result<ref::HostTensor> randomTensor(const ref::TensorInfo &info,
 /// each caller words its own way.
 std::optional<Result<ref::HostTensor>>
 tensorFromValue(const ref::TensorInfo &info, llvm::StringRef value,
-                BlockArgument arg, uint64_t seed) {
-  if (value.starts_with("@"))
-    return loadNpyInput(info, value.drop_front().str());
+                BlockArgument arg, uint64_t seed,
+                ::graph::HostMemoryBudget *budget) {
   if (value == "random")
-    return randomTensor(info, arg, seed);
-  if (value.contains('='))
-    return parseInlineInput(info, value, arg, seed);
-  return std::nullopt;
+    return randomTensor(info, arg, seed, budget);
+  if (value.contains('=') && !value.starts_with("@"))
+    return parseInlineInput(info, value, arg, seed, budget);
+  if (!value.starts_with("@"))
+    return std::nullopt;
+  Result<ref::HostTensor> loaded = loadNpyInput(info, value.drop_front().str());
+  // A file is read whole before its size is known: count it once read.
+  if (auto *tensor = std::get_if<ref::HostTensor>(&loaded); tensor && budget)
+    if (std::string err =
+            budget->reserve(static_cast<int64_t>(tensor->bytes.size()),
+                            "input " + describeTensor(info) + " (" +
+                                typeText(tensor->shape, tensor->dtype) + ")");
+        !err.empty())
+      return Result<ref::HostTensor>(Failure{err});
+  return loaded;
 }
 
 } // namespace
@@ -399,9 +416,10 @@ tensorFromValue(const ref::TensorInfo &info, llvm::StringRef value,
 std::string mlir::graph::inputFromValue(const ref::TensorInfo &info,
                                         StringRef value, BlockArgument arg,
                                         uint64_t seed, ref::HostTensor &tensor,
-                                        bool &recognized) {
+                                        bool &recognized,
+                                        ::graph::HostMemoryBudget *budget) {
   std::optional<Result<ref::HostTensor>> made =
-      tensorFromValue(info, value, arg, seed);
+      tensorFromValue(info, value, arg, seed, budget);
   recognized = made.has_value();
   if (!made)
     return "";
@@ -413,8 +431,9 @@ std::string mlir::graph::inputFromValue(const ref::TensorInfo &info,
 
 std::string mlir::graph::randomInput(const ref::TensorInfo &info,
                                      BlockArgument arg, uint64_t seed,
-                                     ref::HostTensor &tensor) {
-  Result<ref::HostTensor> made = randomTensor(info, arg, seed);
+                                     ref::HostTensor &tensor,
+                                     ::graph::HostMemoryBudget *budget) {
+  Result<ref::HostTensor> made = randomTensor(info, arg, seed, budget);
   if (auto *f = std::get_if<Failure>(&made))
     return f->message;
   tensor = std::move(std::get<ref::HostTensor>(made));

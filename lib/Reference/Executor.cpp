@@ -150,6 +150,9 @@ private:
   std::string checkResultMemory(Operation *op);
 
   llvm::DenseMap<Value, NdArray> values;
+  /// What the run holds on the host: the caller's buffers, every value as
+  /// double, the outputs. Each buffer is checked against what is left.
+  ::graph::HostMemoryBudget budget;
 };
 
 Shape declaredShape(Value value);
@@ -160,6 +163,9 @@ std::optional<int64_t> doubleBytes(int64_t elements) {
 }
 
 std::string Interpreter::checkResultMemory(Operation *op) {
+  // A group's results are the values its nodes yield, counted with them.
+  if (isa<GroupOp>(op))
+    return "";
   int64_t largestOperand = 0;
   for (Value operand : op->getOperands()) {
     auto it = values.find(resolveGroupValue(operand));
@@ -175,8 +181,8 @@ std::string Interpreter::checkResultMemory(Operation *op) {
                        std::to_string(result.getResultNumber()) + " (" +
                        formatShape(declaredShape(result)) +
                        ", held as double by the CPU reference)";
-    if (std::string error = ::graph::checkHostAllocation(
-            count ? doubleBytes(*count) : std::nullopt, what);
+    if (std::string error =
+            budget.reserve(count ? doubleBytes(*count) : std::nullopt, what);
         !error.empty())
       return error;
   }
@@ -859,6 +865,12 @@ std::string Interpreter::eval(Operation *op) {
                             {dW, &grads.dW},
                             {la.getDInitialState(), &grads.dInitialState}});
       })
+      .Case([&](RngOp) -> std::string {
+        return opPrefix(op) +
+               "is cuDNN's Philox stream, which the CPU reference does not "
+               "reproduce: run it on the GPU, or give the keep mask as an "
+               "input (sdpa's dropout_mask)";
+      })
       .Default([&](Operation *) -> std::string {
         return opPrefix(op) + "has no CPU reference implementation";
       });
@@ -884,6 +896,9 @@ std::string Interpreter::run(GraphOp graph,
            std::to_string(inInfo.size()) + " inputs but " +
            std::to_string(inputs.size()) + " buffers were given";
 
+  // The caller's buffers stay held while the reference runs.
+  for (const ref::HostTensor &given : inputs)
+    budget.hold(static_cast<int64_t>(given.bytes.size()));
   Block &body = graph.getBody().front();
   for (size_t i = 0; i < inputs.size(); ++i) {
     const ref::HostTensor &given = inputs[i];
@@ -907,7 +922,7 @@ std::string Interpreter::run(GraphOp graph,
     std::string layoutError;
     if (!ref::checkLayout(given.shape, given.strides, &layoutError))
       return who(want, "input", i) + ": " + layoutError;
-    if (std::string error = ::graph::checkHostAllocation(
+    if (std::string error = budget.reserve(
             doubleBytes(ref::numElements(given.shape)),
             who(want, "input", i) + " (" + formatShape(given.shape) +
                 ", held as double by the CPU reference)");
@@ -948,9 +963,9 @@ std::string Interpreter::run(GraphOp graph,
     int64_t span = ref::spanElements(tensor.shape, tensor.strides);
     std::optional<int64_t> bytes = ::graph::checkedMul(
         span, static_cast<int64_t>(ref::byteWidth(tensor.dtype)));
-    if (std::string error = ::graph::checkHostAllocation(
-            bytes, who(outInfo[i], "output", i) + " (" +
-                       formatShape(tensor.shape) + ")");
+    if (std::string error =
+            budget.reserve(bytes, who(outInfo[i], "output", i) + " (" +
+                                      formatShape(tensor.shape) + ")");
         !error.empty())
       return error;
     tensor.bytes.assign(*bytes, 0);
@@ -972,6 +987,7 @@ Interpreter::runOps(const std::vector<Operation *> &ops,
                     const std::vector<Value> &wanted,
                     std::vector<NdArray> &results) {
   for (const auto &[value, array] : given) {
+    budget.hold(array.size() * static_cast<int64_t>(sizeof(double)));
     Shape declared = declaredShape(value);
     bool match = declared.size() == array.shape.size();
     for (size_t d = 0; match && d < declared.size(); ++d)

@@ -7,6 +7,7 @@
 #include "GraphDialect/Support/Memory.h"
 
 #include <cerrno>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -91,6 +92,37 @@ std::string checkHostAllocation(std::optional<int64_t> bytes,
   return what + " needs " + std::to_string(*bytes) + " bytes but only " +
          std::to_string(*available) + " bytes of host memory are available (" +
          hostMemorySource() + ")";
+}
+
+std::string HostMemoryBudget::reserve(std::optional<int64_t> bytes,
+                                      const std::string &what) {
+  if (!bytes)
+    return what + " needs more than 2^63 bytes (its size overflows 64 bits)";
+  int64_t after = *bytes > INT64_MAX - total ? INT64_MAX : total + *bytes;
+  if (!limitRead) {
+    if (after < kUncheckedBytes && !limitFromEnvironment()) {
+      total = after;
+      return "";
+    }
+    limit = availableHostMemory();
+    limitRead = true;
+  }
+  if (!limit || after <= *limit) {
+    total = after;
+    return "";
+  }
+  int64_t left = total < *limit ? *limit - total : 0;
+  std::string source = hostMemorySource();
+  if (total > 0)
+    source += ": " + std::to_string(*limit) + " bytes, " +
+              std::to_string(total) + " of them already held by this run";
+  return what + " needs " + std::to_string(*bytes) + " bytes but only " +
+         std::to_string(left) + " bytes of host memory are available (" +
+         source + ")";
+}
+
+void HostMemoryBudget::hold(int64_t bytes) {
+  total = bytes > INT64_MAX - total ? INT64_MAX : total + bytes;
 }
 
 } // namespace graph

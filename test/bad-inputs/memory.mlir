@@ -13,9 +13,10 @@
 // BOUND: graph-run: error: input uid 1 "x" (2000000000x3xf32) needs 24000000000 bytes but only 1000000 bytes of host memory are available (GRAPH_HOST_MEMORY_LIMIT)
 
 // The inputs fit, the reference's 1000x1000 intermediate (8 MB of double)
-// does not.
+// does not: what is left is the limit less the inputs (8000 bytes) and the
+// reference's double copies of them (16000 bytes).
 // RUN: env GRAPH_HOST_MEMORY_LIMIT=100000 not graph-run %s --device=cpu --graph=bcast --random-inputs=1 2>&1 | FileCheck %s --check-prefix=RESULT
-// RESULT: graph-run: error: graph @bcast: pointwise "outer": result 0 (1000x1000, held as double by the CPU reference) needs 8000000 bytes but only 100000 bytes of host memory are available (GRAPH_HOST_MEMORY_LIMIT)
+// RESULT: graph-run: error: graph @bcast: pointwise "outer": result 0 (1000x1000, held as double by the CPU reference) needs 8000000 bytes but only 76000 bytes of host memory are available (GRAPH_HOST_MEMORY_LIMIT: 100000 bytes, 24000 of them already held by this run)
 
 // A .npy file is read whole.
 // RUN: %python -c "import numpy; numpy.save('%t.x.npy', numpy.zeros((100, 3), 'float32'))"

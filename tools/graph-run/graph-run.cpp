@@ -352,6 +352,8 @@ std::optional<int> collectInputs(const RunIO &io,
     return i < io.args.size() ? io.args[i] : BlockArgument();
   };
   uint64_t seed = randomSeed.getNumOccurrences() ? randomSeed : 0;
+  // All of the inputs are held at once: their total must fit.
+  ::graph::HostMemoryBudget budget;
   std::vector<std::optional<ref::HostTensor>> given(infos.size());
   for (const std::string &spec : inputSpecs) {
     auto [key, value] = llvm::StringRef(spec).split('=');
@@ -366,8 +368,8 @@ std::optional<int> collectInputs(const RunIO &io,
       return fail("input " + describeTensor(info) + " is given twice");
     ref::HostTensor tensor;
     bool recognized = false;
-    std::string err =
-        inputFromValue(info, value, argOf(i), seed, tensor, recognized);
+    std::string err = inputFromValue(info, value, argOf(i), seed, tensor,
+                                     recognized, &budget);
     if (!recognized)
       return fail("--input=" + spec +
                   ": the value must be @file.npy, "
@@ -390,7 +392,8 @@ std::optional<int> collectInputs(const RunIO &io,
                     "=@FILE.npy or use --random-inputs=SEED");
       }
       ref::HostTensor tensor;
-      if (std::string err = randomInput(infos[i], argOf(i), seed, tensor);
+      if (std::string err =
+              randomInput(infos[i], argOf(i), seed, tensor, &budget);
           !err.empty())
         return fail(err);
       given[i] = std::move(tensor);

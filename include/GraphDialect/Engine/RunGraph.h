@@ -19,6 +19,7 @@
 
 #include "GraphDialect/Engine/GpuExecutor.h"
 #include "GraphDialect/Reference/Executor.h"
+#include "GraphDialect/Support/Memory.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
@@ -108,19 +109,24 @@ std::string lookupTensor(const std::vector<::graph::ref::TensorInfo> &infos,
 /// The tensor an input value asks for: `@FILE.npy`, `random` (seeded random
 /// data), `DIMSxTYPE=V V..` (inline values) or `DIMSxTYPE=random`. `arg`
 /// is the input's block argument (or null). `recognized` is false, and
-/// nothing else is set, when `value` has none of these forms.
+/// nothing else is set, when `value` has none of these forms. `budget`:
+/// the running total of the inputs made so far, which the tensor joins (an
+/// input that fits alone but not with the others is the error).
 std::string inputFromValue(const ::graph::ref::TensorInfo &info,
                            StringRef value, BlockArgument arg, uint64_t seed,
-                           ::graph::ref::HostTensor &tensor, bool &recognized);
+                           ::graph::ref::HostTensor &tensor, bool &recognized,
+                           ::graph::HostMemoryBudget *budget = nullptr);
 
 /// Seeded random data for input `info` (static dims only): each input draws
 /// from its own generator seeded by (`seed`, uid). Floats uniform in
 /// [-1, 1), f8E8M0FNU powers of two 2^-2..2^2, i1 0 or 1, other integers in
 /// [0, 4) except where the input's use (`arg`) fixes a legal value: sdpa
 /// sequence lengths get the full length, MoE token offsets evenly spaced
-/// group starts.
+/// group starts. `budget` as for inputFromValue; the check comes before
+/// the allocation.
 std::string randomInput(const ::graph::ref::TensorInfo &info, BlockArgument arg,
-                        uint64_t seed, ::graph::ref::HostTensor &tensor);
+                        uint64_t seed, ::graph::ref::HostTensor &tensor,
+                        ::graph::HostMemoryBudget *budget = nullptr);
 
 /// The message of a failed input, prefixed with the input unless it names
 /// it already.

@@ -36,6 +36,32 @@ std::string hostMemorySource();
 std::string checkHostAllocation(std::optional<int64_t> bytes,
                                 const std::string &what);
 
+/// The host memory one run allocates, as a running total (its inputs,
+/// intermediates and outputs), checked against what the host had available
+/// (availableHostMemory(), read once, when the total first reaches 16 MiB or
+/// at the first check when GRAPH_HOST_MEMORY_LIMIT is set). Each buffer may
+/// fit on its own while all of them together do not: the one that no longer
+/// fits is the error.
+class HostMemoryBudget {
+public:
+  /// "" and `bytes` (nullopt: a size that overflowed 64 bits) added to the
+  /// total when they fit in what is left, else "WHAT needs N bytes but only
+  /// M bytes of host memory are available (SOURCE)" with M what is left,
+  /// followed by how much of the limit the run already holds when it holds
+  /// any: "(SOURCE: L bytes, U of them already held by this run)".
+  std::string reserve(std::optional<int64_t> bytes, const std::string &what);
+  /// Adds `bytes` the run already holds (e.g. the caller's input buffers)
+  /// to the total without a check.
+  void hold(int64_t bytes);
+  /// The running total.
+  int64_t held() const { return total; }
+
+private:
+  int64_t total = 0;
+  bool limitRead = false;
+  std::optional<int64_t> limit;
+};
+
 } // namespace graph
 
 #endif // GRAPHDIALECT_SUPPORT_MEMORY_H
