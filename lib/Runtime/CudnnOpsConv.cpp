@@ -27,7 +27,7 @@ struct ConvPort {
 /// One convolution op: its ports, read in this order, and the cuDNN
 /// operation descriptor with its attributes.
 struct ConvFamily {
-  const char *kind;
+  OpKind kind;
   ConvPort ports[3];
   cudnnBackendDescriptorType_t type;
   const char *typeName;
@@ -35,7 +35,7 @@ struct ConvFamily {
 };
 
 const ConvFamily kConvFamilies[] = {
-    {"conv_fprop",
+    {OpKind::ConvFprop,
      {{"image", true, kConvX}, {"weight", true, kConvW}, {"Y", false, kConvY}},
      CUDNN_BACKEND_OPERATION_CONVOLUTION_FORWARD_DESCRIPTOR,
      "OPERATION_CONVOLUTION_FORWARD",
@@ -45,7 +45,7 @@ const ConvFamily kConvFamilies[] = {
      CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_CONV_DESC,
      CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_ALPHA,
      CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_BETA},
-    {"conv_dgrad",
+    {OpKind::ConvDgrad,
      {{"loss", true, kConvY}, {"filter", true, kConvW}, {"DX", false, kConvX}},
      CUDNN_BACKEND_OPERATION_CONVOLUTION_BACKWARD_DATA_DESCRIPTOR,
      "OPERATION_CONVOLUTION_BACKWARD_DATA",
@@ -55,7 +55,7 @@ const ConvFamily kConvFamilies[] = {
      CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_CONV_DESC,
      CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_ALPHA,
      CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_BETA},
-    {"conv_wgrad",
+    {OpKind::ConvWgrad,
      {{"image", true, kConvX}, {"loss", true, kConvY}, {"DW", false, kConvW}},
      CUDNN_BACKEND_OPERATION_CONVOLUTION_BACKWARD_FILTER_DESCRIPTOR,
      "OPERATION_CONVOLUTION_BACKWARD_FILTER",

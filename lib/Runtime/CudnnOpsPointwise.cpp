@@ -105,7 +105,8 @@ std::string Lowering::lowerPointwise() {
   // U-Net's time embedding) builds and computes wrong numbers.
   bool convGroup =
       std::any_of(spec.ops.begin(), spec.ops.end(), [](const OpSpec &o) {
-        return o.kind.rfind("conv_", 0) == 0;
+        return o.kind.isOneOf(
+            {OpKind::ConvFprop, OpKind::ConvDgrad, OpKind::ConvWgrad});
       });
   if (const Tensor *out = find(y); out && convGroup)
     for (int i = 0; i < m->arity; ++i) {

@@ -51,7 +51,7 @@ std::vector<std::pair<std::string, GraphSpec>> relabelings(const GraphSpec &s) {
   std::vector<std::pair<std::string, GraphSpec>> out;
   bool pointwiseOnly = !s.ops.empty();
   for (const OpSpec &o : s.ops)
-    pointwiseOnly &= o.kind == "pointwise" && o.mode != "gen_index";
+    pointwiseOnly &= o.kind == OpKind::Pointwise && o.mode != "gen_index";
   auto dimsText = [](const Shape &d) {
     std::string t = "[";
     for (size_t i = 0; i < d.size(); ++i)
@@ -86,7 +86,7 @@ std::vector<std::pair<std::string, GraphSpec>> relabelings(const GraphSpec &s) {
     add("channels-last", {1, l, rows, 1}, {n, 1, l, l});
     return out;
   }
-  if (s.ops.size() != 1 || s.ops[0].kind != "reduction")
+  if (s.ops.size() != 1 || s.ops[0].kind != OpKind::Reduction)
     return out;
   const OpSpec &op = s.ops[0];
   auto xi = op.inputs.find("input"), yi = op.outputs.find("output");

@@ -12,9 +12,10 @@
 #ifndef GRAPHDIALECT_RUNTIME_CUDNNGRAPH_H
 #define GRAPHDIALECT_RUNTIME_CUDNNGRAPH_H
 
-#include "GraphDialect/Support/DType.h"
-#include "GraphDialect/Support/Shape.h"
 #include "GraphDialect/Runtime/Device.h"
+#include "GraphDialect/Support/DType.h"
+#include "GraphDialect/Support/OpKind.h"
+#include "GraphDialect/Support/Shape.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -73,14 +74,13 @@ struct TensorSpec {
 ///                  diagonal_band_right_bound, sliding_window_length.
 /// Scalars (epsilon, momentum, attn_scale) may be by-value tensors.
 ///
-/// `kind` is the graph dialect mnemonic ("pointwise", "matmul",
-/// "conv_fprop", "conv_dgrad", "conv_wgrad", "reduction", "layernorm",
-/// "rmsnorm", "batchnorm", "batchnorm_inference", "instancenorm",
-/// "adalayernorm", "*_backward", "genstats", "sdpa", "sdpa_backward", ...);
+/// `kind` is the graph op (OpKind::Pointwise, OpKind::Matmul, ...), which
+/// reads and prints as its mnemonic ("pointwise", "matmul", "conv_fprop",
+/// "*_backward", "sdpa", ...): assigning a mnemonic parses it;
 /// `mode` the pointwise/reduction mode or the norm phase; ports are the
 /// dialect's operand and result names ("A", "B", "C", "input", "Y", ...).
 struct OpSpec {
-  std::string kind;
+  SpecOpKind kind;
   std::string mode;
   std::string name; // user label, for messages
   std::map<std::string, int64_t> inputs;

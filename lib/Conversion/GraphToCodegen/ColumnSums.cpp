@@ -76,7 +76,7 @@ std::string Emitter::emitColumnPass(const rt::OpSpec &op, const Stage &s,
   auto viewOf = [&](const char *port) {
     return overSpace(planner.viewOf(op.inputs.at(port)), space, s.k);
   };
-  bool centered = op.kind.rfind("rmsnorm", 0) != 0;
+  bool centered = !isRmsnorm(op.kind);
   View dy = viewOf("grad"), x = viewOf("input"), inv = viewOf("inv_variance");
   std::optional<View> mean;
   if (centered)

@@ -46,8 +46,27 @@ namespace mlir::graph::kernelgen {
 namespace rt = ::graph::rt;
 using ::graph::broadcastsTo;
 using ::graph::DType;
+using ::graph::OpKind;
 using ::graph::rowMajorStrides;
 using ::graph::Shape;
+using ::graph::SpecOpKind;
+
+/// rmsnorm and rmsnorm_backward: the norms without a mean.
+inline bool isRmsnorm(const SpecOpKind &kind) {
+  return kind.isOneOf({OpKind::Rmsnorm, OpKind::RmsnormBackward});
+}
+/// The "*_backward" ops.
+inline bool isBackward(const SpecOpKind &kind) {
+  return kind.isOneOf({OpKind::AdaLayernormBackward, OpKind::BatchnormBackward,
+                       OpKind::InstancenormBackward, OpKind::LayernormBackward,
+                       OpKind::RmsnormBackward, OpKind::RopeBackward,
+                       OpKind::SdpaBackward, OpKind::SdpaFp8Backward,
+                       OpKind::SdpaMxfp8Backward});
+}
+/// rope and rope_backward.
+inline bool isRope(const SpecOpKind &kind) {
+  return kind.isOneOf({OpKind::Rope, OpKind::RopeBackward});
+}
 
 //===----------------------------------------------------------------------===//
 // Shapes and views
@@ -189,7 +208,7 @@ private:
   void writeUnread(const rt::OpSpec &op);
   /// An op the planner adds for `like` (a copy of a view, a column sum):
   /// `kind`/`mode` reading `from` at `inPort`, writing `to`. Stable address.
-  const rt::OpSpec &synthesize(const rt::OpSpec &like, const char *kind,
+  const rt::OpSpec &synthesize(const rt::OpSpec &like, OpKind kind,
                                const char *mode, const char *inPort,
                                int64_t from, int64_t to) {
     rt::OpSpec op;

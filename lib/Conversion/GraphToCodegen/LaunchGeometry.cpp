@@ -130,8 +130,7 @@ static int64_t countFullInputs(const Planner &p, const Stage &s) {
 static void planColumnSums(Planner &p, const Stage &s,
                            const rt::DeviceLimits &limits, RowLaunch &l) {
   for (const rt::OpSpec *op : s.ops) {
-    if (op->kind.find("_backward") == std::string::npos ||
-        p.productOf.count(op))
+    if (!isBackward(op->kind) || p.productOf.count(op))
       continue;
     size_t outputs = op->outputs.count("DScale") + op->outputs.count("DBias");
     int64_t registers =

@@ -66,8 +66,7 @@ std::string Emitter::emitPointwise(const Stage &s, size_t index,
     };
     for (const rt::OpSpec *op : s.ops)
       for (auto &[port, uid] : op->inputs) {
-        if (op->kind.rfind("rope", 0) == 0 ||
-            op->kind == "block_scale_dequantize")
+        if (isRope(op->kind) || op->kind == OpKind::BlockScaleDequantize)
           continue;
         if (!s.produced.count(planner.resolve(uid)))
           get(uid);
@@ -80,14 +79,14 @@ std::string Emitter::emitPointwise(const Stage &s, size_t index,
                        .getResult()
                  : starts[u];
     for (const rt::OpSpec *op : s.ops) {
-      if (op->kind == "rope" || op->kind == "rope_backward") {
+      if (isRope(op->kind)) {
         if (std::string e =
                 emitRope(k, *op, s.space, gatherStart, vec, vals[u]);
             !e.empty())
           return e;
         continue;
       }
-      if (op->kind == "block_scale_dequantize") {
+      if (op->kind == OpKind::BlockScaleDequantize) {
         if (std::string e =
                 emitDequantize(k, *op, s.space, gatherStart, vec, vals[u]);
             !e.empty())
@@ -133,7 +132,7 @@ Emitter::computePointwise(const rt::OpSpec &op, std::map<int64_t, Val> &vals,
                           const std::function<Val(int64_t)> &get,
                           const std::function<Value(size_t)> &linear) {
   std::vector<Val> args;
-  if (op.kind == "batchnorm_inference") {
+  if (op.kind == OpKind::BatchnormInference) {
     for (const char *port :
          {"input", "mean", "inv_variance", "scale", "bias"}) {
       auto it = op.inputs.find(port);
@@ -194,7 +193,7 @@ Emitter::computePointwise(const rt::OpSpec &op, std::map<int64_t, Val> &vals,
   // tanh.approx.f32 (relative error < 2^-10.9, an eighth of a bf16 ulp).
   bool coarse = outType == DType::BF16 || outType == DType::F8E4M3FN ||
                 outType == DType::F8E5M2;
-  if (coarse && op.kind == "pointwise" && op.mode == "div" && lanes > 1 &&
+  if (coarse && op.kind == OpKind::Pointwise && op.mode == "div" && lanes > 1 &&
       args.size() == 2 && args[1].lanes.size() == 1) {
     // Below 2^-125 the reciprocal would overflow: divide there.
     Value y = args[1].lanes[0];
@@ -227,12 +226,12 @@ Emitter::computePointwise(const rt::OpSpec &op, std::map<int64_t, Val> &vals,
     for (const Val &a : args)
       scalars.push_back(a.lane(i));
     Value r;
-    if (coarse && op.kind == "pointwise" && op.mode == "tanh") {
+    if (coarse && op.kind == OpKind::Pointwise && op.mode == "tanh") {
       r = NVVM::InlinePtxOp::create(b, loc, TypeRange{b.getF32Type()},
                                     ValueRange{scalars[0]}, ValueRange{},
                                     "tanh.approx.f32 $0, $1;", Value())
               .getResult(0);
-    } else if (op.kind == "batchnorm_inference") {
+    } else if (op.kind == OpKind::BatchnormInference) {
       r = mulf(mulf(subf(scalars[0], scalars[1]), scalars[2]), scalars[3]);
       r = addf(r, scalars[4]);
     } else {
@@ -308,7 +307,7 @@ std::string Emitter::emitRope(Kernel &k, const rt::OpSpec &op,
            " and freqs last dim " + std::to_string(freqLast) +
            " do not fit a last dim of " + std::to_string(head);
   double scale = pointwiseAttr(op, "output_scale", 1.0);
-  bool backward = op.kind == "rope_backward";
+  bool backward = op.kind == OpKind::RopeBackward;
   Shape fspace = space;
   fspace.back() = freqLast;
   auto load = [&](const View &v, const Shape &sp, Value at) {

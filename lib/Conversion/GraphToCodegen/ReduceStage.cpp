@@ -30,7 +30,7 @@ std::string Emitter::emitReduce(const Stage &s, size_t index,
     bool square;
   };
   std::vector<Part> parts;
-  if (op.kind == "genstats") {
+  if (op.kind == OpKind::Genstats) {
     parts.push_back({op.outputs.at("SUM"), "add", false});
     parts.push_back({op.outputs.at("SQ_SUM"), "add", true});
   } else {

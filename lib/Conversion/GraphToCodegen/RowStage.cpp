@@ -209,15 +209,15 @@ SmallVector<Value> Emitter::loadRow(RowKernel &r, int64_t uid, Value rowIndex,
 
 std::string Emitter::emitRowBody(RowKernel &r, RowIteration &it) {
   for (const rt::OpSpec *op : r.s.ops) {
-    const std::string &kind = op->kind;
+    const SpecOpKind &kind = op->kind;
     std::string error;
-    if (kind == "pointwise" || kind == "batchnorm_inference")
+    if (kind.isOneOf({OpKind::Pointwise, OpKind::BatchnormInference}))
       error = computePointwise(
           *op, it.vals, [&](int64_t raw) { return rowValue(r, it, raw); },
           [](size_t) { return Value(); });
-    else if (kind == "reduction")
+    else if (kind == OpKind::Reduction)
       error = emitRowReduction(r, it, *op);
-    else if (kind.find("_backward") == std::string::npos)
+    else if (!isBackward(kind))
       error = emitNormForward(r, it, *op);
     else
       error = emitNormBackward(r, it, *op);
@@ -296,7 +296,7 @@ std::string Emitter::emitNormForward(RowKernel &r, RowIteration &it,
   ReduceKind sum = reduceKind("add");
   double n = static_cast<double>(r.launch.cols);
   size_t lanesPerRow = r.lanesPerRow;
-  bool centered = op.kind.rfind("rmsnorm", 0) != 0;
+  bool centered = !isRmsnorm(op.kind);
   Val x = rowValue(r, it, op.inputs.at("input"));
   Val eps = rowValue(r, it, op.inputs.at("epsilon"));
   if (x.lanes.size() != lanesPerRow)
@@ -341,7 +341,7 @@ std::string Emitter::emitNormBackward(RowKernel &r, RowIteration &it,
   ReduceKind sum = reduceKind("add");
   double n = static_cast<double>(r.launch.cols);
   size_t lanesPerRow = r.lanesPerRow;
-  bool centered = op.kind.rfind("rmsnorm", 0) != 0;
+  bool centered = !isRmsnorm(op.kind);
   Val scale = rowValue(r, it, op.inputs.at("scale"));
   Val dy = rowValue(r, it, op.inputs.at("grad"));
   Val x = rowValue(r, it, op.inputs.at("input"));

@@ -29,6 +29,7 @@ using namespace mlir;
 using namespace mlir::graph;
 namespace rt = ::graph::rt;
 using ::graph::DType;
+using ::graph::OpKind;
 
 namespace {
 
@@ -82,12 +83,12 @@ std::string mlir::graph::codegenDeclines(const rt::GraphSpec &spec) {
   if (spec.ops.empty())
     return "the group has no ops";
   for (const rt::OpSpec &op : spec.ops) {
-    if (op.kind == "pointwise") {
+    if (op.kind == OpKind::Pointwise) {
       if (!codegenHasPointwise(op.mode))
         return "generated kernels have no pointwise " + op.mode + " yet";
       continue;
     }
-    if (op.kind != "reduction")
+    if (op.kind != OpKind::Reduction)
       return "generated kernels have no " + op.kind + " yet";
     if (op.mode != "add" && op.mode != "max" && op.mode != "min")
       return "generated kernels have no " + op.mode + " reduction yet";
@@ -180,7 +181,7 @@ std::string mlir::graph::lowerSpecToLinalg(const rt::GraphSpec &spec,
   for (const rt::OpSpec &op : spec.ops) {
     const rt::TensorSpec &out = *tensors[op.outputs.at("output")];
     Type outType = elementType(b, out.dtype);
-    if (op.kind == "pointwise") {
+    if (op.kind == OpKind::Pointwise) {
       SmallVector<Value> ins;
       SmallVector<AffineMap> maps;
       SmallVector<double> byValue; // NaN: read from an operand

@@ -135,8 +135,8 @@ std::string Planner::addRowOp(const rt::OpSpec &op, const Shape &space,
   // Rope, dequantize and gen_index address by the linear index of a
   // pointwise stage: a stage with one of them does not become a row stage.
   auto rowable = [](const rt::OpSpec *o) {
-    return (o->kind == "pointwise" && o->mode != "gen_index") ||
-           o->kind == "batchnorm_inference";
+    return (o->kind == OpKind::Pointwise && o->mode != "gen_index") ||
+           o->kind == OpKind::BatchnormInference;
   };
   if (open && open->kind == StageKind::Pointwise && open->space == space &&
       llvm::all_of(open->ops, rowable)) {
@@ -169,13 +169,12 @@ static std::string dimsText(const Shape &dims) {
 /// (`error`).
 static size_t normSuffix(const rt::OpSpec &op, const Shape &x,
                          const Shape &scale, std::string &error) {
-  std::string kind = op.kind;
-  if (auto pos = kind.find("_backward"); pos != std::string::npos)
-    kind = kind.substr(0, pos);
-  if (kind == "instancenorm")
+  if (op.kind.isOneOf({OpKind::Instancenorm, OpKind::InstancenormBackward}))
     return 2;
-  bool layer = kind == "layernorm" || kind == "rmsnorm";
-  if (!layer && kind != "adalayernorm") {
+  bool layer = op.kind.isOneOf({OpKind::Layernorm, OpKind::LayernormBackward,
+                                OpKind::Rmsnorm, OpKind::RmsnormBackward});
+  if (!layer &&
+      !op.kind.isOneOf({OpKind::AdaLayernorm, OpKind::AdaLayernormBackward})) {
     error = "generated kernels have no " + op.kind + " yet";
     return 0;
   }
@@ -293,7 +292,7 @@ std::string Planner::plan() {
     // The codegen engine's per-op support list (lib/Engines/Codegen) decides
     // which ops have kernels; what follows plans the stages of those.
     CodegenOpInfo info;
-    info.kind = op.kind;
+    info.kind = op.kind.name();
     info.mode = op.mode;
     info.ragged = op.inputs.count("group_offset") != 0;
     if (op.inputs.count("input") && op.outputs.count("output")) {
@@ -304,30 +303,30 @@ std::string Planner::plan() {
     }
     if (std::string why = codegenDeclinesOp(info); !why.empty())
       return c.label + ": " + why;
-    const std::string &kind = op.kind;
+    const SpecOpKind &kind = op.kind;
     std::string error;
-    if (kind == "pointwise")
+    if (kind == OpKind::Pointwise)
       error = planPointwise(c);
-    else if (kind == "block_scale_quantize")
+    else if (kind == OpKind::BlockScaleQuantize)
       error = planQuantize(c);
-    else if (kind == "rope" || kind == "rope_backward" ||
-             kind == "block_scale_dequantize")
+    else if (isRope(kind) || kind == OpKind::BlockScaleDequantize)
       error = planRopeOrDequantize(c);
-    else if (kind == "batchnorm_inference")
+    else if (kind == OpKind::BatchnormInference)
       error = planBatchnormInference(c);
-    else if (kind == "transpose" || kind == "slice" || kind == "reshape")
+    else if (kind.isOneOf({OpKind::Transpose, OpKind::Slice, OpKind::Reshape}))
       error = planView(c);
-    else if (kind == "concatenate")
+    else if (kind == OpKind::Concatenate)
       error = planConcatenate(c);
-    else if (kind == "reduction")
+    else if (kind == OpKind::Reduction)
       error = planReduction(c);
-    else if (kind == "genstats")
+    else if (kind == OpKind::Genstats)
       error = planGenstats(c);
-    else if (kind == "layernorm" || kind == "rmsnorm" ||
-             kind == "instancenorm" || kind == "adalayernorm")
+    else if (kind.isOneOf({OpKind::Layernorm, OpKind::Rmsnorm,
+                           OpKind::Instancenorm, OpKind::AdaLayernorm}))
       error = planNorm(c, /*forward=*/true);
-    else if (kind == "layernorm_backward" || kind == "rmsnorm_backward" ||
-             kind == "instancenorm_backward" || kind == "adalayernorm_backward")
+    else if (kind.isOneOf({OpKind::LayernormBackward, OpKind::RmsnormBackward,
+                           OpKind::InstancenormBackward,
+                           OpKind::AdaLayernormBackward}))
       error = planNorm(c, /*forward=*/false);
     else // codegenDeclinesOp accepted an op no step above plans.
       return c.label + ": the kernel generator has no stage plan for " + kind;
@@ -373,7 +372,7 @@ std::string Planner::planRopeOrDequantize(OpContext &c) {
   // Both read elements of their inputs other than the one they write
   // (rope's partner half, the block's descale): the inputs must be in
   // memory, and the op runs in a pointwise stage over its output.
-  bool rope = c.op.kind == "rope" || c.op.kind == "rope_backward";
+  bool rope = isRope(c.op.kind);
   std::initializer_list<const char *> ports = {"input",
                                                rope ? "freqs" : "descale"};
   if (std::string e = c.lacks(ports, {"output"}); !e.empty())
@@ -411,7 +410,7 @@ std::string Planner::planView(OpContext &c) {
   const rt::TensorSpec &result = tensor(c.out("output"));
   View v = from;
   v.dims = result.dims;
-  if (op.kind == "transpose") {
+  if (op.kind == OpKind::Transpose) {
     auto perm = op.intAttrs.find("permutation");
     std::vector<int64_t> order;
     if (perm != op.intAttrs.end())
@@ -424,7 +423,7 @@ std::string Planner::planView(OpContext &c) {
     v.strides.clear();
     for (int64_t p : order)
       v.strides.push_back(from.strides.at(p));
-  } else if (op.kind == "slice") {
+  } else if (op.kind == OpKind::Slice) {
     auto starts = op.intAttrs.find("start");
     auto steps = op.intAttrs.find("step");
     for (size_t d = 0; d < from.dims.size(); ++d) {
@@ -451,7 +450,7 @@ std::string Planner::planView(OpContext &c) {
     views[packedId] = packed;
     Stage gather{StageKind::Copy, from.dims};
     gather.ops.push_back(
-        &synthesize(op, "pointwise", "identity", "in0", src, packedId));
+        &synthesize(op, OpKind::Pointwise, "identity", "in0", src, packedId));
     gather.stores.push_back(packedId);
     stages.push_back(gather);
     v = packed;
@@ -465,8 +464,9 @@ std::string Planner::planView(OpContext &c) {
     return "";
   }
   // The user reads the view: copy it into the output.
-  addAlone(synthesize(op, "pointwise", "identity", "in0", id, c.out("output")),
-           StageKind::Copy, result.dims, c.index);
+  addAlone(
+      synthesize(op, OpKind::Pointwise, "identity", "in0", id, c.out("output")),
+      StageKind::Copy, result.dims, c.index);
   return "";
 }
 
@@ -509,7 +509,8 @@ std::string Planner::planConcatenate(OpContext &c) {
     int64_t id = nextSynthetic--;
     views[id] = region;
     Stage s{StageKind::Copy, dims};
-    s.ops.push_back(&synthesize(op, "pointwise", "identity", "in0", src, id));
+    s.ops.push_back(
+        &synthesize(op, OpKind::Pointwise, "identity", "in0", src, id));
     s.stores.push_back(id);
     stages.push_back(s);
   }
@@ -553,7 +554,7 @@ std::string Planner::planGenstats(OpContext &c) {
 std::string Planner::planNorm(OpContext &c, bool forward) {
   const rt::OpSpec &op = c.op;
   bool backward = !forward;
-  bool centered = op.kind.rfind("rmsnorm", 0) != 0;
+  bool centered = !isRmsnorm(op.kind);
   if (std::string e =
           forward ? c.lacks({"input", "scale", "epsilon"}, {"Y"})
                   : c.lacks({"grad", "input", "scale", "inv_variance"}, {"DX"});
@@ -583,7 +584,7 @@ std::string Planner::planNorm(OpContext &c, bool forward) {
       perRowScale |= scaleDims[d - lead] != 1;
     if (open && open->kind == StageKind::Row)
       for (const rt::OpSpec *o : open->ops)
-        if (o->kind.find("_backward") != std::string::npos)
+        if (isBackward(o->kind))
           close(c.index);
   }
   addRowOp(op, xDims, k);
@@ -612,7 +613,8 @@ std::string Planner::planNorm(OpContext &c, bool forward) {
     if (!views.count(to))
       continue; // an unused intermediate: nothing reads it
     Stage st{StageKind::Reduce, xDims};
-    st.ops.push_back(&synthesize(op, "reduction", "add", "input", from, to));
+    st.ops.push_back(
+        &synthesize(op, OpKind::Reduction, "add", "input", from, to));
     st.produced.insert(to);
     st.stores.push_back(to);
     stages.push_back(st);

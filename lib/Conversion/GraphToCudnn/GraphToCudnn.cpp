@@ -28,6 +28,7 @@ using namespace mlir;
 using namespace mlir::graph;
 namespace ref = ::graph::ref;
 namespace rt = ::graph::rt;
+using ::graph::OpKind;
 
 void mlir::graph::buildGpuPipeline(OpPassManager &pm) {
   buildPreparePipeline(pm, PreparePipelineOptions());
@@ -191,6 +192,9 @@ PortNames portsOf(Operation *op) {
                           "seq_len_kv", "dropout_mask"},
                          {"O", "Stats", "score_max", "score_sum_exp"}};
       })
+      .Case([](RngOp) {
+        return PortNames{{"seed", "offset"}, {"Y"}};
+      })
       .Case([](SdpaBackwardOp) {
         return PortNames{{"q", "k", "v", "o", "dO", "stats", "attn_scale",
                           "bias", "seq_len_q", "seq_len_kv", "dropout_mask"},
@@ -274,10 +278,18 @@ void addAttributes(Operation *op, rt::OpSpec &spec) {
 void padRanks(rt::GraphSpec &spec) {
   bool normLike = false;
   for (const rt::OpSpec &op : spec.ops) {
-    StringRef kind = op.kind;
-    if (kind.starts_with("conv_") || kind.starts_with("sdpa"))
+    if (op.kind.isOneOf({OpKind::ConvFprop, OpKind::ConvDgrad,
+                         OpKind::ConvWgrad, OpKind::Sdpa, OpKind::SdpaBackward,
+                         OpKind::SdpaFp8, OpKind::SdpaFp8Backward,
+                         OpKind::SdpaMxfp8, OpKind::SdpaMxfp8Backward}))
       return;
-    normLike |= kind.contains("norm") || kind == "genstats";
+    normLike |=
+        op.kind.isOneOf({OpKind::Layernorm, OpKind::LayernormBackward,
+                         OpKind::Rmsnorm, OpKind::RmsnormBackward,
+                         OpKind::Instancenorm, OpKind::InstancenormBackward,
+                         OpKind::AdaLayernorm, OpKind::AdaLayernormBackward,
+                         OpKind::Batchnorm, OpKind::BatchnormBackward,
+                         OpKind::BatchnormInference, OpKind::Genstats});
   }
   size_t maxRank = 0;
   for (const rt::TensorSpec &tensor : spec.tensors)
@@ -307,22 +319,22 @@ void padRanks(rt::GraphSpec &spec) {
     if (firstIn == op.inputs.end())
       firstIn = op.inputs.find("inputs_0");
     int64_t pad = firstIn == op.inputs.end() ? 0 : leadingPad[firstIn->second];
-    if (op.kind == "concatenate")
+    if (op.kind == OpKind::Concatenate)
       for (int64_t &axis : op.intAttrs["axis"])
         axis += pad;
-    if (op.kind == "block_scale_quantize")
+    if (op.kind == OpKind::BlockScaleQuantize)
       if (auto it = op.intAttrs.find("axis"); it != op.intAttrs.end())
         for (int64_t &axis : it->second)
           if (axis >= 0)
             axis += pad;
-    if (op.kind == "transpose") {
+    if (op.kind == OpKind::Transpose) {
       std::vector<int64_t> &perm = op.intAttrs["permutation"];
       for (int64_t &p : perm)
         p += pad;
       for (int64_t i = pad - 1; i >= 0; --i)
         perm.insert(perm.begin(), i);
     }
-    if (op.kind == "slice")
+    if (op.kind == OpKind::Slice)
       for (const char *name : {"start", "limit", "step"}) {
         auto it = op.intAttrs.find(name);
         if (it != op.intAttrs.end())
@@ -334,7 +346,7 @@ void padRanks(rt::GraphSpec &spec) {
   for (rt::OpSpec &op : spec.ops) {
     auto axis = op.intAttrs.find("axis");
     auto out = op.outputs.find("output");
-    if (op.kind == "pointwise" && axis != op.intAttrs.end() &&
+    if (op.kind == OpKind::Pointwise && axis != op.intAttrs.end() &&
         out != op.outputs.end() && !axis->second.empty())
       axis->second[0] += leadingPad[out->second];
   }
@@ -763,7 +775,7 @@ std::string mlir::graph::lowerToCudnn(GraphOp graph, CudnnProgram &program,
     };
     for (Operation *op : kept) {
       rt::OpSpec opSpec;
-      opSpec.kind = op->getName().stripDialect().str();
+      opSpec.kind = op->getName().stripDialect(); // parses the mnemonic
       opSpec.name = getNodeLabel(op).str();
       if (auto cdt = graph.getComputeDataType())
         (void)ref::toDType(*cdt, opSpec.computeType);

@@ -74,8 +74,8 @@ exec::OpAttr opAttr(MLIRContext *context, const rt::OpSpec &op) {
     return text.empty() ? StringAttr() : b.getStringAttr(text);
   };
   return exec::OpAttr::get(
-      context, b.getStringAttr(op.kind), optional(op.mode), optional(op.name),
-      ports(op.inputs), ports(op.outputs),
+      context, b.getStringAttr(op.kind.name()), optional(op.mode),
+      optional(op.name), ports(op.inputs), ports(op.outputs),
       ints.empty() ? DictionaryAttr() : b.getDictionaryAttr(ints),
       floats.empty() ? DictionaryAttr() : b.getDictionaryAttr(floats),
       typeOf(context, op.computeType));
