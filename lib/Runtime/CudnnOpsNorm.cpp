@@ -16,16 +16,15 @@ namespace graph::rt::cudnn {
 namespace {
 
 /// The norm mode of a norm kind or of its "_backward".
-cudnnBackendNormMode_t normMode(const std::string &kind) {
-  static const std::pair<const char *, cudnnBackendNormMode_t> kModes[] = {
-      {"layernorm", CUDNN_LAYER_NORM},
-      {"rmsnorm", CUDNN_RMS_NORM},
-      {"instancenorm", CUDNN_INSTANCE_NORM},
-      {"adalayernorm", CUDNN_ADA_LAYER_NORM},
-  };
-  for (const auto &[name, mode] : kModes)
-    if (kind == name || kind == std::string(name) + "_backward")
-      return mode;
+cudnnBackendNormMode_t normMode(const SpecOpKind &kind) {
+  if (kind.isOneOf({OpKind::Layernorm, OpKind::LayernormBackward}))
+    return CUDNN_LAYER_NORM;
+  if (kind.isOneOf({OpKind::Rmsnorm, OpKind::RmsnormBackward}))
+    return CUDNN_RMS_NORM;
+  if (kind.isOneOf({OpKind::Instancenorm, OpKind::InstancenormBackward}))
+    return CUDNN_INSTANCE_NORM;
+  if (kind.isOneOf({OpKind::AdaLayernorm, OpKind::AdaLayernormBackward}))
+    return CUDNN_ADA_LAYER_NORM;
   return CUDNN_BATCH_NORM;
 }
 
@@ -54,10 +53,10 @@ std::string Lowering::lowerNormForward() {
       PORT("next_running_var", kOutput,
            CUDNN_ATTR_OPERATION_NORM_FWD_OUTPUT_RUNNING_VAR_DESC),
   };
-  const std::string &k = op->kind;
-  cudnnBackendNormMode_t mode = normMode(k);
-  bool training = k == "batchnorm" || op->mode != "inference";
-  if (k != "batchnorm" && op->mode != "training" && op->mode != "inference")
+  bool batchnorm = op->kind == OpKind::Batchnorm;
+  cudnnBackendNormMode_t mode = normMode(op->kind);
+  bool training = batchnorm || op->mode != "inference";
+  if (!batchnorm && op->mode != "training" && op->mode != "inference")
     return err("norm phase must be 'training' or 'inference', not '" +
                op->mode + "'");
   cudnnBackendNormFwdPhase_t phase =
