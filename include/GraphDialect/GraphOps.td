@@ -742,6 +742,28 @@ def Graph_SdpaBackwardOp : Graph_Op<"sdpa_backward", [AttrSizedOperandSegments]>
                        " attr-dict `:` functional-type(operands, results)";
 }
 
+def Graph_RngOp : Graph_Op<"rng"> {
+  let summary = "Bernoulli keep mask from cuDNN's Philox generator";
+  let description = [{
+    `Y[i]` is 1 with probability `bernoulli_probability` and 0 otherwise,
+    drawn by cuDNN's Philox generator from the one-element integer tensors
+    `seed` and `offset`: the same seed, offset and shape give the same mask,
+    so an sdpa forward and its backward regenerate one dropout mask (the
+    frontend's `dropout=(p, seed, offset)`; the keep probability is `1 - p`).
+    The stream is cuDNN's: the CPU reference does not reproduce it and
+    declines the op, and it runs fused with the attention that reads it.
+
+    ```mlir
+    %keep = graph.rng %seed, %offset {bernoulli_probability = 0.9 : f64}
+        : (tensor<1x1x1x1xi64>, tensor<1x1x1x1xi64>) -> tensor<2x4x512x512xf32>
+    ```
+  }];
+  let arguments = !con((ins AnyRankedTensor:$seed, AnyRankedTensor:$offset,
+                            F64Attr:$bernoulli_probability), NodeAttrs);
+  let results = (outs AnyRankedTensor:$Y);
+  let assemblyFormat = "$seed `,` $offset attr-dict `:` functional-type(operands, results)";
+}
+
 def Graph_SdpaFp8Op : Graph_Op<"sdpa_fp8", [AttrSizedOperandSegments]> {
   let summary = "FP8 scaled dot-product attention forward";
   let description = [{

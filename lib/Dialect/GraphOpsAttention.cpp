@@ -343,6 +343,30 @@ LogicalResult SdpaBackwardOp::verify() {
   return success();
 }
 
+LogicalResult RngOp::verify() {
+  if (failed(verifyCommon(*this)))
+    return failure();
+  for (auto [port, value] : {std::pair<StringRef, Value>{"seed", getSeed()},
+                             {"offset", getOffset()}}) {
+    if (failed(expectOneElement(*this, port, value)))
+      return failure();
+    Type element = elementOf(value);
+    if (!element.isInteger(64) && !element.isInteger(32))
+      return emitNodeError(*this)
+             << port << " must be i64 or i32 (cuDNN's "
+             << "Philox seed and offset) but is " << element;
+  }
+  double p = getBernoulliProbability().convertToDouble();
+  if (!(p >= 0.0 && p <= 1.0))
+    return emitNodeError(*this)
+           << "bernoulli_probability must be in [0, 1] but is " << p;
+  Type out = elementOf(getY());
+  if (!isa<FloatType>(out))
+    return emitNodeError(*this)
+           << "Y must be a float tensor (the 0/1 keep mask) but is " << out;
+  return success();
+}
+
 LogicalResult SdpaFp8Op::verify() {
   auto s = verifySdpaCommon(*this);
   if (failed(s) || failed(verifySdpaForwardOutputs(*this, *s)) ||

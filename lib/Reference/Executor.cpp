@@ -867,7 +867,7 @@ std::string Interpreter::eval(Operation *op) {
       })
       .Case([&](RngOp) -> std::string {
         return opPrefix(op) +
-               "is cuDNN's Philox stream, which the CPU reference does not "
+               "draws from cuDNN's Philox stream, which the CPU reference does not "
                "reproduce: run it on the GPU, or give the keep mask as an "
                "input (sdpa's dropout_mask)";
       })

@@ -427,6 +427,7 @@ std::string Lowering::lowerOp(const OpSpec &o) {
       {"reshape", &Lowering::lowerReshape},
       {"sdpa", &Lowering::lowerSdpa},
       {"sdpa_backward", &Lowering::lowerSdpaBackward},
+      {"rng", &Lowering::lowerRng},
   };
   op = &o;
   b.context = "op '" + (o.name.empty() ? o.kind : o.name) + "' (" + o.kind +

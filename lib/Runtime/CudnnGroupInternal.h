@@ -354,6 +354,8 @@ public:
   std::string compositeSdpa(const Attn &a, int64_t o);
 
   std::string lowerSdpaBackward();
+  /// cuDNN's Philox Bernoulli generator (the mask of sdpa dropout).
+  std::string lowerRng();
 };
 
 /// Equivalent descriptions of a layout-free graph (see CudnnRelabel.cpp),

@@ -463,4 +463,34 @@ std::string Lowering::lowerSdpaBackward() {
   return pointwise(CUDNN_POINTWISE_IDENTITY, dQacc, 0, 0, dQ, CUDNN_DATA_FLOAT);
 }
 
+std::string Lowering::lowerRng() {
+  int64_t seed, offset, y;
+  TRY(in("seed", seed));
+  TRY(in("offset", offset));
+  TRY(out("Y", y));
+  std::optional<double> keep = fAttr("bernoulli_probability");
+  if (!keep)
+    return err("missing bernoulli_probability");
+  DescPtr rng, o, d;
+  TRY(b.create(CUDNN_BACKEND_RNG_DESCRIPTOR, rng, "RNG"));
+  cudnnRngDistribution_t distribution = CUDNN_RNG_DISTRIBUTION_BERNOULLI;
+  SET(rng, CUDNN_ATTR_RNG_DISTRIBUTION, CUDNN_TYPE_RNG_DISTRIBUTION, 1,
+      &distribution);
+  double p = *keep;
+  SET(rng, CUDNN_ATTR_RNG_BERNOULLI_DIST_PROBABILITY, CUDNN_TYPE_DOUBLE, 1, &p);
+  TRY(b.finalize(rng, "RNG"));
+  TRY(b.create(CUDNN_BACKEND_OPERATION_RNG_DESCRIPTOR, o, "OPERATION_RNG"));
+  TRY(tensor(y, d));
+  SET_DESC(o, CUDNN_ATTR_OPERATION_RNG_YDESC, d);
+  TRY(tensor(seed, d));
+  SET_DESC(o, CUDNN_ATTR_OPERATION_RNG_SEED, d);
+  TRY(tensor(offset, d));
+  SET_DESC(o, CUDNN_ATTR_OPERATION_RNG_OFFSET_DESC, d);
+  SET_DESC(o, CUDNN_ATTR_OPERATION_RNG_DESC, rng);
+  TRY(b.finalize(o, "OPERATION_RNG"));
+  extraDescs.push_back(rng);
+  ops.push_back(o);
+  return "";
+}
+
 } // namespace graph::rt::cudnn

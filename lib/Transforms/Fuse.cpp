@@ -56,6 +56,8 @@ public:
       unsigned id = joined ? *joined : open(&op);
       if (!joined && isa<MatmulOp>(op))
         absorbOperandCasts(&op, id, members);
+      if (!joined && isa<SdpaOp, SdpaBackwardOp>(op))
+        absorbDropoutRng(&op, id, members);
       groupOf[&op] = id;
       Group &group = groups[id];
       ++group.size;
@@ -137,21 +139,42 @@ private:
     unsigned absorbed = 0;
     for (Value operand : matmul->getOperands()) {
       auto cast = operand.getDefiningOp<PointwiseOp>();
-      if (!cast || cast.getMode() != PointwiseMode::identity ||
-          !operand.hasOneUse() ||
-          !isa<BlockArgument>(cast.getInputs().front()))
-        continue;
-      std::optional<unsigned> from = producerGroup(operand);
-      if (!from || *from == id || groups[*from].size != 1)
-        continue;
-      members.resize(groups.size());
-      members[*from].clear();
-      groups[*from].size = 0;
-      groups[*from].kind = GroupKind::Single; // nothing joins it now
-      groupOf[cast] = id;
-      members[id].insert(members[id].begin() + absorbed++, cast);
-      ++groups[id].size;
+      if (cast && cast.getMode() == PointwiseMode::identity &&
+          operand.hasOneUse() && isa<BlockArgument>(cast.getInputs().front()))
+        absorbed += absorb(cast, id, absorbed, members);
     }
+  }
+
+  /// The Philox mask of an sdpa's (or sdpa_backward's) dropout: cuDNN
+  /// generates it inside the fused attention graph, so the rng joins the
+  /// attention's group (its mask may also be a graph output: rng_dump).
+  void absorbDropoutRng(Operation *attention, unsigned id,
+                        SmallVector<SmallVector<Operation *>> &members) {
+    for (Value operand : attention->getOperands()) {
+      auto rng = operand.getDefiningOp<RngOp>();
+      if (rng && llvm::all_of(rng->getUsers(), [&](Operation *user) {
+            return user == attention || isa<OutputOp>(user);
+          }))
+        absorb(rng, id, 0, members);
+    }
+  }
+
+  /// Moves `producer`, alone in its group, to the front (position `at`) of
+  /// group `id`, which reads it; true when moved. Nothing but group `id`
+  /// reads it, so the schedule holds.
+  bool absorb(Operation *producer, unsigned id, unsigned at,
+              SmallVector<SmallVector<Operation *>> &members) {
+    std::optional<unsigned> from = producerGroup(producer->getResult(0));
+    if (!from || *from == id || groups[*from].size != 1)
+      return false;
+    members.resize(groups.size());
+    members[*from].clear();
+    groups[*from].size = 0;
+    groups[*from].kind = GroupKind::Single; // nothing joins it now
+    groupOf[producer] = id;
+    members[id].insert(members[id].begin() + at, producer);
+    ++groups[id].size;
+    return true;
   }
 
   /// A pointwise op or a reduction joins the group of its latest grouped

@@ -730,8 +730,11 @@ class pygraph:
                 raise RuntimeError(f"{op}(): sliding window and left_bound cannot be set at the same time")
             p["sliding_window_length"] = int(swl)
         dropout = kwargs.pop("dropout", None)
+        rng_dump = kwargs.pop("rng_dump", None)
         if dropout is not None:
-            self._sdpa_dropout(op, node, dropout)
+            self._sdpa_dropout(op, node, dropout, rng_dump)
+        elif rng_dump is not None:
+            raise ValueError(f"{op}(): rng_dump is the Philox mask of dropout=(probability, seed, offset); no dropout was given")
         generate_stats = kwargs.pop("generate_stats", None)
         is_inference = kwargs.pop("is_inference", None)
         if generate_stats is None:
@@ -826,14 +829,36 @@ class pygraph:
         if kwargs.pop("fn", None) is not None:
             self._note_unsupported(f"{op}(): a score modification callback (fn/score_mod)")
 
-    def _sdpa_dropout(self, op, node, dropout):
-        """(probability, seed, offset) is Philox dropout, which needs the
-        GPU's RNG; (mask, scale) is an explicit keep mask."""
+    def _sdpa_dropout(self, op, node, dropout, rng_dump=None):
+        """(probability, seed, offset) is Philox dropout: a graph.rng keep
+        mask (written to ``rng_dump`` when given) that cuDNN generates inside
+        the fused attention, forward and backward alike; (mask, scale) is an
+        explicit keep mask."""
         items = tuple(dropout)
-        if len(items) == 3 and isinstance(items[0], (int, float)):
-            raise NotImplementedError(
-                f"{op}(): 'dropout' as (probability, seed, offset) uses cuDNN's Philox generator, which the graph dialect does not model; pass (keep_mask, scale) instead"
-            )
+        if len(items) == 3 and isinstance(items[0], (int, float)) and not isinstance(items[0], bool):
+            probability, seed, offset = items
+            if not 0.0 <= float(probability) < 1.0:
+                raise ValueError(f"{op}(): dropout probability must be in [0, 1), got {probability!r}")
+            if rng_dump is not None and op != "sdpa":
+                raise TypeError(f"{op}() got an unexpected argument 'rng_dump'")
+            q, k = node.inputs["q"], node.inputs["k"]
+            if len(q.dim) != 4 or len(k.dim) != 4:
+                raise ValueError(f"{op}(): dropout needs q and k with dims set ([B, H, S, D])")
+            dims = [q.dim[0], q.dim[1], q.dim[2], k.dim[2]]
+            rng = Node(self._get_name("rng", f"{node.name}::rng"), "rng", None)
+            rng.inputs["seed"] = self._ensure_tensor(seed, name=f"{node.name}::seed")
+            rng.inputs["offset"] = self._ensure_tensor(offset, name=f"{node.name}::offset")
+            rng.params["bernoulli_probability"] = 1.0 - float(probability)
+            if rng_dump is not None:
+                mask = self._adopt_output(rng, "Y", rng_dump)
+                if not mask.dim:
+                    mask.dim, mask.stride = list(dims), row_major_stride(dims)
+            else:
+                mask = self._new_output(rng, "Y", "rng_mask", dims=dims)
+            self._nodes.append(rng)
+            node.inputs["dropout_mask"] = mask
+            node.params["dropout_probability"] = float(probability)
+            return
         if len(items) == 2:
             mask, scale = items
             if not isinstance(scale, (int, float)):

@@ -408,6 +408,19 @@ def check_attrs(op, node):
                 p[key] = _conv_list(op, node, key)
         if p.get("convolution_mode") is not None:
             p["convolution_mode"] = _enum_member(convolution_mode, p["convolution_mode"], f"{op}(): convolution_mode")
+    elif op == "rng":
+        dist = p.get("distribution")
+        if dist is not None and str(getattr(dist, "name", dist)).upper() != "BERNOULLI":
+            from ._graph import cudnnGraphNotSupportedError
+
+            raise cudnnGraphNotSupportedError(f"rng(): distribution {dist} is not supported: cuDNN's Philox masks here are Bernoulli only")
+        keep = p.get("bernoulli_probability")
+        if keep is None:
+            raise ValueError("rng(): bernoulli_probability (the keep probability) is required")
+        if isinstance(keep, bool) or not isinstance(keep, (int, float)) or not 0.0 <= float(keep) <= 1.0:
+            raise ValueError(f"rng(): bernoulli_probability must be a number in [0, 1], got {keep!r}")
+        p["bernoulli_probability"] = float(keep)
+        p.pop("distribution", None)
     elif op == "reduction":
         if p.get("mode") is None:
             raise ValueError(f"reduction(): mode is required: {_enum_listing(reduction_mode)}")
@@ -568,6 +581,13 @@ OPS = {
         infer={"DX": _like("input"), "DScale": _like("scale"), "DBias": _like("scale")},
         emit="rmsnorm_bwd",
     ),
+    "rng": dict(
+        inputs=("seed", "offset"),
+        attrs=("bernoulli_probability", "distribution"),
+        outputs=(("Y", "Y"),),
+        dtype={"Y": data_type.FLOAT},
+        emit="rng",
+    ),
     "genstats": dict(
         inputs=("input",),
         outputs=(("SUM", "SUM"), ("SQ_SUM", "SQ_SUM")),
@@ -716,7 +736,6 @@ SDPA_UNSUPPORTED = (
     "paged_attention_k_table",
     "paged_attention_v_table",
     "paged_attention_max_seq_len_kv",
-    "rng_dump",
     "score_mod",
     "sink_token",
     "dSink_token",
@@ -860,6 +879,12 @@ def _emit_rmsnorm_bwd(em, node, spec):
 def _emit_genstats(em, node, spec):
     x = node.inputs["input"]
     return _line(em, node, _outs(node, spec), f"graph.genstats {em.val(x)}", [x])
+
+
+def _emit_rng(em, node, spec):
+    seed, offset = node.inputs["seed"], node.inputs["offset"]
+    extra = [("bernoulli_probability", f64(node.params["bernoulli_probability"]))]
+    return _line(em, node, _outs(node, spec), f"graph.rng {em.val(seed)}, {em.val(offset)}", [seed, offset], extra)
 
 
 def _emit_reduction(em, node, spec):
@@ -1064,6 +1089,7 @@ _EMITTERS = {
     "norm_bwd": _emit_norm_bwd,
     "rmsnorm_bwd": _emit_rmsnorm_bwd,
     "genstats": _emit_genstats,
+    "rng": _emit_rng,
     "reduction": _emit_reduction,
     "block_scale_quantize": _emit_block_scale_quantize,
     "block_scale_dequantize": _emit_block_scale_dequantize,

@@ -148,8 +148,10 @@ def test_builder_argument_errors():
         g.add(x)
     with pytest.raises(TypeError, match="unexpected arguments"):
         g.reduction(x, mode=gc.reduction_mode.ADD, bogus=1)
-    with pytest.raises(NotImplementedError, match="'dropout'"):
+    with pytest.raises(ValueError, match=r"sdpa\(\): dropout needs q and k with dims set"):
         g.sdpa(x, x, x, dropout=(0.1, x, x))
+    with pytest.raises(ValueError, match=r"dropout probability must be in \[0, 1\)"):
+        g.sdpa(x, x, x, dropout=(1.0, x, x))
 
 
 def test_unmodelled_features_are_not_supported_at_validate():

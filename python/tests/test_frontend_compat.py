@@ -9,6 +9,8 @@ import json
 import warnings
 
 import numpy as np
+import re
+
 import pytest
 
 import cudnn
@@ -621,9 +623,63 @@ def test_sdpa_unmodelled_keywords_defer_to_validate():
     assert any("cu_seq_len_q" in f for f in feats) and any("'sink_token'" in f for f in feats)
     with pytest.raises(cudnn.cudnnGraphNotSupportedError, match="sink_token"):
         g.validate()
-    # dropout as (probability, seed, offset) still answers at the builder
-    with pytest.raises(NotImplementedError, match="dropout"):
-        g.sdpa(q, k, v, dropout=(0.1, cu, cu))
+
+
+def _dropout_graph(with_dump=True):
+    g = cudnn.pygraph(io_data_type=gc.data_type.HALF, compute_data_type=F)
+    q, k, v = (g.tensor(name=n, dim=[1, 2, 8, 16], stride=[256, 128, 16, 1]) for n in "qkv")
+    seed = g.tensor(name="seed", dim=[1, 1, 1, 1], stride=[1, 1, 1, 1], data_type=gc.data_type.INT64)
+    offset = g.tensor(name="offset", dim=[1, 1, 1, 1], stride=[1, 1, 1, 1], data_type=gc.data_type.INT64)
+    dump = g.tensor(name="dump", dim=[1, 2, 8, 8], stride=[128, 64, 8, 1], data_type=gc.data_type.FLOAT) if with_dump else None
+    o, stats = g.sdpa(q, k, v, attn_scale=0.25, generate_stats=True, dropout=(0.25, seed, offset), rng_dump=dump)
+    o.set_output(True)
+    stats.set_output(True)
+    if dump is not None:
+        dump.set_output(True)
+    return g, (q, k, v, seed, offset, dump, o, stats)
+
+
+def test_sdpa_philox_dropout_is_an_rng_keep_mask():
+    # dropout=(p, seed, offset): a graph.rng keep mask with probability 1 - p
+    # read by sdpa as its dropout_mask; rng_dump is that mask as an output.
+    g, (q, k, v, seed, offset, dump, o, stats) = _dropout_graph()
+    text = g.to_mlir()
+    assert re.search(r"graph\.rng %in\d+, %in\d+ \{bernoulli_probability = 7\.5", text)
+    assert "dropout_mask" in text and "dropout_probability = 2.5" in text
+    assert dump.get_data_type() == gc.data_type.FLOAT and "graph.output %t" in text
+    g.validate()
+    g.build_operation_graph()
+    # The CPU reference does not reproduce cuDNN's Philox stream: it says so.
+    g.create_execution_plans()
+    g.build_plans()
+    bufs = {t: np.zeros(t.get_dim(), dtype=np.float16) for t in (q, k, v, o)}
+    bufs.update({seed: np.ones((1, 1, 1, 1), np.int64), offset: np.zeros((1, 1, 1, 1), np.int64)})
+    bufs.update({stats: np.zeros((1, 2, 8, 1), np.float32), dump: np.zeros((1, 2, 8, 8), np.float32)})
+    with pytest.raises(Exception, match="Philox stream, which the CPU reference does not reproduce"):
+        g.execute(bufs)
+
+
+def test_sdpa_backward_philox_dropout_regenerates_the_mask():
+    g = cudnn.pygraph(io_data_type=gc.data_type.HALF, compute_data_type=F)
+    q, k, v, o, do = (g.tensor(name=n, dim=[1, 2, 8, 16], stride=[256, 128, 16, 1]) for n in ("q", "k", "v", "o", "do"))
+    stats = g.tensor(name="stats", dim=[1, 2, 8, 1], stride=[16, 8, 1, 1], data_type=gc.data_type.FLOAT)
+    seed = g.tensor(name="seed", dim=[1, 1, 1, 1], stride=[1, 1, 1, 1], data_type=gc.data_type.INT64)
+    offset = g.tensor(name="offset", dim=[1, 1, 1, 1], stride=[1, 1, 1, 1], data_type=gc.data_type.INT64)
+    dq, dk, dv = g.sdpa_backward(q, k, v, o, do, stats, attn_scale=0.25, dropout=(0.25, seed, offset))
+    for t in (dq, dk, dv):
+        t.set_output(True)
+    text = g.to_mlir()
+    assert text.count("graph.rng") == 1 and "dropout_probability = 2.5" in text
+    with pytest.raises(TypeError, match="rng_dump"):
+        g.sdpa_backward(q, k, v, o, do, stats, dropout=(0.25, seed, offset), rng_dump=stats)
+
+
+def test_rng_dump_without_dropout_is_an_error():
+    g = cudnn.pygraph(io_data_type=gc.data_type.HALF, compute_data_type=F)
+    q, k, v = (g.tensor(name=n, dim=[1, 2, 8, 16], stride=[256, 128, 16, 1]) for n in "qkv")
+    dump = g.tensor(name="dump", dim=[1, 2, 8, 8], stride=[128, 64, 8, 1], data_type=gc.data_type.FLOAT)
+    with pytest.raises(ValueError, match="rng_dump is the Philox mask of dropout"):
+        g.sdpa(q, k, v, rng_dump=dump)
 
 
 def test_deserialize_takes_the_frontend_keywords():

@@ -59,6 +59,7 @@ OPS = {
     "instancenorm_backward": _NORM_BWD,
     "batchnorm_backward": ("grad input scale mean inv_variance peer_stats[]", "", "DX DScale:DSCALE DBias:DBIAS"),
     "rmsnorm_backward": ("grad input scale inv_variance", "has_dbias", "DX DScale:Dscale DBias:Dbias"),
+    "rng": ("seed offset", "bernoulli_probability distribution", "Y"),
     "genstats": ("input", "", "SUM SQ_SUM"),
     "reduction": ("input group_offset", "mode", "OUT_0"),
     "block_scale_quantize": ("input group_offset", "block_size axis transpose", "Y scale"),

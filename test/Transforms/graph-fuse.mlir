@@ -193,3 +193,28 @@ graph.graph @mixed_precision_matmul(%a: tensor<2x8x16xf16>, %b: tensor<2x16x4xi8
   %z = graph.matmul %a2, %c16 : (tensor<2x8x16xbf16>, tensor<2x16x4xbf16>) -> tensor<2x8x4xbf16>
   graph.output %y, %z, %c16 : tensor<2x8x4xbf16>, tensor<2x8x4xbf16>, tensor<2x16x4xbf16>
 }
+
+// -----
+
+// Philox dropout: the rng of an sdpa's (and sdpa_backward's) dropout_mask
+// joins the attention's group, since cuDNN generates the mask inside the
+// fused attention graph; the mask may also be a graph output (rng_dump).
+// CHECK-LABEL: graph.graph @philox_dropout
+// CHECK: group 0
+// CHECK-NEXT: rng
+// CHECK-NEXT: sdpa
+// CHECK: group 1
+// CHECK-NEXT: rng
+// CHECK-NEXT: sdpa_backward
+// CHECK-NOT: group 2
+graph.graph @philox_dropout(%q: tensor<1x2x8x16xbf16>, %k: tensor<1x2x8x16xbf16>, %v: tensor<1x2x8x16xbf16>,
+                            %do: tensor<1x2x8x16xbf16>, %seed: tensor<1x1x1x1xi64>, %offset: tensor<1x1x1x1xi64>)
+    -> (tensor<1x2x8x8xf32>, tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>) {
+  %keep = graph.rng %seed, %offset {bernoulli_probability = 0.75 : f64} : (tensor<1x1x1x1xi64>, tensor<1x1x1x1xi64>) -> tensor<1x2x8x8xf32>
+  %o, %stats = graph.sdpa %q, %k, %v dropout_mask %keep {generate_stats, dropout_probability = 0.25 : f64}
+      : (tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x8xf32>) -> (tensor<1x2x8x16xbf16>, tensor<1x2x8x1xf32>, none, none)
+  %keep2 = graph.rng %seed, %offset {bernoulli_probability = 0.75 : f64} : (tensor<1x1x1x1xi64>, tensor<1x1x1x1xi64>) -> tensor<1x2x8x8xf32>
+  %dq, %dk, %dv = graph.sdpa_backward %q, %k, %v, %o, %do, %stats dropout_mask %keep2 {dropout_probability = 0.25 : f64}
+      : (tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x1xf32>, tensor<1x2x8x8xf32>) -> (tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>)
+  graph.output %keep, %dq, %dk, %dv : tensor<1x2x8x8xf32>, tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>
+}

@@ -50,6 +50,7 @@ inline constexpr std::string_view kGraphOpKinds[] = {
     "reshape",
     "rmsnorm",
     "rmsnorm_backward",
+    "rng",
     "rope",
     "rope_backward",
     "sdpa",

@@ -32,7 +32,7 @@ public:
             BatchnormInferenceOp, InstancenormOp, AdaLayernormOp,
             LayernormBackwardOp, RmsnormBackwardOp, BatchnormBackwardOp,
             InstancenormBackwardOp, AdaLayernormBackwardOp, GenstatsOp, SdpaOp,
-            SdpaBackwardOp, MoeGroupedMatmulOp>(op))
+            SdpaBackwardOp, MoeGroupedMatmulOp, RngOp>(op))
       return "";
     return ("no cuDNN lowering for " + op->getName().stripDialect() + " yet")
         .str();
@@ -46,6 +46,16 @@ public:
   std::string declinesGroup(ArrayRef<Operation *> ops) const override {
     if (std::string why = Engine::declinesGroup(ops); !why.empty())
       return why;
+    // cuDNN generates Philox masks inside its fused attention graphs only.
+    for (Operation *op : ops)
+      if (auto rng = dyn_cast<RngOp>(op))
+        if (!llvm::any_of(rng.getY().getUsers(), [&](Operation *user) {
+              return isa<SdpaOp, SdpaBackwardOp>(user) &&
+                     llvm::is_contained(ops, user);
+            }))
+          return describeNode(op) +
+                 ": cuDNN runs an rng only fused with the sdpa or "
+                 "sdpa_backward that reads it as its dropout_mask";
     if (llvm::count_if(ops, [](Operation *op) {
           return !isa<ReshapeOp, TransposeOp, SliceOp>(op);
         }) < 2)

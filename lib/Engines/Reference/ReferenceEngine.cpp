@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "GraphDialect/Engines/Engine.h"
+#include "GraphDialect/GraphOps.h"
 
 using namespace mlir;
 using namespace mlir::graph;
@@ -18,7 +19,12 @@ class ReferenceEngine final : public Engine {
 public:
   StringRef name() const override { return "reference"; }
 
-  std::string declines(Operation *) const override { return ""; }
+  std::string declines(Operation *op) const override {
+    if (isa<RngOp>(op))
+      return "the CPU reference does not reproduce cuDNN's Philox stream "
+             "(give the keep mask as an input instead)";
+    return "";
+  }
 
   std::vector<std::string> planNames() const override {
     return {"reference_cpu"};

@@ -1771,3 +1771,35 @@ graph.graph @gdn_bwd_d_initial_needs_state(%q: tensor<8x2x4xf32>, %k: tensor<8x2
       -> (tensor<8x2x4xf32>, tensor<8x2x4xf32>, tensor<8x2x4xf32>, tensor<8x2xf32>, tensor<8x2xf32>, tensor<1x2x4x4xf32>)
   graph.output
 }
+
+// -----
+
+graph.graph @rng_seed_elements(%s: tensor<2x1x1x1xi64>, %o: tensor<1x1x1x1xi64>) {
+  // expected-error @below {{rng: seed must hold one element but has dims 2x1x1x1}}
+  %m = graph.rng %s, %o {bernoulli_probability = 0.9 : f64} : (tensor<2x1x1x1xi64>, tensor<1x1x1x1xi64>) -> tensor<1x2x8x8xf32>
+  graph.output
+}
+
+// -----
+
+graph.graph @rng_seed_type(%s: tensor<1x1x1x1xf32>, %o: tensor<1x1x1x1xi64>) {
+  // expected-error @below {{rng: seed must be i64 or i32 (cuDNN's Philox seed and offset) but is 'f32'}}
+  %m = graph.rng %s, %o {bernoulli_probability = 0.9 : f64} : (tensor<1x1x1x1xf32>, tensor<1x1x1x1xi64>) -> tensor<1x2x8x8xf32>
+  graph.output
+}
+
+// -----
+
+graph.graph @rng_probability(%s: tensor<1x1x1x1xi64>, %o: tensor<1x1x1x1xi64>) {
+  // expected-error @below {{rng: bernoulli_probability must be in [0, 1] but is 1.5}}
+  %m = graph.rng %s, %o {bernoulli_probability = 1.5 : f64} : (tensor<1x1x1x1xi64>, tensor<1x1x1x1xi64>) -> tensor<1x2x8x8xf32>
+  graph.output
+}
+
+// -----
+
+graph.graph @rng_mask_type(%s: tensor<1x1x1x1xi64>, %o: tensor<1x1x1x1xi64>) {
+  // expected-error @below {{rng: Y must be a float tensor (the 0/1 keep mask) but is 'i32'}}
+  %m = graph.rng %s, %o {bernoulli_probability = 0.5 : f64} : (tensor<1x1x1x1xi64>, tensor<1x1x1x1xi64>) -> tensor<1x2x8x8xi32>
+  graph.output
+}

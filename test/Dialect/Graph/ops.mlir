@@ -501,3 +501,11 @@ graph.graph @norm_over_scale_dims(%x: tensor<2x8x32xf32>, %g: tensor<1x1x32xf32>
   %cy, %civ = graph.rmsnorm training %x, scale %c, epsilon %eps : (tensor<2x8x32xf32>, tensor<1x8x1xf32>, tensor<1x1x1xf32>) -> (tensor<2x8x32xf32>, tensor<2x1x32xf32>)
   graph.output %y : tensor<2x8x32xf32>
 }
+
+// CHECK-LABEL: graph.graph @rng(
+// CHECK-NEXT: %[[KEEP:.+]] = rng %{{.+}}, %{{.+}} {bernoulli_probability = 9.000000e-01 : f64, name = "keep"} : (tensor<1x1x1x1xi64>, tensor<1x1x1x1xi32>) -> tensor<2x8x128x128xf32>
+// CHECK-NEXT: output %[[KEEP]] : tensor<2x8x128x128xf32>
+graph.graph @rng(%seed: tensor<1x1x1x1xi64>, %offset: tensor<1x1x1x1xi32>) -> (tensor<2x8x128x128xf32>) {
+  %keep = graph.rng %seed, %offset {bernoulli_probability = 0.9 : f64, name = "keep"} : (tensor<1x1x1x1xi64>, tensor<1x1x1x1xi32>) -> tensor<2x8x128x128xf32>
+  graph.output %keep : tensor<2x8x128x128xf32>
+}
