@@ -42,7 +42,7 @@ std::string Lowering::lowerNormForward() {
       PORT("mean", kOutput | kScratch, CUDNN_ATTR_OPERATION_NORM_FWD_MEAN_DESC),
       PORT("inv_var", kOutput | kScratch,
            CUDNN_ATTR_OPERATION_NORM_FWD_INV_VARIANCE_DESC),
-      PORT("momentum", kInput,
+      PORT("momentum", kInput | kByValue,
            CUDNN_ATTR_OPERATION_NORM_FWD_EXP_AVG_FACTOR_DESC),
       PORT("in_running_mean", kInput,
            CUDNN_ATTR_OPERATION_NORM_FWD_INPUT_RUNNING_MEAN_DESC),
