@@ -18,7 +18,7 @@ srcs=(
   lib/Runtime/CudnnOpsConv.cpp lib/Runtime/CudnnOpsNorm.cpp
   lib/Runtime/CudnnOpsAttention.cpp lib/Runtime/CudnnRelabel.cpp
   lib/Support/DType.cpp lib/Support/Shape.cpp lib/Support/HostTensor.cpp
-  lib/Support/Memory.cpp lib/Support/ThreadPool.cpp
+  lib/Support/Memory.cpp lib/Support/ThreadPool.cpp lib/Support/OpKind.cpp
   lib/Reference/NdArray.cpp lib/Reference/Kernels.cpp
   lib/Reference/KernelsConv.cpp lib/Reference/KernelsNorm.cpp
   lib/Reference/KernelsPointwise.cpp lib/Reference/AttentionKernels.cpp
