@@ -795,7 +795,7 @@ std::string mlir::graph::lowerToCudnn(GraphOp graph, CudnnProgram &program,
                 GenstatsOp, SdpaOp, SdpaBackwardOp, TransposeOp, SliceOp,
                 ConcatenateOp, ReshapeOp, RopeOp, RopeBackwardOp,
                 BlockScaleQuantizeOp, BlockScaleDequantizeOp,
-                MoeGroupedMatmulOp>(
+                MoeGroupedMatmulOp, RngOp>(
               [&](auto typed) { addPorts(typed, names, uidFn, opSpec); });
       if (!error.empty())
         return opSpec.kind + ": " + error;
