@@ -97,8 +97,7 @@ std::string mlir::graph::planWalk(const std::vector<PlanEntry> &list,
   if (planIndex >= 0) {
     if (static_cast<size_t>(planIndex) >= list.size())
       return "plan index " + std::to_string(planIndex) +
-             " is out of range for " + std::to_string(list.size()) +
-             " plan(s)";
+             " is out of range for " + std::to_string(list.size()) + " plan(s)";
     const PlanEntry &pinned = list[planIndex];
     if (planDeselected(pinned, deselect))
       return "plan " + std::to_string(planIndex) + " (" + pinned.name +
@@ -120,9 +119,10 @@ size_t mlir::graph::anchorGroup(const std::vector<rt::GraphSpec> &groups) {
   auto principal = [](const rt::GraphSpec &group) {
     size_t count = 0;
     for (const rt::OpSpec &op : group.ops)
-      if (op.kind != "pointwise" && op.kind != "reduction" &&
-          op.kind != "reshape" && op.kind != "transpose" &&
-          op.kind != "slice" && op.kind != "concatenate")
+      if (!op.kind.isOneOf(
+              {::graph::OpKind::Pointwise, ::graph::OpKind::Reduction,
+               ::graph::OpKind::Reshape, ::graph::OpKind::Transpose,
+               ::graph::OpKind::Slice, ::graph::OpKind::Concatenate}))
         ++count;
     return count;
   };

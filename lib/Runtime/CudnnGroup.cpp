@@ -226,8 +226,8 @@ public:
     std::string kinds;
     bool pointwiseOnly = true, reductionOnly = spec.ops.size() == 1;
     for (const OpSpec &o : spec.ops) {
-      pointwiseOnly &= o.kind == "pointwise";
-      reductionOnly &= o.kind == "reduction";
+      pointwiseOnly &= o.kind == graph::OpKind::Pointwise;
+      reductionOnly &= o.kind == graph::OpKind::Reduction;
     }
     std::string out =
         "group '" + spec.name + "': the heuristics offered no engine config";
