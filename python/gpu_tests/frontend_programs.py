@@ -120,6 +120,115 @@ def sdpa_causal():
     return rel_err(o, ref), 1e-2
 
 
+def _attention_reference(q, k, v, scale, bias=None, causal=False, keep=None, p=0.0):
+    s = torch.einsum("bhqd,bhkd->bhqk", q, k) * scale
+    if bias is not None:
+        s = s + bias
+    if causal:
+        sq, skv = s.shape[-2:]
+        s = s.masked_fill(torch.ones(sq, skv, device=s.device, dtype=torch.bool).triu(1), float("-inf"))
+    prob = torch.softmax(s, dim=-1)
+    if keep is not None:
+        prob = prob * keep / (1.0 - p)
+    return torch.einsum("bhqk,bhkd->bhqd", prob, v)
+
+
+def sdpa_philox_dropout():
+    """dropout=(p, seed, offset) forward with rng_dump, then the backward
+    regenerating the mask from the same seed and offset; both checked
+    against torch with the dumped keep mask."""
+    torch.manual_seed(4)
+    b, h, s, d, p = 2, 4, 512, 64, 0.1
+    q, k, v, do = (torch.randn(b, h, s, d, device="cuda", dtype=torch.float16) for _ in range(4))
+    seed = torch.full((1, 1, 1, 1), 123456, dtype=torch.int64, device="cuda")
+    offset = torch.full((1, 1, 1, 1), 789, dtype=torch.int64, device="cuda")
+    io = dict(io_data_type=cudnn.data_type.HALF, intermediate_data_type=cudnn.data_type.FLOAT,
+              compute_data_type=cudnn.data_type.FLOAT)
+    fwd = cudnn.pygraph(**io)
+    Q, K, V = fwd.tensor_like(q), fwd.tensor_like(k), fwd.tensor_like(v)
+    SEED, OFFSET = fwd.tensor_like(seed), fwd.tensor_like(offset)
+    DUMP = fwd.tensor(dim=[b, h, s, s], stride=[h * s * s, s * s, s, 1], data_type=cudnn.data_type.FLOAT)
+    O, STATS = fwd.sdpa(q=Q, k=K, v=V, is_inference=False, attn_scale=0.125, use_causal_mask=True,
+                        dropout=(p, SEED, OFFSET), rng_dump=DUMP)
+    O.set_output(True).set_dim([b, h, s, d]).set_stride([h * s * d, s * d, d, 1])
+    STATS.set_output(True).set_data_type(cudnn.data_type.FLOAT)
+    DUMP.set_output(True)
+    fwd.build([cudnn.heur_mode.A, cudnn.heur_mode.FALLBACK])
+    o = torch.empty_like(q)
+    stats = torch.empty(b, h, s, 1, device="cuda", dtype=torch.float32)
+    keep = torch.full((b, h, s, s), float("nan"), device="cuda", dtype=torch.float32)
+    fwd.execute({Q: q, K: k, V: v, SEED: seed, OFFSET: offset, O: o, STATS: stats, DUMP: keep})
+
+    bwd = cudnn.pygraph(**io)
+    Q2, K2, V2, O2, DO = (bwd.tensor_like(t) for t in (q, k, v, o, do))
+    ST, SEED2, OFFSET2 = bwd.tensor_like(stats), bwd.tensor_like(seed), bwd.tensor_like(offset)
+    DQ, DK, DV = bwd.sdpa_backward(q=Q2, k=K2, v=V2, o=O2, dO=DO, stats=ST, attn_scale=0.125,
+                                   use_causal_mask=True, dropout=(p, SEED2, OFFSET2))
+    for t in (DQ, DK, DV):
+        t.set_output(True).set_dim([b, h, s, d]).set_stride([h * s * d, s * d, d, 1])
+    bwd.build([cudnn.heur_mode.A, cudnn.heur_mode.FALLBACK])
+    dq, dk, dv = (torch.empty_like(q) for _ in range(3))
+    bwd.execute({Q2: q, K2: k, V2: v, O2: o, DO: do, ST: stats, SEED2: seed, OFFSET2: offset, DQ: dq, DK: dk, DV: dv})
+    torch.cuda.synchronize()
+
+    kept = keep.mean().item()
+    if not ((keep == 0) | (keep == 1)).all() or not 0.85 < kept < 0.95:
+        return float("inf"), 0.0  # not a Bernoulli(0.9) keep mask
+    qf, kf, vf = (t.float().requires_grad_() for t in (q, k, v))
+    ref = _attention_reference(qf, kf, vf, 0.125, causal=True, keep=keep, p=p)
+    ref.backward(do.float())
+    return max(rel_err(o, ref), rel_err(dq, qf.grad), rel_err(dk, kf.grad), rel_err(dv, vf.grad)), 2e-2
+
+
+def sdpa_alibi():
+    torch.manual_seed(5)
+    b, h, s, d = 2, 4, 512, 64
+    q, k, v = (torch.randn(b, h, s, d, device="cuda", dtype=torch.bfloat16) for _ in range(3))
+    graph = cudnn.pygraph(io_data_type=cudnn.data_type.BFLOAT16, intermediate_data_type=cudnn.data_type.FLOAT,
+                          compute_data_type=cudnn.data_type.FLOAT)
+    Q, K, V = graph.tensor_like(q), graph.tensor_like(k), graph.tensor_like(v)
+    O, _ = graph.sdpa(q=Q, k=K, v=V, is_inference=True, attn_scale=0.125, use_causal_mask=True, use_alibi_mask=True)
+    O.set_output(True).set_dim([b, h, s, d]).set_stride([h * s * d, s * d, d, 1])
+    graph.build([cudnn.heur_mode.A])
+    o = torch.empty_like(q)
+    graph.execute({Q: q, K: k, V: v, O: o})
+    torch.cuda.synchronize()
+    slopes = torch.tensor([2.0 ** (-8.0 * (i + 1) / h) for i in range(h)], device="cuda").view(1, h, 1, 1)
+    pos = torch.arange(s, device="cuda", dtype=torch.float32)
+    bias = slopes * (pos.view(1, 1, 1, s) - pos.view(1, 1, s, 1))
+    ref = _attention_reference(q.float(), k.float(), v.float(), 0.125, bias=bias, causal=True)
+    return rel_err(o, ref), 1e-2
+
+
+def batchnorm_host_scalars():
+    """Batchnorm training with epsilon and momentum given as CPU tensors (the
+    frontend reads them by value) beside CUDA tensors."""
+    torch.manual_seed(6)
+    n, c, hw = 4, 16, 56
+    x = torch.randn(n, c, hw, hw, device="cuda", dtype=torch.float16).to(memory_format=torch.channels_last)
+    scale, bias = (torch.randn(1, c, 1, 1, device="cuda", dtype=torch.float32) for _ in range(2))
+    rmean, rvar = torch.zeros(1, c, 1, 1, device="cuda"), torch.ones(1, c, 1, 1, device="cuda")
+    eps, momentum = torch.full((1, 1, 1, 1), 1e-3), torch.full((1, 1, 1, 1), 0.1)
+    graph = cudnn.pygraph(io_data_type=cudnn.data_type.HALF, intermediate_data_type=cudnn.data_type.FLOAT,
+                          compute_data_type=cudnn.data_type.FLOAT)
+    X, SCALE, BIAS = graph.tensor_like(x), graph.tensor_like(scale), graph.tensor_like(bias)
+    RM, RV, EPS, MOM = graph.tensor_like(rmean), graph.tensor_like(rvar), graph.tensor_like(eps), graph.tensor_like(momentum)
+    Y, MEAN, INV, NRM, NRV = graph.batchnorm(name="bn", input=X, scale=SCALE, bias=BIAS, in_running_mean=RM,
+                                             in_running_var=RV, epsilon=EPS, momentum=MOM)
+    Y.set_output(True).set_data_type(cudnn.data_type.HALF)
+    for t in (MEAN, INV, NRM, NRV):
+        t.set_output(True).set_data_type(cudnn.data_type.FLOAT)
+    graph.build([cudnn.heur_mode.A, cudnn.heur_mode.FALLBACK])
+    y = torch.empty_like(x)
+    mean, inv, nrm, nrv = (torch.empty(1, c, 1, 1, device="cuda") for _ in range(4))
+    graph.execute({X: x, SCALE: scale, BIAS: bias, RM: rmean, RV: rvar, EPS: eps, MOM: momentum,
+                   Y: y, MEAN: mean, INV: inv, NRM: nrm, NRV: nrv})
+    torch.cuda.synchronize()
+    ref = torch.nn.functional.batch_norm(x.float(), rmean.clone().view(c), rvar.clone().view(c), scale.view(c),
+                                         bias.view(c), training=True, momentum=0.1, eps=1e-3)
+    return rel_err(y, ref), 1e-2
+
+
 def run(programs):
     """Runs each program (returning (error, bound)), prints PASS/FAIL per
     program and "N passed, M failed"; 0 when all passed, else 1."""
@@ -139,7 +248,8 @@ def run(programs):
 
 
 def main():
-    return run((matmul_bias_relu, conv_bias_relu, layernorm, sdpa_causal))
+    return run((matmul_bias_relu, conv_bias_relu, layernorm, sdpa_causal, sdpa_philox_dropout, sdpa_alibi,
+                batchnorm_host_scalars))
 
 
 if __name__ == "__main__":
