@@ -196,7 +196,8 @@ std::string mlir::graph::lowerSpecToLinalg(const rt::GraphSpec &spec,
           continue;
         }
         if (t.dims.size() > out.dims.size())
-          return "pointwise " + op.mode + ": an operand of higher rank than "
+          return "pointwise " + op.mode +
+                 ": an operand of higher rank than "
                  "its output";
         byValue.push_back(std::nan(""));
         ins.push_back(values.at(t.uid));
@@ -212,12 +213,11 @@ std::string mlir::graph::lowerSpecToLinalg(const rt::GraphSpec &spec,
             SmallVector<Value> f32Args;
             unsigned next = 0;
             for (double v : byValue)
-              f32Args.push_back(
-                  std::isnan(v)
-                      ? toF32(nb, nloc, blockArgs[next++])
-                      : arith::ConstantOp::create(nb, nloc,
-                                                  nb.getF32FloatAttr(v))
-                            .getResult());
+              f32Args.push_back(std::isnan(v)
+                                    ? toF32(nb, nloc, blockArgs[next++])
+                                    : arith::ConstantOp::create(
+                                          nb, nloc, nb.getF32FloatAttr(v))
+                                          .getResult());
             Value r = emitPointwise(nb, nloc, op, f32Args);
             linalg::YieldOp::create(nb, nloc, fromF32(nb, nloc, r, outType));
           });
@@ -226,14 +226,24 @@ std::string mlir::graph::lowerSpecToLinalg(const rt::GraphSpec &spec,
     }
     // A last-axis reduction into an f32 destination.
     const rt::TensorSpec &in = *tensors[op.inputs.at("input")];
+    if (!values.count(in.uid)) {
+      // A by-value scalar has no argument: its value, splat.
+      auto type = RankedTensorType::get(in.dims, elementType(b, in.dtype));
+      auto floatType = dyn_cast<FloatType>(type.getElementType());
+      if (!in.isByValue || !floatType)
+        return "reduction: input uid " + std::to_string(in.uid) +
+               " is neither an argument nor a float by-value scalar";
+      values[in.uid] = arith::ConstantOp::create(
+          b, loc,
+          DenseElementsAttr::get(type, b.getFloatAttr(floatType, in.byValue)));
+    }
     double init = op.mode == "add"   ? 0.0
                   : op.mode == "max" ? -std::numeric_limits<double>::infinity()
                                      : std::numeric_limits<double>::infinity();
     Value identity = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(init));
-    Value filled =
-        linalg::FillOp::create(b, loc, ValueRange{identity},
-                               ValueRange{destination(out)})
-            .getResult(0);
+    Value filled = linalg::FillOp::create(b, loc, ValueRange{identity},
+                                          ValueRange{destination(out)})
+                       .getResult(0);
     size_t rank = in.dims.size();
     SmallVector<AffineExpr> outExprs;
     for (size_t j = 0; j + 1 < rank; ++j)
@@ -252,11 +262,12 @@ std::string mlir::graph::lowerSpecToLinalg(const rt::GraphSpec &spec,
         [&](OpBuilder &nb, Location nloc, ValueRange blockArgs) {
           Value x = toF32(nb, nloc, blockArgs[0]);
           Value acc = blockArgs[1];
-          Value r = mode == "add"
-                        ? arith::AddFOp::create(nb, nloc, acc, x).getResult()
-                    : mode == "max"
-                        ? arith::MaximumFOp::create(nb, nloc, acc, x).getResult()
-                        : arith::MinimumFOp::create(nb, nloc, acc, x).getResult();
+          Value r =
+              mode == "add"
+                  ? arith::AddFOp::create(nb, nloc, acc, x).getResult()
+              : mode == "max"
+                  ? arith::MaximumFOp::create(nb, nloc, acc, x).getResult()
+                  : arith::MinimumFOp::create(nb, nloc, acc, x).getResult();
           linalg::YieldOp::create(nb, nloc, r);
         });
     values[out.uid] = generic.getResult(0);

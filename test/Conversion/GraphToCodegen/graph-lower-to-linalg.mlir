@@ -36,3 +36,16 @@ graph.graph @chain(%x: tensor<4x8xf16>, %s: tensor<1x8xf32>, %z: tensor<4x8xf32>
   %m = graph.reduction max %e : (tensor<4x8xf32>) -> tensor<4x1xf32>
   graph.output %b, %m : tensor<4x8xbf16>, tensor<4x1xf32>
 }
+
+// A reduction of a by-value scalar reads the scalar as a splat constant
+// (it has no buffer argument; this was a std::out_of_range abort).
+// CHECK-LABEL: func.func @reduce_scalar_group0(
+// CHECK-SAME: %[[OUT:.+]]: tensor<1x1x1xf32> {bufferization.writable = true})
+// CHECK: %[[C:.+]] = arith.constant dense<4.000000e+00> : tensor<1x1x1xf32>
+// CHECK: linalg.generic {{.*}} ins(%[[C]] : tensor<1x1x1xf32>)
+// CHECK: arith.addf
+graph.graph @reduce_scalar() -> (tensor<1x1xf32>) {
+  %g = graph.scalar 4.0 : f32 -> tensor<1x1xf32>
+  %s = graph.reduction add %g : (tensor<1x1xf32>) -> tensor<1x1xf32>
+  graph.output %s : tensor<1x1xf32>
+}
