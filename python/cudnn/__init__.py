@@ -68,6 +68,8 @@ _sys.modules["cudnn._pybind_module"] = _impl
 _sys.modules["cudnn._compiled_module"] = _impl
 _sys.modules["cudnn.wrapper"] = wrapper
 
+from . import ops  # noqa: E402,F401  (the frontend's torch operators: ImportError on use)
+
 # The frontend's CuTe DSL kernels (an optional extra there: importing one
 # without its dependencies raises ImportError). The graph compiler has none of
 # them, so each of these names raises that ImportError here.

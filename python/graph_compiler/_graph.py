@@ -480,8 +480,24 @@ class pygraph:
             where = f"graph {other.name!r}"
         raise ValueError(f"{use}: tensor {t.name!r} (uid {t.uid}) belongs to {where}, not to graph {self.name!r}; make the tensor in this graph (tensor() or tensor_like())")
 
+    def _adopt(self, t: Tensor) -> None:
+        """Make ``t``, an input tensor (tensor()/tensor_like()) of another
+        graph, an input of this one, as the frontend does with any
+        non-virtual tensor a node consumes (its samples build a backward
+        graph from a tensor the forward graph made). A uid the caller set
+        travels with it; an automatic one is replaced when this graph
+        already uses it."""
+        if t.uid_assigned:
+            self._claim_uid(t.uid, t)
+        elif t.uid in self._tensor_by_uid or t.uid in self._reserved_uids:
+            t.uid = self._alloc_uid()
+        self._register(t)
+
     def _ensure_tensor(self, arg: Any, name: str = "") -> Tensor:
         if isinstance(arg, Tensor):
+            owner = arg.owner() if arg.owner is not None else None
+            if owner is not None and owner is not self and arg.producer is None and not arg.is_virtual:
+                self._adopt(arg)
             self._check_own(arg, f"operand {name!r}" if name else "operand")
             return arg
         if isinstance(arg, (int, float)) and not isinstance(arg, bool):
@@ -591,6 +607,35 @@ class pygraph:
 
     def swish(self, input, swish_beta=None, name="", compute_data_type=None) -> Tensor:
         return self._pointwise("swish", [input], self._get_name("swish", name), compute_data_type, dict(swish_beta=swish_beta))
+
+    def floor_mod(self, input0, input1, compute_data_type=None, name="") -> Tensor:
+        """Floored remainder input0 - floor(input0 / input1) * input1: the
+        result takes the divisor's sign (torch.remainder; the frontend's
+        FLOOR_MOD, cuDNN 9.26+), where mod is truncated (torch.fmod).
+
+        The dialect has only the truncated mode, so this is four more
+        pointwise ops in the same fused chain: r = mod(a, b), then
+        r - floor(r / b) * b. r / b lies in (-1, 1), so its floor is -1
+        exactly where r is non-zero with the other sign than b, and b is
+        added there, as torch.remainder does. The nodes are named
+        ``name::trunc_mod`` ... ``name`` (the last one, which gives the
+        output ``name::OUT_0``)."""
+        name = self._get_name("floor_mod", name)
+        cdt = compute_data_type
+        # the intermediates carry the compute type (FLOAT unless told): in a
+        # half-precision intermediate r / b could round up to 1
+        inner = self._cdt(cdt) or self.compute_data_type or data_type.FLOAT
+
+        def step(op, args, suffix):
+            out = self._pointwise(op, args, f"{name}::{suffix}", cdt)
+            out.set_data_type(inner)
+            return out
+
+        remainder = step("mod", [input0, input1], "trunc_mod")
+        divisor = remainder.producer[0].inputs["IN_1"]
+        quotient = step("floor", [step("div", [remainder, divisor], "ratio")], "ratio_floor")
+        correction = step("mul", [quotient, divisor], "correction")
+        return self._pointwise("sub", [remainder, correction], name, cdt)
 
     def gen_index(self, input, axis, name="", compute_data_type=None) -> Tensor:
         out = self._pointwise("gen_index", [input], self._get_name("gen_index", name), compute_data_type, dict(axis=axis))

@@ -693,3 +693,84 @@ def test_deserialize_takes_the_frontend_keywords():
     assert h2.to_mlir() == g.to_mlir()
     with pytest.raises(TypeError, match="bogus"):
         cudnn.pygraph().deserialize(data, bogus=1)
+
+
+# ---- gaps the frontend's published samples hit (samples/python/*.ipynb) -----
+
+
+@needs_lib
+def test_floor_mod_is_the_floored_remainder():
+    # 71_pointwise_mod: floor_mod(a, b, compute_data_type=, name=) next to
+    # mod; the result takes the divisor's sign (torch.remainder)
+    a = np.array([[-7.0, 7.0, -7.0, 7.0, -6.0, 0.5, -2.5, 1e-3]], np.float32)
+    b = np.array([[3.0, 3.0, -3.0, -3.0, 3.0, -2.0, 2.0, -4.0]], np.float32)
+    g = cudnn.pygraph(intermediate_data_type=F, compute_data_type=F)
+    A, B = g.tensor_like(a), g.tensor_like(b)
+    y = g.floor_mod(A, B, compute_data_type=F, name="floor_mod")
+    y.set_output(True).set_data_type(F)
+    assert y.get_name() == "floor_mod::OUT_0"
+    g.build([cudnn.heur_mode.A, cudnn.heur_mode.FALLBACK])
+    out = np.empty_like(a)
+    g.execute({A: a, B: b, y: out})
+    np.testing.assert_allclose(out, np.remainder(a, b), rtol=1e-6, atol=1e-6)
+    assert not np.signbit(out[0, 4])  # -6 mod 3 is +0, as torch.remainder gives
+    truncated = cudnn.pygraph(compute_data_type=F)
+    A, B = truncated.tensor_like(a), truncated.tensor_like(b)
+    z = truncated.mod(A, B, name="mod").set_output(True).set_data_type(F)
+    truncated.build([cudnn.heur_mode.A])
+    truncated.execute({A: a, B: b, z: out})
+    np.testing.assert_allclose(out, np.fmod(a, b), rtol=1e-6, atol=1e-6)
+
+
+def test_floor_mod_takes_mods_arguments():
+    g = cudnn.pygraph(io_data_type=F)
+    a, b = g.tensor(dim=[2, 3]), g.tensor(dim=[2, 3])
+    by_keyword = g.floor_mod(input0=a, input1=b).set_output(True)
+    assert by_keyword.get_name() == "floor_mod.0::OUT_0" and by_keyword.get_dim() == [2, 3]
+    text = g.to_mlir()
+    for mode in ("mod(", "div(", "floor(", "mul(", "sub("):
+        assert f"graph.pointwise {mode}" in text, mode
+    with pytest.raises(TypeError):
+        g.floor_mod(a)
+
+
+@needs_lib
+def test_an_input_tensor_of_another_graph_is_adopted():
+    # 29_layernorm_zero_centered_gamma: the backward graph adds a tensor the
+    # forward graph made (graph.tensor_like(one_cpu)); the frontend makes any
+    # non-virtual operand an input of the graph that consumes it
+    gamma = np.random.rand(1, 4, 1, 1).astype(np.float32)
+    one = np.ones((1, 1, 1, 1), np.float32)
+    fwd = cudnn.pygraph(intermediate_data_type=F, compute_data_type=F)
+    fwd_x = fwd.tensor_like(gamma).set_uid(4)
+    bwd = cudnn.pygraph(intermediate_data_type=F, compute_data_type=F)
+    gamma_bwd = bwd.tensor_like(gamma, name="gamma")
+    one_bwd = fwd.tensor_like(one).set_name("one")  # made by the other graph
+    clash = bwd.tensor_like(gamma)  # holds the uid one_bwd was given there
+    assert one_bwd.get_uid() == clash.get_uid()
+    out = bwd.add(name="gamma_plus_one", a=gamma_bwd, b=one_bwd)
+    out.set_output(True).set_data_type(F)
+    assert one_bwd.get_uid() not in (gamma_bwd.get_uid(), clash.get_uid(), out.get_uid())
+    assert one_bwd in bwd.get_inputs() and fwd_x.get_uid() == 4
+    # a uid the caller set travels with the tensor
+    user = fwd.tensor_like(one).set_uid(40)
+    bwd.add(a=gamma_bwd, b=user).set_output(True).set_data_type(F)
+    assert bwd.find_tensor(40) is user
+    bwd.build([cudnn.heur_mode.A])
+    result = np.empty_like(gamma)
+    bwd.execute({gamma_bwd: gamma, one_bwd: one, user: one, out: result, "add.0::OUT_0": np.empty_like(gamma)})
+    np.testing.assert_allclose(result, gamma + 1, rtol=1e-6)
+
+
+def test_cudnn_ops_names_raise_import_error():
+    # 60_causal_conv1d_forward ...: cudnn.ops.causal_conv1d is a CuTe DSL
+    # torch operator of the frontend's optional extra
+    import cudnn.ops
+
+    assert cudnn.ops is __import__("cudnn").ops
+    for name in ("causal_conv1d", "causal_conv1d_nwh", "b2b_causal_conv1d", "fft_causal_conv1d", "fwht_mxfp4_qdq"):
+        assert name in dir(cudnn.ops)
+        with pytest.raises(ImportError, match="optional dependencies"):
+            getattr(cudnn.ops, name)
+    with pytest.raises(AttributeError):
+        cudnn.ops.no_such_operator
