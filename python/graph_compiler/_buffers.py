@@ -521,3 +521,89 @@ def move_scalars(bound, device):
         b.strides = normalize_unit_strides(b.dims, [0] * len(b.dims))
         refresh.append((staged, host))
     return refresh
+
+
+# ---------------------------------------------------------------------------
+# Bit-packed BOOLEAN buffers
+# ---------------------------------------------------------------------------
+# The frontend's boolean masks (a norm's ReLU bitmask, a dReLU mask) live in
+# uint8 buffers holding 8 elements of the innermost dim per byte: element i
+# in bit i % 8 of byte i // 8, the other dims as the tensor's (a [N, C, H, W]
+# channels-last mask is an [N, C/8, H, W] uint8 buffer). The compiler keeps
+# one byte per boolean, so such a buffer is unpacked into a byte-per-element
+# stand-in before execution (inputs) and packed back after it (outputs).
+
+
+def _innermost_axis(dims, strides) -> int:
+    """The axis whose elements are adjacent in memory (the last one when
+    the strides are undecided)."""
+    live = [i for i, d in enumerate(dims) if int(d) > 1] or [len(dims) - 1]
+    if not strides or not any(int(s) for s in strides):
+        return live[-1]
+    return min(live, key=lambda i: (int(strides[i]), -i))
+
+
+def packed_boolean_axis(dims, strides, data):
+    """The axis ``data`` packs when it is a bit-packed uint8 buffer of the
+    BOOLEAN tensor (``dims``, ``strides``); None for any other buffer."""
+    if not dims or not (is_torch_tensor(data) or _is_numpy(data)):
+        return None
+    try:
+        d = describe(data)
+    except (TypeError, ValueError):
+        return None
+    if d.kind != "uint8":
+        return None
+    axis = _innermost_axis(dims, strides)
+    packed = [int(x) for x in dims]
+    packed[axis] = -(-packed[axis] // 8)
+    return axis if d.dims == packed and packed != [int(x) for x in dims] else None
+
+
+def _stand_in_strides(dims, strides):
+    return [int(s) for s in strides] if strides and any(int(s) for s in strides) else row_major(dims)
+
+
+def unpack_booleans(data, dims, strides, axis, read: bool):
+    """A byte-per-element bool buffer laid out as the tensor (``dims``,
+    ``strides``) on the device of the packed buffer ``data``; it holds the
+    unpacked bits when ``read``."""
+    dims = [int(x) for x in dims]
+    layout = _stand_in_strides(dims, strides)
+    extent = dims[axis]
+    if is_torch_tensor(data):
+        torch = sys.modules["torch"]
+        stand_in = torch.empty_strided(dims, layout, dtype=torch.bool, device=data.device)
+        if read:
+            shifts = torch.arange(8, dtype=torch.uint8, device=data.device)
+            bits = (data.movedim(axis, -1).unsqueeze(-1) >> shifts) & 1
+            bits = bits.flatten(-2)[..., :extent].movedim(-1, axis)
+            stand_in.copy_(bits.bool())
+        return stand_in
+    import numpy as np
+
+    flat = np.zeros(span_elements(dims, layout), np.bool_)
+    stand_in = np.lib.stride_tricks.as_strided(flat, shape=dims, strides=layout)
+    if read:
+        bits = np.unpackbits(np.moveaxis(np.asarray(data), axis, -1), axis=-1, bitorder="little")[..., :extent]
+        stand_in[...] = np.moveaxis(bits, -1, axis).astype(np.bool_)
+    return stand_in
+
+
+def pack_booleans(stand_in, data, axis) -> None:
+    """Writes the bool buffer ``stand_in`` into the bit-packed uint8 buffer
+    ``data`` (the bits past the innermost extent are 0)."""
+    if is_torch_tensor(data):
+        torch = sys.modules["torch"]
+        bits = stand_in.movedim(axis, -1).to(torch.uint8)
+        pad = data.shape[axis] * 8 - bits.shape[-1]
+        if pad:
+            bits = torch.cat([bits, bits.new_zeros(bits.shape[:-1] + (pad,))], dim=-1)
+        shifts = torch.arange(8, dtype=torch.uint8, device=data.device)
+        packed = (bits.unflatten(-1, (-1, 8)) << shifts).sum(dim=-1, dtype=torch.uint8)
+        data.copy_(packed.movedim(-1, axis))
+        return
+    import numpy as np
+
+    packed = np.packbits(np.moveaxis(np.asarray(stand_in), axis, -1), axis=-1, bitorder="little")
+    data[...] = np.moveaxis(packed, -1, axis)

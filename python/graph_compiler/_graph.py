@@ -1526,10 +1526,18 @@ class pygraph:
                 continue
             uid_to_data[self._uid_of_key(key)] = data
         bound = []
+        repack = []  # bit-packed boolean outputs: (caller's buffer, stand-in, axis)
         for uid, name, dt, dims, strides, is_out in self._io_tensors():
             data = uid_to_data.get(uid)
             if data is None:
                 raise ValueError(f"the variant pack is missing a buffer for tensor uid {uid}" + (f" ({name!r})" if name else ""))
+            axis = _buffers.packed_boolean_axis(dims, strides, data) if dt == data_type.BOOLEAN else None
+            if axis is not None:
+                stand_in = _buffers.unpack_booleans(data, dims, strides, axis, read=not is_out)
+                if is_out:
+                    repack.append((data, stand_in, axis))
+                data = stand_in
+                sig = None  # the stand-ins are made anew for every execute
             bound.append(_buffers.bind(uid, name, dt, dims, strides, is_out, data))
         where = _buffers.pack_device(bound)
         refresh = _buffers.move_scalars(bound, where)
@@ -1552,6 +1560,8 @@ class pygraph:
         # The staged scalars live as long as the cached pack that points at them.
         self._run_cache = (sig, device, array, len(buffers), refresh, ordinal) if sig is not None else None
         self._execute_buffers(device, array, len(buffers), plan_index, ordinal, handle)
+        for packed, stand_in, axis in repack:
+            _buffers.pack_booleans(stand_in, packed, axis)
         del bound
 
     def _execute_buffers(self, device, array, count, plan_index, ordinal=None, handle=None):

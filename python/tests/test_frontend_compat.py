@@ -774,3 +774,58 @@ def test_cudnn_ops_names_raise_import_error():
             getattr(cudnn.ops, name)
     with pytest.raises(AttributeError):
         cudnn.ops.no_such_operator
+
+
+def _channels_last(shape):
+    n, c, h, w = shape
+    return [h * w * c, 1, w * c, c]
+
+
+def _strided(shape, strides, dtype, fill):
+    flat = np.full(int(np.prod(shape)), fill, dtype)
+    return np.lib.stride_tricks.as_strided(flat, shape, [s * flat.itemsize for s in strides])
+
+
+@needs_lib
+def test_boolean_masks_take_bit_packed_uint8_buffers():
+    # 33_layernorm_..._relu_bitmask and norm/graph/test_batchnorm_fusion:
+    # a BOOLEAN [N, C, H, W] channels-last mask is an [N, C/8, H, W] uint8
+    # buffer, channel c in bit c % 8 of byte c // 8, written (cmp_gt output)
+    # and read (the dReLU mul) that way
+    shape = (2, 16, 3, 3)
+    packed_shape = (2, 2, 3, 3)
+    x = _strided(shape, _channels_last(shape), np.float32, 0)
+    x[...] = np.random.default_rng(3).standard_normal(shape)
+    zero = np.zeros((1, 1, 1, 1), np.float32)
+    fwd = cudnn.pygraph(io_data_type=F, intermediate_data_type=F, compute_data_type=F)
+    X = fwd.tensor(name="X", dim=list(shape), stride=_channels_last(shape))
+    Z = fwd.tensor_like(zero, name="zero")
+    y = fwd.relu(name="relu", input=X).set_output(True)
+    mask = fwd.cmp_gt(name="mask", input=y, comparison=Z)
+    mask.set_output(True).set_data_type(gc.data_type.BOOLEAN)
+    fwd.build([cudnn.heur_mode.A])
+    packed = _strided(packed_shape, _channels_last(packed_shape), np.uint8, 0xA5)
+    fwd.execute({X: x, Z: zero, y: np.empty_like(x), mask: packed})
+    expected = np.moveaxis(np.packbits(np.moveaxis(x > 0, 1, -1), axis=-1, bitorder="little"), -1, 1)
+    np.testing.assert_array_equal(packed, expected)
+
+    bwd = cudnn.pygraph(io_data_type=F, intermediate_data_type=F, compute_data_type=F)
+    DY = bwd.tensor(name="DY", dim=list(shape), stride=_channels_last(shape))
+    M = bwd.tensor(name="mask", dim=list(shape), stride=_channels_last(shape), data_type=gc.data_type.BOOLEAN)
+    dx = bwd.mul(a=DY, b=M, name="mask_mul").set_output(True)
+    bwd.build([cudnn.heur_mode.A])
+    dy = _strided(shape, _channels_last(shape), np.float32, 1.5)
+    out = _strided(shape, _channels_last(shape), np.float32, np.nan)
+    bwd.execute({DY: dy, M: packed, dx: out})
+    np.testing.assert_array_equal(out, np.where(x > 0, 1.5, 0.0))
+
+
+def test_only_a_packed_uint8_buffer_is_a_bitmask():
+    from graph_compiler import _buffers
+
+    dims, strides = [2, 16, 3, 3], _channels_last((2, 16, 3, 3))
+    assert _buffers.packed_boolean_axis(dims, strides, np.zeros((2, 2, 3, 3), np.uint8)) == 1
+    assert _buffers.packed_boolean_axis(dims, [], np.zeros((2, 16, 3, 1), np.uint8)) == 3  # row-major: the last axis
+    assert _buffers.packed_boolean_axis(dims, strides, np.zeros(dims, np.bool_)) is None  # a byte per element
+    assert _buffers.packed_boolean_axis(dims, strides, np.zeros(dims, np.uint8)) is None
+    assert _buffers.packed_boolean_axis(dims, strides, np.zeros((2, 2, 3, 3), np.int8)) is None
