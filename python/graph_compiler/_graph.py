@@ -729,7 +729,7 @@ class pygraph:
             if key in kwargs:
                 raise TypeError(f"{op}() got multiple values for {key!r}")
             kwargs[key] = value
-        for key in _ops.SDPA_UNSUPPORTED:
+        for key in _ops.SDPA_UNSUPPORTED + (_ops.SDPA_BACKWARD_UNSUPPORTED if op == "sdpa_backward" else ()):
             v = kwargs.pop(key, None)
             if v is not None and v is not False:
                 self._note_unsupported(f"{op}(): the {key!r} argument")
@@ -974,15 +974,17 @@ class pygraph:
 
     def _note_unsupported(self, what: str) -> None:
         """Record a frontend feature the compiler cannot model: the builder
-        call succeeds (as in the frontend) and validate()/build raise
-        cudnnGraphNotSupportedError naming it, which the frontend's programs
-        treat as 'not supported here' (a skip), not as a failure."""
+        call, validate() and build_operation_graph() succeed (as in the
+        frontend) and create_execution_plans() (so build(), check_support(),
+        execute()) and to_mlir() raise cudnnGraphNotSupportedError naming it,
+        which the frontend's programs treat as 'not supported here' (a skip),
+        not as a failure."""
         self.__dict__.setdefault("_unsupported_features", []).append(what)
 
     def unsupported_features(self) -> List[str]:
         """The features this graph uses that the compiler cannot model (empty
-        when it can run); validate()/build raise cudnnGraphNotSupportedError
-        listing them."""
+        when it can run); create_execution_plans()/build()/to_mlir() raise
+        cudnnGraphNotSupportedError listing them."""
         what = list(self.__dict__.get("_unsupported_features", ()))
         for t in self._all:
             what.extend(t._unsupported_features())
@@ -1061,6 +1063,15 @@ class pygraph:
         ValueError) with the compiler's diagnostics."""
         if self._is_validated and self._module is not None:
             return
+        if self.unsupported_features():
+            # A feature the compiler cannot model (ragged offsets, paged
+            # attention, score_mod ...) is refused where the frontend refuses
+            # an unsupported graph, at create_execution_plans(): its programs
+            # call validate() and build_operation_graph() outside the
+            # try that turns cudnnGraphNotSupportedError into a skip.
+            self._finalize_dims()
+            self._is_validated = True
+            return
         self._module = self._parse()
         self._io_info = (self._module.inputs(), self._module.outputs())
         if self._text is not None:
@@ -1073,6 +1084,9 @@ class pygraph:
         if not self._is_validated:
             self.validate()
         if self._prepared:
+            return
+        if self._module is None and self.unsupported_features():
+            self._prepared = self._frozen = True  # create_execution_plans() refuses it
             return
         status = self._module.prepare()
         if status != _capi.GRAPH_OK:
@@ -1090,6 +1104,7 @@ class pygraph:
                 "create_execution_plans() was already called on this graph; planning is one-shot — build a new graph to re-plan, or use select_plan() to switch plans"
             )
         self.build_operation_graph()
+        self._raise_if_unsupported()
         self._heuristics = heuristics
         cache, text = self._kernel_cache, None
         if cache is not None:

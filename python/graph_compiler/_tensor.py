@@ -167,7 +167,7 @@ class Tensor:
     def set_ragged_offset(self, offset) -> "Tensor":
         """Accepted as the frontend does; ragged (packed THD) layouts have no
         form in the graph dialect yet, so a graph holding one raises
-        cudnnGraphNotSupportedError at validate()/build, naming this tensor."""
+        cudnnGraphNotSupportedError at create_execution_plans()/build, naming this tensor."""
         self._guard("set a tensor's ragged offset")
         self.ragged_offset = offset
         return self

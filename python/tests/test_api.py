@@ -154,10 +154,13 @@ def test_builder_argument_errors():
         g.sdpa(x, x, x, dropout=(1.0, x, x))
 
 
-def test_unmodelled_features_are_not_supported_at_validate():
-    # The frontend accepts these at the builder; a program wraps validate/build
-    # in `except cudnnGraphNotSupportedError` (a skip), so the builder call must
-    # succeed and the error come at validate, naming the feature.
+def test_unmodelled_features_are_not_supported_at_planning():
+    # The frontend accepts these at the builder and refuses an unsupported
+    # graph at create_execution_plans()/check_support(); its programs wrap
+    # those (some only those, e.g. sdpa/graph/test_flexible_sdpa) in
+    # `except cudnnGraphNotSupportedError` (a skip), so the builder call,
+    # validate() and build_operation_graph() succeed and planning raises,
+    # naming the feature.
     g = gc.pygraph(io_data_type=F)
     x = g.tensor(dim=[2, 3])
     y = g.relu(x)
@@ -165,10 +168,12 @@ def test_unmodelled_features_are_not_supported_at_validate():
     g.sdpa(x, x, x, paged_attention_k_table=x)
     g.tensor(dim=[2], ragged_offset=x)
     assert len(g.unsupported_features()) == 2
+    g.validate()
+    g.build_operation_graph()
     with pytest.raises(gc.cudnnGraphNotSupportedError, match="'paged_attention_k_table'.*ragged_offset"):
-        g.validate()
+        g.create_execution_plans([gc.heur_mode.A])
     with pytest.raises(gc.cudnnGraphNotSupportedError):
-        g.build([gc.heur_mode.A])
+        g.to_mlir()
 
 
 def test_multi_output_arity():

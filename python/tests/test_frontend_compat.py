@@ -579,7 +579,7 @@ def _relu_graph():
     return g, x, y
 
 
-def test_ragged_and_reordered_tensors_are_not_supported_at_validate():
+def test_ragged_and_reordered_tensors_are_not_supported_at_planning():
     g, x, _ = _relu_graph()
     ro = g.tensor(name="ro", dim=[3, 1, 1, 1], stride=[1, 1, 1, 1], data_type=gc.data_type.INT32)
     q = g.tensor(name="q", dim=[2, 4, 8, 16], stride=[512, 128, 16, 1], ragged_offset=ro, ragged_offset_multiplier=4)
@@ -591,10 +591,12 @@ def test_ragged_and_reordered_tensors_are_not_supported_at_validate():
     assert any("'q'" in f and "ragged_offset" in f for f in feats)
     assert any("ragged_offset_multiplier=4" in f for f in feats)
     assert any("'sf'" in f and "F8_128x4" in f for f in feats)
+    g.validate()
+    g.build_operation_graph()
     with pytest.raises(cudnn.cudnnGraphNotSupportedError, match="ragged_offset"):
-        g.validate()
+        g.create_execution_plans([cudnn.heur_mode.A])
     with pytest.raises(cudnn.cudnnGraphNotSupportedError, match="reordering_type"):
-        g.build_operation_graph()
+        g.build([cudnn.heur_mode.A])
 
 
 def test_tensor_setters_record_and_defer():
@@ -611,7 +613,7 @@ def test_tensor_setters_record_and_defer():
         g.to_mlir()
 
 
-def test_sdpa_unmodelled_keywords_defer_to_validate():
+def test_sdpa_unmodelled_keywords_defer_to_planning():
     g = cudnn.pygraph(io_data_type=gc.data_type.HALF, compute_data_type=F)
     q = g.tensor(name="q", dim=[1, 2, 8, 16], stride=[256, 128, 16, 1])
     k = g.tensor(name="k", dim=[1, 2, 8, 16], stride=[256, 128, 16, 1])
@@ -621,8 +623,10 @@ def test_sdpa_unmodelled_keywords_defer_to_validate():
     o.set_output(True)
     feats = g.unsupported_features()
     assert any("cu_seq_len_q" in f for f in feats) and any("'sink_token'" in f for f in feats)
+    g.validate()
+    g.build_operation_graph()
     with pytest.raises(cudnn.cudnnGraphNotSupportedError, match="sink_token"):
-        g.validate()
+        g.create_execution_plans([cudnn.heur_mode.A, cudnn.heur_mode.FALLBACK])
 
 
 def _dropout_graph(with_dump=True):
@@ -829,3 +833,35 @@ def test_only_a_packed_uint8_buffer_is_a_bitmask():
     assert _buffers.packed_boolean_axis(dims, strides, np.zeros(dims, np.bool_)) is None  # a byte per element
     assert _buffers.packed_boolean_axis(dims, strides, np.zeros(dims, np.uint8)) is None
     assert _buffers.packed_boolean_axis(dims, strides, np.zeros((2, 2, 3, 3), np.int8)) is None
+
+
+def test_score_mod_graphs_validate_and_are_refused_at_planning():
+    # sdpa/graph/test_flexible_sdpa{,_bprop}: validate() and
+    # build_operation_graph() run outside the try that skips on
+    # cudnnGraphNotSupportedError; only planning is inside it
+    def causal(sub_graph, scores, neg_inf):
+        return scores
+
+    def causal_bprop(sub_graph, d_scores, zero):
+        return d_scores
+
+    g = cudnn.pygraph(io_data_type=gc.data_type.HALF, intermediate_data_type=F, compute_data_type=F)
+    q, k, v, o, do = (g.tensor(name=n, dim=[1, 2, 8, 16], stride=[256, 128, 16, 1]) for n in ("q", "k", "v", "o", "dO"))
+    stats = g.tensor(name="stats", dim=[1, 2, 8, 1], stride=[16, 8, 1, 1], data_type=F)
+    neg_inf = g.tensor(name="neg_inf", dim=[1, 1, 1, 1], stride=[1, 1, 1, 1], is_pass_by_value=True, data_type=F)
+    with pytest.warns(UserWarning, match="implementation"):
+        dq, dk, dv = g.sdpa_backward(q=q, k=k, v=v, o=o, dO=do, stats=stats, attn_scale=0.25, use_causal_mask=False,
+                                     score_mod=lambda sg, t: causal(sg, t, neg_inf), score_mod_bprop=lambda sg, t: causal_bprop(sg, t, neg_inf),
+                                     implementation=cudnn.attention_implementation.COMPOSITE)
+    for t in (dq, dk, dv):
+        t.set_output(True)
+    assert any("score_mod_bprop" in f for f in g.unsupported_features())
+    g.validate()
+    g.build_operation_graph()
+    with pytest.raises(cudnn.cudnnGraphNotSupportedError, match="score_mod"):
+        g.create_execution_plans([cudnn.heur_mode.A, cudnn.heur_mode.FALLBACK])
+    # the forward builder has no backward callback, as in the frontend's binding
+    fwd = cudnn.pygraph(io_data_type=gc.data_type.HALF, intermediate_data_type=F, compute_data_type=F)
+    q = fwd.tensor(name="q", dim=[1, 2, 8, 16], stride=[256, 128, 16, 1])
+    with pytest.raises(TypeError, match="score_mod_bprop"):
+        fwd.sdpa(q, q, q, attn_scale=0.25, generate_stats=False, score_mod_bprop=causal_bprop)
