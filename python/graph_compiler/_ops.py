@@ -784,9 +784,6 @@ def _line(em, node, outs, text, operands, extra=(), required=None):
     : (<operand types>) -> (<result types>)``. Absent results are left out;
     with ``required`` (how many leading results always exist) the absent ones
     among the rest print as ``none``."""
-    if isinstance(em, _AttrProbe):
-        em.extra = list(extra)
-        return ""
     attrs = attr_dict(node_attrs(em, node, extra))
     if required is None:
         types = _functional(em, operands, outs)
@@ -1110,125 +1107,6 @@ _EMITTERS = {
     "linear_attention_fwd": _emit_linear_attention_fwd,
     "linear_attention_bwd": _emit_linear_attention_bwd,
 }
-
-
-# ---------------------------------------------------------------------------
-# Shape rules: the compiler's (graphBuilderOp fills in result dims)
-# ---------------------------------------------------------------------------
-
-
-class _AttrProbe:
-    """An emitter that records the attributes a node's line would carry (the
-    emitters' ``extra``) instead of writing the line."""
-
-    extra = ()
-
-    def val(self, t):
-        return "%v"
-
-    def ty(self, t, signature=False):
-        return "tensor<f32>"
-
-
-_NORM_PHASE_OPS = ("layernorm", "adalayernorm", "instancenorm", "rmsnorm")
-
-
-def _ods_port(port):
-    """The dialect's name of a builder port: pointwise IN_<i> is inputs_<i>,
-    a single output OUT_0 is output."""
-    if port == "OUT_0":
-        return "output"
-    if port.startswith("IN_"):
-        return "inputs_" + port[3:]
-    return port
-
-
-def _result_ports(node):
-    if node.op == "matmul":
-        return ["C"]
-    if node.op == "pointwise":
-        return ["OUT_0"]
-    spec = SDPA_OPS[node.op] if node.op in SDPA_OPS else OPS[node.op]
-    return [port for port, _ in spec["outputs"]]
-
-
-def _builder_request(node):
-    """(kind, mode, attribute dictionary) of ``node`` as graphBuilderOp
-    takes them, from the attributes its text would carry."""
-    probe = _AttrProbe()
-    emit_node(probe, node)
-    attrs = list(probe.extra)
-    mode = None
-    if node.op == "pointwise":
-        mode = node.params["mode"]
-    elif node.op in _NORM_PHASE_OPS:
-        mode = _phase_keyword(node)
-    elif node.op == "reduction":
-        mode = _reduction_keyword(node.params.get("mode"))
-    elif node.op == "moe_grouped_matmul":
-        for key, text in list(attrs):
-            if key == "mode":  # #graph.moe_mode<gather>: the builder's mode
-                mode = text[text.index("<") + 1 : -1]
-                attrs.remove((key, text))
-    text = ", ".join(name if value is None else f"{name} = {value}" for name, value in attrs)
-    return MNEMONIC.get(node.op, node.op), mode, "{" + text + "}" if text else ""
-
-
-_RESULT_DIMS_CACHE = {}
-
-
-def result_dims(node):
-    """The compiler's shape rule on ``node`` as its inputs are now: (dims by
-    output port, error). A port is absent when the rule leaves its dims to
-    the user (reduction, reshape, rng), when an input has no dims yet, when
-    the library is not there, or when the rule fails: then ``error`` is the
-    compiler's diagnostic (the verifier reports the same at validate)."""
-    from . import _capi
-    from ._enums import dtype_code
-
-    if node.op == "slice" and node.params.get("slices") is not None:
-        _slice_bounds(node)  # its TypeError / NotImplementedError come now
-    if node.op == "block_scale_quantize" and node.params.get("block_size") is not None:
-        _block_size(node.params["block_size"])
-    inputs = []
-    tensors = [(port, t) for port, t in node.inputs.items() if t is not None]
-    for key, ts in node.list_inputs.items():
-        tensors.extend((f"{key}_{i}", t) for i, t in enumerate(ts or ()))
-    for port, t in tensors:
-        if not t.dim:
-            return {}, None
-        dt = t.data_type if t.data_type is not None else getattr(t, "scalar_type", None)
-        try:
-            code = dtype_code(dt) if dt is not None else 0
-        except KeyError:
-            code = 0
-        inputs.append((_ods_port(port), tuple(int(d) for d in t.dim), code))
-    try:
-        kind, mode, attrs = _builder_request(node)
-    except (TypeError, IndexError, KeyError, ZeroDivisionError, ValueError, NotImplementedError, AttributeError):
-        return {}, None
-    ports = _result_ports(node)
-    key = (kind, mode, attrs, node.name, tuple(inputs), tuple(ports))
-    hit = _RESULT_DIMS_CACHE.get(key)
-    if hit is not None:
-        return hit
-    if not _capi.has_shape_rules():
-        return {}, None
-    try:
-        dims, error = _capi.result_dims(kind, mode, node.name, inputs, [_ods_port(p) for p in ports], attrs)
-    except ValueError:
-        return {}, None
-    by_ods = {_ods_port(p): p for p in ports}
-    hit = ({by_ods[p]: d for p, d in dims.items()}, error)
-    if len(_RESULT_DIMS_CACHE) > 4096:
-        _RESULT_DIMS_CACHE.clear()
-    _RESULT_DIMS_CACHE[key] = hit
-    return hit
-
-
-def compiler_infer_dims(node, port):
-    d = result_dims(node)[0].get(port)
-    return list(d) if d else None
 
 
 def infer_dims(node, port):
