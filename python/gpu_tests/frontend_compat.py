@@ -2,8 +2,9 @@
 programs write them: cudnn.jit + cudnn.graph_cache + the cudnn.graph context
 manager, torch dtypes as data types, uid 0 in a variant pack, sdpa with
 implementation=/score_max= and its [O, Stats] arity, a kernel cache shared by
-two graphs, the workspace check, backend_version. Run on a machine with a
-GPU and torch:
+two graphs, the workspace check, backend_version, bit-packed boolean mask
+buffers, floor_mod and an input tensor of another graph. Run on a machine
+with a GPU and torch:
 
     GRAPH_CAPI_LIBRARY=.../libGraphCAPI.so python3 python/gpu_tests/frontend_compat.py
 
@@ -119,9 +120,75 @@ def backend_version_is_loaded_cudnn():
     return 0.0, 1.0
 
 
+def _packed_nhwc(shape):
+    n, c, h, w = shape
+    return (h * w * c, 1, w * c, c)
+
+
+def _pack_channels(mask):
+    # the frontend's bitmask layout: channel c in bit c % 8 of byte c // 8
+    n, c, h, w = mask.shape
+    groups = mask.permute(0, 2, 3, 1).reshape(n, h, w, c // 8, 8).to(torch.uint8)
+    shifts = torch.arange(8, device=mask.device, dtype=torch.uint8)
+    packed = (groups << shifts).sum(dim=-1, dtype=torch.uint8)
+    return packed.permute(0, 3, 1, 2).contiguous(memory_format=torch.channels_last)
+
+
+def relu_bitmask_packed():
+    # samples 33 (relu bitmask) / norm test_batchnorm_fusion: a BOOLEAN mask
+    # in a bit-packed uint8 buffer, written by cmp_gt and read by the dReLU mul
+    torch.manual_seed(3)
+    shape, packed_shape = (4, 32, 5, 5), (4, 4, 5, 5)
+    x = torch.randn(shape, device="cuda", dtype=torch.half).to(memory_format=torch.channels_last)
+    zero = torch.zeros(1, 1, 1, 1, dtype=torch.float32)
+    fwd = cudnn.pygraph(io_data_type=cudnn.data_type.HALF, intermediate_data_type=cudnn.data_type.FLOAT,
+                        compute_data_type=cudnn.data_type.FLOAT, handle=HANDLE)
+    X = fwd.tensor(name="X", dim=list(shape), stride=list(_packed_nhwc(shape)))
+    Z = fwd.tensor_like(zero, name="zero")
+    y = fwd.relu(name="relu", input=X).set_output(True)
+    mask = fwd.cmp_gt(name="mask", input=y, comparison=Z)
+    mask.set_output(True).set_data_type(cudnn.data_type.BOOLEAN)
+    fwd.build([cudnn.heur_mode.A, cudnn.heur_mode.FALLBACK])
+    packed = torch.empty_strided(packed_shape, _packed_nhwc(packed_shape), device="cuda", dtype=torch.uint8).fill_(0xA5)
+    y_gpu = torch.empty_like(x)
+    fwd.execute({X: x, Z: zero, y: y_gpu, mask: packed}, torch.empty(fwd.get_workspace_size(), device="cuda", dtype=torch.uint8), handle=HANDLE)
+    torch.cuda.synchronize()
+    assert torch.equal(packed, _pack_channels(x > 0)), "packed mask differs from torch's packing"
+
+    bwd = cudnn.pygraph(io_data_type=cudnn.data_type.HALF, intermediate_data_type=cudnn.data_type.FLOAT,
+                        compute_data_type=cudnn.data_type.FLOAT, handle=HANDLE)
+    DY = bwd.tensor(name="DY", dim=list(shape), stride=list(_packed_nhwc(shape)))
+    M = bwd.tensor(name="mask", dim=list(shape), stride=list(_packed_nhwc(shape)), data_type=cudnn.data_type.BOOLEAN)
+    dx = bwd.mul(a=DY, b=M, name="mask_mul").set_output(True)
+    bwd.build([cudnn.heur_mode.A, cudnn.heur_mode.FALLBACK])
+    dy = torch.randn(shape, device="cuda", dtype=torch.half).to(memory_format=torch.channels_last)
+    dx_gpu = torch.full_like(dy, float("nan"))
+    bwd.execute({DY: dy, M: packed, dx: dx_gpu}, torch.empty(bwd.get_workspace_size(), device="cuda", dtype=torch.uint8), handle=HANDLE)
+    torch.cuda.synchronize()
+    return rel_err(dx_gpu, dy.float() * (x > 0)), 1e-3
+
+
+def floor_mod_and_foreign_input():
+    # sample 71 (floor_mod next to mod) and sample 29 (the backward graph
+    # consumes a tensor the forward graph made)
+    a = torch.tensor([[-7.0, 7.0, -7.0, 7.0, -6.0, 0.5]], device="cuda")
+    b = torch.tensor([[3.0, 3.0, -3.0, -3.0, 3.0, -2.0]], device="cuda")
+    maker = cudnn.pygraph(intermediate_data_type=cudnn.data_type.FLOAT, compute_data_type=cudnn.data_type.FLOAT, handle=HANDLE)
+    A = maker.tensor_like(a)
+    g = cudnn.pygraph(intermediate_data_type=cudnn.data_type.FLOAT, compute_data_type=cudnn.data_type.FLOAT, handle=HANDLE)
+    B = g.tensor_like(b)
+    y = g.floor_mod(A, B, compute_data_type=cudnn.data_type.FLOAT, name="floor_mod")
+    y.set_output(True).set_data_type(cudnn.data_type.FLOAT)
+    g.build([cudnn.heur_mode.A, cudnn.heur_mode.FALLBACK])
+    out = torch.empty_like(a)
+    g.execute({A: a, B: b, y: out}, torch.empty(g.get_workspace_size(), device="cuda", dtype=torch.uint8), handle=HANDLE)
+    torch.cuda.synchronize()
+    return rel_err(out, torch.remainder(a, b)), 1e-6
+
+
 def main():
     return run((jit_cache_uid0, sdpa_options_and_arity, kernel_cache_shared,
-                backend_version_is_loaded_cudnn))
+                backend_version_is_loaded_cudnn, relu_bitmask_packed, floor_mod_and_foreign_input))
 
 
 if __name__ == "__main__":
