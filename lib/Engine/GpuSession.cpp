@@ -286,30 +286,37 @@ SessionStatus GpuSession::createPlanList(const SessionSource &source,
     return {Code::NotSupported, graphName + ": no fused group to plan (every "
                                             "output is an input)"};
   // The graph's plan list is its anchor group's; the other groups walk
-  // their own lists when executed.
-  list->groupIndex = anchorGroup(list->program.groups);
-  const rt::GraphSpec &anchor = list->program.groups[list->groupIndex];
-  // The engines' plans, ranked (GroupPlans.h, as GpuExecutor walks them).
+  // their own lists when executed. An anchor without plans is split by
+  // execute; the next group in anchor order stands for the graph then.
   GroupPlanRequest request;
   request.heuristics = list->modes;
-  list->plans = std::make_unique<GroupPlans>(device, anchor, request);
-  const GroupPlans &plans = *list->plans;
-  if (plans.entries().empty()) {
+  std::string firstRefusal;
+  for (size_t index : anchorOrder(list->program.groups)) {
+    const rt::GraphSpec &group = list->program.groups[index];
+    // The engines' plans, ranked (GroupPlans.h, as GpuExecutor walks them).
+    auto plans = std::make_unique<GroupPlans>(device, group, request);
+    if (!plans->entries().empty()) {
+      list->groupIndex = index;
+      list->plans = std::move(plans);
+      break;
+    }
     std::string cudnnWhy;
-    if (plans.cudnnState() == CudnnPlans::NoPlan)
+    if (plans->cudnnState() == CudnnPlans::NoPlan)
       cudnnWhy = "the heuristics offered no plan" +
-                 (plans.cudnnError().empty() ? std::string()
-                                             : ": " + plans.cudnnError());
+                 (plans->cudnnError().empty() ? std::string()
+                                              : ": " + plans->cudnnError());
     else
-      cudnnWhy = "cuDNN rejects the operation graph: " + plans.cudnnError();
+      cudnnWhy = "cuDNN rejects the operation graph: " + plans->cudnnError();
     std::string why;
-    for (const std::string &line : plans.codegenDeclined())
+    for (const std::string &line : plans->codegenDeclined())
       why += "; " + line;
-    return {Code::NotSupported, graphName + ": group '" + anchor.name +
-                                    "': " + cudnnWhy +
-                                    ", and no codegen plan applies" + why +
-                                    " (execute splits it into single ops)"};
+    if (firstRefusal.empty())
+      firstRefusal = graphName + ": group '" + group.name + "': " + cudnnWhy +
+                     ", and no codegen plan applies" + why +
+                     " (execute splits it into single ops)";
   }
+  if (!list->plans)
+    return {Code::NotSupported, firstRefusal};
   this->plans = std::move(list);
   reset();
   return {};

@@ -115,23 +115,36 @@ std::string mlir::graph::planWalk(const std::vector<PlanEntry> &list,
   return "";
 }
 
-size_t mlir::graph::anchorGroup(const std::vector<rt::GraphSpec> &groups) {
-  auto principal = [](const rt::GraphSpec &group) {
-    size_t count = 0;
-    for (const rt::OpSpec &op : group.ops)
-      if (!op.kind.isOneOf(
-              {::graph::OpKind::Pointwise, ::graph::OpKind::Reduction,
-               ::graph::OpKind::Reshape, ::graph::OpKind::Transpose,
-               ::graph::OpKind::Slice, ::graph::OpKind::Concatenate}))
-        ++count;
-    return count;
-  };
-  size_t best = 0;
-  for (size_t i = 1; i < groups.size(); ++i) {
-    size_t mine = principal(groups[i]), theirs = principal(groups[best]);
-    if (mine > theirs ||
-        (mine == theirs && groups[i].ops.size() > groups[best].ops.size()))
-      best = i;
+namespace {
+/// How many ops of a group are principal (not pointwise, reduction or a view).
+size_t principalOps(const rt::GraphSpec &group) {
+  size_t count = 0;
+  for (const rt::OpSpec &op : group.ops)
+    if (!op.kind.isOneOf({::graph::OpKind::Pointwise,
+                          ::graph::OpKind::Reduction, ::graph::OpKind::Reshape,
+                          ::graph::OpKind::Transpose, ::graph::OpKind::Slice,
+                          ::graph::OpKind::Concatenate}))
+      ++count;
+  return count;
+}
+} // namespace
+
+std::vector<size_t>
+mlir::graph::anchorOrder(const std::vector<rt::GraphSpec> &groups) {
+  std::vector<size_t> order(groups.size());
+  std::vector<size_t> principal(groups.size());
+  for (size_t i = 0; i < groups.size(); ++i) {
+    order[i] = i;
+    principal[i] = principalOps(groups[i]);
   }
-  return best;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    if (principal[a] != principal[b])
+      return principal[a] > principal[b];
+    return groups[a].ops.size() > groups[b].ops.size();
+  });
+  return order;
+}
+
+size_t mlir::graph::anchorGroup(const std::vector<rt::GraphSpec> &groups) {
+  return groups.empty() ? 0 : anchorOrder(groups).front();
 }

@@ -190,6 +190,20 @@ TEST(PlanListTest, AnchorGroupIsThePrincipalOne) {
             0u);
 }
 
+TEST(PlanListTest, AnchorOrderRanksEveryGroup) {
+  using Groups = std::vector<::graph::rt::GraphSpec>;
+  EXPECT_TRUE(anchorOrder({}).empty());
+  // The order createPlanList walks when the anchor has no plan: principal
+  // ops first, then op count, then the earliest; every group once.
+  Groups groups{groupOf("g/group0", {"pointwise"}),
+                groupOf("g/group1", {"conv_fprop", "pointwise"}),
+                groupOf("g/group2", {"pointwise", "pointwise"}),
+                groupOf("g/group3", {"conv_fprop", "conv_fprop"}),
+                groupOf("g/group4", {"matmul", "pointwise"})};
+  EXPECT_EQ(anchorOrder(groups), (std::vector<size_t>{3, 1, 4, 2, 0}));
+  EXPECT_EQ(anchorGroup(groups), 3u);
+}
+
 class PlanListGraphTest : public ::testing::Test {
 protected:
   PlanListGraphTest() {

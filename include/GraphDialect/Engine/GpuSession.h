@@ -81,8 +81,9 @@ std::string gpuUnavailable();
 class GpuSession {
 public:
   /// The plan list graphPlanCreate made: the anchor group of the graph
-  /// (PlanList.h's anchorGroup) with its ranked plans, and what later
-  /// executes must replay so their indices mean the same plans.
+  /// (the first group in PlanList.h's anchorOrder that has plans) with its
+  /// ranked plans, and what later executes must replay so their indices
+  /// mean the same plans.
   struct PlanList {
     std::string graph;
     CudnnProgram program;

@@ -45,9 +45,9 @@ struct PlanEntry {
 /// The list of a group: the first `numHeuristic` of `cudnnNames` (cuDNN's
 /// heuristics plans), then `codegenNames`, then the rest of `cudnnNames`
 /// (explicit plans).
-std::vector<PlanEntry> groupPlanList(const std::vector<std::string> &cudnnNames,
-                                     size_t numHeuristic,
-                                     const std::vector<std::string> &codegenNames);
+std::vector<PlanEntry>
+groupPlanList(const std::vector<std::string> &cudnnNames, size_t numHeuristic,
+              const std::vector<std::string> &codegenNames);
 
 /// The codegen plans (codegenPlanNames(), in rank order) that can run
 /// `spec`; `declined`, when given, gets a line per engine version that
@@ -84,6 +84,13 @@ std::string planWalk(const std::vector<PlanEntry> &list, int planIndex,
 /// earliest on a tie; 0 for an empty list. The other groups keep their own
 /// lists and walk them (the first plan that builds).
 size_t anchorGroup(const std::vector<::graph::rt::GraphSpec> &groups);
+
+/// Every group index in anchor order: anchorGroup's ranking (most principal
+/// ops, then most ops, then earliest). When the anchor has no plan (the
+/// heuristics offer none, no codegen plan applies), the next group in this
+/// order stands for the graph instead; execute splits the planless group.
+std::vector<size_t>
+anchorOrder(const std::vector<::graph::rt::GraphSpec> &groups);
 
 } // namespace graph
 } // namespace mlir
