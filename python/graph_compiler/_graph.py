@@ -652,7 +652,52 @@ class pygraph:
     def swish_backward(self, loss, input, swish_beta=None, name="", compute_data_type=None) -> Tensor:
         return self._pointwise("swish_backward", [loss, input], self._get_name("swish_backward", name), compute_data_type, dict(swish_beta=swish_beta))
 
+    def _layernorm_from_saved_stats(self, args, kwargs, name, compute_data_type):
+        """layernorm(..., pre_calculated_mean=, pre_calculated_invvar=): the
+        inference-phase layernorm on statistics saved by a training forward
+        (cuDNN 9.18+; sample 26 recomputes Y for a dReLU this way):
+        y = (x - mean) * inv_variance * scale + bias. The dialect's layernorm
+        computes its own statistics, so this is the pointwise chain itself;
+        epsilon is already inside inv_variance and goes unused. Returns
+        [Y, None, None] as the inference phase does."""
+        args = list(args)
+        if args and isinstance(args[0], norm_forward_phase):
+            kwargs.setdefault("norm_forward_phase", args.pop(0))
+        for port, value in zip(("input", "scale", "bias", "epsilon"), args):
+            if port in kwargs:
+                raise TypeError(f"layernorm() got multiple values for {port!r}")
+            kwargs[port] = value
+        mean = kwargs.pop("pre_calculated_mean", None)
+        inv_variance = kwargs.pop("pre_calculated_invvar", None)
+        phase = kwargs.pop("norm_forward_phase", None)
+        x, scale, bias = kwargs.pop("input", None), kwargs.pop("scale", None), kwargs.pop("bias", None)
+        kwargs.pop("epsilon", None)
+        if kwargs:
+            raise TypeError(f"layernorm() got unexpected arguments {sorted(kwargs)}")
+        if x is None or mean is None or inv_variance is None:
+            raise TypeError("layernorm() with pre-calculated statistics needs input, pre_calculated_mean and pre_calculated_invvar")
+        name = self._get_name("layernorm", name)
+        if phase != norm_forward_phase.INFERENCE:
+            # the frontend's form is the inference phase; a training phase
+            # with given statistics has no meaning to model
+            self._note_unsupported(f"layernorm {name!r}: pre_calculated_mean/pre_calculated_invvar with norm_forward_phase {getattr(phase, 'name', phase)}")
+        inner = self._cdt(compute_data_type) or self.compute_data_type or data_type.FLOAT
+        steps = [("sub", mean, "centered"), ("mul", inv_variance, "normalized")]
+        if scale is not None:
+            steps.append(("mul", scale, "scaled"))
+        if bias is not None:
+            steps.append(("add", bias, "shifted"))
+        y = x
+        for i, (op, operand, suffix) in enumerate(steps):
+            last = i == len(steps) - 1
+            y = self._pointwise(op, [y, operand], name if last else f"{name}::{suffix}", compute_data_type)
+            if not last:
+                y.set_data_type(inner)
+        return [y, None, None]
+
     def _structured(self, op, args, kwargs, name, compute_data_type, out_dims):
+        if op == "layernorm" and ("pre_calculated_mean" in kwargs or "pre_calculated_invvar" in kwargs):
+            return self._layernorm_from_saved_stats(args, kwargs, name, compute_data_type)
         spec = _ops.OPS[op]
         ports = spec["inputs"]
         list_ports = spec.get("list_inputs", ())

@@ -865,3 +865,32 @@ def test_score_mod_graphs_validate_and_are_refused_at_planning():
     q = fwd.tensor(name="q", dim=[1, 2, 8, 16], stride=[256, 128, 16, 1])
     with pytest.raises(TypeError, match="score_mod_bprop"):
         fwd.sdpa(q, q, q, attn_scale=0.25, generate_stats=False, score_mod_bprop=causal_bprop)
+
+
+@needs_lib
+def test_layernorm_inference_on_pre_calculated_statistics():
+    # 26_layernorm_..._relu_no_bitmask (cuDNN 9.18+): the backward graph
+    # recomputes Y with layernorm(INFERENCE, pre_calculated_mean=,
+    # pre_calculated_invvar=) for the dReLU, keys "LN_infer::pre_calculated_mean"
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal((8, 16, 1, 1)).astype(np.float32)
+    scale, bias = (rng.standard_normal((1, 16, 1, 1)).astype(np.float32) for _ in range(2))
+    eps = np.full((1, 1, 1, 1), 1e-3, np.float32)
+    mean = x.mean(axis=(1, 2, 3), keepdims=True)
+    inv_var = (1.0 / np.sqrt(x.var(axis=(1, 2, 3), keepdims=True) + 1e-3)).astype(np.float32)
+    with cudnn.Graph(intermediate_data_type=F, compute_data_type=F) as g:
+        y, no_mean, no_inv_var = g.layernorm(name="LN_infer", norm_forward_phase=cudnn.norm_forward_phase.INFERENCE,
+                                             input=x, scale=scale, bias=bias, pre_calculated_mean=mean,
+                                             pre_calculated_invvar=inv_var, epsilon=eps)
+        assert no_mean is None and no_inv_var is None
+        y.set_output(True).set_name("y").set_data_type(F)
+    out = g({"LN_infer::input": x, "LN_infer::scale": scale, "LN_infer::bias": bias, "LN_infer::epsilon": eps,
+             "LN_infer::pre_calculated_mean": mean, "LN_infer::pre_calculated_invvar": inv_var, "y": np.empty_like(x)})
+    np.testing.assert_allclose(out["y"], (x - mean) * inv_var * scale + bias, rtol=1e-5, atol=1e-5)
+    # a training phase on given statistics is refused at planning, naming it
+    t = cudnn.pygraph(io_data_type=F, compute_data_type=F)
+    X, M = t.tensor(dim=[8, 16, 1, 1]), t.tensor(dim=[8, 1, 1, 1])
+    t.layernorm(cudnn.norm_forward_phase.TRAINING, X, pre_calculated_mean=M, pre_calculated_invvar=M,
+                epsilon=t.tensor(dim=[1, 1, 1, 1]))[0].set_output(True)
+    with pytest.raises(cudnn.cudnnGraphNotSupportedError, match="pre_calculated_mean"):
+        t.create_execution_plans([cudnn.heur_mode.A])
