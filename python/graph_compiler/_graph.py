@@ -671,7 +671,11 @@ class pygraph:
         inv_variance = kwargs.pop("pre_calculated_invvar", None)
         phase = kwargs.pop("norm_forward_phase", None)
         x, scale, bias = kwargs.pop("input", None), kwargs.pop("scale", None), kwargs.pop("bias", None)
-        kwargs.pop("epsilon", None)
+        epsilon = kwargs.pop("epsilon", None)
+        if isinstance(epsilon, Tensor):
+            # unused by the chain, but an input of this graph as in the
+            # frontend (sample 26 makes it with the forward graph)
+            self._ensure_tensor(epsilon, name="layernorm::epsilon")
         if kwargs:
             raise TypeError(f"layernorm() got unexpected arguments {sorted(kwargs)}")
         if x is None or mean is None or inv_variance is None:

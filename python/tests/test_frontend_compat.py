@@ -894,3 +894,16 @@ def test_layernorm_inference_on_pre_calculated_statistics():
                 epsilon=t.tensor(dim=[1, 1, 1, 1]))[0].set_output(True)
     with pytest.raises(cudnn.cudnnGraphNotSupportedError, match="pre_calculated_mean"):
         t.create_execution_plans([cudnn.heur_mode.A])
+
+
+def test_saved_statistics_layernorm_keeps_its_epsilon_an_input():
+    # sample 26 passes an epsilon tensor made by the forward graph and binds it
+    fwd = cudnn.pygraph(io_data_type=F, compute_data_type=F)
+    eps = fwd.tensor(name="epsilon", dim=[1, 1, 1, 1], is_pass_by_value=True)
+    g = cudnn.pygraph(io_data_type=F, compute_data_type=F)
+    x, m = g.tensor(name="x", dim=[8, 16, 1, 1]), g.tensor(name="m", dim=[8, 1, 1, 1])
+    y, _, _ = g.layernorm(name="LN_infer", norm_forward_phase=cudnn.norm_forward_phase.INFERENCE, input=x,
+                          pre_calculated_mean=m, pre_calculated_invvar=m, epsilon=eps)
+    y.set_output(True)
+    assert eps in g.tensors.values() and eps.get_uid() not in (x.get_uid(), m.get_uid(), y.get_uid())
+    assert "sub(" in g.to_mlir() and "mul(" in g.to_mlir()
