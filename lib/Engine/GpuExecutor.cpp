@@ -27,6 +27,7 @@ using namespace mlir;
 using namespace mlir::graph;
 namespace ref = ::graph::ref;
 namespace rt = ::graph::rt;
+using ::graph::Port;
 
 namespace {
 
@@ -358,8 +359,8 @@ ref::NdArray autotuneData(const rt::GraphSpec &spec,
     byUid[t.uid] = &t;
   for (const rt::OpSpec &op : spec.ops)
     for (auto [lengthPort, of] :
-         {std::pair<const char *, const char *>{"seq_len_q", "q"},
-          {"seq_len_kv", "k"}}) {
+         {std::pair<Port, Port>{Port::seq_len_q, Port::q},
+          {Port::seq_len_kv, Port::k}}) {
       auto port = op.inputs.find(lengthPort);
       auto source = op.inputs.find(of);
       if (port == op.inputs.end() || port->second != tensor.uid ||

@@ -237,23 +237,23 @@ int64_t Lowering::newScratchConstant(const Shape &dims,
   return uid;
 }
 
-std::string Lowering::toByValue(int64_t uid, const char *port) {
+std::string Lowering::toByValue(int64_t uid, Port port) {
   auto it = tensors.find(uid);
   if (it == tensors.end())
-    return err(std::string(port) + ": uid " + std::to_string(uid) +
+    return err(std::string(portName(port)) + ": uid " + std::to_string(uid) +
                " is not a tensor of the group");
   Tensor &t = it->second;
   if (t.isByValue)
     return "";
   if (t.isVirtual || t.isScratch)
-    return err(std::string(port) +
+    return err(std::string(portName(port)) +
                ": cuDNN takes it by value, so it must be a graph input or a "
                "constant, not computed inside the fused group");
   int64_t count = 1;
   for (int64_t d : t.dims)
     count *= d;
   if (count != 1)
-    return err(std::string(port) +
+    return err(std::string(portName(port)) +
                ": cuDNN takes it by value, so it must "
                "have one element, not " +
                shapeText(t.dims));

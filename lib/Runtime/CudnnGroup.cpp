@@ -70,8 +70,8 @@ public:
     loweredSpec = std::make_unique<GraphSpec>(from);
     keyUidZero(*loweredSpec);
     relabel = label;
-    lowering = std::make_unique<Lowering>(api, *loweredSpec);
-    lowering->compositeAttention = compositeAttention;
+    lowering =
+        std::make_unique<Lowering>(api, *loweredSpec, compositeAttention);
     TRY(lowering->addSpecTensors());
     if (loweredSpec->ops.empty())
       return "group '" + spec.name + "' has no ops";

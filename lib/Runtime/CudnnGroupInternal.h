@@ -149,8 +149,12 @@ void keyUidZero(GraphSpec &spec);
 
 class Lowering {
 public:
-  Lowering(const CudnnApi &api, const GraphSpec &spec)
-      : b{api, spec.name, ""}, spec(spec) {}
+  /// `compositeAttention`: attention lowers to the composite pattern even
+  /// where the unified SDPA operations apply (the group asks for it after
+  /// cuDNN refused the unified graph).
+  Lowering(const CudnnApi &api, const GraphSpec &spec, bool compositeAttention)
+      : b{api, spec.name, ""}, spec(spec),
+        compositeAttention(compositeAttention) {}
 
   Builder b;
   const GraphSpec &spec;
@@ -183,9 +187,7 @@ public:
   int64_t newScratchConstant(const Shape &dims,
                              const std::vector<float> &values);
 
-  /// Attention lowers to the composite pattern even where the unified SDPA
-  /// operations apply (set when cuDNN refused the unified graph).
-  bool compositeAttention = false;
+  const bool compositeAttention;
   /// The lowering used a unified SDPA operation (a composite retry may help).
   bool usedUnifiedAttention = false;
 
@@ -197,7 +199,7 @@ public:
   /// Makes tensor `uid` (operand `port`) by-value for an attribute cuDNN
   /// reads by value only: a one-element graph input is read from its
   /// buffer before each execute; a computed one is an error.
-  std::string toByValue(int64_t uid, const char *port);
+  std::string toByValue(int64_t uid, Port port);
 
   const Tensor *find(int64_t uid) const {
     auto it = tensors.find(uid);
@@ -243,19 +245,19 @@ public:
     return "group '" + spec.name + "', " + b.context + ": " + message;
   }
 
-  bool hasIn(const char *port) const { return op->inputs.count(port) != 0; }
-  bool hasOut(const char *port) const { return op->outputs.count(port) != 0; }
-  std::string in(const char *port, int64_t &uid) const {
+  bool hasIn(Port port) const { return op->inputs.count(port) != 0; }
+  bool hasOut(Port port) const { return op->outputs.count(port) != 0; }
+  std::string in(Port port, int64_t &uid) const {
     auto it = op->inputs.find(port);
     if (it == op->inputs.end())
-      return err(std::string("missing input '") + port + "'");
+      return err(std::string("missing input '") + portName(port) + "'");
     uid = it->second;
     return "";
   }
-  std::string out(const char *port, int64_t &uid) const {
+  std::string out(Port port, int64_t &uid) const {
     auto it = op->outputs.find(port);
     if (it == op->outputs.end())
-      return err(std::string("missing output '") + port + "'");
+      return err(std::string("missing output '") + portName(port) + "'");
     uid = it->second;
     return "";
   }
@@ -344,6 +346,11 @@ public:
   /// lowest float where masked), in the frontend's order.
   std::string attnMasks(const Attn &a, int64_t &score);
 
+  /// The row and column index (axes 2 and 3) of each element of the
+  /// [B, H, Sq, Skv] score `score`, as new virtual tensors of `type`.
+  std::string attnRowCol(const Attn &a, int64_t score, cudnnDataType_t type,
+                         int64_t &row, int64_t &col);
+
   /// P * mask * dropout scale (explicit keep mask).
   std::string attnDropout(const Attn &a, int64_t &p, cudnnDataType_t outType);
 
@@ -377,7 +384,7 @@ enum PortFlags : unsigned {
 };
 
 struct OpPort {
-  const char *port;
+  Port port;
   unsigned flags;
   cudnnBackendAttributeName_t attr;
   const char *attrName;
@@ -385,7 +392,7 @@ struct OpPort {
 
 /// A port table entry: the op port, its flags and the attribute.
 #define PORT(port, flags, attr)                                                \
-  { port, flags, attr, #attr }
+  { Port::port, flags, attr, #attr }
 
 /// Sets the descriptor of each port in `ports` on `o`, in order.
 template <size_t N>

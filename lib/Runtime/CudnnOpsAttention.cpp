@@ -25,9 +25,9 @@ constexpr const char *kPaddingNotRun =
     "runs on the unified sdpa operation";
 
 std::string Lowering::attnCommon(Attn &a) {
-  TRY(in("q", a.q));
-  TRY(in("k", a.k));
-  TRY(in("v", a.v));
+  TRY(in(Port::q, a.q));
+  TRY(in(Port::k, a.k));
+  TRY(in(Port::v, a.v));
   const Tensor *q = find(a.q), *k = find(a.k), *v = find(a.v);
   if (!q || !k || !v || q->dims.size() != 4 || k->dims.size() != 4 ||
       v->dims.size() != 4)
@@ -44,24 +44,24 @@ std::string Lowering::attnCommon(Attn &a) {
   a.hv = v->dims[1];
   a.dv = v->dims[3];
   a.io = q->type;
-  if (hasIn("attn_scale")) {
-    TRY(in("attn_scale", a.scale));
+  if (hasIn(Port::attn_scale)) {
+    TRY(in(Port::attn_scale, a.scale));
   } else {
     a.scale =
         newScalar(fAttr("attn_scale_value").value_or(1.0), CUDNN_DATA_FLOAT, 4);
   }
-  if (hasIn("bias"))
-    TRY(in("bias", a.bias));
-  if (hasIn("dropout_mask"))
-    TRY(in("dropout_mask", a.dropMask));
+  if (hasIn(Port::bias))
+    TRY(in(Port::bias, a.bias));
+  if (hasIn(Port::dropout_mask))
+    TRY(in(Port::dropout_mask, a.dropMask));
   a.dropoutP = fAttr("dropout_probability").value_or(0.0);
   if (a.dropoutP > 0 && !a.dropMask)
     return err("dropout without an explicit dropout_mask (RNG dropout) is "
                "not lowered by the runtime");
   a.padding = flag("use_padding_mask");
   if (a.padding) {
-    TRY(in("seq_len_q", a.seqQ));
-    TRY(in("seq_len_kv", a.seqKV));
+    TRY(in(Port::seq_len_q, a.seqQ));
+    TRY(in(Port::seq_len_kv, a.seqKV));
   }
   a.alibi = flag("use_alibi_mask");
   bool causal = flag("use_causal_mask");
@@ -112,16 +112,8 @@ std::string Lowering::attnScoreBase(const Attn &a, int64_t &score,
   }
   if (a.alibi) {
     // + slope[h] * (col - row), the slopes a [1, Hq, 1, 1] constant.
-    auto genIndex = [&](int64_t axis, int64_t &idx) -> std::string {
-      idx = newVirtual(sDims, CUDNN_DATA_FLOAT);
-      PwParams p;
-      p.axis = axis;
-      return pointwise(CUDNN_POINTWISE_GEN_INDEX, score, 0, 0, idx,
-                       CUDNN_DATA_FLOAT, p);
-    };
     int64_t row, col;
-    TRY(genIndex(2, row));
-    TRY(genIndex(3, col));
+    TRY(attnRowCol(a, score, CUDNN_DATA_FLOAT, row, col));
     int64_t distance = newVirtual(sDims, CUDNN_DATA_FLOAT);
     TRY(pointwise(CUDNN_POINTWISE_SUB, col, row, 0, distance,
                   CUDNN_DATA_FLOAT));
@@ -140,6 +132,19 @@ std::string Lowering::attnScoreBase(const Attn &a, int64_t &score,
   return "";
 }
 
+std::string Lowering::attnRowCol(const Attn &a, int64_t score,
+                                 cudnnDataType_t type, int64_t &row,
+                                 int64_t &col) {
+  Shape sDims = {a.b, a.hq, a.sq, a.skv};
+  for (auto [axis, idx] : {std::pair<int64_t, int64_t *>{2, &row}, {3, &col}}) {
+    *idx = newVirtual(sDims, type);
+    PwParams p;
+    p.axis = axis;
+    TRY(pointwise(CUDNN_POINTWISE_GEN_INDEX, score, 0, 0, *idx, type, p));
+  }
+  return "";
+}
+
 std::string Lowering::attnMasks(const Attn &a, int64_t &score) {
   Shape sDims = {a.b, a.hq, a.sq, a.skv};
   double lowest = std::numeric_limits<float>::lowest();
@@ -151,17 +156,9 @@ std::string Lowering::attnMasks(const Attn &a, int64_t &score) {
     score = selected;
     return "";
   };
-  auto genIndex = [&](int64_t axis, cudnnDataType_t type,
-                      int64_t &idx) -> std::string {
-    idx = newVirtual(sDims, type);
-    PwParams p;
-    p.axis = axis;
-    return pointwise(CUDNN_POINTWISE_GEN_INDEX, score, 0, 0, idx, type, p);
-  };
   if (a.padding) {
     int64_t row, col;
-    TRY(genIndex(2, CUDNN_DATA_INT32, row));
-    TRY(genIndex(3, CUDNN_DATA_INT32, col));
+    TRY(attnRowCol(a, score, CUDNN_DATA_INT32, row, col));
     int64_t rowOk = newVirtual(sDims, CUDNN_DATA_BOOLEAN);
     int64_t colOk = newVirtual(sDims, CUDNN_DATA_BOOLEAN);
     int64_t both = newVirtual(sDims, CUDNN_DATA_BOOLEAN);
@@ -183,16 +180,14 @@ std::string Lowering::attnMasks(const Attn &a, int64_t &score) {
       int64_t offset = shift + *a.right;
       if (offset == 0) {
         int64_t row, col;
-        TRY(genIndex(2, CUDNN_DATA_INT32, row));
-        TRY(genIndex(3, CUDNN_DATA_INT32, col));
+        TRY(attnRowCol(a, score, CUDNN_DATA_INT32, row, col));
         int64_t keep = newVirtual(sDims, CUDNN_DATA_BOOLEAN);
         TRY(pointwise(CUDNN_POINTWISE_CMP_GE, row, col, 0, keep,
                       CUDNN_DATA_BOOLEAN));
         TRY(select(keep));
       } else {
         int64_t row, col;
-        TRY(genIndex(2, CUDNN_DATA_FLOAT, row));
-        TRY(genIndex(3, CUDNN_DATA_FLOAT, col));
+        TRY(attnRowCol(a, score, CUDNN_DATA_FLOAT, row, col));
         int64_t off =
             newScalar(static_cast<double>(offset), CUDNN_DATA_FLOAT, 4);
         int64_t shifted = newVirtual(sDims, CUDNN_DATA_FLOAT);
@@ -207,8 +202,7 @@ std::string Lowering::attnMasks(const Attn &a, int64_t &score) {
     if (a.left) {
       // keep col > row + shift - left, i.e. col + left - shift > row
       int64_t row, col;
-      TRY(genIndex(2, CUDNN_DATA_FLOAT, row));
-      TRY(genIndex(3, CUDNN_DATA_FLOAT, col));
+      TRY(attnRowCol(a, score, CUDNN_DATA_FLOAT, row, col));
       int64_t off =
           newScalar(static_cast<double>(*a.left - shift), CUDNN_DATA_FLOAT, 4);
       int64_t shifted = newVirtual(sDims, CUDNN_DATA_FLOAT);
@@ -244,11 +238,12 @@ std::string Lowering::lowerSdpa() {
   Attn a;
   TRY(attnCommon(a));
   int64_t o;
-  TRY(out("O", o));
-  bool extraStats = hasOut("score_max") || hasOut("score_sum_exp");
+  TRY(out(Port::O, o));
+  bool extraStats = hasOut(Port::score_max) || hasOut(Port::score_sum_exp);
   bool unified = !a.needsComposite() || a.paddingOnly();
-  if (unified && !extraStats && !hasIn("attn_scale") && !a.right && !a.left &&
-      !compositeAttention && std::getenv("GRAPH_SDPA_COMPOSITE") == nullptr) {
+  if (unified && !extraStats && !hasIn(Port::attn_scale) && !a.right &&
+      !a.left && !compositeAttention &&
+      std::getenv("GRAPH_SDPA_COMPOSITE") == nullptr) {
     usedUnifiedAttention = true;
     return unifiedSdpa(a, o);
   }
@@ -274,9 +269,9 @@ std::string Lowering::unifiedSdpa(const Attn &a, int64_t o) {
   SET_DESC(op, CUDNN_ATTR_OPERATION_SDPA_FWD_VDESC, d);
   TRY(tensor(o, d));
   SET_DESC(op, CUDNN_ATTR_OPERATION_SDPA_FWD_ODESC, d);
-  if (hasOut("Stats")) {
+  if (hasOut(Port::Stats)) {
     int64_t stats;
-    TRY(out("Stats", stats));
+    TRY(out(Port::Stats, stats));
     TRY(tensor(stats, d));
     SET_DESC(op, CUDNN_ATTR_OPERATION_SDPA_FWD_STATSDESC, d);
   }
@@ -298,15 +293,16 @@ std::string Lowering::compositeSdpa(const Attn &a, int64_t o) {
   TRY(attnScores(a, score));
   Shape sDims = {a.b, a.hq, a.sq, a.skv}, rowDims = {a.b, a.hq, a.sq, 1};
   // Softmax with its log-sum-exp statistics.
-  int64_t mx = hasOut("score_max") ? op->outputs.at("score_max")
-                                   : newVirtual(rowDims, CUDNN_DATA_FLOAT);
+  int64_t mx = hasOut(Port::score_max) ? op->outputs.at(Port::score_max)
+                                       : newVirtual(rowDims, CUDNN_DATA_FLOAT);
   TRY(reduction(CUDNN_REDUCE_TENSOR_MAX, score, mx, CUDNN_DATA_FLOAT));
   int64_t centered = newVirtual(sDims, CUDNN_DATA_FLOAT);
   TRY(pointwise(CUDNN_POINTWISE_SUB, score, mx, 0, centered, CUDNN_DATA_FLOAT));
   int64_t e = newVirtual(sDims, CUDNN_DATA_FLOAT);
   TRY(pointwise(CUDNN_POINTWISE_EXP, centered, 0, 0, e, CUDNN_DATA_FLOAT));
-  int64_t sum = hasOut("score_sum_exp") ? op->outputs.at("score_sum_exp")
-                                        : newVirtual(rowDims, CUDNN_DATA_FLOAT);
+  int64_t sum = hasOut(Port::score_sum_exp)
+                    ? op->outputs.at(Port::score_sum_exp)
+                    : newVirtual(rowDims, CUDNN_DATA_FLOAT);
   TRY(reduction(CUDNN_REDUCE_TENSOR_ADD, e, sum, CUDNN_DATA_FLOAT));
   // cuDNN's fused attention engines match the softmax only with its
   // statistics written out: without a user Stats tensor (inference) they
@@ -315,11 +311,11 @@ std::string Lowering::compositeSdpa(const Attn &a, int64_t o) {
   // With score_max/score_sum_exp requested and no Stats, the softmax
   // statistics are those two outputs (the frontend's graph has no Stats
   // chain then).
-  bool extraStats = hasOut("score_max") || hasOut("score_sum_exp");
-  if (hasOut("Stats") || !extraStats) {
+  bool extraStats = hasOut(Port::score_max) || hasOut(Port::score_sum_exp);
+  if (hasOut(Port::Stats) || !extraStats) {
     int64_t stats;
-    if (hasOut("Stats"))
-      TRY(out("Stats", stats));
+    if (hasOut(Port::Stats))
+      TRY(out(Port::Stats, stats));
     else
       stats = newScratch(rowDims, CUDNN_DATA_FLOAT);
     int64_t logSum = newVirtual(rowDims, CUDNN_DATA_FLOAT);
@@ -337,15 +333,15 @@ std::string Lowering::lowerSdpaBackward() {
   Attn a;
   TRY(attnCommon(a));
   int64_t o, dO, stats, dQ, dK, dV;
-  TRY(in("o", o));
-  TRY(in("dO", dO));
-  TRY(in("stats", stats));
-  TRY(out("dQ", dQ));
-  TRY(out("dK", dK));
-  TRY(out("dV", dV));
-  if (hasOut("dBias"))
+  TRY(in(Port::o, o));
+  TRY(in(Port::dO, dO));
+  TRY(in(Port::stats, stats));
+  TRY(out(Port::dQ, dQ));
+  TRY(out(Port::dK, dK));
+  TRY(out(Port::dV, dV));
+  if (hasOut(Port::dBias))
     return err("dBias is not lowered by the runtime yet");
-  if ((!a.needsComposite() || a.paddingOnly()) && !hasIn("attn_scale") &&
+  if ((!a.needsComposite() || a.paddingOnly()) && !hasIn(Port::attn_scale) &&
       !a.right && !a.left && !compositeAttention &&
       std::getenv("GRAPH_SDPA_COMPOSITE") == nullptr) {
     usedUnifiedAttention = true;
@@ -465,9 +461,9 @@ std::string Lowering::lowerSdpaBackward() {
 
 std::string Lowering::lowerRng() {
   int64_t seed, offset, y;
-  TRY(in("seed", seed));
-  TRY(in("offset", offset));
-  TRY(out("Y", y));
+  TRY(in(Port::seed, seed));
+  TRY(in(Port::offset, offset));
+  TRY(out(Port::Y, y));
   std::optional<double> keep = fAttr("bernoulli_probability");
   if (!keep)
     return err("missing bernoulli_probability");

@@ -19,7 +19,7 @@ namespace {
 enum ConvRole { kConvX, kConvW, kConvY };
 
 struct ConvPort {
-  const char *name;
+  Port name;
   bool isInput;
   ConvRole role;
 };
@@ -36,7 +36,9 @@ struct ConvFamily {
 
 const ConvFamily kConvFamilies[] = {
     {OpKind::ConvFprop,
-     {{"image", true, kConvX}, {"weight", true, kConvW}, {"Y", false, kConvY}},
+     {{Port::image, true, kConvX},
+      {Port::weight, true, kConvW},
+      {Port::Y, false, kConvY}},
      CUDNN_BACKEND_OPERATION_CONVOLUTION_FORWARD_DESCRIPTOR,
      "OPERATION_CONVOLUTION_FORWARD",
      CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_X,
@@ -46,7 +48,9 @@ const ConvFamily kConvFamilies[] = {
      CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_ALPHA,
      CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_BETA},
     {OpKind::ConvDgrad,
-     {{"loss", true, kConvY}, {"filter", true, kConvW}, {"DX", false, kConvX}},
+     {{Port::loss, true, kConvY},
+      {Port::filter, true, kConvW},
+      {Port::DX, false, kConvX}},
      CUDNN_BACKEND_OPERATION_CONVOLUTION_BACKWARD_DATA_DESCRIPTOR,
      "OPERATION_CONVOLUTION_BACKWARD_DATA",
      CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_DX,
@@ -56,7 +60,9 @@ const ConvFamily kConvFamilies[] = {
      CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_ALPHA,
      CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_BETA},
     {OpKind::ConvWgrad,
-     {{"image", true, kConvX}, {"loss", true, kConvY}, {"DW", false, kConvW}},
+     {{Port::image, true, kConvX},
+      {Port::loss, true, kConvY},
+      {Port::DW, false, kConvW}},
      CUDNN_BACKEND_OPERATION_CONVOLUTION_BACKWARD_FILTER_DESCRIPTOR,
      "OPERATION_CONVOLUTION_BACKWARD_FILTER",
      CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_X,

@@ -13,9 +13,9 @@ namespace graph::rt::cudnn {
 
 std::string Lowering::lowerMatmul() {
   int64_t a, bb, c;
-  TRY(in("A", a));
-  TRY(in("B", bb));
-  TRY(out("C", c));
+  TRY(in(Port::A, a));
+  TRY(in(Port::B, bb));
+  TRY(out(Port::C, c));
   // Mixed operands (an f32 A of a bf16 B, say): cuDNN's matmul engines
   // take one input type, so the f32 side is cast to the 16-bit type in a
   // pointwise prologue, the rounding the tensor cores would do anyway.
@@ -55,17 +55,17 @@ std::string Lowering::lowerMatmul() {
 
 std::string Lowering::lowerMoeGroupedMatmul() {
   static const OpPort kPorts[] = {
-      PORT("token", kInput | kRequired,
+      PORT(token, kInput | kRequired,
            CUDNN_ATTR_OPERATION_MOE_GROUPED_MATMUL_TOKEN_DESC),
-      PORT("weight", kInput | kRequired,
+      PORT(weight, kInput | kRequired,
            CUDNN_ATTR_OPERATION_MOE_GROUPED_MATMUL_WEIGHT_DESC),
-      PORT("first_token_offset", kInput | kRequired,
+      PORT(first_token_offset, kInput | kRequired,
            CUDNN_ATTR_OPERATION_MOE_GROUPED_MATMUL_FIRST_TOKEN_OFFSET_DESC),
-      PORT("token_index", kInput,
+      PORT(token_index, kInput,
            CUDNN_ATTR_OPERATION_MOE_GROUPED_MATMUL_TOKEN_INDEX_DESC),
-      PORT("token_ks", kInput,
+      PORT(token_ks, kInput,
            CUDNN_ATTR_OPERATION_MOE_GROUPED_MATMUL_TOKEN_KS_DESC),
-      PORT("output", kOutput | kRequired,
+      PORT(output, kOutput | kRequired,
            CUDNN_ATTR_OPERATION_MOE_GROUPED_MATMUL_OUTPUT_DESC),
   };
   DescPtr o;

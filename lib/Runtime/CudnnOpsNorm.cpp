@@ -32,25 +32,24 @@ cudnnBackendNormMode_t normMode(const SpecOpKind &kind) {
 
 std::string Lowering::lowerNormForward() {
   static const OpPort kPorts[] = {
-      PORT("input", kInput | kRequired, CUDNN_ATTR_OPERATION_NORM_FWD_XDESC),
-      PORT("scale", kInput | kRequired,
-           CUDNN_ATTR_OPERATION_NORM_FWD_SCALE_DESC),
-      PORT("epsilon", kInput | kRequired | kByValue,
+      PORT(input, kInput | kRequired, CUDNN_ATTR_OPERATION_NORM_FWD_XDESC),
+      PORT(scale, kInput | kRequired, CUDNN_ATTR_OPERATION_NORM_FWD_SCALE_DESC),
+      PORT(epsilon, kInput | kRequired | kByValue,
            CUDNN_ATTR_OPERATION_NORM_FWD_EPSILON_DESC),
-      PORT("Y", kOutput | kRequired, CUDNN_ATTR_OPERATION_NORM_FWD_YDESC),
-      PORT("bias", kInput, CUDNN_ATTR_OPERATION_NORM_FWD_BIAS_DESC),
-      PORT("mean", kOutput | kScratch, CUDNN_ATTR_OPERATION_NORM_FWD_MEAN_DESC),
-      PORT("inv_var", kOutput | kScratch,
+      PORT(Y, kOutput | kRequired, CUDNN_ATTR_OPERATION_NORM_FWD_YDESC),
+      PORT(bias, kInput, CUDNN_ATTR_OPERATION_NORM_FWD_BIAS_DESC),
+      PORT(mean, kOutput | kScratch, CUDNN_ATTR_OPERATION_NORM_FWD_MEAN_DESC),
+      PORT(inv_var, kOutput | kScratch,
            CUDNN_ATTR_OPERATION_NORM_FWD_INV_VARIANCE_DESC),
-      PORT("momentum", kInput | kByValue,
+      PORT(momentum, kInput | kByValue,
            CUDNN_ATTR_OPERATION_NORM_FWD_EXP_AVG_FACTOR_DESC),
-      PORT("in_running_mean", kInput,
+      PORT(in_running_mean, kInput,
            CUDNN_ATTR_OPERATION_NORM_FWD_INPUT_RUNNING_MEAN_DESC),
-      PORT("in_running_var", kInput,
+      PORT(in_running_var, kInput,
            CUDNN_ATTR_OPERATION_NORM_FWD_INPUT_RUNNING_VAR_DESC),
-      PORT("next_running_mean", kOutput,
+      PORT(next_running_mean, kOutput,
            CUDNN_ATTR_OPERATION_NORM_FWD_OUTPUT_RUNNING_MEAN_DESC),
-      PORT("next_running_var", kOutput,
+      PORT(next_running_var, kOutput,
            CUDNN_ATTR_OPERATION_NORM_FWD_OUTPUT_RUNNING_VAR_DESC),
   };
   bool batchnorm = op->kind == OpKind::Batchnorm;
@@ -75,12 +74,12 @@ std::string Lowering::lowerNormForward() {
 
 std::string Lowering::lowerBatchnormInference() {
   int64_t x, mean, inv, scale, bias, y;
-  TRY(in("input", x));
-  TRY(in("mean", mean));
-  TRY(in("inv_variance", inv));
-  TRY(in("scale", scale));
-  TRY(in("bias", bias));
-  TRY(out("Y", y));
+  TRY(in(Port::input, x));
+  TRY(in(Port::mean, mean));
+  TRY(in(Port::inv_variance, inv));
+  TRY(in(Port::scale, scale));
+  TRY(in(Port::bias, bias));
+  TRY(out(Port::Y, y));
   const Tensor *xt = find(x);
   if (!xt)
     return err("input is not a tensor of the group");
@@ -96,20 +95,18 @@ std::string Lowering::lowerBatchnormInference() {
 
 std::string Lowering::lowerNormBackward() {
   static const OpPort kPorts[] = {
-      PORT("grad", kInput | kRequired, CUDNN_ATTR_OPERATION_NORM_BWD_DYDESC),
-      PORT("input", kInput | kRequired, CUDNN_ATTR_OPERATION_NORM_BWD_XDESC),
-      PORT("scale", kInput | kRequired,
-           CUDNN_ATTR_OPERATION_NORM_BWD_SCALE_DESC),
-      PORT("inv_variance", kInput | kRequired,
+      PORT(grad, kInput | kRequired, CUDNN_ATTR_OPERATION_NORM_BWD_DYDESC),
+      PORT(input, kInput | kRequired, CUDNN_ATTR_OPERATION_NORM_BWD_XDESC),
+      PORT(scale, kInput | kRequired, CUDNN_ATTR_OPERATION_NORM_BWD_SCALE_DESC),
+      PORT(inv_variance, kInput | kRequired,
            CUDNN_ATTR_OPERATION_NORM_BWD_INV_VARIANCE_DESC),
-      PORT("mean", kInput | kRequired | kNotRms,
+      PORT(mean, kInput | kRequired | kNotRms,
            CUDNN_ATTR_OPERATION_NORM_BWD_MEAN_DESC),
-      PORT("DX", kOutput | kRequired, CUDNN_ATTR_OPERATION_NORM_BWD_DXDESC),
-      PORT("DScale", kOutput | kRequired | kScratch,
+      PORT(DX, kOutput | kRequired, CUDNN_ATTR_OPERATION_NORM_BWD_DXDESC),
+      PORT(DScale, kOutput | kRequired | kScratch,
            CUDNN_ATTR_OPERATION_NORM_BWD_DSCALE_DESC),
-      PORT("DBias", kOutput | kScratch,
-           CUDNN_ATTR_OPERATION_NORM_BWD_DBIAS_DESC),
-      PORT("epsilon", kInput | kByValue,
+      PORT(DBias, kOutput | kScratch, CUDNN_ATTR_OPERATION_NORM_BWD_DBIAS_DESC),
+      PORT(epsilon, kInput | kByValue,
            CUDNN_ATTR_OPERATION_NORM_BWD_EPSILON_DESC),
   };
   cudnnBackendNormMode_t mode = normMode(op->kind);
@@ -125,9 +122,9 @@ std::string Lowering::lowerNormBackward() {
 
 std::string Lowering::lowerGenstats() {
   static const OpPort kPorts[] = {
-      PORT("input", kInput | kRequired, CUDNN_ATTR_OPERATION_GENSTATS_XDESC),
-      PORT("SUM", kOutput | kRequired, CUDNN_ATTR_OPERATION_GENSTATS_SUMDESC),
-      PORT("SQ_SUM", kOutput | kRequired,
+      PORT(input, kInput | kRequired, CUDNN_ATTR_OPERATION_GENSTATS_XDESC),
+      PORT(SUM, kOutput | kRequired, CUDNN_ATTR_OPERATION_GENSTATS_SUMDESC),
+      PORT(SQ_SUM, kOutput | kRequired,
            CUDNN_ATTR_OPERATION_GENSTATS_SQSUMDESC),
   };
   DescPtr o;

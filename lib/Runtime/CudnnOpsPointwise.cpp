@@ -83,10 +83,10 @@ std::string Lowering::lowerPointwise() {
   if (!m)
     return err("unknown pointwise mode '" + op->mode + "'");
   int64_t uids[3] = {0, 0, 0}, y = 0;
-  static const char *ports[3] = {"in0", "in1", "in2"};
+  static const Port ports[3] = {Port::in0, Port::in1, Port::in2};
   for (int i = 0; i < m->arity; ++i)
     TRY(in(ports[i], uids[i]));
-  TRY(out("output", y));
+  TRY(out(Port::output, y));
   // cuDNN's fusion engines broadcast only tensors read from memory: a
   // plan that broadcasts a value computed inside the group finalizes and
   // then computes wrong numbers (seen on the H200 with 9.19: softplus of
@@ -166,11 +166,11 @@ std::string Lowering::lowerReduction() {
   for (size_t i = 0; i < 9; ++i) {
     if (op->mode != names[i])
       continue;
-    if (hasIn("group_offset"))
+    if (hasIn(Port::group_offset))
       return err("reduction with group_offset has no cuDNN lowering");
     int64_t x, y;
-    TRY(in("input", x));
-    TRY(out("output", y));
+    TRY(in(Port::input, x));
+    TRY(out(Port::output, y));
     return reduction(codes[i], x, y, comp());
   }
   return err("unknown reduction mode '" + op->mode + "'");
@@ -178,8 +178,8 @@ std::string Lowering::lowerReduction() {
 
 std::string Lowering::lowerReshape() {
   int64_t x, y;
-  TRY(in("input", x));
-  TRY(out("output", y));
+  TRY(in(Port::input, x));
+  TRY(out(Port::output, y));
   return reshape(x, y);
 }
 

@@ -89,7 +89,7 @@ std::vector<std::pair<std::string, GraphSpec>> relabelings(const GraphSpec &s) {
   if (s.ops.size() != 1 || s.ops[0].kind != OpKind::Reduction)
     return out;
   const OpSpec &op = s.ops[0];
-  auto xi = op.inputs.find("input"), yi = op.outputs.find("output");
+  auto xi = op.inputs.find(Port::input), yi = op.outputs.find(Port::output);
   if (xi == op.inputs.end() || yi == op.outputs.end())
     return out;
   const TensorSpec *x = nullptr, *y = nullptr;

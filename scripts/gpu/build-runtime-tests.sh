@@ -19,6 +19,7 @@ srcs=(
   lib/Runtime/CudnnOpsAttention.cpp lib/Runtime/CudnnRelabel.cpp
   lib/Support/DType.cpp lib/Support/Shape.cpp lib/Support/HostTensor.cpp
   lib/Support/Memory.cpp lib/Support/ThreadPool.cpp lib/Support/OpKind.cpp
+  lib/Support/Port.cpp
   lib/Reference/NdArray.cpp lib/Reference/Kernels.cpp
   lib/Reference/KernelsConv.cpp lib/Reference/KernelsNorm.cpp
   lib/Reference/KernelsPointwise.cpp lib/Reference/AttentionKernels.cpp

@@ -76,8 +76,8 @@ struct Case {
     return uid;
   }
   OpSpec &op(const std::string &kind, const std::string &mode,
-             std::map<std::string, int64_t> in,
-             std::map<std::string, int64_t> out) {
+             std::map<SpecPort, int64_t> in,
+             std::map<SpecPort, int64_t> out) {
     OpSpec o;
     o.kind = kind;
     o.mode = mode;
@@ -334,9 +334,9 @@ void normForwardBackward(Device *device, bool rms) {
     if (!rms)
       c.tensor(6, DType::F32, st);
     c.tensor(7, DType::F32, st);
-    std::map<std::string, int64_t> in = {
+    std::map<SpecPort, int64_t> in = {
         {"input", 1}, {"scale", 2}, {"epsilon", 4}};
-    std::map<std::string, int64_t> outs = {{"Y", 5}, {"inv_var", 7}};
+    std::map<SpecPort, int64_t> outs = {{"Y", 5}, {"inv_var", 7}};
     if (!rms) {
       in["bias"] = 3;
       outs["mean"] = 6;
@@ -373,9 +373,9 @@ void normForwardBackward(Device *device, bool rms) {
   g.values[5] = invVar;
   g.tensor(6, DType::BF16, x);
   g.tensor(7, DType::F32, s);
-  std::map<std::string, int64_t> in = {
+  std::map<SpecPort, int64_t> in = {
       {"grad", 1}, {"input", 2}, {"scale", 3}, {"inv_variance", 5}};
-  std::map<std::string, int64_t> outs = {{"DX", 6}, {"DScale", 7}};
+  std::map<SpecPort, int64_t> outs = {{"DX", 6}, {"DScale", 7}};
   if (!rms) {
     in["mean"] = 4;
     g.tensor(8, DType::F32, s);

@@ -2,9 +2,9 @@
 //
 // An #exec.op's `kind` is the mnemonic of a graph-dialect node op (the
 // runtime's OpSpec vocabulary). The exec dialect does not depend on the graph
-// dialect, so the list lives here, MLIR-free; unittests/Conversion's
-// OpKindsTest checks it against the graph dialect's registered ops, so an op
-// added there without its kind here fails the unit tests.
+// dialect, so the list comes MLIR-free from Support/OpKinds.inc, which
+// scripts/gen_builder_ports.py generates from GraphOps.td (its node ops, the
+// GRAPH_NODE_OP_KIND lines; a ctest checks the file is current).
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,56 +17,20 @@
 
 namespace mlir::exec {
 
-/// Every graph-dialect node op mnemonic (graph.graph, graph.output and
-/// graph.scalar are no node kinds: scalars are by-value tensors).
+/// Every graph-dialect node op mnemonic, sorted (graph.graph, graph.output,
+/// graph.scalar, graph.group and graph.yield are no node kinds: scalars are
+/// by-value tensors, groups are formed by graph-fuse).
 inline constexpr std::string_view kGraphOpKinds[] = {
-    "adalayernorm",
-    "adalayernorm_backward",
-    "batchnorm",
-    "batchnorm_backward",
-    "batchnorm_inference",
-    "block_scale_dequantize",
-    "block_scale_quantize",
-    "concatenate",
-    "conv_dgrad",
-    "conv_fprop",
-    "conv_wgrad",
-    "gdn",
-    "gdn2",
-    "gdn2_bwd",
-    "gdn_bwd",
-    "genstats",
-    "instancenorm",
-    "instancenorm_backward",
-    "kda",
-    "kda_bwd",
-    "layernorm",
-    "layernorm_backward",
-    "matmul",
-    "moe_grouped_matmul",
-    "moe_grouped_matmul_bwd",
-    "pointwise",
-    "reduction",
-    "reshape",
-    "rmsnorm",
-    "rmsnorm_backward",
-    "rng",
-    "rope",
-    "rope_backward",
-    "sdpa",
-    "sdpa_backward",
-    "sdpa_fp8",
-    "sdpa_fp8_backward",
-    "sdpa_mxfp8",
-    "sdpa_mxfp8_backward",
-    "slice",
-    "transpose",
+#define GRAPH_OP_KIND(Enum, mnemonic)
+#define GRAPH_NODE_OP_KIND(Enum, mnemonic) mnemonic,
+#include "GraphDialect/Support/OpKinds.inc"
+#undef GRAPH_OP_KIND
 };
 
 /// Whether `kind` names a graph-dialect node op.
 inline bool isGraphOpKind(std::string_view kind) {
-  return std::find(std::begin(kGraphOpKinds), std::end(kGraphOpKinds),
-                   kind) != std::end(kGraphOpKinds);
+  return std::binary_search(std::begin(kGraphOpKinds), std::end(kGraphOpKinds),
+                            kind);
 }
 
 } // namespace mlir::exec

@@ -15,6 +15,7 @@
 #include "GraphDialect/Runtime/Device.h"
 #include "GraphDialect/Support/DType.h"
 #include "GraphDialect/Support/OpKind.h"
+#include "GraphDialect/Support/Port.h"
 #include "GraphDialect/Support/Shape.h"
 
 #include <algorithm>
@@ -78,13 +79,15 @@ struct TensorSpec {
 /// reads and prints as its mnemonic ("pointwise", "matmul", "conv_fprop",
 /// "*_backward", "sdpa", ...): assigning a mnemonic parses it;
 /// `mode` the pointwise/reduction mode or the norm phase; ports are the
-/// dialect's operand and result names ("A", "B", "C", "input", "Y", ...).
+/// dialect's operand and result names (Port::A, Port::B, Port::C,
+/// Port::input, Port::Y, ...), which read and print as their names (a
+/// variadic operand's elements as "inputs_0", "inputs_1", ...).
 struct OpSpec {
   SpecOpKind kind;
   std::string mode;
   std::string name; // user label, for messages
-  std::map<std::string, int64_t> inputs;
-  std::map<std::string, int64_t> outputs;
+  std::map<SpecPort, int64_t> inputs;
+  std::map<SpecPort, int64_t> outputs;
   std::map<std::string, std::vector<int64_t>> intAttrs;
   std::map<std::string, double> floatAttrs;
   DType computeType = DType::F32;

@@ -73,18 +73,19 @@ std::string Emitter::emitColumnPass(const rt::OpSpec &op, const Stage &s,
   int64_t rows = 1, cols = 1;
   for (size_t d = 0; d < space.size(); ++d)
     (d < s.k ? rows : cols) *= space[d];
-  auto viewOf = [&](const char *port) {
+  auto viewOf = [&](Port port) {
     return overSpace(planner.viewOf(op.inputs.at(port)), space, s.k);
   };
   bool centered = !isRmsnorm(op.kind);
-  View dy = viewOf("grad"), x = viewOf("input"), inv = viewOf("inv_variance");
+  View dy = viewOf(Port::grad), x = viewOf(Port::input),
+       inv = viewOf(Port::inv_variance);
   std::optional<View> mean;
   if (centered)
-    mean = viewOf("mean");
+    mean = viewOf(Port::mean);
   std::vector<std::pair<int64_t, bool>> targets; // uid, is DScale
-  if (auto it = op.outputs.find("DScale"); it != op.outputs.end())
+  if (auto it = op.outputs.find(Port::DScale); it != op.outputs.end())
     targets.push_back({it->second, true});
-  if (auto it = op.outputs.find("DBias"); it != op.outputs.end())
+  if (auto it = op.outputs.find(Port::DBias); it != op.outputs.end())
     targets.push_back({it->second, false});
   int64_t sums = targets.size();
   // Each thread sums `vec` adjacent columns (16-byte loads) over every 8th

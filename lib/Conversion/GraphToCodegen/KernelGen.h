@@ -47,6 +47,9 @@ namespace rt = ::graph::rt;
 using ::graph::broadcastsTo;
 using ::graph::DType;
 using ::graph::OpKind;
+using ::graph::pointwiseInput;
+using ::graph::Port;
+using ::graph::portName;
 using ::graph::rowMajorStrides;
 using ::graph::Shape;
 using ::graph::SpecOpKind;
@@ -209,14 +212,14 @@ private:
   /// An op the planner adds for `like` (a copy of a view, a column sum):
   /// `kind`/`mode` reading `from` at `inPort`, writing `to`. Stable address.
   const rt::OpSpec &synthesize(const rt::OpSpec &like, OpKind kind,
-                               const char *mode, const char *inPort,
-                               int64_t from, int64_t to) {
+                               const char *mode, Port inPort, int64_t from,
+                               int64_t to) {
     rt::OpSpec op;
     op.kind = kind;
     op.mode = mode;
     op.name = like.name;
     op.inputs[inPort] = from;
-    op.outputs["output"] = to;
+    op.outputs[Port::output] = to;
     synthetic.push_back(op);
     return synthetic.back();
   }

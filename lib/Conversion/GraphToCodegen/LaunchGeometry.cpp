@@ -132,11 +132,12 @@ static void planColumnSums(Planner &p, const Stage &s,
   for (const rt::OpSpec *op : s.ops) {
     if (!isBackward(op->kind) || p.productOf.count(op))
       continue;
-    size_t outputs = op->outputs.count("DScale") + op->outputs.count("DBias");
+    size_t outputs =
+        op->outputs.count(Port::DScale) + op->outputs.count(Port::DBias);
     int64_t registers =
         (l.fullInputs + static_cast<int64_t>(outputs)) * l.items * l.vec + 24;
     bool addressable = true;
-    for (const char *port : {"grad", "input", "mean", "inv_variance"})
+    for (Port port : {Port::grad, Port::input, Port::mean, Port::inv_variance})
       if (auto it = op->inputs.find(port); it != op->inputs.end())
         addressable &= !s.produced.count(p.resolve(it->second)) &&
                        p.views.count(p.resolve(it->second));
@@ -153,7 +154,7 @@ static void planColumnSums(Planner &p, const Stage &s,
         limits.registersPerMultiprocessor / (l.block * bound), 1,
         limits.maxThreadsPerMultiprocessor / l.block);
     l.grid = std::min(l.grid, limits.multiprocessors * l.resident);
-    for (const char *port : {"DScale", "DBias"}) {
+    for (Port port : {Port::DScale, Port::DBias}) {
       auto it = op->outputs.find(port);
       if (it == op->outputs.end())
         continue;

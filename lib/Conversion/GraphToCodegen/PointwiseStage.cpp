@@ -117,7 +117,7 @@ std::string Emitter::emitPointwise(const Stage &s, size_t index,
 void Emitter::emitElements(const rt::OpSpec &op, Value e0, int64_t vec,
                            std::map<int64_t, Val> &vals,
                            function_ref<Value(Value e, int64_t i)> element) {
-  int64_t outUid = op.outputs.at("output");
+  int64_t outUid = op.outputs.at(Port::output);
   DType outType = planner.tensors.at(outUid)->dtype;
   Val result{Cls::Full, {}};
   for (int64_t i = 0; i < vec; ++i) {
@@ -133,17 +133,17 @@ Emitter::computePointwise(const rt::OpSpec &op, std::map<int64_t, Val> &vals,
                           const std::function<Value(size_t)> &linear) {
   std::vector<Val> args;
   if (op.kind == OpKind::BatchnormInference) {
-    for (const char *port :
-         {"input", "mean", "inv_variance", "scale", "bias"}) {
+    for (Port port : {Port::input, Port::mean, Port::inv_variance, Port::scale,
+                      Port::bias}) {
       auto it = op.inputs.find(port);
       if (it == op.inputs.end())
-        return "batchnorm_inference lacks " + std::string(port);
+        return "batchnorm_inference lacks " + std::string(portName(port));
       args.push_back(get(it->second));
     }
   } else {
     unsigned arity = op.mode == "gen_index" ? 0 : pointwiseArity(op.mode);
     for (unsigned i = 0; i < arity; ++i) {
-      auto it = op.inputs.find("in" + std::to_string(i));
+      auto it = op.inputs.find(pointwiseInput(i));
       if (it == op.inputs.end())
         return "pointwise " + op.mode + " lacks in" + std::to_string(i);
       args.push_back(get(it->second));
@@ -248,8 +248,8 @@ Emitter::computePointwise(const rt::OpSpec &op, std::map<int64_t, Val> &vals,
 std::string Emitter::emitDequantize(Kernel &k, const rt::OpSpec &op,
                                     const Shape &space, Value e0, int64_t vec,
                                     std::map<int64_t, Val> &vals) {
-  const View &x = planner.viewOf(op.inputs.at("input"));
-  const View &d = planner.viewOf(op.inputs.at("descale"));
+  const View &x = planner.viewOf(op.inputs.at(Port::input));
+  const View &d = planner.viewOf(op.inputs.at(Port::descale));
   if (d.dims.size() != space.size())
     return "block_scale_dequantize: descale rank " +
            std::to_string(d.dims.size()) + " differs from the input rank " +
@@ -291,8 +291,8 @@ std::string Emitter::emitDequantize(Kernel &k, const rt::OpSpec &op,
 std::string Emitter::emitRope(Kernel &k, const rt::OpSpec &op,
                               const Shape &space, Value e0, int64_t vec,
                               std::map<int64_t, Val> &vals) {
-  const View &x = planner.viewOf(op.inputs.at("input"));
-  const View &f = planner.viewOf(op.inputs.at("freqs"));
+  const View &x = planner.viewOf(op.inputs.at(Port::input));
+  const View &f = planner.viewOf(op.inputs.at(Port::freqs));
   if (space.empty() || f.dims.empty())
     return op.kind + ": needs an input and freqs of rank >= 1";
   int64_t head = space.back();

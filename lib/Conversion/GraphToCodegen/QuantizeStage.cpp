@@ -25,9 +25,9 @@ static constexpr int64_t kQuantizeThreads = 256;
 std::string Emitter::emitQuantize(const Stage &s, size_t index,
                                   rt::CodegenSpec &out) {
   const rt::OpSpec &op = *s.ops.front();
-  const View &x = planner.viewOf(op.inputs.at("input"));
-  const View &y = planner.viewOf(op.outputs.at("Y"));
-  const View &sc = planner.viewOf(op.outputs.at("scale"));
+  const View &x = planner.viewOf(op.inputs.at(Port::input));
+  const View &y = planner.viewOf(op.outputs.at(Port::Y));
+  const View &sc = planner.viewOf(op.outputs.at(Port::scale));
   const Shape &space = x.dims;
   int64_t rank = space.size();
   int64_t axis = -1;

@@ -22,7 +22,7 @@ static constexpr int64_t kReduceBlock = 256;
 std::string Emitter::emitReduce(const Stage &s, size_t index,
                                 rt::CodegenSpec &out) {
   const rt::OpSpec &op = *s.ops.front();
-  const View &x = planner.viewOf(op.inputs.at("input"));
+  const View &x = planner.viewOf(op.inputs.at(Port::input));
   // (output uid, reduction kind, post-op)
   struct Part {
     int64_t uid;
@@ -31,10 +31,10 @@ std::string Emitter::emitReduce(const Stage &s, size_t index,
   };
   std::vector<Part> parts;
   if (op.kind == OpKind::Genstats) {
-    parts.push_back({op.outputs.at("SUM"), "add", false});
-    parts.push_back({op.outputs.at("SQ_SUM"), "add", true});
+    parts.push_back({op.outputs.at(Port::SUM), "add", false});
+    parts.push_back({op.outputs.at(Port::SQ_SUM), "add", true});
   } else {
-    parts.push_back({op.outputs.at("output"), op.mode, false});
+    parts.push_back({op.outputs.at(Port::output), op.mode, false});
   }
   const Shape &space = x.dims;
   const Shape &outDims = planner.views.at(parts[0].uid).dims;

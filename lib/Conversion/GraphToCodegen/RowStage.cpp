@@ -275,7 +275,7 @@ Value Emitter::rowReduce(RowKernel &r, const ReduceKind &kind,
 
 std::string Emitter::emitRowReduction(RowKernel &r, RowIteration &it,
                                       const rt::OpSpec &op) {
-  Val x = rowValue(r, it, op.inputs.at("input"));
+  Val x = rowValue(r, it, op.inputs.at(Port::input));
   if (x.lanes.size() != r.lanesPerRow)
     return "reduction: generated kernels reduce values that vary along "
            "the row";
@@ -285,7 +285,7 @@ std::string Emitter::emitRowReduction(RowKernel &r, RowIteration &it,
     result = divf(result, f32(static_cast<double>(r.launch.cols)));
   if (op.mode == "norm2")
     result = math::SqrtOp::create(b, loc, result);
-  int64_t o = op.outputs.at("output");
+  int64_t o = op.outputs.at(Port::output);
   it.vals[o] = Val{Cls::Row, {roundTo(result, planner.tensors.at(o)->dtype)}};
   return "";
 }
@@ -297,8 +297,8 @@ std::string Emitter::emitNormForward(RowKernel &r, RowIteration &it,
   double n = static_cast<double>(r.launch.cols);
   size_t lanesPerRow = r.lanesPerRow;
   bool centered = !isRmsnorm(op.kind);
-  Val x = rowValue(r, it, op.inputs.at("input"));
-  Val eps = rowValue(r, it, op.inputs.at("epsilon"));
+  Val x = rowValue(r, it, op.inputs.at(Port::input));
+  Val eps = rowValue(r, it, op.inputs.at(Port::epsilon));
   if (x.lanes.size() != lanesPerRow)
     return op.kind + ": the input must vary along the row";
   Value mean = f32(0.0);
@@ -315,11 +315,11 @@ std::string Emitter::emitNormForward(RowKernel &r, RowIteration &it,
   Value inv =
       divf(f32(1.0), math::SqrtOp::create(b, loc, addf(var, eps.lane(0))));
   // Loaded after the reductions: not live across them.
-  Val scale = rowValue(r, it, op.inputs.at("scale"));
+  Val scale = rowValue(r, it, op.inputs.at(Port::scale));
   std::optional<Val> bias;
-  if (op.inputs.count("bias"))
-    bias = rowValue(r, it, op.inputs.at("bias"));
-  int64_t yUid = op.outputs.at("Y");
+  if (op.inputs.count(Port::bias))
+    bias = rowValue(r, it, op.inputs.at(Port::bias));
+  int64_t yUid = op.outputs.at(Port::Y);
   Val y{Cls::Full, {}};
   for (size_t i = 0; i < lanesPerRow; ++i) {
     Value v = mulf(mulf(centeredX[i], inv), scale.lane(i));
@@ -328,9 +328,9 @@ std::string Emitter::emitNormForward(RowKernel &r, RowIteration &it,
     y.lanes.push_back(roundTo(v, dtypeOf(yUid)));
   }
   it.vals[yUid] = y;
-  if (auto out = op.outputs.find("mean"); out != op.outputs.end())
+  if (auto out = op.outputs.find(Port::mean); out != op.outputs.end())
     it.vals[out->second] = Val{Cls::Row, {roundTo(mean, dtypeOf(out->second))}};
-  if (auto out = op.outputs.find("inv_var"); out != op.outputs.end())
+  if (auto out = op.outputs.find(Port::inv_var); out != op.outputs.end())
     it.vals[out->second] = Val{Cls::Row, {roundTo(inv, dtypeOf(out->second))}};
   return "";
 }
@@ -342,13 +342,13 @@ std::string Emitter::emitNormBackward(RowKernel &r, RowIteration &it,
   double n = static_cast<double>(r.launch.cols);
   size_t lanesPerRow = r.lanesPerRow;
   bool centered = !isRmsnorm(op.kind);
-  Val scale = rowValue(r, it, op.inputs.at("scale"));
-  Val dy = rowValue(r, it, op.inputs.at("grad"));
-  Val x = rowValue(r, it, op.inputs.at("input"));
-  Val inv = rowValue(r, it, op.inputs.at("inv_variance"));
+  Val scale = rowValue(r, it, op.inputs.at(Port::scale));
+  Val dy = rowValue(r, it, op.inputs.at(Port::grad));
+  Val x = rowValue(r, it, op.inputs.at(Port::input));
+  Val inv = rowValue(r, it, op.inputs.at(Port::inv_variance));
   Value mean = f32(0.0);
   if (centered)
-    mean = rowValue(r, it, op.inputs.at("mean")).lane(0);
+    mean = rowValue(r, it, op.inputs.at(Port::mean)).lane(0);
   Value invV = inv.lane(0);
   SmallVector<Value> xhat, g;
   for (size_t i = 0; i < lanesPerRow; ++i) {
@@ -360,7 +360,7 @@ std::string Emitter::emitNormBackward(RowKernel &r, RowIteration &it,
   Value sumGX =
       rowReduce(r, sum, [&](size_t i) { return mulf(g[i], xhat[i]); });
   Value meanG = divf(sumG, f32(n)), meanGX = divf(sumGX, f32(n));
-  int64_t dxUid = op.outputs.at("DX");
+  int64_t dxUid = op.outputs.at(Port::DX);
   Val dx{Cls::Full, {}};
   for (size_t i = 0; i < lanesPerRow; ++i) {
     Value v = subf(g[i], mulf(xhat[i], meanGX));
@@ -378,10 +378,10 @@ std::string Emitter::emitNormBackward(RowKernel &r, RowIteration &it,
   }
   const std::vector<ColumnSum> &colSums = r.launch.columnSums;
   for (size_t c = 0; c < colSums.size(); ++c) {
-    bool isScale =
-        op.outputs.count("DScale") && op.outputs.at("DScale") == colSums[c].uid;
-    bool isBias =
-        op.outputs.count("DBias") && op.outputs.at("DBias") == colSums[c].uid;
+    bool isScale = op.outputs.count(Port::DScale) &&
+                   op.outputs.at(Port::DScale) == colSums[c].uid;
+    bool isBias = op.outputs.count(Port::DBias) &&
+                  op.outputs.at(Port::DBias) == colSums[c].uid;
     if (!isScale && !isBias)
       continue;
     for (size_t i = 0; i < lanesPerRow; ++i) {

@@ -30,6 +30,8 @@ using namespace mlir::graph;
 namespace rt = ::graph::rt;
 using ::graph::DType;
 using ::graph::OpKind;
+using ::graph::pointwiseInput;
+using ::graph::Port;
 
 namespace {
 
@@ -92,9 +94,9 @@ std::string mlir::graph::codegenDeclines(const rt::GraphSpec &spec) {
       return "generated kernels have no " + op.kind + " yet";
     if (op.mode != "add" && op.mode != "max" && op.mode != "min")
       return "generated kernels have no " + op.mode + " reduction yet";
-    auto in = op.inputs.find("input"), out = op.outputs.find("output");
+    auto in = op.inputs.find(Port::input), out = op.outputs.find(Port::output);
     if (in == op.inputs.end() || out == op.outputs.end() ||
-        op.inputs.count("group_offset"))
+        op.inputs.count(Port::group_offset))
       return "generated kernels reduce one input to one output";
     const rt::TensorSpec &x = *tensors[in->second], &y = *tensors[out->second];
     if (y.dtype != DType::F32)
@@ -179,7 +181,7 @@ std::string mlir::graph::lowerSpecToLinalg(const rt::GraphSpec &spec,
   };
 
   for (const rt::OpSpec &op : spec.ops) {
-    const rt::TensorSpec &out = *tensors[op.outputs.at("output")];
+    const rt::TensorSpec &out = *tensors[op.outputs.at(Port::output)];
     Type outType = elementType(b, out.dtype);
     if (op.kind == OpKind::Pointwise) {
       SmallVector<Value> ins;
@@ -187,7 +189,7 @@ std::string mlir::graph::lowerSpecToLinalg(const rt::GraphSpec &spec,
       SmallVector<double> byValue; // NaN: read from an operand
       unsigned arity = pointwiseArity(op.mode);
       for (unsigned k = 0; k < arity; ++k) {
-        auto port = op.inputs.find("in" + std::to_string(k));
+        auto port = op.inputs.find(pointwiseInput(k));
         if (port == op.inputs.end())
           return "pointwise " + op.mode + " lacks in" + std::to_string(k);
         const rt::TensorSpec &t = *tensors[port->second];
@@ -225,7 +227,7 @@ std::string mlir::graph::lowerSpecToLinalg(const rt::GraphSpec &spec,
       continue;
     }
     // A last-axis reduction into an f32 destination.
-    const rt::TensorSpec &in = *tensors[op.inputs.at("input")];
+    const rt::TensorSpec &in = *tensors[op.inputs.at(Port::input)];
     if (!values.count(in.uid)) {
       // A by-value scalar has no argument: its value, splat.
       auto type = RankedTensorType::get(in.dims, elementType(b, in.dtype));

@@ -22,7 +22,7 @@ using namespace mlir::graph;
 using namespace mlir::graph::kernelgen;
 
 bool kernelgen::isColumnSum(const rt::OpSpec &op, int64_t uid) {
-  for (const char *port : {"DScale", "DBias"})
+  for (Port port : {Port::DScale, Port::DBias})
     if (auto it = op.outputs.find(port);
         it != op.outputs.end() && it->second == uid)
       return true;
@@ -214,35 +214,35 @@ struct Planner::OpContext {
   std::string label; // the op's kind and name, for messages
 
   /// The (resolved) uid at input `port`, 0 when there is none.
-  int64_t in(const char *port) const {
+  int64_t in(Port port) const {
     auto it = op.inputs.find(port);
     return it == op.inputs.end() ? 0 : p.resolve(it->second);
   }
   /// The uid at output `port`, 0 when there is none.
-  int64_t out(const char *port) const {
+  int64_t out(Port port) const {
     auto it = op.outputs.find(port);
     return it == op.outputs.end() ? 0 : it->second;
   }
   /// Why the op lacks one of the ports its kind needs, or "".
-  std::string lacks(std::initializer_list<const char *> ins,
-                    std::initializer_list<const char *> outs) const {
-    for (const char *port : ins)
+  std::string lacks(std::initializer_list<Port> ins,
+                    std::initializer_list<Port> outs) const {
+    for (Port port : ins)
       if (!op.inputs.count(port))
-        return label + ": has no " + port + " input";
-    for (const char *port : outs)
+        return label + ": has no " + portName(port) + " input";
+    for (Port port : outs)
       if (!op.outputs.count(port))
-        return label + ": has no " + port + " output";
+        return label + ": has no " + portName(port) + " output";
     return std::string();
   }
   /// Ops that address their input's elements (views, rope, quantize and
   /// dequantize, reduce stages) read it from a buffer: why `port` is not in
   /// one, or "".
-  std::string inMemory(const char *port) {
+  std::string inMemory(Port port) {
     int64_t uid = in(port);
     if (std::string e = p.needAddressable(uid, index); !e.empty())
       return label + ": " + e;
     if (!p.views.count(uid))
-      return label + ": generated kernels read " + port +
+      return label + ": generated kernels read " + portName(port) +
              " from memory, but uid " + std::to_string(uid) +
              " is a by-value scalar";
     return std::string();
@@ -294,12 +294,12 @@ std::string Planner::plan() {
     CodegenOpInfo info;
     info.kind = op.kind.name();
     info.mode = op.mode;
-    info.ragged = op.inputs.count("group_offset") != 0;
-    if (op.inputs.count("input") && op.outputs.count("output")) {
-      if (const Shape *dims = dimsOf(c.in("input")))
+    info.ragged = op.inputs.count(Port::group_offset) != 0;
+    if (op.inputs.count(Port::input) && op.outputs.count(Port::output)) {
+      if (const Shape *dims = dimsOf(c.in(Port::input)))
         info.inputRank = static_cast<int64_t>(dims->size());
       info.outputRank =
-          static_cast<int64_t>(tensor(c.out("output")).dims.size());
+          static_cast<int64_t>(tensor(c.out(Port::output)).dims.size());
     }
     if (std::string why = codegenDeclinesOp(info); !why.empty())
       return c.label + ": " + why;
@@ -339,18 +339,18 @@ std::string Planner::plan() {
 
 std::string Planner::planPointwise(OpContext &c) {
   const rt::OpSpec &op = c.op;
-  if (std::string e = c.lacks({}, {"output"}); !e.empty())
+  if (std::string e = c.lacks({}, {Port::output}); !e.empty())
     return e;
   if (op.mode != "gen_index")
     for (unsigned a = 0, n = pointwiseArity(op.mode); a < n; ++a)
-      if (!op.inputs.count("in" + std::to_string(a)))
+      if (!op.inputs.count(pointwiseInput(a)))
         return c.label + ": pointwise " + op.mode + " has no in" +
                std::to_string(a) + " input";
   if (op.mode == "gen_index" && open &&
       !(open->kind == StageKind::Pointwise &&
-        open->space == tensor(c.out("output")).dims))
+        open->space == tensor(c.out(Port::output)).dims))
     close(c.index);
-  if (std::string e = addPointwiseLike(op, tensor(c.out("output")).dims);
+  if (std::string e = addPointwiseLike(op, tensor(c.out(Port::output)).dims);
       !e.empty())
     return e;
   if (op.mode == "gen_index" && open->kind != StageKind::Pointwise)
@@ -359,11 +359,12 @@ std::string Planner::planPointwise(OpContext &c) {
 }
 
 std::string Planner::planQuantize(OpContext &c) {
-  if (std::string e = c.lacks({"input"}, {"Y", "scale"}); !e.empty())
+  if (std::string e = c.lacks({Port::input}, {Port::Y, Port::scale});
+      !e.empty())
     return e;
-  if (std::string e = c.inMemory("input"); !e.empty())
+  if (std::string e = c.inMemory(Port::input); !e.empty())
     return e;
-  addAlone(c.op, StageKind::Quantize, *dimsOf(c.in("input")), c.index);
+  addAlone(c.op, StageKind::Quantize, *dimsOf(c.in(Port::input)), c.index);
   writeUnread(c.op);
   return "";
 }
@@ -373,41 +374,42 @@ std::string Planner::planRopeOrDequantize(OpContext &c) {
   // (rope's partner half, the block's descale): the inputs must be in
   // memory, and the op runs in a pointwise stage over its output.
   bool rope = isRope(c.op.kind);
-  std::initializer_list<const char *> ports = {"input",
-                                               rope ? "freqs" : "descale"};
-  if (std::string e = c.lacks(ports, {"output"}); !e.empty())
+  std::initializer_list<Port> ports = {Port::input,
+                                       rope ? Port::freqs : Port::descale};
+  if (std::string e = c.lacks(ports, {Port::output}); !e.empty())
     return e;
-  for (const char *port : ports)
+  for (Port port : ports)
     if (std::string e = c.inMemory(port); !e.empty())
       return e;
-  const Shape &dims = tensor(c.out("output")).dims;
+  const Shape &dims = tensor(c.out(Port::output)).dims;
   if (!(open && open->kind == StageKind::Pointwise && open->space == dims)) {
     close(c.index);
     open = Stage{StageKind::Pointwise, dims};
   }
   open->ops.push_back(&c.op);
-  open->produced.insert(c.out("output"));
+  open->produced.insert(c.out(Port::output));
   return "";
 }
 
 std::string Planner::planBatchnormInference(OpContext &c) {
-  if (std::string e =
-          c.lacks({"input", "mean", "inv_variance", "scale", "bias"}, {"Y"});
+  if (std::string e = c.lacks({Port::input, Port::mean, Port::inv_variance,
+                               Port::scale, Port::bias},
+                              {Port::Y});
       !e.empty())
     return e;
-  addPointwiseLike(c.op, tensor(c.out("Y")).dims);
+  addPointwiseLike(c.op, tensor(c.out(Port::Y)).dims);
   return "";
 }
 
 std::string Planner::planView(OpContext &c) {
   const rt::OpSpec &op = c.op;
-  if (std::string e = c.lacks({"input"}, {"output"}); !e.empty())
+  if (std::string e = c.lacks({Port::input}, {Port::output}); !e.empty())
     return e;
-  int64_t src = c.in("input");
-  if (std::string e = c.inMemory("input"); !e.empty())
+  int64_t src = c.in(Port::input);
+  if (std::string e = c.inMemory(Port::input); !e.empty())
     return e;
   const View &from = views.at(src);
-  const rt::TensorSpec &result = tensor(c.out("output"));
+  const rt::TensorSpec &result = tensor(c.out(Port::output));
   View v = from;
   v.dims = result.dims;
   if (op.kind == OpKind::Transpose) {
@@ -449,8 +451,8 @@ std::string Planner::planView(OpContext &c) {
     int64_t packedId = nextSynthetic--;
     views[packedId] = packed;
     Stage gather{StageKind::Copy, from.dims};
-    gather.ops.push_back(
-        &synthesize(op, OpKind::Pointwise, "identity", "in0", src, packedId));
+    gather.ops.push_back(&synthesize(op, OpKind::Pointwise, "identity",
+                                     Port::in0, src, packedId));
     gather.stores.push_back(packedId);
     stages.push_back(gather);
     v = packed;
@@ -460,21 +462,21 @@ std::string Planner::planView(OpContext &c) {
   int64_t id = nextSynthetic--;
   views[id] = v;
   if (result.isVirtual) {
-    alias[c.out("output")] = id;
+    alias[c.out(Port::output)] = id;
     return "";
   }
   // The user reads the view: copy it into the output.
-  addAlone(
-      synthesize(op, OpKind::Pointwise, "identity", "in0", id, c.out("output")),
-      StageKind::Copy, result.dims, c.index);
+  addAlone(synthesize(op, OpKind::Pointwise, "identity", Port::in0, id,
+                      c.out(Port::output)),
+           StageKind::Copy, result.dims, c.index);
   return "";
 }
 
 std::string Planner::planConcatenate(OpContext &c) {
   const rt::OpSpec &op = c.op;
-  if (std::string e = c.lacks({}, {"output"}); !e.empty())
+  if (std::string e = c.lacks({}, {Port::output}); !e.empty())
     return e;
-  const rt::TensorSpec &result = tensor(c.out("output"));
+  const rt::TensorSpec &result = tensor(c.out(Port::output));
   auto axisIt = op.intAttrs.find("axis");
   if (axisIt == op.intAttrs.end() || axisIt->second.empty())
     return c.label + ": has no axis";
@@ -510,7 +512,7 @@ std::string Planner::planConcatenate(OpContext &c) {
     views[id] = region;
     Stage s{StageKind::Copy, dims};
     s.ops.push_back(
-        &synthesize(op, OpKind::Pointwise, "identity", "in0", src, id));
+        &synthesize(op, OpKind::Pointwise, "identity", Port::in0, src, id));
     s.stores.push_back(id);
     stages.push_back(s);
   }
@@ -520,11 +522,11 @@ std::string Planner::planConcatenate(OpContext &c) {
 }
 
 std::string Planner::planReduction(OpContext &c) {
-  if (std::string e = c.lacks({"input"}, {"output"}); !e.empty())
+  if (std::string e = c.lacks({Port::input}, {Port::output}); !e.empty())
     return e;
   // The input may be a view (its dims are the view's).
-  const Shape &xDims = *dimsOf(c.in("input"));
-  const rt::TensorSpec &y = tensor(c.out("output"));
+  const Shape &xDims = *dimsOf(c.in(Port::input));
+  const rt::TensorSpec &y = tensor(c.out(Port::output));
   size_t k = y.dims.size();
   while (k > 0 && y.dims[k - 1] == 1)
     --k;
@@ -535,18 +537,19 @@ std::string Planner::planReduction(OpContext &c) {
     addRowOp(c.op, xDims, k);
     return "";
   }
-  if (std::string e = c.inMemory("input"); !e.empty())
+  if (std::string e = c.inMemory(Port::input); !e.empty())
     return e;
   addAlone(c.op, StageKind::Reduce, xDims, c.index);
   return "";
 }
 
 std::string Planner::planGenstats(OpContext &c) {
-  if (std::string e = c.lacks({"input"}, {"SUM", "SQ_SUM"}); !e.empty())
+  if (std::string e = c.lacks({Port::input}, {Port::SUM, Port::SQ_SUM});
+      !e.empty())
     return e;
-  if (std::string e = c.inMemory("input"); !e.empty())
+  if (std::string e = c.inMemory(Port::input); !e.empty())
     return e;
-  addAlone(c.op, StageKind::Reduce, *dimsOf(c.in("input")), c.index);
+  addAlone(c.op, StageKind::Reduce, *dimsOf(c.in(Port::input)), c.index);
   writeUnread(c.op);
   return "";
 }
@@ -556,16 +559,19 @@ std::string Planner::planNorm(OpContext &c, bool forward) {
   bool backward = !forward;
   bool centered = !isRmsnorm(op.kind);
   if (std::string e =
-          forward ? c.lacks({"input", "scale", "epsilon"}, {"Y"})
-                  : c.lacks({"grad", "input", "scale", "inv_variance"}, {"DX"});
+          forward
+              ? c.lacks({Port::input, Port::scale, Port::epsilon}, {Port::Y})
+              : c.lacks(
+                    {Port::grad, Port::input, Port::scale, Port::inv_variance},
+                    {Port::DX});
       !e.empty())
     return e;
   if (backward && centered)
-    if (std::string e = c.lacks({"mean"}, {}); !e.empty())
+    if (std::string e = c.lacks({Port::mean}, {}); !e.empty())
       return e;
   // The input may be a view (its dims are the view's).
-  const Shape &xDims = *dimsOf(c.in("input"));
-  const Shape &scaleDims = *dimsOf(c.in("scale"));
+  const Shape &xDims = *dimsOf(c.in(Port::input));
+  const Shape &scaleDims = *dimsOf(c.in(Port::scale));
   std::string error;
   if (scaleDims.size() > xDims.size())
     return c.label + ": scale has rank " + std::to_string(scaleDims.size()) +
@@ -590,10 +596,11 @@ std::string Planner::planNorm(OpContext &c, bool forward) {
   addRowOp(op, xDims, k);
   if (!perRowScale)
     return "";
-  auto dscale = op.outputs.find("DScale");
-  auto dbias = op.outputs.find("DBias");
+  auto dscale = op.outputs.find(Port::DScale);
+  auto dbias = op.outputs.find(Port::DBias);
   Shape target =
-      tensor(dscale != op.outputs.end() ? dscale->second : c.in("scale")).dims;
+      tensor(dscale != op.outputs.end() ? dscale->second : c.in(Port::scale))
+          .dims;
   if (target.size() != xDims.size())
     return c.label + ": DScale must have the input's rank";
   // The product dY * xhat, in f32 scratch, is the stage's output.
@@ -608,13 +615,13 @@ std::string Planner::planNorm(OpContext &c, bool forward) {
   if (dscale != op.outputs.end())
     sums.push_back({id, dscale->second});
   if (dbias != op.outputs.end())
-    sums.push_back({c.in("grad"), dbias->second});
+    sums.push_back({c.in(Port::grad), dbias->second});
   for (auto [from, to] : sums) {
     if (!views.count(to))
       continue; // an unused intermediate: nothing reads it
     Stage st{StageKind::Reduce, xDims};
     st.ops.push_back(
-        &synthesize(op, OpKind::Reduction, "add", "input", from, to));
+        &synthesize(op, OpKind::Reduction, "add", Port::input, from, to));
     st.produced.insert(to);
     st.stores.push_back(to);
     stages.push_back(st);

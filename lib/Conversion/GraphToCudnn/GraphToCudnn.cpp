@@ -29,6 +29,9 @@ using namespace mlir::graph;
 namespace ref = ::graph::ref;
 namespace rt = ::graph::rt;
 using ::graph::OpKind;
+using ::graph::Port;
+using ::graph::portName;
+using ::graph::SpecPort;
 
 void mlir::graph::buildGpuPipeline(OpPassManager &pm) {
   buildPreparePipeline(pm, PreparePipelineOptions());
@@ -86,7 +89,7 @@ namespace {
 /// The ODS names of each op's operands and results, in ODS order, for the
 /// ops cuDNN runs.
 struct PortNames {
-  SmallVector<StringRef> operands, results;
+  SmallVector<Port> operands, results;
 };
 
 template <typename OpTy>
@@ -97,108 +100,116 @@ void addPorts(OpTy op, const PortNames &names,
     bool variadic = length != 1 || isa<ConcatenateOp>(op);
     for (unsigned j = 0; j < length; ++j) {
       // The runtime names pointwise operands in0, in1, in2.
-      std::string port = name.str();
+      SpecPort port = name;
       if (isa<PointwiseOp>(op))
-        port = "in" + std::to_string(j);
+        port = ::graph::pointwiseInput(j);
       else if (variadic)
-        port += "_" + std::to_string(j);
+        port = portName(name) + ("_" + std::to_string(j));
       spec.inputs[port] = uidOf(op->getOperand(start + j));
     }
   }
   for (auto [i, name] : llvm::enumerate(names.results)) {
     auto [start, length] = op.getODSResultIndexAndLength(i);
     if (length == 1)
-      spec.outputs[name.str()] = uidOf(op->getResult(start));
+      spec.outputs[name] = uidOf(op->getResult(start));
   }
 }
 
 PortNames portsOf(Operation *op) {
   return llvm::TypeSwitch<Operation *, PortNames>(op)
       .Case([](MatmulOp) {
-        return PortNames{{"A", "B"}, {"C"}};
+        return PortNames{{Port::A, Port::B}, {Port::C}};
       })
       .Case([](PointwiseOp) {
-        return PortNames{{"inputs"}, {"output"}};
+        return PortNames{{Port::inputs}, {Port::output}};
       })
       .Case([](ConvFpropOp) {
-        return PortNames{{"image", "weight"}, {"Y"}};
+        return PortNames{{Port::image, Port::weight}, {Port::Y}};
       })
       .Case([](ConvDgradOp) {
-        return PortNames{{"loss", "filter"}, {"DX"}};
+        return PortNames{{Port::loss, Port::filter}, {Port::DX}};
       })
       .Case([](ConvWgradOp) {
-        return PortNames{{"image", "loss"}, {"DW"}};
+        return PortNames{{Port::image, Port::loss}, {Port::DW}};
       })
       .Case([](ReductionOp) {
-        return PortNames{{"input", "group_offset"}, {"output"}};
+        return PortNames{{Port::input, Port::group_offset}, {Port::output}};
       })
       .Case<LayernormOp, AdaLayernormOp, InstancenormOp>([](auto) {
-        return PortNames{{"input", "scale", "bias", "epsilon"},
-                         {"Y", "mean", "inv_var"}};
+        return PortNames{{Port::input, Port::scale, Port::bias, Port::epsilon},
+                         {Port::Y, Port::mean, Port::inv_var}};
       })
       .Case([](RmsnormOp) {
-        return PortNames{{"input", "scale", "bias", "epsilon"},
-                         {"Y", "inv_var"}};
+        return PortNames{{Port::input, Port::scale, Port::bias, Port::epsilon},
+                         {Port::Y, Port::inv_var}};
       })
       .Case([](BatchnormOp) {
-        return PortNames{
-            {"input", "scale", "bias", "epsilon", "in_running_mean",
-             "in_running_var", "momentum", "peer_stats"},
-            {"Y", "mean", "inv_var", "next_running_mean", "next_running_var"}};
+        return PortNames{{Port::input, Port::scale, Port::bias, Port::epsilon,
+                          Port::in_running_mean, Port::in_running_var,
+                          Port::momentum, Port::peer_stats},
+                         {Port::Y, Port::mean, Port::inv_var,
+                          Port::next_running_mean, Port::next_running_var}};
       })
       .Case([](BatchnormInferenceOp) {
-        return PortNames{{"input", "mean", "inv_variance", "scale", "bias"},
-                         {"Y"}};
+        return PortNames{{Port::input, Port::mean, Port::inv_variance,
+                          Port::scale, Port::bias},
+                         {Port::Y}};
       })
       .Case<LayernormBackwardOp, AdaLayernormBackwardOp,
             InstancenormBackwardOp>([](auto) {
-        return PortNames{{"grad", "input", "scale", "mean", "inv_variance"},
-                         {"DX", "DScale", "DBias"}};
+        return PortNames{{Port::grad, Port::input, Port::scale, Port::mean,
+                          Port::inv_variance},
+                         {Port::DX, Port::DScale, Port::DBias}};
       })
       .Case([](RmsnormBackwardOp) {
-        return PortNames{{"grad", "input", "scale", "inv_variance"},
-                         {"DX", "DScale", "DBias"}};
+        return PortNames{
+            {Port::grad, Port::input, Port::scale, Port::inv_variance},
+            {Port::DX, Port::DScale, Port::DBias}};
       })
       .Case([](BatchnormBackwardOp) {
-        return PortNames{
-            {"grad", "input", "scale", "mean", "inv_variance", "peer_stats"},
-            {"DX", "DScale", "DBias"}};
+        return PortNames{{Port::grad, Port::input, Port::scale, Port::mean,
+                          Port::inv_variance, Port::peer_stats},
+                         {Port::DX, Port::DScale, Port::DBias}};
       })
       .Case([](GenstatsOp) {
-        return PortNames{{"input"}, {"SUM", "SQ_SUM"}};
+        return PortNames{{Port::input}, {Port::SUM, Port::SQ_SUM}};
       })
       .Case([](MoeGroupedMatmulOp) {
-        return PortNames{{"token", "weight", "first_token_offset",
-                          "token_index", "token_ks"},
-                         {"output"}};
+        return PortNames{{Port::token, Port::weight, Port::first_token_offset,
+                          Port::token_index, Port::token_ks},
+                         {Port::output}};
       })
       .Case<TransposeOp, SliceOp, ReshapeOp>([](auto) {
-        return PortNames{{"input"}, {"output"}};
+        return PortNames{{Port::input}, {Port::output}};
       })
       .Case([](ConcatenateOp) {
-        return PortNames{{"inputs"}, {"output"}};
+        return PortNames{{Port::inputs}, {Port::output}};
       })
       .Case<RopeOp, RopeBackwardOp>([](auto) {
-        return PortNames{{"input", "freqs"}, {"output"}};
+        return PortNames{{Port::input, Port::freqs}, {Port::output}};
       })
       .Case([](BlockScaleQuantizeOp) {
-        return PortNames{{"input", "group_offset"}, {"Y", "scale"}};
+        return PortNames{{Port::input, Port::group_offset},
+                         {Port::Y, Port::scale}};
       })
       .Case([](BlockScaleDequantizeOp) {
-        return PortNames{{"input", "descale"}, {"output"}};
+        return PortNames{{Port::input, Port::descale}, {Port::output}};
       })
       .Case([](SdpaOp) {
-        return PortNames{{"q", "k", "v", "attn_scale", "bias", "seq_len_q",
-                          "seq_len_kv", "dropout_mask"},
-                         {"O", "Stats", "score_max", "score_sum_exp"}};
+        return PortNames{
+            {Port::q, Port::k, Port::v, Port::attn_scale, Port::bias,
+             Port::seq_len_q, Port::seq_len_kv, Port::dropout_mask},
+            {Port::O, Port::Stats, Port::score_max, Port::score_sum_exp}};
       })
       .Case([](RngOp) {
-        return PortNames{{"seed", "offset"}, {"Y"}};
+        return PortNames{{Port::seed, Port::offset}, {Port::Y}};
       })
       .Case([](SdpaBackwardOp) {
-        return PortNames{{"q", "k", "v", "o", "dO", "stats", "attn_scale",
-                          "bias", "seq_len_q", "seq_len_kv", "dropout_mask"},
-                         {"dQ", "dK", "dV", "dBias"}};
+        return PortNames{{Port::q, Port::k, Port::v, Port::o, Port::dO,
+                          Port::stats, Port::attn_scale, Port::bias,
+                          Port::seq_len_q, Port::seq_len_kv,
+                          Port::dropout_mask},
+                         {Port::dQ, Port::dK, Port::dV, Port::dBias}};
       })
       .Default([](Operation *) { return PortNames{}; });
 }
@@ -315,7 +326,7 @@ void padRanks(rt::GraphSpec &spec) {
   // Axis attributes follow the leading unit dims: gen_index and
   // concatenate axes shift, permutations and slices grow identity entries.
   for (rt::OpSpec &op : spec.ops) {
-    auto firstIn = op.inputs.find("input");
+    auto firstIn = op.inputs.find(Port::input);
     if (firstIn == op.inputs.end())
       firstIn = op.inputs.find("inputs_0");
     int64_t pad = firstIn == op.inputs.end() ? 0 : leadingPad[firstIn->second];
@@ -345,7 +356,7 @@ void padRanks(rt::GraphSpec &spec) {
   // gen_index counts along an axis of its output: shift it with the padding.
   for (rt::OpSpec &op : spec.ops) {
     auto axis = op.intAttrs.find("axis");
-    auto out = op.outputs.find("output");
+    auto out = op.outputs.find(Port::output);
     if (op.kind == OpKind::Pointwise && axis != op.intAttrs.end() &&
         out != op.outputs.end() && !axis->second.empty())
       axis->second[0] += leadingPad[out->second];

@@ -59,10 +59,11 @@ exec::TensorAttr ioAttr(MLIRContext *context, const ref::TensorInfo &info,
 
 exec::OpAttr opAttr(MLIRContext *context, const rt::OpSpec &op) {
   Builder b(context);
-  auto ports = [&](const std::map<std::string, int64_t> &map) {
+  auto ports = [&](const std::map<::graph::SpecPort, int64_t> &map) {
     SmallVector<NamedAttribute> entries;
     for (auto &[port, uid] : map)
-      entries.emplace_back(b.getStringAttr(port), b.getI64IntegerAttr(uid));
+      entries.emplace_back(b.getStringAttr(port.name()),
+                           b.getI64IntegerAttr(uid));
     return b.getDictionaryAttr(entries);
   };
   SmallVector<NamedAttribute> ints, floats;
