@@ -1436,17 +1436,57 @@ class pygraph:
             raise RuntimeError(f"query_tensor_attributes_of_uid: graph {self.name!r} has no tensor with uid {uid}")
         return t
 
-    def populate_cuda_graph(self, *args, **kwargs):
-        raise cudnnGraphNotSupportedError(
-            f"populate_cuda_graph (graph {self.name!r}): the compiler's GPU runtime has no native CUDA-graph API "
-            "(no plan carries SUPPORTS_CUDA_GRAPH_NATIVE_API through the C API); call execute() instead"
-        )
+    def populate_cuda_graph(self, handle, variant_pack, workspace, cuda_graph) -> None:
+        """Records one execute with ``variant_pack`` into ``cuda_graph`` (an
+        empty cudaGraph_t: an int or a cuda-python graph object) for the
+        caller to instantiate and launch, or to add as a child graph."""
+        self._record_cuda_graph("populate_cuda_graph", handle, variant_pack, workspace, cuda_graph, update=False)
 
-    def update_cuda_graph(self, *args, **kwargs):
-        raise cudnnGraphNotSupportedError(
-            f"update_cuda_graph (graph {self.name!r}): the compiler's GPU runtime has no native CUDA-graph API "
-            "(populate_cuda_graph is not supported either); call execute() instead"
-        )
+    def update_cuda_graph(self, handle, variant_pack, workspace, cuda_graph) -> None:
+        """Records ``cuda_graph`` (filled by populate_cuda_graph) again with
+        the buffers of ``variant_pack``; the nodes keep their topology, so an
+        instantiated copy takes the change through cudaGraphExecUpdate."""
+        self._record_cuda_graph("update_cuda_graph", handle, variant_pack, workspace, cuda_graph, update=True)
+
+    def _record_cuda_graph(self, call, handle, variant_pack, workspace, cuda_graph, update) -> None:
+        from . import _cudagraph
+
+        target = _cudagraph.graph_pointer(cuda_graph)
+        device = handle.device if isinstance(handle, _Handle) else _current_cuda_device()
+        try:
+            nodes = _cudagraph.node_count(target)
+        except _cudagraph.CudaGraphError as exc:
+            raise cudnnGraphNotSupportedError(f"{call} (graph {self.name!r}): {exc}") from None
+        if update and nodes == 0:
+            raise ValueError(f"{call} (graph {self.name!r}): the CUDA graph is empty; fill it with populate_cuda_graph first")
+        if not update and nodes != 0:
+            raise ValueError(
+                f"{call} (graph {self.name!r}): the CUDA graph already has {nodes} node(s); populate_cuda_graph fills an "
+                "empty graph (update_cuda_graph records a populated one again)"
+            )
+        previous = _applied_streams.get(device, 0)
+
+        def run_on(stream):
+            capture_handle = _Handle(device)
+            capture_handle._raw_stream = stream
+            self.execute(variant_pack, workspace, handle=capture_handle)
+
+        try:
+            if update:
+                _cudagraph.clear(target)
+            _cudagraph.record(target, device, run_on)
+        except _cudagraph.CudaGraphError as exc:
+            raise cudnnGraphNotSupportedError(f"{call} (graph {self.name!r}): {exc}") from None
+        finally:
+            # Later executes queue on the stream they did before.
+            with _capi.on_device(device):
+                _capi.set_stream(previous)
+            _applied_streams[device] = previous
+        if _cudagraph.node_count(target) == 0:
+            raise cudnnGraphNotSupportedError(
+                f"{call} (graph {self.name!r}): the execute queued no GPU work (a variant pack of host buffers runs on "
+                "the CPU reference, outside any CUDA graph)"
+            )
 
     def key(self, *args, **kwargs) -> int:
         """A cache key of the graph: equal for graphs with equal text."""

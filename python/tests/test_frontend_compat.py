@@ -408,7 +408,7 @@ def test_engine_and_tensor_queries_and_cuda_graphs():
     with pytest.raises(RuntimeError, match=r"has no tensor with uid 99"):
         g.query_tensor_attributes_of_uid(99)
     for call in (g.populate_cuda_graph, g.update_cuda_graph):
-        with pytest.raises(cudnn.cudnnGraphNotSupportedError, match=r"no native CUDA-graph API"):
+        with pytest.raises(ValueError, match=r"null cudaGraph_t"):
             call(cudnn.create_handle(), {}, 0, 0)
 
 
