@@ -22,6 +22,20 @@ std::vector<std::string> Engine::proposePlans(ArrayRef<Operation *> ops) const {
   return planNames();
 }
 
+bool Engine::runsFusedInto(Operation *, Operation *) const { return false; }
+
+bool mlir::graph::anyEngineRunsFusedInto(Operation *producer,
+                                         Operation *consumer) {
+  return llvm::any_of(getEngines(), [&](const Engine *engine) {
+    return engine->runsFusedInto(producer, consumer);
+  });
+}
+
+std::string mlir::graph::philoxStreamDeclined() {
+  return "cuDNN's Philox stream is reproduced by cuDNN only (give the keep "
+         "mask as an input instead)";
+}
+
 std::string mlir::graph::describeNode(Operation *op) {
   std::string text = op->getName().stripDialect().str();
   StringRef label = getNodeLabel(op);

@@ -1,5 +1,6 @@
 //===- Fuse.cpp - Partition graphs into fused groups ----------------------===//
 
+#include "GraphDialect/Engines/Engine.h"
 #include "GraphDialect/GraphOps.h"
 #include "GraphDialect/Groups.h"
 #include "GraphDialect/Passes.h"
@@ -54,10 +55,8 @@ public:
         continue;
       std::optional<unsigned> joined = tryJoin(&op);
       unsigned id = joined ? *joined : open(&op);
-      if (!joined && isa<MatmulOp>(op))
-        absorbOperandCasts(&op, id, members);
-      if (!joined && isa<SdpaOp, SdpaBackwardOp>(op))
-        absorbDropoutRng(&op, id, members);
+      if (!joined)
+        absorbProducers(&op, id, members);
       groupOf[&op] = id;
       Group &group = groups[id];
       ++group.size;
@@ -128,35 +127,18 @@ private:
     return best;
   }
 
-  /// The frontend's mixed-precision matmul casts a graph input in an
-  /// identity whose only use is an operand of the matmul (int8 B to bf16):
-  /// cuDNN's mixed-input engines take the casts and the matmul as one graph,
-  /// and a cast of int8 alone has no engine. Such a cast's group (the cast
-  /// only) moves into the matmul's; nothing else reads it, so the schedule
-  /// holds.
-  void absorbOperandCasts(Operation *matmul, unsigned id,
-                          SmallVector<SmallVector<Operation *>> &members) {
+  /// The producers of `consumer`'s operands that an engine runs in the
+  /// group `consumer` opens (Engine::runsFusedInto: cuDNN's Philox rng of an
+  /// sdpa's dropout mask, a mixed-precision matmul's operand casts) move
+  /// there, each alone in its group before, in operand order at the front.
+  /// Nothing but the group reads them, so the schedule holds.
+  void absorbProducers(Operation *consumer, unsigned id,
+                       SmallVector<SmallVector<Operation *>> &members) {
     unsigned absorbed = 0;
-    for (Value operand : matmul->getOperands()) {
-      auto cast = operand.getDefiningOp<PointwiseOp>();
-      if (cast && cast.getMode() == PointwiseMode::identity &&
-          operand.hasOneUse() && isa<BlockArgument>(cast.getInputs().front()))
-        absorbed += absorb(cast, id, absorbed, members);
-    }
-  }
-
-  /// The Philox mask of an sdpa's (or sdpa_backward's) dropout: cuDNN
-  /// generates it inside the fused attention graph, so the rng joins the
-  /// attention's group (its mask may also be a graph output: rng_dump).
-  void absorbDropoutRng(Operation *attention, unsigned id,
-                        SmallVector<SmallVector<Operation *>> &members) {
-    for (Value operand : attention->getOperands()) {
-      auto rng = operand.getDefiningOp<RngOp>();
-      if (rng && llvm::all_of(rng->getUsers(), [&](Operation *user) {
-            return user == attention || isa<OutputOp>(user);
-          }))
-        absorb(rng, id, 0, members);
-    }
+    for (Value operand : consumer->getOperands())
+      if (Operation *producer = operand.getDefiningOp();
+          producer && anyEngineRunsFusedInto(producer, consumer))
+        absorbed += absorb(producer, id, absorbed, members);
   }
 
   /// Moves `producer`, alone in its group, to the front (position `at`) of

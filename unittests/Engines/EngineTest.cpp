@@ -131,6 +131,48 @@ TEST_F(EngineRules, GroupDecisionsNameTheOp) {
   EXPECT_EQ(describeNode(ops[1]), "reduction");
 }
 
+/// Producers an engine runs in their reader's group (graph-fuse asks):
+/// cuDNN's Philox rng of an sdpa's dropout mask, a mixed-precision matmul's
+/// casts of graph inputs; not a cast read twice, nor into another op.
+TEST(EngineRegistry, RunsFusedInto) {
+  MLIRContext context;
+  context.loadDialect<GraphDialect>();
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(R"mlir(
+graph.graph @g(%a: tensor<2x8x16xf16>, %b: tensor<2x16x4xi8>,
+               %q: tensor<1x2x8x16xbf16>, %seed: tensor<1x1x1x1xi64>,
+               %offset: tensor<1x1x1x1xi64>)
+    -> (tensor<2x8x4xbf16>, tensor<2x16x4xbf16>, tensor<1x2x8x16xbf16>) {
+  %a16 = graph.pointwise identity(%a) : (tensor<2x8x16xf16>) -> tensor<2x8x16xbf16>
+  %b16 = graph.pointwise identity(%b) : (tensor<2x16x4xi8>) -> tensor<2x16x4xbf16>
+  %y = graph.matmul %a16, %b16 : (tensor<2x8x16xbf16>, tensor<2x16x4xbf16>) -> tensor<2x8x4xbf16>
+  %keep = graph.rng %seed, %offset {bernoulli_probability = 0.75 : f64} : (tensor<1x1x1x1xi64>, tensor<1x1x1x1xi64>) -> tensor<1x2x8x8xf32>
+  %o, %stats = graph.sdpa %q, %q, %q dropout_mask %keep {generate_stats, dropout_probability = 0.25 : f64}
+      : (tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x8xf32>) -> (tensor<1x2x8x16xbf16>, tensor<1x2x8x1xf32>, none, none)
+  graph.output %y, %b16, %o : tensor<2x8x4xbf16>, tensor<2x16x4xbf16>, tensor<1x2x8x16xbf16>
+}
+)mlir",
+                                                             &context);
+  ASSERT_TRUE(module);
+  std::vector<Operation *> ops; // castA, castB, matmul, rng, sdpa
+  module->walk([&](GraphOp graph) {
+    for (Operation &op : graph.getBody().front().without_terminator())
+      ops.push_back(&op);
+  });
+  ASSERT_EQ(ops.size(), 5u);
+  EXPECT_TRUE(getCudnnEngine().runsFusedInto(ops[0], ops[2]));
+  EXPECT_FALSE(getCudnnEngine().runsFusedInto(ops[1], ops[2])); // also output
+  EXPECT_TRUE(getCudnnEngine().runsFusedInto(ops[3], ops[4]));
+  EXPECT_FALSE(getCudnnEngine().runsFusedInto(ops[0], ops[4]));
+  EXPECT_FALSE(getCodegenEngine().runsFusedInto(ops[3], ops[4]));
+  EXPECT_FALSE(getReferenceEngine().runsFusedInto(ops[0], ops[2]));
+  EXPECT_TRUE(anyEngineRunsFusedInto(ops[3], ops[4]));
+  EXPECT_FALSE(anyEngineRunsFusedInto(ops[2], ops[4]));
+  // Neither engine that cannot reproduce cuDNN's Philox stream takes the
+  // rng, and both say why in the same words.
+  EXPECT_EQ(getCodegenEngine().declines(ops[3]), philoxStreamDeclined());
+  EXPECT_EQ(getReferenceEngine().declines(ops[3]), philoxStreamDeclined());
+}
+
 TEST(CodegenSupportList, ByKind) {
   auto declines = [](StringRef kind, StringRef mode = "") {
     CodegenOpInfo info;

@@ -8,7 +8,9 @@
 //   declines(op)         the static per-op rule ("" = accepts, else why not);
 //   declinesGroup(ops)   the group-level rule (default: every op accepted);
 //   planNames()          every plan it may propose, in rank order;
-//   proposePlans(ops)    the plans it proposes for one group.
+//   proposePlans(ops)    the plans it proposes for one group;
+//   runsFusedInto(p, c)  whether it runs producer p only (or better) in
+//                        the group of c, its reader (graph-fuse asks).
 //
 // The registry looks engines up by name and holds the default ranking that
 // graph-select-engines uses (cudnn, codegen). Modelled on mlir-tensorrt's
@@ -58,6 +60,13 @@ public:
   virtual std::vector<std::string>
   proposePlans(ArrayRef<Operation *> ops) const;
 
+  /// Whether the engine runs `producer`, whose result `consumer` reads, in
+  /// `consumer`'s group rather than alone (cuDNN: the Philox rng of an
+  /// sdpa's dropout mask, a mixed-precision matmul's operand casts).
+  /// graph-fuse then moves a producer that is alone in its group into the
+  /// group `consumer` opens. The default: never.
+  virtual bool runsFusedInto(Operation *producer, Operation *consumer) const;
+
 protected:
   Engine() = default;
   Engine(const Engine &) = delete;
@@ -73,6 +82,14 @@ ArrayRef<const Engine *> getEngines();
 
 /// The engine named `name`, or null.
 const Engine *lookupEngine(StringRef name);
+
+/// Whether some engine runs `producer` in the group of `consumer`, its
+/// reader (Engine::runsFusedInto): graph-fuse's question.
+bool anyEngineRunsFusedInto(Operation *producer, Operation *consumer);
+
+/// Why an engine that cannot reproduce cuDNN's Philox stream declines
+/// graph.rng (codegen and the reference).
+std::string philoxStreamDeclined();
 
 /// The engines graph-select-engines ranks when it is given none: cudnn,
 /// then codegen. The reference engine is the CPU oracle, not ranked.

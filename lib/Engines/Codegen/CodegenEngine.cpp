@@ -52,7 +52,7 @@ public:
   /// Why the generated-kernel engine cannot take `op`, or "" when it can.
   std::string declines(Operation *op) const override {
     if (isa<RngOp>(op))
-      return "generated kernels do not reproduce cuDNN's Philox stream";
+      return philoxStreamDeclined();
     bool badType = engines::anyTensorOf(op, [](Type t) {
       return !(t.isF32() || t.isF16() || t.isBF16() || t.isInteger(1) ||
                t.isInteger(32) ||

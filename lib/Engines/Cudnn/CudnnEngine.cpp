@@ -70,6 +70,27 @@ public:
   }
 
   std::vector<std::string> planNames() const override { return {"heuristics"}; }
+
+  /// cuDNN generates the Philox mask of an sdpa's (or sdpa_backward's)
+  /// dropout inside the fused attention graph, so the rng runs in the
+  /// attention's group (its mask may also be a graph output: rng_dump).
+  /// The frontend's mixed-precision matmul casts a graph input in an
+  /// identity whose only use is an operand of the matmul (int8 B to bf16):
+  /// cuDNN's mixed-input engines take the casts and the matmul as one
+  /// graph, and a cast of int8 alone has no engine.
+  bool runsFusedInto(Operation *producer, Operation *consumer) const override {
+    if (auto rng = dyn_cast<RngOp>(producer))
+      return isa<SdpaOp, SdpaBackwardOp>(consumer) &&
+             llvm::all_of(rng->getUsers(), [&](Operation *user) {
+               return user == consumer || isa<OutputOp>(user);
+             });
+    if (auto cast = dyn_cast<PointwiseOp>(producer))
+      return isa<MatmulOp>(consumer) &&
+             cast.getMode() == PointwiseMode::identity &&
+             cast->getResult(0).hasOneUse() &&
+             isa<BlockArgument>(cast.getInputs().front());
+    return false;
+  }
 };
 
 } // namespace

@@ -21,8 +21,7 @@ public:
 
   std::string declines(Operation *op) const override {
     if (isa<RngOp>(op))
-      return "the CPU reference does not reproduce cuDNN's Philox stream "
-             "(give the keep mask as an input instead)";
+      return philoxStreamDeclined();
     return "";
   }
 
