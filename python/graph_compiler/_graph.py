@@ -204,6 +204,9 @@ class pygraph:
         self.io_data_type = io_data_type
         self.intermediate_data_type = to_data_type(intermediate_data_type, "pygraph(intermediate_data_type=...)") or io_data_type
         self.compute_data_type = to_data_type(compute_data_type, "pygraph(compute_data_type=...)") or io_data_type
+        # An integer compute type the caller asked for (int8 convolution
+        # accumulates in INT32) is kept; one inherited from io_data_type is not.
+        self._integer_compute = compute_data_type is not None and self.compute_data_type in (data_type.INT32, data_type.INT64)
         self._handle = handle
         if kernel_cache is not None and not isinstance(kernel_cache, KernelCache):
             raise TypeError(f"pygraph(kernel_cache=...) takes an object from cudnn.create_kernel_cache(), got {type(kernel_cache).__name__}")
@@ -1077,7 +1080,7 @@ class pygraph:
         if self.io_data_type is not None:
             gattrs.append(f"io_data_type = {mlir_type(self.io_data_type)}")
         gattrs.append(f"intermediate_data_type = {mlir_type(self.intermediate_data_type or data_type.FLOAT)}")
-        cdt = self.compute_data_type if self.compute_data_type is not None and is_float(self.compute_data_type) else data_type.FLOAT
+        cdt = self.compute_data_type if self.compute_data_type is not None and (is_float(self.compute_data_type) or getattr(self, "_integer_compute", False)) else data_type.FLOAT
         gattrs.append(f"compute_data_type = {mlir_type(cdt)}")
         sym = self.name if _is_bare_symbol(self.name) else _ops.escape(self.name)
         lines = [f"graph.graph @{sym}(" + ", ".join(args) + ") -> (" + ", ".join(results) + ") attributes {" + ", ".join(gattrs) + "} {"]
