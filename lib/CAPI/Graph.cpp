@@ -121,6 +121,28 @@ GraphStatus fail(GraphStatus status, std::string message) {
   return status;
 }
 
+/// Adds live handle `handle` to `set` (a registry() set); returns it.
+template <typename T>
+T *track(std::unordered_set<const void *> &set, T *handle) {
+  std::lock_guard<std::mutex> lock(registry().mutex);
+  set.insert(handle);
+  return handle;
+}
+
+/// Takes live handle `handle` out of `set` (a registry() set) before it is
+/// deleted: false, with the last error naming `call`, when it is not live
+/// (`<call>: <what> is not a live <type> (destroyed twice?)`).
+bool untrack(std::unordered_set<const void *> &set, const void *handle,
+             const char *call, const char *what, const char *type) {
+  std::lock_guard<std::mutex> lock(registry().mutex);
+  if (set.erase(handle))
+    return true;
+  fail(GRAPH_ERROR_INVALID_ARGUMENT, std::string(call) + ": " + what +
+                                         " is not a live " + type +
+                                         " (destroyed twice?)");
+  return false;
+}
+
 GraphStatus report(const graph::Status &status) {
   if (!status.ok()) {
     lastError = status.message();
@@ -266,26 +288,14 @@ size_t graphDTypeSize(GraphDType dtype) {
 
 GraphContext graphContextCreate(void) {
   clearError();
-  auto *context = new GraphContextImpl();
-  std::lock_guard<std::mutex> lock(registry().mutex);
-  registry().contexts.insert(context);
-  return context;
+  return track(registry().contexts, new GraphContextImpl());
 }
 
 void graphContextDestroy(GraphContext context) {
-  if (!context)
-    return;
-  {
-    std::lock_guard<std::mutex> lock(registry().mutex);
-    if (!registry().contexts.erase(context)) {
-      fail(GRAPH_ERROR_INVALID_ARGUMENT,
-           "graphContextDestroy: context is not a live GraphContext "
-           "(destroyed twice?)");
-      return;
-    }
-  }
   // Modules parsed in the context keep its MLIR context alive.
-  delete context;
+  if (context && untrack(registry().contexts, context, "graphContextDestroy",
+                         "context", "GraphContext"))
+    delete context;
 }
 
 GraphModule graphModuleParse(GraphContext context, const char *data,
@@ -319,10 +329,7 @@ GraphModule graphModuleParseNamed(GraphContext context, const char *data,
     return nullptr;
   }
   module->refresh();
-  GraphModuleImpl *result = module.release();
-  std::lock_guard<std::mutex> lock(registry().mutex);
-  registry().modules.insert(result);
-  return result;
+  return track(registry().modules, module.release());
 }
 
 GraphModule graphModuleLowerToExecutable(GraphModule module) {
@@ -333,10 +340,7 @@ GraphModule graphModuleLowerToExecutable(GraphModule module) {
   if (report(module->graph.lowerToExecutable(result->graph)) != GRAPH_OK)
     return nullptr;
   result->refresh();
-  GraphModuleImpl *raw = result.release();
-  std::lock_guard<std::mutex> lock(registry().mutex);
-  registry().modules.insert(raw);
-  return raw;
+  return track(registry().modules, result.release());
 }
 
 int graphModuleIsExecutable(GraphModule module) {
@@ -347,18 +351,9 @@ int graphModuleIsExecutable(GraphModule module) {
 }
 
 void graphModuleDestroy(GraphModule module) {
-  if (!module)
-    return;
-  {
-    std::lock_guard<std::mutex> lock(registry().mutex);
-    if (!registry().modules.erase(module)) {
-      fail(GRAPH_ERROR_INVALID_ARGUMENT,
-           "graphModuleDestroy: module is not a live GraphModule "
-           "(destroyed twice?)");
-      return;
-    }
-  }
-  delete module;
+  if (module && untrack(registry().modules, module, "graphModuleDestroy",
+                        "module", "GraphModule"))
+    delete module;
 }
 
 int32_t graphModuleNumGraphs(GraphModule module) {
@@ -806,26 +801,15 @@ GraphBuilder graphBuilderCreate(GraphContext context, const char *graphName,
                std::to_string(static_cast<int>(dtype)));
       return nullptr;
     }
-  auto *builder =
-      new GraphBuilderImpl(context, graphName, io, intermediate, compute);
-  std::lock_guard<std::mutex> lock(registry().mutex);
-  registry().builders.insert(builder);
-  return builder;
+  return track(
+      registry().builders,
+      new GraphBuilderImpl(context, graphName, io, intermediate, compute));
 }
 
 void graphBuilderDestroy(GraphBuilder builder) {
-  if (!builder)
-    return;
-  {
-    std::lock_guard<std::mutex> lock(registry().mutex);
-    if (!registry().builders.erase(builder)) {
-      fail(GRAPH_ERROR_INVALID_ARGUMENT,
-           "graphBuilderDestroy: builder is not a live GraphBuilder "
-           "(destroyed twice?)");
-      return;
-    }
-  }
-  delete builder;
+  if (builder && untrack(registry().builders, builder, "graphBuilderDestroy",
+                         "builder", "GraphBuilder"))
+    delete builder;
 }
 
 int64_t graphBuilderTensor(GraphBuilder builder, GraphDType dtype,
@@ -971,11 +955,60 @@ GraphStatus graphBuilderOp(GraphBuilder builder, const char *kind,
   if (!ports(inPorts, inTensors, numIn, "input", ins) ||
       !ports(outPorts, outTensors, numOut, "output", outs))
     return GRAPH_ERROR_INVALID_ARGUMENT;
+  if (!isLive(registry().contexts, builder->context))
+    return fail(GRAPH_ERROR_INVALID_ARGUMENT,
+                std::string(call) + ": the builder's context was destroyed");
   return reportBuilder(
-      builder->builder.op(kind, modeOrNull ? modeOrNull : "",
+      builder->builder.op(builder->context->compiler, kind,
+                          modeOrNull ? modeOrNull : "",
                           nameOrNull ? nameOrNull : "", ins, outs,
                           attributesOrNull ? attributesOrNull : ""),
       call);
+}
+
+namespace {
+/// graphTensorGetDims / graphTensorGetStrides: copies `values` out with the
+/// capacity protocol of graphPlanEngine.
+GraphStatus copyShape(const std::vector<int64_t> &values, int32_t *rank,
+                      int64_t *out, const char *call) {
+  if (!rank)
+    return fail(GRAPH_ERROR_INVALID_ARGUMENT,
+                std::string(call) + ": rank is NULL");
+  int32_t capacity = *rank;
+  *rank = static_cast<int32_t>(values.size());
+  if (capacity < *rank || (*rank > 0 && !out))
+    return fail(GRAPH_ERROR_INVALID_ARGUMENT,
+                std::string(call) + ": room for " + std::to_string(capacity) +
+                    " values but the tensor has " + std::to_string(*rank) +
+                    " (*rank now says how many)");
+  if (!values.empty())
+    std::copy(values.begin(), values.end(), out);
+  return GRAPH_OK;
+}
+
+GraphStatus getShape(GraphBuilder builder, int64_t tensor, int32_t *rank,
+                     int64_t *out, bool strides, const char *call) {
+  clearError();
+  if (!checkBuilder(builder, call))
+    return GRAPH_ERROR_INVALID_ARGUMENT;
+  std::vector<int64_t> dims, strideValues;
+  if (GraphStatus status = reportBuilder(
+          builder->builder.shape(tensor, dims, strideValues), call);
+      status != GRAPH_OK)
+    return status;
+  return copyShape(strides ? strideValues : dims, rank, out, call);
+}
+} // namespace
+
+GraphStatus graphTensorGetDims(GraphBuilder builder, int64_t tensor,
+                               int32_t *rank, int64_t *dims) {
+  return getShape(builder, tensor, rank, dims, false, "graphTensorGetDims");
+}
+
+GraphStatus graphTensorGetStrides(GraphBuilder builder, int64_t tensor,
+                                  int32_t *rank, int64_t *strides) {
+  return getShape(builder, tensor, rank, strides, true,
+                  "graphTensorGetStrides");
 }
 
 char *graphBuilderPrint(GraphBuilder builder, size_t *size) {
@@ -1006,8 +1039,5 @@ GraphModule graphBuilderFinish(GraphBuilder builder) {
     return nullptr;
   }
   module->refresh();
-  GraphModuleImpl *raw = module.release();
-  std::lock_guard<std::mutex> lock(registry().mutex);
-  registry().modules.insert(raw);
-  return raw;
+  return track(registry().modules, module.release());
 }
