@@ -781,6 +781,11 @@ class pygraph:
             if key in kwargs:
                 raise TypeError(f"{op}() got multiple values for {key!r}")
             kwargs[key] = value
+        if op == "sdpa_fp8" and kwargs.get("paged_attention_k_table") is None and kwargs.get("paged_attention_v_table") is None:
+            # the frontend checks "max kv length only with paged caches" for the
+            # f16 node alone; its fp8 harness (sdpa/fp8.py) passes the length on
+            # every graph, and without page tables it has nothing to act on
+            kwargs.pop("paged_attention_max_seq_len_kv", None)
         for key in _ops.SDPA_UNSUPPORTED + (_ops.SDPA_BACKWARD_UNSUPPORTED if op == "sdpa_backward" else ()):
             v = kwargs.pop(key, None)
             if v is not None and v is not False:

@@ -907,3 +907,31 @@ def test_saved_statistics_layernorm_keeps_its_epsilon_an_input():
     y.set_output(True)
     assert eps in g.tensors.values() and eps.get_uid() not in (x.get_uid(), m.get_uid(), y.get_uid())
     assert "sub(" in g.to_mlir() and "mul(" in g.to_mlir()
+
+
+def test_sdpa_fp8_ignores_a_max_kv_length_without_page_tables():
+    # sdpa/fp8.py (test_mhas_v2's fp8 harness) passes paged_attention_max_seq_len_kv
+    # on every graph; the frontend refuses it without page tables on the f16 node only
+    g = cudnn.pygraph(io_data_type=gc.data_type.FP8_E4M3, intermediate_data_type=F, compute_data_type=F)
+    q, k, v = _qkv(g)
+    scales = [g.tensor(dim=[1, 1, 1, 1], data_type=F) for _ in range(6)]
+    o, _, _, amax_o = g.sdpa_fp8(q, k, v, *scales, generate_stats=False, attn_scale=0.5,
+                                 paged_attention_k_table=None, paged_attention_v_table=None,
+                                 paged_attention_max_seq_len_kv=8, max_total_seq_len_q=None)
+    o.set_output(True).set_data_type(gc.data_type.FP8_E4M3)
+    amax_o.set_output(True).set_data_type(F)
+    assert g.unsupported_features() == []
+    g.validate()
+    g.create_execution_plans([cudnn.heur_mode.A])
+    # with a page table the length is the paged-attention feature, refused at planning
+    p = cudnn.pygraph(io_data_type=gc.data_type.FP8_E4M3, intermediate_data_type=F, compute_data_type=F)
+    q, k, v = _qkv(p)
+    table = p.tensor(dim=[1, 1, 1, 1], data_type=gc.data_type.INT32)
+    p.sdpa_fp8(q, k, v, *[p.tensor(dim=[1, 1, 1, 1], data_type=F) for _ in range(6)],
+               paged_attention_k_table=table, paged_attention_max_seq_len_kv=8)[0].set_output(True)
+    assert any("paged_attention_max_seq_len_kv" in f for f in p.unsupported_features())
+    # and the f16 node keeps refusing an explicit length without tables, as the frontend does
+    h = cudnn.pygraph(io_data_type=gc.data_type.HALF, intermediate_data_type=F, compute_data_type=F)
+    q, k, v = _qkv(h)
+    h.sdpa(q, k, v, attn_scale=0.5, paged_attention_max_seq_len_kv=8)[0].set_output(True)
+    assert any("paged_attention_max_seq_len_kv" in f for f in h.unsupported_features())
