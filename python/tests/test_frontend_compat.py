@@ -935,3 +935,20 @@ def test_sdpa_fp8_ignores_a_max_kv_length_without_page_tables():
     q, k, v = _qkv(h)
     h.sdpa(q, k, v, attn_scale=0.5, paged_attention_max_seq_len_kv=8)[0].set_output(True)
     assert any("paged_attention_max_seq_len_kv" in f for f in h.unsupported_features())
+
+
+def test_engine_manifest_offers_no_python_engines(monkeypatch):
+    # test_mhas_v2 asks the manifest whether a FROST engine is on offer before
+    # asserting that it served a graph; the graph compiler ships none
+    from cudnn.engines.engine_ids import FROST_SDPA_FWD_ID_BASE, is_backend_engine, is_python_engine
+    from cudnn.engines.manifest import MANIFEST, opt_in_engines_enabled
+
+    fam = next(f for f in MANIFEST if f.name == "frost_sdpa_fwd")
+    assert fam.engine_id == FROST_SDPA_FWD_ID_BASE == 20_500 and fam.owns(20_511) and not fam.owns(20_600)
+    for value, enabled in (("1", True), ("On", True), ("0", False), ("", False)):
+        monkeypatch.setenv("CUDNN_FRONTEND_ENABLE_FROST_ENGINES", value)
+        assert opt_in_engines_enabled() is enabled
+        assert all(f.offered_ids() == {} for f in MANIFEST)
+    assert {f.name for f in MANIFEST} >= {"frost_gemm", "frost_sdpa_fwd", "frost_sdpa_bwd"}
+    assert is_backend_engine(8) and not is_backend_engine(20_511) and is_python_engine(20_511)
+    assert not is_backend_engine(-2)  # a generated-kernel plan is not a cuDNN engine
