@@ -5,6 +5,7 @@
 
 include "GraphDialect/GraphDialect.td"
 include "GraphDialect/GraphAttrs.td"
+include "GraphDialect/GraphInterfaces.td"
 include "mlir/IR/SymbolInterfaces.td"
 include "mlir/Interfaces/FunctionInterfaces.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
@@ -100,7 +101,8 @@ defvar NodeAttrs = (ins OptionalAttr<StrAttr>:$name,
                         OptionalAttr<TypeAttr>:$compute_data_type);
 
 class Graph_Op<string mnemonic, list<Trait> traits = []>
-    : Op<Graph_Dialect, mnemonic, !listconcat(traits, [Pure, ParentOneOf<["GraphOp", "GroupOp"]>])> {
+    : Op<Graph_Dialect, mnemonic, !listconcat(traits, [Pure, ParentOneOf<["GraphOp", "GroupOp"]>,
+          DeclareOpInterfaceMethods<Graph_ShapeRuleOpInterface>])> {
   let hasVerifier = 1;
 }
 

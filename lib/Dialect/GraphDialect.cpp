@@ -63,6 +63,8 @@ static void printOptionalTypes(OpAsmPrinter &printer, Operation *,
 
 #include "EnumKeyword.h"
 
+#include "GraphDialect/GraphInterfaces.cpp.inc"
+
 #define GET_OP_CLASSES
 #include "GraphDialect/GraphOps.cpp.inc"
 

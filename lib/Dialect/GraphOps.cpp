@@ -105,6 +105,15 @@ LogicalResult expectDims(Operation *op, StringRef port, Value value,
                            << why << ")";
 }
 
+LogicalResult checkResultDims(Operation *op, const ResultDims &dims) {
+  for (const ResultDims::Entry &entry : dims.entries())
+    if (entry.required && entry.result &&
+        failed(
+            expectDims(op, entry.port, entry.result, entry.dims, entry.rule)))
+      return failure();
+  return success();
+}
+
 LogicalResult expectOneElement(Operation *op, StringRef port, Value value) {
   int64_t count = staticElementCount(shapeOf(value));
   if (count == 1 || ShapedType::isDynamic(count))
@@ -143,6 +152,9 @@ void printInferredResultOp(OpAsmPrinter &printer, Operation *op) {
 //===----------------------------------------------------------------------===//
 // ScalarOp
 //===----------------------------------------------------------------------===//
+
+// A scalar's dims are its own (the value's holder): nothing to infer.
+LogicalResult ScalarOp::inferResultDims(ResultDims &) { return success(); }
 
 LogicalResult ScalarOp::verify() {
   if (failed(verifyCommon(*this)))
@@ -209,9 +221,7 @@ unsigned PointwiseOp::getArity(PointwiseMode mode) {
   return 2;
 }
 
-LogicalResult PointwiseOp::verify() {
-  if (failed(verifyCommon(*this)))
-    return failure();
+LogicalResult PointwiseOp::inferResultDims(ResultDims &dims) {
   PointwiseMode mode = getMode();
   StringRef modeName = stringifyPointwiseMode(mode);
   unsigned arity = getArity(mode);
@@ -272,15 +282,8 @@ LogicalResult PointwiseOp::verify() {
   if (getSoftplusBetaAttr() && getSoftplusBetaAttr().getValueAsDouble() == 0)
     return emitNodeError(*this) << "softplus_beta must be nonzero";
 
-  ArrayRef<int64_t> out = shapeOf(getOutput());
-  if (mode == M::gen_index) {
-    if (!getAxisAttr())
-      return emitNodeError(*this) << "mode gen_index requires axis";
-    int64_t axis = *getAxis();
-    if (axis < 0 || axis >= static_cast<int64_t>(out.size()))
-      return emitNodeError(*this) << "axis " << axis << " is out of range "
-                                  << "for a rank-" << out.size() << " result";
-  }
+  if (mode == M::gen_index && !getAxisAttr())
+    return emitNodeError(*this) << "mode gen_index requires axis";
 
   // Operands broadcast numpy-style; the result is their broadcast.
   SmallVector<int64_t> expected;
@@ -291,8 +294,22 @@ LogicalResult PointwiseOp::verify() {
              << " do not broadcast with " << formatDims(expected)
              << " (numpy broadcasting: each dim equal or 1)";
   }
-  return expectDims(*this, "result", getOutput(), expected,
-                    "the broadcast of the operands");
+  dims.set(getOutput(), "result", expected, "the broadcast of the operands");
+  return success();
+}
+
+LogicalResult PointwiseOp::verify() {
+  ResultDims dims;
+  if (failed(verifyCommon(*this)) || failed(inferResultDims(dims)))
+    return failure();
+  ArrayRef<int64_t> out = shapeOf(getOutput());
+  if (getMode() == PointwiseMode::gen_index) {
+    int64_t axis = *getAxis();
+    if (axis < 0 || axis >= static_cast<int64_t>(out.size()))
+      return emitNodeError(*this) << "axis " << axis << " is out of range "
+                                  << "for a rank-" << out.size() << " result";
+  }
+  return checkResultDims(*this, dims);
 }
 
 OpFoldResult PointwiseOp::fold(FoldAdaptor) {
@@ -371,6 +388,17 @@ LogicalResult PointwiseOp::inferReturnTypes(MLIRContext *,
 // ReductionOp
 //===----------------------------------------------------------------------===//
 
+// The reduced dims are the user's choice (the frontend's set_dim): not
+// inferable.
+LogicalResult ReductionOp::inferResultDims(ResultDims &) {
+  if (Value offsets = getGroupOffset())
+    if (!elementOf(offsets).isInteger())
+      return emitNodeError(*this)
+             << "group_offset must hold integers (group "
+             << "boundaries along dim 0) but is " << elementOf(offsets);
+  return success();
+}
+
 LogicalResult ReductionOp::verify() {
   if (failed(verifyCommon(*this)))
     return failure();
@@ -387,12 +415,8 @@ LogicalResult ReductionOp::verify() {
              << " is " << a << " (each output dim equals the input's "
              << "or is 1)";
   }
-  if (Value offsets = getGroupOffset())
-    if (!elementOf(offsets).isInteger())
-      return emitNodeError(*this)
-             << "group_offset must hold integers (group "
-             << "boundaries along dim 0) but is " << elementOf(offsets);
-  return success();
+  ResultDims dims;
+  return inferResultDims(dims);
 }
 
 //===----------------------------------------------------------------------===//
@@ -429,9 +453,7 @@ SmallVector<int64_t> perBlockDims(ArrayRef<int64_t> in, size_t axis,
 }
 } // namespace
 
-LogicalResult BlockScaleQuantizeOp::verify() {
-  if (failed(verifyCommon(*this)))
-    return failure();
+LogicalResult BlockScaleQuantizeOp::inferResultDims(ResultDims &dims) {
   ArrayRef<int64_t> in = shapeOf(getInput());
   if (failed(expectBlockedInput(*this, in)))
     return failure();
@@ -448,20 +470,25 @@ LogicalResult BlockScaleQuantizeOp::verify() {
     return emitNodeError(*this)
            << "block_size " << block << " does not "
            << "divide dim " << axis << " of input (" << in[axis] << ")";
+  dims.set(getY(), "Y", in, "like input");
+  // `transpose` only changes the strides cuDNN picks, never the dims.
+  dims.set(getScale(), "scale", perBlockDims(in, axis, block),
+           "input dims with the block axis divided by block_size");
+  return success();
+}
+
+LogicalResult BlockScaleQuantizeOp::verify() {
+  ResultDims dims;
+  if (failed(verifyCommon(*this)) || failed(inferResultDims(dims)))
+    return failure();
   if (!isNarrowFloat(elementOf(getY())))
     return emitNodeError(*this)
            << "Y must be an fp8 or fp4 type (f8E4M3FN, "
            << "f8E5M2 or f4E2M1FN) but is " << elementOf(getY());
-  if (failed(expectDims(*this, "Y", getY(), in, "like input")))
-    return failure();
-  // `transpose` only changes the strides cuDNN picks, never the dims.
-  return expectDims(*this, "scale", getScale(), perBlockDims(in, axis, block),
-                    "input dims with the block axis divided by block_size");
+  return checkResultDims(*this, dims);
 }
 
-LogicalResult BlockScaleDequantizeOp::verify() {
-  if (failed(verifyCommon(*this)))
-    return failure();
+LogicalResult BlockScaleDequantizeOp::inferResultDims(ResultDims &dims) {
   ArrayRef<int64_t> in = shapeOf(getInput());
   int64_t block = getBlockSize();
   if (failed(expectBlockedInput(*this, in)) ||
@@ -475,5 +502,13 @@ LogicalResult BlockScaleDequantizeOp::verify() {
                         perBlockDims(in, in.size() - 1, block),
                         "input dims with the last divided by block_size")))
     return failure();
-  return expectDims(*this, "output", getOutput(), in, "like input");
+  dims.set(getOutput(), "output", in, "like input");
+  return success();
+}
+
+LogicalResult BlockScaleDequantizeOp::verify() {
+  ResultDims dims;
+  if (failed(verifyCommon(*this)) || failed(inferResultDims(dims)))
+    return failure();
+  return checkResultDims(*this, dims);
 }

@@ -57,10 +57,9 @@ expectEach(Operation *op, ArrayRef<std::pair<StringRef, Value>> ports,
 
 namespace {
 template <typename RopeOp>
-LogicalResult verifyRope(RopeOp op, Value input, StringRef inputPort) {
+LogicalResult inferRope(RopeOp op, Value input, StringRef inputPort,
+                        ResultDims &dims) {
   Operation *raw = op.getOperation();
-  if (failed(verifyCommon(raw)))
-    return failure();
   ArrayRef<int64_t> in = shapeOf(input);
   if (in.size() < 2)
     return emitNodeError(raw)
@@ -85,17 +84,26 @@ LogicalResult verifyRope(RopeOp op, Value input, StringRef inputPort) {
   if (!broadcastsTo(freqs, angles))
     return emitNodeError(raw) << "freqs dims " << formatDims(freqs)
                               << " do not broadcast to " << formatDims(angles);
-  return expectDims(raw, "output", op.getOutput(), in,
-                    ("like " + inputPort).str());
+  dims.set(op.getOutput(), "output", in, "like " + inputPort);
+  return success();
+}
+
+template <typename OpTy> LogicalResult verifyByRule(OpTy op) {
+  ResultDims dims;
+  if (failed(verifyCommon(op)) || failed(op.inferResultDims(dims)))
+    return failure();
+  return checkResultDims(op, dims);
 }
 } // namespace
 
-LogicalResult RopeOp::verify() {
-  return verifyRope(*this, getInput(), "input");
+LogicalResult RopeOp::inferResultDims(ResultDims &dims) {
+  return inferRope(*this, getInput(), "input", dims);
 }
-LogicalResult RopeBackwardOp::verify() {
-  return verifyRope(*this, getDY(), "dY");
+LogicalResult RopeOp::verify() { return verifyByRule(*this); }
+LogicalResult RopeBackwardOp::inferResultDims(ResultDims &dims) {
+  return inferRope(*this, getDY(), "dY", dims);
 }
+LogicalResult RopeBackwardOp::verify() { return verifyByRule(*this); }
 
 //===----------------------------------------------------------------------===//
 // Attention
@@ -228,12 +236,10 @@ LogicalResult verifySdpaOptions(SdpaOp op, const SdpaShapes &s) {
   return success();
 }
 
-/// What every sdpa variant checks first: the common rules, Q/K/V and the
-/// options; gives the shapes the variant's own checks use.
-template <typename SdpaOp> FailureOr<SdpaShapes> verifySdpaCommon(SdpaOp op) {
+/// What every sdpa variant's rule checks first: Q/K/V and the options;
+/// gives the shapes the variant's own checks use.
+template <typename SdpaOp> FailureOr<SdpaShapes> inferSdpaCommon(SdpaOp op) {
   Operation *raw = op.getOperation();
-  if (failed(verifyCommon(raw)))
-    return failure();
   auto s = verifyQkv(raw, op.getQ(), op.getK(), op.getV());
   if (failed(s) || failed(verifySdpaOptions(op, *s)))
     return failure();
@@ -245,9 +251,18 @@ LogicalResult verifyStatsLike(Operation *op, StringRef port, Value value,
   return expectDims(op, port, value, {s.b, s.hq, s.sq, 1}, "[B, Hq, Sq, 1]");
 }
 
+void setStatsLike(ResultDims &dims, StringRef port, Value value,
+                  const SdpaShapes &s) {
+  dims.set(value, port, {s.b, s.hq, s.sq, 1}, "[B, Hq, Sq, 1]");
+}
+
+void setAmax(ResultDims &dims, ArrayRef<std::pair<StringRef, Value>> ports) {
+  for (auto [port, value] : ports)
+    dims.set(value, port, {1, 1, 1, 1}, "[1, 1, 1, 1]");
+}
+
+/// An amax result (its dims are the rule's [1, 1, 1, 1]) holds f32.
 LogicalResult verifyAmax(Operation *op, StringRef port, Value value) {
-  if (failed(expectDims(op, port, value, {1, 1, 1, 1}, "[1, 1, 1, 1]")))
-    return failure();
   if (!elementOf(value).isF32())
     return emitNodeError(op)
            << port << " must be f32 but is " << elementOf(value);
@@ -264,20 +279,18 @@ LogicalResult verifyHalfInputs(Operation *op,
   return success();
 }
 
+/// O `[B, Hq, Sq, Dv]` and Stats `[B, Hq, Sq, 1]`.
 template <typename SdpaOp>
-LogicalResult verifySdpaForwardOutputs(SdpaOp op, const SdpaShapes &s) {
-  Operation *raw = op.getOperation();
-  if (failed(expectDims(raw, "O", op.getO(), {s.b, s.hq, s.sq, s.dv},
-                        "[B, Hq, Sq, Dv]")))
-    return failure();
-  if (failed(expectResultExactlyWhen(
-          raw, op.getGenerateStats(), op.getStats(),
-          "generate_stats is set but there is no Stats result",
-          "a Stats result needs generate_stats")))
-    return failure();
-  if (Value stats = op.getStats())
-    return verifyStatsLike(raw, "Stats", stats, s);
-  return success();
+void setSdpaForwardOutputs(SdpaOp op, const SdpaShapes &s, ResultDims &dims) {
+  dims.set(op.getO(), "O", {s.b, s.hq, s.sq, s.dv}, "[B, Hq, Sq, Dv]");
+  setStatsLike(dims, "Stats", op.getStats(), s);
+}
+
+template <typename SdpaOp> LogicalResult verifyStatsPresence(SdpaOp op) {
+  return expectResultExactlyWhen(
+      op, op.getGenerateStats(), op.getStats(),
+      "generate_stats is set but there is no Stats result",
+      "a Stats result needs generate_stats");
 }
 
 /// The forward output and its gradient `[B, Hq, Sq, Dv]`, the stats, and
@@ -285,8 +298,9 @@ LogicalResult verifySdpaForwardOutputs(SdpaOp op, const SdpaShapes &s) {
 /// others are "like" (o, or mxfp8's o_f16 followed by dO_f16 and dO).
 template <typename SdpaBwdOp>
 LogicalResult
-verifySdpaBackwardShapes(SdpaBwdOp op, const SdpaShapes &s,
-                         ArrayRef<std::pair<StringRef, Value>> outputs) {
+inferSdpaBackwardShapes(SdpaBwdOp op, const SdpaShapes &s,
+                        ArrayRef<std::pair<StringRef, Value>> outputs,
+                        ResultDims &dims) {
   Operation *raw = op.getOperation();
   SmallVector<int64_t> o{s.b, s.hq, s.sq, s.dv};
   auto [oPort, oValue] = outputs.front();
@@ -295,53 +309,68 @@ verifySdpaBackwardShapes(SdpaBwdOp op, const SdpaShapes &s,
   for (auto [port, value] : outputs.drop_front())
     if (failed(expectDims(raw, port, value, o, "like " + oPort)))
       return failure();
-  if (failed(verifyStatsLike(raw, "stats", op.getStats(), s)) ||
-      failed(expectDims(raw, "dQ", op.getDQ(), shapeOf(op.getQ()), "like q")) ||
-      failed(expectDims(raw, "dK", op.getDK(), shapeOf(op.getK()), "like k")) ||
-      failed(expectDims(raw, "dV", op.getDV(), shapeOf(op.getV()), "like v")))
+  if (failed(verifyStatsLike(raw, "stats", op.getStats(), s)))
     return failure();
+  dims.set(op.getDQ(), "dQ", shapeOf(op.getQ()), "like q");
+  dims.set(op.getDK(), "dK", shapeOf(op.getK()), "like k");
+  dims.set(op.getDV(), "dV", shapeOf(op.getV()), "like v");
   return success();
 }
 
 } // namespace
 
+LogicalResult SdpaOp::inferResultDims(ResultDims &dims) {
+  auto s = inferSdpaCommon(*this);
+  if (failed(s))
+    return failure();
+  setSdpaForwardOutputs(*this, *s, dims);
+  setStatsLike(dims, "score_max", getScoreMax(), *s);
+  setStatsLike(dims, "score_sum_exp", getScoreSumExp(), *s);
+  return success();
+}
+
 LogicalResult SdpaOp::verify() {
-  auto s = verifySdpaCommon(*this);
-  if (failed(s) ||
+  ResultDims dims;
+  if (failed(verifyCommon(*this)) || failed(inferResultDims(dims)) ||
       failed(verifyHalfInputs(*this,
                               {{"q", getQ()}, {"k", getK()}, {"v", getV()}})) ||
-      failed(verifySdpaForwardOutputs(*this, *s)) ||
+      failed(verifyStatsPresence(*this)) ||
+      failed(checkResultDims(*this, dims)) ||
       failed(verifyUnitLastStride(
           *this, {{"q", getQ()}, {"k", getK()}, {"v", getV()}, {"O", getO()}})))
     return failure();
-  for (auto [port, value] :
-       {std::pair<StringRef, Value>{"score_max", getScoreMax()},
-        {"score_sum_exp", getScoreSumExp()}})
-    if (value && failed(verifyStatsLike(*this, port, value, *s)))
-      return failure();
+  return success();
+}
+
+LogicalResult SdpaBackwardOp::inferResultDims(ResultDims &dims) {
+  auto s = inferSdpaCommon(*this);
+  if (failed(s) || failed(inferSdpaBackwardShapes(
+                       *this, *s, {{"o", getO()}, {"dO", getDO()}}, dims)))
+    return failure();
+  if (Value bias = getBias())
+    dims.set(getDBias(), "dBias", shapeOf(bias), "like bias");
   return success();
 }
 
 LogicalResult SdpaBackwardOp::verify() {
-  auto s = verifySdpaCommon(*this);
-  if (failed(s) ||
+  ResultDims dims;
+  if (failed(verifyCommon(*this)) || failed(inferResultDims(dims)) ||
       failed(verifyHalfInputs(*this,
                               {{"q", getQ()}, {"k", getK()}, {"v", getV()}})) ||
-      failed(verifySdpaBackwardShapes(*this, *s,
-                                      {{"o", getO()}, {"dO", getDO()}})) ||
+      failed(checkResultDims(*this, dims)) ||
       failed(verifyUnitLastStride(*this, {{"q", getQ()},
                                           {"k", getK()},
                                           {"v", getV()},
                                           {"o", getO()},
                                           {"dO", getDO()}})))
     return failure();
-  if (Value dbias = getDBias()) {
-    if (!getBias())
-      return emitNodeError(*this) << "dBias needs a bias operand";
-    return expectDims(*this, "dBias", dbias, shapeOf(getBias()), "like bias");
-  }
+  if (getDBias() && !getBias())
+    return emitNodeError(*this) << "dBias needs a bias operand";
   return success();
 }
+
+// Y's dims are the user's (the mask's shape): not inferable.
+LogicalResult RngOp::inferResultDims(ResultDims &) { return success(); }
 
 LogicalResult RngOp::verify() {
   if (failed(verifyCommon(*this)))
@@ -367,9 +396,20 @@ LogicalResult RngOp::verify() {
   return success();
 }
 
+LogicalResult SdpaFp8Op::inferResultDims(ResultDims &dims) {
+  auto s = inferSdpaCommon(*this);
+  if (failed(s))
+    return failure();
+  setSdpaForwardOutputs(*this, *s, dims);
+  setAmax(dims, {{"Amax_S", getAmax_S()}, {"Amax_O", getAmax_O()}});
+  return success();
+}
+
 LogicalResult SdpaFp8Op::verify() {
-  auto s = verifySdpaCommon(*this);
-  if (failed(s) || failed(verifySdpaForwardOutputs(*this, *s)) ||
+  ResultDims dims;
+  if (failed(verifyCommon(*this)) || failed(inferResultDims(dims)) ||
+      failed(verifyStatsPresence(*this)) ||
+      failed(checkResultDims(*this, dims)) ||
       failed(expectEach(
           *this, {{"q", getQ()}, {"k", getK()}, {"v", getV()}, {"O", getO()}},
           expectFp8)) ||
@@ -388,11 +428,22 @@ LogicalResult SdpaFp8Op::verify() {
   return success();
 }
 
+LogicalResult SdpaFp8BackwardOp::inferResultDims(ResultDims &dims) {
+  auto s = inferSdpaCommon(*this);
+  if (failed(s) || failed(inferSdpaBackwardShapes(
+                       *this, *s, {{"o", getO()}, {"dO", getDO()}}, dims)))
+    return failure();
+  setAmax(dims, {{"amax_dQ", getAmaxDQ()},
+                 {"amax_dK", getAmaxDK()},
+                 {"amax_dV", getAmaxDV()},
+                 {"amax_dP", getAmaxDP()}});
+  return success();
+}
+
 LogicalResult SdpaFp8BackwardOp::verify() {
-  auto s = verifySdpaCommon(*this);
-  if (failed(s) ||
-      failed(verifySdpaBackwardShapes(*this, *s,
-                                      {{"o", getO()}, {"dO", getDO()}})) ||
+  ResultDims dims;
+  if (failed(verifyCommon(*this)) || failed(inferResultDims(dims)) ||
+      failed(checkResultDims(*this, dims)) ||
       failed(expectEach(*this,
                         {{"q", getQ()},
                          {"k", getK()},
@@ -441,26 +492,38 @@ LogicalResult verifyMxScale(Operation *op, StringRef port, Value scale,
 }
 } // namespace
 
-LogicalResult SdpaMxfp8Op::verify() {
-  auto s = verifySdpaCommon(*this);
-  if (failed(s) || failed(verifySdpaForwardOutputs(*this, *s)) ||
-      failed(expectEach(*this, {{"q", getQ()}, {"k", getK()}, {"v", getV()}},
-                        expectFp8)) ||
+LogicalResult SdpaMxfp8Op::inferResultDims(ResultDims &dims) {
+  auto s = inferSdpaCommon(*this);
+  if (failed(s) ||
       failed(
           verifyMxScale(*this, "descale_q", getDescaleQ(), "q", getQ(), 3)) ||
       failed(
           verifyMxScale(*this, "descale_k", getDescaleK(), "k", getK(), 3)) ||
       failed(verifyMxScale(*this, "descale_v", getDescaleV(), "v", getV(), 2)))
     return failure();
+  setSdpaForwardOutputs(*this, *s, dims);
+  setAmax(dims, {{"Amax_O", getAmax_O()}});
+  return success();
+}
+
+LogicalResult SdpaMxfp8Op::verify() {
+  ResultDims dims;
+  if (failed(verifyCommon(*this)) || failed(inferResultDims(dims)) ||
+      failed(verifyStatsPresence(*this)) ||
+      failed(checkResultDims(*this, dims)) ||
+      failed(expectEach(*this, {{"q", getQ()}, {"k", getK()}, {"v", getV()}},
+                        expectFp8)))
+    return failure();
   return verifyAmax(*this, "Amax_O", getAmax_O());
 }
 
-LogicalResult SdpaMxfp8BackwardOp::verify() {
-  auto s = verifySdpaCommon(*this);
+LogicalResult SdpaMxfp8BackwardOp::inferResultDims(ResultDims &dims) {
+  auto s = inferSdpaCommon(*this);
   if (failed(s) ||
-      failed(verifySdpaBackwardShapes(
+      failed(inferSdpaBackwardShapes(
           *this, *s,
-          {{"o_f16", getOF16()}, {"dO_f16", getDOF16()}, {"dO", getDO()}})))
+          {{"o_f16", getOF16()}, {"dO_f16", getDOF16()}, {"dO", getDO()}},
+          dims)))
     return failure();
   // The transposed copies hold the same values, quantized along the sequence
   // dim instead of the head dim.
@@ -474,16 +537,6 @@ LogicalResult SdpaMxfp8BackwardOp::verify() {
                               ": the same values quantized along the "
                               "sequence dim")))
       return failure();
-  if (failed(expectEach(*this,
-                        {{"q", getQ()},
-                         {"q_T", getQ_T()},
-                         {"k", getK()},
-                         {"k_T", getK_T()},
-                         {"v", getV()},
-                         {"dO", getDO()},
-                         {"dO_T", getDO_T()}},
-                        expectFp8)))
-    return failure();
   for (auto [port, scale, dataPort, data, axis] :
        {std::tuple<StringRef, Value, StringRef, Value, unsigned>{
             "descale_q", getDescaleQ(), "q", getQ(), 3},
@@ -495,6 +548,26 @@ LogicalResult SdpaMxfp8BackwardOp::verify() {
         {"descale_dO_T", getDescaleDO_T(), "dO_T", getDO_T(), 2}})
     if (failed(verifyMxScale(*this, port, scale, dataPort, data, axis)))
       return failure();
+  setAmax(dims, {{"amax_dQ", getAmaxDQ()},
+                 {"amax_dK", getAmaxDK()},
+                 {"amax_dV", getAmaxDV()}});
+  return success();
+}
+
+LogicalResult SdpaMxfp8BackwardOp::verify() {
+  ResultDims dims;
+  if (failed(verifyCommon(*this)) || failed(inferResultDims(dims)) ||
+      failed(checkResultDims(*this, dims)) ||
+      failed(expectEach(*this,
+                        {{"q", getQ()},
+                         {"q_T", getQ_T()},
+                         {"k", getK()},
+                         {"k_T", getK_T()},
+                         {"v", getV()},
+                         {"dO", getDO()},
+                         {"dO_T", getDO_T()}},
+                        expectFp8)))
+    return failure();
   return expectEach(*this,
                     {{"amax_dQ", getAmaxDQ()},
                      {"amax_dK", getAmaxDK()},
@@ -608,12 +681,10 @@ struct LinearDims {
   SmallVector<int64_t> state, output;
 };
 
-/// What the forward and backward ops check alike: the common rules, q/k/v,
-/// the gates and cu_seqlens; gives the state and output dims.
-template <typename Op> FailureOr<LinearDims> verifyLinearCommon(Op op) {
+/// What the forward and backward rules check alike: q/k/v, the gates and
+/// cu_seqlens; gives the state and output dims.
+template <typename Op> FailureOr<LinearDims> inferLinearCommon(Op op) {
   Operation *raw = op.getOperation();
-  if (failed(verifyCommon(raw)))
-    return failure();
   auto s = verifyLinearQkv(raw, op.getQ(), op.getK(), op.getV());
   if (failed(s) || failed(verifyGates(op, *s)))
     return failure();
@@ -623,29 +694,46 @@ template <typename Op> FailureOr<LinearDims> verifyLinearCommon(Op op) {
   return LinearDims{{*n, s->h, s->dk, s->dv}, {s->t, s->h, s->dv}};
 }
 
-template <typename FwdOp> LogicalResult verifyLinearForward(FwdOp op) {
+/// initial_state `[N, H, K, V]`; O `[T, H, V]`, final_state `[N, H, K, V]`
+/// and by default state_checkpoints `[max(T / every, 1), H, K, V]`.
+template <typename FwdOp>
+LogicalResult inferLinearForward(FwdOp op, ResultDims &result) {
   Operation *raw = op.getOperation();
-  auto dims = verifyLinearCommon(op);
+  auto dims = inferLinearCommon(op);
   if (failed(dims))
     return failure();
   if (Value init = op.getInitialState())
     if (failed(expectDims(raw, "initial_state", init, dims->state,
                           "[N, H, K, V]")))
       return failure();
-  if (failed(expectDims(raw, "O", op.getO(), dims->output, "[T, H, V]")) ||
-      failed(expectResultExactlyWhen(
-          raw, op.getOutputFinalState(), op.getFinalState(),
-          "output_final_state is set but there is no final_state result",
-          "a final_state result needs output_final_state")))
-    return failure();
-  if (Value final = op.getFinalState())
-    if (failed(
-            expectDims(raw, "final_state", final, dims->state, "[N, H, K, V]")))
-      return failure();
   int64_t every = op.getCheckpointEveryNTokens().value_or(0);
   if (every < 0)
     return emitNodeError(raw)
            << "checkpoint_every_n_tokens " << every << " must be >= 0";
+  result.set(op.getO(), "O", dims->output, "[T, H, V]");
+  result.set(op.getFinalState(), "final_state", dims->state, "[N, H, K, V]");
+  if (every > 0) {
+    SmallVector<int64_t> checkpoints(dims->state);
+    int64_t t = dims->output[0];
+    checkpoints[0] =
+        ShapedType::isDynamic(t) ? t : std::max<int64_t>(t / every, 1);
+    result.suggest(op.getStateCheckpoints(), "state_checkpoints", checkpoints,
+                   "[max(T / checkpoint_every_n_tokens, 1), H, K, V]");
+  }
+  return success();
+}
+
+template <typename FwdOp> LogicalResult verifyLinearForward(FwdOp op) {
+  Operation *raw = op.getOperation();
+  ResultDims dims;
+  if (failed(verifyCommon(raw)) || failed(op.inferResultDims(dims)) ||
+      failed(expectResultExactlyWhen(
+          raw, op.getOutputFinalState(), op.getFinalState(),
+          "output_final_state is set but there is no final_state result",
+          "a final_state result needs output_final_state")) ||
+      failed(checkResultDims(raw, dims)))
+    return failure();
+  int64_t every = op.getCheckpointEveryNTokens().value_or(0);
   if (every > 0 && !op.getStateCheckpoints())
     return emitNodeError(raw) << "checkpoint_every_n_tokens is " << every
                               << " but there is no state_checkpoints result";
@@ -655,9 +743,12 @@ template <typename FwdOp> LogicalResult verifyLinearForward(FwdOp op) {
   return success();
 }
 
-template <typename BwdOp> LogicalResult verifyLinearBackward(BwdOp op) {
+/// dO `[T, H, V]`, initial_state and d_final_state `[N, H, K, V]`; each
+/// gradient like its input.
+template <typename BwdOp>
+LogicalResult inferLinearBackward(BwdOp op, ResultDims &result) {
   Operation *raw = op.getOperation();
-  auto dims = verifyLinearCommon(op);
+  auto dims = inferLinearCommon(op);
   if (failed(dims) ||
       failed(expectDims(raw, "dO", op.getDO(), dims->output, "[T, H, V]")))
     return failure();
@@ -673,29 +764,51 @@ template <typename BwdOp> LogicalResult verifyLinearBackward(BwdOp op) {
         {"dV", op.getDV(), op.getV()},
         {"dG", op.getDG(), op.getG()},
         {"dBeta", op.getDBeta(), op.getBeta()}})
-    if (failed(expectDims(raw, port, grad, shapeOf(value), "like its input")))
-      return failure();
-  if (failed(expectResultExactlyWhen(
+    result.set(grad, port, shapeOf(value), "like its input");
+  if (Value init = op.getInitialState())
+    result.set(op.getDInitialState(), "d_initial_state", shapeOf(init),
+               "like initial_state");
+  return success();
+}
+
+template <typename BwdOp> LogicalResult verifyLinearBackward(BwdOp op) {
+  Operation *raw = op.getOperation();
+  ResultDims dims;
+  if (failed(verifyCommon(raw)) || failed(op.inferResultDims(dims)) ||
+      failed(expectResultExactlyWhen(
           raw, bool(op.getInitialState()), op.getDInitialState(),
           "initial_state is given but there is no d_initial_state result",
           "a d_initial_state result needs an initial_state operand")))
     return failure();
-  if (Value d = op.getDInitialState())
-    if (failed(expectDims(raw, "d_initial_state", d,
-                          shapeOf(op.getInitialState()), "like initial_state")))
-      return failure();
-  return success();
+  return checkResultDims(raw, dims);
 }
 
 } // namespace
 
+LogicalResult GdnOp::inferResultDims(ResultDims &dims) {
+  return inferLinearForward(*this, dims);
+}
+LogicalResult KdaOp::inferResultDims(ResultDims &dims) {
+  return inferLinearForward(*this, dims);
+}
+LogicalResult Gdn2Op::inferResultDims(ResultDims &dims) {
+  return inferLinearForward(*this, dims);
+}
+LogicalResult GdnBwdOp::inferResultDims(ResultDims &dims) {
+  return inferLinearBackward(*this, dims);
+}
+LogicalResult KdaBwdOp::inferResultDims(ResultDims &dims) {
+  return inferLinearBackward(*this, dims);
+}
+LogicalResult Gdn2BwdOp::inferResultDims(ResultDims &dims) {
+  if (failed(inferLinearBackward(*this, dims)))
+    return failure();
+  dims.set(getDW(), "dW", shapeOf(getW()), "like w");
+  return success();
+}
 LogicalResult GdnOp::verify() { return verifyLinearForward(*this); }
 LogicalResult KdaOp::verify() { return verifyLinearForward(*this); }
 LogicalResult Gdn2Op::verify() { return verifyLinearForward(*this); }
 LogicalResult GdnBwdOp::verify() { return verifyLinearBackward(*this); }
 LogicalResult KdaBwdOp::verify() { return verifyLinearBackward(*this); }
-LogicalResult Gdn2BwdOp::verify() {
-  if (failed(verifyLinearBackward(*this)))
-    return failure();
-  return expectDims(*this, "dW", getDW(), shapeOf(getW()), "like w");
-}
+LogicalResult Gdn2BwdOp::verify() { return verifyLinearBackward(*this); }

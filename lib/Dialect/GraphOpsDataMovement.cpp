@@ -40,6 +40,9 @@ LogicalResult verifyCommonKeepingElementType(Operation *op, Value input,
 // Verifiers
 //===----------------------------------------------------------------------===//
 
+// The new dims are the user's (the frontend's set_dim): not inferable.
+LogicalResult ReshapeOp::inferResultDims(ResultDims &) { return success(); }
+
 LogicalResult ReshapeOp::verify() {
   if (failed(verifyCommonKeepingElementType(*this, getInput(), getOutput())))
     return failure();
@@ -54,9 +57,7 @@ LogicalResult ReshapeOp::verify() {
   return success();
 }
 
-LogicalResult SliceOp::verify() {
-  if (failed(verifyCommonKeepingElementType(*this, getInput(), getOutput())))
-    return failure();
+LogicalResult SliceOp::inferResultDims(ResultDims &dims) {
   ArrayRef<int64_t> in = shapeOf(getInput());
   size_t rank = in.size();
   SmallVector<int64_t> step = getStep() ? SmallVector<int64_t>(*getStep())
@@ -82,13 +83,20 @@ LogicalResult SliceOp::verify() {
                                   << " (need 0 <= start <= limit <= extent)";
     expected.push_back((limit - start + step[i] - 1) / step[i]);
   }
-  return expectDims(*this, "output", getOutput(), expected,
-                    "ceil((limit - start) / step) per dim");
+  dims.set(getOutput(), "output", expected,
+           "ceil((limit - start) / step) per dim");
+  return success();
 }
 
-LogicalResult TransposeOp::verify() {
-  if (failed(verifyCommonKeepingElementType(*this, getInput(), getOutput())))
+LogicalResult SliceOp::verify() {
+  ResultDims dims;
+  if (failed(verifyCommonKeepingElementType(*this, getInput(), getOutput())) ||
+      failed(inferResultDims(dims)))
     return failure();
+  return checkResultDims(*this, dims);
+}
+
+LogicalResult TransposeOp::inferResultDims(ResultDims &dims) {
   ArrayRef<int64_t> in = shapeOf(getInput());
   ArrayRef<int64_t> perm = getPermutation();
   if (perm.size() != in.size())
@@ -104,10 +112,61 @@ LogicalResult TransposeOp::verify() {
     seen[p] = true;
     expected.push_back(in[p]);
   }
-  return expectDims(*this, "output", getOutput(), expected,
-                    "output dim i is input dim permutation[i]");
+  dims.set(getOutput(), "output", expected,
+           "output dim i is input dim permutation[i]");
+  return success();
 }
 
+LogicalResult TransposeOp::verify() {
+  ResultDims dims;
+  if (failed(verifyCommonKeepingElementType(*this, getInput(), getOutput())) ||
+      failed(inferResultDims(dims)))
+    return failure();
+  return checkResultDims(*this, dims);
+}
+
+// output = inputs[0]'s dims with the axis dim the sum of the inputs'; the
+// inputs agree on every other dim.
+LogicalResult ConcatenateOp::inferResultDims(ResultDims &dims) {
+  if (getInputs().empty())
+    return emitNodeError(*this) << "needs at least one input";
+  ArrayRef<int64_t> first = shapeOf(getInputs().front());
+  int64_t axis = getAxis();
+  if (axis < 0 || axis >= static_cast<int64_t>(first.size()))
+    return emitNodeError(*this) << "axis " << axis << " is out of range for "
+                                << "rank " << first.size();
+  SmallVector<int64_t> out(first);
+  int64_t total = 0;
+  for (auto [i, input] : llvm::enumerate(getInputs())) {
+    ArrayRef<int64_t> d = shapeOf(input);
+    std::string port = "inputs[" + std::to_string(i) + "]";
+    if (d.size() != first.size())
+      return emitNodeError(*this) << port << " has rank " << d.size()
+                                  << " but inputs[0] has rank " << first.size();
+    for (size_t k = 0; k < d.size(); ++k)
+      if (static_cast<int64_t>(k) != axis && !dimsCompatible(d[k], first[k]))
+        return emitNodeError(*this) << port << " dim " << k << " is " << d[k]
+                                    << " but inputs[0]'s is " << first[k]
+                                    << " (only the axis dim may differ)";
+    if (ShapedType::isDynamic(d[axis]) || ShapedType::isDynamic(total)) {
+      total = ShapedType::kDynamic;
+      continue;
+    }
+    std::optional<int64_t> sum = ::graph::checkedAdd(total, d[axis]);
+    if (!sum)
+      return emitNodeError(*this)
+             << "the inputs' extents along axis " << axis
+             << " add up to more than 2^63 - 1 (up to " << port << ")";
+    total = *sum;
+  }
+  out[axis] = total;
+  dims.set(getOutput(), "output", out,
+           "inputs[0]'s dims with the axis dim the inputs' sum");
+  return success();
+}
+
+// The output-side checks name the output (the rule's name inputs[0]); the
+// rule's dims follow.
 LogicalResult ConcatenateOp::verify() {
   if (failed(verifyCommon(*this)))
     return failure();
@@ -155,7 +214,10 @@ LogicalResult ConcatenateOp::verify() {
              << "in_place_index " << index << " is not an input index (0.."
              << getInputs().size() - 1 << ")";
   }
-  return success();
+  ResultDims dims;
+  if (failed(inferResultDims(dims)))
+    return failure();
+  return checkResultDims(*this, dims);
 }
 
 //===----------------------------------------------------------------------===//

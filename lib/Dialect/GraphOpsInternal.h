@@ -59,6 +59,11 @@ LogicalResult verifyCommon(Operation *op);
 LogicalResult expectDims(Operation *op, StringRef port, Value value,
                          ArrayRef<int64_t> expected, const Twine &why);
 
+/// Each result the shape rule requires dims of (ResultDims::set) has them:
+/// the verifier's half of the rule, after inferResultDims checked the
+/// operands.
+LogicalResult checkResultDims(Operation *op, const ResultDims &dims);
+
 /// `port` holds exactly one element (a scalar such as epsilon).
 LogicalResult expectOneElement(Operation *op, StringRef port, Value value);
 

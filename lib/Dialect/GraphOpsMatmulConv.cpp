@@ -19,9 +19,7 @@ using namespace mlir::graph::detail;
 // MatmulOp
 //===----------------------------------------------------------------------===//
 
-LogicalResult MatmulOp::verify() {
-  if (failed(verifyCommon(*this)))
-    return failure();
+LogicalResult MatmulOp::inferResultDims(ResultDims &dims) {
   ArrayRef<int64_t> a = shapeOf(getA()), b = shapeOf(getB());
   if (a.size() < 2)
     return emitNodeError(*this) << "A must have rank >= 2 ([..., M, K]) but "
@@ -46,7 +44,15 @@ LogicalResult MatmulOp::verify() {
   }
   expected.push_back(a[a.size() - 2]);
   expected.push_back(b[b.size() - 1]);
-  return expectDims(*this, "C", getC(), expected, "[batch..., M of A, N of B]");
+  dims.set(getC(), "C", expected, "[batch..., M of A, N of B]");
+  return success();
+}
+
+LogicalResult MatmulOp::verify() {
+  ResultDims dims;
+  if (failed(verifyCommon(*this)) || failed(inferResultDims(dims)))
+    return failure();
+  return checkResultDims(*this, dims);
 }
 
 //===----------------------------------------------------------------------===//
@@ -246,19 +252,161 @@ static LogicalResult verifyConv(ConvOp op, StringRef xPort, Value x,
                           shapeOf(y), *geometry);
 }
 
+/// The operand rules of a convolution (`in` the operand whose spatial dims
+/// the output's follow, `other` the filter or the gradient) and its
+/// geometry; `spatial` is set to the spatial rank.
+template <typename ConvOp>
+static FailureOr<ConvGeometry> checkConvOperands(ConvOp op, StringRef inPort,
+                                                 Value in, StringRef otherPort,
+                                                 Value other) {
+  if (failed(verifyConvRank(op, inPort, in)))
+    return failure();
+  if (rankOf(other) != rankOf(in))
+    return emitNodeError(op)
+           << otherPort << " has rank " << rankOf(other) << " but " << inPort
+           << " has rank " << rankOf(in) << " (ranks must match)";
+  return getConvGeometry(op, rankOf(in) - 2);
+}
+
+/// One spatial extent of a convolution rule, kDynamic when an input is
+/// dynamic or the arithmetic overflows.
+static int64_t convExtent(std::initializer_list<int64_t> terms,
+                          function_ref<std::optional<int64_t>()> compute) {
+  for (int64_t t : terms)
+    if (ShapedType::isDynamic(t))
+      return ShapedType::kDynamic;
+  return compute().value_or(ShapedType::kDynamic);
+}
+
+// Y = [N of image, K of weight, (in + pre + post - ((window - 1) * dilation
+// + 1)) / stride + 1 per spatial dim]; the channels of image are a multiple
+// of weight's channels per group.
+LogicalResult ConvFpropOp::inferResultDims(ResultDims &dims) {
+  auto geometry =
+      checkConvOperands(*this, "image", getImage(), "weight", getWeight());
+  if (failed(geometry))
+    return failure();
+  ArrayRef<int64_t> x = shapeOf(getImage()), w = shapeOf(getWeight());
+  if (!ShapedType::isDynamic(x[1]) && !ShapedType::isDynamic(w[1])) {
+    if (x[1] % w[1] != 0)
+      return emitNodeError(*this)
+             << "input channels of image (" << x[1]
+             << ") are not a multiple of the channels per group of weight ("
+             << w[1] << ")";
+    int64_t groups = x[1] / w[1];
+    if (!ShapedType::isDynamic(w[0]) && w[0] % groups != 0)
+      return emitNodeError(*this)
+             << "output channels " << w[0] << " are not divisible by the "
+             << groups << " groups implied by channels " << x[1] << " / "
+             << w[1];
+  }
+  bool overflow = false;
+  SmallVector<int64_t> spatial = convOutputSpatial(x, w, *geometry, &overflow);
+  if (overflow)
+    return emitNodeError(*this) << "the output's spatial dims overflow 64-bit "
+                                << "arithmetic: (in + pre + post - ((window - "
+                                << "1) * dilation + 1)) must fit in 63 bits";
+  for (auto [i, o] : llvm::enumerate(spatial))
+    if (!ShapedType::isDynamic(o) && o <= 0)
+      return emitNodeError(*this) << "spatial dim " << i << " of the output "
+                                  << "would be " << o << " (window larger "
+                                  << "than the padded input)";
+  SmallVector<int64_t> y{x[0], w[0]};
+  y.append(spatial);
+  dims.set(getY(), "Y", y,
+           "[N of image, K of weight, (in + pre + post - ((window - 1) * "
+           "dilation + 1)) / stride + 1...]");
+  return success();
+}
+
+// DX = [N of loss, C of filter, (out - 1) * stride + (window - 1) * dilation
+// + 1 - pre - post per spatial dim]: the smallest image of one group whose
+// forward gives loss; more groups or a stride remainder are the user's.
+LogicalResult ConvDgradOp::inferResultDims(ResultDims &dims) {
+  auto g = checkConvOperands(*this, "loss", getLoss(), "filter", getFilter());
+  if (failed(g))
+    return failure();
+  using ::graph::checkedAdd;
+  using ::graph::checkedMul;
+  ArrayRef<int64_t> dy = shapeOf(getLoss()), w = shapeOf(getFilter());
+  SmallVector<int64_t> dx{dy[0], w[1]};
+  for (size_t i = 0; i + 2 < dy.size(); ++i) {
+    int64_t out = dy[i + 2], window = w[i + 2];
+    dx.push_back(convExtent({out, window}, [&]() -> std::optional<int64_t> {
+      auto a = checkedMul(out - 1, g->stride[i]);
+      auto b = checkedMul(window - 1, g->dilation[i]);
+      if (!a || !b)
+        return std::nullopt;
+      auto sum = checkedAdd(*a, *b);
+      if (sum)
+        sum = checkedAdd(*sum, 1 - g->pre[i]);
+      if (sum)
+        sum = checkedAdd(*sum, -g->post[i]);
+      return sum && *sum > 0 ? sum : std::nullopt;
+    }));
+  }
+  dims.suggest(getDX(), "DX", dx,
+               "[N of loss, C of filter, (out - 1) * stride + (window - 1) * "
+               "dilation + 1 - pre - post...]");
+  return success();
+}
+
+// DW = [K of loss, C of image, (in + pre + post - (out - 1) * stride - 1) /
+// dilation + 1 per spatial dim]: one group; more groups are the user's.
+LogicalResult ConvWgradOp::inferResultDims(ResultDims &dims) {
+  auto g = checkConvOperands(*this, "image", getImage(), "loss", getLoss());
+  if (failed(g))
+    return failure();
+  using ::graph::checkedAdd;
+  using ::graph::checkedMul;
+  ArrayRef<int64_t> x = shapeOf(getImage()), dy = shapeOf(getLoss());
+  SmallVector<int64_t> dw{dy[1], x[1]};
+  for (size_t i = 0; i + 2 < x.size(); ++i) {
+    int64_t in = x[i + 2], out = dy[i + 2];
+    dw.push_back(convExtent({in, out}, [&]() -> std::optional<int64_t> {
+      auto span = checkedMul(out - 1, g->stride[i]);
+      auto padded = checkedAdd(in, g->pre[i]);
+      if (padded)
+        padded = checkedAdd(*padded, g->post[i]);
+      if (!span || !padded)
+        return std::nullopt;
+      auto rest = checkedAdd(*padded, -*span - 1);
+      if (!rest || *rest < 0)
+        return std::nullopt;
+      return *rest / g->dilation[i] + 1;
+    }));
+  }
+  dims.suggest(getDW(), "DW", dw,
+               "[K of loss, C of image, (in + pre + post - (out - 1) * stride "
+               "- 1) / dilation + 1...]");
+  return success();
+}
+
+// The verifiers keep the three-way check of image, filter and output (its
+// messages name whichever of the three disagrees) after the rule.
 LogicalResult ConvFpropOp::verify() {
-  return verifyConv(*this, "image", getImage(), "weight", getWeight(), "Y",
-                    getY());
+  ResultDims dims;
+  if (failed(verifyConv(*this, "image", getImage(), "weight", getWeight(), "Y",
+                        getY())) ||
+      failed(inferResultDims(dims)))
+    return failure();
+  return checkResultDims(*this, dims);
 }
 
 LogicalResult ConvDgradOp::verify() {
-  return verifyConv(*this, "DX", getDX(), "filter", getFilter(), "loss",
-                    getLoss());
+  ResultDims dims;
+  if (failed(verifyConv(*this, "DX", getDX(), "filter", getFilter(), "loss",
+                        getLoss())))
+    return failure();
+  return inferResultDims(dims);
 }
 
 LogicalResult ConvWgradOp::verify() {
-  return verifyConv(*this, "image", getImage(), "DW", getDW(), "loss",
-                    getLoss());
+  ResultDims dims;
+  if (failed(verifyConv(*this, "image", getImage(), "DW", getDW(), "loss",
+                        getLoss())))
+    return failure();
+  return inferResultDims(dims);
 }
 
 //===----------------------------------------------------------------------===//
@@ -283,9 +431,7 @@ LogicalResult verifyExpertOffsets(Operation *op, Value offsets,
 }
 } // namespace
 
-LogicalResult MoeGroupedMatmulOp::verify() {
-  if (failed(verifyCommon(*this)))
-    return failure();
+LogicalResult MoeGroupedMatmulOp::inferResultDims(ResultDims &dims) {
   ArrayRef<int64_t> token = shapeOf(getToken()), weight = shapeOf(getWeight());
   if (token.size() < 2)
     return emitNodeError(*this) << "token must have rank >= 2 ([..., T, H]) "
@@ -343,24 +489,41 @@ LogicalResult MoeGroupedMatmulOp::verify() {
     // One output row per gathered (routed) row.
     expected[expected.size() - 2] =
         staticElementCount(shapeOf(getTokenIndex()));
-    return expectDims(*this, "output", getOutput(), expected,
-                      "token dims with T replaced by the token_index count "
-                      "and H by N of weight");
+    dims.set(getOutput(), "output", expected,
+             "token dims with T replaced by the token_index count "
+             "and H by N of weight");
+  } else if (mode == MoeMode::scatter) {
+    // Rows land at token_index * top_k + token_ks: their count is the
+    // user's (the verifier checks the other dims); one per routed row by
+    // default.
+    dims.suggest(getOutput(), "output", expected,
+                 "token dims with H replaced by N of weight");
+  } else {
+    dims.set(getOutput(), "output", expected,
+             "token dims with H replaced by N of weight");
   }
-  if (mode == MoeMode::scatter) {
-    // Rows land at token_index * top_k + token_ks: their count is free.
-    expected[expected.size() - 2] = ShapedType::kDynamic;
-    return expectDims(*this, "output", getOutput(), expected,
-                      "token dims with scattered rows and H replaced by N "
-                      "of weight");
-  }
-  return expectDims(*this, "output", getOutput(), expected,
-                    "token dims with H replaced by N of weight");
+  return success();
 }
 
-LogicalResult MoeGroupedMatmulBwdOp::verify() {
-  if (failed(verifyCommon(*this)))
+LogicalResult MoeGroupedMatmulOp::verify() {
+  ResultDims dims;
+  if (failed(verifyCommon(*this)) || failed(inferResultDims(dims)) ||
+      failed(checkResultDims(*this, dims)))
     return failure();
+  if (getMode() != MoeMode::scatter)
+    return success();
+  SmallVector<int64_t> expected(shapeOf(getToken()).drop_back());
+  expected.back() = ShapedType::kDynamic;
+  expected.push_back(shapeOf(getWeight())[2]);
+  return expectDims(*this, "output", getOutput(), expected,
+                    "token dims with scattered rows and H replaced by N "
+                    "of weight");
+}
+
+// dweight = [E, H of token, N of doutput], E the experts of
+// first_token_offset (one offset per expert; E + 1 boundaries are the
+// user's to give as dweight's first dim).
+LogicalResult MoeGroupedMatmulBwdOp::inferResultDims(ResultDims &dims) {
   ArrayRef<int64_t> dout = shapeOf(getDoutput()), token = shapeOf(getToken());
   if (token.size() < 2 || dout.size() != token.size())
     return emitNodeError(*this) << "token and doutput must be [..., T, H] and "
@@ -370,6 +533,20 @@ LogicalResult MoeGroupedMatmulBwdOp::verify() {
     return emitNodeError(*this)
            << "T of doutput is " << dout[dout.size() - 2]
            << " but T of token is " << token[token.size() - 2];
+  ArrayRef<int64_t> offsets = shapeOf(getFirstTokenOffset());
+  dims.suggest(getDweight(), "dweight",
+               {offsets.empty() ? ShapedType::kDynamic : offsets[0],
+                token.back(), dout.back()},
+               "[E, H of token, N of doutput]");
+  return success();
+}
+
+LogicalResult MoeGroupedMatmulBwdOp::verify() {
+  ResultDims dims;
+  if (failed(verifyCommon(*this)) || failed(inferResultDims(dims)))
+    return failure();
+  // The experts are dweight's own first dim: the rule's H and N hold.
+  ArrayRef<int64_t> dout = shapeOf(getDoutput()), token = shapeOf(getToken());
   ArrayRef<int64_t> dweight = shapeOf(getDweight());
   if (failed(expectDims(*this, "dweight", getDweight(),
                         {dweight.empty() ? ShapedType::kDynamic : dweight[0],

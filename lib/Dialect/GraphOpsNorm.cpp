@@ -191,22 +191,35 @@ Value layerScaleOf(Operation *op) {
       .Default([](Operation *) { return Value(); });
 }
 
-LogicalResult verifyStats(Operation *op, NormKind kind, StringRef port,
-                          Value value, Value input) {
+/// The dims of a statistic of `input` (a result such as mean, or an
+/// operand such as the saved inv_variance) and their rule.
+std::pair<SmallVector<int64_t>, StringRef>
+statsFor(Operation *op, NormKind kind, Value input) {
   if (kind == NormKind::AdaLayer)
     if (Value scale = layerScaleOf(op))
-      return expectDims(op, port, value,
-                        adaLayerStatsDims(shapeOf(input), shapeOf(scale)),
-                        "input dims with the dims scale varies along "
-                        "(beyond the batch) set to 1");
+      return {adaLayerStatsDims(shapeOf(input), shapeOf(scale)),
+              "input dims with the dims scale varies along "
+              "(beyond the batch) set to 1"};
   if (kind == NormKind::Layer || kind == NormKind::Rms)
     if (Value scale = layerScaleOf(op))
-      return expectDims(op, port, value,
-                        layerStatsDims(shapeOf(input), shapeOf(scale)),
-                        "input dims with the normalized dims, where scale "
-                        "is not 1, set to 1");
-  return expectDims(op, port, value, statsDims(kind, shapeOf(input)),
-                    statsRule(kind));
+      return {layerStatsDims(shapeOf(input), shapeOf(scale)),
+              "input dims with the normalized dims, where scale "
+              "is not 1, set to 1"};
+  return {statsDims(kind, shapeOf(input)), statsRule(kind)};
+}
+
+/// An operand statistic must have the statistics' dims.
+LogicalResult verifyStats(Operation *op, NormKind kind, StringRef port,
+                          Value value, Value input) {
+  auto [dims, rule] = statsFor(op, kind, input);
+  return expectDims(op, port, value, dims, rule);
+}
+
+/// A result statistic (null when absent) has the statistics' dims.
+void setStats(Operation *op, NormKind kind, StringRef port, Value value,
+              Value input, ResultDims &dims) {
+  auto [stats, rule] = statsFor(op, kind, input);
+  dims.set(value, port, stats, rule);
 }
 
 /// Forward phase rule: statistics exist in training and only there.
@@ -223,10 +236,11 @@ LogicalResult verifyPhaseOutputs(Operation *op, NormPhase phase,
   return success();
 }
 
+/// The operands of a forward norm; Y is like input.
 template <typename NormOp>
-LogicalResult verifyNormForward(NormOp op, NormKind kind) {
+LogicalResult inferNormForward(NormOp op, NormKind kind, ResultDims &dims) {
   Operation *raw = op.getOperation();
-  if (failed(verifyCommon(raw)) || failed(verifyNormInput(raw, op.getInput())))
+  if (failed(verifyNormInput(raw, op.getInput())))
     return failure();
   if (failed(verifyAffine(raw, kind, "scale", op.getScale(), op.getInput(),
                           op.getScale())))
@@ -237,94 +251,125 @@ LogicalResult verifyNormForward(NormOp op, NormKind kind) {
       return failure();
   if (failed(expectOneElement(raw, "epsilon", op.getEpsilon())))
     return failure();
-  return expectDims(raw, "Y", op.getY(), shapeOf(op.getInput()), "like input");
-}
-
-/// The phase rule for all of `stats` first, then the dims of those present.
-LogicalResult verifyPhaseStats(Operation *op, NormKind kind, NormPhase phase,
-                               Value input,
-                               ArrayRef<std::pair<StringRef, Value>> stats) {
-  if (failed(verifyPhaseOutputs(op, phase, stats)))
-    return failure();
-  for (auto [port, value] : stats)
-    if (value && failed(verifyStats(op, kind, port, value, input)))
-      return failure();
+  dims.set(op.getY(), "Y", shapeOf(op.getInput()), "like input");
   return success();
 }
 
-/// Layer, adaptive layer and instance norm: the forward rules, then the
+/// Layer, adaptive layer and instance norm: the forward rules and the
 /// training statistics mean and inv_var.
 template <typename NormOp>
-LogicalResult verifyNormWithMeanInvVar(NormOp op, NormKind kind) {
-  if (failed(verifyNormForward(op, kind)))
+LogicalResult inferNormWithMeanInvVar(NormOp op, NormKind kind,
+                                      ResultDims &dims) {
+  if (failed(inferNormForward(op, kind, dims)))
     return failure();
-  return verifyPhaseStats(
-      op, kind, op.getPhase(), op.getInput(),
-      {{"mean", op.getMean()}, {"inv_var", op.getInvVar()}});
+  setStats(op, kind, "mean", op.getMean(), op.getInput(), dims);
+  setStats(op, kind, "inv_var", op.getInvVar(), op.getInput(), dims);
+  return success();
 }
 
+/// The common rules, the operands, the phase rule for the statistics
+/// results, then the dims of the results.
+template <typename NormOp>
+LogicalResult verifyNormWithPhase(NormOp op,
+                                  ArrayRef<std::pair<StringRef, Value>> stats) {
+  ResultDims dims;
+  if (failed(verifyCommon(op)) || failed(op.inferResultDims(dims)) ||
+      failed(verifyPhaseOutputs(op, op.getPhase(), stats)))
+    return failure();
+  return checkResultDims(op, dims);
+}
+
+/// The operands of a backward norm (grad like input, scale, the saved
+/// statistics); DX is like input, DScale and DBias like scale.
 template <typename NormBwdOp>
-LogicalResult verifyNormBackward(NormBwdOp op, NormKind kind) {
+LogicalResult inferNormBackward(NormBwdOp op, NormKind kind, ResultDims &dims) {
   Operation *raw = op.getOperation();
-  if (failed(verifyCommon(raw)) || failed(verifyNormInput(raw, op.getInput())))
+  if (failed(verifyNormInput(raw, op.getInput())))
     return failure();
   ArrayRef<int64_t> input = shapeOf(op.getInput());
   if (failed(expectDims(raw, "grad", op.getGrad(), input, "like input")) ||
       failed(verifyAffine(raw, kind, "scale", op.getScale(), op.getInput(),
                           op.getScale())) ||
-      failed(expectDims(raw, "DX", op.getDX(), input, "like input")) ||
-      failed(expectDims(raw, "DScale", op.getDScale(), shapeOf(op.getScale()),
-                        "like scale")))
+      failed(verifyStats(raw, kind, "inv_variance", op.getInvVariance(),
+                         op.getInput())))
     return failure();
-  if (Value dbias = op.getDBias())
-    if (failed(expectDims(raw, "DBias", dbias, shapeOf(op.getScale()),
-                          "like scale")))
+  if constexpr (!std::is_same_v<NormBwdOp, RmsnormBackwardOp>)
+    if (failed(verifyStats(raw, kind, "mean", op.getMean(), op.getInput())))
       return failure();
-  return verifyStats(raw, kind, "inv_variance", op.getInvVariance(),
-                     op.getInput());
+  dims.set(op.getDX(), "DX", input, "like input");
+  dims.set(op.getDScale(), "DScale", shapeOf(op.getScale()), "like scale");
+  dims.set(op.getDBias(), "DBias", shapeOf(op.getScale()), "like scale");
+  return success();
 }
 
-/// Every backward norm but rms also takes the saved mean, checked last.
-template <typename NormBwdOp>
-LogicalResult verifyNormBackwardWithMean(NormBwdOp op, NormKind kind) {
-  if (failed(verifyNormBackward(op, kind)))
+template <typename OpTy> LogicalResult verifyByRule(OpTy op) {
+  ResultDims dims;
+  if (failed(verifyCommon(op)) || failed(op.inferResultDims(dims)))
     return failure();
-  return verifyStats(op, kind, "mean", op.getMean(), op.getInput());
+  return checkResultDims(op, dims);
 }
 
 } // namespace
 
+LogicalResult LayernormOp::inferResultDims(ResultDims &dims) {
+  return inferNormWithMeanInvVar(*this, NormKind::Layer, dims);
+}
 LogicalResult LayernormOp::verify() {
-  return verifyNormWithMeanInvVar(*this, NormKind::Layer);
+  return verifyNormWithPhase(*this,
+                             {{"mean", getMean()}, {"inv_var", getInvVar()}});
 }
 
+LogicalResult AdaLayernormOp::inferResultDims(ResultDims &dims) {
+  return inferNormWithMeanInvVar(*this, NormKind::AdaLayer, dims);
+}
 LogicalResult AdaLayernormOp::verify() {
-  return verifyNormWithMeanInvVar(*this, NormKind::AdaLayer);
+  return verifyNormWithPhase(*this,
+                             {{"mean", getMean()}, {"inv_var", getInvVar()}});
 }
 
+LogicalResult InstancenormOp::inferResultDims(ResultDims &dims) {
+  return inferNormWithMeanInvVar(*this, NormKind::Instance, dims);
+}
 LogicalResult InstancenormOp::verify() {
-  return verifyNormWithMeanInvVar(*this, NormKind::Instance);
+  return verifyNormWithPhase(*this,
+                             {{"mean", getMean()}, {"inv_var", getInvVar()}});
 }
 
+LogicalResult RmsnormOp::inferResultDims(ResultDims &dims) {
+  if (failed(inferNormForward(*this, NormKind::Rms, dims)))
+    return failure();
+  setStats(*this, NormKind::Rms, "inv_var", getInvVar(), getInput(), dims);
+  return success();
+}
 LogicalResult RmsnormOp::verify() {
-  if (failed(verifyNormForward(*this, NormKind::Rms)))
-    return failure();
-  return verifyPhaseStats(*this, NormKind::Rms, getPhase(), getInput(),
-                          {{"inv_var", getInvVar()}});
+  return verifyNormWithPhase(*this, {{"inv_var", getInvVar()}});
 }
 
-LogicalResult BatchnormOp::verify() {
-  if (failed(verifyNormForward(*this, NormKind::Batch)))
+LogicalResult BatchnormOp::inferResultDims(ResultDims &dims) {
+  if (failed(inferNormForward(*this, NormKind::Batch, dims)))
     return failure();
-  for (auto [port, value] : {std::pair<StringRef, Value>{"mean", getMean()},
-                             {"inv_var", getInvVar()},
-                             {"in_running_mean", getInRunningMean()},
-                             {"in_running_var", getInRunningVar()},
-                             {"next_running_mean", getNextRunningMean()},
-                             {"next_running_var", getNextRunningVar()}})
+  for (auto [port, value] :
+       {std::pair<StringRef, Value>{"in_running_mean", getInRunningMean()},
+        {"in_running_var", getInRunningVar()}})
     if (value &&
         failed(verifyStats(*this, NormKind::Batch, port, value, getInput())))
       return failure();
+  if (Value momentum = getMomentum())
+    if (failed(expectOneElement(*this, "momentum", momentum)))
+      return failure();
+  for (auto [port, value] : {std::pair<StringRef, Value>{"mean", getMean()},
+                             {"inv_var", getInvVar()},
+                             {"next_running_mean", getNextRunningMean()},
+                             {"next_running_var", getNextRunningVar()}})
+    setStats(*this, NormKind::Batch, port, value, getInput(), dims);
+  return success();
+}
+
+LogicalResult BatchnormOp::verify() {
+  ResultDims dims;
+  if (failed(verifyCommon(*this)) || failed(inferResultDims(dims)) ||
+      failed(checkResultDims(*this, dims)))
+    return failure();
   if (bool(getInRunningMean()) != bool(getInRunningVar()))
     return emitNodeError(*this) << "in_running_mean and in_running_var come "
                                 << "together (running statistics are updated "
@@ -342,14 +387,11 @@ LogicalResult BatchnormOp::verify() {
     return emitNodeError(*this) << "momentum is given without in_running_mean/"
                                 << "in_running_var (it only weighs the "
                                 << "running statistics update)";
-  if (Value momentum = getMomentum())
-    if (failed(expectOneElement(*this, "momentum", momentum)))
-      return failure();
   return success();
 }
 
-LogicalResult BatchnormInferenceOp::verify() {
-  if (failed(verifyCommon(*this)) || failed(verifyNormInput(*this, getInput())))
+LogicalResult BatchnormInferenceOp::inferResultDims(ResultDims &dims) {
+  if (failed(verifyNormInput(*this, getInput())))
     return failure();
   for (auto [port, value] : {std::pair<StringRef, Value>{"mean", getMean()},
                              {"inv_variance", getInvVariance()},
@@ -357,23 +399,36 @@ LogicalResult BatchnormInferenceOp::verify() {
                              {"bias", getBias()}})
     if (failed(verifyStats(*this, NormKind::Batch, port, value, getInput())))
       return failure();
-  return expectDims(*this, "Y", getY(), shapeOf(getInput()), "like input");
+  dims.set(getY(), "Y", shapeOf(getInput()), "like input");
+  return success();
 }
+LogicalResult BatchnormInferenceOp::verify() { return verifyByRule(*this); }
 
-LogicalResult LayernormBackwardOp::verify() {
-  return verifyNormBackwardWithMean(*this, NormKind::Layer);
+LogicalResult LayernormBackwardOp::inferResultDims(ResultDims &dims) {
+  return inferNormBackward(*this, NormKind::Layer, dims);
 }
+LogicalResult LayernormBackwardOp::verify() { return verifyByRule(*this); }
 
-LogicalResult AdaLayernormBackwardOp::verify() {
-  return verifyNormBackwardWithMean(*this, NormKind::AdaLayer);
+LogicalResult AdaLayernormBackwardOp::inferResultDims(ResultDims &dims) {
+  return inferNormBackward(*this, NormKind::AdaLayer, dims);
 }
+LogicalResult AdaLayernormBackwardOp::verify() { return verifyByRule(*this); }
 
-LogicalResult InstancenormBackwardOp::verify() {
-  return verifyNormBackwardWithMean(*this, NormKind::Instance);
+LogicalResult InstancenormBackwardOp::inferResultDims(ResultDims &dims) {
+  return inferNormBackward(*this, NormKind::Instance, dims);
 }
+LogicalResult InstancenormBackwardOp::verify() { return verifyByRule(*this); }
 
+LogicalResult BatchnormBackwardOp::inferResultDims(ResultDims &dims) {
+  return inferNormBackward(*this, NormKind::Batch, dims);
+}
+LogicalResult BatchnormBackwardOp::verify() { return verifyByRule(*this); }
+
+LogicalResult RmsnormBackwardOp::inferResultDims(ResultDims &dims) {
+  return inferNormBackward(*this, NormKind::Rms, dims);
+}
 LogicalResult RmsnormBackwardOp::verify() {
-  if (failed(verifyNormBackward(*this, NormKind::Rms)))
+  if (failed(verifyByRule(*this)))
     return failure();
   return expectResultExactlyWhen(
       *this, getHasDbias(), getDBias(),
@@ -381,14 +436,11 @@ LogicalResult RmsnormBackwardOp::verify() {
       "has_dbias is false but there is a DBias result");
 }
 
-LogicalResult BatchnormBackwardOp::verify() {
-  return verifyNormBackwardWithMean(*this, NormKind::Batch);
-}
-
-LogicalResult GenstatsOp::verify() {
-  if (failed(verifyCommon(*this)) || failed(verifyNormInput(*this, getInput())))
+LogicalResult GenstatsOp::inferResultDims(ResultDims &dims) {
+  if (failed(verifyNormInput(*this, getInput())))
     return failure();
-  if (failed(verifyStats(*this, NormKind::Batch, "SUM", getSUM(), getInput())))
-    return failure();
-  return verifyStats(*this, NormKind::Batch, "SQ_SUM", getSQ_SUM(), getInput());
+  setStats(*this, NormKind::Batch, "SUM", getSUM(), getInput(), dims);
+  setStats(*this, NormKind::Batch, "SQ_SUM", getSQ_SUM(), getInput(), dims);
+  return success();
 }
+LogicalResult GenstatsOp::verify() { return verifyByRule(*this); }
