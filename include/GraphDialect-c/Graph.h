@@ -424,10 +424,13 @@ GRAPH_API GraphStatus graphSetPlanOptions(GraphModule module,
 |* Tensors: a tensor no op produces is a graph input (block argument, with  *|
 |* graph.uid / graph.name argument attributes); inputs are ordered by id.   *|
 |* An op's results are tensors created with graphBuilderTensor too: the     *|
-|* caller gives their dims and dtype (like the frontend's set_dim). Tensors *|
-|* marked with graphTensorSetOutput(t, 1) (or graphTensorSetVirtual(t, 0))  *|
-|* are the graph's outputs (graph.output operands, with graph.uid /         *|
-|* graph.name result attributes), ordered by id; the others are virtual.    *|
+|* caller gives their dtype, and their dims (like the frontend's set_dim)   *|
+|* or none (rank 0): graphBuilderOp then fills them in from the op's shape  *|
+|* rule, the one its verifier checks (graphTensorGetDims reads them).       *|
+|* Tensors marked with graphTensorSetOutput(t, 1) (or                       *|
+|* graphTensorSetVirtual(t, 0)) are the graph's outputs (graph.output       *|
+|* operands, with graph.uid / graph.name result attributes), ordered by id; *|
+|* the others are virtual.                                                  *|
 |* Uids may be left unset: graphModulePrepare assigns them.                 *|
 |*                                                                          *|
 |* Ports are the op's ODS operand and result names (include/GraphDialect/   *|
@@ -444,6 +447,9 @@ GRAPH_API GraphStatus graphSetPlanOptions(GraphModule module,
 |* tensor read by an earlier op as a graph input and then produced ("used  *|
 |* before it exists"), a tensor produced twice, a user uid already given to *|
 |* another tensor (both tensors are named), an unknown attribute name.      *|
+|* An op whose result dims are left out and whose operands break its shape  *|
+|* rule is GRAPH_ERROR_INVALID_GRAPH with the rule's diagnostic, e.g.       *|
+|* `matmul "mm": K of A is 128 but K of B is 64`.                           *|
 \*===------------------------------------------------------------------===*/
 
 typedef struct GraphBuilderImpl *GraphBuilder;
@@ -503,12 +509,31 @@ GRAPH_API GraphStatus graphTensorSetVirtual(GraphBuilder builder,
  * attributes, e.g. "{padding = array<i64: 1, 1>, stride = array<i64: 1, 1>}"
  * or "{use_causal_mask, generate_stats}"; its values are checked when the
  * graph is finished, names now (a name with a '.' is a discardable
- * attribute and passes as is). */
+ * attribute and passes as is).
+ * Each result tensor without dims (rank 0) gets the dims the op's shape
+ * rule gives it from the operands' dims and the attributes, as they are
+ * now: matmul C is [batch..., M, N], pointwise the operands' broadcast,
+ * layernorm mean/inv_var the input's with the normalized dims 1, conv_dgrad
+ * DX the one-group image its forward maps to loss... Where the dims are
+ * the user's choice (reduction, reshape, rng) or an operand has no dims
+ * yet, they stay unset. The op is not added when the rule fails
+ * (GRAPH_ERROR_INVALID_GRAPH, its diagnostic in graphGetLastError). */
 GRAPH_API GraphStatus graphBuilderOp(
     GraphBuilder builder, const char *kind, const char *modeOrNull,
     const char *nameOrNull, const char *const *inPorts,
     const int64_t *inTensors, int32_t numIn, const char *const *outPorts,
     const int64_t *outTensors, int32_t numOut, const char *attributesOrNull);
+
+/* The dims (strides) of `tensor` as they are now: given, set, or filled in
+ * by graphBuilderOp (-1: a dynamic dim; no strides: not decided yet).
+ * *rank is the capacity of the array on entry and the count on return (0:
+ * none yet); a capacity too small is GRAPH_ERROR_INVALID_ARGUMENT with
+ * *rank set to the count needed, so (NULL, *rank 0) queries it. */
+GRAPH_API GraphStatus graphTensorGetDims(GraphBuilder builder, int64_t tensor,
+                                         int32_t *rank, int64_t *dims);
+GRAPH_API GraphStatus graphTensorGetStrides(GraphBuilder builder,
+                                            int64_t tensor, int32_t *rank,
+                                            int64_t *strides);
 
 /* The graph as MLIR text (generic op form), NUL-terminated; free it with
  * graphFree. NULL on failure. */

@@ -107,6 +107,7 @@ public:
   struct Impl;
 
 private:
+  friend class GraphBuilder; // its shape-rule probes parse in the context
   std::shared_ptr<Impl> impl;
 };
 
@@ -237,6 +238,16 @@ public:
   Status op(std::string_view kind, std::string_view mode,
             std::string_view name, const std::vector<Port> &inputs,
             const std::vector<Port> &outputs, std::string_view attributes);
+  /// As above, and fills in the dims of the result tensors that have none
+  /// (rank 0) from the op's shape rule, run in `compiler`'s context when
+  /// every operand has dims. A rule the operands break is
+  /// GRAPH_ERROR_INVALID_GRAPH with its diagnostic, and the op is not added.
+  Status op(Compiler &compiler, std::string_view kind, std::string_view mode,
+            std::string_view name, const std::vector<Port> &inputs,
+            const std::vector<Port> &outputs, std::string_view attributes);
+  /// The dims and strides `tensor` has now (empty: none yet).
+  Status shape(int64_t tensor, std::vector<int64_t> &dims,
+               std::vector<int64_t> &strides) const;
 
   /// The graph as MLIR text (generic op form).
   Status text(std::string &out) const;
@@ -246,6 +257,9 @@ public:
   struct Impl;
 
 private:
+  Status addOp(Compiler *compiler, std::string_view kind, std::string_view mode,
+               std::string_view name, const std::vector<Port> &inputs,
+               const std::vector<Port> &outputs, std::string_view attributes);
   std::unique_ptr<Impl> impl;
 };
 

@@ -4,13 +4,20 @@
 // emitted as one graph.graph in the generic op form and parsed through
 // Compiler::parse (so the dialect's verifier has the last word). The port
 // table (BuilderPorts.inc) is generated from GraphOps.td by
-// scripts/gen_builder_ports.py.
+// scripts/gen_builder_ports.py. Result dims left out are filled in from the
+// op's shape rule (ShapeRuleOpInterface), run on the op alone.
 //
 //===----------------------------------------------------------------------===//
 
+#include "CompilerInternal.h"
+
 #include "GraphDialect/Compiler.h"
+#include "GraphDialect/ShapeRule.h"
 #include "GraphDialect/Support/DType.h"
 #include "GraphDialect/Support/Shape.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Parser/Parser.h"
 
 #include <algorithm>
 #include <cinttypes>
@@ -328,6 +335,136 @@ struct GraphBuilder::Impl {
     return out + "}";
   }
 
+  /// One op in the generic form, without indent or newline (a result
+  /// without dims reads as rank 0).
+  std::string opLine(const Op &op) const {
+    const OpSpec &spec = *op.spec;
+    std::vector<int64_t> operandIds, resultIds;
+    std::vector<size_t> operandSizes, resultSizes;
+    for (const auto &port : op.operands) {
+      operandIds.insert(operandIds.end(), port.begin(), port.end());
+      operandSizes.push_back(port.size());
+    }
+    for (const auto &port : op.results) {
+      resultIds.insert(resultIds.end(), port.begin(), port.end());
+      resultSizes.push_back(port.size());
+    }
+    std::vector<std::string> props;
+    if (!op.name.empty())
+      props.push_back("name = " + quote(op.name));
+    if (!op.mode.empty()) {
+      char buf[256];
+      std::snprintf(buf, sizeof(buf), spec.modeFormat, op.mode.c_str());
+      props.push_back(std::string(spec.modeAttr) + " = " + buf);
+    }
+    if (spec.operandSegments)
+      props.push_back(
+          "operandSegmentSizes = array<i32: " + joinInts(operandSizes) + ">");
+    if (spec.resultSegments)
+      props.push_back(
+          "resultSegmentSizes = array<i32: " + joinInts(resultSizes) + ">");
+    for (const AttrEntry &a : op.inherent)
+      props.push_back(a.value ? a.keyText + " = " + *a.value : a.keyText);
+    std::vector<std::string> extra;
+    for (const AttrEntry &a : op.discardable)
+      extra.push_back(a.value ? a.keyText + " = " + *a.value : a.keyText);
+
+    std::string out;
+    for (size_t i = 0; i < resultIds.size(); ++i)
+      out += (i ? ", " : "") + value(resultIds[i]);
+    if (!resultIds.empty())
+      out += " = ";
+    out += std::string("\"graph.") + spec.kind + "\"(";
+    std::string operandTypes, resultTypes;
+    for (size_t i = 0; i < operandIds.size(); ++i) {
+      out += (i ? ", " : "") + value(operandIds[i]);
+      operandTypes += (i ? ", " : "") + type(operandIds[i]);
+    }
+    for (size_t i = 0; i < resultIds.size(); ++i)
+      resultTypes += (i ? ", " : "") + type(resultIds[i]);
+    out += ")";
+    if (!props.empty())
+      out += " <" + dict(props) + ">";
+    if (!extra.empty())
+      out += " " + dict(extra);
+    return out + " : (" + operandTypes + ") -> (" + resultTypes + ")";
+  }
+
+  /// Runs `op`'s shape rule on a graph of that op alone (its operands as
+  /// block arguments, unverified) in `compiler`'s context and fills in the
+  /// dims of its results that have none. Nothing to do when every result
+  /// has dims; nothing to infer from when an operand has none (or a zero
+  /// dim, which the verifier refuses first) or the op does not parse or
+  /// meet its ODS constraints (finish reports those).
+  Status inferResultDims(Compiler::Impl &compiler, const Op &op,
+                         const std::string &where) {
+    std::vector<int64_t> operandIds, resultIds;
+    for (const auto &port : op.operands)
+      operandIds.insert(operandIds.end(), port.begin(), port.end());
+    for (const auto &port : op.results)
+      resultIds.insert(resultIds.end(), port.begin(), port.end());
+    if (std::none_of(resultIds.begin(), resultIds.end(),
+                     [&](int64_t id) { return tensors[id - 1].dims.empty(); }))
+      return Status();
+    std::string argTypes, blockArgs;
+    std::set<int64_t> seen;
+    for (int64_t id : operandIds) {
+      const std::vector<int64_t> &dims = tensors[id - 1].dims;
+      if (dims.empty() || std::count(dims.begin(), dims.end(), 0))
+        return Status();
+      if (!seen.insert(id).second)
+        continue;
+      const char *sep = argTypes.empty() ? "" : ", ";
+      argTypes += sep + type(id);
+      blockArgs += sep + value(id) + ": " + type(id);
+    }
+    std::string text = "\"graph.graph\"() <{sym_name = \"probe\", "
+                       "function_type = (" +
+                       argTypes + ") -> ()}> ({\n";
+    if (!blockArgs.empty())
+      text += "^bb0(" + blockArgs + "):\n";
+    text += "  " + opLine(op) + "\n}) : () -> ()\n";
+
+    std::lock_guard<std::mutex> lock(compiler.mutex);
+    mlir::MLIRContext &context = compiler.context;
+    std::string diagnostics;
+    mlir::ScopedDiagnosticHandler handler(
+        &context, [&](mlir::Diagnostic &diag) {
+          if (diag.getSeverity() == mlir::DiagnosticSeverity::Error)
+            diagnostics += (diagnostics.empty() ? "" : "\n") + diag.str();
+          return mlir::success();
+        });
+    mlir::ParserConfig config(&context, /*verifyAfterParse=*/false);
+    mlir::OwningOpRef<mlir::ModuleOp> module =
+        mlir::parseSourceString<mlir::ModuleOp>(text, config);
+    if (!module)
+      return Status();
+    mlir::graph::ShapeRuleOpInterface rule;
+    module->walk([&](mlir::graph::ShapeRuleOpInterface found) {
+      rule = found;
+      return mlir::WalkResult::interrupt();
+    });
+    if (!rule || mlir::failed(rule.verifyConstraints()))
+      return Status();
+    diagnostics.clear();
+    mlir::graph::ResultDims dims;
+    if (mlir::failed(rule.inferResultDims(dims)))
+      return Status(GRAPH_ERROR_INVALID_GRAPH,
+                    where + ": the shape rule fails: " + diagnostics);
+    for (const mlir::graph::ResultDims::Entry &entry : dims.entries()) {
+      auto result = llvm::dyn_cast_or_null<mlir::OpResult>(entry.result);
+      if (!result || result.getResultNumber() >= resultIds.size())
+        continue;
+      Tensor &t = tensors[resultIds[result.getResultNumber()] - 1];
+      if (!t.dims.empty())
+        continue;
+      for (int64_t d : entry.dims)
+        t.dims.push_back(mlir::ShapedType::isDynamic(d) ? -1 : d);
+      t.strides.clear();
+    }
+    return Status();
+  }
+
   Status emit(std::string &text) const {
     std::vector<int64_t> inputs, outputs;
     for (size_t i = 0; i < tensors.size(); ++i) {
@@ -387,58 +524,8 @@ struct GraphBuilder::Impl {
              "> : () -> " + type(id) + "\n";
     }
 
-    for (const Op &op : ops) {
-      const OpSpec &spec = *op.spec;
-      std::vector<int64_t> operandIds, resultIds;
-      std::vector<size_t> operandSizes, resultSizes;
-      for (const auto &port : op.operands) {
-        operandIds.insert(operandIds.end(), port.begin(), port.end());
-        operandSizes.push_back(port.size());
-      }
-      for (const auto &port : op.results) {
-        resultIds.insert(resultIds.end(), port.begin(), port.end());
-        resultSizes.push_back(port.size());
-      }
-      std::vector<std::string> props;
-      if (!op.name.empty())
-        props.push_back("name = " + quote(op.name));
-      if (!op.mode.empty()) {
-        char buf[256];
-        std::snprintf(buf, sizeof(buf), spec.modeFormat, op.mode.c_str());
-        props.push_back(std::string(spec.modeAttr) + " = " + buf);
-      }
-      if (spec.operandSegments)
-        props.push_back("operandSegmentSizes = array<i32: " +
-                        joinInts(operandSizes) + ">");
-      if (spec.resultSegments)
-        props.push_back("resultSegmentSizes = array<i32: " +
-                        joinInts(resultSizes) + ">");
-      for (const AttrEntry &a : op.inherent)
-        props.push_back(a.value ? a.keyText + " = " + *a.value : a.keyText);
-      std::vector<std::string> extra;
-      for (const AttrEntry &a : op.discardable)
-        extra.push_back(a.value ? a.keyText + " = " + *a.value : a.keyText);
-
-      out += "  ";
-      for (size_t i = 0; i < resultIds.size(); ++i)
-        out += (i ? ", " : "") + value(resultIds[i]);
-      if (!resultIds.empty())
-        out += " = ";
-      out += std::string("\"graph.") + spec.kind + "\"(";
-      std::string operandTypes, resultTypes;
-      for (size_t i = 0; i < operandIds.size(); ++i) {
-        out += (i ? ", " : "") + value(operandIds[i]);
-        operandTypes += (i ? ", " : "") + type(operandIds[i]);
-      }
-      for (size_t i = 0; i < resultIds.size(); ++i)
-        resultTypes += (i ? ", " : "") + type(resultIds[i]);
-      out += ")";
-      if (!props.empty())
-        out += " <" + dict(props) + ">";
-      if (!extra.empty())
-        out += " " + dict(extra);
-      out += " : (" + operandTypes + ") -> (" + resultTypes + ")\n";
-    }
+    for (const Op &op : ops)
+      out += "  " + opLine(op) + "\n";
 
     out += "  \"graph.output\"(";
     for (size_t i = 0; i < outputs.size(); ++i)
@@ -578,10 +665,25 @@ Status GraphBuilder::setVirtual(int64_t tensor, bool isVirtual) {
 }
 
 Status GraphBuilder::op(std::string_view kind, std::string_view mode,
-                        std::string_view name,
+                        std::string_view name, const std::vector<Port> &inputs,
+                        const std::vector<Port> &outputs,
+                        std::string_view attributes) {
+  return addOp(nullptr, kind, mode, name, inputs, outputs, attributes);
+}
+
+Status GraphBuilder::op(Compiler &compiler, std::string_view kind,
+                        std::string_view mode, std::string_view name,
                         const std::vector<Port> &inputs,
                         const std::vector<Port> &outputs,
                         std::string_view attributes) {
+  return addOp(&compiler, kind, mode, name, inputs, outputs, attributes);
+}
+
+Status GraphBuilder::addOp(Compiler *compiler, std::string_view kind,
+                           std::string_view mode, std::string_view name,
+                           const std::vector<Port> &inputs,
+                           const std::vector<Port> &outputs,
+                           std::string_view attributes) {
   GRAPH_BUILDER_CHECK_IMPL("op");
   const OpSpec *spec = findSpec(kind);
   if (!spec) {
@@ -753,6 +855,12 @@ Status GraphBuilder::op(std::string_view kind, std::string_view mode,
     op.inherent.push_back(std::move(entry));
   }
 
+  // Result dims from the op's shape rule (the results are fresh: only the
+  // dims the rule fills in change, and only when it holds).
+  if (compiler)
+    if (Status s = impl->inferResultDims(*compiler->impl, op, where); !s.ok())
+      return s;
+
   // Commit.
   for (const auto &port : op.operands)
     for (int64_t id : port)
@@ -762,6 +870,16 @@ Status GraphBuilder::op(std::string_view kind, std::string_view mode,
   for (int64_t id : produced)
     impl->tensors[id - 1].producer = opIndex;
   impl->ops.push_back(std::move(op));
+  return Status();
+}
+
+Status GraphBuilder::shape(int64_t tensor, std::vector<int64_t> &dims,
+                           std::vector<int64_t> &strides) const {
+  GRAPH_BUILDER_CHECK_IMPL("shape");
+  if (Status s = impl->check(tensor, "shape"); !s.ok())
+    return s;
+  dims = impl->tensors[tensor - 1].dims;
+  strides = impl->tensors[tensor - 1].strides;
   return Status();
 }
 

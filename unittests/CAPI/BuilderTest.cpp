@@ -2,7 +2,8 @@
 //
 // Graphs built with graphBuilder* (no MLIR text), executed on the CPU
 // reference executor and checked against naive computations; every misuse
-// of the builder and a verifier failure surfacing through graphGetLastError.
+// of the builder and a verifier failure surfacing through graphGetLastError;
+// result dims filled in from the ops' shape rules.
 //
 //===----------------------------------------------------------------------===//
 
@@ -427,6 +428,103 @@ TEST_F(BuilderTest, VerifierFailureSurfaces) {
   EXPECT_CONTAINS(graphGetLastError(), "<builder @g>");
   EXPECT_CONTAINS(graphGetLastError(), "error:");
   EXPECT_CONTAINS(graphGetLastError(), "graph.matmul");
+}
+
+/// The dims graphTensorGetDims reads (asserting it succeeds).
+std::vector<int64_t> dimsOf(GraphBuilder builder, int64_t tensor) {
+  int32_t rank = 0;
+  GraphStatus query = graphTensorGetDims(builder, tensor, &rank, nullptr);
+  EXPECT_EQ(query, rank ? GRAPH_ERROR_INVALID_ARGUMENT : GRAPH_OK);
+  std::vector<int64_t> dims(rank);
+  EXPECT_EQ(graphTensorGetDims(builder, tensor, &rank, dims.data()), GRAPH_OK)
+      << graphGetLastError();
+  return dims;
+}
+
+TEST_F(BuilderTest, ShapeRuleFillsResultDims) {
+  using Dims = std::vector<int64_t>;
+  // matmul C: [batch..., M, N], the batch dims broadcast.
+  int64_t a = tensor({1, 2, 3}, "a"), b = tensor({5, 3, 4}, "b");
+  int64_t c = tensor({}, "c");
+  ASSERT_EQ(op("matmul", nullptr, {"A", "B"}, {a, b}, {"C"}, {c}), GRAPH_OK)
+      << graphGetLastError();
+  EXPECT_EQ(dimsOf(builder, c), (Dims{5, 2, 4}));
+  // Dims the caller gave are kept as given (the verifier judges them).
+  int64_t given = tensor({7, 7});
+  ASSERT_EQ(op("pointwise", "relu", {"inputs_0"}, {c}, {"output"}, {given}),
+            GRAPH_OK);
+  EXPECT_EQ(dimsOf(builder, given), (Dims{7, 7}));
+  // pointwise: the broadcast of the operands.
+  int64_t bias = tensor({1, 1, 4}, "bias"), sum = tensor({});
+  ASSERT_EQ(op("pointwise", "add", {"inputs_0", "inputs_1"}, {c, bias},
+               {"output"}, {sum}),
+            GRAPH_OK);
+  EXPECT_EQ(dimsOf(builder, sum), (Dims{5, 2, 4}));
+  // layernorm training: Y like input, the statistics with the normalized
+  // dims (where scale is not 1) set to 1.
+  int64_t scale = tensor({1, 1, 4}), shift = tensor({1, 1, 4});
+  int64_t eps = graphBuilderScalar(builder, GRAPH_F32, 1e-5, "eps");
+  int64_t y = tensor({}), mean = tensor({}), invVar = tensor({});
+  ASSERT_EQ(op("layernorm", "training", {"input", "scale", "bias", "epsilon"},
+               {sum, scale, shift, eps}, {"Y", "mean", "inv_var"},
+               {y, mean, invVar}),
+            GRAPH_OK)
+      << graphGetLastError();
+  EXPECT_EQ(dimsOf(builder, y), (Dims{5, 2, 4}));
+  EXPECT_EQ(dimsOf(builder, mean), (Dims{5, 2, 1}));
+  EXPECT_EQ(dimsOf(builder, invVar), (Dims{5, 2, 1}));
+  // A convolution's output from its padding, stride and dilation.
+  int64_t image = tensor({2, 4, 9, 9}), weight = tensor({8, 4, 3, 3});
+  int64_t conv = tensor({});
+  ASSERT_EQ(op("conv_fprop", nullptr, {"image", "weight"}, {image, weight},
+               {"Y"}, {conv},
+               "{padding = array<i64: 1, 1>, stride = array<i64: 2, 2>}"),
+            GRAPH_OK)
+      << graphGetLastError();
+  EXPECT_EQ(dimsOf(builder, conv), (Dims{2, 8, 5, 5}));
+  // Reduced dims are the user's: they stay unset.
+  int64_t reduced = tensor({});
+  ASSERT_EQ(op("reduction", "add", {"input"}, {sum}, {"output"}, {reduced}),
+            GRAPH_OK);
+  EXPECT_EQ(dimsOf(builder, reduced), Dims{});
+  // Strides are read back as given; dims filled in come without strides.
+  int64_t strides[3] = {0, 0, 0};
+  int32_t rank = 3;
+  ASSERT_EQ(graphTensorGetStrides(builder, sum, &rank, strides), GRAPH_OK);
+  EXPECT_EQ(rank, 0);
+  // The capacity protocol: too small says how many.
+  rank = 1;
+  EXPECT_EQ(graphTensorGetDims(builder, c, &rank, strides),
+            GRAPH_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(rank, 3);
+  EXPECT_CONTAINS(graphGetLastError(), "graphTensorGetDims");
+  EXPECT_EQ(graphTensorGetDims(builder, 99, &rank, strides),
+            GRAPH_ERROR_INVALID_ARGUMENT);
+  EXPECT_CONTAINS(graphGetLastError(), "tensor 99 does not exist");
+  EXPECT_EQ(graphTensorGetDims(builder, c, nullptr, strides),
+            GRAPH_ERROR_INVALID_ARGUMENT);
+}
+
+TEST_F(BuilderTest, ShapeRuleFailureRefusesTheOp) {
+  int64_t a = tensor({2, 3}, "a"), b = tensor({5, 4}, "b"); // K: 3 vs 5
+  int64_t c = tensor({});
+  EXPECT_EQ(
+      op("matmul", nullptr, {"A", "B"}, {a, b}, {"C"}, {c}, nullptr, "mm"),
+      GRAPH_ERROR_INVALID_GRAPH);
+  EXPECT_CONTAINS(graphGetLastError(), "graphBuilderOp: op 'matmul' ('mm')");
+  EXPECT_CONTAINS(graphGetLastError(), "matmul \"mm\": K of A is 3 but K "
+                                       "of B is 5");
+  EXPECT_EQ(dimsOf(builder, c), std::vector<int64_t>{});
+  EXPECT_EQ(text().find("graph.matmul"), std::string::npos) << text();
+  // With C's dims given, the op is recorded and the verifier judges it at
+  // finish, as before.
+  int64_t d = tensor({2, 4});
+  EXPECT_EQ(op("matmul", nullptr, {"A", "B"}, {a, b}, {"C"}, {d}), GRAPH_OK);
+  // An operand without dims yet: nothing to infer from.
+  int64_t x = tensor({}), e = tensor({});
+  EXPECT_EQ(op("pointwise", "relu", {"inputs_0"}, {x}, {"output"}, {e}),
+            GRAPH_OK);
+  EXPECT_EQ(dimsOf(builder, e), std::vector<int64_t>{});
 }
 
 } // namespace
