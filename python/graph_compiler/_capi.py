@@ -1,7 +1,8 @@
 """ctypes binding of the compiler's C API (include/GraphDialect-c/Graph.h).
 
 The library is looked up at first use, never at import: the package imports
-and builds MLIR text on a machine without it. Lookup order:
+and builds graphs on a machine without it (the dims of op outputs, which the
+compiler's shape rules give, and everything after wait for it). Lookup order:
 
 1. the environment variable ``GRAPH_CAPI_LIBRARY`` (a path to the .so): an
    explicit override, it wins and nothing else is tried;
@@ -158,6 +159,15 @@ def _declare(lib):
         "graphSetDevice": (c.c_int, [c.c_int32]),
         "graphGetDevice": (c.c_int, [i32p]),
         "graphGetDeviceCount": (c.c_int, [i32p]),
+        # The graph builder: the ops' shape rules (result_dims).
+        "graphBuilderCreate": (vp, [vp, c.c_char_p, c.c_int, c.c_int, c.c_int]),
+        "graphBuilderDestroy": (None, [vp]),
+        "graphBuilderTensor": (c.c_int64, [vp, c.c_int, c.c_int32, i64p, i64p, c.c_char_p]),
+        "graphBuilderOp": (
+            c.c_int,
+            [vp, c.c_char_p, c.c_char_p, c.c_char_p, c.POINTER(c.c_char_p), i64p, c.c_int32, c.POINTER(c.c_char_p), i64p, c.c_int32, c.c_char_p],
+        ),
+        "graphTensorGetDims": (c.c_int, [vp, c.c_int64, i32p, i64p]),
     }
     for name, (restype, argtypes) in optional.items():
         fn = getattr(lib, name, None)
@@ -185,7 +195,8 @@ def lib():
                 + ", ".join(looked)
                 + "). Build it with `ninja -C build GraphCAPI`, install the package with it "
                 "(python/README.md) or point GRAPH_CAPI_LIBRARY at it. "
-                "Graph construction and to_mlir() work without it; validate/build/execute need it."
+                "Graph construction works without it; the dims of op outputs (the compiler's shape rules), "
+                "to_mlir() and validate/build/execute need it."
             )
         try:
             loaded = ctypes.CDLL(path)
@@ -277,6 +288,66 @@ class on_device:
         if self.selected:
             lib().graphSetDevice(-1)
         return False
+
+
+def has_shape_rules() -> bool:
+    """Whether the library answers result_dims (graphTensorGetDims)."""
+    return available() and hasattr(lib(), "graphTensorGetDims")
+
+
+def result_dims(kind, mode, name, inputs, outputs, attributes):
+    """The compiler's shape rule for one op of the graph dialect: builds the
+    op alone with graphBuilderOp, its results without dims, and reads the
+    dims the rule filled in. ``inputs``: (ODS port, dims, GraphDType code)
+    per operand; ``outputs``: the ODS result ports; ``attributes``: an MLIR
+    attribute dictionary or "". Returns (dims by result port, error): a port
+    the rule leaves to the user is absent; error is the rule's diagnostic
+    when the operands break it (then no dims), else None. ValueError for a
+    request the builder refuses (a bad port, attribute or dim)."""
+    library = lib()
+    builder = library.graphBuilderCreate(context(), b"probe", 0, 0, 0)
+    if not builder:
+        raise RuntimeError(f"graphBuilderCreate failed: {last_error()}")
+    try:
+        in_ports, in_ids = [], []
+        for port, dims, dtype in inputs:
+            array = (ctypes.c_int64 * max(len(dims), 1))(*dims)
+            tid = library.graphBuilderTensor(builder, dtype, len(dims), array, None, None)
+            if tid < 0:
+                raise ValueError(last_error())
+            in_ports.append(port.encode())
+            in_ids.append(tid)
+        out_ports, out_ids = [], []
+        for port in outputs:
+            tid = library.graphBuilderTensor(builder, 0, 0, None, None, None)
+            out_ports.append(port.encode())
+            out_ids.append(tid)
+        status = library.graphBuilderOp(
+            builder,
+            kind.encode(),
+            mode.encode() if mode else None,
+            name.encode("utf-8", "surrogatepass") if name else None,
+            (ctypes.c_char_p * max(len(in_ports), 1))(*in_ports),
+            (ctypes.c_int64 * max(len(in_ids), 1))(*in_ids),
+            len(in_ids),
+            (ctypes.c_char_p * max(len(out_ports), 1))(*out_ports),
+            (ctypes.c_int64 * max(len(out_ids), 1))(*out_ids),
+            len(out_ids),
+            attributes.encode("utf-8", "surrogatepass") if attributes else None,
+        )
+        if status == GRAPH_ERROR_INVALID_GRAPH:
+            return {}, last_error()
+        if status != GRAPH_OK:
+            raise ValueError(last_error())
+        dims = {}
+        for port, tid in zip(outputs, out_ids):
+            rank = ctypes.c_int32(MAX_RANK)
+            values = (ctypes.c_int64 * MAX_RANK)()
+            if library.graphTensorGetDims(builder, tid, ctypes.byref(rank), values) == GRAPH_OK and rank.value > 0:
+                dims[port] = [int(values[i]) for i in range(rank.value)]
+        return dims, None
+    finally:
+        library.graphBuilderDestroy(builder)
 
 
 def last_error() -> str:

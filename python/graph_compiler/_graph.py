@@ -1012,9 +1012,11 @@ class pygraph:
             raise ValueError(f"tensor {t.name!r} (uid {t.uid}) has no data type: call set_data_type() or give the graph an io_data_type")
         return dt
 
-    def _finalize_dims(self):
+    def _finalize_dims(self, rule_errors: bool = True):
         """Dims of op outputs from the inputs as they are now (a set_dim on
-        an input after building an op is honoured)."""
+        an input after building an op is honoured). rule_errors=False
+        leaves the outputs of an op whose shape rule rejects its inputs
+        without dims (a graph that never reaches the compiler)."""
         for node in self._nodes:
             for port, t in node.outputs.items():
                 if t is None or t.dim_assigned:
@@ -1025,9 +1027,27 @@ class pygraph:
                         t.dim = list(d)
                         if not t.stride_assigned:
                             t.stride = row_major_stride(t.dim)
-                elif not t.dim:
-                    what = {"reduction": "the reduced dims", "reshape": "the new dims"}.get(node.op, "its dims")
-                    raise ValueError(f"output {t.name!r} (uid {t.uid}) of {node.op} node {node.name!r} has no dims: call set_dim() with {what}")
+                elif not t.dim and (rule_errors or _ops.result_dims(node)[1] is None):
+                    self._no_dims(node, t)
+
+    def _no_dims(self, node: Node, t: Tensor) -> None:
+        """Raise for op output ``t`` that the compiler's shape rule gave no
+        dims: the rule rejects the inputs (GraphValidationError with its
+        diagnostic and the op's line), the library that holds the rules is
+        missing (GraphLibraryNotFound), or the dims are the user's."""
+        error = _ops.result_dims(node)[1]
+        if error is not None:
+            diagnostic = error.split("the shape rule fails: ", 1)[-1]
+            raise GraphValidationError(
+                f"the compiler rejected graph {self.name!r}: output {t.name!r} (uid {t.uid}): {diagnostic} "
+                f"(the shape rule of {node.op} node {node.name!r} gives it no dims; dims must be positive and fit the rule)"
+                f"\n--- the op ---\n{_ops.emit_node(_Emitter(self, lenient=True), node)}"
+            )
+        if not _capi.has_shape_rules():
+            _capi.lib()  # GraphLibraryNotFound, saying where it looked
+            raise _capi.GraphLibraryNotFound(f"the loaded {_capi.LIBRARY_NAME} has no shape rules (graphTensorGetDims): rebuild the GraphCAPI target")
+        what = {"reduction": "the reduced dims", "reshape": "the new dims"}.get(node.op, "its dims")
+        raise ValueError(f"output {t.name!r} (uid {t.uid}) of {node.op} node {node.name!r} has no dims: call set_dim() with {what}")
 
     def _note_unsupported(self, what: str) -> None:
         """Record a frontend feature the compiler cannot model: the builder
@@ -1126,7 +1146,7 @@ class pygraph:
             # an unsupported graph, at create_execution_plans(): its programs
             # call validate() and build_operation_graph() outside the
             # try that turns cudnnGraphNotSupportedError into a skip.
-            self._finalize_dims()
+            self._finalize_dims(rule_errors=False)
             self._is_validated = True
             return
         self._module = self._parse()
@@ -2138,9 +2158,12 @@ def _status_error(status: int, what: str, text: Optional[str] = None) -> Excepti
 
 
 class _Emitter:
-    def __init__(self, graph: pygraph):
+    def __init__(self, graph: pygraph, lenient: bool = False):
         self.graph = graph
         self.names: Dict[int, str] = {}
+        # lenient: a tensor without dims prints as rank 0 (an op line for a
+        # message, not for the compiler)
+        self.lenient = lenient
 
     def val(self, t: Tensor) -> str:
         name = self.names.get(id(t))
@@ -2150,6 +2173,8 @@ class _Emitter:
         return name
 
     def ty(self, t: Tensor, signature: bool = False) -> str:
+        if not t.dim and self.lenient:
+            return f"tensor<{mlir_type(self.graph._dtype_of(t))}>"
         if not t.dim:
             raise ValueError(f"tensor {t.name!r} (uid {t.uid}) has no dims")
         elt = mlir_type(self.graph._dtype_of(t))

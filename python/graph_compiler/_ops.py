@@ -108,117 +108,14 @@ def attr_dict(attrs) -> str:
 
 
 # ---------------------------------------------------------------------------
-# Shape rules (dims of outputs from dims of inputs)
+# Attribute forms the dims depend on (the dims themselves are the compiler's
+# shape rules: result_dims below)
 # ---------------------------------------------------------------------------
 
 
-def broadcast(*shapes):
-    rank = max(len(s) for s in shapes)
-    out = [1] * rank
-    for s in shapes:
-        s = [1] * (rank - len(s)) + list(s)
-        for i, d in enumerate(s):
-            if d != 1:
-                out[i] = d
-    return out
-
-
-def _dims(node, port):
-    t = node.inputs.get(port)
-    return list(t.dim) if t is not None and t.dim else None
-
-
-def _like(port):
-    return lambda node: _dims(node, port)
-
-
-def _keep(port, axes):
-    def infer(node):
-        d = _dims(node, port)
-        return [x if i in axes else 1 for i, x in enumerate(d)] if d else None
-
-    return infer
-
-
-def _ada_stats(node):
-    x, s = _dims(node, "input"), _dims(node, "scale")
-    if not x or not s or len(s) != len(x):
-        return _keep("input", (0,))(node)
-    return [1 if i > 0 and s[i] != 1 else x[i] for i in range(len(x))]
-
-
-def _layer_stats(node):
-    """layernorm/rmsnorm statistics (the frontend's rule): the input's dims
-    with every dim where scale is not 1 (a normalized dim) set to 1."""
-    x, s = _dims(node, "input"), _dims(node, "scale")
-    if not x or not s or len(s) != len(x):
-        return _keep("input", (0,))(node)
-    return [1 if s[i] != 1 else x[i] for i in range(len(x))]
-
-
-def _matmul_dims(node):
-    a, b = _dims(node, "A"), _dims(node, "B")
-    if not a or not b or len(a) < 2 or len(b) < 2:
-        return None
-    batch = [y if x == 1 else x for x, y in zip(a[:-2], b[:-2])] if len(a) == len(b) else a[:-2]
-    return batch + [a[-2], b[-1]]
-
-
-def _pointwise_dims(node):
-    shapes = [list(t.dim) for t in node.inputs.values() if t is not None and t.dim]
-    return broadcast(*shapes) if shapes else None
-
-
-def _conv_params(node, spatial):
-    p = node.params
-    sym = p.get("padding")
-    pre = p.get("pre_padding") or sym or [0] * spatial
-    post = p.get("post_padding") or sym or [0] * spatial
-    stride = p.get("stride") or [1] * spatial
-    dil = p.get("dilation") or [1] * spatial
-    return list(pre), list(post), list(stride), list(dil)
-
-
-def _conv_rule(first, second, lead, spatial):
-    """Dims rule of a convolution: ``lead(a, b)`` (batch and channel dims)
-    followed by ``spatial(a_i, b_i, pre_i, post_i, stride_i, dilation_i)`` for
-    each spatial dim i, a and b the dims of ports ``first`` and ``second``."""
-
-    def infer(node):
-        a, b = _dims(node, first), _dims(node, second)
-        if not a or not b:
-            return None
-        sp = len(a) - 2
-        pre, post, stride, dil = _conv_params(node, sp)
-        return lead(a, b) + [spatial(a[i + 2], b[i + 2], pre[i], post[i], stride[i], dil[i]) for i in range(sp)]
-
-    return infer
-
-
-# fprop: (padded extent - dilated filter extent) / stride + 1; dgrad inverts
-# it for the image extent; wgrad solves it for the filter extent.
-_conv_fprop_dims = _conv_rule(
-    "image",
-    "weight",
-    lambda x, w: [x[0], w[0]],
-    lambda x, w, pre, post, st, dil: (x + pre + post - ((w - 1) * dil + 1)) // st + 1,
-)
-_conv_dgrad_dims = _conv_rule(
-    "loss",
-    "filter",
-    lambda dy, w: [dy[0], w[1]],
-    lambda dy, w, pre, post, st, dil: (dy - 1) * st + (w - 1) * dil + 1 - pre - post,
-)
-_conv_wgrad_dims = _conv_rule(
-    "image",
-    "loss",
-    lambda x, dy: [dy[1], x[1]],
-    lambda x, dy, pre, post, st, dil: (x + pre + post - (dy - 1) * st - 1) // dil + 1,
-)
-
-
 def _slice_bounds(node):
-    d = _dims(node, "input")
+    t = node.inputs.get("input")
+    d = list(t.dim) if t is not None and t.dim else None
     sls = node.params.get("slices")
     if not d or sls is None:
         return None
@@ -239,96 +136,12 @@ def _slice_bounds(node):
     return starts, limits, steps
 
 
-def _slice_dims(node):
-    b = _slice_bounds(node)
-    if b is None:
-        return None
-    return [-(-(lim - s) // st) for s, lim, st in zip(*b)]
-
-
-def _transpose_dims(node):
-    d = _dims(node, "input")
-    perm = node.params.get("permutation")
-    return [d[i] for i in perm] if d and perm is not None else None
-
-
-def _concat_dims(node):
-    ins = node.list_inputs.get("inputs") or []
-    if not ins or any(not t.dim for t in ins):
-        return None
-    axis = node.params.get("axis")
-    if axis is None:
-        return None
-    out = list(ins[0].dim)
-    axis = axis % len(out)
-    out[axis] = sum(t.dim[axis] for t in ins)
-    return out
-
-
-def _block_scale_dims(node):
-    d = _dims(node, "input")
-    bs = node.params.get("block_size")
-    if not d or bs is None:
-        return None
-    bs = _block_size(bs)
-    axis = node.params.get("axis")
-    axis = len(d) - 1 if axis in (None, -1) else axis
-    d[axis] = (d[axis] + bs - 1) // bs
-    return d
-
-
 def _block_size(bs):
     if isinstance(bs, (list, tuple)):
         if any(int(b) != 1 for b in bs[:-1]):
             raise NotImplementedError(f"block_size {list(bs)}: the graph dialect blocks along one dim")
         return int(bs[-1])
     return int(bs)
-
-
-def _moe_dims(node):
-    t, w = _dims(node, "token"), _dims(node, "weight")
-    return [1, t[-2], w[-1]] if t and w else None
-
-
-def _moe_bwd_dims(node):
-    do, tok, off = _dims(node, "doutput"), _dims(node, "token"), _dims(node, "first_token_offset")
-    return [off[0], tok[-1], do[-1]] if do and tok and off else None
-
-
-def _sdpa_o(node):
-    q, v = _dims(node, "q"), _dims(node, "v")
-    return q[:-1] + [v[-1]] if q and v else None
-
-
-def _sdpa_stats(node):
-    q = _dims(node, "q")
-    return q[:-1] + [1] if q else None
-
-
-def _amax(node):
-    return [1, 1, 1, 1]
-
-
-def _la_o(node):
-    q, v = _dims(node, "q"), _dims(node, "v")
-    return [v[0], max(q[1], v[1]), v[2]] if q and v else None
-
-
-def _la_state(node):
-    q, v, cu, h0 = _dims(node, "q"), _dims(node, "v"), _dims(node, "cu_seqlens"), _dims(node, "initial_state")
-    if not q or not v:
-        return None
-    n = cu[0] - 1 if cu else (h0[0] if h0 else 1)
-    return [n, max(q[1], v[1]), q[2], v[2]]
-
-
-def _la_ckpt(node):
-    every = int(node.params.get("checkpoint_every_n_tokens") or 0)
-    q, v = _dims(node, "q"), _dims(node, "v")
-    if not every or not q or not v:
-        return None
-    cu = _dims(node, "cu_seqlens")
-    return [max(v[0] // every, 1), max(q[1], v[1]), q[2], v[2]]
 
 
 # ---------------------------------------------------------------------------
@@ -449,22 +262,20 @@ def _reduction_keyword(mode):
 # attrs         non-tensor kwargs, positional after the ports
 # outputs       (port, suffix of the auto name "<node>::<suffix>")
 # maybe         port -> predicate(node): the output exists
-# infer         port -> dims rule
 # dtype         port -> "like:<input port>" | a data_type default
 # emit          name of the text emitter below
 
 _OUT_0 = (("OUT_0", "OUT_0"),)
 
 
-def _norm_fwd(stats):
-    """layernorm, adalayernorm, instancenorm: ``stats`` is the dims rule of
-    the mean and inv_var outputs (present in training)."""
+def _norm_fwd():
+    """layernorm, adalayernorm, instancenorm: mean and inv_var exist in
+    training."""
     return dict(
         inputs=("input", "scale", "bias", "epsilon"),
         attrs=("norm_forward_phase",),
         outputs=(("Y", "Y"), ("mean", "MEAN"), ("inv_var", "INV_VARIANCE")),
         maybe={"mean": _training, "inv_var": _training},
-        infer={"Y": _like("input"), "mean": stats, "inv_var": stats},
         emit="norm_fwd",
     )
 
@@ -472,27 +283,24 @@ def _norm_fwd(stats):
 _CONV_ATTRS = ("padding", "pre_padding", "post_padding", "stride", "dilation", "convolution_mode")
 
 
-def _conv(inputs, out, rule):
-    return dict(inputs=inputs, attrs=_CONV_ATTRS, outputs=((out, out),), infer={out: rule}, emit="conv")
+def _conv(inputs, out):
+    return dict(inputs=inputs, attrs=_CONV_ATTRS, outputs=((out, out),), emit="conv")
 
 
-def _one_input(attr, emit, infer=None, **more):
+def _one_input(attr, emit, **more):
     """reshape, slice, transpose: one input, one attribute, an output of the
     input's data type."""
     spec = dict(inputs=("input",), attrs=(attr,), outputs=_OUT_0)
-    if infer is not None:
-        spec["infer"] = {"OUT_0": infer}
     return dict(spec, dtype={"OUT_0": "like:input"}, emit=emit, **more)
 
 
 def _rope(first):
-    return dict(inputs=(first, "freqs"), attrs=("output_scale", "rope_dim"), outputs=_OUT_0, infer={"OUT_0": _like(first)}, emit="rope")
+    return dict(inputs=(first, "freqs"), attrs=("output_scale", "rope_dim"), outputs=_OUT_0, emit="rope")
 
 
 _NORM_BWD = dict(
     inputs=("grad", "input", "scale", "mean", "inv_variance"),
     outputs=(("DX", "DX"), ("DScale", "DSCALE"), ("DBias", "DBIAS")),
-    infer={"DX": _like("input"), "DScale": _like("scale"), "DBias": _like("scale")},
     emit="norm_bwd",
 )
 
@@ -511,7 +319,6 @@ def _la_fwd(extra_in=(), extra_attrs=()):
             "final_state": lambda n: bool(n.params.get("output_final_state")),
             "state_checkpoints": lambda n: bool(n.params.get("checkpoint_every_n_tokens")),
         },
-        infer={"O": _la_o, "final_state": _la_state, "state_checkpoints": _la_ckpt},
         dtype={"final_state": data_type.FLOAT, "state_checkpoints": data_type.FLOAT, "O": "like:v"},
         emit="linear_attention_fwd",
         fixed=len(_LA_FWD_INPUTS) + len(extra_in),
@@ -526,7 +333,6 @@ def _la_bwd(extra_in=(), extra_out=()):
         attrs=("scale", "use_qk_l2norm", "batch_invariant"),
         outputs=tuple(outs),
         maybe={"d_initial_state": lambda n: n.inputs.get("initial_state") is not None},
-        infer={p: _like(like[p]) for p, _ in outs},
         dtype={p: "like:" + like[p] for p, _ in outs},
         emit="linear_attention_bwd",
         fixed=len(_LA_FWD_INPUTS) + len(extra_in),
@@ -535,15 +341,14 @@ def _la_bwd(extra_in=(), extra_out=()):
 
 OPS = {
     # ---- norms ---------------------------------------------------------------
-    "layernorm": _norm_fwd(_layer_stats),
-    "adalayernorm": _norm_fwd(_ada_stats),
-    "instancenorm": _norm_fwd(_keep("input", (0, 1))),
+    "layernorm": _norm_fwd(),
+    "adalayernorm": _norm_fwd(),
+    "instancenorm": _norm_fwd(),
     "rmsnorm": dict(
         inputs=("input", "scale", "bias", "epsilon"),
         attrs=("norm_forward_phase",),
         outputs=(("Y", "Y"), ("inv_var", "INV_VARIANCE")),
         maybe={"inv_var": _training},
-        infer={"Y": _like("input"), "inv_var": _layer_stats},
         emit="rmsnorm",
     ),
     "batchnorm": dict(
@@ -554,19 +359,11 @@ OPS = {
             "next_running_mean": lambda n: n.inputs.get("in_running_mean") is not None,
             "next_running_var": lambda n: n.inputs.get("in_running_var") is not None,
         },
-        infer={
-            "Y": _like("input"),
-            "mean": _keep("input", (1,)),
-            "inv_var": _keep("input", (1,)),
-            "next_running_mean": _keep("input", (1,)),
-            "next_running_var": _keep("input", (1,)),
-        },
         emit="batchnorm",
     ),
     "batchnorm_inference": dict(
         inputs=("input", "mean", "inv_variance", "scale", "bias"),
         outputs=(("Y", "Y"),),
-        infer={"Y": _like("input")},
         emit="batchnorm_inference",
     ),
     "layernorm_backward": _NORM_BWD,
@@ -578,7 +375,6 @@ OPS = {
         attrs=("has_dbias",),
         outputs=(("DX", "DX"), ("DScale", "Dscale"), ("DBias", "Dbias")),
         maybe={"DBias": lambda n: n.params.get("has_dbias", True) is not False},
-        infer={"DX": _like("input"), "DScale": _like("scale"), "DBias": _like("scale")},
         emit="rmsnorm_bwd",
     ),
     "rng": dict(
@@ -591,7 +387,6 @@ OPS = {
     "genstats": dict(
         inputs=("input",),
         outputs=(("SUM", "SUM"), ("SQ_SUM", "SQ_SUM")),
-        infer={"SUM": _keep("input", (1,)), "SQ_SUM": _keep("input", (1,))},
         emit="genstats",
     ),
     # ---- reduction, quantization, MoE -----------------------------------------
@@ -605,7 +400,6 @@ OPS = {
         inputs=("input", "group_offset"),
         attrs=("block_size", "axis", "transpose"),
         outputs=(("Y", "Y"), ("scale", "scale")),
-        infer={"Y": _like("input"), "scale": _block_scale_dims},
         dtype={"Y": data_type.FP8_E4M3, "scale": data_type.FP8_E8M0},
         emit="block_scale_quantize",
     ),
@@ -613,36 +407,32 @@ OPS = {
         inputs=("input", "descale"),
         attrs=("block_size", "is_negative_scale"),
         outputs=_OUT_0,
-        infer={"OUT_0": _like("input")},
         emit="block_scale_dequantize",
     ),
     "moe_grouped_matmul": dict(
         inputs=("token", "weight", "first_token_offset", "token_index", "token_ks"),
         attrs=("mode", "top_k"),
         outputs=_OUT_0,
-        infer={"OUT_0": _moe_dims},
         emit="moe",
     ),
     "moe_grouped_matmul_bwd": dict(
         inputs=("doutput", "token", "first_token_offset"),
         outputs=(("dweight", "dweight"),),
-        infer={"dweight": _moe_bwd_dims},
         emit="moe_bwd",
     ),
     # ---- convolution -----------------------------------------------------------
-    "conv_fprop": _conv(("image", "weight"), "Y", _conv_fprop_dims),
-    "conv_dgrad": _conv(("loss", "filter"), "DX", _conv_dgrad_dims),
-    "conv_wgrad": _conv(("image", "loss"), "DW", _conv_wgrad_dims),
+    "conv_fprop": _conv(("image", "weight"), "Y"),
+    "conv_dgrad": _conv(("loss", "filter"), "DX"),
+    "conv_wgrad": _conv(("image", "loss"), "DW"),
     # ---- structural --------------------------------------------------------------
     "reshape": _one_input("reshape_mode", "unary_structural", no_cdt=True),
-    "slice": _one_input("slices", "slice", _slice_dims),
-    "transpose": _one_input("permutation", "transpose", _transpose_dims),
+    "slice": _one_input("slices", "slice"),
+    "transpose": _one_input("permutation", "transpose"),
     "concatenate": dict(
         inputs=(),
         list_inputs=("inputs",),
         attrs=("axis", "in_place_index"),
         outputs=_OUT_0,
-        infer={"OUT_0": _concat_dims},
         dtype={"OUT_0": "like:inputs"},
         emit="concatenate",
         no_cdt=True,
@@ -715,19 +505,6 @@ SDPA_OPS = {
     ),
 }
 
-SDPA_INFER = {
-    "O": _sdpa_o,
-    "Stats": _sdpa_stats,
-    "score_max": _sdpa_stats,
-    "score_sum_exp": _sdpa_stats,
-    "dQ": _like("q"),
-    "dK": _like("k"),
-    "dV": _like("v"),
-    "dBias": _like("bias"),
-}
-for _p in ("Amax_S", "Amax_O", "amax_dQ", "amax_dK", "amax_dV", "amax_dP"):
-    SDPA_INFER[_p] = _amax
-
 SDPA_FLOAT_OUTPUTS = {"Stats", "score_max", "score_sum_exp", "Amax_S", "Amax_O", "amax_dQ", "amax_dK", "amax_dV", "amax_dP"}
 
 # kwargs of the frontend's sdpa builders the dialect has no form for
@@ -784,6 +561,9 @@ def _line(em, node, outs, text, operands, extra=(), required=None):
     : (<operand types>) -> (<result types>)``. Absent results are left out;
     with ``required`` (how many leading results always exist) the absent ones
     among the rest print as ``none``."""
+    if isinstance(em, _AttrProbe):
+        em.extra = list(extra)
+        return ""
     attrs = attr_dict(node_attrs(em, node, extra))
     if required is None:
         types = _functional(em, operands, outs)
@@ -1109,21 +889,132 @@ _EMITTERS = {
 }
 
 
-def infer_dims(node, port):
-    """Dims of output ``port`` of ``node`` from its inputs' current dims, or
-    None when the rule needs the user's set_dim (reduction, reshape)."""
+# ---------------------------------------------------------------------------
+# Shape rules: the compiler's (graphBuilderOp fills in result dims)
+# ---------------------------------------------------------------------------
+
+
+class _AttrProbe:
+    """An emitter that records the attributes a node's line would carry (the
+    emitters' ``extra``) instead of writing the line."""
+
+    extra = ()
+
+    def val(self, t):
+        return "%v"
+
+    def ty(self, t, signature=False):
+        return "tensor<f32>"
+
+
+_NORM_PHASE_OPS = ("layernorm", "adalayernorm", "instancenorm", "rmsnorm")
+
+
+def _ods_port(port):
+    """The dialect's name of a builder port: pointwise IN_<i> is inputs_<i>,
+    a single output OUT_0 is output."""
+    if port == "OUT_0":
+        return "output"
+    if port.startswith("IN_"):
+        return "inputs_" + port[3:]
+    return port
+
+
+def _result_ports(node):
     if node.op == "matmul":
-        return _matmul_dims(node)
+        return ["C"]
     if node.op == "pointwise":
-        return _pointwise_dims(node)
-    if node.op in SDPA_OPS:
-        rule = SDPA_INFER.get(port)
-    else:
-        rule = OPS[node.op].get("infer", {}).get(port)
+        return ["OUT_0"]
+    spec = SDPA_OPS[node.op] if node.op in SDPA_OPS else OPS[node.op]
+    return [port for port, _ in spec["outputs"]]
+
+
+def _builder_request(node):
+    """(kind, mode, attribute dictionary) of ``node`` as graphBuilderOp
+    takes them, from the attributes its text would carry."""
+    probe = _AttrProbe()
+    emit_node(probe, node)
+    attrs = list(probe.extra)
+    mode = None
+    if node.op == "pointwise":
+        mode = node.params["mode"]
+    elif node.op in _NORM_PHASE_OPS:
+        mode = _phase_keyword(node)
+    elif node.op == "reduction":
+        mode = _reduction_keyword(node.params.get("mode"))
+    elif node.op == "moe_grouped_matmul":
+        for key, text in list(attrs):
+            if key == "mode":  # #graph.moe_mode<gather>: the builder's mode
+                mode = text[text.index("<") + 1 : -1]
+                attrs.remove((key, text))
+    text = ", ".join(name if value is None else f"{name} = {value}" for name, value in attrs)
+    return MNEMONIC.get(node.op, node.op), mode, "{" + text + "}" if text else ""
+
+
+_RESULT_DIMS_CACHE = {}
+
+
+def result_dims(node):
+    """The compiler's shape rule on ``node`` as its inputs are now: (dims by
+    output port, error). A port is absent when the rule leaves its dims to
+    the user (reduction, reshape, rng), when an input has no dims yet, when
+    the library is not there, or when the rule fails: then ``error`` is the
+    compiler's diagnostic (the verifier reports the same at validate)."""
+    from . import _capi
+    from ._enums import dtype_code
+
+    # The attribute forms the dialect has no word for are refused at the
+    # builder call (a TypeError waits for the text).
     try:
-        return rule(node) if rule else None
-    except (TypeError, IndexError, KeyError, ZeroDivisionError):
-        return None
+        if node.op == "slice" and node.params.get("slices") is not None:
+            _slice_bounds(node)
+        if node.op == "block_scale_quantize" and node.params.get("block_size") is not None:
+            _block_size(node.params["block_size"])
+    except TypeError:
+        return {}, None
+    inputs = []
+    tensors = [(port, t) for port, t in node.inputs.items() if t is not None]
+    for key, ts in node.list_inputs.items():
+        tensors.extend((f"{key}_{i}", t) for i, t in enumerate(ts or ()))
+    for port, t in tensors:
+        if not t.dim:
+            return {}, None
+        dt = t.data_type if t.data_type is not None else getattr(t, "scalar_type", None)
+        try:
+            code = dtype_code(dt) if dt is not None else 0
+        except KeyError:
+            code = 0
+        inputs.append((_ods_port(port), tuple(int(d) for d in t.dim), code))
+    try:
+        kind, mode, attrs = _builder_request(node)
+    except (TypeError, IndexError, KeyError, ZeroDivisionError, ValueError, NotImplementedError, AttributeError):
+        return {}, None
+    ports = _result_ports(node)
+    key = (kind, mode, attrs, node.name, tuple(inputs), tuple(ports))
+    hit = _RESULT_DIMS_CACHE.get(key)
+    if hit is not None:
+        return hit
+    if not _capi.has_shape_rules():
+        return {}, None
+    try:
+        dims, error = _capi.result_dims(kind, mode, node.name, inputs, [_ods_port(p) for p in ports], attrs)
+    except ValueError:
+        return {}, None
+    by_ods = {_ods_port(p): p for p in ports}
+    hit = ({by_ods[p]: d for p, d in dims.items()}, error)
+    if len(_RESULT_DIMS_CACHE) > 4096:
+        _RESULT_DIMS_CACHE.clear()
+    _RESULT_DIMS_CACHE[key] = hit
+    return hit
+
+
+def infer_dims(node, port):
+    """Dims of output ``port`` of ``node`` from its inputs' current dims, as
+    the compiler's shape rule gives them (result_dims), or None when the
+    rule leaves them to the user's set_dim (reduction, reshape) or has no
+    answer (see result_dims)."""
+    d = result_dims(node)[0].get(port)
+    return list(d) if d else None
 
 
 __all__ = ["OPS", "SDPA_OPS", "emit_node", "infer_dims", "escape", "fmt_float", "norm_forward_phase", "reduction_mode", "convolution_mode", "diagonal_alignment", "moe_grouped_matmul_mode"]
