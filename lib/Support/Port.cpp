@@ -57,6 +57,10 @@ SpecPort graph::pointwiseInput(size_t index) {
   return "in" + std::to_string(index);
 }
 
+SpecPort graph::variadicElement(Port port, size_t index) {
+  return std::string(portName(port)) + "_" + std::to_string(index);
+}
+
 std::ostream &graph::operator<<(std::ostream &os, const SpecPort &port) {
   return os << port.name();
 }

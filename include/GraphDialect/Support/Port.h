@@ -95,6 +95,10 @@ private:
 /// in2; "in<index>" as text past them).
 SpecPort pointwiseInput(size_t index);
 
+/// The port of element `index` of a variadic operand `port` in a spec other
+/// than a pointwise op's ("inputs_0", "inputs_1", ... of a concatenate).
+SpecPort variadicElement(Port port, size_t index);
+
 /// Prints the name (or the text given).
 std::ostream &operator<<(std::ostream &os, const SpecPort &port);
 std::ostream &operator<<(std::ostream &os, Port port);

@@ -53,6 +53,7 @@ using ::graph::portName;
 using ::graph::rowMajorStrides;
 using ::graph::Shape;
 using ::graph::SpecOpKind;
+using ::graph::variadicElement;
 
 /// rmsnorm and rmsnorm_backward: the norms without a mean.
 inline bool isRmsnorm(const SpecOpKind &kind) {

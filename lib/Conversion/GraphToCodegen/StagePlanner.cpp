@@ -497,7 +497,7 @@ std::string Planner::planConcatenate(OpContext &c) {
   // Each input is copied into its region of the output.
   int64_t offset = 0;
   for (size_t k = 0;; ++k) {
-    auto port = op.inputs.find("inputs_" + std::to_string(k));
+    auto port = op.inputs.find(variadicElement(Port::inputs, k));
     if (port == op.inputs.end())
       break;
     int64_t src = resolve(port->second);

@@ -30,7 +30,6 @@ namespace ref = ::graph::ref;
 namespace rt = ::graph::rt;
 using ::graph::OpKind;
 using ::graph::Port;
-using ::graph::portName;
 using ::graph::SpecPort;
 
 void mlir::graph::buildGpuPipeline(OpPassManager &pm) {
@@ -104,7 +103,7 @@ void addPorts(OpTy op, const PortNames &names,
       if (isa<PointwiseOp>(op))
         port = ::graph::pointwiseInput(j);
       else if (variadic)
-        port = portName(name) + ("_" + std::to_string(j));
+        port = ::graph::variadicElement(name, j);
       spec.inputs[port] = uidOf(op->getOperand(start + j));
     }
   }
@@ -328,7 +327,7 @@ void padRanks(rt::GraphSpec &spec) {
   for (rt::OpSpec &op : spec.ops) {
     auto firstIn = op.inputs.find(Port::input);
     if (firstIn == op.inputs.end())
-      firstIn = op.inputs.find("inputs_0");
+      firstIn = op.inputs.find(::graph::variadicElement(Port::inputs, 0));
     int64_t pad = firstIn == op.inputs.end() ? 0 : leadingPad[firstIn->second];
     if (op.kind == OpKind::Concatenate)
       for (int64_t &axis : op.intAttrs["axis"])
