@@ -20,7 +20,6 @@
 #include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/MapVector.h"
-#include "llvm/ADT/TypeSwitch.h"
 
 #include <map>
 
@@ -114,103 +113,53 @@ void addPorts(OpTy op, const PortNames &names,
   }
 }
 
+/// Calls `fn` with `op` as its class when it is one of `Ops`; false when
+/// it is none of them.
+template <typename... Ops, typename Fn> bool withOneOf(Operation *op, Fn &&fn) {
+  return ((isa<Ops>(op) ? (fn(cast<Ops>(op)), true) : false) || ...);
+}
+
+/// The ops a spec describes, each as its class to `fn`; false for others.
+template <typename Fn> bool withSpecOp(Operation *op, Fn &&fn) {
+  return withOneOf<
+      MatmulOp, PointwiseOp, ConvFpropOp, ConvDgradOp, ConvWgradOp, ReductionOp,
+      LayernormOp, AdaLayernormOp, InstancenormOp, RmsnormOp, BatchnormOp,
+      BatchnormInferenceOp, LayernormBackwardOp, AdaLayernormBackwardOp,
+      InstancenormBackwardOp, RmsnormBackwardOp, BatchnormBackwardOp,
+      GenstatsOp, SdpaOp, SdpaBackwardOp, TransposeOp, SliceOp, ConcatenateOp,
+      ReshapeOp, RopeOp, RopeBackwardOp, BlockScaleQuantizeOp,
+      BlockScaleDequantizeOp, MoeGroupedMatmulOp, RngOp>(op, fn);
+}
+
+/// One operand or result name of an op, from GraphOps.td.
+struct OdsPort {
+  OpKind kind;
+  bool isResult;
+  Port port;
+};
+
+constexpr OdsPort kOdsPorts[] = {
+#define GRAPH_OP_OPERAND(Enum, port) {OpKind::Enum, false, Port::port},
+#define GRAPH_OP_RESULT(Enum, port) {OpKind::Enum, true, Port::port},
+#include "GraphDialect/Support/OpPorts.inc"
+#undef GRAPH_OP_OPERAND
+#undef GRAPH_OP_RESULT
+};
+
+/// The ODS names of `op`'s operands and results (OpPorts.inc, generated
+/// from GraphOps.td), as a spec names its ports: rope_backward's dY is
+/// `input`, as rope's operand is (the runtime and the kernel generator read
+/// both alike).
 PortNames portsOf(Operation *op) {
-  return llvm::TypeSwitch<Operation *, PortNames>(op)
-      .Case([](MatmulOp) {
-        return PortNames{{Port::A, Port::B}, {Port::C}};
-      })
-      .Case([](PointwiseOp) {
-        return PortNames{{Port::inputs}, {Port::output}};
-      })
-      .Case([](ConvFpropOp) {
-        return PortNames{{Port::image, Port::weight}, {Port::Y}};
-      })
-      .Case([](ConvDgradOp) {
-        return PortNames{{Port::loss, Port::filter}, {Port::DX}};
-      })
-      .Case([](ConvWgradOp) {
-        return PortNames{{Port::image, Port::loss}, {Port::DW}};
-      })
-      .Case([](ReductionOp) {
-        return PortNames{{Port::input, Port::group_offset}, {Port::output}};
-      })
-      .Case<LayernormOp, AdaLayernormOp, InstancenormOp>([](auto) {
-        return PortNames{{Port::input, Port::scale, Port::bias, Port::epsilon},
-                         {Port::Y, Port::mean, Port::inv_var}};
-      })
-      .Case([](RmsnormOp) {
-        return PortNames{{Port::input, Port::scale, Port::bias, Port::epsilon},
-                         {Port::Y, Port::inv_var}};
-      })
-      .Case([](BatchnormOp) {
-        return PortNames{{Port::input, Port::scale, Port::bias, Port::epsilon,
-                          Port::in_running_mean, Port::in_running_var,
-                          Port::momentum, Port::peer_stats},
-                         {Port::Y, Port::mean, Port::inv_var,
-                          Port::next_running_mean, Port::next_running_var}};
-      })
-      .Case([](BatchnormInferenceOp) {
-        return PortNames{{Port::input, Port::mean, Port::inv_variance,
-                          Port::scale, Port::bias},
-                         {Port::Y}};
-      })
-      .Case<LayernormBackwardOp, AdaLayernormBackwardOp,
-            InstancenormBackwardOp>([](auto) {
-        return PortNames{{Port::grad, Port::input, Port::scale, Port::mean,
-                          Port::inv_variance},
-                         {Port::DX, Port::DScale, Port::DBias}};
-      })
-      .Case([](RmsnormBackwardOp) {
-        return PortNames{
-            {Port::grad, Port::input, Port::scale, Port::inv_variance},
-            {Port::DX, Port::DScale, Port::DBias}};
-      })
-      .Case([](BatchnormBackwardOp) {
-        return PortNames{{Port::grad, Port::input, Port::scale, Port::mean,
-                          Port::inv_variance, Port::peer_stats},
-                         {Port::DX, Port::DScale, Port::DBias}};
-      })
-      .Case([](GenstatsOp) {
-        return PortNames{{Port::input}, {Port::SUM, Port::SQ_SUM}};
-      })
-      .Case([](MoeGroupedMatmulOp) {
-        return PortNames{{Port::token, Port::weight, Port::first_token_offset,
-                          Port::token_index, Port::token_ks},
-                         {Port::output}};
-      })
-      .Case<TransposeOp, SliceOp, ReshapeOp>([](auto) {
-        return PortNames{{Port::input}, {Port::output}};
-      })
-      .Case([](ConcatenateOp) {
-        return PortNames{{Port::inputs}, {Port::output}};
-      })
-      .Case<RopeOp, RopeBackwardOp>([](auto) {
-        return PortNames{{Port::input, Port::freqs}, {Port::output}};
-      })
-      .Case([](BlockScaleQuantizeOp) {
-        return PortNames{{Port::input, Port::group_offset},
-                         {Port::Y, Port::scale}};
-      })
-      .Case([](BlockScaleDequantizeOp) {
-        return PortNames{{Port::input, Port::descale}, {Port::output}};
-      })
-      .Case([](SdpaOp) {
-        return PortNames{
-            {Port::q, Port::k, Port::v, Port::attn_scale, Port::bias,
-             Port::seq_len_q, Port::seq_len_kv, Port::dropout_mask},
-            {Port::O, Port::Stats, Port::score_max, Port::score_sum_exp}};
-      })
-      .Case([](RngOp) {
-        return PortNames{{Port::seed, Port::offset}, {Port::Y}};
-      })
-      .Case([](SdpaBackwardOp) {
-        return PortNames{{Port::q, Port::k, Port::v, Port::o, Port::dO,
-                          Port::stats, Port::attn_scale, Port::bias,
-                          Port::seq_len_q, Port::seq_len_kv,
-                          Port::dropout_mask},
-                         {Port::dQ, Port::dK, Port::dV, Port::dBias}};
-      })
-      .Default([](Operation *) { return PortNames{}; });
+  PortNames names;
+  std::optional<OpKind> kind =
+      ::graph::parseOpKind(op->getName().stripDialect());
+  for (const OdsPort &entry : kOdsPorts)
+    if (kind == entry.kind)
+      (entry.isResult ? names.results : names.operands).push_back(entry.port);
+  if (isa<RopeBackwardOp>(op))
+    names.operands.front() = Port::input;
+  return names;
 }
 
 /// Attributes as the runtime reads them: integers and arrays in intAttrs
@@ -790,23 +739,13 @@ std::string mlir::graph::lowerToCudnn(GraphOp graph, CudnnProgram &program,
       if (auto cdt = graph.getComputeDataType())
         (void)ref::toDType(*cdt, opSpec.computeType);
       addAttributes(op, opSpec);
-      PortNames names = portsOf(op);
-      if (names.operands.empty())
+      if (!withSpecOp(op, [](auto) {}))
         return opSpec.kind +
                (opSpec.name.empty() ? "" : " \"" + opSpec.name + "\"") +
                ": no cuDNN lowering for this op";
       auto uidFn = [&](Value v) { return addTensor(v); };
-      llvm::TypeSwitch<Operation *>(op)
-          .Case<MatmulOp, PointwiseOp, ConvFpropOp, ConvDgradOp, ConvWgradOp,
-                ReductionOp, LayernormOp, AdaLayernormOp, InstancenormOp,
-                RmsnormOp, BatchnormOp, BatchnormInferenceOp,
-                LayernormBackwardOp, AdaLayernormBackwardOp,
-                InstancenormBackwardOp, RmsnormBackwardOp, BatchnormBackwardOp,
-                GenstatsOp, SdpaOp, SdpaBackwardOp, TransposeOp, SliceOp,
-                ConcatenateOp, ReshapeOp, RopeOp, RopeBackwardOp,
-                BlockScaleQuantizeOp, BlockScaleDequantizeOp,
-                MoeGroupedMatmulOp, RngOp>(
-              [&](auto typed) { addPorts(typed, names, uidFn, opSpec); });
+      withSpecOp(
+          op, [&](auto typed) { addPorts(typed, portsOf(op), uidFn, opSpec); });
       if (!error.empty())
         return opSpec.kind + ": " + error;
       spec.ops.push_back(std::move(opSpec));
