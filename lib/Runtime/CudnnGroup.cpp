@@ -459,7 +459,16 @@ public:
           return "group '" + spec.name +
                  "': no buffer for by-value tensor uid " +
                  std::to_string(userUid);
-        TRY(device.copyToHost(t.value, it->second, cudnnTypeBytes(t.type)));
+        if (!device.isCapturing()) {
+          TRY(device.copyToHost(t.value, it->second, cudnnTypeBytes(t.type)));
+          t.valueRead = true;
+        } else if (!t.valueRead) {
+          return "group '" + spec.name + "': by-value tensor uid " +
+                 std::to_string(userUid) +
+                 " is read on the host, which a stream being captured into "
+                 "a CUDA graph cannot wait for; execute the graph once "
+                 "before capturing it (the capture keeps that value)";
+        }
         pointers.push_back(t.value);
         readValues = true;
       } else if (t.isByValue) {
@@ -467,9 +476,17 @@ public:
       } else if (t.isScratch) {
         char *at =
             static_cast<char *>(workspace) + scratchBase + t.scratchOffset;
-        if (!t.scratchInit.empty())
+        if (!t.scratchInit.empty() && t.scratchUploadedTo != at) {
+          if (device.isCapturing())
+            return "group '" + spec.name +
+                   "': its constants are uploaded to the workspace at the "
+                   "first execute, which a stream being captured into a CUDA "
+                   "graph cannot wait for; execute the graph once before "
+                   "capturing it";
           TRY(device.copyToDevice(at, t.scratchInit.data(),
                                   t.scratchInit.size()));
+          t.scratchUploadedTo = at;
+        }
         pointers.push_back(at);
       } else {
         int64_t userUid = uid == kUidZeroKey ? 0 : uid;

@@ -124,13 +124,17 @@ struct Tensor {
   bool isScratch = false; // non-virtual, lives in the workspace tail
   int64_t scratchOffset = 0;
   // Contents a scratch tensor must hold when the plan runs (constants the
-  // lowering computes on the host, e.g. ALiBi slopes); uploaded before each
-  // execute since other groups may share the workspace.
+  // lowering computes on the host, e.g. ALiBi slopes); uploaded when the
+  // execute's workspace is not the one they were last uploaded to (a
+  // group's workspace is its own).
   std::vector<unsigned char> scratchInit;
+  void *scratchUploadedTo = nullptr;
   // A by-value tensor whose value is the caller's one-element buffer, read
   // on the host before each execute (cuDNN takes a norm's epsilon by value;
-  // the frontend's programs pass it as a tensor).
+  // the frontend's programs pass it as a tensor). While the stream is
+  // captured into a CUDA graph the last value read is used.
   bool valueFromBuffer = false;
+  bool valueRead = false;
   DescPtr desc;
 };
 

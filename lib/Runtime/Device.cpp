@@ -97,6 +97,9 @@ struct DriverHolder {
     // Optional: only the check that a caller's stream is this device's.
     api.cuStreamGetCtx = reinterpret_cast<decltype(api.cuStreamGetCtx)>(
         dlsym(lib, "cuStreamGetCtx"));
+    api.cuStreamIsCapturing =
+        reinterpret_cast<decltype(api.cuStreamIsCapturing)>(
+            dlsym(lib, "cuStreamIsCapturing"));
     // CUDA 13 renamed the timing entry point; older drivers have the first.
     if (!resolve(lib, n, "cuEventElapsedTime_v2", api.cuEventElapsedTime,
                  error) &&
@@ -593,6 +596,12 @@ public:
     return "";
   }
   bool hasCallerStream() const override { return cuStream != ownStream; }
+  bool isCapturing() const override {
+    CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
+    return cu->cuStreamIsCapturing &&
+           cu->cuStreamIsCapturing(cuStream, &status) == CUDA_SUCCESS &&
+           status != CU_STREAM_CAPTURE_STATUS_NONE;
+  }
   void *cudnnHandle() const override { return handle; }
 
   int pointerOrdinal(const void *pointer) const override {

@@ -39,6 +39,8 @@ struct DriverApi {
   CUresult (*cuStreamSynchronize)(CUstream);
   /// Optional (nullptr when the driver lacks it): the stream's context.
   CUresult (*cuStreamGetCtx)(CUstream, CUcontext *);
+  /// Optional: whether a stream is being captured into a CUDA graph.
+  CUresult (*cuStreamIsCapturing)(CUstream, CUstreamCaptureStatus *);
   CUresult (*cuEventCreate)(CUevent *, unsigned);
   CUresult (*cuEventRecord)(CUevent, CUstream);
   CUresult (*cuEventSynchronize)(CUevent);

@@ -199,8 +199,10 @@ def populate_and_update_cuda_graph():
 
 
 def main():
-    return run((capture_matmul_bias_relu, capture_layernorm_host_epsilon, capture_sdpa_causal,
-                capture_multi_group_mlp, populate_and_update_cuda_graph))
+    # The host-scalar case last: a capture that fails leaves torch's capture
+    # state broken for the programs after it.
+    return run((capture_matmul_bias_relu, capture_sdpa_causal, capture_multi_group_mlp,
+                populate_and_update_cuda_graph, capture_layernorm_host_epsilon))
 
 
 if __name__ == "__main__":

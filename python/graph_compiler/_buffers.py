@@ -516,11 +516,36 @@ def move_scalars(bound, device):
 
             host = torch.from_numpy(np.ascontiguousarray(np.asarray(b.source)).reshape(-1)[:1])
         staged = torch.empty(1, dtype=host.dtype, device=dev)
-        staged.copy_(host)  # synchronous from pageable host memory
+        entry = StagedScalar(staged, host)
+        entry.refresh(torch)
         b.keepalive, b.ptr, b.device = (staged, b.keepalive), staged.data_ptr(), GPU
         b.strides = normalize_unit_strides(b.dims, [0] * len(b.dims))
-        refresh.append((staged, host))
+        refresh.append(entry)
     return refresh
+
+
+class StagedScalar:
+    """A host pass-by-value scalar and its one-element device copy. refresh()
+    copies the value again when it changed since the last copy: no copy (and
+    no host wait) for the usual unchanged epsilon, and, while the stream is
+    captured into a CUDA graph, a copy from pinned memory that the capture
+    records (a copy from pageable memory cannot be captured)."""
+
+    def __init__(self, staged, host):
+        self.staged, self.host = staged, host
+        self.last = None
+        self.pinned = None
+
+    def refresh(self, torch) -> None:
+        value = self.host.item()
+        if value == self.last:
+            return
+        if torch.cuda.is_current_stream_capturing():
+            self.pinned = self.host.detach().clone().pin_memory()
+            self.staged.copy_(self.pinned, non_blocking=True)
+        else:
+            self.staged.copy_(self.host)  # synchronous from pageable host memory
+        self.last = value
 
 
 # ---------------------------------------------------------------------------

@@ -1648,8 +1648,12 @@ class pygraph:
         cached = getattr(self, "_run_cache", None)
         if sig is not None and cached is not None and cached[0] == sig:
             _, device, array, count, refresh, ordinal = cached
-            for staged, host in refresh:
-                staged.copy_(host)  # a host scalar's value, maybe changed
+            for entry in refresh:
+                if isinstance(entry, _buffers.StagedScalar):
+                    entry.refresh(sys.modules["torch"])  # a host scalar's value, maybe changed
+                else:
+                    host, source = entry
+                    host.copy_(source)  # a device scalar read for a host pack
             self._execute_buffers(device, array, count, plan_index, ordinal, handle)
             return
         uid_to_data = dict(self._data_bindings)

@@ -125,3 +125,54 @@ def test_graph_pointer_takes_ints_and_cuda_python_objects():
     assert _cudagraph.graph_pointer(CudaPythonGraph()) == 0x7F00
     with pytest.raises(ValueError, match=r"cuda_graph is None"):
         _cudagraph.graph_pointer(None)
+
+
+class FakeScalar:
+    """A one-element tensor: item(), copy_ (records its source) and the
+    pinned-copy calls StagedScalar makes."""
+
+    def __init__(self, value=0.0, pinned=False):
+        self.value, self.pinned, self.copies = value, pinned, []
+
+    def item(self):
+        return self.value
+
+    def detach(self):
+        return self
+
+    def clone(self):
+        return FakeScalar(self.value)
+
+    def pin_memory(self):
+        return FakeScalar(self.value, pinned=True)
+
+    def copy_(self, source, non_blocking=False):
+        self.copies.append((source.value, source.pinned, non_blocking))
+        self.value = source.value
+
+
+class FakeTorch:
+    class cuda:
+        capturing = False
+
+        @classmethod
+        def is_current_stream_capturing(cls):
+            return cls.capturing
+
+
+def test_a_staged_host_scalar_is_copied_only_when_it_changed_and_pinned_under_capture():
+    from graph_compiler._buffers import StagedScalar
+
+    host, staged = FakeScalar(1e-5), FakeScalar()
+    entry = StagedScalar(staged, host)
+    FakeTorch.cuda.capturing = False
+    entry.refresh(FakeTorch)
+    entry.refresh(FakeTorch)  # unchanged: no second copy
+    assert staged.copies == [(1e-5, False, False)]
+    # A new value inside a capture: recorded from pinned memory, asynchronously.
+    host.value = 1e-3
+    FakeTorch.cuda.capturing = True
+    entry.refresh(FakeTorch)
+    assert staged.copies[-1] == (1e-3, True, True) and staged.value == 1e-3
+    entry.refresh(FakeTorch)
+    assert len(staged.copies) == 2

@@ -127,6 +127,9 @@ public:
   virtual std::string setStream(void *stream) = 0;
   /// Whether work goes to a stream the caller set.
   virtual bool hasCallerStream() const = 0;
+  /// Whether the stream is being captured into a CUDA graph (e.g. inside
+  /// torch.cuda.graph): then no call may wait for it or copy synchronously.
+  virtual bool isCapturing() const = 0;
   /// The cudnnHandle_t, bound to stream().
   virtual void *cudnnHandle() const = 0;
   /// Milliseconds `body` takes on the stream, measured with events.
