@@ -1,9 +1,11 @@
 //===- OpKindsTest.cpp - #exec.op kinds match the graph dialect's ops -----===//
 //
 // The exec dialect checks an #exec.op's kind against the MLIR-free list of
-// GraphDialect/Executable/OpKinds.h. This keeps the list equal to the graph
-// dialect's node ops, so an op added to GraphOps.td without its kind fails
-// here rather than as a verifier error on a valid artifact.
+// GraphDialect/Executable/OpKinds.h, derived from the GRAPH_NODE_OP_KIND
+// lines scripts/gen_builder_ports.py generates from GraphOps.td. This checks
+// that list equals the graph dialect's registered node ops (the generator's
+// split of node ops from the container, terminator, scalar and group ops),
+// rather than finding out as a verifier error on a valid artifact.
 //
 //===----------------------------------------------------------------------===//
 
