@@ -57,6 +57,13 @@ LogicalResult ReshapeOp::verify() {
   return success();
 }
 
+/// Elements of [start, limit) taken every `step` (>= 1, start <= limit):
+/// ceil((limit - start) / step), the rule's extent, which the parser's type
+/// inference uses too.
+static int64_t sliceExtent(int64_t start, int64_t limit, int64_t step) {
+  return (limit - start + step - 1) / step;
+}
+
 LogicalResult SliceOp::inferResultDims(ResultDims &dims) {
   ArrayRef<int64_t> in = shapeOf(getInput());
   size_t rank = in.size();
@@ -81,7 +88,7 @@ LogicalResult SliceOp::inferResultDims(ResultDims &dims) {
                                   << limit << ") is out of bounds "
                                   << "for extent " << formatDims(in[i])
                                   << " (need 0 <= start <= limit <= extent)";
-    expected.push_back((limit - start + step[i] - 1) / step[i]);
+    expected.push_back(sliceExtent(start, limit, step[i]));
   }
   dims.set(getOutput(), "output", expected,
            "ceil((limit - start) / step) per dim");
@@ -328,7 +335,10 @@ LogicalResult SliceOp::inferReturnTypes(MLIRContext *, std::optional<Location>,
     for (size_t d = 0; d < in.size(); ++d) {
       int64_t step = steps && steps->size() == in.size() ? (*steps)[d] : 1;
       int64_t span = adaptor.getLimit()[d] - adaptor.getStart()[d];
-      shape[d] = step >= 1 && span >= 0 ? (span + step - 1) / step : in[d];
+      shape[d] =
+          step >= 1 && span >= 0
+              ? sliceExtent(adaptor.getStart()[d], adaptor.getLimit()[d], step)
+              : in[d];
     }
   }
   results.push_back(inferredTensor(shape, adaptor.getInput()));

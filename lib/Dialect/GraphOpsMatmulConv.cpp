@@ -19,6 +19,19 @@ using namespace mlir::graph::detail;
 // MatmulOp
 //===----------------------------------------------------------------------===//
 
+/// [batch..., M of A, N of B] for A and B of one rank >= 2, each batch dim
+/// the one of A and B that is not 1: the rule's dims, which the parser's
+/// type inference uses too.
+static SmallVector<int64_t> matmulDims(ArrayRef<int64_t> a,
+                                       ArrayRef<int64_t> b) {
+  SmallVector<int64_t> dims;
+  for (size_t i = 0; i + 2 < a.size(); ++i)
+    dims.push_back(a[i] == 1 ? b[i] : a[i]);
+  dims.push_back(a[a.size() - 2]);
+  dims.push_back(b.back());
+  return dims;
+}
+
 LogicalResult MatmulOp::inferResultDims(ResultDims &dims) {
   ArrayRef<int64_t> a = shapeOf(getA()), b = shapeOf(getB());
   if (a.size() < 2)
@@ -34,17 +47,12 @@ LogicalResult MatmulOp::inferResultDims(ResultDims &dims) {
   if (!dimsCompatible(kA, kB))
     return emitNodeError(*this)
            << "K of A is " << kA << " but K of B is " << kB;
-  SmallVector<int64_t> expected;
-  for (size_t i = 0; i + 2 < a.size(); ++i) {
+  for (size_t i = 0; i + 2 < a.size(); ++i)
     if (a[i] != b[i] && a[i] != 1 && b[i] != 1 && !dimsCompatible(a[i], b[i]))
       return emitNodeError(*this)
              << "batch dim " << i << " of A is " << a[i] << " but of B is "
              << b[i] << " (batch dims must match or be 1)";
-    expected.push_back(a[i] == 1 ? b[i] : a[i]);
-  }
-  expected.push_back(a[a.size() - 2]);
-  expected.push_back(b[b.size() - 1]);
-  dims.set(getC(), "C", expected, "[batch..., M of A, N of B]");
+  dims.set(getC(), "C", matmulDims(a, b), "[batch..., M of A, N of B]");
   return success();
 }
 
@@ -568,15 +576,9 @@ LogicalResult MatmulOp::inferReturnTypes(MLIRContext *, std::optional<Location>,
                                          Adaptor adaptor,
                                          SmallVectorImpl<Type> &results) {
   ArrayRef<int64_t> a = shapeOf(adaptor.getA()), b = shapeOf(adaptor.getB());
-  SmallVector<int64_t> shape;
-  if (a.size() >= 2 && b.size() >= 2 && a.size() == b.size()) {
-    for (size_t i = 0; i + 2 < a.size(); ++i)
-      shape.push_back(a[i] == 1 ? b[i] : a[i]);
-    shape.push_back(a[a.size() - 2]);
-    shape.push_back(b.back());
-  } else {
-    shape.assign(a.begin(), a.end());
-  }
+  SmallVector<int64_t> shape(a);
+  if (a.size() >= 2 && b.size() >= 2 && a.size() == b.size())
+    shape = matmulDims(a, b);
   results.push_back(inferredTensor(shape, adaptor.getA()));
   return success();
 }
