@@ -287,18 +287,25 @@ SessionStatus GpuSession::createPlanList(const SessionSource &source,
                                             "output is an input)"};
   // The graph's plan list is its anchor group's; the other groups walk
   // their own lists when executed. An anchor without plans is split by
-  // execute; the next group in anchor order stands for the graph then.
+  // execute; the next group in anchor order stands for the graph then. A
+  // single op without plans cannot be split: no execute could run the
+  // graph, so planning says so now (the frontend's answer, which its
+  // programs skip on).
   GroupPlanRequest request;
   request.heuristics = list->modes;
   std::string firstRefusal;
   for (size_t index : anchorOrder(list->program.groups)) {
     const rt::GraphSpec &group = list->program.groups[index];
+    if (list->plans && group.ops.size() > 1)
+      continue; // the anchor is chosen; execute splits this one if need be
     // The engines' plans, ranked (GroupPlans.h, as GpuExecutor walks them).
     auto plans = std::make_unique<GroupPlans>(device, group, request);
     if (!plans->entries().empty()) {
-      list->groupIndex = index;
-      list->plans = std::move(plans);
-      break;
+      if (!list->plans) {
+        list->groupIndex = index;
+        list->plans = std::move(plans);
+      }
+      continue;
     }
     std::string cudnnWhy;
     if (plans->cudnnState() == CudnnPlans::NoPlan)
@@ -310,10 +317,13 @@ SessionStatus GpuSession::createPlanList(const SessionSource &source,
     std::string why;
     for (const std::string &line : plans->codegenDeclined())
       why += "; " + line;
+    std::string refusal = graphName + ": group '" + group.name +
+                          "': " + cudnnWhy + ", and no codegen plan applies" +
+                          why;
+    if (group.ops.size() <= 1)
+      return {Code::NotSupported, refusal};
     if (firstRefusal.empty())
-      firstRefusal = graphName + ": group '" + group.name + "': " + cudnnWhy +
-                     ", and no codegen plan applies" + why +
-                     " (execute splits it into single ops)";
+      firstRefusal = refusal + " (execute splits it into single ops)";
   }
   if (!list->plans)
     return {Code::NotSupported, firstRefusal};
