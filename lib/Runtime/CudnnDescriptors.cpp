@@ -259,6 +259,10 @@ std::string Lowering::toByValue(int64_t uid, Port port) {
                shapeText(t.dims));
   t.isByValue = true;
   t.valueFromBuffer = true;
+  if (t.type == CUDNN_DATA_DOUBLE && !t.desc) {
+    t.type = CUDNN_DATA_FLOAT;
+    t.valueIsF64 = true;
+  }
   return "";
 }
 

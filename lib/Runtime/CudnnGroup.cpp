@@ -9,6 +9,7 @@
 
 #include "CudnnGroupInternal.h"
 
+#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
@@ -460,7 +461,14 @@ public:
                  "': no buffer for by-value tensor uid " +
                  std::to_string(userUid);
         if (!device.isCapturing()) {
-          TRY(device.copyToHost(t.value, it->second, cudnnTypeBytes(t.type)));
+          if (t.valueIsF64) {
+            double value = 0;
+            TRY(device.copyToHost(&value, it->second, sizeof value));
+            float narrowed = static_cast<float>(value);
+            std::memcpy(t.value, &narrowed, sizeof narrowed);
+          } else {
+            TRY(device.copyToHost(t.value, it->second, cudnnTypeBytes(t.type)));
+          }
           t.valueRead = true;
         } else if (!t.valueRead) {
           return "group '" + spec.name + "': by-value tensor uid " +

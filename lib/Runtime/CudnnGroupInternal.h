@@ -135,6 +135,9 @@ struct Tensor {
   // captured into a CUDA graph the last value read is used.
   bool valueFromBuffer = false;
   bool valueRead = false;
+  // The caller's buffer holds an f64 (the frontend's programs pass torch
+  // float64 CPU tensors); cuDNN is given its value as a FLOAT.
+  bool valueIsF64 = false;
   DescPtr desc;
 };
 

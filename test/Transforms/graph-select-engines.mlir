@@ -33,3 +33,39 @@ graph.graph @unsupported_op(%t: tensor<4x8xf64>) -> tensor<8x4xf64> {
   %x = graph.transpose %t {permutation = array<i64: 1, 0>} : (tensor<4x8xf64>) -> tensor<8x4xf64>
   graph.output %x : tensor<8x4xf64>
 }
+
+// -----
+
+// A batchnorm whose epsilon and momentum are f64 (the frontend's programs
+// pass torch float64 CPU tensors): cuDNN reads them on the host by value,
+// so it still takes the op; an f64 activation it does not.
+// CHECK-LABEL: graph.graph @f64_by_value_scalars
+// CHECK: group 0 engines [#graph.engine<cudnn, plans = ["heuristics"]>]
+// CHECK-NEXT: batchnorm
+graph.graph @f64_by_value_scalars(%x: tensor<2x4x3x3xf16>, %s: tensor<1x4x1x1xf32>, %b: tensor<1x4x1x1xf32>, %rm: tensor<1x4x1x1xf32>, %rv: tensor<1x4x1x1xf32>, %eps: tensor<1x1x1x1xf64>, %mom: tensor<1x1x1x1xf64>) -> (tensor<2x4x3x3xf16>, tensor<1x4x1x1xf32>, tensor<1x4x1x1xf32>, tensor<1x4x1x1xf32>, tensor<1x4x1x1xf32>) {
+  %y, %mean, %inv, %nrm, %nrv = graph.batchnorm %x, scale %s, bias %b, epsilon %eps running_mean %rm running_var %rv momentum %mom : (tensor<2x4x3x3xf16>, tensor<1x4x1x1xf32>, tensor<1x4x1x1xf32>, tensor<1x1x1x1xf64>, tensor<1x4x1x1xf32>, tensor<1x4x1x1xf32>, tensor<1x1x1x1xf64>) -> (tensor<2x4x3x3xf16>, tensor<1x4x1x1xf32>, tensor<1x4x1x1xf32>, tensor<1x4x1x1xf32>, tensor<1x4x1x1xf32>)
+  graph.output %y, %mean, %inv, %nrm, %nrv : tensor<2x4x3x3xf16>, tensor<1x4x1x1xf32>, tensor<1x4x1x1xf32>, tensor<1x4x1x1xf32>, tensor<1x4x1x1xf32>
+}
+
+// -----
+
+// cuDNN packs BOOLEAN tensors in memory one bit per element, the compiler's
+// boolean buffers hold a byte: a group that writes a boolean to memory (the
+// relu mask of a relu-bitmask program) goes to the generated kernels only,
+// and one that merely computes a boolean inside (a select's mask) stays.
+// CHECK-LABEL: graph.graph @boolean_in_memory
+// CHECK: group 0 engines [#graph.engine<codegen
+// CHECK-NOT: cudnn
+// CHECK: pointwise cmp_gt
+// CHECK-LABEL: graph.graph @boolean_inside
+// CHECK: group 0 engines [#graph.engine<cudnn
+graph.graph @boolean_in_memory(%x: tensor<4x8xf16>, %z: tensor<1x1xf32>) -> (tensor<4x8xf16>, tensor<4x8xi1>) {
+  %y = graph.pointwise relu(%x) : (tensor<4x8xf16>) -> tensor<4x8xf16>
+  %m = graph.pointwise cmp_gt(%y, %z) : (tensor<4x8xf16>, tensor<1x1xf32>) -> tensor<4x8xi1>
+  graph.output %y, %m : tensor<4x8xf16>, tensor<4x8xi1>
+}
+graph.graph @boolean_inside(%x: tensor<4x8xf16>, %z: tensor<1x1xf32>) -> tensor<4x8xf16> {
+  %m = graph.pointwise cmp_gt(%x, %z) : (tensor<4x8xf16>, tensor<1x1xf32>) -> tensor<4x8xi1>
+  %y = graph.pointwise binary_select(%x, %z, %m) : (tensor<4x8xf16>, tensor<1x1xf32>, tensor<4x8xi1>) -> tensor<4x8xf16>
+  graph.output %y : tensor<4x8xf16>
+}

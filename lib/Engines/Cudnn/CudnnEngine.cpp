@@ -25,7 +25,27 @@ public:
   /// Why cuDNN's engines cannot take `op` (as our lowering emits it), or ""
   /// when they can.
   std::string declines(Operation *op) const override {
-    if (engines::anyTensorOf(op, [](Type t) { return t.isF64(); }))
+    // A norm's epsilon and momentum are read on the host and handed to cuDNN
+    // by value, so an f64 one (a torch float64 CPU tensor) is fine.
+    auto byValue = [&](Value v) {
+      if (auto norm = dyn_cast<BatchnormOp>(op))
+        return v == norm.getEpsilon() || v == norm.getMomentum();
+      if (auto norm = dyn_cast<LayernormOp>(op))
+        return v == norm.getEpsilon();
+      if (auto norm = dyn_cast<AdaLayernormOp>(op))
+        return v == norm.getEpsilon();
+      if (auto norm = dyn_cast<InstancenormOp>(op))
+        return v == norm.getEpsilon();
+      if (auto norm = dyn_cast<RmsnormOp>(op))
+        return v == norm.getEpsilon();
+      return false;
+    };
+    auto isF64 = [](Value v) {
+      return cast<RankedTensorType>(v.getType()).getElementType().isF64();
+    };
+    if (llvm::any_of(op->getOperands(),
+                     [&](Value v) { return isF64(v) && !byValue(v); }) ||
+        llvm::any_of(op->getResults(), isF64))
       return "cuDNN's fused engines have no f64 path";
     if (isa<PointwiseOp, MatmulOp, ConvFpropOp, ConvDgradOp, ConvWgradOp,
             ReductionOp, LayernormOp, RmsnormOp, BatchnormOp,
@@ -56,6 +76,31 @@ public:
           return describeNode(op) +
                  ": cuDNN runs an rng only fused with the sdpa or "
                  "sdpa_backward that reads it as its dropout_mask";
+    // cuDNN's BOOLEAN tensors in memory hold one bit per element (the
+    // frontend's relu-bitmask programs bind a uint8 buffer of C/8 channels
+    // to one); the compiler's boolean buffers hold a byte per element. A
+    // boolean the group reads from or writes to memory would be misread
+    // silently, so such groups go to the other engines; booleans inside
+    // the group (virtual) are fine.
+    auto isBool = [](Value v) {
+      return cast<RankedTensorType>(v.getType()).getElementType().isInteger(1);
+    };
+    for (Operation *op : ops) {
+      for (Value v : op->getOperands())
+        if (isBool(v) && !llvm::is_contained(ops, v.getDefiningOp()))
+          return describeNode(op) +
+                 ": reads a boolean from memory, which cuDNN packs one bit "
+                 "per element (the compiler's boolean buffers hold a byte "
+                 "per element)";
+      for (Value v : op->getResults())
+        if (isBool(v) && llvm::any_of(v.getUsers(), [&](Operation *user) {
+              return !llvm::is_contained(ops, user);
+            }))
+          return describeNode(op) +
+                 ": writes a boolean to memory, which cuDNN packs one bit "
+                 "per element (the compiler's boolean buffers hold a byte "
+                 "per element)";
+    }
     if (llvm::count_if(ops, [](Operation *op) {
           return !isa<ReshapeOp, TransposeOp, SliceOp>(op);
         }) < 2)
