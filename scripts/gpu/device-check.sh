@@ -18,7 +18,9 @@ for step in $what; do
     runtime) bash "$root/scripts/gpu/runtime-tests.sh" 2>&1 | tail -25 ;;
     python) "$py" "$root/python/gpu_tests/frontend_programs.py"
             "$py" "$root/python/gpu_tests/plan_queries.py"
-            "$py" "$root/python/gpu_tests/artifact.py" ;;
+            "$py" "$root/python/gpu_tests/artifact.py"
+            "$py" "$root/python/gpu_tests/frontend_compat.py"
+            "$py" "$root/python/gpu_tests/cuda_graph_capture.py" ;;
     bench) "$py" "$root/bench/gpu/bench_vs_torch.py" ;;
     codegen-bench) "$py" "$root/bench/gpu/bench_codegen.py" ;;
   esac
