@@ -132,6 +132,47 @@ LogicalResult TransposeOp::verify() {
   return checkResultDims(*this, dims);
 }
 
+// The concatenate walk shared by the shape rule and the verifier: each input
+// has the rank of `ref` and its dims but along the axis; the result is the
+// sum of the inputs' extents along the axis (dynamic when one of them is).
+// `refName` names `ref` in the messages ("inputs[0]" in the rule, "the
+// output" in the verifier); given `sameElementTypeAs`, each input's element
+// type must be its too (checked after the rank, before the dims). The caller
+// has checked that there is an input and that the axis is in range.
+static FailureOr<int64_t> concatAxisExtent(ConcatenateOp op,
+                                           ArrayRef<int64_t> ref,
+                                           StringRef refName,
+                                           Value sameElementTypeAs) {
+  int64_t axis = op.getAxis();
+  int64_t total = 0;
+  for (auto [i, input] : llvm::enumerate(op.getInputs())) {
+    ArrayRef<int64_t> dims = shapeOf(input);
+    std::string port = "inputs[" + std::to_string(i) + "]";
+    if (dims.size() != ref.size())
+      return emitNodeError(op) << port << " has rank " << dims.size() << " but "
+                               << refName << " has rank " << ref.size();
+    if (sameElementTypeAs && failed(expectSameElementType(
+                                 op, port, input, "output", sameElementTypeAs)))
+      return failure();
+    for (size_t d = 0; d < dims.size(); ++d)
+      if (static_cast<int64_t>(d) != axis && !dimsCompatible(dims[d], ref[d]))
+        return emitNodeError(op) << port << " dim " << d << " is " << dims[d]
+                                 << " but " << refName << "'s is " << ref[d]
+                                 << " (only the axis dim may differ)";
+    if (ShapedType::isDynamic(dims[axis]) || ShapedType::isDynamic(total)) {
+      total = ShapedType::kDynamic;
+      continue;
+    }
+    std::optional<int64_t> sum = ::graph::checkedAdd(total, dims[axis]);
+    if (!sum)
+      return emitNodeError(op)
+             << "the inputs' extents along axis " << axis
+             << " add up to more than 2^63 - 1 (up to " << port << ")";
+    total = *sum;
+  }
+  return total;
+}
+
 // output = inputs[0]'s dims with the axis dim the sum of the inputs'; the
 // inputs agree on every other dim.
 LogicalResult ConcatenateOp::inferResultDims(ResultDims &dims) {
@@ -142,31 +183,12 @@ LogicalResult ConcatenateOp::inferResultDims(ResultDims &dims) {
   if (axis < 0 || axis >= static_cast<int64_t>(first.size()))
     return emitNodeError(*this) << "axis " << axis << " is out of range for "
                                 << "rank " << first.size();
+  FailureOr<int64_t> total =
+      concatAxisExtent(*this, first, "inputs[0]", /*sameElementTypeAs=*/{});
+  if (failed(total))
+    return failure();
   SmallVector<int64_t> out(first);
-  int64_t total = 0;
-  for (auto [i, input] : llvm::enumerate(getInputs())) {
-    ArrayRef<int64_t> d = shapeOf(input);
-    std::string port = "inputs[" + std::to_string(i) + "]";
-    if (d.size() != first.size())
-      return emitNodeError(*this) << port << " has rank " << d.size()
-                                  << " but inputs[0] has rank " << first.size();
-    for (size_t k = 0; k < d.size(); ++k)
-      if (static_cast<int64_t>(k) != axis && !dimsCompatible(d[k], first[k]))
-        return emitNodeError(*this) << port << " dim " << k << " is " << d[k]
-                                    << " but inputs[0]'s is " << first[k]
-                                    << " (only the axis dim may differ)";
-    if (ShapedType::isDynamic(d[axis]) || ShapedType::isDynamic(total)) {
-      total = ShapedType::kDynamic;
-      continue;
-    }
-    std::optional<int64_t> sum = ::graph::checkedAdd(total, d[axis]);
-    if (!sum)
-      return emitNodeError(*this)
-             << "the inputs' extents along axis " << axis
-             << " add up to more than 2^63 - 1 (up to " << port << ")";
-    total = *sum;
-  }
-  out[axis] = total;
+  out[axis] = *total;
   dims.set(getOutput(), "output", out,
            "inputs[0]'s dims with the axis dim the inputs' sum");
   return success();
@@ -184,36 +206,14 @@ LogicalResult ConcatenateOp::verify() {
   if (axis < 0 || axis >= static_cast<int64_t>(out.size()))
     return emitNodeError(*this) << "axis " << axis << " is out of range for "
                                 << "rank " << out.size();
-  int64_t total = 0;
-  for (auto [i, input] : llvm::enumerate(getInputs())) {
-    ArrayRef<int64_t> dims = shapeOf(input);
-    std::string port = "inputs[" + std::to_string(i) + "]";
-    if (dims.size() != out.size())
-      return emitNodeError(*this) << port << " has rank " << dims.size()
-                                  << " but the output has rank " << out.size();
-    if (failed(
-            expectSameElementType(*this, port, input, "output", getOutput())))
-      return failure();
-    for (size_t d = 0; d < dims.size(); ++d)
-      if (static_cast<int64_t>(d) != axis && !dimsCompatible(dims[d], out[d]))
-        return emitNodeError(*this) << port << " dim " << d << " is " << dims[d]
-                                    << " but the output's is " << out[d]
-                                    << " (only the axis dim may differ)";
-    if (ShapedType::isDynamic(dims[axis]) || ShapedType::isDynamic(total)) {
-      total = ShapedType::kDynamic;
-      continue;
-    }
-    std::optional<int64_t> sum = ::graph::checkedAdd(total, dims[axis]);
-    if (!sum)
-      return emitNodeError(*this)
-             << "the inputs' extents along axis " << axis
-             << " add up to more than 2^63 - 1 (up to " << port << ")";
-    total = *sum;
-  }
-  if (!dimsCompatible(total, out[axis]))
+  FailureOr<int64_t> total =
+      concatAxisExtent(*this, out, "the output", getOutput());
+  if (failed(total))
+    return failure();
+  if (!dimsCompatible(*total, out[axis]))
     return emitNodeError(*this) << "output dim " << axis << " is " << out[axis]
                                 << " but the inputs' extents along the axis "
-                                << "add up to " << total;
+                                << "add up to " << *total;
   if (IntegerAttr indexAttr = getInPlaceIndexAttr()) {
     int64_t index = indexAttr.getInt();
     if (index < 0 || index >= static_cast<int64_t>(getInputs().size()))

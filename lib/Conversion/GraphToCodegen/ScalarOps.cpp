@@ -6,6 +6,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "llvm/ADT/StringSwitch.h"
 
 #include <cmath>
 #include <limits>
@@ -31,6 +32,11 @@ constexpr double kSqrt2OverPi = 0.79788456080286535587989211986876;
 constexpr double kInvSqrt2 = 0.70710678118654752440084436210485;
 constexpr double kInvSqrt2Pi = 0.39894228040143267793994605993438;
 constexpr double kGeluCubic = 0.044715;
+
+/// `OpT` on the one operand `x`: a pointwise mode that is a single op.
+template <typename OpT> Value createUnary(OpBuilder &b, Location loc, Value x) {
+  return OpT::create(b, loc, x);
+}
 
 } // namespace
 
@@ -139,44 +145,35 @@ Value mlir::graph::emitPointwise(OpBuilder &b, Location loc,
     return flag(arith::OrIOp::create(b, loc, truth(a), truth(c)));
   if (m == "logical_not")
     return flag(cmp(P::OEQ, a, cst(0.0)));
-  if (m == "cmp_eq")
-    return flag(cmp(P::OEQ, a, c));
-  if (m == "cmp_ge")
-    return flag(cmp(P::OGE, a, c));
-  if (m == "cmp_gt")
-    return flag(cmp(P::OGT, a, c));
-  if (m == "cmp_le")
-    return flag(cmp(P::OLE, a, c));
-  if (m == "cmp_lt")
-    return flag(cmp(P::OLT, a, c));
-  if (m == "cmp_neq") // a != b: true when either is NaN
-    return flag(cmp(P::UNE, a, c));
-  if (m == "abs")
-    return math::AbsFOp::create(b, loc, a);
-  if (m == "ceil")
-    return math::CeilOp::create(b, loc, a);
-  if (m == "floor")
-    return math::FloorOp::create(b, loc, a);
-  if (m == "cos")
-    return math::CosOp::create(b, loc, a);
-  if (m == "sin")
-    return math::SinOp::create(b, loc, a);
-  if (m == "tan")
-    return math::TanOp::create(b, loc, a);
-  if (m == "tanh")
-    return math::TanhOp::create(b, loc, a);
-  if (m == "erf")
-    return math::ErfOp::create(b, loc, a);
-  if (m == "exp")
-    return math::ExpOp::create(b, loc, a);
-  if (m == "log")
-    return math::LogOp::create(b, loc, a);
-  if (m == "sqrt")
-    return math::SqrtOp::create(b, loc, a);
-  if (m == "rsqrt")
-    return math::RsqrtOp::create(b, loc, a);
-  if (m == "neg")
-    return arith::NegFOp::create(b, loc, a);
+  // The comparisons: 1.0 where `a <predicate> c` holds. cmp_neq is
+  // unordered: a != b is true when either is NaN.
+  if (std::optional<P> p = llvm::StringSwitch<std::optional<P>>(m)
+                               .Case("cmp_eq", P::OEQ)
+                               .Case("cmp_ge", P::OGE)
+                               .Case("cmp_gt", P::OGT)
+                               .Case("cmp_le", P::OLE)
+                               .Case("cmp_lt", P::OLT)
+                               .Case("cmp_neq", P::UNE)
+                               .Default(std::nullopt))
+    return flag(cmp(*p, a, c));
+  // The modes that are one math or arith op on `a`.
+  using UnaryFn = Value (*)(OpBuilder &, Location, Value);
+  if (UnaryFn unary = llvm::StringSwitch<UnaryFn>(m)
+                          .Case("abs", createUnary<math::AbsFOp>)
+                          .Case("ceil", createUnary<math::CeilOp>)
+                          .Case("floor", createUnary<math::FloorOp>)
+                          .Case("cos", createUnary<math::CosOp>)
+                          .Case("sin", createUnary<math::SinOp>)
+                          .Case("tan", createUnary<math::TanOp>)
+                          .Case("tanh", createUnary<math::TanhOp>)
+                          .Case("erf", createUnary<math::ErfOp>)
+                          .Case("exp", createUnary<math::ExpOp>)
+                          .Case("log", createUnary<math::LogOp>)
+                          .Case("sqrt", createUnary<math::SqrtOp>)
+                          .Case("rsqrt", createUnary<math::RsqrtOp>)
+                          .Case("neg", createUnary<arith::NegFOp>)
+                          .Default(nullptr))
+    return unary(b, loc, a);
   if (m == "identity")
     return a;
   if (m == "reciprocal")
@@ -213,9 +210,8 @@ Value mlir::graph::emitPointwise(OpBuilder &b, Location loc,
     // With no slope, below is lo itself: 0 * (-inf - lo) would make
     // relu(-inf) NaN. NaN still propagates.
     double slope = pointwiseAttr(op, "negative_slope", 0.0);
-    Value below = slope == 0.0
-                      ? select(P::UNO, a, a, a, cst(lo))
-                      : add(cst(lo), mul(cst(slope), sub(a, cst(lo))));
+    Value below = slope == 0.0 ? select(P::UNO, a, a, a, cst(lo))
+                               : add(cst(lo), mul(cst(slope), sub(a, cst(lo))));
     Value mid = select(P::OGT, a, cst(lo), a, below);
     return select(P::OGE, a, cst(hi), cst(hi), mid);
   }
