@@ -456,8 +456,10 @@ typedef struct GraphBuilderImpl *GraphBuilder;
 
 /* A builder of the graph @graphName (NULL or "": "main") whose io,
  * intermediate and compute data types are the graph's io_data_type,
- * intermediate_data_type and compute_data_type. NULL on failure (a bad
- * context or dtype). The context must stay alive until graphBuilderFinish. */
+ * intermediate_data_type and compute_data_type; io -1 leaves the graph
+ * without an io_data_type (as a graph whose io type is not set). NULL on
+ * failure (a bad context or dtype). The context must stay alive until
+ * graphBuilderFinish. */
 GRAPH_API GraphBuilder graphBuilderCreate(GraphContext context,
                                           const char *graphName, GraphDType io,
                                           GraphDType intermediate,
@@ -473,7 +475,12 @@ GRAPH_API int64_t graphBuilderTensor(GraphBuilder builder, GraphDType dtype,
                                      const int64_t *stridesOrNull,
                                      const char *nameOrNull);
 /* A pass-by-value scalar: a graph.scalar op of dims {1} (graphTensorSetDims
- * changes them); integer dtypes need an integral value. Its handle, or -1. */
+ * changes them); integer dtypes need an integral value. A NaN or infinity
+ * is the type's own (its bit pattern; NaN is the quiet NaN), and a type
+ * without one (f8E4M3FN has no infinity, f4E2M1FN neither) fails at
+ * graphBuilderFinish. graphBuilderFinish emits each scalar right before
+ * the first op that reads it (those no op reads first). Its handle, or
+ * -1. */
 GRAPH_API int64_t graphBuilderScalar(GraphBuilder builder, GraphDType dtype,
                                      double value, const char *nameOrNull);
 

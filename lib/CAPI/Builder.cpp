@@ -18,6 +18,7 @@
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Parser/Parser.h"
+#include "llvm/ADT/APFloat.h"
 
 #include <algorithm>
 #include <cinttypes>
@@ -89,6 +90,27 @@ std::string quote(std::string_view text) {
 bool isFloatType(GraphDType dtype) {
   ::graph::DType type;
   return ::graph::dtypeFromInt(dtype, type) && ::graph::isFloat(type);
+}
+
+/// The float semantics of the float dtypes narrower than f32 (null for
+/// the others).
+const llvm::fltSemantics *narrowFloatSemantics(GraphDType dtype) {
+  switch (dtype) {
+  case GRAPH_F16:
+    return &llvm::APFloat::IEEEhalf();
+  case GRAPH_BF16:
+    return &llvm::APFloat::BFloat();
+  case GRAPH_F8E4M3FN:
+    return &llvm::APFloat::Float8E4M3FN();
+  case GRAPH_F8E5M2:
+    return &llvm::APFloat::Float8E5M2();
+  case GRAPH_F8E8M0FNU:
+    return &llvm::APFloat::Float8E8M0FNU();
+  case GRAPH_F4E2M1FN:
+    return &llvm::APFloat::Float4E2M1FN();
+  default:
+    return nullptr;
+  }
 }
 
 template <typename T> std::string joinInts(const std::vector<T> &values) {
@@ -306,15 +328,39 @@ struct GraphBuilder::Impl {
         uint64_t bits;
         std::memcpy(&bits, &t.value, 8);
         std::snprintf(buf, sizeof(buf), "0x%016" PRIX64, bits);
-      } else if (t.dtype == GRAPH_F32) {
+        out = std::string(buf) + " : " + ty;
+        return Status();
+      }
+      if (t.dtype == GRAPH_F32) {
         float f = static_cast<float>(t.value);
         uint32_t bits;
         std::memcpy(&bits, &f, 4);
         std::snprintf(buf, sizeof(buf), "0x%08" PRIX32, bits);
-      } else {
-        return invalid("scalar " + describe(id) + ": a non-finite value is "
-                       "supported for f32 and f64 scalars only");
+        out = std::string(buf) + " : " + ty;
+        return Status();
       }
+      // The narrower float types: the type's own NaN or infinity, as its
+      // bit pattern (the parser takes hexadecimal literals exactly as wide
+      // as the type).
+      const llvm::fltSemantics *sem = narrowFloatSemantics(t.dtype);
+      if (!sem)
+        return invalid("scalar " + describe(id) + " of type " + ty +
+                       " has no non-finite values");
+      bool negative =
+          std::signbit(t.value) && llvm::APFloat::semanticsHasSignedRepr(*sem);
+      if (std::isnan(t.value) && !llvm::APFloat::semanticsHasNaN(*sem))
+        return invalid("scalar " + describe(id) + ": element type " + ty +
+                       " has no NaN");
+      if (std::isinf(t.value) && !llvm::APFloat::semanticsHasInf(*sem))
+        return invalid("scalar " + describe(id) + ": element type " + ty +
+                       " has no infinity");
+      llvm::APFloat v = std::isnan(t.value)
+                            ? llvm::APFloat::getQNaN(*sem, negative)
+                            : llvm::APFloat::getInf(*sem, negative);
+      llvm::APInt bits = v.bitcastToAPInt();
+      unsigned width = std::max(1u, bits.getBitWidth() / 4);
+      std::snprintf(buf, sizeof(buf), "0x%0*" PRIX64, static_cast<int>(width),
+                    bits.getZExtValue());
       out = std::string(buf) + " : " + ty;
       return Status();
     }
@@ -500,18 +546,22 @@ struct GraphBuilder::Impl {
     out += "\"graph.graph\"() <{sym_name = " + quote(graphName) +
            ", function_type = (" + argTypes + ") -> (" + resTypes + ")";
     out += ", arg_attrs = [" + argAttrs + "], res_attrs = [" + resAttrs + "]";
-    out += std::string(", io_data_type = ") + graphDTypeName(io) +
-           ", intermediate_data_type = " + graphDTypeName(intermediate) +
+    if (graphDTypeName(io))
+      out += std::string(", io_data_type = ") + graphDTypeName(io);
+    out += std::string(", intermediate_data_type = ") +
+           graphDTypeName(intermediate) +
            ", compute_data_type = " + graphDTypeName(compute) + "}> ({\n";
     if (!inputs.empty())
       out += "^bb0(" + blockArgs + "):\n";
 
-    // Scalars first: they have no operands.
-    for (size_t i = 0; i < tensors.size(); ++i) {
-      const Tensor &t = tensors[i];
-      if (!t.scalar)
-        continue;
-      int64_t id = static_cast<int64_t>(i) + 1;
+    // A scalar is emitted right before the first op that reads it; the
+    // scalars no op reads come first.
+    std::vector<bool> done(tensors.size(), false);
+    auto emitScalar = [&](int64_t id) -> Status {
+      const Tensor &t = tensors[id - 1];
+      if (!t.scalar || done[id - 1])
+        return Status();
+      done[id - 1] = true;
       std::string v;
       if (Status s = scalarValue(t, id, v); !s.ok())
         return s;
@@ -522,10 +572,25 @@ struct GraphBuilder::Impl {
         props.push_back("name = " + quote(t.name));
       out += "  " + value(id) + " = \"graph.scalar\"() <" + dict(props) +
              "> : () -> " + type(id) + "\n";
-    }
-
+      return Status();
+    };
+    std::vector<bool> read(tensors.size(), false);
     for (const Op &op : ops)
+      for (const auto &port : op.operands)
+        for (int64_t id : port)
+          read[id - 1] = true;
+    for (size_t i = 0; i < tensors.size(); ++i)
+      if (!read[i])
+        if (Status s = emitScalar(static_cast<int64_t>(i) + 1); !s.ok())
+          return s;
+
+    for (const Op &op : ops) {
+      for (const auto &port : op.operands)
+        for (int64_t id : port)
+          if (Status s = emitScalar(id); !s.ok())
+            return s;
       out += "  " + opLine(op) + "\n";
+    }
 
     out += "  \"graph.output\"(";
     for (size_t i = 0; i < outputs.size(); ++i)

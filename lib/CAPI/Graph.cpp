@@ -794,7 +794,13 @@ GraphBuilder graphBuilderCreate(GraphContext context, const char *graphName,
              (context ? "not a live GraphContext" : "NULL"));
     return nullptr;
   }
-  for (GraphDType dtype : {io, intermediate, compute})
+  if (!graphDTypeName(io) && static_cast<int>(io) != -1) {
+    fail(GRAPH_ERROR_INVALID_ARGUMENT,
+         "graphBuilderCreate: unknown dtype " +
+             std::to_string(static_cast<int>(io)));
+    return nullptr;
+  }
+  for (GraphDType dtype : {intermediate, compute})
     if (!graphDTypeName(dtype)) {
       fail(GRAPH_ERROR_INVALID_ARGUMENT,
            "graphBuilderCreate: unknown dtype " +

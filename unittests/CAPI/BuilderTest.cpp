@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -528,3 +529,71 @@ TEST_F(BuilderTest, ShapeRuleFailureRefusesTheOp) {
 }
 
 } // namespace
+
+TEST_F(BuilderTest, ScalarsComeBeforeTheirFirstReader) {
+  int64_t a = tensor({2, 2}, "a", 1), b = tensor({2, 2}, "b", 2);
+  int64_t sum = tensor({2, 2});
+  int64_t s = graphBuilderScalar(builder, GRAPH_F32, 2.0, "two");
+  int64_t unused = graphBuilderScalar(builder, GRAPH_F32, 3.0, "three");
+  ASSERT_GT(s, 0);
+  ASSERT_GT(unused, 0);
+  int64_t y = output({2, 2}, 3);
+  ASSERT_EQ(op("pointwise", "add", {"inputs_0", "inputs_1"}, {a, b}, {"output"},
+               {sum}),
+            GRAPH_OK)
+      << graphGetLastError();
+  ASSERT_EQ(op("pointwise", "mul", {"inputs_0", "inputs_1"}, {sum, s},
+               {"output"}, {y}),
+            GRAPH_OK)
+      << graphGetLastError();
+  std::string t = text();
+  size_t three = t.find("\"three\""), add = t.find("pointwise_mode add");
+  size_t two = t.find("\"two\""), mul = t.find("pointwise_mode mul");
+  // Printed in the generic form: the mode is a property of the op.
+  if (add == std::string::npos)
+    add = t.find("\"add\""), mul = t.find("\"mul\"");
+  ASSERT_NE(three, std::string::npos) << t;
+  ASSERT_NE(two, std::string::npos) << t;
+  EXPECT_LT(three, add) << t; // read by no op: first
+  EXPECT_LT(add, two) << t;   // read by the second op: right before it
+  EXPECT_LT(two, mul) << t;
+  finish();
+}
+
+TEST_F(BuilderTest, NoIoDataType) {
+  GraphBuilder noIo = graphBuilderCreate(
+      context, "g2", static_cast<GraphDType>(-1), GRAPH_F32, GRAPH_F32);
+  ASSERT_NE(noIo, nullptr) << graphGetLastError();
+  char *t = graphBuilderPrint(noIo, nullptr);
+  ASSERT_NE(t, nullptr) << graphGetLastError();
+  std::string text = t;
+  graphFree(t);
+  EXPECT_EQ(text.find("io_data_type"), std::string::npos) << text;
+  EXPECT_NE(text.find("intermediate_data_type = f32"), std::string::npos)
+      << text;
+  graphBuilderDestroy(noIo);
+  EXPECT_EQ(graphBuilderCreate(context, "g3", static_cast<GraphDType>(-2),
+                               GRAPH_F32, GRAPH_F32),
+            nullptr);
+  EXPECT_CONTAINS(graphGetLastError(), "unknown dtype -2");
+}
+
+TEST_F(BuilderTest, NonFiniteScalarsOfNarrowTypes) {
+  double inf = std::numeric_limits<double>::infinity();
+  double nan = std::numeric_limits<double>::quiet_NaN();
+  int64_t h = graphBuilderScalar(builder, GRAPH_F16, -inf, "h");
+  int64_t bf = graphBuilderScalar(builder, GRAPH_BF16, nan, "bf");
+  int64_t e4 = graphBuilderScalar(builder, GRAPH_F8E4M3FN, nan, "e4");
+  ASSERT_GT(h, 0);
+  ASSERT_GT(bf, 0);
+  ASSERT_GT(e4, 0);
+  std::string t = text();
+  EXPECT_NE(t.find("0xFC00 : f16"), std::string::npos) << t;
+  EXPECT_NE(t.find("0x7FC0 : bf16"), std::string::npos) << t;
+  EXPECT_NE(t.find("0x7F : f8E4M3FN"), std::string::npos) << t;
+
+  // f8E4M3FN has no infinity.
+  EXPECT_GT(graphBuilderScalar(builder, GRAPH_F8E4M3FN, inf, "bad"), 0);
+  EXPECT_EQ(graphBuilderPrint(builder, nullptr), nullptr);
+  EXPECT_CONTAINS(graphGetLastError(), "has no infinity");
+}
