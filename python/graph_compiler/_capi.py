@@ -168,6 +168,12 @@ def _declare(lib):
             [vp, c.c_char_p, c.c_char_p, c.c_char_p, c.POINTER(c.c_char_p), i64p, c.c_int32, c.POINTER(c.c_char_p), i64p, c.c_int32, c.c_char_p],
         ),
         "graphTensorGetDims": (c.c_int, [vp, c.c_int64, i32p, i64p]),
+        "graphBuilderScalar": (c.c_int64, [vp, c.c_int, c.c_double, c.c_char_p]),
+        "graphTensorSetUid": (c.c_int, [vp, c.c_int64, c.c_int64]),
+        "graphTensorSetDims": (c.c_int, [vp, c.c_int64, c.c_int32, i64p]),
+        "graphTensorSetOutput": (c.c_int, [vp, c.c_int64, c.c_int]),
+        "graphBuilderPrint": (vp, [vp, c.POINTER(c.c_size_t)]),
+        "graphBuilderFinish": (vp, [vp]),
     }
     for name, (restype, argtypes) in optional.items():
         fn = getattr(lib, name, None)
@@ -348,6 +354,101 @@ def result_dims(kind, mode, name, inputs, outputs, attributes):
         return dims, None
     finally:
         library.graphBuilderDestroy(builder)
+
+
+def _utf8(text):
+    return text.encode("utf-8", "surrogatepass") if text else None
+
+
+def _int64s(values):
+    return (ctypes.c_int64 * max(len(values), 1))(*[int(v) for v in values])
+
+
+class Builder:
+    """One graph built through the C API builder (graphBuilderCreate ...
+    graphBuilderFinish): the compiler writes and parses its text. io None:
+    the graph has no io_data_type. Each call raises BuilderError (its
+    status and the builder's message) when the builder refuses it."""
+
+    def __init__(self, name, io, intermediate, compute):
+        self._lib = lib()
+        self.handle = self._lib.graphBuilderCreate(context(), _utf8(name), -1 if io is None else io, intermediate, compute)
+        if not self.handle:
+            raise BuilderError(last_status(), last_error())
+
+    def __del__(self):
+        handle = getattr(self, "handle", None)
+        if handle:
+            try:
+                self._lib.graphBuilderDestroy(handle)
+            except Exception:  # noqa: BLE001 - interpreter shutdown
+                pass
+            self.handle = None
+
+    def _check(self, status):
+        if status != GRAPH_OK:
+            raise BuilderError(status, last_error())
+
+    def tensor(self, dtype, dims, strides, name, uid):
+        """A tensor's id; uid None: none given."""
+        tid = self._lib.graphBuilderTensor(self.handle, dtype, len(dims), _int64s(dims), _int64s(strides) if strides else None, _utf8(name))
+        if tid < 0:
+            raise BuilderError(last_status(), last_error())
+        if uid is not None:
+            self._check(self._lib.graphTensorSetUid(self.handle, tid, int(uid)))
+        return tid
+
+    def scalar(self, dtype, value, dims, name, uid):
+        tid = self._lib.graphBuilderScalar(self.handle, dtype, float(value), _utf8(name))
+        if tid < 0:
+            raise BuilderError(last_status(), last_error())
+        self._check(self._lib.graphTensorSetDims(self.handle, tid, len(dims), _int64s(dims)))
+        self._check(self._lib.graphTensorSetUid(self.handle, tid, int(uid)))
+        return tid
+
+    def set_output(self, tid):
+        self._check(self._lib.graphTensorSetOutput(self.handle, tid, 1))
+
+    def op(self, kind, mode, name, ins, outs, attributes):
+        """ins/outs: (ODS port, tensor id) pairs; attributes: an MLIR
+        attribute dictionary or ""."""
+        in_ports = [p.encode() for p, _ in ins]
+        out_ports = [p.encode() for p, _ in outs]
+        self._check(
+            self._lib.graphBuilderOp(
+                self.handle,
+                kind.encode(),
+                mode.encode() if mode else None,
+                _utf8(name),
+                (ctypes.c_char_p * max(len(in_ports), 1))(*in_ports),
+                _int64s([t for _, t in ins]),
+                len(ins),
+                (ctypes.c_char_p * max(len(out_ports), 1))(*out_ports),
+                _int64s([t for _, t in outs]),
+                len(outs),
+                _utf8(attributes),
+            )
+        )
+
+    def text(self):
+        """The graph's text as the builder emits it (generic op form), or
+        None when it cannot (a bad scalar)."""
+        size = ctypes.c_size_t(0)
+        ptr = self._lib.graphBuilderPrint(self.handle, ctypes.byref(size))
+        if not ptr:
+            return None
+        try:
+            return ctypes.string_at(ptr, size.value).decode("utf-8", "replace")
+        finally:
+            self._lib.graphFree(ptr)
+
+    def finish(self):
+        """The parsed and verified module; ParseError with the compiler's
+        diagnostics when it does not verify."""
+        handle = self._lib.graphBuilderFinish(self.handle)
+        if not handle:
+            raise ParseError(last_error())
+        return Module._adopt(handle)
 
 
 def last_error() -> str:
@@ -583,3 +684,12 @@ class LowerError(RuntimeError):
 
 class ParseError(Exception):
     """graphModuleParse failed; the message is the compiler's diagnostics."""
+
+
+class BuilderError(Exception):
+    """A graph-builder call was refused: ``status`` (a GraphStatus) and the
+    builder's message."""
+
+    def __init__(self, status: int, message: str):
+        super().__init__(message)
+        self.status = status

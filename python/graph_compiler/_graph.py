@@ -1075,9 +1075,35 @@ class pygraph:
             )
 
     def to_mlir(self) -> str:
-        """The graph as graph-dialect MLIR text."""
+        """The graph as graph-dialect MLIR text, as the compiler prints the
+        module the C API builder made of it."""
         if self._text is not None:
             return self._text
+        builder = self._build()
+        try:
+            return builder.finish().print()
+        except _capi.ParseError:
+            # A graph the verifier rejects (validate() says why): the text
+            # the builder gave the parser.
+            return builder.text()
+
+    def _module_from_builder(self):
+        builder = self._build()
+        try:
+            return builder.finish()
+        except _capi.ParseError as exc:
+            raise GraphValidationError(f"the compiler rejected graph {self.name!r}:\n{exc}\n--- emitted MLIR ---\n{builder.text()}") from None
+
+    def _build(self):
+        """The graph in a C API builder (_capi.Builder), every op added:
+        ValueError (and the others its checks raise) for a graph it cannot
+        take; GraphValidationError for a call the builder refuses."""
+        try:
+            return self._build_unchecked()
+        except _capi.BuilderError as exc:
+            raise GraphValidationError(f"the compiler rejected graph {self.name!r}: {exc}") from None
+
+    def _build_unchecked(self):
         self._raise_if_unsupported()
         self._finalize_dims()
         em = _Emitter(self)
@@ -1095,37 +1121,57 @@ class pygraph:
             if t.uid in uids and uids[t.uid] is not t:
                 raise ValueError(f"uid {t.uid} is used by tensors {uids[t.uid].name!r} and {t.name!r}")
             uids[t.uid] = t
-        for t in inputs:
-            em.names[id(t)] = f"%in{t.uid}"
-        args = []
-        for t in inputs:
-            args.append(f"{em.val(t)}: {em.ty(t, signature=True)} {{graph.name = {_ops.escape(t.name)}, graph.uid = {t.uid} : i64}}")
-        results = [f"{em.ty(t, signature=True)} {{graph.name = {_ops.escape(t.name)}, graph.uid = {t.uid} : i64}}" for t in outputs]
-        gattrs = []
-        if self.io_data_type is not None:
-            gattrs.append(f"io_data_type = {mlir_type(self.io_data_type)}")
-        gattrs.append(f"intermediate_data_type = {mlir_type(self.intermediate_data_type or data_type.FLOAT)}")
+        for t in inputs + outputs:
+            em.ty(t, signature=True)  # dims and strides it can take
+        io = dtype_code(self.io_data_type) if self.io_data_type is not None else None
+        intermediate = dtype_code(self.intermediate_data_type or data_type.FLOAT)
         cdt = self.compute_data_type if self.compute_data_type is not None and (is_float(self.compute_data_type) or getattr(self, "_integer_compute", False)) else data_type.FLOAT
-        gattrs.append(f"compute_data_type = {mlir_type(cdt)}")
-        sym = self.name if _is_bare_symbol(self.name) else _ops.escape(self.name)
-        lines = [f"graph.graph @{sym}(" + ", ".join(args) + ") -> (" + ", ".join(results) + ") attributes {" + ", ".join(gattrs) + "} {"]
-        scalars_done = set()
+        builder = _capi.Builder(self.name, io, intermediate, dtype_code(cdt))
+        ids = {}
+
+        def tensor(t, strides, uid=True):
+            # virtual tensors' uids appear nowhere in the graph: not given
+            ids[id(t)] = builder.tensor(dtype_code(self._dtype_of(t)), t.dim, t.stride if strides else None, t.name, t.uid if uid else None)
+            return ids[id(t)]
+
+        for t in inputs:
+            tensor(t, bool(t.stride) and t.pass_by_value is None)
+        for t in outputs:
+            builder.set_output(tensor(t, bool(t.stride) and t.stride_assigned and t.pass_by_value is None))
         for node in self._nodes:
             for t in node.all_inputs():
-                if t.pass_by_value is not None and id(t) not in scalars_done:
-                    scalars_done.add(id(t))
-                    lines.append("  " + em.scalar(t))
-            lines.append("  " + _ops.emit_node(em, node))
-        lines.append("  graph.output " + ", ".join(em.val(t) for t in outputs) + " : " + ", ".join(em.ty(t) for t in outputs))
-        lines.append("}")
-        return "\n".join(lines) + "\n"
+                if t.pass_by_value is not None and id(t) not in ids:
+                    em.scalar(t)  # the value and type it can take
+                    dt = t.scalar_type or t.data_type or data_type.FLOAT
+                    v = t.pass_by_value.item() if hasattr(t.pass_by_value, "item") else t.pass_by_value
+                    if not is_float(dt) and abs(int(v)) > 2**53:
+                        # graphBuilderScalar takes a double
+                        raise ValueError(f"scalar {t.name!r} (uid {t.uid}): {int(v)} is beyond 2**53, which the C API builder's scalars hold exactly")
+                    ids[id(t)] = builder.scalar(dtype_code(dt), float(v), t.dim, t.name, t.uid)
+            kind, mode, attrs = _ops._builder_request(node)
+            ins = [(port, t) for port, t in node.inputs.items() if t is not None]
+            for key, ts in node.list_inputs.items():
+                ins.extend((f"{key}_{i}", t) for i, t in enumerate(ts or ()))
+            outs = [(port, node.outputs.get(port)) for port in _ops._result_ports(node)]
+            outs = [(port, t) for port, t in outs if t is not None]
+            for _, t in ins + outs:
+                em.ty(t)
+                if id(t) not in ids:
+                    tensor(t, bool(t.stride) and t.stride_assigned, uid=False)
+            if node.compute_data_type is not None:
+                cdt_attr = f"compute_data_type = {mlir_type(node.compute_data_type)}"
+                attrs = "{" + (attrs[1:-1] + ", " if attrs else "") + cdt_attr + "}"
+            builder.op(kind, mode, node.name, [(_ops._ods_port(p), ids[id(t)]) for p, t in ins], [(_ops._ods_port(p), ids[id(t)]) for p, t in outs], attrs)
+        return builder
 
     # =========================================================================
     # Validation and planning
     # =========================================================================
 
     def _parse(self):
-        text = self.to_mlir()
+        if self._text is None:
+            return self._module_from_builder()
+        text = self._text
         try:
             module = _capi.Module(text)
         except UnicodeEncodeError as exc:
@@ -2126,12 +2172,6 @@ def _serialized_bytes(data) -> bytes:
 
 def from_mlir(text: str, name: Optional[str] = None) -> pygraph:
     return pygraph.from_mlir(text, name)
-
-
-def _is_bare_symbol(name: str) -> bool:
-    import re
-
-    return re.fullmatch(r"[A-Za-z_][A-Za-z0-9_$.]*", name) is not None
 
 
 def _pointwise_stride(node, dims) -> List[int]:

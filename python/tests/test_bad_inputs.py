@@ -305,7 +305,7 @@ def test_nonfinite_scalar_bits(dt, value, bits):
     """The literal is the type's own bit pattern, as wide as the type."""
     g, _, _ = scalar_graph(value, dt)
     text = g.to_mlir()
-    assert f"graph.scalar {bits} : " in text, text
+    assert f"= scalar {bits} : " in text, text
     ok, out = graph_opt(text)
     assert ok, out
 

@@ -211,4 +211,4 @@ def test_scalar_float_text():
     x = g.tensor(dim=[2])
     g.mul(x, g.tensor_scalar(0.1, D.FLOAT, name='alpha "a"')).set_output(True)
     text = g.to_mlir()
-    assert 'graph.scalar 1.00000000000000006e-01 : f32 {name = "alpha \\22a\\22", uid = 2 : i64} -> tensor<1x1x1x1xf32>' in text
+    assert 'scalar 1.000000e-01 : f32 {name = "alpha \\22a\\22", uid = 2 : i64} -> tensor<1x1x1x1xf32>' in text
