@@ -357,7 +357,7 @@ def result_dims(kind, mode, name, inputs, outputs, attributes):
 
 
 def _utf8(text):
-    return text.encode("utf-8", "surrogatepass") if text else None
+    return text.encode("utf-8") if text else None
 
 
 def _int64s(values):

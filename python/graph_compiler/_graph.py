@@ -1041,7 +1041,7 @@ class pygraph:
             raise GraphValidationError(
                 f"the compiler rejected graph {self.name!r}: output {t.name!r} (uid {t.uid}): {diagnostic} "
                 f"(the shape rule of {node.op} node {node.name!r} gives it no dims; dims must be positive and fit the rule)"
-                f"\n--- the op ---\n{_ops.emit_node(_Emitter(self, lenient=True), node)}"
+                f"\n--- the op ---\n{_op_line(self, node)}"
             )
         if not _capi.has_shape_rules():
             _capi.lib()  # GraphLibraryNotFound, saying where it looked
@@ -1106,7 +1106,7 @@ class pygraph:
     def _build_unchecked(self):
         self._raise_if_unsupported()
         self._finalize_dims()
-        em = _Emitter(self)
+        check = _Checks(self)
         inputs = self._graph_inputs()
         for t in inputs:
             if t.is_virtual:
@@ -1122,7 +1122,7 @@ class pygraph:
                 raise ValueError(f"uid {t.uid} is used by tensors {uids[t.uid].name!r} and {t.name!r}")
             uids[t.uid] = t
         for t in inputs + outputs:
-            em.ty(t, signature=True)  # dims and strides it can take
+            check.tensor(t)
         io = dtype_code(self.io_data_type) if self.io_data_type is not None else None
         intermediate = dtype_code(self.intermediate_data_type or data_type.FLOAT)
         cdt = self.compute_data_type if self.compute_data_type is not None and (is_float(self.compute_data_type) or getattr(self, "_integer_compute", False)) else data_type.FLOAT
@@ -1141,13 +1141,8 @@ class pygraph:
         for node in self._nodes:
             for t in node.all_inputs():
                 if t.pass_by_value is not None and id(t) not in ids:
-                    em.scalar(t)  # the value and type it can take
-                    dt = t.scalar_type or t.data_type or data_type.FLOAT
-                    v = t.pass_by_value.item() if hasattr(t.pass_by_value, "item") else t.pass_by_value
-                    if not is_float(dt) and abs(int(v)) > 2**53:
-                        # graphBuilderScalar takes a double
-                        raise ValueError(f"scalar {t.name!r} (uid {t.uid}): {int(v)} is beyond 2**53, which the C API builder's scalars hold exactly")
-                    ids[id(t)] = builder.scalar(dtype_code(dt), float(v), t.dim, t.name, t.uid)
+                    dt, v = check.scalar(t)
+                    ids[id(t)] = builder.scalar(dtype_code(dt), v, t.dim, t.name, t.uid)
             kind, mode, attrs = _ops._builder_request(node)
             ins = [(port, t) for port, t in node.inputs.items() if t is not None]
             for key, ts in node.list_inputs.items():
@@ -1155,7 +1150,7 @@ class pygraph:
             outs = [(port, node.outputs.get(port)) for port in _ops._result_ports(node)]
             outs = [(port, t) for port, t in outs if t is not None]
             for _, t in ins + outs:
-                em.ty(t)
+                check.tensor(t)
                 if id(t) not in ids:
                     tensor(t, bool(t.stride) and t.stride_assigned, uid=False)
             if node.compute_data_type is not None:
@@ -1181,7 +1176,8 @@ class pygraph:
         return module
 
     def validate(self) -> None:
-        """Emit the graph's text and have the compiler parse and verify it;
+        """Build the graph through the C API builder and have the compiler
+        parse and verify it;
         raises GraphValidationError (a cudnnGraphNotSupportedError and a
         ValueError) with the compiler's diagnostics."""
         if self._is_validated and self._module is not None:
@@ -2201,51 +2197,55 @@ def _status_error(status: int, what: str, text: Optional[str] = None) -> Excepti
     return GraphExecutionError(msg)
 
 
-class _Emitter:
-    def __init__(self, graph: pygraph, lenient: bool = False):
+def _op_line(graph: pygraph, node: Node) -> str:
+    """``node`` as the dialect op it becomes and its input tensors (port,
+    name, dims, data type), for a message."""
+    ins = []
+    for port, t in list(node.inputs.items()) + [(f"{k}_{i}", t) for k, ts in node.list_inputs.items() for i, t in enumerate(ts or ())]:
+        if t is not None:
+            try:
+                dt = mlir_type(graph._dtype_of(t))
+            except (ValueError, KeyError):
+                dt = "?"
+            ins.append(f"{port}: {t.name!r} tensor<{'x'.join(str(d) for d in (t.dim or []))}x{dt}>")
+    return f"graph.{_ops.MNEMONIC.get(node.op, node.op)} {node.name!r} (" + ", ".join(ins) + ")"
+
+
+class _Checks:
+    """What the package checks of a tensor before the C API builder sees
+    it, with its own messages: dims, strides, data type, a scalar's
+    value."""
+
+    def __init__(self, graph: pygraph):
         self.graph = graph
-        self.names: Dict[int, str] = {}
-        # lenient: a tensor without dims prints as rank 0 (an op line for a
-        # message, not for the compiler)
-        self.lenient = lenient
 
-    def val(self, t: Tensor) -> str:
-        name = self.names.get(id(t))
-        if name is None:
-            name = f"%t{t.uid}"
-            self.names[id(t)] = name
-        return name
-
-    def ty(self, t: Tensor, signature: bool = False) -> str:
-        if not t.dim and self.lenient:
-            return f"tensor<{mlir_type(self.graph._dtype_of(t))}>"
+    def tensor(self, t: Tensor) -> None:
         if not t.dim:
             raise ValueError(f"tensor {t.name!r} (uid {t.uid}) has no dims")
-        elt = mlir_type(self.graph._dtype_of(t))
+        mlir_type(self.graph._dtype_of(t))
         bad = [d for d in t.dim if int(d) < 1]
         if bad:
             where = f" (inferred from the inputs and attributes of {t.producer[0].op} node {t.producer[0].name!r})" if t.producer is not None and not t.dim_assigned else ""
             raise ValueError(f"tensor {t.name!r} (uid {t.uid}) has dims {list(t.dim)}{where}: every dim must be positive")
-        shape = "x".join(str(int(d)) for d in t.dim)
         is_input = t.producer is None and t.pass_by_value is None
         if t.stride and (is_input or t.stride_assigned) and t.pass_by_value is None:
             if len(t.stride) != len(t.dim):
                 raise ValueError(f"tensor {t.name!r} (uid {t.uid}) has {len(t.stride)} strides for {len(t.dim)} dims")
-            return f"tensor<{shape}x{elt}, #graph.strides<[{', '.join(str(int(s)) for s in t.stride)}]>>"
-        return f"tensor<{shape}x{elt}>"
 
-    def scalar(self, t: Tensor) -> str:
+    def scalar(self, t: Tensor):
+        """(data type, value) of pass-by-value ``t``."""
         dt = t.scalar_type or t.data_type or data_type.FLOAT
         elt = mlir_type(dt)
         v = t.pass_by_value
         if hasattr(v, "item"):
             v = v.item()
         if is_float(dt):
-            value = f"{_ops.scalar_float(float(v), elt)} : {elt}"
-        elif dt == data_type.BOOLEAN:
-            value = f"{1 if v else 0} : i1"
-        else:
-            value = f"{int(v)} : {elt}"
-        attrs = f" {{name = {_ops.escape(t.name)}, uid = {t.uid} : i64}}"
-        shape = "x".join(str(int(d)) for d in t.dim)
-        return f"{self.val(t)} = graph.scalar {value}{attrs} -> tensor<{shape}x{elt}>"
+            if not math.isfinite(float(v)):
+                _ops.nonfinite_bits(float(v), elt)  # ValueError: the type has no such value
+            return dt, float(v)
+        if dt == data_type.BOOLEAN:
+            return dt, 1.0 if v else 0.0
+        if abs(int(v)) > 2**53:
+            # graphBuilderScalar takes a double
+            raise ValueError(f"scalar {t.name!r} (uid {t.uid}): {int(v)} is beyond 2**53, which the C API builder's scalars hold exactly")
+        return dt, float(int(v))

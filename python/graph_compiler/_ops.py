@@ -1,6 +1,7 @@
 """The op table: for each builder, its tensor ports (in positional order), its
 attributes, its outputs, how output dims and default data types follow from
-the inputs, and how the node prints as graph-dialect text."""
+the inputs, and the attributes the node passes to the C API builder
+(graphBuilderOp)."""
 
 import math
 
@@ -9,7 +10,6 @@ from ._enums import (
     data_type,
     diagonal_alignment,
     enum_name,
-    mlir_type,
     moe_grouped_matmul_mode,
     norm_forward_phase,
     reduction_mode,
@@ -17,19 +17,8 @@ from ._enums import (
 from ._tensor import check_ints
 
 # ---------------------------------------------------------------------------
-# Text helpers
+# Attribute text helpers (graphBuilderOp takes an MLIR attribute dictionary)
 # ---------------------------------------------------------------------------
-
-
-def escape(text: str) -> str:
-    out = []
-    for ch in text:
-        code = ord(ch)
-        if ch in '"\\' or code < 0x20 or code > 0x7E:
-            out.extend(f"\\{b:02X}" for b in ch.encode("utf-8"))
-        else:
-            out.append(ch)
-    return '"' + "".join(out) + '"'
 
 
 def fmt_float(value: float) -> str:
@@ -78,15 +67,6 @@ def nonfinite_bits(value: float, elt: str) -> str:
     return "0x%0*X" % (max(bits // 4, 1), pattern)
 
 
-def scalar_float(value: float, elt: str) -> str:
-    """A float literal of element type ``elt`` (a finite value in decimal,
-    NaN and infinities as their bit patterns)."""
-    value = float(value)
-    if math.isfinite(value):
-        return f"{value:.17e}"
-    return nonfinite_bits(value, elt)
-
-
 def f64(value) -> str:
     return f"{fmt_float(value)} : f64"
 
@@ -97,14 +77,6 @@ def i64(value) -> str:
 
 def i64_array(values) -> str:
     return "array<i64" + ("" if not values else ": " + ", ".join(str(int(v)) for v in values)) + ">"
-
-
-def attr_dict(attrs) -> str:
-    """attrs: list of (name, text-or-None); None means a unit attribute."""
-    if not attrs:
-        return ""
-    parts = [name if text is None else f"{name} = {text}" for name, text in attrs]
-    return " {" + ", ".join(parts) + "}"
 
 
 # ---------------------------------------------------------------------------
@@ -263,7 +235,7 @@ def _reduction_keyword(mode):
 # outputs       (port, suffix of the auto name "<node>::<suffix>")
 # maybe         port -> predicate(node): the output exists
 # dtype         port -> "like:<input port>" | a data_type default
-# emit          name of the text emitter below
+# emit          name of the attribute function below (_ATTRS)
 
 _OUT_0 = (("OUT_0", "OUT_0"),)
 
@@ -525,156 +497,54 @@ SDPA_BACKWARD_UNSUPPORTED = ("score_mod_bprop",)
 
 
 # ---------------------------------------------------------------------------
-# Emitters
+# Attributes: what each node passes to graphBuilderOp besides its tensors,
+# mode and name, as (name, MLIR attribute text or None for a unit attribute)
 # ---------------------------------------------------------------------------
 
 
-def _lhs(em, outs):
-    present = [t for t in outs if t is not None]
-    return ", ".join(em.val(t) for t in present) + " = "
+def _require(node, ports):
+    """The tensors of ``ports`` (KeyError for a port the node lacks)."""
+    return [node.inputs[p] for p in ports]
 
 
-def _functional(em, operands, outs):
-    return f" : ({', '.join(em.ty(t) for t in operands)}) -> ({', '.join(em.ty(t) for t in outs if t is not None)})"
+def _attrs_norm_fwd(node, spec):
+    return []
 
 
-def _optional_style(em, operands, required, optional):
-    tys = [em.ty(t) for t in required] + [em.ty(t) if t is not None else "none" for t in optional]
-    return f" : ({', '.join(em.ty(t) for t in operands)}) -> ({', '.join(tys)})"
+def _attrs_batchnorm(node, spec):
+    _require(node, ("input", "scale", "bias", "epsilon"))
+    return []
 
 
-def node_attrs(em, node, extra=()):
-    attrs = list(extra)
-    if node.name:
-        attrs.append(("name", escape(node.name)))
-    if node.compute_data_type is not None:
-        attrs.append(("compute_data_type", mlir_type(node.compute_data_type)))
-    return attrs
+def _attrs_batchnorm_inference(node, spec):
+    _require(node, ("input", "mean", "inv_variance", "scale", "bias"))
+    return []
 
 
-def _outs(node, spec):
-    return [node.outputs.get(port) for port, _ in spec["outputs"]]
+def _attrs_norm_bwd(node, spec):
+    _require(node, ("grad", "input", "scale", "mean", "inv_variance"))
+    return []
 
 
-def _line(em, node, outs, text, operands, extra=(), required=None):
-    """A node's line: ``<results> = <text> {<extra>, name, compute_data_type}
-    : (<operand types>) -> (<result types>)``. Absent results are left out;
-    with ``required`` (how many leading results always exist) the absent ones
-    among the rest print as ``none``."""
-    if isinstance(em, _AttrProbe):
-        em.extra = list(extra)
-        return ""
-    attrs = attr_dict(node_attrs(em, node, extra))
-    if required is None:
-        types = _functional(em, operands, outs)
-    else:
-        types = _optional_style(em, operands, outs[:required], outs[required:])
-    return _lhs(em, outs) + text + attrs + types
+def _attrs_rmsnorm_bwd(node, spec):
+    _require(node, ("grad", "input", "scale", "inv_variance"))
+    return [] if node.params.get("has_dbias", True) is not False else [("has_dbias", "false")]
 
 
-def _with_keywords(em, text, operands, keyword_tensors):
-    """``text`` followed by `` <keyword> <value>`` for each (keyword, tensor)
-    whose tensor is present; those tensors are appended to ``operands``."""
-    for keyword, t in keyword_tensors:
-        if t is not None:
-            text += f" {keyword} {em.val(t)}"
-            operands.append(t)
-    return text
+def _attrs_genstats(node, spec):
+    _require(node, ("input",))
+    return []
 
 
-def _with_peer_stats(em, node, text, operands):
-    peers = node.list_inputs.get("peer_stats") or []
-    if peers:
-        text += " peer_stats(" + ", ".join(em.val(t) for t in peers) + ")"
-        operands.extend(peers)
-    return text
+def _attrs_rng(node, spec):
+    _require(node, ("seed", "offset"))
+    return [("bernoulli_probability", f64(node.params["bernoulli_probability"]))]
 
 
-def emit_node(em, node):
-    if node.op == "matmul":
-        a, b = node.inputs["A"], node.inputs["B"]
-        c = node.outputs["C"]
-        extra = []
-        if node.params.get("padding"):
-            extra.append(("padding", f64(node.params["padding"])))
-        return _line(em, node, [c], f"graph.matmul {em.val(a)}, {em.val(b)}", [a, b], extra)
-    if node.op == "pointwise":
-        ins = [node.inputs[k] for k in node.inputs]
-        out = node.outputs["OUT_0"]
-        extra = []
-        for key in ("negative_slope", "lower_clip", "upper_clip", "swish_beta", "elu_alpha", "softplus_beta"):
-            if node.params.get(key) is not None:
-                extra.append((key, f64(node.params[key])))
-        if node.params.get("axis") is not None:
-            extra.append(("axis", i64(node.params["axis"])))
-        operands = ", ".join(em.val(t) for t in ins)
-        return _line(em, node, [out], f"graph.pointwise {node.params['mode']}({operands})", ins, extra)
-    if node.op in SDPA_OPS:
-        return _emit_sdpa(em, node)
-    spec = OPS[node.op]
-    return _EMITTERS[spec["emit"]](em, node, spec)
-
-
-def _emit_norm_fwd(em, node, spec):
-    x, g, b, e = (node.inputs.get(p) for p in ("input", "scale", "bias", "epsilon"))
-    text = f"graph.{node.op} {_phase_keyword(node)} {em.val(x)}, scale {em.val(g)}, bias {em.val(b)}, epsilon {em.val(e)}"
-    return _line(em, node, _outs(node, spec), text, [x, g, b, e], required=1)
-
-
-def _emit_rmsnorm(em, node, spec):
-    x, g, b, e = (node.inputs.get(p) for p in ("input", "scale", "bias", "epsilon"))
-    bias = f"bias {em.val(b)}, " if b is not None else ""
-    operands = [t for t in (x, g, b, e) if t is not None]
-    text = f"graph.rmsnorm {_phase_keyword(node)} {em.val(x)}, scale {em.val(g)}, {bias}epsilon {em.val(e)}"
-    return _line(em, node, _outs(node, spec), text, operands)
-
-
-def _emit_batchnorm(em, node, spec):
-    i = node.inputs
-    x, g, b, e = i["input"], i["scale"], i["bias"], i["epsilon"]
-    operands = [x, g, b, e]
-    text = f"graph.batchnorm {em.val(x)}, scale {em.val(g)}, bias {em.val(b)}, epsilon {em.val(e)}"
-    running = (("running_mean", i.get("in_running_mean")), ("running_var", i.get("in_running_var")), ("momentum", i.get("momentum")))
-    text = _with_peer_stats(em, node, _with_keywords(em, text, operands, running), operands)
-    return _line(em, node, _outs(node, spec), text, operands, required=3)
-
-
-def _emit_batchnorm_inference(em, node, spec):
-    ops = [node.inputs[p] for p in ("input", "mean", "inv_variance", "scale", "bias")]
-    x, m, iv, g, b = (em.val(t) for t in ops)
-    return _line(em, node, _outs(node, spec), f"graph.batchnorm_inference {x}, mean {m}, inv_variance {iv}, scale {g}, bias {b}", ops)
-
-
-def _emit_norm_bwd(em, node, spec):
-    ops = [node.inputs[p] for p in ("grad", "input", "scale", "mean", "inv_variance")]
-    dy, x, g, m, iv = (em.val(t) for t in ops)
-    text = _with_peer_stats(em, node, f"graph.{node.op} {dy}, {x}, scale {g}, mean {m}, inv_variance {iv}", ops)
-    return _line(em, node, _outs(node, spec), text, ops)
-
-
-def _emit_rmsnorm_bwd(em, node, spec):
-    ops = [node.inputs[p] for p in ("grad", "input", "scale", "inv_variance")]
-    dy, x, g, iv = (em.val(t) for t in ops)
-    extra = [] if node.params.get("has_dbias", True) is not False else [("has_dbias", "false")]
-    return _line(em, node, _outs(node, spec), f"graph.rmsnorm_backward {dy}, {x}, scale {g}, inv_variance {iv}", ops, extra)
-
-
-def _emit_genstats(em, node, spec):
-    x = node.inputs["input"]
-    return _line(em, node, _outs(node, spec), f"graph.genstats {em.val(x)}", [x])
-
-
-def _emit_rng(em, node, spec):
-    seed, offset = node.inputs["seed"], node.inputs["offset"]
-    extra = [("bernoulli_probability", f64(node.params["bernoulli_probability"]))]
-    return _line(em, node, _outs(node, spec), f"graph.rng {em.val(seed)}, {em.val(offset)}", [seed, offset], extra)
-
-
-def _emit_reduction(em, node, spec):
-    x, off = node.inputs["input"], node.inputs.get("group_offset")
-    ops = [x]
-    text = _with_keywords(em, f"graph.reduction {_reduction_keyword(node.params.get('mode'))} {em.val(x)}", ops, [("group_offset", off)])
-    return _line(em, node, _outs(node, spec), text, ops)
+def _attrs_reduction(node, spec):
+    _require(node, ("input",))
+    _reduction_keyword(node.params.get("mode"))
+    return []
 
 
 def _block_size_attrs(node):
@@ -685,48 +555,42 @@ def _block_size_attrs(node):
     return [("block_size", i64(_block_size(node.params["block_size"])))]
 
 
-def _emit_block_scale_quantize(em, node, spec):
-    x, off = node.inputs["input"], node.inputs.get("group_offset")
+def _attrs_block_scale_quantize(node, spec):
+    _require(node, ("input",))
     p = node.params
     extra = _block_size_attrs(node)
     if p.get("axis") is not None:
         extra.append(("axis", i64(p["axis"])))
     if p.get("transpose"):
         extra.append(("transpose", None))
-    ops = [x]
-    text = _with_keywords(em, f"graph.block_scale_quantize {em.val(x)}", ops, [("group_offset", off)])
-    return _line(em, node, _outs(node, spec), text, ops, extra)
+    return extra
 
 
-def _emit_block_scale_dequantize(em, node, spec):
-    x, s = node.inputs["input"], node.inputs["descale"]
+def _attrs_block_scale_dequantize(node, spec):
+    _require(node, ("input", "descale"))
     extra = _block_size_attrs(node)
     if node.params.get("is_negative_scale"):
         extra.append(("is_negative_scale", None))
-    return _line(em, node, _outs(node, spec), f"graph.block_scale_dequantize {em.val(x)}, descale {em.val(s)}", [x, s], extra)
+    return extra
 
 
-def _emit_moe(em, node, spec):
-    i = node.inputs
-    ops = [i["token"], i["weight"], i["first_token_offset"]]
-    text = f"graph.moe_grouped_matmul {em.val(ops[0])}, {em.val(ops[1])}, offsets {em.val(ops[2])}"
-    text = _with_keywords(em, text, ops, [(kw, i.get(kw)) for kw in ("token_index", "token_ks")])
+def _attrs_moe(node, spec):
+    _require(node, ("token", "weight", "first_token_offset"))
     extra = []
     if node.params.get("mode") is not None:
         extra.append(("mode", f"#graph.moe_mode<{enum_name(node.params['mode'])}>"))
     if node.params.get("top_k") is not None:
         extra.append(("top_k", i64(node.params["top_k"])))
-    return _line(em, node, _outs(node, spec), text, ops, extra)
+    return extra
 
 
-def _emit_moe_bwd(em, node, spec):
-    ops = [node.inputs[p] for p in ("doutput", "token", "first_token_offset")]
-    text = f"graph.moe_grouped_matmul_bwd {em.val(ops[0])}, {em.val(ops[1])}, offsets {em.val(ops[2])}"
-    return _line(em, node, _outs(node, spec), text, ops)
+def _attrs_moe_bwd(node, spec):
+    _require(node, ("doutput", "token", "first_token_offset"))
+    return []
 
 
-def _emit_conv(em, node, spec):
-    a, b = (node.inputs[p] for p in spec["inputs"])
+def _attrs_conv(node, spec):
+    _require(node, spec["inputs"])
     p = node.params
     if p.get("padding") is not None and (p.get("pre_padding") is not None or p.get("post_padding") is not None):
         # the frontend lets pre/post override the symmetric padding
@@ -742,22 +606,20 @@ def _emit_conv(em, node, spec):
         class _N:  # a view of the node with the merged params
             params = p
 
-        extra = _conv_attrs(_N)
-    else:
-        extra = _conv_attrs(node)
-    return _line(em, node, _outs(node, spec), f"graph.{node.op} {em.val(a)}, {em.val(b)}", [a, b], extra)
+        return _conv_attrs(_N)
+    return _conv_attrs(node)
 
 
-def _emit_unary_structural(em, node, spec):
-    x = node.inputs["input"]
+def _attrs_unary_structural(node, spec):
+    _require(node, ("input",))
     mode = node.params.get("reshape_mode")
     if mode is not None and enum_name(mode) not in ("view_only", "view", "logical"):
         raise NotImplementedError(f"reshape: reshape_mode {mode}")
-    return _line(em, node, _outs(node, spec), f"graph.{node.op} {em.val(x)}", [x])
+    return []
 
 
-def _emit_slice(em, node, spec):
-    x = node.inputs["input"]
+def _attrs_slice(node, spec):
+    _require(node, ("input",))
     bounds = _slice_bounds(node)
     if bounds is None:
         raise ValueError(f"slice {node.name!r} needs slices=[slice(...), ...]")
@@ -765,18 +627,18 @@ def _emit_slice(em, node, spec):
     extra = [("start", i64_array(starts)), ("limit", i64_array(limits))]
     if any(s != 1 for s in steps):
         extra.append(("step", i64_array(steps)))
-    return _line(em, node, _outs(node, spec), f"graph.slice {em.val(x)}", [x], extra)
+    return extra
 
 
-def _emit_transpose(em, node, spec):
-    x = node.inputs["input"]
+def _attrs_transpose(node, spec):
+    _require(node, ("input",))
     perm = node.params.get("permutation")
     if perm is None:
         raise ValueError(f"transpose {node.name!r} needs permutation")
-    return _line(em, node, _outs(node, spec), f"graph.transpose {em.val(x)}", [x], [("permutation", i64_array(perm))])
+    return [("permutation", i64_array(perm))]
 
 
-def _emit_concatenate(em, node, spec):
+def _attrs_concatenate(node, spec):
     ins = node.list_inputs.get("inputs") or []
     axis = node.params.get("axis")
     if axis is None:
@@ -786,23 +648,23 @@ def _emit_concatenate(em, node, spec):
     extra = [("axis", i64(axis))]
     if node.params.get("in_place_index") is not None:
         extra.append(("in_place_index", i64(node.params["in_place_index"])))
-    return _line(em, node, _outs(node, spec), "graph.concatenate " + ", ".join(em.val(t) for t in ins), ins, extra)
+    return extra
 
 
-def _emit_rope(em, node, spec):
-    first = spec["inputs"][0]
-    x, f = node.inputs[first], node.inputs["freqs"]
+def _attrs_rope(node, spec):
+    _require(node, (spec["inputs"][0], "freqs"))
     extra = []
     if node.params.get("output_scale") is not None:
         extra.append(("output_scale", f64(node.params["output_scale"])))
     if node.params.get("rope_dim") is not None:
         extra.append(("rope_dim", i64(node.params["rope_dim"])))
-    return _line(em, node, _outs(node, spec), f"graph.{node.op} {em.val(x)}, freqs {em.val(f)}", [x, f], extra)
+    return extra
 
 
-def _la_attrs(node, names):
+def _la_attrs(node, spec):
+    _require(node, spec["inputs"][: spec["fixed"]])
     extra = []
-    for key in names:
+    for key in spec["attrs"]:
         v = node.params.get(key)
         if v is None or v is False:
             continue
@@ -815,36 +677,9 @@ def _la_attrs(node, names):
     return extra
 
 
-def _la_text(em, node, spec):
-    """A linear-attention op's text before its attributes, and its operands:
-    the first ``fixed`` ports positionally, then each present optional port by
-    keyword."""
-    fixed, ports = spec["fixed"], spec["inputs"]
-    ops = [node.inputs[p] for p in ports[:fixed]]
-    text = f"graph.{node.op} " + ", ".join(em.val(t) for t in ops)
-    return _with_keywords(em, text, ops, [(p, node.inputs.get(p)) for p in ports[fixed:]]), ops
-
-
-def _emit_linear_attention_fwd(em, node, spec):
-    text, ops = _la_text(em, node, spec)
-    return _line(em, node, _outs(node, spec), text, ops, _la_attrs(node, spec["attrs"]), required=1)
-
-
-def _emit_linear_attention_bwd(em, node, spec):
-    text, ops = _la_text(em, node, spec)
-    return _line(em, node, _outs(node, spec), text, ops, _la_attrs(node, spec["attrs"]))
-
-
-def _emit_sdpa(em, node):
+def _attrs_sdpa(node):
     spec = SDPA_OPS[node.op]
-    pos = spec["pos"]
-    ops = [node.inputs[p] for p in pos]
-    groups = spec["groups"]
-    first_group = groups[0][1] if groups else len(pos)
-    text = f"graph.{node.op} " + ", ".join(em.val(t) for t in ops[:first_group])
-    for keyword, lo, hi in groups:
-        text += f" {keyword}(" + ", ".join(em.val(t) for t in ops[lo:hi]) + ")"
-    text = _with_keywords(em, text, ops, [(port, node.inputs.get(port)) for port in SDPA_OPTIONAL_OPERANDS])
+    _require(node, spec["pos"])
     p = node.params
     extra = []
     if p.get("attn_scale_value") is not None:
@@ -861,50 +696,71 @@ def _emit_sdpa(em, node):
         extra.append(("dropout_probability", f64(p["dropout_probability"])))
     if spec.get("stats") and node.outputs.get("Stats") is not None:
         extra.append(("generate_stats", None))
-    return _line(em, node, _outs(node, spec), text, ops, extra, required=1 if spec.get("optional_style") else None)
+    return extra
 
 
-_EMITTERS = {
-    "norm_fwd": _emit_norm_fwd,
-    "rmsnorm": _emit_rmsnorm,
-    "batchnorm": _emit_batchnorm,
-    "batchnorm_inference": _emit_batchnorm_inference,
-    "norm_bwd": _emit_norm_bwd,
-    "rmsnorm_bwd": _emit_rmsnorm_bwd,
-    "genstats": _emit_genstats,
-    "rng": _emit_rng,
-    "reduction": _emit_reduction,
-    "block_scale_quantize": _emit_block_scale_quantize,
-    "block_scale_dequantize": _emit_block_scale_dequantize,
-    "moe": _emit_moe,
-    "moe_bwd": _emit_moe_bwd,
-    "conv": _emit_conv,
-    "unary_structural": _emit_unary_structural,
-    "slice": _emit_slice,
-    "transpose": _emit_transpose,
-    "concatenate": _emit_concatenate,
-    "rope": _emit_rope,
-    "linear_attention_fwd": _emit_linear_attention_fwd,
-    "linear_attention_bwd": _emit_linear_attention_bwd,
+def _attrs_matmul(node):
+    _require(node, ("A", "B"))
+    node.outputs["C"]
+    if node.params.get("padding"):
+        return [("padding", f64(node.params["padding"]))]
+    return []
+
+
+def _attrs_pointwise(node):
+    node.outputs["OUT_0"]
+    extra = []
+    for key in ("negative_slope", "lower_clip", "upper_clip", "swish_beta", "elu_alpha", "softplus_beta"):
+        if node.params.get(key) is not None:
+            extra.append((key, f64(node.params[key])))
+    if node.params.get("axis") is not None:
+        extra.append(("axis", i64(node.params["axis"])))
+    node.params["mode"]
+    return extra
+
+
+_ATTRS = {
+    "norm_fwd": _attrs_norm_fwd,
+    "rmsnorm": _attrs_norm_fwd,
+    "batchnorm": _attrs_batchnorm,
+    "batchnorm_inference": _attrs_batchnorm_inference,
+    "norm_bwd": _attrs_norm_bwd,
+    "rmsnorm_bwd": _attrs_rmsnorm_bwd,
+    "genstats": _attrs_genstats,
+    "rng": _attrs_rng,
+    "reduction": _attrs_reduction,
+    "block_scale_quantize": _attrs_block_scale_quantize,
+    "block_scale_dequantize": _attrs_block_scale_dequantize,
+    "moe": _attrs_moe,
+    "moe_bwd": _attrs_moe_bwd,
+    "conv": _attrs_conv,
+    "unary_structural": _attrs_unary_structural,
+    "slice": _attrs_slice,
+    "transpose": _attrs_transpose,
+    "concatenate": _attrs_concatenate,
+    "rope": _attrs_rope,
+    "linear_attention_fwd": _la_attrs,
+    "linear_attention_bwd": _la_attrs,
 }
+
+
+def node_attributes(node):
+    """The attributes of ``node`` that graphBuilderOp takes in its
+    dictionary (the op's name, mode and compute data type aside); raises
+    for an attribute the node lacks or the dialect cannot take."""
+    if node.op == "matmul":
+        return _attrs_matmul(node)
+    if node.op == "pointwise":
+        return _attrs_pointwise(node)
+    if node.op in SDPA_OPS:
+        return _attrs_sdpa(node)
+    spec = OPS[node.op]
+    return _ATTRS[spec["emit"]](node, spec)
 
 
 # ---------------------------------------------------------------------------
 # Shape rules: the compiler's (graphBuilderOp fills in result dims)
 # ---------------------------------------------------------------------------
-
-
-class _AttrProbe:
-    """An emitter that records the attributes a node's line would carry (the
-    emitters' ``extra``) instead of writing the line."""
-
-    extra = ()
-
-    def val(self, t):
-        return "%v"
-
-    def ty(self, t, signature=False):
-        return "tensor<f32>"
 
 
 _NORM_PHASE_OPS = ("layernorm", "adalayernorm", "instancenorm", "rmsnorm")
@@ -931,10 +787,8 @@ def _result_ports(node):
 
 def _builder_request(node):
     """(kind, mode, attribute dictionary) of ``node`` as graphBuilderOp
-    takes them, from the attributes its text would carry."""
-    probe = _AttrProbe()
-    emit_node(probe, node)
-    attrs = list(probe.extra)
+    takes them."""
+    attrs = node_attributes(node)
     mode = None
     if node.op == "pointwise":
         mode = node.params["mode"]
@@ -1017,4 +871,4 @@ def infer_dims(node, port):
     return list(d) if d else None
 
 
-__all__ = ["OPS", "SDPA_OPS", "emit_node", "infer_dims", "escape", "fmt_float", "norm_forward_phase", "reduction_mode", "convolution_mode", "diagonal_alignment", "moe_grouped_matmul_mode"]
+__all__ = ["OPS", "SDPA_OPS", "node_attributes", "infer_dims", "fmt_float", "norm_forward_phase", "reduction_mode", "convolution_mode", "diagonal_alignment", "moe_grouped_matmul_mode"]
