@@ -483,6 +483,10 @@ GRAPH_API int64_t graphBuilderTensor(GraphBuilder builder, GraphDType dtype,
  * -1. */
 GRAPH_API int64_t graphBuilderScalar(GraphBuilder builder, GraphDType dtype,
                                      double value, const char *nameOrNull);
+/* graphBuilderScalar for an integer or i1 dtype, the value given exactly
+ * (a double holds integers up to 2^53 only); a float dtype is refused. */
+GRAPH_API int64_t graphBuilderScalarInt(GraphBuilder builder, GraphDType dtype,
+                                        int64_t value, const char *nameOrNull);
 
 /* Tensor setters; each applies to what graphBuilderFinish emits later.
  * graphTensorSetUid takes any uid >= 0 (0 is a uid, as in the frontend) and

@@ -217,6 +217,9 @@ public:
   /// A pass-by-value scalar (a graph.scalar of dims {1}).
   Status scalar(GraphDType dtype, double value, std::string_view name,
                 int64_t &id);
+  /// An integer (or i1) pass-by-value scalar given exactly.
+  Status scalarInt(GraphDType dtype, int64_t value, std::string_view name,
+                   int64_t &id);
 
   Status setUid(int64_t tensor, int64_t uid);
   Status setName(int64_t tensor, std::string_view name);

@@ -249,6 +249,7 @@ struct GraphBuilder::Impl {
     bool output = false;
     bool scalar = false;
     double value = 0;
+    std::optional<int64_t> intValue; // scalarInt's exact value
     int64_t producer = -1; // index of the op that produces it
     int64_t firstUse = -1; // index of the first op that reads it
   };
@@ -316,6 +317,13 @@ struct GraphBuilder::Impl {
 
   Status scalarValue(const Tensor &t, int64_t id, std::string &out) const {
     const char *ty = graphDTypeName(t.dtype);
+    if (t.intValue) {
+      if (t.dtype == GRAPH_I1)
+        out = *t.intValue != 0 ? "true" : "false";
+      else
+        out = std::to_string(*t.intValue) + " : " + ty;
+      return Status();
+    }
     if (isFloatType(t.dtype)) {
       if (std::isfinite(t.value)) {
         char buf[64];
@@ -652,6 +660,20 @@ Status GraphBuilder::scalar(GraphDType dtype, double value,
   t.value = value;
   impl->tensors.push_back(std::move(t));
   id = static_cast<int64_t>(impl->tensors.size());
+  return Status();
+}
+
+Status GraphBuilder::scalarInt(GraphDType dtype, int64_t value,
+                               std::string_view name, int64_t &id) {
+  GRAPH_BUILDER_CHECK_IMPL("scalarInt");
+  if (Status s = Impl::checkDType(dtype, "scalarInt"); !s.ok())
+    return s;
+  if (isFloatType(dtype))
+    return invalid(std::string("scalarInt: ") + graphDTypeName(dtype) +
+                   " is a float type (give its value with scalar)");
+  if (Status s = scalar(dtype, static_cast<double>(value), name, id); !s.ok())
+    return s;
+  impl->tensors.back().intValue = value;
   return Status();
 }
 

@@ -853,6 +853,20 @@ int64_t graphBuilderScalar(GraphBuilder builder, GraphDType dtype,
   return id;
 }
 
+int64_t graphBuilderScalarInt(GraphBuilder builder, GraphDType dtype,
+                              int64_t value, const char *nameOrNull) {
+  const char *call = "graphBuilderScalarInt";
+  clearError();
+  if (!checkBuilder(builder, call))
+    return -1;
+  int64_t id = -1;
+  if (reportBuilder(builder->builder.scalarInt(
+                        dtype, value, nameOrNull ? nameOrNull : "", id),
+                    call) != GRAPH_OK)
+    return -1;
+  return id;
+}
+
 GraphStatus graphTensorSetUid(GraphBuilder builder, int64_t tensor,
                               int64_t uid) {
   clearError();

@@ -169,6 +169,7 @@ def _declare(lib):
         ),
         "graphTensorGetDims": (c.c_int, [vp, c.c_int64, i32p, i64p]),
         "graphBuilderScalar": (c.c_int64, [vp, c.c_int, c.c_double, c.c_char_p]),
+        "graphBuilderScalarInt": (c.c_int64, [vp, c.c_int, c.c_int64, c.c_char_p]),
         "graphTensorSetUid": (c.c_int, [vp, c.c_int64, c.c_int64]),
         "graphTensorSetDims": (c.c_int, [vp, c.c_int64, c.c_int32, i64p]),
         "graphTensorSetOutput": (c.c_int, [vp, c.c_int64, c.c_int]),
@@ -399,7 +400,15 @@ class Builder:
         return tid
 
     def scalar(self, dtype, value, dims, name, uid):
-        tid = self._lib.graphBuilderScalar(self.handle, dtype, float(value), _utf8(name))
+        """A scalar's id: a float ``value`` through graphBuilderScalar, an
+        int (integer and boolean dtypes) exactly through
+        graphBuilderScalarInt."""
+        if isinstance(value, int):
+            if not -(2**63) <= value < 2**63:
+                raise BuilderError(GRAPH_ERROR_INVALID_ARGUMENT, f"scalar {name!r}: {value} does not fit in 64 bits")
+            tid = self._lib.graphBuilderScalarInt(self.handle, dtype, value, _utf8(name))
+        else:
+            tid = self._lib.graphBuilderScalar(self.handle, dtype, float(value), _utf8(name))
         if tid < 0:
             raise BuilderError(last_status(), last_error())
         self._check(self._lib.graphTensorSetDims(self.handle, tid, len(dims), _int64s(dims)))

@@ -2233,7 +2233,8 @@ class _Checks:
                 raise ValueError(f"tensor {t.name!r} (uid {t.uid}) has {len(t.stride)} strides for {len(t.dim)} dims")
 
     def scalar(self, t: Tensor):
-        """(data type, value) of pass-by-value ``t``."""
+        """(data type, value) of pass-by-value ``t``: a float value for a
+        float type, an int (exact) for the others."""
         dt = t.scalar_type or t.data_type or data_type.FLOAT
         elt = mlir_type(dt)
         v = t.pass_by_value
@@ -2244,8 +2245,5 @@ class _Checks:
                 _ops.nonfinite_bits(float(v), elt)  # ValueError: the type has no such value
             return dt, float(v)
         if dt == data_type.BOOLEAN:
-            return dt, 1.0 if v else 0.0
-        if abs(int(v)) > 2**53:
-            # graphBuilderScalar takes a double
-            raise ValueError(f"scalar {t.name!r} (uid {t.uid}): {int(v)} is beyond 2**53, which the C API builder's scalars hold exactly")
-        return dt, float(int(v))
+            return dt, 1 if v else 0
+        return dt, int(v)

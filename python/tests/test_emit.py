@@ -212,3 +212,11 @@ def test_scalar_float_text():
     g.mul(x, g.tensor_scalar(0.1, D.FLOAT, name='alpha "a"')).set_output(True)
     text = g.to_mlir()
     assert 'scalar 1.000000e-01 : f32 {name = "alpha \\22a\\22", uid = 2 : i64} -> tensor<1x1x1x1xf32>' in text
+
+
+def test_int64_scalar_is_exact():
+    # beyond 2**53, where a double would round it
+    g = gc.pygraph(io_data_type=D.INT64, compute_data_type=D.INT64)
+    x = g.tensor(dim=[2], data_type=D.INT64)
+    g.add(x, g.tensor_scalar(2**62 + 1, D.INT64, name="big")).set_output(True)
+    assert "scalar 4611686018427387905 : i64" in g.to_mlir()

@@ -597,3 +597,16 @@ TEST_F(BuilderTest, NonFiniteScalarsOfNarrowTypes) {
   EXPECT_EQ(graphBuilderPrint(builder, nullptr), nullptr);
   EXPECT_CONTAINS(graphGetLastError(), "has no infinity");
 }
+
+TEST_F(BuilderTest, IntegerScalarsAreExact) {
+  int64_t big = (int64_t(1) << 62) + 1;
+  int64_t s = graphBuilderScalarInt(builder, GRAPH_I64, big, "big");
+  ASSERT_GT(s, 0) << graphGetLastError();
+  int64_t flag = graphBuilderScalarInt(builder, GRAPH_I1, 1, "flag");
+  ASSERT_GT(flag, 0) << graphGetLastError();
+  std::string t = text();
+  EXPECT_NE(t.find("4611686018427387905 : i64"), std::string::npos) << t;
+  EXPECT_NE(t.find("value = true"), std::string::npos) << t;
+  EXPECT_EQ(graphBuilderScalarInt(builder, GRAPH_F32, 1, "f"), -1);
+  EXPECT_CONTAINS(graphGetLastError(), "f32 is a float type");
+}
