@@ -839,32 +839,34 @@ int64_t graphBuilderTensor(GraphBuilder builder, GraphDType dtype,
   return id;
 }
 
-int64_t graphBuilderScalar(GraphBuilder builder, GraphDType dtype,
-                           double value, const char *nameOrNull) {
-  const char *call = "graphBuilderScalar";
+namespace {
+/// A builder call that adds a scalar: its handle, or -1 with the error.
+template <typename Add>
+int64_t addScalar(GraphBuilder builder, const char *call, Add add) {
   clearError();
   if (!checkBuilder(builder, call))
     return -1;
   int64_t id = -1;
-  if (reportBuilder(builder->builder.scalar(dtype, value,
-                                            nameOrNull ? nameOrNull : "", id),
-                    call) != GRAPH_OK)
+  if (reportBuilder(add(id), call) != GRAPH_OK)
     return -1;
   return id;
+}
+} // namespace
+
+int64_t graphBuilderScalar(GraphBuilder builder, GraphDType dtype,
+                           double value, const char *nameOrNull) {
+  return addScalar(builder, "graphBuilderScalar", [&](int64_t &id) {
+    return builder->builder.scalar(dtype, value, nameOrNull ? nameOrNull : "",
+                                   id);
+  });
 }
 
 int64_t graphBuilderScalarInt(GraphBuilder builder, GraphDType dtype,
                               int64_t value, const char *nameOrNull) {
-  const char *call = "graphBuilderScalarInt";
-  clearError();
-  if (!checkBuilder(builder, call))
-    return -1;
-  int64_t id = -1;
-  if (reportBuilder(builder->builder.scalarInt(
-                        dtype, value, nameOrNull ? nameOrNull : "", id),
-                    call) != GRAPH_OK)
-    return -1;
-  return id;
+  return addScalar(builder, "graphBuilderScalarInt", [&](int64_t &id) {
+    return builder->builder.scalarInt(dtype, value,
+                                      nameOrNull ? nameOrNull : "", id);
+  });
 }
 
 GraphStatus graphTensorSetUid(GraphBuilder builder, int64_t tensor,

@@ -88,12 +88,6 @@ LogicalResult inferRope(RopeOp op, Value input, StringRef inputPort,
   return success();
 }
 
-template <typename OpTy> LogicalResult verifyByRule(OpTy op) {
-  ResultDims dims;
-  if (failed(verifyCommon(op)) || failed(op.inferResultDims(dims)))
-    return failure();
-  return checkResultDims(op, dims);
-}
 } // namespace
 
 LogicalResult RopeOp::inferResultDims(ResultDims &dims) {

@@ -64,6 +64,15 @@ LogicalResult expectDims(Operation *op, StringRef port, Value value,
 /// operands.
 LogicalResult checkResultDims(Operation *op, const ResultDims &dims);
 
+/// The verifier of an op whose rule covers every result: the common checks,
+/// the shape rule on the operands, then checkResultDims.
+template <typename OpTy> LogicalResult verifyByRule(OpTy op) {
+  ResultDims dims;
+  if (failed(verifyCommon(op)) || failed(op.inferResultDims(dims)))
+    return failure();
+  return checkResultDims(op, dims);
+}
+
 /// `port` holds exactly one element (a scalar such as epsilon).
 LogicalResult expectOneElement(Operation *op, StringRef port, Value value);
 

@@ -302,13 +302,6 @@ LogicalResult inferNormBackward(NormBwdOp op, NormKind kind, ResultDims &dims) {
   return success();
 }
 
-template <typename OpTy> LogicalResult verifyByRule(OpTy op) {
-  ResultDims dims;
-  if (failed(verifyCommon(op)) || failed(op.inferResultDims(dims)))
-    return failure();
-  return checkResultDims(op, dims);
-}
-
 } // namespace
 
 LogicalResult LayernormOp::inferResultDims(ResultDims &dims) {
