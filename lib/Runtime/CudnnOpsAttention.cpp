@@ -13,6 +13,8 @@
 #include <limits>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace graph::rt::cudnn {
 
@@ -147,9 +149,12 @@ std::string Lowering::attnRowCol(const Attn &a, int64_t score,
 
 std::string Lowering::attnMasks(const Attn &a, int64_t &score) {
   Shape sDims = {a.b, a.hq, a.sq, a.skv};
-  double lowest = std::numeric_limits<float>::lowest();
+  // -inf, not the lowest finite float: a row whose every key is masked
+  // (bottom-right causal with s_q > s_kv) then gives O = 0 as the frontend
+  // defines it; with a finite fill it averaged V (H200, cuDNN 9.19).
+  double maskValue = -std::numeric_limits<float>::infinity();
   auto select = [&](int64_t mask) -> std::string {
-    int64_t negInf = newScalar(lowest, CUDNN_DATA_FLOAT, 4);
+    int64_t negInf = newScalar(maskValue, CUDNN_DATA_FLOAT, 4);
     int64_t selected = newVirtual(sDims, CUDNN_DATA_FLOAT);
     TRY(pointwise(CUDNN_POINTWISE_BINARY_SELECT, score, negInf, mask, selected,
                   CUDNN_DATA_FLOAT));
@@ -174,42 +179,59 @@ std::string Lowering::attnMasks(const Attn &a, int64_t &score) {
     if (a.bottomRight && a.padding)
       return err("bottom-right alignment with a padding mask is not "
                  "lowered by the runtime yet");
-    int64_t shift = a.bottomRight ? a.skv - a.sq : 0;
-    if (a.right) {
-      // keep col <= row + shift + right
-      int64_t offset = shift + *a.right;
-      if (offset == 0) {
-        int64_t row, col;
-        TRY(attnRowCol(a, score, CUDNN_DATA_INT32, row, col));
-        int64_t keep = newVirtual(sDims, CUDNN_DATA_BOOLEAN);
-        TRY(pointwise(CUDNN_POINTWISE_CMP_GE, row, col, 0, keep,
-                      CUDNN_DATA_BOOLEAN));
-        TRY(select(keep));
-      } else {
-        int64_t row, col;
-        TRY(attnRowCol(a, score, CUDNN_DATA_FLOAT, row, col));
-        int64_t off =
-            newScalar(static_cast<double>(offset), CUDNN_DATA_FLOAT, 4);
-        int64_t shifted = newVirtual(sDims, CUDNN_DATA_FLOAT);
-        TRY(pointwise(CUDNN_POINTWISE_ADD, row, off, 0, shifted,
-                      CUDNN_DATA_FLOAT));
-        int64_t keep = newVirtual(sDims, CUDNN_DATA_BOOLEAN);
-        TRY(pointwise(CUDNN_POINTWISE_CMP_GE, shifted, col, 0, keep,
-                      CUDNN_DATA_BOOLEAN));
-        TRY(select(keep));
+    // Row and column indices, shifts and comparisons all in INT32, as the
+    // frontend writes the band: the same band from FLOAT indices plus a
+    // FLOAT shift of the row ran with the shift dropped on the H200 (cuDNN
+    // 9.19): every right bound > 0 and every bottom-right causal mask with
+    // s_q != s_kv came out wrong (probe/sdpa_*band*.mlir, test_mhas_v2).
+    cudnnDataType_t idxType = CUDNN_DATA_INT32;
+    // Applies `steps` (an add or subtract of a constant each, zero ones
+    // skipped) to `index`.
+    using Step = std::pair<cudnnPointwiseMode_t, int64_t>;
+    auto shifted = [&](int64_t index, const std::vector<Step> &steps,
+                       int64_t &result) -> std::string {
+      result = index;
+      for (auto [mode, v] : steps) {
+        if (v == 0)
+          continue;
+        int64_t c = newScalar(static_cast<double>(v), idxType, 4);
+        int64_t next = newVirtual(sDims, idxType);
+        PwParams p;
+        p.axis = 3;
+        TRY(pointwise(mode, result, c, 0, next, idxType, p));
+        result = next;
       }
+      return "";
+    };
+    // Bottom-right alignment moves the diagonal by s_kv - s_q, written as
+    // "+ s_kv - s_q" as the frontend writes it.
+    std::vector<Step> align;
+    if (a.bottomRight)
+      align = {{CUDNN_POINTWISE_ADD, a.skv}, {CUDNN_POINTWISE_SUB, a.sq}};
+    if (a.right) {
+      // keep col <= row + (s_kv - s_q) + right
+      int64_t row, col, rowShifted;
+      TRY(attnRowCol(a, score, idxType, row, col));
+      std::vector<Step> steps = align;
+      steps.push_back({CUDNN_POINTWISE_ADD, *a.right});
+      TRY(shifted(row, steps, rowShifted));
+      int64_t keep = newVirtual(sDims, CUDNN_DATA_BOOLEAN);
+      TRY(pointwise(CUDNN_POINTWISE_CMP_GE, rowShifted, col, 0, keep,
+                    CUDNN_DATA_BOOLEAN));
+      TRY(select(keep));
     }
     if (a.left) {
-      // keep col > row + shift - left, i.e. col + left - shift > row
-      int64_t row, col;
-      TRY(attnRowCol(a, score, CUDNN_DATA_FLOAT, row, col));
-      int64_t off =
-          newScalar(static_cast<double>(*a.left - shift), CUDNN_DATA_FLOAT, 4);
-      int64_t shifted = newVirtual(sDims, CUDNN_DATA_FLOAT);
-      TRY(pointwise(CUDNN_POINTWISE_ADD, col, off, 0, shifted,
-                    CUDNN_DATA_FLOAT));
+      // keep col > row + (s_kv - s_q) - left: col + left - s_kv + s_q > row
+      int64_t row, col, colShifted;
+      TRY(attnRowCol(a, score, idxType, row, col));
+      std::vector<Step> steps = {{CUDNN_POINTWISE_ADD, *a.left}};
+      if (a.bottomRight) {
+        steps.push_back({CUDNN_POINTWISE_SUB, a.skv});
+        steps.push_back({CUDNN_POINTWISE_ADD, a.sq});
+      }
+      TRY(shifted(col, steps, colShifted));
       int64_t keep = newVirtual(sDims, CUDNN_DATA_BOOLEAN);
-      TRY(pointwise(CUDNN_POINTWISE_CMP_GT, shifted, row, 0, keep,
+      TRY(pointwise(CUDNN_POINTWISE_CMP_GT, colShifted, row, 0, keep,
                     CUDNN_DATA_BOOLEAN));
       TRY(select(keep));
     }

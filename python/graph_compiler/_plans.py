@@ -39,6 +39,10 @@ from ._enums import behavior_note, heur_mode, numeric_note
 
 CPU_REFERENCE_ENGINE_ID = 0
 CPU_REFERENCE_NAME = "reference_cpu"
+# A compiled artifact (exec.program) records each group's engine config: its
+# plan list is that one recorded plan, run as the artifact says.
+ARTIFACT_ENGINE_ID = -4
+ARTIFACT_NAME = "compiled_artifact"
 
 # The codegen engine's plans in a GPU plan list (GraphDialect-c/Graph.h's
 # GRAPH_CODEGEN_*): engine ids, and the knob types of codegen_v2 plans.
@@ -164,6 +168,8 @@ def propose(module, heuristics) -> list:
     if not module.has_plan_api():
         _log.info("graph_compiler: the C API library has no GPU plan list (an older build); using the CPU reference plan")
         return [_cpu_reference()]
+    if module.is_executable():
+        return [PlanConfig(ARTIFACT_ENGINE_ID, ARTIFACT_NAME)]
     status = module.plan_create(_capi.GRAPH_DEVICE_GPU, _heur_codes(heuristics))
     if status == _capi.GRAPH_ERROR_NOT_SUPPORTED:
         # A usable GPU that cannot run the graph: the frontend's answer is

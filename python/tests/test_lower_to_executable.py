@@ -118,6 +118,16 @@ def test_a_graph_no_engine_runs_fails_to_lower_with_the_message():
 
 
 @needs_lib
+def test_an_artifact_plans_as_its_one_recorded_plan():
+    # Its groups' engine configs are recorded in it: the plan list is that one
+    # plan (not "no engine runs this graph", not the CPU reference).
+    art = cudnn.pygraph.from_mlir(lower(matmul_bias_relu()))
+    art.build([cudnn.heur_mode.A])
+    assert art.get_execution_plan_count() == 1
+    assert art.get_plan_name_at_index(0) == "compiled_artifact"
+
+
+@needs_lib
 def test_lowering_an_artifact_again_is_a_value_error():
     art = cudnn.pygraph.from_mlir(lower(matmul_bias_relu()))
     with pytest.raises(ValueError, match="already is a compiled artifact"):
