@@ -725,7 +725,10 @@ def Graph_SdpaBackwardOp : Graph_Op<"sdpa_backward", [AttrSizedOperandSegments]>
   let description = [{
     Gradients `dQ`, `dK`, `dV` (shaped like `q`, `k`, `v`) and optionally
     `dBias` (shaped like `bias`) from the forward's `o`, `dO` and `stats`;
-    the options must be those of the forward.
+    the options must be those of the forward. `use_deterministic_algorithm`
+    asks for bit-identical gradients from run to run (the frontend's
+    option): on the GPU dQ is then written by its matmul directly instead
+    of accumulated in an f32 workspace.
   }] # !strconcat("", SdpaMaskDoc) # [{
 
     ```mlir
@@ -736,7 +739,8 @@ def Graph_SdpaBackwardOp : Graph_Op<"sdpa_backward", [AttrSizedOperandSegments]>
   let arguments = !con((ins AnyRankedTensor:$q, AnyRankedTensor:$k,
                             AnyRankedTensor:$v, AnyRankedTensor:$o,
                             AnyRankedTensor:$dO, AnyRankedTensor:$stats),
-                       SdpaOptionalOperands, SdpaAttrs, NodeAttrs);
+                       SdpaOptionalOperands, SdpaAttrs,
+                       (ins UnitAttr:$use_deterministic_algorithm), NodeAttrs);
   let results = (outs AnyRankedTensor:$dQ, AnyRankedTensor:$dK,
                       AnyRankedTensor:$dV, Optional<AnyRankedTensor>:$dBias);
   let assemblyFormat = "$q `,` $k `,` $v `,` $o `,` $dO `,` $stats " #

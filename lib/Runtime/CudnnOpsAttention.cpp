@@ -363,8 +363,14 @@ std::string Lowering::lowerSdpaBackward() {
   TRY(out(Port::dV, dV));
   if (hasOut(Port::dBias))
     return err("dBias is not lowered by the runtime yet");
+  // Deterministic gradients: cuDNN 9.19's SDPA_BWD operation has no such
+  // option, so the composite graph, with dQ written by its matmul directly
+  // (the f32 accumulator's engines add partial dQ in any order). The
+  // composite graph has no GQA: grouped heads keep the unified operation.
+  bool deterministic = flag("use_deterministic_algorithm") &&
+                       a.hq == a.hk && a.hq == a.hv;
   if ((!a.needsComposite() || a.paddingOnly()) && !hasIn(Port::attn_scale) &&
-      !a.right && !a.left && !compositeAttention &&
+      !a.right && !a.left && !compositeAttention && !deterministic &&
       std::getenv("GRAPH_SDPA_COMPOSITE") == nullptr) {
     usedUnifiedAttention = true;
     DescPtr op, d;
@@ -476,6 +482,8 @@ std::string Lowering::lowerSdpaBackward() {
   const Tensor *k = find(a.k);
   int64_t kR = newVirtual(k->dims, CUDNN_DATA_FLOAT, k->strides);
   TRY(reshape(a.k, kR, kT));
+  if (deterministic)
+    return matmul(dS, kR, dQ, CUDNN_DATA_FLOAT);
   int64_t dQacc = newScratch({a.b, a.hq, a.sq, a.d}, CUDNN_DATA_FLOAT);
   TRY(matmul(dS, kR, dQacc, CUDNN_DATA_FLOAT));
   return pointwise(CUDNN_POINTWISE_IDENTITY, dQacc, 0, 0, dQ, CUDNN_DATA_FLOAT);

@@ -914,8 +914,9 @@ class pygraph:
                 f"{op}(unfuse_fma=True): a cuDNN SM100 softmax option; the compiler's engines pick their own softmax arithmetic, so it is recorded on node {node.name!r}, not applied",
             )
         if kwargs.pop("use_deterministic_algorithm", False):
-            # Honoured by planning: plans with the NONDETERMINISTIC numeric
-            # note are left out (the CPU reference is deterministic).
+            # Honoured twice: sdpa_backward carries it to the compiler (on
+            # the GPU a composite graph whose dQ needs no f32 accumulator),
+            # and planning leaves out plans with the NONDETERMINISTIC note.
             node.params["use_deterministic_algorithm"] = True
             self._deterministic = True
         if kwargs.pop("stats_use_log2", False):

@@ -696,6 +696,8 @@ def _attrs_sdpa(node):
         extra.append(("dropout_probability", f64(p["dropout_probability"])))
     if spec.get("stats") and node.outputs.get("Stats") is not None:
         extra.append(("generate_stats", None))
+    if node.op == "sdpa_backward" and p.get("use_deterministic_algorithm"):
+        extra.append(("use_deterministic_algorithm", None))
     return extra
 
 

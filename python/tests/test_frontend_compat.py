@@ -206,6 +206,11 @@ def test_sdpa_backward_deterministic_bars_nondeterministic_plans(monkeypatch):
     assert dq.producer[0].params["use_deterministic_algorithm"] is True
     for t in (dq, dk, dv):
         t.set_output(True)
+    # The compiler gets it too (the GPU lowering writes dQ without an f32
+    # accumulator); the forward has no such option.
+    ops = {line.split("=", 1)[1].split()[0]: line for line in g.to_mlir().splitlines() if " = sdpa" in line}
+    assert "use_deterministic_algorithm" in ops["sdpa_backward"]
+    assert "use_deterministic_algorithm" not in ops["sdpa"]
     nondet = _plans.PlanConfig(0, "nondeterministic", numeric_notes=(cudnn.numerical_note.NONDETERMINISTIC,))
     monkeypatch.setattr(_plans, "propose", lambda module, heuristics: [nondet, _plans.PlanConfig(0, "deterministic")])
     g.build([cudnn.heur_mode.A])

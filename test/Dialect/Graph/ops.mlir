@@ -349,14 +349,14 @@ graph.graph @sdpa(%q: tensor<2x8x128x64xbf16>, %k: tensor<2x8x128x64xbf16>, %v: 
 // Attention backward, with and without dBias.
 // CHECK-LABEL: graph.graph @sdpa_backward(
 // CHECK-SAME: %[[Q:[^:]+]]: tensor<2x8x128x64xbf16>, %[[K:[^:]+]]: tensor<2x2x128x64xbf16>, %[[V:[^:]+]]: tensor<2x2x128x64xbf16>, %[[O:[^:]+]]: tensor<2x8x128x64xbf16>, %[[DO:[^:]+]]: tensor<2x8x128x64xbf16>, %[[STATS:[^:]+]]: tensor<2x8x128x1xf32>, %[[BIAS:[^:]+]]: tensor<1x8x128x128xbf16>) -> tensor<2x8x128x64xbf16> {
-// CHECK-NEXT: %[[DQ:.+]], %[[DK:.+]], %[[DV:.+]] = sdpa_backward %[[Q]], %[[K]], %[[V]], %[[O]], %[[DO]], %[[STATS]] {attn_scale_value = 1.250000e-01 : f64, use_causal_mask} : (tensor<2x8x128x64xbf16>, tensor<2x2x128x64xbf16>, tensor<2x2x128x64xbf16>, tensor<2x8x128x64xbf16>, tensor<2x8x128x64xbf16>, tensor<2x8x128x1xf32>) -> (tensor<2x8x128x64xbf16>, tensor<2x2x128x64xbf16>, tensor<2x2x128x64xbf16>)
+// CHECK-NEXT: %[[DQ:.+]], %[[DK:.+]], %[[DV:.+]] = sdpa_backward %[[Q]], %[[K]], %[[V]], %[[O]], %[[DO]], %[[STATS]] {attn_scale_value = 1.250000e-01 : f64, use_causal_mask, use_deterministic_algorithm} : (tensor<2x8x128x64xbf16>, tensor<2x2x128x64xbf16>, tensor<2x2x128x64xbf16>, tensor<2x8x128x64xbf16>, tensor<2x8x128x64xbf16>, tensor<2x8x128x1xf32>) -> (tensor<2x8x128x64xbf16>, tensor<2x2x128x64xbf16>, tensor<2x2x128x64xbf16>)
 // CHECK-NEXT: %[[DQ2:.+]], %[[DK2:.+]], %[[DV2:.+]], %[[DBIAS:.+]] = sdpa_backward %[[Q]], %[[K]], %[[V]], %[[O]], %[[DO]], %[[STATS]] bias %[[BIAS]] {name = "attn_bwd"} : (tensor<2x8x128x64xbf16>, tensor<2x2x128x64xbf16>, tensor<2x2x128x64xbf16>, tensor<2x8x128x64xbf16>, tensor<2x8x128x64xbf16>, tensor<2x8x128x1xf32>, tensor<1x8x128x128xbf16>) -> (tensor<2x8x128x64xbf16>, tensor<2x2x128x64xbf16>, tensor<2x2x128x64xbf16>, tensor<1x8x128x128xbf16>)
 // CHECK-NEXT: output %[[DQ]] : tensor<2x8x128x64xbf16>
 
 graph.graph @sdpa_backward(%q: tensor<2x8x128x64xbf16>, %k: tensor<2x2x128x64xbf16>, %v: tensor<2x2x128x64xbf16>,
                            %o: tensor<2x8x128x64xbf16>, %do: tensor<2x8x128x64xbf16>, %stats: tensor<2x8x128x1xf32>,
                            %bias: tensor<1x8x128x128xbf16>) -> tensor<2x8x128x64xbf16> {
-  %dq, %dk, %dv = graph.sdpa_backward %q, %k, %v, %o, %do, %stats {use_causal_mask, attn_scale_value = 1.250000e-01 : f64} : (tensor<2x8x128x64xbf16>, tensor<2x2x128x64xbf16>, tensor<2x2x128x64xbf16>, tensor<2x8x128x64xbf16>, tensor<2x8x128x64xbf16>, tensor<2x8x128x1xf32>) -> (tensor<2x8x128x64xbf16>, tensor<2x2x128x64xbf16>, tensor<2x2x128x64xbf16>)
+  %dq, %dk, %dv = graph.sdpa_backward %q, %k, %v, %o, %do, %stats {use_causal_mask, use_deterministic_algorithm, attn_scale_value = 1.250000e-01 : f64} : (tensor<2x8x128x64xbf16>, tensor<2x2x128x64xbf16>, tensor<2x2x128x64xbf16>, tensor<2x8x128x64xbf16>, tensor<2x8x128x64xbf16>, tensor<2x8x128x1xf32>) -> (tensor<2x8x128x64xbf16>, tensor<2x2x128x64xbf16>, tensor<2x2x128x64xbf16>)
   %dq2, %dk2, %dv2, %dbias = graph.sdpa_backward %q, %k, %v, %o, %do, %stats bias %bias {name = "attn_bwd"} : (tensor<2x8x128x64xbf16>, tensor<2x2x128x64xbf16>, tensor<2x2x128x64xbf16>, tensor<2x8x128x64xbf16>, tensor<2x8x128x64xbf16>, tensor<2x8x128x1xf32>, tensor<1x8x128x128xbf16>) -> (tensor<2x8x128x64xbf16>, tensor<2x2x128x64xbf16>, tensor<2x2x128x64xbf16>, tensor<1x8x128x128xbf16>)
   graph.output %dq : tensor<2x8x128x64xbf16>
 }
