@@ -96,6 +96,17 @@ def Graph_OutputOp : Op<Graph_Dialect, "output", [
 // Base class of the node ops
 //===----------------------------------------------------------------------===//
 
+// Marks an operand type whose operand cuDNN reads by value on the host (a
+// one-element tensor handed to a descriptor as a scalar) rather than from a
+// device buffer. scripts/gen_builder_ports.py lists these operands in
+// Support/ByValuePorts.inc, which the cuDNN engine (an f64 one is fine) and
+// the runtime (the descriptor takes a value) both read.
+class Graph_ByValue;
+
+// A ranked tensor operand passed by value (a norm's epsilon and momentum):
+// AnyRankedTensor with the Graph_ByValue mark.
+def Graph_ByValueTensor : RankedTensorOf<[AnyType]>, Graph_ByValue;
+
 // Attributes every node carries: its user label and compute type override.
 defvar NodeAttrs = (ins OptionalAttr<StrAttr>:$name,
                         OptionalAttr<TypeAttr>:$compute_data_type);
@@ -276,7 +287,7 @@ def Graph_ConvWgradOp : Graph_ConvOp<"conv_wgrad", "image", "loss", "DW"> {
 class Graph_NormFwdOp<string mnemonic> : Graph_Op<mnemonic, [AttrSizedResultSegments]> {
   let arguments = !con((ins Graph_NormPhaseAttr:$phase,
                             AnyRankedTensor:$input, AnyRankedTensor:$scale,
-                            AnyRankedTensor:$bias, AnyRankedTensor:$epsilon),
+                            AnyRankedTensor:$bias, Graph_ByValueTensor:$epsilon),
                        NodeAttrs);
   let results = (outs AnyRankedTensor:$Y, Optional<AnyRankedTensor>:$mean,
                       Optional<AnyRankedTensor>:$inv_var);
@@ -362,7 +373,7 @@ def Graph_RmsnormOp : Graph_Op<"rmsnorm"> {
   let arguments = !con((ins Graph_NormPhaseAttr:$phase,
                             AnyRankedTensor:$input, AnyRankedTensor:$scale,
                             Optional<AnyRankedTensor>:$bias,
-                            AnyRankedTensor:$epsilon), NodeAttrs);
+                            Graph_ByValueTensor:$epsilon), NodeAttrs);
   let results = (outs AnyRankedTensor:$Y, Optional<AnyRankedTensor>:$inv_var);
   let assemblyFormat = [{
     custom<EnumKeyword>($phase) $input `,` `scale` $scale `,` (`bias` $bias^ `,`)? `epsilon` $epsilon
@@ -386,10 +397,10 @@ def Graph_BatchnormOp : Graph_Op<"batchnorm", [AttrSizedOperandSegments, AttrSiz
     ```
   }];
   let arguments = !con((ins AnyRankedTensor:$input, AnyRankedTensor:$scale,
-                            AnyRankedTensor:$bias, AnyRankedTensor:$epsilon,
+                            AnyRankedTensor:$bias, Graph_ByValueTensor:$epsilon,
                             Optional<AnyRankedTensor>:$in_running_mean,
                             Optional<AnyRankedTensor>:$in_running_var,
-                            Optional<AnyRankedTensor>:$momentum,
+                            Optional<Graph_ByValueTensor>:$momentum,
                             Variadic<AnyRankedTensor>:$peer_stats), NodeAttrs);
   let results = (outs AnyRankedTensor:$Y, AnyRankedTensor:$mean,
                       AnyRankedTensor:$inv_var,

@@ -14,6 +14,7 @@
 #include "RuntimeApi.h"
 
 #include "GraphDialect/Runtime/CudnnGraph.h"
+#include "GraphDialect/Support/ByValuePorts.h"
 
 #include <cstdint>
 #include <map>
@@ -387,7 +388,6 @@ enum PortFlags : unsigned {
   kRequired = 2, // else set only when the op has the port
   kScratch = 4,  // cuDNN always writes it: a virtual one gets workspace memory
   kNotRms = 8,   // absent from RMS norm
-  kByValue = 16, // cuDNN reads it by value: see Lowering::toByValue
 };
 
 struct OpPort {
@@ -401,10 +401,13 @@ struct OpPort {
 #define PORT(port, flags, attr)                                                \
   { Port::port, flags, attr, #attr }
 
-/// Sets the descriptor of each port in `ports` on `o`, in order.
+/// Sets the descriptor of each port in `ports` on `o`, in order. An input
+/// that GraphOps.td marks by value (Support/ByValuePorts.h) is handed to
+/// cuDNN as a value (Lowering::toByValue).
 template <size_t N>
 std::string setPorts(Lowering &l, const DescPtr &o, const OpPort (&ports)[N],
                      bool isRms = false) {
+  std::optional<OpKind> kind = l.op->kind.get();
   for (const OpPort &p : ports) {
     if ((p.flags & kNotRms) && isRms)
       continue;
@@ -421,7 +424,7 @@ std::string setPorts(Lowering &l, const DescPtr &o, const OpPort (&ports)[N],
     }
     if (p.flags & kScratch)
       l.toScratch(uid);
-    if (p.flags & kByValue)
+    if (isInput && kind && isByValuePort(*kind, p.port))
       TRY(l.toByValue(uid, p.port));
     DescPtr d;
     TRY(l.tensor(uid, d));

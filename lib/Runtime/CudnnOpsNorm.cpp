@@ -34,15 +34,14 @@ std::string Lowering::lowerNormForward() {
   static const OpPort kPorts[] = {
       PORT(input, kInput | kRequired, CUDNN_ATTR_OPERATION_NORM_FWD_XDESC),
       PORT(scale, kInput | kRequired, CUDNN_ATTR_OPERATION_NORM_FWD_SCALE_DESC),
-      PORT(epsilon, kInput | kRequired | kByValue,
+      PORT(epsilon, kInput | kRequired,
            CUDNN_ATTR_OPERATION_NORM_FWD_EPSILON_DESC),
       PORT(Y, kOutput | kRequired, CUDNN_ATTR_OPERATION_NORM_FWD_YDESC),
       PORT(bias, kInput, CUDNN_ATTR_OPERATION_NORM_FWD_BIAS_DESC),
       PORT(mean, kOutput | kScratch, CUDNN_ATTR_OPERATION_NORM_FWD_MEAN_DESC),
       PORT(inv_var, kOutput | kScratch,
            CUDNN_ATTR_OPERATION_NORM_FWD_INV_VARIANCE_DESC),
-      PORT(momentum, kInput | kByValue,
-           CUDNN_ATTR_OPERATION_NORM_FWD_EXP_AVG_FACTOR_DESC),
+      PORT(momentum, kInput, CUDNN_ATTR_OPERATION_NORM_FWD_EXP_AVG_FACTOR_DESC),
       PORT(in_running_mean, kInput,
            CUDNN_ATTR_OPERATION_NORM_FWD_INPUT_RUNNING_MEAN_DESC),
       PORT(in_running_var, kInput,
@@ -106,8 +105,6 @@ std::string Lowering::lowerNormBackward() {
       PORT(DScale, kOutput | kRequired | kScratch,
            CUDNN_ATTR_OPERATION_NORM_BWD_DSCALE_DESC),
       PORT(DBias, kOutput | kScratch, CUDNN_ATTR_OPERATION_NORM_BWD_DBIAS_DESC),
-      PORT(epsilon, kInput | kByValue,
-           CUDNN_ATTR_OPERATION_NORM_BWD_EPSILON_DESC),
   };
   cudnnBackendNormMode_t mode = normMode(op->kind);
   DescPtr o;

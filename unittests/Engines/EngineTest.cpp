@@ -131,6 +131,38 @@ TEST_F(EngineRules, GroupDecisionsNameTheOp) {
   EXPECT_EQ(describeNode(ops[1]), "reduction");
 }
 
+/// cuDNN reads the operands GraphOps.td marks by value (Graph_ByValue: the
+/// norms' epsilon, batchnorm's momentum) on the host, so they may be f64;
+/// any other f64 operand it declines. Rmsnorm's optional bias before its
+/// epsilon and batchnorm's operand segments move the marked operand.
+TEST(EngineRegistry, CudnnTakesF64ByValueOperandsOnly) {
+  MLIRContext context;
+  context.loadDialect<GraphDialect>();
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(R"mlir(
+graph.graph @f64(%x: tensor<4x8x1x1xf32>, %g: tensor<1x8x1x1xf32>,
+                 %g64: tensor<1x8x1x1xf64>, %e64: tensor<1x1x1x1xf64>,
+                 %e: tensor<1x1x1x1xf32>, %p64: tensor<2x8x1x1xf64>)
+    -> (tensor<4x8x1x1xf32>, tensor<4x8x1x1xf32>, tensor<4x8x1x1xf32>,
+        tensor<4x8x1x1xf32>, tensor<4x8x1x1xf32>) {
+  %a = graph.rmsnorm inference %x, scale %g, epsilon %e64 : (tensor<4x8x1x1xf32>, tensor<1x8x1x1xf32>, tensor<1x1x1x1xf64>) -> tensor<4x8x1x1xf32>
+  %b = graph.rmsnorm inference %x, scale %g, bias %g, epsilon %e64 : (tensor<4x8x1x1xf32>, tensor<1x8x1x1xf32>, tensor<1x8x1x1xf32>, tensor<1x1x1x1xf64>) -> tensor<4x8x1x1xf32>
+  %c = graph.rmsnorm inference %x, scale %g64, epsilon %e : (tensor<4x8x1x1xf32>, tensor<1x8x1x1xf64>, tensor<1x1x1x1xf32>) -> tensor<4x8x1x1xf32>
+  %d, %dm, %di, %dr, %dv = graph.batchnorm %x, scale %g, bias %g, epsilon %e running_mean %g running_var %g momentum %e64 : (tensor<4x8x1x1xf32>, tensor<1x8x1x1xf32>, tensor<1x8x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x8x1x1xf32>, tensor<1x8x1x1xf32>, tensor<1x1x1x1xf64>) -> (tensor<4x8x1x1xf32>, tensor<1x8x1x1xf32>, tensor<1x8x1x1xf32>, tensor<1x8x1x1xf32>, tensor<1x8x1x1xf32>)
+  %f, %fm, %fi = graph.batchnorm %x, scale %g, bias %g, epsilon %e peer_stats(%p64) : (tensor<4x8x1x1xf32>, tensor<1x8x1x1xf32>, tensor<1x8x1x1xf32>, tensor<1x1x1x1xf32>, tensor<2x8x1x1xf64>) -> (tensor<4x8x1x1xf32>, tensor<1x8x1x1xf32>, tensor<1x8x1x1xf32>, none, none)
+  graph.output %a, %b, %c, %d, %f : tensor<4x8x1x1xf32>, tensor<4x8x1x1xf32>, tensor<4x8x1x1xf32>, tensor<4x8x1x1xf32>, tensor<4x8x1x1xf32>
+}
+)mlir",
+                                                             &context);
+  ASSERT_TRUE(module);
+  std::vector<std::string> decisions;
+  module->walk([&](GraphOp graph) {
+    for (Operation &op : graph.getBody().front().without_terminator())
+      decisions.push_back(getCudnnEngine().declines(&op));
+  });
+  const char *noF64 = "cuDNN's fused engines have no f64 path";
+  EXPECT_EQ(decisions, (std::vector<std::string>{"", "", noF64, "", noF64}));
+}
+
 /// Producers an engine runs in their reader's group (graph-fuse asks):
 /// cuDNN's Philox rng of an sdpa's dropout mask, a mixed-precision matmul's
 /// casts of graph inputs; not a cast read twice, nor into another op.

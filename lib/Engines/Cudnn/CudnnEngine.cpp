@@ -12,11 +12,61 @@
 
 #include "../TensorTypes.h"
 #include "GraphDialect/GraphOps.h"
+#include "GraphDialect/Support/ByValuePorts.h"
 
 using namespace mlir;
 using namespace mlir::graph;
 
 namespace {
+
+/// Each node op's operand ports in ODS order (OpPorts.inc, generated from
+/// GraphOps.td).
+constexpr ::graph::OpKindPort kOdsOperands[] = {
+#define GRAPH_OP_OPERAND(Enum, port)                                           \
+  {::graph::OpKind::Enum, ::graph::Port::port},
+#define GRAPH_OP_RESULT(Enum, port)
+#include "GraphDialect/Support/OpPorts.inc"
+#undef GRAPH_OP_OPERAND
+#undef GRAPH_OP_RESULT
+};
+
+/// The values of ODS operand `index` of `op` when it is one of `OpTys`.
+template <typename... OpTys>
+std::optional<OperandRange> odsOperandsOf(Operation *op, unsigned index) {
+  std::optional<OperandRange> range;
+  (void)((isa<OpTys>(op) &&
+          (range.emplace(cast<OpTys>(op).getODSOperands(index)), true)) ||
+         ...);
+  return range;
+}
+
+/// The values of ODS operand `index` of graph-dialect op `op`.
+std::optional<OperandRange> odsOperands(Operation *op, unsigned index) {
+  return odsOperandsOf<
+#define GET_OP_LIST
+#include "GraphDialect/GraphOps.cpp.inc"
+      >(op, index);
+}
+
+/// Whether `v` is an operand of `op` that cuDNN reads by value on the host
+/// (GraphOps.td's Graph_ByValue mark, Support/ByValuePorts.h).
+bool isByValueOperand(Operation *op, Value v) {
+  std::optional<::graph::OpKind> kind =
+      ::graph::parseOpKind(op->getName().stripDialect());
+  if (!kind)
+    return false;
+  unsigned index = 0;
+  for (const ::graph::OpKindPort &entry : kOdsOperands) {
+    if (entry.kind != *kind)
+      continue;
+    if (::graph::isByValuePort(*kind, entry.port))
+      if (std::optional<OperandRange> values = odsOperands(op, index);
+          values && llvm::is_contained(*values, v))
+        return true;
+    ++index;
+  }
+  return false;
+}
 
 class CudnnEngine final : public Engine {
 public:
@@ -25,21 +75,9 @@ public:
   /// Why cuDNN's engines cannot take `op` (as our lowering emits it), or ""
   /// when they can.
   std::string declines(Operation *op) const override {
-    // A norm's epsilon and momentum are read on the host and handed to cuDNN
-    // by value, so an f64 one (a torch float64 CPU tensor) is fine.
-    auto byValue = [&](Value v) {
-      if (auto norm = dyn_cast<BatchnormOp>(op))
-        return v == norm.getEpsilon() || v == norm.getMomentum();
-      if (auto norm = dyn_cast<LayernormOp>(op))
-        return v == norm.getEpsilon();
-      if (auto norm = dyn_cast<AdaLayernormOp>(op))
-        return v == norm.getEpsilon();
-      if (auto norm = dyn_cast<InstancenormOp>(op))
-        return v == norm.getEpsilon();
-      if (auto norm = dyn_cast<RmsnormOp>(op))
-        return v == norm.getEpsilon();
-      return false;
-    };
+    // An operand read on the host and handed to cuDNN by value (a norm's
+    // epsilon and momentum) may be f64 (a torch float64 CPU tensor).
+    auto byValue = [&](Value v) { return isByValueOperand(op, v); };
     auto isF64 = [](Value v) {
       return cast<RankedTensorType>(v.getType()).getElementType().isF64();
     };
