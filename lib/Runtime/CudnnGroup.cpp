@@ -11,6 +11,7 @@
 
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -445,6 +446,15 @@ public:
     pointers.clear();
     int64_t scratchBase = (p.info.workspaceBytes + 255) / 256 * 256;
     bool readValues = false;
+    // Whether the stream is being captured into a CUDA graph: asked of the
+    // driver once per execute, when a by-value or scratch tensor first needs
+    // it.
+    std::optional<bool> captured;
+    auto capturing = [&] {
+      if (!captured)
+        captured = device.isCapturing();
+      return *captured;
+    };
     if ((p.info.workspaceBytes > 0 || lowering->scratchBytes > 0) && !workspace)
       return "group '" + spec.name + "': plan " + p.info.name + " needs " +
              std::to_string(workspaceBytes(index)) +
@@ -460,7 +470,7 @@ public:
           return "group '" + spec.name +
                  "': no buffer for by-value tensor uid " +
                  std::to_string(userUid);
-        if (!device.isCapturing()) {
+        if (!capturing()) {
           if (t.valueIsF64) {
             double value = 0;
             TRY(device.copyToHost(&value, it->second, sizeof value));
@@ -485,7 +495,7 @@ public:
         char *at =
             static_cast<char *>(workspace) + scratchBase + t.scratchOffset;
         if (!t.scratchInit.empty() && t.scratchUploadedTo != at) {
-          if (device.isCapturing())
+          if (capturing())
             return "group '" + spec.name +
                    "': its constants are uploaded to the workspace at the "
                    "first execute, which a stream being captured into a CUDA "
