@@ -1212,10 +1212,26 @@ class pygraph:
         if status != _capi.GRAPH_OK:
             raise _status_error(status, f"graph-prepare failed for graph {self.name!r}")
         self._io_info = (self._module.inputs(), self._module.outputs())
+        self._adopt_inferred_strides()
         self._prepared = True
         self._frozen = True
         if self._kernel_cache is not None:
             self._kernel_cache._finalized = True
+
+    def _adopt_inferred_strides(self) -> None:
+        """Outputs whose strides the user left unset take the strides the
+        compiler inferred (a conv on a channels-last image writes a
+        channels-last output), as the frontend's get_stride() reports them
+        after building: buffers allocated from them (cudnn.Graph's
+        ``graph(x, w)``) then hold what execute writes."""
+        _, outs = self._io_info
+        by_uid = {info["uid"]: info for info in outs if info["uid"] is not None}
+        for t in self._all:
+            info = by_uid.get(t.uid) if t.uid is not None else None
+            if info is None or t.stride_assigned or list(info["dims"]) != list(t.dim):
+                continue
+            if any(info["strides"]):
+                t.stride = list(info["strides"])
 
     def create_execution_plans(self, heuristics: Optional[List] = None) -> None:
         """The ranked plan list (one shot)."""

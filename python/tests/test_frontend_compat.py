@@ -957,3 +957,29 @@ def test_engine_manifest_offers_no_python_engines(monkeypatch):
     assert {f.name for f in MANIFEST} >= {"frost_gemm", "frost_sdpa_fwd", "frost_sdpa_bwd"}
     assert is_backend_engine(8) and not is_backend_engine(20_511) and is_python_engine(20_511)
     assert not is_backend_engine(-2)  # a generated-kernel plan is not a cuDNN engine
+
+
+@needs_lib
+def test_graph_call_allocates_outputs_in_the_inferred_layout():
+    # samples/python/00_introduction: a conv on channels-last views through
+    # cudnn.Graph; graph(X, W) allocates the output. The compiler infers a
+    # channels-last output, so get_stride() must say so after building and
+    # the allocated buffer must have that layout (it had row-major strides and
+    # received channels-last bytes: every element wrong).
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((2, 6, 6, 8)).astype(np.float16).transpose(0, 3, 1, 2)
+    W = rng.standard_normal((4, 3, 3, 8)).astype(np.float16).transpose(0, 3, 1, 2)
+    with cudnn.Graph(inputs=["conv2d::image", "conv2d::weight"], outputs=["conv_out"]) as graph:
+        Y = graph.conv_fprop(image=X, weight=W, padding=[1, 1], stride=[1, 1], dilation=[1, 1], compute_data_type=cudnn.data_type.FLOAT, name="conv2d")
+        Y.set_output(True).set_data_type(cudnn.data_type.HALF).set_name("conv_out")
+    assert Y.get_stride() == [144, 1, 24, 4]
+    out = graph(X, W)
+    assert [s // out.itemsize for s in out.strides] == [144, 1, 24, 4]
+    Xp = np.pad(X.astype(np.float64), ((0, 0), (0, 0), (1, 1), (1, 1)))
+    ref = np.zeros((2, 4, 6, 6))
+    for i in range(3):
+        for j in range(3):
+            ref += np.einsum("nchw,kc->nkhw", Xp[:, :, i : i + 6, j : j + 6], W[:, :, i, j].astype(np.float64))
+    assert np.abs(out.astype(np.float64) - ref).max() < 0.05
