@@ -103,6 +103,10 @@ public:
   const GroupSource *source = nullptr;
 
 private:
+  /// The list of options.plannedGroups that answers `spec` under `request`,
+  /// moved out of it; null when none does.
+  std::unique_ptr<GroupPlans> takePlanned(const rt::GraphSpec &spec,
+                                          const GroupPlanRequest &request);
   std::string split(const rt::GraphSpec &spec, const std::string &why);
   /// Checks every candidate of `spec` (cuDNN plans of `group`, codegen
   /// kernels) against the CPU reference on scratch buffers, times the
@@ -170,6 +174,21 @@ bool cudnnDeselected(const GpuOptions &options) {
                    "cudnn") != options.deselectEngines.end();
 }
 
+std::unique_ptr<GroupPlans>
+GpuRun::takePlanned(const rt::GraphSpec &spec,
+                    const GroupPlanRequest &request) {
+  if (!options.plannedGroups)
+    return nullptr;
+  std::vector<std::unique_ptr<GroupPlans>> &planned = *options.plannedGroups;
+  for (auto it = planned.begin(); it != planned.end(); ++it)
+    if (*it && (*it)->answers(gpu, spec, request)) {
+      std::unique_ptr<GroupPlans> taken = std::move(*it);
+      planned.erase(it);
+      return taken;
+    }
+  return nullptr;
+}
+
 std::string GpuRun::prepare(const rt::GraphSpec &spec,
                             const GroupEngine *engine) {
   GpuGroupReport entry;
@@ -201,7 +220,10 @@ std::string GpuRun::prepare(const rt::GraphSpec &spec,
   request.heuristics = options.heuristics;
   request.recorded = engine;
   request.askCudnn = !cudnnDeselected(options) || planIndex >= 0;
-  GroupPlans plans(gpu, spec, request);
+  std::unique_ptr<GroupPlans> owned = takePlanned(spec, request);
+  if (!owned)
+    owned = std::make_unique<GroupPlans>(gpu, spec, request);
+  GroupPlans &plans = *owned;
   if (pinnedGroup && plans.cudnn())
     for (auto &[addedEngine, addedKnobs] : options.addedPlans)
       if (std::string e = plans.addPlan(addedEngine, addedKnobs); !e.empty())

@@ -61,6 +61,7 @@ GpuOptions GpuSession::buildOptions(const std::string &name) const {
     options.addedPlans = plans->added;
     options.planIndex = plans->selected;
     options.planGroup = plans->program.groups[plans->groupIndex].name;
+    options.plannedGroups = &plans->planned;
   }
   return options;
 }
@@ -304,6 +305,8 @@ SessionStatus GpuSession::createPlanList(const SessionSource &source,
       if (!list->plans) {
         list->groupIndex = index;
         list->plans = std::move(plans);
+      } else {
+        list->planned.push_back(std::move(plans)); // the executor's
       }
       continue;
     }
@@ -324,6 +327,7 @@ SessionStatus GpuSession::createPlanList(const SessionSource &source,
       return {Code::NotSupported, refusal};
     if (firstRefusal.empty())
       firstRefusal = refusal + " (execute splits it into single ops)";
+    list->planned.push_back(std::move(plans)); // the executor's, to split
   }
   if (!list->plans)
     return {Code::NotSupported, firstRefusal};

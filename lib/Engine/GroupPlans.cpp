@@ -35,9 +35,21 @@ mlir::graph::gpuEngineRanking(const rt::GraphSpec &spec) {
   return ranking;
 }
 
+bool mlir::graph::sameGroupSpec(const rt::GraphSpec &a,
+                                const rt::GraphSpec &b) {
+  if (a.name != b.name || a.engines != b.engines ||
+      a.ops.size() != b.ops.size())
+    return false;
+  for (size_t i = 0; i < a.ops.size(); ++i)
+    if (a.ops[i].name != b.ops[i].name)
+      return false;
+  return rt::canonicalKey(a) == rt::canonicalKey(b);
+}
+
 GroupPlans::GroupPlans(rt::Device &device, const rt::GraphSpec &spec,
                        const GroupPlanRequest &request)
-    : device(device), groupSpec(spec), ranking(gpuEngineRanking(spec)) {
+    : device(device), asked(request), groupSpec(spec),
+      ranking(gpuEngineRanking(spec)) {
   const rt::GroupEngine *recorded = request.recorded;
   bool rankedCudnn =
       std::find(ranking.begin(), ranking.end(), "cudnn") != ranking.end();
@@ -94,6 +106,7 @@ GroupPlans::addPlan(int64_t engineId,
                     const std::vector<std::pair<int64_t, int64_t>> &knobs) {
   if (!group)
     return "cuDNN has no operation graph for the group";
+  used = true;
   if (std::string error = group->addPlan(engineId, knobs); !error.empty())
     return error;
   if (state == CudnnPlans::NoPlan) { // the explicit plan is cuDNN's first
@@ -105,6 +118,7 @@ GroupPlans::addPlan(int64_t engineId,
 }
 
 std::string GroupPlans::build(size_t index, bool cubin, bool keepKernels) {
+  used = true;
   const PlanEntry &entry = list[index];
   if (!entry.codegen)
     return group->buildPlan(entry.index);
@@ -129,12 +143,21 @@ std::string GroupPlans::build(size_t index, bool cubin, bool keepKernels) {
 
 std::unique_ptr<rt::CodegenKernel> GroupPlans::takeKernels(size_t index,
                                                            size_t &launches) {
+  used = true;
   const PlanEntry &entry = list[index];
   launches = 0;
   if (!entry.codegen)
     return nullptr;
   launches = builds[entry.index].launches;
   return std::move(builds[entry.index].kernels);
+}
+
+bool GroupPlans::answers(const rt::Device &on, const rt::GraphSpec &spec,
+                         const GroupPlanRequest &request) const {
+  return !used && &on == &device && !asked.recorded && !request.recorded &&
+         asked.askCudnn == request.askCudnn &&
+         asked.heuristics == request.heuristics &&
+         sameGroupSpec(groupSpec, spec);
 }
 
 PlanDetails GroupPlans::details(size_t index) const {

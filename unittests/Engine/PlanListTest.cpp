@@ -20,6 +20,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 using namespace mlir;
 using namespace mlir::graph;
 
@@ -270,6 +272,50 @@ graph.graph @mm(%a: tensor<1x4x8xf32> {graph.name = "a"},
   EXPECT_EQ(declined.back().rfind("codegen_v1: ", 0), 0u) << declined.back();
   std::vector<PlanEntry> list = groupPlanList({"eng0", "eng1"}, 2, {});
   EXPECT_EQ(list.size(), 2u);
+}
+
+/// What decides whether a plan list planning made serves an execute's group
+/// (GroupPlans::answers; the lists themselves need a GPU): the same graph
+/// lowered twice gives the same group, and any difference the engines see
+/// (a tensor, an attribute, the engine choice, the name, an op label) makes
+/// it another.
+TEST_F(PlanListGraphTest, SameGroupSpecComparesWhatTheEnginesSee) {
+  const char *text = R"mlir(
+graph.graph @ln(%x: tensor<4x64xf32> {graph.name = "x"},
+                %g: tensor<1x64xf32> {graph.name = "g"},
+                %b: tensor<1x64xf32> {graph.name = "b"})
+    -> (tensor<4x64xf32> {graph.name = "y"}) attributes {compute_data_type = f32} {
+  %eps = graph.scalar 1.0e-05 : f32 -> tensor<1x1xf32>
+  %y = graph.layernorm inference %x, scale %g, bias %b, epsilon %eps {name = "ln"}
+      : (tensor<4x64xf32>, tensor<1x64xf32>, tensor<1x64xf32>, tensor<1x1xf32>) -> (tensor<4x64xf32>, none, none)
+  graph.output %y : tensor<4x64xf32>
+}
+)mlir";
+  ::graph::rt::GraphSpec planned = firstGroup(text);
+  ::graph::rt::GraphSpec executed = firstGroup(text);
+  ASSERT_FALSE(planned.ops.empty());
+  EXPECT_TRUE(sameGroupSpec(planned, executed));
+
+  auto differs = [&](auto change) {
+    ::graph::rt::GraphSpec other = planned;
+    change(other);
+    return !sameGroupSpec(planned, other) && !sameGroupSpec(other, planned);
+  };
+  EXPECT_TRUE(differs([](auto &s) { s.name += "x"; }));
+  EXPECT_TRUE(differs([](auto &s) { s.engines = {"codegen"}; }));
+  EXPECT_TRUE(differs([](auto &s) { s.ops.front().name = "other"; }));
+  EXPECT_TRUE(differs([](auto &s) { s.ops.front().mode = "training"; }));
+  EXPECT_TRUE(differs([](auto &s) { s.ops.front().floatAttrs["f"] = 1.0; }));
+  EXPECT_TRUE(differs([](auto &s) { s.tensors.front().dims.front() += 1; }));
+  // The epsilon, passed by value.
+  ASSERT_TRUE(std::any_of(planned.tensors.begin(), planned.tensors.end(),
+                          [](auto &t) { return t.isByValue; }));
+  EXPECT_TRUE(differs([](auto &s) {
+    for (auto &t : s.tensors)
+      if (t.isByValue)
+        t.byValue += 1e-12;
+  }));
+  EXPECT_TRUE(differs([](auto &s) { s.ops.push_back(s.ops.front()); }));
 }
 
 } // namespace

@@ -24,6 +24,8 @@
 namespace mlir {
 namespace graph {
 
+class GroupPlans;
+
 /// Plan choice for every group, following the frontend's plan semantics.
 struct GpuOptions {
   std::vector<::graph::rt::HeurMode> heuristics = {
@@ -54,6 +56,12 @@ struct GpuOptions {
   /// (the C API exposes the first group's plan list); the other groups walk
   /// their own lists.
   std::string planGroup;
+  /// Plan lists the caller asked the engines for ahead (GpuSession's
+  /// graphPlanCreate), owned by the caller and read only while
+  /// GpuExecutable::create runs: a group whose list one of them answers
+  /// (GroupPlans::answers) takes it, moved out of here, instead of asking
+  /// the engines again. Null: none.
+  std::vector<std::unique_ptr<GroupPlans>> *plannedGroups = nullptr;
 };
 
 /// What happened per group: the plan run, or why each candidate declined.

@@ -89,6 +89,11 @@ public:
     CudnnProgram program;
     size_t groupIndex = 0;             // the anchor, in program.groups
     std::unique_ptr<GroupPlans> plans; // the anchor's
+    /// The lists of the other groups planning asked the engines for (every
+    /// single op, to refuse a graph no execute could run): owned here until
+    /// the next build's executor takes those that still answer its groups
+    /// (GpuOptions::plannedGroups), so it does not ask again.
+    std::vector<std::unique_ptr<GroupPlans>> planned;
     std::vector<::graph::rt::HeurMode> modes;
     std::vector<std::pair<int64_t, std::vector<std::pair<int64_t, int64_t>>>>
         added;

@@ -35,6 +35,12 @@ namespace graph {
 /// have no GPU plans (the reference) are left out.
 std::vector<std::string> gpuEngineRanking(const ::graph::rt::GraphSpec &spec);
 
+/// Whether `a` and `b` describe the same group to the engines: the same
+/// name, engine choice, op labels, and tensors and ops
+/// (::graph::rt::canonicalKey), so a plan list built for one is the other's.
+bool sameGroupSpec(const ::graph::rt::GraphSpec &a,
+                   const ::graph::rt::GraphSpec &b);
+
 /// How a group's list is asked for.
 struct GroupPlanRequest {
   /// cuDNN's heuristics modes.
@@ -89,6 +95,7 @@ public:
   const std::string &cudnnError() const { return cudnnWhy; }
   ::graph::rt::CudnnGroup *cudnn() const { return group.get(); }
   std::unique_ptr<::graph::rt::CudnnGroup> takeCudnn() {
+    used = true;
     return std::move(group);
   }
   size_t numHeuristic() const { return heuristicCount; }
@@ -118,10 +125,21 @@ public:
   /// Entry `index` as the plan queries show it.
   PlanDetails details(size_t index) const;
 
+  /// Whether this list is the one GroupPlans(device, spec, request) would
+  /// make now: asked on `device` for the same group (sameGroupSpec) with
+  /// the same heuristics and cuDNN choice, no recorded engine in either
+  /// request, and nothing added, built or taken from it since.
+  bool answers(const ::graph::rt::Device &device,
+               const ::graph::rt::GraphSpec &spec,
+               const GroupPlanRequest &request) const;
+
 private:
   void rebuildEntries();
 
   ::graph::rt::Device &device;
+  GroupPlanRequest asked; // the request it was made for (`recorded`: is it
+                          // null, only)
+  bool used = false;      // addPlan, build, takeCudnn or takeKernels ran
   ::graph::rt::GraphSpec groupSpec;
   std::vector<std::string> ranking;
   CudnnPlans state = CudnnPlans::Listed;
