@@ -242,6 +242,15 @@ GRAPH_API GraphStatus graphExecute(GraphModule module, GraphDevice device,
                                    const GraphBuffer *buffers,
                                    int32_t numBuffers);
 
+/* Lends the calling thread's GPU executes `bytes` of the caller's device
+ * memory at `memory` as workspace (the frontend's execute(workspace=)),
+ * instead of the workspace each executable keeps, until lent again; NULL
+ * returns to the own ones. A group that needs more than `bytes`, or keeps
+ * constants in its workspace (ALiBi slopes), still uses its own. The memory
+ * must stay valid, and unwritten by others, while the work queued with it
+ * runs. Without the GPU runtime: GRAPH_ERROR_NO_DEVICE. */
+GRAPH_API GraphStatus graphSetWorkspace(void *memory, int64_t bytes);
+
 /* Queues GPU work on the caller's CUDA stream (a cudaStream_t / CUstream,
  * e.g. torch.cuda.current_stream().cuda_stream) instead of the runtime's
  * own; NULL returns to the own stream. With a caller stream set, a GPU

@@ -270,6 +270,10 @@ private:
 /// stream); see graphSetStream.
 GRAPH_CXX_API Status setGpuStream(void *stream);
 
+/// Lends this thread's GPU executes the caller's device memory as workspace
+/// (nullptr: the executables' own again); see graphSetWorkspace.
+GRAPH_CXX_API Status setGpuWorkspace(void *memory, int64_t bytes);
+
 /// Selects the GPU (CUDA ordinal) this thread's GPU calls run on; -1 goes
 /// back to the device of the thread's current CUDA context (device 0 when
 /// none); see graphSetDevice.

@@ -11,6 +11,7 @@
 #include "CompilerInternal.h"
 
 #ifdef GRAPH_HAVE_GPU_RUNTIME
+#include "GraphDialect/Engine/GpuExecutor.h"
 #include "GraphDialect/Runtime/Device.h"
 #endif
 #include "GraphDialect/Reference/Executor.h"
@@ -425,6 +426,23 @@ Status CompiledGraph::execute(GraphDevice device,
   (void)stream;
   return Status(GRAPH_ERROR_NO_DEVICE,
                 "setting the stream: the GPU runtime is not linked into this "
+                "build");
+#endif
+}
+
+::graph::Status(::graph::setGpuWorkspace)(void *memory, int64_t bytes) {
+  if (memory && bytes < 0)
+    return Status(GRAPH_ERROR_INVALID_ARGUMENT,
+                  "lending a workspace: " + std::to_string(bytes) +
+                      " bytes is not a size");
+#ifdef GRAPH_HAVE_GPU_RUNTIME
+  mlir::graph::lendGpuWorkspace(memory, bytes);
+  return Status();
+#else
+  if (!memory)
+    return Status();
+  return Status(GRAPH_ERROR_NO_DEVICE,
+                "lending a workspace: the GPU runtime is not linked into this "
                 "build");
 #endif
 }

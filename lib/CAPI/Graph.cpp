@@ -516,6 +516,11 @@ GraphStatus graphSetStream(void *stream) {
   return report(graph::setGpuStream(stream));
 }
 
+GraphStatus graphSetWorkspace(void *memory, int64_t bytes) {
+  clearError();
+  return report(graph::setGpuWorkspace(memory, bytes));
+}
+
 GraphStatus graphSetDevice(int32_t ordinal) {
   clearError();
   return report(graph::setGpuDevice(ordinal));

@@ -74,7 +74,13 @@ struct ReadyGroup {
   std::unique_ptr<rt::CodegenKernel> kernels; // set: a codegen group
   size_t plan = 0;
   void *workspace = nullptr;
+  int64_t workspaceBytes = 0;
+  bool keepsOwnWorkspace = false; // constants live in it (see lendGpuWorkspace)
 };
+
+// The caller's workspace lent to this thread's executes (lendGpuWorkspace).
+thread_local void *lentWorkspace = nullptr;
+thread_local int64_t lentWorkspaceBytes = 0;
 
 class GpuRun : public GpuExecutable {
 public:
@@ -341,6 +347,8 @@ std::string GpuRun::prepare(const rt::GraphSpec &spec,
       }
       entry.plan = chosen.name;
       ready.group = plans.takeCudnn();
+      ready.workspaceBytes = chosen.workspace;
+      ready.keepsOwnWorkspace = ready.group->workspaceHoldsConstants();
     }
     this->ready.push_back(std::move(ready));
     if (report)
@@ -705,6 +713,15 @@ std::string GpuRun::execute(const std::map<int64_t, void *> &user) {
   return executeSlots(byUidScratch);
 }
 
+/// The workspace `group` runs with: the caller's lent one when it is large
+/// enough and no constants live in the group's own.
+void *workspaceOf(const ReadyGroup &group) {
+  if (lentWorkspace && group.workspaceBytes > 0 && !group.keepsOwnWorkspace &&
+      group.workspaceBytes <= lentWorkspaceBytes)
+    return lentWorkspace;
+  return group.workspace;
+}
+
 std::string GpuRun::executeSlots(const std::vector<void *> &pointers) {
   // cuDNN and the kernels run in the current context: this device's.
   if (std::string error = gpu.activate(); !error.empty())
@@ -730,13 +747,19 @@ std::string GpuRun::executeSlots(const std::vector<void *> &pointers) {
     if (std::string error =
             group.kernels
                 ? group.kernels->execute(bound)
-                : group.group->execute(group.plan, bound, group.workspace);
+                : group.group->execute(group.plan, bound,
+                                       workspaceOf(group));
         !error.empty())
       return error;
   return "";
 }
 
 } // namespace
+
+void mlir::graph::lendGpuWorkspace(void *memory, int64_t bytes) {
+  lentWorkspace = memory;
+  lentWorkspaceBytes = memory ? bytes : 0;
+}
 
 std::unique_ptr<GpuExecutable>
 GpuExecutable::create(GraphOp graph, const GpuOptions &options,

@@ -425,6 +425,15 @@ public:
     return own + lowering->scratchBytes;
   }
 
+  bool workspaceHoldsConstants() const override {
+    if (!lowering)
+      return false;
+    for (const auto &[uid, t] : lowering->tensors)
+      if (t.isScratch && !t.scratchInit.empty())
+        return true;
+    return false;
+  }
+
   DescPtr lastPack; // the variant pack of the last execute
   size_t lastPackPlan = 0;
   std::vector<void *> lastPackPointers;

@@ -155,6 +155,7 @@ def _declare(lib):
         # Compiled artifacts (exec.program); optional like the plan list.
         "graphModuleLowerToExecutable": (vp, [vp]),
         "graphModuleIsExecutable": (c.c_int, [vp]),
+        "graphSetWorkspace": (c.c_int, [vp, c.c_int64]),
         # Per-device handles; optional like the plan list.
         "graphSetDevice": (c.c_int, [c.c_int32]),
         "graphGetDevice": (c.c_int, [i32p]),
@@ -248,6 +249,15 @@ def set_stream(stream: int) -> None:
     # one, executes run on the CPU reference and there is nothing to set.
     if status != GRAPH_OK and stream not in (0, 1):
         raise RuntimeError(f"set_stream: {last_error()}")
+
+
+def lend_workspace(pointer: int, nbytes: int) -> bool:
+    """Lend the calling thread's GPU executes ``nbytes`` of device memory at
+    ``pointer`` as workspace (0: their own again). False when the library
+    cannot (an older build, or no GPU runtime)."""
+    if not available() or not hasattr(lib(), "graphSetWorkspace"):
+        return False
+    return lib().graphSetWorkspace(ctypes.c_void_p(pointer or None), ctypes.c_int64(nbytes)) == GRAPH_OK
 
 
 def device_count() -> int:

@@ -1622,8 +1622,8 @@ class pygraph:
             self.build()
         if self._plan_index in self._barred_indices():
             raise ValueError(f"plan {self._plan_index} ({self.get_plan_name_at_index(self._plan_index)!r}) is excluded by {self._why_barred(self._plan_index)}; build again")
-        self._check_workspace(workspace, self._plan_index)
-        self._run(tensor_dict, handle=handle)
+        lend = self._check_workspace(workspace, self._plan_index)
+        self._run_lending(lend, tensor_dict, handle=handle)
 
     def execute_plan_at_index(self, tensor_dict, workspace=None, index: int = 0, handle=None, override_uids=None, override_shapes=None, override_strides=None) -> None:
         if not self._planning_done:
@@ -1632,33 +1632,49 @@ class pygraph:
         self._check_plan_index(index)
         self._reject_if_barred(index)
         self._build_plan_at(index)
-        self._check_workspace(workspace, index)
-        self._run(tensor_dict, index, handle=handle)
+        lend = self._check_workspace(workspace, index)
+        self._run_lending(lend, tensor_dict, index, handle=handle)
 
-    def _check_workspace(self, workspace, index: int) -> None:
-        """A workspace smaller than plan ``index`` needs is an error (as cuDNN
-        would read past it). The compiler's GPU runtime allocates and keeps
-        each plan's workspace itself (graphExecute takes none), so a buffer
-        given here is checked, not used: a warning says so once."""
+    def _check_workspace(self, workspace, index: int):
+        """A workspace smaller than plan ``index`` needs is an error (cuDNN
+        would read past it). A device buffer (a CUDA torch tensor or a raw
+        device pointer) is lent to the GPU runtime for the execute
+        (graphSetWorkspace): its groups run in it instead of the workspace
+        the runtime keeps. Returns (pointer, bytes) to lend, or None."""
         if workspace is None:
-            return
+            return None
         need = self._plans[index].workspace if self._plans else 0
+        pointer = None
         if isinstance(workspace, int) and not isinstance(workspace, bool):
             have = None  # a raw pointer: no size to check
+            pointer = workspace
         elif _buffers.is_torch_tensor(workspace):
             have = int(workspace.numel()) * int(workspace.element_size())
+            if workspace.device.type == "cuda":
+                pointer = int(workspace.data_ptr())
         elif hasattr(workspace, "nbytes"):
             have = int(workspace.nbytes)
         else:
             raise TypeError(f"execute(workspace=...): expected a buffer (torch tensor, numpy array) or a device pointer, got {type(workspace).__name__}")
         if have is not None and have < need:
             raise ValueError(f"execute(workspace=...): plan {index} ({self._plans[index].name!r}) of graph {self.name!r} needs {need} workspace bytes, the buffer holds {have}")
-        if need > 0:
-            self._warn_once(
-                "workspace",
-                f"graph {self.name!r}: the GPU runtime uses its own {need}-byte workspace for plan {self._plans[index].name!r}; "
-                "the workspace buffer given to execute() was checked for size but is not used",
-            )
+        if not pointer:
+            return None
+        # A raw pointer's size is unknown: lend what the plan asks for.
+        return pointer, have if have is not None else need
+
+    def _run_lending(self, lend, tensor_dict, index=None, handle=None) -> None:
+        """_run with the caller's workspace lent to the GPU runtime (lend:
+        _check_workspace's answer), returned to the runtime afterwards."""
+        if lend is None or not _capi.lend_workspace(*lend):
+            if lend is not None and self._plans and self._plans[self._plan_index if index is None else index].workspace > 0:
+                self._warn_once("workspace", f"graph {self.name!r}: the loaded library cannot take a workspace (graphSetWorkspace); the GPU runtime uses its own")
+            self._run(tensor_dict, index, handle=handle)
+            return
+        try:
+            self._run(tensor_dict, index, handle=handle)
+        finally:
+            _capi.lend_workspace(0, 0)
 
     def _check_overrides(self, what, override_uids, override_shapes, override_strides) -> None:
         """The frontend's dynamic-shape overrides. Restating a tensor's own

@@ -510,8 +510,31 @@ def test_execute_checks_the_workspace(monkeypatch):
     feed = {a: np.zeros((1, 4, 8), np.float32), b: np.zeros((1, 8, 6), np.float32), bias: np.zeros((1, 1, 6), np.float32), y: np.empty((1, 4, 6), np.float32)}
     with pytest.raises(ValueError, match=r"plan 2 \('eng7_k3=4_k4=1'\) of graph 'test_graph' needs 4096 workspace bytes, the buffer holds 16"):
         g.execute(feed, np.empty(16, np.uint8))
-    with pytest.warns(UserWarning, match=r"checked for size but is not used"):
+    # A host buffer is checked only (the run is the CPU reference's); a
+    # device pointer is lent to the GPU runtime for the execute and taken
+    # back after it, even when the execute fails.
+    lent = []
+    monkeypatch.setattr(_capi, "lend_workspace", lambda pointer, nbytes: lent.append((pointer, nbytes)) or True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
         g.execute(feed, np.empty(4096, np.uint8))
+    assert lent == []
+    g.execute(feed, 0xDEAD000)
+    assert lent == [(0xDEAD000, 4096), (0, 0)]
+    with pytest.raises(ValueError):
+        g.execute({a: feed[a]}, 0xBEEF000)
+    assert lent[-2:] == [(0xBEEF000, 4096), (0, 0)]
+
+
+@needs_lib
+def test_graph_set_workspace_c_api():
+    lib = _capi.lib()
+    if not hasattr(lib, "graphSetWorkspace"):
+        pytest.skip("library without graphSetWorkspace")
+    assert _capi.lend_workspace(0x1000, 256) is True
+    assert _capi.lend_workspace(0, 0) is True
+    assert lib.graphSetWorkspace(ctypes.c_void_p(0x1000), ctypes.c_int64(-1)) == _capi.GRAPH_ERROR_INVALID_ARGUMENT
+    assert "-1 bytes is not a size" in _capi.last_error()
 
 
 @needs_lib

@@ -71,6 +71,13 @@ struct GpuGroupReport {
   std::vector<std::string> declined;
 };
 
+/// Lends the calling thread's GPU executes `bytes` of the caller's device
+/// memory at `memory` as their groups' workspace (the frontend's
+/// execute(workspace=)) until lent again; null returns to each executable's
+/// own workspace. A group that needs more than `bytes`, or whose workspace
+/// holds constants uploaded once, keeps its own.
+void lendGpuWorkspace(void *memory, int64_t bytes);
+
 /// A graph ready to run on the GPU: groups lowered, plans chosen and built,
 /// intermediates allocated. Execute it many times with the caller's device
 /// buffers; nothing is rebuilt.

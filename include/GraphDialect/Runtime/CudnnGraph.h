@@ -152,6 +152,9 @@ public:
   /// Bytes of workspace `execute` needs for built plan `index` (the plan's
   /// own plus the group's internal scratch tensors).
   virtual int64_t workspaceBytes(size_t index) const = 0;
+  /// Whether the workspace holds constants uploaded once (ALiBi slopes):
+  /// such a group needs a workspace no one else writes between executes.
+  virtual bool workspaceHoldsConstants() const = 0;
 };
 
 /// Canonical text of a spec: ops, ports, attributes, dims, strides and
