@@ -366,8 +366,9 @@ std::string Lowering::lowerSdpaBackward() {
   // Deterministic gradients: cuDNN 9.19's SDPA_BWD operation has no such
   // option, so the composite graph, with dQ written by its matmul directly
   // (the f32 accumulator's engines add partial dQ in any order). The
-  // composite graph has no GQA: grouped heads keep the unified operation.
-  bool deterministic = flag("use_deterministic_algorithm") &&
+  // composite graph has no GQA and no padding mask: those keep the unified
+  // operation.
+  bool deterministic = flag("use_deterministic_algorithm") && !a.padding &&
                        a.hq == a.hk && a.hq == a.hv;
   if ((!a.needsComposite() || a.paddingOnly()) && !hasIn(Port::attn_scale) &&
       !a.right && !a.left && !compositeAttention && !deterministic &&
