@@ -57,7 +57,17 @@ double mlir::graph::pointwiseAttr(const rt::OpSpec &op, const char *name,
 
 Value mlir::graph::emitPointwise(OpBuilder &b, Location loc,
                                  const rt::OpSpec &op, ArrayRef<Value> args) {
-  const std::string &m = op.mode;
+  return emitPointwise(
+      b, loc, op.mode,
+      [&](const char *name, double fallback) {
+        return pointwiseAttr(op, name, fallback);
+      },
+      args);
+}
+
+Value mlir::graph::emitPointwise(OpBuilder &b, Location loc,
+                                 const std::string &m, PointwiseAttrFn attr,
+                                 ArrayRef<Value> args) {
   unsigned arity = scalarArity(m);
   if (arity == 0 || args.size() < arity)
     return Value();
@@ -114,9 +124,8 @@ Value mlir::graph::emitPointwise(OpBuilder &b, Location loc,
     Value cube = mul(mul(x, x), x);
     return mul(cst(kSqrt2OverPi), add(x, mul(cst(kGeluCubic), cube)));
   };
-  double lo = pointwiseAttr(op, "lower_clip", 0.0);
-  double hi =
-      pointwiseAttr(op, "upper_clip", std::numeric_limits<double>::infinity());
+  double lo = attr("lower_clip", 0.0);
+  double hi = attr("upper_clip", std::numeric_limits<double>::infinity());
   Value a = args[0];
   Value c = arity > 1 ? args[1] : Value();
 
@@ -181,10 +190,10 @@ Value mlir::graph::emitPointwise(OpBuilder &b, Location loc,
   if (m == "sigmoid")
     return sigmoid(a);
   if (m == "swish")
-    return mul(a, sigmoid(mul(cst(pointwiseAttr(op, "swish_beta", 1.0)), a)));
+    return mul(a, sigmoid(mul(cst(attr("swish_beta", 1.0)), a)));
   if (m == "elu") {
-    Value neg = mul(cst(pointwiseAttr(op, "elu_alpha", 1.0)),
-                    math::ExpM1Op::create(b, loc, a));
+    Value neg =
+        mul(cst(attr("elu_alpha", 1.0)), math::ExpM1Op::create(b, loc, a));
     return select(P::OGT, a, cst(0.0), a, neg);
   }
   if (m == "gelu") {
@@ -196,7 +205,7 @@ Value mlir::graph::emitPointwise(OpBuilder &b, Location loc,
   if (m == "softplus") {
     // log(1 + exp(z)) / beta with z = beta * a, as max(z, 0) +
     // log1p(exp(-|z|)) so exp never overflows.
-    double beta = pointwiseAttr(op, "softplus_beta", 1.0);
+    double beta = attr("softplus_beta", 1.0);
     Value z = mul(cst(beta), a);
     Value pos = arith::MaximumFOp::create(b, loc, z, cst(0.0));
     Value negAbs =
@@ -209,14 +218,14 @@ Value mlir::graph::emitPointwise(OpBuilder &b, Location loc,
     // a >= hi ? hi : (a > lo ? a : lo + slope * (a - lo)).
     // With no slope, below is lo itself: 0 * (-inf - lo) would make
     // relu(-inf) NaN. NaN still propagates.
-    double slope = pointwiseAttr(op, "negative_slope", 0.0);
+    double slope = attr("negative_slope", 0.0);
     Value below = slope == 0.0 ? select(P::UNO, a, a, a, cst(lo))
                                : add(cst(lo), mul(cst(slope), sub(a, cst(lo))));
     Value mid = select(P::OGT, a, cst(lo), a, below);
     return select(P::OGE, a, cst(hi), cst(hi), mid);
   }
   if (m == "leaky_relu") {
-    Value neg = mul(cst(pointwiseAttr(op, "negative_slope", 0.01)), a);
+    Value neg = mul(cst(attr("negative_slope", 0.01)), a);
     return select(P::OGT, a, cst(0.0), a, neg);
   }
 
@@ -224,22 +233,22 @@ Value mlir::graph::emitPointwise(OpBuilder &b, Location loc,
   Value dy = a, x = c;
   if (m == "relu_backward") {
     // x >= hi ? 0 : (x > lo ? dy : dy * slope).
-    double slope = pointwiseAttr(op, "negative_slope", 0.0);
+    double slope = attr("negative_slope", 0.0);
     Value mid = select(P::OGT, x, cst(lo), dy, mul(dy, cst(slope)));
     return select(P::OGE, x, cst(hi), cst(0.0), mid);
   }
   if (m == "leaky_relu_backward") {
-    double slope = pointwiseAttr(op, "negative_slope", 0.01);
+    double slope = attr("negative_slope", 0.01);
     return select(P::OGT, x, cst(0.0), dy, mul(dy, cst(slope)));
   }
   if (m == "swish_backward") {
     // dy * (s + beta x s (1 - s)) with s = sigmoid(beta x).
-    Value beta = cst(pointwiseAttr(op, "swish_beta", 1.0));
+    Value beta = cst(attr("swish_beta", 1.0));
     Value bx = mul(beta, x);
     return mul(dy, add(sigmoid(bx), mul(bx, sigmoidSlope(bx))));
   }
   if (m == "elu_backward") {
-    Value alpha = cst(pointwiseAttr(op, "elu_alpha", 1.0));
+    Value alpha = cst(attr("elu_alpha", 1.0));
     Value neg = mul(mul(dy, alpha), math::ExpOp::create(b, loc, x));
     return select(P::OGT, x, cst(0.0), dy, neg);
   }
@@ -268,8 +277,7 @@ Value mlir::graph::emitPointwise(OpBuilder &b, Location loc,
   if (m == "sigmoid_backward")
     return mul(dy, sigmoidSlope(x));
   if (m == "softplus_backward")
-    return mul(dy,
-               sigmoid(mul(cst(pointwiseAttr(op, "softplus_beta", 1.0)), x)));
+    return mul(dy, sigmoid(mul(cst(attr("softplus_beta", 1.0)), x)));
   if (m == "tanh_backward")
     return mul(dy, sech2(x));
   if (m == "binary_select") // in2 is the mask: in2 != 0 ? in0 : in1

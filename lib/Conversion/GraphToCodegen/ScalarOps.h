@@ -13,6 +13,7 @@
 #include "GraphDialect/Runtime/CudnnGraph.h"
 
 #include "mlir/IR/Builders.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 
 #include <string>
 
@@ -22,8 +23,15 @@ namespace mlir::graph {
 bool codegenHasPointwise(const std::string &mode);
 /// How many tensor operands (in0, in1, in2) pointwise `mode` reads.
 unsigned pointwiseArity(const std::string &mode);
-/// The f32 result of pointwise `op` on f32 `args` (in0, in1, in2 order);
-/// null when the mode is not lowered.
+/// A pointwise op's float attribute by name (negative_slope, lower_clip,
+/// ...), or the fallback it is given when the op has none.
+using PointwiseAttrFn =
+    llvm::function_ref<double(const char *name, double fallback)>;
+/// The f32 result of pointwise `mode` with attributes `attr` on f32 `args`
+/// (in0, in1, in2 order); null when the mode is not lowered.
+Value emitPointwise(OpBuilder &b, Location loc, const std::string &mode,
+                    PointwiseAttrFn attr, ArrayRef<Value> args);
+/// The above for a group description's op.
 Value emitPointwise(OpBuilder &b, Location loc,
                     const ::graph::rt::OpSpec &op, ArrayRef<Value> args);
 /// A float attribute of `op`, or `fallback` when it is absent.
