@@ -10,15 +10,21 @@ def GraphLowerToLinalg : Pass<"graph-lower-to-linalg", "::mlir::ModuleOp"> {
                 "group the codegen engine can run";
   let description = [{
     Runs after `graph-prepare`, `graph-fuse` and `graph-select-engines`.
-    Each group of a `graph.graph` (as the runtime describes it: ops, ports
-    and tensors by uid) that `codegen_v1` accepts becomes
-    `func.func @<graph>_group<N>`: its inputs, then its outputs as
-    destination arguments; every pointwise op a `linalg.generic` over its
-    output's dims with broadcast inputs read through constant-0 indexing
-    maps, every last-axis reduction a `linalg.generic` with a trailing
-    reduction iterator into a `linalg.fill`ed destination. Bodies extend to
-    f32, compute with arith/math and truncate to the stored type. The graph
-    is erased.
+    The node ops of each `graph.group` are cloned into
+    `func.func @<graph>_group<N>` (its arguments: the buffers the group
+    reads, in first-use order, then the ones it writes, as destinations)
+    and lowered by conversion patterns, one set per op family
+    (`populatePointwiseToLinalgPatterns`,
+    `populateReductionToLinalgPatterns`): every pointwise op a
+    `linalg.generic` over its output's dims with broadcast inputs read
+    through constant-0 indexing maps, every last-axis add/max/min reduction
+    a `linalg.generic` with a trailing reduction iterator into a
+    `linalg.fill`ed destination. Tensors are padded with leading unit dims
+    to the group's rank (3 or more); bodies extend to f32, compute with
+    arith/math and truncate to the stored type. A group with an op no
+    pattern lowers (or a strided or non-f32/f16/bf16 buffer) is left to
+    another engine with a remark naming the reason. The graph must be one
+    the GPU path takes (lowerToCudnn's checks); it is erased.
   }];
   let dependentDialects = [
     "::mlir::func::FuncDialect", "::mlir::linalg::LinalgDialect",

@@ -1,11 +1,11 @@
 //===- GraphToCodegen.h - Generated kernels for memory-bound groups -*- C++ -*-//
 //
-// The codegen engine (codegen_v1): a group description (rt::GraphSpec, the
-// same one the cuDNN path builds) of pointwise ops with numpy broadcasting
-// and last-axis reductions becomes a func of linalg.generic on tensors,
-// is fused, bufferized, lowered to parallel loops, mapped to the GPU (one
-// thread per element of the collapsed iteration space, 256 per block),
-// outlined, converted to NVVM and serialized to sm_90 PTX in process.
+// The codegen engine (codegen_v1): a group's pointwise ops with numpy
+// broadcasting and last-axis reductions become a func of linalg.generic on
+// tensors by conversion patterns (one file per op family), which is fused,
+// bufferized, lowered to parallel loops, mapped to the GPU (one thread per
+// element of the collapsed iteration space, 256 per block), outlined,
+// converted to NVVM and serialized to sm_90 PTX in process.
 //
 //===----------------------------------------------------------------------===//
 
@@ -25,6 +25,11 @@ namespace mlir {
 class DialectRegistry;
 class ModuleOp;
 class OpPassManager;
+class RewritePatternSet;
+class TypeConverter;
+namespace func {
+class FuncOp;
+} // namespace func
 namespace graph {
 
 #define GEN_PASS_DECL
@@ -35,6 +40,25 @@ constexpr const char *kCodegenEngine = "codegen_v1";
 
 /// Why codegen_v1 cannot run `spec`, or "" when it can.
 std::string codegenDeclines(const ::graph::rt::GraphSpec &spec);
+
+/// The conversion patterns of the codegen engine's linalg route, one set
+/// per op family: graph.pointwise (modes ScalarOps lowers, numpy
+/// broadcasting) and graph.reduction (last-axis add/max/min into f32) to
+/// linalg.generic on tensors, computing in f32. `converter` gives the
+/// group's tensor types (lowerGraphOpsToLinalg's).
+void populatePointwiseToLinalgPatterns(const TypeConverter &converter,
+                                       RewritePatternSet &patterns);
+void populateReductionToLinalgPatterns(const TypeConverter &converter,
+                                       RewritePatternSet &patterns);
+
+/// Converts `func`, one group's graph ops in destination-passing form (its
+/// arguments the group's inputs, then its outputs; it returns the values
+/// for the outputs, in order; graph.scalar ops give by-value operands), to
+/// linalg on tensors with the patterns above: tensors padded with leading
+/// unit dims to the group's rank (3 or more), each result written into its
+/// output argument (bufferization.writable). The argument types must be the
+/// padded ones. Returns "" or the reason (the op that did not convert).
+std::string lowerGraphOpsToLinalg(func::FuncOp func);
 
 /// Appends `func.func @name` to `module`: `spec` as linalg.generic ops on
 /// tensors (compute in f32). Arguments: the group's inputs, then its

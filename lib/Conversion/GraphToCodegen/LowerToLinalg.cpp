@@ -3,6 +3,8 @@
 #include "GraphDialect/Conversion/GraphToCodegen.h"
 #include "GraphDialect/Conversion/GraphToCudnn.h"
 #include "GraphDialect/GraphOps.h"
+#include "GraphDialect/Groups.h"
+#include "GraphToLinalg.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
@@ -16,7 +18,9 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/Pass/PassRegistry.h"
+#include "llvm/ADT/MapVector.h"
 
 #include <algorithm>
 #include <mutex>
@@ -58,19 +62,177 @@ lowerEachGroup(ModuleOp module,
   return success();
 }
 
+/// Whether `type` is stored row-major (the codegen engine's only layout):
+/// no strides given, or the packed ones (unit dims take any stride).
+bool rowMajor(RankedTensorType type) {
+  ArrayRef<int64_t> strides = getStrides(type);
+  if (strides.empty())
+    return true;
+  int64_t expect = 1;
+  for (int64_t i = type.getRank() - 1; i >= 0; --i) {
+    if (type.getDimSize(i) != 1 && strides[i] != expect)
+      return false;
+    expect *= type.getDimSize(i);
+  }
+  return true;
+}
+
+/// Whether the group writes `result` to a buffer: a graph output, or read
+/// by another group.
+bool storedResult(Value result, GroupOp group) {
+  return llvm::any_of(getResolvedUsers(result), [&](Operation *user) {
+    return isa<OutputOp>(user) || user->getParentOp() != group.getOperation();
+  });
+}
+
+/// The element type the group descriptions store `result` (an f32 value
+/// crossing into other groups) in: the 16-bit type of the tensor-core
+/// operands it feeds when those are its only readers and agree on it (the
+/// rule of tensorCoreOperandTypes in GraphToCudnn.cpp), else its own.
+Type storedElementType(Value result, GroupOp group) {
+  Type own = cast<RankedTensorType>(result.getType()).getElementType();
+  if (!own.isF32())
+    return own;
+  Type common;
+  for (Operation *user : getResolvedUsers(result)) {
+    if (isa<OutputOp>(user) || user->getParentOp() == group.getOperation())
+      return own;
+    Value lhs, rhs;
+    if (auto matmul = dyn_cast<MatmulOp>(user)) {
+      lhs = resolveGroupValue(matmul.getA());
+      rhs = resolveGroupValue(matmul.getB());
+    } else if (isa<ConvFpropOp, ConvDgradOp, ConvWgradOp>(user)) {
+      lhs = resolveGroupValue(user->getOperand(0));
+      rhs = resolveGroupValue(user->getOperand(1));
+    } else {
+      return own;
+    }
+    Value other = result == lhs ? rhs : result == rhs ? lhs : Value();
+    if (!other || other == result)
+      return own;
+    Type theirs = cast<RankedTensorType>(other.getType()).getElementType();
+    if (!(theirs.isF16() || theirs.isBF16()) || (common && common != theirs))
+      return own;
+    common = theirs;
+  }
+  return common ? common : own;
+}
+
+/// Appends `func.func @name` to `module`: the node ops of `group` cloned
+/// into it in destination-passing form (arguments: the buffers it reads in
+/// first-use order, then the ones it writes in program order; it returns
+/// the latter), then lowered by the conversion patterns. Returns "" or why
+/// the linalg route leaves the group to another engine.
+std::string lowerGroup(GroupOp group, ModuleOp module, StringRef name) {
+  SmallVector<Operation *> nodes;
+  for (Operation &op : group.getNodes())
+    if (!isa<ScalarOp>(op))
+      nodes.push_back(&op);
+  if (nodes.empty())
+    return ""; // only scalars: nothing to run
+
+  // The group's buffers. A graph.scalar (in the group or bound to one of its
+  // arguments) is passed by value: it is cloned, not an argument.
+  llvm::MapVector<Value, Value> inputs; // resolved value -> group's operand
+  SmallVector<Value> outputs;
+  SmallVector<Type> types;
+  for (Operation *op : nodes) {
+    llvm::append_range(types, op->getOperandTypes());
+    llvm::append_range(types, op->getResultTypes());
+    for (Value operand : op->getOperands()) {
+      Value resolved = resolveGroupValue(operand);
+      if (isa<BlockArgument>(operand) && !resolved.getDefiningOp<ScalarOp>())
+        inputs.insert({resolved, operand});
+    }
+    for (Value result : op->getResults())
+      if (storedResult(result, group))
+        outputs.push_back(result);
+  }
+  auto storedType = [&](Value value) {
+    auto type = cast<RankedTensorType>(value.getType());
+    return RankedTensorType::get(
+        type.getShape(), storedElementType(value, group), type.getEncoding());
+  };
+
+  // Arguments of the padded types the patterns compute on.
+  GroupTensorTypeConverter converter(groupTensorRank(types));
+  SmallVector<Type> argTypes, resultTypes;
+  for (Value value :
+       llvm::concat<Value>(llvm::make_second_range(inputs), outputs)) {
+    RankedTensorType type = storedType(value);
+    if (!rowMajor(type))
+      return "generated kernels take row-major tensors only";
+    Type converted = converter.convertType(type);
+    if (!converted)
+      return "generated kernels take static f32, f16 and bf16 tensors only";
+    argTypes.push_back(converted);
+  }
+  resultTypes.assign(argTypes.begin() + inputs.size(), argTypes.end());
+
+  OpBuilder b(module.getContext());
+  b.setInsertionPointToEnd(module.getBody());
+  auto func = func::FuncOp::create(b, group.getLoc(), name,
+                                   b.getFunctionType(argTypes, resultTypes));
+  Block *entry = func.addEntryBlock();
+  b.setInsertionPointToStart(entry);
+  IRMapping mapping;
+  for (auto [index, input] : llvm::enumerate(inputs)) {
+    Value operand = input.second;
+    mapping.map(operand, UnrealizedConversionCastOp::create(
+                             b, group.getLoc(), operand.getType(),
+                             entry->getArgument(index))
+                             .getResult(0));
+  }
+  for (BlockArgument arg : group.getBody().getArguments())
+    if (auto scalar = resolveGroupValue(arg).getDefiningOp<ScalarOp>())
+      mapping.map(arg, b.clone(*scalar)->getResult(0));
+  for (Operation &op : group.getNodes()) {
+    Operation *clone = b.clone(op, mapping);
+    for (auto [result, cloned] :
+         llvm::zip(op.getResults(), clone->getResults()))
+      if (llvm::is_contained(outputs, result))
+        cloned.setType(storedType(result));
+  }
+  SmallVector<Value> returned;
+  for (Value output : outputs)
+    returned.push_back(mapping.lookup(output));
+  func::ReturnOp::create(b, group.getLoc(), returned);
+  if (std::string why = lowerGraphOpsToLinalg(func); !why.empty()) {
+    func.erase();
+    return why;
+  }
+  return "";
+}
+
 struct GraphLowerToLinalg
     : public mlir::graph::impl::GraphLowerToLinalgBase<GraphLowerToLinalg> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    auto lower = [&](GraphOp, const ::graph::rt::GraphSpec &spec,
-                     const std::string &name) -> std::string {
-      if (!codegenDeclines(spec).empty())
-        return ""; // another engine's group
-      std::vector<int64_t> argUids;
-      return lowerSpecToLinalg(spec, module, name, argUids);
-    };
-    if (failed(lowerEachGroup(module, lower)))
-      signalPassFailure();
+    SmallVector<GraphOp> graphs(module.getOps<GraphOp>());
+    for (GraphOp graph : graphs) {
+      std::string graphName = graph.getSymName().str();
+      // The graph must be one the GPU path takes (uids, static shapes,
+      // every node op in a group, ...): lowerToCudnn's checks and errors.
+      // Its group descriptions are not used.
+      CudnnProgram program;
+      if (std::string error = lowerToCudnn(graph, program); !error.empty()) {
+        graph.emitOpError() << error;
+        return signalPassFailure();
+      }
+      SmallVector<GroupOp> groups = getGroups(graph);
+      llvm::stable_sort(
+          groups, [](GroupOp a, GroupOp b) { return a.getId() < b.getId(); });
+      for (GroupOp group : groups) {
+        std::string id = std::to_string(group.getId());
+        std::string why = lowerGroup(group, module, graphName + "_group" + id);
+        // At the group's location, not on an op: a diagnostic on an op
+        // prints the op.
+        if (!why.empty())
+          emitRemark(group.getLoc()) << graphName << "/group" << id
+                                     << " is left to another engine: " << why;
+      }
+      graph.erase();
+    }
   }
 };
 
