@@ -4,6 +4,7 @@
 #define GRAPHDIALECT_GRAPHOPS_H
 
 #include "GraphDialect/GraphDialect.h"
+#include "GraphDialect/GraphTraits.h"
 #include "GraphDialect/ShapeRule.h"
 #include "mlir/Bytecode/BytecodeOpInterface.h"
 #include "mlir/IR/Builders.h"

@@ -111,8 +111,14 @@ def Graph_ByValueTensor : RankedTensorOf<[AnyType]>, Graph_ByValue;
 defvar NodeAttrs = (ins OptionalAttr<StrAttr>:$name,
                         OptionalAttr<TypeAttr>:$compute_data_type);
 
+// A node op's parent: a graph.graph, a graph.group, or an op of another
+// dialect with the HoldsGraphNodes trait (exec.cudnn_group); GraphTraits.h.
+def Graph_NodeParent : NativeOpTrait<"GraphNode"> {
+  let cppNamespace = "::mlir::OpTrait::graph";
+}
+
 class Graph_Op<string mnemonic, list<Trait> traits = []>
-    : Op<Graph_Dialect, mnemonic, !listconcat(traits, [Pure, ParentOneOf<["GraphOp", "GroupOp"]>,
+    : Op<Graph_Dialect, mnemonic, !listconcat(traits, [Pure, Graph_NodeParent,
           DeclareOpInterfaceMethods<Graph_ShapeRuleOpInterface>])> {
   let hasVerifier = 1;
 }

@@ -415,6 +415,20 @@ LogicalResult GraphOp::verifyRegions() {
 }
 
 //===----------------------------------------------------------------------===//
+// GraphNode trait
+//===----------------------------------------------------------------------===//
+
+LogicalResult mlir::OpTrait::graph::impl::verifyGraphNodeParent(Operation *op) {
+  Operation *parent = op->getParentOp();
+  if (parent && (isa<GraphOp, GroupOp>(parent) ||
+                 parent->hasTrait<OpTrait::graph::HoldsGraphNodes>()))
+    return success();
+  return op->emitOpError("expects parent op to be one of 'graph.graph, "
+                         "graph.group' or an op that holds graph nodes "
+                         "(exec.cudnn_group)");
+}
+
+//===----------------------------------------------------------------------===//
 // OutputOp
 //===----------------------------------------------------------------------===//
 

@@ -19,6 +19,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
 #include "mlir/IR/Value.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 
 #include <map>
 #include <memory>
@@ -44,7 +45,34 @@ struct GroupSource {
   std::vector<Operation *> ops;
   std::map<int64_t, Value> values; // uid -> value (every tensor not by value)
   bool tf32 = false;               // the graph computes in tf32
+  /// Every tensor of the group as described before its ranks were padded
+  /// (by-value ones included), with its value, in the order of the spec.
+  std::vector<std::pair<Value, ::graph::rt::TensorSpec>> tensors;
 };
+
+/// Gives the uid of tensor `value` (an operand or result of one of a
+/// group's ops), adding the tensor to the group's spec the first time it is
+/// asked for; sets `error` when the tensor cannot be described.
+using GroupTensorFn =
+    llvm::function_ref<int64_t(Value value, std::string &error)>;
+
+/// Describes one group for the runtime: an OpSpec per op of `ops` (the
+/// group's node ops in schedule order; graph.scalar is no node: its value
+/// is a by-value tensor) with the op's kind, label, mode, attributes and
+/// ports as GraphOps.td names them, `compute` (null: the default) as its
+/// compute type unless the op gives one; the tensors through `tensorOf`,
+/// which fills spec.tensors; then every tensor and axis attribute padded to
+/// the ranks cuDNN wants. lowerToCudnn builds each live group with it and
+/// the artifact loader (exec::loadProgram) each exec.cudnn_group. Returns
+/// "" or the error naming the op.
+std::string buildGroupSpec(ArrayRef<Operation *> ops, Type compute,
+                           GroupTensorFn tensorOf,
+                           ::graph::rt::GraphSpec &spec);
+
+/// The dtype, static dims and strides (the #graph.strides encoding, or
+/// row-major) of tensor `value` as a group's tensor. Returns "" or why the
+/// GPU cannot hold it.
+std::string describeTensor(Value value, ::graph::rt::TensorSpec &tensor);
 
 /// Builds the program of `graph`, which must have gone through
 /// graph-prepare, graph-fuse and graph-select-engines. Returns "" or the

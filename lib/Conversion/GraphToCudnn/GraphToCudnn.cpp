@@ -517,6 +517,50 @@ void planViews(ArrayRef<Operation *> nodes,
 
 } // namespace
 
+std::string mlir::graph::describeTensor(Value value, rt::TensorSpec &tensor) {
+  auto type = cast<RankedTensorType>(value.getType());
+  if (!ref::toDType(type.getElementType(), tensor.dtype))
+    return "a tensor of element type with no GPU path";
+  if (!type.hasStaticShape())
+    return "a tensor with dynamic dims: bind them first (specializeForGpu "
+           "binds them from the inputs at execute time)";
+  tensor.dims.assign(type.getShape().begin(), type.getShape().end());
+  ArrayRef<int64_t> strides = getStrides(type);
+  if (strides.empty())
+    tensor.strides = ref::rowMajorStrides(tensor.dims);
+  else
+    tensor.strides.assign(strides.begin(), strides.end());
+  return "";
+}
+
+std::string mlir::graph::buildGroupSpec(ArrayRef<Operation *> ops, Type compute,
+                                        GroupTensorFn tensorOf,
+                                        rt::GraphSpec &spec) {
+  for (Operation *op : ops) {
+    rt::OpSpec opSpec;
+    opSpec.kind = op->getName().stripDialect(); // parses the mnemonic
+    opSpec.name = getNodeLabel(op).str();
+    if (compute)
+      (void)ref::toDType(compute, opSpec.computeType);
+    addAttributes(op, opSpec);
+    if (!withSpecOp(op, [](auto) {}))
+      return opSpec.kind +
+             (opSpec.name.empty() ? "" : " \"" + opSpec.name + "\"") +
+             ": no cuDNN lowering for this op";
+    std::string error;
+    auto uidFn = [&](Value v) {
+      return error.empty() ? tensorOf(v, error) : int64_t(0);
+    };
+    withSpecOp(
+        op, [&](auto typed) { addPorts(typed, portsOf(op), uidFn, opSpec); });
+    if (!error.empty())
+      return opSpec.kind + ": " + error;
+    spec.ops.push_back(std::move(opSpec));
+  }
+  padRanks(spec);
+  return "";
+}
+
 std::string mlir::graph::lowerToCudnn(GraphOp graph, CudnnProgram &program,
                                       std::vector<GroupSource> *sources,
                                       bool foldViews) {
@@ -634,22 +678,16 @@ std::string mlir::graph::lowerToCudnn(GraphOp graph, CudnnProgram &program,
     planViews(nodes, outputIndex, aliases, chosen);
   llvm::DenseMap<Value, bool> registered;
   auto describe = [&](Value value, rt::TensorSpec &tensor) -> std::string {
-    auto type = cast<RankedTensorType>(value.getType());
-    Type element = narrowed.lookup(value);
-    if (!ref::toDType(element ? element : type.getElementType(), tensor.dtype))
-      return "a tensor of element type with no GPU path";
-    if (!type.hasStaticShape())
-      return "a tensor with dynamic dims: bind them first (specializeForGpu "
-             "binds them from the inputs at execute time)";
-    tensor.dims.assign(type.getShape().begin(), type.getShape().end());
-    ArrayRef<int64_t> strides = getStrides(type);
+    if (std::string error = describeTensor(value, tensor); !error.empty())
+      return error;
+    if (Type element = narrowed.lookup(value))
+      (void)ref::toDType(element, tensor.dtype);
+    ArrayRef<int64_t> strides;
     if (auto alias = aliases.find(value); alias != aliases.end())
       strides = alias->second.strides;
     else if (auto layout = chosen.find(value); layout != chosen.end())
       strides = layout->second;
-    if (strides.empty())
-      tensor.strides = ref::rowMajorStrides(tensor.dims);
-    else
+    if (!strides.empty())
       tensor.strides.assign(strides.begin(), strides.end());
     return "";
   };
@@ -703,8 +741,7 @@ std::string mlir::graph::lowerToCudnn(GraphOp graph, CudnnProgram &program,
     source.ops.assign(kept.begin(), kept.end());
     source.tf32 = tf32;
     llvm::DenseMap<Value, bool> inSpec;
-    std::string error;
-    auto addTensor = [&](Value value) -> int64_t {
+    auto addTensor = [&](Value value, std::string &error) -> int64_t {
       value = resolveGroupValue(value); // a group's argument is its operand
       int64_t uid = uidOf.count(value) ? uidOf[value] : fresh(value);
       if (inSpec.lookup(value))
@@ -730,27 +767,15 @@ std::string mlir::graph::lowerToCudnn(GraphOp graph, CudnnProgram &program,
         source.values[uid] = value; // a buffer once the group is split
       }
       spec.tensors.push_back(tensor);
+      source.tensors.emplace_back(value, tensor);
       return uid;
     };
-    for (Operation *op : kept) {
-      rt::OpSpec opSpec;
-      opSpec.kind = op->getName().stripDialect(); // parses the mnemonic
-      opSpec.name = getNodeLabel(op).str();
-      if (auto cdt = graph.getComputeDataType())
-        (void)ref::toDType(*cdt, opSpec.computeType);
-      addAttributes(op, opSpec);
-      if (!withSpecOp(op, [](auto) {}))
-        return opSpec.kind +
-               (opSpec.name.empty() ? "" : " \"" + opSpec.name + "\"") +
-               ": no cuDNN lowering for this op";
-      auto uidFn = [&](Value v) { return addTensor(v); };
-      withSpecOp(
-          op, [&](auto typed) { addPorts(typed, portsOf(op), uidFn, opSpec); });
-      if (!error.empty())
-        return opSpec.kind + ": " + error;
-      spec.ops.push_back(std::move(opSpec));
-    }
-    padRanks(spec);
+    Type compute;
+    if (auto cdt = graph.getComputeDataType())
+      compute = *cdt;
+    if (std::string error = buildGroupSpec(kept, compute, addTensor, spec);
+        !error.empty())
+      return error;
     program.groups.push_back(std::move(spec));
     if (sources)
       sources->push_back(std::move(source));
