@@ -1,9 +1,9 @@
 //===- ExecDialect.cpp - The exec dialect: attributes, ops, verifiers ----===//
 //
 // All of the exec dialect's TableGen output is compiled in this one file.
-// Verifiers: #exec.tensor (dims/strides), #exec.op (port maps and
-// attributes), #exec.arg and #exec.scratch, exec.cudnn_group (uids unique,
-// ports name its tensors, one plan choice), exec.kernel_group (its body,
+// Verifiers: #exec.tensor (dims/strides), #exec.arg and #exec.scratch,
+// exec.cudnn_group (its tensors and their values, its body of graph node
+// ops, one plan choice), exec.kernel_group (its body,
 // scratch), exec.kernel_module (the image), exec.kernel_launch (geometry,
 // module and entry, arguments), exec.program (uids unique, every uid a step
 // uses declared, schedule order, every output written).
@@ -11,7 +11,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "GraphDialect/Executable/ExecOps.h"
-#include "GraphDialect/Executable/OpKinds.h"
+#include "GraphDialect/GraphDialect.h"
+#include "GraphDialect/GraphOps.h"
 
 #include "mlir/IR/DialectImplementation.h"
 #include "llvm/ADT/DenseMap.h"
@@ -93,48 +94,6 @@ LogicalResult TensorAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   return success();
 }
 
-LogicalResult OpAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                             StringAttr kind, StringAttr mode, StringAttr name,
-                             DictionaryAttr inputs, DictionaryAttr outputs,
-                             DictionaryAttr ints, DictionaryAttr floats,
-                             Type compute) {
-  if (!kind || kind.getValue().empty())
-    return emitError() << "op kind must not be empty";
-  auto ports = [&](DictionaryAttr dict, StringRef what) -> LogicalResult {
-    for (NamedAttribute port : dict) {
-      auto uid = dyn_cast<IntegerAttr>(port.getValue());
-      if (!uid || uid.getInt() < 0)
-        return emitError() << "op " << kind << ": " << what << " port '"
-                           << port.getName().getValue()
-                           << "' must map to an integer uid >= 0";
-    }
-    return success();
-  };
-  if (failed(ports(inputs, "input")) || failed(ports(outputs, "output")))
-    return failure();
-  if (outputs.empty())
-    return emitError() << "op " << kind << " has no output port";
-  if (ints)
-    for (NamedAttribute attr : ints)
-      if (!isa<DenseI64ArrayAttr>(attr.getValue()))
-        return emitError() << "op " << kind << ": ints entry '"
-                           << attr.getName().getValue()
-                           << "' must be an array<i64: ...>";
-  if (floats)
-    for (NamedAttribute attr : floats)
-      if (!isa<FloatAttr>(attr.getValue()))
-        return emitError() << "op " << kind << ": floats entry '"
-                           << attr.getName().getValue() << "' must be a float";
-  if (!compute.isIntOrFloat())
-    return emitError() << "op " << kind << ": compute must be a scalar type";
-  if (!isGraphOpKind(
-          std::string_view(kind.getValue().data(), kind.getValue().size())))
-    return emitError() << "op kind " << kind
-                       << " is not a graph-dialect op (an #exec.op kind is "
-                       << "the mnemonic of a graph op, e.g. \"matmul\")";
-  return success();
-}
-
 LogicalResult
 KernelArgAttr::verify(function_ref<InFlightDiagnostic()> emitError, int64_t uid,
                       ArgAccess access, int64_t align) {
@@ -166,53 +125,48 @@ LogicalResult ScratchAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 // exec.cudnn_group
 //===----------------------------------------------------------------------===//
 
-/// The uids an op reads and writes, in port order.
-static void forEachPort(OpAttr op,
-                        function_ref<void(StringRef, int64_t, bool)> fn) {
-  for (NamedAttribute port : op.getInputs())
-    fn(port.getName().getValue(), cast<IntegerAttr>(port.getValue()).getInt(),
-       /*isOutput=*/false);
-  for (NamedAttribute port : op.getOutputs())
-    fn(port.getName().getValue(), cast<IntegerAttr>(port.getValue()).getInt(),
-       /*isOutput=*/true);
+YieldOp CudnnGroupOp::getYield() {
+  return dyn_cast<YieldOp>(getBody().front().getTerminator());
+}
+
+/// `[2, 3]`, for messages.
+static std::string listOf(ArrayRef<int64_t> values) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << '[';
+  llvm::interleaveComma(values, os);
+  os << ']';
+  return text;
+}
+
+/// Whether `tensor` describes a value of type `type`: its dims are the
+/// type's shape (the dtype is the buffer's and may be narrower).
+static bool describes(TensorAttr tensor, Type type) {
+  auto ranked = dyn_cast<RankedTensorType>(type);
+  return ranked && ranked.getShape() == tensor.getDims();
 }
 
 LogicalResult CudnnGroupOp::verify() {
-  if (getOps().empty())
-    return emitOpError("has no ops");
-  llvm::DenseMap<int64_t, TensorAttr> tensors;
-  for (TensorAttr tensor : getTensors().getAsRange<TensorAttr>())
-    if (!tensors.try_emplace(tensor.getUid(), tensor).second)
+  llvm::DenseSet<int64_t> uids;
+  for (TensorAttr tensor : getInputs().getAsRange<TensorAttr>()) {
+    if (tensor.getIsVirtual())
+      return emitOpError("input uid ")
+             << tensor.getUid()
+             << " is virtual; a group's virtual tensors are its ops' "
+                "results";
+    if (!uids.insert(tensor.getUid()).second)
       return emitOpError("tensor uid ")
              << tensor.getUid() << " appears twice in the group";
-  llvm::DenseSet<int64_t> used, written;
-  for (OpAttr op : getOps().getAsRange<OpAttr>()) {
-    LogicalResult result = success();
-    forEachPort(op, [&](StringRef port, int64_t uid, bool isOutput) {
-      if (failed(result))
-        return;
-      auto it = tensors.find(uid);
-      if (it == tensors.end()) {
-        result = emitOpError("op ")
-                 << op.getKind() << " port '" << port << "' names uid " << uid
-                 << ", which is not a tensor of the group";
-        return;
-      }
-      if (isOutput && it->second.getByValue()) {
-        result = emitOpError("op ")
-                 << op.getKind() << " writes by-value uid " << uid;
-        return;
-      }
-      if (isOutput && !written.insert(uid).second)
-        result = emitOpError("uid ") << uid << " is written by two ops";
-      used.insert(uid);
-    });
-    if (failed(result))
-      return result;
   }
-  for (auto &[uid, tensor] : tensors)
-    if (!used.count(uid))
-      return emitOpError("tensor uid ") << uid << " is used by no op";
+  for (TensorAttr tensor : getOutputs().getAsRange<TensorAttr>()) {
+    if (tensor.getIsVirtual() || tensor.getByValue())
+      return emitOpError("output uid ")
+             << tensor.getUid()
+             << " must be a device buffer (not virtual or by-value)";
+    if (!uids.insert(tensor.getUid()).second)
+      return emitOpError("tensor uid ")
+             << tensor.getUid() << " appears twice in the group";
+  }
   bool hasEngine = getEngine().has_value();
   if (getHeuristics() && hasEngine)
     return emitOpError("gives both heuristics and an engine: choose one");
@@ -232,6 +186,60 @@ LogicalResult CudnnGroupOp::verify() {
           mode.getValue() != "fallback")
         return emitOpError("heuristics mode '")
                << mode.getValue() << "': expected a, b or fallback";
+  }
+  return success();
+}
+
+LogicalResult CudnnGroupOp::verifyRegions() {
+  Block &body = getBody().front();
+  if (body.getNumArguments() != getInputs().size())
+    return emitOpError("has ")
+           << getInputs().size() << " inputs but its body takes "
+           << body.getNumArguments() << " arguments";
+  for (auto [i, tensor] :
+       llvm::enumerate(getInputs().getAsRange<TensorAttr>())) {
+    BlockArgument arg = body.getArgument(i);
+    if (!describes(tensor, arg.getType()))
+      return emitOpError("input uid ")
+             << tensor.getUid() << " has dims " << listOf(tensor.getDims())
+             << " but argument " << i << " is " << arg.getType();
+    if (arg.use_empty())
+      return emitOpError("input uid ")
+             << tensor.getUid() << " is used by no op";
+  }
+  unsigned ops = 0;
+  for (Operation &op : body.without_terminator()) {
+    ++ops;
+    if (!isa<graph::GraphDialect>(op.getDialect()) || op.getNumRegions() ||
+        isa<graph::ScalarOp>(op))
+      return op.emitOpError("cannot be in an exec.cudnn_group (its body holds "
+                            "graph-dialect node ops and exec.yield; scalars "
+                            "are by-value inputs)");
+  }
+  if (ops == 0)
+    return emitOpError("has no ops");
+  YieldOp yield = getYield();
+  if (!yield)
+    return emitOpError("body must end with exec.yield");
+  if (yield.getNumOperands() != getOutputs().size())
+    return yield.emitOpError("yields ")
+           << yield.getNumOperands() << " values for the "
+           << getOutputs().size() << " outputs of its group";
+  llvm::DenseSet<Value> yielded;
+  for (auto [i, tensor] :
+       llvm::enumerate(getOutputs().getAsRange<TensorAttr>())) {
+    Value value = yield.getOperand(i);
+    if (isa<BlockArgument>(value))
+      return yield.emitOpError("value ")
+             << i << " (output uid " << tensor.getUid()
+             << ") is an input of the group, not a result of its ops";
+    if (!yielded.insert(value).second)
+      return yield.emitOpError("value ")
+             << i << " (output uid " << tensor.getUid() << ") is yielded twice";
+    if (!describes(tensor, value.getType()))
+      return emitOpError("output uid ")
+             << tensor.getUid() << " has dims " << listOf(tensor.getDims())
+             << " but yielded value " << i << " is " << value.getType();
   }
   return success();
 }
@@ -437,41 +445,36 @@ LogicalResult ProgramOp::verifyRegions() {
     if (!group)
       return step.emitOpError("is not a step of an exec.program (an "
                               "exec.cudnn_group or exec.kernel_group)");
-    llvm::DenseMap<int64_t, TensorAttr> local;
-    for (TensorAttr tensor : group.getTensors().getAsRange<TensorAttr>()) {
-      local[tensor.getUid()] = tensor;
-      bool own = tensor.getIsVirtual() || tensor.getByValue();
-      if (own && declared.count(tensor.getUid()))
-        return group.emitOpError("uid ")
-               << tensor.getUid()
-               << " is a program buffer; a virtual or by-value tensor needs "
-                  "a uid of its own";
-      if (!own && !declared.count(tensor.getUid()))
-        return group.emitOpError("uid ")
-               << tensor.getUid()
+    for (TensorAttr tensor : group.getInputs().getAsRange<TensorAttr>()) {
+      int64_t uid = tensor.getUid();
+      if (tensor.getByValue()) {
+        if (declared.count(uid))
+          return group.emitOpError("uid ")
+                 << uid
+                 << " is a program buffer; a by-value tensor needs a uid of "
+                    "its own";
+        continue;
+      }
+      if (!declared.count(uid))
+        return group.emitOpError("input uid ")
+               << uid
                << " is neither a program input, output or buffer nor "
-                  "virtual or by-value";
-    }
-    // Schedule order: reads of device tensors come after their writes.
-    llvm::DenseSet<int64_t> writesHere;
-    for (OpAttr op : group.getOps().getAsRange<OpAttr>())
-      for (NamedAttribute port : op.getOutputs())
-        writesHere.insert(cast<IntegerAttr>(port.getValue()).getInt());
-    for (OpAttr op : group.getOps().getAsRange<OpAttr>())
-      for (NamedAttribute port : op.getInputs()) {
-        int64_t uid = cast<IntegerAttr>(port.getValue()).getInt();
-        TensorAttr tensor = local.lookup(uid);
-        if (!tensor || tensor.getIsVirtual() || tensor.getByValue() ||
-            inputs.count(uid) || written.count(uid) || writesHere.count(uid))
-          continue;
+                  "by-value";
+      // Schedule order: reads of device tensors come after their writes.
+      if (!inputs.count(uid) && !written.count(uid))
         return group.emitOpError("reads uid ")
                << uid << " before any step writes it (schedule order)";
-      }
-    for (int64_t uid : writesHere) {
+    }
+    for (TensorAttr tensor : group.getOutputs().getAsRange<TensorAttr>()) {
+      int64_t uid = tensor.getUid();
+      if (!declared.count(uid))
+        return group.emitOpError("output uid ")
+               << uid << " is not a program output or buffer";
       if (inputs.count(uid))
         return group.emitOpError("writes program input uid ") << uid;
-      written.insert(uid);
     }
+    for (TensorAttr tensor : group.getOutputs().getAsRange<TensorAttr>())
+      written.insert(tensor.getUid());
   }
   for (int64_t uid : computedOutputs)
     if (!written.count(uid))

@@ -1,19 +1,22 @@
 //===- ExecToRuntime.cpp - Load an exec.program into the runtime ---------===//
 //
 // The inverse of graph-lower-to-executable: an exec.program becomes the
-// runtime Program GpuExecutable runs, with no graph dialect involved: an
-// exec.cudnn_group becomes an rt::GraphSpec and its plan choice, an
-// exec.kernel_group an rt::CodegenSpec (its kernel images, launch geometry
-// and pointer arguments) that lib/Runtime/CodegenKernel.cpp loads. The
-// program was verified when parsed, so uids, ports and symbols are
-// consistent here.
+// runtime Program GpuExecutable runs, with no pass run: an
+// exec.cudnn_group becomes an rt::GraphSpec, built from the graph ops in
+// its body by buildGroupSpec (the function lowerToCudnn builds live groups
+// with), and its plan choice; an exec.kernel_group an rt::CodegenSpec (its
+// kernel images, launch geometry and pointer arguments) that
+// lib/Runtime/CodegenKernel.cpp loads. The program was verified when
+// parsed, so uids, values and symbols are consistent here.
 //
 //===----------------------------------------------------------------------===//
 
 #include "GraphDialect/Executable/ExecToRuntime.h"
 
+#include "GraphDialect/Conversion/GraphToCudnn.h"
 #include "GraphDialect/Executable/ExecOps.h"
 
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringMap.h"
 
 #include <set>
@@ -130,6 +133,16 @@ std::string mlir::exec::loadProgram(ProgramOp op, rt::Program &program,
         !e.empty())
       return where + "buffer " + e;
 
+  // Virtual tensors get fresh uids above all others.
+  int64_t maxUid = 0;
+  for (ArrayAttr tensors : {op.getInputs(), op.getOutputs(), op.getBuffers()})
+    for (TensorAttr tensor : tensors.getAsRange<TensorAttr>())
+      maxUid = std::max(maxUid, tensor.getUid());
+  for (auto group : op.getBody().getOps<CudnnGroupOp>())
+    for (ArrayAttr tensors : {group.getInputs(), group.getOutputs()})
+      for (TensorAttr tensor : tensors.getAsRange<TensorAttr>())
+        maxUid = std::max(maxUid, tensor.getUid());
+
   for (Operation &step : op.getBody().front()) {
     if (auto kernels = dyn_cast<KernelGroupOp>(step)) {
       // Generated kernels, compiled ahead: no plan list to walk. The spec
@@ -148,48 +161,52 @@ std::string mlir::exec::loadProgram(ProgramOp op, rt::Program &program,
       return where + "unknown step " + step.getName().getStringRef().str();
     rt::GraphSpec spec;
     spec.name = group.getSymName().str();
-    for (TensorAttr tensor : group.getTensors().getAsRange<TensorAttr>()) {
+    // The group's device and by-value tensors are its body's arguments and
+    // yielded values; the other results of its ops are virtual tensors,
+    // with uids above every uid of the program.
+    Block &body = group.getBody().front();
+    llvm::DenseMap<Value, TensorAttr> declared;
+    for (auto [arg, tensor] : llvm::zip(
+             body.getArguments(), group.getInputs().getAsRange<TensorAttr>()))
+      declared[arg] = tensor;
+    for (auto [value, tensor] :
+         llvm::zip(group.getYield().getValues(),
+                   group.getOutputs().getAsRange<TensorAttr>()))
+      declared[value] = tensor;
+    llvm::DenseMap<Value, int64_t> added;
+    auto tensorOf = [&](Value value, std::string &error) -> int64_t {
+      if (auto it = added.find(value); it != added.end())
+        return it->second;
       rt::TensorSpec t;
-      t.uid = tensor.getUid();
-      t.dims.assign(tensor.getDims().begin(), tensor.getDims().end());
-      t.strides.assign(tensor.getStrides().begin(), tensor.getStrides().end());
-      t.isVirtual = tensor.getIsVirtual();
-      if (FloatAttr value = tensor.getByValue()) {
-        t.isByValue = true;
-        t.byValue = value.getValueAsDouble();
-      }
-      if (std::string e = dtypeOf(tensor.getDtype(), t.dtype, t.uid);
-          !e.empty())
-        return where + spec.name + ": " + e;
-      spec.tensors.push_back(std::move(t));
-    }
-    for (OpAttr attr : group.getOps().getAsRange<OpAttr>()) {
-      rt::OpSpec o;
-      o.kind = attr.getKind().str();
-      o.mode = attr.getMode() ? attr.getMode().str() : "";
-      o.name = attr.getName() ? attr.getName().str() : "";
-      for (NamedAttribute port : attr.getInputs())
-        o.inputs[port.getName().str()] =
-            cast<IntegerAttr>(port.getValue()).getInt();
-      for (NamedAttribute port : attr.getOutputs())
-        o.outputs[port.getName().str()] =
-            cast<IntegerAttr>(port.getValue()).getInt();
-      if (DictionaryAttr ints = attr.getInts())
-        for (NamedAttribute entry : ints) {
-          ArrayRef<int64_t> values =
-              cast<DenseI64ArrayAttr>(entry.getValue()).asArrayRef();
-          o.intAttrs[entry.getName().str()] =
-              std::vector<int64_t>(values.begin(), values.end());
+      if (TensorAttr tensor = declared.lookup(value)) {
+        t.uid = tensor.getUid();
+        t.dims.assign(tensor.getDims().begin(), tensor.getDims().end());
+        t.strides.assign(tensor.getStrides().begin(),
+                         tensor.getStrides().end());
+        if (FloatAttr byValue = tensor.getByValue()) {
+          t.isByValue = true;
+          t.byValue = byValue.getValueAsDouble();
         }
-      if (DictionaryAttr floats = attr.getFloats())
-        for (NamedAttribute entry : floats)
-          o.floatAttrs[entry.getName().str()] =
-              cast<FloatAttr>(entry.getValue()).getValueAsDouble();
-      if (std::string e = dtypeOf(attr.getCompute(), o.computeType, 0);
-          !e.empty())
-        return where + spec.name + ": op " + o.kind + " compute type: " + e;
-      spec.ops.push_back(std::move(o));
-    }
+        error = dtypeOf(tensor.getDtype(), t.dtype, t.uid);
+      } else {
+        t.uid = ++maxUid;
+        t.isVirtual = true;
+        error = mlir::graph::describeTensor(value, t);
+      }
+      added[value] = t.uid;
+      spec.tensors.push_back(std::move(t));
+      return added[value];
+    };
+    SmallVector<Operation *> ops;
+    for (Operation &node : body.without_terminator())
+      ops.push_back(&node);
+    Type compute;
+    if (std::optional<Type> type = group.getCompute())
+      compute = *type;
+    if (std::string e =
+            mlir::graph::buildGroupSpec(ops, compute, tensorOf, spec);
+        !e.empty())
+      return where + spec.name + ": " + e;
     rt::GroupEngine engine;
     if (std::optional<ArrayAttr> modes = group.getHeuristics())
       for (StringAttr mode : modes->getAsRange<StringAttr>())

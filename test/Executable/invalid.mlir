@@ -26,18 +26,6 @@ exec.program @p inputs = [#exec.tensor<uid = 1, dtype = f32, dims = [1], strides
 
 // -----
 
-// expected-error @below {{op "relu": input port 'in0' must map to an integer uid >= 0}}
-exec.program @p inputs = [] outputs = [] buffers = [] attributes {x = #exec.op<kind = "relu", inputs = {in0 = "a"}, outputs = {output = 2 : i64}, compute = f32>} {
-}
-
-// -----
-
-// expected-error @below {{op "relu": ints entry 'axis' must be an array<i64: ...>}}
-exec.program @p inputs = [] outputs = [] buffers = [] attributes {x = #exec.op<kind = "relu", inputs = {in0 = 1 : i64}, outputs = {output = 2 : i64}, ints = {axis = 1 : i64}, compute = f32>} {
-}
-
-// -----
-
 // expected-error @below {{'exec.program' op uid 1 is declared twice (input and buffer)}}
 exec.program @p inputs = [#exec.tensor<uid = 1, dtype = f32, dims = [4], strides = [1]>]
     outputs = [] buffers = [#exec.tensor<uid = 1, dtype = f32, dims = [4], strides = [1]>] {
@@ -70,45 +58,167 @@ exec.program @p inputs = [#exec.tensor<uid = 1, dtype = f32, dims = [4], strides
 exec.program @p inputs = [#exec.tensor<uid = 1, dtype = f32, dims = [4], strides = [1]>]
     outputs = [#exec.tensor<uid = 2, dtype = f32, dims = [4], strides = [1]>] buffers = [] {
   // expected-error @below {{'exec.cudnn_group' op tensor uid 1 appears twice in the group}}
-  exec.cudnn_group "g" tensors = [#exec.tensor<uid = 1, dtype = f32, dims = [4], strides = [1]>,
-                                  #exec.tensor<uid = 1, dtype = f32, dims = [4], strides = [1]>,
-                                  #exec.tensor<uid = 2, dtype = f32, dims = [4], strides = [1]>]
-      ops = [#exec.op<kind = "pointwise", mode = "relu", inputs = {in0 = 1 : i64}, outputs = {output = 2 : i64}, compute = f32>]
-      heuristics = ["a"]
+  exec.cudnn_group "g" inputs = [#exec.tensor<uid = 1, dtype = f32, dims = [4], strides = [1]>, #exec.tensor<uid = 1, dtype = f32, dims = [4], strides = [1]>]
+      outputs = [#exec.tensor<uid = 2, dtype = f32, dims = [4], strides = [1]>] heuristics = ["a"] {
+  ^bb0(%x: tensor<4xf32>, %x2: tensor<4xf32>):
+    %y = graph.pointwise add(%x, %x2) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    exec.yield %y : tensor<4xf32>
+  }
 }
 
 // -----
 
 exec.program @p inputs = [#exec.tensor<uid = 1, dtype = f32, dims = [4], strides = [1]>]
     outputs = [#exec.tensor<uid = 2, dtype = f32, dims = [4], strides = [1]>] buffers = [] {
-  // expected-error @below {{'exec.cudnn_group' op op "pointwise" port 'in0' names uid 9, which is not a tensor of the group}}
-  exec.cudnn_group "g" tensors = [#exec.tensor<uid = 2, dtype = f32, dims = [4], strides = [1]>]
-      ops = [#exec.op<kind = "pointwise", mode = "relu", inputs = {in0 = 9 : i64}, outputs = {output = 2 : i64}, compute = f32>]
-      heuristics = ["a"]
+  // expected-error @below {{'exec.cudnn_group' op input uid 1 is virtual; a group's virtual tensors are its ops' results}}
+  exec.cudnn_group "g" inputs = [#exec.tensor<uid = 1, dtype = f32, dims = [4], strides = [1], is_virtual = true>]
+      outputs = [#exec.tensor<uid = 2, dtype = f32, dims = [4], strides = [1]>] heuristics = ["a"] {
+  ^bb0(%x: tensor<4xf32>):
+    %y = graph.pointwise relu(%x) : (tensor<4xf32>) -> tensor<4xf32>
+    exec.yield %y : tensor<4xf32>
+  }
 }
 
 // -----
 
 exec.program @p inputs = [#exec.tensor<uid = 1, dtype = f32, dims = [4], strides = [1]>]
     outputs = [#exec.tensor<uid = 2, dtype = f32, dims = [4], strides = [1]>] buffers = [] {
-  // expected-error @below {{'exec.cudnn_group' op tensor uid 3 is used by no op}}
-  exec.cudnn_group "g" tensors = [#exec.tensor<uid = 1, dtype = f32, dims = [4], strides = [1]>,
-                                  #exec.tensor<uid = 3, dtype = f32, dims = [4], strides = [1]>,
-                                  #exec.tensor<uid = 2, dtype = f32, dims = [4], strides = [1]>]
-      ops = [#exec.op<kind = "pointwise", mode = "relu", inputs = {in0 = 1 : i64}, outputs = {output = 2 : i64}, compute = f32>]
-      heuristics = ["a"]
+  // expected-error @below {{'exec.cudnn_group' op output uid 2 must be a device buffer (not virtual or by-value)}}
+  exec.cudnn_group "g" inputs = [#exec.tensor<uid = 1, dtype = f32, dims = [4], strides = [1]>]
+      outputs = [#exec.tensor<uid = 2, dtype = f32, dims = [4], strides = [1], by_value = 1.0 : f64>] heuristics = ["a"] {
+  ^bb0(%x: tensor<4xf32>):
+    %y = graph.pointwise relu(%x) : (tensor<4xf32>) -> tensor<4xf32>
+    exec.yield %y : tensor<4xf32>
+  }
 }
 
 // -----
 
 exec.program @p inputs = [#exec.tensor<uid = 1, dtype = f32, dims = [4], strides = [1]>]
     outputs = [#exec.tensor<uid = 2, dtype = f32, dims = [4], strides = [1]>] buffers = [] {
-  // expected-error @below {{'exec.cudnn_group' op uid 2 is written by two ops}}
-  exec.cudnn_group "g" tensors = [#exec.tensor<uid = 1, dtype = f32, dims = [4], strides = [1]>,
-                                  #exec.tensor<uid = 2, dtype = f32, dims = [4], strides = [1]>]
-      ops = [#exec.op<kind = "pointwise", mode = "relu", inputs = {in0 = 1 : i64}, outputs = {output = 2 : i64}, compute = f32>,
-             #exec.op<kind = "pointwise", mode = "abs", inputs = {in0 = 1 : i64}, outputs = {output = 2 : i64}, compute = f32>]
-      heuristics = ["a"]
+  // expected-error @below {{'exec.cudnn_group' op has 2 inputs but its body takes 1 arguments}}
+  exec.cudnn_group "g" inputs = [#exec.tensor<uid = 1, dtype = f32, dims = [4], strides = [1]>, #exec.tensor<uid = 3, dtype = f32, dims = [4], strides = [1]>]
+      outputs = [#exec.tensor<uid = 2, dtype = f32, dims = [4], strides = [1]>] heuristics = ["a"] {
+  ^bb0(%x: tensor<4xf32>):
+    %y = graph.pointwise relu(%x) : (tensor<4xf32>) -> tensor<4xf32>
+    exec.yield %y : tensor<4xf32>
+  }
+}
+
+// -----
+
+exec.program @p inputs = [#exec.tensor<uid = 1, dtype = f32, dims = [4], strides = [1]>]
+    outputs = [#exec.tensor<uid = 2, dtype = f32, dims = [4], strides = [1]>] buffers = [] {
+  // expected-error @below {{'exec.cudnn_group' op input uid 1 has dims [8] but argument 0 is 'tensor<4xf32>'}}
+  exec.cudnn_group "g" inputs = [#exec.tensor<uid = 1, dtype = f32, dims = [8], strides = [1]>]
+      outputs = [#exec.tensor<uid = 2, dtype = f32, dims = [4], strides = [1]>] heuristics = ["a"] {
+  ^bb0(%x: tensor<4xf32>):
+    %y = graph.pointwise relu(%x) : (tensor<4xf32>) -> tensor<4xf32>
+    exec.yield %y : tensor<4xf32>
+  }
+}
+
+// -----
+
+exec.program @p inputs = [#exec.tensor<uid = 1, dtype = f32, dims = [4], strides = [1]>, #exec.tensor<uid = 3, dtype = f32, dims = [4], strides = [1]>]
+    outputs = [#exec.tensor<uid = 2, dtype = f32, dims = [4], strides = [1]>] buffers = [] {
+  // expected-error @below {{'exec.cudnn_group' op input uid 3 is used by no op}}
+  exec.cudnn_group "g" inputs = [#exec.tensor<uid = 1, dtype = f32, dims = [4], strides = [1]>, #exec.tensor<uid = 3, dtype = f32, dims = [4], strides = [1]>]
+      outputs = [#exec.tensor<uid = 2, dtype = f32, dims = [4], strides = [1]>] heuristics = ["a"] {
+  ^bb0(%x: tensor<4xf32>, %unused: tensor<4xf32>):
+    %y = graph.pointwise relu(%x) : (tensor<4xf32>) -> tensor<4xf32>
+    exec.yield %y : tensor<4xf32>
+  }
+}
+
+// -----
+
+exec.program @p inputs = [#exec.tensor<uid = 1, dtype = f32, dims = [4], strides = [1]>]
+    outputs = [#exec.tensor<uid = 2, dtype = f32, dims = [4], strides = [1]>] buffers = [] {
+  exec.cudnn_group "g" inputs = [#exec.tensor<uid = 1, dtype = f32, dims = [4], strides = [1]>]
+      outputs = [#exec.tensor<uid = 2, dtype = f32, dims = [4], strides = [1]>] heuristics = ["a"] {
+  ^bb0(%x: tensor<4xf32>):
+    // expected-error @below {{'graph.scalar' op cannot be in an exec.cudnn_group (its body holds graph-dialect node ops and exec.yield; scalars are by-value inputs)}}
+    %s = graph.scalar 2.0 : f32 -> tensor<1xf32>
+    %y = graph.pointwise mul(%x, %s) : (tensor<4xf32>, tensor<1xf32>) -> tensor<4xf32>
+    exec.yield %y : tensor<4xf32>
+  }
+}
+
+// -----
+
+exec.program @p inputs = [#exec.tensor<uid = 1, dtype = f32, dims = [4], strides = [1]>]
+    outputs = [#exec.tensor<uid = 2, dtype = f32, dims = [4], strides = [1]>] buffers = [] {
+  exec.cudnn_group "g" inputs = [#exec.tensor<uid = 1, dtype = f32, dims = [4], strides = [1]>]
+      outputs = [#exec.tensor<uid = 2, dtype = f32, dims = [4], strides = [1]>] heuristics = ["a"] {
+  ^bb0(%x: tensor<4xf32>):
+    // expected-error @below {{'graph.output' op expects parent op 'graph.graph'}}
+    graph.output %x : tensor<4xf32>
+  }
+}
+
+// -----
+
+exec.program @p inputs = []
+    outputs = [] buffers = [] {
+  // expected-error @below {{'exec.cudnn_group' op has no ops}}
+  exec.cudnn_group "g" inputs = []
+      outputs = [] heuristics = ["a"] {
+  ^bb0:
+    exec.yield
+  }
+}
+
+// -----
+
+exec.program @p inputs = [#exec.tensor<uid = 1, dtype = f32, dims = [4], strides = [1]>]
+    outputs = [#exec.tensor<uid = 2, dtype = f32, dims = [4], strides = [1]>] buffers = [] {
+  exec.cudnn_group "g" inputs = [#exec.tensor<uid = 1, dtype = f32, dims = [4], strides = [1]>]
+      outputs = [#exec.tensor<uid = 2, dtype = f32, dims = [4], strides = [1]>] heuristics = ["a"] {
+  ^bb0(%x: tensor<4xf32>):
+    %y = graph.pointwise relu(%x) : (tensor<4xf32>) -> tensor<4xf32>
+    // expected-error @below {{'exec.yield' op yields 0 values for the 1 outputs of its group}}
+    exec.yield
+  }
+}
+
+// -----
+
+exec.program @p inputs = [#exec.tensor<uid = 1, dtype = f32, dims = [4], strides = [1]>]
+    outputs = [#exec.tensor<uid = 2, dtype = f32, dims = [4], strides = [1]>] buffers = [] {
+  exec.cudnn_group "g" inputs = [#exec.tensor<uid = 1, dtype = f32, dims = [4], strides = [1]>]
+      outputs = [#exec.tensor<uid = 2, dtype = f32, dims = [4], strides = [1]>] heuristics = ["a"] {
+  ^bb0(%x: tensor<4xf32>):
+    %y = graph.pointwise relu(%x) : (tensor<4xf32>) -> tensor<4xf32>
+    // expected-error @below {{'exec.yield' op value 0 (output uid 2) is an input of the group, not a result of its ops}}
+    exec.yield %x : tensor<4xf32>
+  }
+}
+
+// -----
+
+exec.program @p inputs = [#exec.tensor<uid = 1, dtype = f32, dims = [4], strides = [1]>]
+    outputs = [#exec.tensor<uid = 2, dtype = f32, dims = [4], strides = [1]>, #exec.tensor<uid = 3, dtype = f32, dims = [4], strides = [1]>] buffers = [] {
+  exec.cudnn_group "g" inputs = [#exec.tensor<uid = 1, dtype = f32, dims = [4], strides = [1]>]
+      outputs = [#exec.tensor<uid = 2, dtype = f32, dims = [4], strides = [1]>, #exec.tensor<uid = 3, dtype = f32, dims = [4], strides = [1]>] heuristics = ["a"] {
+  ^bb0(%x: tensor<4xf32>):
+    %y = graph.pointwise relu(%x) : (tensor<4xf32>) -> tensor<4xf32>
+    // expected-error @below {{'exec.yield' op value 1 (output uid 3) is yielded twice}}
+    exec.yield %y, %y : tensor<4xf32>, tensor<4xf32>
+  }
+}
+
+// -----
+
+exec.program @p inputs = [#exec.tensor<uid = 1, dtype = f32, dims = [4], strides = [1]>]
+    outputs = [#exec.tensor<uid = 2, dtype = f32, dims = [4], strides = [1]>] buffers = [] {
+  // expected-error @below {{'exec.cudnn_group' op output uid 2 has dims [2, 2] but yielded value 0 is 'tensor<4xf32>'}}
+  exec.cudnn_group "g" inputs = [#exec.tensor<uid = 1, dtype = f32, dims = [4], strides = [1]>]
+      outputs = [#exec.tensor<uid = 2, dtype = f32, dims = [2, 2], strides = [2, 1]>] heuristics = ["a"] {
+  ^bb0(%x: tensor<4xf32>):
+    %y = graph.pointwise relu(%x) : (tensor<4xf32>) -> tensor<4xf32>
+    exec.yield %y : tensor<4xf32>
+  }
 }
 
 // -----
@@ -116,10 +226,12 @@ exec.program @p inputs = [#exec.tensor<uid = 1, dtype = f32, dims = [4], strides
 exec.program @p inputs = [#exec.tensor<uid = 1, dtype = f32, dims = [4], strides = [1]>]
     outputs = [#exec.tensor<uid = 2, dtype = f32, dims = [4], strides = [1]>] buffers = [] {
   // expected-error @below {{'exec.cudnn_group' op gives both heuristics and an engine: choose one}}
-  exec.cudnn_group "g" tensors = [#exec.tensor<uid = 1, dtype = f32, dims = [4], strides = [1]>,
-                                  #exec.tensor<uid = 2, dtype = f32, dims = [4], strides = [1]>]
-      ops = [#exec.op<kind = "pointwise", mode = "relu", inputs = {in0 = 1 : i64}, outputs = {output = 2 : i64}, compute = f32>]
-      heuristics = ["a"] engine = 3
+  exec.cudnn_group "g" inputs = [#exec.tensor<uid = 1, dtype = f32, dims = [4], strides = [1]>]
+      outputs = [#exec.tensor<uid = 2, dtype = f32, dims = [4], strides = [1]>] heuristics = ["a"] engine = 3 {
+  ^bb0(%x: tensor<4xf32>):
+    %y = graph.pointwise relu(%x) : (tensor<4xf32>) -> tensor<4xf32>
+    exec.yield %y : tensor<4xf32>
+  }
 }
 
 // -----
@@ -127,9 +239,12 @@ exec.program @p inputs = [#exec.tensor<uid = 1, dtype = f32, dims = [4], strides
 exec.program @p inputs = [#exec.tensor<uid = 1, dtype = f32, dims = [4], strides = [1]>]
     outputs = [#exec.tensor<uid = 2, dtype = f32, dims = [4], strides = [1]>] buffers = [] {
   // expected-error @below {{'exec.cudnn_group' op needs heuristics = [...] or engine = N}}
-  exec.cudnn_group "g" tensors = [#exec.tensor<uid = 1, dtype = f32, dims = [4], strides = [1]>,
-                                  #exec.tensor<uid = 2, dtype = f32, dims = [4], strides = [1]>]
-      ops = [#exec.op<kind = "pointwise", mode = "relu", inputs = {in0 = 1 : i64}, outputs = {output = 2 : i64}, compute = f32>]
+  exec.cudnn_group "g" inputs = [#exec.tensor<uid = 1, dtype = f32, dims = [4], strides = [1]>]
+      outputs = [#exec.tensor<uid = 2, dtype = f32, dims = [4], strides = [1]>]  {
+  ^bb0(%x: tensor<4xf32>):
+    %y = graph.pointwise relu(%x) : (tensor<4xf32>) -> tensor<4xf32>
+    exec.yield %y : tensor<4xf32>
+  }
 }
 
 // -----
@@ -137,10 +252,12 @@ exec.program @p inputs = [#exec.tensor<uid = 1, dtype = f32, dims = [4], strides
 exec.program @p inputs = [#exec.tensor<uid = 1, dtype = f32, dims = [4], strides = [1]>]
     outputs = [#exec.tensor<uid = 2, dtype = f32, dims = [4], strides = [1]>] buffers = [] {
   // expected-error @below {{'exec.cudnn_group' op knobs must be (knob, value) pairs: an even count}}
-  exec.cudnn_group "g" tensors = [#exec.tensor<uid = 1, dtype = f32, dims = [4], strides = [1]>,
-                                  #exec.tensor<uid = 2, dtype = f32, dims = [4], strides = [1]>]
-      ops = [#exec.op<kind = "pointwise", mode = "relu", inputs = {in0 = 1 : i64}, outputs = {output = 2 : i64}, compute = f32>]
-      engine = 3 knobs = [1]
+  exec.cudnn_group "g" inputs = [#exec.tensor<uid = 1, dtype = f32, dims = [4], strides = [1]>]
+      outputs = [#exec.tensor<uid = 2, dtype = f32, dims = [4], strides = [1]>] engine = 3 knobs = [1] {
+  ^bb0(%x: tensor<4xf32>):
+    %y = graph.pointwise relu(%x) : (tensor<4xf32>) -> tensor<4xf32>
+    exec.yield %y : tensor<4xf32>
+  }
 }
 
 // -----
@@ -148,58 +265,96 @@ exec.program @p inputs = [#exec.tensor<uid = 1, dtype = f32, dims = [4], strides
 exec.program @p inputs = [#exec.tensor<uid = 1, dtype = f32, dims = [4], strides = [1]>]
     outputs = [#exec.tensor<uid = 2, dtype = f32, dims = [4], strides = [1]>] buffers = [] {
   // expected-error @below {{'exec.cudnn_group' op heuristics mode 'c': expected a, b or fallback}}
-  exec.cudnn_group "g" tensors = [#exec.tensor<uid = 1, dtype = f32, dims = [4], strides = [1]>,
-                                  #exec.tensor<uid = 2, dtype = f32, dims = [4], strides = [1]>]
-      ops = [#exec.op<kind = "pointwise", mode = "relu", inputs = {in0 = 1 : i64}, outputs = {output = 2 : i64}, compute = f32>]
-      heuristics = ["c"]
+  exec.cudnn_group "g" inputs = [#exec.tensor<uid = 1, dtype = f32, dims = [4], strides = [1]>]
+      outputs = [#exec.tensor<uid = 2, dtype = f32, dims = [4], strides = [1]>] heuristics = ["c"] {
+  ^bb0(%x: tensor<4xf32>):
+    %y = graph.pointwise relu(%x) : (tensor<4xf32>) -> tensor<4xf32>
+    exec.yield %y : tensor<4xf32>
+  }
 }
 
 // -----
 
 exec.program @p inputs = [#exec.tensor<uid = 1, dtype = f32, dims = [4], strides = [1]>]
     outputs = [#exec.tensor<uid = 2, dtype = f32, dims = [4], strides = [1]>] buffers = [] {
-  // expected-error @below {{'exec.cudnn_group' op uid 1 is a program buffer; a virtual or by-value tensor needs a uid of its own}}
-  exec.cudnn_group "g" tensors = [#exec.tensor<uid = 1, dtype = f32, dims = [4], strides = [1], is_virtual = true>,
-                                  #exec.tensor<uid = 2, dtype = f32, dims = [4], strides = [1]>]
-      ops = [#exec.op<kind = "pointwise", mode = "relu", inputs = {in0 = 1 : i64}, outputs = {output = 2 : i64}, compute = f32>]
-      heuristics = ["a"]
+  // expected-error @below {{'exec.cudnn_group' op uid 1 is a program buffer; a by-value tensor needs a uid of its own}}
+  exec.cudnn_group "g" inputs = [#exec.tensor<uid = 1, dtype = f32, dims = [4], strides = [1], by_value = 1.0 : f64>]
+      outputs = [#exec.tensor<uid = 2, dtype = f32, dims = [4], strides = [1]>] heuristics = ["a"] {
+  ^bb0(%x: tensor<4xf32>):
+    %y = graph.pointwise relu(%x) : (tensor<4xf32>) -> tensor<4xf32>
+    exec.yield %y : tensor<4xf32>
+  }
 }
 
 // -----
 
 exec.program @p inputs = [#exec.tensor<uid = 1, dtype = f32, dims = [4], strides = [1]>]
     outputs = [#exec.tensor<uid = 2, dtype = f32, dims = [4], strides = [1]>] buffers = [] {
-  // expected-error @below {{'exec.cudnn_group' op uid 5 is neither a program input, output or buffer nor virtual or by-value}}
-  exec.cudnn_group "g" tensors = [#exec.tensor<uid = 5, dtype = f32, dims = [4], strides = [1]>,
-                                  #exec.tensor<uid = 2, dtype = f32, dims = [4], strides = [1]>]
-      ops = [#exec.op<kind = "pointwise", mode = "relu", inputs = {in0 = 5 : i64}, outputs = {output = 2 : i64}, compute = f32>]
-      heuristics = ["a"]
+  // expected-error @below {{'exec.cudnn_group' op input uid 5 is neither a program input, output or buffer nor by-value}}
+  exec.cudnn_group "g" inputs = [#exec.tensor<uid = 5, dtype = f32, dims = [4], strides = [1]>]
+      outputs = [#exec.tensor<uid = 2, dtype = f32, dims = [4], strides = [1]>] heuristics = ["a"] {
+  ^bb0(%x: tensor<4xf32>):
+    %y = graph.pointwise relu(%x) : (tensor<4xf32>) -> tensor<4xf32>
+    exec.yield %y : tensor<4xf32>
+  }
 }
 
 // -----
 
 exec.program @p inputs = [#exec.tensor<uid = 1, dtype = f32, dims = [4], strides = [1]>]
-    outputs = [#exec.tensor<uid = 2, dtype = f32, dims = [4], strides = [1]>]
-    buffers = [#exec.tensor<uid = 3, dtype = f32, dims = [4], strides = [1]>] {
+    outputs = [#exec.tensor<uid = 2, dtype = f32, dims = [4], strides = [1]>] buffers = [] {
+  // expected-error @below {{'exec.cudnn_group' op output uid 7 is not a program output or buffer}}
+  exec.cudnn_group "g" inputs = [#exec.tensor<uid = 1, dtype = f32, dims = [4], strides = [1]>]
+      outputs = [#exec.tensor<uid = 7, dtype = f32, dims = [4], strides = [1]>] heuristics = ["a"] {
+  ^bb0(%x: tensor<4xf32>):
+    %y = graph.pointwise relu(%x) : (tensor<4xf32>) -> tensor<4xf32>
+    exec.yield %y : tensor<4xf32>
+  }
+}
+
+// -----
+
+exec.program @p inputs = [#exec.tensor<uid = 1, dtype = f32, dims = [4], strides = [1]>]
+    outputs = [#exec.tensor<uid = 2, dtype = f32, dims = [4], strides = [1]>] buffers = [#exec.tensor<uid = 3, dtype = f32, dims = [4], strides = [1]>] {
   // expected-error @below {{'exec.cudnn_group' op reads uid 3 before any step writes it (schedule order)}}
-  exec.cudnn_group "second" tensors = [#exec.tensor<uid = 3, dtype = f32, dims = [4], strides = [1]>,
-                                       #exec.tensor<uid = 2, dtype = f32, dims = [4], strides = [1]>]
-      ops = [#exec.op<kind = "pointwise", mode = "relu", inputs = {in0 = 3 : i64}, outputs = {output = 2 : i64}, compute = f32>]
-      heuristics = ["a"]
-  exec.cudnn_group "first" tensors = [#exec.tensor<uid = 1, dtype = f32, dims = [4], strides = [1]>,
-                                      #exec.tensor<uid = 3, dtype = f32, dims = [4], strides = [1]>]
-      ops = [#exec.op<kind = "pointwise", mode = "abs", inputs = {in0 = 1 : i64}, outputs = {output = 3 : i64}, compute = f32>]
-      heuristics = ["a"]
+  exec.cudnn_group "second" inputs = [#exec.tensor<uid = 3, dtype = f32, dims = [4], strides = [1]>]
+      outputs = [#exec.tensor<uid = 2, dtype = f32, dims = [4], strides = [1]>] heuristics = ["a"] {
+  ^bb0(%x: tensor<4xf32>):
+    %y = graph.pointwise relu(%x) : (tensor<4xf32>) -> tensor<4xf32>
+    exec.yield %y : tensor<4xf32>
+  }
+  exec.cudnn_group "first" inputs = [#exec.tensor<uid = 1, dtype = f32, dims = [4], strides = [1]>]
+      outputs = [#exec.tensor<uid = 3, dtype = f32, dims = [4], strides = [1]>] heuristics = ["a"] {
+  ^bb0(%x: tensor<4xf32>):
+    %y = graph.pointwise relu(%x) : (tensor<4xf32>) -> tensor<4xf32>
+    exec.yield %y : tensor<4xf32>
+  }
 }
 
 // -----
 
-exec.program @p inputs = [#exec.tensor<uid = 1, dtype = f32, dims = [4], strides = [1]>]
+exec.program @p inputs = [#exec.tensor<uid = 1, dtype = f32, dims = [4], strides = [1]>, #exec.tensor<uid = 5, dtype = f32, dims = [4], strides = [1]>]
     outputs = [] buffers = [] {
   // expected-error @below {{'exec.cudnn_group' op writes program input uid 1}}
-  exec.cudnn_group "g" tensors = [#exec.tensor<uid = 1, dtype = f32, dims = [4], strides = [1]>]
-      ops = [#exec.op<kind = "pointwise", mode = "relu", inputs = {}, outputs = {output = 1 : i64}, compute = f32>]
-      heuristics = ["a"]
+  exec.cudnn_group "g" inputs = [#exec.tensor<uid = 5, dtype = f32, dims = [4], strides = [1]>]
+      outputs = [#exec.tensor<uid = 1, dtype = f32, dims = [4], strides = [1]>] heuristics = ["a"] {
+  ^bb0(%x: tensor<4xf32>):
+    %y = graph.pointwise relu(%x) : (tensor<4xf32>) -> tensor<4xf32>
+    exec.yield %y : tensor<4xf32>
+  }
+}
+
+// -----
+
+exec.program @p inputs = [#exec.tensor<uid = 1, dtype = f32, dims = [4], strides = [1]>]
+    outputs = [#exec.tensor<uid = 2, dtype = f32, dims = [4], strides = [1]>] buffers = [] {
+  exec.cudnn_group "g" inputs = [#exec.tensor<uid = 1, dtype = f32, dims = [4], strides = [1]>]
+      outputs = [#exec.tensor<uid = 2, dtype = f32, dims = [4], strides = [1]>] heuristics = ["a"] {
+  ^bb0(%x: tensor<4xf32>):
+    // expected-error @below {{pointwise: result dims are 4x2 but must be 4 (the broadcast of the operands)}}
+    %y = graph.pointwise relu(%x) : (tensor<4xf32>) -> tensor<4x2xf32>
+    exec.yield %y : tensor<4x2xf32>
+  }
 }
 
 // -----
@@ -458,8 +613,8 @@ exec.program @p inputs = [#exec.tensor<uid = 1, dtype = f32, dims = [4], strides
     exec.kernel_module @m format = ptx binary = ".visible .entry k("
     exec.kernel_launch @m entry = "k" grid = [1, 1, 1] block = [1, 1, 1] args = [#exec.arg<uid = 2, access = write>]
     // expected-error @below {{'exec.cudnn_group' op expects parent op 'exec.program'}}
-    exec.cudnn_group "x" tensors = [#exec.tensor<uid = 2, dtype = f32, dims = [4], strides = [1]>]
-        ops = [#exec.op<kind = "pointwise", mode = "relu", inputs = {}, outputs = {output = 2 : i64}, compute = f32>]
-        heuristics = ["a"]
+    exec.cudnn_group "x" inputs = [] outputs = [] heuristics = ["a"] {
+      exec.yield
+    }
   }
 }

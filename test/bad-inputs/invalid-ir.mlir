@@ -17,12 +17,16 @@ graph.graph @g(%x: tensor<4xf32>) attributes {compute_data_type = 32} {
 
 // -----
 
-// An #exec.op whose kind is no graph op.
+// An exec.cudnn_group whose body holds an op that is no graph node op.
 exec.program @p inputs = [#exec.tensor<uid = 1, dtype = f32, dims = [4], strides = [1]>] outputs = [#exec.tensor<uid = 2, dtype = f32, dims = [4], strides = [1]>] buffers = [] {
   exec.cudnn_group "p/group0"
-      tensors = [#exec.tensor<uid = 1, dtype = f32, dims = [4], strides = [1]>,
-                 #exec.tensor<uid = 2, dtype = f32, dims = [4], strides = [1]>]
-      // expected-error @below {{op kind "frobnicate" is not a graph-dialect op (an #exec.op kind is the mnemonic of a graph op, e.g. "matmul")}}
-      ops = [#exec.op<kind = "frobnicate", inputs = {in0 = 1 : i64}, outputs = {output = 2 : i64}, compute = f32>]
-      heuristics = ["a"]
+      inputs = [#exec.tensor<uid = 1, dtype = f32, dims = [4], strides = [1]>]
+      outputs = [#exec.tensor<uid = 2, dtype = f32, dims = [4], strides = [1]>]
+      heuristics = ["a"] {
+  ^bb0(%x: tensor<4xf32>):
+    // expected-error @below {{'graph.scalar' op cannot be in an exec.cudnn_group}}
+    %s = graph.scalar 2.0 : f32 -> tensor<1xf32>
+    %y = graph.pointwise mul(%x, %s) : (tensor<4xf32>, tensor<1xf32>) -> tensor<4xf32>
+    exec.yield %y : tensor<4xf32>
+  }
 }

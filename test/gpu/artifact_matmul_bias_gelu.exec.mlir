@@ -9,7 +9,13 @@
 // GPU-EXPECT-NO-CHECK
 module {
   exec.program @matmul_bias_gelu inputs = [#exec.tensor<uid = 1, dtype = bf16, dims = [256, 512], strides = [512, 1], name = "A">, #exec.tensor<uid = 2, dtype = bf16, dims = [512, 384], strides = [384, 1], name = "B">, #exec.tensor<uid = 3, dtype = bf16, dims = [1, 384], strides = [384, 1], name = "bias">] outputs = [#exec.tensor<uid = 4, dtype = bf16, dims = [256, 384], strides = [384, 1], name = "Y">] buffers = [] {
-    exec.cudnn_group "matmul_bias_gelu/group0" tensors = [#exec.tensor<uid = 1, dtype = bf16, dims = [1, 256, 512], strides = [131072, 512, 1]>, #exec.tensor<uid = 2, dtype = bf16, dims = [1, 512, 384], strides = [196608, 384, 1]>, #exec.tensor<uid = 5, dtype = f32, dims = [1, 256, 384], strides = [98304, 384, 1], is_virtual = true>, #exec.tensor<uid = 3, dtype = bf16, dims = [1, 1, 384], strides = [384, 384, 1]>, #exec.tensor<uid = 6, dtype = f32, dims = [1, 256, 384], strides = [98304, 384, 1], is_virtual = true>, #exec.tensor<uid = 4, dtype = bf16, dims = [1, 256, 384], strides = [98304, 384, 1]>] ops = [#exec.op<kind = "matmul", name = "mm", inputs = {A = 1 : i64, B = 2 : i64}, outputs = {C = 5 : i64}, compute = f32>, #exec.op<kind = "pointwise", mode = "add", name = "bias", inputs = {in0 = 5 : i64, in1 = 3 : i64}, outputs = {output = 6 : i64}, compute = f32>, #exec.op<kind = "pointwise", mode = "gelu", name = "gelu", inputs = {in0 = 6 : i64}, outputs = {output = 4 : i64}, compute = f32>] heuristics = ["a", "fallback"]
+    exec.cudnn_group "matmul_bias_gelu/group0" inputs = [#exec.tensor<uid = 1, dtype = bf16, dims = [256, 512], strides = [512, 1]>, #exec.tensor<uid = 2, dtype = bf16, dims = [512, 384], strides = [384, 1]>, #exec.tensor<uid = 3, dtype = bf16, dims = [1, 384], strides = [384, 1]>] outputs = [#exec.tensor<uid = 4, dtype = bf16, dims = [256, 384], strides = [384, 1]>] compute = f32 heuristics = ["a", "fallback"] {
+    ^bb0(%arg0: tensor<256x512xbf16, #graph.strides<[512, 1]>>, %arg1: tensor<512x384xbf16, #graph.strides<[384, 1]>>, %arg2: tensor<1x384xbf16, #graph.strides<[384, 1]>>):
+      %0 = graph.matmul %arg0, %arg1 {name = "mm"} : (tensor<256x512xbf16, #graph.strides<[512, 1]>>, tensor<512x384xbf16, #graph.strides<[384, 1]>>) -> tensor<256x384xf32, #graph.strides<[384, 1]>>
+      %1 = graph.pointwise add(%0, %arg2) {name = "bias"} : (tensor<256x384xf32, #graph.strides<[384, 1]>>, tensor<1x384xbf16, #graph.strides<[384, 1]>>) -> tensor<256x384xf32, #graph.strides<[384, 1]>>
+      %2 = graph.pointwise gelu(%1) {name = "gelu"} : (tensor<256x384xf32, #graph.strides<[384, 1]>>) -> tensor<256x384xbf16, #graph.strides<[384, 1]>>
+      exec.yield %2 : tensor<256x384xbf16, #graph.strides<[384, 1]>>
+    }
   }
 }
 

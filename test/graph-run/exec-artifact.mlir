@@ -11,11 +11,13 @@ exec.program @mlp
     outputs = [#exec.tensor<uid = 3, dtype = f16, dims = [4, 16], strides = [16, 1], name = "y">]
     buffers = [] {
   exec.cudnn_group "mlp/group0"
-      tensors = [#exec.tensor<uid = 1, dtype = f16, dims = [1, 4, 8], strides = [32, 8, 1]>,
-                 #exec.tensor<uid = 2, dtype = f16, dims = [1, 8, 16], strides = [128, 16, 1]>,
-                 #exec.tensor<uid = 4, dtype = f32, dims = [1, 4, 16], strides = [64, 16, 1], is_virtual = true>,
-                 #exec.tensor<uid = 3, dtype = f16, dims = [1, 4, 16], strides = [64, 16, 1]>]
-      ops = [#exec.op<kind = "matmul", inputs = {A = 1 : i64, B = 2 : i64}, outputs = {C = 4 : i64}, compute = f32>,
-             #exec.op<kind = "pointwise", mode = "relu", inputs = {in0 = 4 : i64}, outputs = {output = 3 : i64}, compute = f32>]
-      heuristics = ["a", "fallback"]
+      inputs = [#exec.tensor<uid = 1, dtype = f16, dims = [4, 8], strides = [8, 1]>,
+                #exec.tensor<uid = 2, dtype = f16, dims = [8, 16], strides = [16, 1]>]
+      outputs = [#exec.tensor<uid = 3, dtype = f16, dims = [4, 16], strides = [16, 1]>]
+      compute = f32 heuristics = ["a", "fallback"] {
+  ^bb0(%x: tensor<4x8xf16>, %w: tensor<8x16xf16>):
+    %0 = graph.matmul %x, %w : (tensor<4x8xf16>, tensor<8x16xf16>) -> tensor<4x16xf32>
+    %1 = graph.pointwise relu(%0) : (tensor<4x16xf32>) -> tensor<4x16xf16>
+    exec.yield %1 : tensor<4x16xf16>
+  }
 }

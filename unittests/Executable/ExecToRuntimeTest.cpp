@@ -14,6 +14,7 @@
 #include "GraphDialect/Executable/ExecDialect.h"
 #include "GraphDialect/Executable/ExecOps.h"
 #include "GraphDialect/GraphDialect.h"
+#include "GraphDialect/GraphOps.h"
 #include "GraphDialect/Runtime/CodegenKernel.h"
 
 #include "mlir/IR/MLIRContext.h"
@@ -21,6 +22,8 @@
 #include "mlir/Pass/PassManager.h"
 
 #include <gtest/gtest.h>
+
+#include <map>
 
 using namespace mlir;
 namespace rt = ::graph::rt;
@@ -34,11 +37,14 @@ exec.program @p
     outputs = [#exec.tensor<uid = 3, dtype = bf16, dims = [4, 16], strides = [16, 1], name = "y">]
     buffers = [#exec.tensor<uid = 10, dtype = f32, dims = [4, 16], strides = [16, 1]>] {
   exec.cudnn_group "p/group0"
-      tensors = [#exec.tensor<uid = 1, dtype = f16, dims = [1, 4, 8], strides = [32, 8, 1]>,
-                 #exec.tensor<uid = 2, dtype = f16, dims = [1, 8, 16], strides = [128, 16, 1]>,
-                 #exec.tensor<uid = 10, dtype = f32, dims = [1, 4, 16], strides = [64, 16, 1]>]
-      ops = [#exec.op<kind = "matmul", inputs = {A = 1 : i64, B = 2 : i64}, outputs = {C = 10 : i64}, compute = f32>]
-      heuristics = ["b"]
+      inputs = [#exec.tensor<uid = 1, dtype = f16, dims = [4, 8], strides = [8, 1]>,
+                #exec.tensor<uid = 2, dtype = f16, dims = [8, 16], strides = [16, 1]>]
+      outputs = [#exec.tensor<uid = 10, dtype = f32, dims = [4, 16], strides = [16, 1]>]
+      compute = f32 heuristics = ["b"] {
+  ^bb0(%x: tensor<4x8xf16>, %w: tensor<8x16xf16>):
+    %mm = graph.matmul %x, %w : (tensor<4x8xf16>, tensor<8x16xf16>) -> tensor<4x16xf32>
+    exec.yield %mm : tensor<4x16xf32>
+  }
   exec.kernel_group "p/group1" engine = "codegen_v2_t256_i2"
       scratch = [#exec.scratch<uid = -1, bytes = 256>] {
     exec.kernel_module @kernels format = ptx
@@ -100,6 +106,14 @@ TEST_F(ExecToRuntimeTest, KernelGroupBecomesCodegenSpec) {
   EXPECT_EQ(program.groups[0].name, "p/group0");
   ASSERT_EQ(program.groups[0].ops.size(), 1u);
   EXPECT_EQ(program.groups[0].ops[0].kind, "matmul");
+  // Built from the graph op: ports by name, ranks padded for cuDNN.
+  const rt::OpSpec &mm = program.groups[0].ops[0];
+  EXPECT_EQ(mm.inputs.at(::graph::Port::A), 1);
+  EXPECT_EQ(mm.inputs.at(::graph::Port::B), 2);
+  EXPECT_EQ(mm.outputs.at(::graph::Port::C), 10);
+  ASSERT_EQ(program.groups[0].tensors.size(), 3u);
+  EXPECT_EQ(program.groups[0].tensors[0].dims, (::graph::Shape{1, 4, 8}));
+  EXPECT_EQ(program.groups[0].tensors[2].dtype, ::graph::DType::F32);
   EXPECT_FALSE(program.engines[0].kernels.has_value());
   ASSERT_EQ(program.engines[0].heuristics.size(), 1u);
   EXPECT_EQ(program.engines[0].heuristics[0], rt::HeurMode::B);
@@ -239,6 +253,98 @@ graph.graph @lnb(%x: tensor<64x256xbf16>, %g: tensor<1x256xf32>, %dy: tensor<64x
       for (int64_t uid : launch.argUids)
         passed |= uid == out;
     EXPECT_TRUE(passed) << "output uid " << out;
+  }
+}
+
+// The spec the loader builds from an exec.cudnn_group's ops is the one
+// lowerToCudnn builds for the live graph (buildGroupSpec for both): same
+// ops, ports, modes, attributes and tensors; only the uids of virtual
+// tensors, which the artifact does not record, may differ.
+TEST_F(ExecToRuntimeTest, LoadedCudnnGroupsMatchTheLiveLowering) {
+  const char *source = R"mlir(
+graph.graph @g(%x: tensor<8x32x1x1xbf16>, %gm: tensor<1x32x1x1xf32>, %b: tensor<1x32x1x1xf32>,
+               %dy: tensor<8x32x1x1xbf16>, %w: tensor<32x16xbf16>, %c: tensor<2x8x6x6xf16>,
+               %f: tensor<16x8x3x3xf16>)
+    -> (tensor<8x32x1x1xbf16>, tensor<8x32x1x1xbf16>, tensor<1x32x1x1xf32>,
+        tensor<1x32x1x1xf32>, tensor<8x16xf32>, tensor<2x16x6x6xf16>, tensor<32x8xbf16>)
+    attributes {compute_data_type = f32} {
+  %eps = graph.scalar 1.0e-05 : f32 -> tensor<1x1x1x1xf32>
+  %y, %m, %iv = graph.layernorm training %x, scale %gm, bias %b, epsilon %eps : (tensor<8x32x1x1xbf16>, tensor<1x32x1x1xf32>, tensor<1x32x1x1xf32>, tensor<1x1x1x1xf32>) -> (tensor<8x32x1x1xbf16>, tensor<8x1x1x1xf32>, tensor<8x1x1x1xf32>)
+  %dx, %ds, %db = graph.layernorm_backward %dy, %x, scale %gm, mean %m, inv_variance %iv : (tensor<8x32x1x1xbf16>, tensor<8x32x1x1xbf16>, tensor<1x32x1x1xf32>, tensor<8x1x1x1xf32>, tensor<8x1x1x1xf32>) -> (tensor<8x32x1x1xbf16>, tensor<1x32x1x1xf32>, tensor<1x32x1x1xf32>)
+  %r = graph.reshape %y : (tensor<8x32x1x1xbf16>) -> tensor<8x32xbf16>
+  %t = graph.transpose %r {permutation = array<i64: 1, 0>} : (tensor<8x32xbf16>) -> tensor<32x8xbf16>
+  %mm = graph.matmul %r, %w : (tensor<8x32xbf16>, tensor<32x16xbf16>) -> tensor<8x16xf32>
+  %l = graph.pointwise leaky_relu(%mm) {negative_slope = 0.25 : f64} : (tensor<8x16xf32>) -> tensor<8x16xf32>
+  %cv = graph.conv_fprop %c, %f {padding = array<i64: 1, 1>} : (tensor<2x8x6x6xf16>, tensor<16x8x3x3xf16>) -> tensor<2x16x6x6xf32>
+  %cr = graph.pointwise relu(%cv) : (tensor<2x16x6x6xf32>) -> tensor<2x16x6x6xf16>
+  graph.output %y, %dx, %ds, %db, %l, %cr, %t : tensor<8x32x1x1xbf16>, tensor<8x32x1x1xbf16>, tensor<1x32x1x1xf32>, tensor<1x32x1x1xf32>, tensor<8x16xf32>, tensor<2x16x6x6xf16>, tensor<32x8xbf16>
+}
+)mlir";
+  // The live lowering.
+  module = parseSourceString<ModuleOp>(source, &context);
+  ASSERT_TRUE(module);
+  PassManager live(&context);
+  mlir::graph::buildGpuPipeline(live);
+  ASSERT_TRUE(succeeded(live.run(*module)));
+  auto graphs = module->getOps<mlir::graph::GraphOp>();
+  ASSERT_FALSE(graphs.empty());
+  rt::Program expected;
+  ASSERT_EQ(mlir::graph::lowerToCudnn(*graphs.begin(), expected), "");
+
+  // The artifact, printed, parsed back and loaded.
+  OwningOpRef<ModuleOp> lowered = parseSourceString<ModuleOp>(source, &context);
+  ASSERT_TRUE(lowered);
+  PassManager pm(&context);
+  mlir::graph::buildGpuPipeline(pm);
+  mlir::graph::GraphLowerToExecutableOptions options;
+  options.kernels = "never"; // every group a cuDNN group
+  pm.addPass(mlir::graph::createGraphLowerToExecutable(options));
+  ASSERT_TRUE(succeeded(pm.run(*lowered)));
+  std::string text;
+  llvm::raw_string_ostream(text) << *lowered;
+  exec::ProgramOp op = parse(text.c_str());
+  ASSERT_TRUE(op);
+  rt::Program loaded;
+  ASSERT_EQ(exec::loadProgram(op, loaded), "");
+
+  // norm, norm backward, reshape, transpose, matmul + epilogue, conv + relu.
+  ASSERT_EQ(expected.groups.size(), 6u);
+  ASSERT_EQ(loaded.groups.size(), expected.groups.size());
+  for (size_t g = 0; g < expected.groups.size(); ++g) {
+    const rt::GraphSpec &want = expected.groups[g], &got = loaded.groups[g];
+    SCOPED_TRACE(want.name);
+    EXPECT_EQ(got.name, want.name);
+    // Virtual uids: renamed to the live ones by position.
+    ASSERT_EQ(got.tensors.size(), want.tensors.size());
+    std::map<int64_t, int64_t> rename;
+    for (size_t i = 0; i < want.tensors.size(); ++i) {
+      const rt::TensorSpec &a = want.tensors[i], &b = got.tensors[i];
+      EXPECT_EQ(b.isVirtual, a.isVirtual) << "tensor " << i;
+      EXPECT_TRUE(a.isVirtual || b.uid == a.uid) << "tensor " << i;
+      rename[b.uid] = a.uid;
+      EXPECT_EQ(b.dtype, a.dtype) << "uid " << a.uid;
+      EXPECT_EQ(b.dims, a.dims) << "uid " << a.uid;
+      EXPECT_EQ(b.strides, a.strides) << "uid " << a.uid;
+      EXPECT_EQ(b.isByValue, a.isByValue) << "uid " << a.uid;
+      EXPECT_EQ(b.byValue, a.byValue) << "uid " << a.uid;
+    }
+    ASSERT_EQ(got.ops.size(), want.ops.size());
+    for (size_t i = 0; i < want.ops.size(); ++i) {
+      const rt::OpSpec &a = want.ops[i], &b = got.ops[i];
+      EXPECT_STREQ(b.kind.name(), a.kind.name());
+      EXPECT_EQ(b.mode, a.mode);
+      EXPECT_EQ(b.name, a.name);
+      EXPECT_EQ(b.intAttrs, a.intAttrs) << a.kind.name();
+      EXPECT_EQ(b.floatAttrs, a.floatAttrs) << a.kind.name();
+      EXPECT_EQ(b.computeType, a.computeType);
+      auto renamed = [&](std::map<::graph::SpecPort, int64_t> ports) {
+        for (auto &entry : ports)
+          entry.second = rename[entry.second];
+        return ports;
+      };
+      EXPECT_EQ(renamed(b.inputs), a.inputs) << a.kind.name();
+      EXPECT_EQ(renamed(b.outputs), a.outputs) << a.kind.name();
+    }
   }
 }
 

@@ -20,8 +20,9 @@ def GraphLowerToExecutable
     `graph-select-engines` wrote) are compiled here, in rank order, and the
     first that compiles is embedded: its kernel images (PTX text, or sm_90
     cubin with `cubin=true`), launch geometry and pointer arguments. Every
-    other group becomes an `exec.cudnn_group` carrying the heuristics modes
-    its plan is chosen with. The graph is replaced, not kept beside: the
+    other group becomes an `exec.cudnn_group` holding the group's graph ops
+    (its inputs as the body's arguments, the tensors it writes yielded) and
+    the heuristics modes its plan is chosen with. The graph is replaced, not kept beside: the
     artifact is all `graph-run` needs.
 
     `kernels`: `auto` (the default) embeds kernels for the groups whose

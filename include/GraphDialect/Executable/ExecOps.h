@@ -4,6 +4,7 @@
 #define GRAPHDIALECT_EXECUTABLE_EXECOPS_H
 
 #include "GraphDialect/Executable/ExecDialect.h"
+#include "GraphDialect/GraphTraits.h"
 #include "mlir/Bytecode/BytecodeOpInterface.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -11,6 +12,7 @@
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/IR/RegionKindInterface.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 namespace mlir::exec {
 /// `[1, 2, 3]` (the dims and strides of #exec.tensor).

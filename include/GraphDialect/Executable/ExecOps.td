@@ -7,6 +7,7 @@ include "GraphDialect/Executable/ExecDialect.td"
 include "mlir/IR/SymbolInterfaces.td"
 include "mlir/IR/BuiltinAttributeInterfaces.td"
 include "mlir/IR/EnumAttr.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
 
 //===----------------------------------------------------------------------===//
 // Attributes
@@ -45,42 +46,6 @@ def Exec_TensorAttr : Exec_Attr<"Tensor", "tensor"> {
     OptionalParameter<"::mlir::StringAttr">:$name);
   let assemblyFormat = [{
     `<` struct($uid, $dtype, $dims, $strides, $is_virtual, $by_value, $name) `>`
-  }];
-  let genVerifyDecl = 1;
-}
-
-def Exec_OpAttr : Exec_Attr<"Op", "op"> {
-  let summary = "One op of a cuDNN group, in the runtime's terms";
-  let description = [{
-    The runtime's `OpSpec`: `kind` is the graph-dialect mnemonic
-    (`matmul`, `pointwise`, `conv_fprop`, `layernorm`, `sdpa`...), `mode`
-    the pointwise/reduction mode or the norm phase, `name` the user label.
-    `inputs` and `outputs` map port names (the op's operand and result
-    names; pointwise operands are `in0`, `in1`, `in2`) to tensor uids of
-    the group. `ints` holds integer-list attributes (flags as `[1]`),
-    `floats` the float ones; `compute` the compute type.
-
-    ```mlir
-    #exec.op<kind = "matmul", name = "mm", inputs = {A = 1 : i64, B = 2 : i64},
-             outputs = {C = 4 : i64}, compute = f32>
-    #exec.op<kind = "pointwise", mode = "add", inputs = {in0 = 4 : i64, in1 = 3 : i64},
-             outputs = {output = 5 : i64}, compute = f32>
-    #exec.op<kind = "conv_fprop", mode = "cross_correlation", inputs = {...},
-             outputs = {Y = 3 : i64}, ints = {stride = array<i64: 1, 1>, ...}, compute = f32>
-    ```
-  }];
-  let parameters = (ins
-    "::mlir::StringAttr":$kind,
-    OptionalParameter<"::mlir::StringAttr">:$mode,
-    OptionalParameter<"::mlir::StringAttr">:$name,
-    "::mlir::DictionaryAttr":$inputs,
-    "::mlir::DictionaryAttr":$outputs,
-    OptionalParameter<"::mlir::DictionaryAttr">:$ints,
-    OptionalParameter<"::mlir::DictionaryAttr">:$floats,
-    "::mlir::Type":$compute);
-  let assemblyFormat = [{
-    `<` struct($kind, $mode, $name, $inputs, $outputs, $ints, $floats,
-               $compute) `>`
   }];
   let genVerifyDecl = 1;
 }
@@ -147,7 +112,6 @@ def Exec_ScratchArrayAttr
 
 def Exec_TensorArrayAttr : TypedArrayAttrBase<Exec_TensorAttr,
                                               "array of #exec.tensor">;
-def Exec_OpArrayAttr : TypedArrayAttrBase<Exec_OpAttr, "array of #exec.op">;
 
 //===----------------------------------------------------------------------===//
 // Ops
@@ -178,8 +142,10 @@ def Exec_ProgramOp : Exec_Op<"program", [
                   #exec.tensor<uid = 2, dtype = f16, dims = [8, 16], strides = [16, 1]>]
         outputs = [#exec.tensor<uid = 3, dtype = f16, dims = [4, 16], strides = [16, 1], name = "y">]
         buffers = [] {
-      exec.cudnn_group "mlp/group0"
-          tensors = [...] ops = [...] heuristics = ["a", "fallback"]
+      exec.cudnn_group "mlp/group0" inputs = [...] outputs = [...]
+          compute = f32 heuristics = ["a", "fallback"] {
+        ...
+      }
     }
     ```
   }];
@@ -197,42 +163,86 @@ def Exec_ProgramOp : Exec_Op<"program", [
   let hasRegionVerifier = 1;
 }
 
-def Exec_CudnnGroupOp : Exec_Op<"cudnn_group", [HasParent<"ProgramOp">]> {
+// The region holds graph node ops (GraphDialect/GraphTraits.h).
+def Exec_HoldsGraphNodes : NativeOpTrait<"HoldsGraphNodes"> {
+  let cppNamespace = "::mlir::OpTrait::graph";
+}
+
+def Exec_CudnnGroupOp : Exec_Op<"cudnn_group", [
+    HasParent<"ProgramOp">, IsolatedFromAbove, SingleBlock,
+    Exec_HoldsGraphNodes]> {
   let summary = "One cuDNN operation graph and how to choose its plan";
   let description = [{
-    One fused group in cuDNN backend form: `tensors` (each uid once; the
-    non-virtual, non-by-value ones are program buffers) and `ops` (their
-    ports name tensors of this group), plus the plan choice: either
-    `heuristics`, the modes (`a`, `b`, `fallback`) to query in order, the
-    first plan that builds running; or `engine` and `knobs` (pairs of knob
-    type and value, flattened) for a plan chosen ahead of time. Exactly one
-    of the two is given.
+    One fused group for cuDNN: its body holds the group's graph-dialect ops
+    themselves (the node ops of the `graph.group` graph-fuse formed, in
+    schedule order), and the runtime builds the cuDNN operation graph from
+    them with the code that builds it for a live graph (the op kinds,
+    modes, ports and attributes are the ops' own, typed).
+
+    The body's arguments are the tensors the group reads: `inputs` gives
+    one `#exec.tensor` per argument, in order (a program input, output or
+    buffer written by an earlier step, or a pass-by-value scalar,
+    `by_value`). `exec.yield` lists the values the group writes to device
+    memory, one `#exec.tensor` of `outputs` each (a program output or
+    buffer). Every other result is virtual: it lives only inside the
+    group. A tensor's dims are those of its value's type (the runtime pads
+    ranks as cuDNN wants them); its dtype is the buffer's, which may be the
+    16-bit type of the tensor-core operand an f32 value feeds. `compute` is
+    the graph's compute type.
+
+    The plan choice: either `heuristics`, the modes (`a`, `b`, `fallback`)
+    to query in order, the first plan that builds running; or `engine` and
+    `knobs` (pairs of knob type and value, flattened) for a plan chosen
+    ahead of time. Exactly one of the two is given.
 
     ```mlir
     exec.cudnn_group "mlp/group0"
-        tensors = [#exec.tensor<uid = 1, dtype = f16, dims = [1, 4, 8], strides = [32, 8, 1]>,
-                   #exec.tensor<uid = 2, dtype = f16, dims = [1, 8, 16], strides = [128, 16, 1]>,
-                   #exec.tensor<uid = 4, dtype = f32, dims = [1, 4, 16], strides = [64, 16, 1], is_virtual = true>,
-                   #exec.tensor<uid = 3, dtype = f16, dims = [1, 4, 16], strides = [64, 16, 1]>]
-        ops = [#exec.op<kind = "matmul", inputs = {A = 1 : i64, B = 2 : i64}, outputs = {C = 4 : i64}, compute = f32>,
-               #exec.op<kind = "pointwise", mode = "relu", inputs = {in0 = 4 : i64}, outputs = {output = 3 : i64}, compute = f32>]
-        heuristics = ["a", "fallback"]
-    exec.cudnn_group "mlp/group1" tensors = [...] ops = [...]
-        engine = 7 knobs = [2, 1, 3, 0]
+        inputs = [#exec.tensor<uid = 1, dtype = f16, dims = [4, 8], strides = [8, 1]>,
+                  #exec.tensor<uid = 2, dtype = f16, dims = [8, 16], strides = [16, 1]>]
+        outputs = [#exec.tensor<uid = 3, dtype = f16, dims = [4, 16], strides = [16, 1]>]
+        compute = f32 heuristics = ["a", "fallback"] {
+    ^bb0(%x: tensor<4x8xf16>, %w: tensor<8x16xf16>):
+      %0 = graph.matmul %x, %w : (tensor<4x8xf16>, tensor<8x16xf16>) -> tensor<4x16xf32>
+      %1 = graph.pointwise relu(%0) : (tensor<4x16xf32>) -> tensor<4x16xf16>
+      exec.yield %1 : tensor<4x16xf16>
+    }
     ```
   }];
   let arguments = (ins StrAttr:$sym_name,
-                       Exec_TensorArrayAttr:$tensors,
-                       Exec_OpArrayAttr:$ops,
+                       Exec_TensorArrayAttr:$inputs,
+                       Exec_TensorArrayAttr:$outputs,
+                       OptionalAttr<TypeAttr>:$compute,
                        OptionalAttr<StrArrayAttr>:$heuristics,
                        OptionalAttr<I64Attr>:$engine,
                        OptionalAttr<DenseI64ArrayAttr>:$knobs);
+  let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = [{
-    $sym_name `tensors` `=` $tensors `ops` `=` $ops
+    $sym_name `inputs` `=` $inputs `outputs` `=` $outputs
+    (`compute` `=` $compute^)?
     (`heuristics` `=` $heuristics^)? (`engine` `=` $engine^)?
-    (`knobs` `=` $knobs^)? attr-dict
+    (`knobs` `=` $knobs^)? attr-dict-with-keyword $body
+  }];
+  let extraClassDeclaration = [{
+    /// The terminator: the values the group writes, one per `outputs` entry.
+    YieldOp getYield();
   }];
   let hasVerifier = 1;
+  let hasRegionVerifier = 1;
+}
+
+def Exec_YieldOp : Exec_Op<"yield", [
+    Pure, HasParent<"CudnnGroupOp">, Terminator]> {
+  let summary = "The values an exec.cudnn_group writes to device memory";
+  let description = [{
+    Ends the body of an `exec.cudnn_group`: operand `i` is written to the
+    device tensor of the group's `outputs[i]`.
+
+    ```mlir
+    exec.yield %y, %mean : tensor<4x16xf16>, tensor<4x1xf32>
+    ```
+  }];
+  let arguments = (ins Variadic<AnyRankedTensor>:$values);
+  let assemblyFormat = "($values^ `:` type($values))? attr-dict";
 }
 
 def Exec_KernelGroupOp : Exec_Op<"kernel_group", [

@@ -6,7 +6,8 @@
 // which replaces the graph. Groups the codegen engine is to run get their
 // kernels compiled here (compilePlan, the codegen engine's plans in rank
 // order) and embedded as an exec.kernel_group; the others become an
-// exec.cudnn_group. The exec module is the AOT artifact.
+// exec.cudnn_group holding the group's graph ops. The exec module is the
+// AOT artifact.
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,8 +17,12 @@
 #include "GraphDialect/Executable/ExecOps.h"
 #include "GraphDialect/GraphOps.h"
 
+#include "GraphDialect/Groups.h"
+
 #include "mlir/AsmParser/AsmParser.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/DenseSet.h"
 
 #include <map>
 #include <optional>
@@ -55,31 +60,6 @@ exec::TensorAttr ioAttr(MLIRContext *context, const ref::TensorInfo &info,
       info.strides.empty() ? ref::rowMajorStrides(info.shape) : info.strides;
   return tensorAttr(context, uid, typeOf(context, info.dtype), info.shape,
                     strides, false, {}, info.name);
-}
-
-exec::OpAttr opAttr(MLIRContext *context, const rt::OpSpec &op) {
-  Builder b(context);
-  auto ports = [&](const std::map<::graph::SpecPort, int64_t> &map) {
-    SmallVector<NamedAttribute> entries;
-    for (auto &[port, uid] : map)
-      entries.emplace_back(b.getStringAttr(port.name()),
-                           b.getI64IntegerAttr(uid));
-    return b.getDictionaryAttr(entries);
-  };
-  SmallVector<NamedAttribute> ints, floats;
-  for (auto &[name, values] : op.intAttrs)
-    ints.emplace_back(b.getStringAttr(name), b.getDenseI64ArrayAttr(values));
-  for (auto &[name, value] : op.floatAttrs)
-    floats.emplace_back(b.getStringAttr(name), b.getF64FloatAttr(value));
-  auto optional = [&](const std::string &text) {
-    return text.empty() ? StringAttr() : b.getStringAttr(text);
-  };
-  return exec::OpAttr::get(
-      context, b.getStringAttr(op.kind.name()), optional(op.mode),
-      optional(op.name), ports(op.inputs), ports(op.outputs),
-      ints.empty() ? DictionaryAttr() : b.getDictionaryAttr(ints),
-      floats.empty() ? DictionaryAttr() : b.getDictionaryAttr(floats),
-      typeOf(context, op.computeType));
 }
 
 /// Which groups get generated kernels embedded (the `kernels` option).
@@ -243,6 +223,66 @@ struct GraphLowerToExecutable
     return success();
   }
 
+  /// Appends the exec.cudnn_group of group `spec`: its graph ops (those of
+  /// `source`, cloned) in its body, whose arguments are the tensors it reads
+  /// and whose exec.yield the tensors it writes to device memory.
+  LogicalResult emitCudnnGroup(OpBuilder &b, GraphOp graph,
+                               const rt::GraphSpec &spec,
+                               const GroupSource &source,
+                               ArrayAttr heuristicsAttr) {
+    MLIRContext *context = b.getContext();
+    Location loc = graph.getLoc();
+    llvm::DenseSet<Operation *> ops(source.ops.begin(), source.ops.end());
+    auto tensorAttrOf = [&](const rt::TensorSpec &tensor) {
+      return tensorAttr(context, tensor.uid, typeOf(context, tensor.dtype),
+                        tensor.dims, tensor.strides, /*isVirtual=*/false,
+                        tensor.isByValue ? b.getF64FloatAttr(tensor.byValue)
+                                         : FloatAttr());
+    };
+    SmallVector<Attribute> inputs, outputs;
+    SmallVector<Value> read, written;
+    for (auto &[value, tensor] : source.tensors) {
+      Operation *def = value.getDefiningOp();
+      if (!def || !ops.contains(def)) {
+        read.push_back(value);
+        inputs.push_back(tensorAttrOf(tensor));
+      } else if (!tensor.isVirtual) {
+        written.push_back(value);
+        outputs.push_back(tensorAttrOf(tensor));
+      }
+    }
+    std::optional<Type> compute = graph.getComputeDataType();
+    auto group = exec::CudnnGroupOp::create(
+        b, loc, b.getStringAttr(spec.name), b.getArrayAttr(inputs),
+        b.getArrayAttr(outputs), compute ? TypeAttr::get(*compute) : TypeAttr(),
+        heuristicsAttr, IntegerAttr(), DenseI64ArrayAttr());
+    Block *body = new Block();
+    group.getBody().push_back(body);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToEnd(body);
+    IRMapping mapping;
+    for (Value value : read)
+      mapping.map(value, body->addArgument(value.getType(), value.getLoc()));
+    for (Operation *op : source.ops) {
+      // An operand that is a graph.group's argument is its operand outside.
+      for (Value operand : op->getOperands())
+        if (!mapping.contains(operand))
+          if (Value outer = mapping.lookupOrNull(resolveGroupValue(operand)))
+            mapping.map(operand, outer);
+      for (Value operand : op->getOperands())
+        if (!mapping.contains(operand))
+          return op->emitError("group ")
+                 << spec.name << ": an operand of this op is no tensor of "
+                 << "the group";
+      b.clone(*op, mapping);
+    }
+    SmallVector<Value> yielded;
+    for (Value value : written)
+      yielded.push_back(mapping.lookup(value));
+    exec::YieldOp::create(b, loc, yielded);
+    return success();
+  }
+
   LogicalResult lower(GraphOp graph, ArrayAttr heuristicsAttr) {
     MLIRContext *context = &getContext();
     CudnnProgram program;
@@ -318,19 +358,11 @@ struct GraphLowerToExecutable
         }
         continue;
       }
-      SmallVector<Attribute> tensors, ops;
-      for (const rt::TensorSpec &tensor : spec.tensors)
-        tensors.push_back(
-            tensorAttr(context, tensor.uid, typeOf(context, tensor.dtype),
-                       tensor.dims, tensor.strides, tensor.isVirtual,
-                       tensor.isByValue ? b.getF64FloatAttr(tensor.byValue)
-                                        : FloatAttr()));
-      for (const rt::OpSpec &op : spec.ops)
-        ops.push_back(opAttr(context, op));
-      exec::CudnnGroupOp::create(b, graph.getLoc(), spec.name,
-                                 b.getArrayAttr(tensors), b.getArrayAttr(ops),
-                                 heuristicsAttr, IntegerAttr(),
-                                 DenseI64ArrayAttr());
+      if (g >= sources.size() ||
+          failed(emitCudnnGroup(b, graph, spec, sources[g], heuristicsAttr))) {
+        programOp.erase();
+        return failure();
+      }
     }
     graph.erase();
     return success();

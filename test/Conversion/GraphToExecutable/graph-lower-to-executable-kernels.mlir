@@ -28,7 +28,7 @@
 // BC: exec.kernel_module @kernels format = ptx binary = "{{.*}}.visible .entry stage0(
 // NEVER-LABEL: exec.program @lnb
 // NEVER-NEXT: exec.cudnn_group "lnb/group0"
-// NEVER-SAME: #exec.op<kind = "layernorm_backward"
+// NEVER: graph.layernorm_backward
 // NEVER-NOT: exec.kernel_group
 // PREFER-LABEL: exec.program @lnb
 // PREFER-NEXT: exec.kernel_group "lnb/group0"
@@ -49,7 +49,11 @@ graph.graph @lnb(%x: tensor<64x256xbf16>, %g: tensor<1x256xf32>, %dy: tensor<64x
 // CHECK-LABEL: exec.program @mixed
 // CHECK-SAME: buffers = [#exec.tensor<uid = 5, dtype = f16, dims = [8, 32], strides = [32, 1]>, #exec.tensor<uid = 6, dtype = f16, dims = [1, 1, 8, 32], strides = [256, 256, 32, 1]>]
 // CHECK-NEXT: exec.cudnn_group "mixed/group0"
-// CHECK-SAME: #exec.op<kind = "matmul", inputs = {A = 1 : i64, B = 2 : i64}, outputs = {C = 5 : i64}, compute = f32>
+// CHECK-SAME: outputs = [#exec.tensor<uid = 5, dtype = f16, dims = [8, 32], strides = [32, 1]>]
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: %[[MM:.+]] = graph.matmul
+// CHECK-NEXT: exec.yield %[[MM]]
+// CHECK-NEXT: }
 // CHECK-NEXT: exec.kernel_group "mixed/group1" engine = "codegen_v2_t128_i4" {
 // CHECK-NEXT: exec.kernel_module @kernels format = ptx binary = "{{.*}}.visible .entry stage0({{.*}}"
 // CHECK-NEXT: exec.kernel_launch @kernels entry = "stage0" grid = [1, 1, 1] block = [128, 1, 1] args = [#exec.arg<uid = 5, access = read, align = 16>, #exec.arg<uid = 6, access = write, align = 16>]
@@ -58,10 +62,10 @@ graph.graph @lnb(%x: tensor<64x256xbf16>, %g: tensor<1x256xf32>, %dy: tensor<64x
 // CHECK-NEXT: exec.kernel_module @kernels
 // CHECK-NEXT: exec.kernel_launch @kernels entry = "stage0" grid = [1, 1, 1] block = [128, 1, 1] args = [#exec.arg<uid = 3, access = read>, #exec.arg<uid = 6, access = read>, #exec.arg<uid = 4, access = write, align = 16>]
 // NEVER-LABEL: exec.program @mixed
-// NEVER-NEXT: exec.cudnn_group "mixed/group0"
-// NEVER-NEXT: exec.cudnn_group "mixed/group1"
-// NEVER-NEXT: exec.cudnn_group "mixed/group2"
-// NEVER-SAME: #exec.op<kind = "rope"
+// NEVER: exec.cudnn_group "mixed/group0"
+// NEVER: exec.cudnn_group "mixed/group1"
+// NEVER: exec.cudnn_group "mixed/group2"
+// NEVER: graph.rope
 graph.graph @mixed(%x: tensor<8x64xf16> {graph.name = "x"}, %w: tensor<64x32xf16> {graph.name = "w"},
                    %f: tensor<1x1x8x16xf32> {graph.name = "freqs"})
     -> (tensor<1x1x8x32xf16> {graph.name = "y"}) attributes {compute_data_type = f32} {

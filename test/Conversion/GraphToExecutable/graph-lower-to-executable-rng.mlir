@@ -4,8 +4,10 @@
 // mask, a graph output here: the frontend's rng_dump) and the sdpa that reads
 // the mask as its dropout_mask.
 // CHECK: exec.cudnn_group
-// CHECK-SAME: #exec.op<kind = "rng", inputs = {offset = [[OFF:[0-9]+]] : i64, seed = [[SEED:[0-9]+]] : i64}, outputs = {Y = [[MASK:[0-9]+]] : i64}, floats = {bernoulli_probability = 7.500000e-01 : f64}
-// CHECK-SAME: #exec.op<kind = "sdpa", inputs = {dropout_mask = [[MASK]] : i64
+// CHECK-NEXT: ^bb0(%[[SEED:[^:]+]]: tensor<1x1x1x1xi64{{[^>]*}}>>, %[[OFF:[^:]+]]: tensor<1x1x1x1xi64
+// CHECK-NEXT: %[[MASK:.+]] = graph.rng %[[SEED]], %[[OFF]] {bernoulli_probability = 7.500000e-01 : f64}
+// CHECK-NEXT: %[[O:.+]] = graph.sdpa %{{.+}}, %{{.+}}, %{{.+}} dropout_mask %[[MASK]]
+// CHECK-NEXT: exec.yield %[[MASK]], %[[O]]
 // CHECK-NOT: exec.cudnn_group
 graph.graph @dropout(%q: tensor<1x2x8x16xbf16>, %k: tensor<1x2x8x16xbf16>, %v: tensor<1x2x8x16xbf16>,
                      %seed: tensor<1x1x1x1xi64>, %offset: tensor<1x1x1x1xi64>)

@@ -2,20 +2,24 @@
 // RUN: graph-opt %s --graph-prepare --graph-fuse --graph-select-engines --graph-lower-to-executable --emit-bytecode | graph-opt | FileCheck %s --check-prefix=BC
 // RUN: graph-opt %s -split-input-file --graph-prepare --graph-fuse --graph-select-engines --graph-lower-to-executable=heuristics=b | FileCheck %s --check-prefix=HEUR
 
-// matmul + bias + relu: one group; the matmul and bias results are virtual;
-// rank-2 tensors are padded to rank 3 inside the group.
+// matmul + bias + relu: one group holding the three graph ops; its body's
+// arguments are the tensors it reads, exec.yield the one it writes; the
+// matmul and bias results are virtual (no #exec.tensor).
 // CHECK-NOT: graph.graph
 // CHECK-LABEL: exec.program @mlp
 // CHECK-SAME: inputs = [#exec.tensor<uid = 1, dtype = f16, dims = [4, 8], strides = [8, 1], name = "x">, #exec.tensor<uid = 2, dtype = f16, dims = [8, 16], strides = [16, 1]>, #exec.tensor<uid = 3, dtype = f16, dims = [1, 16], strides = [16, 1]>]
 // CHECK-SAME: outputs = [#exec.tensor<uid = 4, dtype = f16, dims = [4, 16], strides = [16, 1], name = "y">]
 // CHECK-SAME: buffers = []
 // CHECK-NEXT: exec.cudnn_group "mlp/group0"
-// CHECK-SAME: #exec.tensor<uid = 1, dtype = f16, dims = [1, 4, 8], strides = [32, 8, 1]>
-// CHECK-SAME: #exec.tensor<uid = 5, dtype = f32, dims = [1, 4, 16], strides = [64, 16, 1], is_virtual = true>
-// CHECK-SAME: #exec.tensor<uid = 6, dtype = f32, dims = [1, 4, 16], strides = [64, 16, 1], is_virtual = true>
-// CHECK-SAME: #exec.tensor<uid = 4, dtype = f16, dims = [1, 4, 16], strides = [64, 16, 1]>
-// CHECK-SAME: ops = [#exec.op<kind = "matmul", inputs = {A = 1 : i64, B = 2 : i64}, outputs = {C = 5 : i64}, compute = f32>, #exec.op<kind = "pointwise", mode = "add", inputs = {in0 = 5 : i64, in1 = 3 : i64}, outputs = {output = 6 : i64}, compute = f32>, #exec.op<kind = "pointwise", mode = "relu", inputs = {in0 = 6 : i64}, outputs = {output = 4 : i64}, compute = f32>]
-// CHECK-SAME: heuristics = ["a", "fallback"]
+// CHECK-SAME: inputs = [#exec.tensor<uid = 1, dtype = f16, dims = [4, 8], strides = [8, 1]>, #exec.tensor<uid = 2, dtype = f16, dims = [8, 16], strides = [16, 1]>, #exec.tensor<uid = 3, dtype = f16, dims = [1, 16], strides = [16, 1]>]
+// CHECK-SAME: outputs = [#exec.tensor<uid = 4, dtype = f16, dims = [4, 16], strides = [16, 1]>]
+// CHECK-SAME: compute = f32 heuristics = ["a", "fallback"] {
+// CHECK-NEXT: ^bb0(%[[X:.+]]: tensor<4x8xf16, #graph.strides<[8, 1]>>, %[[W:.+]]: tensor<8x16xf16, #graph.strides<[16, 1]>>, %[[B:.+]]: tensor<1x16xf16, #graph.strides<[16, 1]>>):
+// CHECK-NEXT: %[[MM:.+]] = graph.matmul %[[X]], %[[W]]
+// CHECK-NEXT: %[[ADD:.+]] = graph.pointwise add(%[[MM]], %[[B]])
+// CHECK-NEXT: %[[RELU:.+]] = graph.pointwise relu(%[[ADD]])
+// CHECK-NEXT: exec.yield %[[RELU]] : tensor<4x16xf16, #graph.strides<[16, 1]>>
+// CHECK-NEXT: }
 // CHECK-NOT: exec.cudnn_group
 // BC-LABEL: exec.program @mlp
 // BC: exec.cudnn_group "mlp/group0"
@@ -33,15 +37,16 @@ graph.graph @mlp(%x: tensor<4x8xf16> {graph.name = "x"}, %w: tensor<8x16xf16>,
 
 // -----
 
-// conv_fprop + relu: channels-last strides from graph-infer-layout, explicit
-// geometry in ints.
+// conv_fprop + relu: channels-last strides from graph-infer-layout; the
+// conv keeps its own typed attributes (the runtime derives the geometry).
 // CHECK-LABEL: exec.program @conv
 // CHECK-SAME: inputs = [#exec.tensor<uid = 1, dtype = f16, dims = [2, 8, 6, 6], strides = [288, 1, 48, 8]>, #exec.tensor<uid = 2, dtype = f16, dims = [16, 8, 3, 3], strides = [72, 1, 24, 8]>]
 // CHECK-SAME: outputs = [#exec.tensor<uid = 3, dtype = f16, dims = [2, 16, 6, 6], strides = [576, 1, 96, 16]>]
 // CHECK-NEXT: exec.cudnn_group "conv/group0"
-// CHECK-SAME: #exec.tensor<uid = 4, dtype = f32, dims = [2, 16, 6, 6], strides = [576, 1, 96, 16], is_virtual = true>
-// CHECK-SAME: #exec.op<kind = "conv_fprop", inputs = {image = 1 : i64, weight = 2 : i64}, outputs = {Y = 4 : i64}, ints = {dilation = array<i64: 1, 1>, post_padding = array<i64: 1, 1>, pre_padding = array<i64: 1, 1>, stride = array<i64: 1, 1>}, compute = f32>
-// CHECK-SAME: #exec.op<kind = "pointwise", mode = "relu", inputs = {in0 = 4 : i64}, outputs = {output = 3 : i64}, compute = f32>
+// CHECK-SAME: outputs = [#exec.tensor<uid = 3, dtype = f16, dims = [2, 16, 6, 6], strides = [576, 1, 96, 16]>]
+// CHECK: graph.conv_fprop %{{.+}}, %{{.+}} {padding = array<i64: 1, 1>}
+// CHECK-NEXT: graph.pointwise relu(
+// CHECK-NEXT: exec.yield
 graph.graph @conv(%x: tensor<2x8x6x6xf16>, %w: tensor<16x8x3x3xf16>) -> tensor<2x16x6x6xf16>
     attributes {compute_data_type = f32} {
   %c = graph.conv_fprop %x, %w {padding = array<i64: 1, 1>} : (tensor<2x8x6x6xf16>, tensor<16x8x3x3xf16>) -> tensor<2x16x6x6xf32>
@@ -52,13 +57,18 @@ graph.graph @conv(%x: tensor<2x8x6x6xf16>, %w: tensor<16x8x3x3xf16>) -> tensor<2
 // -----
 
 // layernorm training + its backward: two groups; the epsilon scalar is
-// passed by value; mean and inv_var cross groups as outputs.
+// passed by value (an input of the group); mean and inv_var cross groups
+// as outputs.
 // CHECK-LABEL: exec.program @norm
 // CHECK: exec.cudnn_group "norm/group0"
-// CHECK-SAME: #exec.tensor<uid = 5, dtype = f32, dims = [1, 1, 1, 1], strides = [1, 1, 1, 1], by_value = {{.*}} : f64>
-// CHECK-SAME: #exec.op<kind = "layernorm", mode = "training", inputs = {bias = 3 : i64, epsilon = 5 : i64, input = 1 : i64, scale = 2 : i64}, outputs = {Y = 6 : i64, inv_var = 8 : i64, mean = 7 : i64}, compute = f32>
-// CHECK-NEXT: exec.cudnn_group "norm/group1"
-// CHECK-SAME: #exec.op<kind = "layernorm_backward", inputs = {grad = 4 : i64, input = 1 : i64, inv_variance = 8 : i64, mean = 7 : i64, scale = 2 : i64}, outputs = {DBias = 11 : i64, DScale = 10 : i64, DX = 9 : i64}, compute = f32>
+// CHECK-SAME: #exec.tensor<uid = 5, dtype = f32, dims = [1, 1, 1, 1], strides = [1, 1, 1, 1], by_value = {{.*}} : f64>]
+// CHECK-SAME: outputs = [#exec.tensor<uid = 6, {{[^>]*}}>, #exec.tensor<uid = 7, {{[^>]*}}>, #exec.tensor<uid = 8, {{[^>]*}}>]
+// CHECK: %[[Y:.+]], %[[M:.+]], %[[IV:.+]] = graph.layernorm training
+// CHECK-NEXT: exec.yield %[[Y]], %[[M]], %[[IV]]
+// CHECK: exec.cudnn_group "norm/group1"
+// CHECK-SAME: #exec.tensor<uid = 7, {{[^>]*}}>, #exec.tensor<uid = 8, {{[^>]*}}>]
+// CHECK-SAME: outputs = [#exec.tensor<uid = 9, {{[^>]*}}>, #exec.tensor<uid = 10, {{[^>]*}}>, #exec.tensor<uid = 11, {{[^>]*}}>]
+// CHECK: graph.layernorm_backward
 graph.graph @norm(%x: tensor<8x32x1x1xbf16>, %g: tensor<1x32x1x1xf32>,
                   %b: tensor<1x32x1x1xf32>, %dy: tensor<8x32x1x1xbf16>)
     -> (tensor<8x32x1x1xbf16>, tensor<8x1x1x1xf32>, tensor<8x1x1x1xf32>,
@@ -76,9 +86,11 @@ graph.graph @norm(%x: tensor<8x32x1x1xbf16>, %g: tensor<1x32x1x1xf32>,
 // CHECK-LABEL: exec.program @attn
 // CHECK-SAME: buffers = [#exec.tensor<uid = 6, dtype = bf16, dims = [1, 2, 16, 8], strides = [256, 128, 8, 1]>]
 // CHECK-NEXT: exec.cudnn_group "attn/group0"
-// CHECK-SAME: #exec.op<kind = "sdpa", inputs = {k = 2 : i64, q = 1 : i64, v = 3 : i64}, outputs = {O = 6 : i64, Stats = 5 : i64}, ints = {generate_stats = array<i64: 1>, use_causal_mask = array<i64: 1>}, floats = {attn_scale_value = 1.250000e-01 : f64}, compute = f32>
-// CHECK-NEXT: exec.cudnn_group "attn/group1"
-// CHECK-SAME: inputs = {in0 = 6 : i64}
+// CHECK-SAME: outputs = [#exec.tensor<uid = 6, {{[^>]*}}>, #exec.tensor<uid = 5, {{[^>]*}}>]
+// CHECK: %[[O:.+]], %[[S:.+]] = graph.sdpa %{{.+}}, %{{.+}}, %{{.+}} {attn_scale_value = 1.250000e-01 : f64, generate_stats, use_causal_mask}
+// CHECK-NEXT: exec.yield %[[O]], %[[S]]
+// CHECK: exec.cudnn_group "attn/group1"
+// CHECK-SAME: inputs = [#exec.tensor<uid = 6, {{[^>]*}}>]
 graph.graph @attn(%q: tensor<1x2x16x8xbf16>, %k: tensor<1x2x16x8xbf16>, %v: tensor<1x2x16x8xbf16>)
     -> (tensor<1x2x16x8xbf16>, tensor<1x2x16x1xf32>)
     attributes {compute_data_type = f32} {
