@@ -7,9 +7,8 @@
   segment sizes, its enum "mode" attribute, and its other attribute names;
 - include/GraphDialect/Support/OpKinds.inc, one GRAPH_OP_KIND(Enum,
   "mnemonic") line per op, sorted by mnemonic (GRAPH_NODE_OP_KIND for the
-  node ops, those a runtime spec or an #exec.op may name): the OpKind enum
-  and its name tables of Support/OpKind.h (the runtime's specs) and the
-  #exec.op kinds of Executable/OpKinds.h;
+  node ops, those a runtime spec may name): the OpKind enum and its name
+  tables of Support/OpKind.h (the runtime's specs);
 - include/GraphDialect/Support/Ports.inc, one GRAPH_PORT(name) line per
   distinct operand or result name of the node ops (plus the pointwise
   inputs' spec names in0..in2), sorted by name: the Port enum and its name
