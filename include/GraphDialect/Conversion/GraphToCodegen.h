@@ -61,7 +61,8 @@ void populateReductionToLinalgPatterns(const TypeConverter &converter,
 std::string lowerGraphOpsToLinalg(func::FuncOp func);
 
 /// Appends `func.func @name` to `module`: `spec` as linalg.generic ops on
-/// tensors (compute in f32). Arguments: the group's inputs, then its
+/// tensors (compute in f32), through lowerGraphOpsToLinalg: the spec's ops
+/// become graph ops first. Arguments: the group's inputs, then its
 /// outputs (destinations, returned); `argUids` gets their uids in order.
 std::string lowerSpecToLinalg(const ::graph::rt::GraphSpec &spec,
                               ModuleOp module, StringRef name,

@@ -1,6 +1,7 @@
 //===- Pipeline.cpp - linalg on tensors to PTX for codegen_v1 -------------===//
 
 #include "GraphDialect/Conversion/GraphToCodegen.h"
+#include "GraphDialect/GraphDialect.h"
 
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
@@ -230,6 +231,7 @@ std::string mlir::graph::compileToPtx(const rt::GraphSpec &spec,
                                       rt::CodegenSpec &out) {
   DialectRegistry registry;
   registerCodegenDialects(registry);
+  registry.insert<GraphDialect>(); // lowerSpecToLinalg builds graph ops
   MLIRContext context(registry, MLIRContext::Threading::DISABLED);
   context.loadAllAvailableDialects();
   OwningOpRef<ModuleOp> module = ModuleOp::create(UnknownLoc::get(&context));

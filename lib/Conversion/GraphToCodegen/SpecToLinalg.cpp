@@ -1,27 +1,22 @@
 //===- SpecToLinalg.cpp - A group description as linalg on tensors -------===//
 //
-// One linalg.generic per op: pointwise ops iterate over their output's dims
-// and read broadcast operands through constant-0 indexing maps; last-axis
-// reductions iterate over their input's dims with a trailing reduction
-// iterator. Scalars passed by value become f32 constants. Everything is
-// computed in f32; bodies extend from and truncate to the stored types.
+// Which group descriptions codegen_v1 runs (codegenDeclines), and the thin
+// adapter for the callers that hold only a description (compileToPtx, for
+// the runtime and the executable lowering): its ops become graph ops on
+// the description's (already padded) tensors in a func, which the same
+// conversion patterns as graph-lower-to-linalg lower (GraphToLinalg.cpp).
 //
 //===----------------------------------------------------------------------===//
 
 #include "GraphDialect/Conversion/GraphToCodegen.h"
 #include "ScalarOps.h"
 
-#include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "GraphDialect/GraphOps.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/Dialect/Linalg/IR/Linalg.h"
-#include "mlir/Dialect/Math/IR/Math.h"
-#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 
-#include <cmath>
-#include <limits>
 #include <map>
 #include <set>
 
@@ -56,18 +51,6 @@ bool rowMajor(const rt::TensorSpec &t) {
     expect *= t.dims[i];
   }
   return true;
-}
-
-Value toF32(OpBuilder &b, Location loc, Value v) {
-  if (v.getType().isF32())
-    return v;
-  return arith::ExtFOp::create(b, loc, b.getF32Type(), v);
-}
-
-Value fromF32(OpBuilder &b, Location loc, Value v, Type to) {
-  if (to.isF32())
-    return v;
-  return arith::TruncFOp::create(b, loc, to, v);
 }
 
 } // namespace
@@ -149,144 +132,73 @@ std::string mlir::graph::lowerSpecToLinalg(const rt::GraphSpec &spec,
                                    b.getFunctionType(argTypes, resultTypes));
   Block *entry = func.addEntryBlock();
   b.setInsertionPointToStart(entry);
-  std::map<int64_t, Value> values, destinations;
+  std::map<int64_t, Value> values;
   argUids.clear();
   for (size_t i = 0; i < inputs.size(); ++i) {
     values[inputs[i]] = entry->getArgument(i);
     argUids.push_back(inputs[i]);
   }
-  for (size_t i = 0; i < outputs.size(); ++i) {
-    unsigned index = inputs.size() + i;
-    destinations[outputs[i]] = entry->getArgument(index);
-    func.setArgAttr(index, "bufferization.writable", b.getBoolAttr(true));
-    argUids.push_back(outputs[i]);
-  }
+  for (int64_t uid : outputs)
+    argUids.push_back(uid);
 
-  // The result's destination: its output argument, or a fresh tensor.
-  auto destination = [&](const rt::TensorSpec &t) -> Value {
-    auto it = destinations.find(t.uid);
-    if (it != destinations.end())
+  // The spec's ops as graph ops; a by-value tensor is a graph.scalar.
+  auto valueOf = [&](int64_t uid) -> Value {
+    if (auto it = values.find(uid); it != values.end())
       return it->second;
-    return tensor::EmptyOp::create(b, loc, t.dims, elementType(b, t.dtype));
+    const rt::TensorSpec &t = *tensors[uid];
+    if (!t.isByValue)
+      return Value();
+    return values[uid] = ScalarOp::create(
+               b, loc, TypeRange{tensorType(t)}, ValueRange(),
+               {b.getNamedAttr("value", b.getF64FloatAttr(t.byValue))});
   };
-  /// The map reading `t` (aligned to the trailing dims) in a `rank`-d space.
-  auto readMap = [&](const rt::TensorSpec &t, ArrayRef<int64_t> space) {
-    SmallVector<AffineExpr> exprs;
-    size_t offset = space.size() - t.dims.size();
-    for (size_t j = 0; j < t.dims.size(); ++j)
-      exprs.push_back(t.dims[j] == space[offset + j] || t.dims[j] != 1
-                          ? b.getAffineDimExpr(offset + j)
-                          : b.getAffineConstantExpr(0));
-    return AffineMap::get(space.size(), 0, exprs, b.getContext());
-  };
-
   for (const rt::OpSpec &op : spec.ops) {
     const rt::TensorSpec &out = *tensors[op.outputs.at(Port::output)];
-    Type outType = elementType(b, out.dtype);
+    SmallVector<Value> operands;
+    SmallVector<NamedAttribute> attrs;
+    Operation *created;
     if (op.kind == OpKind::Pointwise) {
-      SmallVector<Value> ins;
-      SmallVector<AffineMap> maps;
-      SmallVector<double> byValue; // NaN: read from an operand
       unsigned arity = pointwiseArity(op.mode);
       for (unsigned k = 0; k < arity; ++k) {
         auto port = op.inputs.find(pointwiseInput(k));
-        if (port == op.inputs.end())
+        Value operand =
+            port == op.inputs.end() ? Value() : valueOf(port->second);
+        if (!operand) {
+          func.erase();
           return "pointwise " + op.mode + " lacks in" + std::to_string(k);
-        const rt::TensorSpec &t = *tensors[port->second];
-        if (t.isByValue) {
-          byValue.push_back(t.byValue);
-          continue;
         }
-        if (t.dims.size() > out.dims.size())
-          return "pointwise " + op.mode +
-                 ": an operand of higher rank than "
-                 "its output";
-        byValue.push_back(std::nan(""));
-        ins.push_back(values.at(t.uid));
-        maps.push_back(readMap(t, out.dims));
+        operands.push_back(operand);
       }
-      maps.push_back(b.getMultiDimIdentityMap(out.dims.size()));
-      SmallVector<utils::IteratorType> iterators(out.dims.size(),
-                                                 utils::IteratorType::parallel);
-      auto generic = linalg::GenericOp::create(
-          b, loc, TypeRange{RankedTensorType::get(out.dims, outType)}, ins,
-          ValueRange{destination(out)}, maps, iterators,
-          [&](OpBuilder &nb, Location nloc, ValueRange blockArgs) {
-            SmallVector<Value> f32Args;
-            unsigned next = 0;
-            for (double v : byValue)
-              f32Args.push_back(std::isnan(v)
-                                    ? toF32(nb, nloc, blockArgs[next++])
-                                    : arith::ConstantOp::create(
-                                          nb, nloc, nb.getF32FloatAttr(v))
-                                          .getResult());
-            Value r = emitPointwise(nb, nloc, op, f32Args);
-            linalg::YieldOp::create(nb, nloc, fromF32(nb, nloc, r, outType));
-          });
-      values[out.uid] = generic.getResult(0);
-      continue;
+      attrs.push_back(b.getNamedAttr(
+          "mode", PointwiseModeAttr::get(b.getContext(),
+                                         *symbolizePointwiseMode(op.mode))));
+      for (auto &[attr, value] : op.floatAttrs)
+        attrs.push_back(b.getNamedAttr(attr, b.getF64FloatAttr(value)));
+      created = PointwiseOp::create(b, loc, TypeRange{tensorType(out)},
+                                    operands, attrs);
+    } else {
+      Value input = valueOf(op.inputs.at(Port::input));
+      if (!input) {
+        func.erase();
+        return "reduction: input uid " +
+               std::to_string(op.inputs.at(Port::input)) +
+               " is neither an argument nor a by-value scalar";
+      }
+      attrs.push_back(b.getNamedAttr(
+          "mode", ReductionModeAttr::get(b.getContext(),
+                                         *symbolizeReductionMode(op.mode))));
+      created = ReductionOp::create(b, loc, TypeRange{tensorType(out)},
+                                    ValueRange{input}, attrs);
     }
-    // A last-axis reduction into an f32 destination.
-    const rt::TensorSpec &in = *tensors[op.inputs.at(Port::input)];
-    if (!values.count(in.uid)) {
-      // A by-value scalar has no argument: its value, splat.
-      auto type = RankedTensorType::get(in.dims, elementType(b, in.dtype));
-      auto floatType = dyn_cast<FloatType>(type.getElementType());
-      if (!in.isByValue || !floatType)
-        return "reduction: input uid " + std::to_string(in.uid) +
-               " is neither an argument nor a float by-value scalar";
-      values[in.uid] = arith::ConstantOp::create(
-          b, loc,
-          DenseElementsAttr::get(type, b.getFloatAttr(floatType, in.byValue)));
-    }
-    double init = op.mode == "add"   ? 0.0
-                  : op.mode == "max" ? -std::numeric_limits<double>::infinity()
-                                     : std::numeric_limits<double>::infinity();
-    Value identity = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(init));
-    Value filled = linalg::FillOp::create(b, loc, ValueRange{identity},
-                                          ValueRange{destination(out)})
-                       .getResult(0);
-    size_t rank = in.dims.size();
-    SmallVector<AffineExpr> outExprs;
-    for (size_t j = 0; j + 1 < rank; ++j)
-      outExprs.push_back(b.getAffineDimExpr(j));
-    outExprs.push_back(b.getAffineConstantExpr(0));
-    SmallVector<AffineMap> maps = {
-        b.getMultiDimIdentityMap(rank),
-        AffineMap::get(rank, 0, outExprs, b.getContext())};
-    SmallVector<utils::IteratorType> iterators(rank,
-                                               utils::IteratorType::parallel);
-    iterators.back() = utils::IteratorType::reduction;
-    std::string mode = op.mode;
-    auto generic = linalg::GenericOp::create(
-        b, loc, TypeRange{filled.getType()}, ValueRange{values.at(in.uid)},
-        ValueRange{filled}, maps, iterators,
-        [&](OpBuilder &nb, Location nloc, ValueRange blockArgs) {
-          Value x = toF32(nb, nloc, blockArgs[0]);
-          Value acc = blockArgs[1];
-          Value r =
-              mode == "add"
-                  ? arith::AddFOp::create(nb, nloc, acc, x).getResult()
-              : mode == "max"
-                  ? arith::MaximumFOp::create(nb, nloc, acc, x).getResult()
-                  : arith::MinimumFOp::create(nb, nloc, acc, x).getResult();
-          linalg::YieldOp::create(nb, nloc, r);
-        });
-    values[out.uid] = generic.getResult(0);
+    values[out.uid] = created->getResult(0);
   }
-  // Each result is written into its output argument: a pointwise generic
-  // never reads its init, so canonicalization swaps the argument for a
-  // tensor.empty and bufferization would write a temporary instead.
   SmallVector<Value> results;
-  for (int64_t uid : outputs) {
-    Value value = values.at(uid);
-    auto dest = destinations.find(uid);
-    if (dest != destinations.end() && value != dest->second)
-      value = bufferization::MaterializeInDestinationOp::create(
-                  b, loc, value.getType(), value, dest->second)
-                  .getResult();
-    results.push_back(value);
-  }
+  for (int64_t uid : outputs)
+    results.push_back(values.at(uid));
   func::ReturnOp::create(b, loc, results);
+  if (std::string why = lowerGraphOpsToLinalg(func); !why.empty()) {
+    func.erase();
+    return why;
+  }
   return "";
 }
