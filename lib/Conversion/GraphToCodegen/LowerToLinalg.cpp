@@ -175,17 +175,24 @@ std::string lowerGroup(GroupOp group, ModuleOp module, StringRef name) {
                                    b.getFunctionType(argTypes, resultTypes));
   Block *entry = func.addEntryBlock();
   b.setInsertionPointToStart(entry);
-  IRMapping mapping;
+  // A block argument reads its input's argument (through a cast from the
+  // padded type the patterns resolve) or a clone of its scalar.
+  llvm::DenseMap<Value, Value> argumentOf;
   for (auto [index, input] : llvm::enumerate(inputs)) {
     Value operand = input.second;
-    mapping.map(operand, UnrealizedConversionCastOp::create(
-                             b, group.getLoc(), operand.getType(),
-                             entry->getArgument(index))
-                             .getResult(0));
+    argumentOf[input.first] =
+        UnrealizedConversionCastOp::create(b, group.getLoc(), operand.getType(),
+                                           entry->getArgument(index))
+            .getResult(0);
   }
-  for (BlockArgument arg : group.getBody().getArguments())
-    if (auto scalar = resolveGroupValue(arg).getDefiningOp<ScalarOp>())
+  IRMapping mapping;
+  for (BlockArgument arg : group.getBody().getArguments()) {
+    Value resolved = resolveGroupValue(arg);
+    if (auto scalar = resolved.getDefiningOp<ScalarOp>())
       mapping.map(arg, b.clone(*scalar)->getResult(0));
+    else if (Value argument = argumentOf.lookup(resolved))
+      mapping.map(arg, argument);
+  }
   for (Operation &op : group.getNodes()) {
     Operation *clone = b.clone(op, mapping);
     for (auto [result, cloned] :
