@@ -1,0 +1,367 @@
+//===- AttentionMaskLoweringTest.cpp - The attention masks' cuDNN ops -----===//
+//
+// The cuDNN operations Lowering::attnMasks builds for the padding and
+// diagonal-band masks of attention, printed from a recording stand-in for
+// the cuDNN backend API (no library, no GPU): each operation with its
+// pointwise descriptor and tensors, in the order the lowering made them.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CudnnGroupInternal.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <map>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+using namespace graph::rt;
+using namespace graph::rt::cudnn;
+
+namespace {
+
+/// One descriptor the stand-in made: its type and its attributes, each as
+/// text, in the order they were set.
+struct FakeDesc {
+  cudnnBackendDescriptorType_t type;
+  std::vector<std::pair<cudnnBackendAttributeName_t, std::string>> attrs;
+  int64_t uid = -1; // a tensor's CUDNN_ATTR_TENSOR_UNIQUE_ID
+};
+std::vector<std::unique_ptr<FakeDesc>> descs; // never freed while a test runs
+
+const char *attrName(cudnnBackendAttributeName_t name) {
+  switch (name) {
+#define NAME(x, text)                                                          \
+  case CUDNN_ATTR_##x:                                                         \
+    return text;
+    NAME(POINTWISE_MODE, "mode")
+    NAME(POINTWISE_MATH_PREC, "prec")
+    NAME(POINTWISE_AXIS, "axis")
+    NAME(OPERATION_POINTWISE_PW_DESCRIPTOR, "pw")
+    NAME(OPERATION_POINTWISE_XDESC, "x")
+    NAME(OPERATION_POINTWISE_BDESC, "b")
+    NAME(OPERATION_POINTWISE_TDESC, "t")
+    NAME(OPERATION_POINTWISE_YDESC, "y")
+#undef NAME
+  default:
+    return nullptr;
+  }
+}
+
+std::string modeName(cudnnPointwiseMode_t mode) {
+  switch (mode) {
+#define NAME(x)                                                                \
+  case CUDNN_POINTWISE_##x:                                                    \
+    return #x;
+    NAME(ADD)
+    NAME(SUB)
+    NAME(MUL)
+    NAME(CMP_GE)
+    NAME(CMP_GT)
+    NAME(CMP_LT)
+    NAME(LOGICAL_AND)
+    NAME(BINARY_SELECT)
+    NAME(GEN_INDEX)
+#undef NAME
+  default:
+    return "mode" + std::to_string(static_cast<int>(mode));
+  }
+}
+
+std::string typeName(cudnnDataType_t type) {
+  switch (type) {
+  case CUDNN_DATA_FLOAT:
+    return "FLOAT";
+  case CUDNN_DATA_INT32:
+    return "INT32";
+  case CUDNN_DATA_BOOLEAN:
+    return "BOOLEAN";
+  default:
+    return "type" + std::to_string(static_cast<int>(type));
+  }
+}
+
+/// A tensor as the operations name it: t<n> for the n-th tensor the
+/// lowering made (uids from kInternalUidBase), else its uid.
+std::string tensorRef(int64_t uid) {
+  return uid >= kInternalUidBase ? "t" + std::to_string(uid - kInternalUidBase)
+                                 : "uid" + std::to_string(uid);
+}
+
+std::string valueText(cudnnBackendAttributeType_t type, int64_t count,
+                      const void *value) {
+  std::ostringstream os;
+  for (int64_t i = 0; i < count; ++i) {
+    if (i)
+      os << ",";
+    switch (type) {
+    case CUDNN_TYPE_INT64:
+      os << static_cast<const int64_t *>(value)[i];
+      break;
+    case CUDNN_TYPE_DOUBLE:
+      os << static_cast<const double *>(value)[i];
+      break;
+    case CUDNN_TYPE_BOOLEAN:
+      os << (static_cast<const bool *>(value)[i] ? "true" : "false");
+      break;
+    case CUDNN_TYPE_DATA_TYPE:
+      os << typeName(static_cast<const cudnnDataType_t *>(value)[i]);
+      break;
+    case CUDNN_TYPE_POINTWISE_MODE:
+      os << modeName(static_cast<const cudnnPointwiseMode_t *>(value)[i]);
+      break;
+    case CUDNN_TYPE_BACKEND_DESCRIPTOR: {
+      auto *d = static_cast<FakeDesc *>(
+          static_cast<const cudnnBackendDescriptor_t *>(value)[i]);
+      if (d->type == CUDNN_BACKEND_TENSOR_DESCRIPTOR) {
+        os << tensorRef(d->uid);
+      } else {
+        os << "{";
+        for (size_t j = 0; j < d->attrs.size(); ++j)
+          os << (j ? " " : "") << d->attrs[j].second;
+        os << "}";
+      }
+      break;
+    }
+    default:
+      os << "?" << static_cast<int>(type);
+    }
+  }
+  return os.str();
+}
+
+cudnnStatus_t fakeCreate(cudnnBackendDescriptorType_t type,
+                         cudnnBackendDescriptor_t *out) {
+  descs.push_back(std::make_unique<FakeDesc>());
+  descs.back()->type = type;
+  *out = descs.back().get();
+  return CUDNN_STATUS_SUCCESS;
+}
+cudnnStatus_t fakeDestroy(cudnnBackendDescriptor_t) {
+  return CUDNN_STATUS_SUCCESS;
+}
+cudnnStatus_t fakeFinalize(cudnnBackendDescriptor_t) {
+  return CUDNN_STATUS_SUCCESS;
+}
+cudnnStatus_t fakeSet(cudnnBackendDescriptor_t raw,
+                      cudnnBackendAttributeName_t name,
+                      cudnnBackendAttributeType_t type, int64_t count,
+                      const void *value) {
+  auto *d = static_cast<FakeDesc *>(raw);
+  if (name == CUDNN_ATTR_TENSOR_UNIQUE_ID)
+    d->uid = *static_cast<const int64_t *>(value);
+  const char *known = attrName(name);
+  std::string text = known ? known : "attr" + std::to_string(name);
+  d->attrs.emplace_back(name, text + "=" + valueText(type, count, value));
+  return CUDNN_STATUS_SUCCESS;
+}
+
+const CudnnApi &fakeApi() {
+  static CudnnApi api = [] {
+    CudnnApi a{};
+    a.cudnnBackendCreateDescriptor = fakeCreate;
+    a.cudnnBackendDestroyDescriptor = fakeDestroy;
+    a.cudnnBackendFinalize = fakeFinalize;
+    a.cudnnBackendSetAttribute = fakeSet;
+    return a;
+  }();
+  return api;
+}
+
+using Attn = Lowering::Attn;
+
+/// Runs attnMasks on a [1, 2, s_q, s_kv] f32 score and prints each
+/// operation it made (its pointwise descriptor and tensors), then every
+/// tensor it made, with the value of the by-value ones; or the error.
+std::string lowerMasks(Attn a) {
+  descs.clear();
+  GraphSpec spec;
+  spec.name = "masks";
+  Lowering l(fakeApi(), spec, /*compositeAttention=*/true);
+  a.b = 1;
+  a.hq = a.hk = a.hv = 2;
+  int64_t score = l.newVirtual({a.b, a.hq, a.sq, a.skv}, CUDNN_DATA_FLOAT);
+  if (a.padding) {
+    a.seqQ = l.newVirtual({a.b, 1, 1, 1}, CUDNN_DATA_INT32);
+    a.seqKV = l.newVirtual({a.b, 1, 1, 1}, CUDNN_DATA_INT32);
+  }
+  if (std::string error = l.attnMasks(a, score); !error.empty())
+    return "error: " + error;
+  std::ostringstream os;
+  for (const DescPtr &op : l.ops) {
+    auto *d = static_cast<FakeDesc *>(op->raw);
+    for (size_t j = 0; j < d->attrs.size(); ++j)
+      os << (j ? " " : "") << d->attrs[j].second;
+    os << "\n";
+  }
+  for (const auto &[uid, t] : l.tensors) {
+    os << tensorRef(uid) << ": " << typeName(t.type) << " [";
+    for (size_t i = 0; i < t.dims.size(); ++i)
+      os << (i ? "," : "") << t.dims[i];
+    os << "] strides [";
+    for (size_t i = 0; i < t.strides.size(); ++i)
+      os << (i ? "," : "") << t.strides[i];
+    os << "]" << (t.isVirtual ? " virtual" : "");
+    if (t.isByValue) {
+      os << " value ";
+      if (t.type == CUDNN_DATA_INT32) {
+        int32_t v;
+        std::memcpy(&v, t.value, sizeof(v));
+        os << v;
+      } else if (t.type == CUDNN_DATA_FLOAT) {
+        float v;
+        std::memcpy(&v, t.value, sizeof(v));
+        os << v;
+      } else {
+        os << "?";
+      }
+    }
+    os << "\n";
+  }
+  os << "result " << tensorRef(score) << "\n";
+  return os.str();
+}
+
+TEST(AttentionMaskLowering, CausalTopLeft) {
+  Attn a;
+  a.sq = 3;
+  a.skv = 5;
+  a.right = 0;
+  EXPECT_EQ(lowerMasks(a), R"(pw={mode=GEN_INDEX prec=INT32 axis=2} x=t0 y=t1
+pw={mode=GEN_INDEX prec=INT32 axis=3} x=t0 y=t2
+pw={mode=CMP_GE prec=BOOLEAN} x=t1 b=t2 y=t3
+pw={mode=BINARY_SELECT prec=FLOAT} x=t0 b=t4 t=t3 y=t5
+t0: FLOAT [1,2,3,5] strides [30,15,5,1] virtual
+t1: INT32 [1,2,3,5] strides [30,15,5,1] virtual
+t2: INT32 [1,2,3,5] strides [30,15,5,1] virtual
+t3: BOOLEAN [1,2,3,5] strides [30,15,5,1] virtual
+t4: FLOAT [1,1,1,1] strides [1,1,1,1] value -inf
+t5: FLOAT [1,2,3,5] strides [30,15,5,1] virtual
+result t5
+)");
+}
+
+TEST(AttentionMaskLowering, BandBottomRight) {
+  Attn a;
+  a.sq = 3;
+  a.skv = 5;
+  a.bottomRight = true;
+  a.right = 2;
+  a.left = 4;
+  EXPECT_EQ(lowerMasks(a), R"(pw={mode=GEN_INDEX prec=INT32 axis=2} x=t0 y=t1
+pw={mode=GEN_INDEX prec=INT32 axis=3} x=t0 y=t2
+pw={mode=ADD prec=INT32 axis=3} x=t1 b=t3 y=t4
+pw={mode=SUB prec=INT32 axis=3} x=t4 b=t5 y=t6
+pw={mode=ADD prec=INT32 axis=3} x=t6 b=t7 y=t8
+pw={mode=CMP_GE prec=BOOLEAN} x=t8 b=t2 y=t9
+pw={mode=BINARY_SELECT prec=FLOAT} x=t0 b=t10 t=t9 y=t11
+pw={mode=GEN_INDEX prec=INT32 axis=2} x=t11 y=t12
+pw={mode=GEN_INDEX prec=INT32 axis=3} x=t11 y=t13
+pw={mode=ADD prec=INT32 axis=3} x=t13 b=t14 y=t15
+pw={mode=SUB prec=INT32 axis=3} x=t15 b=t16 y=t17
+pw={mode=ADD prec=INT32 axis=3} x=t17 b=t18 y=t19
+pw={mode=CMP_GT prec=BOOLEAN} x=t19 b=t12 y=t20
+pw={mode=BINARY_SELECT prec=FLOAT} x=t11 b=t21 t=t20 y=t22
+t0: FLOAT [1,2,3,5] strides [30,15,5,1] virtual
+t1: INT32 [1,2,3,5] strides [30,15,5,1] virtual
+t2: INT32 [1,2,3,5] strides [30,15,5,1] virtual
+t3: INT32 [1,1,1,1] strides [1,1,1,1] value 5
+t4: INT32 [1,2,3,5] strides [30,15,5,1] virtual
+t5: INT32 [1,1,1,1] strides [1,1,1,1] value 3
+t6: INT32 [1,2,3,5] strides [30,15,5,1] virtual
+t7: INT32 [1,1,1,1] strides [1,1,1,1] value 2
+t8: INT32 [1,2,3,5] strides [30,15,5,1] virtual
+t9: BOOLEAN [1,2,3,5] strides [30,15,5,1] virtual
+t10: FLOAT [1,1,1,1] strides [1,1,1,1] value -inf
+t11: FLOAT [1,2,3,5] strides [30,15,5,1] virtual
+t12: INT32 [1,2,3,5] strides [30,15,5,1] virtual
+t13: INT32 [1,2,3,5] strides [30,15,5,1] virtual
+t14: INT32 [1,1,1,1] strides [1,1,1,1] value 4
+t15: INT32 [1,2,3,5] strides [30,15,5,1] virtual
+t16: INT32 [1,1,1,1] strides [1,1,1,1] value 5
+t17: INT32 [1,2,3,5] strides [30,15,5,1] virtual
+t18: INT32 [1,1,1,1] strides [1,1,1,1] value 3
+t19: INT32 [1,2,3,5] strides [30,15,5,1] virtual
+t20: BOOLEAN [1,2,3,5] strides [30,15,5,1] virtual
+t21: FLOAT [1,1,1,1] strides [1,1,1,1] value -inf
+t22: FLOAT [1,2,3,5] strides [30,15,5,1] virtual
+result t22
+)");
+}
+
+TEST(AttentionMaskLowering, SlidingWindowTopLeft) {
+  Attn a;
+  a.sq = 5;
+  a.skv = 3;
+  a.left = 2;
+  EXPECT_EQ(lowerMasks(a), R"(pw={mode=GEN_INDEX prec=INT32 axis=2} x=t0 y=t1
+pw={mode=GEN_INDEX prec=INT32 axis=3} x=t0 y=t2
+pw={mode=ADD prec=INT32 axis=3} x=t2 b=t3 y=t4
+pw={mode=CMP_GT prec=BOOLEAN} x=t4 b=t1 y=t5
+pw={mode=BINARY_SELECT prec=FLOAT} x=t0 b=t6 t=t5 y=t7
+t0: FLOAT [1,2,5,3] strides [30,15,3,1] virtual
+t1: INT32 [1,2,5,3] strides [30,15,3,1] virtual
+t2: INT32 [1,2,5,3] strides [30,15,3,1] virtual
+t3: INT32 [1,1,1,1] strides [1,1,1,1] value 2
+t4: INT32 [1,2,5,3] strides [30,15,3,1] virtual
+t5: BOOLEAN [1,2,5,3] strides [30,15,3,1] virtual
+t6: FLOAT [1,1,1,1] strides [1,1,1,1] value -inf
+t7: FLOAT [1,2,5,3] strides [30,15,3,1] virtual
+result t7
+)");
+}
+
+TEST(AttentionMaskLowering, PaddingAndRightBound) {
+  Attn a;
+  a.sq = 4;
+  a.skv = 4;
+  a.padding = true;
+  a.right = 1;
+  EXPECT_EQ(lowerMasks(a), R"(pw={mode=GEN_INDEX prec=INT32 axis=2} x=t0 y=t3
+pw={mode=GEN_INDEX prec=INT32 axis=3} x=t0 y=t4
+pw={mode=CMP_LT prec=BOOLEAN} x=t3 b=t1 y=t5
+pw={mode=CMP_LT prec=BOOLEAN} x=t4 b=t2 y=t6
+pw={mode=LOGICAL_AND prec=BOOLEAN} x=t5 b=t6 y=t7
+pw={mode=BINARY_SELECT prec=FLOAT} x=t0 b=t8 t=t7 y=t9
+pw={mode=GEN_INDEX prec=INT32 axis=2} x=t9 y=t10
+pw={mode=GEN_INDEX prec=INT32 axis=3} x=t9 y=t11
+pw={mode=ADD prec=INT32 axis=3} x=t10 b=t12 y=t13
+pw={mode=CMP_GE prec=BOOLEAN} x=t13 b=t11 y=t14
+pw={mode=BINARY_SELECT prec=FLOAT} x=t9 b=t15 t=t14 y=t16
+t0: FLOAT [1,2,4,4] strides [32,16,4,1] virtual
+t1: INT32 [1,1,1,1] strides [1,1,1,1] virtual
+t2: INT32 [1,1,1,1] strides [1,1,1,1] virtual
+t3: INT32 [1,2,4,4] strides [32,16,4,1] virtual
+t4: INT32 [1,2,4,4] strides [32,16,4,1] virtual
+t5: BOOLEAN [1,2,4,4] strides [32,16,4,1] virtual
+t6: BOOLEAN [1,2,4,4] strides [32,16,4,1] virtual
+t7: BOOLEAN [1,2,4,4] strides [32,16,4,1] virtual
+t8: FLOAT [1,1,1,1] strides [1,1,1,1] value -inf
+t9: FLOAT [1,2,4,4] strides [32,16,4,1] virtual
+t10: INT32 [1,2,4,4] strides [32,16,4,1] virtual
+t11: INT32 [1,2,4,4] strides [32,16,4,1] virtual
+t12: INT32 [1,1,1,1] strides [1,1,1,1] value 1
+t13: INT32 [1,2,4,4] strides [32,16,4,1] virtual
+t14: BOOLEAN [1,2,4,4] strides [32,16,4,1] virtual
+t15: FLOAT [1,1,1,1] strides [1,1,1,1] value -inf
+t16: FLOAT [1,2,4,4] strides [32,16,4,1] virtual
+result t16
+)");
+}
+
+TEST(AttentionMaskLowering, BottomRightWithPaddingIsAnError) {
+  Attn a;
+  a.sq = 4;
+  a.skv = 4;
+  a.padding = true;
+  a.bottomRight = true;
+  a.left = 1;
+  EXPECT_EQ(
+      lowerMasks(a),
+      R"(error: group 'masks', : bottom-right alignment with a padding mask is not lowered by the runtime yet)");
+}
+
+} // namespace
