@@ -185,12 +185,16 @@ std::string Lowering::attnMasks(const Attn &a, int64_t &score) {
     // 9.19): every right bound > 0 and every bottom-right causal mask with
     // s_q != s_kv came out wrong (probe/sdpa_*band*.mlir, test_mhas_v2).
     cudnnDataType_t idxType = CUDNN_DATA_INT32;
-    // Applies `steps` (an add or subtract of a constant each, zero ones
-    // skipped) to `index`.
+    // One bound: keeps the scores where `compare`(shifted, other) holds,
+    // `shifted` being the row index (`shiftRow`) or the column index with
+    // `steps` (an add or subtract of a constant each, zero ones skipped)
+    // applied, `other` the other index.
     using Step = std::pair<cudnnPointwiseMode_t, int64_t>;
-    auto shifted = [&](int64_t index, const std::vector<Step> &steps,
-                       int64_t &result) -> std::string {
-      result = index;
+    auto keepBound = [&](bool shiftRow, const std::vector<Step> &steps,
+                         cudnnPointwiseMode_t compare) -> std::string {
+      int64_t row, col;
+      TRY(attnRowCol(a, score, idxType, row, col));
+      int64_t shifted = shiftRow ? row : col, other = shiftRow ? col : row;
       for (auto [mode, v] : steps) {
         if (v == 0)
           continue;
@@ -198,42 +202,31 @@ std::string Lowering::attnMasks(const Attn &a, int64_t &score) {
         int64_t next = newVirtual(sDims, idxType);
         PwParams p;
         p.axis = 3;
-        TRY(pointwise(mode, result, c, 0, next, idxType, p));
-        result = next;
+        TRY(pointwise(mode, shifted, c, 0, next, idxType, p));
+        shifted = next;
       }
-      return "";
-    };
-    // Bottom-right alignment moves the diagonal by s_kv - s_q, written as
-    // "+ s_kv - s_q" as the frontend writes it.
-    std::vector<Step> align;
-    if (a.bottomRight)
-      align = {{CUDNN_POINTWISE_ADD, a.skv}, {CUDNN_POINTWISE_SUB, a.sq}};
-    if (a.right) {
-      // keep col <= row + (s_kv - s_q) + right
-      int64_t row, col, rowShifted;
-      TRY(attnRowCol(a, score, idxType, row, col));
-      std::vector<Step> steps = align;
-      steps.push_back({CUDNN_POINTWISE_ADD, *a.right});
-      TRY(shifted(row, steps, rowShifted));
       int64_t keep = newVirtual(sDims, CUDNN_DATA_BOOLEAN);
-      TRY(pointwise(CUDNN_POINTWISE_CMP_GE, rowShifted, col, 0, keep,
-                    CUDNN_DATA_BOOLEAN));
-      TRY(select(keep));
+      TRY(pointwise(compare, shifted, other, 0, keep, CUDNN_DATA_BOOLEAN));
+      return select(keep);
+    };
+    if (a.right) {
+      // keep col <= row + (s_kv - s_q) + right. Bottom-right alignment
+      // moves the diagonal by s_kv - s_q, written as "+ s_kv - s_q" as the
+      // frontend writes it.
+      std::vector<Step> steps;
+      if (a.bottomRight)
+        steps = {{CUDNN_POINTWISE_ADD, a.skv}, {CUDNN_POINTWISE_SUB, a.sq}};
+      steps.push_back({CUDNN_POINTWISE_ADD, *a.right});
+      TRY(keepBound(/*shiftRow=*/true, steps, CUDNN_POINTWISE_CMP_GE));
     }
     if (a.left) {
       // keep col > row + (s_kv - s_q) - left: col + left - s_kv + s_q > row
-      int64_t row, col, colShifted;
-      TRY(attnRowCol(a, score, idxType, row, col));
       std::vector<Step> steps = {{CUDNN_POINTWISE_ADD, *a.left}};
       if (a.bottomRight) {
         steps.push_back({CUDNN_POINTWISE_SUB, a.skv});
         steps.push_back({CUDNN_POINTWISE_ADD, a.sq});
       }
-      TRY(shifted(col, steps, colShifted));
-      int64_t keep = newVirtual(sDims, CUDNN_DATA_BOOLEAN);
-      TRY(pointwise(CUDNN_POINTWISE_CMP_GT, colShifted, row, 0, keep,
-                    CUDNN_DATA_BOOLEAN));
-      TRY(select(keep));
+      TRY(keepBound(/*shiftRow=*/false, steps, CUDNN_POINTWISE_CMP_GT));
     }
   }
   return "";
