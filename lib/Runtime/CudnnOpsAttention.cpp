@@ -26,6 +26,17 @@ constexpr const char *kPaddingNotRun =
     "rows unmasked (measured on the H200, cuDNN 9.19); a padding mask alone "
     "runs on the unified sdpa operation";
 
+/// Why the composite sdpa backward (the frontend's expanded graph) cannot
+/// run `a`, or "" when it can: it takes no padding mask and no GQA.
+static std::string compositeBackwardDeclines(const Lowering::Attn &a) {
+  if (a.padding)
+    return kPaddingNotRun;
+  if (a.hq != a.hk || a.hq != a.hv)
+    return "the composite sdpa backward needs as many k/v heads as q heads "
+           "(GQA backward is not lowered yet)";
+  return "";
+}
+
 std::string Lowering::attnCommon(Attn &a) {
   TRY(in(Port::q, a.q));
   TRY(in(Port::k, a.k));
@@ -358,11 +369,11 @@ std::string Lowering::lowerSdpaBackward() {
     return err("dBias is not lowered by the runtime yet");
   // Deterministic gradients: cuDNN 9.19's SDPA_BWD operation has no such
   // option, so the composite graph, with dQ written by its matmul directly
-  // (the f32 accumulator's engines add partial dQ in any order). The
-  // composite graph has no GQA and no padding mask: those keep the unified
-  // operation.
-  bool deterministic = flag("use_deterministic_algorithm") && !a.padding &&
-                       a.hq == a.hk && a.hq == a.hv;
+  // (the f32 accumulator's engines add partial dQ in any order). What the
+  // composite graph cannot run (compositeBackwardDeclines: a padding mask,
+  // GQA) keeps the unified operation.
+  bool deterministic = flag("use_deterministic_algorithm") &&
+                       compositeBackwardDeclines(a).empty();
   if ((!a.needsComposite() || a.paddingOnly()) && !hasIn(Port::attn_scale) &&
       !a.right && !a.left && !compositeAttention && !deterministic &&
       std::getenv("GRAPH_SDPA_COMPOSITE") == nullptr) {
@@ -396,11 +407,8 @@ std::string Lowering::lowerSdpaBackward() {
     ops.push_back(op);
     return "";
   }
-  if (a.padding)
-    return err(kPaddingNotRun);
-  if (a.hq != a.hk || a.hq != a.hv)
-    return err("the composite sdpa backward needs as many k/v heads as q "
-               "heads (GQA backward is not lowered yet)");
+  if (std::string why = compositeBackwardDeclines(a); !why.empty())
+    return err(why);
   // The graph of the cuDNN frontend's composite SDPA backward node
   // (scaled_dot_product_flash_attention.h, SDPABackwardNode::expand_node),
   // which the fused flash-attention backward engines match:
