@@ -38,6 +38,7 @@ from ._graph import (  # noqa: F401
     get_stream,
     graph,
     pygraph,
+    pyplans,
     set_stream,
 )
 from ._jit import graph_cache, jit  # noqa: F401
@@ -45,7 +46,7 @@ from ._wrapper import Graph  # noqa: F401
 from ._tensor import Tensor  # noqa: F401
 from ._buffers import BufferViewWarning  # noqa: F401
 from ._capi import GraphLibraryNotFound, library_path, loaded_library_path  # noqa: F401
-from ._version import backend_version, backend_version_string  # noqa: F401
+from ._version import backend_version, backend_version_string, get_cudnn_version  # noqa: F401
 
 tensor = Tensor
 kernel_cache = KernelCache

@@ -712,6 +712,8 @@ class pygraph:
         name_ = self._get_name(op, name)
         node = Node(name_, op, None if spec.get("no_cdt") else self._cdt(compute_data_type))
         args = list(args)
+        if op == "batchnorm":
+            self._batchnorm_phase(args, kwargs)
         # the classic norm builders take the phase first
         if args and isinstance(args[0], norm_forward_phase) and "norm_forward_phase" in attrs:
             if "norm_forward_phase" in kwargs:
@@ -771,6 +773,31 @@ class pygraph:
             outs.append(o)
         self._nodes.append(node)
         return outs[0] if len(outs) == 1 else outs
+
+    @staticmethod
+    def _batchnorm_phase(args, kwargs):
+        """The frontend's first binding took batchnorm(norm_forward_phase,
+        input, ...) (python_bindings/cudnn_frontend_pygraph.cpp); later ones
+        dropped the argument, graph.batchnorm being the training op. TRAINING
+        (and NOT_SET) are that op; INFERENCE is graph.batchnorm_inference's."""
+        phase = None
+        if args and isinstance(args[0], norm_forward_phase):
+            if "norm_forward_phase" in kwargs:
+                raise TypeError("batchnorm() got multiple values for 'norm_forward_phase'")
+            phase = args.pop(0)
+        elif "norm_forward_phase" in kwargs:
+            phase = kwargs.pop("norm_forward_phase")
+        if phase is None:
+            return
+        if isinstance(phase, str):
+            phase = norm_forward_phase[phase.upper()]
+        if not isinstance(phase, norm_forward_phase):
+            raise TypeError(f"batchnorm(): norm_forward_phase takes a cudnn.norm_forward_phase, got {phase!r}")
+        if phase is norm_forward_phase.INFERENCE:
+            raise cudnnGraphNotSupportedError(
+                "batchnorm(norm_forward_phase=INFERENCE): graph.batchnorm is the training batch norm (it outputs the batch "
+                "mean/inv_variance and the next running stats); inference with given statistics is graph.batchnorm_inference"
+            )
 
     def _sdpa_family(self, op, args, kwargs, name, compute_data_type, out_dims):
         spec = _ops.SDPA_OPS[op]
@@ -1450,6 +1477,27 @@ class pygraph:
         if not self._planning_done:
             self.create_execution_plans(heuristics)
         self.check_support()
+        self.build_plans()
+
+    def get_execution_plan_list(self, heuristics) -> "pyplans":
+        """The frontend's first plan API (python_bindings/pygraph: the graph's
+        plan list for the heuristics modes, as a ``pyplans`` with
+        check_support, build_all_plans, filter_out_* and
+        get_max_workspace_size; set_execution_plans() then gives the graph
+        its plans). The list is this graph's own one-shot plan list
+        (create_execution_plans(heuristics)); the object is a view of it."""
+        self.create_execution_plans(heuristics)
+        return pyplans(self)
+
+    def set_execution_plans(self, plans: "pyplans") -> None:
+        """Give the graph the plans of a ``pyplans`` from its own
+        get_execution_plan_list(), in their order of preference: the first
+        plan that builds (and is not filtered out) is the one execute runs.
+        cudnnGraphNotSupportedError when none builds."""
+        if not isinstance(plans, pyplans):
+            raise TypeError(f"set_execution_plans() takes the pyplans get_execution_plan_list() returned, got {type(plans).__name__}")
+        if plans._graph is not self:
+            raise ValueError("set_execution_plans(): these plans were listed for another graph")
         self.build_plans()
 
     def create_execution_plan(self, engine_id: int, knobs: Any = None) -> "pygraph":
@@ -2132,6 +2180,45 @@ class KernelCache:
 def create_kernel_cache() -> KernelCache:
     """A kernel cache to pass as ``pygraph(kernel_cache=...)``."""
     return KernelCache()
+
+
+class pyplans:
+    """What pygraph.get_execution_plan_list() answers (the frontend's first
+    Python API, python_bindings/pyplans.cpp): the graph's plan list with
+    filter_out_numeric_notes, filter_out_behavior_notes,
+    filter_out_workspace_greater_than, build_all_plans, check_support and
+    get_max_workspace_size. The list is the graph's own, so each method acts
+    on the graph: the filters are its deselect_* filters."""
+
+    def __init__(self, graph: "pygraph"):
+        self._graph = graph
+
+    def filter_out_numeric_notes(self, notes) -> None:
+        self._graph.deselect_numeric_notes(list(notes))
+
+    def filter_out_behavior_notes(self, notes) -> None:
+        self._graph.deselect_behavior_notes(list(notes))
+
+    def filter_out_workspace_greater_than(self, workspace: int) -> None:
+        self._graph.deselect_workspace_greater_than(workspace)
+
+    def build_all_plans(self) -> None:
+        """Build every plan of the list that is not filtered out."""
+        self._graph.build_plans(build_plan_policy.ALL)
+
+    def check_support(self) -> None:
+        """cudnnGraphNotSupportedError unless a plan of the list builds."""
+        self._graph.check_support()
+
+    def get_max_workspace_size(self) -> int:
+        """The largest workspace of the plans not filtered out (0 for none);
+        a GPU plan's size is exact once the plan is built."""
+        g = self._graph
+        barred = g._barred_indices()
+        return max((cfg.workspace for i, cfg in enumerate(g._plans) if i not in barred), default=0)
+
+    def __repr__(self):
+        return f"<pyplans: {len(self._graph._plans)} plan(s) of graph {self._graph.name!r}>"
 
 
 class DeviceProperties:

@@ -77,3 +77,10 @@ def backend_version_string() -> str:
     """backend_version() as "major.minor.patch" ("9.19.0"); "0.0.0" without cuDNN."""
     v = backend_version()
     return f"{v // 10000}.{(v % 10000) // 100}.{v % 100}"
+
+
+def get_cudnn_version() -> int:
+    """The frontend's first Python module's name for backend_version(): its
+    bindings defined ``m.def("get_cudnn_version", &cudnnGetVersion)`` (later
+    releases renamed it backend_version). The same number, e.g. 91900."""
+    return backend_version()

@@ -1006,3 +1006,97 @@ def test_graph_call_allocates_outputs_in_the_inferred_layout():
         for j in range(3):
             ref += np.einsum("nchw,kc->nkhw", Xp[:, :, i : i + 6, j : j + 6], W[:, :, i, j].astype(np.float64))
     assert np.abs(out.astype(np.float64) - ref).max() < 0.05
+
+
+# ---- the frontend's first Python API (python_bindings/, 1.0 era samples) -------------
+
+
+def test_get_cudnn_version_is_backend_version():
+    # samples/python/test_wgrads.py: cudnn.get_cudnn_version() < 8800; the
+    # first bindings defined it as cudnnGetVersion, later backend_version
+    assert cudnn.get_cudnn_version() == cudnn.backend_version()
+    assert isinstance(cudnn.get_cudnn_version(), int)
+
+
+@needs_lib
+def test_get_execution_plan_list_then_set_execution_plans_executes():
+    # samples/python/test_rmsnorm.py / test_apply_rope.py: plans =
+    # graph.get_execution_plan_list([A]); plans.check_support();
+    # graph.set_execution_plans(plans); then workspace size and execute
+    g, a, b, bias, y = mlp_graph()
+    g.validate()
+    g.build_operation_graph()
+    plans = g.get_execution_plan_list([cudnn.heur_mode.A])
+    assert isinstance(plans, cudnn.pyplans)
+    plans.check_support()
+    assert plans.get_max_workspace_size() >= 0
+    g.set_execution_plans(plans)
+    assert g.get_workspace_size() >= 0
+    rng = np.random.default_rng(0)
+    av = rng.standard_normal((1, 4, 8)).astype(np.float32)
+    bv = rng.standard_normal((1, 8, 6)).astype(np.float32)
+    cv = rng.standard_normal((1, 1, 6)).astype(np.float32)
+    out = np.zeros((1, 4, 6), np.float32)
+    g.execute({a: av, b: bv, bias: cv, y: out}, None)
+    np.testing.assert_allclose(out, np.maximum(av @ bv + cv, 0), rtol=1e-5, atol=1e-5)
+
+
+@needs_lib
+def test_pyplans_filters_and_build_all_plans():
+    g, *_ = mlp_graph()
+    plans = g.get_execution_plan_list([cudnn.heur_mode.FALLBACK])
+    plans.filter_out_numeric_notes([cudnn.numerical_note.NONDETERMINISTIC])
+    plans.filter_out_behavior_notes([cudnn.behavior_note.REQUIRES_FILTER_INT8x32_REORDER])
+    plans.filter_out_workspace_greater_than(1 << 30)
+    plans.build_all_plans()
+    g.set_execution_plans(plans)
+    # a filter that leaves no plan: set_execution_plans is the frontend's not-supported error
+    g2, *_ = mlp_graph()
+    plans2 = g2.get_execution_plan_list([cudnn.heur_mode.A])
+    plans2.filter_out_workspace_greater_than(-1)
+    assert plans2.get_max_workspace_size() == 0
+    with pytest.raises(cudnn.cudnnGraphNotSupportedError):
+        g2.set_execution_plans(plans2)
+
+
+@needs_lib
+def test_set_execution_plans_takes_this_graphs_plans():
+    g, *_ = mlp_graph()
+    other, *_ = mlp_graph()
+    plans = other.get_execution_plan_list([cudnn.heur_mode.A])
+    g.create_execution_plans([cudnn.heur_mode.A])
+    with pytest.raises(ValueError, match="another graph"):
+        g.set_execution_plans(plans)
+    with pytest.raises(TypeError):
+        g.set_execution_plans([cudnn.heur_mode.A])
+
+
+def _bn_inputs(g):
+    x = g.tensor(name="x", dim=[2, 4, 3, 3], stride=[36, 1, 12, 4], data_type=F)
+    cs = [g.tensor(name=n, dim=[1, 4, 1, 1], stride=[4, 1, 1, 1], data_type=F) for n in ("s", "b", "rm", "rv")]
+    eps = g.tensor(name="eps", dim=[1, 1, 1, 1], stride=[1, 1, 1, 1], data_type=F, is_pass_by_value=True)
+    mom = g.tensor(name="mom", dim=[1, 1, 1, 1], stride=[1, 1, 1, 1], data_type=F, is_pass_by_value=True)
+    return x, cs, eps, mom
+
+
+def test_batchnorm_takes_the_first_bindings_norm_forward_phase():
+    # samples/python/test_batchnorm.py: graph.batchnorm(name=..., norm_forward_phase=TRAINING, input=..., ...)
+    for how in ("keyword", "positional"):
+        g = gc.pygraph(io_data_type=F, intermediate_data_type=F, compute_data_type=F)
+        x, (s, b, rm, rv), eps, mom = _bn_inputs(g)
+        if how == "keyword":
+            outs = g.batchnorm(name="BN", norm_forward_phase=cudnn.norm_forward_phase.TRAINING, input=x, scale=s, bias=b,
+                               in_running_mean=rm, in_running_var=rv, epsilon=eps, momentum=mom)
+        else:
+            outs = g.batchnorm(cudnn.norm_forward_phase.TRAINING, x, s, b, rm, rv, eps, mom)
+        assert len(outs) == 5 and all(o is not None for o in outs)
+        assert outs[0].get_dim() == [2, 4, 3, 3]
+
+
+def test_batchnorm_inference_phase_names_batchnorm_inference():
+    g = gc.pygraph(io_data_type=F, intermediate_data_type=F, compute_data_type=F)
+    x, (s, b, rm, rv), eps, mom = _bn_inputs(g)
+    with pytest.raises(cudnn.cudnnGraphNotSupportedError, match="batchnorm_inference"):
+        g.batchnorm(norm_forward_phase=cudnn.norm_forward_phase.INFERENCE, input=x, scale=s, bias=b, epsilon=eps)
+    with pytest.raises(TypeError, match="multiple values"):
+        g.batchnorm(cudnn.norm_forward_phase.TRAINING, x, s, b, epsilon=eps, norm_forward_phase=cudnn.norm_forward_phase.TRAINING)
