@@ -24,7 +24,7 @@ def GraphLowerToLinalg : Pass<"graph-lower-to-linalg", "::mlir::ModuleOp"> {
     arith/math and truncate to the stored type. A group with an op no
     pattern lowers (or a strided or non-f32/f16/bf16 buffer) is left to
     another engine with a remark naming the reason. The graph must be one
-    the GPU path takes (lowerToCudnn's checks); it is erased.
+    the GPU path takes (verifyGpuLowerable's checks); it is erased.
   }];
   let dependentDialects = [
     "::mlir::func::FuncDialect", "::mlir::linalg::LinalgDialect",

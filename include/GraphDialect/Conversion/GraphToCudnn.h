@@ -74,14 +74,24 @@ std::string buildGroupSpec(ArrayRef<Operation *> ops, Type compute,
 /// GPU cannot hold it.
 std::string describeTensor(Value value, ::graph::rt::TensorSpec &tensor);
 
+/// Whether the GPU path takes `graph` (which must have gone through
+/// graph-prepare, graph-fuse and graph-select-engines): every input and
+/// output has a uid, no output is a pass-by-value scalar, every op but a
+/// scalar is in a graph.group, every input and every tensor a group's op
+/// reads or writes has a GPU description (describeTensor), and every node
+/// op a cuDNN lowering. Builds nothing. Returns "" or the error naming the
+/// input, output or op and the rule: lowerToCudnn's first error.
+std::string verifyGpuLowerable(GraphOp graph);
+
 /// Builds the program of `graph`, which must have gone through
 /// graph-prepare, graph-fuse and graph-select-engines. Returns "" or the
-/// error naming the op and the rule. `sources`, when given, gets one entry
-/// per group (parallel to program.groups), valid while `graph` lives.
-/// `foldViews`: reshape/transpose/slice results whose readers all take
-/// strided operands become aliases of their source (DeviceTensor::aliasOf)
-/// instead of copy groups, and a transposed intermediate is written in the
-/// layout that makes its view packed. Only the executor binds aliases.
+/// error naming the op and the rule (verifyGpuLowerable's checks first).
+/// `sources`, when given, gets one entry per group (parallel to
+/// program.groups), valid while `graph` lives. `foldViews`:
+/// reshape/transpose/slice results whose readers all take strided operands
+/// become aliases of their source (DeviceTensor::aliasOf) instead of copy
+/// groups, and a transposed intermediate is written in the layout that makes
+/// its view packed. Only the executor binds aliases.
 std::string lowerToCudnn(GraphOp graph, CudnnProgram &program,
                          std::vector<GroupSource> *sources = nullptr,
                          bool foldViews = false);

@@ -21,6 +21,7 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/StringMap.h"
 
 #include <algorithm>
 #include <mutex>
@@ -38,24 +39,41 @@ using namespace mlir::graph;
 
 namespace {
 
-/// Splits every graph of `module` into its fused groups (the group
-/// descriptions the executor builds), hands each to `lower` with a symbol
-/// name for it, then erases the graph. A failure is reported on the graph.
+/// Hands each fused group of each graph of `module` that has node ops to
+/// `lower`, in id order, with its label ("<graph>/group<id>") and, when
+/// `withSpecs`, its group description (lowerToCudnn's; null otherwise),
+/// then erases the graph. The graph must be one the GPU path takes
+/// (verifyGpuLowerable, which lowerToCudnn runs too); that error, or one
+/// `lower` returns after the group's label, is reported on the graph.
 LogicalResult
-lowerEachGroup(ModuleOp module,
-               function_ref<std::string(GraphOp, const ::graph::rt::GraphSpec &,
-                                        const std::string &name)>
+lowerEachGroup(ModuleOp module, bool withSpecs,
+               function_ref<std::string(GraphOp, GroupOp, StringRef label,
+                                        const ::graph::rt::GraphSpec *)>
                    lower) {
   SmallVector<GraphOp> graphs(module.getOps<GraphOp>());
   for (GraphOp graph : graphs) {
     CudnnProgram program;
-    if (std::string error = lowerToCudnn(graph, program); !error.empty())
+    std::string error =
+        withSpecs ? lowerToCudnn(graph, program) : verifyGpuLowerable(graph);
+    if (!error.empty())
       return graph.emitOpError() << error;
-    for (const ::graph::rt::GraphSpec &spec : program.groups) {
-      std::string name = spec.name;
-      std::replace(name.begin(), name.end(), '/', '_');
-      if (std::string error = lower(graph, spec, name); !error.empty())
-        return graph.emitOpError() << spec.name << ": " << error;
+    llvm::StringMap<const ::graph::rt::GraphSpec *> specOf;
+    for (const ::graph::rt::GraphSpec &spec : program.groups)
+      specOf[spec.name] = &spec;
+    SmallVector<GroupOp> groups = getGroups(graph);
+    llvm::stable_sort(
+        groups, [](GroupOp a, GroupOp b) { return a.getId() < b.getId(); });
+    for (GroupOp group : groups) {
+      std::string label =
+          graph.getSymName().str() + "/group" + std::to_string(group.getId());
+      const ::graph::rt::GraphSpec *spec = specOf.lookup(label);
+      // Only scalars (lowerToCudnn describes no such group): nothing to run.
+      if (llvm::all_of(group.getNodes(),
+                       [](Operation &op) { return isa<ScalarOp>(op); }) ||
+          (withSpecs && !spec))
+        continue;
+      if (std::string error = lower(graph, group, label, spec); !error.empty())
+        return graph.emitOpError() << label << ": " << error;
     }
     graph.erase();
   }
@@ -128,8 +146,6 @@ std::string lowerGroup(GroupOp group, ModuleOp module, StringRef name) {
   for (Operation &op : group.getNodes())
     if (!isa<ScalarOp>(op))
       nodes.push_back(&op);
-  if (nodes.empty())
-    return ""; // only scalars: nothing to run
 
   // The group's buffers. A graph.scalar (in the group or bound to one of its
   // arguments) is passed by value: it is cloned, not an argument.
@@ -215,31 +231,22 @@ struct GraphLowerToLinalg
     : public mlir::graph::impl::GraphLowerToLinalgBase<GraphLowerToLinalg> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    SmallVector<GraphOp> graphs(module.getOps<GraphOp>());
-    for (GraphOp graph : graphs) {
-      std::string graphName = graph.getSymName().str();
-      // The graph must be one the GPU path takes (uids, static shapes,
-      // every node op in a group, ...): lowerToCudnn's checks and errors.
-      // Its group descriptions are not used.
-      CudnnProgram program;
-      if (std::string error = lowerToCudnn(graph, program); !error.empty()) {
-        graph.emitOpError() << error;
-        return signalPassFailure();
-      }
-      SmallVector<GroupOp> groups = getGroups(graph);
-      llvm::stable_sort(
-          groups, [](GroupOp a, GroupOp b) { return a.getId() < b.getId(); });
-      for (GroupOp group : groups) {
-        std::string id = std::to_string(group.getId());
-        std::string why = lowerGroup(group, module, graphName + "_group" + id);
-        // At the group's location, not on an op: a diagnostic on an op
-        // prints the op.
-        if (!why.empty())
-          emitRemark(group.getLoc()) << graphName << "/group" << id
-                                     << " is left to another engine: " << why;
-      }
-      graph.erase();
-    }
+    // The graph must be one the GPU path takes (uids, static shapes, every
+    // node op in a group, ...): verifyGpuLowerable's checks and errors. No
+    // group descriptions are built.
+    auto lower = [&](GraphOp graph, GroupOp group, StringRef label,
+                     const ::graph::rt::GraphSpec *) -> std::string {
+      std::string name =
+          graph.getSymName().str() + "_group" + std::to_string(group.getId());
+      // At the group's location, not on an op: a diagnostic on an op
+      // prints the op.
+      if (std::string why = lowerGroup(group, module, name); !why.empty())
+        emitRemark(group.getLoc())
+            << label << " is left to another engine: " << why;
+      return "";
+    };
+    if (failed(lowerEachGroup(module, /*withSpecs=*/false, lower)))
+      return signalPassFailure();
   }
 };
 
@@ -249,8 +256,11 @@ struct GraphGenerateKernels
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    auto lower = [&](GraphOp graph, const ::graph::rt::GraphSpec &spec,
-                     const std::string &name) -> std::string {
+    auto lower = [&](GraphOp graph, GroupOp, StringRef,
+                     const ::graph::rt::GraphSpec *group) -> std::string {
+      const ::graph::rt::GraphSpec &spec = *group;
+      std::string name = spec.name;
+      std::replace(name.begin(), name.end(), '/', '_');
       if (std::string why = codegenV2Declines(spec); !why.empty()) {
         // At the graph's location, not on the graph op: a diagnostic on an
         // op prints the whole op (mlir-print-op-on-diagnostic), so one remark
@@ -276,7 +286,7 @@ struct GraphGenerateKernels
       generated->setAttr("graph.launches", b.getArrayAttr(launches));
       return "";
     };
-    if (failed(lowerEachGroup(module, lower)))
+    if (failed(lowerEachGroup(module, /*withSpecs=*/true, lower)))
       return signalPassFailure();
     if (dedup)
       deduplicateKernelModules(module);

@@ -90,9 +90,13 @@ struct PortNames {
   SmallVector<Port> operands, results;
 };
 
+/// Calls `fn` with each port of `op` a spec has, in order: its operands
+/// (isResult false), then its results of one value (isResult true), each
+/// with the port's name and the value bound to it.
 template <typename OpTy>
-void addPorts(OpTy op, const PortNames &names,
-              llvm::function_ref<int64_t(Value)> uidOf, rt::OpSpec &spec) {
+void forEachPort(
+    OpTy op, const PortNames &names,
+    llvm::function_ref<void(bool isResult, SpecPort port, Value value)> fn) {
   for (auto [i, name] : llvm::enumerate(names.operands)) {
     auto [start, length] = op.getODSOperandIndexAndLength(i);
     bool variadic = length != 1 || isa<ConcatenateOp>(op);
@@ -103,14 +107,22 @@ void addPorts(OpTy op, const PortNames &names,
         port = ::graph::pointwiseInput(j);
       else if (variadic)
         port = ::graph::variadicElement(name, j);
-      spec.inputs[port] = uidOf(op->getOperand(start + j));
+      fn(false, port, op->getOperand(start + j));
     }
   }
   for (auto [i, name] : llvm::enumerate(names.results)) {
     auto [start, length] = op.getODSResultIndexAndLength(i);
     if (length == 1)
-      spec.outputs[name] = uidOf(op->getResult(start));
+      fn(true, name, op->getResult(start));
   }
+}
+
+template <typename OpTy>
+void addPorts(OpTy op, const PortNames &names,
+              llvm::function_ref<int64_t(Value)> uidOf, rt::OpSpec &spec) {
+  forEachPort(op, names, [&](bool isResult, SpecPort port, Value value) {
+    (isResult ? spec.outputs : spec.inputs)[port] = uidOf(value);
+  });
 }
 
 /// Calls `fn` with `op` as its class when it is one of `Ops`; false when
@@ -515,6 +527,32 @@ void planViews(ArrayRef<Operation *> nodes,
   }
 }
 
+/// buildGroupSpec's error for an op with no cuDNN lowering.
+std::string noLoweringError(const rt::OpSpec &opSpec) {
+  return opSpec.kind + (opSpec.name.empty() ? "" : " \"" + opSpec.name + "\"") +
+         ": no cuDNN lowering for this op";
+}
+
+/// "" or the first error buildGroupSpec gives for node op `op`: it has no
+/// cuDNN lowering, or a tensor bound to one of its ports (a group's block
+/// argument as the value it stands for) cannot be described.
+std::string checkSpecOp(Operation *op) {
+  rt::OpSpec opSpec;
+  opSpec.kind = op->getName().stripDialect(); // parses the mnemonic
+  opSpec.name = getNodeLabel(op).str();
+  if (!withSpecOp(op, [](auto) {}))
+    return noLoweringError(opSpec);
+  std::string error;
+  withSpecOp(op, [&](auto typed) {
+    forEachPort(typed, portsOf(op), [&](bool, SpecPort, Value value) {
+      rt::TensorSpec tensor;
+      if (error.empty())
+        error = describeTensor(resolveGroupValue(value), tensor);
+    });
+  });
+  return error.empty() ? "" : opSpec.kind + ": " + error;
+}
+
 } // namespace
 
 std::string mlir::graph::describeTensor(Value value, rt::TensorSpec &tensor) {
@@ -544,9 +582,7 @@ std::string mlir::graph::buildGroupSpec(ArrayRef<Operation *> ops, Type compute,
       (void)ref::toDType(compute, opSpec.computeType);
     addAttributes(op, opSpec);
     if (!withSpecOp(op, [](auto) {}))
-      return opSpec.kind +
-             (opSpec.name.empty() ? "" : " \"" + opSpec.name + "\"") +
-             ": no cuDNN lowering for this op";
+      return noLoweringError(opSpec);
     std::string error;
     auto uidFn = [&](Value v) {
       return error.empty() ? tensorOf(v, error) : int64_t(0);
@@ -561,12 +597,59 @@ std::string mlir::graph::buildGroupSpec(ArrayRef<Operation *> ops, Type compute,
   return "";
 }
 
+std::string mlir::graph::verifyGpuLowerable(GraphOp graph) {
+  Block &body = graph.getBody().front();
+  OutputOp output = graph.getOutputOp();
+  // uids the graph gave: every graph input and output needs one.
+  for (unsigned i = 0; i < graph.getNumArguments(); ++i)
+    if (!graph.getInputUid(i))
+      return "input " + std::to_string(i) +
+             " has no uid (run graph-assign-uids first)";
+  for (unsigned i = 0; i < graph.getNumResults(); ++i) {
+    if (!graph.getOutputUid(i))
+      return "output " + std::to_string(i) +
+             " has no uid (run graph-assign-uids first)";
+    if (resolveGroupValue(output.getOperand(i)).getDefiningOp<ScalarOp>())
+      return "output " + std::to_string(i) +
+             " is a pass-by-value scalar; the GPU path returns only computed "
+             "tensors";
+  }
+  // Every node op in a graph.group (ids increase in schedule order).
+  SmallVector<GroupOp> groups;
+  for (Operation &op : body.without_terminator()) {
+    if (isa<ScalarOp>(op))
+      continue;
+    auto group = dyn_cast<GroupOp>(op);
+    if (!group)
+      return "graph @" + graph.getSymName().str() + ": " +
+             op.getName().getStringRef().str() +
+             " is in no graph.group; run graph-fuse and graph-select-engines "
+             "first";
+    groups.push_back(group);
+  }
+  // Every input (even an unused one) and every tensor a group's op reads
+  // or writes has a GPU description, and every node op a cuDNN lowering.
+  for (BlockArgument arg : body.getArguments()) {
+    rt::TensorSpec tensor;
+    if (std::string error = describeTensor(arg, tensor); !error.empty())
+      return "input " + std::to_string(arg.getArgNumber()) + ": " + error;
+  }
+  for (GroupOp group : groups)
+    for (Operation &node : group.getNodes())
+      if (!isa<ScalarOp>(node))
+        if (std::string error = checkSpecOp(&node); !error.empty())
+          return error;
+  return "";
+}
+
 std::string mlir::graph::lowerToCudnn(GraphOp graph, CudnnProgram &program,
                                       std::vector<GroupSource> *sources,
                                       bool foldViews) {
   program = CudnnProgram();
   if (sources)
     sources->clear();
+  if (std::string error = verifyGpuLowerable(graph); !error.empty())
+    return error;
   bool tf32 = false;
   if (auto compute = graph.getComputeDataType())
     tf32 = compute->isTF32();
@@ -574,16 +657,14 @@ std::string mlir::graph::lowerToCudnn(GraphOp graph, CudnnProgram &program,
   OutputOp output = graph.getOutputOp();
 
   // uids the graph gave: inputs, outputs, scalars (0 is a uid; every graph
-  // input and output needs one). Fresh ones go above.
+  // input and output has one, verifyGpuLowerable checked). Fresh ones go
+  // above.
   llvm::DenseMap<Value, int64_t> uidOf;
   int64_t maxUid = 0;
   for (unsigned i = 0; i < graph.getNumArguments(); ++i) {
-    std::optional<int64_t> uid = graph.getInputUid(i);
-    if (!uid)
-      return "input " + std::to_string(i) +
-             " has no uid (run graph-assign-uids first)";
-    uidOf[body.getArgument(i)] = *uid;
-    maxUid = std::max(maxUid, *uid);
+    int64_t uid = *graph.getInputUid(i);
+    uidOf[body.getArgument(i)] = uid;
+    maxUid = std::max(maxUid, uid);
   }
   graph.walk([&](ScalarOp scalar) {
     if (auto uid = scalar.getUid()) {
@@ -596,22 +677,15 @@ std::string mlir::graph::lowerToCudnn(GraphOp graph, CudnnProgram &program,
   program.outputUids.assign(graph.getNumResults(), 0);
   for (unsigned i = 0; i < graph.getNumResults(); ++i) {
     Value value = resolveGroupValue(output.getOperand(i));
-    std::optional<int64_t> outUid = graph.getOutputUid(i);
-    if (!outUid)
-      return "output " + std::to_string(i) +
-             " has no uid (run graph-assign-uids first)";
-    maxUid = std::max(maxUid, *outUid);
+    int64_t outUid = *graph.getOutputUid(i);
+    maxUid = std::max(maxUid, outUid);
     if (auto arg = dyn_cast<BlockArgument>(value)) {
       program.outputAliasesInput[i] = arg.getArgNumber();
       continue;
     }
-    if (value.getDefiningOp<ScalarOp>())
-      return "output " + std::to_string(i) +
-             " is a pass-by-value scalar; the GPU path returns only computed "
-             "tensors";
     if (!outputIndex.count(value)) { // a tensor returned twice is computed once
       outputIndex[value] = i;
-      uidOf[value] = *outUid;
+      uidOf[value] = outUid;
     }
     program.outputUids[i] = uidOf[value];
   }
@@ -622,19 +696,15 @@ std::string mlir::graph::lowerToCudnn(GraphOp graph, CudnnProgram &program,
     return it->second;
   };
 
-  // The graph.group ops in schedule order, and every node op in them.
+  // The graph.group ops in schedule order, and every node op in them
+  // (every op but a scalar is in one: verifyGpuLowerable checked).
   llvm::MapVector<int64_t, SmallVector<Operation *>> groups;
   llvm::DenseMap<int64_t, GroupOp> groupOps;
   SmallVector<Operation *> nodes;
   for (Operation &op : body.without_terminator()) {
     if (isa<ScalarOp>(op))
       continue;
-    auto group = dyn_cast<GroupOp>(op);
-    if (!group)
-      return "graph @" + graph.getSymName().str() + ": " +
-             op.getName().getStringRef().str() +
-             " is in no graph.group; run graph-fuse and graph-select-engines "
-             "first";
+    auto group = cast<GroupOp>(op);
     groupOps[group.getId()] = group;
     for (Operation &node : group.getNodes()) {
       if (isa<ScalarOp>(node))
@@ -714,12 +784,12 @@ std::string mlir::graph::lowerToCudnn(GraphOp graph, CudnnProgram &program,
     program.tensors.push_back(device);
   };
 
-  // Inputs always get a buffer (even unused ones keep their uid).
+  // Inputs always get a buffer (even unused ones keep their uid; each has
+  // a description: verifyGpuLowerable checked).
   for (BlockArgument arg : body.getArguments()) {
     rt::TensorSpec tensor;
     tensor.uid = uidOf[arg];
-    if (std::string error = describe(arg, tensor); !error.empty())
-      return "input " + std::to_string(arg.getArgNumber()) + ": " + error;
+    (void)describe(arg, tensor);
     registerBuffer(arg, tensor);
   }
 
