@@ -39,24 +39,23 @@ if(TARGET MLIRGraphToCudnn)
        MLIRExecToRuntime)
   list(APPEND GRAPH_STATIC_LIBS GraphRuntime)
 endif()
+# graph-run sits on the C++ API (GraphDialect/Runner.h): the objects of
+# GraphCAPI and of what it lowers with, as libGraphCAPI.so below.
+set(GRAPH_CAPI_STATIC_OBJECTS GraphCAPI ${GRAPH_STATIC_OBJECTS})
+if(TARGET MLIRGraphToExecutable)
+  # graphModuleLowerToExecutable.
+  list(APPEND GRAPH_CAPI_STATIC_OBJECTS MLIRGraphToExecutable)
+endif()
 graph_add_static_tool(graph-run-static
   "${PROJECT_SOURCE_DIR}/tools/graph-run/graph-run.cpp"
-  OBJECTS ${GRAPH_STATIC_OBJECTS}
+  OBJECTS ${GRAPH_CAPI_STATIC_OBJECTS}
   LIBS ${GRAPH_STATIC_LIBS})
-if(TARGET MLIRGraphToCudnn)
-  target_compile_definitions(graph-run-static PRIVATE GRAPH_HAVE_GPU_RUNTIME)
-endif()
 
 # libGraphCAPI.so for the GPU machine: the C API (and so the Python package)
 # with MLIR, LLVM and libstdc++ linked in and hidden.
 if(TARGET obj.GraphCAPI)
-  set(objects $<TARGET_OBJECTS:obj.GraphCAPI>)
-  set(capi_objects ${GRAPH_STATIC_OBJECTS})
-  if(TARGET MLIRGraphToExecutable)
-    # graphModuleLowerToExecutable.
-    list(APPEND capi_objects MLIRGraphToExecutable)
-  endif()
-  foreach(lib ${capi_objects})
+  set(objects)
+  foreach(lib ${GRAPH_CAPI_STATIC_OBJECTS})
     list(APPEND objects $<TARGET_OBJECTS:obj.${lib}>)
   endforeach()
   add_library(GraphCAPIDevice SHARED ${objects})

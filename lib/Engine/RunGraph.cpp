@@ -1,8 +1,8 @@
 //===- RunGraph.cpp - Run a graph or an artifact, as graph-run does -------===//
 //
 // What graph-run runs, as a library (RunGraph.h): modules, inputs, the
-// device choice and the runs. Moved out of tools/graph-run so the tool only
-// parses flags and prints.
+// device choice and the runs, behind the C++ API's graph::Runner
+// (lib/CAPI/Runner.cpp), which graph-run sits on.
 //
 //===----------------------------------------------------------------------===//
 

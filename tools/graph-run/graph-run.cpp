@@ -30,24 +30,18 @@
 //
 // Every error is one line on stderr and exit code 1.
 //
-// A thin tool: it parses flags and prints; finding, preparing, building the
-// inputs, choosing the device and running are the engine layer's
-// (GraphDialect/Engine/RunGraph.h), which the C API shares.
+// A thin tool over the C++ API's Runner (GraphDialect/Runner.h), as
+// iree-run-module is over iree/tooling: it parses flags, words their errors
+// and prints; loading, preparing, building the inputs, choosing the device,
+// running, the CPU reference, .npy files and comparisons are the API's.
 //
 //===----------------------------------------------------------------------===//
 
-#include "GraphDialect/Engine/RunGraph.h"
-#include "GraphDialect/Executable/ExecDialect.h"
-#include "GraphDialect/Executable/ExecOps.h"
-#include "GraphDialect/GraphDialect.h"
-#include "GraphDialect/GraphOps.h"
-#include "GraphDialect/Reference/Compare.h"
-#include "GraphDialect/Reference/Npy.h"
+#include "GraphDialect/Runner.h"
 
-#include "mlir/IR/Diagnostics.h"
-#include "mlir/IR/MLIRContext.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringRef.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
@@ -57,12 +51,13 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <optional>
 
-using namespace mlir;
-using namespace mlir::graph;
-namespace ref = ::graph::ref;
+using ::graph::RunDevice;
+using ::graph::Runner;
+using ::graph::Status;
+using ::graph::TensorData;
+using ::graph::TensorDesc;
 namespace cl = llvm::cl;
 
 //===----------------------------------------------------------------------===//
@@ -178,40 +173,15 @@ int fail(const llvm::Twine &message) {
   return 1;
 }
 
-/// Copies a (possibly strided) tensor into dense row-major bytes, bit-exactly.
-std::vector<uint8_t> rowMajorBytes(const ref::HostTensor &tensor) {
-  size_t width = ref::byteWidth(tensor.dtype);
-  int64_t count = tensor.numElements();
-  ref::Shape rowMajor = ref::rowMajorStrides(tensor.shape);
-  if (tensor.strides.empty() || tensor.strides == rowMajor)
-    return std::vector<uint8_t>(tensor.bytes.begin(),
-                                tensor.bytes.begin() + count * width);
-  std::vector<uint8_t> out(count * width);
-  size_t rank = tensor.shape.size();
-  ref::Shape index(rank, 0);
-  int64_t src = 0;
-  for (int64_t e = 0; e < count; ++e) {
-    std::memcpy(&out[e * width], &tensor.bytes[src * width], width);
-    for (size_t k = rank; k-- > 0;) {
-      ++index[k];
-      src += tensor.strides[k];
-      if (index[k] < tensor.shape[k])
-        break;
-      src -= tensor.strides[k] * tensor.shape[k];
-      index[k] = 0;
-    }
-  }
-  return out;
+/// A failed API call: its one-line message, or nothing when the diagnostic
+/// handler printed why (an empty message).
+int fail(const Status &status) {
+  return status.message().empty() ? 1 : fail(status.message());
 }
 
-double elementAt(const std::vector<uint8_t> &bytes, ref::DType dtype,
-                 int64_t i) {
-  return ref::decode(dtype, &bytes[i * ref::byteWidth(dtype)]);
-}
-
-std::string formatValue(double v, ref::DType dtype) {
+std::string formatValue(double v, bool isFloat) {
   char buf[64];
-  if (!ref::isFloat(dtype) && std::isfinite(v))
+  if (!isFloat && std::isfinite(v))
     std::snprintf(buf, sizeof(buf), "%lld", static_cast<long long>(v));
   else if (std::isnan(v))
     return "nan";
@@ -222,9 +192,16 @@ std::string formatValue(double v, ref::DType dtype) {
   return buf;
 }
 
+std::string formatValue(double v, GraphDType dtype) {
+  return formatValue(v, ::graph::isFloatDType(dtype));
+}
+
+/// A tolerance or a difference.
+std::string formatDouble(double v) { return formatValue(v, /*isFloat=*/true); }
+
 /// `[1, 2]` for an error message.
-std::string indexString(const ref::Shape &shape, int64_t flat) {
-  ref::Shape index(shape.size());
+std::string indexString(const std::vector<int64_t> &shape, int64_t flat) {
+  std::vector<int64_t> index(shape.size());
   for (size_t k = shape.size(); k-- > 0;) {
     index[k] = shape[k] ? flat % shape[k] : 0;
     flat = shape[k] ? flat / shape[k] : 0;
@@ -236,19 +213,18 @@ std::string indexString(const ref::Shape &shape, int64_t flat) {
 }
 
 /// `2x3xf32=[[1 2 3] [4 5 6]]`, at most `maxElements` values then `...`.
-std::string formatTensor(const ref::Shape &shape, ref::DType dtype,
-                         const std::vector<uint8_t> &bytes,
-                         int64_t maxElements) {
-  std::string text = typeText(shape, dtype) + "=";
-  int64_t count = ref::numElements(shape);
+std::string formatTensor(const TensorData &tensor, int64_t maxElements) {
+  const std::vector<int64_t> &shape = tensor.dims;
+  std::string text = ::graph::tensorTypeText(shape, tensor.dtype) + "=";
+  int64_t count = tensor.numElements();
   if (shape.empty())
-    return text + formatValue(elementAt(bytes, dtype, 0), dtype);
+    return text + formatValue(tensor.element(0), tensor.dtype);
   if (maxElements <= 0)
     return text + "...";
   size_t rank = shape.size();
   if (count == 0)
     return text + std::string(rank, '[') + std::string(rank, ']');
-  ref::Shape index(rank, 0);
+  std::vector<int64_t> index(rank, 0);
   int64_t limit = std::min(count, maxElements);
   for (int64_t e = 0; e < limit; ++e) {
     size_t opened = 0; // trailing dims starting a new row here
@@ -257,7 +233,7 @@ std::string formatTensor(const ref::Shape &shape, ref::DType dtype,
     if (e > 0)
       text += " ";
     text += std::string(opened, '[');
-    text += formatValue(elementAt(bytes, dtype, e), dtype);
+    text += formatValue(tensor.element(e), tensor.dtype);
     size_t closed = 0;
     for (size_t k = rank; k-- > 0 && index[k] == shape[k] - 1;)
       ++closed;
@@ -279,43 +255,22 @@ std::string formatTensor(const ref::Shape &shape, ref::DType dtype,
 }
 
 //===----------------------------------------------------------------------===//
-// Comparing outputs
-//===----------------------------------------------------------------------===//
-
-// The tolerances and the comparison are GraphDialect/Reference/Compare.h's,
-// shared with the GPU autotuner's check of every plan.
-using ref::compare;
-using ref::Comparison;
-
-//===----------------------------------------------------------------------===//
 // The driver
 //===----------------------------------------------------------------------===//
 
-/// `result[I] (uid N "name"): VALUES`, the line every output prints.
-void printResult(size_t i, const ref::TensorInfo &info,
-                 const ref::HostTensor &tensor,
-                 const std::vector<uint8_t> &bytes) {
-  llvm::outs() << "result[" << i << "] (" << describeTensor(info) << "): "
-               << formatTensor(tensor.shape, tensor.dtype, bytes,
-                               printMaxElements)
-               << "\n";
-}
-
 /// Fills `options` from the GPU flags; the error names a bad --heuristics
-/// mode. Without --heuristics the options keep their default modes.
-std::string applyGpuFlags(GpuOptions &options) {
+/// mode. Without --heuristics the options keep the default modes.
+std::string applyGpuFlags(::graph::RunOptions &options) {
   options.planIndex = planIndex;
   options.workspaceLimit = workspaceLimit;
   options.verbose = verbosePlans;
   options.autotune = autotunePlans;
+  options.codegenCubin = codegenCubin;
   options.deselectEngines.assign(deselectEngines.begin(),
                                  deselectEngines.end());
-  if (heuristicModes.empty())
-    return "";
-  options.heuristics.clear();
   for (const std::string &mode : heuristicModes) {
-    ::graph::rt::HeurMode parsed;
-    if (!parseHeuristicsMode(mode, parsed))
+    GraphHeurMode parsed;
+    if (!::graph::parseHeuristicsMode(mode, parsed))
       return "--heuristics=" + mode + ": expected a, b or fallback";
     options.heuristics.push_back(parsed);
   }
@@ -323,8 +278,8 @@ std::string applyGpuFlags(GpuOptions &options) {
 }
 
 /// --verbose-plans: the plan each group runs and the plans it declined.
-void printPlans(const std::vector<GpuGroupReport> &plans) {
-  for (const GpuGroupReport &entry : plans) {
+void printPlans(const std::vector<::graph::GroupPlanReport> &plans) {
+  for (const ::graph::GroupPlanReport &entry : plans) {
     llvm::outs() << "plan: " << entry.group << ": "
                  << (entry.plan.empty() ? "(none)" : entry.plan) << "\n";
     for (const std::string &line : entry.declined)
@@ -341,64 +296,52 @@ std::string sanitizeFileName(const std::string &name) {
   return name;
 }
 
-/// The inputs of `io` from --input and --random-inputs, in input order.
-/// Returns the exit code when a request is wrong.
-std::optional<int> collectInputs(const RunIO &io,
-                                 std::vector<ref::HostTensor> &inputs) {
-  const std::vector<ref::TensorInfo> &infos = io.inputs;
-  // An artifact has no block arguments: random integer data then has no
-  // use to read a legal value from.
-  auto argOf = [&](size_t i) {
-    return i < io.args.size() ? io.args[i] : BlockArgument();
-  };
+/// Binds the inputs of `runner` from --input and --random-inputs. Returns
+/// the exit code when a request is wrong.
+std::optional<int> collectInputs(Runner &runner) {
+  const std::vector<TensorDesc> &infos = runner.inputs();
   uint64_t seed = randomSeed.getNumOccurrences() ? randomSeed : 0;
-  // All of the inputs are held at once: their total must fit.
-  ::graph::HostMemoryBudget budget;
-  std::vector<std::optional<ref::HostTensor>> given(infos.size());
   for (const std::string &spec : inputSpecs) {
     auto [key, value] = llvm::StringRef(spec).split('=');
     if (!llvm::StringRef(spec).contains('='))
       return fail("--input=" + spec +
                   ": expected X=@file.npy, X=\"DIMSxTYPE=VALUES\" or X=random");
     size_t i = 0;
-    if (std::string err = lookupTensor(infos, key, "input", i); !err.empty())
-      return fail("--input=" + spec + ": " + err);
-    const ref::TensorInfo &info = infos[i];
-    if (given[i])
-      return fail("input " + describeTensor(info) + " is given twice");
-    ref::HostTensor tensor;
+    if (Status s =
+            runner.findInput(std::string_view(key.data(), key.size()), i);
+        !s)
+      return fail("--input=" + spec + ": " + s.message());
+    if (runner.hasInput(i))
+      return fail("input " + ::graph::tensorLabel(infos[i]) +
+                  " is given twice");
     bool recognized = false;
-    std::string err = inputFromValue(info, value, argOf(i), seed, tensor,
-                                     recognized, &budget);
+    Status s = runner.setInput(i, std::string_view(value.data(), value.size()),
+                               seed, recognized);
     if (!recognized)
       return fail("--input=" + spec +
                   ": the value must be @file.npy, "
                   "DIMSxTYPE=VALUES or random");
-    if (!err.empty())
-      return fail(inputFailure(info, err));
-    given[i] = std::move(tensor);
+    if (!s)
+      return fail(s);
   }
   for (size_t i = 0; i < infos.size(); ++i) {
-    if (!given[i]) {
-      if (!randomSeed.getNumOccurrences()) {
-        const ref::TensorInfo &info = infos[i];
-        std::string more;
-        size_t missing = llvm::count_if(given, [](auto &g) { return !g; });
-        if (missing > 1)
-          more = " (and " + std::to_string(missing - 1) + " more)";
-        return fail("missing input " + describeTensor(info) + " (" +
-                    typeText(info.shape, info.dtype) + ")" + more +
-                    ": give it with --input=" + uidText(info) +
-                    "=@FILE.npy or use --random-inputs=SEED");
-      }
-      ref::HostTensor tensor;
-      if (std::string err =
-              randomInput(infos[i], argOf(i), seed, tensor, &budget);
-          !err.empty())
-        return fail(err);
-      given[i] = std::move(tensor);
+    if (runner.hasInput(i))
+      continue;
+    if (!randomSeed.getNumOccurrences()) {
+      const TensorDesc &info = infos[i];
+      std::string more;
+      size_t missing = 0;
+      for (size_t j = 0; j < infos.size(); ++j)
+        missing += !runner.hasInput(j);
+      if (missing > 1)
+        more = " (and " + std::to_string(missing - 1) + " more)";
+      return fail("missing input " + ::graph::tensorLabel(info) + " (" +
+                  ::graph::tensorTypeText(info.dims, info.dtype) + ")" + more +
+                  ": give it with --input=" + ::graph::tensorUidText(info) +
+                  "=@FILE.npy or use --random-inputs=SEED");
     }
-    inputs.push_back(std::move(*given[i]));
+    if (Status s = runner.setRandomInput(i, seed); !s)
+      return fail(s);
   }
   return std::nullopt;
 }
@@ -409,7 +352,7 @@ struct OutputRequests {
   std::vector<std::pair<size_t, std::string>> write, expect;
 };
 
-std::optional<int> resolveOutputRequests(const RunIO &io,
+std::optional<int> resolveOutputRequests(const Runner &runner,
                                          OutputRequests &requests) {
   auto resolve = [&](const cl::list<std::string> &specs, const char *flag,
                      std::vector<std::pair<size_t, std::string>> &out)
@@ -420,9 +363,10 @@ std::optional<int> resolveOutputRequests(const RunIO &io,
         return fail(std::string("--") + flag + "=" + spec +
                     ": expected Y=@file.npy");
       size_t i = 0;
-      if (std::string err = lookupTensor(io.outputs, key, "output", i);
-          !err.empty())
-        return fail(std::string("--") + flag + "=" + spec + ": " + err);
+      if (Status s =
+              runner.findOutput(std::string_view(key.data(), key.size()), i);
+          !s)
+        return fail(std::string("--") + flag + "=" + spec + ": " + s.message());
       out.emplace_back(i, value.drop_front().str());
     }
     return std::nullopt;
@@ -433,13 +377,12 @@ std::optional<int> resolveOutputRequests(const RunIO &io,
 }
 
 /// What every run ends with, a graph's or an artifact's: the timings, the
-/// printed results, the written files and the comparisons. `graph` is what
-/// --check-against runs on the CPU reference (null for an artifact).
-int finishRun(const RunIO &io, const std::vector<ref::HostTensor> &inputs,
-              RunResult &result, bool onGpu, const OutputRequests &requests,
-              GraphOp graph) {
-  const std::vector<ref::TensorInfo> &outputInfos = io.outputs;
-  std::vector<ref::HostTensor> &outputs = result.outputs;
+/// printed results, the written files and the comparisons (with the CPU
+/// reference for --check-against, a graph's only).
+int finishRun(Runner &runner, ::graph::RunResult &result,
+              const OutputRequests &requests) {
+  const std::vector<TensorDesc> &outputInfos = runner.outputs();
+  const std::vector<TensorData> &outputs = result.outputs;
   std::vector<double> &seconds = result.seconds;
 
   if (!seconds.empty()) {
@@ -451,157 +394,96 @@ int finishRun(const RunIO &io, const std::vector<ref::HostTensor> &inputs,
                                  "min %.6f s, median %.6f s, max %.6f s per "
                                  "execute\n",
                                  static_cast<unsigned>(n),
-                                 onGpu ? "GPU" : "CPU reference",
+                                 result.onGpu ? "GPU" : "CPU reference",
                                  seconds.front(), median, seconds.back());
   }
 
-  // Print.
-  std::vector<std::vector<uint8_t>> dense;
-  for (size_t i = 0; i < outputs.size(); ++i) {
-    dense.push_back(rowMajorBytes(outputs[i]));
-    printResult(i, outputInfos[i], outputs[i], dense[i]);
-  }
+  // Print: `result[I] (uid N "name"): VALUES`.
+  for (size_t i = 0; i < outputs.size(); ++i)
+    llvm::outs() << "result[" << i << "] ("
+                 << ::graph::tensorLabel(outputInfos[i])
+                 << "): " << formatTensor(outputs[i], printMaxElements) << "\n";
   llvm::outs().flush();
 
   // Write.
   for (auto &[i, path] : requests.write)
-    if (std::string err = ref::writeNpyFile(path, outputs[i].dtype,
-                                            outputs[i].shape, dense[i].data());
-        !err.empty())
-      return fail(err);
+    if (Status s = ::graph::writeNpy(path, outputs[i]); !s)
+      return fail(s);
   if (!outputDir.empty()) {
     if (std::error_code ec = llvm::sys::fs::create_directories(outputDir))
       return fail("cannot create '" + outputDir + "': " + ec.message());
     for (size_t i = 0; i < outputs.size(); ++i) {
       std::string base = sanitizeFileName(outputInfos[i].name);
-      size_t sameName =
-          llvm::count_if(outputInfos, [&](const ref::TensorInfo &info) {
-            return info.name == outputInfos[i].name;
-          });
+      size_t sameName = llvm::count_if(outputInfos, [&](const TensorDesc &d) {
+        return d.name == outputInfos[i].name;
+      });
       if (base.empty() || sameName > 1)
-        base = "uid_" + uidText(outputInfos[i]);
+        base = "uid_" + ::graph::tensorUidText(outputInfos[i]);
       llvm::SmallString<256> path(outputDir);
       llvm::sys::path::append(path, base + ".npy");
-      if (std::string err =
-              ref::writeNpyFile(path.str().str(), outputs[i].dtype,
-                                outputs[i].shape, dense[i].data());
-          !err.empty())
-        return fail(err);
+      if (Status s = ::graph::writeNpy(path.str().str(), outputs[i]); !s)
+        return fail(s);
     }
   }
 
   int status = 0;
-  auto report = [&](size_t i, const std::vector<uint8_t> &want,
+  auto report = [&](size_t i, const TensorData &want,
                     const std::string &against, bool normwise) {
-    const ref::HostTensor &out = outputs[i];
-    // An output is no more exact than the narrowest float the graph reads:
-    // an f32 gradient of f16 data differs by the f16 accumulation order.
-    std::vector<ref::DType> inputTypes;
-    for (const ref::TensorInfo &in : io.inputs)
-      inputTypes.push_back(in.dtype);
-    double rtol = ref::deviceTolerance(out.dtype, inputTypes, io.tf32);
-    if (rtolOpt.getNumOccurrences())
-      rtol = rtolOpt;
+    const TensorData &out = outputs[i];
+    double rtol = rtolOpt.getNumOccurrences()
+                      ? rtolOpt
+                      : runner.defaultTolerance(out.dtype);
     double atol = atolOpt.getNumOccurrences() ? atolOpt : rtol;
-    Comparison c = compare(dense[i], want, out.dtype, out.numElements(), rtol,
-                           atol, normwise);
+    ::graph::TensorComparison c =
+        ::graph::compareTensors(out, want, rtol, atol, normwise);
     std::string who = "result[" + std::to_string(i) + "] (" +
-                      describeTensor(outputInfos[i]) + ")";
+                      ::graph::tensorLabel(outputInfos[i]) + ")";
     if (c.ok) {
       llvm::outs() << "[SUCCESS] " << who << " matches " << against
-                   << " (max abs diff "
-                   << formatValue(c.maxAbsDiff, ref::DType::F64);
+                   << " (max abs diff " << formatDouble(c.maxAbsDiff);
       if (normwise)
-        llvm::outs() << ", relative error "
-                     << formatValue(c.relativeError, ref::DType::F64);
+        llvm::outs() << ", relative error " << formatDouble(c.relativeError);
       llvm::outs() << ")\n";
       return;
     }
     status = 1;
     if (normwise)
       llvm::outs() << "[FAILED] " << who << " differs from " << against
-                   << ": relative error "
-                   << formatValue(c.relativeError, ref::DType::F64) << " over "
-                   << formatValue(rtol, ref::DType::F64) << "; worst ";
+                   << ": relative error " << formatDouble(c.relativeError)
+                   << " over " << formatDouble(rtol) << "; worst ";
     else
       llvm::outs() << "[FAILED] " << who << " differs from " << against << " ";
-    llvm::outs() << "at " << indexString(out.shape, c.firstBad) << ": got "
+    llvm::outs() << "at " << indexString(out.dims, c.firstBad) << ": got "
                  << formatValue(c.got, out.dtype) << ", expected "
                  << formatValue(c.want, out.dtype) << " (atol "
-                 << formatValue(atol, ref::DType::F64) << ", rtol "
-                 << formatValue(rtol, ref::DType::F64) << ")\n";
+                 << formatDouble(atol) << ", rtol " << formatDouble(rtol)
+                 << ")\n";
   };
 
   for (auto &[i, path] : requests.expect) {
-    ref::NpyArray array;
-    if (std::string err = ref::readNpyFile(path, array); !err.empty())
-      return fail(err);
-    if (std::string err = ref::checkNpyDType(array, outputs[i].dtype);
-        !err.empty())
-      return fail("'" + path + "': " + err);
-    if (array.shape != outputs[i].shape)
+    TensorData expected;
+    if (Status s = ::graph::readNpy(path, outputs[i].dtype, expected); !s)
+      return fail(s);
+    if (expected.dims != outputs[i].dims)
       return fail("'" + path + "': result[" + std::to_string(i) + "] (" +
-                  describeTensor(outputInfos[i]) + ") is " +
-                  typeText(outputs[i].shape, outputs[i].dtype) +
+                  ::graph::tensorLabel(outputInfos[i]) + ") is " +
+                  ::graph::tensorTypeText(outputs[i].dims, outputs[i].dtype) +
                   ", the file holds " +
-                  typeText(array.shape, outputs[i].dtype));
-    report(i, array.data, "'" + path + "'", /*normwise=*/false);
+                  ::graph::tensorTypeText(expected.dims, outputs[i].dtype));
+    report(i, expected, "'" + path + "'", /*normwise=*/false);
   }
 
-  if (graph && !checkAgainst.empty()) {
+  if (!runner.isArtifact() && !checkAgainst.empty()) {
     // On the CPU device this compares two runs of the reference (a
     // determinism check); on the GPU it is the numeric check.
-    std::vector<ref::HostTensor> reference;
-    if (std::string err = ref::execute(graph, inputs, reference); !err.empty())
-      return fail("graph @" + graph.getSymName() +
-                  " on the CPU reference: " + err);
+    std::vector<TensorData> reference;
+    if (Status s = runner.runReference(reference); !s)
+      return fail(s);
     for (size_t i = 0; i < outputs.size(); ++i)
-      report(i, rowMajorBytes(reference[i]), "the CPU reference",
-             /*normwise=*/true);
+      report(i, reference[i], "the CPU reference", /*normwise=*/true);
   }
   llvm::outs().flush();
   return status;
-}
-
-/// Runs the exec.program artifact of `module` on the GPU.
-int runArtifact(ModuleOp module) {
-  exec::ProgramOp program;
-  if (std::string err = findProgram(module, graphName, inputFilename, program);
-      !err.empty())
-    return fail(err);
-  std::string name = program.getSymName().str();
-  if (device == Device::Cpu)
-    return fail("'" + inputFilename + "' holds exec.program @" + name +
-                ", a compiled artifact that runs only on the GPU: use "
-                "--device=gpu (the CPU reference runs graph.graph files)");
-  if (!checkAgainst.empty())
-    return fail("--check-against=" + checkAgainst + ": exec.program @" + name +
-                " is a compiled artifact with no graph for the CPU reference "
-                "to run; compare with --expected-output instead");
-  LoadedProgram loaded;
-  if (std::string err = loadProgramForRun(program, loaded); !err.empty())
-    return fail(err);
-  const RunIO &io = loaded.io;
-  std::vector<ref::HostTensor> inputs;
-  if (auto rc = collectInputs(io, inputs))
-    return *rc;
-  OutputRequests requests;
-  if (auto rc = resolveOutputRequests(io, requests))
-    return *rc;
-
-  GpuOptions options;
-  if (std::string err = applyGpuFlags(options); !err.empty())
-    return fail(err);
-  options.codegenCubin = codegenCubin;
-  RunResult result;
-  if (std::string err = runProgram(loaded, inputs, options,
-                                   /*keepHeuristics=*/heuristicModes.empty(),
-                                   benchmarkRuns, result);
-      !err.empty())
-    return fail(err);
-  if (verbosePlans)
-    printPlans(result.plans);
-  return finishRun(io, inputs, result, /*onGpu=*/true, requests, GraphOp());
 }
 
 int runMain() {
@@ -610,85 +492,77 @@ int runMain() {
     return fail("--rtol must be non-negative");
   if (atolOpt.getNumOccurrences() && !(atolOpt >= 0))
     return fail("--atol must be non-negative");
-  if (std::string err = checkDeviceRequest(device); !err.empty())
-    return fail(err);
+  if (Status s = Runner::checkDevice(device); !s)
+    return fail(s);
   // A GPU that does not exist is an error; no GPU at all under --device=auto
   // still falls back to the CPU.
   if (gpuDevice.getNumOccurrences() && device != RunDevice::Cpu)
-    if (std::string err = selectGpuDevice(gpuDevice);
-        !err.empty() &&
-        (device == RunDevice::Gpu || err.rfind("GPU device", 0) == 0))
-      return fail("--gpu-device=" + std::to_string(gpuDevice) + ": " + err);
+    if (Status s = Runner::selectGpu(gpuDevice);
+        !s &&
+        (device == RunDevice::Gpu || s.code() == GRAPH_ERROR_INVALID_ARGUMENT))
+      return fail("--gpu-device=" + std::to_string(gpuDevice) + ": " +
+                  s.message());
   if (!checkAgainst.empty() && checkAgainst != "cpu")
     return fail("--check-against=" + checkAgainst +
                 ": only 'cpu' (the reference executor) can be compared with");
 
-  DialectRegistry registry;
-  registry.insert<GraphDialect, exec::ExecDialect>();
-  MLIRContext context(registry);
-  context.loadAllAvailableDialects();
   // One line per diagnostic: "graph-run: error: FILE:L:C: message".
-  context.getDiagEngine().registerHandler([](Diagnostic &diag) {
+  Runner runner([](const ::graph::RunDiagnostic &diag) {
+    using Severity = ::graph::RunDiagnostic::Severity;
     llvm::errs() << "graph-run: "
-                 << (diag.getSeverity() == DiagnosticSeverity::Error ? "error"
-                     : diag.getSeverity() == DiagnosticSeverity::Warning
-                         ? "warning"
-                         : "note")
+                 << (diag.severity == Severity::Error     ? "error"
+                     : diag.severity == Severity::Warning ? "warning"
+                                                          : "note")
                  << ": ";
-    if (auto loc = dyn_cast<FileLineColLoc>(diag.getLocation()))
-      llvm::errs() << loc.getFilename().getValue() << ":" << loc.getLine()
-                   << ":" << loc.getColumn() << ": ";
-    std::string text = diag.str();
+    if (!diag.file.empty())
+      llvm::errs() << diag.file << ":" << diag.line << ":" << diag.column
+                   << ": ";
+    std::string text = diag.message;
     std::replace(text.begin(), text.end(), '\n', ' ');
     llvm::errs() << text << "\n";
-    return success();
   });
-
-  std::string error;
-  OwningOpRef<ModuleOp> module = parseGraphFile(inputFilename, &context, error);
-  if (!module)
-    return error.empty() ? 1 : fail(error); // "": the handler printed why
-  if (!module->getOps<exec::ProgramOp>().empty())
-    return runArtifact(*module);
-
-  GraphOp graph;
-  if (std::string err = findGraph(*module, graphName, inputFilename, graph);
-      !err.empty())
-    return fail(err);
-  if (failed(prepareGraph(*module, graph, error)))
-    return error.empty() ? 1 : fail(error);
-  RunIO io;
-  if (std::string err = describeGraphIO(graph, io); !err.empty())
-    return fail(err);
-  std::vector<ref::HostTensor> inputs;
-  if (auto rc = collectInputs(io, inputs))
+  if (Status s = runner.load(inputFilename, graphName); !s)
+    return fail(s);
+  if (runner.isArtifact()) {
+    // An exec.program runs on the GPU as it is.
+    std::string name = runner.name();
+    if (device == RunDevice::Cpu)
+      return fail("'" + inputFilename + "' holds exec.program @" + name +
+                  ", a compiled artifact that runs only on the GPU: use "
+                  "--device=gpu (the CPU reference runs graph.graph files)");
+    if (!checkAgainst.empty())
+      return fail("--check-against=" + checkAgainst + ": exec.program @" +
+                  name +
+                  " is a compiled artifact with no graph for the CPU "
+                  "reference to run; compare with --expected-output instead");
+  }
+  if (Status s = runner.prepare(); !s)
+    return fail(s);
+  if (auto rc = collectInputs(runner))
     return *rc;
   OutputRequests requests;
-  if (auto rc = resolveOutputRequests(io, requests))
+  if (auto rc = resolveOutputRequests(runner, requests))
     return *rc;
+  ::graph::RunOptions options;
+  if (std::string err = applyGpuFlags(options); !err.empty())
+    return fail(err);
 
   // The device: the GPU when asked (or, for auto, when one is usable and
   // every op has an engine there), else the CPU reference.
-  GpuOptions gpuOptions;
-  if (std::string err = applyGpuFlags(gpuOptions); !err.empty())
-    return fail(err);
   bool onGpu = false;
   std::string why;
-  if (std::string err = selectDevice(*module, graph, device, onGpu, why);
-      !err.empty())
-    return fail(err);
-  if (!onGpu && device == Device::Auto)
+  if (Status s = runner.selectDevice(device, onGpu, why); !s)
+    return fail(s);
+  if (!onGpu && device == RunDevice::Auto)
     llvm::errs() << "graph-run: note: running on the CPU reference executor ("
                  << why << ")\n";
 
-  RunResult result;
-  if (std::string err =
-          runGraph(graph, inputs, onGpu, gpuOptions, benchmarkRuns, result);
-      !err.empty())
-    return fail(err);
-  if (onGpu && verbosePlans)
+  ::graph::RunResult result;
+  if (Status s = runner.run(options, benchmarkRuns, result); !s)
+    return fail(s);
+  if (result.onGpu && verbosePlans)
     printPlans(result.plans);
-  return finishRun(io, inputs, result, onGpu, requests, graph);
+  return finishRun(runner, result, requests);
 }
 
 } // namespace

@@ -6,8 +6,9 @@
 // its inputs (.npy files, inline values, seeded random data), choose the
 // device (the GPU when it is usable and every op has an engine there, else
 // the CPU reference), run it with benchmark timings and the plan report.
-// graph-run parses its flags and prints; everything it runs is here. Every
-// error is one line, without the tool's "error:" prefix.
+// The C++ API's graph::Runner (GraphDialect/Runner.h) wraps it in public
+// types, and graph-run sits on that Runner. Every error is one line,
+// without the tool's "error:" prefix.
 //
 // The GPU functions answer "this build has no GPU runtime" when the engine
 // layer was built without the runtime (no cuda.h / cudnn_backend.h).
