@@ -128,7 +128,9 @@ struct RunOptions {
   bool autotune = false;
   /// Report every plan each group declined, not only the one it runs.
   bool verbose = false;
-  /// Load generated kernels as cubin (ptxas of CUDA_ROOT), not PTX.
+  /// Load generated kernels as cubin (ptxas of CUDA_ROOT), not PTX. Read by
+  /// exec.program runs only: a graph's run builds PTX whatever it says (as
+  /// graph-run's --codegen-cubin always has).
   bool codegenCubin = false;
 };
 
@@ -165,8 +167,8 @@ public:
   Runner(const Runner &) = delete;
   Runner &operator=(const Runner &) = delete;
 
-  /// "" when `device` can be asked for in this build, else why not (a GPU
-  /// request without the GPU runtime).
+  /// OK when `device` can be asked for in this build, else why not (a GPU
+  /// request without the GPU runtime: GRAPH_ERROR_NO_DEVICE).
   static Status checkDevice(RunDevice device);
   /// Runs this thread's GPU work on CUDA device `ordinal`. The error is the
   /// runtime's: "GPU device 3 does not exist: ..." when the ordinal is
