@@ -145,6 +145,14 @@ struct GroupPlanReport {
   std::vector<std::string> declined;
 };
 
+/// The fastest, median and slowest of benchmark timings (seconds; all 0
+/// when there are none).
+struct TimingSummary {
+  size_t runs = 0;
+  double min = 0, median = 0, max = 0;
+};
+GRAPH_CXX_API TimingSummary summarizeTimings(std::vector<double> seconds);
+
 /// What Runner::run produced.
 struct RunResult {
   bool onGpu = false;
@@ -202,6 +210,12 @@ public:
   /// share asks for the uid.
   Status findInput(std::string_view key, size_t &index) const;
   Status findOutput(std::string_view key, size_t &index) const;
+
+  /// The file name output `index` is written to in an output directory:
+  /// `NAME.npy`, or `uid_N.npy` when the output is unnamed, its name is not
+  /// a plain file name ([A-Za-z0-9_.-], not `.` or `..`) or another output
+  /// has the same name.
+  std::string outputFileName(size_t index) const;
 
   /// Binds input `index` from `value`: `@FILE.npy`, `random` (seeded random
   /// data), `DIMSxTYPE=V V..` (inline values) or `DIMSxTYPE=random` (random

@@ -19,7 +19,10 @@
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
 
+#include <algorithm>
 #include <cstring>
 #include <optional>
 
@@ -187,6 +190,20 @@ TensorComparison compareTensors(const TensorData &got, const TensorData &want,
   out.maxAbsDiff = c.maxAbsDiff;
   out.relativeError = c.relativeError;
   return out;
+}
+
+TimingSummary summarizeTimings(std::vector<double> seconds) {
+  TimingSummary summary;
+  if (seconds.empty())
+    return summary;
+  std::sort(seconds.begin(), seconds.end());
+  size_t n = seconds.size();
+  summary.runs = n;
+  summary.min = seconds.front();
+  summary.max = seconds.back();
+  summary.median =
+      n % 2 ? seconds[n / 2] : 0.5 * (seconds[n / 2 - 1] + seconds[n / 2]);
+  return summary;
 }
 
 bool parseHeuristicsMode(std::string_view word, GraphHeurMode &mode) {
@@ -411,6 +428,21 @@ Status Runner::findOutput(std::string_view key, size_t &index) const {
       !err.empty())
     return error(GRAPH_ERROR_INVALID_ARGUMENT, err);
   return Status();
+}
+
+std::string Runner::outputFileName(size_t index) const {
+  const std::vector<TensorDesc> &outputs = impl->outputs;
+  if (index >= outputs.size())
+    return "";
+  const std::string &name = outputs[index].name;
+  bool plain = !name.empty() && name != "." && name != "..";
+  for (char c : name)
+    plain = plain && (llvm::isAlnum(c) || c == '_' || c == '-' || c == '.');
+  size_t sameName = llvm::count_if(
+      outputs, [&](const TensorDesc &desc) { return desc.name == name; });
+  if (!plain || sameName > 1)
+    return "uid_" + ::graph::tensorUidText(outputs[index]) + ".npy";
+  return name + ".npy";
 }
 
 Status Runner::setInput(size_t index, std::string_view value, uint64_t seed,

@@ -39,9 +39,9 @@
 
 #include "GraphDialect/Runner.h"
 
-#include "llvm/ADT/STLExtras.h"
-#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringRef.h"
+#include "llvm/ADT/Twine.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
@@ -287,15 +287,6 @@ void printPlans(const std::vector<::graph::GroupPlanReport> &plans) {
   }
 }
 
-std::string sanitizeFileName(const std::string &name) {
-  if (name.empty() || name == "." || name == "..")
-    return "";
-  for (char c : name)
-    if (!(llvm::isAlnum(c) || c == '_' || c == '-' || c == '.'))
-      return "";
-  return name;
-}
-
 /// Binds the inputs of `runner` from --input and --random-inputs. Returns
 /// the exit code when a request is wrong.
 std::optional<int> collectInputs(Runner &runner) {
@@ -383,19 +374,15 @@ int finishRun(Runner &runner, ::graph::RunResult &result,
               const OutputRequests &requests) {
   const std::vector<TensorDesc> &outputInfos = runner.outputs();
   const std::vector<TensorData> &outputs = result.outputs;
-  std::vector<double> &seconds = result.seconds;
 
-  if (!seconds.empty()) {
-    std::sort(seconds.begin(), seconds.end());
-    size_t n = seconds.size();
-    double median =
-        n % 2 ? seconds[n / 2] : 0.5 * (seconds[n / 2 - 1] + seconds[n / 2]);
+  if (!result.seconds.empty()) {
+    ::graph::TimingSummary t = ::graph::summarizeTimings(result.seconds);
     llvm::outs() << llvm::format("benchmark: %u runs on the %s: "
                                  "min %.6f s, median %.6f s, max %.6f s per "
                                  "execute\n",
-                                 static_cast<unsigned>(n),
-                                 result.onGpu ? "GPU" : "CPU reference",
-                                 seconds.front(), median, seconds.back());
+                                 static_cast<unsigned>(t.runs),
+                                 result.onGpu ? "GPU" : "CPU reference", t.min,
+                                 t.median, t.max);
   }
 
   // Print: `result[I] (uid N "name"): VALUES`.
@@ -413,14 +400,8 @@ int finishRun(Runner &runner, ::graph::RunResult &result,
     if (std::error_code ec = llvm::sys::fs::create_directories(outputDir))
       return fail("cannot create '" + outputDir + "': " + ec.message());
     for (size_t i = 0; i < outputs.size(); ++i) {
-      std::string base = sanitizeFileName(outputInfos[i].name);
-      size_t sameName = llvm::count_if(outputInfos, [&](const TensorDesc &d) {
-        return d.name == outputInfos[i].name;
-      });
-      if (base.empty() || sameName > 1)
-        base = "uid_" + ::graph::tensorUidText(outputInfos[i]);
       llvm::SmallString<256> path(outputDir);
-      llvm::sys::path::append(path, base + ".npy");
+      llvm::sys::path::append(path, runner.outputFileName(i));
       if (Status s = ::graph::writeNpy(path.str().str(), outputs[i]); !s)
         return fail(s);
     }

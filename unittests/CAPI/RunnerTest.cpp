@@ -274,6 +274,47 @@ TEST(Runner, AnArtifactRunsOnlyOnTheGpu) {
   }
 }
 
+TEST(Runner, OutputFileNames) {
+  // Outputs: "y" twice, "a/b" (not a plain file name), unnamed, "ok".
+  const char *text = R"mlir(graph.graph @names(
+      %x: tensor<2xf32> {graph.uid = 1 : i64})
+      -> (tensor<2xf32> {graph.uid = 2 : i64, graph.name = "y"},
+          tensor<2xf32> {graph.uid = 3 : i64, graph.name = "y"},
+          tensor<2xf32> {graph.uid = 4 : i64, graph.name = "a/b"},
+          tensor<2xf32> {graph.uid = 0 : i64},
+          tensor<2xf32> {graph.uid = 6 : i64, graph.name = "ok.v1"}) {
+    %a = graph.pointwise relu(%x) : (tensor<2xf32>) -> tensor<2xf32>
+    %b = graph.pointwise abs(%x) : (tensor<2xf32>) -> tensor<2xf32>
+    %c = graph.pointwise neg(%x) : (tensor<2xf32>) -> tensor<2xf32>
+    %d = graph.pointwise exp(%x) : (tensor<2xf32>) -> tensor<2xf32>
+    %e = graph.pointwise sqrt(%x) : (tensor<2xf32>) -> tensor<2xf32>
+    graph.output %a, %b, %c, %d, %e : tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>
+  }
+  )mlir";
+  Runner runner;
+  loadPrepared(runner, "names.mlir", text);
+  EXPECT_EQ(runner.outputFileName(0), "uid_2.npy");
+  EXPECT_EQ(runner.outputFileName(1), "uid_3.npy");
+  EXPECT_EQ(runner.outputFileName(2), "uid_4.npy");
+  EXPECT_EQ(runner.outputFileName(3), "uid_0.npy");
+  EXPECT_EQ(runner.outputFileName(4), "ok.v1.npy");
+  EXPECT_EQ(runner.outputFileName(5), "");
+}
+
+TEST(RunnerHelpers, TimingSummary) {
+  graph::TimingSummary none = graph::summarizeTimings({});
+  EXPECT_EQ(none.runs, 0u);
+  EXPECT_EQ(none.median, 0);
+  graph::TimingSummary odd = graph::summarizeTimings({3, 1, 2});
+  EXPECT_EQ(odd.runs, 3u);
+  EXPECT_EQ(odd.min, 1);
+  EXPECT_EQ(odd.median, 2);
+  EXPECT_EQ(odd.max, 3);
+  graph::TimingSummary even = graph::summarizeTimings({4, 1, 2, 8});
+  EXPECT_EQ(even.median, 3);
+  EXPECT_EQ(even.max, 8);
+}
+
 TEST(RunnerHelpers, TensorText) {
   TensorDesc desc;
   desc.name = "y";
