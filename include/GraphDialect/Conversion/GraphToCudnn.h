@@ -69,6 +69,20 @@ std::string buildGroupSpec(ArrayRef<Operation *> ops, Type compute,
                            GroupTensorFn tensorOf,
                            ::graph::rt::GraphSpec &spec);
 
+/// The 16-bit type the f32 tensor `value` is stored in when it crosses a
+/// group boundary only into tensor-core operands whose partner operand is
+/// 16-bit (a norm's f32 intermediate feeding a bf16 matmul, say): every
+/// reader is a matmul or convolution outside its group (`inItsGroup` says
+/// which readers are in it) whose other operand is f16, or every one bf16.
+/// The producer then writes what the matmul or convolution would round its
+/// operand to anyway, and cuDNN gets the same-typed operands its engines
+/// take (its heuristics offer no engine config for an f32 x bf16 matmul).
+/// Null otherwise: kept in its own type (also when a reader in its group,
+/// or the graph's output, reads it: those see the exact value). The group
+/// descriptions (lowerToCudnn) and graph-lower-to-linalg store alike.
+Type tensorCoreStoredType(Value value,
+                          llvm::function_ref<bool(Operation *)> inItsGroup);
+
 /// The dtype, static dims and strides (the #graph.strides encoding, or
 /// row-major) of tensor `value` as a group's tensor. Returns "" or why the
 /// GPU cannot hold it.

@@ -105,35 +105,14 @@ bool storedResult(Value result, GroupOp group) {
 
 /// The element type the group descriptions store `result` (an f32 value
 /// crossing into other groups) in: the 16-bit type of the tensor-core
-/// operands it feeds when those are its only readers and agree on it (the
-/// rule of tensorCoreOperandTypes in GraphToCudnn.cpp), else its own.
+/// operands it feeds when those are its only readers and agree on it
+/// (tensorCoreStoredType, the rule lowerToCudnn follows), else its own.
 Type storedElementType(Value result, GroupOp group) {
-  Type own = cast<RankedTensorType>(result.getType()).getElementType();
-  if (!own.isF32())
-    return own;
-  Type common;
-  for (Operation *user : getResolvedUsers(result)) {
-    if (isa<OutputOp>(user) || user->getParentOp() == group.getOperation())
-      return own;
-    Value lhs, rhs;
-    if (auto matmul = dyn_cast<MatmulOp>(user)) {
-      lhs = resolveGroupValue(matmul.getA());
-      rhs = resolveGroupValue(matmul.getB());
-    } else if (isa<ConvFpropOp, ConvDgradOp, ConvWgradOp>(user)) {
-      lhs = resolveGroupValue(user->getOperand(0));
-      rhs = resolveGroupValue(user->getOperand(1));
-    } else {
-      return own;
-    }
-    Value other = result == lhs ? rhs : result == rhs ? lhs : Value();
-    if (!other || other == result)
-      return own;
-    Type theirs = cast<RankedTensorType>(other.getType()).getElementType();
-    if (!(theirs.isF16() || theirs.isBF16()) || (common && common != theirs))
-      return own;
-    common = theirs;
-  }
-  return common ? common : own;
+  if (Type stored = tensorCoreStoredType(result, [&](Operation *user) {
+        return user->getParentOp() == group.getOperation();
+      }))
+    return stored;
+  return cast<RankedTensorType>(result.getType()).getElementType();
 }
 
 /// Appends `func.func @name` to `module`: the node ops of `group` cloned

@@ -347,12 +347,8 @@ Type tensorCorePartnerType(Operation *op, Value value) {
   return theirs;
 }
 
-/// Values that cross a group boundary only into tensor-core operands whose
-/// partner operand is 16-bit (a norm's f32 intermediate feeding a bf16
-/// matmul, say) are materialized in that 16-bit type: the producer writes
-/// what the matmul or convolution would round its operand to anyway, and
-/// cuDNN gets the same-typed operands its engines take (its heuristics
-/// offer no engine config for an f32 x bf16 matmul).
+/// The stored types tensorCoreStoredType gives the results of `nodes` that
+/// `crossesGroups` (and are not graph outputs).
 llvm::DenseMap<Value, Type> tensorCoreOperandTypes(
     ArrayRef<Operation *> nodes, llvm::function_ref<bool(Value)> crossesGroups,
     llvm::function_ref<bool(Operation *, Operation *)> sameGroup) {
@@ -362,24 +358,9 @@ llvm::DenseMap<Value, Type> tensorCoreOperandTypes(
     for (Value value : op.getResults()) {
       if (!isa<RankedTensorType>(value.getType()) || !crossesGroups(value))
         continue;
-      Type common;
-      bool narrow = true;
-      SmallVector<Operation *> users = getResolvedUsers(value);
-      for (Operation *user : users) {
-        if (sameGroup(user, &op))
-          continue; // read inside the group, before it is stored
-        Type partner = tensorCorePartnerType(user, value);
-        if (!partner || (common && common != partner)) {
-          narrow = false;
-          break;
-        }
-        common = partner;
-      }
-      // In-group readers would see the rounded value; keep those exact.
-      if (narrow && common && llvm::none_of(users, [&](Operation *user) {
-            return sameGroup(user, &op);
-          }))
-        narrowed[value] = common;
+      if (Type stored = tensorCoreStoredType(
+              value, [&](Operation *user) { return sameGroup(user, &op); }))
+        narrowed[value] = stored;
     }
   }
   return narrowed;
@@ -554,6 +535,23 @@ std::string checkSpecOp(Operation *op) {
 }
 
 } // namespace
+
+Type mlir::graph::tensorCoreStoredType(
+    Value value, llvm::function_ref<bool(Operation *)> inItsGroup) {
+  if (!isa<RankedTensorType>(value.getType()))
+    return nullptr;
+  Type common;
+  for (Operation *user : getResolvedUsers(value)) {
+    // A reader in its group would see the rounded value; keep it exact.
+    if (inItsGroup(user))
+      return nullptr;
+    Type partner = tensorCorePartnerType(user, value);
+    if (!partner || (common && common != partner))
+      return nullptr;
+    common = partner;
+  }
+  return common;
+}
 
 std::string mlir::graph::describeTensor(Value value, rt::TensorSpec &tensor) {
   auto type = cast<RankedTensorType>(value.getType());
