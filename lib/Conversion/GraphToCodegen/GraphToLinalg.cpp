@@ -44,6 +44,12 @@ int64_t mlir::graph::groupTensorRank(TypeRange types) {
   return rank;
 }
 
+RankedTensorType mlir::graph::paddedTensorType(const TypeConverter *converter,
+                                               Value value) {
+  return dyn_cast_or_null<RankedTensorType>(
+      converter->convertType(value.getType()));
+}
+
 Value mlir::graph::destinationFor(OpBuilder &b, Location loc, Value result,
                                   RankedTensorType type) {
   for (OpOperand &use : result.getUses()) {

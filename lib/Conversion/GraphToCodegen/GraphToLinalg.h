@@ -35,6 +35,11 @@ private:
 /// `types` (the tensors its ops read and write).
 int64_t groupTensorRank(TypeRange types);
 
+/// The tensor type a pattern computes `value` on: its type padded to the
+/// group's rank by `converter` (a GroupTensorTypeConverter); null when that
+/// type has no conversion (the op reading or writing it is not lowered).
+RankedTensorType paddedTensorType(const TypeConverter *converter, Value value);
+
 /// Where the op producing `result` writes its value of type `type`: the
 /// output argument of the enclosing func when the func returns `result`
 /// (results are returned in the order of the output arguments, which follow

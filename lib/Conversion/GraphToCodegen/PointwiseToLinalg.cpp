@@ -43,8 +43,8 @@ struct PointwiseToGeneric : OpConversionPattern<PointwiseOp> {
     std::string mode = stringifyPointwiseMode(op.getMode()).str();
     if (!codegenHasPointwise(mode))
       return rewriter.notifyMatchFailure(op, "no scalar lowering of the mode");
-    auto outType = dyn_cast_or_null<RankedTensorType>(
-        getTypeConverter()->convertType(op.getOutput().getType()));
+    RankedTensorType outType =
+        paddedTensorType(getTypeConverter(), op.getOutput());
     if (!outType)
       return rewriter.notifyMatchFailure(op, "result type not lowered");
     unsigned arity = pointwiseArity(mode);
@@ -57,7 +57,7 @@ struct PointwiseToGeneric : OpConversionPattern<PointwiseOp> {
     SmallVector<std::optional<double>> byValue; // nullopt: a block argument
     for (unsigned k = 0; k < arity; ++k) {
       Value operand = op.getInputs()[k];
-      if (!getTypeConverter()->convertType(operand.getType()))
+      if (!paddedTensorType(getTypeConverter(), operand))
         return rewriter.notifyMatchFailure(op, "operand type not lowered");
       if (std::optional<double> value = byValueScalar(operand)) {
         byValue.push_back(value);

@@ -33,10 +33,10 @@ struct ReductionToGeneric : OpConversionPattern<ReductionOp> {
       return rewriter.notifyMatchFailure(op, "not an add, max or min");
     if (op.getGroupOffset())
       return rewriter.notifyMatchFailure(op, "ragged groups");
-    auto inType = dyn_cast_or_null<RankedTensorType>(
-        getTypeConverter()->convertType(op.getInput().getType()));
-    auto outType = dyn_cast_or_null<RankedTensorType>(
-        getTypeConverter()->convertType(op.getOutput().getType()));
+    RankedTensorType inType =
+        paddedTensorType(getTypeConverter(), op.getInput());
+    RankedTensorType outType =
+        paddedTensorType(getTypeConverter(), op.getOutput());
     if (!inType || !outType)
       return rewriter.notifyMatchFailure(op, "tensor type not lowered");
     if (!outType.getElementType().isF32())
