@@ -4,6 +4,8 @@
 // diagonal-band masks of attention, printed from a recording stand-in for
 // the cuDNN backend API (no library, no GPU): each operation with its
 // pointwise descriptor and tensors, in the order the lowering made them.
+// With the same stand-in, which sdpa_backward lowering
+// use_deterministic_algorithm gets.
 //
 //===----------------------------------------------------------------------===//
 
@@ -20,6 +22,10 @@
 
 using namespace graph::rt;
 using namespace graph::rt::cudnn;
+using graph::DType;
+using graph::OpKind;
+using graph::Port;
+using graph::Shape;
 
 namespace {
 
@@ -362,6 +368,60 @@ TEST(AttentionMaskLowering, BottomRightWithPaddingIsAnError) {
   EXPECT_EQ(
       lowerMasks(a),
       R"(error: group 'masks', : bottom-right alignment with a padding mask is not lowered by the runtime yet)");
+}
+
+/// Lowers one sdpa_backward (bf16 q [1, 4, 8, 16], k/v with `kvHeads`
+/// heads; a padding mask when `padding`) and says whether it took the
+/// unified SDPA_BWD operation ("unified"), the composite graph
+/// ("composite"), or the error.
+std::string lowerBackward(bool deterministic, int64_t kvHeads, bool padding) {
+  descs.clear();
+  GraphSpec spec;
+  spec.name = "bwd";
+  auto tensor = [&](int64_t uid, Shape dims, DType dtype) {
+    TensorSpec t;
+    t.uid = uid;
+    t.dtype = dtype;
+    t.dims = dims;
+    spec.tensors.push_back(t);
+    return uid;
+  };
+  Shape q = {1, 4, 8, 16}, kv = {1, kvHeads, 8, 16}, row = {1, 4, 8, 1};
+  OpSpec op;
+  op.kind = OpKind::SdpaBackward;
+  op.inputs[Port::q] = tensor(1, q, DType::BF16);
+  op.inputs[Port::k] = tensor(2, kv, DType::BF16);
+  op.inputs[Port::v] = tensor(3, kv, DType::BF16);
+  op.inputs[Port::o] = tensor(4, q, DType::BF16);
+  op.inputs[Port::dO] = tensor(5, q, DType::BF16);
+  op.inputs[Port::stats] = tensor(6, row, DType::F32);
+  op.outputs[Port::dQ] = tensor(7, q, DType::BF16);
+  op.outputs[Port::dK] = tensor(8, kv, DType::BF16);
+  op.outputs[Port::dV] = tensor(9, kv, DType::BF16);
+  if (padding) {
+    op.inputs[Port::seq_len_q] = tensor(10, {1, 1, 1, 1}, DType::I32);
+    op.inputs[Port::seq_len_kv] = tensor(11, {1, 1, 1, 1}, DType::I32);
+    op.intAttrs["use_padding_mask"] = {1};
+  }
+  if (deterministic)
+    op.intAttrs["use_deterministic_algorithm"] = {1};
+  spec.ops.push_back(op);
+  Lowering l(fakeApi(), spec, /*compositeAttention=*/false);
+  if (std::string error = l.addSpecTensors(); !error.empty())
+    return "error: " + error;
+  if (std::string error = l.lowerOp(spec.ops[0]); !error.empty())
+    return "error: " + error;
+  return l.usedUnifiedAttention ? "unified" : "composite";
+}
+
+// use_deterministic_algorithm takes the composite graph where it can run
+// (no padding mask, no GQA) and keeps the unified operation elsewhere.
+TEST(SdpaBackwardLowering, DeterministicTakesTheCompositeGraphWhereItRuns) {
+  EXPECT_EQ(lowerBackward(/*deterministic=*/false, 4, false), "unified");
+  EXPECT_EQ(lowerBackward(/*deterministic=*/true, 4, false), "composite");
+  EXPECT_EQ(lowerBackward(/*deterministic=*/true, 2, false), "unified");
+  EXPECT_EQ(lowerBackward(/*deterministic=*/true, 4, true), "unified");
+  EXPECT_EQ(lowerBackward(/*deterministic=*/false, 2, true), "unified");
 }
 
 } // namespace
