@@ -78,7 +78,7 @@ def GraphGenerateKernels : Pass<"graph-generate-kernels", "::mlir::ModuleOp"> {
     "::mlir::gpu::GPUDialect", "::mlir::scf::SCFDialect",
     "::mlir::arith::ArithDialect", "::mlir::math::MathDialect",
     "::mlir::memref::MemRefDialect", "::mlir::vector::VectorDialect",
-    "::mlir::NVVM::NVVMDialect"
+    "::mlir::NVVM::NVVMDialect", "::mlir::func::FuncDialect"
   ];
 }
 

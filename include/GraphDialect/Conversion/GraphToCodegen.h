@@ -16,7 +16,10 @@
 #include "GraphDialect/Runtime/CudnnGraph.h"
 #include "GraphDialect/Runtime/DeviceLimits.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Value.h"
 #include "mlir/Pass/Pass.h"
+#include "llvm/ADT/DenseMap.h"
 
 #include <string>
 #include <vector>
@@ -27,9 +30,6 @@ class ModuleOp;
 class OpPassManager;
 class RewritePatternSet;
 class TypeConverter;
-namespace func {
-class FuncOp;
-} // namespace func
 namespace graph {
 
 #define GEN_PASS_DECL
@@ -68,6 +68,28 @@ std::string lowerSpecToLinalg(const ::graph::rt::GraphSpec &spec,
                               ModuleOp module, StringRef name,
                               std::vector<int64_t> &argUids);
 
+/// One group's graph ops as the codegen engine reads them: `func` holds
+/// them (its arguments the buffers the group reads, then the ones it
+/// writes; it returns the values written to those, in order; graph.scalar
+/// ops give the by-value operands); `tensors` lists every tensor value of
+/// the group in the group description's order and `uids` gives each its uid.
+struct GroupOps {
+  std::string name; // for messages, e.g. "mlp/group0"
+  func::FuncOp func;
+  SmallVector<Value> tensors;
+  llvm::DenseMap<Value, int64_t> uids;
+};
+
+/// The adapter for callers that hold only a group description: appends
+/// `func.func @name` to `module` with `spec`'s ops as graph ops (any node op
+/// kind: operands and results in ODS order, attributes as the op declares
+/// them) on the spec's tensors, and describes it in `group`. `strides`:
+/// tensor types carry the spec's strides (#graph.strides). Returns "" or
+/// why not (the func is erased then).
+std::string buildSpecGraphOps(const ::graph::rt::GraphSpec &spec,
+                              ModuleOp module, StringRef name, bool strides,
+                              GroupOps &group);
+
 /// linalg on tensors -> bufferized parallel loops -> outlined gpu kernels.
 void buildCodegenToGpuPipeline(OpPassManager &pm);
 /// The above, then the NVVM pipeline to sm_90 PTX (gpu.binary, format isa,
@@ -84,12 +106,19 @@ std::vector<std::string> codegenPlanNames();
 
 /// Why the direct kernel generator (codegen_v2) cannot run `spec`, or "".
 std::string codegenV2Declines(const ::graph::rt::GraphSpec &spec);
+/// Why codegen_v2 cannot run `group`, or "".
+std::string codegenV2Declines(const GroupOps &group);
 
-/// Appends a gpu.module of kernels for `spec` with the knobs of `plan` (a
-/// codegen_v2 name) to `module`; `out` gets the launches (no PTX yet) and
-/// the scratch buffers the runtime must provide. Launch geometry follows
-/// `limits`: the GPU the kernels will run on (rt::Device::limits), or the
-/// H200's defaults when generating without one.
+/// Appends a gpu.module of kernels for `group`'s graph ops with the knobs
+/// of `plan` (a codegen_v2 name) to `module`; `out` gets the launches (no
+/// PTX yet) and the scratch buffers the runtime must provide. Launch
+/// geometry follows `limits`: the GPU the kernels will run on
+/// (rt::Device::limits), or the H200's defaults when generating without one.
+std::string generateKernels(const GroupOps &group, const std::string &plan,
+                            ModuleOp module, ::graph::rt::CodegenSpec &out,
+                            const ::graph::rt::DeviceLimits &limits = {});
+/// The above for a group description: its ops become graph ops first
+/// (buildSpecGraphOps, in a module of their own).
 std::string generateKernels(const ::graph::rt::GraphSpec &spec,
                             const std::string &plan, ModuleOp module,
                             ::graph::rt::CodegenSpec &out,

@@ -22,8 +22,11 @@
 // Values that cross stages and live only inside the group are materialized
 // in scratch buffers the runtime allocates once per loaded group.
 //
-// This file holds the entry points; KernelGen.h says where the planner, the
-// launch geometry and each stage kind's emitter are.
+// The generator reads the group's graph ops (GroupOps); a group description
+// goes through the same adapter as codegen_v1's (buildSpecGraphOps). This
+// file holds the entry points and how the planner names the ops' operands;
+// KernelGen.h says where the planner, the launch geometry and each stage
+// kind's emitter are.
 //
 //===----------------------------------------------------------------------===//
 
@@ -54,17 +57,137 @@ bool kernelgen::parsePlan(const std::string &name, Knobs &knobs) {
   return true;
 }
 
+namespace {
+/// One operand or result name of an op, from GraphOps.td.
+struct OdsPort {
+  OpKind kind;
+  bool isResult;
+  Port port;
+};
+
+constexpr OdsPort kOdsPorts[] = {
+#define GRAPH_OP_OPERAND(Enum, port) {OpKind::Enum, false, Port::port},
+#define GRAPH_OP_RESULT(Enum, port) {OpKind::Enum, true, Port::port},
+#include "GraphDialect/Support/OpPorts.inc"
+#undef GRAPH_OP_OPERAND
+#undef GRAPH_OP_RESULT
+};
+} // namespace
+
+SmallVector<Port> kernelgen::odsPorts(OpKind kind, bool isResult) {
+  SmallVector<Port> ports;
+  for (const OdsPort &entry : kOdsPorts)
+    if (entry.kind == kind && entry.isResult == isResult)
+      ports.push_back(entry.port);
+  return ports;
+}
+
+OpKind kernelgen::opKindOf(Operation *op) {
+  return *::graph::parseOpKind(op->getName().stripDialect());
+}
+
+std::string kernelgen::modeOf(Operation *op) {
+  if (auto pointwise = dyn_cast<PointwiseOp>(op))
+    return stringifyPointwiseMode(pointwise.getMode()).str();
+  if (auto reduction = dyn_cast<ReductionOp>(op))
+    return stringifyReductionMode(reduction.getMode()).str();
+  if (auto phase = op->getInherentAttr("phase"))
+    if (auto attr = dyn_cast_or_null<NormPhaseAttr>(*phase))
+      return stringifyNormPhase(attr.getValue()).str();
+  return "";
+}
+
+std::string kernelgen::labelOf(Operation *op) {
+  std::string label = op->getName().stripDialect().str();
+  StringRef name = getNodeLabel(op);
+  return name.empty() ? label : label + " \"" + name.str() + "\"";
+}
+
+SmallVector<std::pair<SpecPort, Value>> kernelgen::namedValues(Operation *op,
+                                                               bool isResult) {
+  OpKind kind = opKindOf(op);
+  SmallVector<Port> names = odsPorts(kind, isResult);
+  SmallVector<std::pair<SpecPort, Value>> named;
+  withNodeOp(op, [&](auto typed) {
+    for (auto [g, name] : llvm::enumerate(names)) {
+      auto [start, length] = isResult ? typed.getODSResultIndexAndLength(g)
+                                      : typed.getODSOperandIndexAndLength(g);
+      for (unsigned j = 0; j < length; ++j) {
+        SpecPort port = name;
+        if (kind == OpKind::Pointwise && !isResult)
+          port = ::graph::pointwiseInput(j);
+        else if (kind == OpKind::Concatenate && !isResult)
+          port = ::graph::variadicElement(name, j);
+        else if (kind == OpKind::RopeBackward && !isResult && name == Port::dY)
+          port = Port::input;
+        named.push_back({port, isResult ? op->getResult(start + j)
+                                        : op->getOperand(start + j)});
+      }
+    }
+  });
+  llvm::stable_sort(named, [](auto &a, auto &b) { return a.first < b.first; });
+  return named;
+}
+
+Value kernelgen::namedValue(Operation *op, Port port, bool isResult) {
+  for (auto &[name, value] : namedValues(op, isResult))
+    if (name == port)
+      return value;
+  return Value();
+}
+
 std::vector<std::string> mlir::graph::codegenPlanNames() {
   // The codegen engine's ranked plans (lib/Engines/Codegen).
   return getCodegenEngine().planNames();
 }
 
-std::string mlir::graph::codegenV2Declines(const rt::GraphSpec &spec) {
-  Planner planner(spec);
+std::string mlir::graph::codegenV2Declines(const GroupOps &group) {
+  Planner planner(group);
   return planner.plan();
 }
 
+/// Builds `spec`'s ops as graph ops (buildSpecGraphOps) in a module of
+/// `context` when it has the graph and func dialects loaded, else in a
+/// context of its own (`own`), and calls `fn` with them.
+static std::string
+withSpecGroup(const rt::GraphSpec &spec, MLIRContext *context,
+              function_ref<std::string(const GroupOps &)> fn) {
+  if (!context || !context->getLoadedDialect<GraphDialect>() ||
+      !context->getLoadedDialect<func::FuncDialect>()) {
+    // One per thread, kept: a context per group would load the dialects
+    // for every group.
+    static thread_local std::unique_ptr<MLIRContext> own;
+    if (!own) {
+      own = std::make_unique<MLIRContext>(MLIRContext::Threading::DISABLED);
+      own->loadDialect<GraphDialect, func::FuncDialect>();
+    }
+    context = own.get();
+  }
+  OwningOpRef<ModuleOp> holder = ModuleOp::create(UnknownLoc::get(context));
+  GroupOps group;
+  if (std::string why = buildSpecGraphOps(spec, *holder, "group",
+                                          /*strides=*/true, group);
+      !why.empty())
+    return why;
+  return fn(group);
+}
+
+std::string mlir::graph::codegenV2Declines(const rt::GraphSpec &spec) {
+  return withSpecGroup(spec, nullptr, [](const GroupOps &group) {
+    return codegenV2Declines(group);
+  });
+}
+
 std::string mlir::graph::generateKernels(const rt::GraphSpec &spec,
+                                         const std::string &plan,
+                                         ModuleOp module, rt::CodegenSpec &out,
+                                         const rt::DeviceLimits &limits) {
+  return withSpecGroup(spec, module.getContext(), [&](const GroupOps &group) {
+    return generateKernels(group, plan, module, out, limits);
+  });
+}
+
+std::string mlir::graph::generateKernels(const GroupOps &group,
                                          const std::string &plan,
                                          ModuleOp module, rt::CodegenSpec &out,
                                          const rt::DeviceLimits &limits) {
@@ -75,11 +198,11 @@ std::string mlir::graph::generateKernels(const rt::GraphSpec &spec,
     return plan + ": " + std::to_string(knobs.threads) +
            " threads per block, over the device's " +
            std::to_string(limits.maxThreadsPerBlock);
-  Planner planner(spec);
+  Planner planner(group);
   if (std::string why = planner.plan(); !why.empty())
     return why;
   out = rt::CodegenSpec();
-  out.name = spec.name;
+  out.name = group.name;
   out.engine = plan;
   Emitter emitter(module.getContext(), planner, knobs, limits);
   if (std::string why = emitter.emit(module, out); !why.empty())

@@ -19,6 +19,8 @@
 #define LIB_CONVERSION_GRAPHTOCODEGEN_KERNELGEN_H
 
 #include "ByteFloat.h"
+#include "GraphDialect/Conversion/GraphToCodegen.h"
+#include "GraphDialect/GraphOps.h"
 #include "GraphDialect/Runtime/CodegenKernel.h"
 #include "GraphDialect/Runtime/CudnnGraph.h"
 #include "GraphDialect/Runtime/DeviceLimits.h"
@@ -36,6 +38,7 @@
 #include <deque>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -53,7 +56,46 @@ using ::graph::portName;
 using ::graph::rowMajorStrides;
 using ::graph::Shape;
 using ::graph::SpecOpKind;
+using ::graph::SpecPort;
 using ::graph::variadicElement;
+
+/// Calls `fn` with `op` as its class when it is one of `Ops`; false when
+/// it is none of them.
+template <typename... Ops, typename Fn> bool withOneOf(Operation *op, Fn &&fn) {
+  return ((isa<Ops>(op) ? (fn(cast<Ops>(op)), true) : false) || ...);
+}
+/// The node ops a group description can hold, each as its class to `fn`;
+/// false for others.
+template <typename Fn> bool withNodeOp(Operation *op, Fn &&fn) {
+  return withOneOf<
+      MatmulOp, PointwiseOp, ConvFpropOp, ConvDgradOp, ConvWgradOp, ReductionOp,
+      LayernormOp, AdaLayernormOp, InstancenormOp, RmsnormOp, BatchnormOp,
+      BatchnormInferenceOp, LayernormBackwardOp, AdaLayernormBackwardOp,
+      InstancenormBackwardOp, RmsnormBackwardOp, BatchnormBackwardOp,
+      GenstatsOp, SdpaOp, SdpaBackwardOp, TransposeOp, SliceOp, ConcatenateOp,
+      ReshapeOp, RopeOp, RopeBackwardOp, BlockScaleQuantizeOp,
+      BlockScaleDequantizeOp, MoeGroupedMatmulOp, RngOp>(op, fn);
+}
+
+/// The ODS names of the operands (`isResult` false) or results of `kind`,
+/// in ODS order (OpPorts.inc, generated from GraphOps.td).
+SmallVector<Port> odsPorts(OpKind kind, bool isResult);
+
+/// `op`'s operands or results by the name a group description gives them
+/// (the ODS name; a pointwise op's inputs in0, in1, in2, a concatenation's
+/// inputs_<k>; rope_backward's dY is `input`), ordered by name as the
+/// descriptions' port maps are. Absent optional ones are left out.
+SmallVector<std::pair<SpecPort, Value>> namedValues(Operation *op,
+                                                    bool isResult);
+/// `op`'s operand or result `port` (by the names above); null when absent.
+Value namedValue(Operation *op, Port port, bool isResult);
+
+/// The graph op kind of `op` (a graph node op).
+OpKind opKindOf(Operation *op);
+/// The mode of a pointwise or reduction op, or the phase of a norm; "".
+std::string modeOf(Operation *op);
+/// The op's kind and label for messages: `layernorm "ln"`.
+std::string labelOf(Operation *op);
 
 /// rmsnorm and rmsnorm_backward: the norms without a mean.
 inline bool isRmsnorm(const SpecOpKind &kind) {
@@ -143,7 +185,7 @@ struct Stage {
   StageKind kind = StageKind::Pointwise;
   Shape space;  // iteration space (row stages: the row-shaped tensor)
   size_t k = 0; // row stages: axes [k, rank) form one row
-  std::vector<const rt::OpSpec *> ops;
+  std::vector<Operation *> ops; // the group's graph ops, or planner-made
   std::set<int64_t> produced;
   std::vector<int64_t> stores; // produced uids written to their view
 };
@@ -167,13 +209,15 @@ bool parsePlan(const std::string &name, Knobs &knobs);
 
 class Planner {
 public:
-  Planner(const rt::GraphSpec &spec) : spec(spec) {
-    for (const rt::TensorSpec &t : spec.tensors)
-      tensors[t.uid] = &t;
-  }
+  explicit Planner(const GroupOps &group);
+  ~Planner();
 
   /// Plans every op into stages; why not, or "".
   std::string plan();
+  /// The uid of a tensor value of the group or of a planner-made op.
+  int64_t uidOf(Value value) const { return value ? uids.lookup(value) : 0; }
+  /// `op` as a group description's op, for the stage emitters.
+  const rt::OpSpec &specOf(Operation *op) const { return *specs.at(op); }
   int64_t newScratch(DType dtype, const Shape &dims);
   /// The tensor a uid stands for: a view op's result reads its view.
   int64_t resolve(int64_t uid) const {
@@ -183,16 +227,18 @@ public:
   /// The addressable view of `uid` (resolved).
   const View &viewOf(int64_t uid) const { return views.at(resolve(uid)); }
 
-  const rt::GraphSpec &spec;
+  const GroupOps &group;
+  func::FuncOp func;
+  std::vector<Operation *> ops;           // the group's node ops, in order
+  std::deque<rt::TensorSpec> tensorFacts; // dtype, dims, ... of each value
   std::map<int64_t, const rt::TensorSpec *> tensors;
   std::map<int64_t, View> views;    // addressable tensors by uid
   std::map<int64_t, int64_t> alias; // view op results -> their view uid
   std::vector<Stage> stages;
-  std::vector<std::pair<int64_t, int64_t>> scratch; // buffer, bytes
-  std::deque<rt::OpSpec> synthetic; // planner-made copies and sums (stable)
+  std::vector<std::pair<int64_t, int64_t>> scratch;     // buffer, bytes
   std::map<int64_t, std::pair<DType, int64_t>> buffers; // uid -> type, span
   /// Backward norms with a per-row scale: the scratch view of dY * xhat.
-  std::map<const rt::OpSpec *, int64_t> productOf;
+  std::map<Operation *, int64_t> productOf;
 
 private:
   const rt::TensorSpec &tensor(int64_t uid) const { return *tensors.at(uid); }
@@ -209,27 +255,21 @@ private:
   /// spans; why not, or "".
   std::string addTensorViews();
   void close(size_t nextOp);
-  void writeUnread(const rt::OpSpec &op);
-  /// An op the planner adds for `like` (a copy of a view, a column sum):
-  /// `kind`/`mode` reading `from` at `inPort`, writing `to`. Stable address.
-  const rt::OpSpec &synthesize(const rt::OpSpec &like, OpKind kind,
-                               const char *mode, Port inPort, int64_t from,
-                               int64_t to) {
-    rt::OpSpec op;
-    op.kind = kind;
-    op.mode = mode;
-    op.name = like.name;
-    op.inputs[inPort] = from;
-    op.outputs[Port::output] = to;
-    synthetic.push_back(op);
-    return synthetic.back();
-  }
+  void writeUnread(Operation *op);
+  /// The value standing for planner-made tensor `uid` (a view, a scratch
+  /// region) in the ops the planner makes.
+  Value placeholder(int64_t uid, DType dtype, const Shape &dims);
+  /// An op the planner adds for `like` (a copy of a view: a pointwise
+  /// identity; a column sum: an add reduction) reading `from`, writing
+  /// `to`, with `like`'s label.
+  Operation *synthesize(Operation *like, bool reduction, int64_t from,
+                        int64_t to);
   /// `op` (the `index`th op or a copy standing for it) as a stage of its
   /// own over `space`: the open stage closes before it, its own after it.
-  void addAlone(const rt::OpSpec &op, StageKind kind, const Shape &space,
+  void addAlone(Operation *op, StageKind kind, const Shape &space,
                 size_t index);
-  std::string addPointwiseLike(const rt::OpSpec &op, const Shape &out);
-  std::string addRowOp(const rt::OpSpec &op, const Shape &space, size_t k);
+  std::string addPointwiseLike(Operation *op, const Shape &out);
+  std::string addRowOp(Operation *op, const Shape &space, size_t k);
   std::string needAddressable(int64_t uid, size_t index);
 
   // One planning step per op family; `op` is spec.ops[index].
@@ -246,6 +286,13 @@ private:
 
   std::optional<Stage> open;
   std::map<int64_t, std::vector<size_t>> consumers;
+  llvm::DenseMap<Value, int64_t> uids;
+  /// Group descriptions of the ops (stage emitters still read these).
+  rt::GraphSpec opSpecs;
+  std::deque<rt::OpSpec> syntheticSpecs;
+  std::map<Operation *, const rt::OpSpec *> specs;
+  /// Holds the planner-made ops and their placeholder operands.
+  std::unique_ptr<Block> scratchOps;
   int64_t nextScratch = -1;
   int64_t nextSynthetic = -1000000;
 };
@@ -296,7 +343,7 @@ struct RowLaunch {
   /// Per-column sums kept in registers across rows, through partials.
   std::vector<ColumnSum> columnSums;
   /// A backward norm whose column sums a separate kernel computes.
-  const rt::OpSpec *columnPassOp = nullptr;
+  Operation *columnPassOp = nullptr;
 };
 /// The row stage's launch; partial sums of backward norms get scratch
 /// buffers (in `p`).

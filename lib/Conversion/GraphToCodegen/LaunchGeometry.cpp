@@ -65,8 +65,8 @@ std::vector<int64_t> kernelgen::stageBuffers(const Planner &p, const Stage &s) {
     if (seen.insert(it->second.buffer).second)
       order.push_back(it->second.buffer);
   };
-  for (const rt::OpSpec *op : s.ops)
-    for (auto &[port, uid] : op->inputs)
+  for (Operation *op : s.ops)
+    for (auto &[port, uid] : p.specOf(op).inputs)
       add(p.resolve(uid));
   for (int64_t uid : s.stores)
     add(uid);
@@ -84,8 +84,8 @@ int64_t kernelgen::runLength(const Planner &p, const Stage &s) {
     if (stridesOver(it->second, s.space)[inner] != 0)
       widest = std::max(widest, elementBytes(it->second.dtype));
   };
-  for (const rt::OpSpec *op : s.ops)
-    for (auto &[port, uid] : op->inputs)
+  for (Operation *op : s.ops)
+    for (auto &[port, uid] : p.specOf(op).inputs)
       consider(uid);
   for (int64_t uid : s.stores)
     consider(uid);
@@ -112,8 +112,8 @@ PointwiseLaunch kernelgen::planPointwiseLaunch(const Planner &p, const Stage &s,
 /// Row-shaped inputs of row stage `s` that are not computed in it.
 static int64_t countFullInputs(const Planner &p, const Stage &s) {
   std::set<int64_t> seen;
-  for (const rt::OpSpec *op : s.ops)
-    for (auto &[port, raw] : op->inputs) {
+  for (Operation *o : s.ops)
+    for (auto &[port, raw] : p.specOf(o).inputs) {
       int64_t uid = p.resolve(raw);
       if (!s.produced.count(uid) && p.views.count(uid) &&
           classOf(overSpace(p.views.at(uid), s.space, s.k), s.space, s.k) ==
@@ -129,8 +129,9 @@ static int64_t countFullInputs(const Planner &p, const Stage &s) {
 /// registers, by a separate column pass.
 static void planColumnSums(Planner &p, const Stage &s,
                            const rt::DeviceLimits &limits, RowLaunch &l) {
-  for (const rt::OpSpec *op : s.ops) {
-    if (!isBackward(op->kind) || p.productOf.count(op))
+  for (Operation *o : s.ops) {
+    const rt::OpSpec *op = &p.specOf(o);
+    if (!isBackward(op->kind) || p.productOf.count(o))
       continue;
     size_t outputs =
         op->outputs.count(Port::DScale) + op->outputs.count(Port::DBias);
@@ -142,7 +143,7 @@ static void planColumnSums(Planner &p, const Stage &s,
         addressable &= !s.produced.count(p.resolve(it->second)) &&
                        p.views.count(p.resolve(it->second));
     if (addressable && l.block * registers > limits.registersPerBlock) {
-      l.columnPassOp = op;
+      l.columnPassOp = o;
       continue;
     }
     // Each block writes a row of partial sums per output: launch one wave,

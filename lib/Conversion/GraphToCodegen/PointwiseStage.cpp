@@ -64,8 +64,9 @@ std::string Emitter::emitPointwise(const Stage &s, size_t index,
       vals[u][uid] = v;
       return v;
     };
-    for (const rt::OpSpec *op : s.ops)
-      for (auto &[port, uid] : op->inputs) {
+    for (Operation *o : s.ops)
+      for (auto &[port, uid] : planner.specOf(o).inputs) {
+        const rt::OpSpec *op = &planner.specOf(o);
         if (isRope(op->kind) || op->kind == OpKind::BlockScaleDequantize)
           continue;
         if (!s.produced.count(planner.resolve(uid)))
@@ -78,7 +79,8 @@ std::string Emitter::emitPointwise(const Stage &s, size_t index,
         valid[u] ? arith::SelectOp::create(b, loc, valid[u], starts[u], idx(0))
                        .getResult()
                  : starts[u];
-    for (const rt::OpSpec *op : s.ops) {
+    for (Operation *o : s.ops) {
+      const rt::OpSpec *op = &planner.specOf(o);
       if (isRope(op->kind)) {
         if (std::string e =
                 emitRope(k, *op, s.space, gatherStart, vec, vals[u]);

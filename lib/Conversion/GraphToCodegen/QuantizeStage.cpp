@@ -24,7 +24,7 @@ static constexpr int64_t kQuantizeThreads = 256;
 
 std::string Emitter::emitQuantize(const Stage &s, size_t index,
                                   rt::CodegenSpec &out) {
-  const rt::OpSpec &op = *s.ops.front();
+  const rt::OpSpec &op = planner.specOf(s.ops.front());
   const View &x = planner.viewOf(op.inputs.at(Port::input));
   const View &y = planner.viewOf(op.outputs.at(Port::Y));
   const View &sc = planner.viewOf(op.outputs.at(Port::scale));

@@ -21,7 +21,7 @@ static constexpr int64_t kReduceBlock = 256;
 
 std::string Emitter::emitReduce(const Stage &s, size_t index,
                                 rt::CodegenSpec &out) {
-  const rt::OpSpec &op = *s.ops.front();
+  const rt::OpSpec &op = planner.specOf(s.ops.front());
   const View &x = planner.viewOf(op.inputs.at(Port::input));
   // (output uid, reduction kind, post-op)
   struct Part {

@@ -132,7 +132,7 @@ std::string Emitter::emitRow(const Stage &s, size_t index,
         !e.empty())
       return e;
   if (l.columnPassOp)
-    return emitColumnPass(*l.columnPassOp, s, index, out);
+    return emitColumnPass(planner.specOf(l.columnPassOp), s, index, out);
   return "";
 }
 
@@ -143,8 +143,8 @@ void Emitter::loadHeldColumns(RowKernel &r) {
   // SM runs) are reloaded per row, from L1/L2.
   const Stage &s = r.s;
   std::vector<int64_t> colUids;
-  for (const rt::OpSpec *op : s.ops)
-    for (auto &[port, raw] : op->inputs) {
+  for (Operation *op : s.ops)
+    for (auto &[port, raw] : planner.specOf(op).inputs) {
       int64_t uid = planner.resolve(raw);
       if (!llvm::is_contained(colUids, uid) && !s.produced.count(uid) &&
           planner.views.count(uid) &&
@@ -177,8 +177,8 @@ void Emitter::collectPrefetched(RowKernel &r) {
   if (!knobs.prefetch)
     return;
   const Stage &s = r.s;
-  for (const rt::OpSpec *op : s.ops)
-    for (auto &[port, raw] : op->inputs) {
+  for (Operation *op : s.ops)
+    for (auto &[port, raw] : planner.specOf(op).inputs) {
       int64_t uid = planner.resolve(raw);
       if (s.produced.count(uid) || !planner.views.count(uid) ||
           llvm::is_contained(r.prefetched, uid) ||
@@ -208,7 +208,8 @@ SmallVector<Value> Emitter::loadRow(RowKernel &r, int64_t uid, Value rowIndex,
 }
 
 std::string Emitter::emitRowBody(RowKernel &r, RowIteration &it) {
-  for (const rt::OpSpec *op : r.s.ops) {
+  for (Operation *o : r.s.ops) {
+    const rt::OpSpec *op = &planner.specOf(o);
     const SpecOpKind &kind = op->kind;
     std::string error;
     if (kind.isOneOf({OpKind::Pointwise, OpKind::BatchnormInference}))
@@ -369,7 +370,9 @@ std::string Emitter::emitNormBackward(RowKernel &r, RowIteration &it,
     dx.lanes.push_back(roundTo(mulf(invV, v), dtypeOf(dxUid)));
   }
   it.vals[dxUid] = dx;
-  if (auto product = planner.productOf.find(&op);
+  if (auto product = llvm::find_if(
+          planner.productOf,
+          [&](auto &entry) { return &planner.specOf(entry.first) == &op; });
       product != planner.productOf.end()) {
     Val p{Cls::Full, {}};
     for (size_t i = 0; i < lanesPerRow; ++i)
@@ -404,10 +407,10 @@ std::string Emitter::emitRowStores(RowKernel &r, RowIteration &it) {
     if (llvm::any_of(l.columnSums,
                      [&](const ColumnSum &c) { return c.uid == uid; }))
       continue; // written by the finishing kernel
-    if (l.columnPassOp && isColumnSum(*l.columnPassOp, uid))
+    if (l.columnPassOp && isColumnSum(planner.specOf(l.columnPassOp), uid))
       continue; // written by the column pass
     if (llvm::any_of(planner.productOf, [&](auto &entry) {
-          return isColumnSum(*entry.first, uid);
+          return isColumnSum(planner.specOf(entry.first), uid);
         }))
       continue; // summed by the reduce stages that follow
     auto found = it.vals.find(uid);

@@ -10,11 +10,15 @@
 // (transpose, slice, reshape) become strided views of the tensor they read,
 // so they cost no kernel unless the user reads them.
 //
+// The planner reads the group's graph ops (GroupOps: a func of them and the
+// uid of each tensor value), through the ops' classes and attributes.
+//
 //===----------------------------------------------------------------------===//
 
 #include "KernelGen.h"
 #include "ScalarOps.h"
 
+#include "GraphDialect/Conversion/GraphToCudnn.h"
 #include "GraphDialect/Engines/Codegen.h"
 
 using namespace mlir;
@@ -27,6 +31,109 @@ bool kernelgen::isColumnSum(const rt::OpSpec &op, int64_t uid) {
         it != op.outputs.end() && it->second == uid)
       return true;
   return false;
+}
+
+Planner::Planner(const GroupOps &group)
+    : group(group), func(group.func), uids(group.uids),
+      scratchOps(std::make_unique<Block>()) {
+  for (Operation &op : func.getBody().front())
+    if (!isa<ScalarOp, func::ReturnOp>(op))
+      ops.push_back(&op);
+  // What the group's tensor values are: dtype, dims and strides from the
+  // type; graph inputs and outputs live in buffers, graph.scalar values are
+  // by-value, the others only inside the group.
+  llvm::DenseSet<Value> buffered(func.getArguments().begin(),
+                                 func.getArguments().end());
+  for (Operation &op : func.getBody().front())
+    if (auto ret = dyn_cast<func::ReturnOp>(op))
+      buffered.insert(ret.getOperands().begin(), ret.getOperands().end());
+  for (Value v : group.tensors) {
+    rt::TensorSpec t;
+    t.uid = uids.lookup(v);
+    (void)describeTensor(v, t);
+    if (getStrides(cast<RankedTensorType>(v.getType())).empty())
+      t.strides.clear();
+    if (auto scalar = v.getDefiningOp<ScalarOp>()) {
+      t.isByValue = true;
+      if (auto value = dyn_cast<FloatAttr>(scalar.getValue()))
+        t.byValue = value.getValueAsDouble();
+      else if (auto value = dyn_cast<IntegerAttr>(scalar.getValue()))
+        t.byValue = static_cast<double>(value.getInt());
+    } else {
+      t.isVirtual = !buffered.count(v);
+    }
+    tensorFacts.push_back(t);
+    tensors[t.uid] = &tensorFacts.back();
+  }
+  // The stage emitters read the ops as a group description still.
+  (void)buildGroupSpec(
+      ops, Type(), [&](Value v, std::string &) { return uids.lookup(v); },
+      opSpecs);
+  for (size_t i = 0; i < ops.size() && i < opSpecs.ops.size(); ++i)
+    specs[ops[i]] = &opSpecs.ops[i];
+}
+
+Planner::~Planner() {
+  for (Operation &op : llvm::make_early_inc_range(llvm::reverse(*scratchOps)))
+    op.erase();
+}
+
+Value Planner::placeholder(int64_t uid, DType dtype, const Shape &dims) {
+  for (BlockArgument arg : scratchOps->getArguments())
+    if (uids.lookup(arg) == uid)
+      return arg;
+  Builder b(func.getContext());
+  RankedTensorType type = RankedTensorType::get(dims, elementType(b, dtype));
+  Value arg = scratchOps->addArgument(type, func.getLoc());
+  uids[arg] = uid;
+  return arg;
+}
+
+Operation *Planner::synthesize(Operation *like, bool reduction, int64_t from,
+                               int64_t to) {
+  // Planner-made tensors (views, scratch regions) get placeholders; the
+  // group's own keep their values.
+  auto valueFor = [&](int64_t uid) -> Value {
+    for (Value v : group.tensors)
+      if (uids.lookup(v) == uid)
+        return v;
+    const View &v = views.count(uid) ? views.at(uid) : viewOf(uid);
+    return placeholder(uid, v.dtype, v.dims);
+  };
+  Value in = valueFor(from), out = valueFor(to);
+  OpBuilder b(func.getContext());
+  b.setInsertionPointToEnd(scratchOps.get());
+  Location loc = like->getLoc();
+  SmallVector<NamedAttribute> attrs;
+  StringRef label = getNodeLabel(like);
+  if (!label.empty())
+    attrs.push_back(b.getNamedAttr("name", b.getStringAttr(label)));
+  Operation *op;
+  rt::OpSpec spec;
+  spec.name = label.str();
+  spec.outputs[Port::output] = to;
+  if (reduction) {
+    attrs.push_back(b.getNamedAttr(
+        "mode", ReductionModeAttr::get(b.getContext(), ReductionMode::add)));
+    op = ReductionOp::create(b, loc, TypeRange{out.getType()}, ValueRange{in},
+                             attrs);
+    spec.kind = OpKind::Reduction;
+    spec.mode = "add";
+    spec.inputs[Port::input] = from;
+  } else {
+    attrs.push_back(b.getNamedAttr(
+        "mode",
+        PointwiseModeAttr::get(b.getContext(), PointwiseMode::identity)));
+    op = PointwiseOp::create(b, loc, TypeRange{out.getType()}, ValueRange{in},
+                             attrs);
+    spec.kind = OpKind::Pointwise;
+    spec.mode = "identity";
+    spec.inputs[Port::in0] = from;
+  }
+  uids[op->getResult(0)] = to;
+  syntheticSpecs.push_back(spec);
+  specs[op] = &syntheticSpecs.back();
+  return op;
 }
 
 int64_t Planner::newScratch(DType dtype, const Shape &dims) {
@@ -65,22 +172,23 @@ void Planner::close(size_t nextOp) {
   open.reset();
 }
 
-void Planner::addAlone(const rt::OpSpec &op, StageKind kind, const Shape &space,
+void Planner::addAlone(Operation *op, StageKind kind, const Shape &space,
                        size_t index) {
   close(index);
   open = Stage{kind, space};
-  open->ops.push_back(&op);
-  for (auto &[port, uid] : op.outputs)
-    open->produced.insert(uid);
+  open->ops.push_back(op);
+  for (Value result : op->getResults())
+    open->produced.insert(uidOf(result));
   close(index + 1);
 }
 
 /// Outputs of `op`, the one op of the stage just closed, that nothing reads
 /// go to scratch: its kernel writes every output.
-void Planner::writeUnread(const rt::OpSpec &op) {
+void Planner::writeUnread(Operation *op) {
   if (stages.empty() || stages.back().stores.empty())
     return;
-  for (auto &[port, uid] : op.outputs) {
+  for (auto &[port, result] : namedValues(op, /*isResult=*/true)) {
+    int64_t uid = uidOf(result);
     if (views.count(uid))
       continue;
     const rt::TensorSpec &t = tensor(uid);
@@ -100,7 +208,8 @@ std::string Planner::needAddressable(int64_t uid, size_t index) {
   return "uid " + std::to_string(uid) + " has no buffer to read";
 }
 
-std::string Planner::addPointwiseLike(const rt::OpSpec &op, const Shape &out) {
+std::string Planner::addPointwiseLike(Operation *op, const Shape &out) {
+  size_t index = llvm::find(ops, op) - ops.begin();
   if (open && open->kind == StageKind::Pointwise && open->space == out) {
   } else if (open && open->kind == StageKind::Row &&
              broadcastsTo(out, open->space)) {
@@ -116,27 +225,27 @@ std::string Planner::addPointwiseLike(const rt::OpSpec &op, const Shape &out) {
     bool rowStat = colsAll1, col = rowsAll1;
     bool full = out.size() == d.size() && out == d;
     if (!(exact && (full || rowStat || col))) {
-      close(&op - spec.ops.data());
+      close(index);
       open = Stage{StageKind::Pointwise, out};
     }
   } else {
-    close(&op - spec.ops.data());
+    close(index);
     open = Stage{StageKind::Pointwise, out};
   }
-  open->ops.push_back(&op);
-  for (auto &[port, uid] : op.outputs)
-    open->produced.insert(uid);
+  open->ops.push_back(op);
+  for (Value result : op->getResults())
+    open->produced.insert(uidOf(result));
   return "";
 }
 
-std::string Planner::addRowOp(const rt::OpSpec &op, const Shape &space,
-                              size_t k) {
-  size_t index = &op - spec.ops.data();
+std::string Planner::addRowOp(Operation *op, const Shape &space, size_t k) {
+  size_t index = llvm::find(ops, op) - ops.begin();
   // Rope, dequantize and gen_index address by the linear index of a
   // pointwise stage: a stage with one of them does not become a row stage.
-  auto rowable = [](const rt::OpSpec *o) {
-    return (o->kind == OpKind::Pointwise && o->mode != "gen_index") ||
-           o->kind == OpKind::BatchnormInference;
+  auto rowable = [](Operation *o) {
+    if (auto pointwise = dyn_cast<PointwiseOp>(o))
+      return pointwise.getMode() != PointwiseMode::gen_index;
+    return isa<BatchnormInferenceOp>(o);
   };
   if (open && open->kind == StageKind::Pointwise && open->space == space &&
       llvm::all_of(open->ops, rowable)) {
@@ -147,9 +256,9 @@ std::string Planner::addRowOp(const rt::OpSpec &op, const Shape &space,
     close(index);
     open = Stage{StageKind::Row, space, k};
   }
-  open->ops.push_back(&op);
-  for (auto &[port, uid] : op.outputs)
-    open->produced.insert(uid);
+  open->ops.push_back(op);
+  for (Value result : op->getResults())
+    open->produced.insert(uidOf(result));
   return "";
 }
 
@@ -167,15 +276,15 @@ static std::string dimsText(const Shape &dims) {
 /// scale [1, 1, D] has rows of D (k = 2), with [1, S, D] rows of S * D
 /// (k = 1). A set of normalized dims that is not a trailing run is declined
 /// (`error`).
-static size_t normSuffix(const rt::OpSpec &op, const Shape &x,
-                         const Shape &scale, std::string &error) {
-  if (op.kind.isOneOf({OpKind::Instancenorm, OpKind::InstancenormBackward}))
+static size_t normSuffix(Operation *op, const Shape &x, const Shape &scale,
+                         std::string &error) {
+  if (isa<InstancenormOp, InstancenormBackwardOp>(op))
     return 2;
-  bool layer = op.kind.isOneOf({OpKind::Layernorm, OpKind::LayernormBackward,
-                                OpKind::Rmsnorm, OpKind::RmsnormBackward});
-  if (!layer &&
-      !op.kind.isOneOf({OpKind::AdaLayernorm, OpKind::AdaLayernormBackward})) {
-    error = "generated kernels have no " + op.kind + " yet";
+  bool layer =
+      isa<LayernormOp, LayernormBackwardOp, RmsnormOp, RmsnormBackwardOp>(op);
+  if (!layer && !isa<AdaLayernormOp, AdaLayernormBackwardOp>(op)) {
+    error = "generated kernels have no " + op->getName().stripDialect().str() +
+            " yet";
     return 0;
   }
   size_t rank = x.size(), lead = rank - std::min(rank, scale.size());
@@ -209,36 +318,21 @@ static size_t normSuffix(const rt::OpSpec &op, const Shape &x,
 /// The op being planned and what its planning step asks about it.
 struct Planner::OpContext {
   Planner &p;
-  const rt::OpSpec &op;
+  Operation *op;
   size_t index;
   std::string label; // the op's kind and name, for messages
 
-  /// The (resolved) uid at input `port`, 0 when there is none.
-  int64_t in(Port port) const {
-    auto it = op.inputs.find(port);
-    return it == op.inputs.end() ? 0 : p.resolve(it->second);
-  }
-  /// The uid at output `port`, 0 when there is none.
-  int64_t out(Port port) const {
-    auto it = op.outputs.find(port);
-    return it == op.outputs.end() ? 0 : it->second;
-  }
-  /// Why the op lacks one of the ports its kind needs, or "".
-  std::string lacks(std::initializer_list<Port> ins,
-                    std::initializer_list<Port> outs) const {
-    for (Port port : ins)
-      if (!op.inputs.count(port))
-        return label + ": has no " + portName(port) + " input";
-    for (Port port : outs)
-      if (!op.outputs.count(port))
-        return label + ": has no " + portName(port) + " output";
-    return std::string();
-  }
+  /// The (resolved) uid of operand `v`, 0 when there is none.
+  int64_t in(Value v) const { return v ? p.resolve(p.uidOf(v)) : 0; }
+  /// The uid of result `v`, 0 when there is none.
+  int64_t out(Value v) const { return p.uidOf(v); }
+  /// The tensor result `v` is.
+  const rt::TensorSpec &tensor(Value v) const { return p.tensor(out(v)); }
   /// Ops that address their input's elements (views, rope, quantize and
-  /// dequantize, reduce stages) read it from a buffer: why `port` is not in
-  /// one, or "".
-  std::string inMemory(Port port) {
-    int64_t uid = in(port);
+  /// dequantize, reduce stages) read it from a buffer: why operand `v`
+  /// (named `port`) is not in one, or "".
+  std::string inMemory(Value v, Port port) {
+    int64_t uid = in(v);
     if (std::string e = p.needAddressable(uid, index); !e.empty())
       return label + ": " + e;
     if (!p.views.count(uid))
@@ -250,7 +344,7 @@ struct Planner::OpContext {
 };
 
 std::string Planner::addTensorViews() {
-  for (const rt::TensorSpec &t : spec.tensors) {
+  for (const rt::TensorSpec &t : tensorFacts) {
     if (!supportedType(t.dtype))
       return "generated kernels take f32, f16, bf16, fp8, fp4 (one per byte), "
              "i1 and i32 tensors only (uid " +
@@ -270,102 +364,92 @@ std::string Planner::addTensorViews() {
 }
 
 std::string Planner::plan() {
-  for (size_t i = 0; i < spec.ops.size(); ++i)
-    for (auto &[port, uid] : spec.ops[i].inputs)
-      consumers[uid].push_back(i);
+  for (size_t i = 0; i < ops.size(); ++i)
+    for (auto &[port, operand] : namedValues(ops[i], /*isResult=*/false))
+      consumers[uidOf(operand)].push_back(i);
   if (std::string e = addTensorViews(); !e.empty())
     return e;
-  if (spec.ops.empty())
+  if (ops.empty())
     return "the group has no ops";
 
-  for (size_t i = 0; i < spec.ops.size(); ++i) {
-    const rt::OpSpec &op = spec.ops[i];
-    OpContext c{*this, op, i,
-                op.kind + (op.name.empty() ? "" : " \"" + op.name + "\"")};
-    // Every tensor the op names is one of the group's, and the ports an op
-    // kind reads are there (specs also come through the C API).
-    for (const auto *ports : {&op.inputs, &op.outputs})
-      for (auto &[port, uid] : *ports)
-        if (!tensors.count(uid))
-          return c.label + ": " + port + " (uid " + std::to_string(uid) +
-                 ") is not a tensor of the group";
+  for (size_t i = 0; i < ops.size(); ++i) {
+    Operation *op = ops[i];
+    OpContext c{*this, op, i, labelOf(op)};
     // The codegen engine's per-op support list (lib/Engines/Codegen) decides
     // which ops have kernels; what follows plans the stages of those.
     CodegenOpInfo info;
-    info.kind = op.kind.name();
-    info.mode = op.mode;
-    info.ragged = op.inputs.count(Port::group_offset) != 0;
-    if (op.inputs.count(Port::input) && op.outputs.count(Port::output)) {
-      if (const Shape *dims = dimsOf(c.in(Port::input)))
+    std::string kind = op->getName().stripDialect().str(), mode = modeOf(op);
+    info.kind = kind;
+    info.mode = mode;
+    if (auto reduction = dyn_cast<ReductionOp>(op))
+      info.ragged = static_cast<bool>(reduction.getGroupOffset());
+    else if (auto quantize = dyn_cast<BlockScaleQuantizeOp>(op))
+      info.ragged = static_cast<bool>(quantize.getGroupOffset());
+    Value input = namedValue(op, Port::input, /*isResult=*/false);
+    Value output = namedValue(op, Port::output, /*isResult=*/true);
+    if (input && output) {
+      if (const Shape *dims = dimsOf(c.in(input)))
         info.inputRank = static_cast<int64_t>(dims->size());
-      info.outputRank =
-          static_cast<int64_t>(tensor(c.out(Port::output)).dims.size());
+      info.outputRank = static_cast<int64_t>(c.tensor(output).dims.size());
     }
     if (std::string why = codegenDeclinesOp(info); !why.empty())
       return c.label + ": " + why;
-    const SpecOpKind &kind = op.kind;
     std::string error;
-    if (kind == OpKind::Pointwise)
+    if (isa<PointwiseOp>(op))
       error = planPointwise(c);
-    else if (kind == OpKind::BlockScaleQuantize)
+    else if (isa<BlockScaleQuantizeOp>(op))
       error = planQuantize(c);
-    else if (isRope(kind) || kind == OpKind::BlockScaleDequantize)
+    else if (isa<RopeOp, RopeBackwardOp, BlockScaleDequantizeOp>(op))
       error = planRopeOrDequantize(c);
-    else if (kind == OpKind::BatchnormInference)
+    else if (isa<BatchnormInferenceOp>(op))
       error = planBatchnormInference(c);
-    else if (kind.isOneOf({OpKind::Transpose, OpKind::Slice, OpKind::Reshape}))
+    else if (isa<TransposeOp, SliceOp, ReshapeOp>(op))
       error = planView(c);
-    else if (kind == OpKind::Concatenate)
+    else if (isa<ConcatenateOp>(op))
       error = planConcatenate(c);
-    else if (kind == OpKind::Reduction)
+    else if (isa<ReductionOp>(op))
       error = planReduction(c);
-    else if (kind == OpKind::Genstats)
+    else if (isa<GenstatsOp>(op))
       error = planGenstats(c);
-    else if (kind.isOneOf({OpKind::Layernorm, OpKind::Rmsnorm,
-                           OpKind::Instancenorm, OpKind::AdaLayernorm}))
+    else if (isa<LayernormOp, RmsnormOp, InstancenormOp, AdaLayernormOp>(op))
       error = planNorm(c, /*forward=*/true);
-    else if (kind.isOneOf({OpKind::LayernormBackward, OpKind::RmsnormBackward,
-                           OpKind::InstancenormBackward,
-                           OpKind::AdaLayernormBackward}))
+    else if (isa<LayernormBackwardOp, RmsnormBackwardOp, InstancenormBackwardOp,
+                 AdaLayernormBackwardOp>(op))
       error = planNorm(c, /*forward=*/false);
     else // codegenDeclinesOp accepted an op no step above plans.
       return c.label + ": the kernel generator has no stage plan for " + kind;
     if (!error.empty())
       return error;
   }
-  close(spec.ops.size());
+  close(ops.size());
   return "";
 }
 
 std::string Planner::planPointwise(OpContext &c) {
-  const rt::OpSpec &op = c.op;
-  if (std::string e = c.lacks({}, {Port::output}); !e.empty())
-    return e;
-  if (op.mode != "gen_index")
-    for (unsigned a = 0, n = pointwiseArity(op.mode); a < n; ++a)
-      if (!op.inputs.count(pointwiseInput(a)))
-        return c.label + ": pointwise " + op.mode + " has no in" +
-               std::to_string(a) + " input";
-  if (op.mode == "gen_index" && open &&
-      !(open->kind == StageKind::Pointwise &&
-        open->space == tensor(c.out(Port::output)).dims))
+  auto op = cast<PointwiseOp>(c.op);
+  PointwiseMode mode = op.getMode();
+  std::string modeName = stringifyPointwiseMode(mode).str();
+  unsigned given = op.getInputs().size();
+  if (mode != PointwiseMode::gen_index && given < pointwiseArity(modeName))
+    return c.label + ": pointwise " + modeName + " has no in" +
+           std::to_string(given) + " input";
+  const Shape &dims = c.tensor(op.getOutput()).dims;
+  if (mode == PointwiseMode::gen_index && open &&
+      !(open->kind == StageKind::Pointwise && open->space == dims))
     close(c.index);
-  if (std::string e = addPointwiseLike(op, tensor(c.out(Port::output)).dims);
-      !e.empty())
+  if (std::string e = addPointwiseLike(op, dims); !e.empty())
     return e;
-  if (op.mode == "gen_index" && open->kind != StageKind::Pointwise)
+  if (mode == PointwiseMode::gen_index && open->kind != StageKind::Pointwise)
     return c.label + ": gen_index runs in pointwise stages only";
   return "";
 }
 
 std::string Planner::planQuantize(OpContext &c) {
-  if (std::string e = c.lacks({Port::input}, {Port::Y, Port::scale});
-      !e.empty())
+  auto op = cast<BlockScaleQuantizeOp>(c.op);
+  if (std::string e = c.inMemory(op.getInput(), Port::input); !e.empty())
     return e;
-  if (std::string e = c.inMemory(Port::input); !e.empty())
-    return e;
-  addAlone(c.op, StageKind::Quantize, *dimsOf(c.in(Port::input)), c.index);
-  writeUnread(c.op);
+  addAlone(op, StageKind::Quantize, *dimsOf(c.in(op.getInput())), c.index);
+  writeUnread(op);
   return "";
 }
 
@@ -373,50 +457,42 @@ std::string Planner::planRopeOrDequantize(OpContext &c) {
   // Both read elements of their inputs other than the one they write
   // (rope's partner half, the block's descale): the inputs must be in
   // memory, and the op runs in a pointwise stage over its output.
-  bool rope = isRope(c.op.kind);
-  std::initializer_list<Port> ports = {Port::input,
-                                       rope ? Port::freqs : Port::descale};
-  if (std::string e = c.lacks(ports, {Port::output}); !e.empty())
+  bool rope = isa<RopeOp, RopeBackwardOp>(c.op);
+  Value input = c.op->getOperand(0), other = c.op->getOperand(1);
+  if (std::string e = c.inMemory(input, Port::input); !e.empty())
     return e;
-  for (Port port : ports)
-    if (std::string e = c.inMemory(port); !e.empty())
-      return e;
-  const Shape &dims = tensor(c.out(Port::output)).dims;
+  if (std::string e = c.inMemory(other, rope ? Port::freqs : Port::descale);
+      !e.empty())
+    return e;
+  const Shape &dims = c.tensor(c.op->getResult(0)).dims;
   if (!(open && open->kind == StageKind::Pointwise && open->space == dims)) {
     close(c.index);
     open = Stage{StageKind::Pointwise, dims};
   }
-  open->ops.push_back(&c.op);
-  open->produced.insert(c.out(Port::output));
+  open->ops.push_back(c.op);
+  open->produced.insert(c.out(c.op->getResult(0)));
   return "";
 }
 
 std::string Planner::planBatchnormInference(OpContext &c) {
-  if (std::string e = c.lacks({Port::input, Port::mean, Port::inv_variance,
-                               Port::scale, Port::bias},
-                              {Port::Y});
-      !e.empty())
-    return e;
-  addPointwiseLike(c.op, tensor(c.out(Port::Y)).dims);
+  auto op = cast<BatchnormInferenceOp>(c.op);
+  addPointwiseLike(op, c.tensor(op.getY()).dims);
   return "";
 }
 
 std::string Planner::planView(OpContext &c) {
-  const rt::OpSpec &op = c.op;
-  if (std::string e = c.lacks({Port::input}, {Port::output}); !e.empty())
-    return e;
-  int64_t src = c.in(Port::input);
-  if (std::string e = c.inMemory(Port::input); !e.empty())
+  Operation *op = c.op;
+  Value input = op->getOperand(0), output = op->getResult(0);
+  int64_t src = c.in(input);
+  if (std::string e = c.inMemory(input, Port::input); !e.empty())
     return e;
   const View &from = views.at(src);
-  const rt::TensorSpec &result = tensor(c.out(Port::output));
+  const rt::TensorSpec &result = c.tensor(output);
   View v = from;
   v.dims = result.dims;
-  if (op.kind == OpKind::Transpose) {
-    auto perm = op.intAttrs.find("permutation");
-    std::vector<int64_t> order;
-    if (perm != op.intAttrs.end())
-      order = perm->second;
+  if (auto transpose = dyn_cast<TransposeOp>(op)) {
+    std::vector<int64_t> order(transpose.getPermutation().begin(),
+                               transpose.getPermutation().end());
     for (size_t d = order.size(); d < from.dims.size(); ++d)
       order.push_back(d); // trailing unit dims of norm groups
     if (order.size() != from.dims.size())
@@ -425,16 +501,12 @@ std::string Planner::planView(OpContext &c) {
     v.strides.clear();
     for (int64_t p : order)
       v.strides.push_back(from.strides.at(p));
-  } else if (op.kind == OpKind::Slice) {
-    auto starts = op.intAttrs.find("start");
-    auto steps = op.intAttrs.find("step");
+  } else if (auto slice = dyn_cast<SliceOp>(op)) {
+    ArrayRef<int64_t> starts = slice.getStart();
+    std::optional<ArrayRef<int64_t>> steps = slice.getStep();
     for (size_t d = 0; d < from.dims.size(); ++d) {
-      int64_t start = starts != op.intAttrs.end() && d < starts->second.size()
-                          ? starts->second[d]
-                          : 0;
-      int64_t step = steps != op.intAttrs.end() && d < steps->second.size()
-                         ? steps->second[d]
-                         : 1;
+      int64_t start = d < starts.size() ? starts[d] : 0;
+      int64_t step = steps && d < steps->size() ? (*steps)[d] : 1;
       v.base += start * from.strides[d];
       v.strides[d] = from.strides[d] * step;
     }
@@ -451,8 +523,7 @@ std::string Planner::planView(OpContext &c) {
     int64_t packedId = nextSynthetic--;
     views[packedId] = packed;
     Stage gather{StageKind::Copy, from.dims};
-    gather.ops.push_back(&synthesize(op, OpKind::Pointwise, "identity",
-                                     Port::in0, src, packedId));
+    gather.ops.push_back(synthesize(op, /*reduction=*/false, src, packedId));
     gather.stores.push_back(packedId);
     stages.push_back(gather);
     v = packed;
@@ -462,25 +533,19 @@ std::string Planner::planView(OpContext &c) {
   int64_t id = nextSynthetic--;
   views[id] = v;
   if (result.isVirtual) {
-    alias[c.out(Port::output)] = id;
+    alias[c.out(output)] = id;
     return "";
   }
   // The user reads the view: copy it into the output.
-  addAlone(synthesize(op, OpKind::Pointwise, "identity", Port::in0, id,
-                      c.out(Port::output)),
+  addAlone(synthesize(op, /*reduction=*/false, id, c.out(output)),
            StageKind::Copy, result.dims, c.index);
   return "";
 }
 
 std::string Planner::planConcatenate(OpContext &c) {
-  const rt::OpSpec &op = c.op;
-  if (std::string e = c.lacks({}, {Port::output}); !e.empty())
-    return e;
-  const rt::TensorSpec &result = tensor(c.out(Port::output));
-  auto axisIt = op.intAttrs.find("axis");
-  if (axisIt == op.intAttrs.end() || axisIt->second.empty())
-    return c.label + ": has no axis";
-  int64_t axis = axisIt->second[0];
+  auto op = cast<ConcatenateOp>(c.op);
+  const rt::TensorSpec &result = c.tensor(op.getOutput());
+  int64_t axis = static_cast<int64_t>(op.getAxis());
   if (axis < 0)
     axis += result.dims.size();
   close(c.index);
@@ -496,14 +561,11 @@ std::string Planner::planConcatenate(OpContext &c) {
   }
   // Each input is copied into its region of the output.
   int64_t offset = 0;
-  for (size_t k = 0;; ++k) {
-    auto port = op.inputs.find(variadicElement(Port::inputs, k));
-    if (port == op.inputs.end())
-      break;
-    int64_t src = resolve(port->second);
+  for (Value input : op.getInputs()) {
+    int64_t src = c.in(input);
     if (std::string e = needAddressable(src, c.index); !e.empty())
       return c.label + ": " + e;
-    const Shape &dims = tensor(port->second).dims;
+    const Shape &dims = tensor(uidOf(input)).dims;
     View region = whole;
     region.dims = dims;
     region.base += offset * whole.strides.at(axis);
@@ -511,8 +573,7 @@ std::string Planner::planConcatenate(OpContext &c) {
     int64_t id = nextSynthetic--;
     views[id] = region;
     Stage s{StageKind::Copy, dims};
-    s.ops.push_back(
-        &synthesize(op, OpKind::Pointwise, "identity", Port::in0, src, id));
+    s.ops.push_back(synthesize(op, /*reduction=*/false, src, id));
     s.stores.push_back(id);
     stages.push_back(s);
   }
@@ -522,11 +583,10 @@ std::string Planner::planConcatenate(OpContext &c) {
 }
 
 std::string Planner::planReduction(OpContext &c) {
-  if (std::string e = c.lacks({Port::input}, {Port::output}); !e.empty())
-    return e;
+  auto op = cast<ReductionOp>(c.op);
   // The input may be a view (its dims are the view's).
-  const Shape &xDims = *dimsOf(c.in(Port::input));
-  const rt::TensorSpec &y = tensor(c.out(Port::output));
+  const Shape &xDims = *dimsOf(c.in(op.getInput()));
+  const rt::TensorSpec &y = c.tensor(op.getOutput());
   size_t k = y.dims.size();
   while (k > 0 && y.dims[k - 1] == 1)
     --k;
@@ -534,44 +594,36 @@ std::string Planner::planReduction(OpContext &c) {
   for (size_t d = 0; d < k; ++d)
     suffix &= y.dims[d] == xDims[d];
   if (suffix) {
-    addRowOp(c.op, xDims, k);
+    addRowOp(op, xDims, k);
     return "";
   }
-  if (std::string e = c.inMemory(Port::input); !e.empty())
+  if (std::string e = c.inMemory(op.getInput(), Port::input); !e.empty())
     return e;
-  addAlone(c.op, StageKind::Reduce, xDims, c.index);
+  addAlone(op, StageKind::Reduce, xDims, c.index);
   return "";
 }
 
 std::string Planner::planGenstats(OpContext &c) {
-  if (std::string e = c.lacks({Port::input}, {Port::SUM, Port::SQ_SUM});
-      !e.empty())
+  auto op = cast<GenstatsOp>(c.op);
+  if (std::string e = c.inMemory(op.getInput(), Port::input); !e.empty())
     return e;
-  if (std::string e = c.inMemory(Port::input); !e.empty())
-    return e;
-  addAlone(c.op, StageKind::Reduce, *dimsOf(c.in(Port::input)), c.index);
-  writeUnread(c.op);
+  addAlone(op, StageKind::Reduce, *dimsOf(c.in(op.getInput())), c.index);
+  writeUnread(op);
   return "";
 }
 
 std::string Planner::planNorm(OpContext &c, bool forward) {
-  const rt::OpSpec &op = c.op;
+  Operation *op = c.op;
   bool backward = !forward;
-  bool centered = !isRmsnorm(op.kind);
-  if (std::string e =
-          forward
-              ? c.lacks({Port::input, Port::scale, Port::epsilon}, {Port::Y})
-              : c.lacks(
-                    {Port::grad, Port::input, Port::scale, Port::inv_variance},
-                    {Port::DX});
-      !e.empty())
-    return e;
-  if (backward && centered)
-    if (std::string e = c.lacks({Port::mean}, {}); !e.empty())
-      return e;
+  bool centered = !isa<RmsnormOp, RmsnormBackwardOp>(op);
+  auto operand = [&](Port port) {
+    return namedValue(op, port, /*isResult=*/false);
+  };
+  if (backward && centered && !operand(Port::mean))
+    return c.label + ": has no mean input";
   // The input may be a view (its dims are the view's).
-  const Shape &xDims = *dimsOf(c.in(Port::input));
-  const Shape &scaleDims = *dimsOf(c.in(Port::scale));
+  const Shape &xDims = *dimsOf(c.in(operand(Port::input)));
+  const Shape &scaleDims = *dimsOf(c.in(operand(Port::scale)));
   std::string error;
   if (scaleDims.size() > xDims.size())
     return c.label + ": scale has rank " + std::to_string(scaleDims.size()) +
@@ -589,18 +641,18 @@ std::string Planner::planNorm(OpContext &c, bool forward) {
     for (size_t d = lead; d < k && d < xDims.size(); ++d)
       perRowScale |= scaleDims[d - lead] != 1;
     if (open && open->kind == StageKind::Row)
-      for (const rt::OpSpec *o : open->ops)
-        if (isBackward(o->kind))
+      for (Operation *o : open->ops)
+        if (isa<LayernormBackwardOp, RmsnormBackwardOp, InstancenormBackwardOp,
+                AdaLayernormBackwardOp>(o))
           close(c.index);
   }
   addRowOp(op, xDims, k);
   if (!perRowScale)
     return "";
-  auto dscale = op.outputs.find(Port::DScale);
-  auto dbias = op.outputs.find(Port::DBias);
+  Value dscale = namedValue(op, Port::DScale, /*isResult=*/true);
+  Value dbias = namedValue(op, Port::DBias, /*isResult=*/true);
   Shape target =
-      tensor(dscale != op.outputs.end() ? dscale->second : c.in(Port::scale))
-          .dims;
+      tensor(dscale ? c.out(dscale) : c.in(operand(Port::scale))).dims;
   if (target.size() != xDims.size())
     return c.label + ": DScale must have the input's rank";
   // The product dY * xhat, in f32 scratch, is the stage's output.
@@ -608,20 +660,19 @@ std::string Planner::planNorm(OpContext &c, bool forward) {
   product.buffer = newScratch(DType::F32, xDims);
   int64_t id = nextSynthetic--;
   views[id] = product;
-  productOf[&op] = id;
+  productOf[op] = id;
   open->stores.push_back(id);
   close(c.index + 1);
   std::vector<std::pair<int64_t, int64_t>> sums; // input, output
-  if (dscale != op.outputs.end())
-    sums.push_back({id, dscale->second});
-  if (dbias != op.outputs.end())
-    sums.push_back({c.in(Port::grad), dbias->second});
+  if (dscale)
+    sums.push_back({id, c.out(dscale)});
+  if (dbias)
+    sums.push_back({c.in(operand(Port::grad)), c.out(dbias)});
   for (auto [from, to] : sums) {
     if (!views.count(to))
       continue; // an unused intermediate: nothing reads it
     Stage st{StageKind::Reduce, xDims};
-    st.ops.push_back(
-        &synthesize(op, OpKind::Reduction, "add", Port::input, from, to));
+    st.ops.push_back(synthesize(op, /*reduction=*/true, from, to));
     st.produced.insert(to);
     st.stores.push_back(to);
     stages.push_back(st);
