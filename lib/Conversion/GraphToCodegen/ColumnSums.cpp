@@ -67,26 +67,28 @@ std::string Emitter::emitColumnFinish(int64_t partial, int64_t partRows,
   return finish(f, out);
 }
 
-std::string Emitter::emitColumnPass(const rt::OpSpec &op, const Stage &s,
-                                    size_t index, rt::CodegenSpec &out) {
+std::string Emitter::emitColumnPass(Operation *op, const Stage &s, size_t index,
+                                    rt::CodegenSpec &out) {
   const Shape &space = s.space;
   int64_t rows = 1, cols = 1;
   for (size_t d = 0; d < space.size(); ++d)
     (d < s.k ? rows : cols) *= space[d];
   auto viewOf = [&](Port port) {
-    return overSpace(planner.viewOf(op.inputs.at(port)), space, s.k);
+    return overSpace(planner.viewOf(planner.in(op, port)), space, s.k);
   };
-  bool centered = !isRmsnorm(op.kind);
+  bool centered = !isa<RmsnormBackwardOp>(op);
   View dy = viewOf(Port::grad), x = viewOf(Port::input),
        inv = viewOf(Port::inv_variance);
   std::optional<View> mean;
   if (centered)
     mean = viewOf(Port::mean);
   std::vector<std::pair<int64_t, bool>> targets; // uid, is DScale
-  if (auto it = op.outputs.find(Port::DScale); it != op.outputs.end())
-    targets.push_back({it->second, true});
-  if (auto it = op.outputs.find(Port::DBias); it != op.outputs.end())
-    targets.push_back({it->second, false});
+  if (std::optional<int64_t> uid =
+          planner.uidAt(op, Port::DScale, /*isResult=*/true))
+    targets.push_back({*uid, true});
+  if (std::optional<int64_t> uid =
+          planner.uidAt(op, Port::DBias, /*isResult=*/true))
+    targets.push_back({*uid, false});
   int64_t sums = targets.size();
   // Each thread sums `vec` adjacent columns (16-byte loads) over every 8th
   // row of its block's row chunk; 32 lanes x 8 slices per block. Row chunks

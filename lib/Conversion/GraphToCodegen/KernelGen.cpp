@@ -129,6 +129,20 @@ SmallVector<std::pair<SpecPort, Value>> kernelgen::namedValues(Operation *op,
   return named;
 }
 
+int64_t kernelgen::intAttrOf(Operation *op, StringRef name, int64_t fallback) {
+  if (std::optional<Attribute> attr = op->getInherentAttr(name))
+    if (auto integer = dyn_cast_or_null<IntegerAttr>(*attr))
+      return integer.getInt();
+  return fallback;
+}
+
+double kernelgen::floatAttrOf(Operation *op, StringRef name, double fallback) {
+  if (std::optional<Attribute> attr = op->getInherentAttr(name))
+    if (auto real = dyn_cast_or_null<FloatAttr>(*attr))
+      return real.getValueAsDouble();
+  return fallback;
+}
+
 Value kernelgen::namedValue(Operation *op, Port port, bool isResult) {
   for (auto &[name, value] : namedValues(op, isResult))
     if (name == port)

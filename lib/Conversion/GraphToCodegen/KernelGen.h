@@ -1,6 +1,8 @@
 //===- KernelGen.h - The kernel generator's pieces --------------*- C++ -*-===//
 //
-// Internal to lib/Conversion/GraphToCodegen. codegen_v2 in three layers:
+// Internal to lib/Conversion/GraphToCodegen. codegen_v2 in three layers,
+// each reading the group's graph ops (GroupOps: op classes, typed accessors
+// and attributes; a tensor's buffer by its uid):
 //
 //  - planning (StagePlanner.cpp): the group's ops become stages (which ops
 //    fuse into one kernel, which values go through scratch buffers, how
@@ -97,23 +99,6 @@ std::string modeOf(Operation *op);
 /// The op's kind and label for messages: `layernorm "ln"`.
 std::string labelOf(Operation *op);
 
-/// rmsnorm and rmsnorm_backward: the norms without a mean.
-inline bool isRmsnorm(const SpecOpKind &kind) {
-  return kind.isOneOf({OpKind::Rmsnorm, OpKind::RmsnormBackward});
-}
-/// The "*_backward" ops.
-inline bool isBackward(const SpecOpKind &kind) {
-  return kind.isOneOf({OpKind::AdaLayernormBackward, OpKind::BatchnormBackward,
-                       OpKind::InstancenormBackward, OpKind::LayernormBackward,
-                       OpKind::RmsnormBackward, OpKind::RopeBackward,
-                       OpKind::SdpaBackward, OpKind::SdpaFp8Backward,
-                       OpKind::SdpaMxfp8Backward});
-}
-/// rope and rope_backward.
-inline bool isRope(const SpecOpKind &kind) {
-  return kind.isOneOf({OpKind::Rope, OpKind::RopeBackward});
-}
-
 //===----------------------------------------------------------------------===//
 // Shapes and views
 //===----------------------------------------------------------------------===//
@@ -190,8 +175,15 @@ struct Stage {
   std::vector<int64_t> stores; // produced uids written to their view
 };
 
-/// Whether `uid` is the DScale or DBias of backward norm `op`.
-bool isColumnSum(const rt::OpSpec &op, int64_t uid);
+/// The backward norms (layer, RMS, instance, adaptive layer).
+inline bool isBackwardNorm(Operation *op) {
+  return isa<LayernormBackwardOp, RmsnormBackwardOp, InstancenormBackwardOp,
+             AdaLayernormBackwardOp>(op);
+}
+/// An integer or float attribute of `op` (an I64Attr or F64Attr it
+/// declares) by name, or `fallback` when it is absent.
+int64_t intAttrOf(Operation *op, StringRef name, int64_t fallback);
+double floatAttrOf(Operation *op, StringRef name, double fallback);
 
 /// The knobs of a codegen_v2 plan name.
 struct Knobs {
@@ -216,8 +208,27 @@ public:
   std::string plan();
   /// The uid of a tensor value of the group or of a planner-made op.
   int64_t uidOf(Value value) const { return value ? uids.lookup(value) : 0; }
-  /// `op` as a group description's op, for the stage emitters.
-  const rt::OpSpec &specOf(Operation *op) const { return *specs.at(op); }
+  /// The uid of `op`'s operand or result `port` (by the group
+  /// descriptions' names, namedValue); nullopt when it has none.
+  std::optional<int64_t> uidAt(Operation *op, Port port, bool isResult) const {
+    Value v = namedValue(op, port, isResult);
+    return v ? std::optional<int64_t>(uidOf(v)) : std::nullopt;
+  }
+  /// The uid of operand `port` of `op`, which has it.
+  int64_t in(Operation *op, Port port) const {
+    return *uidAt(op, port, /*isResult=*/false);
+  }
+  /// The uid of result `port` of `op`, which has it.
+  int64_t out(Operation *op, Port port) const {
+    return *uidAt(op, port, /*isResult=*/true);
+  }
+  /// Whether `uid` is the DScale or DBias of backward norm `op`.
+  bool isColumnSum(Operation *op, int64_t uid) const {
+    for (Port port : {Port::DScale, Port::DBias})
+      if (uidAt(op, port, /*isResult=*/true) == uid)
+        return true;
+    return false;
+  }
   int64_t newScratch(DType dtype, const Shape &dims);
   /// The tensor a uid stands for: a view op's result reads its view.
   int64_t resolve(int64_t uid) const {
@@ -287,10 +298,6 @@ private:
   std::optional<Stage> open;
   std::map<int64_t, std::vector<size_t>> consumers;
   llvm::DenseMap<Value, int64_t> uids;
-  /// Group descriptions of the ops (stage emitters still read these).
-  rt::GraphSpec opSpecs;
-  std::deque<rt::OpSpec> syntheticSpecs;
-  std::map<Operation *, const rt::OpSpec *> specs;
   /// Holds the planner-made ops and their placeholder operands.
   std::unique_ptr<Block> scratchOps;
   int64_t nextScratch = -1;
@@ -473,19 +480,18 @@ private:
   std::string emitPointwise(const Stage &s, size_t index, rt::CodegenSpec &out);
   /// Sets `op`'s output in `vals` to `vec` elements from linear index `e0`,
   /// element(e, i) each, rounded to the output's dtype.
-  void emitElements(const rt::OpSpec &op, Value e0, int64_t vec,
+  void emitElements(Operation *op, Value e0, int64_t vec,
                     std::map<int64_t, Val> &vals,
                     function_ref<Value(Value e, int64_t i)> element);
   /// Block-scale dequantize of the run at `e`: input * descale of its block.
-  std::string emitDequantize(Kernel &k, const rt::OpSpec &op,
+  std::string emitDequantize(Kernel &k, BlockScaleDequantizeOp op,
                              const Shape &space, Value e, int64_t vec,
                              std::map<int64_t, Val> &vals);
   /// Rotary embedding (forward or backward) of the run at `e`.
-  std::string emitRope(Kernel &k, const rt::OpSpec &op, const Shape &space,
-                       Value e, int64_t vec, std::map<int64_t, Val> &vals);
+  std::string emitRope(Kernel &k, Operation *op, const Shape &space, Value e,
+                       int64_t vec, std::map<int64_t, Val> &vals);
   /// Computes pointwise op `op` lane by lane.
-  std::string computePointwise(const rt::OpSpec &op,
-                               std::map<int64_t, Val> &vals,
+  std::string computePointwise(Operation *op, std::map<int64_t, Val> &vals,
                                const std::function<Val(int64_t)> &get,
                                const std::function<Value(size_t)> &linear);
 
@@ -508,12 +514,9 @@ private:
   /// A reduction over the row of per-lane values, across the block.
   Value rowReduce(RowKernel &r, const ReduceKind &kind,
                   function_ref<Value(size_t)> value);
-  std::string emitRowReduction(RowKernel &r, RowIteration &it,
-                               const rt::OpSpec &op);
-  std::string emitNormForward(RowKernel &r, RowIteration &it,
-                              const rt::OpSpec &op);
-  std::string emitNormBackward(RowKernel &r, RowIteration &it,
-                               const rt::OpSpec &op);
+  std::string emitRowReduction(RowKernel &r, RowIteration &it, ReductionOp op);
+  std::string emitNormForward(RowKernel &r, RowIteration &it, Operation *op);
+  std::string emitNormBackward(RowKernel &r, RowIteration &it, Operation *op);
   /// Stores of the row's values (per-row ones by thread 0, per-column ones
   /// in row 0).
   std::string emitRowStores(RowKernel &r, RowIteration &it);
@@ -523,7 +526,7 @@ private:
   // Column sums of backward norms (ColumnSums.cpp).
   /// DScale/DBias of backward norm `op` summed over the rows from its
   /// inputs (32 columns per block, 8 warps over the rows).
-  std::string emitColumnPass(const rt::OpSpec &op, const Stage &s, size_t index,
+  std::string emitColumnPass(Operation *op, const Stage &s, size_t index,
                              rt::CodegenSpec &out);
   /// Sums `partRows` rows of f32 partials [partRows, cols] per column into
   /// `target` (read over `space`).

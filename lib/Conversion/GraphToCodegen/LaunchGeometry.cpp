@@ -66,8 +66,8 @@ std::vector<int64_t> kernelgen::stageBuffers(const Planner &p, const Stage &s) {
       order.push_back(it->second.buffer);
   };
   for (Operation *op : s.ops)
-    for (auto &[port, uid] : p.specOf(op).inputs)
-      add(p.resolve(uid));
+    for (auto &[port, operand] : namedValues(op, /*isResult=*/false))
+      add(p.resolve(p.uidOf(operand)));
   for (int64_t uid : s.stores)
     add(uid);
   return order;
@@ -85,8 +85,8 @@ int64_t kernelgen::runLength(const Planner &p, const Stage &s) {
       widest = std::max(widest, elementBytes(it->second.dtype));
   };
   for (Operation *op : s.ops)
-    for (auto &[port, uid] : p.specOf(op).inputs)
-      consider(uid);
+    for (auto &[port, operand] : namedValues(op, /*isResult=*/false))
+      consider(p.uidOf(operand));
   for (int64_t uid : s.stores)
     consider(uid);
   int64_t vec = 16 / widest;
@@ -113,8 +113,8 @@ PointwiseLaunch kernelgen::planPointwiseLaunch(const Planner &p, const Stage &s,
 static int64_t countFullInputs(const Planner &p, const Stage &s) {
   std::set<int64_t> seen;
   for (Operation *o : s.ops)
-    for (auto &[port, raw] : p.specOf(o).inputs) {
-      int64_t uid = p.resolve(raw);
+    for (auto &[port, operand] : namedValues(o, /*isResult=*/false)) {
+      int64_t uid = p.resolve(p.uidOf(operand));
       if (!s.produced.count(uid) && p.views.count(uid) &&
           classOf(overSpace(p.views.at(uid), s.space, s.k), s.space, s.k) ==
               Cls::Full)
@@ -129,21 +129,20 @@ static int64_t countFullInputs(const Planner &p, const Stage &s) {
 /// registers, by a separate column pass.
 static void planColumnSums(Planner &p, const Stage &s,
                            const rt::DeviceLimits &limits, RowLaunch &l) {
-  for (Operation *o : s.ops) {
-    const rt::OpSpec *op = &p.specOf(o);
-    if (!isBackward(op->kind) || p.productOf.count(o))
+  for (Operation *op : s.ops) {
+    if (!isBackwardNorm(op) || p.productOf.count(op))
       continue;
-    size_t outputs =
-        op->outputs.count(Port::DScale) + op->outputs.count(Port::DBias);
+    size_t outputs = p.uidAt(op, Port::DScale, /*isResult=*/true).has_value() +
+                     p.uidAt(op, Port::DBias, /*isResult=*/true).has_value();
     int64_t registers =
         (l.fullInputs + static_cast<int64_t>(outputs)) * l.items * l.vec + 24;
     bool addressable = true;
     for (Port port : {Port::grad, Port::input, Port::mean, Port::inv_variance})
-      if (auto it = op->inputs.find(port); it != op->inputs.end())
-        addressable &= !s.produced.count(p.resolve(it->second)) &&
-                       p.views.count(p.resolve(it->second));
+      if (std::optional<int64_t> uid = p.uidAt(op, port, /*isResult=*/false))
+        addressable &= !s.produced.count(p.resolve(*uid)) &&
+                       p.views.count(p.resolve(*uid));
     if (addressable && l.block * registers > limits.registersPerBlock) {
-      l.columnPassOp = o;
+      l.columnPassOp = op;
       continue;
     }
     // Each block writes a row of partial sums per output: launch one wave,
@@ -156,13 +155,13 @@ static void planColumnSums(Planner &p, const Stage &s,
         limits.maxThreadsPerMultiprocessor / l.block);
     l.grid = std::min(l.grid, limits.multiprocessors * l.resident);
     for (Port port : {Port::DScale, Port::DBias}) {
-      auto it = op->outputs.find(port);
-      if (it == op->outputs.end())
+      std::optional<int64_t> uid = p.uidAt(op, port, /*isResult=*/true);
+      if (!uid)
         continue;
       int64_t partial = p.newScratch(DType::F32, {l.grid, l.cols});
       View pv{partial, DType::F32, 0, {l.grid, l.cols}, {l.cols, 1}};
       p.views[partial] = pv;
-      l.columnSums.push_back({it->second, partial});
+      l.columnSums.push_back({*uid, partial});
     }
   }
 }

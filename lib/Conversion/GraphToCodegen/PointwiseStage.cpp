@@ -64,11 +64,11 @@ std::string Emitter::emitPointwise(const Stage &s, size_t index,
       vals[u][uid] = v;
       return v;
     };
-    for (Operation *o : s.ops)
-      for (auto &[port, uid] : planner.specOf(o).inputs) {
-        const rt::OpSpec *op = &planner.specOf(o);
-        if (isRope(op->kind) || op->kind == OpKind::BlockScaleDequantize)
+    for (Operation *op : s.ops)
+      for (auto &[port, operand] : namedValues(op, /*isResult=*/false)) {
+        if (isa<RopeOp, RopeBackwardOp, BlockScaleDequantizeOp>(op))
           continue;
+        int64_t uid = planner.uidOf(operand);
         if (!s.produced.count(planner.resolve(uid)))
           get(uid);
       }
@@ -79,18 +79,16 @@ std::string Emitter::emitPointwise(const Stage &s, size_t index,
         valid[u] ? arith::SelectOp::create(b, loc, valid[u], starts[u], idx(0))
                        .getResult()
                  : starts[u];
-    for (Operation *o : s.ops) {
-      const rt::OpSpec *op = &planner.specOf(o);
-      if (isRope(op->kind)) {
-        if (std::string e =
-                emitRope(k, *op, s.space, gatherStart, vec, vals[u]);
+    for (Operation *op : s.ops) {
+      if (isa<RopeOp, RopeBackwardOp>(op)) {
+        if (std::string e = emitRope(k, op, s.space, gatherStart, vec, vals[u]);
             !e.empty())
           return e;
         continue;
       }
-      if (op->kind == OpKind::BlockScaleDequantize) {
-        if (std::string e =
-                emitDequantize(k, *op, s.space, gatherStart, vec, vals[u]);
+      if (auto dequantize = dyn_cast<BlockScaleDequantizeOp>(op)) {
+        if (std::string e = emitDequantize(k, dequantize, s.space, gatherStart,
+                                           vec, vals[u]);
             !e.empty())
           return e;
         continue;
@@ -98,7 +96,7 @@ std::string Emitter::emitPointwise(const Stage &s, size_t index,
       auto linear = [&](size_t i) -> Value {
         return i < static_cast<size_t>(vec) ? addi(starts[u], idx(i)) : Value();
       };
-      if (std::string e = computePointwise(*op, vals[u], get, linear);
+      if (std::string e = computePointwise(op, vals[u], get, linear);
           !e.empty())
         return e;
     }
@@ -116,10 +114,10 @@ std::string Emitter::emitPointwise(const Stage &s, size_t index,
   return finish(k, out);
 }
 
-void Emitter::emitElements(const rt::OpSpec &op, Value e0, int64_t vec,
+void Emitter::emitElements(Operation *op, Value e0, int64_t vec,
                            std::map<int64_t, Val> &vals,
                            function_ref<Value(Value e, int64_t i)> element) {
-  int64_t outUid = op.outputs.at(Port::output);
+  int64_t outUid = planner.uidOf(op->getResult(0));
   DType outType = planner.tensors.at(outUid)->dtype;
   Val result{Cls::Full, {}};
   for (int64_t i = 0; i < vec; ++i) {
@@ -130,29 +128,27 @@ void Emitter::emitElements(const rt::OpSpec &op, Value e0, int64_t vec,
 }
 
 std::string
-Emitter::computePointwise(const rt::OpSpec &op, std::map<int64_t, Val> &vals,
+Emitter::computePointwise(Operation *op, std::map<int64_t, Val> &vals,
                           const std::function<Val(int64_t)> &get,
                           const std::function<Value(size_t)> &linear) {
   std::vector<Val> args;
-  if (op.kind == OpKind::BatchnormInference) {
-    for (Port port : {Port::input, Port::mean, Port::inv_variance, Port::scale,
-                      Port::bias}) {
-      auto it = op.inputs.find(port);
-      if (it == op.inputs.end())
-        return "batchnorm_inference lacks " + std::string(portName(port));
-      args.push_back(get(it->second));
-    }
+  auto batchnorm = dyn_cast<BatchnormInferenceOp>(op);
+  auto pointwise = dyn_cast<PointwiseOp>(op);
+  std::string mode = pointwise ? modeOf(op) : "";
+  if (batchnorm) {
+    for (Value operand :
+         {batchnorm.getInput(), batchnorm.getMean(), batchnorm.getInvVariance(),
+          batchnorm.getScale(), batchnorm.getBias()})
+      args.push_back(get(planner.uidOf(operand)));
   } else {
-    unsigned arity = op.mode == "gen_index" ? 0 : pointwiseArity(op.mode);
+    unsigned arity = mode == "gen_index" ? 0 : pointwiseArity(mode);
     for (unsigned i = 0; i < arity; ++i) {
-      auto it = op.inputs.find(pointwiseInput(i));
-      if (it == op.inputs.end())
-        return "pointwise " + op.mode + " lacks in" + std::to_string(i);
-      args.push_back(get(it->second));
+      if (i >= pointwise.getInputs().size())
+        return "pointwise " + mode + " lacks in" + std::to_string(i);
+      args.push_back(get(planner.uidOf(pointwise.getInputs()[i])));
     }
   }
-  auto outIt = op.outputs.begin();
-  int64_t outUid = outIt->second;
+  int64_t outUid = planner.uidOf(op->getResult(0));
   DType outType = planner.tensors.count(outUid)
                       ? planner.tensors.at(outUid)->dtype
                       : planner.views.at(outUid).dtype;
@@ -163,16 +159,13 @@ Emitter::computePointwise(const rt::OpSpec &op, std::map<int64_t, Val> &vals,
     result.cls = join(result.cls, a.cls);
     lanes = std::max(lanes, a.lanes.size());
   }
-  if (op.mode == "gen_index") {
+  if (mode == "gen_index") {
     result.cls = Cls::Full;
     lanes = 0;
   }
-  if (op.mode == "gen_index") {
+  if (mode == "gen_index") {
     const Shape &dims = planner.tensors.at(outUid)->dims;
-    auto axisIt = op.intAttrs.find("axis");
-    int64_t axis = axisIt == op.intAttrs.end() || axisIt->second.empty()
-                       ? 0
-                       : axisIt->second[0];
+    int64_t axis = intAttrOf(op, "axis", 0);
     if (axis < 0)
       axis += dims.size();
     Shape rm = rowMajorStrides(dims);
@@ -195,8 +188,8 @@ Emitter::computePointwise(const rt::OpSpec &op, std::map<int64_t, Val> &vals,
   // tanh.approx.f32 (relative error < 2^-10.9, an eighth of a bf16 ulp).
   bool coarse = outType == DType::BF16 || outType == DType::F8E4M3FN ||
                 outType == DType::F8E5M2;
-  if (coarse && op.kind == OpKind::Pointwise && op.mode == "div" && lanes > 1 &&
-      args.size() == 2 && args[1].lanes.size() == 1) {
+  if (coarse && pointwise && mode == "div" && lanes > 1 && args.size() == 2 &&
+      args[1].lanes.size() == 1) {
     // Below 2^-125 the reciprocal would overflow: divide there.
     Value y = args[1].lanes[0];
     Value normal = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UGE,
@@ -228,45 +221,44 @@ Emitter::computePointwise(const rt::OpSpec &op, std::map<int64_t, Val> &vals,
     for (const Val &a : args)
       scalars.push_back(a.lane(i));
     Value r;
-    if (coarse && op.kind == OpKind::Pointwise && op.mode == "tanh") {
+    if (coarse && pointwise && mode == "tanh") {
       r = NVVM::InlinePtxOp::create(b, loc, TypeRange{b.getF32Type()},
                                     ValueRange{scalars[0]}, ValueRange{},
                                     "tanh.approx.f32 $0, $1;", Value())
               .getResult(0);
-    } else if (op.kind == OpKind::BatchnormInference) {
+    } else if (batchnorm) {
       r = mulf(mulf(subf(scalars[0], scalars[1]), scalars[2]), scalars[3]);
       r = addf(r, scalars[4]);
     } else {
-      r = mlir::graph::emitPointwise(b, loc, op, scalars);
+      r = mlir::graph::emitPointwise(
+          b, loc, mode,
+          [&](const char *name, double fallback) {
+            return floatAttrOf(op, name, fallback);
+          },
+          scalars);
     }
     if (!r)
-      return "pointwise " + op.mode + " has no generated lowering";
+      return "pointwise " + mode + " has no generated lowering";
     result.lanes.push_back(roundTo(r, outType));
   }
   vals[outUid] = result;
   return "";
 }
 
-std::string Emitter::emitDequantize(Kernel &k, const rt::OpSpec &op,
+std::string Emitter::emitDequantize(Kernel &k, BlockScaleDequantizeOp op,
                                     const Shape &space, Value e0, int64_t vec,
                                     std::map<int64_t, Val> &vals) {
-  const View &x = planner.viewOf(op.inputs.at(Port::input));
-  const View &d = planner.viewOf(op.inputs.at(Port::descale));
+  const View &x = planner.viewOf(planner.uidOf(op.getInput()));
+  const View &d = planner.viewOf(planner.uidOf(op.getDescale()));
   if (d.dims.size() != space.size())
     return "block_scale_dequantize: descale rank " +
            std::to_string(d.dims.size()) + " differs from the input rank " +
            std::to_string(space.size());
   Shape block(space.size(), 1);
-  auto bs = op.intAttrs.find("block_size");
-  if (bs == op.intAttrs.end() || bs->second.empty() ||
-      bs->second.size() > space.size())
+  if (space.empty())
     return "block_scale_dequantize: needs 1 to rank block sizes";
-  for (size_t i = 0; i < bs->second.size(); ++i)
-    block[space.size() - bs->second.size() + i] = bs->second[i];
-  auto neg = op.intAttrs.find("is_negative_scale");
-  double sign =
-      neg != op.intAttrs.end() && !neg->second.empty() && neg->second[0] ? -1.0
-                                                                         : 1.0;
+  block.back() = op.getBlockSizeAttr().getInt();
+  double sign = op.getIsNegativeScale() ? -1.0 : 1.0;
   SmallVector<Value> xs = loadRun(k, x, space, e0, vec);
   emitElements(op, e0, vec, vals, [&](Value e, int64_t i) {
     // descale offset: each coordinate divided by its block size.
@@ -290,26 +282,26 @@ std::string Emitter::emitDequantize(Kernel &k, const rt::OpSpec &op,
   return "";
 }
 
-std::string Emitter::emitRope(Kernel &k, const rt::OpSpec &op,
-                              const Shape &space, Value e0, int64_t vec,
+std::string Emitter::emitRope(Kernel &k, Operation *op, const Shape &space,
+                              Value e0, int64_t vec,
                               std::map<int64_t, Val> &vals) {
-  const View &x = planner.viewOf(op.inputs.at(Port::input));
-  const View &f = planner.viewOf(op.inputs.at(Port::freqs));
+  std::string kind = op->getName().stripDialect().str();
+  // rope's input and rope_backward's dY, then freqs.
+  const View &x = planner.viewOf(planner.uidOf(op->getOperand(0)));
+  const View &f = planner.viewOf(planner.uidOf(op->getOperand(1)));
   if (space.empty() || f.dims.empty())
-    return op.kind + ": needs an input and freqs of rank >= 1";
+    return kind + ": needs an input and freqs of rank >= 1";
   int64_t head = space.back();
-  auto dimIt = op.intAttrs.find("rope_dim");
-  int64_t d = dimIt == op.intAttrs.end() || dimIt->second.empty() ||
-                      dimIt->second[0] == 0
-                  ? head
-                  : dimIt->second[0];
+  int64_t d = intAttrOf(op, "rope_dim", 0);
+  if (d == 0)
+    d = head;
   int64_t half = d / 2, freqLast = f.dims.back();
   if (d % 2 || d > head || (freqLast != d && freqLast != half))
-    return op.kind + ": rope_dim " + std::to_string(d) +
-           " and freqs last dim " + std::to_string(freqLast) +
-           " do not fit a last dim of " + std::to_string(head);
-  double scale = pointwiseAttr(op, "output_scale", 1.0);
-  bool backward = op.kind == OpKind::RopeBackward;
+    return kind + ": rope_dim " + std::to_string(d) + " and freqs last dim " +
+           std::to_string(freqLast) + " do not fit a last dim of " +
+           std::to_string(head);
+  double scale = floatAttrOf(op, "output_scale", 1.0);
+  bool backward = isa<RopeBackwardOp>(op);
   Shape fspace = space;
   fspace.back() = freqLast;
   auto load = [&](const View &v, const Shape &sp, Value at) {

@@ -24,21 +24,16 @@ static constexpr int64_t kQuantizeThreads = 256;
 
 std::string Emitter::emitQuantize(const Stage &s, size_t index,
                                   rt::CodegenSpec &out) {
-  const rt::OpSpec &op = planner.specOf(s.ops.front());
-  const View &x = planner.viewOf(op.inputs.at(Port::input));
-  const View &y = planner.viewOf(op.outputs.at(Port::Y));
-  const View &sc = planner.viewOf(op.outputs.at(Port::scale));
+  auto op = cast<BlockScaleQuantizeOp>(s.ops.front());
+  const View &x = planner.viewOf(planner.uidOf(op.getInput()));
+  const View &y = planner.viewOf(planner.uidOf(op.getY()));
+  const View &sc = planner.viewOf(planner.uidOf(op.getScale()));
   const Shape &space = x.dims;
   int64_t rank = space.size();
-  int64_t axis = -1;
-  if (auto it = op.intAttrs.find("axis");
-      it != op.intAttrs.end() && !it->second.empty())
-    axis = it->second[0];
+  int64_t axis = intAttrOf(op, "axis", -1);
   if (axis < 0)
     axis += rank;
-  auto bsIt = op.intAttrs.find("block_size");
-  int64_t blockSize =
-      bsIt == op.intAttrs.end() || bsIt->second.empty() ? 32 : bsIt->second[0];
+  int64_t blockSize = op.getBlockSizeAttr().getInt();
   if (axis < 0 || axis >= rank || blockSize <= 0)
     return "block_scale_quantize: axis or block_size out of range";
   if (!isByteFloat(y.dtype) || y.dtype == DType::F8E8M0FNU)

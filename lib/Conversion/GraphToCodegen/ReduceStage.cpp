@@ -21,8 +21,9 @@ static constexpr int64_t kReduceBlock = 256;
 
 std::string Emitter::emitReduce(const Stage &s, size_t index,
                                 rt::CodegenSpec &out) {
-  const rt::OpSpec &op = planner.specOf(s.ops.front());
-  const View &x = planner.viewOf(op.inputs.at(Port::input));
+  Operation *op = s.ops.front();
+  std::string kind = op->getName().stripDialect().str();
+  const View &x = planner.viewOf(planner.in(op, Port::input));
   // (output uid, reduction kind, post-op)
   struct Part {
     int64_t uid;
@@ -30,16 +31,17 @@ std::string Emitter::emitReduce(const Stage &s, size_t index,
     bool square;
   };
   std::vector<Part> parts;
-  if (op.kind == OpKind::Genstats) {
-    parts.push_back({op.outputs.at(Port::SUM), "add", false});
-    parts.push_back({op.outputs.at(Port::SQ_SUM), "add", true});
+  if (auto genstats = dyn_cast<GenstatsOp>(op)) {
+    parts.push_back({planner.uidOf(genstats.getSUM()), "add", false});
+    parts.push_back({planner.uidOf(genstats.getSQ_SUM()), "add", true});
   } else {
-    parts.push_back({op.outputs.at(Port::output), op.mode, false});
+    auto reduction = cast<ReductionOp>(op);
+    parts.push_back({planner.uidOf(reduction.getOutput()), modeOf(op), false});
   }
   const Shape &space = x.dims;
   const Shape &outDims = planner.views.at(parts[0].uid).dims;
   if (outDims.size() != space.size())
-    return op.kind + ": generated kernels reduce to the same rank";
+    return kind + ": generated kernels reduce to the same rank";
   Shape keptDims, reducedDims;
   std::vector<size_t> keptAxes, reducedAxes;
   for (size_t d = 0; d < space.size(); ++d) {
@@ -50,7 +52,7 @@ std::string Emitter::emitReduce(const Stage &s, size_t index,
       reducedAxes.push_back(d);
       reducedDims.push_back(space[d]);
     } else {
-      return op.kind + ": output dim " + std::to_string(d) +
+      return kind + ": output dim " + std::to_string(d) +
              " is neither kept nor reduced";
     }
   }

@@ -132,7 +132,7 @@ std::string Emitter::emitRow(const Stage &s, size_t index,
         !e.empty())
       return e;
   if (l.columnPassOp)
-    return emitColumnPass(planner.specOf(l.columnPassOp), s, index, out);
+    return emitColumnPass(l.columnPassOp, s, index, out);
   return "";
 }
 
@@ -144,8 +144,8 @@ void Emitter::loadHeldColumns(RowKernel &r) {
   const Stage &s = r.s;
   std::vector<int64_t> colUids;
   for (Operation *op : s.ops)
-    for (auto &[port, raw] : planner.specOf(op).inputs) {
-      int64_t uid = planner.resolve(raw);
+    for (auto &[port, operand] : namedValues(op, /*isResult=*/false)) {
+      int64_t uid = planner.resolve(planner.uidOf(operand));
       if (!llvm::is_contained(colUids, uid) && !s.produced.count(uid) &&
           planner.views.count(uid) &&
           classOf(r.viewOf(planner, uid), s.space, s.k) == Cls::Col)
@@ -178,8 +178,8 @@ void Emitter::collectPrefetched(RowKernel &r) {
     return;
   const Stage &s = r.s;
   for (Operation *op : s.ops)
-    for (auto &[port, raw] : planner.specOf(op).inputs) {
-      int64_t uid = planner.resolve(raw);
+    for (auto &[port, operand] : namedValues(op, /*isResult=*/false)) {
+      int64_t uid = planner.resolve(planner.uidOf(operand));
       if (s.produced.count(uid) || !planner.views.count(uid) ||
           llvm::is_contained(r.prefetched, uid) ||
           (planner.tensors.count(uid) && planner.tensors.at(uid)->isByValue))
@@ -208,20 +208,18 @@ SmallVector<Value> Emitter::loadRow(RowKernel &r, int64_t uid, Value rowIndex,
 }
 
 std::string Emitter::emitRowBody(RowKernel &r, RowIteration &it) {
-  for (Operation *o : r.s.ops) {
-    const rt::OpSpec *op = &planner.specOf(o);
-    const SpecOpKind &kind = op->kind;
+  for (Operation *op : r.s.ops) {
     std::string error;
-    if (kind.isOneOf({OpKind::Pointwise, OpKind::BatchnormInference}))
+    if (isa<PointwiseOp, BatchnormInferenceOp>(op))
       error = computePointwise(
-          *op, it.vals, [&](int64_t raw) { return rowValue(r, it, raw); },
+          op, it.vals, [&](int64_t raw) { return rowValue(r, it, raw); },
           [](size_t) { return Value(); });
-    else if (kind == OpKind::Reduction)
-      error = emitRowReduction(r, it, *op);
-    else if (!isBackward(kind))
-      error = emitNormForward(r, it, *op);
+    else if (auto reduction = dyn_cast<ReductionOp>(op))
+      error = emitRowReduction(r, it, reduction);
+    else if (!isBackwardNorm(op))
+      error = emitNormForward(r, it, op);
     else
-      error = emitNormBackward(r, it, *op);
+      error = emitNormBackward(r, it, op);
     if (!error.empty())
       return error;
   }
@@ -275,33 +273,35 @@ Value Emitter::rowReduce(RowKernel &r, const ReduceKind &kind,
 }
 
 std::string Emitter::emitRowReduction(RowKernel &r, RowIteration &it,
-                                      const rt::OpSpec &op) {
-  Val x = rowValue(r, it, op.inputs.at(Port::input));
+                                      ReductionOp op) {
+  Val x = rowValue(r, it, planner.uidOf(op.getInput()));
+  std::string mode = modeOf(op);
   if (x.lanes.size() != r.lanesPerRow)
     return "reduction: generated kernels reduce values that vary along "
            "the row";
-  ReduceKind rk = reduceKind(op.mode);
+  ReduceKind rk = reduceKind(mode);
   Value result = rowReduce(r, rk, [&](size_t i) { return x.lanes[i]; });
-  if (op.mode == "avg")
+  if (mode == "avg")
     result = divf(result, f32(static_cast<double>(r.launch.cols)));
-  if (op.mode == "norm2")
+  if (mode == "norm2")
     result = math::SqrtOp::create(b, loc, result);
-  int64_t o = op.outputs.at(Port::output);
+  int64_t o = planner.uidOf(op.getOutput());
   it.vals[o] = Val{Cls::Row, {roundTo(result, planner.tensors.at(o)->dtype)}};
   return "";
 }
 
 std::string Emitter::emitNormForward(RowKernel &r, RowIteration &it,
-                                     const rt::OpSpec &op) {
+                                     Operation *op) {
   auto dtypeOf = [&](int64_t uid) { return planner.tensors.at(uid)->dtype; };
   ReduceKind sum = reduceKind("add");
   double n = static_cast<double>(r.launch.cols);
   size_t lanesPerRow = r.lanesPerRow;
-  bool centered = !isRmsnorm(op.kind);
-  Val x = rowValue(r, it, op.inputs.at(Port::input));
-  Val eps = rowValue(r, it, op.inputs.at(Port::epsilon));
+  bool centered = !isa<RmsnormOp>(op);
+  Val x = rowValue(r, it, planner.in(op, Port::input));
+  Val eps = rowValue(r, it, planner.in(op, Port::epsilon));
   if (x.lanes.size() != lanesPerRow)
-    return op.kind + ": the input must vary along the row";
+    return op->getName().stripDialect().str() +
+           ": the input must vary along the row";
   Value mean = f32(0.0);
   if (centered)
     mean =
@@ -316,11 +316,12 @@ std::string Emitter::emitNormForward(RowKernel &r, RowIteration &it,
   Value inv =
       divf(f32(1.0), math::SqrtOp::create(b, loc, addf(var, eps.lane(0))));
   // Loaded after the reductions: not live across them.
-  Val scale = rowValue(r, it, op.inputs.at(Port::scale));
+  Val scale = rowValue(r, it, planner.in(op, Port::scale));
   std::optional<Val> bias;
-  if (op.inputs.count(Port::bias))
-    bias = rowValue(r, it, op.inputs.at(Port::bias));
-  int64_t yUid = op.outputs.at(Port::Y);
+  if (std::optional<int64_t> uid =
+          planner.uidAt(op, Port::bias, /*isResult=*/false))
+    bias = rowValue(r, it, *uid);
+  int64_t yUid = planner.out(op, Port::Y);
   Val y{Cls::Full, {}};
   for (size_t i = 0; i < lanesPerRow; ++i) {
     Value v = mulf(mulf(centeredX[i], inv), scale.lane(i));
@@ -329,27 +330,29 @@ std::string Emitter::emitNormForward(RowKernel &r, RowIteration &it,
     y.lanes.push_back(roundTo(v, dtypeOf(yUid)));
   }
   it.vals[yUid] = y;
-  if (auto out = op.outputs.find(Port::mean); out != op.outputs.end())
-    it.vals[out->second] = Val{Cls::Row, {roundTo(mean, dtypeOf(out->second))}};
-  if (auto out = op.outputs.find(Port::inv_var); out != op.outputs.end())
-    it.vals[out->second] = Val{Cls::Row, {roundTo(inv, dtypeOf(out->second))}};
+  if (std::optional<int64_t> out =
+          planner.uidAt(op, Port::mean, /*isResult=*/true))
+    it.vals[*out] = Val{Cls::Row, {roundTo(mean, dtypeOf(*out))}};
+  if (std::optional<int64_t> out =
+          planner.uidAt(op, Port::inv_var, /*isResult=*/true))
+    it.vals[*out] = Val{Cls::Row, {roundTo(inv, dtypeOf(*out))}};
   return "";
 }
 
 std::string Emitter::emitNormBackward(RowKernel &r, RowIteration &it,
-                                      const rt::OpSpec &op) {
+                                      Operation *op) {
   auto dtypeOf = [&](int64_t uid) { return planner.tensors.at(uid)->dtype; };
   ReduceKind sum = reduceKind("add");
   double n = static_cast<double>(r.launch.cols);
   size_t lanesPerRow = r.lanesPerRow;
-  bool centered = !isRmsnorm(op.kind);
-  Val scale = rowValue(r, it, op.inputs.at(Port::scale));
-  Val dy = rowValue(r, it, op.inputs.at(Port::grad));
-  Val x = rowValue(r, it, op.inputs.at(Port::input));
-  Val inv = rowValue(r, it, op.inputs.at(Port::inv_variance));
+  bool centered = !isa<RmsnormBackwardOp>(op);
+  Val scale = rowValue(r, it, planner.in(op, Port::scale));
+  Val dy = rowValue(r, it, planner.in(op, Port::grad));
+  Val x = rowValue(r, it, planner.in(op, Port::input));
+  Val inv = rowValue(r, it, planner.in(op, Port::inv_variance));
   Value mean = f32(0.0);
   if (centered)
-    mean = rowValue(r, it, op.inputs.at(Port::mean)).lane(0);
+    mean = rowValue(r, it, planner.in(op, Port::mean)).lane(0);
   Value invV = inv.lane(0);
   SmallVector<Value> xhat, g;
   for (size_t i = 0; i < lanesPerRow; ++i) {
@@ -361,7 +364,7 @@ std::string Emitter::emitNormBackward(RowKernel &r, RowIteration &it,
   Value sumGX =
       rowReduce(r, sum, [&](size_t i) { return mulf(g[i], xhat[i]); });
   Value meanG = divf(sumG, f32(n)), meanGX = divf(sumGX, f32(n));
-  int64_t dxUid = op.outputs.at(Port::DX);
+  int64_t dxUid = planner.out(op, Port::DX);
   Val dx{Cls::Full, {}};
   for (size_t i = 0; i < lanesPerRow; ++i) {
     Value v = subf(g[i], mulf(xhat[i], meanGX));
@@ -370,9 +373,7 @@ std::string Emitter::emitNormBackward(RowKernel &r, RowIteration &it,
     dx.lanes.push_back(roundTo(mulf(invV, v), dtypeOf(dxUid)));
   }
   it.vals[dxUid] = dx;
-  if (auto product = llvm::find_if(
-          planner.productOf,
-          [&](auto &entry) { return &planner.specOf(entry.first) == &op; });
+  if (auto product = planner.productOf.find(op);
       product != planner.productOf.end()) {
     Val p{Cls::Full, {}};
     for (size_t i = 0; i < lanesPerRow; ++i)
@@ -381,10 +382,10 @@ std::string Emitter::emitNormBackward(RowKernel &r, RowIteration &it,
   }
   const std::vector<ColumnSum> &colSums = r.launch.columnSums;
   for (size_t c = 0; c < colSums.size(); ++c) {
-    bool isScale = op.outputs.count(Port::DScale) &&
-                   op.outputs.at(Port::DScale) == colSums[c].uid;
-    bool isBias = op.outputs.count(Port::DBias) &&
-                  op.outputs.at(Port::DBias) == colSums[c].uid;
+    bool isScale =
+        planner.uidAt(op, Port::DScale, /*isResult=*/true) == colSums[c].uid;
+    bool isBias =
+        planner.uidAt(op, Port::DBias, /*isResult=*/true) == colSums[c].uid;
     if (!isScale && !isBias)
       continue;
     for (size_t i = 0; i < lanesPerRow; ++i) {
@@ -407,10 +408,10 @@ std::string Emitter::emitRowStores(RowKernel &r, RowIteration &it) {
     if (llvm::any_of(l.columnSums,
                      [&](const ColumnSum &c) { return c.uid == uid; }))
       continue; // written by the finishing kernel
-    if (l.columnPassOp && isColumnSum(planner.specOf(l.columnPassOp), uid))
+    if (l.columnPassOp && planner.isColumnSum(l.columnPassOp, uid))
       continue; // written by the column pass
     if (llvm::any_of(planner.productOf, [&](auto &entry) {
-          return isColumnSum(planner.specOf(entry.first), uid);
+          return planner.isColumnSum(entry.first, uid);
         }))
       continue; // summed by the reduce stages that follow
     auto found = it.vals.find(uid);

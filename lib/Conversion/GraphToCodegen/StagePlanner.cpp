@@ -25,14 +25,6 @@ using namespace mlir;
 using namespace mlir::graph;
 using namespace mlir::graph::kernelgen;
 
-bool kernelgen::isColumnSum(const rt::OpSpec &op, int64_t uid) {
-  for (Port port : {Port::DScale, Port::DBias})
-    if (auto it = op.outputs.find(port);
-        it != op.outputs.end() && it->second == uid)
-      return true;
-  return false;
-}
-
 Planner::Planner(const GroupOps &group)
     : group(group), func(group.func), uids(group.uids),
       scratchOps(std::make_unique<Block>()) {
@@ -65,12 +57,6 @@ Planner::Planner(const GroupOps &group)
     tensorFacts.push_back(t);
     tensors[t.uid] = &tensorFacts.back();
   }
-  // The stage emitters read the ops as a group description still.
-  (void)buildGroupSpec(
-      ops, Type(), [&](Value v, std::string &) { return uids.lookup(v); },
-      opSpecs);
-  for (size_t i = 0; i < ops.size() && i < opSpecs.ops.size(); ++i)
-    specs[ops[i]] = &opSpecs.ops[i];
 }
 
 Planner::~Planner() {
@@ -109,30 +95,19 @@ Operation *Planner::synthesize(Operation *like, bool reduction, int64_t from,
   if (!label.empty())
     attrs.push_back(b.getNamedAttr("name", b.getStringAttr(label)));
   Operation *op;
-  rt::OpSpec spec;
-  spec.name = label.str();
-  spec.outputs[Port::output] = to;
   if (reduction) {
     attrs.push_back(b.getNamedAttr(
         "mode", ReductionModeAttr::get(b.getContext(), ReductionMode::add)));
     op = ReductionOp::create(b, loc, TypeRange{out.getType()}, ValueRange{in},
                              attrs);
-    spec.kind = OpKind::Reduction;
-    spec.mode = "add";
-    spec.inputs[Port::input] = from;
   } else {
     attrs.push_back(b.getNamedAttr(
         "mode",
         PointwiseModeAttr::get(b.getContext(), PointwiseMode::identity)));
     op = PointwiseOp::create(b, loc, TypeRange{out.getType()}, ValueRange{in},
                              attrs);
-    spec.kind = OpKind::Pointwise;
-    spec.mode = "identity";
-    spec.inputs[Port::in0] = from;
   }
   uids[op->getResult(0)] = to;
-  syntheticSpecs.push_back(spec);
-  specs[op] = &syntheticSpecs.back();
   return op;
 }
 
@@ -642,8 +617,7 @@ std::string Planner::planNorm(OpContext &c, bool forward) {
       perRowScale |= scaleDims[d - lead] != 1;
     if (open && open->kind == StageKind::Row)
       for (Operation *o : open->ops)
-        if (isa<LayernormBackwardOp, RmsnormBackwardOp, InstancenormBackwardOp,
-                AdaLayernormBackwardOp>(o))
+        if (isBackwardNorm(o))
           close(c.index);
   }
   addRowOp(op, xDims, k);
