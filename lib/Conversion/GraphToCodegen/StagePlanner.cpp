@@ -18,12 +18,41 @@
 #include "KernelGen.h"
 #include "ScalarOps.h"
 
-#include "GraphDialect/Conversion/GraphToCudnn.h"
 #include "GraphDialect/Engines/Codegen.h"
 
 using namespace mlir;
 using namespace mlir::graph;
 using namespace mlir::graph::kernelgen;
+
+/// The DType of element type `type` (F64 for one no kernel takes: the
+/// planner declines it by dtype).
+static DType dtypeOf(Type type) {
+  if (type.isF32())
+    return DType::F32;
+  if (type.isF16())
+    return DType::F16;
+  if (type.isBF16())
+    return DType::BF16;
+  if (isa<Float8E4M3FNType>(type))
+    return DType::F8E4M3FN;
+  if (isa<Float8E5M2Type>(type))
+    return DType::F8E5M2;
+  if (isa<Float8E8M0FNUType>(type))
+    return DType::F8E8M0FNU;
+  if (isa<Float4E2M1FNType>(type))
+    return DType::F4E2M1FN;
+  if (type.isInteger(1))
+    return DType::I1;
+  if (type.isUnsignedInteger(8))
+    return DType::U8;
+  if (type.isInteger(8))
+    return DType::I8;
+  if (type.isInteger(32))
+    return DType::I32;
+  if (type.isInteger(64))
+    return DType::I64;
+  return DType::F64;
+}
 
 Planner::Planner(const GroupOps &group)
     : group(group), func(group.func), uids(group.uids),
@@ -40,11 +69,13 @@ Planner::Planner(const GroupOps &group)
     if (auto ret = dyn_cast<func::ReturnOp>(op))
       buffered.insert(ret.getOperands().begin(), ret.getOperands().end());
   for (Value v : group.tensors) {
+    auto type = cast<RankedTensorType>(v.getType());
     rt::TensorSpec t;
     t.uid = uids.lookup(v);
-    (void)describeTensor(v, t);
-    if (getStrides(cast<RankedTensorType>(v.getType())).empty())
-      t.strides.clear();
+    t.dtype = dtypeOf(type.getElementType());
+    t.dims.assign(type.getShape().begin(), type.getShape().end());
+    ArrayRef<int64_t> strides = getStrides(type);
+    t.strides.assign(strides.begin(), strides.end());
     if (auto scalar = v.getDefiningOp<ScalarOp>()) {
       t.isByValue = true;
       if (auto value = dyn_cast<FloatAttr>(scalar.getValue()))
