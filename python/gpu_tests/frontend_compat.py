@@ -186,9 +186,32 @@ def floor_mod_and_foreign_input():
     return rel_err(out, torch.remainder(a, b)), 1e-6
 
 
+def too_small_output_buffer():
+    # sample 00_introduction (one stored version) hands an output buffer far
+    # smaller than the graph's output: the frontend lets cuDNN write past it.
+    # We warn and run on a full-size stand-in: the buffer (its storage from
+    # its pointer on, as the size check counts it) gets the output's first
+    # bytes, what cuDNN would have left there; nothing past it is written.
+    x = torch.randn(4, 1024, device="cuda")
+    g = cudnn.pygraph(intermediate_data_type=cudnn.data_type.FLOAT, compute_data_type=cudnn.data_type.FLOAT, handle=HANDLE)
+    X = g.tensor_like(x)
+    y = g.relu(input=X, name="relu")
+    y.set_output(True).set_data_type(cudnn.data_type.FLOAT)
+    g.build([cudnn.heur_mode.A, cudnn.heur_mode.FALLBACK])
+    storage = torch.full((2, 300), 7.0, device="cuda")
+    small = storage[0]  # its storage holds 600 of the 4096 floats the graph writes
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        g.execute({X: x, y: small}, torch.empty(g.get_workspace_size(), device="cuda", dtype=torch.uint8), handle=HANDLE)
+    torch.cuda.synchronize()
+    assert any(issubclass(w.category, cudnn.BufferTooSmallWarning) for w in caught), [str(w.message) for w in caught]
+    return rel_err(storage.flatten(), torch.relu(x).flatten()[:600]), 1e-6
+
+
 def main():
     return run((jit_cache_uid0, sdpa_options_and_arity, kernel_cache_shared,
-                backend_version_is_loaded_cudnn, relu_bitmask_packed, floor_mod_and_foreign_input))
+                backend_version_is_loaded_cudnn, relu_bitmask_packed, floor_mod_and_foreign_input,
+                too_small_output_buffer))
 
 
 if __name__ == "__main__":

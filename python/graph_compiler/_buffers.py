@@ -390,7 +390,7 @@ def _check_kind(label, d: Described, dt):
 class Bound:
     """One checked buffer of a variant pack: what goes to the compiler."""
 
-    __slots__ = ("uid", "dt", "ptr", "dims", "strides", "device", "scalar", "source", "keepalive")
+    __slots__ = ("uid", "dt", "ptr", "dims", "strides", "device", "scalar", "source", "keepalive", "staged")
 
     def __init__(self, uid, dt, d: Described, dims, strides, scalar):
         self.uid = uid
@@ -402,6 +402,9 @@ class Bound:
         self.scalar = scalar
         self.source = d.keepalive  # the caller's object
         self.keepalive = d
+        # A too-small device buffer runs on a stand-in (_bind_staged):
+        # (the caller's bytes, the stand-in's first bytes, is an output).
+        self.staged = None
 
 
 def bind(uid, name, dt, dims, strides, is_out, data) -> Bound:
@@ -450,6 +453,8 @@ def bind(uid, name, dt, dims, strides, is_out, data) -> Bound:
     needed = span_elements(dims, declared) * size
     held = _held_bytes(d)
     if held < needed:
+        if d.device == GPU and is_torch_tensor(d.keepalive) and not scalar:
+            return _bind_staged(uid, label, dt, d, dims, declared, held, needed, is_out)
         raise ValueError(
             f"buffer for {label} has dims {d.dims} and strides {d.strides} ({held} bytes) but the graph's dims {dims} "
             f"and strides {declared} ({dt.name if dt is not None else '?'}) span {needed} bytes: the buffer is too small"
@@ -463,6 +468,51 @@ def bind(uid, name, dt, dims, strides, is_out, data) -> Bound:
             stacklevel=3,
         )
     return Bound(uid, dt, d, dims, declared, scalar)
+
+
+class BufferTooSmallWarning(UserWarning):
+    """A CUDA tensor holds fewer bytes than the graph's tensor spans. The
+    frontend hands such a buffer to cuDNN, which reads and writes past it;
+    this package runs the graph on a full-size stand-in instead."""
+
+
+def _bind_staged(uid, label, dt, d: Described, dims, declared, held, needed, is_out) -> "Bound":
+    """A CUDA tensor smaller than the graph's tensor: the program runs (the
+    frontend accepts it) without reading or writing past the buffer. The
+    graph gets a zero-filled device stand-in of the full span whose first
+    ``held`` bytes are the buffer's; for an output they are copied back
+    after the execute (execute_staged_outputs), so the buffer ends with what
+    cuDNN would have left in it, and nothing beyond it is touched."""
+    torch = sys.modules["torch"]
+    obj = d.keepalive
+    warnings.warn(
+        f"buffer for {label} holds {held} bytes but the graph's dims {dims} and strides {declared} span {needed} bytes: "
+        f"the graph runs on a zero-filled stand-in of the full size holding the buffer's bytes"
+        + (", copied back into the buffer after the execute" if is_out else "")
+        + " (cuDNN would read and write past the buffer)",
+        BufferTooSmallWarning,
+        stacklevel=4,
+    )
+    mine = torch.empty(0, dtype=torch.uint8, device=obj.device)
+    mine.set_(obj.untyped_storage(), obj.storage_offset() * obj.element_size(), (held,))
+    stand_in = torch.zeros(needed, dtype=torch.uint8, device=obj.device)
+    stand_in[:held].copy_(mine)
+    torch.cuda.synchronize(obj.device)  # the runtime may run on another stream
+    bound = Bound(uid, dt, Described(stand_in.data_ptr(), dims, declared, d.kind, d.device, stand_in), dims, declared, False)
+    bound.staged = (mine, stand_in[:held], is_out)
+    return bound
+
+
+def copy_back_staged(bound) -> None:
+    """After an execute: the stand-ins of too-small output buffers give the
+    buffers their first bytes back (see _bind_staged)."""
+    outs = [b.staged for b in bound if b.staged is not None and b.staged[2]]
+    if not outs:
+        return
+    torch = sys.modules["torch"]
+    torch.cuda.synchronize(outs[0][0].device)
+    for mine, head, _ in outs:
+        mine.copy_(head)
 
 
 def pack_device(bound):

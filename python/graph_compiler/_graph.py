@@ -1299,9 +1299,16 @@ class pygraph:
     def check_support(self) -> None:
         """Raise cudnnGraphNotSupportedError unless a plan of the list (not
         excluded by deselect_engines, the workspace limit, a note filter or
-        use_deterministic_algorithm) builds; the plans it builds stay built."""
+        use_deterministic_algorithm) builds; the plans it builds stay built.
+        Before create_execution_plans() it plans first, with build()'s
+        default modes."""
         if not self._planning_done:
-            raise RuntimeError("call create_execution_plans() before check_support()")
+            # The frontend's first Python API checked support right after
+            # building the graph, then called build(): plan here with the
+            # modes build() uses without arguments; build() keeps the list.
+            self.validate()
+            self.build_operation_graph()
+            self.create_execution_plans(None)
         barred = self._barred_indices()
         failures = []
         for index in range(len(self._plans)):
@@ -1797,7 +1804,10 @@ class pygraph:
                     repack.append((data, stand_in, axis))
                 data = stand_in
                 sig = None  # the stand-ins are made anew for every execute
-            bound.append(_buffers.bind(uid, name, dt, dims, strides, is_out, data))
+            b = _buffers.bind(uid, name, dt, dims, strides, is_out, data)
+            if b.staged is not None:
+                sig = None  # a stand-in is filled anew for every execute
+            bound.append(b)
         where = _buffers.pack_device(bound)
         refresh = _buffers.move_scalars(bound, where)
         buffers = []
@@ -1819,6 +1829,7 @@ class pygraph:
         # The staged scalars live as long as the cached pack that points at them.
         self._run_cache = (sig, device, array, len(buffers), refresh, ordinal) if sig is not None else None
         self._execute_buffers(device, array, len(buffers), plan_index, ordinal, handle)
+        _buffers.copy_back_staged(bound)
         for packed, stand_in, axis in repack:
             _buffers.pack_booleans(stand_in, packed, axis)
         del bound

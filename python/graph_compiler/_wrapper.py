@@ -413,8 +413,9 @@ class Graph:
 
     def __alloc_like(self, t: Tensor, buffers):
         """A buffer with ``t``'s dims, strides and data type: a torch tensor
-        on the device of the first torch tensor among ``buffers``, else a
-        numpy array."""
+        on the device of the first torch tensor among ``buffers`` (on the
+        current CUDA device when the buffers are other device arrays), else
+        a numpy array."""
         dt = t.get_data_type()
         if dt is None or getattr(dt, "name", "") == "NOT_SET":
             dt = self.__graph._dtype_of(t)  # the type the graph gives an unset output
@@ -426,6 +427,14 @@ class Graph:
         if like is not None:
             torch = _torch()
             return torch.empty_strided(dims, strides, dtype=getattr(torch, names[1]), device=like.device)
+        # Other device arrays (CuPy, anything with __cuda_array_interface__):
+        # the output is a torch tensor on the current CUDA device, as the
+        # frontend's wrapper returns; numpy only when torch cannot hold it.
+        if any(hasattr(b, "__cuda_array_interface__") for b in buffers):
+            torch = _torch()
+            if torch is None or not torch.cuda.is_available():
+                raise RuntimeError(f"cudnn.Graph cannot allocate output {_describe(t)} on the GPU without torch; pass the output in the dict")
+            return torch.empty_strided(dims, strides, dtype=getattr(torch, names[1]), device=torch.device("cuda", torch.cuda.current_device()))
         import numpy
 
         dtype = numpy.dtype(names[0])

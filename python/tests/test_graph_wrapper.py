@@ -208,3 +208,29 @@ def test_torch_outputs_on_gpu():
     out = g(x, w)
     assert torch.is_tensor(out) and out.is_cuda
     torch.testing.assert_close(out.float(), (x @ w).float(), atol=1e-2, rtol=1e-2)
+
+
+class _DeviceArray:
+    """A stand-in for a CuPy array: a device buffer known only by its
+    __cuda_array_interface__."""
+
+    __cuda_array_interface__ = {"shape": (1, 64, 64), "typestr": "<f2", "data": (1 << 20, False), "version": 3}
+
+
+@needs_lib
+def test_outputs_for_device_arrays_need_torch(monkeypatch):
+    # Device arrays other than torch's (CuPy) get torch CUDA outputs, as the
+    # frontend's wrapper returns; without torch the output cannot be made on
+    # the GPU, and the error says to pass it instead of handing back a host
+    # array the GPU cannot write.
+    from graph_compiler import _wrapper
+
+    a, b = (x.astype(np.float16) for x in _arrays())
+    with cudnn.Graph(io_data_type=cudnn.data_type.HALF, compute_data_type=FLOAT, inputs=["mm::A", "mm::B"], outputs=["mm::C"]) as g:
+        c = g.matmul(A=a, B=b, name="mm")
+        c.set_output(True)
+    monkeypatch.setattr(_wrapper, "_torch", lambda: None)
+    with pytest.raises(RuntimeError, match=r"cannot allocate output .*mm::C.* on the GPU without torch; pass the output in the dict"):
+        g._Graph__alloc_like(c, [_DeviceArray()])
+    host = g._Graph__alloc_like(c, [a, b])
+    assert isinstance(host, np.ndarray) and host.shape == (1, 4, 5)

@@ -371,3 +371,17 @@ def test_library_without_plan_api_keeps_the_cpu_plan(monkeypatch, caplog):
     assert g.get_plan_name_at_index(1) == "reference_cpu"
     with pytest.raises(ValueError, match="no engine on this graph owns engine_id 3"):
         g.create_execution_plan(3, {})
+
+
+@needs_lib
+def test_check_support_before_planning_plans_with_builds_defaults():
+    # The frontend's first Python API (published samples): check_support()
+    # right after the graph is made, then build(). The plan list made by
+    # check_support is the one build() keeps and execute() runs.
+    g, a, b, bias, y = mlp_graph()
+    g.check_support()
+    assert g.get_execution_plan_count() >= 1
+    names = [g.get_plan_name_at_index(i) for i in range(g.get_execution_plan_count())]
+    g.build()
+    assert [g.get_plan_name_at_index(i) for i in range(g.get_execution_plan_count())] == names
+    run_cpu(g, a, b, bias, y)
