@@ -10,6 +10,7 @@
 #include "ScalarOps.h"
 
 #include "GraphDialect/Reference/Kernels.h"
+#include "GraphDialect/Runtime/CudnnGraph.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -70,7 +71,13 @@ struct Fixture : ::testing::Test {
     for (float v : args)
       values.push_back(
           arith::ConstantOp::create(b, loc, b.getF32FloatAttr(v)));
-    Value r = mlir::graph::emitPointwise(b, loc, op, values);
+    Value r = mlir::graph::emitPointwise(
+        b, loc, op.mode,
+        [&](const char *name, double fallback) {
+          auto it = op.floatAttrs.find(name);
+          return it == op.floatAttrs.end() ? fallback : it->second;
+        },
+        values);
     if (!r) {
       why = "emitPointwise returned null";
       return std::nullopt;

@@ -13,7 +13,6 @@
 
 using namespace mlir;
 using namespace mlir::graph;
-namespace rt = ::graph::rt;
 
 namespace {
 
@@ -47,22 +46,6 @@ bool mlir::graph::codegenHasPointwise(const std::string &mode) {
 unsigned mlir::graph::pointwiseArity(const std::string &mode) {
   unsigned arity = scalarArity(mode);
   return arity ? arity : 1;
-}
-
-double mlir::graph::pointwiseAttr(const rt::OpSpec &op, const char *name,
-                                  double fallback) {
-  auto it = op.floatAttrs.find(name);
-  return it == op.floatAttrs.end() ? fallback : it->second;
-}
-
-Value mlir::graph::emitPointwise(OpBuilder &b, Location loc,
-                                 const rt::OpSpec &op, ArrayRef<Value> args) {
-  return emitPointwise(
-      b, loc, op.mode,
-      [&](const char *name, double fallback) {
-        return pointwiseAttr(op, name, fallback);
-      },
-      args);
 }
 
 Value mlir::graph::emitPointwise(OpBuilder &b, Location loc,

@@ -10,8 +10,6 @@
 #ifndef LIB_CONVERSION_GRAPHTOCODEGEN_SCALAROPS_H
 #define LIB_CONVERSION_GRAPHTOCODEGEN_SCALAROPS_H
 
-#include "GraphDialect/Runtime/CudnnGraph.h"
-
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
 
@@ -31,12 +29,6 @@ using PointwiseAttrFn =
 /// (in0, in1, in2 order); null when the mode is not lowered.
 Value emitPointwise(OpBuilder &b, Location loc, const std::string &mode,
                     PointwiseAttrFn attr, ArrayRef<Value> args);
-/// The above for a group description's op.
-Value emitPointwise(OpBuilder &b, Location loc,
-                    const ::graph::rt::OpSpec &op, ArrayRef<Value> args);
-/// A float attribute of `op`, or `fallback` when it is absent.
-double pointwiseAttr(const ::graph::rt::OpSpec &op, const char *name,
-                     double fallback);
 
 } // namespace mlir::graph
 
