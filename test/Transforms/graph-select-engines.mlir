@@ -69,3 +69,17 @@ graph.graph @boolean_inside(%x: tensor<4x8xf16>, %z: tensor<1x1xf32>) -> tensor<
   %y = graph.pointwise binary_select(%x, %z, %m) : (tensor<4x8xf16>, tensor<1x1xf32>, tensor<4x8xi1>) -> tensor<4x8xf16>
   graph.output %y : tensor<4x8xf16>
 }
+
+// -----
+
+// A norm forward whose statistics are not f32 (the frontend's test_rmsnorm
+// asks for a HALF inv_variance): cuDNN declines it (its plan leaves the
+// output unwritten on the H200), the codegen engine runs it.
+// CHECK-LABEL: graph.graph @rmsnorm_half_stats
+// CHECK: group 0 engines [#graph.engine<codegen,
+// CHECK-NEXT: rmsnorm training
+graph.graph @rmsnorm_half_stats(%x: tensor<8x64x1x1xf16>, %s: tensor<1x64x1x1xf16>) -> (tensor<8x64x1x1xf16>, tensor<8x1x1x1xf16>) {
+  %eps = graph.scalar 1.0e-03 : f32 -> tensor<1x1x1x1xf32>
+  %y, %iv = graph.rmsnorm training %x, scale %s, epsilon %eps {name = "RMS"} : (tensor<8x64x1x1xf16>, tensor<1x64x1x1xf16>, tensor<1x1x1x1xf32>) -> (tensor<8x64x1x1xf16>, tensor<8x1x1x1xf16>)
+  graph.output %y, %iv : tensor<8x64x1x1xf16>, tensor<8x1x1x1xf16>
+}
