@@ -83,3 +83,16 @@ graph.graph @rmsnorm_half_stats(%x: tensor<8x64x1x1xf16>, %s: tensor<1x64x1x1xf1
   %y, %iv = graph.rmsnorm training %x, scale %s, epsilon %eps {name = "RMS"} : (tensor<8x64x1x1xf16>, tensor<1x64x1x1xf16>, tensor<1x1x1x1xf32>) -> (tensor<8x64x1x1xf16>, tensor<8x1x1x1xf16>)
   graph.output %y, %iv : tensor<8x64x1x1xf16>, tensor<8x1x1x1xf16>
 }
+
+// -----
+
+// Its backward, fed that HALF inv_variance (test_rmsnorm's backward graph
+// reads the forward's output): cuDNN declines it too (dX came out wrong on
+// the H200), the codegen engine runs it.
+// CHECK-LABEL: graph.graph @rmsnorm_backward_half_stats
+// CHECK: group 0 engines [#graph.engine<codegen,
+// CHECK-NEXT: rmsnorm_backward
+graph.graph @rmsnorm_backward_half_stats(%dy: tensor<8x64x1x1xf16>, %x: tensor<8x64x1x1xf16>, %s: tensor<1x64x1x1xf16>, %iv: tensor<8x1x1x1xf16>) -> (tensor<8x64x1x1xf16>, tensor<1x64x1x1xf16>) {
+  %dx, %ds = graph.rmsnorm_backward %dy, %x, scale %s, inv_variance %iv {has_dbias = false, name = "DRMS"} : (tensor<8x64x1x1xf16>, tensor<8x64x1x1xf16>, tensor<1x64x1x1xf16>, tensor<8x1x1x1xf16>) -> (tensor<8x64x1x1xf16>, tensor<1x64x1x1xf16>)
+  graph.output %dx, %ds : tensor<8x64x1x1xf16>, tensor<1x64x1x1xf16>
+}
