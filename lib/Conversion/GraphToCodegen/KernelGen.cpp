@@ -57,22 +57,6 @@ bool kernelgen::parsePlan(const std::string &name, Knobs &knobs) {
   return true;
 }
 
-namespace {
-/// One operand or result name of an op, from GraphOps.td.
-struct OdsPort {
-  OpKind kind;
-  bool isResult;
-  Port port;
-};
-
-constexpr OdsPort kOdsPorts[] = {
-#define GRAPH_OP_OPERAND(Enum, port) {OpKind::Enum, false, Port::port},
-#define GRAPH_OP_RESULT(Enum, port) {OpKind::Enum, true, Port::port},
-#include "GraphDialect/Support/OpPorts.inc"
-#undef GRAPH_OP_OPERAND
-#undef GRAPH_OP_RESULT
-};
-} // namespace
 
 SmallVector<Port> kernelgen::odsPorts(OpKind kind, bool isResult) {
   SmallVector<Port> ports;

@@ -23,6 +23,7 @@
 #include "ByteFloat.h"
 #include "GraphDialect/Conversion/GraphToCodegen.h"
 #include "GraphDialect/GraphOps.h"
+#include "GraphDialect/NodeOps.h"
 #include "GraphDialect/Runtime/CodegenKernel.h"
 #include "GraphDialect/Runtime/CudnnGraph.h"
 #include "GraphDialect/Runtime/DeviceLimits.h"
@@ -61,23 +62,6 @@ using ::graph::SpecOpKind;
 using ::graph::SpecPort;
 using ::graph::variadicElement;
 
-/// Calls `fn` with `op` as its class when it is one of `Ops`; false when
-/// it is none of them.
-template <typename... Ops, typename Fn> bool withOneOf(Operation *op, Fn &&fn) {
-  return ((isa<Ops>(op) ? (fn(cast<Ops>(op)), true) : false) || ...);
-}
-/// The node ops a group description can hold, each as its class to `fn`;
-/// false for others.
-template <typename Fn> bool withNodeOp(Operation *op, Fn &&fn) {
-  return withOneOf<
-      MatmulOp, PointwiseOp, ConvFpropOp, ConvDgradOp, ConvWgradOp, ReductionOp,
-      LayernormOp, AdaLayernormOp, InstancenormOp, RmsnormOp, BatchnormOp,
-      BatchnormInferenceOp, LayernormBackwardOp, AdaLayernormBackwardOp,
-      InstancenormBackwardOp, RmsnormBackwardOp, BatchnormBackwardOp,
-      GenstatsOp, SdpaOp, SdpaBackwardOp, TransposeOp, SliceOp, ConcatenateOp,
-      ReshapeOp, RopeOp, RopeBackwardOp, BlockScaleQuantizeOp,
-      BlockScaleDequantizeOp, MoeGroupedMatmulOp, RngOp>(op, fn);
-}
 
 /// The ODS names of the operands (`isResult` false) or results of `kind`,
 /// in ODS order (OpPorts.inc, generated from GraphOps.td).

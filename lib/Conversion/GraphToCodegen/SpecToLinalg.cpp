@@ -77,7 +77,7 @@ std::string odsInvariants(Operation *op) {
     return success();
   });
   bool failed = false;
-  kernelgen::withNodeOp(op, [&](auto typed) {
+  withNodeOp(op, [&](auto typed) {
     failed = ::mlir::failed(typed.verifyInvariantsImpl());
   });
   return failed ? (message.empty() ? "invalid operands" : message) : "";

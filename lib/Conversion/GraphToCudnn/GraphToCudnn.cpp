@@ -13,6 +13,7 @@
 
 #include "GraphDialect/GraphOps.h"
 #include "GraphDialect/Groups.h"
+#include "GraphDialect/NodeOps.h"
 #include "GraphDialect/Passes.h"
 
 #include "mlir/IR/Builders.h"
@@ -125,38 +126,6 @@ void addPorts(OpTy op, const PortNames &names,
   });
 }
 
-/// Calls `fn` with `op` as its class when it is one of `Ops`; false when
-/// it is none of them.
-template <typename... Ops, typename Fn> bool withOneOf(Operation *op, Fn &&fn) {
-  return ((isa<Ops>(op) ? (fn(cast<Ops>(op)), true) : false) || ...);
-}
-
-/// The ops a spec describes, each as its class to `fn`; false for others.
-template <typename Fn> bool withSpecOp(Operation *op, Fn &&fn) {
-  return withOneOf<
-      MatmulOp, PointwiseOp, ConvFpropOp, ConvDgradOp, ConvWgradOp, ReductionOp,
-      LayernormOp, AdaLayernormOp, InstancenormOp, RmsnormOp, BatchnormOp,
-      BatchnormInferenceOp, LayernormBackwardOp, AdaLayernormBackwardOp,
-      InstancenormBackwardOp, RmsnormBackwardOp, BatchnormBackwardOp,
-      GenstatsOp, SdpaOp, SdpaBackwardOp, TransposeOp, SliceOp, ConcatenateOp,
-      ReshapeOp, RopeOp, RopeBackwardOp, BlockScaleQuantizeOp,
-      BlockScaleDequantizeOp, MoeGroupedMatmulOp, RngOp>(op, fn);
-}
-
-/// One operand or result name of an op, from GraphOps.td.
-struct OdsPort {
-  OpKind kind;
-  bool isResult;
-  Port port;
-};
-
-constexpr OdsPort kOdsPorts[] = {
-#define GRAPH_OP_OPERAND(Enum, port) {OpKind::Enum, false, Port::port},
-#define GRAPH_OP_RESULT(Enum, port) {OpKind::Enum, true, Port::port},
-#include "GraphDialect/Support/OpPorts.inc"
-#undef GRAPH_OP_OPERAND
-#undef GRAPH_OP_RESULT
-};
 
 /// The ODS names of `op`'s operands and results (OpPorts.inc, generated
 /// from GraphOps.td), as a spec names its ports: rope_backward's dY is
@@ -521,10 +490,10 @@ std::string checkSpecOp(Operation *op) {
   rt::OpSpec opSpec;
   opSpec.kind = op->getName().stripDialect(); // parses the mnemonic
   opSpec.name = getNodeLabel(op).str();
-  if (!withSpecOp(op, [](auto) {}))
+  if (!withNodeOp(op, [](auto) {}))
     return noLoweringError(opSpec);
   std::string error;
-  withSpecOp(op, [&](auto typed) {
+  withNodeOp(op, [&](auto typed) {
     forEachPort(typed, portsOf(op), [&](bool, SpecPort, Value value) {
       rt::TensorSpec tensor;
       if (error.empty())
@@ -579,13 +548,13 @@ std::string mlir::graph::buildGroupSpec(ArrayRef<Operation *> ops, Type compute,
     if (compute)
       (void)ref::toDType(compute, opSpec.computeType);
     addAttributes(op, opSpec);
-    if (!withSpecOp(op, [](auto) {}))
+    if (!withNodeOp(op, [](auto) {}))
       return noLoweringError(opSpec);
     std::string error;
     auto uidFn = [&](Value v) {
       return error.empty() ? tensorOf(v, error) : int64_t(0);
     };
-    withSpecOp(
+    withNodeOp(
         op, [&](auto typed) { addPorts(typed, portsOf(op), uidFn, opSpec); });
     if (!error.empty())
       return opSpec.kind + ": " + error;
