@@ -12,6 +12,7 @@
 
 #include "../TensorTypes.h"
 #include "GraphDialect/GraphOps.h"
+#include "GraphDialect/NodeOps.h"
 #include "GraphDialect/Support/ByValuePorts.h"
 
 using namespace mlir;
@@ -85,37 +86,30 @@ public:
                      [&](Value v) { return isF64(v) && !byValue(v); }) ||
         llvm::any_of(op->getResults(), isF64))
       return "cuDNN's fused engines have no f64 path";
-    // A norm forward's statistics (mean, inv_variance, the running stats)
-    // are FLOAT in cuDNN: with a HALF inv_variance (the frontend's
-    // test_rmsnorm sets the torch dtype of its reference) cuDNN 9.19 builds
-    // the plan and leaves the output unwritten (NaN on the H200).
-    if (isa<LayernormOp, RmsnormOp, BatchnormOp, InstancenormOp,
-            AdaLayernormOp>(op))
-      for (OpResult r : llvm::drop_begin(op->getResults()))
-        if (auto t = dyn_cast<RankedTensorType>(r.getType());
-            t && !t.getElementType().isF32())
-          return "cuDNN's norm forward writes its statistics (result " +
-                 std::to_string(r.getResultNumber()) + ") as f32 only";
-    // The norm backward reads them as FLOAT too: test_rmsnorm's backward,
-    // fed the HALF inv_variance of its forward, got dX wrong on the H200
-    // (relative error 1.05).
+    // A norm's statistics (mean, inv_variance, the running stats) are FLOAT
+    // in cuDNN. With a HALF inv_variance (the frontend's test_rmsnorm sets
+    // the torch dtype of its reference) cuDNN 9.19 built the forward plan
+    // and left the output unwritten (NaN on the H200); the backward fed it
+    // got dX wrong (relative error 1.05).
     auto notF32 = [](Value v) {
       auto t = dyn_cast<RankedTensorType>(v.getType());
       return t && !t.getElementType().isF32();
     };
-    auto normBackwardStats = [&](auto bwd) {
-      return notF32(bwd.getMean()) || notF32(bwd.getInvVariance());
-    };
-    if ((isa<RmsnormBackwardOp>(op) &&
-         notF32(cast<RmsnormBackwardOp>(op).getInvVariance())) ||
-        (isa<LayernormBackwardOp>(op) &&
-         normBackwardStats(cast<LayernormBackwardOp>(op))) ||
-        (isa<AdaLayernormBackwardOp>(op) &&
-         normBackwardStats(cast<AdaLayernormBackwardOp>(op))) ||
-        (isa<InstancenormBackwardOp>(op) &&
-         normBackwardStats(cast<InstancenormBackwardOp>(op))) ||
-        (isa<BatchnormBackwardOp>(op) &&
-         normBackwardStats(cast<BatchnormBackwardOp>(op))))
+    if (isa<LayernormOp, RmsnormOp, BatchnormOp, InstancenormOp,
+            AdaLayernormOp>(op))
+      for (OpResult r : llvm::drop_begin(op->getResults()))
+        if (notF32(r))
+          return "cuDNN's norm forward writes its statistics (result " +
+                 std::to_string(r.getResultNumber()) + ") as f32 only";
+    bool backwardStatsNotF32 = false;
+    if (auto rms = dyn_cast<RmsnormBackwardOp>(op))
+      backwardStatsNotF32 = notF32(rms.getInvVariance());
+    withOneOf<LayernormBackwardOp, AdaLayernormBackwardOp,
+              InstancenormBackwardOp, BatchnormBackwardOp>(op, [&](auto bwd) {
+      backwardStatsNotF32 =
+          notF32(bwd.getMean()) || notF32(bwd.getInvVariance());
+    });
+    if (backwardStatsNotF32)
       return "cuDNN's norm backward reads the statistics (mean, "
              "inv_variance) as f32 only";
     if (isa<PointwiseOp, MatmulOp, ConvFpropOp, ConvDgradOp, ConvWgradOp,
