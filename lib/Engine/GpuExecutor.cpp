@@ -629,44 +629,28 @@ std::string GpuRun::split(const rt::GraphSpec &spec, const std::string &why) {
                             " and the rest: " + why);
     report->push_back(note);
   }
-  std::map<int64_t, rt::TensorSpec> tensors;
+  std::set<int64_t> virtualUids;
   for (const rt::TensorSpec &tensor : spec.tensors)
-    tensors[tensor.uid] = tensor;
-  auto uidsOf = [&](size_t from, size_t to) {
-    std::set<int64_t> uids;
-    for (size_t i = from; i < to; ++i) {
-      for (auto &[port, uid] : spec.ops[i].inputs)
-        uids.insert(uid);
-      for (auto &[port, uid] : spec.ops[i].outputs)
-        uids.insert(uid);
-    }
-    return uids;
-  };
+    if (tensor.isVirtual)
+      virtualUids.insert(tensor.uid);
+  auto [head, tail] = splitGroupSpec(spec);
   const size_t cut = 1, end = spec.ops.size();
-  std::set<int64_t> head = uidsOf(0, cut), tail = uidsOf(cut, end);
-  const std::pair<size_t, size_t> pieces[] = {{0, cut}, {cut, end}};
+  const std::pair<size_t, size_t> ranges[] = {{0, cut}, {cut, end}};
+  rt::GraphSpec *pieces[] = {&head, &tail};
   for (size_t p = 0; p < 2; ++p) {
-    auto [from, to] = pieces[p];
-    const std::set<int64_t> &mine = p == 0 ? head : tail;
-    const std::set<int64_t> &theirs = p == 0 ? tail : head;
-    rt::GraphSpec piece;
-    piece.name = spec.name + "." + std::to_string(p);
-    piece.ops.assign(spec.ops.begin() + from, spec.ops.begin() + to);
-    for (int64_t uid : mine) {
-      rt::TensorSpec tensor = tensors[uid];
-      if (tensor.isVirtual && theirs.count(uid)) {
-        tensor.isVirtual = false;
-        if (!buffers.byUid.count(uid)) {
-          std::string error;
-          void *pointer = buffers.allocate(
-              bytesOf(tensor.dtype, tensor.dims, tensor.strides),
-              "the split point uid " + std::to_string(uid), error);
-          if (!pointer)
-            return piece.name + ": " + error;
-          buffers.byUid[uid] = pointer;
-        }
-      }
-      piece.tensors.push_back(tensor);
+    auto [from, to] = ranges[p];
+    rt::GraphSpec &piece = *pieces[p];
+    for (const rt::TensorSpec &tensor : piece.tensors) {
+      if (tensor.isVirtual || !virtualUids.count(tensor.uid) ||
+          buffers.byUid.count(tensor.uid))
+        continue;
+      std::string error;
+      void *pointer = buffers.allocate(
+          bytesOf(tensor.dtype, tensor.dims, tensor.strides),
+          "the split point uid " + std::to_string(tensor.uid), error);
+      if (!pointer)
+        return piece.name + ": " + error;
+      buffers.byUid[tensor.uid] = pointer;
     }
     // The piece's own ops, so its plans are checked like the group's.
     const GroupSource *groupSource = source;

@@ -9,6 +9,7 @@
 #include "GraphDialect/Support/Shape.h"
 
 #include <cstdlib>
+#include <optional>
 
 using namespace mlir;
 using namespace mlir::graph;
@@ -60,7 +61,7 @@ GpuOptions GpuSession::buildOptions(const std::string &name) const {
     options.heuristics = plans->modes;
     options.addedPlans = plans->added;
     options.planIndex = plans->selected;
-    options.planGroup = plans->program.groups[plans->groupIndex].name;
+    options.planGroup = plans->anchor;
     options.plannedGroups = &plans->planned;
   }
   return options;
@@ -295,6 +296,7 @@ SessionStatus GpuSession::createPlanList(const SessionSource &source,
   GroupPlanRequest request;
   request.heuristics = list->modes;
   std::string firstRefusal;
+  std::optional<size_t> firstRefused;
   for (size_t index : anchorOrder(list->program.groups)) {
     const rt::GraphSpec &group = list->program.groups[index];
     if (list->plans && group.ops.size() > 1)
@@ -304,6 +306,7 @@ SessionStatus GpuSession::createPlanList(const SessionSource &source,
     if (!plans->entries().empty()) {
       if (!list->plans) {
         list->groupIndex = index;
+        list->anchor = group.name;
         list->plans = std::move(plans);
       } else {
         list->planned.push_back(std::move(plans)); // the executor's
@@ -325,9 +328,27 @@ SessionStatus GpuSession::createPlanList(const SessionSource &source,
                           why;
     if (group.ops.size() <= 1)
       return {Code::NotSupported, refusal};
-    if (firstRefusal.empty())
-      firstRefusal = refusal + " (execute splits it into single ops)";
+    if (firstRefusal.empty()) {
+      firstRefusal = refusal;
+      firstRefused = index;
+    }
     list->planned.push_back(std::move(plans)); // the executor's, to split
+  }
+  // No group has plans, but execute splits a multi-op group: the plans of
+  // the first refused group's first op (the piece execute prepares first)
+  // stand for the graph. E.g. batchnorm + relu + a compare, which cuDNN's
+  // heuristics offer nothing for fused (H200, cuDNN 9.19).
+  if (!list->plans && firstRefused) {
+    const rt::GraphSpec &group = list->program.groups[*firstRefused];
+    rt::GraphSpec head = splitGroupSpec(group).first;
+    auto plans = std::make_unique<GroupPlans>(device, head, request);
+    if (plans->entries().empty())
+      return {Code::NotSupported, firstRefusal + "; split, its first op '" +
+                                      head.ops.front().name +
+                                      "' has no plan either"};
+    list->groupIndex = *firstRefused;
+    list->anchor = head.name;
+    list->plans = std::move(plans);
   }
   if (!list->plans)
     return {Code::NotSupported, firstRefusal};

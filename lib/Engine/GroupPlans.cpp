@@ -6,6 +6,8 @@
 #include "GraphDialect/Engines/Engine.h"
 
 #include <algorithm>
+#include <map>
+#include <set>
 
 using namespace mlir;
 using namespace mlir::graph;
@@ -44,6 +46,42 @@ bool mlir::graph::sameGroupSpec(const rt::GraphSpec &a,
     if (a.ops[i].name != b.ops[i].name)
       return false;
   return rt::canonicalKey(a) == rt::canonicalKey(b);
+}
+
+std::pair<rt::GraphSpec, rt::GraphSpec>
+mlir::graph::splitGroupSpec(const rt::GraphSpec &spec) {
+  std::map<int64_t, const rt::TensorSpec *> tensors;
+  for (const rt::TensorSpec &tensor : spec.tensors)
+    tensors[tensor.uid] = &tensor;
+  auto uidsOf = [&](size_t from, size_t to) {
+    std::set<int64_t> uids;
+    for (size_t i = from; i < to; ++i) {
+      for (auto &[port, uid] : spec.ops[i].inputs)
+        uids.insert(uid);
+      for (auto &[port, uid] : spec.ops[i].outputs)
+        uids.insert(uid);
+    }
+    return uids;
+  };
+  const size_t cut = 1, end = spec.ops.size();
+  std::set<int64_t> head = uidsOf(0, cut), tail = uidsOf(cut, end);
+  auto piece = [&](size_t from, size_t to, const std::set<int64_t> &mine,
+                   const std::set<int64_t> &theirs, int number) {
+    rt::GraphSpec out;
+    out.name = spec.name + "." + std::to_string(number);
+    out.ops.assign(spec.ops.begin() + from, spec.ops.begin() + to);
+    for (int64_t uid : mine) {
+      auto it = tensors.find(uid);
+      if (it == tensors.end())
+        continue; // an op's uid the group does not describe: lowering's bug
+      rt::TensorSpec tensor = *it->second;
+      if (tensor.isVirtual && theirs.count(uid))
+        tensor.isVirtual = false;
+      out.tensors.push_back(tensor);
+    }
+    return out;
+  };
+  return {piece(0, cut, head, tail, 0), piece(cut, end, tail, head, 1)};
 }
 
 GroupPlans::GroupPlans(rt::Device &device, const rt::GraphSpec &spec,

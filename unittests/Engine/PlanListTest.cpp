@@ -319,3 +319,57 @@ graph.graph @ln(%x: tensor<4x64xf32> {graph.name = "x"},
 }
 
 } // namespace
+
+/// The cut execute makes in a group no plan builds, and planning's stand-in
+/// anchor when no group has plans (GpuSession::createPlanList): the first op
+/// alone, then the rest; the tensor crossing the cut leaves the group
+/// (not virtual in either piece), the one inside a piece stays virtual, and
+/// the pieces name no engine.
+TEST_F(PlanListGraphTest, SplitGroupSpecCutsAfterTheFirstOp) {
+  ::graph::rt::GraphSpec spec = firstGroup(R"mlir(
+graph.graph @chain(%a: tensor<1x4x8xf32> {graph.name = "a"},
+                   %b: tensor<1x8x6xf32> {graph.name = "b"},
+                   %c: tensor<1x4x6xf32> {graph.name = "c"})
+    -> (tensor<1x4x6xf32> {graph.name = "y"}) attributes {compute_data_type = f32} {
+  %m = graph.matmul %a, %b : (tensor<1x4x8xf32>, tensor<1x8x6xf32>) -> tensor<1x4x6xf32>
+  %h = graph.pointwise add(%m, %c) : (tensor<1x4x6xf32>, tensor<1x4x6xf32>) -> tensor<1x4x6xf32>
+  %y = graph.pointwise relu(%h) : (tensor<1x4x6xf32>) -> tensor<1x4x6xf32>
+  graph.output %y : tensor<1x4x6xf32>
+}
+)mlir");
+  ASSERT_EQ(spec.ops.size(), 3u);
+  spec.engines = {"cudnn"};
+  auto [head, tail] = splitGroupSpec(spec);
+  EXPECT_EQ(head.name, spec.name + ".0");
+  EXPECT_EQ(tail.name, spec.name + ".1");
+  ASSERT_EQ(head.ops.size(), 1u);
+  ASSERT_EQ(tail.ops.size(), 2u);
+  EXPECT_EQ(head.ops.front().kind, "matmul");
+  EXPECT_EQ(tail.ops.front().name, spec.ops[1].name);
+  EXPECT_EQ(tail.ops.back().name, spec.ops[2].name);
+  EXPECT_TRUE(head.engines.empty());
+  EXPECT_TRUE(tail.engines.empty());
+
+  auto find = [](const ::graph::rt::GraphSpec &s, int64_t uid) {
+    for (const ::graph::rt::TensorSpec &t : s.tensors)
+      if (t.uid == uid)
+        return &t;
+    return static_cast<const ::graph::rt::TensorSpec *>(nullptr);
+  };
+  int64_t crossing = head.ops.front().outputs.begin()->second;
+  const ::graph::rt::TensorSpec *inGroup = find(spec, crossing);
+  ASSERT_TRUE(inGroup);
+  EXPECT_TRUE(inGroup->isVirtual);
+  ASSERT_TRUE(find(head, crossing));
+  ASSERT_TRUE(find(tail, crossing));
+  EXPECT_FALSE(find(head, crossing)->isVirtual);
+  EXPECT_FALSE(find(tail, crossing)->isVirtual);
+  EXPECT_EQ(find(tail, crossing)->dims, inGroup->dims);
+  // add -> relu stays inside the tail.
+  int64_t inner = tail.ops.front().outputs.begin()->second;
+  ASSERT_TRUE(find(tail, inner));
+  EXPECT_TRUE(find(tail, inner)->isVirtual);
+  EXPECT_FALSE(find(head, inner));
+  // Every tensor is in a piece; only the crossing one is in both.
+  EXPECT_EQ(head.tensors.size() + tail.tensors.size(), spec.tensors.size() + 1);
+}

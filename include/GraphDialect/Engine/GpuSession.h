@@ -88,6 +88,10 @@ public:
     std::string graph;
     CudnnProgram program;
     size_t groupIndex = 0;             // the anchor, in program.groups
+    /// The group the plans are of: the anchor's name, or "<name>.0" when
+    /// no group had plans and the anchor's first op (splitGroupSpec) does:
+    /// execute splits the anchor and pins the plan to that piece.
+    std::string anchor;
     std::unique_ptr<GroupPlans> plans; // the anchor's
     /// The lists of the other groups planning asked the engines for (every
     /// single op, to refuse a graph no execute could run): owned here until

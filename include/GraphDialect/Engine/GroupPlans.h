@@ -41,6 +41,15 @@ std::vector<std::string> gpuEngineRanking(const ::graph::rt::GraphSpec &spec);
 bool sameGroupSpec(const ::graph::rt::GraphSpec &a,
                    const ::graph::rt::GraphSpec &b);
 
+/// `spec` cut after its first op (the matmul, convolution, norm or
+/// attention a group is anchored on): the piece of that op ("<name>.0") and
+/// the piece of the rest ("<name>.1"), each with the tensors its ops use.
+/// Tensors virtual inside `spec` that cross the cut are not virtual in
+/// either piece (the caller gives them memory). The pieces name no engine
+/// (any engine may try them). `spec` needs two ops.
+std::pair<::graph::rt::GraphSpec, ::graph::rt::GraphSpec>
+splitGroupSpec(const ::graph::rt::GraphSpec &spec);
+
 /// How a group's list is asked for.
 struct GroupPlanRequest {
   /// cuDNN's heuristics modes.
