@@ -5,12 +5,15 @@
 #   gen-<plan>: graph-prepare, graph-fuse, graph-select-engines=engines=codegen,
 #               graph-generate-kernels=plan=<plan>, graph-kernels-to-ptx
 #               (the pass's gpu.modules, then their PTX)
+#   kern-<plan>: gen-<plan> without graph-kernels-to-ptx (the gpu.modules
+#               as MLIR: quicker, and it sees what PTX would not)
 #   exe-<plan>: graph-prepare, graph-fuse, graph-select-engines=engines=codegen,
 #               every codegen plan list cut to ["<plan>"], then
 #               graph-lower-to-executable=kernels=prefer      (compilePlan)
 # for every codegen_v2 plan of the engine's list ($PLANS overrides it;
-# $KINDS="gen exe" by default). Saves stdout (the PTX serializer's
-# LLVMIRToISATimeInMs, a timing, blanked), stderr and exit status.
+# $KINDS="gen exe" by default; "kern" on request). Saves stdout (the PTX
+# serializer's LLVMIRToISATimeInMs, a timing, blanked), stderr and exit
+# status.
 #
 #   scripts/codegen-v2-sweep.sh run GRAPH_OPT OUTDIR
 #   scripts/codegen-v2-sweep.sh compare OLD_OUTDIR NEW_OUTDIR
@@ -33,6 +36,8 @@ one() { # one BIN VARIANT FILE OUTPREFIX
   local front=(-split-input-file --graph-prepare --graph-fuse
                "--graph-select-engines=engines=codegen")
   case $kind in
+  kern) timeout 300 "$bin" "$root/$file" "${front[@]}" \
+         "--graph-generate-kernels=plan=$plan" ;;
   gen) timeout 300 "$bin" "$root/$file" "${front[@]}" \
          "--graph-generate-kernels=plan=$plan" --graph-kernels-to-ptx ;;
   exe) timeout 300 "$bin" "$root/$file" "${front[@]}" |
@@ -61,7 +66,7 @@ run)
   ;;
 compare)
   a=$2 b=$3
-  same=0 differ=0 errsame=0 errdiffer=0 failed=0 kernels=0
+  same=0 differ=0 errsame=0 errdiffer=0 failed=0 kernels=0 funcs=0
   for f in "${files[@]}"; do
     for v in "${variants[@]}"; do
       k=$(key "$f" "$v")
@@ -74,11 +79,13 @@ compare)
       else errdiffer=$((errdiffer + 1)); echo "stderr differs: $f $v"; fi
       [ "$(cat "$a/$k.rc")" != 0 ] && failed=$((failed + 1))
       kernels=$((kernels + $(grep -o '\.entry ' "$a/$k.out" | wc -l)))
+      funcs=$((funcs + $(grep -o 'gpu\.func @' "$a/$k.out" | wc -l)))
     done
   done
   echo "files ${#files[@]}, runs $((same + differ)): stdout+status identical $same," \
        "different $differ; stderr identical $errsame, different $errdiffer;" \
-       "runs failing (both) $failed; PTX .entry kernels $kernels (old side)"
+       "runs failing (both) $failed; PTX .entry kernels $kernels, gpu.func" \
+       "kernels $funcs (old side)"
   ;;
-*) sed -n '2,18p' "$0"; exit 2 ;;
+*) sed -n '2,19p' "$0"; exit 2 ;;
 esac
