@@ -66,6 +66,10 @@ for _name, _mod in list(_sys.modules.items()):
 _pybind_module = _impl
 _compiled_module = _impl
 wrapper = _sys.modules["graph_compiler._wrapper"]
+# The module of the frontend's pure-Python graph class (cudnn._pygraph.pygraph):
+# here the module that defines pygraph.
+_pygraph = _sys.modules["graph_compiler._graph"]
+_sys.modules["cudnn._pygraph"] = _pygraph
 _sys.modules["cudnn._pybind_module"] = _impl
 _sys.modules["cudnn._compiled_module"] = _impl
 _sys.modules["cudnn.wrapper"] = wrapper

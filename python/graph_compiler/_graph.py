@@ -2,7 +2,9 @@
 execution through the C API."""
 
 import ctypes
+import dataclasses
 import hashlib
+import inspect
 import json
 import math
 import os
@@ -176,6 +178,17 @@ _SERIAL_MAGIC = b"GRAPHPY1\n"
 _BYTECODE_MAGIC = b"ML\xefR"  # MLIR bytecode files start with it
 
 
+@dataclasses.dataclass(frozen=True)
+class GraphContext:
+    """A graph's data types as its constructor settled them (the frontend's
+    ``pygraph.context``): intermediate and compute fall back to io when not
+    given. A snapshot: set the types through the constructor."""
+
+    io_data_type: Any = None
+    intermediate_data_type: Any = None
+    compute_data_type: Any = None
+
+
 class pygraph:
     """A graph under construction, shaped like the cuDNN frontend's Python
     graph. Tensors come from ``tensor()`` / ``tensor_like()`` /
@@ -250,6 +263,21 @@ class pygraph:
         self._heuristics = None  # the heur modes of create_execution_plans
         self._deterministic = False  # an op asked for use_deterministic_algorithm
         self._warned: set = set()
+
+    @property
+    def context(self) -> GraphContext:
+        """The graph's io, intermediate and compute data types."""
+        return GraphContext(self.io_data_type, self.intermediate_data_type, self.compute_data_type)
+
+    @property
+    def _cpp_graph_kwargs(self) -> Dict[str, Any]:
+        """The graph-level settings the constructor was given, by keyword:
+        the name, and every other option that is set (not None, not False).
+        The frontend keeps this dict for the backend graph it lowers to; here
+        it is a fresh copy for inspection."""
+        settings = {k: v for k, v in self._options.items() if v is not None and v is not False}
+        settings["name"] = self.name
+        return settings
 
     # =========================================================================
     # Tensors, uids and names
@@ -362,12 +390,13 @@ class pygraph:
         name: str = "",
         uid: Optional[int] = None,
         ragged_offset_multiplier: int = 1,
-        **kwargs,
     ) -> Tensor:
-        """A tensor of the graph (an input unless an op produces it)."""
+        """A tensor of the graph (an input unless an op produces it). The
+        parameters are positional in this order, as the frontend's classic
+        ``tensor()``; its unset sentinels are taken: data_type NOT_SET,
+        reordering_type NONE (both leave the attribute unset) and uid -1
+        (a uid is allocated, ``uid_assigned`` stays False)."""
         self._check_mutable("add a tensor")
-        if kwargs:
-            raise TypeError(f"tensor() got unexpected arguments {sorted(kwargs)}")
         data_type = to_data_type(data_type, f"tensor({name or 'unnamed'!r}, data_type=...)")
         if not name:
             name = f"tensor_{len(self._tensors)}"
@@ -2080,6 +2109,39 @@ def _install_structured_builders():
 
 _install_pointwise_builders()
 _install_structured_builders()
+
+
+def _signature_line(fn, owner: str) -> str:
+    """``fn``'s signature as pybind11 writes the first line of a bound
+    method's docstring: ``name(self: owner, a: type = default, ...) -> ret``."""
+    parts = []
+    for p in inspect.signature(fn).parameters.values():
+        if p.kind is p.VAR_POSITIONAL:
+            parts.append(f"*{p.name}")
+            continue
+        if p.kind is p.VAR_KEYWORD:
+            parts.append(f"**{p.name}")
+            continue
+        text = p.name
+        if p.name == "self":
+            text += f": {owner}"
+        elif p.annotation is not p.empty:
+            text += f": {getattr(p.annotation, '__name__', None) or str(p.annotation).replace('typing.', '')}"
+        if p.default is not p.empty:
+            text += f" = {p.default!r}"
+        parts.append(text)
+    return f"{fn.__name__}({', '.join(parts)}) -> None"
+
+
+# The frontend's extension module documents its graph constructor pybind11's
+# way, a signature line first; programs and tests read the positional order
+# from it (cudnn._pybind_module.backend_graph is pygraph here).
+pygraph.__init__.__doc__ = (
+    _signature_line(pygraph.__init__, "cudnn.pygraph")
+    + "\n\nA graph named ``name`` with io/intermediate/compute data types "
+    "(intermediate and compute default to io), bound to ``handle``; the "
+    "parameters are positional in this order, other options are keywords."
+)
 
 
 class graph(pygraph):

@@ -1,0 +1,125 @@
+"""The frontend's core graph-API contract that its newer test layout
+(test/python/core/graph) checks on the CPU: the positional order of the
+graph constructor and of tensor() as the extension module documents them,
+the classic unset sentinels, the graph's context, the cudnn._pygraph module.
+Every assertion here holds for the cuDNN frontend's own package too."""
+
+import importlib
+import inspect
+
+import pytest
+
+import cudnn
+
+
+def _signature_names(doc):
+    """Parameter names, in order, from the first line of a pybind11-style
+    docstring that carries a call signature (self and *args/**kwargs left
+    out)."""
+    line = next(ln for ln in doc.splitlines() if "(" in ln)
+    inner = line[line.index("(") + 1 : line.rindex(")")]
+    names, depth, cur = [], 0, ""
+    for ch in inner + ",":
+        if ch in "([{<":
+            depth += 1
+        elif ch in ")]}>":
+            depth -= 1
+        if ch == "," and depth == 0:
+            p = cur.strip()
+            cur = ""
+            if p and not p.startswith("self") and not p.startswith("*"):
+                names.append(p.split(":")[0].split("=")[0].strip())
+        else:
+            cur += ch
+    return names
+
+
+def _positional(fn):
+    params = list(inspect.signature(fn).parameters.values())[1:]
+    return [p.name for p in params if p.kind == p.POSITIONAL_OR_KEYWORD]
+
+
+# ---- cudnn._pygraph and the documented constructor order ---------------------------
+
+
+def test_pygraph_module_holds_the_graph_class():
+    mod = importlib.import_module("cudnn._pygraph")
+    assert mod.pygraph is cudnn.pygraph
+    from cudnn import _pygraph
+
+    assert _pygraph is mod
+
+
+def test_constructor_doc_names_the_positional_order():
+    classic = _signature_names(cudnn._pybind_module.backend_graph.__init__.__doc__)
+    assert classic[:4] == ["name", "io_data_type", "intermediate_data_type", "compute_data_type"]
+    assert "handle" in classic and "kernel_cache" in classic
+    # the graph class takes exactly these positionally, in this order
+    assert _positional(cudnn.pygraph.__init__) == classic
+
+
+def test_constructor_positional_call():
+    g = cudnn.pygraph("my_graph", cudnn.data_type.HALF, cudnn.data_type.FLOAT, cudnn.data_type.FLOAT)
+    assert g._cpp_graph_kwargs["name"] == "my_graph"
+    assert g.context.io_data_type == cudnn.data_type.HALF
+    assert g.context.intermediate_data_type == cudnn.data_type.FLOAT
+    assert g.context.compute_data_type == cudnn.data_type.FLOAT
+
+
+def test_context_defaults_follow_io_type():
+    g = cudnn.pygraph(io_data_type=cudnn.data_type.BFLOAT16)
+    assert g.context.io_data_type == cudnn.data_type.BFLOAT16
+    assert g.context.intermediate_data_type == cudnn.data_type.BFLOAT16
+    assert g.context.compute_data_type == cudnn.data_type.BFLOAT16
+
+
+def test_graph_kwargs_keep_the_settings_that_are_set():
+    g = cudnn.pygraph(name="g", sm_count=8, is_override_shape_enabled=True)
+    kw = g._cpp_graph_kwargs
+    assert kw["name"] == "g" and kw["sm_count"] == 8 and kw["is_override_shape_enabled"] is True
+    assert "sm_version" not in kw and "kernel_cache" not in kw and "is_dynamic_shape_enabled" not in kw
+    assert cudnn.pygraph()._cpp_graph_kwargs["name"] == "test_graph"
+
+
+# ---- tensor(): classic positional order and unset sentinels ------------------------
+
+
+def test_tensor_positional_order():
+    assert _positional(cudnn.pygraph.tensor) == [
+        "dim",
+        "stride",
+        "data_type",
+        "is_virtual",
+        "is_pass_by_value",
+        "ragged_offset",
+        "reordering_type",
+        "name",
+        "uid",
+        "ragged_offset_multiplier",
+    ]
+    assert _positional(cudnn._pybind_module.backend_graph.tensor) == _positional(cudnn.pygraph.tensor)
+
+
+def test_tensor_full_positional_call():
+    g = cudnn.pygraph()
+    ro = g.tensor([2, 2], [2, 1], cudnn.data_type.INT32, False, False, None, None, "ragged", 7, 1)
+    t = g.tensor([4, 4], [4, 1], cudnn.data_type.HALF, False, True, ro, cudnn.tensor_reordering.NONE, "classic", 9, 2)
+    assert t.name == "classic" and t.uid == 9 and t.uid_assigned and t.is_pass_by_value
+    assert t.dim == [4, 4] and t.stride == [4, 1] and t.data_type == cudnn.data_type.HALF
+    assert t.ragged_offset is ro and t.ragged_offset_multiplier == 2
+    assert t.reordering_type is None  # NONE is "unset"
+    assert ro.uid == 7 and ro.data_type == cudnn.data_type.INT32
+
+
+def test_tensor_unset_sentinels():
+    g = cudnn.pygraph()
+    u = g.tensor([2, 2], None, cudnn.data_type.NOT_SET, False, False, None, None, "unset", -1)
+    assert u.uid > 0 and not u.uid_assigned  # -1: allocate one
+    assert u.data_type is None or u.data_type.name != "NOT_SET"
+    assert u.stride == [2, 1]  # no stride: packed row-major
+
+
+def test_tensor_rejects_unknown_keyword():
+    g = cudnn.pygraph()
+    with pytest.raises(TypeError):
+        g.tensor(dim=[2, 2], not_an_argument=1)
