@@ -343,7 +343,8 @@ std::string Lowering::pointwise(cudnnPointwiseMode_t mode, int64_t x,
 std::string Lowering::matmul(int64_t a, int64_t bT, int64_t c,
                              cudnnDataType_t comp,
                              std::optional<double> padding, DescPtr aDesc,
-                             DescPtr bDesc, DescPtr cDesc) {
+                             DescPtr bDesc, DescPtr cDesc,
+                             const GemmOverrides &overrides) {
   DescPtr mm;
   TRY(b.create(CUDNN_BACKEND_MATMUL_DESCRIPTOR, mm, "MATMUL"));
   SET(mm, CUDNN_ATTR_MATMUL_COMP_TYPE, CUDNN_TYPE_DATA_TYPE, 1, &comp);
@@ -365,6 +366,19 @@ std::string Lowering::matmul(int64_t a, int64_t bT, int64_t c,
   SET_DESC(op, CUDNN_ATTR_OPERATION_MATMUL_BDESC, bDesc);
   SET_DESC(op, CUDNN_ATTR_OPERATION_MATMUL_CDESC, cDesc);
   SET_DESC(op, CUDNN_ATTR_OPERATION_MATMUL_DESC, mm);
+  auto setOverride = [&](int64_t uid, cudnnBackendAttributeName_t attr,
+                         const char *name) -> std::string {
+    if (!uid)
+      return "";
+    DescPtr d;
+    TRY(tensor(uid, d));
+    return b.set(op, attr, name, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &d->raw);
+  };
+#define SET_OVERRIDE(uid, attr) TRY(setOverride(uid, attr, #attr))
+  SET_OVERRIDE(overrides.m, CUDNN_ATTR_OPERATION_MATMUL_GEMM_M_OVERRIDE_DESC);
+  SET_OVERRIDE(overrides.n, CUDNN_ATTR_OPERATION_MATMUL_GEMM_N_OVERRIDE_DESC);
+  SET_OVERRIDE(overrides.k, CUDNN_ATTR_OPERATION_MATMUL_GEMM_K_OVERRIDE_DESC);
+#undef SET_OVERRIDE
   TRY(b.finalize(op, "OPERATION_MATMUL"));
   ops.push_back(op);
   return "";

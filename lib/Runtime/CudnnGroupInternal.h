@@ -155,6 +155,12 @@ constexpr int64_t kUidZeroKey = kInternalUidBase - 1;
 
 void keyUidZero(GraphSpec &spec);
 
+/// Per-batch GEMM extents of a matmul: uids of [B, 1, 1, 1] integer
+/// tensors that bound M, N or K of each batch (0: the tensor's own extent).
+struct GemmOverrides {
+  int64_t m = 0, n = 0, k = 0;
+};
+
 class Lowering {
 public:
   /// `compositeAttention`: attention lowers to the composite pattern even
@@ -235,7 +241,8 @@ public:
   std::string matmul(int64_t a, int64_t bT, int64_t c, cudnnDataType_t comp,
                      std::optional<double> padding = std::nullopt,
                      DescPtr aDesc = nullptr, DescPtr bDesc = nullptr,
-                     DescPtr cDesc = nullptr);
+                     DescPtr cDesc = nullptr,
+                     const GemmOverrides &overrides = {});
 
   std::string reduction(cudnnReduceTensorOp_t mode, int64_t x, int64_t y,
                         cudnnDataType_t comp);
@@ -331,7 +338,13 @@ public:
              left.has_value() || right.has_value();
     }
     /// A padding mask and nothing else: the unified op carries it through
-    /// its SEQ_LEN descriptors (the composite mask measured wrong).
+    /// its SEQ_LEN descriptors.
+    /// The attention matmul's per-batch extents under the padding mask
+    /// (the sequence lengths cuDNN's fused engines read the mask from);
+    /// none without it.
+    GemmOverrides gemm(int64_t m, int64_t n, int64_t k) const {
+      return padding ? GemmOverrides{m, n, k} : GemmOverrides{};
+    }
     bool paddingOnly() const {
       return padding && !bias && !alibi && !dropMask && dropoutP <= 0 &&
              !left.has_value() && !right.has_value();
@@ -348,7 +361,9 @@ public:
   std::string transposedView(int64_t uid, DescPtr &out);
 
   /// S = Q K^T * scale [+ bias]; `kT` is the K^T descriptor it used.
-  std::string attnScoreBase(const Attn &a, int64_t &score, DescPtr &kT);
+  /// `forward`: padded keys read as 0 (the forward's Q K^T).
+  std::string attnScoreBase(const Attn &a, int64_t &score, DescPtr &kT,
+                            bool forward);
 
   /// The padding and diagonal-band masks on `score` (binary selects of the
   /// lowest float where masked), in the frontend's order.

@@ -18,19 +18,9 @@
 
 namespace graph::rt::cudnn {
 
-/// Why attention with a padding mask is declined (see lowerSdpa).
-constexpr const char *kPaddingNotRun =
-    "the padding mask (seq_len_q/seq_len_kv) together with a causal or "
-    "band mask, a bias, dropout or attn_scale as a tensor is not lowered "
-    "correctly: cuDNN's composite attention builds it and leaves keys and "
-    "rows unmasked (measured on the H200, cuDNN 9.19); a padding mask alone "
-    "runs on the unified sdpa operation";
-
 /// Why the composite sdpa backward (the frontend's expanded graph) cannot
-/// run `a`, or "" when it can: it takes no padding mask and no GQA.
+/// run `a`, or "" when it can: it takes no GQA.
 static std::string compositeBackwardDeclines(const Lowering::Attn &a) {
-  if (a.padding)
-    return kPaddingNotRun;
   if (a.hq != a.hk || a.hq != a.hv)
     return "the composite sdpa backward needs as many k/v heads as q heads "
            "(GQA backward is not lowered yet)";
@@ -97,7 +87,7 @@ std::string Lowering::attnCommon(Attn &a) {
 
 std::string Lowering::attnScores(const Attn &a, int64_t &score) {
   DescPtr kT;
-  TRY(attnScoreBase(a, score, kT));
+  TRY(attnScoreBase(a, score, kT, /*forward=*/true));
   return attnMasks(a, score);
 }
 
@@ -108,12 +98,20 @@ std::string Lowering::transposedView(int64_t uid, DescPtr &out) {
               out);
 }
 
-std::string Lowering::attnScoreBase(const Attn &a, int64_t &score,
-                                    DescPtr &kT) {
+std::string Lowering::attnScoreBase(const Attn &a, int64_t &score, DescPtr &kT,
+                                    bool forward) {
   TRY(transposedView(a.k, kT));
   Shape sDims = {a.b, a.hq, a.sq, a.skv};
   int64_t s = newVirtual(sDims, CUDNN_DATA_FLOAT);
-  TRY(matmul(a.q, a.k, s, CUDNN_DATA_FLOAT, std::nullopt, nullptr, kT));
+  // Under the padding mask every attention matmul carries the sequence
+  // lengths as per-batch M/N/K extents, as the frontend's composite graph
+  // does: with the mask's selects alone, cuDNN's fused engines built the
+  // graph and left padded keys unmasked (H200, cuDNN 9.19).
+  std::optional<double> padKeys;
+  if (forward && a.padding)
+    padKeys = 0.0;
+  TRY(matmul(a.q, a.k, s, CUDNN_DATA_FLOAT, padKeys, nullptr, kT, nullptr,
+             a.gemm(a.seqQ, a.seqKV, 0)));
   int64_t scaled = newVirtual(sDims, CUDNN_DATA_FLOAT);
   TRY(pointwise(CUDNN_POINTWISE_MUL, s, a.scale, 0, scaled, CUDNN_DATA_FLOAT));
   score = scaled;
@@ -187,9 +185,6 @@ std::string Lowering::attnMasks(const Attn &a, int64_t &score) {
     TRY(select(both));
   }
   if (a.right || a.left) {
-    if (a.bottomRight && a.padding)
-      return err("bottom-right alignment with a padding mask is not "
-                 "lowered by the runtime yet");
     // Row and column indices, shifts and comparisons all in INT32, as the
     // frontend writes the band: the same band from FLOAT indices plus a
     // FLOAT shift of the row ran with the shift dropped on the H200 (cuDNN
@@ -198,18 +193,25 @@ std::string Lowering::attnMasks(const Attn &a, int64_t &score) {
     cudnnDataType_t idxType = CUDNN_DATA_INT32;
     // One bound: keeps the scores where `compare`(shifted, other) holds,
     // `shifted` being the row index (`shiftRow`) or the column index with
-    // `steps` (an add or subtract of a constant each, zero ones skipped)
-    // applied, `other` the other index.
-    using Step = std::pair<cudnnPointwiseMode_t, int64_t>;
+    // `steps` (an add or subtract each, of a constant - zero ones skipped -
+    // or of a [B, 1, 1, 1] length tensor) applied, `other` the other index.
+    struct Step {
+      cudnnPointwiseMode_t mode;
+      int64_t constant = 0;
+      int64_t lengths = 0; // uid of a per-batch length, or 0
+    };
     auto keepBound = [&](bool shiftRow, const std::vector<Step> &steps,
                          cudnnPointwiseMode_t compare) -> std::string {
       int64_t row, col;
       TRY(attnRowCol(a, score, idxType, row, col));
       int64_t shifted = shiftRow ? row : col, other = shiftRow ? col : row;
-      for (auto [mode, v] : steps) {
-        if (v == 0)
+      for (const Step &step : steps) {
+        if (!step.lengths && step.constant == 0)
           continue;
-        int64_t c = newScalar(static_cast<double>(v), idxType, 4);
+        cudnnPointwiseMode_t mode = step.mode;
+        int64_t c = step.lengths ? step.lengths
+                                 : newScalar(static_cast<double>(step.constant),
+                                             idxType, 4);
         int64_t next = newVirtual(sDims, idxType);
         PwParams p;
         p.axis = 3;
@@ -220,13 +222,20 @@ std::string Lowering::attnMasks(const Attn &a, int64_t &score) {
       TRY(pointwise(compare, shifted, other, 0, keep, CUDNN_DATA_BOOLEAN));
       return select(keep);
     };
+    // Bottom-right alignment moves the diagonal by s_kv - s_q: the
+    // tensors' lengths, or each batch's under the padding mask.
+    Step addKV{CUDNN_POINTWISE_ADD, a.skv}, subQ{CUDNN_POINTWISE_SUB, a.sq};
+    Step subKV{CUDNN_POINTWISE_SUB, a.skv}, addQ{CUDNN_POINTWISE_ADD, a.sq};
+    if (a.padding) {
+      addKV.lengths = subKV.lengths = a.seqKV;
+      subQ.lengths = addQ.lengths = a.seqQ;
+    }
     if (a.right) {
-      // keep col <= row + (s_kv - s_q) + right. Bottom-right alignment
-      // moves the diagonal by s_kv - s_q, written as "+ s_kv - s_q" as the
-      // frontend writes it.
+      // keep col <= row + (s_kv - s_q) + right, written "+ s_kv - s_q" as
+      // the frontend writes it.
       std::vector<Step> steps;
       if (a.bottomRight)
-        steps = {{CUDNN_POINTWISE_ADD, a.skv}, {CUDNN_POINTWISE_SUB, a.sq}};
+        steps = {addKV, subQ};
       steps.push_back({CUDNN_POINTWISE_ADD, *a.right});
       TRY(keepBound(/*shiftRow=*/true, steps, CUDNN_POINTWISE_CMP_GE));
     }
@@ -234,8 +243,8 @@ std::string Lowering::attnMasks(const Attn &a, int64_t &score) {
       // keep col > row + (s_kv - s_q) - left: col + left - s_kv + s_q > row
       std::vector<Step> steps = {{CUDNN_POINTWISE_ADD, *a.left}};
       if (a.bottomRight) {
-        steps.push_back({CUDNN_POINTWISE_SUB, a.skv});
-        steps.push_back({CUDNN_POINTWISE_ADD, a.sq});
+        steps.push_back(subKV);
+        steps.push_back(addQ);
       }
       TRY(keepBound(/*shiftRow=*/false, steps, CUDNN_POINTWISE_CMP_GT));
     }
@@ -273,13 +282,6 @@ std::string Lowering::lowerSdpa() {
     usedUnifiedAttention = true;
     return unifiedSdpa(a, o);
   }
-  // The composite graph's padding mask (gen_index < seq_len, select)
-  // builds but is not applied: every masked key and row came out
-  // unmasked on the H200 with cuDNN 9.19 (probe of 2026-12-01). An error
-  // beats a wrong answer until the unified op's SEQ_LEN descriptors carry
-  // it.
-  if (a.padding)
-    return err(kPaddingNotRun);
   return compositeSdpa(a, o);
 }
 
@@ -352,7 +354,8 @@ std::string Lowering::compositeSdpa(const Attn &a, int64_t o) {
   int64_t p = newVirtual(sDims, a.dropMask ? CUDNN_DATA_FLOAT : a.io);
   TRY(pointwise(CUDNN_POINTWISE_DIV, e, sum, 0, p, CUDNN_DATA_FLOAT));
   TRY(attnDropout(a, p, a.io));
-  return matmul(p, a.v, o, CUDNN_DATA_FLOAT);
+  return matmul(p, a.v, o, CUDNN_DATA_FLOAT, std::nullopt, nullptr, nullptr,
+                nullptr, a.gemm(a.seqQ, 0, a.seqKV));
 }
 
 std::string Lowering::lowerSdpaBackward() {
@@ -370,8 +373,8 @@ std::string Lowering::lowerSdpaBackward() {
   // Deterministic gradients: cuDNN 9.19's SDPA_BWD operation has no such
   // option, so the composite graph, with dQ written by its matmul directly
   // (the f32 accumulator's engines add partial dQ in any order). What the
-  // composite graph cannot run (compositeBackwardDeclines: a padding mask,
-  // GQA) keeps the unified operation.
+  // composite graph cannot run (compositeBackwardDeclines: GQA) keeps the
+  // unified operation.
   bool deterministic = flag("use_deterministic_algorithm") &&
                        compositeBackwardDeclines(a).empty();
   if ((!a.needsComposite() || a.paddingOnly()) && !hasIn(Port::attn_scale) &&
@@ -434,7 +437,7 @@ std::string Lowering::lowerSdpaBackward() {
   // P = exp(S * scale [+ bias] - Stats, masked).
   int64_t score;
   DescPtr kT;
-  TRY(attnScoreBase(a, score, kT));
+  TRY(attnScoreBase(a, score, kT, /*forward=*/false));
   int64_t centered = newVirtual(sDims, CUDNN_DATA_FLOAT);
   TRY(pointwise(CUDNN_POINTWISE_SUB, score, stats, 0, centered,
                 CUDNN_DATA_FLOAT));
@@ -448,12 +451,14 @@ std::string Lowering::lowerSdpaBackward() {
   Shape tStrides = {a.hq * a.sq * a.skv, a.sq * a.skv, 1, a.skv};
   int64_t pT = newVirtual(tDims, a.io, tStrides);
   TRY(reshape(pDropped, pT));
-  TRY(matmul(pT, dO, dV, CUDNN_DATA_FLOAT));
+  TRY(matmul(pT, dO, dV, CUDNN_DATA_FLOAT, std::nullopt, nullptr, nullptr,
+             nullptr, a.gemm(a.seqKV, 0, a.seqQ)));
   // dP = dO V^T.
   DescPtr vT;
   TRY(transposedView(a.v, vT));
   int64_t dP = newVirtual(sDims, CUDNN_DATA_FLOAT);
-  TRY(matmul(dO, a.v, dP, CUDNN_DATA_FLOAT, std::nullopt, nullptr, vT));
+  TRY(matmul(dO, a.v, dP, CUDNN_DATA_FLOAT, std::nullopt, nullptr, vT, nullptr,
+             a.gemm(a.seqQ, a.seqKV, 0)));
   if (a.dropMask) {
     int64_t masked = newVirtual(sDims, CUDNN_DATA_FLOAT);
     TRY(pointwise(CUDNN_POINTWISE_MUL, dP, a.dropMask, 0, masked,
@@ -479,15 +484,19 @@ std::string Lowering::lowerSdpaBackward() {
   // dK = dS^T Q.
   int64_t dST = newVirtual(tDims, a.io, tStrides);
   TRY(reshape(dS, dST));
-  TRY(matmul(dST, a.q, dK, CUDNN_DATA_FLOAT));
+  TRY(matmul(dST, a.q, dK, CUDNN_DATA_FLOAT, std::nullopt, nullptr, nullptr,
+             nullptr, a.gemm(a.seqKV, 0, a.seqQ)));
   // dQ = dS K: K is the reshape of K^T back to [b, h, s_kv, d].
   const Tensor *k = find(a.k);
   int64_t kR = newVirtual(k->dims, CUDNN_DATA_FLOAT, k->strides);
   TRY(reshape(a.k, kR, kT));
+  GemmOverrides dQExtents = a.gemm(a.seqQ, 0, a.seqKV);
   if (deterministic)
-    return matmul(dS, kR, dQ, CUDNN_DATA_FLOAT);
+    return matmul(dS, kR, dQ, CUDNN_DATA_FLOAT, std::nullopt, nullptr, nullptr,
+                  nullptr, dQExtents);
   int64_t dQacc = newScratch({a.b, a.hq, a.sq, a.d}, CUDNN_DATA_FLOAT);
-  TRY(matmul(dS, kR, dQacc, CUDNN_DATA_FLOAT));
+  TRY(matmul(dS, kR, dQacc, CUDNN_DATA_FLOAT, std::nullopt, nullptr, nullptr,
+             nullptr, dQExtents));
   return pointwise(CUDNN_POINTWISE_IDENTITY, dQacc, 0, 0, dQ, CUDNN_DATA_FLOAT);
 }
 

@@ -51,6 +51,13 @@ const char *attrName(cudnnBackendAttributeName_t name) {
     NAME(OPERATION_POINTWISE_BDESC, "b")
     NAME(OPERATION_POINTWISE_TDESC, "t")
     NAME(OPERATION_POINTWISE_YDESC, "y")
+    NAME(MATMUL_PADDING_VALUE, "padding")
+    NAME(OPERATION_MATMUL_ADESC, "A")
+    NAME(OPERATION_MATMUL_BDESC, "B")
+    NAME(OPERATION_MATMUL_CDESC, "C")
+    NAME(OPERATION_MATMUL_GEMM_M_OVERRIDE_DESC, "M")
+    NAME(OPERATION_MATMUL_GEMM_N_OVERRIDE_DESC, "N")
+    NAME(OPERATION_MATMUL_GEMM_K_OVERRIDE_DESC, "K")
 #undef NAME
   default:
     return nullptr;
@@ -358,23 +365,73 @@ result t16
 )");
 }
 
-TEST(AttentionMaskLowering, BottomRightWithPaddingIsAnError) {
+// Bottom-right alignment under the padding mask moves each batch's
+// diagonal by its own s_kv - s_q: the shifts add and subtract the length
+// tensors (t1 = seq_len_q, t2 = seq_len_kv) instead of constants.
+TEST(AttentionMaskLowering, BottomRightWithPaddingShiftsByEachBatchsLengths) {
   Attn a;
   a.sq = 4;
   a.skv = 4;
   a.padding = true;
   a.bottomRight = true;
+  a.right = 0;
   a.left = 1;
-  EXPECT_EQ(
-      lowerMasks(a),
-      R"(error: group 'masks', : bottom-right alignment with a padding mask is not lowered by the runtime yet)");
+  EXPECT_EQ(lowerMasks(a), R"(pw={mode=GEN_INDEX prec=INT32 axis=2} x=t0 y=t3
+pw={mode=GEN_INDEX prec=INT32 axis=3} x=t0 y=t4
+pw={mode=CMP_LT prec=BOOLEAN} x=t3 b=t1 y=t5
+pw={mode=CMP_LT prec=BOOLEAN} x=t4 b=t2 y=t6
+pw={mode=LOGICAL_AND prec=BOOLEAN} x=t5 b=t6 y=t7
+pw={mode=BINARY_SELECT prec=FLOAT} x=t0 b=t8 t=t7 y=t9
+pw={mode=GEN_INDEX prec=INT32 axis=2} x=t9 y=t10
+pw={mode=GEN_INDEX prec=INT32 axis=3} x=t9 y=t11
+pw={mode=ADD prec=INT32 axis=3} x=t10 b=t2 y=t12
+pw={mode=SUB prec=INT32 axis=3} x=t12 b=t1 y=t13
+pw={mode=CMP_GE prec=BOOLEAN} x=t13 b=t11 y=t14
+pw={mode=BINARY_SELECT prec=FLOAT} x=t9 b=t15 t=t14 y=t16
+pw={mode=GEN_INDEX prec=INT32 axis=2} x=t16 y=t17
+pw={mode=GEN_INDEX prec=INT32 axis=3} x=t16 y=t18
+pw={mode=ADD prec=INT32 axis=3} x=t18 b=t19 y=t20
+pw={mode=SUB prec=INT32 axis=3} x=t20 b=t2 y=t21
+pw={mode=ADD prec=INT32 axis=3} x=t21 b=t1 y=t22
+pw={mode=CMP_GT prec=BOOLEAN} x=t22 b=t17 y=t23
+pw={mode=BINARY_SELECT prec=FLOAT} x=t16 b=t24 t=t23 y=t25
+t0: FLOAT [1,2,4,4] strides [32,16,4,1] virtual
+t1: INT32 [1,1,1,1] strides [1,1,1,1] virtual
+t2: INT32 [1,1,1,1] strides [1,1,1,1] virtual
+t3: INT32 [1,2,4,4] strides [32,16,4,1] virtual
+t4: INT32 [1,2,4,4] strides [32,16,4,1] virtual
+t5: BOOLEAN [1,2,4,4] strides [32,16,4,1] virtual
+t6: BOOLEAN [1,2,4,4] strides [32,16,4,1] virtual
+t7: BOOLEAN [1,2,4,4] strides [32,16,4,1] virtual
+t8: FLOAT [1,1,1,1] strides [1,1,1,1] value -inf
+t9: FLOAT [1,2,4,4] strides [32,16,4,1] virtual
+t10: INT32 [1,2,4,4] strides [32,16,4,1] virtual
+t11: INT32 [1,2,4,4] strides [32,16,4,1] virtual
+t12: INT32 [1,2,4,4] strides [32,16,4,1] virtual
+t13: INT32 [1,2,4,4] strides [32,16,4,1] virtual
+t14: BOOLEAN [1,2,4,4] strides [32,16,4,1] virtual
+t15: FLOAT [1,1,1,1] strides [1,1,1,1] value -inf
+t16: FLOAT [1,2,4,4] strides [32,16,4,1] virtual
+t17: INT32 [1,2,4,4] strides [32,16,4,1] virtual
+t18: INT32 [1,2,4,4] strides [32,16,4,1] virtual
+t19: INT32 [1,1,1,1] strides [1,1,1,1] value 1
+t20: INT32 [1,2,4,4] strides [32,16,4,1] virtual
+t21: INT32 [1,2,4,4] strides [32,16,4,1] virtual
+t22: INT32 [1,2,4,4] strides [32,16,4,1] virtual
+t23: BOOLEAN [1,2,4,4] strides [32,16,4,1] virtual
+t24: FLOAT [1,1,1,1] strides [1,1,1,1] value -inf
+t25: FLOAT [1,2,4,4] strides [32,16,4,1] virtual
+result t25
+)");
 }
 
 /// Lowers one sdpa_backward (bf16 q [1, 4, 8, 16], k/v with `kvHeads`
 /// heads; a padding mask when `padding`) and says whether it took the
 /// unified SDPA_BWD operation ("unified"), the composite graph
-/// ("composite"), or the error.
-std::string lowerBackward(bool deterministic, int64_t kvHeads, bool padding) {
+/// ("composite"), or the error. `matmuls`: one line per matmul made, its
+/// A/B/C tensors and M/N/K extents.
+std::string lowerBackward(bool deterministic, int64_t kvHeads, bool padding,
+                          std::string *matmuls = nullptr) {
   descs.clear();
   GraphSpec spec;
   spec.name = "bwd";
@@ -411,17 +468,64 @@ std::string lowerBackward(bool deterministic, int64_t kvHeads, bool padding) {
     return "error: " + error;
   if (std::string error = l.lowerOp(spec.ops[0]); !error.empty())
     return "error: " + error;
+  if (matmuls)
+    for (const DescPtr &op : l.ops) {
+      auto *d = static_cast<FakeDesc *>(op->raw);
+      if (d->type != CUDNN_BACKEND_OPERATION_MATMUL_DESCRIPTOR)
+        continue;
+      std::string line;
+      for (auto &[name, text] : d->attrs)
+        if (text.size() > 2 && text[1] == '=' &&
+            std::string("ABCMNK").find(text[0]) != std::string::npos)
+          line += (line.empty() ? "" : " ") + text;
+      *matmuls += line + "\n";
+    }
   return l.usedUnifiedAttention ? "unified" : "composite";
 }
 
 // use_deterministic_algorithm takes the composite graph where it can run
-// (no padding mask, no GQA) and keeps the unified operation elsewhere.
+// (no GQA) and keeps the unified operation elsewhere.
 TEST(SdpaBackwardLowering, DeterministicTakesTheCompositeGraphWhereItRuns) {
   EXPECT_EQ(lowerBackward(/*deterministic=*/false, 4, false), "unified");
   EXPECT_EQ(lowerBackward(/*deterministic=*/true, 4, false), "composite");
   EXPECT_EQ(lowerBackward(/*deterministic=*/true, 2, false), "unified");
-  EXPECT_EQ(lowerBackward(/*deterministic=*/true, 4, true), "unified");
+  EXPECT_EQ(lowerBackward(/*deterministic=*/true, 4, true), "composite");
   EXPECT_EQ(lowerBackward(/*deterministic=*/false, 2, true), "unified");
+}
+
+// Under the padding mask each of the composite backward's five matmuls
+// bounds its per-batch extents by the sequence lengths (uid10 = seq_len_q,
+// uid11 = seq_len_kv), the way cuDNN's fused engines read the mask: S = Q
+// K^T (M = s_q, N = s_kv), dV = P^T dO (M = s_kv, K = s_q), dP = dO V^T
+// (M = s_q, N = s_kv), dK = dS^T Q (M = s_kv, K = s_q), dQ = dS K (M = s_q,
+// K = s_kv). Without it, none carries an extent.
+TEST(SdpaBackwardLowering, PaddingBoundsEveryMatmulBySequenceLengths) {
+  std::string matmuls;
+  ASSERT_EQ(lowerBackward(/*deterministic=*/true, 4, true, &matmuls),
+            "composite");
+  std::vector<std::string> lines;
+  std::istringstream in(matmuls);
+  for (std::string line; std::getline(in, line);)
+    lines.push_back(line.substr(line.find(" C=") + 1));
+  ASSERT_EQ(lines.size(), 5u) << matmuls;
+  auto extents = [](const std::string &line) {
+    return line.substr(line.find(' ') + 1);
+  };
+  EXPECT_EQ(extents(lines[0]), "M=uid10 N=uid11");
+  EXPECT_EQ(extents(lines[1]), "M=uid11 K=uid10");
+  EXPECT_EQ(extents(lines[2]), "M=uid10 N=uid11");
+  EXPECT_EQ(extents(lines[3]), "M=uid11 K=uid10");
+  EXPECT_EQ(extents(lines[4]), "M=uid10 K=uid11");
+  EXPECT_EQ(lines[1].substr(0, 7), "C=uid9 ") << "dV";
+  EXPECT_EQ(lines[3].substr(0, 7), "C=uid8 ") << "dK";
+  EXPECT_EQ(lines[4].substr(0, 7), "C=uid7 ") << "dQ";
+
+  std::string plain;
+  ASSERT_EQ(lowerBackward(/*deterministic=*/true, 4, false, &plain),
+            "composite");
+  EXPECT_EQ(plain.find("M="), std::string::npos) << plain;
+  EXPECT_EQ(plain.find("N="), std::string::npos) << plain;
+  EXPECT_EQ(plain.find("K="), std::string::npos) << plain;
 }
 
 } // namespace
