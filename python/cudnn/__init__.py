@@ -6,6 +6,7 @@ import sys as _sys
 import graph_compiler as _impl
 from graph_compiler import *  # noqa: F401,F403
 from graph_compiler import (  # noqa: F401
+    FRONTEND_KNOB_TYPE_BASE,
     DeviceProperties,
     Graph,
     GraphExecutionError,
@@ -36,6 +37,7 @@ from graph_compiler import (  # noqa: F401
     graph_cache,
     heur_mode,
     is_available,
+    is_frontend_knob_type,
     jit,
     kernel_cache,
     knob,

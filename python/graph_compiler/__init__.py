@@ -2,6 +2,7 @@
 Python graph API (``import cudnn`` works through the python/cudnn shim)."""
 
 from ._enums import (  # noqa: F401
+    FRONTEND_KNOB_TYPE_BASE,
     attention_implementation,
     behavior_note,
     build_plan_policy,
@@ -9,6 +10,7 @@ from ._enums import (  # noqa: F401
     data_type,
     diagonal_alignment,
     heur_mode,
+    is_frontend_knob_type,
     knob,
     knob_type,
     moe_grouped_matmul_mode,

@@ -159,25 +159,45 @@ attention_implementation = _numbered(
     COMPOSITE and UNIFIED are recorded on the node and answered with a
     warning (they do not change the plan list).""",
 )
-knob_type = _numbered(
-    "knob_type",
-    """
+# The frontend's knob types (KnobType_t). Its numbers are persisted (autotune
+# caches store int(knob_type)): the backend-mirror band counts from 0, the
+# band of knobs only the frontend's own python engines read starts at
+# FRONTEND_KNOB_TYPE_BASE.
+FRONTEND_KNOB_TYPE_BASE = 1000
+_BACKEND_BAND = """
     NOT_SET SWIZZLE TILE_SIZE EDGE MULTIPLY SPLIT_K_BUF TILEK STAGES REDUCTION_MODE SPLIT_K_SLC
     IDX_MODE SPECFILT KERNEL_CFG WORKSPACE TILE_CGA_M TILE_CGA_N BLOCK_SIZE OCCUPANCY ARRAY_SIZE_PER_THREAD SPLIT_COLS
     TILE_ROWS TILE_COLS LOAD_SIZE CTA_COUNT STREAM_K SPLIT_P_SLC TILE_M TILE_N WARP_SPEC_CFG SWAP_AB
-    INPUT_TMA_ENABLE OUTPUT_TMA_ENABLE
-    """,
-    doc="""The frontend's knob types. Plan knobs travel as cuDNN's backend knob
-    codes (cudnnBackendKnobType_t, the ints get_engine_and_knobs_at_index
-    answers); backend_knob_code() maps a member to its code.""",
+    INPUT_TMA_ENABLE OUTPUT_TMA_ENABLE TILE_CGA
+    """.split()
+_FRONTEND_BAND = """
+    SCHED_POLICY PACK_GQA SPLIT_KV PIPELINE_ARCH MMA_TILE_M MMA_TILE_N MMA_TILE_K CTA_GROUP WARPS_M WARPS_N CGA_POLICY
+    """.split()
+knob_type = enum.Enum(
+    "knob_type",
+    [(n, i) for i, n in enumerate(_BACKEND_BAND)] + [(n, FRONTEND_KNOB_TYPE_BASE + i) for i, n in enumerate(_FRONTEND_BAND)],
+    module=__name__,
+    qualname="knob_type",
+    type=_IntConvertible,
 )
+knob_type.__doc__ = """The frontend's knob types. A cuDNN plan's knobs are keyed by them
+    (get_engine_and_knobs_at_index); backend_knob_code() maps a member to
+    cuDNN's backend knob code (cudnnBackendKnobType_t). The members from
+    FRONTEND_KNOB_TYPE_BASE on are the frontend's python-engine knobs: no
+    cuDNN plan takes them."""
+
+
+def is_frontend_knob_type(member) -> bool:
+    """Whether ``member`` (a knob_type or its int) lies in the frontend-only band."""
+    return int(member) >= FRONTEND_KNOB_TYPE_BASE
+
 
 # knob_type member name -> cudnnBackendKnobType_t (cudnn_graph.h of cuDNN 9.19);
 # the TMA knobs are newer than those headers and have no code here.
 _KNOB_CODES = {
     "SWIZZLE": 1, "TILE_SIZE": 2, "EDGE": 4, "MULTIPLY": 11, "SPLIT_K_BUF": 12, "TILEK": 13, "STAGES": 14,
     "REDUCTION_MODE": 15, "SPLIT_K_SLC": 17, "IDX_MODE": 18, "SPECFILT": 23, "KERNEL_CFG": 24, "WORKSPACE": 25,
-    "TILE_CGA_M": 27, "TILE_CGA_N": 28, "BLOCK_SIZE": 29, "OCCUPANCY": 30, "ARRAY_SIZE_PER_THREAD": 31,
+    "TILE_CGA": 26, "TILE_CGA_M": 27, "TILE_CGA_N": 28, "BLOCK_SIZE": 29, "OCCUPANCY": 30, "ARRAY_SIZE_PER_THREAD": 31,
     "SPLIT_COLS": 33, "TILE_ROWS": 34, "TILE_COLS": 35, "LOAD_SIZE": 36, "CTA_COUNT": 37, "STREAM_K": 38,
     "SPLIT_P_SLC": 39, "TILE_M": 40, "TILE_N": 41, "WARP_SPEC_CFG": 42, "SWAP_AB": 43,
 }
@@ -189,18 +209,34 @@ def backend_knob_code(key) -> int:
     (a backend code already, as plan knobs carry them)."""
     if isinstance(key, knob_type):
         code = _KNOB_CODES.get(key.name)
+        if code is None and is_frontend_knob_type(key):
+            raise KnobCodeError(
+                f"knob {key} is a frontend-only knob type (python engines): it has no cuDNN backend knob code, "
+                "no cuDNN plan takes it (convert_to_backend_knob_type: CUDNN_STATUS_NOT_SUPPORTED)"
+            )
         if code is None:
-            raise ValueError(f"knob {key} has no cuDNN backend knob code in the cuDNN this package was written against (9.19)")
+            raise KnobCodeError(f"knob {key} has no cuDNN backend knob code in the cuDNN this package was written against (9.19)")
         return code
     if isinstance(key, bool) or not isinstance(key, int):
         raise TypeError(f"a knob key is a cudnn.knob_type or an int backend knob code, got {key!r}")
     return int(key)
 
 
+class KnobCodeError(ValueError, RuntimeError):
+    """A knob_type with no cuDNN backend knob code (a ValueError as this
+    package raised before; a RuntimeError as the frontend's binding raises)."""
+
+
 def knob_type_of(code: int):
     """The knob_type member of a backend knob code, else the code."""
     name = _CODE_TO_KNOB.get(code)
     return knob_type[name] if name else code
+
+
+def public_knobs(knobs) -> dict:
+    """A cuDNN plan's knobs as the frontend answers them: keyed by knob_type
+    (a backend code without a member stays an int)."""
+    return {k if isinstance(k, knob_type) else knob_type_of(int(k)): v for k, v in dict(knobs).items()}
 
 
 class knob:

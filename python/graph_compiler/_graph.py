@@ -1364,7 +1364,13 @@ class pygraph:
         return self._plans[self._check_plan_index(index)].name
 
     def get_engine_and_knobs_at_index(self, index: int):
+        """(engine id, knobs) of plan ``index``. A cuDNN plan's knobs are keyed
+        by cudnn.knob_type, as the frontend answers them (a backend knob code
+        without a member stays an int); the compiler's own plans (negative
+        ids) keep their own integer knob codes."""
         cfg = self._plans[self._check_plan_index(index)]
+        if cfg.engine_id >= 0:
+            return (cfg.engine_id, _enums.public_knobs(cfg.knobs))
         return (cfg.engine_id, dict(cfg.knobs))
 
     def get_behavior_notes_for_plan_at_index(self, index: int):

@@ -426,7 +426,8 @@ def test_knobs_of_a_gpu_plan_list(monkeypatch):
     # knob code 3 (USE_TEX, deprecated) has no knob_type member: the code stays
     assert g.get_knobs_for_engine(7) == [cudnn.knob(3, 4, 4, 1), cudnn.knob(cudnn.knob_type.EDGE, 1, 1, 1)]
     g.create_execution_plan(7, {cudnn.knob_type.EDGE: 1, cudnn.knob_type.TILE_SIZE: 2})
-    assert g.get_engine_and_knobs_at_index(3) == (7, {4: 1, 2: 2})
+    # keyed by knob_type as the frontend answers them (backend codes 4, 2)
+    assert g.get_engine_and_knobs_at_index(3) == (7, {cudnn.knob_type.EDGE: 1, cudnn.knob_type.TILE_SIZE: 2})
     # The frontend's conv test loops over range(get_engine_count()) while it
     # adds plans: the ids stay, an unlisted id below the count has no knobs,
     # and one out of range raises a RuntimeError as the frontend's does.

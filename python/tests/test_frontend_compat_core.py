@@ -123,3 +123,55 @@ def test_tensor_rejects_unknown_keyword():
     g = cudnn.pygraph()
     with pytest.raises(TypeError):
         g.tensor(dim=[2, 2], not_an_argument=1)
+
+
+# ---- knob types: persisted numbers, plan knobs keyed by them -----------------------
+
+_BACKEND_KNOBS = (
+    "NOT_SET SWIZZLE TILE_SIZE EDGE MULTIPLY SPLIT_K_BUF TILEK STAGES REDUCTION_MODE SPLIT_K_SLC IDX_MODE SPECFILT "
+    "KERNEL_CFG WORKSPACE TILE_CGA_M TILE_CGA_N BLOCK_SIZE OCCUPANCY ARRAY_SIZE_PER_THREAD SPLIT_COLS TILE_ROWS "
+    "TILE_COLS LOAD_SIZE CTA_COUNT STREAM_K SPLIT_P_SLC TILE_M TILE_N WARP_SPEC_CFG SWAP_AB INPUT_TMA_ENABLE "
+    "OUTPUT_TMA_ENABLE TILE_CGA"
+).split()
+_FRONTEND_KNOBS = "SCHED_POLICY PACK_GQA SPLIT_KV PIPELINE_ARCH MMA_TILE_M MMA_TILE_N MMA_TILE_K CTA_GROUP WARPS_M WARPS_N CGA_POLICY".split()
+
+
+def test_knob_type_numbers_are_the_persisted_ones():
+    kt = cudnn.knob_type
+    assert cudnn.FRONTEND_KNOB_TYPE_BASE == 1000
+    backend = {n: int(m) for n, m in kt.__members__.items() if not cudnn.is_frontend_knob_type(m)}
+    frontend = {n: int(m) for n, m in kt.__members__.items() if cudnn.is_frontend_knob_type(m)}
+    assert backend == {n: i for i, n in enumerate(_BACKEND_KNOBS)}
+    assert frontend == {n: 1000 + i for i, n in enumerate(_FRONTEND_KNOBS)}
+    assert kt(1002) is kt.SPLIT_KV and kt(26) is kt.TILE_M and kt(32) is kt.TILE_CGA
+    assert not cudnn.is_frontend_knob_type(kt.TILE_M) and cudnn.is_frontend_knob_type(kt.CGA_POLICY)
+
+
+needs_lib = pytest.mark.skipif(not cudnn.is_available(), reason="libGraphCAPI.so is not built")
+
+
+@needs_lib
+def test_cudnn_plan_knobs_are_keyed_by_knob_type(monkeypatch):
+    from test_plans import FakeGpuPlans, mlp_graph
+
+    fake = FakeGpuPlans().install(monkeypatch)
+    g, *_ = mlp_graph()
+    g.create_execution_plans([cudnn.heur_mode.A])
+    engine, knobs = g.get_engine_and_knobs_at_index(0)  # the fake's engine 0 has backend knob code 2
+    assert engine == 0 and knobs == {cudnn.knob_type.TILE_SIZE: 1}
+    assert all(isinstance(k, cudnn.knob_type) and isinstance(v, int) for k, v in knobs.items())
+    # the record replays as it was read
+    g.create_execution_plan(engine, knobs)
+    assert ("add", 0, ((2, 1),)) in fake.calls
+
+
+@needs_lib
+@pytest.mark.parametrize("knob", ["SPLIT_KV", "CGA_POLICY"])
+def test_frontend_only_knob_is_refused_by_a_cudnn_plan(monkeypatch, knob):
+    from test_plans import FakeGpuPlans, mlp_graph
+
+    FakeGpuPlans().install(monkeypatch)
+    g, *_ = mlp_graph()
+    g.create_execution_plans([cudnn.heur_mode.A])
+    with pytest.raises(RuntimeError, match=r"convert_to_backend_knob_type.*CUDNN_STATUS_NOT_SUPPORTED"):
+        g.create_execution_plan(7, {getattr(cudnn.knob_type, knob): 1})

@@ -162,7 +162,8 @@ def test_gpu_plan_list_queries(monkeypatch):
     assert fake.calls[0] == ("create", (0, 2))
     assert g.get_execution_plan_count() == 3
     assert [g.get_plan_name_at_index(i) for i in range(3)] == ["eng0_k2=1", "eng5", "eng7_k3=4_k4=1"]
-    assert g.get_engine_and_knobs_at_index(2) == (7, {3: 4, 4: 1})
+    # cuDNN knobs are keyed by knob_type (code 4 is EDGE); code 3 (USE_TEX) has no member
+    assert g.get_engine_and_knobs_at_index(2) == (7, {3: 4, gc.knob_type.EDGE: 1})
     assert g.get_behavior_notes_for_plan_at_index(0) == [gc.behavior_note.SUPPORTS_CUDA_GRAPH_NATIVE_API]
     assert g.get_numeric_notes_for_plan_at_index(0) == [gc.numeric_note.TENSOR_CORE]
     assert g.get_behavior_notes_for_plan_at_index(2) == ["CUBLASLT_DEPENDENCY"]  # no enum member: the name
@@ -201,7 +202,7 @@ def test_gpu_plan_list_filters_and_replay(monkeypatch):
     assert ("add", 7, ((3, 4), (4, 1))) in fake.calls
     assert g.get_execution_plan_count() == 4
     assert g.get_plan_name_at_index(3) == "eng7_k3=4_k4=1"
-    assert g.get_engine_and_knobs_at_index(3) == (7, {3: 4, 4: 1})
+    assert g.get_engine_and_knobs_at_index(3) == (7, {3: 4, gc.knob_type.EDGE: 1})
     g.build_plan_at_index(3)
     with pytest.raises(gc.cudnnGraphNotSupportedError, match=r"create_execution_plan\(999, \{\}\): graphPlanAdd: engine 999: CUDNN_STATUS_BAD_PARAM"):
         g.create_execution_plan(999, {})

@@ -32,7 +32,8 @@ ENUMS = {
     "attention_implementation": "AUTO COMPOSITE UNIFIED",
     "knob_type": "NOT_SET SWIZZLE TILE_SIZE EDGE MULTIPLY SPLIT_K_BUF TILEK STAGES REDUCTION_MODE SPLIT_K_SLC IDX_MODE SPECFILT KERNEL_CFG "
     "WORKSPACE TILE_CGA_M TILE_CGA_N BLOCK_SIZE OCCUPANCY ARRAY_SIZE_PER_THREAD SPLIT_COLS TILE_ROWS TILE_COLS LOAD_SIZE CTA_COUNT STREAM_K "
-    "SPLIT_P_SLC TILE_M TILE_N WARP_SPEC_CFG SWAP_AB INPUT_TMA_ENABLE OUTPUT_TMA_ENABLE",
+    "SPLIT_P_SLC TILE_M TILE_N WARP_SPEC_CFG SWAP_AB INPUT_TMA_ENABLE OUTPUT_TMA_ENABLE TILE_CGA "
+    "SCHED_POLICY PACK_GQA SPLIT_KV PIPELINE_ARCH MMA_TILE_M MMA_TILE_N MMA_TILE_K CTA_GROUP WARPS_M WARPS_N CGA_POLICY",
 }
 # earlier spellings this package keeps: alias -> what it names
 ALIASES = {"numeric_note": "numerical_note"}
@@ -115,7 +116,11 @@ def test_enum(name):
     cls = getattr(gc, name)
     assert cls is getattr(_enums, name)
     assert [m.name for m in cls] == ENUMS[name].split()
-    assert [m.value for m in cls] == list(range(len(ENUMS[name].split())))
+    if name == "knob_type":  # two bands: the backend mirror from 0, the frontend-only knobs from 1000
+        n_backend = ENUMS[name].split().index("SCHED_POLICY")
+        assert [m.value for m in cls] == list(range(n_backend)) + list(range(1000, 1000 + len(cls) - n_backend))
+    else:
+        assert [m.value for m in cls] == list(range(len(ENUMS[name].split())))
     assert (cls.__module__, cls.__qualname__) == (_enums.__name__, name)
     for m in cls:
         assert str(m) == f"{name}.{m.name}"
