@@ -1700,13 +1700,38 @@ class pygraph:
             rows.append((info["uid"], info["name"], from_code(info["dtype_code"]), info["dims"], info["strides"], is_out))
         return rows
 
-    def execute(self, tensor_dict, workspace=None, handle=None, override_uids=None, override_shapes=None, override_strides=None) -> None:
+    def _as_pack(self, what, tensor_dict, tensor_uids):
+        """The variant pack as a mapping. With ``tensor_uids``, the frontend's
+        ordered form: ``tensor_dict`` is a sequence of buffers, the i-th for
+        the tensor of uid ``tensor_uids[i]`` (the two as long as each other,
+        no uid twice); uids the graph does not use are ignored, as keys of a
+        mapping are."""
+        if tensor_uids is None:
+            if isinstance(tensor_dict, (list, tuple)):
+                raise TypeError(f"{what}: a sequence of buffers needs tensor_uids= (the uid of each buffer, in the same order)")
+            return tensor_dict
+        if isinstance(tensor_dict, dict):
+            raise TypeError(f"{what}: tensor_uids= goes with a sequence of buffers, not a mapping (a mapping names its tensors itself)")
+        values, uids = list(tensor_dict), list(tensor_uids)
+        if len(values) != len(uids):
+            raise ValueError(f"{what}: {len(values)} buffers for {len(uids)} tensor_uids: the two lists must be as long as each other")
+        pack = {}
+        for uid in uids:
+            uid = check_int(uid, f"{what}: tensor_uids entry")
+            if uid in pack:
+                raise ValueError(f"{what}: uid {uid} appears twice in tensor_uids")
+            pack[uid] = None
+        return dict(zip(pack, values))
+
+    def execute(self, tensor_dict, workspace=None, handle=None, override_uids=None, override_shapes=None, override_strides=None, tensor_uids=None) -> None:
         """Run the selected plan. ``tensor_dict`` maps tensors (or names, or
         uids) to buffers: numpy arrays run on the CPU reference, torch CUDA
-        tensors (and other device buffers) on the GPU. ``workspace`` is
-        checked against the plan's workspace size (see _check_workspace);
-        override_uids/shapes/strides must restate the graph's own dims and
-        strides (the compiled graph has static shapes)."""
+        tensors (and other device buffers) on the GPU; or, with
+        ``tensor_uids``, it is a sequence of buffers in the order of those
+        uids. ``workspace`` is checked against the plan's workspace size (see
+        _check_workspace); override_uids/shapes/strides must restate the
+        graph's own dims and strides (the compiled graph has static shapes)."""
+        tensor_dict = self._as_pack("execute", tensor_dict, tensor_uids)
         self._check_overrides("execute", override_uids, override_shapes, override_strides)
         if not self._is_built:
             self.build()
@@ -1715,7 +1740,11 @@ class pygraph:
         lend = self._check_workspace(workspace, self._plan_index)
         self._run_lending(lend, tensor_dict, handle=handle)
 
-    def execute_plan_at_index(self, tensor_dict, workspace=None, index: int = 0, handle=None, override_uids=None, override_shapes=None, override_strides=None) -> None:
+    def execute_plan_at_index(
+        self, tensor_dict, workspace=None, index: int = 0, handle=None, override_uids=None, override_shapes=None, override_strides=None, tensor_uids=None
+    ) -> None:
+        """execute() with plan ``index`` of the list (built first if needed)."""
+        tensor_dict = self._as_pack("execute_plan_at_index", tensor_dict, tensor_uids)
         if not self._planning_done:
             raise RuntimeError("call create_execution_plans() before execute_plan_at_index()")
         self._check_overrides("execute_plan_at_index", override_uids, override_shapes, override_strides)

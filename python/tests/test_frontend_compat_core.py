@@ -175,3 +175,64 @@ def test_frontend_only_knob_is_refused_by_a_cudnn_plan(monkeypatch, knob):
     g.create_execution_plans([cudnn.heur_mode.A])
     with pytest.raises(RuntimeError, match=r"convert_to_backend_knob_type.*CUDNN_STATUS_NOT_SUPPORTED"):
         g.create_execution_plan(7, {getattr(cudnn.knob_type, knob): 1})
+
+
+# ---- execute(values, workspace, tensor_uids=...): the ordered variant pack ---------
+
+
+def _mlp_buffers():
+    import numpy as np
+
+    rng = np.random.default_rng(1)
+    av = rng.standard_normal((1, 4, 8)).astype(np.float32)
+    bv = rng.standard_normal((1, 8, 6)).astype(np.float32)
+    cv = rng.standard_normal((1, 1, 6)).astype(np.float32)
+    return av, bv, cv, np.full((1, 4, 6), np.nan, np.float32)
+
+
+@needs_lib
+@pytest.mark.parametrize("at_index", [False, True])
+def test_ordered_pack_matches_the_mapping(at_index):
+    import numpy as np
+    from test_plans import mlp_graph
+
+    g, a, b, bias, y = mlp_graph()
+    g.build([cudnn.heur_mode.A, cudnn.heur_mode.FALLBACK])
+    av, bv, cv, out = _mlp_buffers()
+    g.execute({a: av, b: bv, bias: cv, y: out}, None)
+    expected = out.copy()
+    np.testing.assert_allclose(expected, np.maximum(av @ bv + cv, 0), rtol=1e-5, atol=1e-5)
+    out.fill(np.nan)
+    # any order, list or tuple, plus a uid the graph does not use (ignored)
+    values = (out, cv, av, bv, object())
+    uids = [y.get_uid(), bias.get_uid(), a.get_uid(), b.get_uid(), 12345]
+    if at_index:
+        g.execute_plan_at_index(list(values), None, index=0, tensor_uids=uids)
+    else:
+        g.execute(values, None, tensor_uids=tuple(uids))
+    np.testing.assert_array_equal(out, expected)
+
+
+@needs_lib
+@pytest.mark.parametrize("invalid", ["duplicate", "duplicate_unused", "missing", "count"])
+def test_ordered_pack_rejects_bad_uid_lists_before_running(invalid):
+    import numpy as np
+    from test_plans import mlp_graph
+
+    g, a, b, bias, y = mlp_graph()
+    g.build([cudnn.heur_mode.A])
+    av, bv, cv, out = _mlp_buffers()
+    values, uids = [av, bv, cv, out], [a.get_uid(), b.get_uid(), bias.get_uid(), y.get_uid()]
+    if invalid == "duplicate":
+        uids[-1] = uids[0]
+    elif invalid == "duplicate_unused":
+        uids += [999, 999]
+        values += [object(), object()]
+    elif invalid == "missing":
+        values.pop()
+        uids.pop()
+    else:
+        uids.pop()
+    with pytest.raises(ValueError, match="uid|buffer|length|count"):
+        g.execute(values, None, tensor_uids=uids)
+    assert np.isnan(out).all()
