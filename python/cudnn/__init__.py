@@ -12,6 +12,7 @@ from graph_compiler import (  # noqa: F401
     GraphExecutionError,
     GraphNoDeviceError,
     GraphValidationError,
+    Handle,
     KernelCache,
     Tensor,
     __version__,

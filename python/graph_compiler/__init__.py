@@ -28,6 +28,7 @@ from ._graph import (  # noqa: F401
     GraphExecutionError,
     GraphNoDeviceError,
     GraphValidationError,
+    Handle,
     KernelCache,
     Node,
     create_device_properties,

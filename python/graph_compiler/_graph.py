@@ -75,18 +75,29 @@ class Node:
         return f"Node({self.name!r}, {self.op})"
 
 
-class _Handle:
-    """A device and a stream, as a cuDNN handle: bound to the CUDA device
-    current when it was created; graphs built and executed with it run
-    there, on its stream (set_stream)."""
+class Handle:
+    """A device and a stream, as a cuDNN handle (``cudnn.Handle``, what
+    ``create_handle()`` returns): bound to the CUDA device current when it
+    was created; graphs built and executed with it run there, on its stream
+    (set_stream). ``destroy_handle`` releases it: its stream is forgotten
+    and set_stream on it does nothing."""
 
     def __init__(self, device=0):
         self.device = device
         self.stream = None
         self._raw_stream = 0  # what graphSetStream gets; 0: the runtime's own
+        self.destroyed = False
 
     def __repr__(self):
-        return f"<graph_compiler handle device={self.device} stream={self.stream}>"
+        return f"<graph_compiler handle device={self.device} stream={self.stream}{' destroyed' if self.destroyed else ''}>"
+
+
+_Handle = Handle  # the earlier private name
+
+
+def _check_handle(handle, what: str) -> None:
+    if not isinstance(handle, Handle):
+        raise TypeError(f"{what}: expected a cudnn.Handle (from cudnn.create_handle()), got {type(handle).__name__} {handle!r}")
 
 
 def _current_cuda_device() -> int:
@@ -121,10 +132,26 @@ def _apply_handle_stream(handle) -> None:
 def create_handle():
     """A handle bound to the current CUDA device (torch.cuda.set_device /
     cudaSetDevice), as the frontend's cudnnCreate binds to it."""
-    return _Handle(_current_cuda_device())
+    return Handle(_current_cuda_device())
 
 
 def destroy_handle(handle):
+    """Release ``handle``: its stream is forgotten (the device's runtime goes
+    back to its own stream if this handle's was the one applied); a second
+    destroy, or set_stream afterwards, does nothing."""
+    _check_handle(handle, "destroy_handle")
+    if handle.destroyed:
+        return None
+    if handle._raw_stream and _applied_streams.get(handle.device) == handle._raw_stream:
+        _applied_streams.pop(handle.device, None)
+        try:
+            with _capi.on_device(handle.device):
+                _capi.set_stream(0)
+        except Exception:  # no GPU runtime to reset: nothing was applied there
+            pass
+    handle.destroyed = True
+    handle.stream = None
+    handle._raw_stream = 0
     return None
 
 
@@ -139,6 +166,9 @@ def set_stream(handle=None, stream=None):
     is queued there (CU_STREAM_LEGACY) without waiting."""
     if handle is None:
         raise ValueError("set_stream needs a handle from create_handle()")
+    _check_handle(handle, "set_stream")
+    if handle.destroyed:
+        return
     raw = getattr(stream, "cuda_stream", stream) or 0
     if stream is not None and not raw:
         raw = _CU_STREAM_LEGACY
@@ -151,7 +181,8 @@ def set_stream(handle=None, stream=None):
 
 
 def get_stream(handle):
-    return getattr(handle, "stream", None)
+    _check_handle(handle, "get_stream")
+    return handle.stream
 
 
 _POINTWISE_TENSOR_ARGS = {
@@ -1311,7 +1342,7 @@ class pygraph:
                 return
         # Planned on the handle's GPU; without a handle, on the thread's
         # current CUDA device.
-        handle_device = self._handle.device if isinstance(self._handle, _Handle) else None
+        handle_device = self._handle.device if isinstance(self._handle, Handle) else None
         with _capi.on_device(handle_device):
             plans = _plans.propose(self._module, heuristics)
         if not plans:
@@ -1629,7 +1660,7 @@ class pygraph:
         from . import _cudagraph
 
         target = _cudagraph.graph_pointer(cuda_graph)
-        device = handle.device if isinstance(handle, _Handle) else _current_cuda_device()
+        device = handle.device if isinstance(handle, Handle) else _current_cuda_device()
         try:
             nodes = _cudagraph.node_count(target)
         except _cudagraph.CudaGraphError as exc:
@@ -1644,7 +1675,7 @@ class pygraph:
         previous = _applied_streams.get(device, 0)
 
         def run_on(stream):
-            capture_handle = _Handle(device)
+            capture_handle = Handle(device)
             capture_handle._raw_stream = stream
             self.execute(variant_pack, workspace, handle=capture_handle)
 
@@ -1902,7 +1933,7 @@ class pygraph:
         # The GPU it runs on: the handle's (execute's, else the graph's), as
         # in the frontend; without one, the GPU of the pack's torch tensors.
         handle = handle if handle is not None else self._handle
-        if device == _capi.GRAPH_DEVICE_GPU and isinstance(handle, _Handle):
+        if device == _capi.GRAPH_DEVICE_GPU and isinstance(handle, Handle):
             ordinal = handle.device
         else:
             handle = None

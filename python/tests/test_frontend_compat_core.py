@@ -236,3 +236,34 @@ def test_ordered_pack_rejects_bad_uid_lists_before_running(invalid):
     with pytest.raises(ValueError, match="uid|buffer|length|count"):
         g.execute(values, None, tensor_uids=uids)
     assert np.isnan(out).all()
+
+
+# ---- handles: cudnn.Handle only, destroy releases ----------------------------------
+
+
+def test_create_handle_gives_a_cudnn_handle():
+    h = cudnn.create_handle()
+    assert isinstance(h, cudnn.Handle)
+    assert cudnn.get_stream(h) is None  # no stream set yet
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: cudnn.set_stream(handle=1, stream=100),
+        lambda: cudnn.get_stream(1),
+        lambda: cudnn.destroy_handle(1),
+    ],
+)
+def test_a_raw_int_is_not_a_handle(call):
+    with pytest.raises(TypeError, match="cudnn.Handle"):
+        call()
+
+
+def test_destroyed_handle_is_released_once():
+    h = cudnn.create_handle()
+    cudnn.destroy_handle(h)
+    assert h.stream is None and cudnn.get_stream(h) is None
+    cudnn.destroy_handle(h)  # a second destroy does nothing
+    cudnn.set_stream(h, 200)  # nor does a stream for a released handle (no runtime call, even without a GPU)
+    assert cudnn.get_stream(h) is None
