@@ -78,6 +78,7 @@ _sys.modules["cudnn._compiled_module"] = _impl
 _sys.modules["cudnn.wrapper"] = wrapper
 
 from . import ops  # noqa: E402,F401  (the frontend's torch operators: ImportError on use)
+from . import engines  # noqa: E402,F401  (cudnn.engines.* as the frontend names it: no python engines)
 
 # The frontend's CuTe DSL kernels (an optional extra there: importing one
 # without its dependencies raises ImportError). The graph compiler has none of

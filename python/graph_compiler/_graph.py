@@ -1429,6 +1429,15 @@ class pygraph:
     def plans(self):
         return list(self._plans)
 
+    @property
+    def selected_engine(self):
+        """The python engine that serves the selected plan, None when the
+        graph's own lowering does. The frontend offers python (FROST) engines
+        next to cuDNN's; this package has none (its plans are cuDNN's, its
+        own generated kernels and the CPU reference, all run by the compiled
+        graph), so this is always None."""
+        return None
+
     def _barred_indices(self) -> set:
         barred = set()
         for i, cfg in enumerate(self._plans):

@@ -267,3 +267,18 @@ def test_destroyed_handle_is_released_once():
     cudnn.destroy_handle(h)  # a second destroy does nothing
     cudnn.set_stream(h, 200)  # nor does a stream for a released handle (no runtime call, even without a GPU)
     assert cudnn.get_stream(h) is None
+
+
+# ---- which engine serves a plan -----------------------------------------------------
+
+
+@needs_lib
+def test_no_python_engine_serves_a_plan():
+    from cudnn.engines.engine_ids import is_python_engine
+    from test_plans import mlp_graph
+
+    g, *_ = mlp_graph()
+    g.build([cudnn.heur_mode.A, cudnn.heur_mode.FALLBACK])
+    assert cudnn.engines.engine_ids is importlib.import_module("cudnn.engines.engine_ids")
+    assert g.selected_engine is None  # the graph's own lowering runs it
+    assert not any(is_python_engine(g.get_engine_and_knobs_at_index(i)[0]) for i in range(g.get_execution_plan_count()))
