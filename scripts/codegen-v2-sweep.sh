@@ -66,10 +66,14 @@ run)
   ;;
 compare)
   a=$2 b=$3
-  same=0 differ=0 errsame=0 errdiffer=0 failed=0 kernels=0 funcs=0
+  same=0 differ=0 errsame=0 errdiffer=0 failed=0 kernels=0 funcs=0 missing=0
   for f in "${files[@]}"; do
     for v in "${variants[@]}"; do
       k=$(key "$f" "$v")
+      # A file added since one side ran: not compared.
+      if [ ! -e "$a/$k.rc" ] || [ ! -e "$b/$k.rc" ]; then
+        missing=$((missing + 1)); continue
+      fi
       if cmp -s "$a/$k.out" "$b/$k.out" && cmp -s "$a/$k.rc" "$b/$k.rc"; then
         same=$((same + 1))
       else
@@ -85,7 +89,7 @@ compare)
   echo "files ${#files[@]}, runs $((same + differ)): stdout+status identical $same," \
        "different $differ; stderr identical $errsame, different $errdiffer;" \
        "runs failing (both) $failed; PTX .entry kernels $kernels, gpu.func" \
-       "kernels $funcs (old side)"
+       "kernels $funcs (old side); not run on one side $missing"
   ;;
 *) sed -n '2,19p' "$0"; exit 2 ;;
 esac

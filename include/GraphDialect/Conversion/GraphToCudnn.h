@@ -50,6 +50,36 @@ struct GroupSource {
   std::vector<std::pair<Value, ::graph::rt::TensorSpec>> tensors;
 };
 
+/// The ranks cuDNN wants a group's tensors in: matmul, pointwise and
+/// reduction tensors of rank 3 or more, all of one rank in a group, padded
+/// with leading unit dims (a batch of 1); norm tensors of rank 4, padded
+/// with trailing ones (their dim 0 is the batch); convolutions and
+/// attention keep their ranks (4 or 5 already). The group descriptions
+/// (buildGroupSpec) and the codegen engine's graph ops (buildGroupOps) pad
+/// by this one rule.
+struct RankPadding {
+  size_t rank = 0;       // every tensor's rank after padding; 0: kept
+  bool trailing = false; // unit dims go after the given ones
+
+  /// The padding of a group of ops of `kinds` whose largest tensor has
+  /// rank `maxRank`.
+  static RankPadding of(ArrayRef<::graph::OpKind> kinds, size_t maxRank);
+  /// The leading unit dims a tensor of rank `tensorRank` gets.
+  int64_t leading(size_t tensorRank) const;
+  /// Pads `tensor`'s dims and strides (a leading unit dim's stride spans
+  /// the tensor, a trailing one's is 1).
+  void pad(::graph::rt::TensorSpec &tensor) const;
+};
+
+/// Integer attribute `name` (`values`: the integer or the array) of an op
+/// of `kind` after padding, where its first input (port `input` or
+/// `inputs_0`) got `inputPad` leading unit dims and its `output`
+/// `outputPad`: concatenate, block-scale quantize and gen_index axes shift,
+/// transpose permutations and slices grow identity entries in front.
+void padAxisAttribute(::graph::OpKind kind, StringRef name,
+                      std::vector<int64_t> &values, int64_t inputPad,
+                      int64_t outputPad);
+
 /// Gives the uid of tensor `value` (an operand or result of one of a
 /// group's ops), adding the tensor to the group's spec the first time it is
 /// asked for; sets `error` when the tensor cannot be described.
@@ -87,6 +117,28 @@ Type tensorCoreStoredType(Value value,
 /// row-major) of tensor `value` as a group's tensor. Returns "" or why the
 /// GPU cannot hold it.
 std::string describeTensor(Value value, ::graph::rt::TensorSpec &tensor);
+
+/// One group of a graph as the GPU lowerings see it, before either writes
+/// it down: lowerToCudnn makes its GraphSpec (buildGroupSpec) of it,
+/// graph-generate-kernels its graph ops (buildGroupOps).
+struct GroupDescription {
+  std::string name;                 // "<graph>/group<id>"
+  std::vector<std::string> engines; // the group's ranked engines
+  /// The node ops to run (not views folded into aliases) and the tensors
+  /// their ports bind, in port order: uid, stored dtype, dims, strides and
+  /// whether a buffer, virtual or by value; ranks not padded yet.
+  GroupSource source;
+};
+
+/// lowerToCudnn's graph-wide step: the uids (the graph's, then fresh ones
+/// above them), which tensors live in buffers (inputs, outputs, tensors
+/// another group reads) in which type (tensorCoreStoredType) and layout
+/// (`foldViews`, as lowerToCudnn says), and one description per group
+/// with ops to run, in id order. `program` gets the device tensors and the
+/// outputs' uids, no groups. Returns "" or lowerToCudnn's error.
+std::string describeGroups(GraphOp graph, CudnnProgram &program,
+                           std::vector<GroupDescription> &groups,
+                           bool foldViews = false);
 
 /// Whether the GPU path takes `graph` (which must have gone through
 /// graph-prepare, graph-fuse and graph-select-engines): every input and

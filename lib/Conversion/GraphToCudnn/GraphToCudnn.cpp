@@ -20,6 +20,7 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/MapVector.h"
 
 #include <map>
@@ -210,85 +211,35 @@ void addAttributes(Operation *op, rt::OpSpec &spec) {
     geometry(conv, rank - 2);
 }
 
-/// cuDNN wants matmul, pointwise and reduction tensors of rank 3 or more,
-/// all of one rank in a group, and norm tensors of rank 4: pad with unit
-/// dims, leading ones for the former (a batch of 1) and trailing ones for
-/// norms (whose dim 0 is the batch). Convolutions and attention are already
-/// rank 4 or 5.
+/// Pads every tensor of `spec` and shifts its ops' axis attributes to the
+/// ranks cuDNN wants (RankPadding).
 void padRanks(rt::GraphSpec &spec) {
-  bool normLike = false;
-  for (const rt::OpSpec &op : spec.ops) {
-    if (op.kind.isOneOf({OpKind::ConvFprop, OpKind::ConvDgrad,
-                         OpKind::ConvWgrad, OpKind::Sdpa, OpKind::SdpaBackward,
-                         OpKind::SdpaFp8, OpKind::SdpaFp8Backward,
-                         OpKind::SdpaMxfp8, OpKind::SdpaMxfp8Backward}))
-      return;
-    normLike |=
-        op.kind.isOneOf({OpKind::Layernorm, OpKind::LayernormBackward,
-                         OpKind::Rmsnorm, OpKind::RmsnormBackward,
-                         OpKind::Instancenorm, OpKind::InstancenormBackward,
-                         OpKind::AdaLayernorm, OpKind::AdaLayernormBackward,
-                         OpKind::Batchnorm, OpKind::BatchnormBackward,
-                         OpKind::BatchnormInference, OpKind::Genstats});
-  }
+  SmallVector<OpKind> kinds;
+  for (const rt::OpSpec &op : spec.ops)
+    if (std::optional<OpKind> kind = op.kind.get())
+      kinds.push_back(*kind);
   size_t maxRank = 0;
   for (const rt::TensorSpec &tensor : spec.tensors)
     maxRank = std::max(maxRank, tensor.dims.size());
-  size_t target = std::max<size_t>(normLike ? 4 : 3, maxRank);
+  RankPadding padding = RankPadding::of(kinds, maxRank);
   std::map<int64_t, int64_t> leadingPad;
   for (rt::TensorSpec &tensor : spec.tensors) {
-    leadingPad[tensor.uid] = normLike ? 0 : target - tensor.dims.size();
-    while (tensor.dims.size() < target) {
-      if (normLike) {
-        tensor.dims.push_back(1);
-        tensor.strides.push_back(1);
-      } else {
-        int64_t span = tensor.dims.empty()
-                           ? 1
-                           : tensor.dims.front() * tensor.strides.front();
-        tensor.dims.insert(tensor.dims.begin(), 1);
-        tensor.strides.insert(tensor.strides.begin(),
-                              std::max<int64_t>(span, 1));
-      }
-    }
+    leadingPad[tensor.uid] = padding.leading(tensor.dims.size());
+    padding.pad(tensor);
   }
-  // Axis attributes follow the leading unit dims: gen_index and
-  // concatenate axes shift, permutations and slices grow identity entries.
   for (rt::OpSpec &op : spec.ops) {
+    std::optional<OpKind> kind = op.kind.get();
+    if (!kind)
+      continue;
     auto firstIn = op.inputs.find(Port::input);
     if (firstIn == op.inputs.end())
       firstIn = op.inputs.find(::graph::variadicElement(Port::inputs, 0));
-    int64_t pad = firstIn == op.inputs.end() ? 0 : leadingPad[firstIn->second];
-    if (op.kind == OpKind::Concatenate)
-      for (int64_t &axis : op.intAttrs["axis"])
-        axis += pad;
-    if (op.kind == OpKind::BlockScaleQuantize)
-      if (auto it = op.intAttrs.find("axis"); it != op.intAttrs.end())
-        for (int64_t &axis : it->second)
-          if (axis >= 0)
-            axis += pad;
-    if (op.kind == OpKind::Transpose) {
-      std::vector<int64_t> &perm = op.intAttrs["permutation"];
-      for (int64_t &p : perm)
-        p += pad;
-      for (int64_t i = pad - 1; i >= 0; --i)
-        perm.insert(perm.begin(), i);
-    }
-    if (op.kind == OpKind::Slice)
-      for (const char *name : {"start", "limit", "step"}) {
-        auto it = op.intAttrs.find(name);
-        if (it != op.intAttrs.end())
-          it->second.insert(it->second.begin(), pad,
-                            std::string(name) == "start" ? 0 : 1);
-      }
-  }
-  // gen_index counts along an axis of its output: shift it with the padding.
-  for (rt::OpSpec &op : spec.ops) {
-    auto axis = op.intAttrs.find("axis");
     auto out = op.outputs.find(Port::output);
-    if (op.kind == OpKind::Pointwise && axis != op.intAttrs.end() &&
-        out != op.outputs.end() && !axis->second.empty())
-      axis->second[0] += leadingPad[out->second];
+    int64_t inputPad =
+        firstIn == op.inputs.end() ? 0 : leadingPad[firstIn->second];
+    int64_t outputPad = out == op.outputs.end() ? 0 : leadingPad[out->second];
+    for (auto &[name, values] : op.intAttrs)
+      padAxisAttribute(*kind, name, values, inputPad, outputPad);
   }
 }
 
@@ -538,6 +489,83 @@ std::string mlir::graph::describeTensor(Value value, rt::TensorSpec &tensor) {
   return "";
 }
 
+RankPadding RankPadding::of(ArrayRef<OpKind> kinds, size_t maxRank) {
+  auto isOneOf = [&](std::initializer_list<OpKind> set) {
+    return llvm::any_of(kinds,
+                        [&](OpKind k) { return llvm::is_contained(set, k); });
+  };
+  if (isOneOf({OpKind::ConvFprop, OpKind::ConvDgrad, OpKind::ConvWgrad,
+               OpKind::Sdpa, OpKind::SdpaBackward, OpKind::SdpaFp8,
+               OpKind::SdpaFp8Backward, OpKind::SdpaMxfp8,
+               OpKind::SdpaMxfp8Backward}))
+    return RankPadding();
+  RankPadding padding;
+  padding.trailing =
+      isOneOf({OpKind::Layernorm, OpKind::LayernormBackward, OpKind::Rmsnorm,
+               OpKind::RmsnormBackward, OpKind::Instancenorm,
+               OpKind::InstancenormBackward, OpKind::AdaLayernorm,
+               OpKind::AdaLayernormBackward, OpKind::Batchnorm,
+               OpKind::BatchnormBackward, OpKind::BatchnormInference,
+               OpKind::Genstats});
+  padding.rank = std::max<size_t>(padding.trailing ? 4 : 3, maxRank);
+  return padding;
+}
+
+int64_t RankPadding::leading(size_t tensorRank) const {
+  return rank && !trailing ? static_cast<int64_t>(rank - tensorRank) : 0;
+}
+
+void RankPadding::pad(rt::TensorSpec &tensor) const {
+  while (tensor.dims.size() < rank) {
+    if (trailing) {
+      tensor.dims.push_back(1);
+      tensor.strides.push_back(1);
+      continue;
+    }
+    int64_t span =
+        tensor.dims.empty() ? 1 : tensor.dims.front() * tensor.strides.front();
+    tensor.dims.insert(tensor.dims.begin(), 1);
+    tensor.strides.insert(tensor.strides.begin(), std::max<int64_t>(span, 1));
+  }
+}
+
+void mlir::graph::padAxisAttribute(OpKind kind, StringRef name,
+                                   std::vector<int64_t> &values,
+                                   int64_t inputPad, int64_t outputPad) {
+  switch (kind) {
+  case OpKind::Concatenate:
+    if (name == "axis")
+      for (int64_t &axis : values)
+        axis += inputPad;
+    break;
+  case OpKind::BlockScaleQuantize:
+    if (name == "axis")
+      for (int64_t &axis : values)
+        if (axis >= 0) // negative: the default, the last dim
+          axis += inputPad;
+    break;
+  case OpKind::Transpose:
+    if (name == "permutation") {
+      for (int64_t &p : values)
+        p += inputPad;
+      for (int64_t i = inputPad - 1; i >= 0; --i)
+        values.insert(values.begin(), i);
+    }
+    break;
+  case OpKind::Slice:
+    if (name == "start" || name == "limit" || name == "step")
+      values.insert(values.begin(), inputPad, name == "start" ? 0 : 1);
+    break;
+  case OpKind::Pointwise:
+    // gen_index counts along an axis of its output.
+    if (name == "axis" && !values.empty())
+      values[0] += outputPad;
+    break;
+  default:
+    break;
+  }
+}
+
 std::string mlir::graph::buildGroupSpec(ArrayRef<Operation *> ops, Type compute,
                                         GroupTensorFn tensorOf,
                                         rt::GraphSpec &spec) {
@@ -609,12 +637,12 @@ std::string mlir::graph::verifyGpuLowerable(GraphOp graph) {
   return "";
 }
 
-std::string mlir::graph::lowerToCudnn(GraphOp graph, CudnnProgram &program,
-                                      std::vector<GroupSource> *sources,
-                                      bool foldViews) {
+std::string
+mlir::graph::describeGroups(GraphOp graph, CudnnProgram &program,
+                            std::vector<GroupDescription> &described,
+                            bool foldViews) {
   program = CudnnProgram();
-  if (sources)
-    sources->clear();
+  described.clear();
   if (std::string error = verifyGpuLowerable(graph); !error.empty())
     return error;
   bool tf32 = false;
@@ -762,34 +790,30 @@ std::string mlir::graph::lowerToCudnn(GraphOp graph, CudnnProgram &program,
 
   for (int64_t id : order) {
     ArrayRef<Operation *> ops = groups[id];
-    rt::GraphSpec spec;
-    spec.name = graph.getSymName().str() + "/group" + std::to_string(id);
-    if (GroupOp group = groupOps.lookup(id))
-      if (std::optional<ArrayAttr> engines = group.getEngines())
+    GroupDescription group;
+    group.name = graph.getSymName().str() + "/group" + std::to_string(id);
+    if (GroupOp groupOp = groupOps.lookup(id))
+      if (std::optional<ArrayAttr> engines = groupOp.getEngines())
         for (auto engine : engines->getAsRange<EngineAttr>())
-          spec.engines.push_back(engine.getName().str());
-    GroupSource source;
-    SmallVector<Operation *> kept;
+          group.engines.push_back(engine.getName().str());
+    GroupSource &source = group.source;
     for (Operation *op : ops)
       if (!(isViewOp(op) && aliases.count(op->getResult(0))))
-        kept.push_back(op);
-    if (kept.empty())
+        source.ops.push_back(op);
+    if (source.ops.empty())
       continue; // only folded views: nothing to run
-    source.ops.assign(kept.begin(), kept.end());
     source.tf32 = tf32;
-    llvm::DenseMap<Value, bool> inSpec;
-    auto addTensor = [&](Value value, std::string &error) -> int64_t {
+    llvm::DenseMap<Value, bool> inGroup;
+    auto addTensor = [&](Value value) -> std::string {
       value = resolveGroupValue(value); // a group's argument is its operand
       int64_t uid = uidOf.count(value) ? uidOf[value] : fresh(value);
-      if (inSpec.lookup(value))
-        return uid;
-      inSpec[value] = true;
+      if (inGroup.lookup(value))
+        return "";
+      inGroup[value] = true;
       rt::TensorSpec tensor;
       tensor.uid = uid;
-      if (std::string why = describe(value, tensor); !why.empty()) {
-        error = why;
-        return uid;
-      }
+      if (std::string why = describe(value, tensor); !why.empty())
+        return why;
       if (auto scalar = value.getDefiningOp<ScalarOp>()) {
         tensor.isByValue = true;
         if (auto f = dyn_cast<FloatAttr>(scalar.getValue()))
@@ -803,19 +827,64 @@ std::string mlir::graph::lowerToCudnn(GraphOp graph, CudnnProgram &program,
         tensor.isVirtual = true;
         source.values[uid] = value; // a buffer once the group is split
       }
-      spec.tensors.push_back(tensor);
       source.tensors.emplace_back(value, tensor);
-      return uid;
+      return "";
     };
-    Type compute;
-    if (auto cdt = graph.getComputeDataType())
-      compute = *cdt;
-    if (std::string error = buildGroupSpec(kept, compute, addTensor, spec);
+    // The tensors in the order the ops' ports bind them (buildGroupSpec's).
+    for (Operation *op : source.ops) {
+      std::string error;
+      withNodeOp(op, [&](auto typed) {
+        forEachPort(typed, portsOf(op), [&](bool, SpecPort, Value value) {
+          if (error.empty())
+            error = addTensor(value);
+        });
+      });
+      if (!error.empty())
+        return op->getName().stripDialect().str() + ": " + error;
+    }
+    described.push_back(std::move(group));
+  }
+  return "";
+}
+
+std::string mlir::graph::lowerToCudnn(GraphOp graph, CudnnProgram &program,
+                                      std::vector<GroupSource> *sources,
+                                      bool foldViews) {
+  if (sources)
+    sources->clear();
+  std::vector<GroupDescription> groups;
+  if (std::string error = describeGroups(graph, program, groups, foldViews);
+      !error.empty())
+    return error;
+  Type compute;
+  if (auto cdt = graph.getComputeDataType())
+    compute = *cdt;
+  for (GroupDescription &group : groups) {
+    rt::GraphSpec spec;
+    spec.name = group.name;
+    spec.engines = group.engines;
+    llvm::DenseMap<Value, const rt::TensorSpec *> described;
+    for (auto &[value, tensor] : group.source.tensors)
+      described[value] = &tensor;
+    llvm::DenseSet<Value> added;
+    auto tensorOf = [&](Value value, std::string &error) -> int64_t {
+      value = resolveGroupValue(value);
+      const rt::TensorSpec *tensor = described.lookup(value);
+      if (!tensor) {
+        error = "a tensor its group's description lacks";
+        return 0;
+      }
+      if (added.insert(value).second)
+        spec.tensors.push_back(*tensor);
+      return tensor->uid;
+    };
+    if (std::string error =
+            buildGroupSpec(group.source.ops, compute, tensorOf, spec);
         !error.empty())
       return error;
     program.groups.push_back(std::move(spec));
     if (sources)
-      sources->push_back(std::move(source));
+      sources->push_back(std::move(group.source));
   }
   return "";
 }
