@@ -79,6 +79,7 @@ _sys.modules["cudnn.wrapper"] = wrapper
 
 from . import ops  # noqa: E402,F401  (the frontend's torch operators: ImportError on use)
 from . import engines  # noqa: E402,F401  (cudnn.engines.* as the frontend names it: no python engines)
+from . import experimental  # noqa: E402,F401  (its experimental torch operators: ImportError on use)
 
 # The frontend's CuTe DSL kernels (an optional extra there: importing one
 # without its dependencies raises ImportError). The graph compiler has none of

@@ -282,3 +282,34 @@ def test_no_python_engine_serves_a_plan():
     assert cudnn.engines.engine_ids is importlib.import_module("cudnn.engines.engine_ids")
     assert g.selected_engine is None  # the graph's own lowering runs it
     assert not any(is_python_engine(g.get_engine_and_knobs_at_index(i)[0]) for i in range(g.get_execution_plan_count()))
+
+
+# ---- the frontend's torch-operator namespaces: importable, names decline -----------
+
+
+@pytest.mark.parametrize(
+    "module,names",
+    [
+        ("cudnn.ops.norm", ["layer_norm", "rms_norm"]),
+        ("cudnn.experimental.ops", ["moe_grouped_matmul", "swiglu_mlp", "rms_norm", "layer_norm"]),
+    ],
+)
+def test_torch_operator_namespaces_import_and_names_raise_import_error(module, names):
+    mod = importlib.import_module(module)
+    for name in names:
+        assert name in dir(mod)
+        with pytest.raises(ImportError):
+            getattr(mod, name)
+    with pytest.raises(AttributeError):
+        getattr(mod, "no_such_operator")
+
+
+def test_experimental_is_an_attribute_of_cudnn():
+    import subprocess
+    import sys
+
+    # a fresh interpreter: cudnn.experimental without importing it by path, and no torch pulled in
+    code = "import sys, cudnn; x = cudnn.experimental.ops; print('torch' in sys.modules)"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=dict(__import__("os").environ, PYTHONPATH=":".join(sys.path)))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "False"
