@@ -31,6 +31,7 @@ class OpPassManager;
 class RewritePatternSet;
 class TypeConverter;
 namespace graph {
+struct GroupDescription;
 
 #define GEN_PASS_DECL
 #include "GraphDialect/Conversion/CodegenPasses.h.inc"
@@ -89,6 +90,16 @@ struct GroupOps {
 std::string buildSpecGraphOps(const ::graph::rt::GraphSpec &spec,
                               ModuleOp module, StringRef name, bool strides,
                               GroupOps &group);
+
+/// The adapter for a group of the graph: appends `func.func @name` to
+/// `module` with the node ops of `group` (describeGroups') cloned onto its
+/// tensors as the group descriptions type them (ranks padded as
+/// RankPadding says, axis attributes with them; stored element types;
+/// strides as #graph.strides), and describes it in `out`: the graph ops
+/// buildSpecGraphOps would build from the group's GraphSpec, without one.
+/// Returns "" or why not (the func is erased then).
+std::string buildGroupOps(const GroupDescription &group, ModuleOp module,
+                          StringRef name, GroupOps &out);
 
 /// linalg on tensors -> bufferized parallel loops -> outlined gpu kernels.
 void buildCodegenToGpuPipeline(OpPassManager &pm);

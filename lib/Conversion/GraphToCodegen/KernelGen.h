@@ -76,6 +76,15 @@ SmallVector<std::pair<SpecPort, Value>> namedValues(Operation *op,
 /// `op`'s operand or result `port` (by the names above); null when absent.
 Value namedValue(Operation *op, Port port, bool isResult);
 
+/// The type of group tensor `t` in the graph ops the planner reads: its
+/// dims, its dtype's element type and, when `strides`, its strides as
+/// #graph.strides (buildSpecGraphOps and buildGroupOps type alike).
+RankedTensorType groupTensorType(MLIRContext *ctx, const rt::TensorSpec &t,
+                                 bool strides);
+/// The graph.scalar standing for by-value tensor `t` (its value as f64).
+Value createByValueScalar(OpBuilder &b, Location loc, const rt::TensorSpec &t,
+                          bool strides);
+
 /// The graph op kind of `op` (a graph node op).
 OpKind opKindOf(Operation *op);
 /// The mode of a pointwise or reduction op, or the phase of a norm; "".

@@ -41,38 +41,41 @@ namespace {
 
 /// Hands each fused group of each graph of `module` that has node ops to
 /// `lower`, in id order, with its label ("<graph>/group<id>") and, when
-/// `withSpecs`, its group description (lowerToCudnn's; null otherwise),
+/// `describe`, its group description (describeGroups'; null otherwise),
 /// then erases the graph. The graph must be one the GPU path takes
-/// (verifyGpuLowerable, which lowerToCudnn runs too); that error, or one
+/// (verifyGpuLowerable, which describeGroups runs too); that error, or one
 /// `lower` returns after the group's label, is reported on the graph.
 LogicalResult
-lowerEachGroup(ModuleOp module, bool withSpecs,
+lowerEachGroup(ModuleOp module, bool describe,
                function_ref<std::string(GraphOp, GroupOp, StringRef label,
-                                        const ::graph::rt::GraphSpec *)>
+                                        const GroupDescription *)>
                    lower) {
   SmallVector<GraphOp> graphs(module.getOps<GraphOp>());
   for (GraphOp graph : graphs) {
     CudnnProgram program;
-    std::string error =
-        withSpecs ? lowerToCudnn(graph, program) : verifyGpuLowerable(graph);
+    std::vector<GroupDescription> descriptions;
+    std::string error = describe ? describeGroups(graph, program, descriptions)
+                                 : verifyGpuLowerable(graph);
     if (!error.empty())
       return graph.emitOpError() << error;
-    llvm::StringMap<const ::graph::rt::GraphSpec *> specOf;
-    for (const ::graph::rt::GraphSpec &spec : program.groups)
-      specOf[spec.name] = &spec;
+    llvm::StringMap<const GroupDescription *> descriptionOf;
+    for (const GroupDescription &description : descriptions)
+      descriptionOf[description.name] = &description;
     SmallVector<GroupOp> groups = getGroups(graph);
     llvm::stable_sort(
         groups, [](GroupOp a, GroupOp b) { return a.getId() < b.getId(); });
     for (GroupOp group : groups) {
       std::string label =
           graph.getSymName().str() + "/group" + std::to_string(group.getId());
-      const ::graph::rt::GraphSpec *spec = specOf.lookup(label);
-      // Only scalars (lowerToCudnn describes no such group): nothing to run.
+      const GroupDescription *description = descriptionOf.lookup(label);
+      // Only scalars (describeGroups describes no such group): nothing to
+      // run.
       if (llvm::all_of(group.getNodes(),
                        [](Operation &op) { return isa<ScalarOp>(op); }) ||
-          (withSpecs && !spec))
+          (describe && !description))
         continue;
-      if (std::string error = lower(graph, group, label, spec); !error.empty())
+      if (std::string error = lower(graph, group, label, description);
+          !error.empty())
         return graph.emitOpError() << label << ": " << error;
     }
     graph.erase();
@@ -214,7 +217,7 @@ struct GraphLowerToLinalg
     // node op in a group, ...): verifyGpuLowerable's checks and errors. No
     // group descriptions are built.
     auto lower = [&](GraphOp graph, GroupOp group, StringRef label,
-                     const ::graph::rt::GraphSpec *) -> std::string {
+                     const GroupDescription *) -> std::string {
       std::string name =
           graph.getSymName().str() + "_group" + std::to_string(group.getId());
       // At the group's location, not on an op: a diagnostic on an op
@@ -224,7 +227,7 @@ struct GraphLowerToLinalg
             << label << " is left to another engine: " << why;
       return "";
     };
-    if (failed(lowerEachGroup(module, /*withSpecs=*/false, lower)))
+    if (failed(lowerEachGroup(module, /*describe=*/false, lower)))
       return signalPassFailure();
   }
 };
@@ -235,22 +238,28 @@ struct GraphGenerateKernels
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    auto lower = [&](GraphOp graph, GroupOp, StringRef,
-                     const ::graph::rt::GraphSpec *group) -> std::string {
-      const ::graph::rt::GraphSpec &spec = *group;
-      std::string name = spec.name;
+    auto lower = [&](GraphOp graph, GroupOp, StringRef label,
+                     const GroupDescription *description) -> std::string {
+      std::string name = label.str();
       std::replace(name.begin(), name.end(), '/', '_');
-      if (std::string why = codegenV2Declines(spec); !why.empty()) {
+      // The group's graph ops in a module of their own: only the kernels
+      // land in `module`.
+      OwningOpRef<ModuleOp> holder = ModuleOp::create(module.getLoc());
+      GroupOps group;
+      std::string why = buildGroupOps(*description, *holder, "group", group);
+      if (why.empty())
+        why = codegenV2Declines(group);
+      if (!why.empty()) {
         // At the graph's location, not on the graph op: a diagnostic on an
         // op prints the whole op (mlir-print-op-on-diagnostic), so one remark
         // per declined group made the pass quadratic in the graph's size
         // (2,000 ops: 257 MB of remarks, 7.8 s).
         emitRemark(graph.getLoc())
-            << spec.name << " is left to another engine: " << why;
+            << label << " is left to another engine: " << why;
         return "";
       }
       ::graph::rt::CodegenSpec kernels;
-      if (std::string error = generateKernels(spec, plan, module, kernels);
+      if (std::string error = generateKernels(group, plan, module, kernels);
           !error.empty())
         return error;
       // The generator appends one gpu.module named "kernels".
@@ -265,7 +274,7 @@ struct GraphGenerateKernels
       generated->setAttr("graph.launches", b.getArrayAttr(launches));
       return "";
     };
-    if (failed(lowerEachGroup(module, /*withSpecs=*/true, lower)))
+    if (failed(lowerEachGroup(module, /*describe=*/true, lower)))
       return signalPassFailure();
     if (dedup)
       deduplicateKernelModules(module);

@@ -35,7 +35,8 @@ using ::graph::SpecPort;
 
 namespace {
 
-Type elementType(Builder &b, DType dtype) {
+/// The element type of a group tensor of `dtype` in graph ops.
+Type tensorElementType(Builder &b, DType dtype) {
   switch (dtype) {
   case DType::F32:
     return b.getF32Type();
@@ -111,6 +112,25 @@ bool rowMajor(const rt::TensorSpec &t) {
 
 } // namespace
 
+RankedTensorType kernelgen::groupTensorType(MLIRContext *ctx,
+                                            const rt::TensorSpec &t,
+                                            bool strides) {
+  Builder b(ctx);
+  Attribute encoding;
+  if (strides && t.strides.size() == t.dims.size() && !t.dims.empty())
+    encoding = StridesAttr::get(ctx, t.strides);
+  return RankedTensorType::get(t.dims, tensorElementType(b, t.dtype), encoding);
+}
+
+Value kernelgen::createByValueScalar(OpBuilder &b, Location loc,
+                                     const rt::TensorSpec &t, bool strides) {
+  return ScalarOp::create(
+      b, loc, TypeRange{groupTensorType(b.getContext(), t, strides)},
+      ValueRange(),
+      {b.getNamedAttr("value", b.getF64FloatAttr(t.byValue)),
+       b.getNamedAttr("uid", b.getI64IntegerAttr(t.uid))});
+}
+
 std::string mlir::graph::codegenDeclines(const rt::GraphSpec &spec) {
   std::map<int64_t, const rt::TensorSpec *> tensors;
   for (const rt::TensorSpec &t : spec.tensors) {
@@ -163,10 +183,7 @@ std::string mlir::graph::buildSpecGraphOps(const rt::GraphSpec &spec,
   for (const rt::TensorSpec &t : spec.tensors)
     tensors[t.uid] = &t;
   auto tensorType = [&](const rt::TensorSpec &t) {
-    Attribute encoding;
-    if (strides && t.strides.size() == t.dims.size() && !t.dims.empty())
-      encoding = StridesAttr::get(ctx, t.strides);
-    return RankedTensorType::get(t.dims, elementType(b, t.dtype), encoding);
+    return kernelgen::groupTensorType(ctx, t, strides);
   };
 
   // Inputs: buffers read and not produced here; outputs: produced buffers.
@@ -209,10 +226,8 @@ std::string mlir::graph::buildSpecGraphOps(const rt::GraphSpec &spec,
     auto t = tensors.find(uid);
     if (t == tensors.end() || !t->second->isByValue)
       return Value();
-    return values[uid] = ScalarOp::create(
-               b, loc, TypeRange{tensorType(*t->second)}, ValueRange(),
-               {b.getNamedAttr("value", b.getF64FloatAttr(t->second->byValue)),
-                b.getNamedAttr("uid", b.getI64IntegerAttr(uid))});
+    return values[uid] =
+               kernelgen::createByValueScalar(b, loc, *t->second, strides);
   };
   for (const rt::OpSpec &op : spec.ops) {
     std::string label =
