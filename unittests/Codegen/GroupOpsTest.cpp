@@ -3,11 +3,13 @@
 // The kernel generator reads the group's graph ops (GroupOps). A func of
 // graph ops given directly and the same group given as a description
 // (rt::GraphSpec, through the spec->graph-ops adapter) generate the same
-// kernels, byte for byte.
+// kernels, byte for byte; so do a graph's groups built from their regions
+// (buildGroupOps, graph-generate-kernels' route) and from their specs.
 //
 //===----------------------------------------------------------------------===//
 
 #include "GraphDialect/Conversion/GraphToCodegen.h"
+#include "GraphDialect/Conversion/GraphToCudnn.h"
 #include "GraphDialect/GraphDialect.h"
 #include "GraphDialect/GraphOps.h"
 
@@ -16,6 +18,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
 
 #include "gtest/gtest.h"
 
@@ -136,6 +139,87 @@ TEST(GroupOps, AdapterRefusesUnknownTensor) {
             std::string::npos)
       << why;
   EXPECT_TRUE(module->getBody()->empty());
+}
+
+// Ranks padded with leading unit dims (2-D tensors to 3-D: the transpose's
+// permutation, the slice, the concatenation and gen_index axes shift),
+// trailing ones (the norm), a by-value scalar, and a norm output read only
+// by a bf16 matmul in another group (stored as bf16).
+constexpr const char *kGraph = R"mlir(
+graph.graph @g(%x: tensor<4x8xf32> {graph.name = "x"},
+               %y: tensor<8x4xf32> {graph.name = "y"},
+               %g: tensor<1x8xf32> {graph.name = "g"},
+               %w: tensor<8x16xbf16> {graph.name = "w"})
+    -> (tensor<4x12xf32> {graph.name = "i"}, tensor<4x1xf32> {graph.name = "r"},
+        tensor<4x16xf32> {graph.name = "h"})
+    attributes {compute_data_type = f32} {
+  %c = graph.scalar 2.0 : f32 -> tensor<1x1xf32>
+  %eps = graph.scalar 1.0e-5 : f32 -> tensor<1x1xf32>
+  %t = graph.transpose %x {permutation = array<i64: 1, 0>} : (tensor<4x8xf32>) -> tensor<8x4xf32>
+  %a = graph.pointwise add(%t, %y) : (tensor<8x4xf32>, tensor<8x4xf32>) -> tensor<8x4xf32>
+  %m = graph.pointwise mul(%a, %c) : (tensor<8x4xf32>, tensor<1x1xf32>) -> tensor<8x4xf32>
+  %s = graph.slice %m {start = array<i64: 1, 0>, limit = array<i64: 8, 4>, step = array<i64: 2, 1>} : (tensor<8x4xf32>) -> tensor<4x4xf32>
+  %cat = graph.concatenate %s, %x {axis = 1 : i64} : (tensor<4x4xf32>, tensor<4x8xf32>) -> tensor<4x12xf32>
+  %i = graph.pointwise gen_index(%cat) {axis = 1 : i64} : (tensor<4x12xf32>) -> tensor<4x12xf32>
+  %r = graph.reduction add %i : (tensor<4x12xf32>) -> tensor<4x1xf32>
+  %n = graph.rmsnorm inference %x, scale %g, epsilon %eps : (tensor<4x8xf32>, tensor<1x8xf32>, tensor<1x1xf32>) -> tensor<4x8xf32>
+  %h = graph.matmul %n, %w : (tensor<4x8xf32>, tensor<8x16xbf16>) -> tensor<4x16xf32>
+  graph.output %i, %r, %h : tensor<4x12xf32>, tensor<4x1xf32>, tensor<4x16xf32>
+}
+)mlir";
+
+TEST(GroupOps, RegionsAsTheirSpecs) {
+  DialectRegistry registry;
+  registerCodegenDialects(registry);
+  registry.insert<GraphDialect>();
+  MLIRContext context(registry, MLIRContext::Threading::DISABLED);
+  context.loadAllAvailableDialects();
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(kGraph, &context);
+  ASSERT_TRUE(module);
+  PassManager pm(&context);
+  buildGpuPipeline(pm);
+  ASSERT_TRUE(succeeded(pm.run(*module)));
+  GraphOp graph = *module->getOps<GraphOp>().begin();
+
+  CudnnProgram described, specs;
+  std::vector<GroupDescription> groups;
+  ASSERT_EQ(describeGroups(graph, described, groups), "");
+  ASSERT_EQ(lowerToCudnn(graph, specs), "");
+  ASSERT_EQ(groups.size(), specs.groups.size());
+  size_t generated = 0;
+  for (auto [group, spec] : llvm::zip(groups, specs.groups)) {
+    EXPECT_EQ(group.name, spec.name);
+    auto holder = [&] { return ModuleOp::create(UnknownLoc::get(&context)); };
+    OwningOpRef<ModuleOp> regionOps = holder(), specOps = holder();
+    GroupOps fromRegion, fromSpec;
+    ASSERT_EQ(buildGroupOps(group, *regionOps, "group", fromRegion), "");
+    ASSERT_EQ(
+        buildSpecGraphOps(spec, *specOps, "group", /*strides=*/true, fromSpec),
+        "");
+    // The same tensors: types (padded, stored, strided) and uids, in order.
+    EXPECT_EQ(fromRegion.func.getFunctionType(),
+              fromSpec.func.getFunctionType())
+        << spec.name;
+    ASSERT_EQ(fromRegion.tensors.size(), fromSpec.tensors.size());
+    for (auto [a, b] : llvm::zip(fromRegion.tensors, fromSpec.tensors)) {
+      EXPECT_EQ(a.getType(), b.getType()) << spec.name;
+      EXPECT_EQ(fromRegion.uids.lookup(a), fromSpec.uids.lookup(b));
+    }
+    std::string why = codegenV2Declines(fromRegion);
+    EXPECT_EQ(why, codegenV2Declines(fromSpec)) << spec.name;
+    if (!why.empty())
+      continue;
+    ++generated;
+    for (const char *plan : {"codegen_v2_t256_i2", "codegen_v2_t512_i2_p"}) {
+      OwningOpRef<ModuleOp> a = holder(), b = holder();
+      rt::CodegenSpec ka, kb;
+      ASSERT_EQ(generateKernels(fromRegion, plan, *a, ka), "") << spec.name;
+      ASSERT_EQ(generateKernels(fromSpec, plan, *b, kb), "") << spec.name;
+      EXPECT_FALSE(printed(*a).empty());
+      EXPECT_EQ(printed(*a), printed(*b)) << spec.name << " " << plan;
+    }
+  }
+  EXPECT_GE(generated, 2u);
 }
 
 } // namespace
