@@ -108,8 +108,10 @@ std::string buildGroupSpec(ArrayRef<Operation *> ops, Type compute,
 /// operand to anyway, and cuDNN gets the same-typed operands its engines
 /// take (its heuristics offer no engine config for an f32 x bf16 matmul).
 /// Null otherwise: kept in its own type (also when a reader in its group,
-/// or the graph's output, reads it: those see the exact value). The group
-/// descriptions (lowerToCudnn) and graph-lower-to-linalg store alike.
+/// or the graph's output, reads it: those see the exact value). Likewise a
+/// batchnorm's f32 Y of a 16-bit X, read only outside its group, is stored
+/// in X's type (cuDNN plans no f16-in f32-out batchnorm training). The
+/// group descriptions (lowerToCudnn) and graph-lower-to-linalg store alike.
 Type tensorCoreStoredType(Value value,
                           llvm::function_ref<bool(Operation *)> inItsGroup);
 

@@ -460,6 +460,22 @@ Type mlir::graph::tensorCoreStoredType(
     Value value, llvm::function_ref<bool(Operation *)> inItsGroup) {
   if (!isa<RankedTensorType>(value.getType()))
     return nullptr;
+  // Batchnorm training's Y leaving its group is written in X's 16-bit type:
+  // cuDNN 9.19's heuristics offer no engine config for an f16 X with an f32
+  // Y (the frontend's BN + relu + mask, its Y a virtual of the f32
+  // intermediate type, fused apart from the relu). A framework's half
+  // batchnorm writes half too.
+  if (auto norm = value.getDefiningOp<BatchnormOp>();
+      norm && value == norm.getY()) {
+    Type x = cast<RankedTensorType>(norm.getInput().getType()).getElementType();
+    Type y = cast<RankedTensorType>(value.getType()).getElementType();
+    if (!y.isF32() || !(x.isF16() || x.isBF16()))
+      return nullptr;
+    for (Operation *user : getResolvedUsers(value))
+      if (inItsGroup(user))
+        return nullptr; // a reader in its group would see the rounded value
+    return x;
+  }
   Type common;
   for (Operation *user : getResolvedUsers(value)) {
     // A reader in its group would see the rounded value; keep it exact.
