@@ -139,8 +139,20 @@ def row_major(dims):
     return list(reversed(out))
 
 
+# Classes whose instances are torch tensors: torch's module and data_ptr /
+# stride methods on the class itself (so every instance has them).
+_TORCH_TENSOR_TYPES: set = set()
+
+
 def is_torch_tensor(obj) -> bool:
-    return type(obj).__module__.split(".")[0] == "torch" and hasattr(obj, "data_ptr") and callable(getattr(obj, "stride", None))
+    cls = type(obj)
+    if cls in _TORCH_TENSOR_TYPES:
+        return True
+    if not (cls.__module__.split(".")[0] == "torch" and hasattr(obj, "data_ptr") and callable(getattr(obj, "stride", None))):
+        return False
+    if callable(getattr(cls, "data_ptr", None)) and callable(getattr(cls, "stride", None)):
+        _TORCH_TENSOR_TYPES.add(cls)
+    return True
 
 
 def _is_numpy(obj) -> bool:

@@ -287,23 +287,33 @@ class on_device:
     GPU ``n`` (graphSetDevice), then clears the choice; ``None`` changes
     nothing. A GPU that does not exist raises ValueError naming it."""
 
+    __slots__ = ("ordinal", "selected", "_set_device")
+
     def __init__(self, ordinal):
         self.ordinal = ordinal
         self.selected = False
 
     def __enter__(self):
-        if self.ordinal is None or not available() or not hasattr(lib(), "graphSetDevice"):
+        if self.ordinal is None:
             return self
-        status = lib().graphSetDevice(int(self.ordinal))
+        try:
+            library = lib()
+        except GraphLibraryNotFound:
+            return self
+        set_device = getattr(library, "graphSetDevice", None)
+        if set_device is None:
+            return self
+        status = set_device(int(self.ordinal))
         if status == GRAPH_ERROR_INVALID_ARGUMENT:
             raise ValueError(last_error())
         # Without a driver there is nothing to select: the CPU paths run.
         self.selected = status == GRAPH_OK
+        self._set_device = set_device
         return self
 
     def __exit__(self, *exc):
         if self.selected:
-            lib().graphSetDevice(-1)
+            self._set_device(-1)
         return False
 
 
@@ -507,10 +517,17 @@ class Module:
         n = self._lib.graphModuleNumGraphs(self.handle)
         return [self._lib.graphModuleGraphName(self.handle, i).decode("utf-8", "replace") for i in range(n)]
 
+    # _pinned_plan: the plan index graphPlanSelect pinned last through this
+    # object (_plans.prepare_run skips pinning it again); None when unknown.
+    # Every call that may change the C API's choice clears it.
+    _pinned_plan = None
+
     def select(self, name: str) -> int:
+        self._pinned_plan = None
         return self._lib.graphModuleSelect(self.handle, name.encode())
 
     def prepare(self) -> int:
+        self._pinned_plan = None
         return self._lib.graphModulePrepare(self.handle)
 
     def print(self, generic: bool = False) -> str:
@@ -599,6 +616,7 @@ class Module:
 
     def plan_create(self, device: int, modes) -> int:
         """graphPlanCreate; GRAPH_ERROR_NO_DEVICE (5) without a usable GPU."""
+        self._pinned_plan = None
         if not self.has_plan_api():
             return GRAPH_ERROR_NO_DEVICE
         modes = list(modes)
@@ -664,6 +682,7 @@ class Module:
         return self._lib.graphPlanBuild(self.handle, index)
 
     def plan_select(self, index: int) -> int:
+        self._pinned_plan = None  # prepare_run records a select it made
         return self._lib.graphPlanSelect(self.handle, index)
 
     def plan_add(self, engine_id: int, knobs) -> int:

@@ -165,6 +165,7 @@ def propose(module, heuristics) -> list:
     """The ranked plan list for a prepared module under ``heuristics`` (a list
     of heur_mode): the GPU's when a GPU is usable, else the CPU reference."""
     module._gpu_plans = False
+    module._pinned_plan = None  # a new list has nothing pinned
     if not module.has_plan_api():
         _log.info("graph_compiler: the C API library has no GPU plan list (an older build); using the CPU reference plan")
         return [_cpu_reference()]
@@ -250,14 +251,25 @@ def build(module, plan: PlanConfig) -> None:
 def prepare_run(module, plans, index: int, deselect, workspace_limit) -> None:
     """Before a GPU execute: hand the C API the filters and pin plan
     ``index`` of a GPU plan list (nothing to do for the CPU plan)."""
-    if not is_gpu(plans):
+    if not plans or plans[0].device != _capi.GRAPH_DEVICE_GPU:
         return
-    from ._graph import GraphExecutionError
-
-    options = (tuple(sorted(deselect)), -1 if workspace_limit is None else int(workspace_limit))
+    options = (tuple(sorted(deselect)) if deselect else (), -1 if workspace_limit is None else int(workspace_limit))
     if getattr(module, "_plan_options", None) != options:
         if module.set_plan_options(list(options[0]), options[1], False) != _capi.GRAPH_OK:
+            from ._graph import GraphExecutionError
+
             raise GraphExecutionError(f"setting the plan options: {_capi.last_error()}")
         module._plan_options = options
-    if module.plan_select(plans[index].index) != _capi.GRAPH_OK:
-        raise GraphExecutionError(f"selecting plan {index} ({plans[index].name!r}): {_capi.last_error()}")
+    # The plan the C API has pinned already (module._pinned_plan, set below
+    # after a select that succeeded): not pinned again. Every call that can
+    # change the C API's choice clears it (Module.plan_select / plan_create /
+    # select / prepare, and propose), so a graph sharing the module (a
+    # kernel cache) that pinned another plan is seen.
+    target = plans[index].index
+    if getattr(module, "_pinned_plan", None) != target:
+        module._pinned_plan = None
+        if module.plan_select(target) != _capi.GRAPH_OK:
+            from ._graph import GraphExecutionError
+
+            raise GraphExecutionError(f"selecting plan {index} ({plans[index].name!r}): {_capi.last_error()}")
+        module._pinned_plan = target

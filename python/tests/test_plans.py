@@ -222,11 +222,16 @@ def test_gpu_execute_pins_the_plan_and_the_filters(monkeypatch):
     # Same options again: not handed over twice (the GPU program is kept).
     _plans.prepare_run(g._module, g._plans, 0, g._barred_names, g._workspace_limit)
     assert fake.calls[-1] == ("select", 0) and fake.calls[-2] == ("select", 2)
-    # A failing select is an execution error naming the plan.
+    # The plan pinned already is not pinned again.
+    count = len(fake.calls)
+    _plans.prepare_run(g._module, g._plans, 0, g._barred_names, g._workspace_limit)
+    assert len(fake.calls) == count
+    # A failing select (of a plan not pinned now) is an execution error naming the plan.
     monkeypatch.setattr(_capi.Module, "plan_select", lambda self, i: _capi.GRAPH_ERROR_INVALID_ARGUMENT)
-    fake.error = "graphPlanSelect: plan index 0 is out of range"
-    with pytest.raises(gc.GraphExecutionError, match=r"selecting plan 0 \('eng0_k2=1'\): graphPlanSelect"):
-        _plans.prepare_run(g._module, g._plans, 0, g._barred_names, g._workspace_limit)
+    fake.error = "graphPlanSelect: plan index 2 is out of range"
+    with pytest.raises(gc.GraphExecutionError, match=r"selecting plan 2 \('eng7_k3=4_k4=1'\): graphPlanSelect"):
+        _plans.prepare_run(g._module, g._plans, 2, g._barred_names, g._workspace_limit)
+    assert g._module._pinned_plan is None  # the failed select left nothing known pinned
 
 
 @needs_lib
