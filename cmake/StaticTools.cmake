@@ -43,8 +43,10 @@ endif()
 # GraphCAPI and of what it lowers with, as libGraphCAPI.so below.
 set(GRAPH_CAPI_STATIC_OBJECTS GraphCAPI ${GRAPH_STATIC_OBJECTS})
 if(TARGET MLIRGraphToExecutable)
-  # graphModuleLowerToExecutable.
-  list(APPEND GRAPH_CAPI_STATIC_OBJECTS MLIRGraphToExecutable)
+  # graphModuleLowerToExecutable (its codegen_v2 groups' graph ops come from
+  # buildGroupOps, in MLIRGraphToCodegen).
+  list(APPEND GRAPH_CAPI_STATIC_OBJECTS MLIRGraphToExecutable
+       MLIRGraphToCodegen)
 endif()
 graph_add_static_tool(graph-run-static
   "${PROJECT_SOURCE_DIR}/tools/graph-run/graph-run.cpp"

@@ -148,6 +148,12 @@ std::string compilePlan(const ::graph::rt::GraphSpec &spec,
                         const std::string &plan, ::graph::rt::CodegenSpec &out,
                         bool cubin = false,
                         const ::graph::rt::DeviceLimits &limits = {});
+/// The above for a codegen_v2 plan and a group's graph ops (buildGroupOps',
+/// for callers that hold the graph); the kernels are generated in a context
+/// of their own.
+std::string compilePlan(const GroupOps &group, const std::string &plan,
+                        ::graph::rt::CodegenSpec &out, bool cubin = false,
+                        const ::graph::rt::DeviceLimits &limits = {});
 
 /// gpu modules of generated kernels -> NVVM -> sm_90 PTX (gpu.binary);
 /// `cubin`: assembled by ptxas into an sm_90 cubin instead.

@@ -41,7 +41,9 @@ def GraphLowerToExecutable
         [--emit-bytecode] -o model.exec.mlir
     ```
   }];
-  let dependentDialects = ["::mlir::exec::ExecDialect"];
+  // func: the codegen_v2 groups' graph ops are built in a func.
+  let dependentDialects = ["::mlir::exec::ExecDialect",
+                           "::mlir::func::FuncDialect"];
   let options = [
     ListOption<"heuristics", "heuristics", "std::string",
                "cuDNN heuristics modes recorded for every group, in order "

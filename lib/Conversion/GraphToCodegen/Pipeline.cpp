@@ -372,19 +372,18 @@ std::string imageKey(ModuleOp module, bool cubin) {
 
 } // namespace
 
-std::string mlir::graph::compilePlan(const rt::GraphSpec &spec,
-                                     const std::string &plan,
-                                     rt::CodegenSpec &out, bool cubin,
-                                     const rt::DeviceLimits &limits) {
-  if (plan == kCodegenEngine)
-    return compileToPtx(spec, out);
+/// Generates a codegen_v2 plan's kernels with `generate` into a module of a
+/// context of their own (the NVVM pipeline's dialects) and compiles them to
+/// PTX or, with `cubin`, a cubin shared by all of `out`'s launches.
+static std::string
+compileGenerated(function_ref<std::string(ModuleOp)> generate, bool cubin,
+                 rt::CodegenSpec &out) {
   DialectRegistry registry;
   registerCodegenDialects(registry);
   MLIRContext context(registry, MLIRContext::Threading::DISABLED);
   context.loadAllAvailableDialects();
   OwningOpRef<ModuleOp> module = ModuleOp::create(UnknownLoc::get(&context));
-  if (std::string why = generateKernels(spec, plan, *module, out, limits);
-      !why.empty())
+  if (std::string why = generate(*module); !why.empty())
     return why;
   std::string diagnostics;
   ScopedDiagnosticHandler handler(&context, [&](Diagnostic &diag) {
@@ -422,4 +421,32 @@ std::string mlir::graph::compilePlan(const rt::GraphSpec &spec,
     launch.cubin = cubin;
   }
   return "";
+}
+
+std::string mlir::graph::compilePlan(const rt::GraphSpec &spec,
+                                     const std::string &plan,
+                                     rt::CodegenSpec &out, bool cubin,
+                                     const rt::DeviceLimits &limits) {
+  if (plan == kCodegenEngine)
+    return compileToPtx(spec, out);
+  return compileGenerated(
+      [&](ModuleOp module) {
+        return generateKernels(spec, plan, module, out, limits);
+      },
+      cubin, out);
+}
+
+std::string mlir::graph::compilePlan(const GroupOps &group,
+                                     const std::string &plan,
+                                     rt::CodegenSpec &out, bool cubin,
+                                     const rt::DeviceLimits &limits) {
+  // codegen_v1 lowers its graph ops in the context it compiles in, and ops
+  // cannot move between contexts.
+  if (plan == kCodegenEngine)
+    return "codegen_v1 compiles from the group's GraphSpec";
+  return compileGenerated(
+      [&](ModuleOp module) {
+        return generateKernels(group, plan, module, out, limits);
+      },
+      cubin, out);
 }

@@ -5,9 +5,9 @@
 // and writes the resulting program as an exec.program of the same name,
 // which replaces the graph. Groups the codegen engine is to run get their
 // kernels compiled here (compilePlan, the codegen engine's plans in rank
-// order) and embedded as an exec.kernel_group; the others become an
-// exec.cudnn_group holding the group's graph ops. The exec module is the
-// AOT artifact.
+// order; codegen_v2's from the group region's graph ops, buildGroupOps) and
+// embedded as an exec.kernel_group; the others become an exec.cudnn_group
+// holding the group's graph ops. The exec module is the AOT artifact.
 //
 //===----------------------------------------------------------------------===//
 
@@ -20,6 +20,7 @@
 #include "GraphDialect/Groups.h"
 
 #include "mlir/AsmParser/AsmParser.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/IRMapping.h"
 #include "llvm/ADT/DenseSet.h"
@@ -82,9 +83,13 @@ std::vector<std::string> codegenPlansOf(const GroupSource &source) {
   return codegenPlanNames();
 }
 
-/// Compiles `spec` with the first of `plans` that compiles into `out`.
-/// Returns "" or why none did, one line per distinct reason.
-std::string compileKernels(const rt::GraphSpec &spec,
+/// Compiles group `spec` with the first of `plans` that compiles into `out`:
+/// a codegen_v2 plan from `group`, the group's graph ops (buildGroupOps';
+/// `groupError` says why there are none), codegen_v1 from `spec` (it lowers
+/// its graph ops in the context it compiles in). Returns "" or why none
+/// did, one line per distinct reason.
+std::string compileKernels(const rt::GraphSpec &spec, const GroupOps &group,
+                           const std::string &groupError,
                            const std::vector<std::string> &plans, bool cubin,
                            rt::CodegenSpec &out) {
   if (plans.empty())
@@ -92,7 +97,10 @@ std::string compileKernels(const rt::GraphSpec &spec,
   std::string reasons;
   std::set<std::string> seen;
   for (const std::string &plan : plans) {
-    std::string why = compilePlan(spec, plan, out, cubin);
+    std::string why =
+        plan == kCodegenEngine ? compilePlan(spec, plan, out, cubin)
+        : groupError.empty()   ? compilePlan(group, plan, out, cubin)
+                               : groupError;
     if (why.empty())
       return "";
     if (seen.insert(why).second)
@@ -300,9 +308,19 @@ struct GraphLowerToExecutable
     for (auto [g, spec] : llvm::enumerate(program.groups)) {
       if (!wantsKernels(spec))
         continue;
+      // The group's graph ops come from its region, as
+      // graph-generate-kernels builds them: no GraphSpec in between.
+      OwningOpRef<ModuleOp> holder = ModuleOp::create(graph.getLoc());
+      GroupOps group;
+      std::string groupError =
+          g < sources.size()
+              ? buildGroupOps(
+                    GroupDescription{spec.name, spec.engines, sources[g]},
+                    *holder, "group", group)
+              : "the group has no source ops";
       rt::CodegenSpec kernels;
       std::string why = compileKernels(
-          spec,
+          spec, group, groupError,
           g < sources.size() ? codegenPlansOf(sources[g]) : codegenPlanNames(),
           cubin, kernels);
       if (why.empty()) {
