@@ -165,7 +165,9 @@ std::string GroupPlans::build(size_t index, bool cubin, bool keepKernels) {
     return plan.error;
   plan.tried = true;
   rt::CodegenSpec compiled;
-  // Launch geometry for this GPU's SMs, threads and registers.
+  // Launch geometry for this GPU's SMs, threads and registers. From the
+  // spec: a GroupPlans holds one (an artifact's group or a split piece has
+  // no group region to build from).
   plan.error =
       compilePlan(groupSpec, entry.name, compiled, cubin, device.limits());
   if (plan.error.empty()) {

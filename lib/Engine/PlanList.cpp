@@ -29,6 +29,10 @@ std::vector<std::string>
 mlir::graph::codegenPlansFor(const rt::GraphSpec &spec,
                              std::vector<std::string> *declined) {
   std::vector<std::string> names;
+  // From the spec (buildSpecGraphOps): the plan lists are made where only
+  // specs exist (an artifact's groups, the pieces execute splits a group
+  // into), graph-generate-kernels and graph-lower-to-executable build
+  // theirs from the group region (buildGroupOps).
   std::string v2Declines = codegenV2Declines(spec);
   std::string v1Declines; // computed when first needed
   bool v1Asked = false;

@@ -81,7 +81,9 @@ struct GroupOps {
   llvm::DenseMap<Value, int64_t> uids;
 };
 
-/// The adapter for callers that hold only a group description: appends
+/// The adapter for callers that hold only a group description (the
+/// runtime's GroupPlans: an artifact's groups, execute's split pieces; the
+/// passes build from the group region, buildGroupOps): appends
 /// `func.func @name` to `module` with `spec`'s ops as graph ops (any node op
 /// kind: operands and results in ODS order, attributes as the op declares
 /// them) on the spec's tensors, and describes it in `group`. `strides`:
