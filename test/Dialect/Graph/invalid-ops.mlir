@@ -762,24 +762,6 @@ graph.graph @sdpa_kv_seq(%q: tensor<1x2x8x16xbf16>, %k: tensor<1x2x8x16xbf16>, %
 
 // -----
 
-graph.graph @sdpa_head_dim_limit(%q: tensor<1x2x8x512xbf16>, %k: tensor<1x2x8x512xbf16>, %v: tensor<1x2x8x16xbf16>) {
-  // expected-error @below {{sdpa: head dim of q/k is 512 but the limit is 256}}
-  %o = graph.sdpa %q, %k, %v
-      : (tensor<1x2x8x512xbf16>, tensor<1x2x8x512xbf16>, tensor<1x2x8x16xbf16>) -> (tensor<1x2x8x16xbf16>, none, none, none)
-  graph.output
-}
-
-// -----
-
-graph.graph @sdpa_v_head_dim_limit(%q: tensor<1x2x8x16xbf16>, %k: tensor<1x2x8x16xbf16>, %v: tensor<1x2x8x320xbf16>) {
-  // expected-error @below {{sdpa: head dim of v is 320 but the limit is 256}}
-  %o = graph.sdpa %q, %k, %v
-      : (tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x320xbf16>) -> (tensor<1x2x8x320xbf16>, none, none, none)
-  graph.output
-}
-
-// -----
-
 graph.graph @sdpa_unit_stride(%q: tensor<1x2x8x16xbf16, #graph.strides<[512, 256, 32, 2]>>, %k: tensor<1x2x8x16xbf16>, %v: tensor<1x2x8x16xbf16>) {
   // expected-error @below {{sdpa: q must have unit stride in its last (head) dim but has 2}}
   %o = graph.sdpa %q, %k, %v
