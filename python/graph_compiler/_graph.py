@@ -1,5 +1,11 @@
 """The graph: builders, uid/name bookkeeping, MLIR emission, planning and
-execution through the C API."""
+execution through the C API.
+
+In their own modules, re-exported here:
+
+  _handles    handles and streams, KernelCache, DeviceProperties
+  _errors     the exception types, _status_error, get_last_error_string
+"""
 
 import ctypes
 import dataclasses
@@ -30,27 +36,35 @@ from ._enums import (
 )
 from ._tensor import Tensor, attach, check_dims, check_int, check_ints, check_uid, row_major_stride
 
-
-class cudnnGraphNotSupportedError(Exception):
-    """The graph (or a plan for it) is not supported."""
-
-
-class GraphValidationError(cudnnGraphNotSupportedError, ValueError):
-    """The compiler rejected the graph's text; the message is its full
-    diagnostic output. Both ``except cudnnGraphNotSupportedError`` and
-    ``except ValueError`` catch it."""
-
-
-class EngineIdError(ValueError, RuntimeError):
-    """An engine id the graph's plan list does not have."""
-
-
-class GraphExecutionError(RuntimeError):
-    """graphExecute failed."""
-
-
-class GraphNoDeviceError(GraphExecutionError):
-    """GPU execution was requested but the compiler has no GPU device."""
+# The parts of the graph kept in their own modules (see the docstring above);
+# every name is re-exported so graph_compiler._graph.X (cudnn._pygraph.X)
+# stays what it was.
+from ._errors import (  # noqa: F401
+    cudnnGraphNotSupportedError,
+    GraphValidationError,
+    EngineIdError,
+    GraphExecutionError,
+    GraphNoDeviceError,
+    get_last_error_string,
+    _status_error,
+)
+from ._handles import (  # noqa: F401
+    Handle,
+    _Handle,
+    _check_handle,
+    _current_cuda_device,
+    _applied_streams,
+    _apply_handle_stream,
+    create_handle,
+    destroy_handle,
+    _CU_STREAM_LEGACY,
+    set_stream,
+    get_stream,
+    KernelCache,
+    create_kernel_cache,
+    DeviceProperties,
+    create_device_properties,
+)
 
 
 class Node:
@@ -73,116 +87,6 @@ class Node:
 
     def __repr__(self):
         return f"Node({self.name!r}, {self.op})"
-
-
-class Handle:
-    """A device and a stream, as a cuDNN handle (``cudnn.Handle``, what
-    ``create_handle()`` returns): bound to the CUDA device current when it
-    was created; graphs built and executed with it run there, on its stream
-    (set_stream). ``destroy_handle`` releases it: its stream is forgotten
-    and set_stream on it does nothing."""
-
-    def __init__(self, device=0):
-        self.device = device
-        self.stream = None
-        self._raw_stream = 0  # what graphSetStream gets; 0: the runtime's own
-        self.destroyed = False
-
-    def __repr__(self):
-        return f"<graph_compiler handle device={self.device} stream={self.stream}{' destroyed' if self.destroyed else ''}>"
-
-
-_Handle = Handle  # the earlier private name
-
-
-def _check_handle(handle, what: str) -> None:
-    if not isinstance(handle, Handle):
-        raise TypeError(f"{what}: expected a cudnn.Handle (from cudnn.create_handle()), got {type(handle).__name__} {handle!r}")
-
-
-def _current_cuda_device() -> int:
-    """The calling thread's current CUDA device (cudaGetDevice): torch's when
-    torch has initialized CUDA, else the C API's view of the thread's
-    current context; 0 without a GPU."""
-    torch = sys.modules.get("torch")
-    if torch is not None:
-        try:
-            if torch.cuda.is_available() and torch.cuda.is_initialized():
-                return int(torch.cuda.current_device())
-        except Exception:  # a torch without CUDA, or a broken install
-            pass
-    try:
-        return _capi.current_device()
-    except Exception:
-        return 0
-
-
-# Per device, the stream last handed to the runtime (handles share a device's
-# runtime state: an execute with a handle puts its stream back first).
-_applied_streams: Dict[int, int] = {}
-
-
-def _apply_handle_stream(handle) -> None:
-    raw = getattr(handle, "_raw_stream", 0)
-    if _applied_streams.get(handle.device, 0) != raw:
-        _capi.set_stream(raw)
-        _applied_streams[handle.device] = raw
-
-
-def create_handle():
-    """A handle bound to the current CUDA device (torch.cuda.set_device /
-    cudaSetDevice), as the frontend's cudnnCreate binds to it."""
-    return Handle(_current_cuda_device())
-
-
-def destroy_handle(handle):
-    """Release ``handle``: its stream is forgotten (the device's runtime goes
-    back to its own stream if this handle's was the one applied); a second
-    destroy, or set_stream afterwards, does nothing."""
-    _check_handle(handle, "destroy_handle")
-    if handle.destroyed:
-        return None
-    if handle._raw_stream and _applied_streams.get(handle.device) == handle._raw_stream:
-        _applied_streams.pop(handle.device, None)
-        try:
-            with _capi.on_device(handle.device):
-                _capi.set_stream(0)
-        except Exception:  # no GPU runtime to reset: nothing was applied there
-            pass
-    handle.destroyed = True
-    handle.stream = None
-    handle._raw_stream = 0
-    return None
-
-
-_CU_STREAM_LEGACY = 0x1  # the driver's handle of the legacy default stream
-
-
-def set_stream(handle=None, stream=None):
-    """Queue GPU work on ``stream`` (an int or object with .cuda_stream, e.g.
-    torch.cuda.current_stream()); None goes back to the runtime's own
-    stream, which each execute waits for. Stream 0 is the caller's legacy
-    default stream (torch's default stream), as in the cuDNN frontend: work
-    is queued there (CU_STREAM_LEGACY) without waiting."""
-    if handle is None:
-        raise ValueError("set_stream needs a handle from create_handle()")
-    _check_handle(handle, "set_stream")
-    if handle.destroyed:
-        return
-    raw = getattr(stream, "cuda_stream", stream) or 0
-    if stream is not None and not raw:
-        raw = _CU_STREAM_LEGACY
-    device = getattr(handle, "device", 0)
-    with _capi.on_device(device):
-        _capi.set_stream(int(raw))
-    handle.stream = stream
-    handle._raw_stream = int(raw)
-    _applied_streams[device] = int(raw)
-
-
-def get_stream(handle):
-    _check_handle(handle, "get_stream")
-    return handle.stream
 
 
 _POINTWISE_TENSOR_ARGS = {
@@ -2268,85 +2172,6 @@ class graph(pygraph):
         return False
 
 
-class KernelCache:
-    """What cudnn.create_kernel_cache() returns: graphs constructed with
-    ``kernel_cache=`` share their built plans through it. A graph whose
-    compiled state (its MLIR text, the key() of the graph) and heuristics
-    match an entry reuses that entry's prepared module and plan list, so its
-    plans are not proposed or built again.
-
-    serialize() gives JSON of the cached graphs' texts; deserialize() loads
-    such JSON into a cache that holds nothing yet (an entry is compiled again
-    when a graph first uses it). size() is the number of graph texts the
-    cache holds and revision() counts the texts added since the cache was
-    made or loaded (a loaded one starts at its size); both need the cache
-    finalized, i.e. a graph's build_operation_graph() run with it."""
-
-    def __init__(self):
-        self._entries: Dict[Any, Dict[str, Any]] = {}
-        self._texts: Dict[str, str] = {}
-        self._revision = 0
-        self._finalized = False
-
-    def __len__(self):
-        return len(self._entries)
-
-    def _lookup(self, text: str, heuristics):
-        return self._entries.get((text, heuristics))
-
-    def _store(self, text: str, heuristics, entry: Dict[str, Any]) -> None:
-        self._entries[(text, heuristics)] = entry
-        digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
-        if digest not in self._texts:
-            self._texts[digest] = text
-            self._revision += 1
-
-    def _check_finalized(self, what: str) -> None:
-        if not self._finalized:
-            raise RuntimeError(f"kernel_cache.{what}(): the cache is not finalized yet (run build_operation_graph() of a graph made with kernel_cache=...)")
-
-    def size(self) -> int:
-        self._check_finalized("size")
-        return len(self._texts)
-
-    def revision(self) -> int:
-        self._check_finalized("revision")
-        return self._revision
-
-    def serialize(self) -> str:
-        return json.dumps({"format": "graph_compiler.kernel_cache/1", "graphs": self._texts}, sort_keys=True)
-
-    def deserialize(self, data) -> None:
-        """Load JSON from serialize() (str or bytes); TypeError for another
-        type, GraphValidationError (a ValueError) for other data."""
-        if self._texts or self._entries:
-            raise RuntimeError("kernel_cache.deserialize(): the cache already holds graphs; deserialize into a new cudnn.create_kernel_cache()")
-        if not isinstance(data, (str, bytes, bytearray, memoryview)):
-            raise TypeError(f"kernel_cache.deserialize() takes the str (or bytes) kernel_cache.serialize() returned, got {type(data).__name__}")
-        try:
-            if not isinstance(data, str):
-                data = bytes(data).decode("utf-8")
-            obj = json.loads(data)
-        except (ValueError, RecursionError) as exc:
-            raise GraphValidationError(f"kernel_cache.deserialize(): not JSON from kernel_cache.serialize(): {type(exc).__name__}: {exc}") from None
-        if not isinstance(obj, dict) or obj.get("format") != "graph_compiler.kernel_cache/1":
-            raise GraphValidationError("kernel_cache.deserialize(): not data from this package's kernel_cache.serialize()")
-        graphs = obj.get("graphs", {})
-        if not isinstance(graphs, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in graphs.items()):
-            raise GraphValidationError("kernel_cache.deserialize(): 'graphs' must map digests to graph texts (str to str)")
-        self._texts.update(graphs)
-        self._revision = len(self._texts)
-        self._finalized = False
-
-    def __repr__(self):
-        return f"<kernel_cache: {len(self._entries)} built graph(s)>"
-
-
-def create_kernel_cache() -> KernelCache:
-    """A kernel cache to pass as ``pygraph(kernel_cache=...)``."""
-    return KernelCache()
-
-
 class pyplans:
     """What pygraph.get_execution_plan_list() answers (the frontend's first
     Python API, python_bindings/pyplans.cpp): the graph's plan list with
@@ -2386,51 +2211,6 @@ class pyplans:
         return f"<pyplans: {len(self._graph._plans)} plan(s) of graph {self._graph.name!r}>"
 
 
-class DeviceProperties:
-    """What cudnn.create_device_properties() returns: the device a graph is
-    built for without a handle. The compiler plans for the GPU it finds at
-    plan time (the plan list comes from the C API, which has no deviceless
-    planning), so the object is recorded on the graph (pygraph(device_property=
-    ...)) and serialized, and does not change the plans."""
-
-    def __init__(self, device_id: int = -1, properties: Optional[Dict[str, Any]] = None):
-        self.device_id = int(device_id)
-        self.properties = dict(properties or {})
-
-    def serialize(self) -> str:
-        return json.dumps({"device_id": self.device_id, **self.properties}, sort_keys=True)
-
-    def __repr__(self):
-        return f"<device_properties device_id={self.device_id}>"
-
-
-def create_device_properties(device: Any = -1) -> DeviceProperties:
-    """create_device_properties(device_id) or create_device_properties(json
-    text from DeviceProperties.serialize())."""
-    if isinstance(device, (bytes, bytearray)):
-        device = bytes(device).decode("utf-8")
-    if isinstance(device, str):
-        try:
-            obj = json.loads(device)
-        except ValueError as exc:
-            raise ValueError(f"create_device_properties(): not JSON device properties: {exc}") from None
-        if not isinstance(obj, dict):
-            raise ValueError("create_device_properties(): the JSON is not an object")
-        device_id = obj.pop("device_id", -1)
-        return DeviceProperties(device_id, obj)
-    if isinstance(device, bool) or not isinstance(device, int):
-        raise TypeError(f"create_device_properties() takes a device id (int) or serialized properties (str), got {type(device).__name__}")
-    return DeviceProperties(device)
-
-
-def get_last_error_string() -> str:
-    """The last error the compiler's C API reported ("" when none, or
-    without the library) — the frontend answers cuDNN's last error string."""
-    if not _capi.available():
-        return ""
-    return _capi.last_error()
-
-
 def _serialized_bytes(data) -> bytes:
     """deserialize()'s data as bytes: bytes, bytearray, memoryview, str, or
     a list/tuple of byte values (the frontend's form)."""
@@ -2465,21 +2245,6 @@ def _pointwise_stride(node, dims) -> List[int]:
         if t is not None and list(t.dim) == list(dims) and t.stride:
             return list(t.stride)
     return row_major_stride(dims)
-
-
-def _status_error(status: int, what: str, text: Optional[str] = None) -> Exception:
-    if text is None:
-        text = _capi.last_error()
-    msg = f"{what} ({_capi.STATUS_NAMES.get(status, status)}): {text}"
-    if status == _capi.GRAPH_ERROR_NO_DEVICE:
-        return GraphNoDeviceError(msg)
-    if status == _capi.GRAPH_ERROR_NOT_SUPPORTED:
-        return cudnnGraphNotSupportedError(msg)
-    if status in (_capi.GRAPH_ERROR_INVALID_GRAPH,):
-        return GraphValidationError(msg)
-    if status == _capi.GRAPH_ERROR_INVALID_ARGUMENT:
-        return ValueError(msg)
-    return GraphExecutionError(msg)
 
 
 def _op_line(graph: pygraph, node: Node) -> str:

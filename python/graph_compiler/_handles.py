@@ -1,0 +1,238 @@
+"""What a graph is made with or run on besides itself: handles and
+their streams (create_handle, set_stream, the per-device stream last
+applied), the kernel cache and device properties. Re-exported by _graph.py
+(graph_compiler._graph.X, cudnn.X) and the package."""
+
+import hashlib
+import json
+import sys
+from typing import Any, Dict, Optional
+
+from . import _capi
+from ._errors import GraphValidationError
+
+
+class Handle:
+    """A device and a stream, as a cuDNN handle (``cudnn.Handle``, what
+    ``create_handle()`` returns): bound to the CUDA device current when it
+    was created; graphs built and executed with it run there, on its stream
+    (set_stream). ``destroy_handle`` releases it: its stream is forgotten
+    and set_stream on it does nothing."""
+
+    def __init__(self, device=0):
+        self.device = device
+        self.stream = None
+        self._raw_stream = 0  # what graphSetStream gets; 0: the runtime's own
+        self.destroyed = False
+
+    def __repr__(self):
+        return f"<graph_compiler handle device={self.device} stream={self.stream}{' destroyed' if self.destroyed else ''}>"
+
+
+_Handle = Handle  # the earlier private name
+
+
+def _check_handle(handle, what: str) -> None:
+    if not isinstance(handle, Handle):
+        raise TypeError(f"{what}: expected a cudnn.Handle (from cudnn.create_handle()), got {type(handle).__name__} {handle!r}")
+
+
+def _current_cuda_device() -> int:
+    """The calling thread's current CUDA device (cudaGetDevice): torch's when
+    torch has initialized CUDA, else the C API's view of the thread's
+    current context; 0 without a GPU."""
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        try:
+            if torch.cuda.is_available() and torch.cuda.is_initialized():
+                return int(torch.cuda.current_device())
+        except Exception:  # a torch without CUDA, or a broken install
+            pass
+    try:
+        return _capi.current_device()
+    except Exception:
+        return 0
+
+
+# Per device, the stream last handed to the runtime (handles share a device's
+# runtime state: an execute with a handle puts its stream back first).
+_applied_streams: Dict[int, int] = {}
+
+
+def _apply_handle_stream(handle) -> None:
+    raw = getattr(handle, "_raw_stream", 0)
+    if _applied_streams.get(handle.device, 0) != raw:
+        _capi.set_stream(raw)
+        _applied_streams[handle.device] = raw
+
+
+def create_handle():
+    """A handle bound to the current CUDA device (torch.cuda.set_device /
+    cudaSetDevice), as the frontend's cudnnCreate binds to it."""
+    return Handle(_current_cuda_device())
+
+
+def destroy_handle(handle):
+    """Release ``handle``: its stream is forgotten (the device's runtime goes
+    back to its own stream if this handle's was the one applied); a second
+    destroy, or set_stream afterwards, does nothing."""
+    _check_handle(handle, "destroy_handle")
+    if handle.destroyed:
+        return None
+    if handle._raw_stream and _applied_streams.get(handle.device) == handle._raw_stream:
+        _applied_streams.pop(handle.device, None)
+        try:
+            with _capi.on_device(handle.device):
+                _capi.set_stream(0)
+        except Exception:  # no GPU runtime to reset: nothing was applied there
+            pass
+    handle.destroyed = True
+    handle.stream = None
+    handle._raw_stream = 0
+    return None
+
+
+_CU_STREAM_LEGACY = 0x1  # the driver's handle of the legacy default stream
+
+
+def set_stream(handle=None, stream=None):
+    """Queue GPU work on ``stream`` (an int or object with .cuda_stream, e.g.
+    torch.cuda.current_stream()); None goes back to the runtime's own
+    stream, which each execute waits for. Stream 0 is the caller's legacy
+    default stream (torch's default stream), as in the cuDNN frontend: work
+    is queued there (CU_STREAM_LEGACY) without waiting."""
+    if handle is None:
+        raise ValueError("set_stream needs a handle from create_handle()")
+    _check_handle(handle, "set_stream")
+    if handle.destroyed:
+        return
+    raw = getattr(stream, "cuda_stream", stream) or 0
+    if stream is not None and not raw:
+        raw = _CU_STREAM_LEGACY
+    device = getattr(handle, "device", 0)
+    with _capi.on_device(device):
+        _capi.set_stream(int(raw))
+    handle.stream = stream
+    handle._raw_stream = int(raw)
+    _applied_streams[device] = int(raw)
+
+
+def get_stream(handle):
+    _check_handle(handle, "get_stream")
+    return handle.stream
+
+
+class KernelCache:
+    """What cudnn.create_kernel_cache() returns: graphs constructed with
+    ``kernel_cache=`` share their built plans through it. A graph whose
+    compiled state (its MLIR text, the key() of the graph) and heuristics
+    match an entry reuses that entry's prepared module and plan list, so its
+    plans are not proposed or built again.
+
+    serialize() gives JSON of the cached graphs' texts; deserialize() loads
+    such JSON into a cache that holds nothing yet (an entry is compiled again
+    when a graph first uses it). size() is the number of graph texts the
+    cache holds and revision() counts the texts added since the cache was
+    made or loaded (a loaded one starts at its size); both need the cache
+    finalized, i.e. a graph's build_operation_graph() run with it."""
+
+    def __init__(self):
+        self._entries: Dict[Any, Dict[str, Any]] = {}
+        self._texts: Dict[str, str] = {}
+        self._revision = 0
+        self._finalized = False
+
+    def __len__(self):
+        return len(self._entries)
+
+    def _lookup(self, text: str, heuristics):
+        return self._entries.get((text, heuristics))
+
+    def _store(self, text: str, heuristics, entry: Dict[str, Any]) -> None:
+        self._entries[(text, heuristics)] = entry
+        digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
+        if digest not in self._texts:
+            self._texts[digest] = text
+            self._revision += 1
+
+    def _check_finalized(self, what: str) -> None:
+        if not self._finalized:
+            raise RuntimeError(f"kernel_cache.{what}(): the cache is not finalized yet (run build_operation_graph() of a graph made with kernel_cache=...)")
+
+    def size(self) -> int:
+        self._check_finalized("size")
+        return len(self._texts)
+
+    def revision(self) -> int:
+        self._check_finalized("revision")
+        return self._revision
+
+    def serialize(self) -> str:
+        return json.dumps({"format": "graph_compiler.kernel_cache/1", "graphs": self._texts}, sort_keys=True)
+
+    def deserialize(self, data) -> None:
+        """Load JSON from serialize() (str or bytes); TypeError for another
+        type, GraphValidationError (a ValueError) for other data."""
+        if self._texts or self._entries:
+            raise RuntimeError("kernel_cache.deserialize(): the cache already holds graphs; deserialize into a new cudnn.create_kernel_cache()")
+        if not isinstance(data, (str, bytes, bytearray, memoryview)):
+            raise TypeError(f"kernel_cache.deserialize() takes the str (or bytes) kernel_cache.serialize() returned, got {type(data).__name__}")
+        try:
+            if not isinstance(data, str):
+                data = bytes(data).decode("utf-8")
+            obj = json.loads(data)
+        except (ValueError, RecursionError) as exc:
+            raise GraphValidationError(f"kernel_cache.deserialize(): not JSON from kernel_cache.serialize(): {type(exc).__name__}: {exc}") from None
+        if not isinstance(obj, dict) or obj.get("format") != "graph_compiler.kernel_cache/1":
+            raise GraphValidationError("kernel_cache.deserialize(): not data from this package's kernel_cache.serialize()")
+        graphs = obj.get("graphs", {})
+        if not isinstance(graphs, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in graphs.items()):
+            raise GraphValidationError("kernel_cache.deserialize(): 'graphs' must map digests to graph texts (str to str)")
+        self._texts.update(graphs)
+        self._revision = len(self._texts)
+        self._finalized = False
+
+    def __repr__(self):
+        return f"<kernel_cache: {len(self._entries)} built graph(s)>"
+
+
+def create_kernel_cache() -> KernelCache:
+    """A kernel cache to pass as ``pygraph(kernel_cache=...)``."""
+    return KernelCache()
+
+
+class DeviceProperties:
+    """What cudnn.create_device_properties() returns: the device a graph is
+    built for without a handle. The compiler plans for the GPU it finds at
+    plan time (the plan list comes from the C API, which has no deviceless
+    planning), so the object is recorded on the graph (pygraph(device_property=
+    ...)) and serialized, and does not change the plans."""
+
+    def __init__(self, device_id: int = -1, properties: Optional[Dict[str, Any]] = None):
+        self.device_id = int(device_id)
+        self.properties = dict(properties or {})
+
+    def serialize(self) -> str:
+        return json.dumps({"device_id": self.device_id, **self.properties}, sort_keys=True)
+
+    def __repr__(self):
+        return f"<device_properties device_id={self.device_id}>"
+
+
+def create_device_properties(device: Any = -1) -> DeviceProperties:
+    """create_device_properties(device_id) or create_device_properties(json
+    text from DeviceProperties.serialize())."""
+    if isinstance(device, (bytes, bytearray)):
+        device = bytes(device).decode("utf-8")
+    if isinstance(device, str):
+        try:
+            obj = json.loads(device)
+        except ValueError as exc:
+            raise ValueError(f"create_device_properties(): not JSON device properties: {exc}") from None
+        if not isinstance(obj, dict):
+            raise ValueError("create_device_properties(): the JSON is not an object")
+        device_id = obj.pop("device_id", -1)
+        return DeviceProperties(device_id, obj)
+    if isinstance(device, bool) or not isinstance(device, int):
+        raise TypeError(f"create_device_properties() takes a device id (int) or serialized properties (str), got {type(device).__name__}")
+    return DeviceProperties(device)
