@@ -1,0 +1,766 @@
+"""The graph-building surface of pygraph: the Node record, tensor
+bookkeeping (uids, names, tensors of other graphs), tensor_like /
+tensor_scalar and the op builders (matmul, the pointwise ops, the structured
+ops, the sdpa family). pygraph (_graph.py) inherits _GraphBuilding; its
+tensor() and the builders generated from _ops' tables are defined there."""
+
+import math
+import os
+import sys
+import warnings
+from typing import Any, Dict, List, Optional
+
+from . import _buffers, _enums, _ops
+from ._enums import data_type, diagonal_alignment, is_float, mlir_type, norm_forward_phase, to_data_type
+from ._errors import cudnnGraphNotSupportedError
+from ._tensor import Tensor, attach, check_dims, row_major_stride
+
+
+class Node:
+    """One operation of the graph."""
+
+    def __init__(self, name, op, compute_data_type=None):
+        self.name = name
+        self.op = op
+        self.compute_data_type = compute_data_type
+        self.inputs: Dict[str, Tensor] = {}
+        self.list_inputs: Dict[str, List[Tensor]] = {}
+        self.outputs: Dict[str, Optional[Tensor]] = {}
+        self.params: Dict[str, Any] = {}
+
+    def all_inputs(self):
+        out = [t for t in self.inputs.values() if t is not None]
+        for ts in self.list_inputs.values():
+            out.extend(ts)
+        return out
+
+    def __repr__(self):
+        return f"Node({self.name!r}, {self.op})"
+
+
+_POINTWISE_TENSOR_ARGS = {
+    **{
+        op: ("input",)
+        for op in (
+            "abs", "ceil", "cos", "elu", "erf", "exp", "floor", "gelu", "gelu_approx_tanh", "identity", "log",
+            "logical_not", "neg", "reciprocal", "rsqrt", "sigmoid", "sin", "softplus", "sqrt", "tan", "tanh",
+        )
+    },
+    **{op: ("a", "b") for op in ("add", "add_square", "div", "logical_and", "logical_or", "mul", "sub")},
+    **{op: ("input0", "input1") for op in ("max", "min", "mod", "pow")},
+    **{op: ("input", "comparison") for op in ("cmp_eq", "cmp_ge", "cmp_gt", "cmp_le", "cmp_lt", "cmp_neq")},
+    "bias": ("input", "bias"),
+    "scale": ("input", "scale"),
+    **{
+        op: ("loss", "input")
+        for op in ("elu_backward", "gelu_approx_tanh_backward", "gelu_backward", "sigmoid_backward", "softplus_backward", "tanh_backward")
+    },
+    "binary_select": ("input0", "input1", "mask"),
+}
+
+
+def _pointwise_stride(node, dims) -> List[int]:
+    """The frontend's strides of a pointwise result: those of its first
+    input of the same dims, as they are (the compiler's graph-infer-layout
+    gives a graph output the same); else row-major."""
+    if not dims:
+        return []
+    for t in node.inputs.values():
+        if t is not None and list(t.dim) == list(dims) and t.stride:
+            return list(t.stride)
+    return row_major_stride(dims)
+
+
+class _GraphBuilding:
+    """pygraph's tensor bookkeeping and op builders (mixed into pygraph)."""
+
+    # =========================================================================
+    # Tensors, uids and names
+    # =========================================================================
+
+    def _alloc_uid(self) -> int:
+        while self._next_uid in self._reserved_uids or self._next_uid in self._tensor_by_uid:
+            self._next_uid += 1
+        uid = self._next_uid
+        self._next_uid += 1
+        return uid
+
+    def _warn_once(self, key, message: str) -> None:
+        """warnings.warn(message) once per graph and ``key``, attributed to
+        the caller's line (the first frame outside this package)."""
+        if key in self._warned:
+            return
+        self._warned.add(key)
+        here = os.path.dirname(os.path.abspath(__file__))
+        level, frame = 2, sys._getframe(1)
+        while frame is not None and os.path.dirname(os.path.abspath(frame.f_code.co_filename)) == here:
+            level, frame = level + 1, frame.f_back
+        warnings.warn(message, stacklevel=level)
+
+    def _claim_uid(self, uid: int, tensor: Tensor) -> None:
+        """Give ``uid`` to ``tensor`` as a user uid: an auto holder is
+        renumbered, a user holder is an error naming both. 0 is a uid like
+        any other (the frontend accepts it; so does the graph dialect)."""
+        if uid < 0:
+            raise ValueError(f"uid must be non-negative, got {uid} (tensor {tensor.name!r})")
+        holder = self._tensor_by_uid.get(uid)
+        if holder is not None and holder is not tensor:
+            if holder.uid_assigned:
+                raise ValueError(f"uid {uid} is already user-assigned to tensor {holder.name!r}; cannot assign it to tensor {tensor.name!r} too")
+            fresh = self._alloc_uid_skipping(uid)
+            self._tensor_by_uid[fresh] = holder
+            if holder.uid in self._data_bindings:
+                self._data_bindings[fresh] = self._data_bindings.pop(holder.uid)
+            holder.uid = fresh
+        self._reserved_uids.add(uid)
+
+    def _alloc_uid_skipping(self, uid):
+        self._reserved_uids.add(uid)
+        return self._alloc_uid()
+
+    def _register(self, t: Tensor) -> Tensor:
+        attach(t, self)
+        self._all.append(t)
+        if t.name in self._tensors or t.name in self._ambiguous_names:
+            self._tensors.pop(t.name, None)
+            self._ambiguous_names.add(t.name)
+        else:
+            self._tensors[t.name] = t
+        self._tensor_by_uid[t.uid] = t
+        return t
+
+    def _rename_tensor(self, t: Tensor, name: str) -> None:
+        if name == t.name:
+            return
+        self._check_mutable("rename a tensor")
+        if self._tensors.get(t.name) is t:
+            del self._tensors[t.name]
+            # a label that was ambiguous may become unique again
+        t.name = name
+        if name in self._tensors or name in self._ambiguous_names:
+            self._tensors.pop(name, None)
+            self._ambiguous_names.add(name)
+        else:
+            self._tensors[name] = t
+        self._reindex_ambiguous()
+
+    def _reindex_ambiguous(self):
+        counts: Dict[str, List[Tensor]] = {}
+        for t in self._all:
+            counts.setdefault(t.name, []).append(t)
+        self._ambiguous_names = {n for n, ts in counts.items() if len(ts) > 1}
+        self._tensors = {n: ts[0] for n, ts in counts.items() if len(ts) == 1}
+
+    def _reuid_tensor(self, t: Tensor, uid: int) -> None:
+        if uid == t.uid:
+            if not self._frozen:
+                t.uid_assigned = True
+                self._reserved_uids.add(uid)
+            return
+        self._check_mutable("re-uid a tensor")
+        self._claim_uid(uid, t)
+        self._tensor_by_uid.pop(t.uid, None)
+        if t.uid in self._data_bindings:
+            self._data_bindings[uid] = self._data_bindings.pop(t.uid)
+        t.uid = uid
+        t.uid_assigned = True
+        self._tensor_by_uid[uid] = t
+
+    def _check_mutable(self, what: str) -> None:
+        if self._frozen:
+            raise RuntimeError(f"cannot {what} after lowering/planning — the graph is frozen (planning is one-shot; build a new graph)")
+        self._is_validated = False
+        self._module = None
+        self._prepared = False
+
+    def tensor_like(self, template: Any, name: str = "", is_virtual: bool = False) -> Tensor:
+        """A tensor with the dims, strides and data type of ``template``: a
+        graph tensor, a numpy array, a torch tensor, or any object with
+        ``__cuda_array_interface__`` / ``__array_interface__`` / ``__dlpack__``
+        (read without importing a framework). A uint16 numpy array describes
+        bf16 (raw bits)."""
+        if isinstance(template, Tensor):
+            return self.tensor(
+                dim=list(template.dim),
+                stride=list(template.get_stride()),
+                data_type=template.data_type,
+                is_virtual=is_virtual,
+                is_pass_by_value=template.is_pass_by_value,
+                name=name,
+            )
+        d = _buffers.describe(template)
+        dt = _buffers.default_data_type(d.kind)
+        if dt is None:
+            raise TypeError(f"tensor_like: no data type for a buffer of element type {d.kind!r}")
+        pbv = _buffers.is_torch_tensor(template) and d.device == _buffers.CPU
+        return self.tensor(dim=d.dims, stride=d.strides, data_type=dt, is_virtual=is_virtual, is_pass_by_value=pbv, name=name)
+
+    def tensor_scalar(self, value: Any, scalar_type: Any = None, name: str = "") -> Tensor:
+        """A pass-by-value scalar whose value is part of the graph.
+
+        ``scalar_type`` is the frontend's cudnn.scalar_type (RUNTIME_PARAM or
+        COMPILE_TIME_CONST: both become a graph.scalar, the dialect has no
+        runtime scalar parameter) with the data type following the value as
+        the frontend's overloads pick it (float: FLOAT, int: INT32, or INT64
+        beyond int32, bool: BOOLEAN); or, as this package also takes, the
+        scalar's data type (a data_type or a framework dtype)."""
+        self._check_mutable("add a tensor")
+        if isinstance(scalar_type, _enums.scalar_type):
+            scalar_type = None
+        scalar_type = to_data_type(scalar_type, "tensor_scalar(scalar_type=...)")
+        number = value.item() if hasattr(value, "item") and not isinstance(value, (bool, int, float)) else value
+        if not isinstance(number, (bool, int, float)):
+            raise TypeError(f"tensor_scalar({name or 'unnamed'!r}): value must be a number (bool, int, float, or a numpy/torch scalar), got {type(value).__name__} {value!r}")
+        if scalar_type is None:
+            if isinstance(value, bool):
+                scalar_type = data_type.BOOLEAN
+            elif isinstance(value, int):
+                scalar_type = data_type.INT32 if -(2**31) <= value < 2**31 else data_type.INT64
+            else:
+                scalar_type = data_type.FLOAT
+        if not name:
+            name = f"scalar_{len(self._tensors)}"
+        if isinstance(number, float) and not math.isfinite(number):
+            if not is_float(scalar_type):
+                raise ValueError(f"tensor_scalar({name!r}): value {number} of type {scalar_type.name}: an integer or boolean type has no NaN or infinity")
+            try:
+                _ops.nonfinite_bits(number, mlir_type(scalar_type))
+            except ValueError as exc:
+                raise ValueError(f"tensor_scalar({name!r}): value {number} of type {mlir_type(scalar_type)}: {exc.args[0].replace(f'element type {mlir_type(scalar_type)} has', 'the type has')}") from None
+        t = Tensor(name=name, dim=[1, 1, 1, 1], stride=[1, 1, 1, 1], data_type=scalar_type, is_pass_by_value=True)
+        t.pass_by_value = value
+        t.scalar_type = scalar_type
+        t.dim_assigned = True
+        t.uid = self._alloc_uid()
+        return self._register(t)
+
+    def _check_own(self, t: Tensor, use: str) -> None:
+        """ValueError naming ``t`` and both graphs when ``t`` is a tensor of
+        another graph (``use`` says what it was given as)."""
+        if t.owner is None:
+            return
+        other = t.owner()
+        if other is self:
+            return
+        if other is None:
+            where = "a graph that no longer exists"
+        elif other.name == self.name:
+            where = f"another graph named {other.name!r}"
+        else:
+            where = f"graph {other.name!r}"
+        raise ValueError(f"{use}: tensor {t.name!r} (uid {t.uid}) belongs to {where}, not to graph {self.name!r}; make the tensor in this graph (tensor() or tensor_like())")
+
+    def _adopt(self, t: Tensor) -> None:
+        """Make ``t``, an input tensor (tensor()/tensor_like()) of another
+        graph, an input of this one, as the frontend does with any
+        non-virtual tensor a node consumes (its samples build a backward
+        graph from a tensor the forward graph made). A uid the caller set
+        travels with it; an automatic one is replaced when this graph
+        already uses it."""
+        if t.uid_assigned:
+            self._claim_uid(t.uid, t)
+        elif t.uid in self._tensor_by_uid or t.uid in self._reserved_uids:
+            t.uid = self._alloc_uid()
+        self._register(t)
+
+    def _ensure_tensor(self, arg: Any, name: str = "") -> Tensor:
+        if isinstance(arg, Tensor):
+            owner = arg.owner() if arg.owner is not None else None
+            if owner is not None and owner is not self and arg.producer is None and not arg.is_virtual:
+                self._adopt(arg)
+            self._check_own(arg, f"operand {name!r}" if name else "operand")
+            return arg
+        if isinstance(arg, (int, float)) and not isinstance(arg, bool):
+            return self.tensor_scalar(float(arg), data_type.FLOAT, name=name)
+        desc = self.tensor_like(arg, name=name)
+        self._data_bindings[desc.uid] = arg
+        return desc
+
+    def find_tensor(self, name_or_uid) -> Optional[Tensor]:
+        """The tensor with this uid (an int) or this name; an ambiguous name
+        raises."""
+        if isinstance(name_or_uid, int):
+            return self._tensor_by_uid.get(name_or_uid)
+        if name_or_uid in self._ambiguous_names:
+            raise ValueError(f"tensor name {name_or_uid!r} is ambiguous (duplicate labels are legal; look up by uid or Tensor)")
+        return self._tensors.get(name_or_uid)
+
+    @property
+    def nodes(self) -> List[Node]:
+        return list(self._nodes)
+
+    @property
+    def tensors(self) -> Dict[str, Tensor]:
+        return dict(self._tensors)
+
+    def get_node(self, name: str) -> Optional[Node]:
+        return next((n for n in self._nodes if n.name == name), None)
+
+    def _produced(self):
+        return {id(t) for n in self._nodes for t in n.outputs.values() if t is not None}
+
+    def get_inputs(self) -> List[Tensor]:
+        return self._graph_inputs()
+
+    def get_outputs(self) -> List[Tensor]:
+        return [t for n in self._nodes for t in n.outputs.values() if t is not None and not t.is_virtual]
+
+    # =========================================================================
+    # Builders
+    # =========================================================================
+
+    def _get_name(self, op: str, name: str) -> str:
+        self._check_mutable(f"add a {op} op")
+        if self._text is not None:
+            raise RuntimeError("this graph was loaded from MLIR text; build a new graph to add ops")
+        if name:
+            return name
+        count = self._node_count.get(op, 0)
+        self._node_count[op] = count + 1
+        return f"{op}.{count}"
+
+    def _new_output(self, node: Node, port: str, suffix: str, dims=None) -> Tensor:
+        t = Tensor(name=f"{node.name}::{suffix}", is_virtual=True)
+        t.uid = self._alloc_uid()
+        t.producer = (node, port)
+        if dims:
+            t.dim = list(dims)
+            t.stride = row_major_stride(t.dim)
+        node.outputs[port] = t
+        return self._register(t)
+
+    def _adopt_output(self, node: Node, port: str, t: Tensor) -> Tensor:
+        """A caller-made tensor passed as an op's output (score_max, dBias)."""
+        t = self._ensure_tensor(t, name=f"{node.name}::{port}")
+        if t.producer is not None:
+            raise ValueError(f"tensor {t.name!r} is already produced by node {t.producer[0].name!r}")
+        t.producer = (node, port)
+        node.outputs[port] = t
+        return t
+
+    def _cdt(self, compute_data_type):
+        return to_data_type(compute_data_type, "compute_data_type")
+
+    def matmul(self, A: Any, B: Any, compute_data_type: Any = None, padding: float = 0.0, name: str = "") -> Tensor:
+        """C = A @ B (batched, batch dims broadcast)."""
+        name = self._get_name("matmul", name)
+        node = Node(name, "matmul", self._cdt(compute_data_type))
+        node.inputs["A"] = self._ensure_tensor(A, name=f"{name}::A")
+        node.inputs["B"] = self._ensure_tensor(B, name=f"{name}::B")
+        node.params["padding"] = padding
+        out = self._new_output(node, "C", "C")
+        out.dim = _ops.infer_dims(node, "C") or []
+        out.stride = row_major_stride(out.dim) if out.dim else []
+        self._nodes.append(node)
+        return out
+
+    def _pointwise(self, mode: str, inputs, name: str, compute_data_type=None, extra=None) -> Tensor:
+        node = Node(name, "pointwise", self._cdt(compute_data_type))
+        node.params["mode"] = mode
+        for key, value in (extra or {}).items():
+            if value is not None:
+                node.params[key] = value
+        for i, t in enumerate(inputs):
+            node.inputs[f"IN_{i}"] = self._ensure_tensor(t, name=f"{name}::IN_{i}")
+        out = self._new_output(node, "OUT_0", "OUT_0")
+        out.dim = _ops.infer_dims(node, "OUT_0") or []
+        out.stride = _pointwise_stride(node, out.dim)
+        self._nodes.append(node)
+        return out
+
+    def relu(self, input, negative_slope=None, lower_clip=None, upper_clip=None, name="", compute_data_type=None) -> Tensor:
+        """ReLU, optionally leaky (negative_slope) and clipped."""
+        return self._pointwise("relu", [input], self._get_name("relu", name), compute_data_type, dict(negative_slope=negative_slope, lower_clip=lower_clip, upper_clip=upper_clip))
+
+    def leaky_relu(self, input, negative_slope, name="", compute_data_type=None) -> Tensor:
+        return self._pointwise("leaky_relu", [input], self._get_name("leaky_relu", name), compute_data_type, dict(negative_slope=negative_slope))
+
+    def swish(self, input, swish_beta=None, name="", compute_data_type=None) -> Tensor:
+        return self._pointwise("swish", [input], self._get_name("swish", name), compute_data_type, dict(swish_beta=swish_beta))
+
+    def floor_mod(self, input0, input1, compute_data_type=None, name="") -> Tensor:
+        """Floored remainder input0 - floor(input0 / input1) * input1: the
+        result takes the divisor's sign (torch.remainder; the frontend's
+        FLOOR_MOD, cuDNN 9.26+), where mod is truncated (torch.fmod).
+
+        The dialect has only the truncated mode, so this is four more
+        pointwise ops in the same fused chain: r = mod(a, b), then
+        r - floor(r / b) * b. r / b lies in (-1, 1), so its floor is -1
+        exactly where r is non-zero with the other sign than b, and b is
+        added there, as torch.remainder does. The nodes are named
+        ``name::trunc_mod`` ... ``name`` (the last one, which gives the
+        output ``name::OUT_0``)."""
+        name = self._get_name("floor_mod", name)
+        cdt = compute_data_type
+        # the intermediates carry the compute type (FLOAT unless told): in a
+        # half-precision intermediate r / b could round up to 1
+        inner = self._cdt(cdt) or self.compute_data_type or data_type.FLOAT
+
+        def step(op, args, suffix):
+            out = self._pointwise(op, args, f"{name}::{suffix}", cdt)
+            out.set_data_type(inner)
+            return out
+
+        remainder = step("mod", [input0, input1], "trunc_mod")
+        divisor = remainder.producer[0].inputs["IN_1"]
+        quotient = step("floor", [step("div", [remainder, divisor], "ratio")], "ratio_floor")
+        correction = step("mul", [quotient, divisor], "correction")
+        return self._pointwise("sub", [remainder, correction], name, cdt)
+
+    def gen_index(self, input, axis, name="", compute_data_type=None) -> Tensor:
+        out = self._pointwise("gen_index", [input], self._get_name("gen_index", name), compute_data_type, dict(axis=axis))
+        return out
+
+    def relu_backward(self, loss, input, negative_slope=None, lower_clip=None, upper_clip=None, name="", compute_data_type=None) -> Tensor:
+        return self._pointwise(
+            "relu_backward", [loss, input], self._get_name("relu_backward", name), compute_data_type, dict(negative_slope=negative_slope, lower_clip=lower_clip, upper_clip=upper_clip)
+        )
+
+    def leaky_relu_backward(self, loss, input, negative_slope, name="", compute_data_type=None) -> Tensor:
+        return self._pointwise("leaky_relu_backward", [loss, input], self._get_name("leaky_relu_backward", name), compute_data_type, dict(negative_slope=negative_slope))
+
+    def swish_backward(self, loss, input, swish_beta=None, name="", compute_data_type=None) -> Tensor:
+        return self._pointwise("swish_backward", [loss, input], self._get_name("swish_backward", name), compute_data_type, dict(swish_beta=swish_beta))
+
+    def _layernorm_from_saved_stats(self, args, kwargs, name, compute_data_type):
+        """layernorm(..., pre_calculated_mean=, pre_calculated_invvar=): the
+        inference-phase layernorm on statistics saved by a training forward
+        (cuDNN 9.18+; sample 26 recomputes Y for a dReLU this way):
+        y = (x - mean) * inv_variance * scale + bias. The dialect's layernorm
+        computes its own statistics, so this is the pointwise chain itself;
+        epsilon is already inside inv_variance and goes unused. Returns
+        [Y, None, None] as the inference phase does."""
+        args = list(args)
+        if args and isinstance(args[0], norm_forward_phase):
+            kwargs.setdefault("norm_forward_phase", args.pop(0))
+        for port, value in zip(("input", "scale", "bias", "epsilon"), args):
+            if port in kwargs:
+                raise TypeError(f"layernorm() got multiple values for {port!r}")
+            kwargs[port] = value
+        mean = kwargs.pop("pre_calculated_mean", None)
+        inv_variance = kwargs.pop("pre_calculated_invvar", None)
+        phase = kwargs.pop("norm_forward_phase", None)
+        x, scale, bias = kwargs.pop("input", None), kwargs.pop("scale", None), kwargs.pop("bias", None)
+        epsilon = kwargs.pop("epsilon", None)
+        if isinstance(epsilon, Tensor):
+            # unused by the chain, but an input of this graph as in the
+            # frontend (sample 26 makes it with the forward graph)
+            self._ensure_tensor(epsilon, name="layernorm::epsilon")
+        if kwargs:
+            raise TypeError(f"layernorm() got unexpected arguments {sorted(kwargs)}")
+        if x is None or mean is None or inv_variance is None:
+            raise TypeError("layernorm() with pre-calculated statistics needs input, pre_calculated_mean and pre_calculated_invvar")
+        name = self._get_name("layernorm", name)
+        if phase != norm_forward_phase.INFERENCE:
+            # the frontend's form is the inference phase; a training phase
+            # with given statistics has no meaning to model
+            self._note_unsupported(f"layernorm {name!r}: pre_calculated_mean/pre_calculated_invvar with norm_forward_phase {getattr(phase, 'name', phase)}")
+        inner = self._cdt(compute_data_type) or self.compute_data_type or data_type.FLOAT
+        steps = [("sub", mean, "centered"), ("mul", inv_variance, "normalized")]
+        if scale is not None:
+            steps.append(("mul", scale, "scaled"))
+        if bias is not None:
+            steps.append(("add", bias, "shifted"))
+        y = x
+        for i, (op, operand, suffix) in enumerate(steps):
+            last = i == len(steps) - 1
+            y = self._pointwise(op, [y, operand], name if last else f"{name}::{suffix}", compute_data_type)
+            if not last:
+                y.set_data_type(inner)
+        return [y, None, None]
+
+    def _structured(self, op, args, kwargs, name, compute_data_type, out_dims):
+        if op == "layernorm" and ("pre_calculated_mean" in kwargs or "pre_calculated_invvar" in kwargs):
+            return self._layernorm_from_saved_stats(args, kwargs, name, compute_data_type)
+        spec = _ops.OPS[op]
+        ports = spec["inputs"]
+        list_ports = spec.get("list_inputs", ())
+        attrs = spec.get("attrs", ())
+        name_ = self._get_name(op, name)
+        node = Node(name_, op, None if spec.get("no_cdt") else self._cdt(compute_data_type))
+        args = list(args)
+        if op == "batchnorm":
+            self._batchnorm_phase(args, kwargs)
+        # the classic norm builders take the phase first
+        if args and isinstance(args[0], norm_forward_phase) and "norm_forward_phase" in attrs:
+            if "norm_forward_phase" in kwargs:
+                raise TypeError(f"{op}() got multiple values for 'norm_forward_phase'")
+            kwargs["norm_forward_phase"] = args.pop(0)
+        positional = list(ports) + (list(list_ports) if not ports else []) + list(attrs)
+        if len(args) > len(positional):
+            raise TypeError(f"{op}() takes at most {len(positional)} positional arguments ({', '.join(positional)})")
+        for key, value in zip(positional, args):
+            if key in kwargs:
+                raise TypeError(f"{op}() got multiple values for {key!r}")
+            kwargs[key] = value
+        for port in ports:
+            v = kwargs.pop(port, None)
+            if v is not None:
+                node.inputs[port] = self._ensure_tensor(v, name=f"{name_}::{port}")
+        for lp in list_ports:
+            vs = kwargs.pop(lp, None) or []
+            node.list_inputs[lp] = [self._ensure_tensor(v, name=f"{name_}::{lp}_{i}") for i, v in enumerate(vs)]
+        for key in attrs:
+            v = kwargs.pop(key, None)
+            if v is not None:
+                node.params[key] = v
+        if kwargs:
+            raise TypeError(f"{op}() got unexpected arguments {sorted(kwargs)}; tensor ports are {ports + tuple(list_ports)}, attributes are {attrs}")
+        _ops.check_attrs(op, node)
+        required = {
+            "layernorm": ("input", "scale", "bias", "epsilon"),
+            "adalayernorm": ("input", "scale", "bias", "epsilon"),
+            "instancenorm": ("input", "scale", "bias", "epsilon"),
+            "rmsnorm": ("input", "scale", "epsilon"),
+            "batchnorm": ("input", "scale", "bias", "epsilon"),
+            "moe_grouped_matmul": ("token", "weight", "first_token_offset"),
+        }.get(op)
+        if required is None:
+            required = [p for p in ports if p not in ("group_offset", "token_index", "token_ks", "cu_seqlens", "initial_state", "a_log", "dt_bias", "state_checkpoints", "d_final_state")]
+        for port in required:
+            if node.inputs.get(port) is None:
+                raise TypeError(f"{op}() missing tensor argument {port!r}")
+        if out_dims is not None and not isinstance(out_dims, dict):
+            out_dims = {spec["outputs"][0][0]: out_dims}
+        maybe = spec.get("maybe", {})
+        outs = []
+        for port, suffix in spec["outputs"]:
+            cond = maybe.get(port)
+            if cond is not None and not cond(node):
+                node.outputs[port] = None
+                outs.append(None)
+                continue
+            o = self._new_output(node, port, suffix)
+            d = (out_dims or {}).get(port)
+            if d is not None:
+                o.dim, o.dim_assigned = check_dims(d, f"{op}(out_dims=...) of output {port!r}"), True
+            else:
+                o.dim = _ops.infer_dims(node, port) or []
+            o.stride = row_major_stride(o.dim) if o.dim else []
+            outs.append(o)
+        self._nodes.append(node)
+        return outs[0] if len(outs) == 1 else outs
+
+    @staticmethod
+    def _batchnorm_phase(args, kwargs):
+        """The frontend's first binding took batchnorm(norm_forward_phase,
+        input, ...) (python_bindings/cudnn_frontend_pygraph.cpp); later ones
+        dropped the argument, graph.batchnorm being the training op. TRAINING
+        (and NOT_SET) are that op; INFERENCE is graph.batchnorm_inference's."""
+        phase = None
+        if args and isinstance(args[0], norm_forward_phase):
+            if "norm_forward_phase" in kwargs:
+                raise TypeError("batchnorm() got multiple values for 'norm_forward_phase'")
+            phase = args.pop(0)
+        elif "norm_forward_phase" in kwargs:
+            phase = kwargs.pop("norm_forward_phase")
+        if phase is None:
+            return
+        if isinstance(phase, str):
+            phase = norm_forward_phase[phase.upper()]
+        if not isinstance(phase, norm_forward_phase):
+            raise TypeError(f"batchnorm(): norm_forward_phase takes a cudnn.norm_forward_phase, got {phase!r}")
+        if phase is norm_forward_phase.INFERENCE:
+            raise cudnnGraphNotSupportedError(
+                "batchnorm(norm_forward_phase=INFERENCE): graph.batchnorm is the training batch norm (it outputs the batch "
+                "mean/inv_variance and the next running stats); inference with given statistics is graph.batchnorm_inference"
+            )
+
+    def _sdpa_family(self, op, args, kwargs, name, compute_data_type, out_dims):
+        spec = _ops.SDPA_OPS[op]
+        pos = spec["pos"]
+        if len(args) > len(pos):
+            raise TypeError(f"{op}() takes at most {len(pos)} positional tensor arguments {pos}")
+        for key, value in zip(pos, args):
+            if key in kwargs:
+                raise TypeError(f"{op}() got multiple values for {key!r}")
+            kwargs[key] = value
+        if op == "sdpa_fp8" and kwargs.get("paged_attention_k_table") is None and kwargs.get("paged_attention_v_table") is None:
+            # the frontend checks "max kv length only with paged caches" for the
+            # f16 node alone; its fp8 harness (sdpa/fp8.py) passes the length on
+            # every graph, and without page tables it has nothing to act on
+            kwargs.pop("paged_attention_max_seq_len_kv", None)
+        for key in _ops.SDPA_UNSUPPORTED + (_ops.SDPA_BACKWARD_UNSUPPORTED if op == "sdpa_backward" else ()):
+            v = kwargs.pop(key, None)
+            if v is not None and v is not False:
+                self._note_unsupported(f"{op}(): the {key!r} argument")
+        name_ = self._get_name(op, name)
+        node = Node(name_, op, self._cdt(compute_data_type))
+        for key in pos:
+            v = kwargs.pop(key, None)
+            if v is None:
+                raise TypeError(f"{op}() missing tensor argument {key!r}")
+            node.inputs[key] = self._ensure_tensor(v, name=f"{name_}::{key}")
+        p = node.params
+        scale = kwargs.pop("attn_scale", None)
+        if isinstance(scale, (int, float)) and not isinstance(scale, bool):
+            p["attn_scale_value"] = float(scale)
+        elif scale is not None:
+            node.inputs["attn_scale"] = self._ensure_tensor(scale, name=f"{name_}::attn_scale")
+        for key in ("bias", "seq_len_q", "seq_len_kv"):
+            v = kwargs.pop(key, None)
+            if v is not None:
+                node.inputs[key] = self._ensure_tensor(v, name=f"{name_}::{key}")
+        for key in ("use_causal_mask", "use_causal_mask_bottom_right", "use_alibi_mask", "use_padding_mask"):
+            if kwargs.pop(key, False):
+                p[key] = True
+        align = kwargs.pop("diagonal_alignment", None)
+        if align is not None:
+            if isinstance(align, str):
+                align = diagonal_alignment[align.upper()]
+            p["diagonal_alignment"] = align
+        for key, alias in (("diagonal_band_left_bound", "left_bound"), ("diagonal_band_right_bound", "right_bound")):
+            v = kwargs.pop(key, None)
+            w = kwargs.pop(alias, None)
+            v = v if v is not None else w
+            if v is not None:
+                p[key] = int(v)
+        # sdpa/sdpa_backward call it sliding_window_length, sdpa_fp8 sliding_window
+        swl = kwargs.pop("sliding_window_length", None)
+        sw = kwargs.pop("sliding_window", None)
+        if swl is not None and sw is not None and int(swl) != int(sw):
+            raise RuntimeError(f"{op}(): sliding_window_length={swl} and sliding_window={sw} disagree")
+        swl = swl if swl is not None else sw
+        if swl is not None:
+            if p.get("diagonal_band_left_bound") is not None:
+                raise RuntimeError(f"{op}(): sliding window and left_bound cannot be set at the same time")
+            p["sliding_window_length"] = int(swl)
+        dropout = kwargs.pop("dropout", None)
+        rng_dump = kwargs.pop("rng_dump", None)
+        if dropout is not None:
+            self._sdpa_dropout(op, node, dropout, rng_dump)
+        elif rng_dump is not None:
+            raise ValueError(f"{op}(): rng_dump is the Philox mask of dropout=(probability, seed, offset); no dropout was given")
+        generate_stats = kwargs.pop("generate_stats", None)
+        is_inference = kwargs.pop("is_inference", None)
+        if generate_stats is None:
+            generate_stats = (is_inference is False) if is_inference is not None else False
+        self._sdpa_options(op, node, kwargs, bool(generate_stats))
+        out_given = {k: kwargs.pop(k) for k in spec.get("out_kwargs", ()) if kwargs.get(k) is not None}
+        for k in spec.get("out_kwargs", ()):
+            kwargs.pop(k, None)
+        for k in ("score_max", "score_sum_exp", "dBias"):
+            if kwargs.get(k) is not None:
+                raise NotImplementedError(f"{op}(): graph.{op} has no {k} result in the graph dialect (graph.sdpa has score_max/score_sum_exp, graph.sdpa_backward dBias)")
+            kwargs.pop(k, None)
+        if kwargs:
+            raise TypeError(f"{op}() got unexpected arguments {sorted(kwargs)}")
+        if out_dims is not None and not isinstance(out_dims, dict):
+            out_dims = {spec["outputs"][0][0]: out_dims}
+        rets = []
+        for port, suffix in spec["outputs"]:
+            if port == "Stats" and not generate_stats:
+                node.outputs[port] = None
+                rets.append(None)
+                continue
+            if port in spec.get("out_kwargs", ()):
+                # the caller made these tensors: the frontend fills them in
+                # and does not return them
+                if port in out_given:
+                    self._adopt_output(node, port, out_given[port])
+                else:
+                    node.outputs[port] = None
+                continue
+            o = self._new_output(node, port, suffix)
+            d = (out_dims or {}).get(port)
+            if d is not None:
+                o.dim, o.dim_assigned = check_dims(d, f"{op}(out_dims=...) of output {port!r}"), True
+            else:
+                o.dim = _ops.infer_dims(node, port) or []
+            o.stride = row_major_stride(o.dim) if o.dim else []
+            rets.append(o)
+        self._nodes.append(node)
+        if node.params.get("stats_use_log2") and node.outputs.get("Stats") is not None:
+            # Stats in base 2: the natural-log Stats times log2(e), one
+            # pointwise multiply after the op (the dialect's Stats is base e)
+            raw = node.outputs["Stats"]
+            raw.name = f"{name_}::Stats_ln"
+            self._reindex_ambiguous()
+            log2e = self.tensor_scalar(1.4426950408889634, data_type.FLOAT, name=f"{name_}::log2e")
+            scaled = self._pointwise("mul", [raw, log2e], self._get_name("mul", f"{name_}::stats_log2"))
+            scaled.name = f"{name_}::Stats"
+            scaled.data_type = data_type.FLOAT
+            self._reindex_ambiguous()
+            rets[rets.index(raw)] = scaled
+        return rets
+
+    def _sdpa_options(self, op, node, kwargs, generate_stats):
+        """The frontend's sdpa options that pick among cuDNN's implementations
+        or kernels. The compiler has its own engines: each is recorded on the
+        node (inspect() shows it), honoured where the compiler can, and
+        warned about where it cannot."""
+        impl = kwargs.pop("implementation", None)
+        if impl is not None:
+            if isinstance(impl, str):
+                impl = _enums.attention_implementation[impl.upper()]
+            if not isinstance(impl, _enums.attention_implementation):
+                raise TypeError(f"{op}(): implementation takes a cudnn.attention_implementation, got {impl!r}")
+            node.params["implementation"] = impl
+            if impl is not _enums.attention_implementation.AUTO:
+                self._warn_once(
+                    ("implementation", impl),
+                    f"{op}(implementation={impl}): the compiler chooses its own attention engines (as AUTO does); the request is recorded on node {node.name!r}, not applied",
+                )
+        if kwargs.pop("unfuse_fma", False):
+            node.params["unfuse_fma"] = True
+            self._warn_once(
+                "unfuse_fma",
+                f"{op}(unfuse_fma=True): a cuDNN SM100 softmax option; the compiler's engines pick their own softmax arithmetic, so it is recorded on node {node.name!r}, not applied",
+            )
+        if kwargs.pop("use_deterministic_algorithm", False):
+            # Honoured twice: sdpa_backward carries it to the compiler (on
+            # the GPU a composite graph whose dQ needs no f32 accumulator),
+            # and planning leaves out plans with the NONDETERMINISTIC note.
+            node.params["use_deterministic_algorithm"] = True
+            self._deterministic = True
+        if kwargs.pop("stats_use_log2", False):
+            if not generate_stats:
+                raise ValueError(f"{op}(stats_use_log2=True) needs generate_stats=True (it changes the Stats output)")
+            if op != "sdpa":
+                raise NotImplementedError(f"{op}(stats_use_log2=True): only sdpa converts its Stats to base 2 here")
+            node.params["stats_use_log2"] = True
+        for key in ("cu_seq_len_q", "cu_seq_len_kv"):
+            if kwargs.get(key) is not None:
+                self._note_unsupported(f"{op}(): {key} (cumulative sequence lengths of a packed layout; seq_len_q/seq_len_kv with use_padding_mask=True is the supported form)")
+            kwargs.pop(key, None)
+        if kwargs.pop("fn", None) is not None:
+            self._note_unsupported(f"{op}(): a score modification callback (fn/score_mod)")
+
+    def _sdpa_dropout(self, op, node, dropout, rng_dump=None):
+        """(probability, seed, offset) is Philox dropout: a graph.rng keep
+        mask (written to ``rng_dump`` when given) that cuDNN generates inside
+        the fused attention, forward and backward alike; (mask, scale) is an
+        explicit keep mask."""
+        items = tuple(dropout)
+        if len(items) == 3 and isinstance(items[0], (int, float)) and not isinstance(items[0], bool):
+            probability, seed, offset = items
+            if not 0.0 <= float(probability) < 1.0:
+                raise ValueError(f"{op}(): dropout probability must be in [0, 1), got {probability!r}")
+            if rng_dump is not None and op != "sdpa":
+                raise TypeError(f"{op}() got an unexpected argument 'rng_dump'")
+            q, k = node.inputs["q"], node.inputs["k"]
+            if len(q.dim) != 4 or len(k.dim) != 4:
+                raise ValueError(f"{op}(): dropout needs q and k with dims set ([B, H, S, D])")
+            dims = [q.dim[0], q.dim[1], q.dim[2], k.dim[2]]
+            rng = Node(self._get_name("rng", f"{node.name}::rng"), "rng", None)
+            rng.inputs["seed"] = self._ensure_tensor(seed, name=f"{node.name}::seed")
+            rng.inputs["offset"] = self._ensure_tensor(offset, name=f"{node.name}::offset")
+            rng.params["bernoulli_probability"] = 1.0 - float(probability)
+            if rng_dump is not None:
+                mask = self._adopt_output(rng, "Y", rng_dump)
+                if not mask.dim:
+                    mask.dim, mask.stride = list(dims), row_major_stride(dims)
+            else:
+                mask = self._new_output(rng, "Y", "rng_mask", dims=dims)
+            self._nodes.append(rng)
+            node.inputs["dropout_mask"] = mask
+            node.params["dropout_probability"] = float(probability)
+            return
+        if len(items) == 2:
+            mask, scale = items
+            if not isinstance(scale, (int, float)):
+                raise NotImplementedError(f"{op}(): 'dropout' with a scale tensor; give the scale as a float (1 / (1 - p))")
+            node.inputs["dropout_mask"] = self._ensure_tensor(mask, name=f"{node.name}::dropout_mask")
+            node.params["dropout_probability"] = 1.0 - 1.0 / float(scale)
+            return
+        raise ValueError(f"{op}(): dropout must be (probability, seed, offset) or (mask, scale), got {len(items)} elements")
