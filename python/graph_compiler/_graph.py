@@ -4,6 +4,8 @@ execution through the C API.
 In their own modules, re-exported here:
 
   _building   Node, tensor bookkeeping and the op builders (_GraphBuilding)
+  _emit       the C API builder calls, to_mlir() (_GraphEmission)
+  _serialize  from_mlir, serialize/deserialize, key, inspect (_GraphText)
   _handles    handles and streams, KernelCache, DeviceProperties
   _errors     the exception types, _status_error, get_last_error_string
 """
@@ -72,10 +74,17 @@ from ._building import (  # noqa: F401
     _pointwise_stride,
     _GraphBuilding,
 )
-
-
-_SERIAL_MAGIC = b"GRAPHPY1\n"
-_BYTECODE_MAGIC = b"ML\xefR"  # MLIR bytecode files start with it
+from ._emit import (  # noqa: F401
+    _op_line,
+    _Checks,
+    _GraphEmission,
+)
+from ._serialize import (  # noqa: F401
+    _SERIAL_MAGIC,
+    _BYTECODE_MAGIC,
+    _serialized_bytes,
+    _GraphText,
+)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -89,7 +98,7 @@ class GraphContext:
     compute_data_type: Any = None
 
 
-class pygraph(_GraphBuilding):
+class pygraph(_GraphBuilding, _GraphEmission, _GraphText):
     """A graph under construction, shaped like the cuDNN frontend's Python
     graph. Tensors come from ``tensor()`` / ``tensor_like()`` /
     ``tensor_scalar()``; every op builder returns its output tensor(s);
@@ -235,195 +244,6 @@ class pygraph(_GraphBuilding):
         else:
             t.uid = self._alloc_uid()
         return self._register(t)
-
-    # =========================================================================
-    # Emission
-    # =========================================================================
-
-    def _graph_inputs(self) -> List[Tensor]:
-        produced = self._produced()
-        seen, out = set(), []
-        used = {id(t) for n in self._nodes for t in n.all_inputs()}
-        for t in self._all:
-            if id(t) in used and id(t) not in produced and t.pass_by_value is None and id(t) not in seen:
-                seen.add(id(t))
-                out.append(t)
-        return out
-
-    def _dtype_of(self, t: Tensor):
-        if t.data_type is not None:
-            return t.data_type
-        if t.producer is not None:
-            node, port = t.producer
-            rule = None
-            if node.op in _ops.SDPA_OPS:
-                if port in _ops.SDPA_FLOAT_OUTPUTS:
-                    return data_type.FLOAT
-            elif node.op == "pointwise":
-                if node.params.get("mode") == "gen_index":
-                    return data_type.INT32
-            elif node.op != "matmul":
-                rule = _ops.OPS[node.op].get("dtype", {}).get(port)
-            if isinstance(rule, str) and rule.startswith("like:"):
-                src = rule[5:]
-                srcs = node.list_inputs.get(src) or ([node.inputs[src]] if node.inputs.get(src) is not None else [])
-                if srcs:
-                    return self._dtype_of(srcs[0])
-            elif isinstance(rule, data_type):
-                return rule
-        dt = self.intermediate_data_type if t.is_virtual else self.io_data_type
-        if dt is None and t.is_virtual:
-            dt = data_type.FLOAT
-        if dt is None:
-            raise ValueError(f"tensor {t.name!r} (uid {t.uid}) has no data type: call set_data_type() or give the graph an io_data_type")
-        return dt
-
-    def _finalize_dims(self, rule_errors: bool = True):
-        """Dims of op outputs from the inputs as they are now (a set_dim on
-        an input after building an op is honoured). rule_errors=False
-        leaves the outputs of an op whose shape rule rejects its inputs
-        without dims (a graph that never reaches the compiler)."""
-        for node in self._nodes:
-            for port, t in node.outputs.items():
-                if t is None or t.dim_assigned:
-                    continue
-                d = _ops.infer_dims(node, port)
-                if d:
-                    if list(d) != list(t.dim):
-                        t.dim = list(d)
-                        if not t.stride_assigned:
-                            t.stride = row_major_stride(t.dim)
-                elif not t.dim and (rule_errors or _ops.result_dims(node)[1] is None):
-                    self._no_dims(node, t)
-
-    def _no_dims(self, node: Node, t: Tensor) -> None:
-        """Raise for op output ``t`` that the compiler's shape rule gave no
-        dims: the rule rejects the inputs (GraphValidationError with its
-        diagnostic and the op's line), the library that holds the rules is
-        missing (GraphLibraryNotFound), or the dims are the user's."""
-        error = _ops.result_dims(node)[1]
-        if error is not None:
-            diagnostic = error.split("the shape rule fails: ", 1)[-1]
-            raise GraphValidationError(
-                f"the compiler rejected graph {self.name!r}: output {t.name!r} (uid {t.uid}): {diagnostic} "
-                f"(the shape rule of {node.op} node {node.name!r} gives it no dims; dims must be positive and fit the rule)"
-                f"\n--- the op ---\n{_op_line(self, node)}"
-            )
-        if not _capi.has_shape_rules():
-            _capi.lib()  # GraphLibraryNotFound, saying where it looked
-            raise _capi.GraphLibraryNotFound(f"the loaded {_capi.LIBRARY_NAME} has no shape rules (graphTensorGetDims): rebuild the GraphCAPI target")
-        what = {"reduction": "the reduced dims", "reshape": "the new dims"}.get(node.op, "its dims")
-        raise ValueError(f"output {t.name!r} (uid {t.uid}) of {node.op} node {node.name!r} has no dims: call set_dim() with {what}")
-
-    def _note_unsupported(self, what: str) -> None:
-        """Record a frontend feature the compiler cannot model: the builder
-        call, validate() and build_operation_graph() succeed (as in the
-        frontend) and create_execution_plans() (so build(), check_support(),
-        execute()) and to_mlir() raise cudnnGraphNotSupportedError naming it,
-        which the frontend's programs treat as 'not supported here' (a skip),
-        not as a failure."""
-        self.__dict__.setdefault("_unsupported_features", []).append(what)
-
-    def unsupported_features(self) -> List[str]:
-        """The features this graph uses that the compiler cannot model (empty
-        when it can run); create_execution_plans()/build()/to_mlir() raise
-        cudnnGraphNotSupportedError listing them."""
-        what = list(self.__dict__.get("_unsupported_features", ()))
-        for t in self._all:
-            what.extend(t._unsupported_features())
-        return what
-
-    def _raise_if_unsupported(self) -> None:
-        what = self.unsupported_features()
-        if what:
-            raise cudnnGraphNotSupportedError(
-                f"graph {self.name!r} uses features the graph compiler does not support: " + "; ".join(what)
-            )
-
-    def to_mlir(self) -> str:
-        """The graph as graph-dialect MLIR text, as the compiler prints the
-        module the C API builder made of it."""
-        if self._text is not None:
-            return self._text
-        builder = self._build()
-        try:
-            return builder.finish().print()
-        except _capi.ParseError:
-            # A graph the verifier rejects (validate() says why): the text
-            # the builder gave the parser.
-            return builder.text()
-
-    def _module_from_builder(self):
-        builder = self._build()
-        try:
-            return builder.finish()
-        except _capi.ParseError as exc:
-            raise GraphValidationError(f"the compiler rejected graph {self.name!r}:\n{exc}\n--- emitted MLIR ---\n{builder.text()}") from None
-
-    def _build(self):
-        """The graph in a C API builder (_capi.Builder), every op added:
-        ValueError (and the others its checks raise) for a graph it cannot
-        take; GraphValidationError for a call the builder refuses."""
-        try:
-            return self._build_unchecked()
-        except _capi.BuilderError as exc:
-            raise GraphValidationError(f"the compiler rejected graph {self.name!r}: {exc}") from None
-
-    def _build_unchecked(self):
-        self._raise_if_unsupported()
-        self._finalize_dims()
-        check = _Checks(self)
-        inputs = self._graph_inputs()
-        for t in inputs:
-            if t.is_virtual:
-                raise ValueError(f"tensor {t.name!r} (uid {t.uid}) is virtual but no node produces it")
-        outputs = self.get_outputs()
-        if not self._nodes:
-            raise ValueError("the graph has no operations")
-        if not outputs:
-            raise ValueError("the graph has no outputs: mark the tensors you read with set_output(True)")
-        uids = {}
-        for t in inputs + outputs:
-            if t.uid in uids and uids[t.uid] is not t:
-                raise ValueError(f"uid {t.uid} is used by tensors {uids[t.uid].name!r} and {t.name!r}")
-            uids[t.uid] = t
-        for t in inputs + outputs:
-            check.tensor(t)
-        io = dtype_code(self.io_data_type) if self.io_data_type is not None else None
-        intermediate = dtype_code(self.intermediate_data_type or data_type.FLOAT)
-        cdt = self.compute_data_type if self.compute_data_type is not None and (is_float(self.compute_data_type) or getattr(self, "_integer_compute", False)) else data_type.FLOAT
-        builder = _capi.Builder(self.name, io, intermediate, dtype_code(cdt))
-        ids = {}
-
-        def tensor(t, strides, uid=True):
-            # virtual tensors' uids appear nowhere in the graph: not given
-            ids[id(t)] = builder.tensor(dtype_code(self._dtype_of(t)), t.dim, t.stride if strides else None, t.name, t.uid if uid else None)
-            return ids[id(t)]
-
-        for t in inputs:
-            tensor(t, bool(t.stride) and t.pass_by_value is None)
-        for t in outputs:
-            builder.set_output(tensor(t, bool(t.stride) and t.stride_assigned and t.pass_by_value is None))
-        for node in self._nodes:
-            for t in node.all_inputs():
-                if t.pass_by_value is not None and id(t) not in ids:
-                    dt, v = check.scalar(t)
-                    ids[id(t)] = builder.scalar(dtype_code(dt), v, t.dim, t.name, t.uid)
-            kind, mode, attrs = _ops._builder_request(node)
-            ins = [(port, t) for port, t in node.inputs.items() if t is not None]
-            for key, ts in node.list_inputs.items():
-                ins.extend((f"{key}_{i}", t) for i, t in enumerate(ts or ()))
-            outs = [(port, node.outputs.get(port)) for port in _ops._result_ports(node)]
-            outs = [(port, t) for port, t in outs if t is not None]
-            for _, t in ins + outs:
-                check.tensor(t)
-                if id(t) not in ids:
-                    tensor(t, bool(t.stride) and t.stride_assigned, uid=False)
-            if node.compute_data_type is not None:
-                cdt_attr = f"compute_data_type = {mlir_type(node.compute_data_type)}"
-                attrs = "{" + (attrs[1:-1] + ", " if attrs else "") + cdt_attr + "}"
-            builder.op(kind, mode, node.name, [(_ops._ods_port(p), ids[id(t)]) for p, t in ins], [(_ops._ods_port(p), ids[id(t)]) for p, t in outs], attrs)
-        return builder
 
     # =========================================================================
     # Validation and planning
@@ -890,11 +710,6 @@ class pygraph(_GraphBuilding):
                 "the CPU reference, outside any CUDA graph)"
             )
 
-    def key(self, *args, **kwargs) -> int:
-        """A cache key of the graph: equal for graphs with equal text."""
-        digest = hashlib.sha256(self.to_mlir().encode("utf-8")).digest()
-        return int.from_bytes(digest[:8], "little") & 0x7FFFFFFFFFFFFFFF
-
     # =========================================================================
     # Execution
     # =========================================================================
@@ -1155,175 +970,6 @@ class pygraph(_GraphBuilding):
             where = "on the GPU" if device == _capi.GRAPH_DEVICE_GPU else "on the CPU reference"
             raise _status_error(status, f"executing graph {self.name!r} {where} failed", reason)
 
-    # =========================================================================
-    # Text round trips, serialization, inspection
-    # =========================================================================
-
-    @classmethod
-    def from_mlir(cls, text, name: Optional[str] = None) -> "pygraph":
-        """A graph holding ``text`` verbatim (one graph.graph; with several,
-        ``name`` selects one). Its inputs and outputs become tensors, so
-        execute() takes buffers keyed by them, their names or their uids.
-        ``text`` may also be a compiled artifact (exec.program, e.g. from
-        lower_to_executable()), as text or as MLIR bytecode (bytes)."""
-        if name is not None and not isinstance(name, str):
-            raise TypeError(f"from_mlir(name=...) takes the name of a graph.graph (str), got {type(name).__name__}")
-        if isinstance(text, (bytes, bytearray, memoryview)):
-            data = bytes(text)
-            if data.startswith(_BYTECODE_MAGIC):
-                # Keep the graph's text form: print the parsed bytecode.
-                try:
-                    text = _capi.Module(data).print()
-                except _capi.ParseError as exc:
-                    raise GraphValidationError(f"the compiler rejected the MLIR bytecode given to from_mlir():\n{exc}") from None
-                except UnicodeDecodeError as exc:
-                    raise GraphValidationError(f"from_mlir(): the MLIR bytecode prints as text that is not UTF-8: {exc}") from None
-            else:
-                try:
-                    text = data.decode("utf-8")
-                except UnicodeDecodeError as exc:
-                    raise GraphValidationError(f"from_mlir(): the bytes are neither MLIR bytecode nor UTF-8 text: {exc}") from None
-        elif not isinstance(text, str):
-            raise TypeError(f"from_mlir() takes MLIR text (str) or bytes (text or MLIR bytecode), got {type(text).__name__}")
-        g = cls(name=name or "test_graph")
-        g._text = text
-        g.validate()
-        if name is not None:
-            if g._module.select(name) != _capi.GRAPH_OK:
-                raise GraphValidationError(f"from_mlir(): no graph named {name!r} in the text: {_capi.last_error()}")
-            g._io_info = (g._module.inputs(), g._module.outputs())
-            g._adopt_text_tensors()
-        else:
-            names = g._module.graph_names()
-            if names:
-                g.name = names[0]
-        g._frozen = True
-        return g
-
-    def _adopt_text_tensors(self):
-        self._all, self._tensors, self._ambiguous_names, self._tensor_by_uid = [], {}, set(), {}
-        ins, outs = self._io_info
-        for info, is_out in [(i, False) for i in ins] + [(o, True) for o in outs]:
-            t = Tensor(name=info["name"], dim=info["dims"], stride=[s for s in info["strides"]] if any(info["strides"]) else None, data_type=from_code(info["dtype_code"]))
-            t.uid, t.uid_assigned = info["uid"], True
-            t.dim_assigned = True
-            if is_out:
-                t.producer = (None, "text")
-            self._register(t)
-
-    def lower_to_executable(self, bytecode: bool = False):
-        """The graph compiled to an AOT artifact (one ``exec.program``, the
-        module graphModuleLowerToExecutable returns): its MLIR text, or with
-        ``bytecode=True`` its MLIR bytecode (bytes). Lowering runs the GPU
-        pipeline (prepare, fuse, engine selection) on a copy of the graph's
-        current state and needs no GPU; the graph itself is unchanged.
-        ``pygraph.from_mlir`` loads either form back (an artifact executes
-        only on the GPU).
-
-        Raises GraphValidationError when the graph does not verify,
-        cudnnGraphNotSupportedError when the pipeline or the lowering
-        rejects it (e.g. an op no GPU engine runs), ValueError for a graph
-        that already is a compiled artifact; the message names the graph and
-        carries the C API's message."""
-        self.validate()
-        try:
-            artifact = self._module.lower_to_executable()
-        except _capi.LowerError as exc:
-            raise _status_error(exc.status, f"lowering graph {self.name!r} to an executable artifact failed", str(exc)) from None
-        return artifact.bytecode() if bytecode else artifact.print()
-
-    def serialize(self) -> bytes:
-        """Bytes that ``deserialize`` turns back into an executable graph: the
-        MLIR text with the graph's name and plan selection."""
-        text = self.to_mlir()
-        header = {"name": self.name, "plan_index": self._plan_index}
-        return _SERIAL_MAGIC + json.dumps(header).encode() + b"\n" + text.encode("utf-8")
-
-    def deserialize(self, *args, **kwargs) -> None:
-        """Load what serialize() produced ((data) or (handle, data)): bytes,
-        bytearray, memoryview, str, or a list of byte values. A wrong type
-        raises TypeError; data that is not a serialized graph raises
-        GraphValidationError (a ValueError) and leaves the graph as it was."""
-        # The frontend's keywords: deserialize(handle_, pyobj, enforce_precompiled=False)
-        # and deserialize(pyobj, enforce_precompiled=False).
-        kwargs.pop("enforce_precompiled", None)
-        kwargs.pop("handle_", None)
-        kwargs.pop("handle", None)
-        if "pyobj" in kwargs:
-            args = tuple(args) + (kwargs.pop("pyobj"),)
-        if kwargs:
-            raise TypeError(f"deserialize() got unexpected arguments {sorted(kwargs)}")
-        if not args:
-            raise TypeError("deserialize() needs the serialized data")
-        data = _serialized_bytes(args[-1])
-        if not data.startswith(_SERIAL_MAGIC):
-            raise GraphValidationError("deserialize(): not data from serialize() (bad header: it does not start with the GRAPHPY1 magic line)")
-        rest = data[len(_SERIAL_MAGIC):]
-        header_line, sep, body = rest.partition(b"\n")
-        if not sep:
-            raise GraphValidationError("deserialize(): truncated data: no graph text after the header line")
-        try:
-            header = json.loads(header_line.decode("utf-8"))
-        except (ValueError, RecursionError) as exc:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
-            raise GraphValidationError(f"deserialize(): the header line is not JSON from serialize(): {type(exc).__name__}: {exc}") from None
-        if not isinstance(header, dict):
-            raise GraphValidationError(f"deserialize(): the header line must be a JSON object, got {type(header).__name__}")
-        name = header.get("name", self.name)
-        if not isinstance(name, str) or not name:
-            raise GraphValidationError(f"deserialize(): the header's name must be a non-empty str, got {name!r}")
-        index = header.get("plan_index", 0)
-        if isinstance(index, bool) or not isinstance(index, int):
-            raise GraphValidationError(f"deserialize(): the header's plan_index must be an int, got {index!r}")
-        try:
-            text = body.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise GraphValidationError(f"deserialize(): the graph text is not UTF-8: {exc}") from None
-        if self._nodes:
-            raise RuntimeError("deserialize() into a graph that already has ops; use a fresh graph")
-        saved = (self.name, self._text, self._is_validated, self._module)
-        self.name = name
-        self._text = text
-        self._is_validated = False
-        self._module = None
-        try:
-            self.validate()
-        except Exception:
-            self.name, self._text, self._is_validated, self._module = saved
-            raise
-        self.build_operation_graph()
-        self.create_execution_plans()
-        if 0 <= index < len(self._plans):
-            self._plan_index = index
-        self.build_plans()
-
-    def inspect(self) -> Dict[str, Any]:
-        return {
-            "context": {
-                "name": self.name,
-                "io_data_type": str(self.io_data_type),
-                "intermediate_data_type": str(self.intermediate_data_type),
-                "compute_data_type": str(self.compute_data_type),
-            },
-            "nodes": [
-                {
-                    "name": n.name,
-                    "type": n.op if n.op != "pointwise" else n.params.get("mode"),
-                    "inputs": {**{k: v.name for k, v in n.inputs.items() if v is not None}, **{k: [t.name for t in v] for k, v in n.list_inputs.items()}},
-                    "outputs": {k: v.name for k, v in n.outputs.items() if v is not None},
-                    "params": {k: (v if isinstance(v, (int, float, str, bool, list, tuple)) else str(v)) for k, v in n.params.items()},
-                }
-                for n in self._nodes
-            ],
-            "tensors": {
-                t.name: {"dim": list(t.dim), "stride": t.get_stride(), "dtype": str(t.data_type), "is_virtual": t.is_virtual, "uid": t.uid}
-                for t in self._all
-                if t.name in self._tensors
-            },
-        }
-
-    def __repr__(self) -> str:
-        return json.dumps(self.inspect(), default=str, indent=2)
-
 
 def _install_pointwise_builders():
     def make(op, argnames):
@@ -1485,77 +1131,6 @@ class pyplans:
         return f"<pyplans: {len(self._graph._plans)} plan(s) of graph {self._graph.name!r}>"
 
 
-def _serialized_bytes(data) -> bytes:
-    """deserialize()'s data as bytes: bytes, bytearray, memoryview, str, or
-    a list/tuple of byte values (the frontend's form)."""
-    if isinstance(data, (bytes, bytearray, memoryview)):
-        return bytes(data)
-    if isinstance(data, str):
-        try:
-            return data.encode("utf-8")
-        except UnicodeEncodeError as exc:
-            raise GraphValidationError(f"deserialize(): the str cannot be encoded as UTF-8: {exc}") from None
-    if isinstance(data, (list, tuple)):
-        for i, v in enumerate(data):
-            if isinstance(v, bool) or not isinstance(v, int):
-                raise TypeError(f"deserialize(): data[{i}] must be a byte value (int), got {type(v).__name__} {v!r}")
-            if not 0 <= v < 256:
-                raise GraphValidationError(f"deserialize(): data[{i}] is {v}: a list of data holds byte values 0..255")
-        return bytes(data)
-    raise TypeError(f"deserialize() takes what serialize() returned (bytes, bytearray, memoryview, str or a list of byte values), got {type(data).__name__}")
-
-
 def from_mlir(text: str, name: Optional[str] = None) -> pygraph:
     return pygraph.from_mlir(text, name)
 
-
-def _op_line(graph: pygraph, node: Node) -> str:
-    """``node`` as the dialect op it becomes and its input tensors (port,
-    name, dims, data type), for a message."""
-    ins = []
-    for port, t in list(node.inputs.items()) + [(f"{k}_{i}", t) for k, ts in node.list_inputs.items() for i, t in enumerate(ts or ())]:
-        if t is not None:
-            try:
-                dt = mlir_type(graph._dtype_of(t))
-            except (ValueError, KeyError):
-                dt = "?"
-            ins.append(f"{port}: {t.name!r} tensor<{'x'.join(str(d) for d in (t.dim or []))}x{dt}>")
-    return f"graph.{_ops.MNEMONIC.get(node.op, node.op)} {node.name!r} (" + ", ".join(ins) + ")"
-
-
-class _Checks:
-    """What the package checks of a tensor before the C API builder sees
-    it, with its own messages: dims, strides, data type, a scalar's
-    value."""
-
-    def __init__(self, graph: pygraph):
-        self.graph = graph
-
-    def tensor(self, t: Tensor) -> None:
-        if not t.dim:
-            raise ValueError(f"tensor {t.name!r} (uid {t.uid}) has no dims")
-        mlir_type(self.graph._dtype_of(t))
-        bad = [d for d in t.dim if int(d) < 1]
-        if bad:
-            where = f" (inferred from the inputs and attributes of {t.producer[0].op} node {t.producer[0].name!r})" if t.producer is not None and not t.dim_assigned else ""
-            raise ValueError(f"tensor {t.name!r} (uid {t.uid}) has dims {list(t.dim)}{where}: every dim must be positive")
-        is_input = t.producer is None and t.pass_by_value is None
-        if t.stride and (is_input or t.stride_assigned) and t.pass_by_value is None:
-            if len(t.stride) != len(t.dim):
-                raise ValueError(f"tensor {t.name!r} (uid {t.uid}) has {len(t.stride)} strides for {len(t.dim)} dims")
-
-    def scalar(self, t: Tensor):
-        """(data type, value) of pass-by-value ``t``: a float value for a
-        float type, an int (exact) for the others."""
-        dt = t.scalar_type or t.data_type or data_type.FLOAT
-        elt = mlir_type(dt)
-        v = t.pass_by_value
-        if hasattr(v, "item"):
-            v = v.item()
-        if is_float(dt):
-            if not math.isfinite(float(v)):
-                _ops.nonfinite_bits(float(v), elt)  # ValueError: the type has no such value
-            return dt, float(v)
-        if dt == data_type.BOOLEAN:
-            return dt, 1 if v else 0
-        return dt, int(v)
