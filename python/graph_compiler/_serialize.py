@@ -1,6 +1,6 @@
 """The graph as text and bytes: from_mlir (text, an artifact, MLIR
 bytecode), lower_to_executable, serialize/deserialize, key(), inspect()
-and repr. pygraph (_graph.py) inherits _GraphText."""
+and repr. pygraph (_graph.py) inherits _GraphSerialization."""
 
 import hashlib
 import json
@@ -39,7 +39,7 @@ def _serialized_bytes(data) -> bytes:
     raise TypeError(f"deserialize() takes what serialize() returned (bytes, bytearray, memoryview, str or a list of byte values), got {type(data).__name__}")
 
 
-class _GraphText:
+class _GraphSerialization:
     """pygraph's text round trips, serialization and inspection (mixed into pygraph)."""
 
     # =========================================================================
