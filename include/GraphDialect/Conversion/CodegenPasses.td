@@ -11,9 +11,11 @@ def GraphLowerToLinalg : Pass<"graph-lower-to-linalg", "::mlir::ModuleOp"> {
   let description = [{
     Runs after `graph-prepare`, `graph-fuse` and `graph-select-engines`.
     The node ops of each `graph.group` are cloned into
-    `func.func @<graph>_group<N>` (its arguments: the buffers the group
-    reads, in first-use order, then the ones it writes, as destinations)
-    and lowered by conversion patterns, one set per op family
+    `func.func @<graph>_group<N>` as the group descriptions have them
+    (`describeGroups`, lowerToCudnn's step, and `buildGroupOps`, as
+    `graph-generate-kernels` builds them: its arguments the buffers the
+    group reads, then the ones it writes, as destinations, in their stored
+    types) and lowered by conversion patterns, one set per op family
     (`populatePointwiseToLinalgPatterns`,
     `populateReductionToLinalgPatterns`): every pointwise op a
     `linalg.generic` over its output's dims with broadcast inputs read
@@ -24,7 +26,8 @@ def GraphLowerToLinalg : Pass<"graph-lower-to-linalg", "::mlir::ModuleOp"> {
     arith/math and truncate to the stored type. A group with an op no
     pattern lowers (or a strided or non-f32/f16/bf16 buffer) is left to
     another engine with a remark naming the reason. The graph must be one
-    the GPU path takes (verifyGpuLowerable's checks); it is erased.
+    the GPU path takes (verifyGpuLowerable's checks, then describeGroups');
+    it is erased.
   }];
   let dependentDialects = [
     "::mlir::func::FuncDialect", "::mlir::linalg::LinalgDialect",

@@ -97,11 +97,11 @@ std::string buildSpecGraphOps(const ::graph::rt::GraphSpec &spec,
 /// `module` with the node ops of `group` (describeGroups') cloned onto its
 /// tensors as the group descriptions type them (ranks padded as
 /// RankPadding says, axis attributes with them; stored element types;
-/// strides as #graph.strides), and describes it in `out`: the graph ops
-/// buildSpecGraphOps would build from the group's GraphSpec, without one.
-/// Returns "" or why not (the func is erased then).
+/// strides as #graph.strides unless `strides` is false), and describes it
+/// in `out`: the graph ops buildSpecGraphOps would build from the group's
+/// GraphSpec, without one. Returns "" or why not (the func is erased then).
 std::string buildGroupOps(const GroupDescription &group, ModuleOp module,
-                          StringRef name, GroupOps &out);
+                          StringRef name, GroupOps &out, bool strides = true);
 
 /// linalg on tensors -> bufferized parallel loops -> outlined gpu kernels.
 void buildCodegenToGpuPipeline(OpPassManager &pm);

@@ -72,7 +72,7 @@ static void padAxes(Operation *op, Operation *clone,
 
 std::string mlir::graph::buildGroupOps(const GroupDescription &group,
                                        ModuleOp module, StringRef name,
-                                       GroupOps &out) {
+                                       GroupOps &out, bool strides) {
   MLIRContext *ctx = module.getContext();
   const GroupSource &source = group.source;
   out = GroupOps();
@@ -95,7 +95,7 @@ std::string mlir::graph::buildGroupOps(const GroupDescription &group,
     tensors.insert({value, padded});
   }
   auto typeOf = [&](const rt::TensorSpec &t) {
-    return groupTensorType(ctx, t, /*strides=*/true);
+    return groupTensorType(ctx, t, strides);
   };
 
   // Arguments: the buffers read, then the ones written (returned), each in
@@ -141,7 +141,7 @@ std::string mlir::graph::buildGroupOps(const GroupDescription &group,
                  "before it nor a by-value scalar";
         }
         mapped = valueOf[value] =
-            createByValueScalar(b, op->getLoc(), it->second, /*strides=*/true);
+            createByValueScalar(b, op->getLoc(), it->second, strides);
       }
       mapping.map(operand, mapped);
     }

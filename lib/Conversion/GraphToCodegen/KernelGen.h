@@ -81,6 +81,9 @@ Value namedValue(Operation *op, Port port, bool isResult);
 /// #graph.strides (buildSpecGraphOps and buildGroupOps type alike).
 RankedTensorType groupTensorType(MLIRContext *ctx, const rt::TensorSpec &t,
                                  bool strides);
+/// Whether group tensor `t` is stored row-major (unit dims take any
+/// stride): the only layout the linalg route (codegen_v1) takes.
+bool rowMajor(const rt::TensorSpec &t);
 /// The graph.scalar standing for by-value tensor `t` (its value as f64).
 Value createByValueScalar(OpBuilder &b, Location loc, const rt::TensorSpec &t,
                           bool strides);

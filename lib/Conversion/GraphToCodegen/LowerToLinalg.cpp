@@ -4,7 +4,7 @@
 #include "GraphDialect/Conversion/GraphToCudnn.h"
 #include "GraphDialect/GraphOps.h"
 #include "GraphDialect/Groups.h"
-#include "GraphToLinalg.h"
+#include "KernelGen.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
@@ -18,9 +18,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/BuiltinOps.h"
-#include "mlir/IR/IRMapping.h"
 #include "mlir/Pass/PassRegistry.h"
-#include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/StringMap.h"
 
 #include <algorithm>
@@ -40,23 +38,22 @@ using namespace mlir::graph;
 namespace {
 
 /// Hands each fused group of each graph of `module` that has node ops to
-/// `lower`, in id order, with its label ("<graph>/group<id>") and, when
-/// `describe`, its group description (describeGroups'; null otherwise),
-/// then erases the graph. The graph must be one the GPU path takes
-/// (verifyGpuLowerable, which describeGroups runs too); that error, or one
-/// `lower` returns after the group's label, is reported on the graph.
+/// `lower`, in id order, with its label ("<graph>/group<id>") and its group
+/// description (describeGroups'), then erases the graph. The graph must be
+/// one the GPU path takes (verifyGpuLowerable, which describeGroups runs);
+/// that error, or one `lower` returns after the group's label, is reported
+/// on the graph.
 LogicalResult
-lowerEachGroup(ModuleOp module, bool describe,
+lowerEachGroup(ModuleOp module,
                function_ref<std::string(GraphOp, GroupOp, StringRef label,
-                                        const GroupDescription *)>
+                                        const GroupDescription &)>
                    lower) {
   SmallVector<GraphOp> graphs(module.getOps<GraphOp>());
   for (GraphOp graph : graphs) {
     CudnnProgram program;
     std::vector<GroupDescription> descriptions;
-    std::string error = describe ? describeGroups(graph, program, descriptions)
-                                 : verifyGpuLowerable(graph);
-    if (!error.empty())
+    if (std::string error = describeGroups(graph, program, descriptions);
+        !error.empty())
       return graph.emitOpError() << error;
     llvm::StringMap<const GroupDescription *> descriptionOf;
     for (const GroupDescription &description : descriptions)
@@ -70,11 +67,9 @@ lowerEachGroup(ModuleOp module, bool describe,
       const GroupDescription *description = descriptionOf.lookup(label);
       // Only scalars (describeGroups describes no such group): nothing to
       // run.
-      if (llvm::all_of(group.getNodes(),
-                       [](Operation &op) { return isa<ScalarOp>(op); }) ||
-          (describe && !description))
+      if (!description)
         continue;
-      if (std::string error = lower(graph, group, label, description);
+      if (std::string error = lower(graph, group, label, *description);
           !error.empty())
         return graph.emitOpError() << label << ": " << error;
     }
@@ -83,127 +78,37 @@ lowerEachGroup(ModuleOp module, bool describe,
   return success();
 }
 
-/// Whether `type` is stored row-major (the codegen engine's only layout):
-/// no strides given, or the packed ones (unit dims take any stride).
-bool rowMajor(RankedTensorType type) {
-  ArrayRef<int64_t> strides = getStrides(type);
-  if (strides.empty())
-    return true;
-  int64_t expect = 1;
-  for (int64_t i = type.getRank() - 1; i >= 0; --i) {
-    if (type.getDimSize(i) != 1 && strides[i] != expect)
-      return false;
-    expect *= type.getDimSize(i);
-  }
-  return true;
-}
-
-/// Whether the group writes `result` to a buffer: a graph output, or read
-/// by another group.
-bool storedResult(Value result, GroupOp group) {
-  return llvm::any_of(getResolvedUsers(result), [&](Operation *user) {
-    return isa<OutputOp>(user) || user->getParentOp() != group.getOperation();
-  });
-}
-
-/// The element type the group descriptions store `result` (an f32 value
-/// crossing into other groups) in: the 16-bit type of the tensor-core
-/// operands it feeds when those are its only readers and agree on it
-/// (tensorCoreStoredType, the rule lowerToCudnn follows), else its own.
-Type storedElementType(Value result, GroupOp group) {
-  if (Type stored = tensorCoreStoredType(result, [&](Operation *user) {
-        return user->getParentOp() == group.getOperation();
-      }))
-    return stored;
-  return cast<RankedTensorType>(result.getType()).getElementType();
-}
-
-/// Appends `func.func @name` to `module`: the node ops of `group` cloned
-/// into it in destination-passing form (arguments: the buffers it reads in
-/// first-use order, then the ones it writes in program order; it returns
-/// the latter), then lowered by the conversion patterns. Returns "" or why
-/// the linalg route leaves the group to another engine.
-std::string lowerGroup(GroupOp group, ModuleOp module, StringRef name) {
-  SmallVector<Operation *> nodes;
-  for (Operation &op : group.getNodes())
-    if (!isa<ScalarOp>(op))
-      nodes.push_back(&op);
-
-  // The group's buffers. A graph.scalar (in the group or bound to one of its
-  // arguments) is passed by value: it is cloned, not an argument.
-  llvm::MapVector<Value, Value> inputs; // resolved value -> group's operand
-  SmallVector<Value> outputs;
-  SmallVector<Type> types;
-  for (Operation *op : nodes) {
-    llvm::append_range(types, op->getOperandTypes());
-    llvm::append_range(types, op->getResultTypes());
-    for (Value operand : op->getOperands()) {
-      Value resolved = resolveGroupValue(operand);
-      if (isa<BlockArgument>(operand) && !resolved.getDefiningOp<ScalarOp>())
-        inputs.insert({resolved, operand});
+/// Appends `func.func @name` to `module`: the node ops of `group` as
+/// buildGroupOps builds them from its description (the buffers it reads,
+/// then the ones it writes and returns, in their stored types), with no
+/// strides (the route takes row-major tensors only), then lowered by the
+/// conversion patterns. Returns "" or why the linalg route leaves the group
+/// to another engine.
+std::string lowerGroup(const GroupDescription &group, ModuleOp module,
+                       StringRef name) {
+  GroupOps ops;
+  if (std::string why =
+          buildGroupOps(group, module, name, ops, /*strides=*/false);
+      !why.empty())
+    return why;
+  llvm::DenseMap<int64_t, const ::graph::rt::TensorSpec *> tensorOf;
+  for (const auto &[value, tensor] : group.source.tensors)
+    tensorOf[tensor.uid] = &tensor;
+  auto declines = [&]() -> std::string {
+    for (BlockArgument arg : ops.func.getArguments()) {
+      const ::graph::rt::TensorSpec *tensor =
+          tensorOf.lookup(ops.uids.lookup(arg));
+      if (!tensor || !kernelgen::rowMajor(*tensor))
+        return "generated kernels take row-major tensors only";
+      if (!llvm::is_contained(
+              {::graph::DType::F32, ::graph::DType::F16, ::graph::DType::BF16},
+              tensor->dtype))
+        return "generated kernels take static f32, f16 and bf16 tensors only";
     }
-    for (Value result : op->getResults())
-      if (storedResult(result, group))
-        outputs.push_back(result);
-  }
-  auto storedType = [&](Value value) {
-    auto type = cast<RankedTensorType>(value.getType());
-    return RankedTensorType::get(
-        type.getShape(), storedElementType(value, group), type.getEncoding());
+    return lowerGraphOpsToLinalg(ops.func);
   };
-
-  // Arguments of the padded types the patterns compute on.
-  GroupTensorTypeConverter converter(groupTensorRank(types));
-  SmallVector<Type> argTypes, resultTypes;
-  for (Value value :
-       llvm::concat<Value>(llvm::make_second_range(inputs), outputs)) {
-    RankedTensorType type = storedType(value);
-    if (!rowMajor(type))
-      return "generated kernels take row-major tensors only";
-    Type converted = converter.convertType(type);
-    if (!converted)
-      return "generated kernels take static f32, f16 and bf16 tensors only";
-    argTypes.push_back(converted);
-  }
-  resultTypes.assign(argTypes.begin() + inputs.size(), argTypes.end());
-
-  OpBuilder b(module.getContext());
-  b.setInsertionPointToEnd(module.getBody());
-  auto func = func::FuncOp::create(b, group.getLoc(), name,
-                                   b.getFunctionType(argTypes, resultTypes));
-  Block *entry = func.addEntryBlock();
-  b.setInsertionPointToStart(entry);
-  // A block argument reads its input's argument (through a cast from the
-  // padded type the patterns resolve) or a clone of its scalar.
-  llvm::DenseMap<Value, Value> argumentOf;
-  for (auto [index, input] : llvm::enumerate(inputs)) {
-    Value operand = input.second;
-    argumentOf[input.first] =
-        UnrealizedConversionCastOp::create(b, group.getLoc(), operand.getType(),
-                                           entry->getArgument(index))
-            .getResult(0);
-  }
-  IRMapping mapping;
-  for (BlockArgument arg : group.getBody().getArguments()) {
-    Value resolved = resolveGroupValue(arg);
-    if (auto scalar = resolved.getDefiningOp<ScalarOp>())
-      mapping.map(arg, b.clone(*scalar)->getResult(0));
-    else if (Value argument = argumentOf.lookup(resolved))
-      mapping.map(arg, argument);
-  }
-  for (Operation &op : group.getNodes()) {
-    Operation *clone = b.clone(op, mapping);
-    for (auto [result, cloned] :
-         llvm::zip(op.getResults(), clone->getResults()))
-      if (llvm::is_contained(outputs, result))
-        cloned.setType(storedType(result));
-  }
-  SmallVector<Value> returned;
-  for (Value output : outputs)
-    returned.push_back(mapping.lookup(output));
-  func::ReturnOp::create(b, group.getLoc(), returned);
-  if (std::string why = lowerGraphOpsToLinalg(func); !why.empty()) {
-    func.erase();
+  if (std::string why = declines(); !why.empty()) {
+    ops.func.erase();
     return why;
   }
   return "";
@@ -213,21 +118,21 @@ struct GraphLowerToLinalg
     : public mlir::graph::impl::GraphLowerToLinalgBase<GraphLowerToLinalg> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    // The graph must be one the GPU path takes (uids, static shapes, every
-    // node op in a group, ...): verifyGpuLowerable's checks and errors. No
-    // group descriptions are built.
+    // The groups as lowerToCudnn describes them (describeGroups: which
+    // tensors are buffers, in which stored type), so the kernels read and
+    // write what the other engines' groups do.
     auto lower = [&](GraphOp graph, GroupOp group, StringRef label,
-                     const GroupDescription *) -> std::string {
+                     const GroupDescription &description) -> std::string {
       std::string name =
           graph.getSymName().str() + "_group" + std::to_string(group.getId());
       // At the group's location, not on an op: a diagnostic on an op
       // prints the op.
-      if (std::string why = lowerGroup(group, module, name); !why.empty())
+      if (std::string why = lowerGroup(description, module, name); !why.empty())
         emitRemark(group.getLoc())
             << label << " is left to another engine: " << why;
       return "";
     };
-    if (failed(lowerEachGroup(module, /*describe=*/false, lower)))
+    if (failed(lowerEachGroup(module, lower)))
       return signalPassFailure();
   }
 };
@@ -239,14 +144,14 @@ struct GraphGenerateKernels
   void runOnOperation() override {
     ModuleOp module = getOperation();
     auto lower = [&](GraphOp graph, GroupOp, StringRef label,
-                     const GroupDescription *description) -> std::string {
+                     const GroupDescription &description) -> std::string {
       std::string name = label.str();
       std::replace(name.begin(), name.end(), '/', '_');
       // The group's graph ops in a module of their own: only the kernels
       // land in `module`.
       OwningOpRef<ModuleOp> holder = ModuleOp::create(module.getLoc());
       GroupOps group;
-      std::string why = buildGroupOps(*description, *holder, "group", group);
+      std::string why = buildGroupOps(description, *holder, "group", group);
       if (why.empty())
         why = codegenV2Declines(group);
       if (!why.empty()) {
@@ -274,7 +179,7 @@ struct GraphGenerateKernels
       generated->setAttr("graph.launches", b.getArrayAttr(launches));
       return "";
     };
-    if (failed(lowerEachGroup(module, /*describe=*/true, lower)))
+    if (failed(lowerEachGroup(module, lower)))
       return signalPassFailure();
     if (dedup)
       deduplicateKernelModules(module);

@@ -100,7 +100,9 @@ bool setInherent(Operation *op, StringRef name,
   return false;
 }
 
-bool rowMajor(const rt::TensorSpec &t) {
+} // namespace
+
+bool kernelgen::rowMajor(const rt::TensorSpec &t) {
   int64_t expect = 1;
   for (int64_t i = static_cast<int64_t>(t.dims.size()) - 1; i >= 0; --i) {
     if (t.dims[i] != 1 && t.strides[i] != expect)
@@ -109,8 +111,6 @@ bool rowMajor(const rt::TensorSpec &t) {
   }
   return true;
 }
-
-} // namespace
 
 RankedTensorType kernelgen::groupTensorType(MLIRContext *ctx,
                                             const rt::TensorSpec &t,
@@ -138,7 +138,7 @@ std::string mlir::graph::codegenDeclines(const rt::GraphSpec &spec) {
     if (t.dtype != DType::F32 && t.dtype != DType::F16 &&
         t.dtype != DType::BF16)
       return "generated kernels take f32, f16 and bf16 tensors only";
-    if (!t.isVirtual && !t.isByValue && !rowMajor(t))
+    if (!t.isVirtual && !t.isByValue && !kernelgen::rowMajor(t))
       return "generated kernels take row-major tensors only";
   }
   if (spec.ops.empty())
