@@ -1,5 +1,23 @@
 // RUN: graph-opt %s --graph-prepare --graph-fuse --graph-select-engines=engines=cudnn,codegen --graph-lower-to-linalg 2>/dev/null | FileCheck %s
 
+// Batchnorm training's f32 Y of an f16 X, read only by the next group, is
+// stored as f16 by its (cuDNN) group, so the relu group reads it as f16:
+// its buffers are the group description's (describeGroups), not its
+// operands' own types. The batchnorm group is left to another engine.
+// CHECK-LABEL: func.func @bn_relu_group1(
+// CHECK-SAME: %[[Y:[^:]+]]: tensor<2x4x3x3xf16>, %[[R:[^:]+]]: tensor<2x4x3x3xf16> {bufferization.writable = true}) -> tensor<2x4x3x3xf16>
+// CHECK: linalg.generic {{.*}} ins(%[[Y]] : tensor<2x4x3x3xf16>) outs(%[[R]] : tensor<2x4x3x3xf16>)
+// CHECK: arith.extf {{.*}} : f16 to f32
+graph.graph @bn_relu(%x: tensor<2x4x3x3xf16, #graph.strides<[36, 9, 3, 1]>>, %g: tensor<1x4x1x1xf32>, %b: tensor<1x4x1x1xf32>,
+                     %rm: tensor<1x4x1x1xf32>, %rv: tensor<1x4x1x1xf32>)
+    -> (tensor<2x4x3x3xf16, #graph.strides<[36, 9, 3, 1]>>, tensor<1x4x1x1xf32>, tensor<1x4x1x1xf32>) attributes {compute_data_type = f32} {
+  %eps = graph.scalar 1.0e-03 : f32 -> tensor<1x1x1x1xf32>
+  %mom = graph.scalar 1.0e-01 : f32 -> tensor<1x1x1x1xf32>
+  %y, %m, %iv, %nm, %nv = graph.batchnorm %x, scale %g, bias %b, epsilon %eps running_mean %rm running_var %rv momentum %mom : (tensor<2x4x3x3xf16, #graph.strides<[36, 9, 3, 1]>>, tensor<1x4x1x1xf32>, tensor<1x4x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x4x1x1xf32>, tensor<1x4x1x1xf32>, tensor<1x1x1x1xf32>) -> (tensor<2x4x3x3xf32, #graph.strides<[36, 9, 3, 1]>>, tensor<1x4x1x1xf32>, tensor<1x4x1x1xf32>, tensor<1x4x1x1xf32>, tensor<1x4x1x1xf32>)
+  %r = graph.pointwise relu(%y) : (tensor<2x4x3x3xf32, #graph.strides<[36, 9, 3, 1]>>) -> tensor<2x4x3x3xf16, #graph.strides<[36, 9, 3, 1]>>
+  graph.output %r, %nm, %nv : tensor<2x4x3x3xf16, #graph.strides<[36, 9, 3, 1]>>, tensor<1x4x1x1xf32>, tensor<1x4x1x1xf32>
+}
+
 // A stored f32 result whose only reader is a matmul of another group with a
 // bf16 partner is stored as bf16 (tensorCoreStoredType, as the group
 // descriptions store it); one also read in its own group (tanh, read by
