@@ -21,6 +21,7 @@ import torch  # noqa: E402
 
 import cudnn  # noqa: E402  (our package, through its cudnn shim)
 from graph_compiler import _capi  # noqa: E402
+from graph_compiler._enums import backend_knob_code  # noqa: E402
 
 logging.basicConfig(level=logging.INFO, format="  log: %(message)s")
 
@@ -90,7 +91,9 @@ def check_names_engines_notes():
         engine, knobs = g.get_engine_and_knobs_at_index(i)
         assert name.startswith(f"eng{engine}"), f"plan {i}: name {name!r} vs engine {engine}"
         for t, v in knobs.items():
-            assert f"_k{t}={v}" in name, f"plan {i}: knob {t}={v} not in {name!r}"
+            # Knobs come keyed by knob_type (the frontend's map); plan names
+            # spell the backend knob code.
+            assert f"_k{backend_knob_code(t)}={v}" in name, f"plan {i}: knob {t}={v} not in {name!r}"
         if i < 3:
             print(f"  [{i}] {name}: engine {engine} knobs {knobs} behavior {g.get_behavior_notes_for_plan_at_index(i)} "
                   f"numeric {g.get_numeric_notes_for_plan_at_index(i)}")

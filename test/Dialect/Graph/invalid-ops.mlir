@@ -762,6 +762,15 @@ graph.graph @sdpa_kv_seq(%q: tensor<1x2x8x16xbf16>, %k: tensor<1x2x8x16xbf16>, %
 
 // -----
 
+graph.graph @sdpa_padding_head_dim(%q: tensor<1x2x8x264xbf16>, %k: tensor<1x2x8x264xbf16>, %v: tensor<1x2x8x16xbf16>, %l: tensor<1x1x1x1xi32>) {
+  // expected-error @below {{sdpa: head dim of q is 264: above 256 the padding mask is not run by the engines}}
+  %o = graph.sdpa %q, %k, %v seq_len_q %l seq_len_kv %l {use_padding_mask}
+      : (tensor<1x2x8x264xbf16>, tensor<1x2x8x264xbf16>, tensor<1x2x8x16xbf16>, tensor<1x1x1x1xi32>, tensor<1x1x1x1xi32>) -> (tensor<1x2x8x16xbf16>, none, none, none)
+  graph.output
+}
+
+// -----
+
 graph.graph @sdpa_unit_stride(%q: tensor<1x2x8x16xbf16, #graph.strides<[512, 256, 32, 2]>>, %k: tensor<1x2x8x16xbf16>, %v: tensor<1x2x8x16xbf16>) {
   // expected-error @below {{sdpa: q must have unit stride in its last (head) dim but has 2}}
   %o = graph.sdpa %q, %k, %v
