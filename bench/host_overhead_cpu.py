@@ -39,10 +39,12 @@ import ctypes
 import os
 import sys
 import time
-import types
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
+# The stand-in CUDA tensors the fast-path tests use.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python", "tests"))
 
+from cuda_standins import CudaTensor  # noqa: E402
 from graph_compiler import _capi  # noqa: E402
 
 PLANS = 14  # the H200's plan list for the 1-op relu (14 deselected_by calls per execute in the profile)
@@ -105,43 +107,6 @@ class CountingLib:
         return fn
 
 
-class FakeCudaTensor:
-    """Enough of a CUDA torch tensor for the package's buffer code."""
-
-    def __init__(self, shape, address):
-        self.shape = tuple(shape)
-        self._address = address
-        self.dtype = "torch.float32"
-        self.device = types.SimpleNamespace(type="cuda", index=0)
-        strides, acc = [], 1
-        for d in reversed(self.shape):
-            strides.append(acc)
-            acc *= d
-        self._stride = tuple(reversed(strides))
-        self._numel = acc
-
-    def data_ptr(self):
-        return self._address
-
-    def stride(self):
-        return self._stride
-
-    def element_size(self):
-        return 4
-
-    def numel(self):
-        return self._numel
-
-    def storage_offset(self):
-        return 0
-
-    def untyped_storage(self):
-        return types.SimpleNamespace(nbytes=lambda: self._numel * 4)
-
-
-FakeCudaTensor.__module__ = "torch"
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--n", type=int, default=20000, help="executes per timed run")
@@ -156,8 +121,8 @@ def main():
     h = cudnn.create_handle()
     cudnn.set_stream(handle=h, stream=0x7F00_0000_1000)  # a caller stream (an address, not used)
     g = cudnn.pygraph(handle=h, io_data_type=cudnn.data_type.FLOAT, intermediate_data_type=cudnn.data_type.FLOAT, compute_data_type=cudnn.data_type.FLOAT)
-    x = FakeCudaTensor((1, 1, 256), 0x7F00_0010_0000)
-    y = FakeCudaTensor((1, 1, 256), 0x7F00_0020_0000)
+    x = CudaTensor((1, 1, 256), 0x7F00_0010_0000)
+    y = CudaTensor((1, 1, 256), 0x7F00_0020_0000)
     X = g.tensor(name="x", dim=[1, 1, 256], stride=[256, 256, 1], data_type=cudnn.data_type.FLOAT)
     Y = g.relu(input=X)
     Y.set_output(True)

@@ -5,7 +5,6 @@ holds stand-in CUDA tensors. What a repeated pack skips (describing the
 buffers, re-pinning the plan already pinned, re-checking every plan's
 filters) must come back whenever something it depends on changes."""
 
-import types
 import warnings
 
 import pytest
@@ -13,45 +12,8 @@ import pytest
 import graph_compiler as gc
 from conftest import needs_lib
 from graph_compiler import _buffers, _capi, _plans
+from cuda_standins import CudaTensor
 from test_plans import FakeGpuPlans, mlp_graph
-
-
-class CudaTensor:
-    """Enough of a CUDA torch tensor for the package's buffer code (no memory
-    behind the address: the execute is a stand-in)."""
-
-    def __init__(self, shape, address, device=0):
-        self.shape = tuple(shape)
-        self.address = address
-        self.dtype = "torch.float32"
-        self.device = types.SimpleNamespace(type="cuda", index=device)
-        strides, acc = [], 1
-        for d in reversed(self.shape):
-            strides.append(acc)
-            acc *= d
-        self.strides_ = tuple(reversed(strides))
-        self.numel_ = acc
-
-    def data_ptr(self):
-        return self.address
-
-    def stride(self):
-        return self.strides_
-
-    def element_size(self):
-        return 4
-
-    def numel(self):
-        return self.numel_
-
-    def storage_offset(self):
-        return 0
-
-    def untyped_storage(self):
-        return types.SimpleNamespace(nbytes=lambda: self.numel_ * 4)
-
-
-CudaTensor.__module__ = "torch"
 
 
 @pytest.fixture
