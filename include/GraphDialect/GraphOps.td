@@ -716,7 +716,8 @@ def Graph_SdpaOp : Graph_Op<"sdpa", [AttrSizedOperandSegments, AttrSizedResultSe
     V and O is 1 when strides are set. `Stats` `[B, Hq, Sq, 1]` (the
     log-sum-exp of each row, needed by the backward), `score_max` and
     `score_sum_exp` are optional outputs: request `Stats` with
-    `generate_stats`.
+    `generate_stats`. Any head dim is accepted, except above 256 together
+    with the padding mask (no engine ran that correctly on the H200).
   }] # !strconcat("", SdpaMaskDoc) # [{
 
     ```mlir
