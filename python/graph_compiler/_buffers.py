@@ -419,10 +419,13 @@ class Bound:
         self.staged = None
 
 
-def bind(uid, name, dt, dims, strides, is_out, data) -> Bound:
+def bind(uid, name, dt, dims, strides, is_out, data, also=None) -> Bound:
     """Checks ``data`` as the buffer of the graph tensor (``uid``, ``name``,
     ``dt``, ``dims``, declared ``strides``; all 0 or empty when undecided)
-    and says how the compiler is to see it."""
+    and says how the compiler is to see it. ``also``: (dims, strides) the
+    program declared for a tensor the builder reshaped (a 1-D per-batch
+    sequence length made [B, 1, 1, 1]); a buffer of that view is the
+    tensor's own, not warned about."""
     label = _label(uid, name)
     dims = [int(x) for x in dims]
     count = 1
@@ -472,6 +475,8 @@ def bind(uid, name, dt, dims, strides, is_out, data) -> Bound:
             f"and strides {declared} ({dt.name if dt is not None else '?'}) span {needed} bytes: the buffer is too small"
         )
     same_view = same_dims and all(x == 1 or g == w for g, w, x in zip(d.strides, declared, dims))
+    if also is not None and list(d.dims) == list(also[0]):
+        same_view = same_view or all(x == 1 or g == w for g, w, x in zip(d.strides, also[1], also[0]))
     if not same_view and not scalar:
         warnings.warn(
             f"buffer for {label} has dims {d.dims} and strides {d.strides} but the graph declares dims {dims} and "

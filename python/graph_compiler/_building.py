@@ -71,6 +71,21 @@ def _pointwise_stride(node, dims) -> List[int]:
     return row_major_stride(dims)
 
 
+def _promote_seq_len(t) -> None:
+    """A per-batch sequence length declared 1-D, dims (B,) (the frontend's
+    nested-layout attention harness, sdpa/fp16.py, declares seq_len_q/kv so),
+    is the attention's [B, 1, 1, 1] form: one length per batch, its batch
+    stride kept. The tensor is rewritten in place, as the frontend infers
+    the 4-D form on the tensor itself; the buffer bound at execute spans the
+    same B elements either way."""
+    if t is None or len(t.dim) != 1:
+        return
+    batch_stride = int(t.stride[0]) if t.stride else 1
+    t.declared_view = ([int(t.dim[0])], [batch_stride])  # a buffer of this view is the tensor's own
+    t.dim = [int(t.dim[0]), 1, 1, 1]
+    t.stride = [batch_stride, 1, 1, 1]
+
+
 class _GraphBuilding:
     """pygraph's tensor bookkeeping and op builders (mixed into pygraph)."""
 
@@ -601,6 +616,8 @@ class _GraphBuilding:
             v = kwargs.pop(key, None)
             if v is not None:
                 node.inputs[key] = self._ensure_tensor(v, name=f"{name_}::{key}")
+                if key != "bias":
+                    _promote_seq_len(node.inputs[key])
         for key in ("use_causal_mask", "use_causal_mask_bottom_right", "use_alibi_mask", "use_padding_mask"):
             if kwargs.pop(key, False):
                 p[key] = True

@@ -224,7 +224,8 @@ class _GraphExecution:
                     repack.append((data, stand_in, axis))
                 data = stand_in
                 sig = None  # the stand-ins are made anew for every execute
-            b = _buffers.bind(uid, name, dt, dims, strides, is_out, data)
+            t = getattr(self, "_tensor_by_uid", {}).get(uid)
+            b = _buffers.bind(uid, name, dt, dims, strides, is_out, data, also=getattr(t, "declared_view", None))
             if b.staged is not None:
                 sig = None  # a stand-in is filled anew for every execute
             bound.append(b)

@@ -313,3 +313,74 @@ def test_experimental_is_an_attribute_of_cudnn():
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=dict(__import__("os").environ, PYTHONPATH=":".join(sys.path)))
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "False"
+
+
+# ---- attention sequence lengths declared 1-D (sdpa/fp16.py of the nested layout) -----------
+
+
+def _padded_sdpa(one_d, q, k, v, lq, lkv, scale):
+    import numpy as np
+
+    b = q.shape[0]
+    g = cudnn.pygraph(io_data_type=cudnn.data_type.HALF, intermediate_data_type=cudnn.data_type.FLOAT, compute_data_type=cudnn.data_type.FLOAT)
+    Q, K, V = (g.tensor_like(a) for a in (q, k, v))
+    dim, stride = ((b,), (1,)) if one_d else ((b, 1, 1, 1), (1, 1, 1, 1))
+    SQ = g.tensor(uid=11, dim=dim, stride=stride, data_type=cudnn.data_type.INT32)
+    SK = g.tensor(uid=12, dim=dim, stride=stride, data_type=cudnn.data_type.INT32)
+    o, stats = g.sdpa(name="sdpa_forward", q=Q, k=K, v=V, generate_stats=False, attn_scale=scale, use_padding_mask=True, seq_len_q=SQ, seq_len_kv=SK)
+    assert stats is None
+    o.set_output(True)
+    g.validate()
+    g.build_operation_graph()
+    g.create_execution_plans([cudnn.heur_mode.A, cudnn.heur_mode.FALLBACK])
+    g.check_support()
+    g.build_plans()
+    out = np.zeros(q.shape, np.float16)
+    g.execute({Q: q, K: k, V: v, SQ: lq.reshape(dim), SK: lkv.reshape(dim), o: out})
+    return out, SQ, SK
+
+
+@needs_lib
+def test_sdpa_takes_one_dimensional_sequence_lengths():
+    import warnings
+
+    import numpy as np
+
+    rng = np.random.default_rng(5)
+    b, h, s, d = 2, 2, 8, 16
+    q, k, v = (rng.standard_normal((b, h, s, d)).astype(np.float16) for _ in range(3))
+    lq, lkv = np.array([8, 5], np.int32), np.array([6, 3], np.int32)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a (B,) buffer for a tensor declared (B,) is its own view: no BufferViewWarning
+        out1, SQ, SK = _padded_sdpa(True, q, k, v, lq, lkv, 0.25)
+    # the per-batch lengths are the attention's [B, 1, 1, 1] tensor, the batch stride kept
+    assert SQ.get_dim() == [b, 1, 1, 1] and SK.get_stride() == [1, 1, 1, 1]
+    out4, _, _ = _padded_sdpa(False, q, k, v, lq, lkv, 0.25)
+    np.testing.assert_array_equal(out1, out4)
+    sc = (q.astype(np.float64) @ k.astype(np.float64).transpose(0, 1, 3, 2)) * 0.25
+    for i in range(b):
+        keys = sc[i, :, : lq[i], : lkv[i]]  # the kv padding is masked out of the softmax
+        p = np.exp(keys - keys.max(-1, keepdims=True))
+        ref = (p / p.sum(-1, keepdims=True)) @ v[i, :, : lkv[i]].astype(np.float64)
+        np.testing.assert_allclose(out1[i, :, : lq[i]].astype(np.float64), ref, rtol=1e-2, atol=1e-2)
+    assert not np.any(out1[1, :, lq[1] :])  # rows past seq_len_q are zero
+
+
+@needs_lib
+def test_sdpa_backward_takes_one_dimensional_sequence_lengths():
+    F, H, I32 = cudnn.data_type.FLOAT, cudnn.data_type.HALF, cudnn.data_type.INT32
+    b, h, s, d = 2, 3, 64, 64
+    g = cudnn.pygraph(io_data_type=H, intermediate_data_type=F, compute_data_type=F)
+    dims, strides = [b, h, s, d], [h * s * d, s * d, d, 1]
+    q, k, v, o, dO = (g.tensor(uid=u, dim=dims, stride=strides, data_type=H) for u in (0, 1, 2, 3, 9))
+    stats = g.tensor(uid=4, dim=[b, h, s, 1], stride=[h * s, s, 1, 1], data_type=F)
+    SQ = g.tensor(uid=11, dim=(b,), stride=(1,), data_type=I32)
+    SK = g.tensor(uid=12, dim=(b,), stride=(1,), data_type=I32)
+    dQ, dK, dV = g.sdpa_backward(
+        name="sdpa_backward", q=q, k=k, v=v, o=o, dO=dO, stats=stats, attn_scale=0.125, use_padding_mask=True, seq_len_q=SQ, seq_len_kv=SK
+    )
+    for t in (dQ, dK, dV):
+        t.set_output(True)
+    g.validate()
+    g.build_operation_graph()
+    assert SQ.get_dim() == [b, 1, 1, 1] and SK.get_dim() == [b, 1, 1, 1]
