@@ -340,6 +340,14 @@ std::string Lowering::pointwise(cudnnPointwiseMode_t mode, int64_t x,
   return "";
 }
 
+std::string Lowering::setTensor(const DescPtr &op, int64_t uid,
+                                cudnnBackendAttributeName_t attr,
+                                const char *name) {
+  DescPtr d;
+  TRY(tensor(uid, d));
+  return b.set(op, attr, name, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &d->raw);
+}
+
 std::string Lowering::matmul(int64_t a, int64_t bT, int64_t c,
                              cudnnDataType_t comp,
                              std::optional<double> padding, DescPtr aDesc,
@@ -366,19 +374,15 @@ std::string Lowering::matmul(int64_t a, int64_t bT, int64_t c,
   SET_DESC(op, CUDNN_ATTR_OPERATION_MATMUL_BDESC, bDesc);
   SET_DESC(op, CUDNN_ATTR_OPERATION_MATMUL_CDESC, cDesc);
   SET_DESC(op, CUDNN_ATTR_OPERATION_MATMUL_DESC, mm);
-  auto setOverride = [&](int64_t uid, cudnnBackendAttributeName_t attr,
-                         const char *name) -> std::string {
-    if (!uid)
-      return "";
-    DescPtr d;
-    TRY(tensor(uid, d));
-    return b.set(op, attr, name, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &d->raw);
-  };
-#define SET_OVERRIDE(uid, attr) TRY(setOverride(uid, attr, #attr))
-  SET_OVERRIDE(overrides.m, CUDNN_ATTR_OPERATION_MATMUL_GEMM_M_OVERRIDE_DESC);
-  SET_OVERRIDE(overrides.n, CUDNN_ATTR_OPERATION_MATMUL_GEMM_N_OVERRIDE_DESC);
-  SET_OVERRIDE(overrides.k, CUDNN_ATTR_OPERATION_MATMUL_GEMM_K_OVERRIDE_DESC);
-#undef SET_OVERRIDE
+  if (overrides.m)
+    SET_TENSOR(op, overrides.m,
+               CUDNN_ATTR_OPERATION_MATMUL_GEMM_M_OVERRIDE_DESC);
+  if (overrides.n)
+    SET_TENSOR(op, overrides.n,
+               CUDNN_ATTR_OPERATION_MATMUL_GEMM_N_OVERRIDE_DESC);
+  if (overrides.k)
+    SET_TENSOR(op, overrides.k,
+               CUDNN_ATTR_OPERATION_MATMUL_GEMM_K_OVERRIDE_DESC);
   TRY(b.finalize(op, "OPERATION_MATMUL"));
   ops.push_back(op);
   return "";

@@ -94,6 +94,8 @@ struct Builder {
   } while (0)
 #define SET(desc, attr, type, count, value)                                    \
   TRY(b.set(desc, attr, #attr, type, count, value))
+/// SET_DESC with the descriptor of a tensor uid (Lowering::setTensor).
+#define SET_TENSOR(desc, uid, attr) TRY(setTensor(desc, uid, attr, #attr))
 #define SET_DESC(desc, attr, tensor)                                           \
   do {                                                                         \
     cudnnBackendDescriptor_t rawDesc = (tensor)->raw;                          \
@@ -185,6 +187,11 @@ public:
 
   /// The descriptor of tensor `uid`, made on first use.
   std::string tensor(int64_t uid, DescPtr &out);
+
+  /// Sets `op`'s descriptor attribute `attr` (spelled `name` in messages)
+  /// to the tensor descriptor of `uid`.
+  std::string setTensor(const DescPtr &op, int64_t uid,
+                        cudnnBackendAttributeName_t attr, const char *name);
 
   /// A second descriptor of `uid` with other dims/strides (a transposed view).
   std::string view(int64_t uid, const Shape &dims, const Shape &strides,

@@ -381,31 +381,23 @@ std::string Lowering::lowerSdpaBackward() {
       !a.right && !a.left && !compositeAttention && !deterministic &&
       std::getenv("GRAPH_SDPA_COMPOSITE") == nullptr) {
     usedUnifiedAttention = true;
-    DescPtr op, d;
+    DescPtr op;
     TRY(b.create(CUDNN_BACKEND_OPERATION_SDPA_BWD_DESCRIPTOR, op,
                  "OPERATION_SDPA_BWD"));
-    auto setT = [&](int64_t uid, cudnnBackendAttributeName_t attr,
-                    const char *name) -> std::string {
-      DescPtr t;
-      TRY(tensor(uid, t));
-      return b.set(op, attr, name, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &t->raw);
-    };
-#define SETT(uid, attr) TRY(setT(uid, attr, #attr))
-    SETT(a.q, CUDNN_ATTR_OPERATION_SDPA_BWD_QDESC);
-    SETT(a.k, CUDNN_ATTR_OPERATION_SDPA_BWD_KDESC);
-    SETT(a.v, CUDNN_ATTR_OPERATION_SDPA_BWD_VDESC);
-    SETT(o, CUDNN_ATTR_OPERATION_SDPA_BWD_ODESC);
-    SETT(dO, CUDNN_ATTR_OPERATION_SDPA_BWD_DODDESC);
-    SETT(stats, CUDNN_ATTR_OPERATION_SDPA_BWD_STATSDESC);
-    SETT(a.scale, CUDNN_ATTR_OPERATION_SDPA_BWD_SCALEDESC);
-    SETT(dQ, CUDNN_ATTR_OPERATION_SDPA_BWD_DQDESC);
-    SETT(dK, CUDNN_ATTR_OPERATION_SDPA_BWD_DKDESC);
-    SETT(dV, CUDNN_ATTR_OPERATION_SDPA_BWD_DVDESC);
+    SET_TENSOR(op, a.q, CUDNN_ATTR_OPERATION_SDPA_BWD_QDESC);
+    SET_TENSOR(op, a.k, CUDNN_ATTR_OPERATION_SDPA_BWD_KDESC);
+    SET_TENSOR(op, a.v, CUDNN_ATTR_OPERATION_SDPA_BWD_VDESC);
+    SET_TENSOR(op, o, CUDNN_ATTR_OPERATION_SDPA_BWD_ODESC);
+    SET_TENSOR(op, dO, CUDNN_ATTR_OPERATION_SDPA_BWD_DODDESC);
+    SET_TENSOR(op, stats, CUDNN_ATTR_OPERATION_SDPA_BWD_STATSDESC);
+    SET_TENSOR(op, a.scale, CUDNN_ATTR_OPERATION_SDPA_BWD_SCALEDESC);
+    SET_TENSOR(op, dQ, CUDNN_ATTR_OPERATION_SDPA_BWD_DQDESC);
+    SET_TENSOR(op, dK, CUDNN_ATTR_OPERATION_SDPA_BWD_DKDESC);
+    SET_TENSOR(op, dV, CUDNN_ATTR_OPERATION_SDPA_BWD_DVDESC);
     if (a.padding) {
-      SETT(a.seqQ, CUDNN_ATTR_OPERATION_SDPA_BWD_SEQ_LEN_QDESC);
-      SETT(a.seqKV, CUDNN_ATTR_OPERATION_SDPA_BWD_SEQ_LEN_KVDESC);
+      SET_TENSOR(op, a.seqQ, CUDNN_ATTR_OPERATION_SDPA_BWD_SEQ_LEN_QDESC);
+      SET_TENSOR(op, a.seqKV, CUDNN_ATTR_OPERATION_SDPA_BWD_SEQ_LEN_KVDESC);
     }
-#undef SETT
     TRY(b.finalize(op, "OPERATION_SDPA_BWD"));
     ops.push_back(op);
     return "";
