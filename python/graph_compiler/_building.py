@@ -545,16 +545,22 @@ class _GraphBuilding:
                 node.outputs[port] = None
                 outs.append(None)
                 continue
-            o = self._new_output(node, port, suffix)
-            d = (out_dims or {}).get(port)
-            if d is not None:
-                o.dim, o.dim_assigned = check_dims(d, f"{op}(out_dims=...) of output {port!r}"), True
-            else:
-                o.dim = _ops.infer_dims(node, port) or []
-            o.stride = row_major_stride(o.dim) if o.dim else []
+            o = self._shaped_output(node, port, suffix, op, out_dims)
             outs.append(o)
         self._nodes.append(node)
         return outs[0] if len(outs) == 1 else outs
+
+    def _shaped_output(self, node, port, suffix, op, out_dims):
+        """A new output tensor of ``node`` at ``port``: dims from the caller's
+        ``out_dims`` when given, else the op's shape rule; row-major strides."""
+        o = self._new_output(node, port, suffix)
+        d = (out_dims or {}).get(port)
+        if d is not None:
+            o.dim, o.dim_assigned = check_dims(d, f"{op}(out_dims=...) of output {port!r}"), True
+        else:
+            o.dim = _ops.infer_dims(node, port) or []
+        o.stride = row_major_stride(o.dim) if o.dim else []
+        return o
 
     @staticmethod
     def _batchnorm_phase(args, kwargs):
@@ -678,13 +684,7 @@ class _GraphBuilding:
                 else:
                     node.outputs[port] = None
                 continue
-            o = self._new_output(node, port, suffix)
-            d = (out_dims or {}).get(port)
-            if d is not None:
-                o.dim, o.dim_assigned = check_dims(d, f"{op}(out_dims=...) of output {port!r}"), True
-            else:
-                o.dim = _ops.infer_dims(node, port) or []
-            o.stride = row_major_stride(o.dim) if o.dim else []
+            o = self._shaped_output(node, port, suffix, op, out_dims)
             rets.append(o)
         self._nodes.append(node)
         if node.params.get("stats_use_log2") and node.outputs.get("Stats") is not None:
