@@ -701,6 +701,38 @@ class _GraphBuilding:
             rets[rets.index(raw)] = scaled
         return rets
 
+    def _check_attention_support_surface(self) -> None:
+        """The frontend's attention rules that cuDNN 9.19 programs meet at
+        validate() as cudnnGraphNotSupportedError (its test harnesses turn
+        that into a skip): a bottom-right causal band or a left bound (sliding
+        window) with more query rows than key rows and no padding mask leaves
+        the first rows with no key to attend to, which the frontend refuses
+        rather than define. The graph dialect defines those rows (they read
+        zero), so the rule lives here, in the frontend's surface."""
+        for node in self._nodes:
+            if node.op not in ("sdpa", "sdpa_backward", "sdpa_fp8", "sdpa_fp8_backward"):
+                continue
+            q, k = node.inputs.get("q"), node.inputs.get("k")
+            if q is None or k is None or len(q.dim) != 4 or len(k.dim) != 4:
+                continue
+            p = node.params
+            s_q, s_kv = q.dim[2], k.dim[2]
+            if p.get("use_padding_mask") or s_q <= s_kv:
+                continue
+            bottom_right = p.get("use_causal_mask_bottom_right") or (
+                p.get("diagonal_alignment") == diagonal_alignment.BOTTOM_RIGHT and p.get("diagonal_band_right_bound") is not None
+            )
+            if bottom_right:
+                raise cudnnGraphNotSupportedError(
+                    f"{node.op} {node.name!r}: Bottom right causal mask does not support max_s_q > max_s_kv "
+                    f"(s_q {s_q}, s_kv {s_kv}). Please virtually slice the Q tensor and pass it as max_s_q == max_s_kv"
+                )
+            if p.get("diagonal_band_left_bound") is not None or p.get("sliding_window_length") is not None:
+                raise cudnnGraphNotSupportedError(
+                    f"{node.op} {node.name!r}: Sliding window attention is only supported with max_s_q <= max_s_kv "
+                    f"(s_q {s_q}, s_kv {s_kv}; without a padding mask)"
+                )
+
     def _sdpa_options(self, op, node, kwargs, generate_stats):
         """The frontend's sdpa options that pick among cuDNN's implementations
         or kernels. The compiler has its own engines: each is recorded on the

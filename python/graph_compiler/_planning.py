@@ -80,6 +80,7 @@ class _GraphPlanning:
         ValueError) with the compiler's diagnostics."""
         if self._is_validated and self._module is not None:
             return
+        self._check_attention_support_surface()
         if self.unsupported_features():
             # A feature the compiler cannot model (ragged offsets, paged
             # attention, score_mod ...) is refused where the frontend refuses

@@ -384,3 +384,44 @@ def test_sdpa_backward_takes_one_dimensional_sequence_lengths():
     g.validate()
     g.build_operation_graph()
     assert SQ.get_dim() == [b, 1, 1, 1] and SK.get_dim() == [b, 1, 1, 1]
+
+
+def _banded_sdpa_graph(s_q, s_kv, padding, **band):
+    F, H, I32 = cudnn.data_type.FLOAT, cudnn.data_type.HALF, cudnn.data_type.INT32
+    b, h, d = 2, 2, 64
+    g = cudnn.pygraph(io_data_type=H, intermediate_data_type=F, compute_data_type=F)
+    q = g.tensor(name="q", dim=[b, h, s_q, d], stride=[h * s_q * d, s_q * d, d, 1], data_type=H)
+    k = g.tensor(name="k", dim=[b, h, s_kv, d], stride=[h * s_kv * d, s_kv * d, d, 1], data_type=H)
+    v = g.tensor(name="v", dim=[b, h, s_kv, d], stride=[h * s_kv * d, s_kv * d, d, 1], data_type=H)
+    extra = {}
+    if padding:
+        extra = dict(
+            use_padding_mask=True,
+            seq_len_q=g.tensor(name="sq", dim=[b, 1, 1, 1], stride=[1, 1, 1, 1], data_type=I32),
+            seq_len_kv=g.tensor(name="skv", dim=[b, 1, 1, 1], stride=[1, 1, 1, 1], data_type=I32),
+        )
+    o, _ = g.sdpa(name="attn", q=q, k=k, v=v, attn_scale=0.125, generate_stats=False, **band, **extra)
+    o.set_output(True)
+    return g
+
+
+@needs_lib
+@pytest.mark.parametrize(
+    "band, rule",
+    [
+        (dict(diagonal_alignment=cudnn.diagonal_alignment.BOTTOM_RIGHT, diagonal_band_right_bound=0), "Bottom right causal mask"),
+        (dict(use_causal_mask_bottom_right=True), "Bottom right causal mask"),
+        (dict(diagonal_alignment=cudnn.diagonal_alignment.BOTTOM_RIGHT, diagonal_band_left_bound=4), "Sliding window"),
+        (dict(diagonal_alignment=cudnn.diagonal_alignment.TOP_LEFT, diagonal_band_left_bound=4, diagonal_band_right_bound=0), "Sliding window"),
+    ],
+)
+def test_sdpa_refuses_bands_with_more_query_rows_than_keys_as_the_frontend(band, rule):
+    # s_q 128 > s_kv 64 without padding: the frontend's validate() says not
+    # supported (its test_mhas expects a skip; its torch reference has NaN rows)
+    with pytest.raises(cudnn.cudnnGraphNotSupportedError, match=rf"sdpa 'attn': {rule}.*s_q 128, s_kv 64"):
+        _banded_sdpa_graph(128, 64, False, **band).validate()
+    # the same band is fine with s_q <= s_kv, or with the padding mask
+    _banded_sdpa_graph(64, 128, False, **band).validate()
+    _banded_sdpa_graph(128, 64, True, **band).validate()
+    # top-left causal with s_q > s_kv is not refused (every row sees key 0)
+    _banded_sdpa_graph(128, 64, False, use_causal_mask=True).validate()
