@@ -21,9 +21,9 @@ namespace graph::rt::cudnn {
 /// Why the composite sdpa backward (the frontend's expanded graph) cannot
 /// run `a`, or "" when it can: it takes no GQA.
 static std::string compositeBackwardDeclines(const Lowering::Attn &a) {
-  if (a.hq != a.hk || a.hq != a.hv)
-    return "the composite sdpa backward needs as many k/v heads as q heads "
-           "(GQA backward is not lowered yet)";
+  if (a.hk <= 0 || a.hv <= 0 || a.hq % a.hk != 0 || a.hq % a.hv != 0)
+    return "the composite sdpa backward needs q heads to be a multiple of "
+           "the k and v heads";
   return "";
 }
 
@@ -368,15 +368,16 @@ std::string Lowering::lowerSdpaBackward() {
   TRY(out(Port::dQ, dQ));
   TRY(out(Port::dK, dK));
   TRY(out(Port::dV, dV));
-  if (hasOut(Port::dBias))
-    return err("dBias is not lowered by the runtime yet");
   // Deterministic gradients: cuDNN 9.19's SDPA_BWD operation has no such
   // option, so the composite graph, with dQ written by its matmul directly
-  // (the f32 accumulator's engines add partial dQ in any order). What the
-  // composite graph cannot run (compositeBackwardDeclines: GQA) keeps the
-  // unified operation.
+  // (the f32 accumulator's engines add partial dQ in any order). dBias
+  // needs that form too: cuDNN's fused backward engines reduce dS into
+  // dBias only in their dP-workspace variant, which a dQ written directly
+  // selects (as the frontend's composite node does).
+  bool dBias = hasOut(Port::dBias);
   bool deterministic = flag("use_deterministic_algorithm") &&
                        compositeBackwardDeclines(a).empty();
+  bool dQDirect = deterministic || dBias;
   if ((!a.needsComposite() || a.paddingOnly()) && !hasIn(Port::attn_scale) &&
       !a.right && !a.left && !compositeAttention && !deterministic &&
       std::getenv("GRAPH_SDPA_COMPOSITE") == nullptr) {
@@ -438,13 +439,27 @@ std::string Lowering::lowerSdpaBackward() {
   TRY(pointwise(CUDNN_POINTWISE_EXP, centered, 0, 0, p, CUDNN_DATA_FLOAT));
   int64_t pDropped = p;
   TRY(attnDropout(a, pDropped, CUDNN_DATA_FLOAT));
-  // dV = P^T dO (P transposed by a reshape into the io type).
+  // dV = P^T dO (P transposed by a reshape into the io type). With fewer
+  // k/v heads than q heads (GQA/MQA) the matmul makes one gradient per q
+  // head and a reduction adds each group into its k/v head.
   Shape tDims = {a.b, a.hq, a.skv, a.sq};
   Shape tStrides = {a.hq * a.sq * a.skv, a.sq * a.skv, 1, a.skv};
+  auto perQueryHead = [&](int64_t grad, int64_t heads, int64_t width) {
+    if (heads == a.hq)
+      return grad;
+    return newVirtual({a.b, a.hq, a.skv, width}, a.io);
+  };
+  auto reduceHeads = [&](int64_t full, int64_t grad) -> std::string {
+    if (full == grad)
+      return "";
+    return reduction(CUDNN_REDUCE_TENSOR_ADD, full, grad, CUDNN_DATA_FLOAT);
+  };
   int64_t pT = newVirtual(tDims, a.io, tStrides);
   TRY(reshape(pDropped, pT));
-  TRY(matmul(pT, dO, dV, CUDNN_DATA_FLOAT, std::nullopt, nullptr, nullptr,
+  int64_t dVFull = perQueryHead(dV, a.hv, a.dv);
+  TRY(matmul(pT, dO, dVFull, CUDNN_DATA_FLOAT, std::nullopt, nullptr, nullptr,
              nullptr, a.gemm(a.seqKV, 0, a.seqQ)));
+  TRY(reduceHeads(dVFull, dV));
   // dP = dO V^T.
   DescPtr vT;
   TRY(transposedView(a.v, vT));
@@ -470,20 +485,27 @@ std::string Lowering::lowerSdpaBackward() {
                   CUDNN_DATA_FLOAT));
     dS = scaled;
   }
+  // dBias = dS summed over the dims bias broadcasts (bias is added after
+  // the scale, so before attn_scale multiplies dS).
+  if (dBias)
+    TRY(reduction(CUDNN_REDUCE_TENSOR_ADD, dS, op->outputs.at(Port::dBias),
+                  CUDNN_DATA_FLOAT));
   int64_t dSs = newVirtual(sDims, CUDNN_DATA_FLOAT);
   TRY(pointwise(CUDNN_POINTWISE_MUL, dS, a.scale, 0, dSs, CUDNN_DATA_FLOAT));
   dS = dSs;
   // dK = dS^T Q.
   int64_t dST = newVirtual(tDims, a.io, tStrides);
   TRY(reshape(dS, dST));
-  TRY(matmul(dST, a.q, dK, CUDNN_DATA_FLOAT, std::nullopt, nullptr, nullptr,
+  int64_t dKFull = perQueryHead(dK, a.hk, a.d);
+  TRY(matmul(dST, a.q, dKFull, CUDNN_DATA_FLOAT, std::nullopt, nullptr, nullptr,
              nullptr, a.gemm(a.seqKV, 0, a.seqQ)));
+  TRY(reduceHeads(dKFull, dK));
   // dQ = dS K: K is the reshape of K^T back to [b, h, s_kv, d].
   const Tensor *k = find(a.k);
   int64_t kR = newVirtual(k->dims, CUDNN_DATA_FLOAT, k->strides);
   TRY(reshape(a.k, kR, kT));
   GemmOverrides dQExtents = a.gemm(a.seqQ, 0, a.seqKV);
-  if (deterministic)
+  if (dQDirect)
     return matmul(dS, kR, dQ, CUDNN_DATA_FLOAT, std::nullopt, nullptr, nullptr,
                   nullptr, dQExtents);
   int64_t dQacc = newScratch({a.b, a.hq, a.sq, a.d}, CUDNN_DATA_FLOAT);

@@ -58,6 +58,8 @@ const char *attrName(cudnnBackendAttributeName_t name) {
     NAME(OPERATION_MATMUL_GEMM_M_OVERRIDE_DESC, "M")
     NAME(OPERATION_MATMUL_GEMM_N_OVERRIDE_DESC, "N")
     NAME(OPERATION_MATMUL_GEMM_K_OVERRIDE_DESC, "K")
+    NAME(OPERATION_REDUCTION_XDESC, "rx")
+    NAME(OPERATION_REDUCTION_YDESC, "ry")
 #undef NAME
   default:
     return nullptr;
@@ -426,12 +428,15 @@ result t25
 }
 
 /// Lowers one sdpa_backward (bf16 q [1, 4, 8, 16], k/v with `kvHeads`
-/// heads; a padding mask when `padding`) and says whether it took the
+/// heads; a padding mask when `padding`; a [1, 4, 8, 8] bias (uid 12) with
+/// its gradient dBias (uid 13) when `bias`) and says whether it took the
 /// unified SDPA_BWD operation ("unified"), the composite graph
 /// ("composite"), or the error. `matmuls`: one line per matmul made, its
-/// A/B/C tensors and M/N/K extents.
+/// A/B/C tensors and M/N/K extents; `flow`: one line per matmul ("mm C=..")
+/// or reduction ("red X -> Y") in the order made.
 std::string lowerBackward(bool deterministic, int64_t kvHeads, bool padding,
-                          std::string *matmuls = nullptr) {
+                          std::string *matmuls = nullptr, bool bias = false,
+                          std::string *flow = nullptr) {
   descs.clear();
   GraphSpec spec;
   spec.name = "bwd";
@@ -462,12 +467,31 @@ std::string lowerBackward(bool deterministic, int64_t kvHeads, bool padding,
   }
   if (deterministic)
     op.intAttrs["use_deterministic_algorithm"] = {1};
+  if (bias) {
+    op.inputs[Port::bias] = tensor(12, {1, 4, 8, 8}, DType::BF16);
+    op.outputs[Port::dBias] = tensor(13, {1, 4, 8, 8}, DType::BF16);
+  }
   spec.ops.push_back(op);
   Lowering l(fakeApi(), spec, /*compositeAttention=*/false);
   if (std::string error = l.addSpecTensors(); !error.empty())
     return "error: " + error;
   if (std::string error = l.lowerOp(spec.ops[0]); !error.empty())
     return "error: " + error;
+  if (flow)
+    for (const DescPtr &op : l.ops) {
+      auto *d = static_cast<FakeDesc *>(op->raw);
+      std::string x, y;
+      for (auto &[name, text] : d->attrs) {
+        if (text.rfind("rx=", 0) == 0)
+          x = text.substr(3);
+        if (text.rfind("ry=", 0) == 0)
+          y = text.substr(3);
+        if (text.rfind("C=", 0) == 0)
+          *flow += "mm " + text + "\n";
+      }
+      if (!y.empty())
+        *flow += "red " + x + " -> " + y + "\n";
+    }
   if (matmuls)
     for (const DescPtr &op : l.ops) {
       auto *d = static_cast<FakeDesc *>(op->raw);
@@ -483,12 +507,12 @@ std::string lowerBackward(bool deterministic, int64_t kvHeads, bool padding,
   return l.usedUnifiedAttention ? "unified" : "composite";
 }
 
-// use_deterministic_algorithm takes the composite graph where it can run
-// (no GQA) and keeps the unified operation elsewhere.
+// use_deterministic_algorithm takes the composite graph (GQA included);
+// without it the unified operation runs what it can.
 TEST(SdpaBackwardLowering, DeterministicTakesTheCompositeGraphWhereItRuns) {
   EXPECT_EQ(lowerBackward(/*deterministic=*/false, 4, false), "unified");
   EXPECT_EQ(lowerBackward(/*deterministic=*/true, 4, false), "composite");
-  EXPECT_EQ(lowerBackward(/*deterministic=*/true, 2, false), "unified");
+  EXPECT_EQ(lowerBackward(/*deterministic=*/true, 2, false), "composite");
   EXPECT_EQ(lowerBackward(/*deterministic=*/true, 4, true), "composite");
   EXPECT_EQ(lowerBackward(/*deterministic=*/false, 2, true), "unified");
 }
@@ -526,6 +550,50 @@ TEST(SdpaBackwardLowering, PaddingBoundsEveryMatmulBySequenceLengths) {
   EXPECT_EQ(plain.find("M="), std::string::npos) << plain;
   EXPECT_EQ(plain.find("N="), std::string::npos) << plain;
   EXPECT_EQ(plain.find("K="), std::string::npos) << plain;
+}
+
+// dBias: the composite graph reduces dS into dBias (uid13) before
+// attn_scale multiplies it (so between the dP matmul and the dK one), and
+// writes dQ (uid7) by its matmul directly: cuDNN's fused engines make
+// dBias only in that (dP-workspace) form.
+TEST(SdpaBackwardLowering, DBiasReducesDSAndWritesDQDirectly) {
+  std::string flow;
+  ASSERT_EQ(lowerBackward(/*deterministic=*/false, 4, false, nullptr,
+                          /*bias=*/true, &flow),
+            "composite");
+  std::vector<std::string> lines;
+  std::istringstream in(flow);
+  for (std::string line; std::getline(in, line);)
+    lines.push_back(line);
+  // softmax_sum's row reduction, S, dV, dP, dBias, dK, dQ
+  ASSERT_EQ(lines.size(), 7u) << flow;
+  EXPECT_EQ(lines[0].substr(0, 4), "red ") << flow;
+  EXPECT_EQ(lines[2], "mm C=uid9") << flow;
+  EXPECT_EQ(lines[4].substr(lines[4].size() - 9), " -> uid13") << flow;
+  EXPECT_EQ(lines[5], "mm C=uid8") << flow;
+  EXPECT_EQ(lines[6], "mm C=uid7") << flow;
+}
+
+// GQA (q 4 heads, k/v 2): dV and dK are made per q head (virtual) and a
+// reduction adds each pair of heads into uid9 (dV) and uid8 (dK).
+TEST(SdpaBackwardLowering, GroupedQueryHeadsReduceIntoKVHeads) {
+  std::string flow;
+  ASSERT_EQ(lowerBackward(/*deterministic=*/true, 2, false, nullptr,
+                          /*bias=*/true, &flow),
+            "composite");
+  std::vector<std::string> lines;
+  std::istringstream in(flow);
+  for (std::string line; std::getline(in, line);)
+    lines.push_back(line);
+  // row reduction, S, dV (full), red -> dV, dP, dBias, dK (full), red -> dK,
+  // dQ
+  ASSERT_EQ(lines.size(), 9u) << flow;
+  EXPECT_EQ(lines[2].substr(0, 5), "mm C=") << flow;
+  EXPECT_EQ(lines[2].find("uid"), std::string::npos) << "dV per q head";
+  EXPECT_EQ(lines[3], "red " + lines[2].substr(5) + " -> uid9") << flow;
+  EXPECT_EQ(lines[5].substr(lines[5].size() - 9), " -> uid13") << flow;
+  EXPECT_EQ(lines[7], "red " + lines[6].substr(5) + " -> uid8") << flow;
+  EXPECT_EQ(lines[8], "mm C=uid7") << flow;
 }
 
 } // namespace
