@@ -718,6 +718,15 @@ def Graph_SdpaOp : Graph_Op<"sdpa", [AttrSizedOperandSegments, AttrSizedResultSe
     `score_sum_exp` are optional outputs: request `Stats` with
     `generate_stats`. Any head dim is accepted, except above 256 together
     with the padding mask (no engine ran that correctly on the H200).
+
+    Paged K/V caches: with `page_table_k` (`page_table_v`), `k` (`v`) is a
+    container of pages `[num_pages, Hk, page_size, D]` and the table
+    `[B, 1, pages_per_batch, 1]` (integers) names, for each batch, the page
+    holding each run of `page_size` positions of its sequence. The logical
+    K (V) is `[B, Hk, Skv, D]` with `Skv = paged_attention_max_seq_len_kv`
+    (required with a table, `pages_per_batch = ceil(Skv / page_size)`);
+    the padding mask is required (each batch's `seq_len_kv` says how many
+    positions are valid).
   }] # !strconcat("", SdpaMaskDoc) # [{
 
     ```mlir
@@ -728,11 +737,17 @@ def Graph_SdpaOp : Graph_Op<"sdpa", [AttrSizedOperandSegments, AttrSizedResultSe
   }];
   let arguments = !con((ins AnyRankedTensor:$q, AnyRankedTensor:$k,
                             AnyRankedTensor:$v), SdpaOptionalOperands,
-                       SdpaAttrs, (ins UnitAttr:$generate_stats), NodeAttrs);
+                       (ins Optional<AnyRankedTensor>:$page_table_k,
+                            Optional<AnyRankedTensor>:$page_table_v),
+                       SdpaAttrs,
+                       (ins UnitAttr:$generate_stats,
+                            OptionalAttr<I64Attr>:$paged_attention_max_seq_len_kv),
+                       NodeAttrs);
   let results = (outs AnyRankedTensor:$O, Optional<AnyRankedTensor>:$Stats,
                       Optional<AnyRankedTensor>:$score_max,
                       Optional<AnyRankedTensor>:$score_sum_exp);
   let assemblyFormat = "$q `,` $k `,` $v " # !strconcat("", SdpaOptionalFormat) # [{
+    (`page_table_k` $page_table_k^)? (`page_table_v` $page_table_v^)?
     attr-dict `:` `(` type(operands) `)` `->` `(` type($O) `,`
     custom<OptionalTypes>(type($Stats), type($score_max), type($score_sum_exp)) `)`
   }];

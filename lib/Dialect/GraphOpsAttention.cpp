@@ -109,13 +109,11 @@ struct SdpaShapes {
   int64_t b, hq, hk, hv, sq, skv, d, dv;
 };
 
-/// Checks Q, K, V: rank 4, batch, GQA heads, head dims and sequence lengths.
-FailureOr<SdpaShapes> verifyQkv(Operation *op, Value q, Value k, Value v) {
-  for (auto [port, value] :
-       {std::pair<StringRef, Value>{"q", q}, {"k", k}, {"v", v}})
-    if (failed(expectRank(op, port, value, 4)))
-      return failure();
-  ArrayRef<int64_t> qd = shapeOf(q), kd = shapeOf(k), vd = shapeOf(v);
+/// Checks Q, K, V dims (rank 4 each): batch, GQA heads, head dims and
+/// sequence lengths.
+FailureOr<SdpaShapes> verifyQkvDims(Operation *op, ArrayRef<int64_t> qd,
+                                    ArrayRef<int64_t> kd,
+                                    ArrayRef<int64_t> vd) {
   SdpaShapes s{qd[0], qd[1], kd[1], vd[1], qd[2], kd[2], qd[3], vd[3]};
   // Pairwise: a dynamic q batch must not hide a k/v mismatch.
   if (!dimsCompatible(kd[0], s.b) || !dimsCompatible(vd[0], s.b) ||
@@ -140,6 +138,45 @@ FailureOr<SdpaShapes> verifyQkv(Operation *op, Value q, Value k, Value v) {
   // No head dim limit here: which head dims an engine runs is the
   // engine's answer (cuDNN's heuristics), not the op's.
   return s;
+}
+
+FailureOr<SdpaShapes> verifyQkv(Operation *op, Value q, Value k, Value v) {
+  for (auto [port, value] :
+       {std::pair<StringRef, Value>{"q", q}, {"k", k}, {"v", v}})
+    if (failed(expectRank(op, port, value, 4)))
+      return failure();
+  return verifyQkvDims(op, shapeOf(q), shapeOf(k), shapeOf(v));
+}
+
+/// The logical `[B, H, Skv, D]` of `port` read from a paged cache:
+/// `container` `[pages, H, page_size, D]` through `table`
+/// `[B, 1, pages_per_batch, 1]` of integers, `pages_per_batch =
+/// ceil(Skv / page_size)`.
+FailureOr<SmallVector<int64_t>> pagedCacheDims(Operation *op, StringRef port,
+                                               Value container, Value table,
+                                               std::optional<int64_t> maxSeq,
+                                               int64_t batch) {
+  std::string tablePort = ("page_table_" + port).str();
+  if (failed(expectRank(op, port, container, 4)) ||
+      failed(expectRank(op, tablePort, table, 4)))
+    return failure();
+  if (!maxSeq || *maxSeq <= 0)
+    return emitNodeError(op)
+           << tablePort << " needs paged_attention_max_seq_len_kv > 0 (the "
+           << "sequence length of the K/V the pages make)";
+  if (!elementOf(table).isInteger())
+    return emitNodeError(op) << tablePort << " must hold integers (page "
+                             << "numbers) but is " << elementOf(table);
+  ArrayRef<int64_t> c = shapeOf(container);
+  int64_t pageSize = c[2];
+  int64_t pages = ShapedType::isDynamic(pageSize) || pageSize <= 0
+                      ? ShapedType::kDynamic
+                      : (*maxSeq + pageSize - 1) / pageSize;
+  if (failed(expectDims(op, tablePort, table, {batch, 1, pages, 1},
+                        "[B, 1, ceil(paged_attention_max_seq_len_kv / "
+                        "page_size), 1]: the pages of each batch")))
+    return failure();
+  return SmallVector<int64_t>{batch, c[1], *maxSeq, c[3]};
 }
 
 /// The last stride of each attention tensor is 1 when strides are set.
@@ -229,6 +266,48 @@ LogicalResult verifySdpaOptions(SdpaOp op, const SdpaShapes &s) {
 template <typename SdpaOp> FailureOr<SdpaShapes> inferSdpaCommon(SdpaOp op) {
   Operation *raw = op.getOperation();
   auto s = verifyQkv(raw, op.getQ(), op.getK(), op.getV());
+  if (failed(s) || failed(verifySdpaOptions(op, *s)))
+    return failure();
+  return s;
+}
+
+/// graph.sdpa's Q/K/V, K and V read through their page tables when given.
+template <> FailureOr<SdpaShapes> inferSdpaCommon(mlir::graph::SdpaOp op) {
+  Operation *raw = op.getOperation();
+  Value tableK = op.getPageTableK(), tableV = op.getPageTableV();
+  if (!tableK && !tableV) {
+    if (op.getPagedAttentionMaxSeqLenKv())
+      return emitNodeError(raw) << "paged_attention_max_seq_len_kv is given "
+                                << "without page_table_k or page_table_v";
+    auto s = verifyQkv(raw, op.getQ(), op.getK(), op.getV());
+    if (failed(s) || failed(verifySdpaOptions(op, *s)))
+      return failure();
+    return s;
+  }
+  if (failed(expectRank(raw, "q", op.getQ(), 4)))
+    return failure();
+  int64_t batch = shapeOf(op.getQ())[0];
+  std::optional<int64_t> maxSeq = op.getPagedAttentionMaxSeqLenKv();
+  SmallVector<int64_t> k(shapeOf(op.getK())), v(shapeOf(op.getV()));
+  for (auto [port, value, table, dims] :
+       {std::tuple<StringRef, Value, Value, SmallVector<int64_t> *>{
+            "k", op.getK(), tableK, &k},
+        {"v", op.getV(), tableV, &v}}) {
+    if (!table) {
+      if (failed(expectRank(raw, port, value, 4)))
+        return failure();
+      continue;
+    }
+    auto logical = pagedCacheDims(raw, port, value, table, maxSeq, batch);
+    if (failed(logical))
+      return failure();
+    *dims = *logical;
+  }
+  if (!op.getUsePaddingMask())
+    return emitNodeError(raw) << "a paged K/V cache needs use_padding_mask "
+                              << "(seq_len_kv says how many positions of "
+                              << "each batch's pages are valid)";
+  auto s = verifyQkvDims(raw, shapeOf(op.getQ()), k, v);
   if (failed(s) || failed(verifySdpaOptions(op, *s)))
     return failure();
   return s;

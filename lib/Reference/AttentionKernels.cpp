@@ -508,6 +508,41 @@ std::string dequantizeMx(std::initializer_list<MxOperand> operands) {
 
 } // namespace
 
+std::string graph::ref::pagedCacheGather(const NdArray &container,
+                                         const NdArray &table,
+                                         const NdArray &seqLen, int64_t maxSeq,
+                                         NdArray &out) {
+  if (container.rank() != 4 || table.rank() != 4 || seqLen.rank() != 4)
+    return "paged cache: container, page table and seq_len_kv must have rank "
+           "4";
+  int64_t pages = container.shape[0], heads = container.shape[1],
+          pageSize = container.shape[2], d = container.shape[3];
+  int64_t batch = table.shape[0], perBatch = table.shape[2];
+  if (pageSize <= 0 || (maxSeq + pageSize - 1) / pageSize > perBatch)
+    return "paged cache: the page table has " + std::to_string(perBatch) +
+           " pages per batch, too few for " + std::to_string(maxSeq) +
+           " positions of page size " + std::to_string(pageSize);
+  out = NdArray({batch, heads, maxSeq, d});
+  for (int64_t b = 0; b < batch; ++b) {
+    double valid = seqLen.data[b % seqLen.size()];
+    for (int64_t s = 0; s < maxSeq && s < valid; ++s) {
+      double entry = table.data[b * perBatch + s / pageSize];
+      auto page = static_cast<int64_t>(entry);
+      if (page < 0 || page >= pages)
+        return "paged cache: page table entry " + std::to_string(page) +
+               " (batch " + std::to_string(b) + ", position " +
+               std::to_string(s) + ") is outside the container's " +
+               std::to_string(pages) + " pages";
+      for (int64_t h = 0; h < heads; ++h) {
+        const double *src =
+            &container.data[((page * heads + h) * pageSize + s % pageSize) * d];
+        double *dst = &out.data[((b * heads + h) * maxSeq + s) * d];
+        std::copy(src, src + d, dst);
+      }
+    }
+  }
+  return "";
+}
 
 std::string
 graph::ref::applyLegacyMaskFlags(SdpaOptions &opts, bool causalMask,

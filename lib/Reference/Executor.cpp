@@ -591,9 +591,24 @@ std::string Interpreter::eval(Operation *op) {
         ref::SdpaOptions opts;
         if (!(error = sdpaOptions(this, sdpa, getOpt, opts)).empty())
           return fail(error);
+        // A paged K/V: gathered from its pages first.
+        NdArray pagedK, pagedV;
+        for (auto [table, cache, out] :
+             {std::tuple<Value, Value, NdArray *>{sdpa.getPageTableK(),
+                                                  sdpa.getK(), &pagedK},
+              {sdpa.getPageTableV(), sdpa.getV(), &pagedV}})
+          if (table &&
+              !(error = ref::pagedCacheGather(
+                    get(cache), get(table), get(sdpa.getSeqLenKv()),
+                    sdpa.getPagedAttentionMaxSeqLenKv().value_or(0), *out))
+                   .empty())
+            return fail(error);
         ref::SdpaForwardResult result;
-        if (!(error = ref::sdpaForward(get(sdpa.getQ()), get(sdpa.getK()),
-                                       get(sdpa.getV()), opts, result))
+        if (!(error = ref::sdpaForward(
+                  get(sdpa.getQ()),
+                  sdpa.getPageTableK() ? pagedK : get(sdpa.getK()),
+                  sdpa.getPageTableV() ? pagedV : get(sdpa.getV()), opts,
+                  result))
                  .empty())
           return fail(error);
         return bindAll(op, {{sdpa.getO(), &result.o},

@@ -338,11 +338,12 @@ public:
     cudnnDataType_t io = CUDNN_DATA_BFLOAT16;
     bool causalTL = false, causalBR = false, padding = false, alibi = false;
     bool bottomRight = false;
+    bool paged = false; // K or V read from a paged cache (composite only)
     std::optional<int64_t> left, right;
     double dropoutP = 0;
     bool needsComposite() const {
       return bias || padding || alibi || dropMask || dropoutP > 0 ||
-             left.has_value() || right.has_value();
+             left.has_value() || right.has_value() || paged;
     }
     /// A padding mask and nothing else: the unified op carries it through
     /// its SEQ_LEN descriptors.
@@ -354,11 +355,18 @@ public:
     }
     bool paddingOnly() const {
       return padding && !bias && !alibi && !dropMask && dropoutP <= 0 &&
-             !left.has_value() && !right.has_value();
+             !left.has_value() && !right.has_value() && !paged;
     }
   };
 
   std::string attnCommon(Attn &a);
+
+  /// K or V of a paged cache: a PAGED_CACHE_LOAD of `container` through
+  /// `table` into a new virtual [b, heads, maxSeq, width] (`uid`), whose
+  /// descriptor is K^T's view for K (`transposed`), as the attention
+  /// matmul reads it.
+  std::string pagedCacheLoad(int64_t container, int64_t table, int64_t seqLen,
+                             int64_t maxSeq, bool transposed, int64_t &uid);
 
   /// S = Q K^T (K through a transposed view of its uid) * scale, then
   /// bias and masks. Returns the masked score's uid.

@@ -27,10 +27,60 @@ static std::string compositeBackwardDeclines(const Lowering::Attn &a) {
   return "";
 }
 
+std::string Lowering::pagedCacheLoad(int64_t container, int64_t table,
+                                     int64_t seqLen, int64_t maxSeq,
+                                     bool transposed, int64_t &uid) {
+  const Tensor *c = find(container);
+  const Tensor *t = find(table);
+  if (!c || !t || c->dims.size() != 4 || t->dims.size() != 4)
+    return err("a paged cache needs a rank-4 container and page table");
+  uid = newVirtual({t->dims[0], c->dims[1], maxSeq, c->dims[3]}, c->type);
+  DescPtr op, d, y;
+  if (transposed)
+    TRY(transposedView(uid, y));
+  else
+    TRY(tensor(uid, y));
+  TRY(b.create(CUDNN_BACKEND_OPERATION_PAGED_CACHE_LOAD_DESCRIPTOR, op,
+               "OPERATION_PAGED_CACHE_LOAD"));
+  TRY(tensor(container, d));
+  SET_DESC(op, CUDNN_ATTR_OPERATION_PAGED_CACHE_LOAD_CONTAINER_DESC, d);
+  SET_DESC(op, CUDNN_ATTR_OPERATION_PAGED_CACHE_LOAD_YDESC, y);
+  TRY(tensor(seqLen, d));
+  SET_DESC(op, CUDNN_ATTR_OPERATION_PAGED_CACHE_LOAD_SEQUENCE_DESC, d);
+  TRY(tensor(table, d));
+  SET_DESC(op, CUDNN_ATTR_OPERATION_PAGED_CACHE_LOAD_PAGE_TABLE_DESC, d);
+  TRY(b.finalize(op, "OPERATION_PAGED_CACHE_LOAD"));
+  ops.push_back(op);
+  return "";
+}
+
 std::string Lowering::attnCommon(Attn &a) {
   TRY(in(Port::q, a.q));
   TRY(in(Port::k, a.k));
   TRY(in(Port::v, a.v));
+  // Paged K/V caches (the frontend's composite graph): K and V are virtual
+  // tensors the PAGED_CACHE_LOAD operations fill from their pages; K's in
+  // the transposed layout the Q K^T matmul reads.
+  if (hasIn(Port::page_table_k) || hasIn(Port::page_table_v)) {
+    std::optional<int64_t> maxSeq = iAttr("paged_attention_max_seq_len_kv");
+    if (!maxSeq || !flag("use_padding_mask"))
+      return err("a paged K/V cache needs paged_attention_max_seq_len_kv and "
+                 "the padding mask");
+    int64_t seqKV;
+    TRY(in(Port::seq_len_kv, seqKV));
+    a.paged = true;
+    if (hasIn(Port::page_table_k)) {
+      int64_t table;
+      TRY(in(Port::page_table_k, table));
+      TRY(pagedCacheLoad(a.k, table, seqKV, *maxSeq, /*transposed=*/true, a.k));
+    }
+    if (hasIn(Port::page_table_v)) {
+      int64_t table;
+      TRY(in(Port::page_table_v, table));
+      TRY(pagedCacheLoad(a.v, table, seqKV, *maxSeq, /*transposed=*/false,
+                         a.v));
+    }
+  }
   const Tensor *q = find(a.q), *k = find(a.k), *v = find(a.v);
   if (!q || !k || !v || q->dims.size() != 4 || k->dims.size() != 4 ||
       v->dims.size() != 4)

@@ -601,12 +601,37 @@ class _GraphBuilding:
             # f16 node alone; its fp8 harness (sdpa/fp8.py) passes the length on
             # every graph, and without page tables it has nothing to act on
             kwargs.pop("paged_attention_max_seq_len_kv", None)
+        paged = {}
+        if op == "sdpa":
+            # paged K/V caches: graph.sdpa's page_table_k/v operands
+            for key, port in (("paged_attention_k_table", "page_table_k"), ("paged_attention_v_table", "page_table_v")):
+                if kwargs.get(key) is not None:
+                    paged[port] = kwargs.pop(key)
+            max_seq = kwargs.pop("paged_attention_max_seq_len_kv", None)
+            # refused where the frontend refuses them (at validate/planning,
+            # not at this call), each naming the argument
+            if paged and max_seq is None:
+                for key in paged:
+                    self._note_unsupported(
+                        f"{op}(): the 'paged_attention_{key[-1]}_table' argument without paged_attention_max_seq_len_kv "
+                        "(the sequence length the pages make)"
+                    )
+                paged = {}
+            if max_seq is not None and not paged:
+                self._note_unsupported(
+                    f"{op}(): the 'paged_attention_max_seq_len_kv' argument: When not using paged attention, there is no "
+                    "need to explicitly set max kv sequence length"
+                )
         for key in _ops.SDPA_UNSUPPORTED + (_ops.SDPA_BACKWARD_UNSUPPORTED if op == "sdpa_backward" else ()):
             v = kwargs.pop(key, None)
             if v is not None and v is not False:
                 self._note_unsupported(f"{op}(): the {key!r} argument")
         name_ = self._get_name(op, name)
         node = Node(name_, op, self._cdt(compute_data_type))
+        for port, table in paged.items():
+            node.inputs[port] = self._ensure_tensor(table, name=f"{name_}::{port}")
+        if paged:
+            node.params["paged_attention_max_seq_len_kv"] = int(max_seq)
         for key in pos:
             v = kwargs.pop(key, None)
             if v is None:
@@ -716,7 +741,7 @@ class _GraphBuilding:
             if q is None or k is None or len(q.dim) != 4 or len(k.dim) != 4:
                 continue
             p = node.params
-            s_q, s_kv = q.dim[2], k.dim[2]
+            s_q, s_kv = q.dim[2], p.get("paged_attention_max_seq_len_kv") or k.dim[2]
             if p.get("use_padding_mask") or s_q <= s_kv:
                 continue
             bottom_right = p.get("use_causal_mask_bottom_right") or (

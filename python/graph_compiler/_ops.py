@@ -694,6 +694,8 @@ def _attrs_sdpa(node):
             extra.append((key, i64(p[key])))
     if p.get("dropout_probability") is not None:
         extra.append(("dropout_probability", f64(p["dropout_probability"])))
+    if p.get("paged_attention_max_seq_len_kv") is not None:
+        extra.append(("paged_attention_max_seq_len_kv", i64(p["paged_attention_max_seq_len_kv"])))
     if spec.get("stats") and node.outputs.get("Stats") is not None:
         extra.append(("generate_stats", None))
     if node.op == "sdpa_backward" and p.get("use_deterministic_algorithm"):

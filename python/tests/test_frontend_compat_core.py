@@ -425,3 +425,89 @@ def test_sdpa_refuses_bands_with_more_query_rows_than_keys_as_the_frontend(band,
     _banded_sdpa_graph(128, 64, True, **band).validate()
     # top-left causal with s_q > s_kv is not refused (every row sees key 0)
     _banded_sdpa_graph(128, 64, False, use_causal_mask=True).validate()
+
+
+def _paged_sdpa(paged, q, k, v, lq, lkv, table, s_kv, page_size, run_table=None):
+    import numpy as np
+
+    F, H = cudnn.data_type.FLOAT, cudnn.data_type.HALF
+    b, h, s_q, d = q.shape
+    g = cudnn.pygraph(io_data_type=H, intermediate_data_type=F, compute_data_type=F)
+    if paged:
+        pages = table.size
+        kc = np.zeros((pages, h, page_size, d), np.float16)
+        vc = np.zeros_like(kc)
+        for bb in range(b):
+            for t in range(table.shape[2]):
+                rows = slice(t * page_size, min((t + 1) * page_size, s_kv))
+                n = rows.stop - rows.start
+                kc[table[bb, 0, t, 0], :, :n] = k[bb, :, rows]
+                vc[table[bb, 0, t, 0], :, :n] = v[bb, :, rows]
+        k_buf, v_buf = kc, vc
+    else:
+        k_buf, v_buf = k, v
+    Q, K, V = g.tensor_like(q), g.tensor_like(k_buf), g.tensor_like(v_buf)
+    SQ, SK = g.tensor_like(lq), g.tensor_like(lkv)
+    extra = {}
+    if paged:
+        TK, TV = g.tensor_like(table), g.tensor_like(table)
+        extra = dict(paged_attention_k_table=TK, paged_attention_v_table=TV, paged_attention_max_seq_len_kv=s_kv)
+    o, _ = g.sdpa(
+        name="attn", q=Q, k=K, v=V, attn_scale=0.25, generate_stats=False, use_padding_mask=True, seq_len_q=SQ, seq_len_kv=SK,
+        use_causal_mask=True, **extra
+    )
+    o.set_output(True).set_dim([b, h, s_q, d]).set_stride([h * s_q * d, s_q * d, d, 1])
+    g.build([cudnn.heur_mode.A])
+    out = np.zeros((b, h, s_q, d), np.float16)
+    pack = {Q: q, K: k_buf, V: v_buf, SQ: lq, SK: lkv, o: out}
+    if paged:
+        bound = table if run_table is None else run_table
+        pack.update({TK: bound, TV: bound})
+    g.execute(pack, None)
+    return out
+
+
+@needs_lib
+def test_sdpa_reads_paged_kv_caches():
+    # the frontend's paged attention (test_mhas paged1): K and V live in
+    # pages [num_pages, H, page_size, D]; each batch's table row names the
+    # page of each run of page_size positions; equals attention on the
+    # gathered K/V (pages shuffled, a partial last page, padding + causal)
+    import numpy as np
+
+    rng = np.random.default_rng(7)
+    b, h, s_q, s_kv, d, page = 2, 2, 16, 40, 16, 16
+    q = rng.standard_normal((b, h, s_q, d)).astype(np.float16)
+    k = rng.standard_normal((b, h, s_kv, d)).astype(np.float16)
+    v = rng.standard_normal((b, h, s_kv, d)).astype(np.float16)
+    lq = np.array([16, 9], np.int32).reshape(b, 1, 1, 1)
+    lkv = np.array([40, 21], np.int32).reshape(b, 1, 1, 1)
+    per_batch = -(-s_kv // page)
+    table = rng.permutation(b * per_batch).astype(np.int32).reshape(b, 1, per_batch, 1)
+    paged = _paged_sdpa(True, q, k, v, lq, lkv, table, s_kv, page)
+    plain = _paged_sdpa(False, q, k, v, lq, lkv, table, s_kv, page)
+    np.testing.assert_array_equal(paged, plain)
+    assert np.abs(paged).max() > 0.1
+    # a table entry outside the container is an error naming it, not a read
+    bad = table.copy()
+    bad[0, 0, 0, 0] = 99
+    with pytest.raises(Exception, match="page table entry 99"):
+        _paged_sdpa(True, q, k, v, lq, lkv, table, s_kv, page, run_table=bad)
+
+
+@needs_lib
+def test_sdpa_paged_tables_need_the_max_sequence_length():
+    F, H, I32 = cudnn.data_type.FLOAT, cudnn.data_type.HALF, cudnn.data_type.INT32
+    g = cudnn.pygraph(io_data_type=H, intermediate_data_type=F, compute_data_type=F)
+    q = g.tensor(name="q", dim=[1, 2, 8, 16], stride=[256, 128, 16, 1], data_type=H)
+    k = g.tensor(name="k", dim=[2, 2, 8, 16], stride=[256, 128, 16, 1], data_type=H)
+    t = g.tensor(name="t", dim=[1, 1, 2, 1], stride=[2, 2, 1, 1], data_type=I32)
+    # the builder call succeeds (as the frontend's); planning refuses it
+    g.sdpa(name="a", q=q, k=k, v=k, attn_scale=0.5, paged_attention_k_table=t)[0].set_output(True)
+    assert any("'paged_attention_k_table' argument without paged_attention_max_seq_len_kv" in f for f in g.unsupported_features())
+    with pytest.raises(cudnn.cudnnGraphNotSupportedError, match="paged_attention_k_table"):
+        g.create_execution_plans([cudnn.heur_mode.A])
+    h = cudnn.pygraph(io_data_type=H, intermediate_data_type=F, compute_data_type=F)
+    q = h.tensor(name="q", dim=[1, 2, 8, 16], stride=[256, 128, 16, 1], data_type=H)
+    h.sdpa(name="b", q=q, k=q, v=q, attn_scale=0.5, paged_attention_max_seq_len_kv=16)[0].set_output(True)
+    assert any("no need to explicitly set max kv sequence length" in f for f in h.unsupported_features())

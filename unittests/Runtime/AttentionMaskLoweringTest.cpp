@@ -60,6 +60,10 @@ const char *attrName(cudnnBackendAttributeName_t name) {
     NAME(OPERATION_MATMUL_GEMM_K_OVERRIDE_DESC, "K")
     NAME(OPERATION_REDUCTION_XDESC, "rx")
     NAME(OPERATION_REDUCTION_YDESC, "ry")
+    NAME(OPERATION_PAGED_CACHE_LOAD_CONTAINER_DESC, "container")
+    NAME(OPERATION_PAGED_CACHE_LOAD_YDESC, "pagedY")
+    NAME(OPERATION_PAGED_CACHE_LOAD_SEQUENCE_DESC, "seq")
+    NAME(OPERATION_PAGED_CACHE_LOAD_PAGE_TABLE_DESC, "table")
 #undef NAME
   default:
     return nullptr;
@@ -594,6 +598,68 @@ TEST(SdpaBackwardLowering, GroupedQueryHeadsReduceIntoKVHeads) {
   EXPECT_EQ(lines[5].substr(lines[5].size() - 9), " -> uid13") << flow;
   EXPECT_EQ(lines[7], "red " + lines[6].substr(5) + " -> uid8") << flow;
   EXPECT_EQ(lines[8], "mm C=uid7") << flow;
+}
+
+// A paged K/V cache (sdpa with page_table_k/v): two PAGED_CACHE_LOAD
+// operations fill virtual K and V from the containers (uid2/uid3) through
+// the tables (uid6/uid7) with seq_len_kv (uid5), and the composite graph's
+// Q K^T matmul reads the K one (K^T's view: dims [1,2,16,24]).
+TEST(SdpaForwardLowering, PagedCachesLoadKAndVFirst) {
+  descs.clear();
+  GraphSpec spec;
+  spec.name = "paged";
+  auto tensor = [&](int64_t uid, Shape dims, DType dtype) {
+    TensorSpec t;
+    t.uid = uid;
+    t.dtype = dtype;
+    t.dims = dims;
+    spec.tensors.push_back(t);
+    return uid;
+  };
+  OpSpec op;
+  op.kind = OpKind::Sdpa;
+  op.inputs[Port::q] = tensor(1, {1, 2, 8, 16}, DType::BF16);
+  op.inputs[Port::k] = tensor(2, {3, 2, 8, 16}, DType::BF16);
+  op.inputs[Port::v] = tensor(3, {3, 2, 8, 16}, DType::BF16);
+  op.inputs[Port::seq_len_q] = tensor(4, {1, 1, 1, 1}, DType::I32);
+  op.inputs[Port::seq_len_kv] = tensor(5, {1, 1, 1, 1}, DType::I32);
+  op.inputs[Port::page_table_k] = tensor(6, {1, 1, 3, 1}, DType::I32);
+  op.inputs[Port::page_table_v] = tensor(7, {1, 1, 3, 1}, DType::I32);
+  op.outputs[Port::O] = tensor(8, {1, 2, 8, 16}, DType::BF16);
+  op.intAttrs["use_padding_mask"] = {1};
+  op.intAttrs["paged_attention_max_seq_len_kv"] = {24};
+  spec.ops.push_back(op);
+  Lowering l(fakeApi(), spec, /*compositeAttention=*/false);
+  ASSERT_EQ(l.addSpecTensors(), "");
+  ASSERT_EQ(l.lowerOp(spec.ops[0]), "");
+  EXPECT_FALSE(l.usedUnifiedAttention) << "paged caches need the composite";
+  std::vector<std::string> loads;
+  std::string firstMatmulB;
+  for (const DescPtr &d : l.ops) {
+    auto *f = static_cast<FakeDesc *>(d->raw);
+    std::string line;
+    for (auto &[name, text] : f->attrs) {
+      line += (line.empty() ? "" : " ") + text;
+      if (f->type == CUDNN_BACKEND_OPERATION_MATMUL_DESCRIPTOR &&
+          firstMatmulB.empty() && text.rfind("B=", 0) == 0)
+        firstMatmulB = text.substr(2);
+    }
+    if (f->type == CUDNN_BACKEND_OPERATION_PAGED_CACHE_LOAD_DESCRIPTOR)
+      loads.push_back(line);
+  }
+  ASSERT_EQ(loads.size(), 2u);
+  EXPECT_EQ(loads[0].substr(0, 15), "container=uid2 ") << loads[0];
+  EXPECT_NE(loads[0].find("seq=uid5 table=uid6"), std::string::npos)
+      << loads[0];
+  EXPECT_EQ(loads[1].substr(0, 15), "container=uid3 ") << loads[1];
+  EXPECT_NE(loads[1].find("table=uid7"), std::string::npos) << loads[1];
+  // K's load writes the tensor the Q K^T matmul reads as B.
+  std::string kY = loads[0].substr(loads[0].find("pagedY=") + 7);
+  kY = kY.substr(0, kY.find(' '));
+  EXPECT_EQ(firstMatmulB, kY);
+  const auto &k = l.tensors.at(kInternalUidBase + std::stoll(kY.substr(1)));
+  EXPECT_EQ(k.dims, (Shape{1, 2, 24, 16}));
+  EXPECT_TRUE(k.isVirtual);
 }
 
 } // namespace

@@ -1794,3 +1794,36 @@ graph.graph @rng_mask_type(%s: tensor<1x1x1x1xi64>, %o: tensor<1x1x1x1xi64>) {
   %m = graph.rng %s, %o {bernoulli_probability = 0.5 : f64} : (tensor<1x1x1x1xi64>, tensor<1x1x1x1xi64>) -> tensor<1x2x8x8xi32>
   graph.output
 }
+
+// -----
+
+// Paged K/V caches: the table needs the logical sequence length.
+graph.graph @sdpa_paged_no_max_seq(%q: tensor<2x2x8x16xbf16>, %k: tensor<4x2x8x16xbf16>, %v: tensor<2x2x16x16xbf16>, %lq: tensor<2x1x1x1xi32>, %lkv: tensor<2x1x1x1xi32>, %t: tensor<2x1x2x1xi32>) {
+  // expected-error @below {{sdpa: page_table_k needs paged_attention_max_seq_len_kv > 0 (the sequence length of the K/V the pages make)}}
+  %o = graph.sdpa %q, %k, %v seq_len_q %lq seq_len_kv %lkv page_table_k %t {use_padding_mask} : (tensor<2x2x8x16xbf16>, tensor<4x2x8x16xbf16>, tensor<2x2x16x16xbf16>, tensor<2x1x1x1xi32>, tensor<2x1x1x1xi32>, tensor<2x1x2x1xi32>) -> (tensor<2x2x8x16xbf16>, none, none, none)
+  graph.output
+}
+
+// -----
+
+graph.graph @sdpa_paged_table_dims(%q: tensor<2x2x8x16xbf16>, %k: tensor<4x2x8x16xbf16>, %v: tensor<2x2x16x16xbf16>, %lq: tensor<2x1x1x1xi32>, %lkv: tensor<2x1x1x1xi32>, %t: tensor<2x1x3x1xi32>) {
+  // expected-error @below {{sdpa: page_table_k dims are 2x1x3x1 but must be 2x1x2x1 ([B, 1, ceil(paged_attention_max_seq_len_kv / page_size), 1]: the pages of each batch)}}
+  %o = graph.sdpa %q, %k, %v seq_len_q %lq seq_len_kv %lkv page_table_k %t {use_padding_mask, paged_attention_max_seq_len_kv = 16 : i64} : (tensor<2x2x8x16xbf16>, tensor<4x2x8x16xbf16>, tensor<2x2x16x16xbf16>, tensor<2x1x1x1xi32>, tensor<2x1x1x1xi32>, tensor<2x1x3x1xi32>) -> (tensor<2x2x8x16xbf16>, none, none, none)
+  graph.output
+}
+
+// -----
+
+graph.graph @sdpa_paged_needs_padding(%q: tensor<2x2x8x16xbf16>, %k: tensor<4x2x8x16xbf16>, %v: tensor<2x2x16x16xbf16>, %t: tensor<2x1x2x1xi32>) {
+  // expected-error @below {{sdpa: a paged K/V cache needs use_padding_mask (seq_len_kv says how many positions of each batch's pages are valid)}}
+  %o = graph.sdpa %q, %k, %v page_table_k %t {paged_attention_max_seq_len_kv = 16 : i64} : (tensor<2x2x8x16xbf16>, tensor<4x2x8x16xbf16>, tensor<2x2x16x16xbf16>, tensor<2x1x2x1xi32>) -> (tensor<2x2x8x16xbf16>, none, none, none)
+  graph.output
+}
+
+// -----
+
+graph.graph @sdpa_max_seq_without_table(%q: tensor<2x2x8x16xbf16>, %k: tensor<2x2x16x16xbf16>, %v: tensor<2x2x16x16xbf16>) {
+  // expected-error @below {{sdpa: paged_attention_max_seq_len_kv is given without page_table_k or page_table_v}}
+  %o = graph.sdpa %q, %k, %v {paged_attention_max_seq_len_kv = 16 : i64} : (tensor<2x2x8x16xbf16>, tensor<2x2x16x16xbf16>, tensor<2x2x16x16xbf16>) -> (tensor<2x2x8x16xbf16>, none, none, none)
+  graph.output
+}

@@ -509,3 +509,11 @@ graph.graph @rng(%seed: tensor<1x1x1x1xi64>, %offset: tensor<1x1x1x1xi32>) -> (t
   %keep = graph.rng %seed, %offset {bernoulli_probability = 0.9 : f64, name = "keep"} : (tensor<1x1x1x1xi64>, tensor<1x1x1x1xi32>) -> tensor<2x8x128x128xf32>
   graph.output %keep : tensor<2x8x128x128xf32>
 }
+
+// CHECK-LABEL: graph.graph @sdpa_paged(
+// CHECK: sdpa %{{.+}}, %{{.+}}, %{{.+}} seq_len_q %{{.+}} seq_len_kv %{{.+}} page_table_k %[[T:[^ ]+]] page_table_v %[[T]] {paged_attention_max_seq_len_kv = 16 : i64, use_padding_mask}
+
+graph.graph @sdpa_paged(%q: tensor<2x2x8x16xbf16>, %k: tensor<4x2x8x16xbf16>, %v: tensor<4x2x8x16xbf16>, %lq: tensor<2x1x1x1xi32>, %lkv: tensor<2x1x1x1xi32>, %t: tensor<2x1x2x1xi32>) -> tensor<2x2x8x16xbf16> {
+  %o = graph.sdpa %q, %k, %v seq_len_q %lq seq_len_kv %lkv page_table_k %t page_table_v %t {use_padding_mask, paged_attention_max_seq_len_kv = 16 : i64} : (tensor<2x2x8x16xbf16>, tensor<4x2x8x16xbf16>, tensor<4x2x8x16xbf16>, tensor<2x1x1x1xi32>, tensor<2x1x1x1xi32>, tensor<2x1x2x1xi32>, tensor<2x1x2x1xi32>) -> (tensor<2x2x8x16xbf16>, none, none, none)
+  graph.output %o : tensor<2x2x8x16xbf16>
+}
