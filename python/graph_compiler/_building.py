@@ -729,11 +729,13 @@ class _GraphBuilding:
     def _check_attention_support_surface(self) -> None:
         """The frontend's attention rules that cuDNN 9.19 programs meet at
         validate() as cudnnGraphNotSupportedError (its test harnesses turn
-        that into a skip): a bottom-right causal band or a left bound (sliding
-        window) with more query rows than key rows and no padding mask leaves
-        the first rows with no key to attend to, which the frontend refuses
-        rather than define. The graph dialect defines those rows (they read
-        zero), so the rule lives here, in the frontend's surface."""
+        that into a skip): ALiBi only under a causal band (right bound 0;
+        the cuDNN engine declines the rest too); a bottom-right causal band
+        or a left bound (sliding window) with more query rows than key rows
+        and no padding mask leaves the first rows with no key to attend to,
+        which the frontend refuses rather than define. The graph dialect
+        defines those rows (they read zero), so that rule lives here, in the
+        frontend's surface."""
         for node in self._nodes:
             if node.op not in ("sdpa", "sdpa_backward", "sdpa_fp8", "sdpa_fp8_backward"):
                 continue
@@ -741,6 +743,12 @@ class _GraphBuilding:
             if q is None or k is None or len(q.dim) != 4 or len(k.dim) != 4:
                 continue
             p = node.params
+            if p.get("use_alibi_mask") and node.op in ("sdpa", "sdpa_backward"):
+                causal = p.get("use_causal_mask") or p.get("use_causal_mask_bottom_right")
+                if not causal and p.get("diagonal_band_right_bound") != 0:
+                    raise cudnnGraphNotSupportedError(
+                        f"{node.op} {node.name!r}: When alibi mask is used, diagonal_band_right_bound needs to be set to 0."
+                    )
             s_q, s_kv = q.dim[2], p.get("paged_attention_max_seq_len_kv") or k.dim[2]
             if p.get("use_padding_mask") or s_q <= s_kv:
                 continue

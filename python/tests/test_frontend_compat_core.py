@@ -511,3 +511,15 @@ def test_sdpa_paged_tables_need_the_max_sequence_length():
     q = h.tensor(name="q", dim=[1, 2, 8, 16], stride=[256, 128, 16, 1], data_type=H)
     h.sdpa(name="b", q=q, k=q, v=q, attn_scale=0.5, paged_attention_max_seq_len_kv=16)[0].set_output(True)
     assert any("no need to explicitly set max kv sequence length" in f for f in h.unsupported_features())
+
+
+@needs_lib
+def test_sdpa_refuses_alibi_without_a_causal_band_as_the_frontend():
+    # "When alibi mask is used, diagonal_band_right_bound needs to be set
+    # to 0." (validate(), cudnnGraphNotSupportedError: test_mhas skips it)
+    with pytest.raises(cudnn.cudnnGraphNotSupportedError, match="When alibi mask is used"):
+        _banded_sdpa_graph(64, 64, False, use_alibi_mask=True).validate()
+    with pytest.raises(cudnn.cudnnGraphNotSupportedError, match="When alibi mask is used"):
+        _banded_sdpa_graph(64, 64, False, use_alibi_mask=True, diagonal_band_right_bound=3).validate()
+    _banded_sdpa_graph(64, 64, False, use_alibi_mask=True, use_causal_mask=True).validate()
+    _banded_sdpa_graph(64, 64, True, use_alibi_mask=True, diagonal_band_right_bound=0).validate()

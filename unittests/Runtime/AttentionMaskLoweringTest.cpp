@@ -662,4 +662,38 @@ TEST(SdpaForwardLowering, PagedCachesLoadKAndVFirst) {
   EXPECT_TRUE(k.isVirtual);
 }
 
+// ALiBi without a causal band (right bound 0) is declined, naming why:
+// cuDNN's fused attention computes it only under one.
+TEST(SdpaForwardLowering, AlibiNeedsACausalBand) {
+  auto lower = [](bool causal) {
+    descs.clear();
+    GraphSpec spec;
+    spec.name = "alibi";
+    for (int64_t uid : {1, 2, 3, 4}) {
+      TensorSpec t;
+      t.uid = uid;
+      t.dtype = DType::BF16;
+      t.dims = {1, 2, 8, 16};
+      spec.tensors.push_back(t);
+    }
+    OpSpec op;
+    op.kind = OpKind::Sdpa;
+    op.inputs[Port::q] = 1;
+    op.inputs[Port::k] = 2;
+    op.inputs[Port::v] = 3;
+    op.outputs[Port::O] = 4;
+    op.intAttrs["use_alibi_mask"] = {1};
+    if (causal)
+      op.intAttrs["use_causal_mask"] = {1};
+    spec.ops.push_back(op);
+    Lowering l(fakeApi(), spec, /*compositeAttention=*/false);
+    if (std::string error = l.addSpecTensors(); !error.empty())
+      return error;
+    return l.lowerOp(spec.ops[0]);
+  };
+  EXPECT_NE(lower(false).find("the ALiBi mask needs a causal band"),
+            std::string::npos);
+  EXPECT_EQ(lower(true), "");
+}
+
 } // namespace
