@@ -164,9 +164,10 @@ FailureOr<SmallVector<int64_t>> pagedCacheDims(Operation *op, StringRef port,
     return emitNodeError(op)
            << tablePort << " needs paged_attention_max_seq_len_kv > 0 (the "
            << "sequence length of the K/V the pages make)";
-  if (!elementOf(table).isInteger())
-    return emitNodeError(op) << tablePort << " must hold integers (page "
-                             << "numbers) but is " << elementOf(table);
+  if (!elementOf(table).isInteger(32))
+    return emitNodeError(op)
+           << tablePort << " must hold i32 page numbers "
+           << "(cuDNN's page tables) but is " << elementOf(table);
   ArrayRef<int64_t> c = shapeOf(container);
   int64_t pageSize = c[2];
   int64_t pages = ShapedType::isDynamic(pageSize) || pageSize <= 0

@@ -380,14 +380,43 @@ uint64_t splitmix64(uint64_t &state) {
 
 /// Deterministic data for autotuning input `tensor` of `spec`, seeded by its
 /// uid: floats uniform in [-1, 1), f8E8M0FNU powers of two, i1 0 or 1, other
-/// integers in [0, 4) except sdpa sequence lengths (the full length).
+/// integers in [0, 4) except sdpa sequence lengths (the full length) and
+/// page tables (pages in range: entry j of batch b is (b * pages_per_batch
+/// + j) % pages, so cuDNN reads inside the container).
 ref::NdArray autotuneData(const rt::GraphSpec &spec,
                           const rt::TensorSpec &tensor) {
   ref::NdArray data(tensor.dims);
   std::map<int64_t, const rt::TensorSpec *> byUid;
   for (const rt::TensorSpec &t : spec.tensors)
     byUid[t.uid] = &t;
-  for (const rt::OpSpec &op : spec.ops)
+  for (const rt::OpSpec &op : spec.ops) {
+    auto maxSeq = op.intAttrs.find("paged_attention_max_seq_len_kv");
+    bool paged = maxSeq != op.intAttrs.end() && !maxSeq->second.empty();
+    for (auto [table, container] :
+         {std::pair<Port, Port>{Port::page_table_k, Port::k},
+          {Port::page_table_v, Port::v}}) {
+      auto t = op.inputs.find(table);
+      auto c = op.inputs.find(container);
+      if (t == op.inputs.end() || t->second != tensor.uid ||
+          c == op.inputs.end() || !byUid.count(c->second) ||
+          tensor.dims.size() != 4 || byUid[c->second]->dims.empty())
+        continue;
+      // row-major [B, 1, pages_per_batch, 1]: element i is b *
+      // pages_per_batch + j
+      int64_t pages = std::max<int64_t>(1, byUid[c->second]->dims[0]);
+      for (size_t i = 0; i < data.data.size(); ++i)
+        data.data[i] = static_cast<double>(static_cast<int64_t>(i) % pages);
+      return data;
+    }
+    if (paged) {
+      // seq_len_kv of paged caches: the length the pages make
+      auto port = op.inputs.find(Port::seq_len_kv);
+      if (port != op.inputs.end() && port->second == tensor.uid) {
+        std::fill(data.data.begin(), data.data.end(),
+                  static_cast<double>(maxSeq->second.front()));
+        return data;
+      }
+    }
     for (auto [lengthPort, of] :
          {std::pair<Port, Port>{Port::seq_len_q, Port::q},
           {Port::seq_len_kv, Port::k}}) {
@@ -402,6 +431,7 @@ ref::NdArray autotuneData(const rt::GraphSpec &spec,
                                  : 1.0);
       return data;
     }
+  }
   uint64_t state = 0x6175746f74756e65ull; // "autotune"
   splitmix64(state);
   state ^= static_cast<uint64_t>(tensor.uid) * 0xD1B54A32D192ED03ull;

@@ -295,9 +295,33 @@ std::optional<std::vector<double>> legalIntegerValues(BlockArgument arg,
       else if (op.getSeqLenKv() == arg)
         length = dimOf(op.getK());
     };
-    if (auto op = dyn_cast<SdpaOp>(user))
+    if (auto op = dyn_cast<SdpaOp>(user)) {
+      // Paged caches: seq_len_kv is the length the pages make, and a page
+      // table names pages inside its container (entry j of batch b: (b *
+      // pages_per_batch + j) % pages).
+      std::optional<int64_t> maxSeq = op.getPagedAttentionMaxSeqLenKv();
+      if (maxSeq && op.getSeqLenKv() == arg)
+        return std::vector<double>(count, static_cast<double>(*maxSeq));
+      for (auto [table, container] :
+           {std::pair<Value, Value>{op.getPageTableK(), op.getK()},
+            {op.getPageTableV(), op.getV()}}) {
+        if (table != arg)
+          continue;
+        auto containerType = cast<RankedTensorType>(container.getType());
+        int64_t pages = containerType.getRank() == 4
+                            ? containerType.getDimSize(0)
+                            : ShapedType::kDynamic;
+        if (ShapedType::isDynamic(pages) || pages <= 0)
+          break;
+        // row-major [B, 1, pages_per_batch, 1]: element i is b *
+        // pages_per_batch + j
+        std::vector<double> values(count);
+        for (int64_t i = 0; i < count; ++i)
+          values[i] = static_cast<double>(i % pages);
+        return values;
+      }
       seqLen(op);
-    else if (auto op = dyn_cast<SdpaBackwardOp>(user))
+    } else if (auto op = dyn_cast<SdpaBackwardOp>(user))
       seqLen(op);
     else if (auto op = dyn_cast<SdpaFp8Op>(user))
       seqLen(op);

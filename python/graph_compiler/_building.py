@@ -608,15 +608,8 @@ class _GraphBuilding:
                 if kwargs.get(key) is not None:
                     paged[port] = kwargs.pop(key)
             max_seq = kwargs.pop("paged_attention_max_seq_len_kv", None)
-            # refused where the frontend refuses them (at validate/planning,
-            # not at this call), each naming the argument
-            if paged and max_seq is None:
-                for key in paged:
-                    self._note_unsupported(
-                        f"{op}(): the 'paged_attention_{key[-1]}_table' argument without paged_attention_max_seq_len_kv "
-                        "(the sequence length the pages make)"
-                    )
-                paged = {}
+            # refused where the frontend refuses it (at validate/planning,
+            # not at this call), naming the argument
             if max_seq is not None and not paged:
                 self._note_unsupported(
                     f"{op}(): the 'paged_attention_max_seq_len_kv' argument: When not using paged attention, there is no "
@@ -630,13 +623,21 @@ class _GraphBuilding:
         node = Node(name_, op, self._cdt(compute_data_type))
         for port, table in paged.items():
             node.inputs[port] = self._ensure_tensor(table, name=f"{name_}::{port}")
-        if paged:
-            node.params["paged_attention_max_seq_len_kv"] = int(max_seq)
         for key in pos:
             v = kwargs.pop(key, None)
             if v is None:
                 raise TypeError(f"{op}() missing tensor argument {key!r}")
             node.inputs[key] = self._ensure_tensor(v, name=f"{name_}::{key}")
+        if paged and max_seq is None:
+            max_seq = self._infer_paged_max_seq(node, kwargs)
+            if max_seq is None:
+                for port in paged:
+                    self._note_unsupported(
+                        f"{op}(): the 'paged_attention_{port[-1]}_table' argument without paged_attention_max_seq_len_kv "
+                        "and no rank-4 K/V, bias or rng_dump to infer it from"
+                    )
+        if paged and max_seq is not None:
+            node.params["paged_attention_max_seq_len_kv"] = int(max_seq)
         p = node.params
         scale = kwargs.pop("attn_scale", None)
         if isinstance(scale, (int, float)) and not isinstance(scale, bool):
@@ -726,6 +727,30 @@ class _GraphBuilding:
             rets[rets.index(raw)] = scaled
         return rets
 
+    @staticmethod
+    def _infer_paged_max_seq(node, kwargs) -> Optional[int]:
+        """The K/V sequence length of a paged sdpa given no
+        paged_attention_max_seq_len_kv, as the frontend infers it: the
+        unpaged one of K/V, else the bias's or rng_dump's last dim, else
+        what the tables' pages hold (the smaller of K's and V's); None when
+        the tensors have no rank-4 dims to read it from."""
+        tables = {key: node.inputs.get(f"page_table_{key}") for key in ("k", "v")}
+        if any(len(node.inputs[key].dim) != 4 for key in ("k", "v")):
+            return None
+        for key, other in (("k", "v"), ("v", "k")):
+            if tables[key] is not None and tables[other] is None:
+                return int(node.inputs[other].dim[2])
+        for extra in (kwargs.get("bias"), kwargs.get("rng_dump")):
+            dims = getattr(extra, "dim", None) or getattr(extra, "shape", None)
+            if dims is not None and len(dims) == 4:
+                return int(dims[3])
+        held = [
+            tables[key].dim[2] * node.inputs[key].dim[2]
+            for key in ("k", "v")
+            if tables[key] is not None and len(tables[key].dim) == 4
+        ]
+        return int(min(held)) if held else None
+
     def _check_attention_support_surface(self) -> None:
         """The frontend's attention rules that cuDNN 9.19 programs meet at
         validate() as cudnnGraphNotSupportedError (its test harnesses turn
@@ -744,8 +769,12 @@ class _GraphBuilding:
                 continue
             p = node.params
             if p.get("use_alibi_mask") and node.op in ("sdpa", "sdpa_backward"):
-                causal = p.get("use_causal_mask") or p.get("use_causal_mask_bottom_right")
-                if not causal and p.get("diagonal_band_right_bound") != 0:
+                # the right bound the engine sees: the explicit one, else 0
+                # under a causal flag
+                right = p.get("diagonal_band_right_bound")
+                if right is None and (p.get("use_causal_mask") or p.get("use_causal_mask_bottom_right")):
+                    right = 0
+                if right != 0:
                     raise cudnnGraphNotSupportedError(
                         f"{node.op} {node.name!r}: When alibi mask is used, diagonal_band_right_bound needs to be set to 0."
                     )
@@ -760,7 +789,8 @@ class _GraphBuilding:
                     f"{node.op} {node.name!r}: Bottom right causal mask does not support max_s_q > max_s_kv "
                     f"(s_q {s_q}, s_kv {s_kv}). Please virtually slice the Q tensor and pass it as max_s_q == max_s_kv"
                 )
-            if p.get("diagonal_band_left_bound") is not None or p.get("sliding_window_length") is not None:
+            # (the frontend's fp8 forward has no sliding-window rule)
+            if node.op != "sdpa_fp8" and (p.get("diagonal_band_left_bound") is not None or p.get("sliding_window_length") is not None):
                 raise cudnnGraphNotSupportedError(
                     f"{node.op} {node.name!r}: Sliding window attention is only supported with max_s_q <= max_s_kv "
                     f"(s_q {s_q}, s_kv {s_kv}; without a padding mask)"
@@ -823,7 +853,7 @@ class _GraphBuilding:
             q, k = node.inputs["q"], node.inputs["k"]
             if len(q.dim) != 4 or len(k.dim) != 4:
                 raise ValueError(f"{op}(): dropout needs q and k with dims set ([B, H, S, D])")
-            dims = [q.dim[0], q.dim[1], q.dim[2], k.dim[2]]
+            dims = [q.dim[0], q.dim[1], q.dim[2], node.params.get("paged_attention_max_seq_len_kv") or k.dim[2]]
             rng = Node(self._get_name("rng", f"{node.name}::rng"), "rng", None)
             rng.inputs["seed"] = self._ensure_tensor(seed, name=f"{node.name}::seed")
             rng.inputs["offset"] = self._ensure_tensor(offset, name=f"{node.name}::offset")

@@ -496,21 +496,53 @@ def test_sdpa_reads_paged_kv_caches():
 
 
 @needs_lib
-def test_sdpa_paged_tables_need_the_max_sequence_length():
+def test_sdpa_paged_max_sequence_length_is_inferred_as_the_frontend():
+    # without paged_attention_max_seq_len_kv the frontend infers it (and
+    # warns): from the unpaged one of K/V, else bias/rng_dump's last dim,
+    # else what the pages hold; an explicit length without tables is
+    # refused at planning, naming the argument
     F, H, I32 = cudnn.data_type.FLOAT, cudnn.data_type.HALF, cudnn.data_type.INT32
+
+    def graph(**paged_args):
+        g = cudnn.pygraph(io_data_type=H, intermediate_data_type=F, compute_data_type=F)
+        q = g.tensor(name="q", dim=[1, 2, 8, 16], stride=[256, 128, 16, 1], data_type=H)
+        kc = g.tensor(name="kc", dim=[4, 2, 16, 16], stride=[512, 256, 16, 1], data_type=H)
+        v = g.tensor(name="v", dim=[1, 2, 24, 16], stride=[768, 384, 16, 1], data_type=H)
+        sq = g.tensor(name="sq", dim=[1, 1, 1, 1], stride=[1, 1, 1, 1], data_type=I32)
+        skv = g.tensor(name="skv", dim=[1, 1, 1, 1], stride=[1, 1, 1, 1], data_type=I32)
+        t = g.tensor(name="t", dim=[1, 1, 2, 1], stride=[2, 2, 1, 1], data_type=I32)
+        args = {key: (t if val == "t" else val) for key, val in paged_args.items()}
+        o, _ = g.sdpa(name="a", q=q, k=kc, v=v, attn_scale=0.5, use_padding_mask=True, seq_len_q=sq, seq_len_kv=skv, **args)
+        o.set_output(True)
+        return g
+
+    g = graph(paged_attention_k_table="t")  # V unpaged: its 24 positions
+    assert g.get_node("a").params["paged_attention_max_seq_len_kv"] == 24
+    assert g.unsupported_features() == []
+    g.validate()
+    g = graph(paged_attention_k_table="t", paged_attention_max_seq_len_kv=20)
+    assert g.get_node("a").params["paged_attention_max_seq_len_kv"] == 20
+    # Philox dropout's mask spans the logical keys (24), not a page (16)
     g = cudnn.pygraph(io_data_type=H, intermediate_data_type=F, compute_data_type=F)
     q = g.tensor(name="q", dim=[1, 2, 8, 16], stride=[256, 128, 16, 1], data_type=H)
-    k = g.tensor(name="k", dim=[2, 2, 8, 16], stride=[256, 128, 16, 1], data_type=H)
+    kc = g.tensor(name="kc", dim=[4, 2, 16, 16], stride=[512, 256, 16, 1], data_type=H)
+    sq = g.tensor(name="sq", dim=[1, 1, 1, 1], stride=[1, 1, 1, 1], data_type=I32)
     t = g.tensor(name="t", dim=[1, 1, 2, 1], stride=[2, 2, 1, 1], data_type=I32)
-    # the builder call succeeds (as the frontend's); planning refuses it
-    g.sdpa(name="a", q=q, k=k, v=k, attn_scale=0.5, paged_attention_k_table=t)[0].set_output(True)
-    assert any("'paged_attention_k_table' argument without paged_attention_max_seq_len_kv" in f for f in g.unsupported_features())
-    with pytest.raises(cudnn.cudnnGraphNotSupportedError, match="paged_attention_k_table"):
-        g.create_execution_plans([cudnn.heur_mode.A])
+    seed = g.tensor(name="seed", dim=[1, 1, 1, 1], stride=[1, 1, 1, 1], data_type=cudnn.data_type.INT64)
+    off = g.tensor(name="off", dim=[1, 1, 1, 1], stride=[1, 1, 1, 1], data_type=cudnn.data_type.INT64)
+    o, _ = g.sdpa(name="a", q=q, k=kc, v=kc, attn_scale=0.5, use_padding_mask=True, seq_len_q=sq, seq_len_kv=sq,
+                  paged_attention_k_table=t, paged_attention_v_table=t, paged_attention_max_seq_len_kv=24,
+                  dropout=(0.1, seed, off))
+    o.set_output(True)
+    g.validate()
+    assert [n for n in g.nodes if n.op == "rng"][0].outputs["Y"].dim == [1, 2, 8, 24]
     h = cudnn.pygraph(io_data_type=H, intermediate_data_type=F, compute_data_type=F)
     q = h.tensor(name="q", dim=[1, 2, 8, 16], stride=[256, 128, 16, 1], data_type=H)
     h.sdpa(name="b", q=q, k=q, v=q, attn_scale=0.5, paged_attention_max_seq_len_kv=16)[0].set_output(True)
     assert any("no need to explicitly set max kv sequence length" in f for f in h.unsupported_features())
+    with pytest.raises(cudnn.cudnnGraphNotSupportedError, match="paged_attention_max_seq_len_kv"):
+        h.create_execution_plans([cudnn.heur_mode.A])
+
 
 
 @needs_lib
@@ -522,4 +554,7 @@ def test_sdpa_refuses_alibi_without_a_causal_band_as_the_frontend():
     with pytest.raises(cudnn.cudnnGraphNotSupportedError, match="When alibi mask is used"):
         _banded_sdpa_graph(64, 64, False, use_alibi_mask=True, diagonal_band_right_bound=3).validate()
     _banded_sdpa_graph(64, 64, False, use_alibi_mask=True, use_causal_mask=True).validate()
+    # an explicit right bound wins over the causal flag's 0 (as the engine reads it)
+    with pytest.raises(cudnn.cudnnGraphNotSupportedError, match="When alibi mask is used"):
+        _banded_sdpa_graph(64, 64, False, use_alibi_mask=True, use_causal_mask=True, diagonal_band_right_bound=3).validate()
     _banded_sdpa_graph(64, 64, True, use_alibi_mask=True, diagonal_band_right_bound=0).validate()

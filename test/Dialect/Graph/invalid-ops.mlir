@@ -1827,3 +1827,11 @@ graph.graph @sdpa_max_seq_without_table(%q: tensor<2x2x8x16xbf16>, %k: tensor<2x
   %o = graph.sdpa %q, %k, %v {paged_attention_max_seq_len_kv = 16 : i64} : (tensor<2x2x8x16xbf16>, tensor<2x2x16x16xbf16>, tensor<2x2x16x16xbf16>) -> (tensor<2x2x8x16xbf16>, none, none, none)
   graph.output
 }
+
+// -----
+
+graph.graph @sdpa_paged_table_i64(%q: tensor<2x2x8x16xbf16>, %k: tensor<4x2x8x16xbf16>, %v: tensor<2x2x16x16xbf16>, %lq: tensor<2x1x1x1xi32>, %lkv: tensor<2x1x1x1xi32>, %t: tensor<2x1x2x1xi64>) {
+  // expected-error @below {{sdpa: page_table_k must hold i32 page numbers (cuDNN's page tables) but is 'i64'}}
+  %o = graph.sdpa %q, %k, %v seq_len_q %lq seq_len_kv %lkv page_table_k %t {use_padding_mask, paged_attention_max_seq_len_kv = 16 : i64} : (tensor<2x2x8x16xbf16>, tensor<4x2x8x16xbf16>, tensor<2x2x16x16xbf16>, tensor<2x1x1x1xi32>, tensor<2x1x1x1xi32>, tensor<2x1x2x1xi64>) -> (tensor<2x2x8x16xbf16>, none, none, none)
+  graph.output
+}
