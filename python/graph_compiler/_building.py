@@ -615,10 +615,13 @@ class _GraphBuilding:
                     f"{op}(): the 'paged_attention_max_seq_len_kv' argument: When not using paged attention, there is no "
                     "need to explicitly set max kv sequence length"
                 )
-        for key in _ops.SDPA_UNSUPPORTED + (_ops.SDPA_BACKWARD_UNSUPPORTED if op == "sdpa_backward" else ()):
+        for key in _ops.SDPA_UNSUPPORTED + _ops.SDPA_OP_UNSUPPORTED.get(op, ()):
             v = kwargs.pop(key, None)
             if v is not None and v is not False:
-                self._note_unsupported(f"{op}(): the {key!r} argument")
+                why = ""
+                if key in _ops.SDPA_BLOCK_SCALED_O_UNSUPPORTED.get(op, ()):
+                    why = " (block-scaled O: the frontend serves it on its python FROST engine only, cuDNN's backend has no lowering)"
+                self._note_unsupported(f"{op}(): the {key!r} argument{why}")
         name_ = self._get_name(op, name)
         node = Node(name_, op, self._cdt(compute_data_type))
         for port, table in paged.items():

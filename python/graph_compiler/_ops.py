@@ -494,6 +494,13 @@ SDPA_UNSUPPORTED = (
 # ... and of sdpa_backward alone: the backward score modification callback
 # (sdpa/graph/test_flexible_sdpa_bprop passes it next to score_mod)
 SDPA_BACKWARD_UNSUPPORTED = ("score_mod_bprop",)
+# ... and of the fp8/mxfp8 forwards alone: block-scaled O (sf_o, the caller's
+# per-(b, h) scale-factor planes of an FP4/E4M3 O, and sdpa_mxfp8's scale_o, the
+# FP4 global scale). The frontend has no cuDNN backend lowering for them: its
+# own tests (sdpa/fp8.py, sdpa/mxfp8.py) say they run on its python (FROST)
+# MXFP8 engine only, which the compiler does not have
+SDPA_BLOCK_SCALED_O_UNSUPPORTED = {"sdpa_fp8": ("sf_o",), "sdpa_mxfp8": ("sf_o", "scale_o")}
+SDPA_OP_UNSUPPORTED = dict(SDPA_BLOCK_SCALED_O_UNSUPPORTED, sdpa_backward=SDPA_BACKWARD_UNSUPPORTED)
 
 
 # ---------------------------------------------------------------------------

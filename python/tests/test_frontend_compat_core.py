@@ -558,3 +558,63 @@ def test_sdpa_refuses_alibi_without_a_causal_band_as_the_frontend():
     with pytest.raises(cudnn.cudnnGraphNotSupportedError, match="When alibi mask is used"):
         _banded_sdpa_graph(64, 64, False, use_alibi_mask=True, use_causal_mask=True, diagonal_band_right_bound=3).validate()
     _banded_sdpa_graph(64, 64, True, use_alibi_mask=True, diagonal_band_right_bound=0).validate()
+
+
+# ---- block-scaled O of the fp8 / mxfp8 forwards (sdpa/fp8.py, sdpa/mxfp8.py) -------
+
+
+def _fp8_sdpa_with_block_scaled_o(op, block):
+    # sdpa/fp8.py generate_graph_fwd(o_block_scale=) and sdpa/mxfp8.py
+    # generate_graph_fwd(o_block_scale=): sf_o (per-(b, h) scale planes of an
+    # FP4 / E4M3 O) and, for NVFP4 O through sdpa_mxfp8, scale_o
+    D = cudnn.data_type
+    b, h, s, d = 1, 2, 128, 128
+    g = cudnn.pygraph(io_data_type=D.FP8_E4M3, intermediate_data_type=D.FLOAT, compute_data_type=D.FLOAT)
+    st = (s * h * d, d, h * d, 1)
+    q, k, v = (g.tensor(dim=(b, h, s, d), stride=st, data_type=D.FP8_E4M3) for _ in range(3))
+
+    def scalar():
+        return g.tensor(dim=(1, 1, 1, 1), stride=(1, 1, 1, 1), data_type=D.FLOAT)
+
+    dims = (b, h, 128, max(4, -(-(d // block) // 4) * 4))
+    sf_o = g.tensor(dim=dims, stride=(dims[1] * dims[2] * dims[3], dims[2] * dims[3], dims[3], 1),
+                    data_type=D.FP8_E4M3 if block == 16 else D.FP8_E8M0)
+    if op == "sdpa_fp8":
+        o, stats, _amax_s, amax_o = g.sdpa_fp8(
+            q=q, k=k, v=v, descale_q=scalar(), descale_k=scalar(), descale_v=scalar(), scale_s=scalar(),
+            descale_s=scalar(), scale_o=scalar(), generate_stats=True, attn_scale=0.125, sf_o=sf_o)
+    else:
+        kw = dict(sf_o=sf_o)
+        if block == 16:
+            kw["scale_o"] = scalar()
+        o, stats, amax_o = g.sdpa_mxfp8(q=q, k=k, v=v, descale_q=scalar(), descale_k=scalar(), descale_v=scalar(),
+                                        attn_scale=0.125, generate_stats=True, **kw)
+    o.set_output(True).set_dim((b, h, s, d)).set_stride(st).set_data_type(D.FP4_E2M1 if block == 16 else D.FP8_E4M3)
+    stats.set_output(True).set_data_type(D.FLOAT)
+    amax_o.set_output(True).set_dim((1, 1, 1, 1)).set_stride((1, 1, 1, 1)).set_data_type(D.FLOAT)
+    return g
+
+
+@pytest.mark.parametrize("op,block", [("sdpa_fp8", 32), ("sdpa_fp8", 16), ("sdpa_mxfp8", 32), ("sdpa_mxfp8", 16)])
+def test_block_scaled_o_is_refused_at_planning_naming_it(op, block):
+    # The frontend takes sf_o (and sdpa_mxfp8's scale_o) at the builder call
+    # and only its python FROST engine serves it: its harness skips on
+    # cudnnGraphNotSupportedError but FAILS on any other error while the
+    # graph is built, so the builder must not raise TypeError.
+    g = _fp8_sdpa_with_block_scaled_o(op, block)
+    feats = g.unsupported_features()
+    assert any("'sf_o' argument (block-scaled O" in f for f in feats), feats
+    assert any("'scale_o' argument" in f for f in feats) == (op == "sdpa_mxfp8" and block == 16)
+    g.validate()
+    g.build_operation_graph()
+    with pytest.raises(cudnn.cudnnGraphNotSupportedError, match="sf_o"):
+        g.create_execution_plans([cudnn.heur_mode.A, cudnn.heur_mode.FALLBACK])
+
+
+def test_sf_o_is_no_keyword_of_the_f16_sdpa():
+    # only the fp8/mxfp8 forwards have block-scaled O; graph.sdpa still refuses it
+    g = cudnn.pygraph(io_data_type=cudnn.data_type.HALF, intermediate_data_type=cudnn.data_type.FLOAT,
+                      compute_data_type=cudnn.data_type.FLOAT)
+    q = g.tensor(dim=(1, 1, 8, 16), stride=(128, 128, 16, 1))
+    with pytest.raises(TypeError, match="sf_o"):
+        g.sdpa(q=q, k=q, v=q, attn_scale=0.25, sf_o=q)
