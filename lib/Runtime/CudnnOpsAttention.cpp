@@ -35,20 +35,18 @@ std::string Lowering::pagedCacheLoad(int64_t container, int64_t table,
   if (!c || !t || c->dims.size() != 4 || t->dims.size() != 4)
     return err("a paged cache needs a rank-4 container and page table");
   uid = newVirtual({t->dims[0], c->dims[1], maxSeq, c->dims[3]}, c->type);
-  DescPtr op, d, y;
+  DescPtr op, y;
   if (transposed)
     TRY(transposedView(uid, y));
   else
     TRY(tensor(uid, y));
   TRY(b.create(CUDNN_BACKEND_OPERATION_PAGED_CACHE_LOAD_DESCRIPTOR, op,
                "OPERATION_PAGED_CACHE_LOAD"));
-  TRY(tensor(container, d));
-  SET_DESC(op, CUDNN_ATTR_OPERATION_PAGED_CACHE_LOAD_CONTAINER_DESC, d);
+  SET_TENSOR(op, container,
+             CUDNN_ATTR_OPERATION_PAGED_CACHE_LOAD_CONTAINER_DESC);
   SET_DESC(op, CUDNN_ATTR_OPERATION_PAGED_CACHE_LOAD_YDESC, y);
-  TRY(tensor(seqLen, d));
-  SET_DESC(op, CUDNN_ATTR_OPERATION_PAGED_CACHE_LOAD_SEQUENCE_DESC, d);
-  TRY(tensor(table, d));
-  SET_DESC(op, CUDNN_ATTR_OPERATION_PAGED_CACHE_LOAD_PAGE_TABLE_DESC, d);
+  SET_TENSOR(op, seqLen, CUDNN_ATTR_OPERATION_PAGED_CACHE_LOAD_SEQUENCE_DESC);
+  SET_TENSOR(op, table, CUDNN_ATTR_OPERATION_PAGED_CACHE_LOAD_PAGE_TABLE_DESC);
   TRY(b.finalize(op, "OPERATION_PAGED_CACHE_LOAD"));
   ops.push_back(op);
   return "";

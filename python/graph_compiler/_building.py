@@ -86,6 +86,17 @@ def _promote_seq_len(t) -> None:
     t.stride = [batch_stride, 1, 1, 1]
 
 
+def _bind_positional(op, names, args, kwargs, most) -> None:
+    """Moves a builder call's positional arguments into kwargs under
+    `names`: TypeError for more than `most` names or a name given twice."""
+    if len(args) > len(names):
+        raise TypeError(f"{op}() takes at most {most}")
+    for key, value in zip(names, args):
+        if key in kwargs:
+            raise TypeError(f"{op}() got multiple values for {key!r}")
+        kwargs[key] = value
+
+
 class _GraphBuilding:
     """pygraph's tensor bookkeeping and op builders (mixed into pygraph)."""
 
@@ -502,12 +513,7 @@ class _GraphBuilding:
                 raise TypeError(f"{op}() got multiple values for 'norm_forward_phase'")
             kwargs["norm_forward_phase"] = args.pop(0)
         positional = list(ports) + (list(list_ports) if not ports else []) + list(attrs)
-        if len(args) > len(positional):
-            raise TypeError(f"{op}() takes at most {len(positional)} positional arguments ({', '.join(positional)})")
-        for key, value in zip(positional, args):
-            if key in kwargs:
-                raise TypeError(f"{op}() got multiple values for {key!r}")
-            kwargs[key] = value
+        _bind_positional(op, positional, args, kwargs, f"{len(positional)} positional arguments ({', '.join(positional)})")
         for port in ports:
             v = kwargs.pop(port, None)
             if v is not None:
@@ -590,12 +596,7 @@ class _GraphBuilding:
     def _sdpa_family(self, op, args, kwargs, name, compute_data_type, out_dims):
         spec = _ops.SDPA_OPS[op]
         pos = spec["pos"]
-        if len(args) > len(pos):
-            raise TypeError(f"{op}() takes at most {len(pos)} positional tensor arguments {pos}")
-        for key, value in zip(pos, args):
-            if key in kwargs:
-                raise TypeError(f"{op}() got multiple values for {key!r}")
-            kwargs[key] = value
+        _bind_positional(op, pos, args, kwargs, f"{len(pos)} positional tensor arguments {pos}")
         if op == "sdpa_fp8" and kwargs.get("paged_attention_k_table") is None and kwargs.get("paged_attention_v_table") is None:
             # the frontend checks "max kv length only with paged caches" for the
             # f16 node alone; its fp8 harness (sdpa/fp8.py) passes the length on

@@ -556,6 +556,14 @@ TEST(SdpaBackwardLowering, PaddingBoundsEveryMatmulBySequenceLengths) {
   EXPECT_EQ(plain.find("K="), std::string::npos) << plain;
 }
 
+std::vector<std::string> splitLines(const std::string &text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);)
+    lines.push_back(line);
+  return lines;
+}
+
 // dBias: the composite graph reduces dS into dBias (uid13) before
 // attn_scale multiplies it (so between the dP matmul and the dK one), and
 // writes dQ (uid7) by its matmul directly: cuDNN's fused engines make
@@ -565,10 +573,7 @@ TEST(SdpaBackwardLowering, DBiasReducesDSAndWritesDQDirectly) {
   ASSERT_EQ(lowerBackward(/*deterministic=*/false, 4, false, nullptr,
                           /*bias=*/true, &flow),
             "composite");
-  std::vector<std::string> lines;
-  std::istringstream in(flow);
-  for (std::string line; std::getline(in, line);)
-    lines.push_back(line);
+  std::vector<std::string> lines = splitLines(flow);
   // softmax_sum's row reduction, S, dV, dP, dBias, dK, dQ
   ASSERT_EQ(lines.size(), 7u) << flow;
   EXPECT_EQ(lines[0].substr(0, 4), "red ") << flow;
@@ -585,10 +590,7 @@ TEST(SdpaBackwardLowering, GroupedQueryHeadsReduceIntoKVHeads) {
   ASSERT_EQ(lowerBackward(/*deterministic=*/true, 2, false, nullptr,
                           /*bias=*/true, &flow),
             "composite");
-  std::vector<std::string> lines;
-  std::istringstream in(flow);
-  for (std::string line; std::getline(in, line);)
-    lines.push_back(line);
+  std::vector<std::string> lines = splitLines(flow);
   // row reduction, S, dV (full), red -> dV, dP, dBias, dK (full), red -> dK,
   // dQ
   ASSERT_EQ(lines.size(), 9u) << flow;
