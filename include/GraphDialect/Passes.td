@@ -93,7 +93,9 @@ def GraphExpandGqaBackward
     dK = reshape (reduction add (reshape dKx -> [b, hk, g, s, d]) on dim 2)
     ```
 
-    The GPU pipeline runs it; graphs the CPU reference runs keep GQA.
+    Not in the GPU pipeline: cuDNN's fused backward and the runtime's
+    composite backward take GQA as is (dK/dV reduced per group without
+    repeating K and V in memory). Kept for engines that need it.
   }];
 }
 

@@ -646,7 +646,6 @@ std::string mlir::graph::selectDevice(ModuleOp module, GraphOp &graph,
     // CPU instead.
     MLIRContext *context = module.getContext();
     PassManager pm(context);
-    pm.addPass(createGraphExpandGqaBackward());
     pm.addPass(createGraphWidenNormGradients());
     pm.addPass(createGraphFuse());
     pm.addPass(createGraphSelectEngines());

@@ -165,7 +165,7 @@ std::string lowerToCudnn(GraphOp graph, CudnnProgram &program,
                          bool foldViews = false);
 
 /// The pipeline graph-run and the C API use before lowering: graph-prepare,
-/// graph-expand-gqa-backward, graph-widen-norm-gradients, graph-fuse,
+/// graph-widen-norm-gradients, graph-fuse,
 /// graph-select-engines.
 void buildGpuPipeline(OpPassManager &pm);
 

@@ -35,7 +35,6 @@ using ::graph::SpecPort;
 
 void mlir::graph::buildGpuPipeline(OpPassManager &pm) {
   buildPreparePipeline(pm, PreparePipelineOptions());
-  pm.addPass(createGraphExpandGqaBackward());
   pm.addPass(createGraphWidenNormGradients());
   pm.addPass(createGraphFuse());
   pm.addPass(createGraphSelectEngines());
