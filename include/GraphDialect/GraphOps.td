@@ -693,6 +693,18 @@ defvar SdpaOptionalFormat = [{
     (`dropout_mask` $dropout_mask^)?
 }];
 
+defvar SdpaRaggedDoc = [{
+
+    Ragged (packed, THD) tensors: with `ragged_offset_<port>` (`[B + 1, 1,
+    1, 1]` i32 or i64 element offsets, as the frontend's
+    `set_ragged_offset`), the buffer of `<port>` holds its batches packed:
+    batch `b` starts at element `offset[b]` instead of `b * stride[0]`, and
+    only its first `seq_len` positions (of the padding mask, which is then
+    required) are read or written. The op's value is the padded tensor those
+    positions make (zero elsewhere); an output's unwritten positions are
+    zero in the reference.
+}];
+
 defvar SdpaMaskDoc = [{
 
     Options: the attention scale as a tensor (`attn_scale`) or a value
@@ -727,7 +739,7 @@ def Graph_SdpaOp : Graph_Op<"sdpa", [AttrSizedOperandSegments, AttrSizedResultSe
     (required with a table, `pages_per_batch = ceil(Skv / page_size)`);
     the padding mask is required (each batch's `seq_len_kv` says how many
     positions are valid).
-  }] # !strconcat("", SdpaMaskDoc) # [{
+  }] # !strconcat("", SdpaRaggedDoc) # !strconcat("", SdpaMaskDoc) # [{
 
     ```mlir
     %o, %stats = graph.sdpa %q, %k, %v {use_causal_mask, generate_stats, attn_scale_value = 0.125}
@@ -738,7 +750,11 @@ def Graph_SdpaOp : Graph_Op<"sdpa", [AttrSizedOperandSegments, AttrSizedResultSe
   let arguments = !con((ins AnyRankedTensor:$q, AnyRankedTensor:$k,
                             AnyRankedTensor:$v), SdpaOptionalOperands,
                        (ins Optional<AnyRankedTensor>:$page_table_k,
-                            Optional<AnyRankedTensor>:$page_table_v),
+                            Optional<AnyRankedTensor>:$page_table_v,
+                            Optional<AnyRankedTensor>:$ragged_offset_q,
+                            Optional<AnyRankedTensor>:$ragged_offset_k,
+                            Optional<AnyRankedTensor>:$ragged_offset_v,
+                            Optional<AnyRankedTensor>:$ragged_offset_O),
                        SdpaAttrs,
                        (ins UnitAttr:$generate_stats,
                             OptionalAttr<I64Attr>:$paged_attention_max_seq_len_kv),
@@ -748,6 +764,8 @@ def Graph_SdpaOp : Graph_Op<"sdpa", [AttrSizedOperandSegments, AttrSizedResultSe
                       Optional<AnyRankedTensor>:$score_sum_exp);
   let assemblyFormat = "$q `,` $k `,` $v " # !strconcat("", SdpaOptionalFormat) # [{
     (`page_table_k` $page_table_k^)? (`page_table_v` $page_table_v^)?
+    (`ragged_offset_q` $ragged_offset_q^)? (`ragged_offset_k` $ragged_offset_k^)?
+    (`ragged_offset_v` $ragged_offset_v^)? (`ragged_offset_O` $ragged_offset_O^)?
     attr-dict `:` `(` type(operands) `)` `->` `(` type($O) `,`
     custom<OptionalTypes>(type($Stats), type($score_max), type($score_sum_exp)) `)`
   }];
@@ -762,7 +780,7 @@ def Graph_SdpaBackwardOp : Graph_Op<"sdpa_backward", [AttrSizedOperandSegments]>
     asks for bit-identical gradients from run to run (the frontend's
     option): on the GPU dQ is then written by its matmul directly instead
     of accumulated in an f32 workspace.
-  }] # !strconcat("", SdpaMaskDoc) # [{
+  }] # !strconcat("", SdpaRaggedDoc) # !strconcat("", SdpaMaskDoc) # [{
 
     ```mlir
     %dq, %dk, %dv = graph.sdpa_backward %q, %k, %v, %o, %do, %stats {use_causal_mask}
@@ -772,13 +790,27 @@ def Graph_SdpaBackwardOp : Graph_Op<"sdpa_backward", [AttrSizedOperandSegments]>
   let arguments = !con((ins AnyRankedTensor:$q, AnyRankedTensor:$k,
                             AnyRankedTensor:$v, AnyRankedTensor:$o,
                             AnyRankedTensor:$dO, AnyRankedTensor:$stats),
-                       SdpaOptionalOperands, SdpaAttrs,
+                       SdpaOptionalOperands,
+                       (ins Optional<AnyRankedTensor>:$ragged_offset_q,
+                            Optional<AnyRankedTensor>:$ragged_offset_k,
+                            Optional<AnyRankedTensor>:$ragged_offset_v,
+                            Optional<AnyRankedTensor>:$ragged_offset_o,
+                            Optional<AnyRankedTensor>:$ragged_offset_dO,
+                            Optional<AnyRankedTensor>:$ragged_offset_dQ,
+                            Optional<AnyRankedTensor>:$ragged_offset_dK,
+                            Optional<AnyRankedTensor>:$ragged_offset_dV),
+                       SdpaAttrs,
                        (ins UnitAttr:$use_deterministic_algorithm), NodeAttrs);
   let results = (outs AnyRankedTensor:$dQ, AnyRankedTensor:$dK,
                       AnyRankedTensor:$dV, Optional<AnyRankedTensor>:$dBias);
   let assemblyFormat = "$q `,` $k `,` $v `,` $o `,` $dO `,` $stats " #
-                       !strconcat("", SdpaOptionalFormat) #
-                       " attr-dict `:` functional-type(operands, results)";
+                       !strconcat("", SdpaOptionalFormat) # [{
+    (`ragged_offset_q` $ragged_offset_q^)? (`ragged_offset_k` $ragged_offset_k^)?
+    (`ragged_offset_v` $ragged_offset_v^)? (`ragged_offset_o` $ragged_offset_o^)?
+    (`ragged_offset_dO` $ragged_offset_dO^)? (`ragged_offset_dQ` $ragged_offset_dQ^)?
+    (`ragged_offset_dK` $ragged_offset_dK^)? (`ragged_offset_dV` $ragged_offset_dV^)?
+    attr-dict `:` functional-type(operands, results)
+  }];
 }
 
 def Graph_RngOp : Graph_Op<"rng"> {

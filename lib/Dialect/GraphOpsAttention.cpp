@@ -194,6 +194,36 @@ verifyUnitLastStride(Operation *op,
   return success();
 }
 
+/// Ragged (packed THD) tensors: `ragged` lists (port, tensor, offsets) of
+/// the ports given offsets. Each offset tensor is `[B + 1, 1, 1, 1]` of i32
+/// or i64 element offsets, its tensor has rank 4, and the padding mask is
+/// set (its lengths say how many positions each batch packs).
+LogicalResult
+verifyRaggedOffsets(Operation *op, bool padding, Value q,
+                    ArrayRef<std::tuple<StringRef, Value, Value>> ragged) {
+  int64_t batch = shapeOf(q)[0];
+  int64_t offsets =
+      ShapedType::isDynamic(batch) ? ShapedType::kDynamic : batch + 1;
+  for (auto [port, value, offset] : ragged) {
+    if (!offset)
+      continue;
+    std::string offsetPort = ("ragged_offset_" + port).str();
+    if (!padding)
+      return emitNodeError(op)
+             << offsetPort << " needs use_padding_mask (seq_len_q/seq_len_kv "
+             << "say how many positions each batch of a ragged tensor packs)";
+    Type element = elementOf(offset);
+    if (!element.isInteger(32) && !element.isInteger(64))
+      return emitNodeError(op) << offsetPort << " must hold i32 or i64 "
+                               << "element offsets but is " << element;
+    if (failed(expectRank(op, port, value, 4)) ||
+        failed(expectDims(op, offsetPort, offset, {offsets, 1, 1, 1},
+                          "[B + 1, 1, 1, 1]: where each batch starts")))
+      return failure();
+  }
+  return success();
+}
+
 /// Scale, masks and dropout, shared by every sdpa variant.
 template <typename SdpaOp>
 LogicalResult verifySdpaOptions(SdpaOp op, const SdpaShapes &s) {
@@ -405,8 +435,22 @@ LogicalResult SdpaOp::verify() {
       failed(verifyStatsPresence(*this)) ||
       failed(checkResultDims(*this, dims)) ||
       failed(verifyUnitLastStride(
-          *this, {{"q", getQ()}, {"k", getK()}, {"v", getV()}, {"O", getO()}})))
+          *this,
+          {{"q", getQ()}, {"k", getK()}, {"v", getV()}, {"O", getO()}})) ||
+      failed(verifyRaggedOffsets(*this, getUsePaddingMask(), getQ(),
+                                 {{"q", getQ(), getRaggedOffsetQ()},
+                                  {"k", getK(), getRaggedOffsetK()},
+                                  {"v", getV(), getRaggedOffsetV()},
+                                  {"O", getO(), getRaggedOffset_O()}})))
     return failure();
+  for (auto [port, table, offset] :
+       {std::tuple<StringRef, Value, Value>{"k", getPageTableK(),
+                                            getRaggedOffsetK()},
+        {"v", getPageTableV(), getRaggedOffsetV()}})
+    if (table && offset)
+      return emitNodeError(*this)
+             << "ragged_offset_" << port << " with page_table_" << port
+             << ": a paged cache's pages are not ragged";
   // Head dims above 256 run (H200, cuDNN 9.19: causal with Stats, against
   // the CPU), but with the padding mask the frontend's test_mhas cases of
   // that kind failed there (2026-12-02, not isolated further): refused at
@@ -444,7 +488,16 @@ LogicalResult SdpaBackwardOp::verify() {
                                           {"k", getK()},
                                           {"v", getV()},
                                           {"o", getO()},
-                                          {"dO", getDO()}})))
+                                          {"dO", getDO()}})) ||
+      failed(verifyRaggedOffsets(*this, getUsePaddingMask(), getQ(),
+                                 {{"q", getQ(), getRaggedOffsetQ()},
+                                  {"k", getK(), getRaggedOffsetK()},
+                                  {"v", getV(), getRaggedOffsetV()},
+                                  {"o", getO(), getRaggedOffsetO()},
+                                  {"dO", getDO(), getRaggedOffsetDO()},
+                                  {"dQ", getDQ(), getRaggedOffsetDQ()},
+                                  {"dK", getDK(), getRaggedOffsetDK()},
+                                  {"dV", getDV(), getRaggedOffsetDV()}})))
     return failure();
   if (getDBias() && !getBias())
     return emitNodeError(*this) << "dBias needs a bias operand";

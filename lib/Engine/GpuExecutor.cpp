@@ -380,8 +380,9 @@ uint64_t splitmix64(uint64_t &state) {
 
 /// Deterministic data for autotuning input `tensor` of `spec`, seeded by its
 /// uid: floats uniform in [-1, 1), f8E8M0FNU powers of two, i1 0 or 1, other
-/// integers in [0, 4) except sdpa sequence lengths (the full length) and
-/// page tables (pages in range: entry j of batch b is (b * pages_per_batch
+/// integers in [0, 4) except sdpa sequence lengths (the full length),
+/// ragged offsets (the padded layout's) and page tables (pages in range: entry
+/// j of batch b is (b * pages_per_batch
 /// + j) % pages, so cuDNN reads inside the container).
 ref::NdArray autotuneData(const rt::GraphSpec &spec,
                           const rt::TensorSpec &tensor) {
@@ -416,6 +417,26 @@ ref::NdArray autotuneData(const rt::GraphSpec &spec,
                   static_cast<double>(maxSeq->second.front()));
         return data;
       }
+    }
+    // Ragged offsets: each batch where the padded layout has it (the
+    // sequence lengths are full), so every position is written and read.
+    for (auto [of, offsetsPort] : ::graph::kRaggedPorts) {
+      auto port = op.inputs.find(offsetsPort);
+      if (port == op.inputs.end() || port->second != tensor.uid)
+        continue;
+      auto source = op.inputs.find(of);
+      if (source == op.inputs.end())
+        source = op.outputs.find(of);
+      if (source == op.outputs.end() || !byUid.count(source->second))
+        continue;
+      const rt::TensorSpec &ragged = *byUid[source->second];
+      ref::Shape strides = ragged.strides.empty()
+                               ? ref::rowMajorStrides(ragged.dims)
+                               : ragged.strides;
+      for (size_t i = 0; i < data.data.size(); ++i)
+        data.data[i] = static_cast<double>(static_cast<int64_t>(i) *
+                                           (strides.empty() ? 0 : strides[0]));
+      return data;
     }
     for (auto [lengthPort, of] :
          {std::pair<Port, Port>{Port::seq_len_q, Port::q},
@@ -959,8 +980,13 @@ std::string runOnGpu(GpuExecutable &executable,
       return "allocating " + std::to_string(bytes) + " bytes for uid " +
              std::to_string(tensor.uid) + ": " + error;
     user[tensor.uid] = pointer;
-    if (tensor.role != DeviceTensor::Role::Input)
+    if (tensor.role != DeviceTensor::Role::Input) {
+      // Zero, as the reference holds what no op writes (a ragged output's
+      // positions past each batch's length).
+      if (std::string e = device.memset(pointer, 0, bytes); !e.empty())
+        return "clearing output uid " + std::to_string(tensor.uid) + ": " + e;
       continue;
+    }
     const ref::HostTensor &host = inputs[tensor.index];
     ref::NdArray array =
         ref::load(host.bytes.data(), host.dtype, host.shape, host.strides);

@@ -295,7 +295,30 @@ std::optional<std::vector<double>> legalIntegerValues(BlockArgument arg,
       else if (op.getSeqLenKv() == arg)
         length = dimOf(op.getK());
     };
+    // Ragged offsets: each batch where the padded layout has it (random
+    // sequence lengths are full).
+    auto raggedOffsets = [&](ArrayRef<std::pair<Value, Value>> pairs)
+        -> std::optional<std::vector<double>> {
+      for (auto [ragged, offsets] : pairs) {
+        if (offsets != arg)
+          continue;
+        auto type = cast<RankedTensorType>(ragged.getType());
+        ArrayRef<int64_t> given = getStrides(type);
+        int64_t batchStride =
+            !given.empty() ? given[0] : getRowMajorStrides(type.getShape())[0];
+        std::vector<double> values(count);
+        for (int64_t i = 0; i < count; ++i)
+          values[i] = static_cast<double>(i * batchStride);
+        return values;
+      }
+      return std::nullopt;
+    };
     if (auto op = dyn_cast<SdpaOp>(user)) {
+      if (auto values = raggedOffsets({{op.getQ(), op.getRaggedOffsetQ()},
+                                       {op.getK(), op.getRaggedOffsetK()},
+                                       {op.getV(), op.getRaggedOffsetV()},
+                                       {op.getO(), op.getRaggedOffset_O()}}))
+        return values;
       // Paged caches: seq_len_kv is the length the pages make, and a page
       // table names pages inside its container (entry j of batch b: (b *
       // pages_per_batch + j) % pages).
@@ -321,9 +344,18 @@ std::optional<std::vector<double>> legalIntegerValues(BlockArgument arg,
         return values;
       }
       seqLen(op);
-    } else if (auto op = dyn_cast<SdpaBackwardOp>(user))
+    } else if (auto op = dyn_cast<SdpaBackwardOp>(user)) {
+      if (auto values = raggedOffsets({{op.getQ(), op.getRaggedOffsetQ()},
+                                       {op.getK(), op.getRaggedOffsetK()},
+                                       {op.getV(), op.getRaggedOffsetV()},
+                                       {op.getO(), op.getRaggedOffsetO()},
+                                       {op.getDO(), op.getRaggedOffsetDO()},
+                                       {op.getDQ(), op.getRaggedOffsetDQ()},
+                                       {op.getDK(), op.getRaggedOffsetDK()},
+                                       {op.getDV(), op.getRaggedOffsetDV()}}))
+        return values;
       seqLen(op);
-    else if (auto op = dyn_cast<SdpaFp8Op>(user))
+    } else if (auto op = dyn_cast<SdpaFp8Op>(user))
       seqLen(op);
     else if (auto op = dyn_cast<SdpaFp8BackwardOp>(user))
       seqLen(op);

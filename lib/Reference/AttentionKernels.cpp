@@ -544,6 +544,121 @@ std::string graph::ref::pagedCacheGather(const NdArray &container,
   return "";
 }
 
+namespace {
+
+/// Ragged layout of a rank-4 tensor: its strides and the elements its dims
+/// and strides span (the buffer the offsets index).
+struct RaggedLayout {
+  Shape strides;
+  int64_t span = 0;
+
+  RaggedLayout(const Shape &shape, const Shape &given)
+      : strides(given.empty() ? rowMajorStrides(shape) : given) {
+    span = 1;
+    for (size_t i = 0; i < shape.size(); ++i) {
+      if (shape[i] == 0)
+        span = 0;
+      if (span)
+        span += (shape[i] - 1) * strides[i];
+    }
+  }
+
+  int64_t address(int64_t b, int64_t h, int64_t s, int64_t d) const {
+    return b * strides[0] + h * strides[1] + s * strides[2] + d * strides[3];
+  }
+};
+
+/// Calls `visit(b, h, s, d, address)` for each packed position of a ragged
+/// tensor of `shape` (the first seqLen[b] positions of batch b, which
+/// starts at offsets[b]); an address past the span is an error.
+std::string forEachRagged(const Shape &shape, const RaggedLayout &layout,
+                          const NdArray &offsets, const NdArray &seqLen,
+                          const std::string &port,
+                          const std::function<void(int64_t, int64_t)> &visit) {
+  if (shape.size() != 4 || layout.strides.size() != 4)
+    return "ragged_offset_" + port + ": " + port + " must have rank 4";
+  int64_t batch = shape[0], heads = shape[1], seq = shape[2], d = shape[3];
+  if (offsets.size() < batch + 1)
+    return "ragged_offset_" + port + " has " + std::to_string(offsets.size()) +
+           " offsets, fewer than the " + std::to_string(batch + 1) +
+           " of batch " + std::to_string(batch) + " + 1";
+  if (seqLen.size() == 0)
+    return "ragged_offset_" + port + " needs the padding mask's lengths";
+  for (int64_t b = 0; b < batch; ++b) {
+    auto start = static_cast<int64_t>(offsets.data[b]);
+    int64_t valid = std::min<int64_t>(
+        seq, static_cast<int64_t>(seqLen.data[b % seqLen.size()]));
+    for (int64_t h = 0; h < heads; ++h)
+      for (int64_t s = 0; s < valid; ++s)
+        for (int64_t i = 0; i < d; ++i) {
+          int64_t at = start + layout.address(0, h, s, i);
+          if (at < 0 || at >= layout.span)
+            return "ragged_offset_" + port + ": batch " + std::to_string(b) +
+                   " (offset " + std::to_string(start) + ", position " +
+                   std::to_string(s) + ") addresses element " +
+                   std::to_string(at) + ", outside the " +
+                   std::to_string(layout.span) + " elements " + port +
+                   "'s dims and strides span";
+          visit(((b * heads + h) * seq + s) * d + i, at);
+        }
+  }
+  return "";
+}
+
+/// `value` laid out in memory by `layout`: the buffer it was read from.
+std::vector<double> memoryImage(const NdArray &value,
+                                const RaggedLayout &layout) {
+  std::vector<double> image(layout.span, 0.0);
+  const Shape &n = value.shape;
+  int64_t flat = 0;
+  for (int64_t b = 0; b < n[0]; ++b)
+    for (int64_t h = 0; h < n[1]; ++h)
+      for (int64_t s = 0; s < n[2]; ++s)
+        for (int64_t d = 0; d < n[3]; ++d)
+          image[layout.address(b, h, s, d)] = value.data[flat++];
+  return image;
+}
+
+} // namespace
+
+std::string graph::ref::raggedUnpack(const NdArray &value, const Shape &strides,
+                                     const NdArray &offsets,
+                                     const NdArray &seqLen,
+                                     const std::string &port, NdArray &out) {
+  if (value.rank() != 4)
+    return "ragged_offset_" + port + ": " + port + " must have rank 4";
+  RaggedLayout layout(value.shape, strides);
+  std::vector<double> image = memoryImage(value, layout);
+  out = NdArray(value.shape);
+  return forEachRagged(
+      value.shape, layout, offsets, seqLen, port,
+      [&](int64_t flat, int64_t at) { out.data[flat] = image[at]; });
+}
+
+std::string graph::ref::raggedPack(const NdArray &padded, const Shape &strides,
+                                   const NdArray &offsets,
+                                   const NdArray &seqLen,
+                                   const std::string &port, NdArray &out) {
+  if (padded.rank() != 4)
+    return "ragged_offset_" + port + ": " + port + " must have rank 4";
+  RaggedLayout layout(padded.shape, strides);
+  std::vector<double> image(layout.span, 0.0);
+  std::string error = forEachRagged(
+      padded.shape, layout, offsets, seqLen, port,
+      [&](int64_t flat, int64_t at) { image[at] = padded.data[flat]; });
+  if (!error.empty())
+    return error;
+  const Shape &n = padded.shape;
+  out = NdArray(n);
+  int64_t flat = 0;
+  for (int64_t b = 0; b < n[0]; ++b)
+    for (int64_t h = 0; h < n[1]; ++h)
+      for (int64_t s = 0; s < n[2]; ++s)
+        for (int64_t d = 0; d < n[3]; ++d)
+          out.data[flat++] = image[layout.address(b, h, s, d)];
+  return "";
+}
+
 std::string
 graph::ref::applyLegacyMaskFlags(SdpaOptions &opts, bool causalMask,
                                  bool causalMaskBottomRight,

@@ -137,6 +137,34 @@ private:
   }
   double scalarOf(Value value) { return get(value).data.at(0); }
 
+  /// `value` as the op reads it: its padded form when `offsets` makes it
+  /// ragged (packed; `seqLen` the padding mask's lengths), held in `store`.
+  std::string readRagged(Value value, Value offsets, Value seqLen,
+                         StringRef port, NdArray &store, const NdArray *&read) {
+    read = &get(value);
+    if (!offsets)
+      return "";
+    read = &store;
+    return ref::raggedUnpack(get(value), stridesOf(value), get(offsets),
+                             get(seqLen), port.str(), store);
+  }
+  /// A result written ragged: `padded` packed at `offsets` in place.
+  std::string writeRagged(Value result, Value offsets, Value seqLen,
+                          StringRef port, NdArray &padded) {
+    if (!offsets || !result)
+      return "";
+    NdArray packed;
+    std::string error = ref::raggedPack(padded, stridesOf(result), get(offsets),
+                                        get(seqLen), port.str(), packed);
+    padded = std::move(packed);
+    return error;
+  }
+  static Shape stridesOf(Value value) {
+    ArrayRef<int64_t> strides =
+        getStrides(cast<RankedTensorType>(value.getType()));
+    return Shape(strides.begin(), strides.end());
+  }
+
   /// Rounds `array` to `result`'s element type and checks its static dims.
   std::string bind(Operation *op, Value result, NdArray array);
   /// Binds each (result, array) pair in order, skipping absent (optional)
@@ -603,12 +631,27 @@ std::string Interpreter::eval(Operation *op) {
                     sdpa.getPagedAttentionMaxSeqLenKv().value_or(0), *out))
                    .empty())
             return fail(error);
+        // Ragged (packed) Q/K/V: read in their padded form.
+        NdArray raggedQ, raggedK, raggedV;
+        const NdArray *q, *k, *v;
+        Value seqQ = sdpa.getSeqLenQ(), seqKV = sdpa.getSeqLenKv();
+        if (!(error = readRagged(sdpa.getQ(), sdpa.getRaggedOffsetQ(), seqQ,
+                                 "q", raggedQ, q))
+                 .empty() ||
+            !(error = readRagged(sdpa.getK(), sdpa.getRaggedOffsetK(), seqKV,
+                                 "k", raggedK, k))
+                 .empty() ||
+            !(error = readRagged(sdpa.getV(), sdpa.getRaggedOffsetV(), seqKV,
+                                 "v", raggedV, v))
+                 .empty())
+          return fail(error);
         ref::SdpaForwardResult result;
-        if (!(error = ref::sdpaForward(
-                  get(sdpa.getQ()),
-                  sdpa.getPageTableK() ? pagedK : get(sdpa.getK()),
-                  sdpa.getPageTableV() ? pagedV : get(sdpa.getV()), opts,
-                  result))
+        if (!(error = ref::sdpaForward(*q, sdpa.getPageTableK() ? pagedK : *k,
+                                       sdpa.getPageTableV() ? pagedV : *v, opts,
+                                       result))
+                 .empty() ||
+            !(error = writeRagged(sdpa.getO(), sdpa.getRaggedOffset_O(), seqQ,
+                                  "O", result.o))
                  .empty())
           return fail(error);
         return bindAll(op, {{sdpa.getO(), &result.o},
@@ -620,11 +663,35 @@ std::string Interpreter::eval(Operation *op) {
         ref::SdpaOptions opts;
         if (!(error = sdpaOptions(this, sdpa, getOpt, opts)).empty())
           return fail(error);
+        // Ragged (packed) tensors: inputs read padded, gradients packed.
+        Value seqQ = sdpa.getSeqLenQ(), seqKV = sdpa.getSeqLenKv();
+        NdArray stores[5];
+        const NdArray *in[5];
+        std::tuple<Value, Value, Value, StringRef> inputs[5] = {
+            {sdpa.getQ(), sdpa.getRaggedOffsetQ(), seqQ, "q"},
+            {sdpa.getK(), sdpa.getRaggedOffsetK(), seqKV, "k"},
+            {sdpa.getV(), sdpa.getRaggedOffsetV(), seqKV, "v"},
+            {sdpa.getO(), sdpa.getRaggedOffsetO(), seqQ, "o"},
+            {sdpa.getDO(), sdpa.getRaggedOffsetDO(), seqQ, "dO"}};
+        for (int i = 0; i < 5; ++i) {
+          auto [value, offsets, seqLen, port] = inputs[i];
+          if (!(error =
+                    readRagged(value, offsets, seqLen, port, stores[i], in[i]))
+                   .empty())
+            return fail(error);
+        }
         ref::SdpaBackwardResult result;
-        if (!(error = ref::sdpaBackward(get(sdpa.getQ()), get(sdpa.getK()),
-                                        get(sdpa.getV()), get(sdpa.getO()),
-                                        get(sdpa.getDO()), get(sdpa.getStats()),
-                                        opts, result))
+        if (!(error = ref::sdpaBackward(*in[0], *in[1], *in[2], *in[3], *in[4],
+                                        get(sdpa.getStats()), opts, result))
+                 .empty() ||
+            !(error = writeRagged(sdpa.getDQ(), sdpa.getRaggedOffsetDQ(), seqQ,
+                                  "dQ", result.dQ))
+                 .empty() ||
+            !(error = writeRagged(sdpa.getDK(), sdpa.getRaggedOffsetDK(), seqKV,
+                                  "dK", result.dK))
+                 .empty() ||
+            !(error = writeRagged(sdpa.getDV(), sdpa.getRaggedOffsetDV(), seqKV,
+                                  "dV", result.dV))
                  .empty())
           return fail(error);
         return bindAll(op, {{sdpa.getDQ(), &result.dQ},

@@ -164,6 +164,8 @@ std::string Lowering::makeDesc(Tensor &t, const Shape &dims,
     bool byValue = true;
     SET(out, CUDNN_ATTR_TENSOR_IS_BY_VALUE, CUDNN_TYPE_BOOLEAN, 1, &byValue);
   }
+  if (t.raggedOffset)
+    SET_TENSOR(out, t.raggedOffset, CUDNN_ATTR_TENSOR_RAGGED_OFFSET_DESC);
   return b.finalize(out, ("TENSOR uid " + std::to_string(t.uid)).c_str());
 }
 

@@ -141,6 +141,9 @@ struct Tensor {
   // The caller's buffer holds an f64 (the frontend's programs pass torch
   // float64 CPU tensors); cuDNN is given its value as a FLOAT.
   bool valueIsF64 = false;
+  // Ragged (packed) tensor: the uid of its [B + 1, 1, 1, 1] element
+  // offsets, set on each of its descriptors (views included); 0: none.
+  int64_t raggedOffset = 0;
   DescPtr desc;
 };
 
@@ -339,11 +342,12 @@ public:
     bool causalTL = false, causalBR = false, padding = false, alibi = false;
     bool bottomRight = false;
     bool paged = false; // K or V read from a paged cache (composite only)
+    bool ragged = false; // a packed (THD) tensor (composite only)
     std::optional<int64_t> left, right;
     double dropoutP = 0;
     bool needsComposite() const {
       return bias || padding || alibi || dropMask || dropoutP > 0 ||
-             left.has_value() || right.has_value() || paged;
+             left.has_value() || right.has_value() || paged || ragged;
     }
     /// A padding mask and nothing else: the unified op carries it through
     /// its SEQ_LEN descriptors.
@@ -355,11 +359,15 @@ public:
     }
     bool paddingOnly() const {
       return padding && !bias && !alibi && !dropMask && dropoutP <= 0 &&
-             !left.has_value() && !right.has_value() && !paged;
+             !left.has_value() && !right.has_value() && !paged && !ragged;
     }
   };
 
   std::string attnCommon(Attn &a);
+
+  /// Ragged (packed) tensors of the op: for each offsets port of
+  /// kRaggedPorts given, its tensor's descriptors carry the offsets.
+  std::string raggedTensors(Attn &a);
 
   /// K or V of a paged cache: a PAGED_CACHE_LOAD of `container` through
   /// `table` into a new virtual [b, heads, maxSeq, width] (`uid`), whose

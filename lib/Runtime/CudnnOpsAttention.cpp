@@ -52,10 +52,36 @@ std::string Lowering::pagedCacheLoad(int64_t container, int64_t table,
   return "";
 }
 
+std::string Lowering::raggedTensors(Attn &a) {
+  for (auto [port, offsetsPort] : kRaggedPorts) {
+    if (!hasIn(offsetsPort))
+      continue;
+    int64_t uid, offsets;
+    TRY(in(offsetsPort, offsets));
+    if (hasIn(port))
+      TRY(in(port, uid));
+    else
+      TRY(out(port, uid));
+    auto it = tensors.find(uid);
+    if (it == tensors.end() || it->second.isVirtual)
+      return err(std::string("ragged tensor '") + portName(port) +
+                 "' must be a tensor of the graph (not an intermediate)");
+    if (it->second.desc)
+      return err(std::string("ragged tensor '") + portName(port) +
+                 "' is also read by an earlier operation of the group");
+    it->second.raggedOffset = offsets;
+    a.ragged = true;
+  }
+  return "";
+}
+
 std::string Lowering::attnCommon(Attn &a) {
   TRY(in(Port::q, a.q));
   TRY(in(Port::k, a.k));
   TRY(in(Port::v, a.v));
+  // Ragged (packed THD) Q/K/V/O: the frontend's composite graph with the
+  // offsets on those tensors' descriptors.
+  TRY(raggedTensors(a));
   // Paged K/V caches (the frontend's composite graph): K and V are virtual
   // tensors the PAGED_CACHE_LOAD operations fill from their pages; K's in
   // the transposed layout the Q K^T matmul reads.

@@ -616,6 +616,14 @@ class _GraphBuilding:
                     f"{op}(): the 'paged_attention_max_seq_len_kv' argument: When not using paged attention, there is no "
                     "need to explicitly set max kv sequence length"
                 )
+        total_lengths = {}
+        for key in _ops.SDPA_MAX_TOTAL_SEQ_LEN:
+            v = kwargs.pop(key, None)
+            if v is None:
+                continue
+            if isinstance(v, bool) or not isinstance(v, int) or v <= 0:
+                raise ValueError(f"{op}(): {key} must be a positive integer (a bound on the sum of the ragged batch's lengths), not {v!r}")
+            total_lengths[key] = int(v)
         for key in _ops.SDPA_UNSUPPORTED + _ops.SDPA_OP_UNSUPPORTED.get(op, ()):
             v = kwargs.pop(key, None)
             if v is not None and v is not False:
@@ -627,6 +635,7 @@ class _GraphBuilding:
         node = Node(name_, op, self._cdt(compute_data_type))
         for port, table in paged.items():
             node.inputs[port] = self._ensure_tensor(table, name=f"{name_}::{port}")
+        node.params.update(total_lengths)  # recorded only: no attribute of the op
         for key in pos:
             v = kwargs.pop(key, None)
             if v is None:

@@ -159,13 +159,39 @@ class _GraphEmission:
         not as a failure."""
         self.__dict__.setdefault("_unsupported_features", []).append(what)
 
+    def _attach_ragged_offsets(self) -> set:
+        """Ragged (packed THD) tensors an sdpa reads or writes: the node takes
+        each tensor's offsets as its ragged_offset_<port> operand (the
+        frontend's tensors carry them; the dialect's op does). Returns the
+        ids of the tensors only such ports use: a ragged tensor any other op
+        reads or writes stays unsupported, since that op would read the
+        packed buffer as a padded one."""
+        served, elsewhere = set(), set()
+        for node in self._nodes:
+            ragged_ports = _ops.RAGGED_PORTS.get(node.op, ())
+            for port, t in list(node.inputs.items()) + list(node.outputs.items()):
+                if t is None or t.ragged_offset is None or port.startswith("ragged_offset_"):
+                    continue
+                if port not in ragged_ports:
+                    elsewhere.add(id(t))
+                    continue
+                offsets = t.ragged_offset
+                if not isinstance(offsets, Tensor):
+                    raise TypeError(
+                        f"tensor {t.name!r}: set_ragged_offset() takes a graph tensor (e.g. graph.tensor_like(offsets)), not {type(offsets).__name__}"
+                    )
+                node.inputs[f"ragged_offset_{port}"] = offsets
+                served.add(id(t))
+        return served - elsewhere
+
     def unsupported_features(self) -> List[str]:
         """The features this graph uses that the compiler cannot model (empty
         when it can run); create_execution_plans()/build()/to_mlir() raise
         cudnnGraphNotSupportedError listing them."""
         what = list(self.__dict__.get("_unsupported_features", ()))
+        ragged_ok = self._attach_ragged_offsets()
         for t in self._all:
-            what.extend(t._unsupported_features())
+            what.extend(t._unsupported_features(ragged_ok=id(t) in ragged_ok))
         return what
 
     def _raise_if_unsupported(self) -> None:

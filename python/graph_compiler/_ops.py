@@ -429,6 +429,13 @@ MNEMONIC = {}
 
 SDPA_OPTIONAL_OPERANDS = ("attn_scale", "bias", "seq_len_q", "seq_len_kv", "dropout_mask")
 
+# The ports of each op that take a ragged (packed) layout: the op's
+# ragged_offset_<port> operand carries the tensor's offsets.
+RAGGED_PORTS = {
+    "sdpa": ("q", "k", "v", "O"),
+    "sdpa_backward": ("q", "k", "v", "o", "dO", "dQ", "dK", "dV"),
+}
+
 SDPA_OPS = {
     "sdpa": dict(
         pos=("q", "k", "v"),
@@ -488,9 +495,11 @@ SDPA_UNSUPPORTED = (
     "score_mod",
     "sink_token",
     "dSink_token",
-    "max_total_seq_len_q",
-    "max_total_seq_len_kv",
 )
+# the frontend's bounds on a ragged batch's total positions (sum of seq_len),
+# which size its THD workspaces: taken and checked, not needed (the compiler's
+# workspaces are sized by the padded dims)
+SDPA_MAX_TOTAL_SEQ_LEN = ("max_total_seq_len_q", "max_total_seq_len_kv")
 # ... and of sdpa_backward alone: the backward score modification callback
 # (sdpa/graph/test_flexible_sdpa_bprop passes it next to score_mod)
 SDPA_BACKWARD_UNSUPPORTED = ("score_mod_bprop",)

@@ -165,9 +165,12 @@ class Tensor:
         return self
 
     def set_ragged_offset(self, offset) -> "Tensor":
-        """Accepted as the frontend does; ragged (packed THD) layouts have no
-        form in the graph dialect yet, so a graph holding one raises
-        cudnnGraphNotSupportedError at create_execution_plans()/build, naming this tensor."""
+        """This tensor's buffer packs its batches (THD): batch b starts at
+        element offset[b] (`offset`, a [B + 1, 1, 1, 1] integer graph
+        tensor). sdpa's and sdpa_backward's q/k/v/o/dO and their results take
+        it (graph.sdpa's ragged_offset_<port> operands); on any other tensor
+        it raises cudnnGraphNotSupportedError at create_execution_plans(),
+        naming this tensor."""
         self._guard("set a tensor's ragged offset")
         self.ragged_offset = offset
         return self
@@ -188,12 +191,13 @@ class Tensor:
         self.ragged_offset_multiplier = int(multiplier)
         return self
 
-    def _unsupported_features(self):
+    def _unsupported_features(self, ragged_ok: bool = False):
         """What this tensor asks for that the compiler cannot model (each a
-        phrase naming the feature and the tensor)."""
+        phrase naming the feature and the tensor); `ragged_ok`: only
+        attention ports that take ragged layouts use it."""
         what = []
-        if self.ragged_offset is not None:
-            what.append(f"tensor {self.name!r}: ragged_offset (ragged/packed layouts)")
+        if self.ragged_offset is not None and not ragged_ok:
+            what.append(f"tensor {self.name!r}: ragged_offset (packed layouts are taken by sdpa's and sdpa_backward's q, k, v, o, dO and their results only)")
         if getattr(self, "ragged_offset_multiplier", 1) != 1:
             what.append(f"tensor {self.name!r}: ragged_offset_multiplier={self.ragged_offset_multiplier}")
         if self.reordering_type is not None:

@@ -618,3 +618,176 @@ def test_sf_o_is_no_keyword_of_the_f16_sdpa():
     q = g.tensor(dim=(1, 1, 8, 16), stride=(128, 128, 16, 1))
     with pytest.raises(TypeError, match="sf_o"):
         g.sdpa(q=q, k=q, v=q, attn_scale=0.25, sf_o=q)
+
+
+def _pack_thd(x, lens):
+    """The frontend's packed (THD) form of padded [b, h, s, d] `x`: the first
+    lens[i] positions of batch i one after the other in a full-size bshd
+    buffer, returned as the [b, h, s, d] view test_mhas hands the graph, with
+    its element offsets ([b + 1, 1, 1, 1] int64)."""
+    import numpy as np
+
+    b, h, s, d = x.shape
+    buf = np.zeros((b, s, h, d), x.dtype)
+    tokens = buf.reshape(b * s, h, d)
+    starts = np.concatenate([[0], np.cumsum(lens.reshape(-1))])
+    for i in range(b):
+        tokens[starts[i] : starts[i + 1]] = x[i].transpose(1, 0, 2)[: lens.flat[i]]
+    return buf.transpose(0, 2, 1, 3), (starts * h * d).astype(np.int64).reshape(b + 1, 1, 1, 1)
+
+
+def _unpack_thd(view, lens):
+    import numpy as np
+
+    b, h, s, d = view.shape
+    tokens = np.ascontiguousarray(view.transpose(0, 2, 1, 3)).reshape(b * s, h, d)
+    out, t = np.zeros((b, h, s, d), view.dtype), 0
+    for i in range(b):
+        n = int(lens.flat[i])
+        out[i, :, :n] = tokens[t : t + n].transpose(1, 0, 2)
+        t += n
+    return out
+
+
+def _ragged_attention(ragged, q, k, v, lq, lkv, d_o):
+    """O, Stats of sdpa and dQ, dK, dV of sdpa_backward on padded inputs, the
+    graphs taking q/k/v/O/dO/dQ/dK/dV packed (set_ragged_offset) when
+    `ragged`; results returned padded, zero past each batch's length."""
+    import numpy as np
+
+    F, H = cudnn.data_type.FLOAT, cudnn.data_type.HALF
+    b, h, s_q, d = q.shape
+    s_kv = k.shape[2]
+
+    def bufs(x, lens):
+        if not ragged:
+            return x, None
+        return _pack_thd(x, lens)
+
+    def graph():
+        return cudnn.pygraph(io_data_type=H, intermediate_data_type=F, compute_data_type=F)
+
+    def inputs(g, pairs):
+        out = []
+        for x, offsets in pairs:
+            t = g.tensor_like(x)
+            if offsets is not None:
+                t.set_ragged_offset(g.tensor_like(offsets))
+            out.append(t)
+        return out
+
+    def output(t, like, offsets_tensor):
+        t.set_output(True).set_dim(list(like.shape)).set_stride([s // like.itemsize for s in like.strides])
+        if offsets_tensor is not None:
+            t.set_ragged_offset(offsets_tensor)
+
+    def pack_of(g, tensors, arrays):
+        pack = dict(zip(tensors, arrays))
+        for t in tensors:
+            if t.get_ragged_offset() is not None:
+                pack[t.get_ragged_offset()] = offsets_by_tensor[id(t)]
+        return pack
+
+    qb, qo = bufs(q, lq)
+    kb, ko = bufs(k, lkv)
+    vb, vo = bufs(v, lkv)
+    dob, doo = bufs(d_o, lq)
+    g = graph()
+    Q, K, V = inputs(g, [(qb, qo), (kb, ko), (vb, vo)])
+    SQ, SK = g.tensor_like(lq), g.tensor_like(lkv)
+    o, stats = g.sdpa(name="fwd", q=Q, k=K, v=V, attn_scale=0.3, generate_stats=True, use_padding_mask=True,
+                      seq_len_q=SQ, seq_len_kv=SK, use_causal_mask=True)
+    o_buf = np.zeros_like(qb) if ragged else np.zeros((b, h, s_q, d), np.float16)
+    o_off = g.tensor_like(qo) if ragged else None
+    output(o, o_buf, o_off)
+    stats.set_output(True).set_dim([b, h, s_q, 1]).set_stride([h * s_q, s_q, 1, 1])
+    g.build([cudnn.heur_mode.A])
+    st = np.zeros((b, h, s_q, 1), np.float32)
+    offsets_by_tensor = {id(Q): qo, id(K): ko, id(V): vo}
+    pack = pack_of(g, [Q, K, V], [qb, kb, vb])
+    pack.update({SQ: lq, SK: lkv, o: o_buf, stats: st})
+    if ragged:
+        pack[o_off] = qo
+    g.execute(pack, None)
+
+    g = graph()
+    Q, K, V, O, DO = inputs(g, [(qb, qo), (kb, ko), (vb, vo), (o_buf, qo), (dob, doo)])
+    ST, SQ, SK = g.tensor_like(st), g.tensor_like(lq), g.tensor_like(lkv)
+    dq, dk, dv = g.sdpa_backward(name="bwd", q=Q, k=K, v=V, o=O, dO=DO, stats=ST, attn_scale=0.3,
+                                 use_padding_mask=True, seq_len_q=SQ, seq_len_kv=SK, use_causal_mask=True,
+                                 **(dict(max_total_seq_len_q=64, max_total_seq_len_kv=64) if ragged else {}))
+    grads = [np.zeros_like(qb), np.zeros_like(kb), np.zeros_like(vb)]
+    for t, buf, offsets in zip((dq, dk, dv), grads, (qo, ko, vo)):
+        output(t, buf, g.tensor_like(offsets) if ragged else None)
+    g.build([cudnn.heur_mode.A])
+    offsets_by_tensor = {id(Q): qo, id(K): ko, id(V): vo, id(O): qo, id(DO): doo, id(dq): qo, id(dk): ko, id(dv): vo}
+    pack = pack_of(g, [Q, K, V, O, DO, dq, dk, dv], [qb, kb, vb, o_buf, dob] + grads)
+    pack.update({ST: st, SQ: lq, SK: lkv})
+    g.execute(pack, None)
+    if ragged:
+        o_buf = _unpack_thd(o_buf, lq)
+        grads = [_unpack_thd(x, lens) for x, lens in zip(grads, (lq, lkv, lkv))]
+    else:
+        o_buf, grads = o_buf.copy(), [x.copy() for x in grads]
+        for i in range(b):
+            o_buf[i, :, lq.flat[i] :] = 0
+            grads[0][i, :, lq.flat[i] :] = 0
+            grads[1][i, :, lkv.flat[i] :] = 0
+            grads[2][i, :, lkv.flat[i] :] = 0
+    return [o_buf] + grads
+
+
+@needs_lib
+def test_sdpa_reads_and_writes_ragged_packed_tensors():
+    # the frontend's ragged (THD) attention (test_mhas ragged1): q, k, v, O,
+    # dO, dQ, dK, dV packed, batch i at element offset[i] of its buffer, only
+    # its seq_len positions stored; equals attention on the padded tensors
+    import numpy as np
+
+    rng = np.random.default_rng(11)
+    b, h, s_q, s_kv, d = 3, 2, 12, 16, 8
+    q, d_o = (rng.standard_normal((b, h, s_q, d)).astype(np.float16) for _ in range(2))
+    k, v = (rng.standard_normal((b, h, s_kv, d)).astype(np.float16) for _ in range(2))
+    lq = np.array([12, 5, 9], np.int32).reshape(b, 1, 1, 1)
+    lkv = np.array([16, 7, 10], np.int32).reshape(b, 1, 1, 1)
+    ragged = _ragged_attention(True, q, k, v, lq, lkv, d_o)
+    padded = _ragged_attention(False, q, k, v, lq, lkv, d_o)
+    for name, got, want in zip(("O", "dQ", "dK", "dV"), ragged, padded):
+        np.testing.assert_array_equal(got, want, err_msg=name)
+        assert np.abs(got).max() > 0.05, name
+    # the packed O leaves the buffer past the last batch untouched (zero)
+    view, offsets = _pack_thd(q, lq)
+    assert offsets.reshape(-1).tolist() == [0, 12 * h * d, 17 * h * d, 26 * h * d]
+
+
+@needs_lib
+def test_ragged_offsets_outside_attention_are_refused_naming_the_tensor():
+    import numpy as np
+
+    F, H = cudnn.data_type.FLOAT, cudnn.data_type.HALF
+    g = cudnn.pygraph(io_data_type=H, intermediate_data_type=F, compute_data_type=F)
+    x = g.tensor(name="x", dim=[2, 1, 4, 8], stride=[32, 32, 8, 1], data_type=H)
+    off = g.tensor(name="off", dim=[3, 1, 1, 1], stride=[1, 1, 1, 1], data_type=cudnn.data_type.INT64)
+    x.set_ragged_offset(off)
+    y = g.relu(input=x, name="r")
+    y.set_output(True)
+    g.validate()
+    with pytest.raises(cudnn.cudnnGraphNotSupportedError, match="tensor 'x': ragged_offset"):
+        g.build([cudnn.heur_mode.A])
+
+
+def test_max_total_seq_len_is_taken_and_checked():
+    # test_mhas's ragged backward passes the bound on the batch's total
+    # positions (a THD workspace size in the frontend): accepted, recorded,
+    # a non-positive or non-integer bound refused naming it
+    F, H, I32 = cudnn.data_type.FLOAT, cudnn.data_type.HALF, cudnn.data_type.INT32
+    g = cudnn.pygraph(io_data_type=H, intermediate_data_type=F, compute_data_type=F)
+    q = g.tensor(name="q", dim=[2, 1, 8, 16], stride=[128, 128, 16, 1], data_type=H)
+    st = g.tensor(name="st", dim=[2, 1, 8, 1], stride=[8, 8, 1, 1], data_type=F)
+    sq = g.tensor(name="sq", dim=[2, 1, 1, 1], stride=[1, 1, 1, 1], data_type=I32)
+    dq, dk, dv = g.sdpa_backward(q, q, q, q, q, st, use_padding_mask=True, seq_len_q=sq, seq_len_kv=sq,
+                                 max_total_seq_len_q=64, max_total_seq_len_kv=128, name="b")
+    assert g.get_node("b").params["max_total_seq_len_kv"] == 128
+    assert g.unsupported_features() == []
+    with pytest.raises(ValueError, match="max_total_seq_len_q must be a positive integer"):
+        g.sdpa_backward(q, q, q, q, q, st, max_total_seq_len_q=0)

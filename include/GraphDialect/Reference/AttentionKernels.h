@@ -131,6 +131,22 @@ std::string pagedCacheGather(const NdArray &container, const NdArray &table,
                              const NdArray &seqLen, int64_t maxSeq,
                              NdArray &out);
 
+/// The padded `[B, H, S, D]` value of a ragged (packed) tensor `port`.
+/// `value` is the tensor as its `strides` (empty: row-major) read the
+/// buffer; batch b starts at element `offsets[b]` of that buffer instead of
+/// `b * strides[0]` and packs its first `seqLen[b]` positions (the others
+/// read 0). An offset reading past the buffer is an error naming `port`.
+std::string raggedUnpack(const NdArray &value, const Shape &strides,
+                         const NdArray &offsets, const NdArray &seqLen,
+                         const std::string &port, NdArray &out);
+
+/// The inverse for an output: `padded`'s first `seqLen[b]` positions of
+/// each batch written at the ragged offsets, as `strides` read that buffer
+/// back (positions nothing writes are 0).
+std::string raggedPack(const NdArray &padded, const Shape &strides,
+                       const NdArray &offsets, const NdArray &seqLen,
+                       const std::string &port, NdArray &out);
+
 struct SdpaBackwardResult {
   NdArray dQ, dK, dV;
   NdArray dBias; // bias's shape; empty without bias

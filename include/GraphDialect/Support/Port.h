@@ -19,6 +19,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 
 namespace graph {
 
@@ -35,6 +36,15 @@ inline constexpr size_t kNumPorts = 0
 #include "GraphDialect/Support/Ports.inc"
 #undef GRAPH_PORT
     ;
+
+/// The attention ports a ragged (packed) layout applies to, each with the
+/// port of its `[B + 1, 1, 1, 1]` offsets (graph.sdpa and sdpa_backward).
+inline constexpr std::pair<Port, Port> kRaggedPorts[] = {
+    {Port::q, Port::ragged_offset_q},   {Port::k, Port::ragged_offset_k},
+    {Port::v, Port::ragged_offset_v},   {Port::O, Port::ragged_offset_O},
+    {Port::o, Port::ragged_offset_o},   {Port::dO, Port::ragged_offset_dO},
+    {Port::dQ, Port::ragged_offset_dQ}, {Port::dK, Port::ragged_offset_dK},
+    {Port::dV, Port::ragged_offset_dV}};
 
 /// The port's name ("inv_variance"); static storage.
 const char *portName(Port port);

@@ -1835,3 +1835,37 @@ graph.graph @sdpa_paged_table_i64(%q: tensor<2x2x8x16xbf16>, %k: tensor<4x2x8x16
   %o = graph.sdpa %q, %k, %v seq_len_q %lq seq_len_kv %lkv page_table_k %t {use_padding_mask, paged_attention_max_seq_len_kv = 16 : i64} : (tensor<2x2x8x16xbf16>, tensor<4x2x8x16xbf16>, tensor<2x2x16x16xbf16>, tensor<2x1x1x1xi32>, tensor<2x1x1x1xi32>, tensor<2x1x2x1xi64>) -> (tensor<2x2x8x16xbf16>, none, none, none)
   graph.output
 }
+
+// -----
+
+// Ragged (packed) attention tensors: offsets [B + 1, 1, 1, 1], integers,
+// under the padding mask.
+graph.graph @sdpa_ragged_needs_padding(%q: tensor<2x2x8x16xbf16>, %k: tensor<2x2x8x16xbf16>, %off: tensor<3x1x1x1xi64>) {
+  // expected-error @below {{sdpa: ragged_offset_q needs use_padding_mask (seq_len_q/seq_len_kv say how many positions each batch of a ragged tensor packs)}}
+  %o = graph.sdpa %q, %k, %k ragged_offset_q %off : (tensor<2x2x8x16xbf16>, tensor<2x2x8x16xbf16>, tensor<2x2x8x16xbf16>, tensor<3x1x1x1xi64>) -> (tensor<2x2x8x16xbf16>, none, none, none)
+  graph.output
+}
+
+// -----
+
+graph.graph @sdpa_ragged_offset_dims(%q: tensor<2x2x8x16xbf16>, %l: tensor<2x1x1x1xi32>, %off: tensor<2x1x1x1xi64>) {
+  // expected-error @below {{sdpa: ragged_offset_O dims are 2x1x1x1 but must be 3x1x1x1 ([B + 1, 1, 1, 1]: where each batch starts)}}
+  %o = graph.sdpa %q, %q, %q seq_len_q %l seq_len_kv %l ragged_offset_O %off {use_padding_mask} : (tensor<2x2x8x16xbf16>, tensor<2x2x8x16xbf16>, tensor<2x2x8x16xbf16>, tensor<2x1x1x1xi32>, tensor<2x1x1x1xi32>, tensor<2x1x1x1xi64>) -> (tensor<2x2x8x16xbf16>, none, none, none)
+  graph.output
+}
+
+// -----
+
+graph.graph @sdpa_backward_ragged_offset_type(%q: tensor<2x2x8x16xbf16>, %st: tensor<2x2x8x1xf32>, %l: tensor<2x1x1x1xi32>, %off: tensor<3x1x1x1xf32>) {
+  // expected-error @below {{sdpa_backward: ragged_offset_dK must hold i32 or i64 element offsets but is 'f32'}}
+  %dq, %dk, %dv = graph.sdpa_backward %q, %q, %q, %q, %q, %st seq_len_q %l seq_len_kv %l ragged_offset_dK %off {use_padding_mask} : (tensor<2x2x8x16xbf16>, tensor<2x2x8x16xbf16>, tensor<2x2x8x16xbf16>, tensor<2x2x8x16xbf16>, tensor<2x2x8x16xbf16>, tensor<2x2x8x1xf32>, tensor<2x1x1x1xi32>, tensor<2x1x1x1xi32>, tensor<3x1x1x1xf32>) -> (tensor<2x2x8x16xbf16>, tensor<2x2x8x16xbf16>, tensor<2x2x8x16xbf16>)
+  graph.output
+}
+
+// -----
+
+graph.graph @sdpa_ragged_paged(%q: tensor<2x2x8x16xbf16>, %k: tensor<4x2x8x16xbf16>, %l: tensor<2x1x1x1xi32>, %t: tensor<2x1x2x1xi32>, %off: tensor<3x1x1x1xi64>) {
+  // expected-error @below {{sdpa: ragged_offset_k with page_table_k: a paged cache's pages are not ragged}}
+  %o = graph.sdpa %q, %k, %k seq_len_q %l seq_len_kv %l page_table_k %t page_table_v %t ragged_offset_k %off {use_padding_mask, paged_attention_max_seq_len_kv = 16 : i64} : (tensor<2x2x8x16xbf16>, tensor<4x2x8x16xbf16>, tensor<4x2x8x16xbf16>, tensor<2x1x1x1xi32>, tensor<2x1x1x1xi32>, tensor<2x1x2x1xi32>, tensor<2x1x2x1xi32>, tensor<3x1x1x1xi64>) -> (tensor<2x2x8x16xbf16>, none, none, none)
+  graph.output
+}

@@ -510,6 +510,16 @@ graph.graph @rng(%seed: tensor<1x1x1x1xi64>, %offset: tensor<1x1x1x1xi32>) -> (t
   graph.output %keep : tensor<2x8x128x128xf32>
 }
 
+// CHECK-LABEL: graph.graph @sdpa_ragged(
+// CHECK: sdpa %{{.+}}, %{{.+}}, %{{.+}} seq_len_q %{{.+}} seq_len_kv %{{.+}} ragged_offset_q %[[OFF:[^ ]+]] ragged_offset_k %[[OFF]] ragged_offset_v %[[OFF]] ragged_offset_O %[[OFF]] {use_padding_mask}
+// CHECK: sdpa_backward {{.*}} ragged_offset_q %[[OFF]] ragged_offset_dQ %[[OFF]] {use_padding_mask}
+
+graph.graph @sdpa_ragged(%q: tensor<2x2x8x16xbf16, #graph.strides<[256, 16, 32, 1]>>, %l: tensor<2x1x1x1xi32>, %off: tensor<3x1x1x1xi64>, %st: tensor<2x2x8x1xf32>) -> (tensor<2x2x8x16xbf16, #graph.strides<[256, 16, 32, 1]>>, tensor<2x2x8x16xbf16>) {
+  %o = graph.sdpa %q, %q, %q seq_len_q %l seq_len_kv %l ragged_offset_q %off ragged_offset_k %off ragged_offset_v %off ragged_offset_O %off {use_padding_mask} : (tensor<2x2x8x16xbf16, #graph.strides<[256, 16, 32, 1]>>, tensor<2x2x8x16xbf16, #graph.strides<[256, 16, 32, 1]>>, tensor<2x2x8x16xbf16, #graph.strides<[256, 16, 32, 1]>>, tensor<2x1x1x1xi32>, tensor<2x1x1x1xi32>, tensor<3x1x1x1xi64>, tensor<3x1x1x1xi64>, tensor<3x1x1x1xi64>, tensor<3x1x1x1xi64>) -> (tensor<2x2x8x16xbf16, #graph.strides<[256, 16, 32, 1]>>, none, none, none)
+  %dq, %dk, %dv = graph.sdpa_backward %q, %q, %q, %o, %o, %st seq_len_q %l seq_len_kv %l ragged_offset_q %off ragged_offset_dQ %off {use_padding_mask} : (tensor<2x2x8x16xbf16, #graph.strides<[256, 16, 32, 1]>>, tensor<2x2x8x16xbf16, #graph.strides<[256, 16, 32, 1]>>, tensor<2x2x8x16xbf16, #graph.strides<[256, 16, 32, 1]>>, tensor<2x2x8x16xbf16, #graph.strides<[256, 16, 32, 1]>>, tensor<2x2x8x16xbf16, #graph.strides<[256, 16, 32, 1]>>, tensor<2x2x8x1xf32>, tensor<2x1x1x1xi32>, tensor<2x1x1x1xi32>, tensor<3x1x1x1xi64>, tensor<3x1x1x1xi64>) -> (tensor<2x2x8x16xbf16>, tensor<2x2x8x16xbf16>, tensor<2x2x8x16xbf16>)
+  graph.output %o, %dq : tensor<2x2x8x16xbf16, #graph.strides<[256, 16, 32, 1]>>, tensor<2x2x8x16xbf16>
+}
+
 // CHECK-LABEL: graph.graph @sdpa_paged(
 // CHECK: sdpa %{{.+}}, %{{.+}}, %{{.+}} seq_len_q %{{.+}} seq_len_kv %{{.+}} page_table_k %[[T:[^ ]+]] page_table_v %[[T]] {paged_attention_max_seq_len_kv = 16 : i64, use_padding_mask}
 
