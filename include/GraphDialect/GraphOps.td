@@ -738,7 +738,9 @@ def Graph_SdpaOp : Graph_Op<"sdpa", [AttrSizedOperandSegments, AttrSizedResultSe
     K (V) is `[B, Hk, Skv, D]` with `Skv = paged_attention_max_seq_len_kv`
     (required with a table, `pages_per_batch = ceil(Skv / page_size)`);
     the padding mask is required (each batch's `seq_len_kv` says how many
-    positions are valid).
+    positions are valid). A packed page table (`ragged_offset_page_table_k`,
+    `_v`) holds batch b's `ceil(seq_len_kv[b] / page_size)` page numbers
+    from element `offset[b]` on.
   }] # !strconcat("", SdpaRaggedDoc) # !strconcat("", SdpaMaskDoc) # [{
 
     ```mlir
@@ -754,7 +756,9 @@ def Graph_SdpaOp : Graph_Op<"sdpa", [AttrSizedOperandSegments, AttrSizedResultSe
                             Optional<AnyRankedTensor>:$ragged_offset_q,
                             Optional<AnyRankedTensor>:$ragged_offset_k,
                             Optional<AnyRankedTensor>:$ragged_offset_v,
-                            Optional<AnyRankedTensor>:$ragged_offset_O),
+                            Optional<AnyRankedTensor>:$ragged_offset_O,
+                            Optional<AnyRankedTensor>:$ragged_offset_page_table_k,
+                            Optional<AnyRankedTensor>:$ragged_offset_page_table_v),
                        SdpaAttrs,
                        (ins UnitAttr:$generate_stats,
                             OptionalAttr<I64Attr>:$paged_attention_max_seq_len_kv),
@@ -766,6 +770,8 @@ def Graph_SdpaOp : Graph_Op<"sdpa", [AttrSizedOperandSegments, AttrSizedResultSe
     (`page_table_k` $page_table_k^)? (`page_table_v` $page_table_v^)?
     (`ragged_offset_q` $ragged_offset_q^)? (`ragged_offset_k` $ragged_offset_k^)?
     (`ragged_offset_v` $ragged_offset_v^)? (`ragged_offset_O` $ragged_offset_O^)?
+    (`ragged_offset_page_table_k` $ragged_offset_page_table_k^)?
+    (`ragged_offset_page_table_v` $ragged_offset_page_table_v^)?
     attr-dict `:` `(` type(operands) `)` `->` `(` type($O) `,`
     custom<OptionalTypes>(type($Stats), type($score_max), type($score_sum_exp)) `)`
   }];

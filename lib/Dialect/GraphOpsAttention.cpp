@@ -207,6 +207,9 @@ verifyRaggedOffsets(Operation *op, bool padding, Value q,
   for (auto [port, value, offset] : ragged) {
     if (!offset)
       continue;
+    if (!value)
+      return emitNodeError(op) << "ragged_offset_" << port << " is given "
+                               << "without " << port;
     std::string offsetPort = ("ragged_offset_" + port).str();
     if (!padding)
       return emitNodeError(op)
@@ -437,11 +440,14 @@ LogicalResult SdpaOp::verify() {
       failed(verifyUnitLastStride(
           *this,
           {{"q", getQ()}, {"k", getK()}, {"v", getV()}, {"O", getO()}})) ||
-      failed(verifyRaggedOffsets(*this, getUsePaddingMask(), getQ(),
-                                 {{"q", getQ(), getRaggedOffsetQ()},
-                                  {"k", getK(), getRaggedOffsetK()},
-                                  {"v", getV(), getRaggedOffsetV()},
-                                  {"O", getO(), getRaggedOffset_O()}})))
+      failed(verifyRaggedOffsets(
+          *this, getUsePaddingMask(), getQ(),
+          {{"q", getQ(), getRaggedOffsetQ()},
+           {"k", getK(), getRaggedOffsetK()},
+           {"v", getV(), getRaggedOffsetV()},
+           {"O", getO(), getRaggedOffset_O()},
+           {"page_table_k", getPageTableK(), getRaggedOffsetPageTableK()},
+           {"page_table_v", getPageTableV(), getRaggedOffsetPageTableV()}})))
     return failure();
   for (auto [port, table, offset] :
        {std::tuple<StringRef, Value, Value>{"k", getPageTableK(),

@@ -314,10 +314,13 @@ std::optional<std::vector<double>> legalIntegerValues(BlockArgument arg,
       return std::nullopt;
     };
     if (auto op = dyn_cast<SdpaOp>(user)) {
-      if (auto values = raggedOffsets({{op.getQ(), op.getRaggedOffsetQ()},
-                                       {op.getK(), op.getRaggedOffsetK()},
-                                       {op.getV(), op.getRaggedOffsetV()},
-                                       {op.getO(), op.getRaggedOffset_O()}}))
+      if (auto values = raggedOffsets(
+              {{op.getQ(), op.getRaggedOffsetQ()},
+               {op.getK(), op.getRaggedOffsetK()},
+               {op.getV(), op.getRaggedOffsetV()},
+               {op.getO(), op.getRaggedOffset_O()},
+               {op.getPageTableK(), op.getRaggedOffsetPageTableK()},
+               {op.getPageTableV(), op.getRaggedOffsetPageTableV()}}))
         return values;
       // Paged caches: seq_len_kv is the length the pages make, and a page
       // table names pages inside its container (entry j of batch b: (b *

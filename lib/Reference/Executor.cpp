@@ -21,6 +21,9 @@
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
+#include <cmath>
+
 using namespace mlir;
 using namespace mlir::graph;
 using ::graph::ref::DType;
@@ -619,18 +622,38 @@ std::string Interpreter::eval(Operation *op) {
         ref::SdpaOptions opts;
         if (!(error = sdpaOptions(this, sdpa, getOpt, opts)).empty())
           return fail(error);
-        // A paged K/V: gathered from its pages first.
+        // A paged K/V: gathered from its pages first (a packed table read
+        // into its padded form: batch b's ceil(seq_len_kv / page_size)
+        // pages).
         NdArray pagedK, pagedV;
-        for (auto [table, cache, out] :
-             {std::tuple<Value, Value, NdArray *>{sdpa.getPageTableK(),
-                                                  sdpa.getK(), &pagedK},
-              {sdpa.getPageTableV(), sdpa.getV(), &pagedV}})
-          if (table &&
-              !(error = ref::pagedCacheGather(
-                    get(cache), get(table), get(sdpa.getSeqLenKv()),
+        for (auto [table, offsets, cache, out, port] :
+             {std::tuple<Value, Value, Value, NdArray *, StringRef>{
+                  sdpa.getPageTableK(), sdpa.getRaggedOffsetPageTableK(),
+                  sdpa.getK(), &pagedK, "page_table_k"},
+              {sdpa.getPageTableV(), sdpa.getRaggedOffsetPageTableV(),
+               sdpa.getV(), &pagedV, "page_table_v"}}) {
+          if (!table)
+            continue;
+          const NdArray *pages = &get(table);
+          NdArray unpacked;
+          if (offsets) {
+            NdArray counts = get(sdpa.getSeqLenKv());
+            double pageSize = std::max<int64_t>(1, get(cache).shape.at(2));
+            for (double &count : counts.data)
+              count = std::ceil(count / pageSize);
+            if (!(error =
+                      ref::raggedUnpack(*pages, stridesOf(table), get(offsets),
+                                        counts, port.str(), unpacked))
+                     .empty())
+              return fail(error);
+            pages = &unpacked;
+          }
+          if (!(error = ref::pagedCacheGather(
+                    get(cache), *pages, get(sdpa.getSeqLenKv()),
                     sdpa.getPagedAttentionMaxSeqLenKv().value_or(0), *out))
                    .empty())
             return fail(error);
+        }
         // Ragged (packed) Q/K/V: read in their padded form.
         NdArray raggedQ, raggedK, raggedV;
         const NdArray *q, *k, *v;

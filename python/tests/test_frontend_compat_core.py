@@ -427,7 +427,22 @@ def test_sdpa_refuses_bands_with_more_query_rows_than_keys_as_the_frontend(band,
     _banded_sdpa_graph(128, 64, False, use_causal_mask=True).validate()
 
 
-def _paged_sdpa(paged, q, k, v, lq, lkv, table, s_kv, page_size, run_table=None):
+def _pack_page_table(table, lkv, page_size):
+    """The frontend's packed page table (test_mhas paged_packed): batch b's
+    ceil(seq_len_kv / page_size) entries one after the other, viewed [B, 1,
+    pages_per_batch, 1]; and their element offsets [B + 1, 1, 1, 1]."""
+    import numpy as np
+
+    b, _, per_batch, _ = table.shape
+    counts = -(-lkv.reshape(-1) // page_size)
+    starts = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+    flat = np.zeros(b * per_batch, np.int32)
+    for i in range(b):
+        flat[starts[i] : starts[i + 1]] = table[i, 0, : counts[i], 0]
+    return flat.reshape(b, 1, per_batch, 1), starts.reshape(b + 1, 1, 1, 1)
+
+
+def _paged_sdpa(paged, q, k, v, lq, lkv, table, s_kv, page_size, run_table=None, packed=False):
     import numpy as np
 
     F, H = cudnn.data_type.FLOAT, cudnn.data_type.HALF
@@ -449,8 +464,14 @@ def _paged_sdpa(paged, q, k, v, lq, lkv, table, s_kv, page_size, run_table=None)
     Q, K, V = g.tensor_like(q), g.tensor_like(k_buf), g.tensor_like(v_buf)
     SQ, SK = g.tensor_like(lq), g.tensor_like(lkv)
     extra = {}
+    if packed:
+        table, table_offsets = _pack_page_table(table, lkv, page_size)
     if paged:
         TK, TV = g.tensor_like(table), g.tensor_like(table)
+        if packed:
+            TO = g.tensor_like(table_offsets)
+            TK.set_ragged_offset(TO)
+            TV.set_ragged_offset(TO)
         extra = dict(paged_attention_k_table=TK, paged_attention_v_table=TV, paged_attention_max_seq_len_kv=s_kv)
     o, _ = g.sdpa(
         name="attn", q=Q, k=K, v=V, attn_scale=0.25, generate_stats=False, use_padding_mask=True, seq_len_q=SQ, seq_len_kv=SK,
@@ -463,6 +484,8 @@ def _paged_sdpa(paged, q, k, v, lq, lkv, table, s_kv, page_size, run_table=None)
     if paged:
         bound = table if run_table is None else run_table
         pack.update({TK: bound, TV: bound})
+        if packed:
+            pack[TO] = table_offsets
     g.execute(pack, None)
     return out
 
@@ -488,6 +511,13 @@ def test_sdpa_reads_paged_kv_caches():
     plain = _paged_sdpa(False, q, k, v, lq, lkv, table, s_kv, page)
     np.testing.assert_array_equal(paged, plain)
     assert np.abs(paged).max() > 0.1
+    # a packed page table (ragged offsets on the tables) reads the same
+    # pages; batch 0 uses 2 of its 3 pages, so batch 1's entries start at 2
+    lkv2 = np.array([30, 21], np.int32).reshape(b, 1, 1, 1)
+    assert _pack_page_table(table, lkv2, page)[1].reshape(-1).tolist() == [0, 2, 4]
+    packed = _paged_sdpa(True, q, k, v, lq, lkv2, table, s_kv, page, packed=True)
+    np.testing.assert_array_equal(packed, _paged_sdpa(False, q, k, v, lq, lkv2, table, s_kv, page))
+    assert np.abs(packed).max() > 0.1
     # a table entry outside the container is an error naming it, not a read
     bad = table.copy()
     bad[0, 0, 0, 0] = 99

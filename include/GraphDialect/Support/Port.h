@@ -38,13 +38,20 @@ inline constexpr size_t kNumPorts = 0
     ;
 
 /// The attention ports a ragged (packed) layout applies to, each with the
-/// port of its `[B + 1, 1, 1, 1]` offsets (graph.sdpa and sdpa_backward).
+/// port of its `[B + 1, 1, 1, 1]` offsets (graph.sdpa and sdpa_backward;
+/// sdpa's packed page tables).
 inline constexpr std::pair<Port, Port> kRaggedPorts[] = {
-    {Port::q, Port::ragged_offset_q},   {Port::k, Port::ragged_offset_k},
-    {Port::v, Port::ragged_offset_v},   {Port::O, Port::ragged_offset_O},
-    {Port::o, Port::ragged_offset_o},   {Port::dO, Port::ragged_offset_dO},
-    {Port::dQ, Port::ragged_offset_dQ}, {Port::dK, Port::ragged_offset_dK},
-    {Port::dV, Port::ragged_offset_dV}};
+    {Port::q, Port::ragged_offset_q},
+    {Port::k, Port::ragged_offset_k},
+    {Port::v, Port::ragged_offset_v},
+    {Port::O, Port::ragged_offset_O},
+    {Port::o, Port::ragged_offset_o},
+    {Port::dO, Port::ragged_offset_dO},
+    {Port::dQ, Port::ragged_offset_dQ},
+    {Port::dK, Port::ragged_offset_dK},
+    {Port::dV, Port::ragged_offset_dV},
+    {Port::page_table_k, Port::ragged_offset_page_table_k},
+    {Port::page_table_v, Port::ragged_offset_page_table_v}};
 
 /// The port's name ("inv_variance"); static storage.
 const char *portName(Port port);
