@@ -844,7 +844,8 @@ def Graph_RngOp : Graph_Op<"rng"> {
 def Graph_SdpaFp8Op : Graph_Op<"sdpa_fp8", [AttrSizedOperandSegments]> {
   let summary = "FP8 scaled dot-product attention forward";
   let description = [{
-    As `graph.sdpa` with fp8 (e4m3/e5m2) `q`, `k`, `v` and `O`. The
+    As `graph.sdpa` with fp8 (e4m3/e5m2) `q`, `k`, `v`, and an fp8, f16 or
+    bf16 `O` (`scale_o` applies to either; 1 for a half O). The
     one-element `descale_*` tensors undo the inputs' quantization scales,
     `scale_s` quantizes the softmax probabilities and `scale_o` the output;
     `Amax_S` and `Amax_O` (`[1, 1, 1, 1]` f32) report the largest magnitude

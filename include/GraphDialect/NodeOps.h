@@ -34,7 +34,7 @@ template <typename Fn> bool withNodeOp(Operation *op, Fn &&fn) {
       InstancenormBackwardOp, RmsnormBackwardOp, BatchnormBackwardOp,
       GenstatsOp, SdpaOp, SdpaBackwardOp, TransposeOp, SliceOp, ConcatenateOp,
       ReshapeOp, RopeOp, RopeBackwardOp, BlockScaleQuantizeOp,
-      BlockScaleDequantizeOp, MoeGroupedMatmulOp, RngOp>(op, fn);
+      BlockScaleDequantizeOp, MoeGroupedMatmulOp, RngOp, SdpaFp8Op>(op, fn);
 }
 
 /// One operand or result name of an op kind, from GraphOps.td.

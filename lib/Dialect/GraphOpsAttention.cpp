@@ -38,6 +38,16 @@ LogicalResult expectFp8(Operation *op, StringRef port, Value value) {
                            << "f8E5M2) but is " << elementOf(value);
 }
 
+/// An fp8 attention's output: fp8, or f16/bf16 (cuDNN's fp8 attention
+/// writes either; the frontend's tests draw both).
+LogicalResult expectFp8OrHalf(Operation *op, StringRef port, Value value) {
+  Type element = elementOf(value);
+  if (isFp8(element) || isHalfFloat(element))
+    return success();
+  return emitNodeError(op) << port << " must be fp8 (f8E4M3FN or f8E5M2), "
+                           << "f16 or bf16 but is " << element;
+}
+
 /// Runs a per-port rule such as expectFp8 on each (port, value) in order and
 /// stops at the first one that fails.
 LogicalResult
@@ -551,9 +561,9 @@ LogicalResult SdpaFp8Op::verify() {
   if (failed(verifyCommon(*this)) || failed(inferResultDims(dims)) ||
       failed(verifyStatsPresence(*this)) ||
       failed(checkResultDims(*this, dims)) ||
-      failed(expectEach(
-          *this, {{"q", getQ()}, {"k", getK()}, {"v", getV()}, {"O", getO()}},
-          expectFp8)) ||
+      failed(expectEach(*this, {{"q", getQ()}, {"k", getK()}, {"v", getV()}},
+                        expectFp8)) ||
+      failed(expectFp8OrHalf(*this, "O", getO())) ||
       failed(expectEach(*this,
                         {{"descale_q", getDescaleQ()},
                          {"descale_k", getDescaleK()},

@@ -450,6 +450,7 @@ std::string Lowering::lowerOp(const OpSpec &o) {
       {OpKind::Genstats, &Lowering::lowerGenstats},
       {OpKind::Reshape, &Lowering::lowerReshape},
       {OpKind::Sdpa, &Lowering::lowerSdpa},
+      {OpKind::SdpaFp8, &Lowering::lowerSdpaFp8},
       {OpKind::SdpaBackward, &Lowering::lowerSdpaBackward},
       {OpKind::Rng, &Lowering::lowerRng},
   };

@@ -401,8 +401,16 @@ public:
   std::string attnDropout(const Attn &a, int64_t &p, cudnnDataType_t outType);
 
   std::string lowerSdpa();
+  std::string lowerSdpaFp8();
 
   std::string unifiedSdpa(const Attn &a, int64_t o);
+
+  /// Softmax of the masked scores: e = exp(score - rowmax), sum = rowsum(e),
+  /// and the log-sum-exp statistics into Stats (scratch without one; the
+  /// fused engines match only a softmax with statistics) or score_max /
+  /// score_sum_exp when requested.
+  std::string attnSoftmax(const Attn &a, int64_t score, int64_t &e,
+                          int64_t &sum);
 
   std::string compositeSdpa(const Attn &a, int64_t o);
 

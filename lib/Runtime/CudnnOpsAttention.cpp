@@ -397,9 +397,8 @@ std::string Lowering::unifiedSdpa(const Attn &a, int64_t o) {
   return "";
 }
 
-std::string Lowering::compositeSdpa(const Attn &a, int64_t o) {
-  int64_t score;
-  TRY(attnScores(a, score));
+std::string Lowering::attnSoftmax(const Attn &a, int64_t score, int64_t &e,
+                                  int64_t &sum) {
   Shape sDims = {a.b, a.hq, a.sq, a.skv}, rowDims = {a.b, a.hq, a.sq, 1};
   // Softmax with its log-sum-exp statistics.
   int64_t mx = hasOut(Port::score_max) ? op->outputs.at(Port::score_max)
@@ -407,11 +406,10 @@ std::string Lowering::compositeSdpa(const Attn &a, int64_t o) {
   TRY(reduction(CUDNN_REDUCE_TENSOR_MAX, score, mx, CUDNN_DATA_FLOAT));
   int64_t centered = newVirtual(sDims, CUDNN_DATA_FLOAT);
   TRY(pointwise(CUDNN_POINTWISE_SUB, score, mx, 0, centered, CUDNN_DATA_FLOAT));
-  int64_t e = newVirtual(sDims, CUDNN_DATA_FLOAT);
+  e = newVirtual(sDims, CUDNN_DATA_FLOAT);
   TRY(pointwise(CUDNN_POINTWISE_EXP, centered, 0, 0, e, CUDNN_DATA_FLOAT));
-  int64_t sum = hasOut(Port::score_sum_exp)
-                    ? op->outputs.at(Port::score_sum_exp)
-                    : newVirtual(rowDims, CUDNN_DATA_FLOAT);
+  sum = hasOut(Port::score_sum_exp) ? op->outputs.at(Port::score_sum_exp)
+                                    : newVirtual(rowDims, CUDNN_DATA_FLOAT);
   TRY(reduction(CUDNN_REDUCE_TENSOR_ADD, e, sum, CUDNN_DATA_FLOAT));
   // cuDNN's fused attention engines match the softmax only with its
   // statistics written out: without a user Stats tensor (inference) they
@@ -431,12 +429,78 @@ std::string Lowering::compositeSdpa(const Attn &a, int64_t o) {
     TRY(pointwise(CUDNN_POINTWISE_LOG, sum, 0, 0, logSum, CUDNN_DATA_FLOAT));
     TRY(pointwise(CUDNN_POINTWISE_ADD, mx, logSum, 0, stats, CUDNN_DATA_FLOAT));
   }
+  return "";
+}
+
+std::string Lowering::compositeSdpa(const Attn &a, int64_t o) {
+  int64_t score, e, sum;
+  TRY(attnScores(a, score));
+  TRY(attnSoftmax(a, score, e, sum));
   // P in the io type: the A operand of the second matmul.
+  Shape sDims = {a.b, a.hq, a.sq, a.skv};
   int64_t p = newVirtual(sDims, a.dropMask ? CUDNN_DATA_FLOAT : a.io);
   TRY(pointwise(CUDNN_POINTWISE_DIV, e, sum, 0, p, CUDNN_DATA_FLOAT));
   TRY(attnDropout(a, p, a.io));
   return matmul(p, a.v, o, CUDNN_DATA_FLOAT, std::nullopt, nullptr, nullptr,
                 nullptr, a.gemm(a.seqQ, 0, a.seqKV));
+}
+
+std::string Lowering::lowerSdpaFp8() {
+  // The frontend's SDPA FP8 forward node, which cuDNN's fused fp8 attention
+  // engines match: S = Q K^T * attn_scale * descale_q * descale_k, masks,
+  // softmax with its statistics, Amax_S = amax(P), P * scale_s in Q's fp8
+  // type, O' = P V * descale_s * descale_v, Amax_O = amax(O'), O = O' *
+  // scale_o in O's type (fp8, f16 or bf16).
+  Attn a;
+  TRY(attnCommon(a));
+  if (a.bias || a.alibi || a.dropMask || a.dropoutP > 0 || a.paged || a.ragged)
+    return err("fp8 attention with a bias, ALiBi, dropout, paged or ragged "
+               "tensors is not lowered by the runtime");
+  int64_t o, descaleQ, descaleK, descaleV, descaleS, scaleS, scaleO;
+  TRY(out(Port::O, o));
+  TRY(in(Port::descale_q, descaleQ));
+  TRY(in(Port::descale_k, descaleK));
+  TRY(in(Port::descale_v, descaleV));
+  TRY(in(Port::descale_s, descaleS));
+  TRY(in(Port::scale_s, scaleS));
+  TRY(in(Port::scale_o, scaleO));
+  // x * each of `factors`, in f32, into a new virtual of `dims` (the last
+  // into `last` when given).
+  auto scaleBy = [&](int64_t &x, const Shape &dims,
+                     std::initializer_list<int64_t> factors,
+                     int64_t last = 0) -> std::string {
+    size_t i = 0;
+    for (int64_t factor : factors) {
+      bool final = ++i == factors.size() && last;
+      int64_t y = final ? last : newVirtual(dims, CUDNN_DATA_FLOAT);
+      TRY(pointwise(CUDNN_POINTWISE_MUL, x, factor, 0, y, CUDNN_DATA_FLOAT));
+      x = y;
+    }
+    return "";
+  };
+  Shape sDims = {a.b, a.hq, a.sq, a.skv}, oDims = {a.b, a.hq, a.sq, a.dv};
+  Shape one = {1, 1, 1, 1};
+  int64_t score, e, sum;
+  DescPtr kT;
+  TRY(attnScoreBase(a, score, kT, /*forward=*/true));
+  TRY(scaleBy(score, sDims, {descaleQ, descaleK}));
+  TRY(attnMasks(a, score));
+  TRY(attnSoftmax(a, score, e, sum));
+  int64_t p = newVirtual(sDims, CUDNN_DATA_FLOAT);
+  TRY(pointwise(CUDNN_POINTWISE_DIV, e, sum, 0, p, CUDNN_DATA_FLOAT));
+  int64_t amaxS = hasOut(Port::Amax_S) ? op->outputs.at(Port::Amax_S)
+                                       : newScratch(one, CUDNN_DATA_FLOAT);
+  TRY(reduction(CUDNN_REDUCE_TENSOR_AMAX, p, amaxS, CUDNN_DATA_FLOAT));
+  int64_t p8 = newVirtual(sDims, a.io);
+  TRY(scaleBy(p, sDims, {scaleS}, p8));
+  int64_t pv = newVirtual(oDims, CUDNN_DATA_FLOAT);
+  TRY(matmul(p8, a.v, pv, CUDNN_DATA_FLOAT, std::nullopt, nullptr, nullptr,
+             nullptr, a.gemm(a.seqQ, 0, a.seqKV)));
+  TRY(scaleBy(pv, oDims, {descaleS, descaleV}));
+  int64_t amaxO = hasOut(Port::Amax_O) ? op->outputs.at(Port::Amax_O)
+                                       : newScratch(one, CUDNN_DATA_FLOAT);
+  TRY(reduction(CUDNN_REDUCE_TENSOR_AMAX, pv, amaxO, CUDNN_DATA_FLOAT));
+  return scaleBy(pv, oDims, {scaleO}, o);
 }
 
 std::string Lowering::lowerSdpaBackward() {

@@ -64,6 +64,9 @@ const char *attrName(cudnnBackendAttributeName_t name) {
     NAME(OPERATION_PAGED_CACHE_LOAD_YDESC, "pagedY")
     NAME(OPERATION_PAGED_CACHE_LOAD_SEQUENCE_DESC, "seq")
     NAME(OPERATION_PAGED_CACHE_LOAD_PAGE_TABLE_DESC, "table")
+    NAME(TENSOR_RAGGED_OFFSET_DESC, "ragged")
+    NAME(REDUCTION_OPERATOR, "op")
+    NAME(OPERATION_REDUCTION_DESC, "red")
 #undef NAME
   default:
     return nullptr;
@@ -699,3 +702,142 @@ TEST(SdpaForwardLowering, AlibiNeedsACausalBand) {
 }
 
 } // namespace
+
+namespace {
+
+/// A one-op spec on tensors uid 1, 2, ... (`dims`/`dtype` each), the op's
+/// ports bound in that order: inputs first, then outputs.
+struct SpecBuilder {
+  GraphSpec spec;
+  OpSpec op;
+  int64_t next = 1;
+  int64_t add(Shape dims, DType dtype) {
+    TensorSpec t;
+    t.uid = next++;
+    t.dtype = dtype;
+    t.dims = std::move(dims);
+    spec.tensors.push_back(t);
+    return t.uid;
+  }
+};
+
+/// Each operation's attributes, one line per operation, and each tensor
+/// descriptor's (by uid) after "tensor uidN:".
+std::string describeAll(const Lowering &l) {
+  std::string text;
+  for (const DescPtr &d : l.ops) {
+    auto *f = static_cast<FakeDesc *>(d->raw);
+    for (auto &[name, attr] : f->attrs)
+      text += attr + " ";
+    text += "\n";
+  }
+  for (const auto &d : descs)
+    if (d->type == CUDNN_BACKEND_TENSOR_DESCRIPTOR && d->uid > 0 &&
+        d->uid < kInternalUidBase) {
+      text += "tensor uid" + std::to_string(d->uid) + ":";
+      for (auto &[name, attr] : d->attrs)
+        text += " " + attr;
+      text += "\n";
+    }
+  return text;
+}
+
+} // namespace
+
+// Ragged (packed THD) Q/K/V/O: each one's descriptor carries its offsets
+// tensor (q/O: uid7, k/v: uid8), and the composite graph runs.
+TEST(SdpaForwardLowering, RaggedTensorsCarryTheirOffsets) {
+  descs.clear();
+  SpecBuilder b;
+  b.spec.name = "ragged";
+  Shape dims = {2, 2, 8, 16};
+  b.op.kind = OpKind::Sdpa;
+  b.op.inputs[Port::q] = b.add(dims, DType::BF16);
+  b.op.inputs[Port::k] = b.add(dims, DType::BF16);
+  b.op.inputs[Port::v] = b.add(dims, DType::BF16);
+  b.op.inputs[Port::seq_len_q] = b.add({2, 1, 1, 1}, DType::I32);
+  b.op.inputs[Port::seq_len_kv] = b.add({2, 1, 1, 1}, DType::I32);
+  b.op.outputs[Port::O] = b.add(dims, DType::BF16);
+  b.op.inputs[Port::ragged_offset_q] = b.add({3, 1, 1, 1}, DType::I64);
+  b.op.inputs[Port::ragged_offset_k] = b.add({3, 1, 1, 1}, DType::I64);
+  b.op.inputs[Port::ragged_offset_v] = 8;
+  b.op.inputs[Port::ragged_offset_O] = 7;
+  b.op.intAttrs["use_padding_mask"] = {1};
+  b.spec.ops.push_back(b.op);
+  Lowering l(fakeApi(), b.spec, /*compositeAttention=*/false);
+  ASSERT_EQ(l.addSpecTensors(), "");
+  ASSERT_EQ(l.lowerOp(b.spec.ops[0]), "");
+  EXPECT_FALSE(l.usedUnifiedAttention) << "ragged tensors need the composite";
+  std::string text = describeAll(l);
+  for (auto [uid, offsets] :
+       {std::pair<int, int>{1, 7}, {2, 8}, {3, 8}, {6, 7}}) {
+    std::string head = "tensor uid" + std::to_string(uid) + ":";
+    size_t at = text.find(head);
+    ASSERT_NE(at, std::string::npos) << text;
+    std::string line = text.substr(at, text.find('\n', at) - at);
+    EXPECT_NE(line.find("ragged=uid" + std::to_string(offsets)),
+              std::string::npos)
+        << line;
+  }
+  // The sequence lengths and offsets themselves are not ragged.
+  size_t at = text.find("tensor uid4:");
+  ASSERT_NE(at, std::string::npos);
+  EXPECT_EQ(text.substr(at, text.find('\n', at) - at).find("ragged="),
+            std::string::npos);
+}
+
+// fp8 attention forward: the frontend's SDPA FP8 graph. Two AMAX
+// reductions write Amax_S (uid12) and Amax_O (uid13), P enters the second
+// matmul in Q's fp8 type, and O (uid10) is the last multiply's output.
+TEST(SdpaForwardLowering, Fp8AttentionScalesAndReportsAmax) {
+  descs.clear();
+  SpecBuilder b;
+  b.spec.name = "fp8";
+  Shape dims = {1, 2, 8, 16}, one = {1, 1, 1, 1};
+  b.op.kind = OpKind::SdpaFp8;
+  b.op.inputs[Port::q] = b.add(dims, DType::F8E4M3FN);
+  b.op.inputs[Port::k] = b.add(dims, DType::F8E4M3FN);
+  b.op.inputs[Port::v] = b.add(dims, DType::F8E4M3FN);
+  for (Port port : {Port::descale_q, Port::descale_k, Port::descale_v,
+                    Port::descale_s, Port::scale_s, Port::scale_o})
+    b.op.inputs[port] = b.add(one, DType::F32);
+  b.op.outputs[Port::O] = b.add(dims, DType::F16); // uid10
+  b.op.outputs[Port::Stats] = b.add({1, 2, 8, 1}, DType::F32);
+  b.op.outputs[Port::Amax_S] = b.add(one, DType::F32);
+  b.op.outputs[Port::Amax_O] = b.add(one, DType::F32);
+  b.op.intAttrs["use_causal_mask"] = {1};
+  b.spec.ops.push_back(b.op);
+  Lowering l(fakeApi(), b.spec, /*compositeAttention=*/false);
+  ASSERT_EQ(l.addSpecTensors(), "");
+  ASSERT_EQ(l.lowerOp(b.spec.ops[0]), "");
+  std::vector<std::string> lines = splitLines(describeAll(l));
+  std::vector<std::string> amax, matmuls;
+  for (const std::string &line : lines) {
+    if (line.find("ry=uid12") != std::string::npos ||
+        line.find("ry=uid13") != std::string::npos)
+      amax.push_back(line);
+    if (line.rfind("A=", 0) == 0)
+      matmuls.push_back(line);
+  }
+  // Amax_S of P (f32, before quantization), then Amax_O of the descaled O'
+  ASSERT_EQ(amax.size(), 2u) << describeAll(l);
+  EXPECT_NE(amax[0].find("ry=uid12"), std::string::npos) << amax[0];
+  EXPECT_NE(amax[1].find("ry=uid13"), std::string::npos) << amax[1];
+  ASSERT_EQ(matmuls.size(), 2u);
+  // the second matmul's A: P quantized to e4m3
+  std::string a = matmuls[1].substr(2, matmuls[1].find(' ') - 2);
+  ASSERT_EQ(a.substr(0, 1), "t") << matmuls[1];
+  EXPECT_EQ(l.tensors.at(kInternalUidBase + std::stoll(a.substr(1))).type,
+            CUDNN_DATA_FP8_E4M3);
+  // the descales and scales are all read
+  std::string text = describeAll(l);
+  for (int uid = 4; uid <= 9; ++uid)
+    EXPECT_NE(text.find("b=uid" + std::to_string(uid) + " "), std::string::npos)
+        << "scale uid" << uid << "\n"
+        << text;
+  // O = O' * scale_o (uid9) is the last operation
+  size_t ops = l.ops.size();
+  ASSERT_GE(lines.size(), ops);
+  EXPECT_NE(lines[ops - 1].find("b=uid9 y=uid10"), std::string::npos)
+      << lines[ops - 1];
+}

@@ -119,6 +119,15 @@ public:
             InstancenormBackwardOp, AdaLayernormBackwardOp, GenstatsOp, SdpaOp,
             SdpaBackwardOp, MoeGroupedMatmulOp, RngOp>(op))
       return "";
+    // fp8 attention forward: the frontend's SDPA FP8 composite graph, with
+    // the masks and scales of graph.sdpa but no bias, ALiBi or dropout.
+    if (auto fp8 = dyn_cast<SdpaFp8Op>(op)) {
+      if (fp8.getBias() || fp8.getDropoutMask() || fp8.getUseAlibiMask() ||
+          fp8.getDropoutProbability())
+        return "cuDNN's fp8 attention is lowered without a bias, ALiBi or "
+               "dropout";
+      return "";
+    }
     return ("no cuDNN lowering for " + op->getName().stripDialect() + " yet")
         .str();
   }

@@ -1071,9 +1071,12 @@ graph.graph @fp8_q(%q: tensor<1x2x8x16xbf16>, %k: tensor<1x2x8x16xf8E4M3FN>, %v:
 // -----
 
 graph.graph @fp8_o(%q: tensor<1x2x8x16xf8E4M3FN>, %k: tensor<1x2x8x16xf8E4M3FN>, %v: tensor<1x2x8x16xf8E4M3FN>, %d0: tensor<1x1x1x1xf32>, %d1: tensor<1x1x1x1xf32>, %d2: tensor<1x1x1x1xf32>, %d3: tensor<1x1x1x1xf32>, %s0: tensor<1x1x1x1xf32>, %s1: tensor<1x1x1x1xf32>) {
-  // expected-error @below {{sdpa_fp8: O must be an fp8 type (f8E4M3FN or f8E5M2) but is 'bf16'}}
-  %r:3 = graph.sdpa_fp8 %q, %k, %v descale(%d0, %d1, %d2, %d3) scale(%s0, %s1)
+  // An f16/bf16 O is fine (cuDNN's fp8 attention writes either); f32 is not.
+  %ok:3 = graph.sdpa_fp8 %q, %k, %v descale(%d0, %d1, %d2, %d3) scale(%s0, %s1)
       : (tensor<1x2x8x16xf8E4M3FN>, tensor<1x2x8x16xf8E4M3FN>, tensor<1x2x8x16xf8E4M3FN>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>) -> (tensor<1x2x8x16xbf16>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>)
+  // expected-error @below {{sdpa_fp8: O must be fp8 (f8E4M3FN or f8E5M2), f16 or bf16 but is 'f32'}}
+  %r:3 = graph.sdpa_fp8 %q, %k, %v descale(%d0, %d1, %d2, %d3) scale(%s0, %s1)
+      : (tensor<1x2x8x16xf8E4M3FN>, tensor<1x2x8x16xf8E4M3FN>, tensor<1x2x8x16xf8E4M3FN>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>) -> (tensor<1x2x8x16xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>)
   graph.output
 }
 
