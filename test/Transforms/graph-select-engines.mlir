@@ -96,3 +96,15 @@ graph.graph @rmsnorm_backward_half_stats(%dy: tensor<8x64x1x1xf16>, %x: tensor<8
   %dx, %ds = graph.rmsnorm_backward %dy, %x, scale %s, inv_variance %iv {has_dbias = false, name = "DRMS"} : (tensor<8x64x1x1xf16>, tensor<8x64x1x1xf16>, tensor<1x64x1x1xf16>, tensor<8x1x1x1xf16>) -> (tensor<8x64x1x1xf16>, tensor<1x64x1x1xf16>)
   graph.output %dx, %ds : tensor<8x64x1x1xf16>, tensor<1x64x1x1xf16>
 }
+
+// -----
+
+// fp8 attention with an f16 O: the verifier takes it (the CPU reference
+// runs it), cuDNN's engines do not on sm90 (H200, cuDNN 9.19: no engine
+// config), so the GPU refuses it naming why.
+graph.graph @fp8_attention_f16_out(%q: tensor<1x2x64x64xf8E4M3FN>, %s: tensor<1x1x1x1xf32>) -> tensor<1x2x64x64xf16> {
+  // expected-error-re @below {{sdpa_fp8: no engine can run this op; tried:{{[[:space:]]+}}cudnn: cuDNN's fp8 attention writes an fp8 O only (no engine config for an f16/bf16 O on sm90, cuDNN 9.19)}}
+  %o, %as, %ao = graph.sdpa_fp8 %q, %q, %q descale(%s, %s, %s, %s) scale(%s, %s) {use_causal_mask}
+      : (tensor<1x2x64x64xf8E4M3FN>, tensor<1x2x64x64xf8E4M3FN>, tensor<1x2x64x64xf8E4M3FN>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>) -> (tensor<1x2x64x64xf16>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>)
+  graph.output %o : tensor<1x2x64x64xf16>
+}
