@@ -758,7 +758,8 @@ def Graph_SdpaOp : Graph_Op<"sdpa", [AttrSizedOperandSegments, AttrSizedResultSe
                             Optional<AnyRankedTensor>:$ragged_offset_v,
                             Optional<AnyRankedTensor>:$ragged_offset_O,
                             Optional<AnyRankedTensor>:$ragged_offset_page_table_k,
-                            Optional<AnyRankedTensor>:$ragged_offset_page_table_v),
+                            Optional<AnyRankedTensor>:$ragged_offset_page_table_v,
+                            Optional<AnyRankedTensor>:$ragged_offset_Stats),
                        SdpaAttrs,
                        (ins UnitAttr:$generate_stats,
                             OptionalAttr<I64Attr>:$paged_attention_max_seq_len_kv),
@@ -772,6 +773,7 @@ def Graph_SdpaOp : Graph_Op<"sdpa", [AttrSizedOperandSegments, AttrSizedResultSe
     (`ragged_offset_v` $ragged_offset_v^)? (`ragged_offset_O` $ragged_offset_O^)?
     (`ragged_offset_page_table_k` $ragged_offset_page_table_k^)?
     (`ragged_offset_page_table_v` $ragged_offset_page_table_v^)?
+    (`ragged_offset_Stats` $ragged_offset_Stats^)?
     attr-dict `:` `(` type(operands) `)` `->` `(` type($O) `,`
     custom<OptionalTypes>(type($Stats), type($score_max), type($score_sum_exp)) `)`
   }];
@@ -804,7 +806,8 @@ def Graph_SdpaBackwardOp : Graph_Op<"sdpa_backward", [AttrSizedOperandSegments]>
                             Optional<AnyRankedTensor>:$ragged_offset_dO,
                             Optional<AnyRankedTensor>:$ragged_offset_dQ,
                             Optional<AnyRankedTensor>:$ragged_offset_dK,
-                            Optional<AnyRankedTensor>:$ragged_offset_dV),
+                            Optional<AnyRankedTensor>:$ragged_offset_dV,
+                            Optional<AnyRankedTensor>:$ragged_offset_stats),
                        SdpaAttrs,
                        (ins UnitAttr:$use_deterministic_algorithm), NodeAttrs);
   let results = (outs AnyRankedTensor:$dQ, AnyRankedTensor:$dK,
@@ -815,6 +818,7 @@ def Graph_SdpaBackwardOp : Graph_Op<"sdpa_backward", [AttrSizedOperandSegments]>
     (`ragged_offset_v` $ragged_offset_v^)? (`ragged_offset_o` $ragged_offset_o^)?
     (`ragged_offset_dO` $ragged_offset_dO^)? (`ragged_offset_dQ` $ragged_offset_dQ^)?
     (`ragged_offset_dK` $ragged_offset_dK^)? (`ragged_offset_dV` $ragged_offset_dV^)?
+    (`ragged_offset_stats` $ragged_offset_stats^)?
     attr-dict `:` functional-type(operands, results)
   }];
 }

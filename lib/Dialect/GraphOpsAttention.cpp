@@ -457,7 +457,8 @@ LogicalResult SdpaOp::verify() {
            {"v", getV(), getRaggedOffsetV()},
            {"O", getO(), getRaggedOffset_O()},
            {"page_table_k", getPageTableK(), getRaggedOffsetPageTableK()},
-           {"page_table_v", getPageTableV(), getRaggedOffsetPageTableV()}})))
+           {"page_table_v", getPageTableV(), getRaggedOffsetPageTableV()},
+           {"Stats", getStats(), getRaggedOffset_Stats()}})))
     return failure();
   for (auto [port, table, offset] :
        {std::tuple<StringRef, Value, Value>{"k", getPageTableK(),
@@ -505,15 +506,17 @@ LogicalResult SdpaBackwardOp::verify() {
                                           {"v", getV()},
                                           {"o", getO()},
                                           {"dO", getDO()}})) ||
-      failed(verifyRaggedOffsets(*this, getUsePaddingMask(), getQ(),
-                                 {{"q", getQ(), getRaggedOffsetQ()},
-                                  {"k", getK(), getRaggedOffsetK()},
-                                  {"v", getV(), getRaggedOffsetV()},
-                                  {"o", getO(), getRaggedOffsetO()},
-                                  {"dO", getDO(), getRaggedOffsetDO()},
-                                  {"dQ", getDQ(), getRaggedOffsetDQ()},
-                                  {"dK", getDK(), getRaggedOffsetDK()},
-                                  {"dV", getDV(), getRaggedOffsetDV()}})))
+      failed(
+          verifyRaggedOffsets(*this, getUsePaddingMask(), getQ(),
+                              {{"q", getQ(), getRaggedOffsetQ()},
+                               {"k", getK(), getRaggedOffsetK()},
+                               {"v", getV(), getRaggedOffsetV()},
+                               {"o", getO(), getRaggedOffsetO()},
+                               {"dO", getDO(), getRaggedOffsetDO()},
+                               {"dQ", getDQ(), getRaggedOffsetDQ()},
+                               {"dK", getDK(), getRaggedOffsetDK()},
+                               {"dV", getDV(), getRaggedOffsetDV()},
+                               {"stats", getStats(), getRaggedOffsetStats()}})))
     return failure();
   if (getDBias() && !getBias())
     return emitNodeError(*this) << "dBias needs a bias operand";

@@ -320,7 +320,8 @@ std::optional<std::vector<double>> legalIntegerValues(BlockArgument arg,
                {op.getV(), op.getRaggedOffsetV()},
                {op.getO(), op.getRaggedOffset_O()},
                {op.getPageTableK(), op.getRaggedOffsetPageTableK()},
-               {op.getPageTableV(), op.getRaggedOffsetPageTableV()}}))
+               {op.getPageTableV(), op.getRaggedOffsetPageTableV()},
+               {op.getStats(), op.getRaggedOffset_Stats()}}))
         return values;
       // Paged caches: seq_len_kv is the length the pages make, and a page
       // table names pages inside its container (entry j of batch b: (b *
@@ -348,14 +349,16 @@ std::optional<std::vector<double>> legalIntegerValues(BlockArgument arg,
       }
       seqLen(op);
     } else if (auto op = dyn_cast<SdpaBackwardOp>(user)) {
-      if (auto values = raggedOffsets({{op.getQ(), op.getRaggedOffsetQ()},
-                                       {op.getK(), op.getRaggedOffsetK()},
-                                       {op.getV(), op.getRaggedOffsetV()},
-                                       {op.getO(), op.getRaggedOffsetO()},
-                                       {op.getDO(), op.getRaggedOffsetDO()},
-                                       {op.getDQ(), op.getRaggedOffsetDQ()},
-                                       {op.getDK(), op.getRaggedOffsetDK()},
-                                       {op.getDV(), op.getRaggedOffsetDV()}}))
+      if (auto values =
+              raggedOffsets({{op.getQ(), op.getRaggedOffsetQ()},
+                             {op.getK(), op.getRaggedOffsetK()},
+                             {op.getV(), op.getRaggedOffsetV()},
+                             {op.getO(), op.getRaggedOffsetO()},
+                             {op.getDO(), op.getRaggedOffsetDO()},
+                             {op.getDQ(), op.getRaggedOffsetDQ()},
+                             {op.getDK(), op.getRaggedOffsetDK()},
+                             {op.getDV(), op.getRaggedOffsetDV()},
+                             {op.getStats(), op.getRaggedOffsetStats()}}))
         return values;
       seqLen(op);
     } else if (auto op = dyn_cast<SdpaFp8Op>(user))

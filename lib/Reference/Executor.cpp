@@ -675,6 +675,9 @@ std::string Interpreter::eval(Operation *op) {
                  .empty() ||
             !(error = writeRagged(sdpa.getO(), sdpa.getRaggedOffset_O(), seqQ,
                                   "O", result.o))
+                 .empty() ||
+            !(error = writeRagged(sdpa.getStats(), sdpa.getRaggedOffset_Stats(),
+                                  seqQ, "Stats", result.stats))
                  .empty())
           return fail(error);
         return bindAll(op, {{sdpa.getO(), &result.o},
@@ -688,15 +691,16 @@ std::string Interpreter::eval(Operation *op) {
           return fail(error);
         // Ragged (packed) tensors: inputs read padded, gradients packed.
         Value seqQ = sdpa.getSeqLenQ(), seqKV = sdpa.getSeqLenKv();
-        NdArray stores[5];
-        const NdArray *in[5];
-        std::tuple<Value, Value, Value, StringRef> inputs[5] = {
+        NdArray stores[6];
+        const NdArray *in[6];
+        std::tuple<Value, Value, Value, StringRef> inputs[6] = {
             {sdpa.getQ(), sdpa.getRaggedOffsetQ(), seqQ, "q"},
             {sdpa.getK(), sdpa.getRaggedOffsetK(), seqKV, "k"},
             {sdpa.getV(), sdpa.getRaggedOffsetV(), seqKV, "v"},
             {sdpa.getO(), sdpa.getRaggedOffsetO(), seqQ, "o"},
-            {sdpa.getDO(), sdpa.getRaggedOffsetDO(), seqQ, "dO"}};
-        for (int i = 0; i < 5; ++i) {
+            {sdpa.getDO(), sdpa.getRaggedOffsetDO(), seqQ, "dO"},
+            {sdpa.getStats(), sdpa.getRaggedOffsetStats(), seqQ, "stats"}};
+        for (int i = 0; i < 6; ++i) {
           auto [value, offsets, seqLen, port] = inputs[i];
           if (!(error =
                     readRagged(value, offsets, seqLen, port, stores[i], in[i]))
@@ -705,7 +709,7 @@ std::string Interpreter::eval(Operation *op) {
         }
         ref::SdpaBackwardResult result;
         if (!(error = ref::sdpaBackward(*in[0], *in[1], *in[2], *in[3], *in[4],
-                                        get(sdpa.getStats()), opts, result))
+                                        *in[5], opts, result))
                  .empty() ||
             !(error = writeRagged(sdpa.getDQ(), sdpa.getRaggedOffsetDQ(), seqQ,
                                   "dQ", result.dQ))

@@ -432,8 +432,8 @@ SDPA_OPTIONAL_OPERANDS = ("attn_scale", "bias", "seq_len_q", "seq_len_kv", "drop
 # The ports of each op that take a ragged (packed) layout: the op's
 # ragged_offset_<port> operand carries the tensor's offsets.
 RAGGED_PORTS = {
-    "sdpa": ("q", "k", "v", "O", "page_table_k", "page_table_v"),
-    "sdpa_backward": ("q", "k", "v", "o", "dO", "dQ", "dK", "dV"),
+    "sdpa": ("q", "k", "v", "O", "Stats", "page_table_k", "page_table_v"),
+    "sdpa_backward": ("q", "k", "v", "o", "dO", "stats", "dQ", "dK", "dV"),
 }
 
 SDPA_OPS = {

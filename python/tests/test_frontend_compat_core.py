@@ -730,19 +730,29 @@ def _ragged_attention(ragged, q, k, v, lq, lkv, d_o):
     o_buf = np.zeros_like(qb) if ragged else np.zeros((b, h, s_q, d), np.float16)
     o_off = g.tensor_like(qo) if ragged else None
     output(o, o_buf, o_off)
-    stats.set_output(True).set_dim([b, h, s_q, 1]).set_stride([h * s_q, s_q, 1, 1])
+    if ragged:
+        # the frontend's ragged training graphs pack Stats too (THD: [b, s, h, 1])
+        st = np.zeros((b, s_q, h, 1), np.float32).transpose(0, 2, 1, 3)
+        st_off = (qo // d).astype(np.int64)
+        stats_off_tensor = g.tensor_like(st_off)
+        output(stats, st, stats_off_tensor)
+    else:
+        st = np.zeros((b, h, s_q, 1), np.float32)
+        stats.set_output(True).set_dim([b, h, s_q, 1]).set_stride([h * s_q, s_q, 1, 1])
     g.build([cudnn.heur_mode.A])
-    st = np.zeros((b, h, s_q, 1), np.float32)
     offsets_by_tensor = {id(Q): qo, id(K): ko, id(V): vo}
     pack = pack_of(g, [Q, K, V], [qb, kb, vb])
     pack.update({SQ: lq, SK: lkv, o: o_buf, stats: st})
     if ragged:
         pack[o_off] = qo
+        pack[stats_off_tensor] = st_off
     g.execute(pack, None)
 
     g = graph()
     Q, K, V, O, DO = inputs(g, [(qb, qo), (kb, ko), (vb, vo), (o_buf, qo), (dob, doo)])
     ST, SQ, SK = g.tensor_like(st), g.tensor_like(lq), g.tensor_like(lkv)
+    if ragged:
+        ST.set_ragged_offset(g.tensor_like(st_off))
     dq, dk, dv = g.sdpa_backward(name="bwd", q=Q, k=K, v=V, o=O, dO=DO, stats=ST, attn_scale=0.3,
                                  use_padding_mask=True, seq_len_q=SQ, seq_len_kv=SK, use_causal_mask=True,
                                  **(dict(max_total_seq_len_q=64, max_total_seq_len_kv=64) if ragged else {}))
@@ -753,24 +763,28 @@ def _ragged_attention(ragged, q, k, v, lq, lkv, d_o):
     offsets_by_tensor = {id(Q): qo, id(K): ko, id(V): vo, id(O): qo, id(DO): doo, id(dq): qo, id(dk): ko, id(dv): vo}
     pack = pack_of(g, [Q, K, V, O, DO, dq, dk, dv], [qb, kb, vb, o_buf, dob] + grads)
     pack.update({ST: st, SQ: lq, SK: lkv})
+    if ragged:
+        pack[ST.get_ragged_offset()] = st_off
     g.execute(pack, None)
     if ragged:
+        st = _unpack_thd(st, lq)
         o_buf = _unpack_thd(o_buf, lq)
         grads = [_unpack_thd(x, lens) for x, lens in zip(grads, (lq, lkv, lkv))]
     else:
-        o_buf, grads = o_buf.copy(), [x.copy() for x in grads]
+        o_buf, grads, st = o_buf.copy(), [x.copy() for x in grads], st.copy()
         for i in range(b):
+            st[i, :, lq.flat[i] :] = 0
             o_buf[i, :, lq.flat[i] :] = 0
             grads[0][i, :, lq.flat[i] :] = 0
             grads[1][i, :, lkv.flat[i] :] = 0
             grads[2][i, :, lkv.flat[i] :] = 0
-    return [o_buf] + grads
+    return [o_buf] + grads + [st]
 
 
 @needs_lib
 def test_sdpa_reads_and_writes_ragged_packed_tensors():
-    # the frontend's ragged (THD) attention (test_mhas ragged1): q, k, v, O,
-    # dO, dQ, dK, dV packed, batch i at element offset[i] of its buffer, only
+    # the frontend's ragged (THD) attention (test_mhas ragged1, test_mhas_v2's
+    # ragged training with packed Stats): q, k, v, O, Stats, dO, dQ, dK, dV packed, batch i at element offset[i] of its buffer, only
     # its seq_len positions stored; equals attention on the padded tensors
     import numpy as np
 
@@ -782,7 +796,7 @@ def test_sdpa_reads_and_writes_ragged_packed_tensors():
     lkv = np.array([16, 7, 10], np.int32).reshape(b, 1, 1, 1)
     ragged = _ragged_attention(True, q, k, v, lq, lkv, d_o)
     padded = _ragged_attention(False, q, k, v, lq, lkv, d_o)
-    for name, got, want in zip(("O", "dQ", "dK", "dV"), ragged, padded):
+    for name, got, want in zip(("O", "dQ", "dK", "dV", "Stats"), ragged, padded):
         np.testing.assert_array_equal(got, want, err_msg=name)
         assert np.abs(got).max() > 0.05, name
     # the packed O leaves the buffer past the last batch untouched (zero)

@@ -51,7 +51,9 @@ inline constexpr std::pair<Port, Port> kRaggedPorts[] = {
     {Port::dK, Port::ragged_offset_dK},
     {Port::dV, Port::ragged_offset_dV},
     {Port::page_table_k, Port::ragged_offset_page_table_k},
-    {Port::page_table_v, Port::ragged_offset_page_table_v}};
+    {Port::page_table_v, Port::ragged_offset_page_table_v},
+    {Port::Stats, Port::ragged_offset_Stats},
+    {Port::stats, Port::ragged_offset_stats}};
 
 /// The port's name ("inv_variance"); static storage.
 const char *portName(Port port);
