@@ -214,6 +214,20 @@ verifyRaggedOffsets(Operation *op, bool padding, Value q,
   int64_t batch = shapeOf(q)[0];
   int64_t offsets =
       ShapedType::isDynamic(batch) ? ShapedType::kDynamic : batch + 1;
+  // A tensor bound to two ports (q = k) has one layout: the same offsets
+  // (or none) at each, as the engines key the offsets by tensor.
+  for (size_t i = 0; i < ragged.size(); ++i)
+    for (size_t j = i + 1; j < ragged.size(); ++j) {
+      auto [port, value, offset] = ragged[i];
+      auto [other, otherValue, otherOffset] = ragged[j];
+      if (value && value == otherValue && offset != otherOffset)
+        return emitNodeError(op)
+               << port << " and " << other << " are the same tensor but "
+               << "their ragged offsets differ (ragged_offset_" << port
+               << (offset ? "" : " absent") << ", ragged_offset_" << other
+               << (otherOffset ? "" : " absent")
+               << "): a tensor has one layout";
+    }
   for (auto [port, value, offset] : ragged) {
     if (!offset)
       continue;

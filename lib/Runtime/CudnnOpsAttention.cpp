@@ -19,7 +19,7 @@
 namespace graph::rt::cudnn {
 
 /// Why the composite sdpa backward (the frontend's expanded graph) cannot
-/// run `a`, or "" when it can: it takes no GQA.
+/// run `a`, or "" when it can: q heads must be a multiple of k/v heads.
 static std::string compositeBackwardDeclines(const Lowering::Attn &a) {
   if (a.hk <= 0 || a.hv <= 0 || a.hq % a.hk != 0 || a.hq % a.hv != 0)
     return "the composite sdpa backward needs q heads to be a multiple of "
@@ -66,9 +66,10 @@ std::string Lowering::raggedTensors(Attn &a) {
     if (it == tensors.end() || it->second.isVirtual)
       return err(std::string("ragged tensor '") + portName(port) +
                  "' must be a tensor of the graph (not an intermediate)");
-    if (it->second.desc)
+    if (it->second.desc ||
+        (it->second.raggedOffset && it->second.raggedOffset != offsets))
       return err(std::string("ragged tensor '") + portName(port) +
-                 "' is also read by an earlier operation of the group");
+                 "' is also read elsewhere in the group with another layout");
     it->second.raggedOffset = offsets;
     a.ragged = true;
   }

@@ -52,6 +52,11 @@ public:
     if (k.getDimSize(1) <= 0 || hq % k.getDimSize(1) != 0 ||
         v.getDimSize(1) <= 0 || hq % v.getDimSize(1) != 0)
       return false; // the verifier names it
+    // Ragged K/V/dK/dV offsets address their packed buffers; the repeated
+    // tensors are laid out anew, so the rewrite would misplace them.
+    if (op.getRaggedOffsetK() || op.getRaggedOffsetV() ||
+        op.getRaggedOffsetDK() || op.getRaggedOffsetDV())
+      return false;
     op.getKMutable().assign(repeat(op.getK(), hq, "k"));
     op.getVMutable().assign(repeat(op.getV(), hq, "v"));
     b.setInsertionPointAfter(op);

@@ -7,7 +7,7 @@ import math
 from typing import TYPE_CHECKING, List
 
 from . import _capi, _ops
-from ._building import Node
+from ._building import Node, _promote_seq_len
 from ._enums import data_type, dtype_code, is_float, mlir_type
 from ._errors import GraphValidationError, cudnnGraphNotSupportedError
 from ._tensor import Tensor, row_major_stride
@@ -168,6 +168,10 @@ class _GraphEmission:
         packed buffer as a padded one."""
         served, elsewhere = set(), set()
         for node in self._nodes:
+            # attached afresh each time: an offset cleared since is gone
+            for key in [k for k in node.inputs if k.startswith("ragged_offset_")]:
+                del node.inputs[key]
+        for node in self._nodes:
             ragged_ports = _ops.RAGGED_PORTS.get(node.op, ())
             for port, t in list(node.inputs.items()) + list(node.outputs.items()):
                 if t is None or t.ragged_offset is None or port.startswith("ragged_offset_"):
@@ -180,6 +184,8 @@ class _GraphEmission:
                     raise TypeError(
                         f"tensor {t.name!r}: set_ragged_offset() takes a graph tensor (e.g. graph.tensor_like(offsets)), not {type(offsets).__name__}"
                     )
+                # 1-D (B + 1,) offsets (sdpa/fp16.py's) are the [B + 1, 1, 1, 1] form
+                _promote_seq_len(offsets)
                 node.inputs[f"ragged_offset_{port}"] = offsets
                 served.add(id(t))
         return served - elsewhere

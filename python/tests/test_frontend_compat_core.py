@@ -835,3 +835,26 @@ def test_max_total_seq_len_is_taken_and_checked():
     assert g.unsupported_features() == []
     with pytest.raises(ValueError, match="max_total_seq_len_q must be a positive integer"):
         g.sdpa_backward(q, q, q, q, q, st, max_total_seq_len_q=0)
+
+
+@needs_lib
+def test_ragged_offsets_one_dimensional_and_cleared():
+    # test_mhas_v2's sdpa/fp16.py declares ragged offsets 1-D (B + 1,) INT64:
+    # taken as the [B + 1, 1, 1, 1] form; an offset cleared with
+    # set_ragged_offset(None) leaves no operand behind
+    F, H = cudnn.data_type.FLOAT, cudnn.data_type.HALF
+    I32, I64 = cudnn.data_type.INT32, cudnn.data_type.INT64
+    g = cudnn.pygraph(io_data_type=H, intermediate_data_type=F, compute_data_type=F)
+    q = g.tensor(name="q", dim=[2, 2, 8, 16], stride=[256, 16, 32, 1], data_type=H)
+    sq = g.tensor(name="sq", dim=[2], stride=[1], data_type=I32)
+    off = g.tensor(name="off", dim=[3], stride=[1], data_type=I64)
+    q.set_ragged_offset(off)
+    o, _ = g.sdpa(name="a", q=q, k=q, v=q, attn_scale=0.5, use_padding_mask=True, seq_len_q=sq, seq_len_kv=sq)
+    o.set_output(True).set_dim([2, 2, 8, 16]).set_stride([256, 16, 32, 1]).set_ragged_offset(off)
+    assert g.unsupported_features() == []
+    text = g.to_mlir()
+    assert "ragged_offset_q" in text and "ragged_offset_O" in text and "tensor<3x1x1x1xi64" in text
+    g.validate()
+    q.set_ragged_offset(None)
+    o.set_ragged_offset(None)
+    assert "ragged_offset" not in g.to_mlir()

@@ -122,8 +122,10 @@ public:
     // fp8 attention forward: the frontend's SDPA FP8 composite graph, with
     // the masks and scales of graph.sdpa but no bias, ALiBi or dropout.
     if (auto fp8 = dyn_cast<SdpaFp8Op>(op)) {
+      std::optional<APFloat> p = fp8.getDropoutProbability();
+      bool dropout = p && p->convertToDouble() > 0;
       if (fp8.getBias() || fp8.getDropoutMask() || fp8.getUseAlibiMask() ||
-          fp8.getDropoutProbability())
+          dropout)
         return "cuDNN's fp8 attention is lowered without a bias, ALiBi or "
                "dropout";
       // Measured: cuDNN 9.19's heuristics offer no engine config for the

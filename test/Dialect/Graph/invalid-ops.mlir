@@ -1869,6 +1869,14 @@ graph.graph @sdpa_backward_ragged_offset_type(%q: tensor<2x2x8x16xbf16>, %st: te
 
 graph.graph @sdpa_ragged_paged(%q: tensor<2x2x8x16xbf16>, %k: tensor<4x2x8x16xbf16>, %l: tensor<2x1x1x1xi32>, %t: tensor<2x1x2x1xi32>, %off: tensor<3x1x1x1xi64>) {
   // expected-error @below {{sdpa: ragged_offset_k with page_table_k: a paged cache's pages are not ragged}}
-  %o = graph.sdpa %q, %k, %k seq_len_q %l seq_len_kv %l page_table_k %t page_table_v %t ragged_offset_k %off {use_padding_mask, paged_attention_max_seq_len_kv = 16 : i64} : (tensor<2x2x8x16xbf16>, tensor<4x2x8x16xbf16>, tensor<4x2x8x16xbf16>, tensor<2x1x1x1xi32>, tensor<2x1x1x1xi32>, tensor<2x1x2x1xi32>, tensor<2x1x2x1xi32>, tensor<3x1x1x1xi64>) -> (tensor<2x2x8x16xbf16>, none, none, none)
+  %o = graph.sdpa %q, %k, %k seq_len_q %l seq_len_kv %l page_table_k %t page_table_v %t ragged_offset_k %off ragged_offset_v %off {use_padding_mask, paged_attention_max_seq_len_kv = 16 : i64} : (tensor<2x2x8x16xbf16>, tensor<4x2x8x16xbf16>, tensor<4x2x8x16xbf16>, tensor<2x1x1x1xi32>, tensor<2x1x1x1xi32>, tensor<2x1x2x1xi32>, tensor<2x1x2x1xi32>, tensor<3x1x1x1xi64>, tensor<3x1x1x1xi64>) -> (tensor<2x2x8x16xbf16>, none, none, none)
+  graph.output
+}
+
+// -----
+
+graph.graph @sdpa_ragged_alias(%q: tensor<2x2x8x16xbf16>, %l: tensor<2x1x1x1xi32>, %off: tensor<3x1x1x1xi64>) {
+  // expected-error @below {{sdpa: q and k are the same tensor but their ragged offsets differ (ragged_offset_q, ragged_offset_k absent): a tensor has one layout}}
+  %o = graph.sdpa %q, %q, %q seq_len_q %l seq_len_kv %l ragged_offset_q %off {use_padding_mask} : (tensor<2x2x8x16xbf16>, tensor<2x2x8x16xbf16>, tensor<2x2x8x16xbf16>, tensor<2x1x1x1xi32>, tensor<2x1x1x1xi32>, tensor<3x1x1x1xi64>) -> (tensor<2x2x8x16xbf16>, none, none, none)
   graph.output
 }
