@@ -159,14 +159,15 @@ class _GraphEmission:
         not as a failure."""
         self.__dict__.setdefault("_unsupported_features", []).append(what)
 
-    def _attach_ragged_offsets(self) -> set:
+    def _attach_ragged_offsets(self) -> dict:
         """Ragged (packed THD) tensors an sdpa reads or writes: the node takes
         each tensor's offsets as its ragged_offset_<port> operand (the
         frontend's tensors carry them; the dialect's op does). Returns the
         ids of the tensors only such ports use: a ragged tensor any other op
         reads or writes stays unsupported, since that op would read the
-        packed buffer as a padded one."""
-        served, elsewhere = set(), set()
+        packed buffer as a padded one: those map to the phrase naming the
+        node and port."""
+        served, elsewhere = set(), {}
         for node in self._nodes:
             # attached afresh each time: an offset cleared since is gone
             for key in [k for k in node.inputs if k.startswith("ragged_offset_")]:
@@ -177,7 +178,7 @@ class _GraphEmission:
                 if t is None or t.ragged_offset is None or port.startswith("ragged_offset_"):
                     continue
                 if port not in ragged_ports:
-                    elsewhere.add(id(t))
+                    elsewhere.setdefault(id(t), f"{node.op} node {node.name!r} takes it at port {port!r}")
                     continue
                 offsets = t.ragged_offset
                 if not isinstance(offsets, Tensor):
@@ -188,16 +189,16 @@ class _GraphEmission:
                 _promote_seq_len(offsets)
                 node.inputs[f"ragged_offset_{port}"] = offsets
                 served.add(id(t))
-        return served - elsewhere
+        return {i: None for i in served if i not in elsewhere} | elsewhere
 
     def unsupported_features(self) -> List[str]:
         """The features this graph uses that the compiler cannot model (empty
         when it can run); create_execution_plans()/build()/to_mlir() raise
         cudnnGraphNotSupportedError listing them."""
         what = list(self.__dict__.get("_unsupported_features", ()))
-        ragged_ok = self._attach_ragged_offsets()
+        ragged = self._attach_ragged_offsets()
         for t in self._all:
-            what.extend(t._unsupported_features(ragged_ok=id(t) in ragged_ok))
+            what.extend(t._unsupported_features(ragged_ok=ragged.get(id(t), "") is None, ragged_use=ragged.get(id(t))))
         return what
 
     def _raise_if_unsupported(self) -> None:

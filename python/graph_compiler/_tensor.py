@@ -191,13 +191,18 @@ class Tensor:
         self.ragged_offset_multiplier = int(multiplier)
         return self
 
-    def _unsupported_features(self, ragged_ok: bool = False):
+    def _unsupported_features(self, ragged_ok: bool = False, ragged_use=None):
         """What this tensor asks for that the compiler cannot model (each a
         phrase naming the feature and the tensor); `ragged_ok`: only
-        attention ports that take ragged layouts use it."""
+        attention ports that take ragged layouts use it; `ragged_use`: the
+        node and port that cannot (a phrase)."""
         what = []
         if self.ragged_offset is not None and not ragged_ok:
-            what.append(f"tensor {self.name!r}: ragged_offset (packed layouts are taken by sdpa's and sdpa_backward's q, k, v, o, dO and their results only)")
+            from ._ops import RAGGED_PORTS
+
+            takers = "; ".join(f"{op}: {', '.join(ports)}" for op, ports in RAGGED_PORTS.items())
+            where = f"{ragged_use} and cannot read a packed layout" if ragged_use else "no node reads it packed"
+            what.append(f"tensor {self.name!r}: ragged_offset ({where}; the ports that can: {takers})")
         if getattr(self, "ragged_offset_multiplier", 1) != 1:
             what.append(f"tensor {self.name!r}: ragged_offset_multiplier={self.ragged_offset_multiplier}")
         if self.reordering_type is not None:
