@@ -48,6 +48,18 @@ bool fitsTensorByteLimit(RankedTensorType type);
 /// The user label of a node op (its `name` attribute), or "" when unnamed.
 StringRef getNodeLabel(Operation *op);
 
+/// A tensor of an attention op that may be ragged (packed THD), with the
+/// offsets operand that makes it so (null: padded).
+struct RaggedPort {
+  StringRef port;
+  Value tensor, offsets;
+};
+
+/// graph.sdpa's q, k, v, O, Stats and page tables, and sdpa_backward's q, k,
+/// v, o, dO, stats, dQ, dK, dV, each with its ragged_offset_<port> operand.
+SmallVector<RaggedPort> getRaggedPorts(SdpaOp op);
+SmallVector<RaggedPort> getRaggedPorts(SdpaBackwardOp op);
+
 /// Emits an error at `op` prefixed with the op kind and its label, e.g.
 /// `matmul "mm1": `, the form every graph diagnostic takes.
 InFlightDiagnostic emitNodeError(Operation *op);

@@ -208,9 +208,8 @@ verifyUnitLastStride(Operation *op,
 /// the ports given offsets. Each offset tensor is `[B + 1, 1, 1, 1]` of i32
 /// or i64 element offsets, its tensor has rank 4, and the padding mask is
 /// set (its lengths say how many positions each batch packs).
-LogicalResult
-verifyRaggedOffsets(Operation *op, bool padding, Value q,
-                    ArrayRef<std::tuple<StringRef, Value, Value>> ragged) {
+LogicalResult verifyRaggedOffsets(Operation *op, bool padding, Value q,
+                                  ArrayRef<RaggedPort> ragged) {
   int64_t batch = shapeOf(q)[0];
   int64_t offsets =
       ShapedType::isDynamic(batch) ? ShapedType::kDynamic : batch + 1;
@@ -464,15 +463,8 @@ LogicalResult SdpaOp::verify() {
       failed(verifyUnitLastStride(
           *this,
           {{"q", getQ()}, {"k", getK()}, {"v", getV()}, {"O", getO()}})) ||
-      failed(verifyRaggedOffsets(
-          *this, getUsePaddingMask(), getQ(),
-          {{"q", getQ(), getRaggedOffsetQ()},
-           {"k", getK(), getRaggedOffsetK()},
-           {"v", getV(), getRaggedOffsetV()},
-           {"O", getO(), getRaggedOffset_O()},
-           {"page_table_k", getPageTableK(), getRaggedOffsetPageTableK()},
-           {"page_table_v", getPageTableV(), getRaggedOffsetPageTableV()},
-           {"Stats", getStats(), getRaggedOffset_Stats()}})))
+      failed(verifyRaggedOffsets(*this, getUsePaddingMask(), getQ(),
+                                 getRaggedPorts(*this))))
     return failure();
   for (auto [port, table, offset] :
        {std::tuple<StringRef, Value, Value>{"k", getPageTableK(),
@@ -499,6 +491,28 @@ LogicalResult SdpaOp::verify() {
   return success();
 }
 
+SmallVector<RaggedPort> mlir::graph::getRaggedPorts(SdpaOp op) {
+  return {{"q", op.getQ(), op.getRaggedOffsetQ()},
+          {"k", op.getK(), op.getRaggedOffsetK()},
+          {"v", op.getV(), op.getRaggedOffsetV()},
+          {"O", op.getO(), op.getRaggedOffset_O()},
+          {"page_table_k", op.getPageTableK(), op.getRaggedOffsetPageTableK()},
+          {"page_table_v", op.getPageTableV(), op.getRaggedOffsetPageTableV()},
+          {"Stats", op.getStats(), op.getRaggedOffset_Stats()}};
+}
+
+SmallVector<RaggedPort> mlir::graph::getRaggedPorts(SdpaBackwardOp op) {
+  return {{"q", op.getQ(), op.getRaggedOffsetQ()},
+          {"k", op.getK(), op.getRaggedOffsetK()},
+          {"v", op.getV(), op.getRaggedOffsetV()},
+          {"o", op.getO(), op.getRaggedOffsetO()},
+          {"dO", op.getDO(), op.getRaggedOffsetDO()},
+          {"dQ", op.getDQ(), op.getRaggedOffsetDQ()},
+          {"dK", op.getDK(), op.getRaggedOffsetDK()},
+          {"dV", op.getDV(), op.getRaggedOffsetDV()},
+          {"stats", op.getStats(), op.getRaggedOffsetStats()}};
+}
+
 LogicalResult SdpaBackwardOp::inferResultDims(ResultDims &dims) {
   auto s = inferSdpaCommon(*this);
   if (failed(s) || failed(inferSdpaBackwardShapes(
@@ -520,17 +534,8 @@ LogicalResult SdpaBackwardOp::verify() {
                                           {"v", getV()},
                                           {"o", getO()},
                                           {"dO", getDO()}})) ||
-      failed(
-          verifyRaggedOffsets(*this, getUsePaddingMask(), getQ(),
-                              {{"q", getQ(), getRaggedOffsetQ()},
-                               {"k", getK(), getRaggedOffsetK()},
-                               {"v", getV(), getRaggedOffsetV()},
-                               {"o", getO(), getRaggedOffsetO()},
-                               {"dO", getDO(), getRaggedOffsetDO()},
-                               {"dQ", getDQ(), getRaggedOffsetDQ()},
-                               {"dK", getDK(), getRaggedOffsetDK()},
-                               {"dV", getDV(), getRaggedOffsetDV()},
-                               {"stats", getStats(), getRaggedOffsetStats()}})))
+      failed(verifyRaggedOffsets(*this, getUsePaddingMask(), getQ(),
+                                 getRaggedPorts(*this))))
     return failure();
   if (getDBias() && !getBias())
     return emitNodeError(*this) << "dBias needs a bias operand";

@@ -297,12 +297,12 @@ std::optional<std::vector<double>> legalIntegerValues(BlockArgument arg,
     };
     // Ragged offsets: each batch where the padded layout has it (random
     // sequence lengths are full).
-    auto raggedOffsets = [&](ArrayRef<std::pair<Value, Value>> pairs)
-        -> std::optional<std::vector<double>> {
-      for (auto [ragged, offsets] : pairs) {
-        if (offsets != arg)
+    auto raggedOffsets =
+        [&](ArrayRef<RaggedPort> ports) -> std::optional<std::vector<double>> {
+      for (const RaggedPort &ragged : ports) {
+        if (ragged.offsets != arg)
           continue;
-        auto type = cast<RankedTensorType>(ragged.getType());
+        auto type = cast<RankedTensorType>(ragged.tensor.getType());
         ArrayRef<int64_t> given = getStrides(type);
         int64_t batchStride =
             !given.empty() ? given[0] : getRowMajorStrides(type.getShape())[0];
@@ -314,14 +314,7 @@ std::optional<std::vector<double>> legalIntegerValues(BlockArgument arg,
       return std::nullopt;
     };
     if (auto op = dyn_cast<SdpaOp>(user)) {
-      if (auto values = raggedOffsets(
-              {{op.getQ(), op.getRaggedOffsetQ()},
-               {op.getK(), op.getRaggedOffsetK()},
-               {op.getV(), op.getRaggedOffsetV()},
-               {op.getO(), op.getRaggedOffset_O()},
-               {op.getPageTableK(), op.getRaggedOffsetPageTableK()},
-               {op.getPageTableV(), op.getRaggedOffsetPageTableV()},
-               {op.getStats(), op.getRaggedOffset_Stats()}}))
+      if (auto values = raggedOffsets(getRaggedPorts(op)))
         return values;
       // Paged caches: seq_len_kv is the length the pages make, and a page
       // table names pages inside its container (entry j of batch b: (b *
@@ -349,16 +342,7 @@ std::optional<std::vector<double>> legalIntegerValues(BlockArgument arg,
       }
       seqLen(op);
     } else if (auto op = dyn_cast<SdpaBackwardOp>(user)) {
-      if (auto values =
-              raggedOffsets({{op.getQ(), op.getRaggedOffsetQ()},
-                             {op.getK(), op.getRaggedOffsetK()},
-                             {op.getV(), op.getRaggedOffsetV()},
-                             {op.getO(), op.getRaggedOffsetO()},
-                             {op.getDO(), op.getRaggedOffsetDO()},
-                             {op.getDQ(), op.getRaggedOffsetDQ()},
-                             {op.getDK(), op.getRaggedOffsetDK()},
-                             {op.getDV(), op.getRaggedOffsetDV()},
-                             {op.getStats(), op.getRaggedOffsetStats()}}))
+      if (auto values = raggedOffsets(getRaggedPorts(op)))
         return values;
       seqLen(op);
     } else if (auto op = dyn_cast<SdpaFp8Op>(user))
