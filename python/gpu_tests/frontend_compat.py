@@ -3,7 +3,8 @@ programs write them: cudnn.jit + cudnn.graph_cache + the cudnn.graph context
 manager, torch dtypes as data types, uid 0 in a variant pack, sdpa with
 implementation=/score_max= and its [O, Stats] arity, a kernel cache shared by
 two graphs, the workspace check, backend_version, bit-packed boolean mask
-buffers, floor_mod and an input tensor of another graph. Run on a machine
+buffers, floor_mod, an input tensor of another graph and ragged buffers of only the
+packed tokens. Run on a machine
 with a GPU and torch:
 
     GRAPH_CAPI_LIBRARY=.../libGraphCAPI.so python3 python/gpu_tests/frontend_compat.py
@@ -208,10 +209,47 @@ def too_small_output_buffer():
     return rel_err(storage.flatten(), torch.relu(x).flatten()[:600]), 1e-6
 
 
+def ragged_packed_size_buffers():
+    # test_mhas_v2 allocates ragged Q/K/V/O of just the packed tokens (far
+    # below the padded dims' span): they bind as they are, without a warning
+    # or a padded stand-in, and each batch's O equals torch's attention on
+    # its own sequence
+    torch.manual_seed(5)
+    b, h, s, d, lens = 2, 2, 64, 64, [40, 25]
+    total = sum(lens)
+    q, k, v = (torch.randn(total, h, d, device="cuda", dtype=torch.bfloat16) for _ in range(3))
+    o = torch.zeros(total, h, d, device="cuda", dtype=torch.bfloat16)
+    offsets = torch.tensor([0, lens[0] * h * d, total * h * d], device="cuda", dtype=torch.int32).reshape(b + 1, 1, 1, 1)
+    seq = torch.tensor(lens, device="cuda", dtype=torch.int32).reshape(b, 1, 1, 1)
+    g = cudnn.pygraph(io_data_type=cudnn.data_type.BFLOAT16, intermediate_data_type=cudnn.data_type.FLOAT,
+                      compute_data_type=cudnn.data_type.FLOAT, handle=HANDLE)
+    dims, strides = [b, h, s, d], [s * h * d, d, h * d, 1]
+    Q, K, V = (g.tensor(name=n, dim=dims, stride=strides, data_type=cudnn.data_type.BFLOAT16) for n in "QKV")
+    OFF = g.tensor_like(offsets)
+    for t in (Q, K, V):
+        t.set_ragged_offset(OFF)
+    SQ, SKV = g.tensor_like(seq), g.tensor_like(seq)
+    O, _ = g.sdpa(name="sdpa", q=Q, k=K, v=V, attn_scale=d**-0.5, generate_stats=False, use_padding_mask=True,
+                  seq_len_q=SQ, seq_len_kv=SKV)
+    O.set_output(True).set_dim(dims).set_stride(strides).set_ragged_offset(OFF)
+    g.build([cudnn.heur_mode.A, cudnn.heur_mode.FALLBACK])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        g.execute({Q: q, K: k, V: v, O: o, OFF: offsets, SQ: seq, SKV: seq},
+                  torch.empty(g.get_workspace_size(), device="cuda", dtype=torch.uint8), handle=HANDLE)
+    torch.cuda.synchronize()
+    want, start = [], 0
+    for n in lens:
+        qi, ki, vi = (x[start : start + n].transpose(0, 1).float() for x in (q, k, v))
+        want.append(torch.nn.functional.scaled_dot_product_attention(qi, ki, vi).transpose(0, 1))
+        start += n
+    return rel_err(o, torch.cat(want)), 1e-2
+
+
 def main():
     return run((jit_cache_uid0, sdpa_options_and_arity, kernel_cache_shared,
                 backend_version_is_loaded_cudnn, relu_bitmask_packed, floor_mod_and_foreign_input,
-                too_small_output_buffer))
+                too_small_output_buffer, ragged_packed_size_buffers))
 
 
 if __name__ == "__main__":

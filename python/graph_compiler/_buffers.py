@@ -419,13 +419,16 @@ class Bound:
         self.staged = None
 
 
-def bind(uid, name, dt, dims, strides, is_out, data, also=None) -> Bound:
+def bind(uid, name, dt, dims, strides, is_out, data, also=None, ragged=False) -> Bound:
     """Checks ``data`` as the buffer of the graph tensor (``uid``, ``name``,
     ``dt``, ``dims``, declared ``strides``; all 0 or empty when undecided)
     and says how the compiler is to see it. ``also``: (dims, strides) the
     program declared for a tensor the builder reshaped (a 1-D per-batch
     sequence length made [B, 1, 1, 1]); a buffer of that view is the
-    tensor's own, not warned about."""
+    tensor's own, not warned about. ``ragged``: the tensor has ragged
+    offsets, so its buffer is packed: on the GPU the offsets, not the padded
+    dims, say how far it reaches (as in the frontend, nothing reads them on
+    the host), so a buffer smaller than the padded span is taken as it is."""
     label = _label(uid, name)
     dims = [int(x) for x in dims]
     count = 1
@@ -468,6 +471,14 @@ def bind(uid, name, dt, dims, strides, is_out, data, also=None) -> Bound:
     needed = span_elements(dims, declared) * size
     held = _held_bytes(d)
     if held < needed:
+        if ragged and d.device == GPU and held > 0:
+            return Bound(uid, dt, d, dims, declared, scalar)
+        if ragged:
+            raise ValueError(
+                f"buffer for ragged {label} holds {held} bytes but its padded dims {dims} and strides {declared} span "
+                f"{needed} bytes: the CPU reference reads a packed tensor over its padded span (its offsets place each "
+                f"batch in it); pass a buffer of the padded size, or run on the GPU, which reads only what the offsets address"
+            )
         if d.device == GPU and is_torch_tensor(d.keepalive) and not scalar:
             return _bind_staged(uid, label, dt, d, dims, declared, held, needed, is_out)
         raise ValueError(

@@ -225,7 +225,17 @@ class _GraphExecution:
                 data = stand_in
                 sig = None  # the stand-ins are made anew for every execute
             t = getattr(self, "_tensor_by_uid", {}).get(uid)
-            b = _buffers.bind(uid, name, dt, dims, strides, is_out, data, also=getattr(t, "declared_view", None))
+            b = _buffers.bind(
+                uid,
+                name,
+                dt,
+                dims,
+                strides,
+                is_out,
+                data,
+                also=getattr(t, "declared_view", None),
+                ragged=getattr(t, "ragged_offset", None) is not None,
+            )
             if b.staged is not None:
                 sig = None  # a stand-in is filled anew for every execute
             bound.append(b)

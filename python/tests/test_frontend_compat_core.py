@@ -858,3 +858,56 @@ def test_ragged_offsets_one_dimensional_and_cleared():
     q.set_ragged_offset(None)
     o.set_ragged_offset(None)
     assert "ragged_offset" not in g.to_mlir()
+
+
+def test_ragged_device_buffer_of_the_packed_size_is_taken_as_it_is():
+    # test_mhas_v2 allocates a ragged Q/K/V/O only as large as its packed
+    # tokens: on the GPU the offsets say how far it reaches, so the buffer
+    # binds as it is (no padded-size stand-in, no warning); a non-ragged
+    # tensor of that size is still too small
+    import warnings
+
+    from graph_compiler import _buffers
+
+    class PackedOnDevice:
+        # 20 of the padded [2, 4, 8, 16] span's 1024 halves
+        __cuda_array_interface__ = {"shape": (20, 16), "typestr": "<f2", "data": (0x7F0000000000, False),
+                                    "strides": None, "version": 3}
+
+    H = cudnn.data_type.HALF
+    dims, strides = [2, 4, 8, 16], [512, 16, 64, 1]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        b = _buffers.bind(3, "q", H, dims, strides, False, PackedOnDevice(), ragged=True)
+    assert (b.dims, b.strides, b.ptr, b.staged) == (dims, strides, 0x7F0000000000, None)
+    with pytest.raises(ValueError, match=r"buffer for tensor uid 3 \('q'\) .* span 2048 bytes: the buffer is too small"):
+        _buffers.bind(3, "q", H, dims, strides, False, PackedOnDevice())
+
+
+@needs_lib
+def test_ragged_host_buffer_smaller_than_the_padded_span_says_why():
+    # the CPU reference reads a packed tensor over its padded span, so there
+    # a buffer of only the packed tokens is refused, naming the tensor and the
+    # way out (a padded-size buffer, or the GPU)
+    import numpy as np
+
+    F, H = cudnn.data_type.FLOAT, cudnn.data_type.HALF
+    b, h, s, d = 2, 1, 8, 16
+    g = cudnn.pygraph(io_data_type=H, intermediate_data_type=F, compute_data_type=F)
+    qkv = [g.tensor(name=n, dim=[b, h, s, d], stride=[s * h * d, d, h * d, 1], data_type=H) for n in "qkv"]
+    offsets = np.array([0, 5, 11], np.int64).reshape(3, 1, 1, 1) * h * d
+    off = g.tensor_like(offsets)
+    for t in qkv:
+        t.set_ragged_offset(off)
+    lens = np.array([5, 6], np.int32).reshape(b, 1, 1, 1)
+    sq, skv = g.tensor_like(lens), g.tensor_like(lens)
+    o, _ = g.sdpa(name="fwd", q=qkv[0], k=qkv[1], v=qkv[2], attn_scale=0.25, generate_stats=False,
+                  use_padding_mask=True, seq_len_q=sq, seq_len_kv=skv)
+    o.set_output(True).set_dim([b, h, s, d]).set_stride([s * h * d, d, h * d, 1]).set_ragged_offset(off)
+    g.build([cudnn.heur_mode.A])
+    packed = [np.ones((11, h, d), np.float16) for _ in range(4)]
+    pack = dict(zip(qkv + [o], packed))
+    pack.update({off: offsets, sq: lens, skv: lens})
+    with pytest.raises(ValueError, match=r"buffer for ragged tensor uid \d+ \('q'\) holds 352 bytes but its padded "
+                                         r"dims \[2, 1, 8, 16\] .* span 512 bytes: the CPU reference reads .* run on the GPU"):
+        g.execute(pack, None)
