@@ -55,8 +55,10 @@ struct RaggedPort {
   Value tensor, offsets;
 };
 
-/// graph.sdpa's q, k, v, O, Stats and page tables, and sdpa_backward's q, k,
-/// v, o, dO, stats, dQ, dK, dV, each with its ragged_offset_<port> operand.
+/// Each port of the op with a ragged_offset_<port> operand (graph.sdpa's q,
+/// k, v, O, Stats and page tables; sdpa_backward's q, k, v, o, dO, stats,
+/// dQ, dK, dV), read from the ODS tables generated from GraphOps.td, in
+/// ODS order.
 SmallVector<RaggedPort> getRaggedPorts(SdpaOp op);
 SmallVector<RaggedPort> getRaggedPorts(SdpaBackwardOp op);
 

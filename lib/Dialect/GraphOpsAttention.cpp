@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "GraphDialect/NodeOps.h"
 #include "GraphOpsInternal.h"
 
 using namespace mlir;
@@ -491,26 +492,48 @@ LogicalResult SdpaOp::verify() {
   return success();
 }
 
+/// Each port of `op` that has a ragged_offset_<port> operand
+/// (RaggedPorts.inc), with the values bound to both (null when absent):
+/// the ODS ports of the op's kind (OpPorts.inc) name its operand and result
+/// groups in order, and the ports come in that order.
+template <typename OpTy> static SmallVector<RaggedPort> raggedPortsOf(OpTy op) {
+  std::optional<::graph::OpKind> kind =
+      ::graph::parseOpKind(op->getName().stripDialect());
+  // Every port of the op with its value, operands then results.
+  SmallVector<std::pair<::graph::Port, Value>> values;
+  unsigned operand = 0, result = 0;
+  for (const OdsPort &entry : kOdsPorts) {
+    if (entry.kind != kind)
+      continue;
+    auto [start, length] = entry.isResult
+                               ? op.getODSResultIndexAndLength(result++)
+                               : op.getODSOperandIndexAndLength(operand++);
+    Value value;
+    if (length == 1)
+      value =
+          entry.isResult ? Value(op->getResult(start)) : op->getOperand(start);
+    values.push_back({entry.port, value});
+  }
+  auto find = [&](::graph::Port port) {
+    return llvm::find_if(values,
+                         [&](auto &entry) { return entry.first == port; });
+  };
+  SmallVector<RaggedPort> ports;
+  for (auto [port, value] : values)
+    for (auto [ragged, offsets] : ::graph::kRaggedPorts)
+      if (ragged == port)
+        if (auto *offsetsEntry = find(offsets); offsetsEntry != values.end())
+          ports.push_back(
+              {::graph::portName(port), value, offsetsEntry->second});
+  return ports;
+}
+
 SmallVector<RaggedPort> mlir::graph::getRaggedPorts(SdpaOp op) {
-  return {{"q", op.getQ(), op.getRaggedOffsetQ()},
-          {"k", op.getK(), op.getRaggedOffsetK()},
-          {"v", op.getV(), op.getRaggedOffsetV()},
-          {"O", op.getO(), op.getRaggedOffset_O()},
-          {"page_table_k", op.getPageTableK(), op.getRaggedOffsetPageTableK()},
-          {"page_table_v", op.getPageTableV(), op.getRaggedOffsetPageTableV()},
-          {"Stats", op.getStats(), op.getRaggedOffset_Stats()}};
+  return raggedPortsOf(op);
 }
 
 SmallVector<RaggedPort> mlir::graph::getRaggedPorts(SdpaBackwardOp op) {
-  return {{"q", op.getQ(), op.getRaggedOffsetQ()},
-          {"k", op.getK(), op.getRaggedOffsetK()},
-          {"v", op.getV(), op.getRaggedOffsetV()},
-          {"o", op.getO(), op.getRaggedOffsetO()},
-          {"dO", op.getDO(), op.getRaggedOffsetDO()},
-          {"dQ", op.getDQ(), op.getRaggedOffsetDQ()},
-          {"dK", op.getDK(), op.getRaggedOffsetDK()},
-          {"dV", op.getDV(), op.getRaggedOffsetDV()},
-          {"stats", op.getStats(), op.getRaggedOffsetStats()}};
+  return raggedPortsOf(op);
 }
 
 LogicalResult SdpaBackwardOp::inferResultDims(ResultDims &dims) {

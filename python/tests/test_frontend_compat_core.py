@@ -911,3 +911,25 @@ def test_ragged_host_buffer_smaller_than_the_padded_span_says_why():
     with pytest.raises(ValueError, match=r"buffer for ragged tensor uid \d+ \('q'\) holds 352 bytes but its padded "
                                          r"dims \[2, 1, 8, 16\] .* span 512 bytes: the CPU reference reads .* run on the GPU"):
         g.execute(pack, None)
+
+
+def test_ragged_ports_are_those_graphops_td_pairs_with_offsets():
+    # RAGGED_PORTS (what the package lets set_ragged_offset reach) is the
+    # dialect's list, generated from GraphOps.td: each op's ports with a
+    # ragged_offset_<port> operand (OpPorts.inc, RaggedPorts.inc)
+    import os
+    import re
+
+    from graph_compiler import _ops
+
+    support = os.path.join(os.path.dirname(__file__), "..", "..", "include", "GraphDialect", "Support")
+    with open(os.path.join(support, "OpPorts.inc")) as f:
+        lines = re.findall(r"GRAPH_OP_(?:OPERAND|RESULT)\((\w+), (\w+)\)", f.read())
+    with open(os.path.join(support, "RaggedPorts.inc")) as f:
+        pairs = set(re.findall(r"GRAPH_RAGGED_PORT\((\w+), (\w+)\)", f.read()))
+    generated = {}
+    for kind, op in (("Sdpa", "sdpa"), ("SdpaBackward", "sdpa_backward")):
+        ports = {p for k, p in lines if k == kind}
+        generated[op] = {p for p, o in pairs if p in ports and o in ports}
+    assert {op: set(ports) for op, ports in _ops.RAGGED_PORTS.items()} == generated
+    assert len(generated["sdpa"]) == 7 and len(generated["sdpa_backward"]) == 9

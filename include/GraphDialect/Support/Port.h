@@ -37,23 +37,15 @@ inline constexpr size_t kNumPorts = 0
 #undef GRAPH_PORT
     ;
 
-/// The attention ports a ragged (packed) layout applies to, each with the
-/// port of its `[B + 1, 1, 1, 1]` offsets (graph.sdpa and sdpa_backward;
-/// sdpa's packed page tables).
+/// The ports a ragged (packed) layout applies to, each with the port of its
+/// `[B + 1, 1, 1, 1]` offsets: every port some op pairs with a
+/// ragged_offset_<port> operand in GraphOps.td (RaggedPorts.inc; today
+/// graph.sdpa's and sdpa_backward's tensors and sdpa's page tables).
 inline constexpr std::pair<Port, Port> kRaggedPorts[] = {
-    {Port::q, Port::ragged_offset_q},
-    {Port::k, Port::ragged_offset_k},
-    {Port::v, Port::ragged_offset_v},
-    {Port::O, Port::ragged_offset_O},
-    {Port::o, Port::ragged_offset_o},
-    {Port::dO, Port::ragged_offset_dO},
-    {Port::dQ, Port::ragged_offset_dQ},
-    {Port::dK, Port::ragged_offset_dK},
-    {Port::dV, Port::ragged_offset_dV},
-    {Port::page_table_k, Port::ragged_offset_page_table_k},
-    {Port::page_table_v, Port::ragged_offset_page_table_v},
-    {Port::Stats, Port::ragged_offset_Stats},
-    {Port::stats, Port::ragged_offset_stats}};
+#define GRAPH_RAGGED_PORT(port, offsets) {Port::port, Port::offsets},
+#include "GraphDialect/Support/RaggedPorts.inc"
+#undef GRAPH_RAGGED_PORT
+};
 
 /// The port's name ("inv_variance"); static storage.
 const char *portName(Port port);
