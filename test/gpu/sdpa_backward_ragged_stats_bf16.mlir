@@ -3,8 +3,8 @@
 // CHECK: [SUCCESS]
 // GPU: sdpa backward bf16 (b2 h4 s128 d64) on ragged (packed THD) q, k, v,
 // GPU: o, dO and dQ, dK, dV (offsets as sdpa_ragged_bf16), padding mask and
-// GPU: causal band; stats packed too (THD [b, s, h, 1]). Not yet run on the
-// GPU: H200 (2026-12-02: no device time left).
+// GPU: causal band; stats packed too (THD [b, s, h, 1]). Passes on the H200
+// GPU: (2026-12-02, the GPU suite at 9df4591).
 // GPU-ARGS: --random-inputs=6 --input=seq_q=@%S/Inputs/sdpa_padding_seq_q.npy --input=seq_kv=@%S/Inputs/sdpa_padding_seq_kv.npy --input=off_q=@%S/Inputs/sdpa_ragged_offsets_q.npy --input=off_kv=@%S/Inputs/sdpa_ragged_offsets_kv.npy --input=off_st=@%S/Inputs/sdpa_ragged_offsets_stats.npy --check-against=cpu
 graph.graph @sdpa_backward_ragged_stats(%q: tensor<2x4x128x64xbf16, #graph.strides<[32768, 64, 256, 1]>> {graph.name = "q"}, %k: tensor<2x4x128x64xbf16, #graph.strides<[32768, 64, 256, 1]>> {graph.name = "k"},
                                   %v: tensor<2x4x128x64xbf16, #graph.strides<[32768, 64, 256, 1]>> {graph.name = "v"}, %o: tensor<2x4x128x64xbf16, #graph.strides<[32768, 64, 256, 1]>> {graph.name = "o"},

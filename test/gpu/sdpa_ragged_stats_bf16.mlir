@@ -6,8 +6,8 @@
 // GPU: [0, 32768, 52480] for Q/O, [0, 32768, 58368] for K/V), with the
 // GPU: padding mask (seq_len_q 128/77, seq_len_kv 128/100) and a causal
 // GPU: band: the composite graph with ragged offset descriptors; Stats
-// GPU: packed too (THD [b, s, h, 1], offsets [0, 512, 820]). Not yet run on
-// GPU: the H200 (2026-12-02: no device time left).
+// GPU: packed too (THD [b, s, h, 1], offsets [0, 512, 820]). Passes on the
+// GPU: H200 (2026-12-02, the GPU suite at 9df4591).
 // GPU-ARGS: --random-inputs=5 --input=seq_q=@%S/Inputs/sdpa_padding_seq_q.npy --input=seq_kv=@%S/Inputs/sdpa_padding_seq_kv.npy --input=off_q=@%S/Inputs/sdpa_ragged_offsets_q.npy --input=off_kv=@%S/Inputs/sdpa_ragged_offsets_kv.npy --input=off_st=@%S/Inputs/sdpa_ragged_offsets_stats.npy --check-against=cpu
 graph.graph @sdpa_ragged_stats(%q: tensor<2x4x128x64xbf16, #graph.strides<[32768, 64, 256, 1]>> {graph.name = "Q"},
                          %k: tensor<2x4x128x64xbf16, #graph.strides<[32768, 64, 256, 1]>> {graph.name = "K"},
