@@ -741,6 +741,12 @@ def Graph_SdpaOp : Graph_Op<"sdpa", [AttrSizedOperandSegments, AttrSizedResultSe
     positions are valid). A packed page table (`ragged_offset_page_table_k`,
     `_v`) holds batch b's `ceil(seq_len_kv[b] / page_size)` page numbers
     from element `offset[b]` on.
+
+    Attention sinks: `sink_token` `[1, Hq, 1, 1]` f32 is one extra logit per
+    head in every row's softmax, with no value row: `O` is the rows' weights
+    `exp(s - m) / (sum exp(s - m) + exp(sink - m))` times V, where `m` is
+    the larger of the row's maximum score and the sink. `Stats`,
+    `score_max` and `score_sum_exp` count the sink too.
   }] # !strconcat("", SdpaRaggedDoc) # !strconcat("", SdpaMaskDoc) # [{
 
     ```mlir
@@ -753,6 +759,7 @@ def Graph_SdpaOp : Graph_Op<"sdpa", [AttrSizedOperandSegments, AttrSizedResultSe
                             AnyRankedTensor:$v), SdpaOptionalOperands,
                        (ins Optional<AnyRankedTensor>:$page_table_k,
                             Optional<AnyRankedTensor>:$page_table_v,
+                            Optional<AnyRankedTensor>:$sink_token,
                             Optional<AnyRankedTensor>:$ragged_offset_q,
                             Optional<AnyRankedTensor>:$ragged_offset_k,
                             Optional<AnyRankedTensor>:$ragged_offset_v,
@@ -769,6 +776,7 @@ def Graph_SdpaOp : Graph_Op<"sdpa", [AttrSizedOperandSegments, AttrSizedResultSe
                       Optional<AnyRankedTensor>:$score_sum_exp);
   let assemblyFormat = "$q `,` $k `,` $v " # !strconcat("", SdpaOptionalFormat) # [{
     (`page_table_k` $page_table_k^)? (`page_table_v` $page_table_v^)?
+    (`sink_token` $sink_token^)?
     (`ragged_offset_q` $ragged_offset_q^)? (`ragged_offset_k` $ragged_offset_k^)?
     (`ragged_offset_v` $ragged_offset_v^)? (`ragged_offset_O` $ragged_offset_O^)?
     (`ragged_offset_page_table_k` $ragged_offset_page_table_k^)?
@@ -779,7 +787,8 @@ def Graph_SdpaOp : Graph_Op<"sdpa", [AttrSizedOperandSegments, AttrSizedResultSe
   }];
 }
 
-def Graph_SdpaBackwardOp : Graph_Op<"sdpa_backward", [AttrSizedOperandSegments]> {
+def Graph_SdpaBackwardOp : Graph_Op<"sdpa_backward", [AttrSizedOperandSegments,
+                                                     AttrSizedResultSegments]> {
   let summary = "Scaled dot-product attention backward";
   let description = [{
     Gradients `dQ`, `dK`, `dV` (shaped like `q`, `k`, `v`) and optionally
@@ -788,6 +797,10 @@ def Graph_SdpaBackwardOp : Graph_Op<"sdpa_backward", [AttrSizedOperandSegments]>
     asks for bit-identical gradients from run to run (the frontend's
     option): on the GPU dQ is then written by its matmul directly instead
     of accumulated in an f32 workspace.
+
+    With the forward's `sink_token` (`[1, Hq, 1, 1]` f32), the op also
+    gives its gradient `dSink_token` (same shape, f32): the result follows
+    `dBias` and exists exactly when `sink_token` does.
   }] # !strconcat("", SdpaRaggedDoc) # !strconcat("", SdpaMaskDoc) # [{
 
     ```mlir
@@ -799,7 +812,8 @@ def Graph_SdpaBackwardOp : Graph_Op<"sdpa_backward", [AttrSizedOperandSegments]>
                             AnyRankedTensor:$v, AnyRankedTensor:$o,
                             AnyRankedTensor:$dO, AnyRankedTensor:$stats),
                        SdpaOptionalOperands,
-                       (ins Optional<AnyRankedTensor>:$ragged_offset_q,
+                       (ins Optional<AnyRankedTensor>:$sink_token,
+                            Optional<AnyRankedTensor>:$ragged_offset_q,
                             Optional<AnyRankedTensor>:$ragged_offset_k,
                             Optional<AnyRankedTensor>:$ragged_offset_v,
                             Optional<AnyRankedTensor>:$ragged_offset_o,
@@ -811,15 +825,19 @@ def Graph_SdpaBackwardOp : Graph_Op<"sdpa_backward", [AttrSizedOperandSegments]>
                        SdpaAttrs,
                        (ins UnitAttr:$use_deterministic_algorithm), NodeAttrs);
   let results = (outs AnyRankedTensor:$dQ, AnyRankedTensor:$dK,
-                      AnyRankedTensor:$dV, Optional<AnyRankedTensor>:$dBias);
+                      AnyRankedTensor:$dV, Optional<AnyRankedTensor>:$dBias,
+                      Optional<AnyRankedTensor>:$dSink_token);
   let assemblyFormat = "$q `,` $k `,` $v `,` $o `,` $dO `,` $stats " #
                        !strconcat("", SdpaOptionalFormat) # [{
+    (`sink_token` $sink_token^)?
     (`ragged_offset_q` $ragged_offset_q^)? (`ragged_offset_k` $ragged_offset_k^)?
     (`ragged_offset_v` $ragged_offset_v^)? (`ragged_offset_o` $ragged_offset_o^)?
     (`ragged_offset_dO` $ragged_offset_dO^)? (`ragged_offset_dQ` $ragged_offset_dQ^)?
     (`ragged_offset_dK` $ragged_offset_dK^)? (`ragged_offset_dV` $ragged_offset_dV^)?
     (`ragged_offset_stats` $ragged_offset_stats^)?
-    attr-dict `:` functional-type(operands, results)
+    attr-dict `:` `(` type(operands) `)` `->` `(`
+    custom<SinkGradientResults>(ref($sink_token), type($dQ), type($dK),
+                                type($dV), type($dBias), type($dSink_token)) `)`
   }];
 }
 

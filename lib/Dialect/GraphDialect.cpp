@@ -61,6 +61,42 @@ static void printOptionalTypes(OpAsmPrinter &printer, Operation *,
   (printOne(types), ...);
 }
 
+/// sdpa_backward's results: dQ, dK, dV, then dBias when given, then
+/// dSink_token exactly when the op reads a sink_token (so a fourth type is
+/// dSink_token's with a sink, dBias's without).
+static ParseResult parseSinkGradientResults(
+    OpAsmParser &parser,
+    const std::optional<OpAsmParser::UnresolvedOperand> &sinkToken, Type &dQ,
+    Type &dK, Type &dV, Type &dBias, Type &dSinkToken) {
+  SmallVector<Type, 5> types;
+  if (parser.parseTypeList(types))
+    return failure();
+  size_t required = 3 + (sinkToken ? 1 : 0);
+  if (types.size() != required && types.size() != required + 1)
+    return parser.emitError(parser.getCurrentLocation())
+           << "sdpa_backward has " << required << " or " << required + 1
+           << " results (dQ, dK, dV, [dBias]"
+           << (sinkToken ? ", dSink_token" : "") << "), got " << types.size();
+  dQ = types[0];
+  dK = types[1];
+  dV = types[2];
+  if (types.size() == required + 1)
+    dBias = types[3];
+  if (sinkToken)
+    dSinkToken = types.back();
+  return success();
+}
+
+static void printSinkGradientResults(OpAsmPrinter &printer, Operation *, Value,
+                                     Type dQ, Type dK, Type dV, Type dBias,
+                                     Type dSinkToken) {
+  printer << dQ << ", " << dK << ", " << dV;
+  if (dBias)
+    printer << ", " << dBias;
+  if (dSinkToken)
+    printer << ", " << dSinkToken;
+}
+
 #include "EnumKeyword.h"
 
 #include "GraphDialect/GraphInterfaces.cpp.inc"

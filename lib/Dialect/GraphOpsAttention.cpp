@@ -381,6 +381,25 @@ void setStatsLike(ResultDims &dims, StringRef port, Value value,
   dims.set(value, port, {s.b, s.hq, s.sq, 1}, "[B, Hq, Sq, 1]");
 }
 
+/// An attention sink (`sink_token`, or its gradient `dSink_token`) holds
+/// one f32 logit per query head: [1, Hq, 1, 1].
+LogicalResult verifySink(Operation *op, StringRef port, Value value,
+                         const SdpaShapes &s) {
+  if (!value)
+    return success();
+  ArrayRef<int64_t> dims = shapeOf(value);
+  if (dims.size() != 4 || !dimsCompatible(dims[0], 1) ||
+      !dimsCompatible(dims[1], s.hq) || !dimsCompatible(dims[2], 1) ||
+      !dimsCompatible(dims[3], 1))
+    return emitNodeError(op)
+           << port << " dims are " << formatDims(dims) << " but must be 1x"
+           << s.hq << "x1x1 ([1, Hq, 1, 1]: one logit per query head)";
+  if (!elementOf(value).isF32())
+    return emitNodeError(op)
+           << port << " must hold f32 but holds " << elementOf(value);
+  return success();
+}
+
 void setAmax(ResultDims &dims, ArrayRef<std::pair<StringRef, Value>> ports) {
   for (auto [port, value] : ports)
     dims.set(value, port, {1, 1, 1, 1}, "[1, 1, 1, 1]");
@@ -489,6 +508,15 @@ LogicalResult SdpaOp::verify() {
                << ": above 256 the padding mask is not run by the engines "
                   "(measured failing on the H200 with cuDNN 9.19)";
     }
+  if (Value sink = getSinkToken()) {
+    auto s = inferSdpaCommon(*this);
+    if (failed(verifySink(*this, "sink_token", sink, *s)))
+      return failure();
+    // The frontend's rule: the fused decode kernels have no sink.
+    if (shapeOf(getQ())[2] == 1)
+      return emitNodeError(*this) << "sink_token with one query position "
+                                     "(decode) is not supported";
+  }
   return success();
 }
 
@@ -543,6 +571,7 @@ LogicalResult SdpaBackwardOp::inferResultDims(ResultDims &dims) {
     return failure();
   if (Value bias = getBias())
     dims.set(getDBias(), "dBias", shapeOf(bias), "like bias");
+  dims.set(getDSinkToken(), "dSink_token", {1, s->hq, 1, 1}, "[1, Hq, 1, 1]");
   return success();
 }
 
@@ -562,6 +591,14 @@ LogicalResult SdpaBackwardOp::verify() {
     return failure();
   if (getDBias() && !getBias())
     return emitNodeError(*this) << "dBias needs a bias operand";
+  if (static_cast<bool>(getDSinkToken()) != static_cast<bool>(getSinkToken()))
+    return emitNodeError(*this)
+           << (getSinkToken() ? "sink_token needs a dSink_token result"
+                              : "dSink_token needs a sink_token operand");
+  auto s = inferSdpaCommon(*this);
+  if (failed(verifySink(*this, "sink_token", getSinkToken(), *s)) ||
+      failed(verifySink(*this, "dSink_token", getDSinkToken(), *s)))
+    return failure();
   return success();
 }
 

@@ -170,6 +170,10 @@ std::string checkQkv(const NdArray &q, const NdArray &k, const NdArray &v,
     return "dropout: probability > 0 needs an explicit dropout_mask (the "
            "Philox stream is not reproduced on the CPU)";
   ctx.dropScale = opts.dropoutScale ? *opts.dropoutScale : 1.0 / (1.0 - p);
+  if (opts.sinkToken && opts.sinkToken->size() != g.hq)
+    return "sink_token: shape " + shapeString(opts.sinkToken->shape) +
+           " must hold one logit per query head [1, " + std::to_string(g.hq) +
+           ", 1, 1]";
   return "";
 }
 
@@ -243,6 +247,19 @@ void rowScores(const Ctx &ctx, const NdArray &q, const NdArray &k,
       sum += std::exp(s[j] - mx);
 }
 
+/// Folds head h's attention sink into a valid row's softmax statistics:
+/// the sink is one more logit, so the max covers it and the sum gains its
+/// exp (a row with no kept score then has max = sink, sum = 1, O = 0).
+void addSink(const Ctx &ctx, int64_t b, int64_t h, int64_t i, double &mx,
+             double &sum) {
+  if (!ctx.opts->sinkToken || !ctx.rowValid(b, i) || std::isnan(mx))
+    return;
+  double sink = ctx.opts->sinkToken->data[h];
+  double top = std::max(mx, sink);
+  sum = (mx == -kInf ? 0.0 : sum * std::exp(mx - top)) + std::exp(sink - top);
+  mx = top;
+}
+
 void fwdCore(const Ctx &ctx, const NdArray &q, const NdArray &k,
              const NdArray &v, const FwdArgs &args, FwdOut &out) {
   const Geometry &g = ctx.g;
@@ -259,6 +276,7 @@ void fwdCore(const Ctx &ctx, const NdArray &q, const NdArray &k,
     for (int64_t i = 0; i < g.sq; ++i) {
       double mx, sum;
       rowScores(ctx, q, k, args.sFactor, b, h, i, s, kept, mx, sum);
+      addSink(ctx, b, h, i, mx, sum);
       int64_t row = (b * g.hq + h) * g.sq + i;
       out.smax.data[row] = mx;
       out.ssum.data[row] = sum;
@@ -307,7 +325,7 @@ struct BwdArgs {
 };
 
 struct BwdOut {
-  NdArray dQ, dK, dV, dBias;
+  NdArray dQ, dK, dV, dBias, dSink;
   double amaxDS = 0;
 };
 
@@ -321,6 +339,10 @@ void bwdCore(const Ctx &ctx, const NdArray &stats, const BwdArgs &a,
   if (a.wantDBias)
     dSFull = NdArray({g.b, g.hq, g.sq, g.skv});
   std::vector<double> amaxDS(g.b * g.hq, 0.0);
+  // The sink's gradient per (b, h) task: the sink's probability in each row
+  // times -D (its logit has no value row), summed over rows and batches.
+  const NdArray *sink = ctx.opts->sinkToken;
+  std::vector<double> dSinkPart(sink ? g.b * g.hq : 0, 0.0);
   detail::parallelForEach(g.b * g.hq, [&](int64_t task) {
     int64_t b = task / g.hq, h = task % g.hq;
     int64_t hk = h / groupK, hv = h / groupV;
@@ -329,12 +351,14 @@ void bwdCore(const Ctx &ctx, const NdArray &stats, const BwdArgs &a,
     for (int64_t i = 0; i < g.sq; ++i) {
       double mx, sum;
       rowScores(ctx, *a.qS, *a.kS, a.sFactor, b, h, i, s, kept, mx, sum);
-      if (mx == -kInf)
-        continue; // dead row: no gradient
       int64_t row = (b * g.hq + h) * g.sq + i;
       double lse = stats.data[row];
       double dRow = a.dFactor * dot(&a.oD->data[row * g.dv],
                                     &a.dOD->data[row * g.dv], g.dv);
+      if (sink && ctx.rowValid(b, i) && !std::isnan(mx))
+        dSinkPart[task] -= std::exp(sink->data[h] - lse) * dRow;
+      if (mx == -kInf)
+        continue; // dead row: no gradient
       const double *dOdpI = &a.dOdp->data[row * g.dv];
       const double *dOdvI = &a.dOdv->data[row * g.dv];
       double *dQI = &out.dQ.data[row * g.d];
@@ -366,6 +390,11 @@ void bwdCore(const Ctx &ctx, const NdArray &stats, const BwdArgs &a,
     }
   });
   out.amaxDS = *std::max_element(amaxDS.begin(), amaxDS.end());
+  if (sink) {
+    out.dSink = NdArray({1, g.hq, 1, 1});
+    for (int64_t task = 0; task < g.b * g.hq; ++task)
+      out.dSink.data[task % g.hq] += dSinkPart[task];
+  }
   // Reduce the per-query-head buffers onto the kv heads.
   out.dK = NdArray({g.b, g.hk, g.skv, g.d});
   out.dV = NdArray({g.b, g.hv, g.skv, g.dv});
@@ -708,6 +737,7 @@ std::string graph::ref::sdpaBackward(const NdArray &q, const NdArray &k,
   bwdCore(ctx, stats, a, r);
   moveGradients(r, out);
   out.dBias = std::move(r.dBias);
+  out.dSinkToken = std::move(r.dSink);
   return "";
 }
 

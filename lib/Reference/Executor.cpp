@@ -622,6 +622,7 @@ std::string Interpreter::eval(Operation *op) {
         ref::SdpaOptions opts;
         if (!(error = sdpaOptions(this, sdpa, getOpt, opts)).empty())
           return fail(error);
+        opts.sinkToken = getOpt(sdpa.getSinkToken());
         // A paged K/V: gathered from its pages first (a packed table read
         // into its padded form: batch b's ceil(seq_len_kv / page_size)
         // pages).
@@ -689,6 +690,7 @@ std::string Interpreter::eval(Operation *op) {
         ref::SdpaOptions opts;
         if (!(error = sdpaOptions(this, sdpa, getOpt, opts)).empty())
           return fail(error);
+        opts.sinkToken = getOpt(sdpa.getSinkToken());
         // Ragged (packed) tensors: inputs read padded, gradients packed.
         Value seqQ = sdpa.getSeqLenQ(), seqKV = sdpa.getSeqLenKv();
         NdArray stores[6];
@@ -724,7 +726,8 @@ std::string Interpreter::eval(Operation *op) {
         return bindAll(op, {{sdpa.getDQ(), &result.dQ},
                             {sdpa.getDK(), &result.dK},
                             {sdpa.getDV(), &result.dV},
-                            {sdpa.getDBias(), &result.dBias}});
+                            {sdpa.getDBias(), &result.dBias},
+                            {sdpa.getDSinkToken(), &result.dSinkToken}});
       })
       .Case([&](SdpaFp8Op sdpa) -> std::string {
         ref::SdpaOptions opts;

@@ -358,8 +358,10 @@ std::string Lowering::lowerSdpa() {
   TRY(out(Port::O, o));
   bool extraStats = hasOut(Port::score_max) || hasOut(Port::score_sum_exp);
   bool unified = !a.needsComposite() || a.paddingOnly();
+  // cuDNN 9.19's SDPA_FWD operation has no sink (its descriptor gains one in
+  // 9.21): a sink takes the composite graph.
   if (unified && !extraStats && !hasIn(Port::attn_scale) && !a.right &&
-      !a.left && !compositeAttention &&
+      !hasIn(Port::sink_token) && !a.left && !compositeAttention &&
       std::getenv("GRAPH_SDPA_COMPOSITE") == nullptr) {
     usedUnifiedAttention = true;
     return unifiedSdpa(a, o);
@@ -404,14 +406,38 @@ std::string Lowering::attnSoftmax(const Attn &a, int64_t score, int64_t &e,
   // Softmax with its log-sum-exp statistics.
   int64_t mx = hasOut(Port::score_max) ? op->outputs.at(Port::score_max)
                                        : newVirtual(rowDims, CUDNN_DATA_FLOAT);
-  TRY(reduction(CUDNN_REDUCE_TENSOR_MAX, score, mx, CUDNN_DATA_FLOAT));
+  // An attention sink is one more logit per head (the frontend's composite
+  // softmax, which the fused engines match): the row max covers it and its
+  // exp joins the row sum.
+  int64_t sink = 0;
+  if (hasIn(Port::sink_token)) {
+    TRY(in(Port::sink_token, sink));
+    int64_t rowMax = newVirtual(rowDims, CUDNN_DATA_FLOAT);
+    TRY(reduction(CUDNN_REDUCE_TENSOR_MAX, score, rowMax, CUDNN_DATA_FLOAT));
+    TRY(pointwise(CUDNN_POINTWISE_MAX, rowMax, sink, 0, mx, CUDNN_DATA_FLOAT));
+  } else {
+    TRY(reduction(CUDNN_REDUCE_TENSOR_MAX, score, mx, CUDNN_DATA_FLOAT));
+  }
   int64_t centered = newVirtual(sDims, CUDNN_DATA_FLOAT);
   TRY(pointwise(CUDNN_POINTWISE_SUB, score, mx, 0, centered, CUDNN_DATA_FLOAT));
   e = newVirtual(sDims, CUDNN_DATA_FLOAT);
   TRY(pointwise(CUDNN_POINTWISE_EXP, centered, 0, 0, e, CUDNN_DATA_FLOAT));
   sum = hasOut(Port::score_sum_exp) ? op->outputs.at(Port::score_sum_exp)
                                     : newVirtual(rowDims, CUDNN_DATA_FLOAT);
-  TRY(reduction(CUDNN_REDUCE_TENSOR_ADD, e, sum, CUDNN_DATA_FLOAT));
+  if (sink) {
+    int64_t sinkCentered = newVirtual(rowDims, CUDNN_DATA_FLOAT);
+    TRY(pointwise(CUDNN_POINTWISE_SUB, sink, mx, 0, sinkCentered,
+                  CUDNN_DATA_FLOAT));
+    int64_t sinkExp = newVirtual(rowDims, CUDNN_DATA_FLOAT);
+    TRY(pointwise(CUDNN_POINTWISE_EXP, sinkCentered, 0, 0, sinkExp,
+                  CUDNN_DATA_FLOAT));
+    int64_t rowSum = newVirtual(rowDims, CUDNN_DATA_FLOAT);
+    TRY(reduction(CUDNN_REDUCE_TENSOR_ADD, e, rowSum, CUDNN_DATA_FLOAT));
+    TRY(pointwise(CUDNN_POINTWISE_ADD, rowSum, sinkExp, 0, sum,
+                  CUDNN_DATA_FLOAT));
+  } else {
+    TRY(reduction(CUDNN_REDUCE_TENSOR_ADD, e, sum, CUDNN_DATA_FLOAT));
+  }
   // cuDNN's fused attention engines match the softmax only with its
   // statistics written out: without a user Stats tensor (inference) they
   // go to a scratch buffer in the workspace, else the heuristics offer no
@@ -525,8 +551,8 @@ std::string Lowering::lowerSdpaBackward() {
                        compositeBackwardDeclines(a).empty();
   bool dQDirect = deterministic || dBias;
   if ((!a.needsComposite() || a.paddingOnly()) && !hasIn(Port::attn_scale) &&
-      !a.right && !a.left && !compositeAttention && !deterministic &&
-      std::getenv("GRAPH_SDPA_COMPOSITE") == nullptr) {
+      !hasIn(Port::sink_token) && !a.right && !a.left && !compositeAttention &&
+      !deterministic && std::getenv("GRAPH_SDPA_COMPOSITE") == nullptr) {
     usedUnifiedAttention = true;
     DescPtr op;
     TRY(b.create(CUDNN_BACKEND_OPERATION_SDPA_BWD_DESCRIPTOR, op,
@@ -573,6 +599,23 @@ std::string Lowering::lowerSdpaBackward() {
   TRY(pointwise(CUDNN_POINTWISE_MUL, rowSum,
                 newScalar(a.dropMask ? keep : 1.0, CUDNN_DATA_FLOAT, 4), 0,
                 softmaxSum, CUDNN_DATA_FLOAT));
+  // The sink's gradient (the frontend's composite node): its probability
+  // exp(sink - Stats) times rowsum(dO * O), summed into [1, H, 1, 1].
+  if (hasIn(Port::sink_token)) {
+    int64_t sink, dSink;
+    TRY(in(Port::sink_token, sink));
+    TRY(out(Port::dSink_token, dSink));
+    int64_t sinkCentered = newVirtual(rowDims, CUDNN_DATA_FLOAT);
+    TRY(pointwise(CUDNN_POINTWISE_SUB, sink, stats, 0, sinkCentered,
+                  CUDNN_DATA_FLOAT));
+    int64_t sinkP = newVirtual(rowDims, CUDNN_DATA_FLOAT);
+    TRY(pointwise(CUDNN_POINTWISE_EXP, sinkCentered, 0, 0, sinkP,
+                  CUDNN_DATA_FLOAT));
+    int64_t perRow = newVirtual(rowDims, CUDNN_DATA_FLOAT);
+    TRY(pointwise(CUDNN_POINTWISE_MUL, sinkP, rowSum, 0, perRow,
+                  CUDNN_DATA_FLOAT));
+    TRY(reduction(CUDNN_REDUCE_TENSOR_ADD, perRow, dSink, CUDNN_DATA_FLOAT));
+  }
   // P = exp(S * scale [+ bias] - Stats, masked).
   int64_t score;
   DescPtr kT;

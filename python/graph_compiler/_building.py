@@ -657,6 +657,13 @@ class _GraphBuilding:
             p["attn_scale_value"] = float(scale)
         elif scale is not None:
             node.inputs["attn_scale"] = self._ensure_tensor(scale, name=f"{name_}::attn_scale")
+        if op in ("sdpa", "sdpa_backward") and kwargs.get("sink_token") is not None:
+            node.inputs["sink_token"] = self._ensure_tensor(kwargs.pop("sink_token"), name=f"{name_}::sink_token")
+            if op == "sdpa_backward" and kwargs.get("dSink_token") is None:
+                # the dialect's backward gives the sink's gradient whenever it
+                # reads a sink (the frontend's frozen-sink form has no op here)
+                self._note_unsupported(f"{op}(): 'sink_token' without 'dSink_token' (a sink the backward does not train)")
+        kwargs.pop("sink_token", None)
         for key in ("bias", "seq_len_q", "seq_len_kv"):
             v = kwargs.pop(key, None)
             if v is not None:
@@ -701,9 +708,9 @@ class _GraphBuilding:
         out_given = {k: kwargs.pop(k) for k in spec.get("out_kwargs", ()) if kwargs.get(k) is not None}
         for k in spec.get("out_kwargs", ()):
             kwargs.pop(k, None)
-        for k in ("score_max", "score_sum_exp", "dBias"):
+        for k in ("score_max", "score_sum_exp", "dBias", "dSink_token"):
             if kwargs.get(k) is not None:
-                raise NotImplementedError(f"{op}(): graph.{op} has no {k} result in the graph dialect (graph.sdpa has score_max/score_sum_exp, graph.sdpa_backward dBias)")
+                raise NotImplementedError(f"{op}(): graph.{op} has no {k} result in the graph dialect (graph.sdpa has score_max/score_sum_exp, graph.sdpa_backward dBias and dSink_token)")
             kwargs.pop(k, None)
         if kwargs:
             raise TypeError(f"{op}() got unexpected arguments {sorted(kwargs)}")

@@ -449,9 +449,9 @@ SDPA_OPS = {
     "sdpa_backward": dict(
         pos=("q", "k", "v", "o", "dO", "stats"),
         groups=(),
-        outputs=(("dQ", "dQ"), ("dK", "dK"), ("dV", "dV"), ("dBias", "dBias")),
-        out_kwargs=("dBias",),
-        returns=("dQ", "dK", "dV"),  # dBias is the caller's tensor, not returned
+        outputs=(("dQ", "dQ"), ("dK", "dK"), ("dV", "dV"), ("dBias", "dBias"), ("dSink_token", "dSink_token")),
+        out_kwargs=("dBias", "dSink_token"),
+        returns=("dQ", "dK", "dV"),  # dBias and dSink_token are the caller's tensors, not returned
     ),
     "sdpa_fp8": dict(
         pos=("q", "k", "v", "descale_q", "descale_k", "descale_v", "descale_s", "scale_s", "scale_o"),
@@ -493,9 +493,10 @@ SDPA_UNSUPPORTED = (
     "paged_attention_v_table",
     "paged_attention_max_seq_len_kv",
     "score_mod",
-    "sink_token",
-    "dSink_token",
 )
+# attention sinks: graph.sdpa's and sdpa_backward's sink_token operand (and
+# sdpa_backward's dSink_token result); the fp8/mxfp8 ops have none
+SDPA_SINK = ("sink_token", "dSink_token")
 # the frontend's bounds on a ragged batch's total positions (sum of seq_len),
 # which size its THD workspaces: taken and checked, not needed (the compiler's
 # workspaces are sized by the padded dims)
@@ -509,7 +510,11 @@ SDPA_BACKWARD_UNSUPPORTED = ("score_mod_bprop",)
 # own tests (sdpa/fp8.py, sdpa/mxfp8.py) say they run on its python (FROST)
 # MXFP8 engine only, which the compiler does not have
 SDPA_BLOCK_SCALED_O_UNSUPPORTED = {"sdpa_fp8": ("sf_o",), "sdpa_mxfp8": ("sf_o", "scale_o")}
-SDPA_OP_UNSUPPORTED = dict(SDPA_BLOCK_SCALED_O_UNSUPPORTED, sdpa_backward=SDPA_BACKWARD_UNSUPPORTED)
+SDPA_OP_UNSUPPORTED = {
+    op: SDPA_BLOCK_SCALED_O_UNSUPPORTED.get(op, ()) + SDPA_SINK
+    for op in ("sdpa_fp8", "sdpa_fp8_backward", "sdpa_mxfp8", "sdpa_mxfp8_backward")
+}
+SDPA_OP_UNSUPPORTED["sdpa_backward"] = SDPA_BACKWARD_UNSUPPORTED
 
 
 # ---------------------------------------------------------------------------

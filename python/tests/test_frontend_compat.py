@@ -652,13 +652,13 @@ def test_sdpa_unmodelled_keywords_defer_to_planning():
     k = g.tensor(name="k", dim=[1, 2, 8, 16], stride=[256, 128, 16, 1])
     v = g.tensor(name="v", dim=[1, 2, 8, 16], stride=[256, 128, 16, 1])
     cu = g.tensor(name="cu", dim=[2, 1, 1, 1], stride=[1, 1, 1, 1], data_type=gc.data_type.INT32)
-    o, _ = g.sdpa(q, k, v, attn_scale=0.25, generate_stats=False, cu_seq_len_q=cu, cu_seq_len_kv=cu, sink_token=cu)
+    o, _ = g.sdpa(q, k, v, attn_scale=0.25, generate_stats=False, cu_seq_len_q=cu, cu_seq_len_kv=cu, score_mod=print)
     o.set_output(True)
     feats = g.unsupported_features()
-    assert any("cu_seq_len_q" in f for f in feats) and any("'sink_token'" in f for f in feats)
+    assert any("cu_seq_len_q" in f for f in feats) and any("'score_mod'" in f for f in feats)
     g.validate()
     g.build_operation_graph()
-    with pytest.raises(cudnn.cudnnGraphNotSupportedError, match="sink_token"):
+    with pytest.raises(cudnn.cudnnGraphNotSupportedError, match="score_mod"):
         g.create_execution_plans([cudnn.heur_mode.A, cudnn.heur_mode.FALLBACK])
 
 

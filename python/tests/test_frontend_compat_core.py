@@ -933,3 +933,99 @@ def test_ragged_ports_are_those_graphops_td_pairs_with_offsets():
         generated[op] = {p for p, o in pairs if p in ports and o in ports}
     assert {op: set(ports) for op, ports in _ops.RAGGED_PORTS.items()} == generated
     assert len(generated["sdpa"]) == 7 and len(generated["sdpa_backward"]) == 9
+
+
+def _sink_reference(q, k, v, sink, scale, d_o):
+    """O, Stats of attention with a sink (one extra logit per head, no value
+    row) and the gradients dQ, dK, dV, dSink, in float64 numpy."""
+    import numpy as np
+
+    q, k, v, d_o = (x.astype(np.float64) for x in (q, k, v, d_o))
+    s = scale * q @ k.transpose(0, 1, 3, 2)
+    sk = sink.reshape(1, -1, 1, 1).astype(np.float64)
+    m = np.maximum(s.max(-1, keepdims=True), sk)
+    total = np.exp(s - m).sum(-1, keepdims=True) + np.exp(sk - m)
+    p = np.exp(s - m) / total
+    o = p @ v
+    lse = m + np.log(total)
+    dv = p.transpose(0, 1, 3, 2) @ d_o
+    dp = d_o @ v.transpose(0, 1, 3, 2)
+    d = (d_o * o).sum(-1, keepdims=True)
+    ds = p * (dp - d)
+    dq = scale * ds @ k
+    dk = scale * ds.transpose(0, 1, 3, 2) @ q
+    dsink = -(np.exp(sk - lse) * d).sum(axis=(0, 2), keepdims=True)
+    return o, lse, dq, dk, dv, dsink
+
+
+@needs_lib
+def test_sdpa_sink_token_forward_and_backward_on_the_cpu():
+    # test_mhas_v2's attention sinks (sdpa/fp16.py: sink_token [1, H, 1, 1]
+    # f32 to sdpa and sdpa_backward, dSink_token the caller's output): O,
+    # Stats and every gradient equal attention with one extra per-head logit
+    import numpy as np
+
+    F, H = cudnn.data_type.FLOAT, cudnn.data_type.HALF
+    rng = np.random.default_rng(7)
+    b, h, s_q, s_kv, d = 2, 3, 6, 10, 8
+    q, d_o = (rng.standard_normal((b, h, s_q, d)).astype(np.float16) for _ in range(2))
+    k, v = (rng.standard_normal((b, h, s_kv, d)).astype(np.float16) for _ in range(2))
+    sink = np.array([2.5, -1.0, 0.3], np.float32).reshape(1, h, 1, 1)
+    want = _sink_reference(q, k, v, sink, 0.4, d_o)
+
+    g = cudnn.pygraph(io_data_type=H, intermediate_data_type=F, compute_data_type=F)
+    Q, K, V, SINK = (g.tensor_like(x) for x in (q, k, v, sink))
+    O, ST = g.sdpa(q=Q, k=K, v=V, attn_scale=0.4, generate_stats=True, sink_token=SINK, name="fwd")
+    O.set_output(True).set_data_type(F)
+    ST.set_output(True)
+    g.build([cudnn.heur_mode.A])
+    o, st = np.zeros((b, h, s_q, d), np.float32), np.zeros((b, h, s_q, 1), np.float32)
+    g.execute({Q: q, K: k, V: v, SINK: sink, O: o, ST: st}, None)
+    np.testing.assert_allclose(o, want[0], atol=2e-3)
+    np.testing.assert_allclose(st, want[1], atol=2e-3)
+
+    g = cudnn.pygraph(io_data_type=H, intermediate_data_type=F, compute_data_type=F)
+    Q, K, V, OO, DO, STT, SINK = (g.tensor_like(x) for x in (q, k, v, want[0].astype(np.float16), d_o, st, sink))
+    DSINK = g.tensor(name="dsink", dim=[1, h, 1, 1], stride=[h, 1, 1, 1], data_type=F)
+    dq, dk, dv = g.sdpa_backward(q=Q, k=K, v=V, o=OO, dO=DO, stats=STT, attn_scale=0.4, sink_token=SINK,
+                                 dSink_token=DSINK, name="bwd")
+    for t in (dq, dk, dv):
+        t.set_output(True).set_data_type(F)
+    DSINK.set_output(True)
+    g.build([cudnn.heur_mode.A])
+    grads = [np.zeros(x.shape, np.float32) for x in (q, k, v)]
+    dsink = np.zeros((1, h, 1, 1), np.float32)
+    g.execute({Q: q, K: k, V: v, OO: want[0].astype(np.float16), DO: d_o, STT: st, SINK: sink,
+               dq: grads[0], dk: grads[1], dv: grads[2], DSINK: dsink}, None)
+    for name, got, ref in zip(("dQ", "dK", "dV", "dSink"), grads + [dsink], want[2:]):
+        np.testing.assert_allclose(got, ref, atol=5e-3, rtol=1e-2, err_msg=name)
+    assert np.abs(dsink).min() > 1e-3  # each head's sink gets a gradient
+
+
+@needs_lib
+def test_sdpa_sink_token_rules_name_the_operand():
+    import numpy as np
+
+    F, H = cudnn.data_type.FLOAT, cudnn.data_type.HALF
+    g = cudnn.pygraph(io_data_type=H, intermediate_data_type=F, compute_data_type=F)
+    q = g.tensor(name="q", dim=[1, 2, 4, 8], stride=[64, 32, 8, 1], data_type=H)
+    bad = g.tensor(name="sink", dim=[1, 3, 1, 1], stride=[3, 1, 1, 1], data_type=F)
+    o, _ = g.sdpa(q=q, k=q, v=q, attn_scale=0.5, sink_token=bad, name="fwd")
+    o.set_output(True)
+    with pytest.raises(Exception, match=r"sink_token dims are 1x3x1x1 but must be 1x2x1x1"):
+        g.build([cudnn.heur_mode.A])
+    g = cudnn.pygraph(io_data_type=H, intermediate_data_type=F, compute_data_type=F)
+    q, o_, st = (g.tensor(name=n, dim=dd, stride=ss, data_type=t) for n, dd, ss, t in (
+        ("q", [1, 2, 4, 8], [64, 32, 8, 1], H), ("o", [1, 2, 4, 8], [64, 32, 8, 1], H), ("st", [1, 2, 4, 1], [8, 4, 1, 1], F)))
+    sink = g.tensor(name="sink", dim=[1, 2, 1, 1], stride=[2, 1, 1, 1], data_type=F)
+    g.sdpa_backward(q=q, k=q, v=q, o=o_, dO=o_, stats=st, attn_scale=0.5, sink_token=sink, name="bwd")
+    assert any("'sink_token' without 'dSink_token'" in f for f in g.unsupported_features())
+    # the fp8 forward has no sink
+    g = cudnn.pygraph(io_data_type=H, intermediate_data_type=F, compute_data_type=F)
+    assert "sink_token" in cudnn_unsupported_of("sdpa_fp8")
+
+
+def cudnn_unsupported_of(op):
+    from graph_compiler import _ops
+
+    return _ops.SDPA_OP_UNSUPPORTED.get(op, ())

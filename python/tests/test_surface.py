@@ -87,7 +87,7 @@ OPS = {
 # sdpa-family op -> (positional tensor ports; outputs[; what the builder returns when not all of them])
 SDPA = {
     "sdpa": ("q k v", "O Stats score_max score_sum_exp", "O Stats"),
-    "sdpa_backward": ("q k v o dO stats", "dQ dK dV dBias", "dQ dK dV"),
+    "sdpa_backward": ("q k v o dO stats", "dQ dK dV dBias dSink_token", "dQ dK dV"),
     "sdpa_fp8": ("q k v descale_q descale_k descale_v descale_s scale_s scale_o", "O Stats Amax_S Amax_O"),
     "sdpa_fp8_backward": (
         "q k v o dO stats descale_q descale_k descale_v descale_o descale_dO descale_s descale_dP scale_s scale_dQ scale_dK scale_dV scale_dP",

@@ -100,6 +100,9 @@ struct SdpaOptions {
   double dropoutProbability = 0.0;
   const NdArray *dropoutMask = nullptr; // [B|1, Hq|1, Sq|1, Skv|1], 0 = drop
   std::optional<double> dropoutScale;   // default 1 / (1 - p)
+  // An attention sink: one extra logit per query head in every valid row's
+  // softmax, with no value row ([1, Hq, 1, 1]; Stats counts it).
+  const NdArray *sinkToken = nullptr;
 };
 
 /// Folds the deprecated frontend flags into the band options: causal sets
@@ -149,7 +152,8 @@ std::string raggedPack(const NdArray &padded, const Shape &strides,
 
 struct SdpaBackwardResult {
   NdArray dQ, dK, dV;
-  NdArray dBias; // bias's shape; empty without bias
+  NdArray dBias;      // bias's shape; empty without bias
+  NdArray dSinkToken; // [1, Hq, 1, 1]; empty without a sink
 };
 
 std::string sdpaBackward(const NdArray &q, const NdArray &k, const NdArray &v,

@@ -1880,3 +1880,43 @@ graph.graph @sdpa_ragged_alias(%q: tensor<2x2x8x16xbf16>, %l: tensor<2x1x1x1xi32
   %o = graph.sdpa %q, %q, %q seq_len_q %l seq_len_kv %l ragged_offset_q %off {use_padding_mask} : (tensor<2x2x8x16xbf16>, tensor<2x2x8x16xbf16>, tensor<2x2x8x16xbf16>, tensor<2x1x1x1xi32>, tensor<2x1x1x1xi32>, tensor<3x1x1x1xi64>) -> (tensor<2x2x8x16xbf16>, none, none, none)
   graph.output
 }
+
+// -----
+
+graph.graph @sdpa_sink_dims(%q: tensor<1x2x8x16xbf16>, %sink: tensor<1x3x1x1xf32>) {
+  // expected-error @below {{sdpa: sink_token dims are 1x3x1x1 but must be 1x2x1x1 ([1, Hq, 1, 1]: one logit per query head)}}
+  %o = graph.sdpa %q, %q, %q sink_token %sink : (tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x3x1x1xf32>) -> (tensor<1x2x8x16xbf16>, none, none, none)
+  graph.output
+}
+
+// -----
+
+graph.graph @sdpa_sink_type(%q: tensor<1x2x8x16xbf16>, %sink: tensor<1x2x1x1xbf16>) {
+  // expected-error @below {{sdpa: sink_token must hold f32 but holds 'bf16'}}
+  %o = graph.sdpa %q, %q, %q sink_token %sink : (tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x1x1xbf16>) -> (tensor<1x2x8x16xbf16>, none, none, none)
+  graph.output
+}
+
+// -----
+
+graph.graph @sdpa_sink_decode(%q: tensor<1x2x1x16xbf16>, %k: tensor<1x2x8x16xbf16>, %sink: tensor<1x2x1x1xf32>) {
+  // expected-error @below {{sdpa: sink_token with one query position (decode) is not supported}}
+  %o = graph.sdpa %q, %k, %k sink_token %sink : (tensor<1x2x1x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x1x1xf32>) -> (tensor<1x2x1x16xbf16>, none, none, none)
+  graph.output
+}
+
+// -----
+
+graph.graph @sdpa_bwd_sink_needs_dsink(%q: tensor<1x2x8x16xbf16>, %st: tensor<1x2x8x1xf32>, %sink: tensor<1x2x1x1xf32>) {
+  // expected-error @below {{sdpa_backward has 4 or 5 results (dQ, dK, dV, [dBias], dSink_token), got 3}}
+  %d:3 = graph.sdpa_backward %q, %q, %q, %q, %q, %st sink_token %sink : (tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x1xf32>, tensor<1x2x1x1xf32>) -> (tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>)
+  graph.output
+}
+
+// -----
+
+graph.graph @sdpa_bwd_dsink_dims(%q: tensor<1x2x8x16xbf16>, %st: tensor<1x2x8x1xf32>, %sink: tensor<1x2x1x1xf32>) {
+  // expected-error @below {{sdpa_backward: dSink_token dims are 1x4x1x1 but must be 1x2x1x1 ([1, Hq, 1, 1])}}
+  %d:4 = graph.sdpa_backward %q, %q, %q, %q, %q, %st sink_token %sink : (tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x1xf32>, tensor<1x2x1x1xf32>) -> (tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x4x1x1xf32>)
+  graph.output
+}

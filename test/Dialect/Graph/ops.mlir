@@ -361,6 +361,19 @@ graph.graph @sdpa_backward(%q: tensor<2x8x128x64xbf16>, %k: tensor<2x2x128x64xbf
   graph.output %dq : tensor<2x8x128x64xbf16>
 }
 
+// Attention sinks: sdpa's sink_token operand, sdpa_backward's sink_token
+// and its dSink_token result (after dBias when both are present).
+// CHECK-LABEL: graph.graph @sdpa_sink(
+// CHECK: %[[O:.+]], %[[ST:.+]] = sdpa %{{.+}}, %{{.+}}, %{{.+}} sink_token %[[SINK:[^ ]+]] {generate_stats} : ({{.+}}, tensor<1x2x1x1xf32>) -> (tensor<1x2x8x16xbf16>, tensor<1x2x8x1xf32>, none, none)
+// CHECK-NEXT: %{{.+}}, %{{.+}}, %{{.+}}, %[[DS:.+]] = sdpa_backward {{.+}} sink_token %[[SINK]] : ({{.+}}) -> (tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x1x1xf32>)
+// CHECK-NEXT: %{{.+}}, %{{.+}}, %{{.+}}, %[[DB:.+]], %[[DS2:.+]] = sdpa_backward {{.+}} bias %{{.+}} sink_token %[[SINK]] : ({{.+}}) -> (tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x8xbf16>, tensor<1x2x1x1xf32>)
+graph.graph @sdpa_sink(%q: tensor<1x2x8x16xbf16>, %sink: tensor<1x2x1x1xf32>, %bias: tensor<1x2x8x8xbf16>) -> tensor<1x2x1x1xf32> {
+  %o, %st = graph.sdpa %q, %q, %q sink_token %sink {generate_stats} : (tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x1x1xf32>) -> (tensor<1x2x8x16xbf16>, tensor<1x2x8x1xf32>, none, none)
+  %dq, %dk, %dv, %ds = graph.sdpa_backward %q, %q, %q, %o, %o, %st sink_token %sink : (tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x1xf32>, tensor<1x2x1x1xf32>) -> (tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x1x1xf32>)
+  %dq2, %dk2, %dv2, %db, %ds2 = graph.sdpa_backward %q, %q, %q, %o, %o, %st bias %bias sink_token %sink : (tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x1xf32>, tensor<1x2x8x8xbf16>, tensor<1x2x1x1xf32>) -> (tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x8xbf16>, tensor<1x2x1x1xf32>)
+  graph.output %ds : tensor<1x2x1x1xf32>
+}
+
 // FP8 attention, forward and backward.
 // CHECK-LABEL: graph.graph @sdpa_fp8(
 // CHECK-SAME: %[[Q:[^:]+]]: tensor<2x8x128x64xf8E4M3FN>, %[[K:[^:]+]]: tensor<2x8x128x64xf8E4M3FN>, %[[V:[^:]+]]: tensor<2x8x128x64xf8E4M3FN>, %[[O:[^:]+]]: tensor<2x8x128x64xf8E4M3FN>, %[[DO:[^:]+]]: tensor<2x8x128x64xf8E5M2>, %[[STATS:[^:]+]]: tensor<2x8x128x1xf32>, %[[S:[^:]+]]: tensor<1x1x1x1xf32>) -> tensor<2x8x128x64xf8E4M3FN> {
