@@ -186,7 +186,8 @@ class Tensor:
 
     def set_ragged_offset_multiplier(self, multiplier: int) -> "Tensor":
         """Recorded; a multiplier other than 1 makes validate()/build raise
-        cudnnGraphNotSupportedError (ragged layouts are not modelled)."""
+        cudnnGraphNotSupportedError (the dialect's ragged offsets count
+        elements; scaled offsets are not modelled)."""
         self._guard("set a tensor's ragged offset multiplier")
         self.ragged_offset_multiplier = int(multiplier)
         return self
