@@ -747,6 +747,12 @@ def Graph_SdpaOp : Graph_Op<"sdpa", [AttrSizedOperandSegments, AttrSizedResultSe
     `exp(s - m) / (sum exp(s - m) + exp(sink - m))` times V, where `m` is
     the larger of the row's maximum score and the sink. `Stats`,
     `score_max` and `score_sum_exp` count the sink too.
+
+    Block-sparse attention: `block_mask` (ui8 `[B, Hq, ceil(Sq / 128),
+    ceil(ceil(Skv / 128) / 8)]`) holds one bit per 128 x 128 tile of the
+    scores, tile `n` of a tile row in bit `n % 8` of byte `n / 8`: a clear
+    bit masks the tile's scores out (the frontend's block mask, run by
+    cuDNN's unified SDPA operation).
   }] # !strconcat("", SdpaRaggedDoc) # !strconcat("", SdpaMaskDoc) # [{
 
     ```mlir
@@ -760,6 +766,7 @@ def Graph_SdpaOp : Graph_Op<"sdpa", [AttrSizedOperandSegments, AttrSizedResultSe
                        (ins Optional<AnyRankedTensor>:$page_table_k,
                             Optional<AnyRankedTensor>:$page_table_v,
                             Optional<AnyRankedTensor>:$sink_token,
+                            Optional<AnyRankedTensor>:$block_mask,
                             Optional<AnyRankedTensor>:$ragged_offset_q,
                             Optional<AnyRankedTensor>:$ragged_offset_k,
                             Optional<AnyRankedTensor>:$ragged_offset_v,
@@ -776,7 +783,7 @@ def Graph_SdpaOp : Graph_Op<"sdpa", [AttrSizedOperandSegments, AttrSizedResultSe
                       Optional<AnyRankedTensor>:$score_sum_exp);
   let assemblyFormat = "$q `,` $k `,` $v " # !strconcat("", SdpaOptionalFormat) # [{
     (`page_table_k` $page_table_k^)? (`page_table_v` $page_table_v^)?
-    (`sink_token` $sink_token^)?
+    (`sink_token` $sink_token^)? (`block_mask` $block_mask^)?
     (`ragged_offset_q` $ragged_offset_q^)? (`ragged_offset_k` $ragged_offset_k^)?
     (`ragged_offset_v` $ragged_offset_v^)? (`ragged_offset_O` $ragged_offset_O^)?
     (`ragged_offset_page_table_k` $ragged_offset_page_table_k^)?

@@ -508,6 +508,28 @@ LogicalResult SdpaOp::verify() {
                << ": above 256 the padding mask is not run by the engines "
                   "(measured failing on the H200 with cuDNN 9.19)";
     }
+  if (Value mask = getBlockMask()) {
+    auto s = inferSdpaCommon(*this);
+    auto tiles = [](int64_t n) {
+      return ShapedType::isDynamic(n) ? n : (n + 127) / 128;
+    };
+    int64_t bytes = tiles(s->skv);
+    bytes = ShapedType::isDynamic(bytes) ? bytes : (bytes + 7) / 8;
+    ArrayRef<int64_t> dims = shapeOf(mask);
+    SmallVector<int64_t> want = {s->b, s->hq, tiles(s->sq), bytes};
+    if (dims.size() != 4 || !llvm::all_of(llvm::zip(dims, want), [](auto pair) {
+          return dimsCompatible(std::get<0>(pair), std::get<1>(pair));
+        }))
+      return emitNodeError(*this)
+             << "block_mask dims are " << formatDims(dims) << " but must be "
+             << formatDims(want)
+             << " ([B, Hq, ceil(Sq / 128), ceil(ceil(Skv / 128) / 8)]: one "
+                "bit per 128 x 128 tile)";
+    if (!elementOf(mask).isUnsignedInteger(8))
+      return emitNodeError(*this)
+             << "block_mask must hold ui8 (bit-packed tiles) but holds "
+             << elementOf(mask);
+  }
   if (Value sink = getSinkToken()) {
     auto s = inferSdpaCommon(*this);
     if (failed(verifySink(*this, "sink_token", sink, *s)))

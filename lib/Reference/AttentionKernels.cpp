@@ -78,6 +78,16 @@ struct Ctx {
   bool rowValid(int64_t b, int64_t i) const {
     return !opts->usePaddingMask || i < lenQ[b];
   }
+  /// Whether the block mask (if any) keeps the 128 x 128 tile of (i, j).
+  bool tileKept(int64_t b, int64_t h, int64_t i, int64_t j) const {
+    const NdArray *mask = opts->blockMask;
+    if (!mask)
+      return true;
+    const Shape &m = mask->shape;
+    int64_t n = j / 128;
+    int64_t byte = ((b * m[1] + h) * m[2] + i / 128) * m[3] + n / 8;
+    return (static_cast<int64_t>(mask->data[byte]) >> (n % 8)) & 1;
+  }
   bool keep(int64_t b, int64_t i, int64_t j) const {
     int64_t sqB = g.sq, skvB = g.skv;
     if (opts->usePaddingMask) {
@@ -170,6 +180,11 @@ std::string checkQkv(const NdArray &q, const NdArray &k, const NdArray &v,
     return "dropout: probability > 0 needs an explicit dropout_mask (the "
            "Philox stream is not reproduced on the CPU)";
   ctx.dropScale = opts.dropoutScale ? *opts.dropoutScale : 1.0 / (1.0 - p);
+  if (opts.blockMask &&
+      opts.blockMask->shape !=
+          Shape{g.b, g.hq, (g.sq + 127) / 128, ((g.skv + 127) / 128 + 7) / 8})
+    return "block_mask: shape " + shapeString(opts.blockMask->shape) +
+           " must be [B, Hq, ceil(Sq / 128), ceil(ceil(Skv / 128) / 8)]";
   if (opts.sinkToken && opts.sinkToken->size() != g.hq)
     return "sink_token: shape " + shapeString(opts.sinkToken->shape) +
            " must hold one logit per query head [1, " + std::to_string(g.hq) +
@@ -226,7 +241,8 @@ void rowScores(const Ctx &ctx, const NdArray &q, const NdArray &k,
   mx = -kInf;
   bool anyNan = false;
   for (int64_t j = 0; j < g.skv; ++j) {
-    kept[j] = ctx.rowValid(b, i) && ctx.keep(b, i, j);
+    kept[j] =
+        ctx.rowValid(b, i) && ctx.keep(b, i, j) && ctx.tileKept(b, h, i, j);
     if (!kept[j])
       continue;
     const double *kj = &k.data[((b * g.hk + hk) * g.skv + j) * g.d];

@@ -623,6 +623,7 @@ std::string Interpreter::eval(Operation *op) {
         if (!(error = sdpaOptions(this, sdpa, getOpt, opts)).empty())
           return fail(error);
         opts.sinkToken = getOpt(sdpa.getSinkToken());
+        opts.blockMask = getOpt(sdpa.getBlockMask());
         // A paged K/V: gathered from its pages first (a packed table read
         // into its padded form: batch b's ceil(seq_len_kv / page_size)
         // pages).

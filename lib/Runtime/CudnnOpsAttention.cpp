@@ -360,9 +360,20 @@ std::string Lowering::lowerSdpa() {
   bool unified = !a.needsComposite() || a.paddingOnly();
   // cuDNN 9.19's SDPA_FWD operation has no sink (its descriptor gains one in
   // 9.21): a sink takes the composite graph.
-  if (unified && !extraStats && !hasIn(Port::attn_scale) && !a.right &&
-      !hasIn(Port::sink_token) && !a.left && !compositeAttention &&
-      std::getenv("GRAPH_SDPA_COMPOSITE") == nullptr) {
+  bool useUnified = unified && !extraStats && !hasIn(Port::attn_scale) &&
+                    !a.right && !hasIn(Port::sink_token) && !a.left &&
+                    !compositeAttention;
+  // A block mask is an attribute of cuDNN's unified SDPA operation only.
+  if (hasIn(Port::block_mask)) {
+    if (!useUnified || a.padding)
+      return err("block_mask runs on cuDNN's unified SDPA operation only, "
+                 "which in cuDNN 9.19 takes no bias, ALiBi, dropout, padding "
+                 "or diagonal band mask, sink, paging, ragged layout, "
+                 "score_max/score_sum_exp or attn_scale tensor with it");
+    usedUnifiedAttention = true;
+    return unifiedSdpa(a, o);
+  }
+  if (useUnified && std::getenv("GRAPH_SDPA_COMPOSITE") == nullptr) {
     usedUnifiedAttention = true;
     return unifiedSdpa(a, o);
   }
@@ -389,6 +400,12 @@ std::string Lowering::unifiedSdpa(const Attn &a, int64_t o) {
   }
   TRY(tensor(a.scale, d));
   SET_DESC(op, CUDNN_ATTR_OPERATION_SDPA_FWD_SCALEDESC, d);
+  if (hasIn(Port::block_mask)) {
+    int64_t mask;
+    TRY(in(Port::block_mask, mask));
+    TRY(tensor(mask, d));
+    SET_DESC(op, CUDNN_ATTR_OPERATION_SDPA_FWD_BLOCK_MASK_DESC, d);
+  }
   if (a.padding) {
     TRY(tensor(a.seqQ, d));
     SET_DESC(op, CUDNN_ATTR_OPERATION_SDPA_FWD_SEQ_LEN_QDESC, d);

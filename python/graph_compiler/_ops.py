@@ -488,7 +488,6 @@ SDPA_FLOAT_OUTPUTS = {"Stats", "score_max", "score_sum_exp", "Amax_S", "Amax_O",
 
 # kwargs of the frontend's sdpa builders the dialect has no form for
 SDPA_UNSUPPORTED = (
-    "block_mask",
     "paged_attention_k_table",
     "paged_attention_v_table",
     "paged_attention_max_seq_len_kv",
@@ -510,11 +509,12 @@ SDPA_BACKWARD_UNSUPPORTED = ("score_mod_bprop",)
 # own tests (sdpa/fp8.py, sdpa/mxfp8.py) say they run on its python (FROST)
 # MXFP8 engine only, which the compiler does not have
 SDPA_BLOCK_SCALED_O_UNSUPPORTED = {"sdpa_fp8": ("sf_o",), "sdpa_mxfp8": ("sf_o", "scale_o")}
+# a block mask is graph.sdpa's alone (cuDNN's unified forward takes it)
 SDPA_OP_UNSUPPORTED = {
-    op: SDPA_BLOCK_SCALED_O_UNSUPPORTED.get(op, ()) + SDPA_SINK
+    op: SDPA_BLOCK_SCALED_O_UNSUPPORTED.get(op, ()) + SDPA_SINK + ("block_mask",)
     for op in ("sdpa_fp8", "sdpa_fp8_backward", "sdpa_mxfp8", "sdpa_mxfp8_backward")
 }
-SDPA_OP_UNSUPPORTED["sdpa_backward"] = SDPA_BACKWARD_UNSUPPORTED
+SDPA_OP_UNSUPPORTED["sdpa_backward"] = SDPA_BACKWARD_UNSUPPORTED + ("block_mask",)
 
 
 # ---------------------------------------------------------------------------

@@ -1029,3 +1029,49 @@ def cudnn_unsupported_of(op):
     from graph_compiler import _ops
 
     return _ops.SDPA_OP_UNSUPPORTED.get(op, ())
+
+
+@needs_lib
+def test_sdpa_block_mask_masks_whole_tiles_on_the_cpu():
+    # test_mhas_v2's block-sparse attention (sdpa/fp16.py: block_mask uint8
+    # [B, H, ceil(Sq/128), ceil(ceil(Skv/128)/8)], one bit per 128 x 128 tile,
+    # tile n in bit n % 8 of byte n // 8): a clear bit drops the tile's scores
+    import numpy as np
+
+    F, H = cudnn.data_type.FLOAT, cudnn.data_type.HALF
+    rng = np.random.default_rng(3)
+    b, h, s_q, s_kv, d = 1, 2, 200, 300, 16
+    q = rng.standard_normal((b, h, s_q, d)).astype(np.float16)
+    k, v = (rng.standard_normal((b, h, s_kv, d)).astype(np.float16) for _ in range(2))
+    tiles_q, tiles_kv = 2, 3
+    mask = np.zeros((b, h, tiles_q, 1), np.uint8)
+    mask[0, 0, 0, 0] = 0b101  # tiles (0, 0) and (0, 2) of head 0, row tile 0
+    mask[0, 0, 1, 0] = 0b010
+    mask[0, 1, :, 0] = 0b111  # head 1: dense
+    keep = np.zeros((b, h, s_q, s_kv), bool)
+    for hh in range(h):
+        for tq in range(tiles_q):
+            for tk in range(tiles_kv):
+                if (mask[0, hh, tq, 0] >> tk) & 1:
+                    keep[0, hh, tq * 128:(tq + 1) * 128, tk * 128:(tk + 1) * 128] = True
+    s = 0.25 * q.astype(np.float64) @ k.astype(np.float64).transpose(0, 1, 3, 2)
+    s = np.where(keep, s, -np.inf)
+    p = np.exp(s - s.max(-1, keepdims=True))
+    want = (p / p.sum(-1, keepdims=True)) @ v.astype(np.float64)
+
+    g = cudnn.pygraph(io_data_type=H, intermediate_data_type=F, compute_data_type=F)
+    Q, K, V = (g.tensor_like(x) for x in (q, k, v))
+    M = g.tensor(name="mask", dim=list(mask.shape), stride=[tiles_q, tiles_q, 1, 1], data_type=cudnn.data_type.UINT8)
+    O, _ = g.sdpa(q=Q, k=K, v=V, attn_scale=0.25, block_mask=M, name="fwd")
+    O.set_output(True).set_data_type(F)
+    g.build([cudnn.heur_mode.A])
+    o = np.zeros((b, h, s_q, d), np.float32)
+    g.execute({Q: q, K: k, V: v, M: mask, O: o}, None)
+    np.testing.assert_allclose(o, want, atol=2e-3)
+    # a mask of the wrong tile count is refused naming the rule
+    g = cudnn.pygraph(io_data_type=H, intermediate_data_type=F, compute_data_type=F)
+    Q, K, V = (g.tensor_like(x) for x in (q, k, v))
+    M = g.tensor(name="mask", dim=[b, h, 1, 1], stride=[h, 1, 1, 1], data_type=cudnn.data_type.UINT8)
+    g.sdpa(q=Q, k=K, v=V, attn_scale=0.25, block_mask=M, name="fwd")[0].set_output(True)
+    with pytest.raises(Exception, match=r"block_mask dims are 1x2x1x1 but must be 1x2x2x1"):
+        g.build([cudnn.heur_mode.A])

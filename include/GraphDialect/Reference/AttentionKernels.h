@@ -103,6 +103,9 @@ struct SdpaOptions {
   // An attention sink: one extra logit per query head in every valid row's
   // softmax, with no value row ([1, Hq, 1, 1]; Stats counts it).
   const NdArray *sinkToken = nullptr;
+  // Block sparsity: bit n % 8 of byte n / 8 of [B, Hq, ceil(Sq / 128),
+  // ceil(ceil(Skv / 128) / 8)] keeps tile (i / 128, n = j / 128).
+  const NdArray *blockMask = nullptr;
 };
 
 /// Folds the deprecated frontend flags into the band options: causal sets

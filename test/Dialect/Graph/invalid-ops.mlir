@@ -1920,3 +1920,19 @@ graph.graph @sdpa_bwd_dsink_dims(%q: tensor<1x2x8x16xbf16>, %st: tensor<1x2x8x1x
   %d:4 = graph.sdpa_backward %q, %q, %q, %q, %q, %st sink_token %sink : (tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x1xf32>, tensor<1x2x1x1xf32>) -> (tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x4x1x1xf32>)
   graph.output
 }
+
+// -----
+
+graph.graph @sdpa_block_mask_dims(%q: tensor<1x2x200x16xbf16>, %k: tensor<1x2x300x16xbf16>, %m: tensor<1x2x2x3xui8>) {
+  // expected-error @below {{sdpa: block_mask dims are 1x2x2x3 but must be 1x2x2x1 ([B, Hq, ceil(Sq / 128), ceil(ceil(Skv / 128) / 8)]: one bit per 128 x 128 tile)}}
+  %o = graph.sdpa %q, %k, %k block_mask %m : (tensor<1x2x200x16xbf16>, tensor<1x2x300x16xbf16>, tensor<1x2x300x16xbf16>, tensor<1x2x2x3xui8>) -> (tensor<1x2x200x16xbf16>, none, none, none)
+  graph.output
+}
+
+// -----
+
+graph.graph @sdpa_block_mask_type(%q: tensor<1x2x200x16xbf16>, %m: tensor<1x2x2x1xi8>) {
+  // expected-error @below {{sdpa: block_mask must hold ui8 (bit-packed tiles) but holds 'i8'}}
+  %o = graph.sdpa %q, %q, %q block_mask %m : (tensor<1x2x200x16xbf16>, tensor<1x2x200x16xbf16>, tensor<1x2x200x16xbf16>, tensor<1x2x2x1xi8>) -> (tensor<1x2x200x16xbf16>, none, none, none)
+  graph.output
+}

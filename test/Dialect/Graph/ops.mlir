@@ -361,6 +361,14 @@ graph.graph @sdpa_backward(%q: tensor<2x8x128x64xbf16>, %k: tensor<2x2x128x64xbf
   graph.output %dq : tensor<2x8x128x64xbf16>
 }
 
+// Block-sparse attention: sdpa's block_mask operand.
+// CHECK-LABEL: graph.graph @sdpa_block_mask(
+// CHECK: sdpa %{{.+}}, %{{.+}}, %{{.+}} block_mask %{{.+}} : ({{.+}}, tensor<1x2x2x1xui8>) -> (tensor<1x2x200x16xbf16>, none, none, none)
+graph.graph @sdpa_block_mask(%q: tensor<1x2x200x16xbf16>, %m: tensor<1x2x2x1xui8>) -> tensor<1x2x200x16xbf16> {
+  %o = graph.sdpa %q, %q, %q block_mask %m : (tensor<1x2x200x16xbf16>, tensor<1x2x200x16xbf16>, tensor<1x2x200x16xbf16>, tensor<1x2x2x1xui8>) -> (tensor<1x2x200x16xbf16>, none, none, none)
+  graph.output %o : tensor<1x2x200x16xbf16>
+}
+
 // Attention sinks: sdpa's sink_token operand, sdpa_backward's sink_token
 // and its dSink_token result (after dBias when both are present).
 // CHECK-LABEL: graph.graph @sdpa_sink(
