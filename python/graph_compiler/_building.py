@@ -664,8 +664,9 @@ class _GraphBuilding:
                 # reads a sink (the frontend's frozen-sink form has no op here)
                 self._note_unsupported(f"{op}(): 'sink_token' without 'dSink_token' (a sink the backward does not train)")
         kwargs.pop("sink_token", None)
-        if op == "sdpa" and kwargs.get("block_mask") is not None:
-            node.inputs["block_mask"] = self._ensure_tensor(kwargs.pop("block_mask"), name=f"{name_}::block_mask")
+        block_mask = kwargs.pop("block_mask", None) if op == "sdpa" else None
+        if block_mask is not None:
+            node.inputs["block_mask"] = self._ensure_tensor(block_mask, name=f"{name_}::block_mask")
         for key in ("bias", "seq_len_q", "seq_len_kv"):
             v = kwargs.pop(key, None)
             if v is not None:

@@ -1075,3 +1075,18 @@ def test_sdpa_block_mask_masks_whole_tiles_on_the_cpu():
     g.sdpa(q=Q, k=K, v=V, attn_scale=0.25, block_mask=M, name="fwd")[0].set_output(True)
     with pytest.raises(Exception, match=r"block_mask dims are 1x2x1x1 but must be 1x2x2x1"):
         g.build([cudnn.heur_mode.A])
+
+
+def test_sdpa_takes_none_for_every_optional_keyword():
+    # sdpa/fp16.py passes every keyword, most of them None (block_mask=None,
+    # sink_token=None, score_max=None, ...): None means absent
+    F, H = cudnn.data_type.FLOAT, cudnn.data_type.HALF
+    g = cudnn.pygraph(io_data_type=H, intermediate_data_type=F, compute_data_type=F)
+    q = g.tensor(name="q", dim=[1, 2, 8, 16], stride=[256, 128, 16, 1], data_type=H)
+    o, st = g.sdpa(q=q, k=q, v=q, attn_scale=0.25, generate_stats=True, bias=None, block_mask=None, sink_token=None,
+                   score_max=None, score_sum_exp=None, seq_len_q=None, seq_len_kv=None, dropout=None, rng_dump=None,
+                   paged_attention_k_table=None, paged_attention_v_table=None, name="fwd")
+    st2 = g.tensor(name="st", dim=[1, 2, 8, 1], stride=[16, 8, 1, 1], data_type=F)
+    grads = g.sdpa_backward(q=q, k=q, v=q, o=o, dO=o, stats=st2, attn_scale=0.25, bias=None, dBias=None,
+                            block_mask=None, sink_token=None, dSink_token=None, name="bwd")
+    assert len(grads) == 3 and g.unsupported_features() == []
