@@ -751,8 +751,10 @@ def Graph_SdpaOp : Graph_Op<"sdpa", [AttrSizedOperandSegments, AttrSizedResultSe
     Block-sparse attention: `block_mask` (ui8 `[B, Hq, ceil(Sq / 128),
     ceil(ceil(Skv / 128) / 8)]`) holds one bit per 128 x 128 tile of the
     scores, tile `n` of a tile row in bit `n % 8` of byte `n / 8`: a clear
-    bit masks the tile's scores out (the frontend's block mask, run by
-    cuDNN's unified SDPA operation).
+    bit masks the tile's scores out (the frontend's block mask; the cuDNN
+    engine lowers it to the unified SDPA operation, for which cuDNN 9.19
+    offers no engine config on the H200, so there it is refused at
+    planning; the CPU reference runs it).
   }] # !strconcat("", SdpaRaggedDoc) # !strconcat("", SdpaMaskDoc) # [{
 
     ```mlir

@@ -594,6 +594,13 @@ std::string Lowering::lowerSdpaBackward() {
   }
   if (std::string why = compositeBackwardDeclines(a); !why.empty())
     return err(why);
+  // Measured on the H200 (cuDNN 9.19, test_sdpa_custom_features): with
+  // dropout the fused backward returns the sink's gradient times the keep
+  // probability, so that combination is declined rather than run wrong.
+  if (hasIn(Port::sink_token) && (a.dropMask || a.dropoutP > 0))
+    return err("sdpa_backward with a sink_token and dropout: cuDNN 9.19's "
+               "fused backward scales dSink_token by the keep probability "
+               "(measured on the H200), so it is not run");
   // The graph of the cuDNN frontend's composite SDPA backward node
   // (scaled_dot_product_flash_attention.h, SDPABackwardNode::expand_node),
   // which the fused flash-attention backward engines match:

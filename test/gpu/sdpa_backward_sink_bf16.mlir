@@ -4,6 +4,9 @@
 // GPU: sdpa backward with an attention sink and its gradient dSink_token
 // ([1, h, 1, 1] f32: minus the sink's probability times rowsum(dO * O),
 // summed over batches and rows), causal, bf16 b2 h4 s128 d64.
+// GPU: Passes on the H200 (2026-12-03, cuDNN 9.19: dQ, dK, dV, dSink_token);
+// GPU: with dropout the engine scales dSink by the keep probability, so the
+// GPU: lowering declines a backward sink with dropout.
 // GPU-ARGS: --random-inputs=13 --check-against=cpu
 graph.graph @sink_backward(%q: tensor<2x4x128x64xbf16> {graph.name = "Q"},
                            %k: tensor<2x4x128x64xbf16> {graph.name = "K"},

@@ -4,6 +4,7 @@
 // GPU: sdpa forward with an attention sink (sink_token [1, h, 1, 1] f32,
 // test_mhas_v2's with_sink_token), causal, bf16 b2 h4 s128 d64, with
 // Stats: the frontend's composite softmax with the sink's max and exp ops.
+// GPU: Passes on the H200 (2026-12-03, cuDNN 9.19: O and Stats).
 // GPU-ARGS: --random-inputs=11 --check-against=cpu
 graph.graph @sink(%q: tensor<2x4x128x64xbf16> {graph.name = "Q"},
                   %k: tensor<2x4x128x64xbf16> {graph.name = "K"},
