@@ -508,8 +508,12 @@ LogicalResult SdpaOp::verify() {
                << ": above 256 the padding mask is not run by the engines "
                   "(measured failing on the H200 with cuDNN 9.19)";
     }
+  // The sink and block mask rules read the op's shapes (known good here:
+  // inferResultDims succeeded above).
+  FailureOr<SdpaShapes> s = failure();
+  if (getBlockMask() || getSinkToken())
+    s = inferSdpaCommon(*this);
   if (Value mask = getBlockMask()) {
-    auto s = inferSdpaCommon(*this);
     auto tiles = [](int64_t n) {
       return ShapedType::isDynamic(n) ? n : (n + 127) / 128;
     };
@@ -531,7 +535,6 @@ LogicalResult SdpaOp::verify() {
              << elementOf(mask);
   }
   if (Value sink = getSinkToken()) {
-    auto s = inferSdpaCommon(*this);
     if (failed(verifySink(*this, "sink_token", sink, *s)))
       return failure();
     // The frontend's rule: the fused decode kernels have no sink.

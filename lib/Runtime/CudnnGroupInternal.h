@@ -405,6 +405,10 @@ public:
 
   std::string unifiedSdpa(const Attn &a, int64_t o);
 
+  /// `p` = exp(sink - center), a virtual [b, h, s_q, 1]: the sink's share
+  /// of each row (center is the row max in the forward, Stats backward).
+  std::string attnSinkExp(const Attn &a, int64_t sink, int64_t center,
+                          int64_t &p);
   /// Softmax of the masked scores: e = exp(score - rowmax), sum = rowsum(e),
   /// and the log-sum-exp statistics into Stats (scratch without one; the
   /// fused engines match only a softmax with statistics) or score_max /

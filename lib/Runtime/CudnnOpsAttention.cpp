@@ -417,6 +417,16 @@ std::string Lowering::unifiedSdpa(const Attn &a, int64_t o) {
   return "";
 }
 
+std::string Lowering::attnSinkExp(const Attn &a, int64_t sink, int64_t center,
+                                  int64_t &p) {
+  Shape rowDims = {a.b, a.hq, a.sq, 1};
+  int64_t centered = newVirtual(rowDims, CUDNN_DATA_FLOAT);
+  TRY(pointwise(CUDNN_POINTWISE_SUB, sink, center, 0, centered,
+                CUDNN_DATA_FLOAT));
+  p = newVirtual(rowDims, CUDNN_DATA_FLOAT);
+  return pointwise(CUDNN_POINTWISE_EXP, centered, 0, 0, p, CUDNN_DATA_FLOAT);
+}
+
 std::string Lowering::attnSoftmax(const Attn &a, int64_t score, int64_t &e,
                                   int64_t &sum) {
   Shape sDims = {a.b, a.hq, a.sq, a.skv}, rowDims = {a.b, a.hq, a.sq, 1};
@@ -426,8 +436,10 @@ std::string Lowering::attnSoftmax(const Attn &a, int64_t score, int64_t &e,
   // An attention sink is one more logit per head (the frontend's composite
   // softmax, which the fused engines match): the row max covers it and its
   // exp joins the row sum.
+  // (uid 0 is a valid tensor: presence is the port's, not the uid's)
+  bool hasSink = hasIn(Port::sink_token);
   int64_t sink = 0;
-  if (hasIn(Port::sink_token)) {
+  if (hasSink) {
     TRY(in(Port::sink_token, sink));
     int64_t rowMax = newVirtual(rowDims, CUDNN_DATA_FLOAT);
     TRY(reduction(CUDNN_REDUCE_TENSOR_MAX, score, rowMax, CUDNN_DATA_FLOAT));
@@ -441,13 +453,9 @@ std::string Lowering::attnSoftmax(const Attn &a, int64_t score, int64_t &e,
   TRY(pointwise(CUDNN_POINTWISE_EXP, centered, 0, 0, e, CUDNN_DATA_FLOAT));
   sum = hasOut(Port::score_sum_exp) ? op->outputs.at(Port::score_sum_exp)
                                     : newVirtual(rowDims, CUDNN_DATA_FLOAT);
-  if (sink) {
-    int64_t sinkCentered = newVirtual(rowDims, CUDNN_DATA_FLOAT);
-    TRY(pointwise(CUDNN_POINTWISE_SUB, sink, mx, 0, sinkCentered,
-                  CUDNN_DATA_FLOAT));
-    int64_t sinkExp = newVirtual(rowDims, CUDNN_DATA_FLOAT);
-    TRY(pointwise(CUDNN_POINTWISE_EXP, sinkCentered, 0, 0, sinkExp,
-                  CUDNN_DATA_FLOAT));
+  if (hasSink) {
+    int64_t sinkExp;
+    TRY(attnSinkExp(a, sink, mx, sinkExp));
     int64_t rowSum = newVirtual(rowDims, CUDNN_DATA_FLOAT);
     TRY(reduction(CUDNN_REDUCE_TENSOR_ADD, e, rowSum, CUDNN_DATA_FLOAT));
     TRY(pointwise(CUDNN_POINTWISE_ADD, rowSum, sinkExp, 0, sum,
@@ -629,12 +637,8 @@ std::string Lowering::lowerSdpaBackward() {
     int64_t sink, dSink;
     TRY(in(Port::sink_token, sink));
     TRY(out(Port::dSink_token, dSink));
-    int64_t sinkCentered = newVirtual(rowDims, CUDNN_DATA_FLOAT);
-    TRY(pointwise(CUDNN_POINTWISE_SUB, sink, stats, 0, sinkCentered,
-                  CUDNN_DATA_FLOAT));
-    int64_t sinkP = newVirtual(rowDims, CUDNN_DATA_FLOAT);
-    TRY(pointwise(CUDNN_POINTWISE_EXP, sinkCentered, 0, 0, sinkP,
-                  CUDNN_DATA_FLOAT));
+    int64_t sinkP;
+    TRY(attnSinkExp(a, sink, stats, sinkP));
     int64_t perRow = newVirtual(rowDims, CUDNN_DATA_FLOAT);
     TRY(pointwise(CUDNN_POINTWISE_MUL, sinkP, rowSum, 0, perRow,
                   CUDNN_DATA_FLOAT));
