@@ -6,6 +6,7 @@
 #include "GraphDialect/GraphDialect.h"
 #include "GraphDialect/GraphTraits.h"
 #include "GraphDialect/ShapeRule.h"
+#include "GraphDialect/Support/Port.h"
 #include "mlir/Bytecode/BytecodeOpInterface.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -47,6 +48,19 @@ bool fitsTensorByteLimit(RankedTensorType type);
 
 /// The user label of a node op (its `name` attribute), or "" when unnamed.
 StringRef getNodeLabel(Operation *op);
+
+/// One ODS operand or result group of a node op, by its port name (the
+/// generated OpPorts.inc names them): an absent optional group gives one
+/// entry with a null value, a variadic group one entry per value.
+struct PortValue {
+  ::graph::Port port;
+  bool isResult;
+  Value value;
+};
+
+/// Every operand group, then every result group, of graph node op `op`, in
+/// ODS order; empty for an op that is no node (graph.graph, graph.group).
+SmallVector<PortValue> getPortValues(Operation *op);
 
 /// A tensor of an attention op that may be ragged (packed THD), with the
 /// offsets operand that makes it so (null: padded).

@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "GraphDialect/GraphOps.h"
+#include "GraphDialect/NodeOps.h"
 #include "GraphDialect/Support/CheckedMath.h"
 
 #include "mlir/IR/DialectImplementation.h"
@@ -110,6 +111,47 @@ void GraphDialect::initialize() {
 #include "GraphDialect/GraphOps.cpp.inc"
       >();
   registerAttributes();
+}
+
+/// getPortValues for `op` of class OpTy: the ODS tables of its kind name
+/// the groups getODSOperandIndexAndLength / ...ResultIndexAndLength count.
+template <typename OpTy>
+static void collectPortValues(OpTy op, SmallVectorImpl<PortValue> &out) {
+  std::optional<::graph::OpKind> kind =
+      ::graph::parseOpKind(op->getName().stripDialect());
+  if (!kind)
+    return;
+  unsigned operand = 0, result = 0;
+  for (const OdsPort &entry : kOdsPorts) {
+    if (entry.kind != *kind)
+      continue;
+    auto [start, length] = entry.isResult
+                               ? op.getODSResultIndexAndLength(result++)
+                               : op.getODSOperandIndexAndLength(operand++);
+    if (length == 0)
+      out.push_back({entry.port, entry.isResult, Value()});
+    for (unsigned j = 0; j < length; ++j)
+      out.push_back({entry.port, entry.isResult,
+                     entry.isResult ? Value(op->getResult(start + j))
+                                    : op->getOperand(start + j)});
+  }
+}
+
+template <typename... Ops>
+static void collectPortValuesOf(Operation *op,
+                                SmallVectorImpl<PortValue> &out) {
+  (void)((isa<Ops>(op) ? (collectPortValues(cast<Ops>(op), out), true)
+                       : false) ||
+         ...);
+}
+
+SmallVector<PortValue> mlir::graph::getPortValues(Operation *op) {
+  SmallVector<PortValue> out;
+  collectPortValuesOf<
+#define GET_OP_LIST
+#include "GraphDialect/GraphOps.cpp.inc"
+      >(op, out);
+  return out;
 }
 
 void GraphDialect::registerAttributes() {

@@ -546,38 +546,21 @@ LogicalResult SdpaOp::verify() {
 }
 
 /// Each port of `op` that has a ragged_offset_<port> operand
-/// (RaggedPorts.inc), with the values bound to both (null when absent):
-/// the ODS ports of the op's kind (OpPorts.inc) name its operand and result
-/// groups in order, and the ports come in that order.
-template <typename OpTy> static SmallVector<RaggedPort> raggedPortsOf(OpTy op) {
-  std::optional<::graph::OpKind> kind =
-      ::graph::parseOpKind(op->getName().stripDialect());
-  // Every port of the op with its value, operands then results.
-  SmallVector<std::pair<::graph::Port, Value>> values;
-  unsigned operand = 0, result = 0;
-  for (const OdsPort &entry : kOdsPorts) {
-    if (entry.kind != kind)
-      continue;
-    auto [start, length] = entry.isResult
-                               ? op.getODSResultIndexAndLength(result++)
-                               : op.getODSOperandIndexAndLength(operand++);
-    Value value;
-    if (length == 1)
-      value =
-          entry.isResult ? Value(op->getResult(start)) : op->getOperand(start);
-    values.push_back({entry.port, value});
-  }
+/// (RaggedPorts.inc), with the values bound to both (null when absent), in
+/// the ODS order of the op's ports (getPortValues).
+static SmallVector<RaggedPort> raggedPortsOf(Operation *op) {
+  SmallVector<PortValue> values = getPortValues(op);
   auto find = [&](::graph::Port port) {
     return llvm::find_if(values,
-                         [&](auto &entry) { return entry.first == port; });
+                         [&](const PortValue &v) { return v.port == port; });
   };
   SmallVector<RaggedPort> ports;
-  for (auto [port, value] : values)
+  for (const PortValue &entry : values)
     for (auto [ragged, offsets] : ::graph::kRaggedPorts)
-      if (ragged == port)
+      if (ragged == entry.port)
         if (auto *offsetsEntry = find(offsets); offsetsEntry != values.end())
-          ports.push_back(
-              {::graph::portName(port), value, offsetsEntry->second});
+          ports.push_back({::graph::portName(entry.port), entry.value,
+                           offsetsEntry->value});
   return ports;
 }
 

@@ -17,6 +17,7 @@
 
 #include "GraphDialect/GraphOps.h"
 #include "GraphDialect/Reference/Compare.h"
+#include "GraphDialect/Support/LegalInputs.h"
 
 #include <algorithm>
 #include <cmath>
@@ -370,20 +371,11 @@ std::string GpuRun::prepare(const rt::GraphSpec &spec,
   return spec.name + ": no plan in the list could be built:" + tried;
 }
 
-/// A splitmix64 step: decorrelates a seed into a generator state.
-uint64_t splitmix64(uint64_t &state) {
-  uint64_t z = (state += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
-
 /// Deterministic data for autotuning input `tensor` of `spec`, seeded by its
 /// uid: floats uniform in [-1, 1), f8E8M0FNU powers of two, i1 0 or 1, other
-/// integers in [0, 4) except sdpa sequence lengths (the full length),
-/// ragged offsets (the padded layout's) and page tables (pages in range: entry
-/// j of batch b is (b * pages_per_batch
-/// + j) % pages, so cuDNN reads inside the container).
+/// integers in [0, 4) except where an op's use fixes them
+/// (::graph::legalIntegerValues: sequence lengths, ragged offsets, page
+/// tables, MoE offsets), so cuDNN reads inside the buffers.
 ref::NdArray autotuneData(const rt::GraphSpec &spec,
                           const rt::TensorSpec &tensor) {
   ref::NdArray data(tensor.dims);
@@ -391,73 +383,49 @@ ref::NdArray autotuneData(const rt::GraphSpec &spec,
   for (const rt::TensorSpec &t : spec.tensors)
     byUid[t.uid] = &t;
   for (const rt::OpSpec &op : spec.ops) {
-    auto maxSeq = op.intAttrs.find("paged_attention_max_seq_len_kv");
-    bool paged = maxSeq != op.intAttrs.end() && !maxSeq->second.empty();
-    for (auto [table, container] :
-         {std::pair<Port, Port>{Port::page_table_k, Port::k},
-          {Port::page_table_v, Port::v}}) {
-      auto t = op.inputs.find(table);
-      auto c = op.inputs.find(container);
-      if (t == op.inputs.end() || t->second != tensor.uid ||
-          c == op.inputs.end() || !byUid.count(c->second) ||
-          tensor.dims.size() != 4 || byUid[c->second]->dims.empty())
+    if (ref::isFloat(tensor.dtype) || tensor.dtype == ref::DType::I1)
+      break;
+    // The op's tensor at `port` (an input or an output).
+    auto tensorAt = [&](Port port) -> const rt::TensorSpec * {
+      auto it = op.inputs.find(port);
+      if (it == op.inputs.end())
+        it = op.outputs.find(port);
+      if (it == op.outputs.end() || !byUid.count(it->second))
+        return nullptr;
+      return byUid[it->second];
+    };
+    for (auto &[port, uid] : op.inputs) {
+      if (uid != tensor.uid || !port.get())
         continue;
-      // row-major [B, 1, pages_per_batch, 1]: element i is b *
-      // pages_per_batch + j
-      int64_t pages = std::max<int64_t>(1, byUid[c->second]->dims[0]);
-      for (size_t i = 0; i < data.data.size(); ++i)
-        data.data[i] = static_cast<double>(static_cast<int64_t>(i) % pages);
-      return data;
-    }
-    if (paged) {
-      // seq_len_kv of paged caches: the length the pages make
-      auto port = op.inputs.find(Port::seq_len_kv);
-      if (port != op.inputs.end() && port->second == tensor.uid) {
-        std::fill(data.data.begin(), data.data.end(),
-                  static_cast<double>(maxSeq->second.front()));
+      ::graph::IntegerInputUse use;
+      use.port = *port.get();
+      use.dims = [&](Port p) -> std::optional<ref::Shape> {
+        if (const rt::TensorSpec *t = tensorAt(p))
+          return t->dims;
+        return std::nullopt;
+      };
+      use.strides = [&](Port p) -> std::optional<ref::Shape> {
+        const rt::TensorSpec *t = tensorAt(p);
+        if (!t)
+          return std::nullopt;
+        return t->strides.empty() ? ref::rowMajorStrides(t->dims) : t->strides;
+      };
+      auto maxSeq = op.intAttrs.find("paged_attention_max_seq_len_kv");
+      if (maxSeq != op.intAttrs.end() && !maxSeq->second.empty())
+        use.pagedMaxSeqLenKv = maxSeq->second.front();
+      if (auto values = ::graph::legalIntegerValues(
+              use, static_cast<int64_t>(data.data.size()))) {
+        data.data = std::move(*values);
         return data;
       }
     }
-    // Ragged offsets: each batch where the padded layout has it (the
-    // sequence lengths are full), so every position is written and read.
-    for (auto [of, offsetsPort] : ::graph::kRaggedPorts) {
-      auto port = op.inputs.find(offsetsPort);
-      if (port == op.inputs.end() || port->second != tensor.uid)
-        continue;
-      auto source = op.inputs.find(of);
-      if (source == op.inputs.end())
-        source = op.outputs.find(of);
-      if (source == op.outputs.end() || !byUid.count(source->second))
-        continue;
-      const rt::TensorSpec &ragged = *byUid[source->second];
-      ref::Shape strides = ragged.strides.empty()
-                               ? ref::rowMajorStrides(ragged.dims)
-                               : ragged.strides;
-      for (size_t i = 0; i < data.data.size(); ++i)
-        data.data[i] = static_cast<double>(static_cast<int64_t>(i) *
-                                           (strides.empty() ? 0 : strides[0]));
-      return data;
-    }
-    for (auto [lengthPort, of] :
-         {std::pair<Port, Port>{Port::seq_len_q, Port::q},
-          {Port::seq_len_kv, Port::k}}) {
-      auto port = op.inputs.find(lengthPort);
-      auto source = op.inputs.find(of);
-      if (port == op.inputs.end() || port->second != tensor.uid ||
-          source == op.inputs.end() || !byUid.count(source->second))
-        continue;
-      const ref::Shape &dims = byUid[source->second]->dims;
-      std::fill(data.data.begin(), data.data.end(),
-                dims.size() >= 2 ? static_cast<double>(dims[dims.size() - 2])
-                                 : 1.0);
-      return data;
-    }
   }
   uint64_t state = 0x6175746f74756e65ull; // "autotune"
-  splitmix64(state);
+  ::graph::splitmix64(state);
   state ^= static_cast<uint64_t>(tensor.uid) * 0xD1B54A32D192ED03ull;
   for (double &value : data.data) {
-    double uniform = static_cast<double>(splitmix64(state) >> 11) * 0x1.0p-53;
+    double uniform =
+        static_cast<double>(::graph::splitmix64(state) >> 11) * 0x1.0p-53;
     if (tensor.dtype == ref::DType::F8E8M0FNU)
       value = std::ldexp(1.0, static_cast<int>(uniform * 5) - 2);
     else if (ref::isFloat(tensor.dtype))

@@ -16,6 +16,7 @@
 #include "GraphDialect/Reference/Memory.h"
 #include "GraphDialect/Reference/Npy.h"
 #include "GraphDialect/Support/CheckedMath.h"
+#include "GraphDialect/Support/LegalInputs.h"
 #include "GraphDialect/Support/NestingDepth.h"
 #include "GraphDialect/Support/Shape.h"
 #ifdef GRAPH_HAVE_GPU_RUNTIME
@@ -268,123 +269,47 @@ Result<ref::HostTensor> parseInlineInput(const ref::TensorInfo &info,
   return tensor;
 }
 
-/// A splitmix64 step: decorrelates (seed, uid) into a generator state.
-uint64_t splitmix64(uint64_t &state) {
-  uint64_t z = (state += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
-
-/// The value an integer input must hold when its use fixes it, per element.
+/// The values an integer input must hold when a use fixes them, per
+/// element (::graph::legalIntegerValues, the rules the GPU executor's
+/// autotuning data follows too).
 std::optional<std::vector<double>> legalIntegerValues(BlockArgument arg,
                                                       int64_t count) {
   if (!arg) // an artifact's input: no uses to read a legal value from
     return std::nullopt;
   for (OpOperand &use : arg.getUses()) {
     Operation *user = use.getOwner();
-    std::optional<int64_t> length;
-    auto seqLen = [&](auto op) {
-      auto dimOf = [](Value v) {
-        auto type = cast<RankedTensorType>(v.getType());
-        return type.getRank() >= 2 ? type.getDimSize(type.getRank() - 2)
-                                   : ShapedType::kDynamic;
-      };
-      if (op.getSeqLenQ() == arg)
-        length = dimOf(op.getQ());
-      else if (op.getSeqLenKv() == arg)
-        length = dimOf(op.getK());
+    SmallVector<PortValue> ports = getPortValues(user);
+    auto typeAt = [&](::graph::Port port) -> RankedTensorType {
+      for (const PortValue &entry : ports)
+        if (entry.port == port && entry.value)
+          return dyn_cast<RankedTensorType>(entry.value.getType());
+      return {};
     };
-    // Ragged offsets: each batch where the padded layout has it (random
-    // sequence lengths are full).
-    auto raggedOffsets =
-        [&](ArrayRef<RaggedPort> ports) -> std::optional<std::vector<double>> {
-      for (const RaggedPort &ragged : ports) {
-        if (ragged.offsets != arg)
-          continue;
-        auto type = cast<RankedTensorType>(ragged.tensor.getType());
-        ArrayRef<int64_t> given = getStrides(type);
-        int64_t batchStride =
-            !given.empty() ? given[0] : getRowMajorStrides(type.getShape())[0];
-        std::vector<double> values(count);
-        for (int64_t i = 0; i < count; ++i)
-          values[i] = static_cast<double>(i * batchStride);
-        return values;
-      }
+    ::graph::IntegerInputUse rule;
+    rule.dims = [&](::graph::Port port) -> std::optional<ref::Shape> {
+      if (RankedTensorType type = typeAt(port))
+        return ref::Shape(type.getShape().begin(), type.getShape().end());
       return std::nullopt;
     };
-    if (auto op = dyn_cast<SdpaOp>(user)) {
-      if (auto values = raggedOffsets(getRaggedPorts(op)))
-        return values;
-      // Paged caches: seq_len_kv is the length the pages make, and a page
-      // table names pages inside its container (entry j of batch b: (b *
-      // pages_per_batch + j) % pages).
-      std::optional<int64_t> maxSeq = op.getPagedAttentionMaxSeqLenKv();
-      if (maxSeq && op.getSeqLenKv() == arg)
-        return std::vector<double>(count, static_cast<double>(*maxSeq));
-      for (auto [table, container] :
-           {std::pair<Value, Value>{op.getPageTableK(), op.getK()},
-            {op.getPageTableV(), op.getV()}}) {
-        if (table != arg)
-          continue;
-        auto containerType = cast<RankedTensorType>(container.getType());
-        int64_t pages = containerType.getRank() == 4
-                            ? containerType.getDimSize(0)
-                            : ShapedType::kDynamic;
-        if (ShapedType::isDynamic(pages) || pages <= 0)
-          break;
-        // row-major [B, 1, pages_per_batch, 1]: element i is b *
-        // pages_per_batch + j
-        std::vector<double> values(count);
-        for (int64_t i = 0; i < count; ++i)
-          values[i] = static_cast<double>(i % pages);
-        return values;
-      }
-      seqLen(op);
-    } else if (auto op = dyn_cast<SdpaBackwardOp>(user)) {
-      if (auto values = raggedOffsets(getRaggedPorts(op)))
-        return values;
-      seqLen(op);
-    } else if (auto op = dyn_cast<SdpaFp8Op>(user))
-      seqLen(op);
-    else if (auto op = dyn_cast<SdpaFp8BackwardOp>(user))
-      seqLen(op);
-    else if (auto op = dyn_cast<SdpaMxfp8Op>(user))
-      seqLen(op);
-    else if (auto op = dyn_cast<SdpaMxfp8BackwardOp>(user))
-      seqLen(op);
-    if (length && !ShapedType::isDynamic(*length))
-      return std::vector<double>(count, static_cast<double>(*length));
-
-    // MoE group offsets: evenly spaced, explicit boundaries (count % E == 1)
-    // or implicit starts.
-    Value token, weight;
-    if (auto op = dyn_cast<MoeGroupedMatmulOp>(user);
-        op && op.getFirstTokenOffset() == arg) {
-      token = op.getToken();
-      weight = op.getWeight();
-    } else if (auto op = dyn_cast<MoeGroupedMatmulBwdOp>(user);
-               op && op.getFirstTokenOffset() == arg) {
-      token = op.getToken();
-      weight = op.getDweight();
-    }
-    if (token) {
-      auto tokenType = cast<RankedTensorType>(token.getType());
-      auto weightType = cast<RankedTensorType>(weight.getType());
-      int64_t rows = tokenType.getRank() >= 2
-                         ? tokenType.getDimSize(tokenType.getRank() - 2)
-                         : ShapedType::kDynamic;
-      int64_t experts = weightType.getRank() >= 1 ? weightType.getDimSize(0)
-                                                  : ShapedType::kDynamic;
-      if (ShapedType::isDynamic(rows) || ShapedType::isDynamic(experts) ||
-          experts <= 0 || count == 0)
+    rule.strides = [&](::graph::Port port) -> std::optional<ref::Shape> {
+      RankedTensorType type = typeAt(port);
+      if (!type)
+        return std::nullopt;
+      ArrayRef<int64_t> given = getStrides(type);
+      SmallVector<int64_t> strides = given.empty()
+                                         ? getRowMajorStrides(type.getShape())
+                                         : SmallVector<int64_t>(given);
+      return ref::Shape(strides.begin(), strides.end());
+    };
+    if (auto maxSeq =
+            user->getAttrOfType<IntegerAttr>("paged_attention_max_seq_len_kv"))
+      rule.pagedMaxSeqLenKv = maxSeq.getInt();
+    for (const PortValue &entry : ports) {
+      if (entry.isResult || entry.value != arg)
         continue;
-      bool explicitBounds = experts == 1 || count % experts == 1;
-      int64_t groups = explicitBounds ? count - 1 : count;
-      std::vector<double> values(count);
-      for (int64_t i = 0; i < count; ++i)
-        values[i] = groups > 0 ? static_cast<double>(i * rows / groups) : 0.0;
-      return values;
+      rule.port = entry.port;
+      if (auto values = ::graph::legalIntegerValues(rule, count))
+        return values;
     }
   }
   return std::nullopt;
@@ -407,10 +332,10 @@ Result<ref::HostTensor> randomTensor(const ref::TensorInfo &info,
   int64_t count = tensor.numElements();
   size_t width = ref::byteWidth(info.dtype);
   uint64_t state = seed;
-  splitmix64(state);
+  ::graph::splitmix64(state);
   state ^= static_cast<uint64_t>(info.uid.value_or(0)) * 0xD1B54A32D192ED03ull;
   auto uniform = [&] {
-    return static_cast<double>(splitmix64(state) >> 11) * 0x1.0p-53;
+    return static_cast<double>(::graph::splitmix64(state) >> 11) * 0x1.0p-53;
   };
   std::optional<std::vector<double>> fixed;
   if (!ref::isFloat(info.dtype) && info.dtype != ref::DType::I1)
