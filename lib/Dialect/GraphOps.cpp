@@ -89,10 +89,25 @@ LogicalResult verifyCommon(Operation *op) {
   for (auto [i, value] : llvm::enumerate(op->getResults()))
     if (failed(check(value, "result", i)))
       return failure();
-  if (auto cdt = op->getAttrOfType<TypeAttr>("compute_data_type"))
+  if (auto cdt = op->getAttrOfType<TypeAttr>("compute_data_type")) {
+    // Logical ops may compute in booleans (cuDNN's BOOLEAN math precision,
+    // which the frontend's samples pass to logical_and).
+    auto pointwise = dyn_cast<PointwiseOp>(op);
+    bool logical =
+        pointwise && (pointwise.getMode() == PointwiseMode::logical_and ||
+                      pointwise.getMode() == PointwiseMode::logical_or ||
+                      pointwise.getMode() == PointwiseMode::logical_not);
+    if (logical && cdt.getValue().isInteger(1))
+      return success();
     if (!isa<FloatType>(cdt.getValue()))
-      return emitNodeError(op) << "compute_data_type must be a float type, got "
-                               << cdt.getValue();
+      return emitNodeError(op)
+             << "compute_data_type must be a float type"
+             << (logical ? " or i1"
+                         : (pointwise ? " (i1 only for logical_and, "
+                                        "logical_or and logical_not)"
+                                      : ""))
+             << ", got " << cdt.getValue();
+  }
   return success();
 }
 

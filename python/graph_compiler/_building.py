@@ -230,7 +230,9 @@ class _GraphBuilding:
         the frontend's overloads pick it (float: FLOAT, int: INT32, or INT64
         beyond int32, bool: BOOLEAN); or, as this package also takes, the
         scalar's data type (a data_type or a framework dtype)."""
-        self._check_mutable("add a tensor")
+        detached = self._frozen  # as tensor() on a built graph
+        if not detached:
+            self._check_mutable("add a tensor")
         if isinstance(scalar_type, _enums.scalar_type):
             scalar_type = None
         scalar_type = to_data_type(scalar_type, "tensor_scalar(scalar_type=...)")
@@ -258,7 +260,7 @@ class _GraphBuilding:
         t.scalar_type = scalar_type
         t.dim_assigned = True
         t.uid = self._alloc_uid()
-        return self._register(t)
+        return t if detached else self._register(t)
 
     def _check_own(self, t: Tensor, use: str) -> None:
         """ValueError naming ``t`` and both graphs when ``t`` is a tensor of
@@ -292,7 +294,8 @@ class _GraphBuilding:
     def _ensure_tensor(self, arg: Any, name: str = "") -> Tensor:
         if isinstance(arg, Tensor):
             owner = arg.owner() if arg.owner is not None else None
-            if owner is not None and owner is not self and arg.producer is None and not arg.is_virtual:
+            detached = arg.owner is None  # made on a built graph: no graph's yet
+            if (detached or (owner is not None and owner is not self)) and arg.producer is None and not arg.is_virtual:
                 self._adopt(arg)
             self._check_own(arg, f"operand {name!r}" if name else "operand")
             return arg

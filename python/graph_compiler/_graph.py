@@ -216,8 +216,15 @@ class pygraph(_GraphBuilding, _GraphEmission, _GraphPlanning, _GraphExecution, _
         parameters are positional in this order, as the frontend's classic
         ``tensor()``; its unset sentinels are taken: data_type NOT_SET,
         reordering_type NONE (both leave the attribute unset) and uid -1
-        (a uid is allocated, ``uid_assigned`` stays False)."""
-        self._check_mutable("add a tensor")
+        (a uid is allocated, ``uid_assigned`` stays False).
+
+        On a graph already built the tensor is not added to it (its plans
+        are fixed): it belongs to no graph until a node of another graph
+        consumes it, as the frontend's samples do when they make a backward
+        graph's input with the forward graph's ``tensor_like``."""
+        detached = self._frozen
+        if not detached:
+            self._check_mutable("add a tensor")
         data_type = to_data_type(data_type, f"tensor({name or 'unnamed'!r}, data_type=...)")
         if not name:
             name = f"tensor_{len(self._tensors)}"
@@ -250,11 +257,12 @@ class pygraph(_GraphBuilding, _GraphEmission, _GraphPlanning, _GraphExecution, _
         if ragged_offset_multiplier is not None and int(ragged_offset_multiplier) != 1:
             t.ragged_offset_multiplier = int(ragged_offset_multiplier)
         if uid is not None:
-            self._claim_uid(uid, t)
+            if not detached:
+                self._claim_uid(uid, t)
             t.uid, t.uid_assigned = uid, True
         else:
             t.uid = self._alloc_uid()
-        return self._register(t)
+        return t if detached else self._register(t)
 
     def create_execution_plans(self, heuristics: Optional[List] = None) -> None:
         """The ranked plan list (one shot)."""

@@ -799,6 +799,67 @@ def test_an_input_tensor_of_another_graph_is_adopted():
     np.testing.assert_allclose(result, gamma + 1, rtol=1e-6)
 
 
+@needs_lib
+def test_a_built_graph_makes_tensors_for_another_graph():
+    # 24_layernorm_zero_centered_gamma and 26_..._relu_no_bitmask call the
+    # forward graph's tensor_like after it is built; the tensor joins the
+    # backward graph that consumes it and leaves the built one unchanged
+    gamma = np.random.rand(1, 4, 1, 1).astype(np.float32)
+    one = np.ones((1, 1, 1, 1), np.float32)
+    fwd = cudnn.pygraph(intermediate_data_type=F, compute_data_type=F)
+    fx = fwd.tensor_like(gamma, name="x")
+    fy = fwd.relu(input=fx)
+    fy.set_output(True).set_data_type(F)
+    fwd.build([cudnn.heur_mode.A])
+    fwd_inputs = [t.get_uid() for t in fwd.get_inputs()]
+    one_bwd = fwd.tensor_like(one).set_name("one")  # the built graph's method
+    eps = fwd.tensor_scalar(0.5, name="eps")
+    assert [t.get_uid() for t in fwd.get_inputs()] == fwd_inputs
+    with pytest.raises(RuntimeError, match="frozen"):
+        fwd.relu(input=one_bwd)  # a node still cannot be added
+    bwd = cudnn.pygraph(intermediate_data_type=F, compute_data_type=F)
+    gamma_bwd = bwd.tensor_like(gamma, name="gamma")
+    plus = bwd.add(name="gamma_plus_one", a=gamma_bwd, b=one_bwd)
+    out = bwd.mul(a=plus, b=eps)
+    out.set_output(True).set_data_type(F)
+    assert one_bwd in bwd.get_inputs() and one_bwd.get_name() == "one"
+    assert len({gamma_bwd.get_uid(), one_bwd.get_uid(), out.get_uid()}) == 3
+    bwd.build([cudnn.heur_mode.A])
+    result = np.empty_like(gamma)
+    bwd.execute({gamma_bwd: gamma, one_bwd: one, out: result})
+    np.testing.assert_allclose(result, (gamma + 1) * 0.5, rtol=1e-6)
+    x = np.random.rand(1, 4, 1, 1).astype(np.float32) - 0.5
+    y = np.empty_like(x)
+    fwd.execute({fx: x, fy: y})
+    np.testing.assert_allclose(y, np.maximum(x, 0), rtol=1e-6)
+
+
+@needs_lib
+def test_logical_ops_compute_in_booleans():
+    # 70_boolean_cmp_logic: logical_and(compute_data_type=BOOLEAN) after a
+    # comparison computed in floats
+    a = np.random.rand(2, 8, 4, 4).astype(np.float32)
+    b = (np.random.rand(2, 8, 4, 4) > 0.5)
+    g = cudnn.pygraph(intermediate_data_type=F, compute_data_type=F)
+    ta = g.tensor_like(a)
+    tb = g.tensor(dim=list(b.shape), stride=[128, 16, 4, 1], data_type=cudnn.data_type.BOOLEAN)
+    gt = g.cmp_gt(input=ta, comparison=0.5, compute_data_type=F)
+    gt.set_data_type(cudnn.data_type.BOOLEAN)
+    both = g.logical_and(name="logical0", a=gt, b=tb, compute_data_type=cudnn.data_type.BOOLEAN)
+    both.set_output(True).set_data_type(cudnn.data_type.BOOLEAN)
+    g.validate()
+    g.build([cudnn.heur_mode.A])
+    out = np.zeros(b.shape, np.bool_)
+    g.execute({ta: a, tb: b, both: out})
+    np.testing.assert_array_equal(out, (a > 0.5) & b)
+    # other pointwise ops still compute in floats, naming the rule
+    h = cudnn.pygraph()
+    x = h.tensor_like(a)
+    h.add(a=x, b=x, compute_data_type=cudnn.data_type.BOOLEAN).set_output(True).set_data_type(F)
+    with pytest.raises(Exception, match="i1 only for logical_and"):
+        h.validate()
+
+
 def test_cudnn_ops_names_raise_import_error():
     # 60_causal_conv1d_forward ...: cudnn.ops.causal_conv1d is a CuTe DSL
     # torch operator of the frontend's optional extra

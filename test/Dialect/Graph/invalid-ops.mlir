@@ -21,6 +21,14 @@ graph.graph @compute_type_not_float(%x: tensor<4x16xf32>) {
   graph.output
 }
 
+// -----
+
+graph.graph @compute_type_bool_not_logical(%x: tensor<4x16xf32>) {
+  // expected-error @below {{pointwise "p": compute_data_type must be a float type (i1 only for logical_and, logical_or and logical_not), got 'i1'}}
+  %0 = graph.pointwise add(%x, %x) {name = "p", compute_data_type = i1} : (tensor<4x16xf32>, tensor<4x16xf32>) -> tensor<4x16xf32>
+  graph.output
+}
+
 //===----------------------------------------------------------------------===//
 // reduction
 //===----------------------------------------------------------------------===//

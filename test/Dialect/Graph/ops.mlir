@@ -548,3 +548,12 @@ graph.graph @sdpa_paged(%q: tensor<2x2x8x16xbf16>, %k: tensor<4x2x8x16xbf16>, %v
   %o = graph.sdpa %q, %k, %v seq_len_q %lq seq_len_kv %lkv page_table_k %t page_table_v %t {use_padding_mask, paged_attention_max_seq_len_kv = 16 : i64} : (tensor<2x2x8x16xbf16>, tensor<4x2x8x16xbf16>, tensor<4x2x8x16xbf16>, tensor<2x1x1x1xi32>, tensor<2x1x1x1xi32>, tensor<2x1x2x1xi32>, tensor<2x1x2x1xi32>) -> (tensor<2x2x8x16xbf16>, none, none, none)
   graph.output %o : tensor<2x2x8x16xbf16>
 }
+
+// Logical ops may compute in booleans (cuDNN's BOOLEAN math precision).
+// CHECK-LABEL: graph.graph @logical_in_booleans(
+// CHECK: pointwise logical_and(%{{.+}}, %{{.+}}) {compute_data_type = i1} : (tensor<4x16xi1>, tensor<4x16xi1>) -> tensor<4x16xi1>
+
+graph.graph @logical_in_booleans(%a: tensor<4x16xi1>, %b: tensor<4x16xi1>) -> tensor<4x16xi1> {
+  %y = graph.pointwise logical_and(%a, %b) {compute_data_type = i1} : (tensor<4x16xi1>, tensor<4x16xi1>) -> tensor<4x16xi1>
+  graph.output %y : tensor<4x16xi1>
+}
