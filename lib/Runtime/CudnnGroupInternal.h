@@ -123,7 +123,10 @@ struct Tensor {
   Shape dims, strides;
   bool isVirtual = false;
   bool isByValue = false;
-  unsigned char value[8] = {0};
+  // A by-value tensor's value, which the variant pack points cuDNN at:
+  // aligned for the widest scalar it holds (unaligned after the two bools
+  // above, it sat at an address of 2 mod 8; see the note of 2026-12-03).
+  alignas(8) unsigned char value[8] = {0};
   bool isScratch = false; // non-virtual, lives in the workspace tail
   int64_t scratchOffset = 0;
   // Contents a scratch tensor must hold when the plan runs (constants the
