@@ -749,6 +749,7 @@ class _GraphBuilding:
             scaled = self._pointwise("mul", [raw, log2e], self._get_name("mul", f"{name_}::stats_log2"))
             scaled.name = f"{name_}::Stats"
             scaled.data_type = data_type.FLOAT
+            scaled.producer[0].params["stats_log2_of"] = name_
             self._reindex_ambiguous()
             rets[rets.index(raw)] = scaled
         return rets

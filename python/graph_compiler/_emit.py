@@ -178,7 +178,13 @@ class _GraphEmission:
                 if t is None or t.ragged_offset is None or port.startswith("ragged_offset_"):
                     continue
                 if port not in ragged_ports:
-                    elsewhere.setdefault(id(t), f"{node.op} node {node.name!r} takes it at port {port!r}")
+                    of = node.params.get("stats_log2_of")
+                    if of is not None:
+                        # the base-2 Stats are a multiply after the attention
+                        use = f"sdpa {of!r} writes it with stats_use_log2=True, a pointwise multiply after the attention (node {node.name!r})"
+                    else:
+                        use = f"{node.op} node {node.name!r} takes it at port {port!r}"
+                    elsewhere.setdefault(id(t), use)
                     continue
                 offsets = t.ragged_offset
                 if not isinstance(offsets, Tensor):

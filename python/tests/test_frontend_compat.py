@@ -242,6 +242,21 @@ def test_sdpa_stats_use_log2_scales_stats():
     np.testing.assert_allclose(st_2, st_e * np.log2(np.e), rtol=1e-5)
 
 
+@needs_lib
+def test_sdpa_stats_use_log2_with_ragged_stats_names_the_rule():
+    # test_mhas_v2 draws stats_use_log2 with ragged Stats: the base-2 Stats
+    # are a multiply after the attention, which cannot write a packed layout
+    g = cudnn.pygraph(io_data_type=BF16, intermediate_data_type=F, compute_data_type=F)
+    q, k, v = _qkv(g)
+    lens = g.tensor(dim=[1, 1, 1, 1], stride=[1, 1, 1, 1], data_type=cudnn.data_type.INT32)
+    offsets = g.tensor(dim=[2, 1, 1, 1], stride=[1, 1, 1, 1], data_type=cudnn.data_type.INT64)
+    o, st = g.sdpa(q, k, v, generate_stats=True, stats_use_log2=True, use_padding_mask=True, seq_len_q=lens, seq_len_kv=lens)
+    o.set_output(True)
+    st.set_output(True).set_ragged_offset(offsets)
+    with pytest.raises(cudnn.cudnnGraphNotSupportedError, match="writes it with stats_use_log2=True, a pointwise multiply after the attention"):
+        g.build([cudnn.heur_mode.A])
+
+
 # ---- uid 0 ----------------------------------------------------------------------------
 
 
