@@ -227,10 +227,28 @@ class KnobCodeError(ValueError, RuntimeError):
     package raised before; a RuntimeError as the frontend's binding raises)."""
 
 
+class KnobCode(int):
+    """A knob key with no knob_type member: the int code, with a ``name``
+    (and ``value``) as a member has, so programs that print or key plans by
+    ``knob.name`` work for every plan (the frontend's knob keys all have one)."""
+
+    def __new__(cls, code: int, name: str):
+        self = int.__new__(cls, code)
+        self._name = name
+        return self
+
+    name = property(lambda self: self._name)
+    value = property(lambda self: int(self))
+
+    def __repr__(self):
+        return f"<knob {self._name}: {int(self)}>"
+
+
 def knob_type_of(code: int):
-    """The knob_type member of a backend knob code, else the code."""
+    """The knob_type member of a backend knob code, else the code as a
+    KnobCode named BACKEND_KNOB_<code>."""
     name = _CODE_TO_KNOB.get(code)
-    return knob_type[name] if name else code
+    return knob_type[name] if name else KnobCode(code, f"BACKEND_KNOB_{int(code)}")
 
 
 def public_knobs(knobs) -> dict:

@@ -177,7 +177,7 @@ class _GraphPlanning:
         cfg = self._plans[self._check_plan_index(index)]
         if cfg.engine_id >= 0:
             return (cfg.engine_id, _enums.public_knobs(cfg.knobs))
-        return (cfg.engine_id, dict(cfg.knobs))
+        return (cfg.engine_id, {_plans.codegen_knob_key(k): v for k, v in dict(cfg.knobs).items()})
 
     def get_behavior_notes_for_plan_at_index(self, index: int):
         return list(self._plans[self._check_plan_index(index)].behavior_notes)

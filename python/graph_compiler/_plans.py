@@ -34,7 +34,7 @@ import logging
 from dataclasses import dataclass, field
 from typing import Any, Dict, Tuple
 
-from . import _capi
+from . import _capi, _enums
 from ._enums import behavior_note, heur_mode, numeric_note
 
 CPU_REFERENCE_ENGINE_ID = 0
@@ -51,6 +51,13 @@ CODEGEN_V1_ENGINE_ID = -3
 CODEGEN_KNOB_THREADS = 1000
 CODEGEN_KNOB_ITEMS = 1001
 CODEGEN_KNOB_PREFETCH = 1002
+_CODEGEN_KNOB_NAMES = {CODEGEN_KNOB_THREADS: "CODEGEN_THREADS", CODEGEN_KNOB_ITEMS: "CODEGEN_ITEMS", CODEGEN_KNOB_PREFETCH: "CODEGEN_PREFETCH"}
+
+
+def codegen_knob_key(code: int):
+    """A codegen plan's knob code as get_engine_and_knobs_at_index answers
+    it: the int with a ``name`` (these codes are not knob_type members)."""
+    return _enums.KnobCode(code, _CODEGEN_KNOB_NAMES.get(int(code), f"CODEGEN_KNOB_{int(code)}"))
 
 _log = logging.getLogger("graph_compiler")
 

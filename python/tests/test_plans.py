@@ -164,6 +164,15 @@ def test_gpu_plan_list_queries(monkeypatch):
     assert [g.get_plan_name_at_index(i) for i in range(3)] == ["eng0_k2=1", "eng5", "eng7_k3=4_k4=1"]
     # cuDNN knobs are keyed by knob_type (code 4 is EDGE); code 3 (USE_TEX) has no member
     assert g.get_engine_and_knobs_at_index(2) == (7, {3: 4, gc.knob_type.EDGE: 1})
+    # every key has a name, members or not (programs key plans by knob.name)
+    keys = {k.name for k in g.get_engine_and_knobs_at_index(2)[1]}
+    assert keys == {"BACKEND_KNOB_3", "EDGE"}
+    for i in range(g.get_execution_plan_count()):
+        for k in g.get_engine_and_knobs_at_index(i)[1]:
+            assert isinstance(k.name, str) and k.name
+    # a codegen plan's own knob codes keep their int value and get a name
+    key = _plans.codegen_knob_key(_plans.CODEGEN_KNOB_THREADS)
+    assert key == 1000 and key.name == "CODEGEN_THREADS" and {key: 256}[1000] == 256
     assert g.get_behavior_notes_for_plan_at_index(0) == [gc.behavior_note.SUPPORTS_CUDA_GRAPH_NATIVE_API]
     assert g.get_numeric_notes_for_plan_at_index(0) == [gc.numeric_note.TENSOR_CORE]
     assert g.get_behavior_notes_for_plan_at_index(2) == ["CUBLASLT_DEPENDENCY"]  # no enum member: the name
