@@ -391,6 +391,11 @@ def _check_kind(label, d: Described, dt):
     if dt is not None and _KIND_SIZE.get(d.kind) == element_size(dt):
         warnings.warn(f"buffer for {label} holds {d.kind} but the graph declares {want}: its bytes are read as {want}", BufferViewWarning, stacklevel=4)
         return
+    # A byte blob (uint8/int8) is raw memory: the frontend reads its bytes as
+    # the declared type when they cover the tensor (bind checks the span).
+    if dt is not None and d.kind in ("uint8", "int8") and (element_size(dt) or 0) > 1:
+        warnings.warn(f"buffer for {label} holds {d.kind} bytes but the graph declares {want}: its bytes are read as {want}", BufferViewWarning, stacklevel=4)
+        return
     hint = ""
     if dt == data_type.BFLOAT16:
         hint = " (bf16 buffers may be uint16 arrays of raw bits)"

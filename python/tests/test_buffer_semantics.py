@@ -172,6 +172,28 @@ def test_dtype_by_element_size_and_kind():
 
 
 @needs_lib
+def test_a_byte_blob_is_read_as_the_declared_type():
+    # The frontend's test_variant_pack_normalization binds a uint8 buffer
+    # covering the declared bytes: raw memory, read as the graph's type
+    g, x, y = relu_graph()
+    values = np.array([[-1, 2, -3], [4, -5, 6]], np.float32)
+    blob = values.view(np.uint8)  # [2, 12] bytes
+    out = np.zeros((2, 3), np.float32)
+    with pytest.warns(_buffers.BufferViewWarning, match=r"holds uint8 bytes but the graph declares FLOAT: its bytes are read as FLOAT"):
+        g.execute({x: blob, y: out})
+    np.testing.assert_array_equal(out, np.maximum(values, 0))
+    # an output blob too
+    out_blob = np.zeros(24, np.uint8)
+    with pytest.warns(_buffers.BufferViewWarning):
+        g.execute({x: values, y: out_blob})
+    np.testing.assert_array_equal(out_blob.view(np.float32).reshape(2, 3), np.maximum(values, 0))
+    # fewer bytes than the tensor spans are still refused
+    with pytest.raises(ValueError, match="the buffer is too small"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", _buffers.BufferViewWarning)
+        g.execute({x: np.zeros(20, np.uint8), y: out})
+
+
+@needs_lib
 def test_same_width_float_of_another_type_is_read_as_the_graphs():
     # The real frontend's kernel-cache test builds a HALF graph and passes
     # bfloat16 tensors: the frontend runs it (it sees only pointers), so the
