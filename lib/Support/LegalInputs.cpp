@@ -17,11 +17,9 @@ std::optional<std::vector<double>>
 graph::legalIntegerValues(const IntegerInputUse &use, int64_t count) {
   if (count < 0)
     return std::nullopt;
-  std::vector<double> values(count);
-  auto fill = [&](double v) {
-    std::fill(values.begin(), values.end(), v);
-    return values;
-  };
+  // Allocated only for a use that fixes the values (most do not).
+  std::vector<double> values;
+  auto fill = [&](double v) { return std::vector<double>(count, v); };
 
   // Ragged offsets: each batch where the padded layout has it (the
   // sequence lengths are full), so every position is written and read.
@@ -32,6 +30,7 @@ graph::legalIntegerValues(const IntegerInputUse &use, int64_t count) {
     if (!strides)
       return std::nullopt;
     int64_t batchStride = strides->empty() ? 0 : (*strides)[0];
+    values.resize(count);
     for (int64_t i = 0; i < count; ++i)
       values[i] = static_cast<double>(i * batchStride);
     return values;
@@ -46,6 +45,7 @@ graph::legalIntegerValues(const IntegerInputUse &use, int64_t count) {
     std::optional<Shape> dims = use.dims(container);
     if (!dims || dims->size() != 4 || (*dims)[0] <= 0)
       return std::nullopt;
+    values.resize(count);
     for (int64_t i = 0; i < count; ++i)
       values[i] = static_cast<double>(i % (*dims)[0]);
     return values;
@@ -79,6 +79,7 @@ graph::legalIntegerValues(const IntegerInputUse &use, int64_t count) {
       return std::nullopt;
     bool explicitBounds = experts == 1 || count % experts == 1;
     int64_t groups = explicitBounds ? count - 1 : count;
+    values.resize(count);
     for (int64_t i = 0; i < count; ++i)
       values[i] = groups > 0 ? static_cast<double>(i * rows / groups) : 0.0;
     return values;

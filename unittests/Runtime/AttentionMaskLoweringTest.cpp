@@ -847,29 +847,21 @@ TEST(SdpaForwardLowering, Fp8AttentionScalesAndReportsAmax) {
 // (2 mod 8) crashed cuDNN's runtime-compiled norm engine on the H200.
 TEST(ByValueLowering, ValuesAreAlignedForTheirScalar) {
   descs.clear();
-  GraphSpec spec;
-  spec.name = "norm";
-  auto tensor = [&](int64_t uid, Shape dims, DType dtype) {
-    TensorSpec t;
-    t.uid = uid;
-    t.dtype = dtype;
-    t.dims = dims;
-    spec.tensors.push_back(t);
-    return uid;
-  };
-  OpSpec op;
-  op.kind = OpKind::Layernorm;
-  op.mode = "inference";
-  op.inputs[Port::input] = tensor(1, {8, 16, 1, 1}, DType::F16);
-  op.inputs[Port::scale] = tensor(2, {1, 16, 1, 1}, DType::F32);
-  op.inputs[Port::bias] = tensor(3, {1, 16, 1, 1}, DType::F32);
-  op.inputs[Port::epsilon] = tensor(4, {1, 1, 1, 1}, DType::F32);
-  op.outputs[Port::Y] = tensor(5, {8, 16, 1, 1}, DType::F16);
-  spec.ops.push_back(op);
-  Lowering l(fakeApi(), spec, /*compositeAttention=*/false);
+  SpecBuilder b;
+  b.spec.name = "norm";
+  b.op.kind = OpKind::Layernorm;
+  b.op.mode = "inference";
+  b.op.inputs[Port::input] = b.add({8, 16, 1, 1}, DType::F16);
+  b.op.inputs[Port::scale] = b.add({1, 16, 1, 1}, DType::F32);
+  b.op.inputs[Port::bias] = b.add({1, 16, 1, 1}, DType::F32);
+  int64_t epsilonUid = b.op.inputs[Port::epsilon] =
+      b.add({1, 1, 1, 1}, DType::F32);
+  b.op.outputs[Port::Y] = b.add({8, 16, 1, 1}, DType::F16);
+  b.spec.ops.push_back(b.op);
+  Lowering l(fakeApi(), b.spec, /*compositeAttention=*/false);
   ASSERT_EQ(l.addSpecTensors(), "");
-  ASSERT_EQ(l.lowerOp(spec.ops[0]), "");
-  const Tensor &epsilon = l.tensors.at(4);
+  ASSERT_EQ(l.lowerOp(b.spec.ops[0]), "");
+  const Tensor &epsilon = l.tensors.at(epsilonUid);
   ASSERT_TRUE(epsilon.isByValue) << "cuDNN takes a norm's epsilon by value";
   EXPECT_EQ(reinterpret_cast<uintptr_t>(epsilon.value) % 8, 0u);
 }
