@@ -517,6 +517,12 @@ GRAPH_API GraphStatus graphTensorSetOutput(GraphBuilder builder,
                                            int64_t tensor, int output);
 GRAPH_API GraphStatus graphTensorSetVirtual(GraphBuilder builder,
                                             int64_t tensor, int isVirtual);
+/* Marks (byValue != 0) a graph input graph.by_value: a one-element input
+ * that cuDNN takes by value, its buffer read on the host at each execute
+ * (the frontend's is_pass_by_value). graphBuilderFinish refuses it on a
+ * tensor an op produces, and the verifier on one of more elements. */
+GRAPH_API GraphStatus graphTensorSetByValue(GraphBuilder builder,
+                                            int64_t tensor, int byValue);
 
 /* Appends one op of the graph dialect. `kind` is its mnemonic ("matmul",
  * "pointwise", "reduction", "layernorm", "conv_fprop", "sdpa"... every op

@@ -228,6 +228,11 @@ public:
   Status setDType(int64_t tensor, GraphDType dtype);
   Status setOutput(int64_t tensor, bool output);
   Status setVirtual(int64_t tensor, bool isVirtual);
+  /// Marks a graph input graph.by_value: a one-element input cuDNN takes by
+  /// value, read from its buffer at each execute (the frontend's
+  /// is_pass_by_value input). finish() refuses it on a tensor an op
+  /// produces.
+  Status setByValue(int64_t tensor, bool byValue);
 
   /// One tensor of an op: `port` is the ODS operand or result name
   /// ("<name>_<i>" for the i-th tensor of a variadic one).

@@ -21,7 +21,10 @@ def Graph_Dialect : Dialect {
     `#graph.strides<[...]>` encoding; a tensor without one has strides that
     are not decided yet (`graph-infer-layout` decides them). Graph inputs and
     outputs carry a `graph.uid` (`>= 0`) unique in the graph and an optional
-    `graph.name` label; a pass-by-value scalar is a `graph.scalar` op.
+    `graph.name` label; a pass-by-value scalar is a `graph.scalar` op. An
+    input marked `graph.by_value` (a one-element tensor, the frontend's
+    `is_pass_by_value` input) is a scalar whose value the caller supplies at
+    each execute: cuDNN reads it on the host instead of from device memory.
   }];
   let useDefaultAttributePrinterParser = 1;
   let hasCanonicalizer = 0;
@@ -29,6 +32,7 @@ def Graph_Dialect : Dialect {
     /// Discardable attribute names of graph inputs and outputs.
     static constexpr ::llvm::StringLiteral kUidAttrName = "graph.uid";
     static constexpr ::llvm::StringLiteral kNameAttrName = "graph.name";
+    static constexpr ::llvm::StringLiteral kByValueAttrName = "graph.by_value";
 
   private:
     void registerAttributes();

@@ -71,6 +71,9 @@ def Graph_GraphOp : Op<Graph_Dialect, "graph", [
     /// assigned yet (no graph.uid attribute).
     std::optional<int64_t> getInputUid(unsigned i);
     std::optional<int64_t> getOutputUid(unsigned i);
+    /// Whether input `i` is marked graph.by_value: a one-element input whose
+    /// value cuDNN takes by value, read from its buffer at each execute.
+    bool isInputByValue(unsigned i);
     static ::llvm::StringRef getDefaultDialect() { return "graph"; }
   }];
 }

@@ -24,6 +24,10 @@ namespace mlir::graph {
 /// op inside a group.
 Value resolveGroupValue(Value value);
 
+/// Whether `value` resolves (resolveGroupValue) to a graph input marked
+/// graph.by_value.
+bool isByValueInput(Value value);
+
 /// The readers of `value` as they would be in the same graph without group
 /// boundaries, one entry per use: node ops (inside any group) and the
 /// graph.output. A use as a group operand or by a graph.yield is followed

@@ -247,6 +247,7 @@ struct GraphBuilder::Impl {
     std::string name;
     std::optional<int64_t> uid;
     bool output = false;
+    bool byValue = false; // graph.by_value, inputs only
     bool scalar = false;
     double value = 0;
     std::optional<int64_t> intValue; // scalarInt's exact value
@@ -524,31 +525,38 @@ struct GraphBuilder::Impl {
     for (size_t i = 0; i < tensors.size(); ++i) {
       const Tensor &t = tensors[i];
       int64_t id = static_cast<int64_t>(i) + 1;
+      if (t.byValue && (t.scalar || t.producer >= 0))
+        return invalid(
+            describe(id) + ": setByValue marks a graph input, but " +
+            (t.scalar ? std::string("it is a scalar (its value is fixed)")
+                      : "op " + std::to_string(t.producer) + " produces it"));
       if (!t.scalar && t.producer < 0)
         inputs.push_back(id);
       if (t.output)
         outputs.push_back(id);
     }
-    auto ioAttrs = [&](int64_t id) {
+    auto ioAttrs = [&](int64_t id, bool isInput) {
       const Tensor &t = tensors[id - 1];
       std::vector<std::string> entries;
       if (!t.name.empty())
         entries.push_back("graph.name = " + quote(t.name));
       if (t.uid)
         entries.push_back("graph.uid = " + std::to_string(*t.uid) + " : i64");
+      if (isInput && t.byValue)
+        entries.push_back("graph.by_value");
       return dict(entries);
     };
     std::string argTypes, argAttrs, resTypes, resAttrs, blockArgs;
     for (size_t i = 0; i < inputs.size(); ++i) {
       const char *sep = i ? ", " : "";
       argTypes += sep + type(inputs[i]);
-      argAttrs += sep + ioAttrs(inputs[i]);
+      argAttrs += sep + ioAttrs(inputs[i], /*isInput=*/true);
       blockArgs += sep + value(inputs[i]) + ": " + type(inputs[i]);
     }
     for (size_t i = 0; i < outputs.size(); ++i) {
       const char *sep = i ? ", " : "";
       resTypes += sep + type(outputs[i]);
-      resAttrs += sep + ioAttrs(outputs[i]);
+      resAttrs += sep + ioAttrs(outputs[i], /*isInput=*/false);
     }
     std::string out;
     out += "\"graph.graph\"() <{sym_name = " + quote(graphName) +
@@ -749,6 +757,14 @@ Status GraphBuilder::setOutput(int64_t tensor, bool output) {
 
 Status GraphBuilder::setVirtual(int64_t tensor, bool isVirtual) {
   return setOutput(tensor, !isVirtual);
+}
+
+Status GraphBuilder::setByValue(int64_t tensor, bool byValue) {
+  GRAPH_BUILDER_CHECK_IMPL("setByValue");
+  if (Status s = impl->check(tensor, "setByValue"); !s.ok())
+    return s;
+  impl->tensors[tensor - 1].byValue = byValue;
+  return Status();
 }
 
 Status GraphBuilder::op(std::string_view kind, std::string_view mode,

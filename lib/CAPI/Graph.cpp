@@ -943,6 +943,15 @@ GraphStatus graphTensorSetVirtual(GraphBuilder builder, int64_t tensor,
                        "graphTensorSetVirtual");
 }
 
+GraphStatus graphTensorSetByValue(GraphBuilder builder, int64_t tensor,
+                                  int byValue) {
+  clearError();
+  if (!checkBuilder(builder, "graphTensorSetByValue"))
+    return GRAPH_ERROR_INVALID_ARGUMENT;
+  return reportBuilder(builder->builder.setByValue(tensor, byValue != 0),
+                       "graphTensorSetByValue");
+}
+
 GraphStatus graphBuilderOp(GraphBuilder builder, const char *kind,
                            const char *modeOrNull, const char *nameOrNull,
                            const char *const *inPorts,

@@ -325,6 +325,10 @@ std::optional<int64_t> GraphOp::getInputUid(unsigned i) {
 std::optional<int64_t> GraphOp::getOutputUid(unsigned i) {
   return uidOf(getResultAttrDict(i));
 }
+bool GraphOp::isInputByValue(unsigned i) {
+  DictionaryAttr attrs = getArgAttrDict(i);
+  return attrs && attrs.get(GraphDialect::kByValueAttrName);
+}
 
 /// Diagnostics of the container name it: 'graph.graph' op @mlp: ...
 static InFlightDiagnostic emitGraphError(GraphOp graph) {
@@ -366,6 +370,23 @@ LogicalResult GraphOp::verify() {
           return emitGraphError(*this)
                  << what << " " << index
                  << ": graph.name must be a string, got " << attr.getValue();
+      } else if (name == GraphDialect::kByValueAttrName) {
+        if (!isa<UnitAttr>(attr.getValue()))
+          return emitGraphError(*this)
+                 << what << " " << index
+                 << ": graph.by_value is a unit attribute, got "
+                 << attr.getValue();
+        if (what != "input")
+          return emitGraphError(*this)
+                 << what << " " << index
+                 << ": graph.by_value marks inputs only (an output is "
+                    "written to device memory)";
+        auto type = dyn_cast<RankedTensorType>(getArgumentTypes()[index]);
+        if (type && (!type.hasStaticShape() || type.getNumElements() != 1))
+          return emitGraphError(*this)
+                 << what << " " << index << " (" << type
+                 << "): graph.by_value needs a one-element tensor (cuDNN "
+                    "takes it as a scalar)";
       }
     }
     return success();

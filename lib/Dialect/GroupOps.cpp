@@ -217,6 +217,14 @@ Value mlir::graph::resolveGroupValue(Value value) {
   }
 }
 
+bool mlir::graph::isByValueInput(Value value) {
+  auto arg = dyn_cast<BlockArgument>(resolveGroupValue(value));
+  if (!arg)
+    return false;
+  auto graph = dyn_cast_or_null<GraphOp>(arg.getOwner()->getParentOp());
+  return graph && graph.isInputByValue(arg.getArgNumber());
+}
+
 SmallVector<Operation *> mlir::graph::getResolvedUsers(Value value) {
   SmallVector<Operation *> users;
   SmallVector<Value> pending{value};

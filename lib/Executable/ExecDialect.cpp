@@ -70,7 +70,8 @@ LogicalResult TensorAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                  int64_t uid, Type dtype,
                                  ArrayRef<int64_t> dims,
                                  ArrayRef<int64_t> strides, bool isVirtual,
-                                 FloatAttr byValue, StringAttr name) {
+                                 FloatAttr byValue, bool readByValue,
+                                 StringAttr name) {
   if (uid < 0)
     return emitError() << "tensor uid " << uid
                        << " is negative (uids must be >= 0)";
@@ -91,6 +92,13 @@ LogicalResult TensorAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   if (isVirtual && byValue)
     return emitError() << "tensor uid " << uid
                        << " cannot be both virtual and by-value";
+  if (readByValue && (isVirtual || byValue))
+    return emitError() << "tensor uid " << uid
+                       << ": read_by_value marks a device buffer, not a "
+                       << (isVirtual ? "virtual tensor" : "by-value constant");
+  if (readByValue && llvm::any_of(dims, [](int64_t d) { return d != 1; }))
+    return emitError() << "tensor uid " << uid
+                       << ": read_by_value needs a one-element tensor";
   return success();
 }
 

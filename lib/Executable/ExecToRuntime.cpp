@@ -187,6 +187,7 @@ std::string mlir::exec::loadProgram(ProgramOp op, rt::Program &program,
           t.isByValue = true;
           t.byValue = byValue.getValueAsDouble();
         }
+        t.readByValue = tensor.getReadByValue();
         error = dtypeOf(tensor.getDtype(), t.dtype, t.uid);
       } else {
         t.uid = ++maxUid;

@@ -142,6 +142,8 @@ std::string Lowering::addSpecTensors() {
     out.isByValue = t.isByValue;
     if (t.isByValue)
       encodeScalar(out.type, t.byValue, out.value);
+    if (t.readByValue && !t.isVirtual)
+      readValueFromBuffer(out);
     tensors[t.uid] = out;
   }
   return "";
@@ -259,13 +261,19 @@ std::string Lowering::toByValue(int64_t uid, Port port) {
                ": cuDNN takes it by value, so it must "
                "have one element, not " +
                shapeText(t.dims));
+  readValueFromBuffer(t);
+  return "";
+}
+
+void Lowering::readValueFromBuffer(Tensor &t) {
   t.isByValue = true;
   t.valueFromBuffer = true;
+  // cuDNN has no f64 by-value scalar: an f64 buffer is narrowed to f32 as
+  // it is read (a descriptor already made keeps its type).
   if (t.type == CUDNN_DATA_DOUBLE && !t.desc) {
     t.type = CUDNN_DATA_FLOAT;
     t.valueIsF64 = true;
   }
-  return "";
 }
 
 void Lowering::toScratch(int64_t uid) {

@@ -227,6 +227,9 @@ public:
   /// reads by value only: a one-element graph input is read from its
   /// buffer before each execute; a computed one is an error.
   std::string toByValue(int64_t uid, Port port);
+  /// Makes `t` a by-value tensor whose value is read from its buffer on the
+  /// host at each execute.
+  void readValueFromBuffer(Tensor &t);
 
   const Tensor *find(int64_t uid) const {
     auto it = tensors.find(uid);

@@ -34,6 +34,8 @@ std::string graph::rt::canonicalKey(const GraphSpec &spec) {
       os << 'v';
     if (t.isByValue)
       os << "=" << t.byValue;
+    if (t.readByValue)
+      os << 'h';
     os << '}';
   }
   os << "O";

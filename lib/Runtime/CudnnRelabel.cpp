@@ -29,7 +29,7 @@ relabeled(const GraphSpec &s, size_t rank,
           const std::function<std::pair<Shape, Shape>(const Shape &)> &map) {
   GraphSpec out = s;
   for (TensorSpec &t : out.tensors) {
-    if (t.isByValue) {
+    if (t.isByValue || t.readByValue) {
       t.dims = Shape(rank, 1);
       t.strides = Shape(rank, 1);
       continue;
@@ -61,7 +61,7 @@ std::vector<std::pair<std::string, GraphSpec>> relabelings(const GraphSpec &s) {
   if (pointwiseOnly) {
     const Shape *shape = nullptr;
     for (const TensorSpec &t : s.tensors) {
-      if (t.isByValue)
+      if (t.isByValue || t.readByValue)
         continue;
       if (!isPacked(t) || (shape && t.dims != *shape))
         return out;

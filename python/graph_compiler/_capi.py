@@ -174,6 +174,7 @@ def _declare(lib):
         "graphTensorSetUid": (c.c_int, [vp, c.c_int64, c.c_int64]),
         "graphTensorSetDims": (c.c_int, [vp, c.c_int64, c.c_int32, i64p]),
         "graphTensorSetOutput": (c.c_int, [vp, c.c_int64, c.c_int]),
+        "graphTensorSetByValue": (c.c_int, [vp, c.c_int64, c.c_int]),
         "graphBuilderPrint": (vp, [vp, c.POINTER(c.c_size_t)]),
         "graphBuilderFinish": (vp, [vp]),
     }
@@ -437,6 +438,9 @@ class Builder:
 
     def set_output(self, tid):
         self._check(self._lib.graphTensorSetOutput(self.handle, tid, 1))
+
+    def set_by_value(self, tid):
+        self._check(self._lib.graphTensorSetByValue(self.handle, tid, 1))
 
     def op(self, kind, mode, name, ins, outs, attributes):
         """ins/outs: (ODS port, tensor id) pairs; attributes: an MLIR

@@ -241,6 +241,39 @@ def test_host_scalar_values_on_the_cpu():
         g.execute({x: 1.0, s: 2.0, y: yv})
 
 
+@needs_lib
+def test_pass_by_value_inputs_are_marked_for_cudnn():
+    # A one-element is_pass_by_value input becomes a graph.by_value input
+    # (cuDNN takes its value, read from the buffer at each execute); the
+    # CPU reference reads the same buffer.
+    g, x, s, y = scalar_graph()
+    text = g.to_mlir()
+    assert "graph.by_value" in text and text.count("graph.by_value") == 1
+    assert '{graph.by_value, graph.name = "s"' in text
+    xv = np.arange(6, dtype=np.float32).reshape(2, 3)
+    yv = np.zeros((2, 3), np.float32)
+    g.execute({x: xv, s: np.full((1, 1), 3.0, np.float32), y: yv})
+    np.testing.assert_array_equal(yv, xv * 3.0)
+
+
+@needs_lib
+def test_pass_by_value_of_many_elements_warns_and_reads_memory():
+    g = fgraph()
+    x = g.tensor(name="x", dim=[2, 3])
+    s = g.tensor(name="s", dim=[1, 3], is_pass_by_value=True)
+    y = g.mul(x, s)
+    y.set_output(True)
+    with pytest.warns(UserWarning, match=r"tensor 's' \(uid \d+\) is pass-by-value but has dims \[1, 3\]"):
+        g.build([gc.heur_mode.A])
+    with pytest.warns(UserWarning, match="pass-by-value"):
+        assert "graph.by_value" not in g.to_mlir()
+    xv = np.arange(6, dtype=np.float32).reshape(2, 3)
+    sv = np.array([[1.0, 2.0, 3.0]], np.float32)
+    yv = np.zeros((2, 3), np.float32)
+    g.execute({x: xv, s: sv, y: yv})
+    np.testing.assert_array_equal(yv, xv * sv)
+
+
 def test_scalars_do_not_decide_the_device():
     dev = _buffers.bind(1, "x", F, [2, 3], [3, 1], False, FakeCudaArray((2, 3)))
     host = _buffers.bind(2, "s", F, [1, 1], [1, 1], False, np.float32(3.0).reshape(1, 1))

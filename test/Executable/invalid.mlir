@@ -618,3 +618,15 @@ exec.program @p inputs = [#exec.tensor<uid = 1, dtype = f32, dims = [4], strides
     }
   }
 }
+
+// -----
+
+// expected-error @below {{tensor uid 1: read_by_value marks a device buffer, not a by-value constant}}
+exec.program @p inputs = [#exec.tensor<uid = 1, dtype = f32, dims = [1], strides = [1], by_value = 1.0 : f64, read_by_value = true>] outputs = [] buffers = [] {
+}
+
+// -----
+
+// expected-error @below {{tensor uid 1: read_by_value needs a one-element tensor}}
+exec.program @p inputs = [#exec.tensor<uid = 1, dtype = f32, dims = [2], strides = [1], read_by_value = true>] outputs = [] buffers = [] {
+}

@@ -528,6 +528,44 @@ TEST_F(BuilderTest, ShapeRuleFailureRefusesTheOp) {
   EXPECT_EQ(dimsOf(builder, e), std::vector<int64_t>{});
 }
 
+// graphTensorSetByValue marks a one-element input graph.by_value (its
+// value read from the buffer at each execute); the CPU reference reads the
+// same buffer, and marking a tensor an op produces is refused.
+TEST_F(BuilderTest, ByValueInputs) {
+  int64_t x = tensor({2, 3}, "x", 1), s = tensor({1, 1}, "s", 2);
+  int64_t y = output({2, 3}, 3);
+  ASSERT_EQ(graphTensorSetByValue(builder, s, 1), GRAPH_OK);
+  ASSERT_EQ(
+      op("pointwise", "mul", {"inputs_0", "inputs_1"}, {x, s}, {"output"}, {y}),
+      GRAPH_OK)
+      << graphGetLastError();
+  EXPECT_CONTAINS(text(),
+                  "{graph.name = \"s\", graph.uid = 2 : i64, graph.by_value}");
+  EXPECT_EQ(text().find("graph.by_value", text().find("graph.by_value") + 1),
+            std::string::npos)
+      << "only input s is by value";
+  finish();
+  std::vector<float> xv = iota(6, 1.0f, 0), sv = {2.5f}, yv(6, -7);
+  ASSERT_EQ(run({buffer(1, xv.data(), {2, 3}), buffer(2, sv.data(), {1, 1}),
+                 buffer(3, yv.data(), {2, 3})}),
+            GRAPH_OK)
+      << graphGetLastError();
+  for (int i = 0; i < 6; ++i)
+    EXPECT_EQ(yv[i], xv[i] * 2.5f);
+}
+
+TEST_F(BuilderTest, ByValueOnAProducedTensorIsRefused) {
+  int64_t x = tensor({1, 1}, "x", 1), y = output({1, 1}, 2);
+  ASSERT_EQ(graphTensorSetName(builder, y, "y"), GRAPH_OK);
+  ASSERT_EQ(graphTensorSetByValue(builder, y, 1), GRAPH_OK);
+  ASSERT_EQ(op("pointwise", "relu", {"inputs_0"}, {x}, {"output"}, {y}),
+            GRAPH_OK);
+  EXPECT_EQ(graphBuilderFinish(builder), nullptr);
+  EXPECT_CONTAINS(graphGetLastError(),
+                  "tensor 2 ('y'): setByValue marks a graph input, but op 0 "
+                  "produces it");
+}
+
 } // namespace
 
 TEST_F(BuilderTest, ScalarsComeBeforeTheirFirstReader) {

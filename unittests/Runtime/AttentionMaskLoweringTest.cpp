@@ -865,3 +865,40 @@ TEST(ByValueLowering, ValuesAreAlignedForTheirScalar) {
   ASSERT_TRUE(epsilon.isByValue) << "cuDNN takes a norm's epsilon by value";
   EXPECT_EQ(reinterpret_cast<uintptr_t>(epsilon.value) % 8, 0u);
 }
+
+// A graph.by_value input (the frontend's is_pass_by_value CPU scalar) in a
+// pointwise op: cuDNN gets a by-value descriptor whose value the execute
+// reads from the buffer (a device pointer in a by-value slot crashed cuDNN's
+// runtime-compiled norm engine on the H200), and its plans are cached apart
+// from those of the same graph reading the scalar from device memory.
+TEST(ByValueLowering, ByValueInputIsReadFromItsBuffer) {
+  descs.clear();
+  SpecBuilder b;
+  b.spec.name = "shift";
+  b.op.kind = OpKind::Pointwise;
+  b.op.mode = "add";
+  b.op.inputs[Port::in0] = b.add({8, 16}, DType::F16);
+  int64_t shiftUid = b.op.inputs[Port::in1] = b.add({1, 1}, DType::F64);
+  b.op.outputs[Port::output] = b.add({8, 16}, DType::F16);
+  b.spec.ops.push_back(b.op);
+  std::string deviceKey = canonicalKey(b.spec);
+  for (TensorSpec &t : b.spec.tensors)
+    t.readByValue = t.uid == shiftUid;
+  EXPECT_NE(canonicalKey(b.spec), deviceKey);
+  Lowering l(fakeApi(), b.spec, /*compositeAttention=*/false);
+  ASSERT_EQ(l.addSpecTensors(), "");
+  ASSERT_EQ(l.lowerOp(b.spec.ops[0]), "");
+  const Tensor &shift = l.tensors.at(shiftUid);
+  EXPECT_TRUE(shift.isByValue);
+  EXPECT_TRUE(shift.valueFromBuffer);
+  // cuDNN has no f64 by-value scalar: the f64 buffer is narrowed on read.
+  EXPECT_EQ(shift.type, CUDNN_DATA_FLOAT);
+  EXPECT_TRUE(shift.valueIsF64);
+  bool describedByValue = false;
+  for (const auto &d : descs)
+    if (d->type == CUDNN_BACKEND_TENSOR_DESCRIPTOR && d->uid == shiftUid)
+      for (auto &[name, text] : d->attrs)
+        describedByValue |= name == CUDNN_ATTR_TENSOR_IS_BY_VALUE &&
+                            text.find("=true") != std::string::npos;
+  EXPECT_TRUE(describedByValue);
+}

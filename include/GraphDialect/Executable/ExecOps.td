@@ -27,8 +27,11 @@ def Exec_TensorAttr : Exec_Attr<"Tensor", "tensor"> {
     may carry the user `name`). In a `exec.cudnn_group` it is one tensor of
     the cuDNN operation graph: a device buffer of the program, a `virtual`
     tensor that lives only inside the group, or a pass-by-value scalar
-    (`by_value`). Keys may come in any order; `is_virtual`, `by_value` and
-    `name` are optional. Dims and strides have the same length.
+    (`by_value`). A device buffer with `read_by_value` is a one-element
+    graph input (`graph.by_value`) that cuDNN takes by value: the runtime
+    reads it on the host at each run. Keys may come in any order;
+    `is_virtual`, `by_value`, `read_by_value` and `name` are optional. Dims
+    and strides have the same length.
 
     ```mlir
     #exec.tensor<uid = 1, dtype = bf16, dims = [256, 512], strides = [512, 1], name = "A">
@@ -43,9 +46,11 @@ def Exec_TensorAttr : Exec_Attr<"Tensor", "tensor"> {
     Exec_I64ListParameter:$strides,
     DefaultValuedParameter<"bool", "false">:$is_virtual,
     OptionalParameter<"::mlir::FloatAttr">:$by_value,
+    DefaultValuedParameter<"bool", "false">:$read_by_value,
     OptionalParameter<"::mlir::StringAttr">:$name);
   let assemblyFormat = [{
-    `<` struct($uid, $dtype, $dims, $strides, $is_virtual, $by_value, $name) `>`
+    `<` struct($uid, $dtype, $dims, $strides, $is_virtual, $by_value,
+               $read_by_value, $name) `>`
   }];
   let genVerifyDecl = 1;
 }

@@ -37,6 +37,9 @@ struct TensorSpec {
   bool isVirtual = false; // lives only inside the group
   bool isByValue = false; // a pass-by-value scalar; `byValue` holds it
   double byValue = 0.0;
+  // A one-element graph input cuDNN takes by value (graph.by_value): its
+  // buffer is read on the host at each execute.
+  bool readByValue = false;
 };
 
 /// One node. Port names (inputs -> outputs; [optional]):

@@ -836,6 +836,7 @@ mlir::graph::describeGroups(GraphOp graph, CudnnProgram &program,
         else if (auto i = dyn_cast<IntegerAttr>(scalar.getValue()))
           tensor.byValue = static_cast<double>(i.getInt());
       } else if (isa<BlockArgument>(value) || needsBuffer(value)) {
+        tensor.readByValue = isByValueInput(value);
         registerBuffer(value, tensor);
         source.values[uid] = value;
       } else {

@@ -48,9 +48,9 @@ Type typeOf(MLIRContext *context, ref::DType dtype) {
 exec::TensorAttr tensorAttr(MLIRContext *context, int64_t uid, Type dtype,
                             ArrayRef<int64_t> dims, ArrayRef<int64_t> strides,
                             bool isVirtual = false, FloatAttr byValue = {},
-                            StringRef name = "") {
+                            StringRef name = "", bool readByValue = false) {
   return exec::TensorAttr::get(
-      context, uid, dtype, dims, strides, isVirtual, byValue,
+      context, uid, dtype, dims, strides, isVirtual, byValue, readByValue,
       name.empty() ? StringAttr() : StringAttr::get(context, name));
 }
 
@@ -245,7 +245,8 @@ struct GraphLowerToExecutable
       return tensorAttr(context, tensor.uid, typeOf(context, tensor.dtype),
                         tensor.dims, tensor.strides, /*isVirtual=*/false,
                         tensor.isByValue ? b.getF64FloatAttr(tensor.byValue)
-                                         : FloatAttr());
+                                         : FloatAttr(),
+                        /*name=*/"", tensor.readByValue);
     };
     SmallVector<Attribute> inputs, outputs;
     SmallVector<Value> read, written;

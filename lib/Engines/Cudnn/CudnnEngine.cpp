@@ -12,6 +12,7 @@
 
 #include "../TensorTypes.h"
 #include "GraphDialect/GraphOps.h"
+#include "GraphDialect/Groups.h"
 #include "GraphDialect/NodeOps.h"
 #include "GraphDialect/Support/ByValuePorts.h"
 
@@ -50,8 +51,11 @@ std::optional<OperandRange> odsOperands(Operation *op, unsigned index) {
 }
 
 /// Whether `v` is an operand of `op` that cuDNN reads by value on the host
-/// (GraphOps.td's Graph_ByValue mark, Support/ByValuePorts.h).
+/// (GraphOps.td's Graph_ByValue mark, Support/ByValuePorts.h), or a graph
+/// input marked graph.by_value.
 bool isByValueOperand(Operation *op, Value v) {
+  if (isByValueInput(v))
+    return true;
   std::optional<::graph::OpKind> kind =
       ::graph::parseOpKind(op->getName().stripDialect());
   if (!kind)

@@ -98,3 +98,20 @@ graph.graph @attn(%q: tensor<1x2x16x8xbf16>, %k: tensor<1x2x16x8xbf16>, %v: tens
   %r = graph.pointwise relu(%o) : (tensor<1x2x16x8xbf16>) -> tensor<1x2x16x8xbf16>
   graph.output %r, %stats : tensor<1x2x16x8xbf16>, tensor<1x2x16x1xf32>
 }
+
+// -----
+
+// A graph.by_value input (the frontend's is_pass_by_value) stays a program
+// buffer; inside the cuDNN group it is marked read_by_value, so the runtime
+// hands cuDNN its value instead of its device address.
+// CHECK-LABEL: exec.program @scaled
+// CHECK-SAME: inputs = [{{.*}}#exec.tensor<uid = 3, dtype = f32, dims = [1, 1], strides = [1, 1], name = "s">]
+// CHECK-NEXT: exec.cudnn_group "scaled/group0"
+// CHECK-SAME: #exec.tensor<uid = 3, dtype = f32, dims = [1, 1], strides = [1, 1], read_by_value = true>
+graph.graph @scaled(%x: tensor<4x8xf16>, %w: tensor<8x16xf16>,
+                    %s: tensor<1x1xf32> {graph.by_value, graph.name = "s"})
+    -> tensor<4x16xf16> attributes {compute_data_type = f32} {
+  %mm = graph.matmul %x, %w : (tensor<4x8xf16>, tensor<8x16xf16>) -> tensor<4x16xf32>
+  %y = graph.pointwise mul(%mm, %s) : (tensor<4x16xf32>, tensor<1x1xf32>) -> tensor<4x16xf16>
+  graph.output %y : tensor<4x16xf16>
+}

@@ -1175,3 +1175,24 @@ graph.graph @g(%x: tensor<4x8xf32>) {
   %y = graph.reduction %x : (tensor<4x8xf32>) -> tensor<4x1xf32>
   graph.output
 }
+
+// -----
+
+// expected-error @below {{'graph.graph' op @g: input 0 ('tensor<1x2xf32>'): graph.by_value needs a one-element tensor (cuDNN takes it as a scalar)}}
+graph.graph @g(%x: tensor<1x2xf32> {graph.by_value}) {
+  graph.output
+}
+
+// -----
+
+// expected-error @below {{'graph.graph' op @g: input 0: graph.by_value is a unit attribute, got true}}
+graph.graph @g(%x: tensor<1xf32> {graph.by_value = true}) {
+  graph.output
+}
+
+// -----
+
+// expected-error @below {{'graph.graph' op @g: output 0: graph.by_value marks inputs only (an output is written to device memory)}}
+graph.graph @g(%x: tensor<1xf32>) -> (tensor<1xf32> {graph.by_value}) {
+  graph.output %x : tensor<1xf32>
+}
