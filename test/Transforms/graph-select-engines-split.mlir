@@ -71,3 +71,43 @@ graph.graph @split(%dy: tensor<4x64xf32>, %x: tensor<4x64xf32>, %s: tensor<1x64x
   %a = graph.pointwise add(%dx, %r) : (tensor<4x64xf32>, tensor<4x64xf32>) -> tensor<4x64xf32>
   graph.output %a, %ds : tensor<4x64xf32>, tensor<1x64xf32>
 }
+
+// -----
+
+// A zero-centered gamma (scale = gamma + one) whose `one` is a device tensor:
+// cuDNN's norm engines segfaulted on this prologue on the H200, so cuDNN
+// declines the fused group: codegen takes it whole, and with cuDNN alone it
+// is split (the add, then the layernorm reading its result from memory).
+// With `one` passed by value (graph.by_value) cuDNN takes the group.
+// CHECK-LABEL: graph.graph @zcg(
+// CHECK-NEXT: group 0 engines [#graph.engine<codegen, {{[^>]*}}>] (
+// CHECK-NEXT: pointwise add(
+// CHECK-NEXT: layernorm inference
+// SPLIT-LABEL: graph.graph @zcg(
+// SPLIT-NEXT: %[[S:.*]] = group 0 engines [#graph.engine<cudnn, plans = ["heuristics"]>] (
+// SPLIT-NEXT: pointwise add(
+// SPLIT: group 1 engines [#graph.engine<cudnn, plans = ["heuristics"]>] ({{.*}}%[[S]]
+// SPLIT-NEXT: layernorm inference
+graph.graph @zcg(%x: tensor<64x768xf16>, %g: tensor<1x768xf16>, %one: tensor<1x1xf32>,
+                 %b: tensor<1x768xf16>, %e: tensor<1x1xf32>) -> tensor<64x768xf16>
+    attributes {compute_data_type = f32} {
+  %s = graph.pointwise add(%g, %one) : (tensor<1x768xf16>, tensor<1x1xf32>) -> tensor<1x768xf32>
+  %y = graph.layernorm inference %x, scale %s, bias %b, epsilon %e : (tensor<64x768xf16>, tensor<1x768xf32>, tensor<1x768xf16>, tensor<1x1xf32>) -> (tensor<64x768xf16>, none, none)
+  graph.output %y : tensor<64x768xf16>
+}
+
+// -----
+
+// CHECK-LABEL: graph.graph @zcg_by_value(
+// CHECK-NEXT: group 0 engines [#graph.engine<cudnn, plans = ["heuristics"]>, #graph.engine<codegen,
+// SPLIT-LABEL: graph.graph @zcg_by_value(
+// SPLIT-NEXT: group 0 engines [#graph.engine<cudnn, plans = ["heuristics"]>] (
+// SPLIT-NEXT: pointwise add(
+// SPLIT-NEXT: layernorm inference
+graph.graph @zcg_by_value(%x: tensor<64x768xf16>, %g: tensor<1x768xf16>, %one: tensor<1x1xf32> {graph.by_value},
+                 %b: tensor<1x768xf16>, %e: tensor<1x1xf32>) -> tensor<64x768xf16>
+    attributes {compute_data_type = f32} {
+  %s = graph.pointwise add(%g, %one) : (tensor<1x768xf16>, tensor<1x1xf32>) -> tensor<1x768xf32>
+  %y = graph.layernorm inference %x, scale %s, bias %b, epsilon %e : (tensor<64x768xf16>, tensor<1x768xf32>, tensor<1x768xf16>, tensor<1x1xf32>) -> (tensor<64x768xf16>, none, none)
+  graph.output %y : tensor<64x768xf16>
+}

@@ -198,10 +198,48 @@ public:
         return describeNode(op) +
                ": cuDNN runs a norm backward only alone (its engines for "
                "a norm backward with fused ops fault at execution)";
+    if (std::string why = declinesNormPrologue(ops); !why.empty())
+      return why;
     return "";
   }
 
   std::vector<std::string> planNames() const override { return {"heuristics"}; }
+
+  /// A layernorm's or rmsnorm's scale or bias computed in the group by a
+  /// pointwise op that reads two tensors from device memory (the
+  /// zero-centered gamma + 1 with the 1 a CUDA tensor): every cuDNN 9.19
+  /// engine for it segfaulted in cudnnBackendExecute on the H200, while the
+  /// same prologue with the 1 passed by value ran. Such a group goes to
+  /// another engine (or is split).
+  static std::string declinesNormPrologue(ArrayRef<Operation *> ops) {
+    auto fromMemory = [&](Value v) {
+      return !llvm::is_contained(ops, v.getDefiningOp()) &&
+             !v.getDefiningOp<ScalarOp>() && !isByValueInput(v);
+    };
+    for (Operation *op : ops) {
+      SmallVector<Value, 2> params;
+      if (auto norm = dyn_cast<LayernormOp>(op))
+        params = {norm.getScale(), norm.getBias()};
+      else if (auto norm = dyn_cast<AdaLayernormOp>(op))
+        params = {norm.getScale(), norm.getBias()};
+      else if (auto norm = dyn_cast<RmsnormOp>(op))
+        params = {norm.getScale(), norm.getBias()};
+      for (Value param : params) {
+        if (!param)
+          continue;
+        auto prologue = param.getDefiningOp<PointwiseOp>();
+        if (!prologue || !llvm::is_contained(ops, prologue.getOperation()))
+          continue;
+        if (llvm::count_if(prologue->getOperands(), fromMemory) >= 2)
+          return describeNode(op) +
+                 ": its scale or bias is computed in the group by a "
+                 "pointwise op reading two tensors from memory, which "
+                 "cuDNN's norm engines crash on (pass a one-element "
+                 "operand by value)";
+      }
+    }
+    return "";
+  }
 
   /// cuDNN generates the Philox mask of an sdpa's (or sdpa_backward's)
   /// dropout inside the fused attention graph, so the rng runs in the
