@@ -4,7 +4,6 @@ calls, to_mlir(), and the features the compiler cannot model. pygraph
 (_graph.py) inherits _GraphEmission."""
 
 import math
-import warnings
 from typing import TYPE_CHECKING, List
 
 from . import _capi, _ops
@@ -277,18 +276,12 @@ class _GraphEmission:
 
         for t in inputs:
             tensor(t, bool(t.stride) and t.pass_by_value is None)
-            if t.is_pass_by_value and t.pass_by_value is None:
-                if math.prod(int(d) for d in t.dim) == 1:
-                    # cuDNN takes it by value (graph.by_value): some fused
-                    # engines read such a scalar on the host and crash on
-                    # a device pointer.
-                    builder.set_by_value(ids[id(t)])
-                else:
-                    warnings.warn(
-                        f"tensor {t.name!r} (uid {t.uid}) is pass-by-value but has dims {list(t.dim)}: "
-                        "only a one-element tensor is passed by value, so it is read from device memory",
-                        stacklevel=4,
-                    )
+            # A one-element pass-by-value input is one cuDNN takes by value
+            # (graph.by_value): some fused engines read such a scalar on the
+            # host and crash on a device pointer. A larger one (tensor_like
+            # marks every CPU torch tensor) is read from memory as any input.
+            if t.is_pass_by_value and t.pass_by_value is None and math.prod(int(d) for d in t.dim) == 1:
+                builder.set_by_value(ids[id(t)])
         for t in outputs:
             builder.set_output(tensor(t, bool(t.stride) and t.stride_assigned and t.pass_by_value is None))
         for node in self._nodes:

@@ -257,15 +257,17 @@ def test_pass_by_value_inputs_are_marked_for_cudnn():
 
 
 @needs_lib
-def test_pass_by_value_of_many_elements_warns_and_reads_memory():
+def test_pass_by_value_of_many_elements_reads_memory():
+    # tensor_like marks every CPU torch tensor pass-by-value, as the
+    # frontend does; one of more elements is an ordinary input (the CPU
+    # reference runs such programs), without a warning.
     g = fgraph()
     x = g.tensor(name="x", dim=[2, 3])
     s = g.tensor(name="s", dim=[1, 3], is_pass_by_value=True)
     y = g.mul(x, s)
     y.set_output(True)
-    with pytest.warns(UserWarning, match=r"tensor 's' \(uid \d+\) is pass-by-value but has dims \[1, 3\]"):
+    with no_warnings():
         g.build([gc.heur_mode.A])
-    with pytest.warns(UserWarning, match="pass-by-value"):
         assert "graph.by_value" not in g.to_mlir()
     xv = np.arange(6, dtype=np.float32).reshape(2, 3)
     sv = np.array([[1.0, 2.0, 3.0]], np.float32)
