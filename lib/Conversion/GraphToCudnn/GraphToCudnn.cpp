@@ -15,6 +15,7 @@
 #include "GraphDialect/Groups.h"
 #include "GraphDialect/NodeOps.h"
 #include "GraphDialect/Passes.h"
+#include "GraphDialect/Support/ByValuePorts.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Diagnostics.h"
@@ -317,6 +318,20 @@ bool readsStrided(Operation *user, ArrayRef<int64_t> strides) {
   if (isa<SdpaOp, SdpaBackwardOp, PointwiseOp, RopeOp, RopeBackwardOp>(user))
     return rank >= 1 && strides[rank - 1] == 1;
   return false;
+}
+
+/// Whether graph node op `op` reads `value` through a port cuDNN takes by
+/// value (a norm's epsilon; Support/ByValuePorts.h).
+static bool readsByValue(Operation *op, Value value) {
+  std::optional<::graph::OpKind> kind =
+      ::graph::parseOpKind(op->getName().stripDialect());
+  if (!kind)
+    return false;
+  return llvm::any_of(getPortValues(op), [&](const PortValue &entry) {
+    return !entry.isResult && entry.value &&
+           resolveGroupValue(entry.value) == resolveGroupValue(value) &&
+           ::graph::isByValuePort(*kind, entry.port);
+  });
 }
 
 /// Decides which views fold (`aliases`) and the layouts chosen for
@@ -836,7 +851,15 @@ mlir::graph::describeGroups(GraphOp graph, CudnnProgram &program,
         else if (auto i = dyn_cast<IntegerAttr>(scalar.getValue()))
           tensor.byValue = static_cast<double>(i.getInt());
       } else if (isa<BlockArgument>(value) || needsBuffer(value)) {
-        tensor.readByValue = isByValueInput(value);
+        // cuDNN takes a by-value tensor in pointwise ops (and by-value
+        // ports, which the runtime reads by value anyway); an operand of
+        // any other op stays device memory.
+        tensor.readByValue =
+            isByValueInput(value) &&
+            llvm::all_of(getResolvedUsers(value), [&](Operation *user) {
+              return !llvm::is_contained(source.ops, user) ||
+                     isa<PointwiseOp>(user) || readsByValue(user, value);
+            });
         registerBuffer(value, tensor);
         source.values[uid] = value;
       } else {

@@ -52,9 +52,10 @@ std::optional<OperandRange> odsOperands(Operation *op, unsigned index) {
 
 /// Whether `v` is an operand of `op` that cuDNN reads by value on the host
 /// (GraphOps.td's Graph_ByValue mark, Support/ByValuePorts.h), or a graph
-/// input marked graph.by_value.
+/// input marked graph.by_value that a pointwise op reads (the cuDNN
+/// lowering keeps one read by any other op in device memory).
 bool isByValueOperand(Operation *op, Value v) {
-  if (isByValueInput(v))
+  if (isa<PointwiseOp>(op) && isByValueInput(v))
     return true;
   std::optional<::graph::OpKind> kind =
       ::graph::parseOpKind(op->getName().stripDialect());

@@ -115,3 +115,17 @@ graph.graph @scaled(%x: tensor<4x8xf16>, %w: tensor<8x16xf16>,
   %y = graph.pointwise mul(%mm, %s) : (tensor<4x16xf32>, tensor<1x1xf32>) -> tensor<4x16xf16>
   graph.output %y : tensor<4x16xf16>
 }
+
+// -----
+
+// cuDNN takes a by-value tensor only in pointwise ops (and by-value ports):
+// a graph.by_value input a matmul reads stays device memory in the group.
+// CHECK-LABEL: exec.program @by_value_matmul
+// CHECK-NEXT: exec.cudnn_group "by_value_matmul/group0"
+// CHECK-SAME: #exec.tensor<uid = 2, dtype = f16, dims = [1, 1], strides = [1, 1]>
+// CHECK-NOT: read_by_value
+graph.graph @by_value_matmul(%x: tensor<4x1xf16>, %s: tensor<1x1xf16> {graph.by_value})
+    -> tensor<4x1xf16> attributes {compute_data_type = f32} {
+  %y = graph.matmul %x, %s : (tensor<4x1xf16>, tensor<1x1xf16>) -> tensor<4x1xf16>
+  graph.output %y : tensor<4x1xf16>
+}
