@@ -28,6 +28,13 @@ Value resolveGroupValue(Value value);
 /// graph.by_value.
 bool isByValueInput(Value value);
 
+/// Whether cuDNN takes `value`, read by the group of `ops`, by value: a
+/// graph.scalar, or a graph.by_value input whose every reader among `ops`
+/// is a pointwise op or reads it through a by-value port (a norm's
+/// epsilon); cuDNN takes by-value tensors nowhere else, so one a matmul
+/// also reads stays device memory. Empty `ops`: every reader counts.
+bool isTakenByValue(Value value, ArrayRef<Operation *> ops);
+
 /// The readers of `value` as they would be in the same graph without group
 /// boundaries, one entry per use: node ops (inside any group) and the
 /// graph.output. A use as a group operand or by a graph.yield is followed

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "GraphDialect/Groups.h"
+#include "GraphDialect/Support/ByValuePorts.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
@@ -223,6 +224,34 @@ bool mlir::graph::isByValueInput(Value value) {
     return false;
   auto graph = dyn_cast_or_null<GraphOp>(arg.getOwner()->getParentOp());
   return graph && graph.isInputByValue(arg.getArgNumber());
+}
+
+/// Whether node op `op` reads `value` through a port cuDNN takes by value
+/// (Support/ByValuePorts.h).
+static bool readsThroughByValuePort(Operation *op, Value value) {
+  std::optional<::graph::OpKind> kind =
+      ::graph::parseOpKind(op->getName().stripDialect());
+  if (!kind)
+    return false;
+  return llvm::any_of(getPortValues(op), [&](const PortValue &entry) {
+    return !entry.isResult && entry.value &&
+           resolveGroupValue(entry.value) == value &&
+           ::graph::isByValuePort(*kind, entry.port);
+  });
+}
+
+bool mlir::graph::isTakenByValue(Value value, ArrayRef<Operation *> ops) {
+  value = resolveGroupValue(value);
+  if (value.getDefiningOp<ScalarOp>())
+    return true;
+  if (!isByValueInput(value))
+    return false;
+  return llvm::all_of(getResolvedUsers(value), [&](Operation *user) {
+    if (!ops.empty() && !llvm::is_contained(ops, user))
+      return true;
+    return isa<PointwiseOp, OutputOp>(user) ||
+           readsThroughByValuePort(user, value);
+  });
 }
 
 SmallVector<Operation *> mlir::graph::getResolvedUsers(Value value) {

@@ -167,7 +167,7 @@ LogicalResult CudnnGroupOp::verify() {
              << tensor.getUid() << " appears twice in the group";
   }
   for (TensorAttr tensor : getOutputs().getAsRange<TensorAttr>()) {
-    if (tensor.getIsVirtual() || tensor.getByValue())
+    if (tensor.getIsVirtual() || tensor.getByValue() || tensor.getReadByValue())
       return emitOpError("output uid ")
              << tensor.getUid()
              << " must be a device buffer (not virtual or by-value)";

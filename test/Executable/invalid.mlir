@@ -630,3 +630,15 @@ exec.program @p inputs = [#exec.tensor<uid = 1, dtype = f32, dims = [1], strides
 // expected-error @below {{tensor uid 1: read_by_value needs a one-element tensor}}
 exec.program @p inputs = [#exec.tensor<uid = 1, dtype = f32, dims = [2], strides = [1], read_by_value = true>] outputs = [] buffers = [] {
 }
+
+// -----
+
+exec.program @p inputs = [#exec.tensor<uid = 1, dtype = f32, dims = [4], strides = [1]>] outputs = [#exec.tensor<uid = 2, dtype = f32, dims = [1], strides = [1]>] buffers = [] {
+  // expected-error @below {{'exec.cudnn_group' op output uid 2 must be a device buffer (not virtual or by-value)}}
+  exec.cudnn_group "g" inputs = [#exec.tensor<uid = 1, dtype = f32, dims = [4], strides = [1]>]
+      outputs = [#exec.tensor<uid = 2, dtype = f32, dims = [1], strides = [1], read_by_value = true>] heuristics = ["a"] {
+  ^bb0(%x: tensor<4xf32>):
+    %r = graph.reduction add %x : (tensor<4xf32>) -> tensor<1xf32>
+    exec.yield %r : tensor<1xf32>
+  }
+}

@@ -111,3 +111,22 @@ graph.graph @zcg_by_value(%x: tensor<64x768xf16>, %g: tensor<1x768xf16>, %one: t
   %y = graph.layernorm inference %x, scale %s, bias %b, epsilon %e : (tensor<64x768xf16>, tensor<1x768xf32>, tensor<1x768xf16>, tensor<1x1xf32>) -> (tensor<64x768xf16>, none, none)
   graph.output %y : tensor<64x768xf16>
 }
+
+// -----
+
+// The same prologue with a graph.scalar `one` (outside the group, read
+// through a group argument): cuDNN takes it by value and the group whole.
+// CHECK-LABEL: graph.graph @zcg_scalar(
+// CHECK: group 0 engines [#graph.engine<cudnn, plans = ["heuristics"]>, #graph.engine<codegen,
+// SPLIT-LABEL: graph.graph @zcg_scalar(
+// SPLIT: group 0 engines [#graph.engine<cudnn, plans = ["heuristics"]>] (
+// SPLIT-NEXT: pointwise add(
+// SPLIT-NEXT: layernorm inference
+graph.graph @zcg_scalar(%x: tensor<64x768xf16>, %g: tensor<1x768xf16>,
+                 %b: tensor<1x768xf16>, %e: tensor<1x1xf32>) -> tensor<64x768xf16>
+    attributes {compute_data_type = f32} {
+  %one = graph.scalar 1.0 : f32 -> tensor<1x1xf32>
+  %s = graph.pointwise add(%g, %one) : (tensor<1x768xf16>, tensor<1x1xf32>) -> tensor<1x768xf32>
+  %y = graph.layernorm inference %x, scale %s, bias %b, epsilon %e : (tensor<64x768xf16>, tensor<1x768xf32>, tensor<1x768xf16>, tensor<1x1xf32>) -> (tensor<64x768xf16>, none, none)
+  graph.output %y : tensor<64x768xf16>
+}

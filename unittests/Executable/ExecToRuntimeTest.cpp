@@ -264,7 +264,7 @@ TEST_F(ExecToRuntimeTest, LoadedCudnnGroupsMatchTheLiveLowering) {
   const char *source = R"mlir(
 graph.graph @g(%x: tensor<8x32x1x1xbf16>, %gm: tensor<1x32x1x1xf32>, %b: tensor<1x32x1x1xf32>,
                %dy: tensor<8x32x1x1xbf16>, %w: tensor<32x16xbf16>, %c: tensor<2x8x6x6xf16>,
-               %f: tensor<16x8x3x3xf16>)
+               %f: tensor<16x8x3x3xf16>, %s: tensor<1x1xf32> {graph.by_value})
     -> (tensor<8x32x1x1xbf16>, tensor<8x32x1x1xbf16>, tensor<1x32x1x1xf32>,
         tensor<1x32x1x1xf32>, tensor<8x16xf32>, tensor<2x16x6x6xf16>, tensor<32x8xbf16>)
     attributes {compute_data_type = f32} {
@@ -274,7 +274,8 @@ graph.graph @g(%x: tensor<8x32x1x1xbf16>, %gm: tensor<1x32x1x1xf32>, %b: tensor<
   %r = graph.reshape %y : (tensor<8x32x1x1xbf16>) -> tensor<8x32xbf16>
   %t = graph.transpose %r {permutation = array<i64: 1, 0>} : (tensor<8x32xbf16>) -> tensor<32x8xbf16>
   %mm = graph.matmul %r, %w : (tensor<8x32xbf16>, tensor<32x16xbf16>) -> tensor<8x16xf32>
-  %l = graph.pointwise leaky_relu(%mm) {negative_slope = 0.25 : f64} : (tensor<8x16xf32>) -> tensor<8x16xf32>
+  %l0 = graph.pointwise leaky_relu(%mm) {negative_slope = 0.25 : f64} : (tensor<8x16xf32>) -> tensor<8x16xf32>
+  %l = graph.pointwise mul(%l0, %s) : (tensor<8x16xf32>, tensor<1x1xf32>) -> tensor<8x16xf32>
   %cv = graph.conv_fprop %c, %f {padding = array<i64: 1, 1>} : (tensor<2x8x6x6xf16>, tensor<16x8x3x3xf16>) -> tensor<2x16x6x6xf32>
   %cr = graph.pointwise relu(%cv) : (tensor<2x16x6x6xf32>) -> tensor<2x16x6x6xf16>
   graph.output %y, %dx, %ds, %db, %l, %cr, %t : tensor<8x32x1x1xbf16>, tensor<8x32x1x1xbf16>, tensor<1x32x1x1xf32>, tensor<1x32x1x1xf32>, tensor<8x16xf32>, tensor<2x16x6x6xf16>, tensor<32x8xbf16>
@@ -310,6 +311,7 @@ graph.graph @g(%x: tensor<8x32x1x1xbf16>, %gm: tensor<1x32x1x1xf32>, %b: tensor<
   // norm, norm backward, reshape, transpose, matmul + epilogue, conv + relu.
   ASSERT_EQ(expected.groups.size(), 6u);
   ASSERT_EQ(loaded.groups.size(), expected.groups.size());
+  int readByValue = 0; // the matmul epilogue's graph.by_value input
   for (size_t g = 0; g < expected.groups.size(); ++g) {
     const rt::GraphSpec &want = expected.groups[g], &got = loaded.groups[g];
     SCOPED_TRACE(want.name);
@@ -327,6 +329,8 @@ graph.graph @g(%x: tensor<8x32x1x1xbf16>, %gm: tensor<1x32x1x1xf32>, %b: tensor<
       EXPECT_EQ(b.strides, a.strides) << "uid " << a.uid;
       EXPECT_EQ(b.isByValue, a.isByValue) << "uid " << a.uid;
       EXPECT_EQ(b.byValue, a.byValue) << "uid " << a.uid;
+      EXPECT_EQ(b.readByValue, a.readByValue) << "uid " << a.uid;
+      readByValue += b.readByValue;
     }
     ASSERT_EQ(got.ops.size(), want.ops.size());
     for (size_t i = 0; i < want.ops.size(); ++i) {
@@ -346,6 +350,7 @@ graph.graph @g(%x: tensor<8x32x1x1xbf16>, %gm: tensor<1x32x1x1xf32>, %b: tensor<
       EXPECT_EQ(renamed(b.outputs), a.outputs) << a.kind.name();
     }
   }
+  EXPECT_EQ(readByValue, 1);
 }
 
 } // namespace

@@ -320,20 +320,6 @@ bool readsStrided(Operation *user, ArrayRef<int64_t> strides) {
   return false;
 }
 
-/// Whether graph node op `op` reads `value` through a port cuDNN takes by
-/// value (a norm's epsilon; Support/ByValuePorts.h).
-static bool readsByValue(Operation *op, Value value) {
-  std::optional<::graph::OpKind> kind =
-      ::graph::parseOpKind(op->getName().stripDialect());
-  if (!kind)
-    return false;
-  return llvm::any_of(getPortValues(op), [&](const PortValue &entry) {
-    return !entry.isResult && entry.value &&
-           resolveGroupValue(entry.value) == resolveGroupValue(value) &&
-           ::graph::isByValuePort(*kind, entry.port);
-  });
-}
-
 /// Decides which views fold (`aliases`) and the layouts chosen for
 /// intermediates so that a transpose of them is packed (`chosen`). `nodes`:
 /// the graph's node ops in schedule order; values are followed across
@@ -851,15 +837,8 @@ mlir::graph::describeGroups(GraphOp graph, CudnnProgram &program,
         else if (auto i = dyn_cast<IntegerAttr>(scalar.getValue()))
           tensor.byValue = static_cast<double>(i.getInt());
       } else if (isa<BlockArgument>(value) || needsBuffer(value)) {
-        // cuDNN takes a by-value tensor in pointwise ops (and by-value
-        // ports, which the runtime reads by value anyway); an operand of
-        // any other op stays device memory.
         tensor.readByValue =
-            isByValueInput(value) &&
-            llvm::all_of(getResolvedUsers(value), [&](Operation *user) {
-              return !llvm::is_contained(source.ops, user) ||
-                     isa<PointwiseOp>(user) || readsByValue(user, value);
-            });
+            isByValueInput(value) && isTakenByValue(value, source.ops);
         registerBuffer(value, tensor);
         source.values[uid] = value;
       } else {

@@ -55,7 +55,7 @@ std::optional<OperandRange> odsOperands(Operation *op, unsigned index) {
 /// input marked graph.by_value that a pointwise op reads (the cuDNN
 /// lowering keeps one read by any other op in device memory).
 bool isByValueOperand(Operation *op, Value v) {
-  if (isa<PointwiseOp>(op) && isByValueInput(v))
+  if (isa<PointwiseOp>(op) && isByValueInput(v) && isTakenByValue(v, {}))
     return true;
   std::optional<::graph::OpKind> kind =
       ::graph::parseOpKind(op->getName().stripDialect());
@@ -213,9 +213,11 @@ public:
   /// same prologue with the 1 passed by value ran. Such a group goes to
   /// another engine (or is split).
   static std::string declinesNormPrologue(ArrayRef<Operation *> ops) {
+    // A graph.scalar outside the group reaches it as a block argument:
+    // isTakenByValue resolves it.
     auto fromMemory = [&](Value v) {
       return !llvm::is_contained(ops, v.getDefiningOp()) &&
-             !v.getDefiningOp<ScalarOp>() && !isByValueInput(v);
+             !isTakenByValue(v, ops);
     };
     for (Operation *op : ops) {
       SmallVector<Value, 2> params;
@@ -232,11 +234,11 @@ public:
         if (!prologue || !llvm::is_contained(ops, prologue.getOperation()))
           continue;
         if (llvm::count_if(prologue->getOperands(), fromMemory) >= 2)
-          return describeNode(op) +
-                 ": its scale or bias is computed in the group by a "
-                 "pointwise op reading two tensors from memory, which "
-                 "cuDNN's norm engines crash on (pass a one-element "
-                 "operand by value)";
+          return describeNode(op) + ": its " +
+                 (param == params.front() ? "scale" : "bias") +
+                 " is computed in the group by " + describeNode(prologue) +
+                 " reading two tensors from memory, which cuDNN's norm "
+                 "engines crash on (pass a one-element operand by value)";
       }
     }
     return "";
