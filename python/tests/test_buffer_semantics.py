@@ -257,6 +257,35 @@ def test_pass_by_value_inputs_are_marked_for_cudnn():
 
 
 @needs_lib
+def test_tensor_like_of_a_cpu_torch_scalar_is_by_value():
+    # Samples 24/25's zero-centered gamma: tensor_like of a CPU torch
+    # one-element tensor is pass-by-value (as in the frontend), so the
+    # compiler gets a graph.by_value input; a larger CPU tensor is an
+    # ordinary input.
+    from cuda_standins import CudaTensor
+
+    class CpuTensor(CudaTensor):
+        def __init__(self, shape):
+            super().__init__(shape, 0x1000)
+            self.device = types.SimpleNamespace(type="cpu", index=None)
+
+    CpuTensor.__module__ = "torch"
+    g = fgraph()
+    gamma = g.tensor(name="gamma", dim=[1, 16, 1, 1])
+    one = g.tensor_like(CpuTensor([1, 1, 1, 1]), name="one")
+    row = g.tensor_like(CpuTensor([1, 16, 1, 1]), name="row")
+    assert one.get_is_pass_by_value() and row.get_is_pass_by_value()
+    y = g.add(a=g.add(a=gamma, b=one), b=row)
+    y.set_output(True)
+    g.validate()
+    header = next(line for line in g.to_mlir().splitlines() if "graph.graph" in line)
+    inputs = header.split(") -> ")[0].split("%arg")[1:]
+    args = {text.split('graph.name = "')[1].split('"')[0]: text for text in inputs}
+    assert "graph.by_value" in args["one"]
+    assert "graph.by_value" not in args["row"] and "graph.by_value" not in args["gamma"]
+
+
+@needs_lib
 def test_pass_by_value_of_many_elements_reads_memory():
     # tensor_like marks every CPU torch tensor pass-by-value, as the
     # frontend does; one of more elements is an ordinary input (the CPU
