@@ -382,9 +382,12 @@ LogicalResult GraphOp::verify() {
                  << ": graph.by_value marks inputs only (an output is "
                     "written to device memory)";
         auto type = dyn_cast<RankedTensorType>(getArgumentTypes()[index]);
+        auto label = attrs.getAs<StringAttr>(GraphDialect::kNameAttrName);
         if (type && (!type.hasStaticShape() || type.getNumElements() != 1))
           return emitGraphError(*this)
-                 << what << " " << index << " (" << type
+                 << what << " " << index
+                 << (label ? " \"" + label.getValue().str() + "\"" : "") << " ("
+                 << type
                  << "): graph.by_value needs a one-element tensor (cuDNN "
                     "takes it as a scalar)";
       }

@@ -10,6 +10,7 @@
 
 #include "CudnnGroupInternal.h"
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 #include <utility>
@@ -142,8 +143,20 @@ std::string Lowering::addSpecTensors() {
     out.isByValue = t.isByValue;
     if (t.isByValue)
       encodeScalar(out.type, t.byValue, out.value);
-    if (t.readByValue && !t.isVirtual)
+    if (t.readByValue) {
+      // Read on the host at each execute: only a one-element input fits.
+      bool written =
+          std::any_of(spec.ops.begin(), spec.ops.end(), [&](const OpSpec &o) {
+            return std::any_of(
+                o.outputs.begin(), o.outputs.end(),
+                [&](const auto &p) { return p.second == t.uid; });
+          });
+      if (t.isVirtual || written || numElements(t.dims) != 1)
+        return "group '" + spec.name + "': tensor " + std::to_string(t.uid) +
+               " is read by value, so it must be a one-element input of "
+               "the group";
       readValueFromBuffer(out);
+    }
     tensors[t.uid] = out;
   }
   return "";

@@ -894,6 +894,23 @@ TEST(ByValueLowering, ByValueInputIsReadFromItsBuffer) {
   // cuDNN has no f64 by-value scalar: the f64 buffer is narrowed on read.
   EXPECT_EQ(shift.type, CUDNN_DATA_FLOAT);
   EXPECT_TRUE(shift.valueIsF64);
+  // Read by value on the host, it must be a one-element input: an output
+  // so marked is refused, naming the tensor.
+  {
+    SpecBuilder bad;
+    bad.spec.name = "bad";
+    bad.op.kind = OpKind::Pointwise;
+    bad.op.mode = "relu";
+    bad.op.inputs[Port::in0] = bad.add({1, 1}, DType::F32);
+    int64_t outUid = bad.op.outputs[Port::output] = bad.add({1, 1}, DType::F32);
+    bad.spec.ops.push_back(bad.op);
+    for (TensorSpec &t : bad.spec.tensors)
+      t.readByValue = t.uid == outUid;
+    Lowering badLowering(fakeApi(), bad.spec, /*compositeAttention=*/false);
+    EXPECT_EQ(badLowering.addSpecTensors(),
+              "group 'bad': tensor 2 is read by value, so it must be a "
+              "one-element input of the group");
+  }
   bool describedByValue = false;
   for (const auto &d : descs)
     if (d->type == CUDNN_BACKEND_TENSOR_DESCRIPTOR && d->uid == shiftUid)

@@ -1196,3 +1196,10 @@ graph.graph @g(%x: tensor<1xf32> {graph.by_value = true}) {
 graph.graph @g(%x: tensor<1xf32>) -> (tensor<1xf32> {graph.by_value}) {
   graph.output %x : tensor<1xf32>
 }
+
+// -----
+
+// expected-error @below {{'graph.graph' op @g: input 1 "one" ('tensor<2xf32>'): graph.by_value needs a one-element tensor (cuDNN takes it as a scalar)}}
+graph.graph @g(%x: tensor<4xf32>, %y: tensor<2xf32> {graph.by_value, graph.name = "one"}) {
+  graph.output
+}
