@@ -28,6 +28,11 @@ Value resolveGroupValue(Value value);
 /// graph.by_value.
 bool isByValueInput(Value value);
 
+/// Whether node op `op` reads `value` (both followed through group
+/// boundaries) through a port cuDNN reads by value on the host: GraphOps.td's
+/// Graph_ByValue mark, Support/ByValuePorts.h (a norm's epsilon).
+bool readsThroughByValuePort(Operation *op, Value value);
+
 /// Whether cuDNN takes `value`, read by the group of `ops`, by value: a
 /// graph.scalar, or a graph.by_value input whose every reader among `ops`
 /// is a pointwise op or reads it through a by-value port (a norm's

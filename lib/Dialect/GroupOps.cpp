@@ -226,9 +226,8 @@ bool mlir::graph::isByValueInput(Value value) {
   return graph && graph.isInputByValue(arg.getArgNumber());
 }
 
-/// Whether node op `op` reads `value` through a port cuDNN takes by value
-/// (Support/ByValuePorts.h).
-static bool readsThroughByValuePort(Operation *op, Value value) {
+bool mlir::graph::readsThroughByValuePort(Operation *op, Value value) {
+  value = resolveGroupValue(value);
   std::optional<::graph::OpKind> kind =
       ::graph::parseOpKind(op->getName().stripDialect());
   if (!kind)

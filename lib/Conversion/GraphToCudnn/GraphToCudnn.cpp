@@ -15,7 +15,6 @@
 #include "GraphDialect/Groups.h"
 #include "GraphDialect/NodeOps.h"
 #include "GraphDialect/Passes.h"
-#include "GraphDialect/Support/ByValuePorts.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Diagnostics.h"
@@ -837,8 +836,7 @@ mlir::graph::describeGroups(GraphOp graph, CudnnProgram &program,
         else if (auto i = dyn_cast<IntegerAttr>(scalar.getValue()))
           tensor.byValue = static_cast<double>(i.getInt());
       } else if (isa<BlockArgument>(value) || needsBuffer(value)) {
-        tensor.readByValue =
-            isByValueInput(value) && isTakenByValue(value, source.ops);
+        tensor.readByValue = isTakenByValue(value, source.ops); // not a scalar
         registerBuffer(value, tensor);
         source.values[uid] = value;
       } else {

@@ -14,64 +14,19 @@
 #include "GraphDialect/GraphOps.h"
 #include "GraphDialect/Groups.h"
 #include "GraphDialect/NodeOps.h"
-#include "GraphDialect/Support/ByValuePorts.h"
 
 using namespace mlir;
 using namespace mlir::graph;
 
 namespace {
 
-/// Each node op's operand ports in ODS order (OpPorts.inc, generated from
-/// GraphOps.td).
-constexpr ::graph::OpKindPort kOdsOperands[] = {
-#define GRAPH_OP_OPERAND(Enum, port)                                           \
-  {::graph::OpKind::Enum, ::graph::Port::port},
-#define GRAPH_OP_RESULT(Enum, port)
-#include "GraphDialect/Support/OpPorts.inc"
-#undef GRAPH_OP_OPERAND
-#undef GRAPH_OP_RESULT
-};
-
-/// The values of ODS operand `index` of `op` when it is one of `OpTys`.
-template <typename... OpTys>
-std::optional<OperandRange> odsOperandsOf(Operation *op, unsigned index) {
-  std::optional<OperandRange> range;
-  (void)((isa<OpTys>(op) &&
-          (range.emplace(cast<OpTys>(op).getODSOperands(index)), true)) ||
-         ...);
-  return range;
-}
-
-/// The values of ODS operand `index` of graph-dialect op `op`.
-std::optional<OperandRange> odsOperands(Operation *op, unsigned index) {
-  return odsOperandsOf<
-#define GET_OP_LIST
-#include "GraphDialect/GraphOps.cpp.inc"
-      >(op, index);
-}
-
-/// Whether `v` is an operand of `op` that cuDNN reads by value on the host
-/// (GraphOps.td's Graph_ByValue mark, Support/ByValuePorts.h), or a graph
-/// input marked graph.by_value that a pointwise op reads (the cuDNN
-/// lowering keeps one read by any other op in device memory).
+/// Whether `v` is an operand of `op` that cuDNN reads by value on the host:
+/// a by-value port (Groups.h readsThroughByValuePort), or a graph input
+/// marked graph.by_value that a pointwise op reads (the cuDNN lowering keeps
+/// one read by any other op in device memory).
 bool isByValueOperand(Operation *op, Value v) {
-  if (isa<PointwiseOp>(op) && isByValueInput(v) && isTakenByValue(v, {}))
-    return true;
-  std::optional<::graph::OpKind> kind =
-      ::graph::parseOpKind(op->getName().stripDialect());
-  if (!kind)
-    return false;
-  unsigned index = 0;
-  for (const ::graph::OpKindPort &entry : kOdsOperands) {
-    if (entry.kind != *kind)
-      continue;
-    if (::graph::isByValuePort(*kind, entry.port))
-      if (std::optional<OperandRange> values = odsOperands(op, index);
-          values && llvm::is_contained(*values, v))
-        return true;
-    ++index;
-  }
-  return false;
+  return (isa<PointwiseOp>(op) && isByValueInput(v) && isTakenByValue(v, {})) ||
+         readsThroughByValuePort(op, v);
 }
 
 class CudnnEngine final : public Engine {
@@ -220,22 +175,18 @@ public:
              !isTakenByValue(v, ops);
     };
     for (Operation *op : ops) {
-      SmallVector<Value, 2> params;
-      if (auto norm = dyn_cast<LayernormOp>(op))
-        params = {norm.getScale(), norm.getBias()};
-      else if (auto norm = dyn_cast<AdaLayernormOp>(op))
-        params = {norm.getScale(), norm.getBias()};
-      else if (auto norm = dyn_cast<RmsnormOp>(op))
-        params = {norm.getScale(), norm.getBias()};
-      for (Value param : params) {
-        if (!param)
+      if (!isa<LayernormOp, AdaLayernormOp, RmsnormOp>(op))
+        continue;
+      for (const PortValue &param : getPortValues(op)) {
+        if (param.isResult || !param.value ||
+            (param.port != ::graph::Port::scale &&
+             param.port != ::graph::Port::bias))
           continue;
-        auto prologue = param.getDefiningOp<PointwiseOp>();
+        auto prologue = param.value.getDefiningOp<PointwiseOp>();
         if (!prologue || !llvm::is_contained(ops, prologue.getOperation()))
           continue;
         if (llvm::count_if(prologue->getOperands(), fromMemory) >= 2)
-          return describeNode(op) + ": its " +
-                 (param == params.front() ? "scale" : "bias") +
+          return describeNode(op) + ": its " + portName(param.port) +
                  " is computed in the group by " + describeNode(prologue) +
                  " reading two tensors from memory, which cuDNN's norm "
                  "engines crash on (pass a one-element operand by value)";
