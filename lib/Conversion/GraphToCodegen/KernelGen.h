@@ -474,22 +474,51 @@ private:
 
   // Pointwise and copy stages (PointwiseStage.cpp).
   std::string emitPointwise(const Stage &s, size_t index, rt::CodegenSpec &out);
-  /// Sets `op`'s output in `vals` to `vec` elements from linear index `e0`,
-  /// element(e, i) each, rounded to the output's dtype.
-  void emitElements(Operation *op, Value e0, int64_t vec,
-                    std::map<int64_t, Val> &vals,
-                    function_ref<Value(Value e, int64_t i)> element);
+  /// `vec` elements of `op`'s output from linear index `e0`, element(e, i)
+  /// each, rounded to the output's dtype.
+  Val emitElements(Operation *op, Value e0, int64_t vec,
+                   function_ref<Value(Value e, int64_t i)> element);
   /// Block-scale dequantize of the run at `e`: input * descale of its block.
   std::string emitDequantize(Kernel &k, BlockScaleDequantizeOp op,
                              const Shape &space, Value e, int64_t vec,
-                             std::map<int64_t, Val> &vals);
+                             Val &result);
   /// Rotary embedding (forward or backward) of the run at `e`.
   std::string emitRope(Kernel &k, Operation *op, const Shape &space, Value e,
-                       int64_t vec, std::map<int64_t, Val> &vals);
-  /// Computes pointwise op `op` lane by lane.
-  std::string computePointwise(Operation *op, std::map<int64_t, Val> &vals,
-                               const std::function<Val(int64_t)> &get,
-                               const std::function<Value(size_t)> &linear);
+                       int64_t vec, Val &result);
+  /// Pointwise op `op` (graph.pointwise, batchnorm_inference) lane by lane
+  /// from its operands' lanes (`get`); `outUid` is its result's tensor and
+  /// `linear(i)` lane i's linear index (gen_index; null: none).
+  std::string computePointwise(Operation *op, int64_t outUid,
+                               function_ref<Val(Value)> get,
+                               function_ref<Value(size_t)> linear, Val &result);
+
+  // The ops of a pointwise stage, lowered to lanes by conversion patterns
+  // (LanePatterns.cpp).
+  /// One instantiation of a stage's ops: one run of `vec` elements.
+  struct StageItem {
+    Kernel *kernel;
+    const Shape *space;
+    int64_t vec;
+    Value start;       // linear index of the run's first element
+    Value gatherStart; // where rope and dequantize read: start, or a valid
+                       // run's for a thread past the last run
+  };
+  struct LaneContext;
+  template <typename OpT> struct LanePattern;
+  /// Instantiates the ops of `s` at the builder, reading the lanes `vals`
+  /// holds for the stage inputs, and legalizes the instances to lanes; adds
+  /// each result's lanes to `vals`. Why not, or "".
+  std::string lowerToLanes(const Stage &s, const StageItem &item,
+                           std::map<int64_t, Val> &vals);
+  // The lane patterns' op families.
+  static std::string pointwiseLanes(Emitter &e, LaneContext &c,
+                                    Operation *original,
+                                    function_ref<Val(Value)> get, Val &result);
+  static std::string ropeLanes(Emitter &e, LaneContext &c, Operation *original,
+                               function_ref<Val(Value)> get, Val &result);
+  static std::string dequantizeLanes(Emitter &e, LaneContext &c,
+                                     Operation *original,
+                                     function_ref<Val(Value)> get, Val &result);
 
   // Row stages (RowStage.cpp): one block per row.
   struct RowKernel;

@@ -380,6 +380,7 @@ compileGenerated(function_ref<std::string(ModuleOp)> generate, bool cubin,
                  rt::CodegenSpec &out) {
   DialectRegistry registry;
   registerCodegenDialects(registry);
+  registry.insert<GraphDialect>(); // the lane patterns' op instances
   MLIRContext context(registry, MLIRContext::Threading::DISABLED);
   context.loadAllAvailableDialects();
   OwningOpRef<ModuleOp> module = ModuleOp::create(UnknownLoc::get(&context));

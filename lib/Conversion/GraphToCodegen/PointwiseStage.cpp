@@ -79,27 +79,9 @@ std::string Emitter::emitPointwise(const Stage &s, size_t index,
         valid[u] ? arith::SelectOp::create(b, loc, valid[u], starts[u], idx(0))
                        .getResult()
                  : starts[u];
-    for (Operation *op : s.ops) {
-      if (isa<RopeOp, RopeBackwardOp>(op)) {
-        if (std::string e = emitRope(k, op, s.space, gatherStart, vec, vals[u]);
-            !e.empty())
-          return e;
-        continue;
-      }
-      if (auto dequantize = dyn_cast<BlockScaleDequantizeOp>(op)) {
-        if (std::string e = emitDequantize(k, dequantize, s.space, gatherStart,
-                                           vec, vals[u]);
-            !e.empty())
-          return e;
-        continue;
-      }
-      auto linear = [&](size_t i) -> Value {
-        return i < static_cast<size_t>(vec) ? addi(starts[u], idx(i)) : Value();
-      };
-      if (std::string e = computePointwise(op, vals[u], get, linear);
-          !e.empty())
-        return e;
-    }
+    StageItem item{&k, &s.space, vec, starts[u], gatherStart};
+    if (std::string e = lowerToLanes(s, item, vals[u]); !e.empty())
+      return e;
   }
   for (int64_t u = 0; u < items; ++u)
     guarded(valid[u], [&] {
@@ -114,9 +96,8 @@ std::string Emitter::emitPointwise(const Stage &s, size_t index,
   return finish(k, out);
 }
 
-void Emitter::emitElements(Operation *op, Value e0, int64_t vec,
-                           std::map<int64_t, Val> &vals,
-                           function_ref<Value(Value e, int64_t i)> element) {
+Val Emitter::emitElements(Operation *op, Value e0, int64_t vec,
+                          function_ref<Value(Value e, int64_t i)> element) {
   int64_t outUid = planner.uidOf(op->getResult(0));
   DType outType = planner.tensors.at(outUid)->dtype;
   Val result{Cls::Full, {}};
@@ -124,13 +105,13 @@ void Emitter::emitElements(Operation *op, Value e0, int64_t vec,
     Value e = i ? addi(e0, idx(i)) : e0;
     result.lanes.push_back(roundTo(element(e, i), outType));
   }
-  vals[outUid] = result;
+  return result;
 }
 
-std::string
-Emitter::computePointwise(Operation *op, std::map<int64_t, Val> &vals,
-                          const std::function<Val(int64_t)> &get,
-                          const std::function<Value(size_t)> &linear) {
+std::string Emitter::computePointwise(Operation *op, int64_t outUid,
+                                      function_ref<Val(Value)> get,
+                                      function_ref<Value(size_t)> linear,
+                                      Val &result) {
   std::vector<Val> args;
   auto batchnorm = dyn_cast<BatchnormInferenceOp>(op);
   auto pointwise = dyn_cast<PointwiseOp>(op);
@@ -139,20 +120,19 @@ Emitter::computePointwise(Operation *op, std::map<int64_t, Val> &vals,
     for (Value operand :
          {batchnorm.getInput(), batchnorm.getMean(), batchnorm.getInvVariance(),
           batchnorm.getScale(), batchnorm.getBias()})
-      args.push_back(get(planner.uidOf(operand)));
+      args.push_back(get(operand));
   } else {
     unsigned arity = mode == "gen_index" ? 0 : pointwiseArity(mode);
     for (unsigned i = 0; i < arity; ++i) {
       if (i >= pointwise.getInputs().size())
         return "pointwise " + mode + " lacks in" + std::to_string(i);
-      args.push_back(get(planner.uidOf(pointwise.getInputs()[i])));
+      args.push_back(get(pointwise.getInputs()[i]));
     }
   }
-  int64_t outUid = planner.uidOf(op->getResult(0));
   DType outType = planner.tensors.count(outUid)
                       ? planner.tensors.at(outUid)->dtype
                       : planner.views.at(outUid).dtype;
-  Val result;
+  result = Val{};
   result.cls = Cls::Scalar;
   size_t lanes = 1;
   for (const Val &a : args) {
@@ -179,7 +159,6 @@ Emitter::computePointwise(Operation *op, std::map<int64_t, Val> &vals,
       Value f = arith::UIToFPOp::create(b, loc, b.getF32Type(), asInt);
       result.lanes.push_back(roundTo(f, outType));
     }
-    vals[outUid] = result;
     return "";
   }
   // Results rounded to bf16 (8 significant bits) or fp8 cannot tell an
@@ -213,7 +192,6 @@ Emitter::computePointwise(Operation *op, std::map<int64_t, Val> &vals,
     }
     for (Value q : branch.getResults())
       result.lanes.push_back(roundTo(q, outType));
-    vals[outUid] = result;
     return "";
   }
   for (size_t i = 0; i < lanes; ++i) {
@@ -241,13 +219,12 @@ Emitter::computePointwise(Operation *op, std::map<int64_t, Val> &vals,
       return "pointwise " + mode + " has no generated lowering";
     result.lanes.push_back(roundTo(r, outType));
   }
-  vals[outUid] = result;
   return "";
 }
 
 std::string Emitter::emitDequantize(Kernel &k, BlockScaleDequantizeOp op,
                                     const Shape &space, Value e0, int64_t vec,
-                                    std::map<int64_t, Val> &vals) {
+                                    Val &result) {
   const View &x = planner.viewOf(planner.uidOf(op.getInput()));
   const View &d = planner.viewOf(planner.uidOf(op.getDescale()));
   if (d.dims.size() != space.size())
@@ -260,7 +237,7 @@ std::string Emitter::emitDequantize(Kernel &k, BlockScaleDequantizeOp op,
   block.back() = op.getBlockSizeAttr().getInt();
   double sign = op.getIsNegativeScale() ? -1.0 : 1.0;
   SmallVector<Value> xs = loadRun(k, x, space, e0, vec);
-  emitElements(op, e0, vec, vals, [&](Value e, int64_t i) {
+  result = emitElements(op, e0, vec, [&](Value e, int64_t i) {
     // descale offset: each coordinate divided by its block size.
     Value offset = idx(d.base), rest = e;
     for (int64_t dim = static_cast<int64_t>(space.size()) - 1; dim >= 0;
@@ -283,8 +260,7 @@ std::string Emitter::emitDequantize(Kernel &k, BlockScaleDequantizeOp op,
 }
 
 std::string Emitter::emitRope(Kernel &k, Operation *op, const Shape &space,
-                              Value e0, int64_t vec,
-                              std::map<int64_t, Val> &vals) {
+                              Value e0, int64_t vec, Val &result) {
   std::string kind = op->getName().stripDialect().str();
   // rope's input and rope_backward's dY, then freqs.
   const View &x = planner.viewOf(planner.uidOf(op->getOperand(0)));
@@ -310,7 +286,7 @@ std::string Emitter::emitRope(Kernel &k, Operation *op, const Shape &space,
                  v.dtype);
   };
   auto lt = [&](Value a, int64_t c) { return ult(a, idx(c)); };
-  emitElements(op, e0, vec, vals, [&](Value e, int64_t) {
+  result = emitElements(op, e0, vec, [&](Value e, int64_t) {
     Value j = arith::RemUIOp::create(b, loc, e, idx(head));
     Value row = arith::DivUIOp::create(b, loc, e, idx(head));
     Value first = lt(j, half), inRope = lt(j, d);

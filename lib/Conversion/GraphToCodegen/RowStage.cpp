@@ -210,11 +210,16 @@ SmallVector<Value> Emitter::loadRow(RowKernel &r, int64_t uid, Value rowIndex,
 std::string Emitter::emitRowBody(RowKernel &r, RowIteration &it) {
   for (Operation *op : r.s.ops) {
     std::string error;
-    if (isa<PointwiseOp, BatchnormInferenceOp>(op))
+    if (isa<PointwiseOp, BatchnormInferenceOp>(op)) {
+      int64_t outUid = planner.uidOf(op->getResult(0));
+      Val result;
       error = computePointwise(
-          op, it.vals, [&](int64_t raw) { return rowValue(r, it, raw); },
-          [](size_t) { return Value(); });
-    else if (auto reduction = dyn_cast<ReductionOp>(op))
+          op, outUid,
+          [&](Value v) { return rowValue(r, it, planner.uidOf(v)); },
+          [](size_t) { return Value(); }, result);
+      if (error.empty())
+        it.vals[outUid] = result;
+    } else if (auto reduction = dyn_cast<ReductionOp>(op))
       error = emitRowReduction(r, it, reduction);
     else if (!isBackwardNorm(op))
       error = emitNormForward(r, it, op);
