@@ -78,7 +78,9 @@ graph.graph @split(%dy: tensor<4x64xf32>, %x: tensor<4x64xf32>, %s: tensor<1x64x
 // cuDNN's norm engines segfaulted on this prologue on the H200, so cuDNN
 // declines the fused group: codegen takes it whole, and with cuDNN alone it
 // is split (the add, then the layernorm reading its result from memory).
-// With `one` passed by value (graph.by_value) cuDNN takes the group.
+// With `one` a graph.by_value input, cuDNN still declines: its norm engines
+// fuse the add only for the constant 1.0 (another value fails at execute),
+// and a by_value input's value is known only at execute.
 // CHECK-LABEL: graph.graph @zcg(
 // CHECK-NEXT: group 0 engines [#graph.engine<codegen, {{[^>]*}}>] (
 // CHECK-NEXT: pointwise add(
@@ -99,10 +101,13 @@ graph.graph @zcg(%x: tensor<64x768xf16>, %g: tensor<1x768xf16>, %one: tensor<1x1
 // -----
 
 // CHECK-LABEL: graph.graph @zcg_by_value(
-// CHECK-NEXT: group 0 engines [#graph.engine<cudnn, plans = ["heuristics"]>, #graph.engine<codegen,
+// CHECK-NEXT: group 0 engines [#graph.engine<codegen, {{[^>]*}}>] (
+// CHECK-NEXT: pointwise add(
+// CHECK-NEXT: layernorm inference
 // SPLIT-LABEL: graph.graph @zcg_by_value(
-// SPLIT-NEXT: group 0 engines [#graph.engine<cudnn, plans = ["heuristics"]>] (
+// SPLIT-NEXT: %[[S:.*]] = group 0 engines [#graph.engine<cudnn, plans = ["heuristics"]>] (
 // SPLIT-NEXT: pointwise add(
+// SPLIT: group 1 engines [#graph.engine<cudnn, plans = ["heuristics"]>] ({{.*}}%[[S]]
 // SPLIT-NEXT: layernorm inference
 graph.graph @zcg_by_value(%x: tensor<64x768xf16>, %g: tensor<1x768xf16>, %one: tensor<1x1xf32> {graph.by_value},
                  %b: tensor<1x768xf16>, %e: tensor<1x1xf32>) -> tensor<64x768xf16>
@@ -127,6 +132,28 @@ graph.graph @zcg_scalar(%x: tensor<64x768xf16>, %g: tensor<1x768xf16>,
     attributes {compute_data_type = f32} {
   %one = graph.scalar 1.0 : f32 -> tensor<1x1xf32>
   %s = graph.pointwise add(%g, %one) : (tensor<1x768xf16>, tensor<1x1xf32>) -> tensor<1x768xf32>
+  %y = graph.layernorm inference %x, scale %s, bias %b, epsilon %e : (tensor<64x768xf16>, tensor<1x768xf32>, tensor<1x768xf16>, tensor<1x1xf32>) -> (tensor<64x768xf16>, none, none)
+  graph.output %y : tensor<64x768xf16>
+}
+
+// -----
+
+// A graph.scalar other than 1.0 in the prologue: cuDNN declines (its norm
+// engines refuse add_scalar != 1 at execute).
+// CHECK-LABEL: graph.graph @zcg_scalar_two(
+// CHECK-NEXT: scalar 2.0
+// CHECK-NEXT: group 0 engines [#graph.engine<codegen, {{[^>]*}}>] (
+// CHECK-NEXT: pointwise add(
+// CHECK-NEXT: layernorm inference
+// SPLIT-LABEL: graph.graph @zcg_scalar_two(
+// SPLIT: pointwise add(
+// SPLIT: group 1 engines [#graph.engine<cudnn, plans = ["heuristics"]>] (
+// SPLIT-NEXT: layernorm inference
+graph.graph @zcg_scalar_two(%x: tensor<64x768xf16>, %g: tensor<1x768xf16>,
+                 %b: tensor<1x768xf16>, %e: tensor<1x1xf32>) -> tensor<64x768xf16>
+    attributes {compute_data_type = f32} {
+  %two = graph.scalar 2.0 : f32 -> tensor<1x1xf32>
+  %s = graph.pointwise add(%g, %two) : (tensor<1x768xf16>, tensor<1x1xf32>) -> tensor<1x768xf32>
   %y = graph.layernorm inference %x, scale %s, bias %b, epsilon %e : (tensor<64x768xf16>, tensor<1x768xf32>, tensor<1x768xf16>, tensor<1x1xf32>) -> (tensor<64x768xf16>, none, none)
   graph.output %y : tensor<64x768xf16>
 }

@@ -162,12 +162,23 @@ public:
   std::vector<std::string> planNames() const override { return {"heuristics"}; }
 
   /// A layernorm's or rmsnorm's scale or bias computed in the group by a
-  /// pointwise op that reads two tensors from device memory (the
-  /// zero-centered gamma + 1 with the 1 a CUDA tensor): every cuDNN 9.19
-  /// engine for it segfaulted in cudnnBackendExecute on the H200, while the
-  /// same prologue with the 1 passed by value ran. Such a group goes to
-  /// another engine (or is split).
+  /// pointwise op (the zero-centered gamma + 1), as cuDNN 9.19 on the H200
+  /// runs it: with the 1 a CUDA tensor (the op reads two tensors from
+  /// memory) every engine segfaulted in cudnnBackendExecute; with a
+  /// by-value scalar other than 1.0 it fails at execute with BAD_PARAM
+  /// ("add_scalar" must be 1), so only add(x, constant 1.0) stays: a
+  /// graph.by_value input's value is known only at execute. Such a group
+  /// goes to another engine (or is split).
   static std::string declinesNormPrologue(ArrayRef<Operation *> ops) {
+    auto isOne = [](ScalarOp scalar) {
+      if (!scalar)
+        return false;
+      if (auto f = dyn_cast<FloatAttr>(scalar.getValue()))
+        return f.getValueAsDouble() == 1.0;
+      if (auto i = dyn_cast<IntegerAttr>(scalar.getValue()))
+        return i.getValue().isOne();
+      return false;
+    };
     // A graph.scalar outside the group reaches it as a block argument:
     // isTakenByValue resolves it.
     auto fromMemory = [&](Value v) {
@@ -185,11 +196,25 @@ public:
         auto prologue = param.value.getDefiningOp<PointwiseOp>();
         if (!prologue || !llvm::is_contained(ops, prologue.getOperation()))
           continue;
+        std::string computed =
+            describeNode(op) + ": its " + portName(param.port) +
+            " is computed in the group by " + describeNode(prologue);
         if (llvm::count_if(prologue->getOperands(), fromMemory) >= 2)
-          return describeNode(op) + ": its " + portName(param.port) +
-                 " is computed in the group by " + describeNode(prologue) +
+          return computed +
                  " reading two tensors from memory, which cuDNN's norm "
                  "engines crash on (pass a one-element operand by value)";
+        for (Value operand : prologue->getOperands()) {
+          Value source = resolveGroupValue(operand);
+          auto scalar = source.getDefiningOp<ScalarOp>();
+          if (!scalar &&
+              !(isByValueInput(source) && isTakenByValue(operand, ops)))
+            continue;
+          if (prologue.getMode() != PointwiseMode::add || !isOne(scalar))
+            return computed +
+                   " from a by-value scalar, which cuDNN's norm engines "
+                   "take only as an add of the constant 1.0 (another value, "
+                   "or one known only at execute, fails there)";
+        }
       }
     }
     return "";
