@@ -492,34 +492,6 @@ private:
                                function_ref<Val(Value)> get,
                                function_ref<Value(size_t)> linear, Val &result);
 
-  // The ops of a pointwise stage, lowered to lanes by conversion patterns
-  // (LanePatterns.cpp).
-  /// One instantiation of a stage's ops: one run of `vec` elements.
-  struct StageItem {
-    Kernel *kernel;
-    const Shape *space;
-    int64_t vec;
-    Value start;       // linear index of the run's first element
-    Value gatherStart; // where rope and dequantize read: start, or a valid
-                       // run's for a thread past the last run
-  };
-  struct LaneContext;
-  template <typename OpT> struct LanePattern;
-  /// Instantiates the ops of `s` at the builder, reading the lanes `vals`
-  /// holds for the stage inputs, and legalizes the instances to lanes; adds
-  /// each result's lanes to `vals`. Why not, or "".
-  std::string lowerToLanes(const Stage &s, const StageItem &item,
-                           std::map<int64_t, Val> &vals);
-  // The lane patterns' op families.
-  static std::string pointwiseLanes(Emitter &e, LaneContext &c,
-                                    Operation *original,
-                                    function_ref<Val(Value)> get, Val &result);
-  static std::string ropeLanes(Emitter &e, LaneContext &c, Operation *original,
-                               function_ref<Val(Value)> get, Val &result);
-  static std::string dequantizeLanes(Emitter &e, LaneContext &c,
-                                     Operation *original,
-                                     function_ref<Val(Value)> get, Val &result);
-
   // Row stages (RowStage.cpp): one block per row.
   struct RowKernel;
   struct RowIteration;
@@ -539,14 +511,60 @@ private:
   /// A reduction over the row of per-lane values, across the block.
   Value rowReduce(RowKernel &r, const ReduceKind &kind,
                   function_ref<Value(size_t)> value);
-  std::string emitRowReduction(RowKernel &r, RowIteration &it, ReductionOp op);
-  std::string emitNormForward(RowKernel &r, RowIteration &it, Operation *op);
-  std::string emitNormBackward(RowKernel &r, RowIteration &it, Operation *op);
+  std::string emitRowReduction(RowKernel &r, RowIteration &it, ReductionOp op,
+                               function_ref<Val(Value)> get);
+  std::string emitNormForward(RowKernel &r, RowIteration &it, Operation *op,
+                              function_ref<Val(Value)> get);
+  std::string emitNormBackward(RowKernel &r, RowIteration &it, Operation *op,
+                               function_ref<Val(Value)> get);
   /// Stores of the row's values (per-row ones by thread 0, per-column ones
   /// in row 0).
   std::string emitRowStores(RowKernel &r, RowIteration &it);
   /// Each block's partial column sums, after the row loop.
   void storePartialColumnSums(RowKernel &r, scf::ForOp loop);
+
+  // Stage ops lowered to lanes by conversion patterns (LanePatterns.cpp).
+  /// One run of a pointwise stage: `vec` elements.
+  struct StageItem {
+    Kernel *kernel;
+    const Shape *space;
+    int64_t vec;
+    Value start;       // linear index of the run's first element
+    Value gatherStart; // where rope and dequantize read: start, or a valid
+                       // run's for a thread past the last run
+  };
+  /// What the lane patterns of one run (pointwise stages) or one trip of
+  /// the row loop (row stages) share.
+  struct LaneContext {
+    Emitter &emitter;
+    /// Lanes by uid: the stage inputs as loaded, each result as its pattern
+    /// computed it; the stores read them.
+    std::map<int64_t, Val> &values;
+    /// The lanes of stage input `v` (an operand the stage does not make).
+    std::function<Val(Value)> input;
+    const StageItem *item = nullptr; // pointwise stages
+    RowKernel *row = nullptr;        // row stages
+    RowIteration *iteration = nullptr;
+    /// Each instance's stage op (attributes, uids and planner facts).
+    DenseMap<Operation *, Operation *> original;
+    /// The operand-less casts standing for the stage inputs.
+    DenseSet<Operation *> inputs;
+    /// The class of every instance result.
+    DenseMap<Value, Cls> classes;
+    /// Why a pattern failed (the first reason).
+    std::string error;
+  };
+  template <typename OpT> struct LanePattern;
+  /// Instantiates `ops` at the builder and legalizes the instances to lanes
+  /// (their results in `c.values`). Why not, or "".
+  std::string lowerToLanes(ArrayRef<Operation *> ops, LaneContext &c);
+  // The lane patterns' op families: the lanes of `original`'s results from
+  // its operands' (`get`), into `c.values`.
+  using LaneFamily = std::string(Emitter &e, LaneContext &c,
+                                 Operation *original,
+                                 function_ref<Val(Value)> get);
+  static LaneFamily pointwiseLanes, ropeLanes, dequantizeLanes,
+      rowReductionLanes, normForwardLanes, normBackwardLanes;
 
   // Column sums of backward norms (ColumnSums.cpp).
   /// DScale/DBias of backward norm `op` summed over the rows from its

@@ -80,7 +80,14 @@ std::string Emitter::emitPointwise(const Stage &s, size_t index,
                        .getResult()
                  : starts[u];
     StageItem item{&k, &s.space, vec, starts[u], gatherStart};
-    if (std::string e = lowerToLanes(s, item, vals[u]); !e.empty())
+    std::map<int64_t, Val> &run = vals[u];
+    LaneContext c{*this, run,
+                  [&](Value v) {
+                    auto it = run.find(planner.resolve(planner.uidOf(v)));
+                    return it == run.end() ? Val{} : it->second;
+                  },
+                  &item};
+    if (std::string e = lowerToLanes(s.ops, c); !e.empty())
       return e;
   }
   for (int64_t u = 0; u < items; ++u)

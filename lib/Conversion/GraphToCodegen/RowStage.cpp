@@ -208,26 +208,16 @@ SmallVector<Value> Emitter::loadRow(RowKernel &r, int64_t uid, Value rowIndex,
 }
 
 std::string Emitter::emitRowBody(RowKernel &r, RowIteration &it) {
-  for (Operation *op : r.s.ops) {
-    std::string error;
-    if (isa<PointwiseOp, BatchnormInferenceOp>(op)) {
-      int64_t outUid = planner.uidOf(op->getResult(0));
-      Val result;
-      error = computePointwise(
-          op, outUid,
-          [&](Value v) { return rowValue(r, it, planner.uidOf(v)); },
-          [](size_t) { return Value(); }, result);
-      if (error.empty())
-        it.vals[outUid] = result;
-    } else if (auto reduction = dyn_cast<ReductionOp>(op))
-      error = emitRowReduction(r, it, reduction);
-    else if (!isBackwardNorm(op))
-      error = emitNormForward(r, it, op);
-    else
-      error = emitNormBackward(r, it, op);
-    if (!error.empty())
-      return error;
-  }
+  // The stage's ops, lowered by the lane patterns; an input is loaded (or
+  // found held or prefetched) at its first reader.
+  LaneContext c{*this,
+                it.vals,
+                [&](Value v) { return rowValue(r, it, planner.uidOf(v)); },
+                nullptr,
+                &r,
+                &it};
+  if (std::string e = lowerToLanes(r.s.ops, c); !e.empty())
+    return e;
   return emitRowStores(r, it);
 }
 
@@ -278,8 +268,9 @@ Value Emitter::rowReduce(RowKernel &r, const ReduceKind &kind,
 }
 
 std::string Emitter::emitRowReduction(RowKernel &r, RowIteration &it,
-                                      ReductionOp op) {
-  Val x = rowValue(r, it, planner.uidOf(op.getInput()));
+                                      ReductionOp op,
+                                      function_ref<Val(Value)> get) {
+  Val x = get(op.getInput());
   std::string mode = modeOf(op);
   if (x.lanes.size() != r.lanesPerRow)
     return "reduction: generated kernels reduce values that vary along "
@@ -296,14 +287,18 @@ std::string Emitter::emitRowReduction(RowKernel &r, RowIteration &it,
 }
 
 std::string Emitter::emitNormForward(RowKernel &r, RowIteration &it,
-                                     Operation *op) {
+                                     Operation *op,
+                                     function_ref<Val(Value)> get) {
+  auto operand = [&](Port port) {
+    return namedValue(op, port, /*isResult=*/false);
+  };
   auto dtypeOf = [&](int64_t uid) { return planner.tensors.at(uid)->dtype; };
   ReduceKind sum = reduceKind("add");
   double n = static_cast<double>(r.launch.cols);
   size_t lanesPerRow = r.lanesPerRow;
   bool centered = !isa<RmsnormOp>(op);
-  Val x = rowValue(r, it, planner.in(op, Port::input));
-  Val eps = rowValue(r, it, planner.in(op, Port::epsilon));
+  Val x = get(operand(Port::input));
+  Val eps = get(operand(Port::epsilon));
   if (x.lanes.size() != lanesPerRow)
     return op->getName().stripDialect().str() +
            ": the input must vary along the row";
@@ -321,11 +316,10 @@ std::string Emitter::emitNormForward(RowKernel &r, RowIteration &it,
   Value inv =
       divf(f32(1.0), math::SqrtOp::create(b, loc, addf(var, eps.lane(0))));
   // Loaded after the reductions: not live across them.
-  Val scale = rowValue(r, it, planner.in(op, Port::scale));
+  Val scale = get(operand(Port::scale));
   std::optional<Val> bias;
-  if (std::optional<int64_t> uid =
-          planner.uidAt(op, Port::bias, /*isResult=*/false))
-    bias = rowValue(r, it, *uid);
+  if (Value biasOperand = operand(Port::bias))
+    bias = get(biasOperand);
   int64_t yUid = planner.out(op, Port::Y);
   Val y{Cls::Full, {}};
   for (size_t i = 0; i < lanesPerRow; ++i) {
@@ -345,19 +339,23 @@ std::string Emitter::emitNormForward(RowKernel &r, RowIteration &it,
 }
 
 std::string Emitter::emitNormBackward(RowKernel &r, RowIteration &it,
-                                      Operation *op) {
+                                      Operation *op,
+                                      function_ref<Val(Value)> get) {
+  auto operand = [&](Port port) {
+    return namedValue(op, port, /*isResult=*/false);
+  };
   auto dtypeOf = [&](int64_t uid) { return planner.tensors.at(uid)->dtype; };
   ReduceKind sum = reduceKind("add");
   double n = static_cast<double>(r.launch.cols);
   size_t lanesPerRow = r.lanesPerRow;
   bool centered = !isa<RmsnormBackwardOp>(op);
-  Val scale = rowValue(r, it, planner.in(op, Port::scale));
-  Val dy = rowValue(r, it, planner.in(op, Port::grad));
-  Val x = rowValue(r, it, planner.in(op, Port::input));
-  Val inv = rowValue(r, it, planner.in(op, Port::inv_variance));
+  Val scale = get(operand(Port::scale));
+  Val dy = get(operand(Port::grad));
+  Val x = get(operand(Port::input));
+  Val inv = get(operand(Port::inv_variance));
   Value mean = f32(0.0);
   if (centered)
-    mean = rowValue(r, it, planner.in(op, Port::mean)).lane(0);
+    mean = get(operand(Port::mean)).lane(0);
   Value invV = inv.lane(0);
   SmallVector<Value> xhat, g;
   for (size_t i = 0; i < lanesPerRow; ++i) {
