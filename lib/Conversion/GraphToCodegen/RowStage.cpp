@@ -20,6 +20,11 @@ using namespace mlir;
 using namespace mlir::graph;
 using namespace mlir::graph::kernelgen;
 
+/// Operand `port` of `op` (null when it has none).
+static Value inputAt(Operation *op, Port port) {
+  return namedValue(op, port, /*isResult=*/false);
+}
+
 /// Per-column row-stage inputs held in registers across rows, in lanes.
 static constexpr int64_t kHeldColumnLanes = 16;
 
@@ -289,16 +294,13 @@ std::string Emitter::emitRowReduction(RowKernel &r, RowIteration &it,
 std::string Emitter::emitNormForward(RowKernel &r, RowIteration &it,
                                      Operation *op,
                                      function_ref<Val(Value)> get) {
-  auto operand = [&](Port port) {
-    return namedValue(op, port, /*isResult=*/false);
-  };
   auto dtypeOf = [&](int64_t uid) { return planner.tensors.at(uid)->dtype; };
   ReduceKind sum = reduceKind("add");
   double n = static_cast<double>(r.launch.cols);
   size_t lanesPerRow = r.lanesPerRow;
   bool centered = !isa<RmsnormOp>(op);
-  Val x = get(operand(Port::input));
-  Val eps = get(operand(Port::epsilon));
+  Val x = get(inputAt(op, Port::input));
+  Val eps = get(inputAt(op, Port::epsilon));
   if (x.lanes.size() != lanesPerRow)
     return op->getName().stripDialect().str() +
            ": the input must vary along the row";
@@ -316,9 +318,9 @@ std::string Emitter::emitNormForward(RowKernel &r, RowIteration &it,
   Value inv =
       divf(f32(1.0), math::SqrtOp::create(b, loc, addf(var, eps.lane(0))));
   // Loaded after the reductions: not live across them.
-  Val scale = get(operand(Port::scale));
+  Val scale = get(inputAt(op, Port::scale));
   std::optional<Val> bias;
-  if (Value biasOperand = operand(Port::bias))
+  if (Value biasOperand = inputAt(op, Port::bias))
     bias = get(biasOperand);
   int64_t yUid = planner.out(op, Port::Y);
   Val y{Cls::Full, {}};
@@ -341,21 +343,18 @@ std::string Emitter::emitNormForward(RowKernel &r, RowIteration &it,
 std::string Emitter::emitNormBackward(RowKernel &r, RowIteration &it,
                                       Operation *op,
                                       function_ref<Val(Value)> get) {
-  auto operand = [&](Port port) {
-    return namedValue(op, port, /*isResult=*/false);
-  };
   auto dtypeOf = [&](int64_t uid) { return planner.tensors.at(uid)->dtype; };
   ReduceKind sum = reduceKind("add");
   double n = static_cast<double>(r.launch.cols);
   size_t lanesPerRow = r.lanesPerRow;
   bool centered = !isa<RmsnormBackwardOp>(op);
-  Val scale = get(operand(Port::scale));
-  Val dy = get(operand(Port::grad));
-  Val x = get(operand(Port::input));
-  Val inv = get(operand(Port::inv_variance));
+  Val scale = get(inputAt(op, Port::scale));
+  Val dy = get(inputAt(op, Port::grad));
+  Val x = get(inputAt(op, Port::input));
+  Val inv = get(inputAt(op, Port::inv_variance));
   Value mean = f32(0.0);
   if (centered)
-    mean = get(operand(Port::mean)).lane(0);
+    mean = get(inputAt(op, Port::mean)).lane(0);
   Value invV = inv.lane(0);
   SmallVector<Value> xhat, g;
   for (size_t i = 0; i < lanesPerRow; ++i) {
