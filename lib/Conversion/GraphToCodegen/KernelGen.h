@@ -593,6 +593,38 @@ private:
   gpu::GPUModuleOp gpuModule;
 };
 
+/// What every piece of one row kernel shares.
+struct Emitter::RowKernel {
+  const Stage &s;
+  RowLaunch launch;
+  Kernel k;
+  Value smem, tid, bid;
+  /// Per run this thread holds: its first column, and whether it is inside
+  /// the row (null: always).
+  std::vector<Value> colStart, valid;
+  size_t lanesPerRow = 0; // items * vec
+  /// Per-column inputs loaded once, before the row loop.
+  std::map<int64_t, Val> held;
+  /// Row-shaped inputs loaded one row ahead.
+  std::vector<int64_t> prefetched;
+
+  const Shape &space() const { return s.space; }
+  View viewOf(const Planner &p, int64_t uid) const {
+    return overSpace(p.views.at(uid), s.space, s.k);
+  }
+  Value validLane(size_t i) const { return valid[i / launch.vec]; }
+};
+
+/// One trip of the row loop.
+struct Emitter::RowIteration {
+  Value row, rowBase; // the row, and its first element's linear index
+  std::map<int64_t, Val> vals;
+  /// Column sums carried across rows (ColumnSum-major, lanesPerRow each).
+  SmallVector<Value> accs;
+  /// The prefetched inputs' lanes of the next row.
+  SmallVector<Value> nextRow;
+};
+
 } // namespace mlir::graph::kernelgen
 
 #endif // LIB_CONVERSION_GRAPHTOCODEGEN_KERNELGEN_H

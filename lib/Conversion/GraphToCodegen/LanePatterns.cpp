@@ -6,7 +6,8 @@
 // stage op gets an instance in the kernel: an op of the same name whose
 // operands are the instances of what it reads, stage inputs standing as
 // operand-less unrealized_conversion_casts. The dialect conversion
-// legalizes each instance with one pattern per op family: a 1:N
+// legalizes each instance with one pattern per op (the op families' lane
+// functions are in PointwisePatterns.cpp and NormPatterns.cpp): a 1:N
 // replacement of each result by its lanes, which the conversion hands to
 // the patterns of the instances that read it; a stage input's lanes are
 // loaded before the stage (pointwise stages) or at their first reader (row
@@ -163,72 +164,4 @@ std::string Emitter::lowerToLanes(ArrayRef<Operation *> ops, LaneContext &c) {
                ? std::string("stage ops did not lower to lanes")
                : "generated kernels: " + diagnostic;
   return "";
-}
-
-std::string Emitter::pointwiseLanes(Emitter &e, LaneContext &c,
-                                    Operation *original,
-                                    function_ref<Val(Value)> get) {
-  auto linear = [&](size_t i) -> Value {
-    if (!c.item || i >= static_cast<size_t>(c.item->vec))
-      return Value();
-    return e.addi(c.item->start, e.idx(i));
-  };
-  int64_t outUid = e.planner.uidOf(original->getResult(0));
-  Val result;
-  std::string error = e.computePointwise(original, outUid, get, linear, result);
-  if (error.empty())
-    c.values[outUid] = result;
-  return error;
-}
-
-std::string Emitter::ropeLanes(Emitter &e, LaneContext &c, Operation *original,
-                               function_ref<Val(Value)>) {
-  if (!c.item)
-    return describeNode(original) + ": rope runs in pointwise stages only";
-  Val result;
-  std::string error = e.emitRope(*c.item->kernel, original, *c.item->space,
-                                 c.item->gatherStart, c.item->vec, result);
-  if (error.empty())
-    c.values[e.planner.uidOf(original->getResult(0))] = result;
-  return error;
-}
-
-std::string Emitter::dequantizeLanes(Emitter &e, LaneContext &c,
-                                     Operation *original,
-                                     function_ref<Val(Value)>) {
-  if (!c.item)
-    return describeNode(original) +
-           ": block_scale_dequantize runs in pointwise stages only";
-  Val result;
-  std::string error = e.emitDequantize(
-      *c.item->kernel, cast<BlockScaleDequantizeOp>(original), *c.item->space,
-      c.item->gatherStart, c.item->vec, result);
-  if (error.empty())
-    c.values[e.planner.uidOf(original->getResult(0))] = result;
-  return error;
-}
-
-std::string Emitter::rowReductionLanes(Emitter &e, LaneContext &c,
-                                       Operation *original,
-                                       function_ref<Val(Value)> get) {
-  if (!c.row)
-    return describeNode(original) + ": reduces in row stages only";
-  return e.emitRowReduction(*c.row, *c.iteration, cast<ReductionOp>(original),
-                            get);
-}
-
-std::string Emitter::normForwardLanes(Emitter &e, LaneContext &c,
-                                      Operation *original,
-                                      function_ref<Val(Value)> get) {
-  if (!c.row)
-    return describeNode(original) + ": normalizes in row stages only";
-  return e.emitNormForward(*c.row, *c.iteration, original, get);
-}
-
-std::string Emitter::normBackwardLanes(Emitter &e, LaneContext &c,
-                                       Operation *original,
-                                       function_ref<Val(Value)> get) {
-  if (!c.row)
-    return describeNode(original) + ": normalizes in row stages only";
-  return e.emitNormBackward(*c.row, *c.iteration, original, get);
 }

@@ -1,0 +1,288 @@
+//===- PointwisePatterns.cpp - Lane patterns of the pointwise ops ---------===//
+//
+// The pointwise op family's lane patterns (LanePatterns.cpp runs them):
+// graph.pointwise and batchnorm_inference lane by lane from their
+// operands' lanes; rope (forward and backward) and block-scale dequantize,
+// which read elements other than the one they write from memory. The row
+// stages run graph.pointwise and batchnorm_inference through the same
+// pattern.
+//
+//===----------------------------------------------------------------------===//
+
+#include "KernelGen.h"
+#include "ScalarOps.h"
+
+#include "GraphDialect/Engines/Engine.h"
+
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace mlir::graph;
+using namespace mlir::graph::kernelgen;
+
+std::string Emitter::pointwiseLanes(Emitter &e, LaneContext &c,
+                                    Operation *original,
+                                    function_ref<Val(Value)> get) {
+  auto linear = [&](size_t i) -> Value {
+    if (!c.item || i >= static_cast<size_t>(c.item->vec))
+      return Value();
+    return e.addi(c.item->start, e.idx(i));
+  };
+  int64_t outUid = e.planner.uidOf(original->getResult(0));
+  Val result;
+  std::string error = e.computePointwise(original, outUid, get, linear, result);
+  if (error.empty())
+    c.values[outUid] = result;
+  return error;
+}
+
+std::string Emitter::ropeLanes(Emitter &e, LaneContext &c, Operation *original,
+                               function_ref<Val(Value)>) {
+  if (!c.item)
+    return describeNode(original) + ": rope runs in pointwise stages only";
+  Val result;
+  std::string error = e.emitRope(*c.item->kernel, original, *c.item->space,
+                                 c.item->gatherStart, c.item->vec, result);
+  if (error.empty())
+    c.values[e.planner.uidOf(original->getResult(0))] = result;
+  return error;
+}
+
+std::string Emitter::dequantizeLanes(Emitter &e, LaneContext &c,
+                                     Operation *original,
+                                     function_ref<Val(Value)>) {
+  if (!c.item)
+    return describeNode(original) +
+           ": block_scale_dequantize runs in pointwise stages only";
+  Val result;
+  std::string error = e.emitDequantize(
+      *c.item->kernel, cast<BlockScaleDequantizeOp>(original), *c.item->space,
+      c.item->gatherStart, c.item->vec, result);
+  if (error.empty())
+    c.values[e.planner.uidOf(original->getResult(0))] = result;
+  return error;
+}
+
+Val Emitter::emitElements(Operation *op, Value e0, int64_t vec,
+                          function_ref<Value(Value e, int64_t i)> element) {
+  int64_t outUid = planner.uidOf(op->getResult(0));
+  DType outType = planner.tensors.at(outUid)->dtype;
+  Val result{Cls::Full, {}};
+  for (int64_t i = 0; i < vec; ++i) {
+    Value e = i ? addi(e0, idx(i)) : e0;
+    result.lanes.push_back(roundTo(element(e, i), outType));
+  }
+  return result;
+}
+
+std::string Emitter::computePointwise(Operation *op, int64_t outUid,
+                                      function_ref<Val(Value)> get,
+                                      function_ref<Value(size_t)> linear,
+                                      Val &result) {
+  std::vector<Val> args;
+  auto batchnorm = dyn_cast<BatchnormInferenceOp>(op);
+  auto pointwise = dyn_cast<PointwiseOp>(op);
+  std::string mode = pointwise ? modeOf(op) : "";
+  if (batchnorm) {
+    for (Value operand :
+         {batchnorm.getInput(), batchnorm.getMean(), batchnorm.getInvVariance(),
+          batchnorm.getScale(), batchnorm.getBias()})
+      args.push_back(get(operand));
+  } else {
+    unsigned arity = mode == "gen_index" ? 0 : pointwiseArity(mode);
+    for (unsigned i = 0; i < arity; ++i) {
+      if (i >= pointwise.getInputs().size())
+        return "pointwise " + mode + " lacks in" + std::to_string(i);
+      args.push_back(get(pointwise.getInputs()[i]));
+    }
+  }
+  DType outType = planner.tensors.count(outUid)
+                      ? planner.tensors.at(outUid)->dtype
+                      : planner.views.at(outUid).dtype;
+  result = Val{};
+  result.cls = Cls::Scalar;
+  size_t lanes = 1;
+  for (const Val &a : args) {
+    result.cls = join(result.cls, a.cls);
+    lanes = std::max(lanes, a.lanes.size());
+  }
+  if (mode == "gen_index") {
+    result.cls = Cls::Full;
+    lanes = 0;
+  }
+  if (mode == "gen_index") {
+    const Shape &dims = planner.tensors.at(outUid)->dims;
+    int64_t axis = intAttrOf(op, "axis", 0);
+    if (axis < 0)
+      axis += dims.size();
+    Shape rm = rowMajorStrides(dims);
+    for (size_t i = 0;; ++i) {
+      Value e = linear(i);
+      if (!e)
+        break;
+      Value c = arith::DivUIOp::create(b, loc, e, idx(rm.at(axis)));
+      c = arith::RemUIOp::create(b, loc, c, idx(dims.at(axis)));
+      Value asInt = arith::IndexCastOp::create(b, loc, b.getI64Type(), c);
+      Value f = arith::UIToFPOp::create(b, loc, b.getF32Type(), asInt);
+      result.lanes.push_back(roundTo(f, outType));
+    }
+    return "";
+  }
+  // Results rounded to bf16 (8 significant bits) or fp8 cannot tell an
+  // error of a few f32 ulps from an exact one; there, a divisor shared by
+  // every lane becomes one reciprocal and tanh becomes the hardware's
+  // tanh.approx.f32 (relative error < 2^-10.9, an eighth of a bf16 ulp).
+  bool coarse = outType == DType::BF16 || outType == DType::F8E4M3FN ||
+                outType == DType::F8E5M2;
+  if (coarse && pointwise && mode == "div" && lanes > 1 && args.size() == 2 &&
+      args[1].lanes.size() == 1) {
+    // Below 2^-125 the reciprocal would overflow: divide there.
+    Value y = args[1].lanes[0];
+    Value normal = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UGE,
+                                         math::AbsFOp::create(b, loc, y),
+                                         f32(std::ldexp(1.0, -125)));
+    SmallVector<Type> types(lanes, b.getF32Type());
+    auto branch = scf::IfOp::create(b, loc, types, normal, true);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(branch.thenBlock());
+      Value r = divf(f32(1.0), y);
+      SmallVector<Value> q;
+      for (size_t i = 0; i < lanes; ++i)
+        q.push_back(mulf(args[0].lane(i), r));
+      scf::YieldOp::create(b, loc, q);
+      b.setInsertionPointToStart(branch.elseBlock());
+      q.clear();
+      for (size_t i = 0; i < lanes; ++i)
+        q.push_back(divf(args[0].lane(i), y));
+      scf::YieldOp::create(b, loc, q);
+    }
+    for (Value q : branch.getResults())
+      result.lanes.push_back(roundTo(q, outType));
+    return "";
+  }
+  for (size_t i = 0; i < lanes; ++i) {
+    SmallVector<Value> scalars;
+    for (const Val &a : args)
+      scalars.push_back(a.lane(i));
+    Value r;
+    if (coarse && pointwise && mode == "tanh") {
+      r = NVVM::InlinePtxOp::create(b, loc, TypeRange{b.getF32Type()},
+                                    ValueRange{scalars[0]}, ValueRange{},
+                                    "tanh.approx.f32 $0, $1;", Value())
+              .getResult(0);
+    } else if (batchnorm) {
+      r = mulf(mulf(subf(scalars[0], scalars[1]), scalars[2]), scalars[3]);
+      r = addf(r, scalars[4]);
+    } else {
+      r = mlir::graph::emitPointwise(
+          b, loc, mode,
+          [&](const char *name, double fallback) {
+            return floatAttrOf(op, name, fallback);
+          },
+          scalars);
+    }
+    if (!r)
+      return "pointwise " + mode + " has no generated lowering";
+    result.lanes.push_back(roundTo(r, outType));
+  }
+  return "";
+}
+
+std::string Emitter::emitDequantize(Kernel &k, BlockScaleDequantizeOp op,
+                                    const Shape &space, Value e0, int64_t vec,
+                                    Val &result) {
+  const View &x = planner.viewOf(planner.uidOf(op.getInput()));
+  const View &d = planner.viewOf(planner.uidOf(op.getDescale()));
+  if (d.dims.size() != space.size())
+    return "block_scale_dequantize: descale rank " +
+           std::to_string(d.dims.size()) + " differs from the input rank " +
+           std::to_string(space.size());
+  Shape block(space.size(), 1);
+  if (space.empty())
+    return "block_scale_dequantize: needs 1 to rank block sizes";
+  block.back() = op.getBlockSizeAttr().getInt();
+  double sign = op.getIsNegativeScale() ? -1.0 : 1.0;
+  SmallVector<Value> xs = loadRun(k, x, space, e0, vec);
+  result = emitElements(op, e0, vec, [&](Value e, int64_t i) {
+    // descale offset: each coordinate divided by its block size.
+    Value offset = idx(d.base), rest = e;
+    for (int64_t dim = static_cast<int64_t>(space.size()) - 1; dim >= 0;
+         --dim) {
+      if (space[dim] == 1)
+        continue;
+      Value c = arith::RemUIOp::create(b, loc, rest, idx(space[dim]));
+      rest = arith::DivUIOp::create(b, loc, rest, idx(space[dim]));
+      if (d.dims[dim] != 1)
+        offset = addi(offset,
+                      muli(arith::DivUIOp::create(b, loc, c, idx(block[dim])),
+                           idx(d.strides[dim])));
+    }
+    Value scale = toF32(memref::LoadOp::create(b, loc, k.memrefs.at(d.buffer),
+                                               ValueRange{offset}),
+                        d.dtype);
+    return mulf(mulf(xs[i], f32(sign)), scale);
+  });
+  return "";
+}
+
+std::string Emitter::emitRope(Kernel &k, Operation *op, const Shape &space,
+                              Value e0, int64_t vec, Val &result) {
+  std::string kind = op->getName().stripDialect().str();
+  // rope's input and rope_backward's dY, then freqs.
+  const View &x = planner.viewOf(planner.uidOf(op->getOperand(0)));
+  const View &f = planner.viewOf(planner.uidOf(op->getOperand(1)));
+  if (space.empty() || f.dims.empty())
+    return kind + ": needs an input and freqs of rank >= 1";
+  int64_t head = space.back();
+  int64_t d = intAttrOf(op, "rope_dim", 0);
+  if (d == 0)
+    d = head;
+  int64_t half = d / 2, freqLast = f.dims.back();
+  if (d % 2 || d > head || (freqLast != d && freqLast != half))
+    return kind + ": rope_dim " + std::to_string(d) + " and freqs last dim " +
+           std::to_string(freqLast) + " do not fit a last dim of " +
+           std::to_string(head);
+  double scale = floatAttrOf(op, "output_scale", 1.0);
+  bool backward = isa<RopeBackwardOp>(op);
+  Shape fspace = space;
+  fspace.back() = freqLast;
+  auto load = [&](const View &v, const Shape &sp, Value at) {
+    return toF32(memref::LoadOp::create(b, loc, k.memrefs.at(v.buffer),
+                                        ValueRange{offsetOf(v, sp, at)}),
+                 v.dtype);
+  };
+  auto lt = [&](Value a, int64_t c) { return ult(a, idx(c)); };
+  result = emitElements(op, e0, vec, [&](Value e, int64_t) {
+    Value j = arith::RemUIOp::create(b, loc, e, idx(head));
+    Value row = arith::DivUIOp::create(b, loc, e, idx(head));
+    Value first = lt(j, half), inRope = lt(j, d);
+    Value lo = arith::SelectOp::create(
+        b, loc, first, j, arith::SubIOp::create(b, loc, j, idx(half)));
+    lo = arith::SelectOp::create(b, loc, inRope, lo, idx(0));
+    Value rowBase = muli(row, idx(head));
+    Value xlo = load(x, space, addi(rowBase, lo));
+    Value xhi = load(x, space, addi(rowBase, addi(lo, idx(half))));
+    Value fBase = muli(row, idx(freqLast));
+    Value a0 = load(f, fspace, addi(fBase, lo));
+    Value a1 =
+        freqLast == d ? load(f, fspace, addi(fBase, addi(lo, idx(half)))) : a0;
+    Value c0 = math::CosOp::create(b, loc, a0),
+          s0 = math::SinOp::create(b, loc, a0);
+    Value c1 = math::CosOp::create(b, loc, a1),
+          s1 = math::SinOp::create(b, loc, a1);
+    Value lower = backward ? addf(mulf(xlo, c0), mulf(xhi, s1))
+                           : subf(mulf(xlo, c0), mulf(xhi, s0));
+    Value upper = backward ? subf(mulf(xhi, c1), mulf(xlo, s0))
+                           : addf(mulf(xhi, c1), mulf(xlo, s1));
+    Value rotated = arith::SelectOp::create(b, loc, first, lower, upper);
+    Value r =
+        arith::SelectOp::create(b, loc, inRope, rotated, load(x, space, e));
+    return mulf(f32(scale), r);
+  });
+  return "";
+}
