@@ -157,3 +157,36 @@ graph.graph @zcg_scalar_two(%x: tensor<64x768xf16>, %g: tensor<1x768xf16>,
   %y = graph.layernorm inference %x, scale %s, bias %b, epsilon %e : (tensor<64x768xf16>, tensor<1x768xf32>, tensor<1x768xf16>, tensor<1x1xf32>) -> (tensor<64x768xf16>, none, none)
   graph.output %y : tensor<64x768xf16>
 }
+
+// -----
+
+// cuDNN reads the prologue's scalar as an f32 second operand: 1.0 + gamma
+// (scalar first) and an f16 1.0 are declined too.
+// CHECK-LABEL: graph.graph @zcg_scalar_first(
+// CHECK-NEXT: scalar 1.0
+// CHECK-NEXT: group 0 engines [#graph.engine<codegen, {{[^>]*}}>] (
+// CHECK-LABEL: graph.graph @zcg_scalar_f16(
+// CHECK-NEXT: scalar 1.0
+// CHECK-NEXT: group 0 engines [#graph.engine<codegen, {{[^>]*}}>] (
+// SPLIT-LABEL: graph.graph @zcg_scalar_first(
+// SPLIT: group 1 engines [#graph.engine<cudnn, plans = ["heuristics"]>] (
+// SPLIT-NEXT: layernorm inference
+// SPLIT-LABEL: graph.graph @zcg_scalar_f16(
+// SPLIT: group 1 engines [#graph.engine<cudnn, plans = ["heuristics"]>] (
+// SPLIT-NEXT: layernorm inference
+graph.graph @zcg_scalar_first(%x: tensor<64x768xf16>, %g: tensor<1x768xf16>,
+                 %b: tensor<1x768xf16>, %e: tensor<1x1xf32>) -> tensor<64x768xf16>
+    attributes {compute_data_type = f32} {
+  %one = graph.scalar 1.0 : f32 -> tensor<1x1xf32>
+  %s = graph.pointwise add(%one, %g) : (tensor<1x1xf32>, tensor<1x768xf16>) -> tensor<1x768xf32>
+  %y = graph.layernorm inference %x, scale %s, bias %b, epsilon %e : (tensor<64x768xf16>, tensor<1x768xf32>, tensor<1x768xf16>, tensor<1x1xf32>) -> (tensor<64x768xf16>, none, none)
+  graph.output %y : tensor<64x768xf16>
+}
+graph.graph @zcg_scalar_f16(%x: tensor<64x768xf16>, %g: tensor<1x768xf16>,
+                 %b: tensor<1x768xf16>, %e: tensor<1x1xf32>) -> tensor<64x768xf16>
+    attributes {compute_data_type = f32} {
+  %one = graph.scalar 1.0 : f16 -> tensor<1x1xf16>
+  %s = graph.pointwise add(%g, %one) : (tensor<1x768xf16>, tensor<1x1xf16>) -> tensor<1x768xf32>
+  %y = graph.layernorm inference %x, scale %s, bias %b, epsilon %e : (tensor<64x768xf16>, tensor<1x768xf32>, tensor<1x768xf16>, tensor<1x1xf32>) -> (tensor<64x768xf16>, none, none)
+  graph.output %y : tensor<64x768xf16>
+}

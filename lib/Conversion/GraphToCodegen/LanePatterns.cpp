@@ -56,17 +56,28 @@ template <typename OpT> struct Emitter::LanePattern : OpConversionPattern<OpT> {
         if (operand != v)
           continue;
         Value instance = op->getOperand(i);
-        if (c.inputs.contains(instance.getDefiningOp()))
-          return c.input(v);
-        return Val{c.classes.lookup(instance),
-                   llvm::to_vector(adaptor.getOperands()[i])};
+        Val val = c.inputs.contains(instance.getDefiningOp())
+                      ? c.input(v)
+                      : Val{c.classes.lookup(instance),
+                            llvm::to_vector(adaptor.getOperands()[i])};
+        if (!val.lanes.empty())
+          return val;
+        break;
       }
-      return Val{};
+      // No lanes (an internal error): a stand-in lets `lower` finish, and
+      // the pattern fails with the reason.
+      if (c.error.empty())
+        c.error = describeNode(original) + ": operand " +
+                  std::to_string(e.planner.uidOf(v)) +
+                  " has no lanes in this stage";
+      return Val{Cls::Scalar, {e.f32(0.0)}};
     };
     OpBuilder saved = e.b;
     e.b = rewriter; // the listener too: the rewriter sees what is built
     std::string error = lower(e, c, original, get);
     e.b = saved;
+    if (error.empty() && !c.error.empty())
+      error = c.error;
     if (!error.empty()) {
       if (c.error.empty())
         c.error = error;
@@ -76,7 +87,14 @@ template <typename OpT> struct Emitter::LanePattern : OpConversionPattern<OpT> {
     for (OpResult result : original->getResults()) {
       auto it = c.values.find(e.planner.uidOf(result));
       if (it == c.values.end()) {
-        replacement.emplace_back(); // not lanes (a column sum, none)
+        // Not lanes (a column sum, a none result): nothing may read it here.
+        if (!op->getResult(result.getResultNumber()).use_empty()) {
+          c.error = describeNode(original) + ": result " +
+                    std::to_string(result.getResultNumber()) +
+                    " is read in the stage but has no lanes";
+          return rewriter.notifyMatchFailure(op, c.error);
+        }
+        replacement.emplace_back();
         continue;
       }
       c.classes[op->getResult(result.getResultNumber())] = it->second.cls;
@@ -137,8 +155,15 @@ std::string Emitter::lowerToLanes(ArrayRef<Operation *> ops, LaneContext &c) {
                LanePattern<InstancenormBackwardOp>,
                LanePattern<AdaLayernormBackwardOp>>(
       ctx, c, &Emitter::normBackwardLanes);
+  // The instances the conversion erased (all of them when it succeeds):
+  // a failure after its rewrites were applied must not erase them again.
+  struct ErasedInstances : RewriterBase::Listener {
+    DenseSet<Operation *> erased;
+    void notifyOperationErased(Operation *op) override { erased.insert(op); }
+  } erasedInstances;
   ConversionConfig config;
   config.foldingMode = DialectConversionFoldingMode::Never;
+  config.listener = &erasedInstances;
   std::string diagnostic;
   LogicalResult converted = success();
   {
@@ -155,9 +180,11 @@ std::string Emitter::lowerToLanes(ArrayRef<Operation *> ops, LaneContext &c) {
   // go either way.
   if (failed(converted))
     for (Operation *instance : llvm::reverse(instances))
-      instance->erase();
+      if (!erasedInstances.erased.contains(instance))
+        instance->erase();
   for (Operation *input : c.inputs)
-    input->erase();
+    if (!erasedInstances.erased.contains(input) && input->use_empty())
+      input->erase();
   if (failed(converted))
     return !c.error.empty() ? c.error
            : diagnostic.empty()

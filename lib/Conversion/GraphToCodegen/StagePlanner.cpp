@@ -230,7 +230,15 @@ std::string Planner::addPointwiseLike(Operation *op, const Shape &out) {
     }
     bool rowStat = colsAll1, col = rowsAll1;
     bool full = out.size() == d.size() && out == d;
-    if (!(exact && (full || rowStat || col))) {
+    // A backward norm's DScale/DBias is summed over every row after the
+    // row loop: an op reading it runs in a later stage.
+    bool readsColumnSum = llvm::any_of(op->getOperands(), [&](Value v) {
+      int64_t uid = resolve(uidOf(v));
+      return llvm::any_of(open->ops, [&](Operation *o) {
+        return isBackwardNorm(o) && isColumnSum(o, uid);
+      });
+    });
+    if (readsColumnSum || !(exact && (full || rowStat || col))) {
       close(index);
       open = Stage{StageKind::Pointwise, out};
     }

@@ -170,14 +170,10 @@ public:
   /// graph.by_value input's value is known only at execute. Such a group
   /// goes to another engine (or is split).
   static std::string declinesNormPrologue(ArrayRef<Operation *> ops) {
+    // cuDNN compares the scalar's bits, read as an f32, with 1.0f.
     auto isOne = [](ScalarOp scalar) {
-      if (!scalar)
-        return false;
-      if (auto f = dyn_cast<FloatAttr>(scalar.getValue()))
-        return f.getValueAsDouble() == 1.0;
-      if (auto i = dyn_cast<IntegerAttr>(scalar.getValue()))
-        return i.getValue().isOne();
-      return false;
+      auto f = scalar ? dyn_cast<FloatAttr>(scalar.getValue()) : FloatAttr();
+      return f && f.getType().isF32() && f.getValueAsDouble() == 1.0;
     };
     // A graph.scalar outside the group reaches it as a block argument:
     // isTakenByValue resolves it.
@@ -203,17 +199,18 @@ public:
           return computed +
                  " reading two tensors from memory, which cuDNN's norm "
                  "engines crash on (pass a one-element operand by value)";
-        for (Value operand : prologue->getOperands()) {
-          Value source = resolveGroupValue(operand);
+        for (OpOperand &use : prologue->getOpOperands()) {
+          Value operand = use.get(), source = resolveGroupValue(operand);
           auto scalar = source.getDefiningOp<ScalarOp>();
           if (!scalar &&
               !(isByValueInput(source) && isTakenByValue(operand, ops)))
             continue;
-          if (prologue.getMode() != PointwiseMode::add || !isOne(scalar))
+          if (prologue.getMode() != PointwiseMode::add ||
+              use.getOperandNumber() != 1 || !isOne(scalar))
             return computed +
                    " from a by-value scalar, which cuDNN's norm engines "
-                   "take only as an add of the constant 1.0 (another value, "
-                   "or one known only at execute, fails there)";
+                   "take only as x + an f32 constant 1.0 (another value, or "
+                   "one known only at execute, fails there)";
         }
       }
     }

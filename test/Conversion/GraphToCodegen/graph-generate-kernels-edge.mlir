@@ -340,3 +340,21 @@ graph.graph @norm_dims(%x: tensor<4x8x32xf32>, %g: tensor<1x1x32xf32>, %b: tenso
   }
   graph.output %grp0#0, %grp1#0, %grp1#1, %grp1#2, %grp2#0, %grp2#1, %grp3, %grp4#0, %grp4#1 : tensor<4x8x32xf32>, tensor<4x8x32xf32>, tensor<1x1x32xf32>, tensor<1x1x32xf32>, tensor<4x8x32xf32>, tensor<4x8x1xf32>, tensor<4x8x32xf32>, tensor<4x16xf32>, tensor<1x1xf32>
 }
+
+// -----
+
+// An op reading a backward norm's DScale in the same group: DScale is
+// summed over every row after the row loop (the colsum kernel), so its
+// reader runs in a stage of its own after it (it crashed the kernel
+// generator when it joined the row stage).
+// CHECK-LABEL: gpu.module @dscale_read_group0
+// CHECK-SAME: graph.launches = ["stage0 grid 4 block 32", "stage0_colsum0 grid 2 block 256", "stage1 grid 1 block 256"]
+// PTX-LABEL: gpu.binary @dscale_read_group0
+graph.graph @dscale_read(%dy: tensor<4x64xf32>, %x: tensor<4x64xf32>, %s: tensor<1x64xf32>, %iv: tensor<4x1xf32>) -> (tensor<4x64xf32>, tensor<1x64xf32>) {
+  %grp:2 = graph.group 0 (%g_dy = %dy : tensor<4x64xf32>, %g_x = %x : tensor<4x64xf32>, %g_s = %s : tensor<1x64xf32>, %g_iv = %iv : tensor<4x1xf32>) -> (tensor<4x64xf32>, tensor<1x64xf32>) {
+    %dx, %ds = graph.rmsnorm_backward %g_dy, %g_x, scale %g_s, inv_variance %g_iv {has_dbias = false} : (tensor<4x64xf32>, tensor<4x64xf32>, tensor<1x64xf32>, tensor<4x1xf32>) -> (tensor<4x64xf32>, tensor<1x64xf32>)
+    %m = graph.pointwise mul(%ds, %g_s) : (tensor<1x64xf32>, tensor<1x64xf32>) -> tensor<1x64xf32>
+    graph.yield %dx, %m : tensor<4x64xf32>, tensor<1x64xf32>
+  }
+  graph.output %grp#0, %grp#1 : tensor<4x64xf32>, tensor<1x64xf32>
+}
