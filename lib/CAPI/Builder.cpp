@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "CompilerInternal.h"
+#include "GraphDialect/Support/Uid.h"
 
 #include "GraphDialect/Compiler.h"
 #include "GraphDialect/ShapeRule.h"
@@ -692,6 +693,11 @@ Status GraphBuilder::setUid(int64_t tensor, int64_t uid) {
   if (uid < 0)
     return invalid("setUid: uid " + std::to_string(uid) + " of " +
                    impl->describe(tensor) + " is negative (uids must be >= 0)");
+  if (uid > ::graph::kMaxUid)
+    return invalid("setUid: uid " + std::to_string(uid) + " of " +
+                   impl->describe(tensor) + " is above the largest uid " +
+                   std::to_string(::graph::kMaxUid) +
+                   " (the two largest int64 values are reserved)");
   for (size_t i = 0; i < impl->tensors.size(); ++i) {
     int64_t other = static_cast<int64_t>(i) + 1;
     if (other != tensor && impl->tensors[i].uid == uid)

@@ -8,6 +8,7 @@
 #include "GraphDialect/GraphOps.h"
 #include "GraphDialect/NodeOps.h"
 #include "GraphDialect/Support/CheckedMath.h"
+#include "GraphDialect/Support/Uid.h"
 
 #include "mlir/IR/DialectImplementation.h"
 #include "mlir/Interfaces/FunctionImplementation.h"
@@ -365,6 +366,11 @@ LogicalResult GraphOp::verify() {
           return emitGraphError(*this)
                  << what << " " << index << ": uid " << uid.getInt()
                  << " is negative (uids must be >= 0)";
+        if (uid.getInt() > ::graph::kMaxUid)
+          return emitGraphError(*this)
+                 << what << " " << index << ": uid " << uid.getInt()
+                 << " is above the largest uid " << ::graph::kMaxUid
+                 << " (the two largest int64 values are reserved)";
       } else if (name == GraphDialect::kNameAttrName) {
         if (!isa<StringAttr>(attr.getValue()))
           return emitGraphError(*this)
@@ -465,6 +471,12 @@ LogicalResult GraphOp::verifyRegions() {
     if (uid && *uid < 0) {
       emitNodeError(scalar)
           << "uid " << *uid << " is negative (uids must be >= 0)";
+      return WalkResult::interrupt();
+    }
+    if (uid && *uid > ::graph::kMaxUid) {
+      emitNodeError(scalar)
+          << "uid " << *uid << " is above the largest uid " << ::graph::kMaxUid
+          << " (the two largest int64 values are reserved)";
       return WalkResult::interrupt();
     }
     std::string who = "scalar";

@@ -13,6 +13,7 @@
 #include "GraphDialect/Executable/ExecOps.h"
 #include "GraphDialect/GraphDialect.h"
 #include "GraphDialect/GraphOps.h"
+#include "GraphDialect/Support/Uid.h"
 
 #include "mlir/IR/DialectImplementation.h"
 #include "llvm/ADT/DenseMap.h"
@@ -75,6 +76,10 @@ LogicalResult TensorAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   if (uid < 0)
     return emitError() << "tensor uid " << uid
                        << " is negative (uids must be >= 0)";
+  if (uid > ::graph::kMaxUid)
+    return emitError() << "tensor uid " << uid << " is above the largest uid "
+                       << ::graph::kMaxUid
+                       << " (the two largest int64 values are reserved)";
   if (!dtype.isIntOrFloat())
     return emitError() << "tensor uid " << uid
                        << ": dtype must be an integer or float type";

@@ -83,11 +83,9 @@ std::string Emitter::emitColumnPass(Operation *op, const Stage &s, size_t index,
   if (centered)
     mean = viewOf(Port::mean);
   std::vector<std::pair<int64_t, bool>> targets; // uid, is DScale
-  if (std::optional<int64_t> uid =
-          planner.uidAt(op, Port::DScale, /*isResult=*/true))
+  if (std::optional<int64_t> uid = planner.liveColumnSum(op, Port::DScale))
     targets.push_back({*uid, true});
-  if (std::optional<int64_t> uid =
-          planner.uidAt(op, Port::DBias, /*isResult=*/true))
+  if (std::optional<int64_t> uid = planner.liveColumnSum(op, Port::DBias))
     targets.push_back({*uid, false});
   int64_t sums = targets.size();
   // Each thread sums `vec` adjacent columns (16-byte loads) over every 8th

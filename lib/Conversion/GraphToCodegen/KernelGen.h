@@ -218,6 +218,12 @@ public:
   int64_t out(Operation *op, Port port) const {
     return *uidAt(op, port, /*isResult=*/true);
   }
+  /// The uid of backward norm `op`'s DScale or DBias (`port`) when it is
+  /// stored or read later (it has a view); nullopt when unused.
+  std::optional<int64_t> liveColumnSum(Operation *op, Port port) const {
+    std::optional<int64_t> uid = uidAt(op, port, /*isResult=*/true);
+    return uid && views.count(resolve(*uid)) ? uid : std::nullopt;
+  }
   /// Whether `uid` is the DScale or DBias of backward norm `op`.
   bool isColumnSum(Operation *op, int64_t uid) const {
     for (Port port : {Port::DScale, Port::DBias})
@@ -536,15 +542,21 @@ private:
   /// What the lane patterns of one run (pointwise stages) or one trip of
   /// the row loop (row stages) share.
   struct LaneContext {
+    LaneContext(Emitter &emitter, std::map<int64_t, Val> &values,
+                std::function<Val(Value)> input, const StageItem *item,
+                RowKernel *row, RowIteration *iteration)
+        : emitter(emitter), values(values), input(std::move(input)), item(item),
+          row(row), iteration(iteration) {}
+
     Emitter &emitter;
     /// Lanes by uid: the stage inputs as loaded, each result as its pattern
     /// computed it; the stores read them.
     std::map<int64_t, Val> &values;
     /// The lanes of stage input `v` (an operand the stage does not make).
     std::function<Val(Value)> input;
-    const StageItem *item = nullptr; // pointwise stages
-    RowKernel *row = nullptr;        // row stages
-    RowIteration *iteration = nullptr;
+    const StageItem *item; // pointwise stages
+    RowKernel *row;        // row stages
+    RowIteration *iteration;
     /// Each instance's stage op (attributes, uids and planner facts).
     DenseMap<Operation *, Operation *> original;
     /// The operand-less casts standing for the stage inputs.

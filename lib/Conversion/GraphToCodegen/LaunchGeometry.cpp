@@ -132,8 +132,11 @@ static void planColumnSums(Planner &p, const Stage &s,
   for (Operation *op : s.ops) {
     if (!isBackwardNorm(op) || p.productOf.count(op))
       continue;
-    size_t outputs = p.uidAt(op, Port::DScale, /*isResult=*/true).has_value() +
-                     p.uidAt(op, Port::DBias, /*isResult=*/true).has_value();
+    // An unused DScale or DBias (no view) is not summed.
+    size_t outputs = p.liveColumnSum(op, Port::DScale).has_value() +
+                     p.liveColumnSum(op, Port::DBias).has_value();
+    if (outputs == 0)
+      continue;
     int64_t registers =
         (l.fullInputs + static_cast<int64_t>(outputs)) * l.items * l.vec + 24;
     bool addressable = true;
@@ -155,7 +158,7 @@ static void planColumnSums(Planner &p, const Stage &s,
         limits.maxThreadsPerMultiprocessor / l.block);
     l.grid = std::min(l.grid, limits.multiprocessors * l.resident);
     for (Port port : {Port::DScale, Port::DBias}) {
-      std::optional<int64_t> uid = p.uidAt(op, port, /*isResult=*/true);
+      std::optional<int64_t> uid = p.liveColumnSum(op, port);
       if (!uid)
         continue;
       int64_t partial = p.newScratch(DType::F32, {l.grid, l.cols});

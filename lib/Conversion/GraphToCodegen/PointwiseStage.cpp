@@ -81,12 +81,13 @@ std::string Emitter::emitPointwise(const Stage &s, size_t index,
                  : starts[u];
     StageItem item{&k, &s.space, vec, starts[u], gatherStart};
     std::map<int64_t, Val> &run = vals[u];
-    LaneContext c{*this, run,
-                  [&](Value v) {
-                    auto it = run.find(planner.resolve(planner.uidOf(v)));
-                    return it == run.end() ? Val{} : it->second;
-                  },
-                  &item};
+    LaneContext c(
+        *this, run,
+        [&](Value v) {
+          auto it = run.find(planner.resolve(planner.uidOf(v)));
+          return it == run.end() ? Val{} : it->second;
+        },
+        &item, nullptr, nullptr);
     if (std::string e = lowerToLanes(s.ops, c); !e.empty())
       return e;
   }

@@ -180,12 +180,10 @@ SmallVector<Value> Emitter::loadRow(RowKernel &r, int64_t uid, Value rowIndex,
 std::string Emitter::emitRowBody(RowKernel &r, RowIteration &it) {
   // The stage's ops, lowered by the lane patterns; an input is loaded (or
   // found held or prefetched) at its first reader.
-  LaneContext c{*this,
-                it.vals,
-                [&](Value v) { return rowValue(r, it, planner.uidOf(v)); },
-                nullptr,
-                &r,
-                &it};
+  LaneContext c(
+      *this, it.vals,
+      [&](Value v) { return rowValue(r, it, planner.uidOf(v)); }, nullptr, &r,
+      &it);
   if (std::string e = lowerToLanes(r.s.ops, c); !e.empty())
     return e;
   return emitRowStores(r, it);

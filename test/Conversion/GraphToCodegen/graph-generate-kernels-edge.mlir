@@ -358,3 +358,18 @@ graph.graph @dscale_read(%dy: tensor<4x64xf32>, %x: tensor<4x64xf32>, %s: tensor
   }
   graph.output %grp#0, %grp#1 : tensor<4x64xf32>, tensor<1x64xf32>
 }
+
+// -----
+
+// A backward norm whose DScale/DBias nobody reads (no buffer): it is not
+// summed (the generator threw std::out_of_range on it).
+// CHECK-LABEL: gpu.module @dead_column_sums_group0
+// CHECK-SAME: graph.launches = ["stage0 grid 4 block 32"]
+// PTX-LABEL: gpu.binary @dead_column_sums_group0
+graph.graph @dead_column_sums(%dy: tensor<4x128xf32>, %x: tensor<4x128xf32>, %g: tensor<1x128xf32>, %m: tensor<4x1xf32>, %iv: tensor<4x1xf32>) -> tensor<4x128xf32> {
+  %grp = graph.group 0 (%g_dy = %dy : tensor<4x128xf32>, %g_x = %x : tensor<4x128xf32>, %g_g = %g : tensor<1x128xf32>, %g_m = %m : tensor<4x1xf32>, %g_iv = %iv : tensor<4x1xf32>) -> tensor<4x128xf32> {
+    %dx, %ds, %db = graph.layernorm_backward %g_dy, %g_x, scale %g_g, mean %g_m, inv_variance %g_iv : (tensor<4x128xf32>, tensor<4x128xf32>, tensor<1x128xf32>, tensor<4x1xf32>, tensor<4x1xf32>) -> (tensor<4x128xf32>, tensor<1x128xf32>, tensor<1x128xf32>)
+    graph.yield %dx : tensor<4x128xf32>
+  }
+  graph.output %grp : tensor<4x128xf32>
+}

@@ -59,6 +59,25 @@ graph.graph @g(%x: tensor<4xf32> {graph.uid = 0 : i64}, %y: tensor<4xf32> {graph
 
 // -----
 
+// The two largest int64 values are reserved (hash-map keys): a scalar at
+// 2^63 - 1 next to another uid was reported as a duplicate of a garbage
+// owner, or crashed the verifier.
+// expected-error @below {{'graph.graph' op @g: input 0: uid 9223372036854775806 is above the largest uid 9223372036854775805 (the two largest int64 values are reserved)}}
+graph.graph @g(%x: tensor<4xf32> {graph.uid = 9223372036854775806 : i64}) {
+  graph.output
+}
+
+// -----
+
+graph.graph @g(%a: tensor<4xf32> {graph.uid = 1 : i64}) -> tensor<4xf32> {
+  // expected-error @below {{scalar: uid 9223372036854775807 is above the largest uid 9223372036854775805 (the two largest int64 values are reserved)}}
+  %s = graph.scalar 2.0 : f32 {uid = 9223372036854775807 : i64} -> tensor<1xf32>
+  %0 = graph.pointwise mul(%a, %s) : (tensor<4xf32>, tensor<1xf32>) -> tensor<4xf32>
+  graph.output %0 : tensor<4xf32>
+}
+
+// -----
+
 // expected-error @below {{'graph.graph' op @g: output 0: uid -3 is negative (uids must be >= 0)}}
 graph.graph @g(%x: tensor<4xf32>) -> (tensor<4xf32> {graph.uid = -3 : i64}) {
   graph.output %x : tensor<4xf32>
