@@ -4,7 +4,8 @@
 // rows. The row kernel either keeps those sums in registers across the rows
 // it visits and writes one partial row per block, or (when that would not
 // fit the register file) leaves them to a column pass that reads grad and
-// input again. Partial rows are summed per column by a finishing kernel.
+// input again (the backward norm's kernel pattern, KernelPatterns.cpp).
+// Partial rows are summed per column by a finishing kernel.
 //
 //===----------------------------------------------------------------------===//
 
@@ -67,8 +68,10 @@ std::string Emitter::emitColumnFinish(int64_t partial, int64_t partRows,
   return finish(f, out);
 }
 
-std::string Emitter::emitColumnPass(Operation *op, const Stage &s, size_t index,
-                                    rt::CodegenSpec &out) {
+std::string Emitter::columnPassKernels(KernelContext &c, Operation *op) {
+  const Stage &s = c.s;
+  size_t index = c.index;
+  rt::CodegenSpec &out = c.out;
   const Shape &space = s.space;
   int64_t rows = 1, cols = 1;
   for (size_t d = 0; d < space.size(); ++d)

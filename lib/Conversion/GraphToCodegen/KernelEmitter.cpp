@@ -114,11 +114,11 @@ std::string Emitter::emit(ModuleOp m, rt::CodegenSpec &out) {
       error = emitRow(s, i, out);
       break;
     case StageKind::Reduce:
-      error = emitReduce(s, i, out);
+    case StageKind::Quantize: { // the kernels of the stage's one op
+      KernelContext c(s, i, out);
+      error = lowerToKernels(s.ops.front(), c);
       break;
-    case StageKind::Quantize:
-      error = emitQuantize(s, i, out);
-      break;
+    }
     }
     if (!error.empty())
       return error;

@@ -11,9 +11,13 @@
 //    sizes of each stage from the plan's knobs and the device's limits;
 //  - emission: one gpu.func per launch, built by the Emitter from the
 //    shared pieces in KernelEmitter.cpp and one file per stage kind:
-//    PointwiseStage.cpp (pointwise and copy stages, rope, dequantize),
-//    RowStage.cpp and ColumnSums.cpp (reductions over trailing axes and
-//    norms), ReduceStage.cpp, QuantizeStage.cpp.
+//    PointwiseStage.cpp (pointwise and copy stages), RowStage.cpp and
+//    ColumnSums.cpp (reductions over trailing axes and norms),
+//    ReduceStage.cpp, QuantizeStage.cpp. The graph ops in them are lowered
+//    by conversion patterns: to the lanes a thread holds in pointwise and
+//    row stages (LanePatterns.cpp; the op families in PointwisePatterns.cpp
+//    and NormPatterns.cpp), to whole kernels in the stages of one op
+//    (KernelPatterns.cpp).
 //
 //===----------------------------------------------------------------------===//
 
@@ -46,6 +50,10 @@
 #include <set>
 #include <string>
 #include <vector>
+
+namespace mlir {
+class RewritePatternSet;
+} // namespace mlir
 
 namespace mlir::graph::kernelgen {
 
@@ -567,6 +575,13 @@ private:
     std::string error;
   };
   template <typename OpT> struct LanePattern;
+  /// Runs the conversion of stage-op `instances` with `patterns`, then
+  /// erases what it left of them and of their input casts `inputs`. Why
+  /// not (`patternError` first, then the conversion's diagnostic), or "".
+  std::string convertInstances(ArrayRef<Operation *> instances,
+                               const DenseSet<Operation *> &inputs,
+                               RewritePatternSet &&patterns,
+                               const std::string &patternError);
   /// Instantiates `ops` at the builder and legalizes the instances to lanes
   /// (their results in `c.values`). Why not, or "".
   std::string lowerToLanes(ArrayRef<Operation *> ops, LaneContext &c);
@@ -578,23 +593,46 @@ private:
   static LaneFamily pointwiseLanes, ropeLanes, dequantizeLanes,
       rowReductionLanes, normForwardLanes, normBackwardLanes;
 
+  // Stages whose kernels are one op's lowering, by conversion patterns
+  // (KernelPatterns.cpp): reductions over any axes and genstats (reduce
+  // stages), block-scale quantize, a backward norm's column pass.
+  /// What the kernel pattern of stage `index` needs.
+  struct KernelContext {
+    KernelContext(const Stage &s, size_t index, rt::CodegenSpec &out)
+        : s(s), index(index), out(out) {}
+
+    const Stage &s;
+    size_t index;
+    rt::CodegenSpec &out;
+    /// The instance's stage op (attributes, uids and planner facts).
+    Operation *original = nullptr;
+    Operation *instance = nullptr;
+    /// Why the pattern failed.
+    std::string error;
+  };
+  template <typename OpT> struct KernelPattern;
+  /// Instantiates `op` in the kernel module and legalizes the instance to
+  /// the kernels its pattern builds. Why not, or "".
+  std::string lowerToKernels(Operation *op, KernelContext &c);
+  // The kernel patterns' op families: `original`'s kernels, into `c.out`.
+  using KernelFamily = std::string (Emitter::*)(KernelContext &c,
+                                                Operation *original);
+  /// Reductions over any axes and genstats: one block per output element
+  /// (ReduceStage.cpp).
+  std::string reduceKernels(KernelContext &c, Operation *original);
+  /// Block-scale quantize: a thread per block (amax, scale, narrow stores;
+  /// QuantizeStage.cpp).
+  std::string quantizeKernels(KernelContext &c, Operation *original);
+  /// DScale/DBias of a backward norm summed over the rows from its inputs
+  /// (32 columns per block, 8 warps over the rows; ColumnSums.cpp).
+  std::string columnPassKernels(KernelContext &c, Operation *original);
+
   // Column sums of backward norms (ColumnSums.cpp).
-  /// DScale/DBias of backward norm `op` summed over the rows from its
-  /// inputs (32 columns per block, 8 warps over the rows).
-  std::string emitColumnPass(Operation *op, const Stage &s, size_t index,
-                             rt::CodegenSpec &out);
   /// Sums `partRows` rows of f32 partials [partRows, cols] per column into
   /// `target` (read over `space`).
   std::string emitColumnFinish(int64_t partial, int64_t partRows, int64_t cols,
                                const View &target, const Shape &space,
                                const std::string &name, rt::CodegenSpec &out);
-
-  // Reduce stages (ReduceStage.cpp): one block per output element.
-  std::string emitReduce(const Stage &s, size_t index, rt::CodegenSpec &out);
-
-  // Quantize stages (QuantizeStage.cpp).
-  /// Block-scale quantize: a thread per block (amax, scale, narrow stores).
-  std::string emitQuantize(const Stage &s, size_t index, rt::CodegenSpec &out);
 
   OpBuilder b;
   Location loc;

@@ -136,10 +136,6 @@ std::string Emitter::lowerToLanes(ArrayRef<Operation *> ops, LaneContext &c) {
           instance->getResult(r.getResultNumber());
   }
 
-  ConversionTarget target(*ctx);
-  target.addIllegalDialect<GraphDialect>();
-  // What the patterns build (arith, math, scf, memref, nvvm) is the kernel.
-  target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
   RewritePatternSet patterns(ctx);
   patterns.add<LanePattern<PointwiseOp>, LanePattern<BatchnormInferenceOp>>(
       ctx, c, &Emitter::pointwiseLanes);
@@ -155,6 +151,19 @@ std::string Emitter::lowerToLanes(ArrayRef<Operation *> ops, LaneContext &c) {
                LanePattern<InstancenormBackwardOp>,
                LanePattern<AdaLayernormBackwardOp>>(
       ctx, c, &Emitter::normBackwardLanes);
+  return convertInstances(instances, c.inputs, std::move(patterns), c.error);
+}
+
+std::string Emitter::convertInstances(ArrayRef<Operation *> instances,
+                                      const DenseSet<Operation *> &inputs,
+                                      RewritePatternSet &&patterns,
+                                      const std::string &patternError) {
+  MLIRContext *ctx = b.getContext();
+  ConversionTarget target(*ctx);
+  target.addIllegalDialect<GraphDialect>();
+  // What the patterns build (arith, math, scf, memref, nvvm, gpu) is the
+  // kernel.
+  target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
   // The instances the conversion erased (all of them when it succeeds):
   // a failure after its rewrites were applied must not erase them again.
   struct ErasedInstances : RewriterBase::Listener {
@@ -182,13 +191,13 @@ std::string Emitter::lowerToLanes(ArrayRef<Operation *> ops, LaneContext &c) {
     for (Operation *instance : llvm::reverse(instances))
       if (!erasedInstances.erased.contains(instance))
         instance->erase();
-  for (Operation *input : c.inputs)
+  for (Operation *input : inputs)
     if (!erasedInstances.erased.contains(input) && input->use_empty())
       input->erase();
   if (failed(converted))
-    return !c.error.empty() ? c.error
+    return !patternError.empty() ? patternError
            : diagnostic.empty()
-               ? std::string("stage ops did not lower to lanes")
+               ? std::string("stage ops did not lower to kernels")
                : "generated kernels: " + diagnostic;
   return "";
 }

@@ -3,7 +3,8 @@
 // block_scale_quantize: a thread per block of `block_size` elements along
 // the axis finds the block's amax, its scale (an e8m0 power of two, OCP
 // style, or amax / the output format's largest value rounded to the scale's
-// type), and stores the scaled elements narrowed to fp8 or fp4.
+// type), and stores the scaled elements narrowed to fp8 or fp4. The kernel
+// is the op's lowering by its kernel pattern (KernelPatterns.cpp).
 //
 //===----------------------------------------------------------------------===//
 
@@ -22,9 +23,8 @@ using namespace mlir::graph::kernelgen;
 /// Threads per block of a quantize stage (each quantizes one block).
 static constexpr int64_t kQuantizeThreads = 256;
 
-std::string Emitter::emitQuantize(const Stage &s, size_t index,
-                                  rt::CodegenSpec &out) {
-  auto op = cast<BlockScaleQuantizeOp>(s.ops.front());
+std::string Emitter::quantizeKernels(KernelContext &c, Operation *original) {
+  auto op = cast<BlockScaleQuantizeOp>(original);
   const View &x = planner.viewOf(planner.uidOf(op.getInput()));
   const View &y = planner.viewOf(planner.uidOf(op.getY()));
   const View &sc = planner.viewOf(planner.uidOf(op.getScale()));
@@ -66,7 +66,7 @@ std::string Emitter::emitQuantize(const Stage &s, size_t index,
   for (int64_t buffer : {x.buffer, y.buffer, sc.buffer})
     if (!llvm::is_contained(buffers, buffer))
       buffers.push_back(buffer);
-  Kernel k = begin("stage" + std::to_string(index), buffers, threads, 0);
+  Kernel k = begin("stage" + std::to_string(c.index), buffers, threads, 0);
   k.launch.grid = {static_cast<unsigned>((total + threads - 1) / threads), 1,
                    1};
   Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
@@ -161,5 +161,5 @@ std::string Emitter::emitQuantize(const Stage &s, size_t index,
                             k.memrefs.at(sc.buffer),
                             ValueRange{offsetOf(sc, sspace, t)});
   });
-  return finish(k, out);
+  return finish(k, c.out);
 }

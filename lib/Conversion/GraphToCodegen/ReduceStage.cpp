@@ -4,6 +4,7 @@
 // per-channel sums of genstats, and the column sums of backward norms with
 // a per-row scale: one block per output element, each thread striding over
 // the reduced elements, then a warp-shuffle and shared-memory reduction.
+// The kernel is the op's lowering by its kernel pattern (KernelPatterns.cpp).
 //
 //===----------------------------------------------------------------------===//
 
@@ -19,9 +20,8 @@ using namespace mlir::graph::kernelgen;
 /// Threads per block of a reduce stage.
 static constexpr int64_t kReduceBlock = 256;
 
-std::string Emitter::emitReduce(const Stage &s, size_t index,
-                                rt::CodegenSpec &out) {
-  Operation *op = s.ops.front();
+std::string Emitter::reduceKernels(KernelContext &c, Operation *op) {
+  const Stage &s = c.s;
   std::string kind = op->getName().stripDialect().str();
   const View &x = planner.viewOf(planner.in(op, Port::input));
   // (output uid, reduction kind, post-op)
@@ -59,7 +59,7 @@ std::string Emitter::emitReduce(const Stage &s, size_t index,
   int64_t outputs = numel(keptDims), reduced = numel(reducedDims);
   int64_t block = kReduceBlock;
   std::vector<int64_t> buffers = stageBuffers(planner, s);
-  Kernel k = begin("stage" + std::to_string(index), buffers, block, 32);
+  Kernel k = begin("stage" + std::to_string(c.index), buffers, block, 32);
   k.launch.grid = {static_cast<unsigned>(std::max<int64_t>(outputs, 1)), 1, 1};
   Value smem = k.func.getWorkgroupAttributions()[0];
   Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
@@ -130,5 +130,5 @@ std::string Emitter::emitReduce(const Stage &s, size_t index,
                               k.memrefs.at(ov.buffer), ValueRange{o});
     });
   }
-  return finish(k, out);
+  return finish(k, c.out);
 }

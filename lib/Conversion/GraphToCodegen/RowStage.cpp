@@ -101,8 +101,10 @@ std::string Emitter::emitRow(const Stage &s, size_t index,
             out);
         !e.empty())
       return e;
-  if (l.columnPassOp)
-    return emitColumnPass(l.columnPassOp, s, index, out);
+  if (l.columnPassOp) {
+    KernelContext c(s, index, out);
+    return lowerToKernels(l.columnPassOp, c);
+  }
   return "";
 }
 
