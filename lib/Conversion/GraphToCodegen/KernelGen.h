@@ -569,8 +569,6 @@ private:
     DenseMap<Operation *, Operation *> original;
     /// The operand-less casts standing for the stage inputs.
     DenseSet<Operation *> inputs;
-    /// The class of every instance result.
-    DenseMap<Value, Cls> classes;
     /// Why a pattern failed (the first reason).
     std::string error;
   };

@@ -56,10 +56,17 @@ template <typename OpT> struct Emitter::LanePattern : OpConversionPattern<OpT> {
         if (operand != v)
           continue;
         Value instance = op->getOperand(i);
-        Val val = c.inputs.contains(instance.getDefiningOp())
-                      ? c.input(v)
-                      : Val{c.classes.lookup(instance),
-                            llvm::to_vector(adaptor.getOperands()[i])};
+        Val val;
+        if (c.inputs.contains(instance.getDefiningOp())) {
+          val = c.input(v);
+        } else {
+          // The lanes come through the conversion; their class is the one
+          // the producing pattern recorded with them.
+          auto produced = c.values.find(e.planner.resolve(e.planner.uidOf(v)));
+          if (produced != c.values.end())
+            val = Val{produced->second.cls,
+                      llvm::to_vector(adaptor.getOperands()[i])};
+        }
         if (!val.lanes.empty())
           return val;
         break;
@@ -97,7 +104,6 @@ template <typename OpT> struct Emitter::LanePattern : OpConversionPattern<OpT> {
         replacement.emplace_back();
         continue;
       }
-      c.classes[op->getResult(result.getResultNumber())] = it->second.cls;
       replacement.push_back(it->second.lanes);
     }
     rewriter.replaceOpWithMultiple(op, std::move(replacement));
