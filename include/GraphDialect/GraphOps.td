@@ -207,6 +207,16 @@ def Graph_PointwiseOp : Graph_Op<"pointwise", InferredResult> {
   let extraClassDeclaration = [{
     /// Number of tensor operands `mode` takes.
     static unsigned getArity(PointwiseMode mode);
+    /// logical_and, logical_or, logical_not.
+    static bool isLogical(PointwiseMode mode) {
+      return mode == PointwiseMode::logical_and ||
+             mode == PointwiseMode::logical_or ||
+             mode == PointwiseMode::logical_not;
+    }
+    /// cmp_eq, cmp_ge, cmp_gt, cmp_le, cmp_lt, cmp_neq.
+    static bool isComparison(PointwiseMode mode) {
+      return mode >= PointwiseMode::cmp_eq && mode <= PointwiseMode::cmp_neq;
+    }
   }];
 }
 

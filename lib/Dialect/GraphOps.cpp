@@ -90,21 +90,28 @@ LogicalResult verifyCommon(Operation *op) {
     if (failed(check(value, "result", i)))
       return failure();
   if (auto cdt = op->getAttrOfType<TypeAttr>("compute_data_type")) {
-    // Logical ops may compute in booleans (cuDNN's BOOLEAN math precision,
-    // which the frontend's samples pass to logical_and).
+    // Logical ops and comparisons may compute in booleans (cuDNN's BOOLEAN
+    // math precision: the frontend's samples pass it to logical_and, its
+    // flexible-attention tests to cmp_ge), gen_index in i32 (INT32, as the
+    // frontend's score_mod masks do). Every engine computes these on the
+    // values themselves, so the type changes nothing but the name.
     auto pointwise = dyn_cast<PointwiseOp>(op);
-    bool logical =
-        pointwise && (pointwise.getMode() == PointwiseMode::logical_and ||
-                      pointwise.getMode() == PointwiseMode::logical_or ||
-                      pointwise.getMode() == PointwiseMode::logical_not);
-    if (logical && cdt.getValue().isInteger(1))
+    std::optional<PointwiseMode> mode;
+    if (pointwise)
+      mode = pointwise.getMode();
+    bool boolean = mode && (PointwiseOp::isLogical(*mode) ||
+                            PointwiseOp::isComparison(*mode));
+    bool index = mode == PointwiseMode::gen_index;
+    if ((boolean && cdt.getValue().isInteger(1)) ||
+        (index && cdt.getValue().isInteger(32)))
       return success();
     if (!isa<FloatType>(cdt.getValue()))
       return emitNodeError(op)
              << "compute_data_type must be a float type"
-             << (logical ? " or i1"
-                         : (pointwise ? " (i1 only for logical_and, "
-                                        "logical_or and logical_not)"
+             << (boolean ? " or i1"
+                 : index ? " or i32"
+                         : (pointwise ? " (i1 only for logical and comparison "
+                                        "modes, i32 only for gen_index)"
                                       : ""))
              << ", got " << cdt.getValue();
   }

@@ -185,6 +185,15 @@ void addAttributes(Operation *op, rt::OpSpec &spec) {
         (void)ref::toDType(type.getValue(), spec.computeType);
     }
   }
+  // A comparison in booleans or gen_index in i32 compares or counts the
+  // values themselves (the CPU reference and the generated kernels do):
+  // cuDNN gets them in f32, which holds every index below 2^24 exactly.
+  if (auto pointwise = dyn_cast<PointwiseOp>(op))
+    if ((PointwiseOp::isComparison(pointwise.getMode()) ||
+         pointwise.getMode() == PointwiseMode::gen_index) &&
+        (spec.computeType == ::graph::DType::I1 ||
+         spec.computeType == ::graph::DType::I32))
+      spec.computeType = ::graph::DType::F32;
   // Convolutions get explicit geometry so the runtime need not know the
   // defaults.
   auto geometry = [&](auto conv, unsigned spatial) {

@@ -24,8 +24,24 @@ graph.graph @compute_type_not_float(%x: tensor<4x16xf32>) {
 // -----
 
 graph.graph @compute_type_bool_not_logical(%x: tensor<4x16xf32>) {
-  // expected-error @below {{pointwise "p": compute_data_type must be a float type (i1 only for logical_and, logical_or and logical_not), got 'i1'}}
+  // expected-error @below {{pointwise "p": compute_data_type must be a float type (i1 only for logical and comparison modes, i32 only for gen_index), got 'i1'}}
   %0 = graph.pointwise add(%x, %x) {name = "p", compute_data_type = i1} : (tensor<4x16xf32>, tensor<4x16xf32>) -> tensor<4x16xf32>
+  graph.output
+}
+
+// -----
+
+graph.graph @compute_type_i32_comparison(%x: tensor<4x16xf32>) {
+  // expected-error @below {{pointwise "c": compute_data_type must be a float type or i1, got 'i32'}}
+  %0 = graph.pointwise cmp_lt(%x, %x) {name = "c", compute_data_type = i32} : (tensor<4x16xf32>, tensor<4x16xf32>) -> tensor<4x16xi1>
+  graph.output
+}
+
+// -----
+
+graph.graph @compute_type_i1_gen_index(%x: tensor<4x16xf32>) {
+  // expected-error @below {{pointwise "g": compute_data_type must be a float type or i32, got 'i1'}}
+  %0 = graph.pointwise gen_index(%x) {name = "g", axis = 1 : i64, compute_data_type = i1} : (tensor<4x16xf32>) -> tensor<4x16xi32>
   graph.output
 }
 

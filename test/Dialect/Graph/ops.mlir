@@ -557,3 +557,16 @@ graph.graph @logical_in_booleans(%a: tensor<4x16xi1>, %b: tensor<4x16xi1>) -> te
   %y = graph.pointwise logical_and(%a, %b) {compute_data_type = i1} : (tensor<4x16xi1>, tensor<4x16xi1>) -> tensor<4x16xi1>
   graph.output %y : tensor<4x16xi1>
 }
+
+// Comparisons may compute in booleans and gen_index in i32 (the frontend's
+// score_mod masks pass BOOLEAN and INT32).
+// CHECK-LABEL: graph.graph @index_mask_types(
+// CHECK: pointwise gen_index(%{{.+}}) {axis = 2 : i64, compute_data_type = i32}
+// CHECK: pointwise cmp_ge(%{{.+}}, %{{.+}}) {compute_data_type = i1}
+
+graph.graph @index_mask_types(%s: tensor<1x2x4x8xf32>) -> tensor<1x2x4x8xi1> {
+  %r = graph.pointwise gen_index(%s) {axis = 2 : i64, compute_data_type = i32} : (tensor<1x2x4x8xf32>) -> tensor<1x2x4x8xi32>
+  %c = graph.pointwise gen_index(%s) {axis = 3 : i64, compute_data_type = i32} : (tensor<1x2x4x8xf32>) -> tensor<1x2x4x8xi32>
+  %m = graph.pointwise cmp_ge(%r, %c) {compute_data_type = i1} : (tensor<1x2x4x8xi32>, tensor<1x2x4x8xi32>) -> tensor<1x2x4x8xi1>
+  graph.output %m : tensor<1x2x4x8xi1>
+}
