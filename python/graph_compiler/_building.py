@@ -10,7 +10,7 @@ import sys
 import warnings
 from typing import Any, Dict, List, Optional
 
-from . import _buffers, _enums, _ops
+from . import _buffers, _enums, _ops, _version
 from ._enums import data_type, diagonal_alignment, is_float, mlir_type, norm_forward_phase, to_data_type
 from ._errors import cudnnGraphNotSupportedError
 from ._tensor import Tensor, attach, check_dims, row_major_stride
@@ -787,8 +787,15 @@ class _GraphBuilding:
         and no padding mask leaves the first rows with no key to attend to,
         which the frontend refuses rather than define. The graph dialect
         defines those rows (they read zero), so that rule lives here, in the
-        frontend's surface."""
+        frontend's surface. MXFP8 attention needs cuDNN 9.21 or newer; the
+        frontend refuses it at validate() on an older one (its
+        test_sdpa_mxfp8_unsupported_version expects that)."""
         for node in self._nodes:
+            if node.op in ("sdpa_mxfp8", "sdpa_mxfp8_backward") and _version.backend_version() < 92100:
+                raise cudnnGraphNotSupportedError(
+                    f"{node.op} {node.name!r}: MXFP8 attention requires cuDNN 9.21.0 or newer "
+                    f"(loaded: {_version.backend_version_string()})"
+                )
             if node.op not in ("sdpa", "sdpa_backward", "sdpa_fp8", "sdpa_fp8_backward"):
                 continue
             q, k = node.inputs.get("q"), node.inputs.get("k")

@@ -626,11 +626,15 @@ def _fp8_sdpa_with_block_scaled_o(op, block):
 
 
 @pytest.mark.parametrize("op,block", [("sdpa_fp8", 32), ("sdpa_fp8", 16), ("sdpa_mxfp8", 32), ("sdpa_mxfp8", 16)])
-def test_block_scaled_o_is_refused_at_planning_naming_it(op, block):
+def test_block_scaled_o_is_refused_at_planning_naming_it(op, block, monkeypatch):
     # The frontend takes sf_o (and sdpa_mxfp8's scale_o) at the builder call
     # and only its python FROST engine serves it: its harness skips on
     # cudnnGraphNotSupportedError but FAILS on any other error while the
-    # graph is built, so the builder must not raise TypeError.
+    # graph is built, so the builder must not raise TypeError. (Its mxfp8
+    # harness runs on cuDNN 9.21 or newer only.)
+    from graph_compiler import _version
+
+    monkeypatch.setattr(_version, "_cached", 92100)
     g = _fp8_sdpa_with_block_scaled_o(op, block)
     feats = g.unsupported_features()
     assert any("'sf_o' argument (block-scaled O" in f for f in feats), feats
@@ -639,6 +643,31 @@ def test_block_scaled_o_is_refused_at_planning_naming_it(op, block):
     g.build_operation_graph()
     with pytest.raises(cudnn.cudnnGraphNotSupportedError, match="sf_o"):
         g.create_execution_plans([cudnn.heur_mode.A, cudnn.heur_mode.FALLBACK])
+
+
+@pytest.mark.parametrize("version,refused", [(91900, True), (92100, False)])
+def test_mxfp8_attention_is_refused_at_validate_before_cudnn_9_21(version, refused, monkeypatch):
+    # test_sdpa_mxfp8.py's unsupported-version case: on cuDNN older than 9.21
+    # the frontend's validate() raises cudnnGraphNotSupportedError.
+    from graph_compiler import _version
+
+    monkeypatch.setattr(_version, "_cached", version)
+    D = cudnn.data_type
+    g = cudnn.pygraph(io_data_type=D.FP8_E4M3, intermediate_data_type=D.FLOAT, compute_data_type=D.FLOAT)
+    st = (128 * 2 * 64, 64, 2 * 64, 1)
+    q, k, v = (g.tensor(dim=(1, 2, 128, 64), stride=st, data_type=D.FP8_E4M3) for _ in range(3))
+    sf_qk = [g.tensor(dim=(1, 2, 128, 2), stride=(512, 256, 2, 1), data_type=D.FP8_E8M0) for _ in range(2)]
+    sf_v = g.tensor(dim=(1, 2, 4, 64), stride=(512, 256, 1, 4), data_type=D.FP8_E8M0)
+    o, stats, amax_o = g.sdpa_mxfp8(q=q, k=k, v=v, descale_q=sf_qk[0], descale_k=sf_qk[1], descale_v=sf_v,
+                                    attn_scale=0.125, use_causal_mask=True, generate_stats=True)
+    o.set_output(True).set_dim((1, 2, 128, 64)).set_stride(st).set_data_type(D.BFLOAT16)
+    amax_o.set_output(True).set_dim((1, 1, 1, 1)).set_stride((1, 1, 1, 1)).set_data_type(D.FLOAT)
+    stats.set_output(True).set_data_type(D.FLOAT)
+    if refused:
+        with pytest.raises(cudnn.cudnnGraphNotSupportedError, match=r"sdpa_mxfp8 .*requires cuDNN 9\.21\.0 or newer \(loaded: 9\.19\.0\)"):
+            g.validate()
+    else:
+        g.validate()
 
 
 def test_sf_o_is_no_keyword_of_the_f16_sdpa():
