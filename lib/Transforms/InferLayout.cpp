@@ -139,6 +139,16 @@ bool decide(Value value, InheritedStrides &inherited) {
     ArrayRef<int64_t> xStrides = getStrides(xType);
     if (xStrides.size() == shape.size())
       strides = denseStridesInOrder(shape, orderOf(xStrides));
+  } else if (value.getDefiningOp<MoeGroupedMatmulBwdOp>() &&
+             shape.size() >= 3) {
+    // dWeight [experts, K, N] is column-major per expert (strides
+    // [K N, 1, K]), as the frontend infers it.
+    SmallVector<unsigned> order;
+    for (unsigned d = 0; d + 2 < shape.size(); ++d)
+      order.push_back(d);
+    order.push_back(shape.size() - 1);
+    order.push_back(shape.size() - 2);
+    strides = denseStridesInOrder(shape, order);
   } else if (auto pw = value.getDefiningOp<PointwiseOp>()) {
     strides = pointwiseStrides(pw, value, shape, inherited);
   } else if (Operation *def = value.getDefiningOp();

@@ -1119,3 +1119,31 @@ def test_sdpa_takes_none_for_every_optional_keyword():
     grads = g.sdpa_backward(q=q, k=q, v=q, o=o, dO=o, stats=st2, attn_scale=0.25, bias=None, dBias=None,
                             block_mask=None, sink_token=None, dSink_token=None, name="bwd")
     assert len(grads) == 3 and g.unsupported_features() == []
+
+
+def test_moe_backward_dweight_is_column_major_per_expert():
+    # The frontend infers moe_grouped_matmul_bwd's dweight [E, K, N] with
+    # strides [K N, 1, K] (test_moe_grouped_matmul.py's backward reads it
+    # so); the values are each expert's token^T @ doutput over its rows.
+    import numpy as np
+
+    D = cudnn.data_type
+    g = cudnn.pygraph(io_data_type=D.FLOAT, intermediate_data_type=D.FLOAT, compute_data_type=D.FLOAT)
+    E, T, K, N = 4, 64, 32, 16
+    t = g.tensor(dim=[1, T, K], stride=[T * K, K, 1], data_type=D.FLOAT)
+    dy = g.tensor(dim=[1, T, N], stride=[T * N, N, 1], data_type=D.FLOAT)
+    off = g.tensor(dim=[E, 1, 1], stride=[1, 1, 1], data_type=D.INT32)
+    dw = g.moe_grouped_matmul_bwd(dy, t, off)
+    dw.set_output(True).set_data_type(D.FLOAT)
+    g.build([cudnn.heur_mode.A])
+    assert dw.get_stride() == [K * N, 1, K]
+    rng = np.random.default_rng(0)
+    tv = rng.standard_normal((1, T, K)).astype(np.float32)
+    dyv = rng.standard_normal((1, T, N)).astype(np.float32)
+    starts = [0, 10, 30, 50]
+    buf = np.zeros(E * K * N, np.float32)
+    out = np.lib.stride_tricks.as_strided(buf, (E, K, N), [s * 4 for s in dw.get_stride()])
+    g.execute({t: tv, dy: dyv, off: np.array(starts, np.int32).reshape(E, 1, 1), dw: out})
+    ends = starts[1:] + [T]
+    ref = np.stack([tv[0, a:b].T @ dyv[0, a:b] for a, b in zip(starts, ends)])
+    np.testing.assert_allclose(out, ref, rtol=1e-5, atol=1e-5)

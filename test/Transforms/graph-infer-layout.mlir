@@ -220,3 +220,12 @@ graph.graph @norm_follows_input(%x: tensor<2x8x4x4xf32, #graph.strides<[128, 1, 
       : (tensor<2x8x4x4xf32>, tensor<1x8x1x1xf32>, tensor<1x8x1x1xf32>, tensor<1x1x1x1xf32>) -> (tensor<2x8x4x4xf32>, tensor<1x8x1x1xf32>, tensor<1x8x1x1xf32>, none, none)
   graph.output %y : tensor<2x8x4x4xf32>
 }
+
+// moe_grouped_matmul_bwd's dWeight [experts, K, N] is column-major per
+// expert, as the frontend infers it.
+// CHECK-LABEL: graph.graph @moe_dweight_column_major
+// CHECK: moe_grouped_matmul_bwd {{.*}} -> tensor<4x32x16xf32, #graph.strides<[512, 1, 32]>>
+graph.graph @moe_dweight_column_major(%dy: tensor<1x64x16xbf16>, %t: tensor<1x64x32xbf16>, %off: tensor<4x1x1xi32>) -> tensor<4x32x16xf32> {
+  %0 = graph.moe_grouped_matmul_bwd %dy, %t, offsets %off : (tensor<1x64x16xbf16>, tensor<1x64x32xbf16>, tensor<4x1x1xi32>) -> tensor<4x32x16xf32>
+  graph.output %0 : tensor<4x32x16xf32>
+}
