@@ -1,0 +1,143 @@
+"""sdpa(score_mod=...): the frontend's flexible attention (its
+test_flexible_sdpa.py callbacks), built as a composite graph and checked
+against numpy on the CPU reference."""
+
+from functools import partial
+
+import numpy as np
+import pytest
+
+import cudnn
+from conftest import needs_lib
+
+D = cudnn.data_type
+
+
+def _strided(rng, dims, strides):
+    buf = rng.standard_normal(int(np.prod(dims))).astype(np.float16)
+    return np.lib.stride_tricks.as_strided(buf, dims, [s * 2 for s in strides])
+
+
+def _attention(q, k, v, scale, modify):
+    s = np.einsum("bhqd,bhkd->bhqk", q.astype(np.float64), k.astype(np.float64)) * scale
+    s = modify(s)
+    m = s.max(-1, keepdims=True)
+    e = np.exp(s - m)
+    l = e.sum(-1, keepdims=True)
+    return np.einsum("bhqk,bhkd->bhqd", e / l, v.astype(np.float64)), m + np.log(l)
+
+
+def _by_value(g, name, dtype):
+    return g.tensor(name=name, dim=(1, 1, 1, 1), stride=(1, 1, 1, 1), is_pass_by_value=True, data_type=dtype)
+
+
+def _softcap_causal_or_prefix(gr, s, bound, neg_inf, cap):
+    # softcap, then keep a causal band or the first `bound` keys
+    s = gr.mul(a=gr.tanh(input=gr.div(a=s, b=cap)), b=cap)
+    row = gr.gen_index(input=s, axis=2, compute_data_type=D.INT32)
+    row.set_data_type(D.INT32)
+    col = gr.gen_index(input=s, axis=3, compute_data_type=D.INT32)
+    col.set_data_type(D.INT32)
+    causal = gr.cmp_ge(input=row, comparison=col, compute_data_type=D.BOOLEAN)
+    causal.set_data_type(D.BOOLEAN)
+    prefix = gr.cmp_lt(input=col, comparison=bound, compute_data_type=D.FLOAT)
+    prefix.set_data_type(D.BOOLEAN)
+    keep = gr.logical_or(a=causal, b=prefix, compute_data_type=D.BOOLEAN)
+    keep.set_data_type(D.BOOLEAN)
+    return gr.binary_select(input0=s, input1=neg_inf, mask=keep)
+
+
+@needs_lib
+def test_score_mod_softcap_and_mask_match_numpy():
+    b, h, s_q, s_kv, d = 2, 3, 64, 80, 32
+    g = cudnn.pygraph(io_data_type=D.HALF, intermediate_data_type=D.FLOAT, compute_data_type=D.FLOAT)
+    qs, ks = (h * s_q * d, d, h * d, 1), (h * s_kv * d, d, h * d, 1)
+    q = g.tensor(dim=(b, h, s_q, d), stride=qs, data_type=D.HALF)
+    k = g.tensor(dim=(b, h, s_kv, d), stride=ks, data_type=D.HALF)
+    v = g.tensor(dim=(b, h, s_kv, d), stride=ks, data_type=D.HALF)
+    bound, neg_inf, cap = _by_value(g, "bound", D.INT32), _by_value(g, "neg_inf", D.FLOAT), _by_value(g, "cap", D.FLOAT)
+    o, stats = g.sdpa(name="sdpa", q=q, k=k, v=v, attn_scale=0.17, generate_stats=True,
+                      score_mod=partial(_softcap_causal_or_prefix, bound=bound, neg_inf=neg_inf, cap=cap))
+    o.set_output(True).set_dim((b, h, s_q, d)).set_stride(qs)
+    stats.set_output(True).set_data_type(D.FLOAT)
+    g.build([cudnn.heur_mode.A])
+    rng = np.random.default_rng(0)
+    qv, kv, vv = _strided(rng, (b, h, s_q, d), qs), _strided(rng, (b, h, s_kv, d), ks), _strided(rng, (b, h, s_kv, d), ks)
+    obuf = np.zeros(b * s_q * h * d, np.float16)
+    ov = np.lib.stride_tricks.as_strided(obuf, (b, h, s_q, d), [s * 2 for s in qs])
+    sv = np.zeros((b, h, s_q, 1), np.float32)
+    g.execute({q: qv, k: kv, v: vv, o: ov, stats: sv, bound: np.full((1, 1, 1, 1), 5, np.int32),
+               neg_inf: np.full((1, 1, 1, 1), -1e9, np.float32), cap: np.full((1, 1, 1, 1), 0.8, np.float32)})
+    i, j = np.arange(s_q)[:, None], np.arange(s_kv)[None, :]
+    ref_o, ref_stats = _attention(qv, kv, vv, 0.17,
+                                  lambda s: np.where((i >= j) | (j < 5), np.tanh(s / 0.8) * 0.8, -1e9))
+    np.testing.assert_allclose(ov.astype(np.float64), ref_o, atol=2e-3, rtol=2e-3)
+    np.testing.assert_allclose(sv, ref_stats, atol=1e-5, rtol=1e-5)
+
+
+def _document_mask(gr, s, document, document_t, neg_inf):
+    # test_flexible_sdpa.py's document mask: keys and queries of one
+    # document attend to each other (integer masks scaled by document ids)
+    col = gr.gen_index(input=s, axis=3, compute_data_type=D.INT32)
+    col.set_data_type(D.INT32)
+    ones = gr.cmp_le(input=col, comparison=col, compute_data_type=D.FLOAT)
+    ones.set_data_type(D.INT32)
+    row_doc = gr.scale(input=ones, scale=document, compute_data_type=D.FLOAT)
+    row_doc.set_data_type(D.INT32)
+    col_doc = gr.scale(input=ones, scale=document_t, compute_data_type=D.FLOAT)
+    col_doc.set_data_type(D.INT32)
+    same = gr.cmp_eq(input=row_doc, comparison=col_doc, compute_data_type=D.FLOAT)
+    same.set_data_type(D.INT32)
+    return gr.binary_select(input0=s, input1=neg_inf, mask=same)
+
+
+@needs_lib
+def test_score_mod_document_mask_matches_numpy():
+    b, h, s, d = 1, 1, 16, 128
+    st = (s * h * d, d, h * d, 1)
+    g = cudnn.pygraph(io_data_type=D.HALF, intermediate_data_type=D.FLOAT, compute_data_type=D.FLOAT)
+    q, k, v = (g.tensor(dim=(b, h, s, d), stride=st, data_type=D.HALF) for _ in range(3))
+    document = g.tensor(dim=(1, 1, s, 1), stride=(s, s, 1, 1), data_type=D.INT32)
+    document_t = g.tensor(dim=(1, 1, 1, s), stride=(s, s, s, 1), data_type=D.INT32)
+    neg_inf = _by_value(g, "neg_inf", D.FLOAT)
+    o, none = g.sdpa(name="sdpa", q=q, k=k, v=v, generate_stats=False, attn_scale=1 / np.sqrt(d),
+                     score_mod=partial(_document_mask, document=document, document_t=document_t, neg_inf=neg_inf))
+    assert none is None
+    o.set_output(True).set_dim((b, h, s, d)).set_stride(st)
+    g.build([cudnn.heur_mode.A])
+    rng = np.random.default_rng(1)
+    qv, kv, vv = (_strided(rng, (b, h, s, d), st) for _ in range(3))
+    docs = np.sort(rng.integers(0, s, s)).astype(np.int32)
+    ov = np.zeros((b, h, s, d), np.float16)
+    g.execute({q: qv, k: kv, v: vv, o: ov, document: docs.reshape(1, 1, s, 1), document_t: docs.reshape(1, 1, 1, s),
+               neg_inf: np.full((1, 1, 1, 1), -1e9, np.float32)})
+    same = docs[:, None] == docs[None, :]
+    ref, _ = _attention(qv, kv, vv, 1 / np.sqrt(d), lambda x: np.where(same, x, -1e9))
+    np.testing.assert_allclose(ov.astype(np.float64), ref, atol=2e-3, rtol=2e-3)
+
+
+@needs_lib
+@pytest.mark.parametrize("extra", ["use_causal_mask", "dropout", "use_padding_mask", "gqa"])
+def test_score_mod_with_a_builtin_mask_is_refused_at_planning_naming_it(extra):
+    # as the frontend's harnesses expect: validate() and
+    # build_operation_graph() pass, planning raises naming the reason
+    g = cudnn.pygraph(io_data_type=D.HALF, intermediate_data_type=D.FLOAT, compute_data_type=D.FLOAT)
+    q = g.tensor(dim=(1, 2, 16, 32), stride=(1024, 32, 64, 1), data_type=D.HALF)
+    kv_heads = 1 if extra == "gqa" else 2
+    k, v = (g.tensor(dim=(1, kv_heads, 16, 32), stride=(512 * kv_heads, 32, 32 * kv_heads, 1), data_type=D.HALF)
+            for _ in range(2))
+    kwargs = {"use_causal_mask": dict(use_causal_mask=True), "use_padding_mask": dict(use_padding_mask=True),
+              "gqa": {}}.get(extra)
+    if extra == "dropout":
+        seed = g.tensor(dim=(1, 1, 1, 1), stride=(1, 1, 1, 1), data_type=D.INT64)
+        kwargs = dict(dropout=(0.1, seed, seed))
+    if extra == "use_padding_mask":
+        lens = g.tensor(dim=(1, 1, 1, 1), stride=(1, 1, 1, 1), data_type=D.INT32)
+        kwargs.update(seq_len_q=lens, seq_len_kv=lens)
+    o, _ = g.sdpa(q=q, k=k, v=v, attn_scale=0.5, score_mod=lambda gr, s: s, **kwargs)
+    o.set_output(True)
+    g.validate()
+    g.build_operation_graph()
+    with pytest.raises(cudnn.cudnnGraphNotSupportedError, match="score_mod' argument with " +
+                       ("grouped or multi-query heads" if extra == "gqa" else extra)):
+        g.create_execution_plans([cudnn.heur_mode.A])
