@@ -233,6 +233,53 @@ def batchnorm_host_scalars():
     return rel_err(y, ref), 1e-2
 
 
+def sdpa_score_mod():
+    # test_flexible_sdpa.py's style: a softcap and an index mask built by
+    # the score_mod callback from gen_index (INT32), comparisons (BOOLEAN)
+    # and binary_select with a pass-by-value fill
+    torch.manual_seed(5)
+    b, h, s, d = 2, 4, 256, 128
+    q, k, v = (torch.randn(b, s, h, d, device="cuda", dtype=torch.half).transpose(1, 2) for _ in range(3))
+    graph = cudnn.pygraph(io_data_type=cudnn.data_type.HALF,
+                          intermediate_data_type=cudnn.data_type.FLOAT,
+                          compute_data_type=cudnn.data_type.FLOAT)
+    Q, K, V = graph.tensor_like(q), graph.tensor_like(k), graph.tensor_like(v)
+    cap_cpu = torch.full((1, 1, 1, 1), 0.8)
+    fill_cpu = torch.full((1, 1, 1, 1), -1e9)
+    bound_cpu = torch.full((1, 1, 1, 1), 16, dtype=torch.int32)
+    CAP, FILL, BOUND = (graph.tensor(dim=t.size(), stride=t.stride(), is_pass_by_value=True, data_type=t.dtype)
+                        for t in (cap_cpu, fill_cpu, bound_cpu))
+
+    def mask(g, scores):
+        scores = g.mul(a=g.tanh(input=g.div(a=scores, b=CAP)), b=CAP)
+        row = g.gen_index(input=scores, axis=2, compute_data_type=cudnn.data_type.INT32)
+        row.set_data_type(cudnn.data_type.INT32)
+        col = g.gen_index(input=scores, axis=3, compute_data_type=cudnn.data_type.INT32)
+        col.set_data_type(cudnn.data_type.INT32)
+        causal = g.cmp_ge(input=row, comparison=col, compute_data_type=cudnn.data_type.BOOLEAN)
+        causal.set_data_type(cudnn.data_type.BOOLEAN)
+        prefix = g.cmp_lt(input=col, comparison=BOUND, compute_data_type=cudnn.data_type.FLOAT)
+        prefix.set_data_type(cudnn.data_type.BOOLEAN)
+        keep = g.logical_or(a=causal, b=prefix, compute_data_type=cudnn.data_type.BOOLEAN)
+        keep.set_data_type(cudnn.data_type.BOOLEAN)
+        return g.binary_select(input0=scores, input1=FILL, mask=keep)
+
+    O, _ = graph.sdpa(name="sdpa", q=Q, k=K, v=V, generate_stats=False, attn_scale=1.0 / math.sqrt(d),
+                      score_mod=mask)
+    O.set_output(True).set_dim(q.size()).set_stride(q.stride())
+    graph.build([cudnn.heur_mode.A])
+    o = torch.empty_like(q)
+    graph.execute({Q: q, K: k, V: v, O: o, CAP: cap_cpu, FILL: fill_cpu, BOUND: bound_cpu})
+    torch.cuda.synchronize()
+    scores = torch.einsum("bhqd,bhkd->bhqk", q.float(), k.float()) / math.sqrt(d)
+    scores = torch.tanh(scores / 0.8) * 0.8
+    i = torch.arange(s, device="cuda")[:, None]
+    j = torch.arange(s, device="cuda")[None, :]
+    scores = scores.masked_fill(~((i >= j) | (j < 16)), -1e9)
+    ref = torch.einsum("bhqk,bhkd->bhqd", torch.softmax(scores, dim=-1), v.float())
+    return rel_err(o, ref), 1e-2
+
+
 def run(programs):
     """Runs each program (returning (error, bound)), prints PASS/FAIL per
     program and "N passed, M failed"; 0 when all passed, else 1."""
@@ -253,7 +300,7 @@ def run(programs):
 
 def main():
     return run((matmul_bias_relu, conv_bias_relu, layernorm, sdpa_causal, sdpa_philox_dropout, sdpa_alibi,
-                batchnorm_host_scalars))
+                batchnorm_host_scalars, sdpa_score_mod))
 
 
 if __name__ == "__main__":
