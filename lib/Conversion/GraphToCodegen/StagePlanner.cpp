@@ -252,7 +252,24 @@ std::string Planner::addPointwiseLike(Operation *op, const Shape &out) {
   return "";
 }
 
+/// The elements of one row of a row stage over `space` (axes [k, rank)).
+static int64_t rowElements(const Shape &space, size_t k) {
+  int64_t n = 1;
+  for (size_t d = k; d < space.size(); ++d)
+    n *= space[d];
+  return n;
+}
+
+/// A row stage holds a row in the registers of one block's threads (at
+/// most 1024 threads of 64 floats per row-shaped value): longer rows reduce
+/// in reduce stages (reductions) or are declined (norms).
+static constexpr int64_t kMaxRowElements = 1 << 16;
+
 std::string Planner::addRowOp(Operation *op, const Shape &space, size_t k) {
+  if (int64_t n = rowElements(space, k); n > kMaxRowElements)
+    return labelOf(op) + ": rows of " + std::to_string(n) +
+           " elements are longer than a generated row kernel holds (" +
+           std::to_string(kMaxRowElements) + ")";
   size_t index = llvm::find(ops, op) - ops.begin();
   // Rope, dequantize and gen_index address by the linear index of a
   // pointwise stage: a stage with one of them does not become a row stage.
@@ -607,10 +624,8 @@ std::string Planner::planReduction(OpContext &c) {
   bool suffix = true;
   for (size_t d = 0; d < k; ++d)
     suffix &= y.dims[d] == xDims[d];
-  if (suffix) {
-    addRowOp(op, xDims, k);
-    return "";
-  }
+  if (suffix && rowElements(xDims, k) <= kMaxRowElements)
+    return addRowOp(op, xDims, k);
   if (std::string e = c.inMemory(op.getInput(), Port::input); !e.empty())
     return e;
   addAlone(op, StageKind::Reduce, xDims, c.index);
@@ -659,7 +674,8 @@ std::string Planner::planNorm(OpContext &c, bool forward) {
         if (isBackwardNorm(o))
           close(c.index);
   }
-  addRowOp(op, xDims, k);
+  if (std::string e = addRowOp(op, xDims, k); !e.empty())
+    return e;
   if (!perRowScale)
     return "";
   Value dscale = namedValue(op, Port::DScale, /*isResult=*/true);

@@ -373,3 +373,36 @@ graph.graph @dead_column_sums(%dy: tensor<4x128xf32>, %x: tensor<4x128xf32>, %g:
   }
   graph.output %grp : tensor<4x128xf32>
 }
+
+// -----
+
+// A row stage holds a row in one block's registers (at most 65536
+// elements). A longer suffix reduction is a reduce stage (one block per
+// output, threads striding over the row); a norm over a longer row is left
+// to another engine, named. (A 4 x 2^40 reduction unrolled 2^28 runs per
+// thread and never finished.)
+// CHECK-LABEL: gpu.module @long_rows_group0
+// CHECK-SAME: graph.launches = ["stage0 grid 4 block 256"]
+// CHECK-LABEL: gpu.module @long_rows_group1
+// CHECK-SAME: graph.launches = ["stage0 grid 4 block 256"]
+// CHECK-NOT: gpu.module @long_rows_group2
+// REMARK: remark: long_rows/group2 is left to another engine: layernorm "ln": rows of 131072 elements are longer than a generated row kernel holds (65536)
+// PTX-LABEL: gpu.binary @long_rows_group0
+// PTX-LABEL: gpu.binary @long_rows_group1
+graph.graph @long_rows(%x: tensor<4x131072xf32>, %h: tensor<4x1099511627776xf32>, %g: tensor<1x131072xf32>)
+    -> (tensor<4x1xf32>, tensor<4x1xf32>, tensor<4x131072xf32>) {
+  %r = graph.group 0 (%g_x = %x : tensor<4x131072xf32>) -> tensor<4x1xf32> {
+    %s = graph.reduction add %g_x : (tensor<4x131072xf32>) -> tensor<4x1xf32>
+    graph.yield %s : tensor<4x1xf32>
+  }
+  %p = graph.group 1 (%g_h = %h : tensor<4x1099511627776xf32>) -> tensor<4x1xf32> {
+    %s = graph.reduction mul %g_h : (tensor<4x1099511627776xf32>) -> tensor<4x1xf32>
+    graph.yield %s : tensor<4x1xf32>
+  }
+  %eps = graph.scalar 1.0e-05 : f32 -> tensor<1x1xf32>
+  %n = graph.group 2 (%g_x = %x : tensor<4x131072xf32>, %g_g = %g : tensor<1x131072xf32>, %g_e = %eps : tensor<1x1xf32>) -> tensor<4x131072xf32> {
+    %y = graph.layernorm inference %g_x, scale %g_g, bias %g_g, epsilon %g_e {name = "ln"} : (tensor<4x131072xf32>, tensor<1x131072xf32>, tensor<1x131072xf32>, tensor<1x1xf32>) -> (tensor<4x131072xf32>, none, none)
+    graph.yield %y : tensor<4x131072xf32>
+  }
+  graph.output %r, %p, %n : tensor<4x1xf32>, tensor<4x1xf32>, tensor<4x131072xf32>
+}
