@@ -217,6 +217,22 @@ def Graph_PointwiseOp : Graph_Op<"pointwise", InferredResult> {
     static bool isComparison(PointwiseMode mode) {
       return mode >= PointwiseMode::cmp_eq && mode <= PointwiseMode::cmp_neq;
     }
+    /// The arithmetic modes whose result on integers is an integer computed
+    /// exactly (gen_index, add, sub, mul, max, min, neg, abs, identity,
+    /// bias, scale): the ones that may compute in i32.
+    static bool isIntegerExact(PointwiseMode mode) {
+      switch (mode) {
+      case PointwiseMode::gen_index: case PointwiseMode::add:
+      case PointwiseMode::sub: case PointwiseMode::mul:
+      case PointwiseMode::max: case PointwiseMode::min:
+      case PointwiseMode::neg: case PointwiseMode::abs:
+      case PointwiseMode::identity: case PointwiseMode::bias:
+      case PointwiseMode::scale:
+        return true;
+      default:
+        return false;
+      }
+    }
   }];
 }
 

@@ -92,28 +92,30 @@ LogicalResult verifyCommon(Operation *op) {
   if (auto cdt = op->getAttrOfType<TypeAttr>("compute_data_type")) {
     // Logical ops and comparisons may compute in booleans (cuDNN's BOOLEAN
     // math precision: the frontend's samples pass it to logical_and, its
-    // flexible-attention tests to cmp_ge), gen_index in i32 (INT32, as the
-    // frontend's score_mod masks do). Every engine computes these on the
+    // flexible-attention tests to cmp_ge); the modes that are exact on
+    // integers in i32 (INT32: the frontend's score_mod masks subtract and
+    // compare gen_index results so). Every engine computes these on the
     // values themselves, so the type changes nothing but the name.
     auto pointwise = dyn_cast<PointwiseOp>(op);
-    std::optional<PointwiseMode> mode;
-    if (pointwise)
-      mode = pointwise.getMode();
-    bool boolean = mode && (PointwiseOp::isLogical(*mode) ||
-                            PointwiseOp::isComparison(*mode));
-    bool index = mode == PointwiseMode::gen_index;
-    if ((boolean && cdt.getValue().isInteger(1)) ||
-        (index && cdt.getValue().isInteger(32)))
+    bool boolean = false, integer = false;
+    if (pointwise) {
+      PointwiseMode mode = pointwise.getMode();
+      boolean = PointwiseOp::isLogical(mode) || PointwiseOp::isComparison(mode);
+      integer = boolean || PointwiseOp::isIntegerExact(mode);
+    }
+    Type type = cdt.getValue();
+    if ((boolean && type.isInteger(1)) || (integer && type.isInteger(32)))
       return success();
-    if (!isa<FloatType>(cdt.getValue()))
+    if (!isa<FloatType>(type))
       return emitNodeError(op)
              << "compute_data_type must be a float type"
-             << (boolean ? " or i1"
-                 : index ? " or i32"
-                         : (pointwise ? " (i1 only for logical and comparison "
-                                        "modes, i32 only for gen_index)"
-                                      : ""))
-             << ", got " << cdt.getValue();
+             << (boolean   ? " (or i1, i32 for this mode)"
+                 : integer ? " (or i32 for this mode)"
+                 : pointwise
+                     ? " (i1 only for logical and comparison modes, i32 "
+                       "only for those and the modes exact on integers)"
+                     : "")
+             << ", got " << type;
   }
   return success();
 }

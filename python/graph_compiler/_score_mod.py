@@ -99,7 +99,15 @@ def sdpa_with_score_mod(g, kwargs: Dict[str, Any], name: str, compute_data_type:
     row_sum.set_dim(rows).set_data_type(f32)
     p = g._pointwise("div", [e, row_sum], named("softmax"), cdt)
     p.set_data_type(q.data_type)  # P V in the inputs' type, as the fused kernels run it
-    o = g.matmul(A=p, B=v, compute_data_type=cdt, name=named("bmm2"))
+    # V and O in row-major [B, H, S, D] around the second matmul: cuDNN's
+    # matmul engines (H200, cuDNN 9.19) offer no config for batch dims that
+    # do not collapse into one stride (the BSHD layouts of the frontend's
+    # programs). The identity transposes are copies only where the layouts
+    # differ (the canonicalizer folds them away otherwise).
+    v_rows = g.transpose(input=v, permutation=[0, 1, 2, 3], name=named("V_rows"))
+    o_rows = g.matmul(A=p, B=v_rows, compute_data_type=cdt, name=named("bmm2"))
+    o_rows.set_data_type(q.data_type)
+    o = g.transpose(input=o_rows, permutation=[0, 1, 2, 3], name=named("O"))
     o.set_data_type(q.data_type)
     o.name = f"{name}::O"
     stats = None

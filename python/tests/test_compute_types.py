@@ -61,10 +61,30 @@ def test_index_masks_compute_in_int32_and_booleans():
 
 
 @needs_lib
-def test_an_int32_comparison_is_refused_naming_the_rule():
+def test_integer_index_arithmetic_computes_in_int32():
+    # test_flexible_sdpa.py's diagonal band: sub(row, col) in INT32
+    g = cudnn.pygraph(io_data_type=cudnn.data_type.FLOAT, compute_data_type=cudnn.data_type.FLOAT)
+    s = g.tensor(dim=[1, 1, 4, 8], stride=[32, 32, 8, 1], data_type=cudnn.data_type.FLOAT)
+    row = g.gen_index(input=s, axis=2, compute_data_type=cudnn.data_type.INT32)
+    col = g.gen_index(input=s, axis=3, compute_data_type=cudnn.data_type.INT32)
+    for t in (row, col):
+        t.set_data_type(cudnn.data_type.INT32)
+    diff = g.sub(a=row, b=col, compute_data_type=cudnn.data_type.INT32)
+    diff.set_output(True).set_data_type(cudnn.data_type.INT32)
+    g.build([cudnn.heur_mode.A])
+    x = np.zeros((1, 1, 4, 8), np.float32)
+    y = np.zeros((1, 1, 4, 8), np.int32)
+    g.execute({s: x, diff: y})
+    np.testing.assert_array_equal(y[0, 0], np.arange(4)[:, None] - np.arange(8)[None, :])
+
+
+@needs_lib
+def test_an_int32_division_is_refused_naming_the_rule():
+    # integer division would truncate; the engines divide the values
     g = cudnn.pygraph(io_data_type=cudnn.data_type.FLOAT, compute_data_type=cudnn.data_type.FLOAT)
     a = g.tensor(dim=[4, 16], stride=[16, 1], data_type=cudnn.data_type.FLOAT)
-    m = g.cmp_lt(input=a, comparison=a, compute_data_type=cudnn.data_type.INT32)
-    m.set_output(True).set_data_type(cudnn.data_type.BOOLEAN)
-    with pytest.raises(Exception, match=r"compute_data_type must be a float type or i1, got 'i32'"):
+    m = g.div(a=a, b=a, compute_data_type=cudnn.data_type.INT32)
+    m.set_output(True)
+    with pytest.raises(Exception, match=r"compute_data_type must be a float type \(i1 only for logical and comparison "
+                                        r"modes, i32 only for those and the modes exact on integers\), got 'i32'"):
         g.validate()

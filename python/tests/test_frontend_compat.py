@@ -871,7 +871,7 @@ def test_logical_ops_compute_in_booleans():
     h = cudnn.pygraph()
     x = h.tensor_like(a)
     h.add(a=x, b=x, compute_data_type=cudnn.data_type.BOOLEAN).set_output(True).set_data_type(F)
-    with pytest.raises(Exception, match="i1 only for logical and comparison modes"):
+    with pytest.raises(Exception, match="compute_data_type must be a float type .or i32 for this mode., got .i1."):
         h.validate()
 
 

@@ -185,12 +185,12 @@ void addAttributes(Operation *op, rt::OpSpec &spec) {
         (void)ref::toDType(type.getValue(), spec.computeType);
     }
   }
-  // A comparison in booleans or gen_index in i32 compares or counts the
-  // values themselves (the CPU reference and the generated kernels do):
-  // cuDNN gets them in f32, which holds every index below 2^24 exactly.
+  // A comparison in booleans or integer arithmetic in i32 compares or
+  // computes the values themselves (the CPU reference and the generated
+  // kernels do): cuDNN gets them in f32, exact for integers below 2^24.
   if (auto pointwise = dyn_cast<PointwiseOp>(op))
     if ((PointwiseOp::isComparison(pointwise.getMode()) ||
-         pointwise.getMode() == PointwiseMode::gen_index) &&
+         PointwiseOp::isIntegerExact(pointwise.getMode())) &&
         (spec.computeType == ::graph::DType::I1 ||
          spec.computeType == ::graph::DType::I32))
       spec.computeType = ::graph::DType::F32;

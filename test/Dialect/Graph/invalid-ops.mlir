@@ -24,23 +24,23 @@ graph.graph @compute_type_not_float(%x: tensor<4x16xf32>) {
 // -----
 
 graph.graph @compute_type_bool_not_logical(%x: tensor<4x16xf32>) {
-  // expected-error @below {{pointwise "p": compute_data_type must be a float type (i1 only for logical and comparison modes, i32 only for gen_index), got 'i1'}}
+  // expected-error @below {{pointwise "p": compute_data_type must be a float type (or i32 for this mode), got 'i1'}}
   %0 = graph.pointwise add(%x, %x) {name = "p", compute_data_type = i1} : (tensor<4x16xf32>, tensor<4x16xf32>) -> tensor<4x16xf32>
   graph.output
 }
 
 // -----
 
-graph.graph @compute_type_i32_comparison(%x: tensor<4x16xf32>) {
-  // expected-error @below {{pointwise "c": compute_data_type must be a float type or i1, got 'i32'}}
-  %0 = graph.pointwise cmp_lt(%x, %x) {name = "c", compute_data_type = i32} : (tensor<4x16xf32>, tensor<4x16xf32>) -> tensor<4x16xi1>
+graph.graph @compute_type_i64_comparison(%x: tensor<4x16xf32>) {
+  // expected-error @below {{pointwise "c": compute_data_type must be a float type (or i1, i32 for this mode), got 'i64'}}
+  %0 = graph.pointwise cmp_lt(%x, %x) {name = "c", compute_data_type = i64} : (tensor<4x16xf32>, tensor<4x16xf32>) -> tensor<4x16xi1>
   graph.output
 }
 
 // -----
 
 graph.graph @compute_type_i1_gen_index(%x: tensor<4x16xf32>) {
-  // expected-error @below {{pointwise "g": compute_data_type must be a float type or i32, got 'i1'}}
+  // expected-error @below {{pointwise "g": compute_data_type must be a float type (or i32 for this mode), got 'i1'}}
   %0 = graph.pointwise gen_index(%x) {name = "g", axis = 1 : i64, compute_data_type = i1} : (tensor<4x16xf32>) -> tensor<4x16xi32>
   graph.output
 }
@@ -1958,5 +1958,13 @@ graph.graph @sdpa_block_mask_dims(%q: tensor<1x2x200x16xbf16>, %k: tensor<1x2x30
 graph.graph @sdpa_block_mask_type(%q: tensor<1x2x200x16xbf16>, %m: tensor<1x2x2x1xi8>) {
   // expected-error @below {{sdpa: block_mask must hold ui8 (bit-packed tiles) but holds 'i8'}}
   %o = graph.sdpa %q, %q, %q block_mask %m : (tensor<1x2x200x16xbf16>, tensor<1x2x200x16xbf16>, tensor<1x2x200x16xbf16>, tensor<1x2x2x1xi8>) -> (tensor<1x2x200x16xbf16>, none, none, none)
+  graph.output
+}
+
+// -----
+
+graph.graph @compute_type_i32_div(%x: tensor<4x16xf32>) {
+  // expected-error @below {{pointwise "d": compute_data_type must be a float type (i1 only for logical and comparison modes, i32 only for those and the modes exact on integers), got 'i32'}}
+  %0 = graph.pointwise div(%x, %x) {name = "d", compute_data_type = i32} : (tensor<4x16xf32>, tensor<4x16xf32>) -> tensor<4x16xf32>
   graph.output
 }
