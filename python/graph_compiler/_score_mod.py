@@ -79,8 +79,25 @@ def sdpa_with_score_mod(g, kwargs: Dict[str, Any], name: str, compute_data_type:
         t.set_data_type(f32)
         return t
 
+    # The matmuls run on [B * H, rows, cols] views of row-major copies
+    # (identity transposes fold away where the layout already is row-major):
+    # on the H200 cuDNN 9.19 offers no engine config for a matmul with two
+    # batch dims (measured: a plain [2, 4, 256, 128] x [2, 4, 128, 256]).
+    b, h, s_q, s_kv = q.dim[0], q.dim[1], q.dim[2], k.dim[2]
+
+    def view(t, dims, suffix):
+        r = g.reshape(input=t, name=named(suffix))
+        strides = [1] * len(dims)
+        for i in range(len(dims) - 2, -1, -1):
+            strides[i] = strides[i + 1] * dims[i + 1]
+        r.set_dim(list(dims)).set_stride(strides)
+        return r
+
+    q_rows = g.transpose(input=q, permutation=[0, 1, 2, 3], name=named("Q_rows"))
     kt = g.transpose(input=k, permutation=[0, 1, 3, 2], name=named("K_T"))
-    s = as_f32(g.matmul(A=q, B=kt, compute_data_type=cdt, name=named("bmm1")))
+    s3 = as_f32(g.matmul(A=view(q_rows, (b * h, s_q, q.dim[3]), "Q_3d"), B=view(kt, (b * h, k.dim[3], s_kv), "K_T_3d"),
+                         compute_data_type=cdt, name=named("bmm1")))
+    s = as_f32(view(s3, (b, h, s_q, s_kv), "S"))
     if attn_scale is not None:
         scale = attn_scale
         if isinstance(attn_scale, (int, float)) and not isinstance(attn_scale, bool):
@@ -99,15 +116,17 @@ def sdpa_with_score_mod(g, kwargs: Dict[str, Any], name: str, compute_data_type:
     row_sum.set_dim(rows).set_data_type(f32)
     p = g._pointwise("div", [e, row_sum], named("softmax"), cdt)
     p.set_data_type(q.data_type)  # P V in the inputs' type, as the fused kernels run it
-    # V and O in row-major [B, H, S, D] around the second matmul: cuDNN's
-    # matmul engines (H200, cuDNN 9.19) offer no config for batch dims that
-    # do not collapse into one stride (the BSHD layouts of the frontend's
-    # programs). The identity transposes are copies only where the layouts
-    # differ (the canonicalizer folds them away otherwise).
+    # V and O in row-major [B, H, S, D] around the second matmul, whose
+    # result is f32 (an identity copies it into O, narrowing): on the H200
+    # cuDNN 9.19 offered no engine config for the P V matmul writing f16 in
+    # the BSHD layout of the frontend's programs. The identity transpose of
+    # V is a copy only where the layouts differ (folded away otherwise).
     v_rows = g.transpose(input=v, permutation=[0, 1, 2, 3], name=named("V_rows"))
-    o_rows = g.matmul(A=p, B=v_rows, compute_data_type=cdt, name=named("bmm2"))
-    o_rows.set_data_type(q.data_type)
-    o = g.transpose(input=o_rows, permutation=[0, 1, 2, 3], name=named("O"))
+    d_v = v.dim[3]
+    o3 = as_f32(g.matmul(A=view(p, (b * h, s_q, s_kv), "P_3d"), B=view(v_rows, (b * h, s_kv, d_v), "V_3d"),
+                         compute_data_type=cdt, name=named("bmm2")))
+    o_rows = as_f32(view(o3, (b, h, s_q, d_v), "O_rows"))
+    o = g._pointwise("identity", [o_rows], named("O"), cdt)
     o.set_data_type(q.data_type)
     o.name = f"{name}::O"
     stats = None
