@@ -16,6 +16,7 @@ s_kv f32 per head), not in a fused kernel's registers.
 from typing import Any, Dict, List, Optional
 
 from ._enums import data_type, reduction_mode
+from ._tensor import row_major_stride
 
 # sdpa keywords that change what the composite would have to compute; with a
 # score_mod they are refused naming them (a mask belongs in the callback).
@@ -87,10 +88,7 @@ def sdpa_with_score_mod(g, kwargs: Dict[str, Any], name: str, compute_data_type:
 
     def view(t, dims, suffix):
         r = g.reshape(input=t, name=named(suffix))
-        strides = [1] * len(dims)
-        for i in range(len(dims) - 2, -1, -1):
-            strides[i] = strides[i + 1] * dims[i + 1]
-        r.set_dim(list(dims)).set_stride(strides)
+        r.set_dim(list(dims)).set_stride(row_major_stride(list(dims)))
         return r
 
     q_rows = g.transpose(input=q, permutation=[0, 1, 2, 3], name=named("Q_rows"))
@@ -108,7 +106,7 @@ def sdpa_with_score_mod(g, kwargs: Dict[str, Any], name: str, compute_data_type:
     s = score_mod(g, s)
     if s is None or not hasattr(s, "set_data_type"):
         raise TypeError(f"sdpa(): score_mod returned {s!r}, not a tensor of the graph")
-    rows = [q.dim[0], q.dim[1], q.dim[2], 1]
+    rows = [b, h, s_q, 1]
     row_max = g.reduction(input=s, mode=reduction_mode.MAX, compute_data_type=cdt, name=named("max"))
     row_max.set_dim(rows).set_data_type(f32)
     e = as_f32(g._pointwise("exp", [as_f32(g._pointwise("sub", [s, row_max], named("sub"), cdt))], named("exp"), cdt))
@@ -116,11 +114,9 @@ def sdpa_with_score_mod(g, kwargs: Dict[str, Any], name: str, compute_data_type:
     row_sum.set_dim(rows).set_data_type(f32)
     p = g._pointwise("div", [e, row_sum], named("softmax"), cdt)
     p.set_data_type(q.data_type)  # P V in the inputs' type, as the fused kernels run it
-    # V and O in row-major [B, H, S, D] around the second matmul, whose
-    # result is f32 (an identity copies it into O, narrowing): on the H200
-    # cuDNN 9.19 offered no engine config for the P V matmul writing f16 in
-    # the BSHD layout of the frontend's programs. The identity transpose of
-    # V is a copy only where the layouts differ (folded away otherwise).
+    # The second matmul likewise, on a row-major copy of V (folded away
+    # where V is row-major); its f32 result is copied into O (in O's type
+    # and strides) by an identity.
     v_rows = g.transpose(input=v, permutation=[0, 1, 2, 3], name=named("V_rows"))
     d_v = v.dim[3]
     o3 = as_f32(g.matmul(A=view(p, (b * h, s_q, s_kv), "P_3d"), B=view(v_rows, (b * h, s_kv, d_v), "V_3d"),
