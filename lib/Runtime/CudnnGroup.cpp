@@ -205,7 +205,8 @@ public:
     // pointwise tensors and channels-last 4-D reductions: cudnn-frontend
     // samples/cpp/pointwise.cpp; NCHW 4-D pointwise graphs get no engine:
     // cudnn-frontend issue #171). Such graphs are layout-free: every tensor
-    // may be relabeled alike, so try the layouts those engines take.
+    // may be relabeled alike, so try the layouts those engines take. A
+    // matmul graph with two batch dims gets none either: merge them.
     std::vector<std::string> tried;
     for (auto &[label, alt] : relabelings(spec)) {
       tried.push_back(label);
@@ -238,12 +239,12 @@ public:
              (pointwiseOnly ? "pointwise-only" : "reduction-only") +
              " graph: cuDNN runs such graphs only on its runtime-fusion "
              "engines, which accept only some layouts";
-      if (!tried.empty()) {
-        out += " (also tried it relabeled as";
-        for (size_t i = 0; i < tried.size(); ++i)
-          out += (i ? ", " : " ") + tried[i];
-        out += ")";
-      }
+    }
+    if (!tried.empty()) {
+      out += " (also tried it relabeled as";
+      for (size_t i = 0; i < tried.size(); ++i)
+        out += (i ? ", " : " ") + tried[i];
+      out += ")";
     }
     return out;
   }

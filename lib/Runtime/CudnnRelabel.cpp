@@ -1,13 +1,15 @@
 //===- CudnnRelabel.cpp - Layouts of layout-free graphs -------------------===//
 //
 // cuDNN's runtime-fusion engines take pointwise-only and reduction-only
-// graphs only in some layouts; these relabel every tensor of such a graph
-// alike (same bytes, other dims/strides) so the group can retry.
+// graphs only in some layouts, and matmul graphs with one batch dim only;
+// these relabel every tensor of such a graph alike (same bytes, other
+// dims/strides) so the group can retry.
 //
 //===----------------------------------------------------------------------===//
 
 #include "CudnnGroupInternal.h"
 
+#include <algorithm>
 #include <functional>
 #include <string>
 #include <utility>
@@ -41,6 +43,66 @@ relabeled(const GraphSpec &s, size_t rank,
   return out;
 }
 
+/// `s`, a matmul graph (matmuls with pointwise and reduction ops around
+/// them) of rank > 3, with adjacent batch dims merged wherever every tensor
+/// allows it: both of its dims are 1, or both are the graph's full extents
+/// and the outer one steps over the inner one. Then each tensor addresses
+/// the same elements through one dim of their product, and broadcasting
+/// (a unit batch dim against a full one) means what it meant. `s` itself
+/// when no pair merges. cuDNN 9.19's engines on the H200 offer no config
+/// for a matmul with two batch dims ([2,4,256,128] x [2,4,128,256], f16 or
+/// bf16, measured) but do for the merged [8,256,128] x [8,128,256].
+GraphSpec mergedBatchDims(const GraphSpec &s) {
+  GraphSpec out = s;
+  bool hasMatmul = false;
+  for (const OpSpec &o : s.ops) {
+    if (o.kind == OpKind::Matmul) {
+      hasMatmul = true;
+      continue;
+    }
+    bool layoutFree = (o.kind == OpKind::Pointwise && o.mode != "gen_index") ||
+                      (o.kind == OpKind::Reduction && o.inputs.size() == 1);
+    if (!layoutFree)
+      return out;
+  }
+  if (!hasMatmul || s.tensors.empty())
+    return out;
+  size_t rank = s.tensors.front().dims.size();
+  for (const TensorSpec &t : s.tensors)
+    if (t.dims.size() != rank || t.strides.size() != rank)
+      return out;
+  // Axis i merges into axis i + 1; both must be batch axes (the last two
+  // are the matrix's), and merging from the inside out keeps the indices
+  // of the axes still to visit.
+  for (int64_t i = static_cast<int64_t>(rank) - 4; i >= 0; --i) {
+    int64_t outer = 1, inner = 1;
+    for (const TensorSpec &t : out.tensors) {
+      outer = std::max(outer, t.dims[i]);
+      inner = std::max(inner, t.dims[i + 1]);
+    }
+    bool merges = true;
+    for (const TensorSpec &t : out.tensors) {
+      int64_t d0 = t.dims[i], d1 = t.dims[i + 1];
+      bool units = d0 == 1 && d1 == 1;
+      bool whole =
+          d0 == outer && d1 == inner &&
+          (d0 == 1 || d1 == 1 || t.strides[i] == t.strides[i + 1] * d1);
+      merges &= units || whole;
+    }
+    if (!merges)
+      continue;
+    for (TensorSpec &t : out.tensors) {
+      int64_t d1 = t.dims[i + 1];
+      int64_t stride = d1 == 1 ? t.strides[i] : t.strides[i + 1];
+      t.dims[i + 1] *= t.dims[i];
+      t.strides[i + 1] = stride;
+      t.dims.erase(t.dims.begin() + i);
+      t.strides.erase(t.strides.begin() + i);
+    }
+  }
+  return out;
+}
+
 } // namespace
 
 /// Equivalent descriptions of a pointwise-only graph whose tensors all
@@ -58,6 +120,20 @@ std::vector<std::pair<std::string, GraphSpec>> relabelings(const GraphSpec &s) {
       t += (i ? "," : "") + std::to_string(d[i]);
     return t + "]";
   };
+  GraphSpec merged = mergedBatchDims(s);
+  if (!s.tensors.empty() &&
+      merged.tensors.front().dims.size() < s.tensors.front().dims.size()) {
+    const OpSpec *matmul = nullptr;
+    for (const OpSpec &o : s.ops)
+      if (o.kind == OpKind::Matmul && !matmul)
+        matmul = &o;
+    Shape a;
+    for (const TensorSpec &t : merged.tensors)
+      if (matmul->inputs.count(Port::A) && t.uid == matmul->inputs.at(Port::A))
+        a = t.dims;
+    out.push_back({"batch dims merged, A " + dimsText(a), std::move(merged)});
+    return out;
+  }
   if (pointwiseOnly) {
     const Shape *shape = nullptr;
     for (const TensorSpec &t : s.tensors) {

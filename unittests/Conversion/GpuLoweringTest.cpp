@@ -379,3 +379,42 @@ graph.graph @o(%q: tensor<1x2x8x16xbf16> {graph.name = "q"})
 }
 
 } // namespace
+
+// A matmul reads a view in place only when its batch dims merge into one
+// (cuDNN runs no matmul with two batch dims): K^T over [b, h, s, d] folds,
+// heads taken from a [b, s, h, d] tensor are copied packed first, and a C
+// read through [b, h] -> [b, s, h] keeps its packed layout.
+TEST_F(GpuLoweringTest, MatmulViewsKeepBatchDimsMergeable) {
+  GraphOp graph = parse(R"mlir(
+graph.graph @qk(%q: tensor<2x64x4x32xf16> {graph.name = "q"}, %k: tensor<2x4x64x32xf16> {graph.name = "k"})
+    -> (tensor<2x64x4x64xf32> {graph.name = "s"}) attributes {compute_data_type = f32} {
+  %qh = graph.transpose %q {permutation = array<i64: 0, 2, 1, 3>} : (tensor<2x64x4x32xf16>) -> tensor<2x4x64x32xf16>
+  %kt = graph.transpose %k {permutation = array<i64: 0, 1, 3, 2>} : (tensor<2x4x64x32xf16>) -> tensor<2x4x32x64xf16>
+  %s = graph.matmul %qh, %kt : (tensor<2x4x64x32xf16>, tensor<2x4x32x64xf16>) -> tensor<2x4x64x64xf32>
+  %st = graph.transpose %s {permutation = array<i64: 0, 2, 1, 3>} : (tensor<2x4x64x64xf32>) -> tensor<2x64x4x64xf32>
+  %y = graph.pointwise relu(%st) : (tensor<2x64x4x64xf32>) -> tensor<2x64x4x64xf32>
+  graph.output %y : tensor<2x64x4x64xf32>
+})mlir");
+  ASSERT_TRUE(graph);
+  CudnnProgram program;
+  ASSERT_EQ(lowerToCudnn(graph, program, nullptr, /*foldViews=*/true), "");
+  const rt::OpSpec *matmul = nullptr;
+  std::vector<std::string> kinds;
+  for (const rt::GraphSpec &group : program.groups) {
+    kinds.push_back(group.ops.front().kind);
+    for (const rt::OpSpec &op : group.ops)
+      if (op.kind == ::graph::OpKind::Matmul)
+        matmul = &op;
+  }
+  ASSERT_TRUE(matmul);
+  EXPECT_EQ(kinds.front(), "transpose"); // q's heads, copied
+  const DeviceTensor *a = tensorOf(program, matmul->inputs.at("A"));
+  const DeviceTensor *b = tensorOf(program, matmul->inputs.at("B"));
+  const DeviceTensor *c = tensorOf(program, matmul->outputs.at("C"));
+  ASSERT_TRUE(a && b && c);
+  EXPECT_EQ(a->aliasOf, -1);
+  EXPECT_EQ(a->strides, (ref::Shape{8192, 2048, 32, 1}));
+  EXPECT_GE(b->aliasOf, 0); // K^T read in place
+  EXPECT_EQ(b->strides, (ref::Shape{8192, 2048, 1, 32}));
+  EXPECT_EQ(c->strides, (ref::Shape{16384, 4096, 64, 1}));
+}

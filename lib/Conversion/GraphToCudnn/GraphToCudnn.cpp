@@ -313,16 +313,33 @@ struct ViewAlias {
   SmallVector<int64_t> strides;
 };
 
-/// Whether every engine that may run `user` reads a view operand through
-/// `strides` correctly: cuDNN matmuls want a unit stride in one of the two
-/// matrix dims, sdpa and the memory-bound ops a unit innermost stride.
-/// Other readers (convolutions, norms, concatenation) get a packed copy.
-bool readsStrided(Operation *user, ArrayRef<int64_t> strides) {
+/// Whether the batch dims of a matmul operand (all but the last two) step
+/// through memory as one dim of their product would: cuDNN runs a matmul
+/// with more than one batch dim only with them merged (CudnnRelabel.cpp).
+bool batchDimsMerge(ArrayRef<int64_t> dims, ArrayRef<int64_t> strides) {
+  SmallVector<size_t> batch; // the non-unit batch dims
+  for (size_t i = 0; i + 2 < dims.size(); ++i)
+    if (dims[i] != 1)
+      batch.push_back(i);
+  for (size_t k = 0; k + 1 < batch.size(); ++k)
+    if (strides[batch[k]] != strides[batch[k + 1]] * dims[batch[k + 1]])
+      return false;
+  return true;
+}
+
+/// Whether every engine that may run `user` reads a view operand of `dims`
+/// through `strides` correctly: cuDNN matmuls want a unit stride in one of
+/// the two matrix dims and batch dims that merge into one, sdpa and the
+/// memory-bound ops a unit innermost stride. Other readers (convolutions,
+/// norms, concatenation) get a packed copy.
+bool readsStrided(Operation *user, ArrayRef<int64_t> dims,
+                  ArrayRef<int64_t> strides) {
   size_t rank = strides.size();
   if (isViewOp(user))
     return true; // that view is judged by its own readers
   if (isa<MatmulOp>(user))
-    return rank >= 2 && (strides[rank - 1] == 1 || strides[rank - 2] == 1);
+    return rank >= 2 && (strides[rank - 1] == 1 || strides[rank - 2] == 1) &&
+           batchDimsMerge(dims, strides);
   if (isa<SdpaOp, SdpaBackwardOp, PointwiseOp, RopeOp, RopeBackwardOp>(user))
     return rank >= 1 && strides[rank - 1] == 1;
   return false;
@@ -373,6 +390,8 @@ void planViews(ArrayRef<Operation *> nodes,
     SmallVector<int64_t> strides(perm.size());
     for (size_t i = 0; i < perm.size(); ++i)
       strides[perm[i]] = packed[i];
+    if (isa<MatmulOp>(def) && !batchDimsMerge(sourceType.getShape(), strides))
+      continue; // a matmul's C must keep its batch dims mergeable
     chosen[source] = strides;
   }
   for (Operation *node : nodes) {
@@ -430,7 +449,7 @@ void planViews(ArrayRef<Operation *> nodes,
     for (int64_t &stride : view.strides)
       stride = std::max<int64_t>(stride, 1);
     if (llvm::all_of(getResolvedUsers(out), [&](Operation *user) {
-          return readsStrided(user, view.strides);
+          return readsStrided(user, outType.getShape(), view.strides);
         }))
       aliases[out] = std::move(view);
   }

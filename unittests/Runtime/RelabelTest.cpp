@@ -1,0 +1,125 @@
+//===- RelabelTest.cpp - Relabeled descriptions of a cuDNN group ----------===//
+//
+// relabelings(): the equivalent descriptions a group is retried with when
+// the heuristics offer no engine config. Here, the matmul graphs whose
+// batch dims merge into one (cuDNN 9.19 on the H200 runs no matmul with
+// two batch dims) and those that must not merge.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CudnnGroupInternal.h"
+
+#include <gtest/gtest.h>
+
+using namespace graph::rt;
+using namespace graph::rt::cudnn;
+using graph::DType;
+using graph::Port;
+using graph::Shape;
+
+namespace {
+
+TensorSpec tensor(int64_t uid, Shape dims, Shape strides = {}) {
+  TensorSpec t;
+  t.uid = uid;
+  t.dtype = DType::F16;
+  t.strides = strides.empty() ? graph::rowMajorStrides(dims) : strides;
+  t.dims = std::move(dims);
+  return t;
+}
+
+/// C (uid 3) = A (uid 1) x B (uid 2); with `bias`, Y (uid 5) = C + bias
+/// (uid 4) reading C virtual.
+GraphSpec matmul(TensorSpec a, TensorSpec b, TensorSpec c,
+                 std::optional<TensorSpec> bias = std::nullopt) {
+  GraphSpec s;
+  s.name = "test/group0";
+  OpSpec mm;
+  mm.kind = "matmul";
+  mm.inputs[Port::A] = a.uid;
+  mm.inputs[Port::B] = b.uid;
+  mm.outputs[Port::C] = c.uid;
+  s.ops.push_back(mm);
+  s.tensors = {a, b, c};
+  if (bias) {
+    s.tensors[2].isVirtual = true;
+    OpSpec add;
+    add.kind = "pointwise";
+    add.mode = "add";
+    add.inputs[graph::pointwiseInput(0)] = c.uid;
+    add.inputs[graph::pointwiseInput(1)] = bias->uid;
+    add.outputs[Port::output] = 5;
+    s.ops.push_back(add);
+    s.tensors.push_back(*bias);
+    s.tensors.push_back(tensor(5, c.dims, c.strides));
+  }
+  return s;
+}
+
+const TensorSpec &find(const GraphSpec &s, int64_t uid) {
+  for (const TensorSpec &t : s.tensors)
+    if (t.uid == uid)
+      return t;
+  ADD_FAILURE() << "no tensor uid " << uid;
+  return s.tensors.front();
+}
+
+TEST(MatmulRelabel, TwoBatchDimsMergeIntoOne) {
+  GraphSpec s = matmul(tensor(1, {2, 4, 64, 32}), tensor(2, {2, 4, 32, 16}),
+                       tensor(3, {2, 4, 64, 16}), tensor(4, {1, 1, 1, 16}));
+  auto alts = relabelings(s);
+  ASSERT_EQ(alts.size(), 1u);
+  EXPECT_EQ(alts[0].first, "batch dims merged, A [8,64,32]");
+  const GraphSpec &m = alts[0].second;
+  EXPECT_EQ(find(m, 1).dims, (Shape{8, 64, 32}));
+  EXPECT_EQ(find(m, 1).strides, (Shape{2048, 32, 1}));
+  EXPECT_EQ(find(m, 2).dims, (Shape{8, 32, 16}));
+  EXPECT_EQ(find(m, 3).dims, (Shape{8, 64, 16}));
+  EXPECT_TRUE(find(m, 3).isVirtual);
+  EXPECT_EQ(find(m, 4).dims, (Shape{1, 1, 16}));
+  EXPECT_EQ(find(m, 5).strides, (Shape{1024, 16, 1}));
+  EXPECT_EQ(m.ops.size(), 2u);
+}
+
+TEST(MatmulRelabel, RankFiveMergesAllBatchDims) {
+  GraphSpec s = matmul(tensor(1, {2, 3, 4, 8, 8}), tensor(2, {1, 1, 1, 8, 8}),
+                       tensor(3, {2, 3, 4, 8, 8}));
+  auto alts = relabelings(s);
+  ASSERT_EQ(alts.size(), 1u);
+  EXPECT_EQ(find(alts[0].second, 1).dims, (Shape{24, 8, 8}));
+  // The shared weight stays broadcast over the merged batch.
+  EXPECT_EQ(find(alts[0].second, 2).dims, (Shape{1, 8, 8}));
+}
+
+// Heads read in place from a [b, s, h, d] projection: b steps over s * h * d
+// elements, not over the h heads, so [b, h] is no one dim of the buffer.
+TEST(MatmulRelabel, InterleavedHeadsDoNotMerge) {
+  int64_t b = 2, h = 4, s = 64, d = 32;
+  GraphSpec g = matmul(tensor(1, {b, h, s, d}, {s * h * d, d, h * d, 1}),
+                       tensor(2, {b, h, d, s}), tensor(3, {b, h, s, s}));
+  EXPECT_TRUE(relabelings(g).empty());
+}
+
+// B broadcast over the outer batch dim only: [2, 4] against [1, 4] has no
+// one-dim equivalent.
+TEST(MatmulRelabel, PartialBroadcastDoesNotMerge) {
+  GraphSpec g = matmul(tensor(1, {2, 4, 16, 8}), tensor(2, {1, 4, 8, 16}),
+                       tensor(3, {2, 4, 16, 16}));
+  EXPECT_TRUE(relabelings(g).empty());
+}
+
+TEST(MatmulRelabel, OneBatchDimIsKept) {
+  GraphSpec g = matmul(tensor(1, {8, 16, 8}), tensor(2, {8, 8, 16}),
+                       tensor(3, {8, 16, 16}));
+  EXPECT_TRUE(relabelings(g).empty());
+}
+
+// gen_index counts along an axis: merging would move it.
+TEST(MatmulRelabel, AxisAttributesBlockTheMerge) {
+  GraphSpec g = matmul(tensor(1, {2, 4, 16, 8}), tensor(2, {2, 4, 8, 16}),
+                       tensor(3, {2, 4, 16, 16}), tensor(4, {1, 1, 1, 16}));
+  g.ops[1].mode = "gen_index";
+  EXPECT_TRUE(relabelings(g).empty());
+}
+
+} // namespace
