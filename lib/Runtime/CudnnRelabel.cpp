@@ -60,7 +60,7 @@ GraphSpec mergedBatchDims(const GraphSpec &s) {
       hasMatmul = true;
       continue;
     }
-    bool layoutFree = o.kind == OpKind::Pointwise ||
+    bool layoutFree = (o.kind == OpKind::Pointwise && o.mode != "gen_index") ||
                       (o.kind == OpKind::Reduction && o.inputs.size() == 1);
     if (!layoutFree)
       return out;
@@ -71,16 +71,6 @@ GraphSpec mergedBatchDims(const GraphSpec &s) {
   for (const TensorSpec &t : s.tensors)
     if (t.dims.size() != rank || t.strides.size() != rank)
       return out;
-  // gen_index may count along a matrix dim (a mask over rows or columns),
-  // which merging keeps; along a batch dim it would count the merged one.
-  for (const OpSpec &o : s.ops) {
-    if (o.mode != "gen_index")
-      continue;
-    auto axis = o.intAttrs.find("axis");
-    if (axis == o.intAttrs.end() || axis->second.size() != 1 ||
-        axis->second[0] + 2 < static_cast<int64_t>(rank))
-      return out;
-  }
   // Axis i merges into axis i + 1; both must be batch axes (the last two
   // are the matrix's), and merging from the inside out keeps the indices
   // of the axes still to visit.
@@ -109,9 +99,6 @@ GraphSpec mergedBatchDims(const GraphSpec &s) {
       t.dims.erase(t.dims.begin() + i);
       t.strides.erase(t.strides.begin() + i);
     }
-    for (OpSpec &o : out.ops)
-      if (o.kind == OpKind::Pointwise && o.mode == "gen_index")
-        --o.intAttrs["axis"][0];
   }
   return out;
 }
