@@ -190,3 +190,23 @@ graph.graph @zcg_scalar_f16(%x: tensor<64x768xf16>, %g: tensor<1x768xf16>,
   %y = graph.layernorm inference %x, scale %s, bias %b, epsilon %e : (tensor<64x768xf16>, tensor<1x768xf32>, tensor<1x768xf16>, tensor<1x1xf32>) -> (tensor<64x768xf16>, none, none)
   graph.output %y : tensor<64x768xf16>
 }
+
+// -----
+
+// A matmul fused with a gen_index mask over its product: cuDNN's matmul
+// engines misplaced such masks on the H200 (cuDNN 9.19), so cuDNN declines
+// the group and codegen has no matmul: it is split, the matmul alone first.
+// CHECK-LABEL: graph.graph @matmul_index_mask
+// CHECK-NEXT: %[[S:.*]] = group 0 engines [#graph.engine<cudnn, plans = ["heuristics"]>] (
+// CHECK-NEXT: matmul
+// CHECK-NEXT: yield
+// CHECK: group 1 engines [#graph.engine<cudnn, {{[^>]*}}>, #graph.engine<codegen, {{[^>]*}}>] (%{{.*}} = %[[S]]
+// CHECK-NEXT: pointwise gen_index(
+graph.graph @matmul_index_mask(%q: tensor<8x16x32xf16>, %kt: tensor<8x32x16xf16>, %fill: tensor<1x1x1xf32>) -> tensor<8x16x16xf32> {
+  %s = graph.matmul %q, %kt : (tensor<8x16x32xf16>, tensor<8x32x16xf16>) -> tensor<8x16x16xf32>
+  %r = graph.pointwise gen_index(%s) {axis = 1 : i64} : (tensor<8x16x16xf32>) -> tensor<8x16x16xf32>
+  %c = graph.pointwise gen_index(%s) {axis = 2 : i64} : (tensor<8x16x16xf32>) -> tensor<8x16x16xf32>
+  %m = graph.pointwise cmp_ge(%r, %c) : (tensor<8x16x16xf32>, tensor<8x16x16xf32>) -> tensor<8x16x16xi1>
+  %y = graph.pointwise binary_select(%s, %fill, %m) : (tensor<8x16x16xf32>, tensor<1x1x1xf32>, tensor<8x16x16xi1>) -> tensor<8x16x16xf32>
+  graph.output %y : tensor<8x16x16xf32>
+}

@@ -148,6 +148,19 @@ public:
           return !isa<ReshapeOp, TransposeOp, SliceOp>(op);
         }) < 2)
       return "";
+    // A matmul fused with gen_index (a mask over the product's rows and
+    // columns): measured on the H200 with cuDNN 9.19, eng7 ran such a graph
+    // ([8,128,128] scores, causal mask from two gen_index) with the mask on
+    // the wrong side of the diagonal, a silent wrong answer. The matmul and
+    // the mask go to separate groups.
+    if (llvm::any_of(ops, [](Operation *op) { return isa<MatmulOp>(op); }))
+      for (Operation *op : ops)
+        if (auto pointwise = dyn_cast<PointwiseOp>(op))
+          if (pointwise.getMode() == PointwiseMode::gen_index)
+            return describeNode(op) +
+                   ": cuDNN's matmul engines misplace gen_index masks "
+                   "(measured on the H200, cuDNN 9.19), so gen_index is not "
+                   "fused with a matmul";
     for (Operation *op : ops)
       if (isa<LayernormBackwardOp, RmsnormBackwardOp, InstancenormBackwardOp,
               AdaLayernormBackwardOp>(op))
