@@ -11,6 +11,7 @@ from graph_compiler import (  # noqa: F401
     Graph,
     GraphExecutionError,
     GraphNoDeviceError,
+    TorchNotAvailableError,
     GraphValidationError,
     Handle,
     KernelCache,

@@ -27,6 +27,7 @@ from ._graph import (  # noqa: F401
     DeviceProperties,
     GraphExecutionError,
     GraphNoDeviceError,
+    TorchNotAvailableError,
     GraphValidationError,
     Handle,
     KernelCache,

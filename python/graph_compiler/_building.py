@@ -665,6 +665,12 @@ class _GraphBuilding:
             node.params["paged_attention_max_seq_len_kv"] = int(max_seq)
         p = node.params
         scale = kwargs.pop("attn_scale", None)
+        if kwargs.pop("attn_scale_prefolded", False):
+            # Q carries attn_scale * log2(e): the frontend's engines then run
+            # exp2 on the raw scores and apply no scale. The compiler's run
+            # exp, so they scale the scores by ln 2: the same softmax.
+            p["attn_scale_prefolded"] = True
+            scale = math.log(2.0)
         if isinstance(scale, (int, float)) and not isinstance(scale, bool):
             p["attn_scale_value"] = float(scale)
         elif scale is not None:
@@ -862,6 +868,16 @@ class _GraphBuilding:
                 "unfuse_fma",
                 f"{op}(unfuse_fma=True): a cuDNN SM100 softmax option; the compiler's engines pick their own softmax arithmetic, so it is recorded on node {node.name!r}, not applied",
             )
+        precision = to_data_type(kwargs.pop("softmax_precision", None), f"{op}(softmax_precision=...)")
+        if precision is not None:
+            if precision not in (data_type.FLOAT, data_type.HALF):
+                raise ValueError(f"{op}(): softmax_precision is FLOAT or HALF, got {precision}")
+            node.params["softmax_precision"] = precision
+            if precision is data_type.HALF:
+                self._warn_once(
+                    ("softmax_precision", op),
+                    f"{op}(softmax_precision=HALF): an exponent precision of the frontend's cc 10.7 engines; the compiler's engines compute the softmax in f32 (more precise), recorded on node {node.name!r}",
+                )
         if kwargs.pop("use_deterministic_algorithm", False):
             # Honoured twice: sdpa_backward carries it to the compiler (on
             # the GPU a composite graph whose dQ needs no f32 accumulator),

@@ -131,7 +131,7 @@ pointwise_mode = _numbered(
     doc="""The frontend's pointwise modes; the graph builders are the usual way to
     reach them (``graph.add``, ``graph.relu`` ...).""",
 )
-behavior_note = _numbered("behavior_note", "RUNTIME_COMPILATION REQUIRES_FILTER_INT8x32_REORDER REQUIRES_BIAS_INT8x32_REORDER SUPPORTS_CUDA_GRAPH_NATIVE_API")
+behavior_note = _numbered("behavior_note", "RUNTIME_COMPILATION REQUIRES_FILTER_INT8x32_REORDER REQUIRES_BIAS_INT8x32_REORDER SUPPORTS_CUDA_GRAPH_NATIVE_API CUBLASLT_DEPENDENCY")
 numerical_note = _numbered(
     "numerical_note",
     "TENSOR_CORE DOWN_CONVERT_INPUTS REDUCED_PRECISION_REDUCTION FFT NONDETERMINISTIC WINOGRAD WINOGRAD_TILE_4x4 WINOGRAD_TILE_6x6 WINOGRAD_TILE_13x13 STRICT_NAN_PROP",

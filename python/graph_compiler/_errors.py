@@ -17,6 +17,10 @@ class GraphValidationError(cudnnGraphNotSupportedError, ValueError):
     ``except ValueError`` catch it."""
 
 
+class TorchNotAvailableError(ImportError):
+    """A call that needs PyTorch (torch tensors, streams) ran without it."""
+
+
 class EngineIdError(ValueError, RuntimeError):
     """An engine id the graph's plan list does not have."""
 

@@ -30,6 +30,7 @@ from ._errors import (  # noqa: F401
     EngineIdError,
     GraphExecutionError,
     GraphNoDeviceError,
+    TorchNotAvailableError,
     get_last_error_string,
     _status_error,
 )
@@ -143,6 +144,8 @@ class pygraph(_GraphBuilding, _GraphEmission, _GraphPlanning, _GraphExecution, _
             raise TypeError(f"pygraph(device_property=...) takes an object from cudnn.create_device_properties(), got {type(device_property).__name__}")
         self._kernel_cache = kernel_cache
         self._device_property = device_property
+        # the frontend keeps this hint as a public attribute
+        self.is_cuda_graph_replay_expected = bool(kwargs.get("is_cuda_graph_replay_expected", False))
         self._options = dict(
             kwargs,
             sm_count=sm_count,
@@ -351,6 +354,9 @@ def _install_structured_builders():
 
     for op in _ops.SDPA_OPS:
         setattr(pygraph, op, make_sdpa(op))
+    # the frontend binds these older names to the same builders
+    pygraph.scaled_dot_product_flash_attention = pygraph.sdpa
+    pygraph.scaled_dot_product_flash_attention_backward = pygraph.sdpa_backward
 
 
 _install_pointwise_builders()

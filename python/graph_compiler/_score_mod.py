@@ -13,6 +13,7 @@ engines then run it as they run any graph: the scores live in memory (s_q *
 s_kv f32 per head), not in a fused kernel's registers.
 """
 
+import math
 from typing import Any, Dict, List, Optional
 
 from ._enums import data_type, reduction_mode
@@ -29,7 +30,7 @@ _REFUSED_WITH_SCORE_MOD = (
 )
 # taken and ignored as the frontend's composite does: hints for its kernels
 _IGNORED = ("implementation", "unfuse_fma", "is_inference", "diagonal_alignment", "max_total_seq_len_q",
-            "max_total_seq_len_kv")
+            "max_total_seq_len_kv", "softmax_precision")
 
 
 def composite_refusal(kwargs: Dict[str, Any]) -> str:
@@ -61,6 +62,8 @@ def sdpa_with_score_mod(g, kwargs: Dict[str, Any], name: str, compute_data_type:
         kwargs.pop(key, None)
     q, k, v = (g._ensure_tensor(kwargs.pop(key), name=f"{name}::{key}") for key in ("q", "k", "v"))
     attn_scale = kwargs.pop("attn_scale", None)
+    if kwargs.pop("attn_scale_prefolded", False):
+        attn_scale = math.log(2.0)  # Q carries attn_scale * log2(e): exp2 of the raw scores
     bias = kwargs.pop("bias", None)
     # seq_len_q/kv without use_padding_mask are graph tensors the callback
     # may read (the frontend's decode masks do); nothing else uses them here

@@ -24,6 +24,7 @@ from typing import Any, Dict, List, Optional
 
 from . import _buffers
 from ._enums import data_type, heur_mode
+from ._errors import TorchNotAvailableError
 from ._graph import pygraph
 from ._tensor import Tensor
 
@@ -432,7 +433,9 @@ class Graph:
         # frontend's wrapper returns; numpy only when torch cannot hold it.
         if any(hasattr(b, "__cuda_array_interface__") for b in buffers):
             torch = _torch()
-            if torch is None or not torch.cuda.is_available():
+            if torch is None:
+                raise TorchNotAvailableError(f"cudnn.Graph allocates output {_describe(t)} with torch, which is not installed; pass the output in the dict")
+            if not torch.cuda.is_available():
                 raise RuntimeError(f"cudnn.Graph cannot allocate output {_describe(t)} on the GPU without torch; pass the output in the dict")
             return torch.empty_strided(dims, strides, dtype=getattr(torch, names[1]), device=torch.device("cuda", torch.cuda.current_device()))
         import numpy

@@ -1181,3 +1181,60 @@ def test_batchnorm_inference_phase_names_batchnorm_inference():
         g.batchnorm(norm_forward_phase=cudnn.norm_forward_phase.INFERENCE, input=x, scale=s, bias=b, epsilon=eps)
     with pytest.raises(TypeError, match="multiple values"):
         g.batchnorm(cudnn.norm_forward_phase.TRAINING, x, s, b, epsilon=eps, norm_forward_phase=cudnn.norm_forward_phase.TRAINING)
+
+
+@needs_lib
+def test_sdpa_prefolded_scale_and_softmax_precision():
+    # attn_scale_prefolded: Q carries attn_scale * log2(e), the engine
+    # applies no scale (the frontend's exp2 softmax); the same O as scaling
+    # in the op. softmax_precision FLOAT is the default; HALF warns (the
+    # compiler's softmax is f32) and the defaults warn about nothing.
+    b, h, s, d, scale = 1, 2, 8, 4, 0.37
+    rng = np.random.default_rng(3)
+    qv, kv, vv = (rng.standard_normal((b, h, s, d)).astype(np.float16) for _ in range(3))
+    outs = []
+    for prefolded in (False, True):
+        g = cudnn.pygraph(io_data_type=gc.data_type.HALF, intermediate_data_type=F, compute_data_type=F)
+        q, k, v = (g.tensor(name=n, dim=[b, h, s, d], stride=[h * s * d, s * d, d, 1]) for n in "qkv")
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            o, _ = g.sdpa(q, k, v, generate_stats=False, attn_scale=scale, attn_scale_prefolded=prefolded,
+                          softmax_precision=None if prefolded else cudnn.data_type.FLOAT)
+        o.set_output(True)
+        g.build([cudnn.heur_mode.A])
+        ov = np.zeros((b, h, s, d), np.float16)
+        q_in = (qv.astype(np.float64) * scale * np.log2(np.e)).astype(np.float16) if prefolded else qv
+        g.execute({q: q_in, k: kv, v: vv, o: ov})
+        outs.append(ov.astype(np.float64))
+    qd, kd, vd = (x.astype(np.float64) for x in (qv, kv, vv))
+    sc = qd @ kd.transpose(0, 1, 3, 2) * scale
+    p = np.exp(sc - sc.max(-1, keepdims=True))
+    ref = (p / p.sum(-1, keepdims=True)) @ vd
+    for out in outs:  # f16 inputs and O: bounds of a few f16 ulps
+        np.testing.assert_allclose(out, ref, rtol=5e-3, atol=5e-3)
+    # not the unscaled softmax: the ln 2 factor is applied
+    plain = np.exp(sc / scale - (sc / scale).max(-1, keepdims=True))
+    assert np.abs(outs[1] - (plain / plain.sum(-1, keepdims=True)) @ vd).max() > 0.05
+    g = cudnn.pygraph(io_data_type=F, intermediate_data_type=F, compute_data_type=F)
+    q, k, v = _qkv(g)
+    with pytest.warns(UserWarning, match=r"softmax_precision=HALF.*f32"):
+        o, _ = g.sdpa(q, k, v, generate_stats=False, softmax_precision=cudnn.data_type.HALF)
+    assert o.producer[0].params["softmax_precision"] is cudnn.data_type.HALF
+    with pytest.raises(ValueError, match=r"softmax_precision is FLOAT or HALF"):
+        g.sdpa(q, k, v, generate_stats=False, softmax_precision=cudnn.data_type.INT8)
+
+
+def test_newer_frontend_names():
+    # names of newer frontends: the flash-attention aliases of sdpa, the
+    # cuBLASLt behaviour note (cuDNN 9.15+), the replay hint kept as an
+    # attribute, and the error a torch-less call raises
+    assert cudnn.pygraph.scaled_dot_product_flash_attention is cudnn.pygraph.sdpa
+    assert cudnn.pygraph.scaled_dot_product_flash_attention_backward is cudnn.pygraph.sdpa_backward
+    assert int(cudnn.behavior_note.CUBLASLT_DEPENDENCY) == 4  # CUDNN_BEHAVIOR_NOTE_CUBLASLT_DEPENDENCY
+    assert cudnn.pygraph(is_cuda_graph_replay_expected=True).is_cuda_graph_replay_expected is True
+    assert cudnn.pygraph().is_cuda_graph_replay_expected is False
+    assert issubclass(cudnn.TorchNotAvailableError, ImportError)
+    g = cudnn.pygraph(io_data_type=BF16, intermediate_data_type=F, compute_data_type=F)
+    q, k, v = _qkv(g)
+    o, stats = g.scaled_dot_product_flash_attention(q, k, v, generate_stats=True)
+    assert o.producer[0].op == "sdpa" and stats is not None

@@ -230,7 +230,7 @@ def test_outputs_for_device_arrays_need_torch(monkeypatch):
         c = g.matmul(A=a, B=b, name="mm")
         c.set_output(True)
     monkeypatch.setattr(_wrapper, "_torch", lambda: None)
-    with pytest.raises(RuntimeError, match=r"cannot allocate output .*mm::C.* on the GPU without torch; pass the output in the dict"):
+    with pytest.raises(cudnn.TorchNotAvailableError, match=r"allocates output .*mm::C.* with torch, which is not installed; pass the output in the dict"):
         g._Graph__alloc_like(c, [_DeviceArray()])
     host = g._Graph__alloc_like(c, [a, b])
     assert isinstance(host, np.ndarray) and host.shape == (1, 4, 5)

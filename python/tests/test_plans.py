@@ -175,7 +175,7 @@ def test_gpu_plan_list_queries(monkeypatch):
     assert key == 1000 and key.name == "CODEGEN_THREADS" and {key: 256}[1000] == 256
     assert g.get_behavior_notes_for_plan_at_index(0) == [gc.behavior_note.SUPPORTS_CUDA_GRAPH_NATIVE_API]
     assert g.get_numeric_notes_for_plan_at_index(0) == [gc.numeric_note.TENSOR_CORE]
-    assert g.get_behavior_notes_for_plan_at_index(2) == ["CUBLASLT_DEPENDENCY"]  # no enum member: the name
+    assert g.get_behavior_notes_for_plan_at_index(2) == [gc.behavior_note.CUBLASLT_DEPENDENCY]
     # A decline carries cuDNN's reason; the other plans stay usable.
     with pytest.raises(gc.cudnnGraphNotSupportedError, match=r"plan 1 \(eng5\) declined: CUDNN_STATUS_NOT_SUPPORTED"):
         g.build_plan_at_index(1)
