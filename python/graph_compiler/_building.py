@@ -528,6 +528,11 @@ class _GraphBuilding:
             v = kwargs.pop(key, None)
             if v is not None:
                 node.params[key] = v
+        if op == "moe_grouped_matmul" and kwargs.pop("top_k_scores", None) is not None:
+            self._note_unsupported(
+                f"moe_grouped_matmul {name_!r}: top_k_scores (the scores a newer frontend's COMBINE mode weights the "
+                "experts' rows with; cuDNN 9.19 has the modes NONE, GATHER and SCATTER only)"
+            )
         if kwargs:
             raise TypeError(f"{op}() got unexpected arguments {sorted(kwargs)}; tensor ports are {ports + tuple(list_ports)}, attributes are {attrs}")
         _ops.check_attrs(op, node)

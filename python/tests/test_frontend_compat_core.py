@@ -1147,3 +1147,22 @@ def test_moe_backward_dweight_is_column_major_per_expert():
     ends = starts[1:] + [T]
     ref = np.stack([tv[0, a:b].T @ dyv[0, a:b] for a, b in zip(starts, ends)])
     np.testing.assert_allclose(out, ref, rtol=1e-5, atol=1e-5)
+
+
+def test_moe_top_k_scores_is_taken_and_refused_at_planning():
+    # A newer frontend's moe_grouped_matmul(top_k_scores=...) (its COMBINE
+    # mode): None is absent; a tensor builds and validates, and planning
+    # refuses it naming the argument, as the frontend does where its
+    # cuDNN lacks the mode.
+    D = cudnn.data_type
+    g = cudnn.pygraph(io_data_type=D.HALF, intermediate_data_type=D.FLOAT, compute_data_type=D.FLOAT)
+    t = g.tensor(dim=[1, 64, 32], stride=[64 * 32, 32, 1], data_type=D.HALF)
+    w = g.tensor(dim=[4, 32, 16], stride=[32 * 16, 16, 1], data_type=D.HALF)
+    off = g.tensor(dim=[4, 1, 1], stride=[1, 1, 1], data_type=D.INT32)
+    g.moe_grouped_matmul(token=t, weight=w, first_token_offset=off, top_k_scores=None).set_output(True)
+    assert g.unsupported_features() == []
+    scores = g.tensor(dim=[1, 64, 1], stride=[64, 1, 1], data_type=D.FLOAT)
+    g.moe_grouped_matmul(token=t, weight=w, first_token_offset=off, top_k_scores=scores, name="combine").set_output(True)
+    g.validate()
+    with pytest.raises(cudnn.cudnnGraphNotSupportedError, match=r"moe_grouped_matmul 'combine': top_k_scores .*COMBINE"):
+        g.build([cudnn.heur_mode.A])
