@@ -280,6 +280,54 @@ def sdpa_score_mod():
     return rel_err(o, ref), 1e-2
 
 
+def sdpa_score_mod_backward():
+    # test_flexible_sdpa_bprop.py's style: the forward's causal score_mod
+    # and, as score_mod_bprop, the same mask zeroing the score gradient;
+    # dQ, dK, dV against torch autograd (the largest relative error)
+    torch.manual_seed(6)
+    b, h, s_q, s_kv, d = 2, 3, 256, 320, 64
+    scale = 1.0 / math.sqrt(d)
+    q = torch.randn(b, h, s_q, d, device="cuda", dtype=torch.half)
+    k, v = (torch.randn(b, h, s_kv, d, device="cuda", dtype=torch.half) for _ in range(2))
+    do = torch.randn(b, h, s_q, d, device="cuda", dtype=torch.half)
+    qr, kr, vr = (t.float().requires_grad_(True) for t in (q, k, v))
+    i = torch.arange(s_q, device="cuda")[:, None]
+    j = torch.arange(s_kv, device="cuda")[None, :]
+    sc = (qr @ kr.transpose(-1, -2) * scale).masked_fill(~(i >= j), -1e9)
+    p = torch.softmax(sc, dim=-1)
+    o_ref = p @ vr
+    o_ref.backward(do.float())
+    stats = (torch.logsumexp(sc, dim=-1, keepdim=True)).detach().contiguous()
+    o = o_ref.detach().half()
+    graph = cudnn.pygraph(io_data_type=cudnn.data_type.HALF,
+                          intermediate_data_type=cudnn.data_type.FLOAT,
+                          compute_data_type=cudnn.data_type.FLOAT)
+    Q, K, V, O, DO, STATS = (graph.tensor_like(t) for t in (q, k, v, o, do, stats))
+    fill_cpu, zero_cpu = torch.full((1, 1, 1, 1), -1e9), torch.full((1, 1, 1, 1), 0.0)
+    FILL, ZERO = (graph.tensor(dim=t.size(), stride=t.stride(), is_pass_by_value=True, data_type=t.dtype)
+                  for t in (fill_cpu, zero_cpu))
+
+    def causal(g, x, fill):
+        row = g.gen_index(input=x, axis=2)
+        row.set_data_type(cudnn.data_type.INT32)
+        col = g.gen_index(input=x, axis=3)
+        col.set_data_type(cudnn.data_type.INT32)
+        keep = g.cmp_ge(input=row, comparison=col, compute_data_type=cudnn.data_type.BOOLEAN)
+        keep.set_data_type(cudnn.data_type.BOOLEAN)
+        return g.binary_select(input0=x, input1=fill, mask=keep)
+
+    dQ, dK, dV = graph.sdpa_backward(name="bwd", q=Q, k=K, v=V, o=O, dO=DO, stats=STATS, attn_scale=scale,
+                                     score_mod=lambda g, x: causal(g, x, FILL),
+                                     score_mod_bprop=lambda g, x: causal(g, x, ZERO))
+    outs = {t: torch.full_like(like, float("nan")) for t, like in ((dQ, q), (dK, k), (dV, v))}
+    for t, buf in outs.items():
+        t.set_output(True).set_dim(buf.size()).set_stride(buf.stride())
+    graph.build([cudnn.heur_mode.A])
+    graph.execute({Q: q, K: k, V: v, O: o, DO: do, STATS: stats, FILL: fill_cpu, ZERO: zero_cpu, **outs})
+    torch.cuda.synchronize()
+    return max(rel_err(outs[dQ], qr.grad), rel_err(outs[dK], kr.grad), rel_err(outs[dV], vr.grad)), 2e-2
+
+
 def run(programs):
     """Runs each program (returning (error, bound)), prints PASS/FAIL per
     program and "N passed, M failed"; 0 when all passed, else 1."""
@@ -300,7 +348,7 @@ def run(programs):
 
 def main():
     return run((matmul_bias_relu, conv_bias_relu, layernorm, sdpa_causal, sdpa_philox_dropout, sdpa_alibi,
-                batchnorm_host_scalars, sdpa_score_mod))
+                batchnorm_host_scalars, sdpa_score_mod, sdpa_score_mod_backward))
 
 
 if __name__ == "__main__":

@@ -614,6 +614,15 @@ class _GraphBuilding:
             # built as an sdpa without it, refused at planning naming why
             kwargs.pop("score_mod")
             self._note_unsupported(f"{op}(): {why}")
+        if op == "sdpa_backward" and kwargs.get("score_mod") is not None:
+            from . import _score_mod
+
+            why = _score_mod.backward_refusal(kwargs)
+            if not why:
+                return _score_mod.sdpa_backward_with_score_mod(self, kwargs, self._get_name(op, name), compute_data_type)
+            kwargs.pop("score_mod")
+            kwargs.pop("score_mod_bprop", None)
+            self._note_unsupported(f"{op}(): {why}")
         if op == "sdpa_fp8" and kwargs.get("paged_attention_k_table") is None and kwargs.get("paged_attention_v_table") is None:
             # the frontend checks "max kv length only with paged caches" for the
             # f16 node alone; its fp8 harness (sdpa/fp8.py) passes the length on

@@ -501,7 +501,7 @@ SDPA_SINK = ("sink_token", "dSink_token")
 # workspaces are sized by the padded dims)
 SDPA_MAX_TOTAL_SEQ_LEN = ("max_total_seq_len_q", "max_total_seq_len_kv")
 # ... and of sdpa_backward alone: the backward score modification callback
-# (sdpa/graph/test_flexible_sdpa_bprop passes it next to score_mod)
+# without a score_mod (with one, _score_mod builds the composite backward)
 SDPA_BACKWARD_UNSUPPORTED = ("score_mod_bprop",)
 # ... and of the fp8/mxfp8 forwards alone: block-scaled O (sf_o, the caller's
 # per-(b, h) scale-factor planes of an FP4/E4M3 O, and sdpa_mxfp8's scale_o, the

@@ -30,7 +30,9 @@ _REFUSED_WITH_SCORE_MOD = (
 )
 # taken and ignored as the frontend's composite does: hints for its kernels
 _IGNORED = ("implementation", "unfuse_fma", "is_inference", "diagonal_alignment", "max_total_seq_len_q",
-            "max_total_seq_len_kv", "softmax_precision")
+            "max_total_seq_len_kv", "softmax_precision", "use_deterministic_algorithm")
+# ... and those the backward refuses besides: a bias's gradient and the sink's
+_REFUSED_IN_BACKWARD = ("bias", "dBias", "dSink_token")
 
 
 def composite_refusal(kwargs: Dict[str, Any]) -> str:
@@ -51,6 +53,23 @@ def composite_refusal(kwargs: Dict[str, Any]) -> str:
         return (f"the 'score_mod' argument with grouped or multi-query heads (q has {dims[0][1]} heads, k "
                 f"{dims[1][1]}, v {dims[2][1]}), which the composite graph does not build")
     return ""
+
+
+def backward_refusal(kwargs: Dict[str, Any]) -> str:
+    """composite_refusal for sdpa_backward(score_mod=..., score_mod_bprop=...)."""
+    refused = sorted(k for k in _REFUSED_IN_BACKWARD if kwargs.get(k) is not None)
+    if refused:
+        return (f"the 'score_mod' argument with {', '.join(refused)} (the composite backward of a score "
+                "modification computes dQ, dK and dV only)")
+    if kwargs.get("score_mod_bprop") is None:
+        return ("the 'score_mod' argument without 'score_mod_bprop' (the composite backward takes the gradient "
+                "through the score modification from score_mod_bprop, as the frontend's composite does)")
+    if not callable(kwargs.get("score_mod_bprop")):
+        return f"the 'score_mod_bprop' argument {kwargs.get('score_mod_bprop')!r} (not a callable fn(graph, dS) -> dS)"
+    dims = [getattr(kwargs.get(key), "dim", None) for key in ("o", "dO", "stats")]
+    if any(not d or len(d) != 4 for d in dims):
+        return "the 'score_mod' argument with o, dO or stats without dims ([B, H, S, D]) to build the composite graph on"
+    return composite_refusal(kwargs)
 
 
 def sdpa_with_score_mod(g, kwargs: Dict[str, Any], name: str, compute_data_type: Any) -> List[Optional[Any]]:
@@ -135,3 +154,100 @@ def sdpa_with_score_mod(g, kwargs: Dict[str, Any], name: str, compute_data_type:
         stats.name = f"{name}::Stats"
     g._reindex_ambiguous()
     return [o, stats]
+
+
+def sdpa_backward_with_score_mod(g, kwargs: Dict[str, Any], name: str, compute_data_type: Any) -> List[Any]:
+    """Builds sdpa_backward(**kwargs) with score_mod and score_mod_bprop as
+    the composite graph (backward_refusal(kwargs) is ""); returns [dQ, dK,
+    dV]. The scores are recomputed as the forward builds them (S' =
+    score_mod(S * attn_scale), P = exp(S' - Stats)); then dV = P^T dO, dP =
+    dO V^T, dS' = P (dP - rowsum(dO O)), dS = score_mod_bprop(dS') (the
+    gradient through the modification), dQ = dS K * attn_scale and dK =
+    dS^T Q * attn_scale. P and dS enter the matmuls in the inputs' type, as
+    fused kernels take them."""
+    score_mod = kwargs.pop("score_mod")
+    score_mod_bprop = kwargs.pop("score_mod_bprop")
+    for key in _REFUSED_WITH_SCORE_MOD + _REFUSED_IN_BACKWARD + _IGNORED:
+        kwargs.pop(key, None)
+    q, k, v, o, d_o, stats = (g._ensure_tensor(kwargs.pop(key), name=f"{name}::{key}")
+                              for key in ("q", "k", "v", "o", "dO", "stats"))
+    attn_scale = kwargs.pop("attn_scale", None)
+    if kwargs.pop("attn_scale_prefolded", False):
+        attn_scale = math.log(2.0)
+    kwargs.pop("seq_len_q", None)
+    kwargs.pop("seq_len_kv", None)
+    kwargs.pop("generate_stats", None)
+    if kwargs:
+        raise TypeError(f"sdpa_backward() got unexpected arguments {sorted(kwargs)}")
+
+    f32 = data_type.FLOAT
+    cdt = compute_data_type if compute_data_type is not None else f32
+    low = q.data_type
+
+    def named(suffix):
+        return g._get_name("sdpa_backward", f"{name}::{suffix}")
+
+    def as_type(t, dt):
+        t.set_data_type(dt)
+        return t
+
+    b, h, s_q, s_kv = q.dim[0], q.dim[1], q.dim[2], k.dim[2]
+    d_qk, d_v = q.dim[3], v.dim[3]
+    bh = b * h
+
+    def view(t, dims, suffix):
+        r = g.reshape(input=t, name=named(suffix))
+        r.set_dim(list(dims)).set_stride(row_major_stride(list(dims)))
+        return r
+
+    def rows(t, suffix, dims):
+        # a row-major copy (an identity transpose, folded away where t is
+        # row-major already) seen as [B * H, rows, cols]
+        copy = g.transpose(input=t, permutation=[0, 1, 2, 3], name=named(suffix))
+        return view(copy, dims, suffix + "_3d")
+
+    def swap(t, suffix):
+        return g.transpose(input=t, permutation=[0, 2, 1], name=named(suffix))
+
+    def matmul(a, bm, suffix):
+        return as_type(g.matmul(A=a, B=bm, compute_data_type=cdt, name=named(suffix)), f32)
+
+    def pw(mode, inputs, suffix, dt=f32):
+        return as_type(g._pointwise(mode, inputs, named(suffix), cdt), dt)
+
+    def scaled(t, suffix):
+        if attn_scale is None:
+            return t
+        scale = attn_scale
+        if isinstance(attn_scale, (int, float)) and not isinstance(attn_scale, bool):
+            scale = g.tensor_scalar(float(attn_scale), f32, name=named(suffix + "_scale"))
+        return pw("mul", [t, scale], suffix)
+
+    q3, k3 = rows(q, "Q_rows", (bh, s_q, d_qk)), rows(k, "K_rows", (bh, s_kv, d_qk))
+    v3, do3 = rows(v, "V_rows", (bh, s_kv, d_v)), rows(d_o, "dO_rows", (bh, s_q, d_v))
+    s = as_type(view(matmul(q3, swap(k3, "K_T"), "bmm_S"), (b, h, s_q, s_kv), "S"), f32)
+    s = score_mod(g, scaled(s, "S_scaled"))
+    if s is None or not hasattr(s, "set_data_type"):
+        raise TypeError(f"sdpa_backward(): score_mod returned {s!r}, not a tensor of the graph")
+    p = pw("exp", [pw("sub", [s, stats], "S_minus_stats")], "P")
+    p_low = view(pw("identity", [p], "P_low", low), (bh, s_q, s_kv), "P_3d")
+    dv = as_type(view(matmul(swap(p_low, "P_T"), do3, "bmm_dV"), (b, h, s_kv, d_v), "dV_rows"), f32)
+    dp = as_type(view(matmul(do3, swap(v3, "V_T"), "bmm_dP"), (b, h, s_q, s_kv), "dP"), f32)
+    row_dot = g.reduction(input=pw("mul", [d_o, o], "dO_O"), mode=reduction_mode.ADD, compute_data_type=cdt,
+                          name=named("rowsum_dO_O"))
+    row_dot.set_dim([b, h, s_q, 1]).set_data_type(f32)
+    ds = pw("mul", [p, pw("sub", [dp, row_dot], "dP_minus_rowsum")], "dS_mod")
+    ds = score_mod_bprop(g, ds)
+    if ds is None or not hasattr(ds, "set_data_type"):
+        raise TypeError(f"sdpa_backward(): score_mod_bprop returned {ds!r}, not a tensor of the graph")
+    ds_low = view(pw("identity", [scaled(as_type(ds, f32), "dS")], "dS_low", low), (bh, s_q, s_kv), "dS_3d")
+    dq = as_type(view(matmul(ds_low, k3, "bmm_dQ"), (b, h, s_q, d_qk), "dQ_rows"), f32)
+    dk = as_type(view(matmul(swap(ds_low, "dS_T"), q3, "bmm_dK"), (b, h, s_kv, d_qk), "dK_rows"), f32)
+    outs = []
+    for grad, like, label in ((dq, q, "dQ"), (dk, k, "dK"), (dv, v, "dV")):
+        out = g._pointwise("identity", [grad], named(label), cdt)
+        out.set_data_type(like.data_type)
+        out.name = f"{name}::{label}"
+        outs.append(out)
+    g._reindex_ambiguous()
+    return outs

@@ -944,10 +944,10 @@ def test_only_a_packed_uint8_buffer_is_a_bitmask():
     assert _buffers.packed_boolean_axis(dims, strides, np.zeros((2, 2, 3, 3), np.int8)) is None
 
 
-def test_score_mod_graphs_validate_and_are_refused_at_planning():
-    # sdpa/graph/test_flexible_sdpa{,_bprop}: validate() and
-    # build_operation_graph() run outside the try that skips on
-    # cudnnGraphNotSupportedError; only planning is inside it
+def test_score_mod_backward_graphs_plan_as_composites():
+    # sdpa/graph/test_flexible_sdpa_bprop: sdpa_backward with score_mod and
+    # score_mod_bprop (implementation=COMPOSITE, which is what the compiler
+    # builds: no warning) validates and plans; values: test_score_mod.py
     def causal(sub_graph, scores, neg_inf):
         return scores
 
@@ -958,17 +958,24 @@ def test_score_mod_graphs_validate_and_are_refused_at_planning():
     q, k, v, o, do = (g.tensor(name=n, dim=[1, 2, 8, 16], stride=[256, 128, 16, 1]) for n in ("q", "k", "v", "o", "dO"))
     stats = g.tensor(name="stats", dim=[1, 2, 8, 1], stride=[16, 8, 1, 1], data_type=F)
     neg_inf = g.tensor(name="neg_inf", dim=[1, 1, 1, 1], stride=[1, 1, 1, 1], is_pass_by_value=True, data_type=F)
-    with pytest.warns(UserWarning, match="implementation"):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
         dq, dk, dv = g.sdpa_backward(q=q, k=k, v=v, o=o, dO=do, stats=stats, attn_scale=0.25, use_causal_mask=False,
                                      score_mod=lambda sg, t: causal(sg, t, neg_inf), score_mod_bprop=lambda sg, t: causal_bprop(sg, t, neg_inf),
                                      implementation=cudnn.attention_implementation.COMPOSITE)
     for t in (dq, dk, dv):
         t.set_output(True)
-    assert any("score_mod_bprop" in f for f in g.unsupported_features())
+    assert g.unsupported_features() == []
     g.validate()
     g.build_operation_graph()
-    with pytest.raises(cudnn.cudnnGraphNotSupportedError, match="score_mod"):
-        g.create_execution_plans([cudnn.heur_mode.A, cudnn.heur_mode.FALLBACK])
+    g.create_execution_plans([cudnn.heur_mode.A, cudnn.heur_mode.FALLBACK])
+    assert [t.get_dim() for t in (dq, dk, dv)] == [[1, 2, 8, 16]] * 3
+    # a bprop without the forward's modification has nothing to apply to
+    g2 = cudnn.pygraph(io_data_type=gc.data_type.HALF, intermediate_data_type=F, compute_data_type=F)
+    t2 = {n: g2.tensor(name=n, dim=[1, 2, 8, 16], stride=[256, 128, 16, 1]) for n in ("q", "k", "v", "o", "dO")}
+    st2 = g2.tensor(name="stats", dim=[1, 2, 8, 1], stride=[16, 8, 1, 1], data_type=F)
+    g2.sdpa_backward(**t2, stats=st2, attn_scale=0.25, score_mod_bprop=lambda sg, t: t)
+    assert any("score_mod_bprop" in f for f in g2.unsupported_features())
     # the forward builder has no backward callback, as in the frontend's binding
     fwd = cudnn.pygraph(io_data_type=gc.data_type.HALF, intermediate_data_type=F, compute_data_type=F)
     q = fwd.tensor(name="q", dim=[1, 2, 8, 16], stride=[256, 128, 16, 1])

@@ -141,3 +141,127 @@ def test_score_mod_with_a_builtin_mask_is_refused_at_planning_naming_it(extra):
     with pytest.raises(cudnn.cudnnGraphNotSupportedError, match="score_mod' argument with " +
                        ("grouped or multi-query heads" if extra == "gqa" else extra)):
         g.create_execution_plans([cudnn.heur_mode.A])
+
+
+def _causal(gr, s, fill):
+    row = gr.gen_index(input=s, axis=2)
+    row.set_data_type(D.INT32)
+    col = gr.gen_index(input=s, axis=3)
+    col.set_data_type(D.INT32)
+    keep = gr.cmp_ge(input=row, comparison=col, compute_data_type=D.BOOLEAN)
+    keep.set_data_type(D.BOOLEAN)
+    return gr.binary_select(input0=s, input1=fill, mask=keep)
+
+
+def _attention_grads(q, k, v, do, scale, modify, modify_grad):
+    # numpy's sdpa backward through a score modification: modify(s) and
+    # modify_grad(s, ds') (the gradient through it)
+    q, k, v, do = (x.astype(np.float64) for x in (q, k, v, do))
+    s = np.einsum("bhqd,bhkd->bhqk", q, k) * scale
+    sm = modify(s)
+    p = np.exp(sm - sm.max(-1, keepdims=True))
+    p /= p.sum(-1, keepdims=True)
+    o = np.einsum("bhqk,bhkd->bhqd", p, v)
+    dv = np.einsum("bhqk,bhqd->bhkd", p, do)
+    dp = np.einsum("bhqd,bhkd->bhqk", do, v)
+    ds = modify_grad(s, p * (dp - (dp * p).sum(-1, keepdims=True))) * scale
+    return o, np.einsum("bhqk,bhkd->bhqd", ds, k), np.einsum("bhqk,bhqd->bhkd", ds, q), dv
+
+
+def _backward_graph(b, h, s_q, s_kv, d, strides, score_mod, score_mod_bprop, scalars):
+    g = cudnn.pygraph(io_data_type=D.HALF, intermediate_data_type=D.FLOAT, compute_data_type=D.FLOAT)
+    q, o, do = (g.tensor(name=n, dim=(b, h, s_q, d), stride=strides(s_q), data_type=D.HALF) for n in ("q", "o", "dO"))
+    k, v = (g.tensor(name=n, dim=(b, h, s_kv, d), stride=strides(s_kv), data_type=D.HALF) for n in ("k", "v"))
+    stats = g.tensor(name="stats", dim=(b, h, s_q, 1), stride=(h * s_q, s_q, 1, 1), data_type=D.FLOAT)
+    made = {n: _by_value(g, n, D.FLOAT) for n in scalars}
+    dq, dk, dv = g.sdpa_backward(name="bwd", q=q, k=k, v=v, o=o, dO=do, stats=stats, attn_scale=1 / np.sqrt(d),
+                                 score_mod=partial(score_mod, **made), score_mod_bprop=partial(score_mod_bprop, **made))
+    for t, n in ((dq, s_q), (dk, s_kv), (dv, s_kv)):
+        t.set_output(True).set_dim((b, h, n, d)).set_stride(strides(n))
+    g.build([cudnn.heur_mode.A])
+    return g, (q, k, v, o, do, stats), (dq, dk, dv), made
+
+
+@needs_lib
+def test_score_mod_backward_causal_matches_numpy():
+    # test_flexible_sdpa_bprop.py's program: the causal mask as score_mod
+    # and, as score_mod_bprop, the same mask zeroing the score gradient;
+    # BSHD strides, s_q != s_kv
+    b, h, s_q, s_kv, d = 2, 3, 24, 40, 32
+
+    def strides(s):
+        return (s * h * d, d, h * d, 1)
+
+    def bprop(gr, ds, zero, neg_inf):
+        return _causal(gr, ds, zero)
+
+    g, (q, k, v, o, do, stats), (dq, dk, dv), made = _backward_graph(
+        b, h, s_q, s_kv, d, strides, lambda gr, s, zero, neg_inf: _causal(gr, s, neg_inf), bprop, ("zero", "neg_inf"))
+    rng = np.random.default_rng(5)
+    qv, ov, dov = (_strided(rng, (b, h, s_q, d), strides(s_q)) for _ in range(3))
+    kv, vv = (_strided(rng, (b, h, s_kv, d), strides(s_kv)) for _ in range(2))
+    keep = np.arange(s_q)[:, None] >= np.arange(s_kv)[None, :]
+    ref_o, ref_dq, ref_dk, ref_dv = _attention_grads(qv, kv, vv, dov, 1 / np.sqrt(d),
+                                                     lambda s: np.where(keep, s, -1e9), lambda s, ds: np.where(keep, ds, 0))
+    # O and Stats as the forward gives them (O rounded to f16)
+    ov[...] = ref_o.astype(np.float16)
+    sc = np.where(keep, np.einsum("bhqd,bhkd->bhqk", qv.astype(np.float64), kv.astype(np.float64)) / np.sqrt(d), -1e9)
+    m = sc.max(-1, keepdims=True)
+    sv = np.ascontiguousarray(m + np.log(np.exp(sc - m).sum(-1, keepdims=True)), np.float32)
+    outs = [np.zeros(b * n * h * d, np.float16) for n in (s_q, s_kv, s_kv)]
+    views = [np.lib.stride_tricks.as_strided(buf, (b, h, n, d), [x * 2 for x in strides(n)])
+             for buf, n in zip(outs, (s_q, s_kv, s_kv))]
+    g.execute({q: qv, k: kv, v: vv, o: ov, do: dov, stats: sv, dq: views[0], dk: views[1], dv: views[2],
+               made["zero"]: np.zeros((1, 1, 1, 1), np.float32), made["neg_inf"]: np.full((1, 1, 1, 1), -1e9, np.float32)})
+    for got, ref in zip(views, (ref_dq, ref_dk, ref_dv)):
+        np.testing.assert_allclose(got.astype(np.float64), ref, atol=1e-2, rtol=1e-2)
+    assert np.abs(ref_dq).max() > 0.1  # the comparison is not of zeros
+
+
+@needs_lib
+def test_score_mod_backward_softcap_uses_the_bprop_callback():
+    # a nonlinear modification: softcap, whose bprop multiplies the score
+    # gradient by 1 - tanh(s / cap)^2 from the forward's tanh (the callbacks
+    # share it, as the frontend's Softcap object does)
+    b, h, s, d, cap = 1, 2, 16, 32, 0.8
+    state = {}
+
+    def strides(n):
+        return (h * n * d, n * d, d, 1)
+
+    def softcap(gr, sc, cap_t):
+        state["tanh"] = gr.tanh(input=gr.div(a=sc, b=cap_t))
+        return gr.mul(a=state["tanh"], b=cap_t)
+
+    def softcap_bprop(gr, ds, cap_t):
+        t = state["tanh"]
+        return gr.mul(a=ds, b=gr.sub(a=cap_t, b=gr.mul(a=gr.mul(a=t, b=t), b=cap_t)))  # ds * cap (1 - t^2) / cap * cap
+
+    g, (q, k, v, o, do, stats), (dq, dk, dv), made = _backward_graph(b, h, s, s, d, strides, softcap,
+                                                                      lambda gr, ds, cap_t: softcap_bprop(gr, ds, cap_t),
+                                                                      ("cap_t",))
+    rng = np.random.default_rng(6)
+    qv, kv, vv, ov, dov = (_strided(rng, (b, h, s, d), strides(s)) for _ in range(5))
+    ref_o, ref_dq, ref_dk, ref_dv = _attention_grads(qv, kv, vv, dov, 1 / np.sqrt(d), lambda x: cap * np.tanh(x / cap),
+                                                     lambda x, dsm: dsm * cap * (1 - np.tanh(x / cap) ** 2))
+    ov[...] = ref_o.astype(np.float16)
+    sc = cap * np.tanh(np.einsum("bhqd,bhkd->bhqk", qv.astype(np.float64), kv.astype(np.float64)) / np.sqrt(d) / cap)
+    m = sc.max(-1, keepdims=True)
+    sv = np.ascontiguousarray(m + np.log(np.exp(sc - m).sum(-1, keepdims=True)), np.float32)
+    outs = {t: np.zeros((b, h, s, d), np.float16) for t in (dq, dk, dv)}
+    g.execute({q: qv, k: kv, v: vv, o: ov, do: dov, stats: sv, **outs, made["cap_t"]: np.full((1, 1, 1, 1), cap, np.float32)})
+    for t, ref in ((dq, ref_dq), (dk, ref_dk), (dv, ref_dv)):
+        np.testing.assert_allclose(outs[t].astype(np.float64), ref, atol=1e-2, rtol=1e-2)
+
+
+@needs_lib
+def test_score_mod_backward_without_bprop_is_refused_at_planning():
+    g = cudnn.pygraph(io_data_type=D.HALF, intermediate_data_type=D.FLOAT, compute_data_type=D.FLOAT)
+    t = {n: g.tensor(name=n, dim=(1, 2, 16, 32), stride=(1024, 512, 32, 1), data_type=D.HALF) for n in ("q", "k", "v", "o", "dO")}
+    stats = g.tensor(name="stats", dim=(1, 2, 16, 1), stride=(32, 16, 1, 1), data_type=D.FLOAT)
+    grads = g.sdpa_backward(**t, stats=stats, attn_scale=0.5, score_mod=lambda gr, s: s)
+    for x in grads:
+        x.set_output(True)
+    g.validate()
+    with pytest.raises(cudnn.cudnnGraphNotSupportedError, match=r"score_mod' argument without 'score_mod_bprop'"):
+        g.build([cudnn.heur_mode.A])
