@@ -49,9 +49,9 @@ def composite_refusal(kwargs: Dict[str, Any]) -> str:
     dims = [getattr(kwargs.get(key), "dim", None) for key in ("q", "k", "v")]
     if any(not d or len(d) != 4 for d in dims):
         return "the 'score_mod' argument with q, k or v without dims ([B, H, S, D]) to build the composite graph on"
-    if not (dims[0][1] == dims[1][1] == dims[2][1]):
-        return (f"the 'score_mod' argument with grouped or multi-query heads (q has {dims[0][1]} heads, k "
-                f"{dims[1][1]}, v {dims[2][1]}), which the composite graph does not build")
+    if dims[1][1] != dims[2][1] or dims[0][1] % dims[1][1]:
+        return (f"the 'score_mod' argument with q, k and v heads {dims[0][1]}, {dims[1][1]}, {dims[2][1]} (the "
+                "composite graph takes k and v with one head count that divides q's)")
     return ""
 
 
@@ -107,6 +107,9 @@ def sdpa_with_score_mod(g, kwargs: Dict[str, Any], name: str, compute_data_type:
     # on the H200 cuDNN 9.19 offers no engine config for a matmul with two
     # batch dims (measured: a plain [2, 4, 256, 128] x [2, 4, 128, 256]).
     b, h, s_q, s_kv = q.dim[0], q.dim[1], q.dim[2], k.dim[2]
+    # grouped heads: the queries of a K/V head's group are one run of rows
+    # ([B * H_kv, group * S_q, D]), so the matmuls broadcast K and V
+    bk, rows_q = b * k.dim[1], (h // k.dim[1]) * s_q
 
     def view(t, dims, suffix):
         r = g.reshape(input=t, name=named(suffix))
@@ -115,7 +118,7 @@ def sdpa_with_score_mod(g, kwargs: Dict[str, Any], name: str, compute_data_type:
 
     q_rows = g.transpose(input=q, permutation=[0, 1, 2, 3], name=named("Q_rows"))
     kt = g.transpose(input=k, permutation=[0, 1, 3, 2], name=named("K_T"))
-    s3 = as_f32(g.matmul(A=view(q_rows, (b * h, s_q, q.dim[3]), "Q_3d"), B=view(kt, (b * h, k.dim[3], s_kv), "K_T_3d"),
+    s3 = as_f32(g.matmul(A=view(q_rows, (bk, rows_q, q.dim[3]), "Q_3d"), B=view(kt, (bk, k.dim[3], s_kv), "K_T_3d"),
                          compute_data_type=cdt, name=named("bmm1")))
     s = as_f32(view(s3, (b, h, s_q, s_kv), "S"))
     if attn_scale is not None:
@@ -141,7 +144,7 @@ def sdpa_with_score_mod(g, kwargs: Dict[str, Any], name: str, compute_data_type:
     # and strides) by an identity.
     v_rows = g.transpose(input=v, permutation=[0, 1, 2, 3], name=named("V_rows"))
     d_v = v.dim[3]
-    o3 = as_f32(g.matmul(A=view(p, (b * h, s_q, s_kv), "P_3d"), B=view(v_rows, (b * h, s_kv, d_v), "V_3d"),
+    o3 = as_f32(g.matmul(A=view(p, (bk, rows_q, s_kv), "P_3d"), B=view(v_rows, (bk, s_kv, d_v), "V_3d"),
                          compute_data_type=cdt, name=named("bmm2")))
     o_rows = as_f32(view(o3, (b, h, s_q, d_v), "O_rows"))
     o = g._pointwise("identity", [o_rows], named("O"), cdt)
@@ -193,7 +196,10 @@ def sdpa_backward_with_score_mod(g, kwargs: Dict[str, Any], name: str, compute_d
 
     b, h, s_q, s_kv = q.dim[0], q.dim[1], q.dim[2], k.dim[2]
     d_qk, d_v = q.dim[3], v.dim[3]
-    bh = b * h
+    h_kv = k.dim[1]
+    # grouped heads as the forward takes them: dK and dV sum their group's
+    # rows in the matmuls
+    bk, rows_q = b * h_kv, (h // h_kv) * s_q
 
     def view(t, dims, suffix):
         r = g.reshape(input=t, name=named(suffix))
@@ -223,15 +229,15 @@ def sdpa_backward_with_score_mod(g, kwargs: Dict[str, Any], name: str, compute_d
             scale = g.tensor_scalar(float(attn_scale), f32, name=named(suffix + "_scale"))
         return pw("mul", [t, scale], suffix)
 
-    q3, k3 = rows(q, "Q_rows", (bh, s_q, d_qk)), rows(k, "K_rows", (bh, s_kv, d_qk))
-    v3, do3 = rows(v, "V_rows", (bh, s_kv, d_v)), rows(d_o, "dO_rows", (bh, s_q, d_v))
+    q3, k3 = rows(q, "Q_rows", (bk, rows_q, d_qk)), rows(k, "K_rows", (bk, s_kv, d_qk))
+    v3, do3 = rows(v, "V_rows", (bk, s_kv, d_v)), rows(d_o, "dO_rows", (bk, rows_q, d_v))
     s = as_type(view(matmul(q3, swap(k3, "K_T"), "bmm_S"), (b, h, s_q, s_kv), "S"), f32)
     s = score_mod(g, scaled(s, "S_scaled"))
     if s is None or not hasattr(s, "set_data_type"):
         raise TypeError(f"sdpa_backward(): score_mod returned {s!r}, not a tensor of the graph")
     p = pw("exp", [pw("sub", [s, stats], "S_minus_stats")], "P")
-    p_low = view(pw("identity", [p], "P_low", low), (bh, s_q, s_kv), "P_3d")
-    dv = as_type(view(matmul(swap(p_low, "P_T"), do3, "bmm_dV"), (b, h, s_kv, d_v), "dV_rows"), f32)
+    p_low = view(pw("identity", [p], "P_low", low), (bk, rows_q, s_kv), "P_3d")
+    dv = as_type(view(matmul(swap(p_low, "P_T"), do3, "bmm_dV"), (b, h_kv, s_kv, d_v), "dV_rows"), f32)
     dp = as_type(view(matmul(do3, swap(v3, "V_T"), "bmm_dP"), (b, h, s_q, s_kv), "dP"), f32)
     row_dot = g.reduction(input=pw("mul", [d_o, o], "dO_O"), mode=reduction_mode.ADD, compute_data_type=cdt,
                           name=named("rowsum_dO_O"))
@@ -240,9 +246,9 @@ def sdpa_backward_with_score_mod(g, kwargs: Dict[str, Any], name: str, compute_d
     ds = score_mod_bprop(g, ds)
     if ds is None or not hasattr(ds, "set_data_type"):
         raise TypeError(f"sdpa_backward(): score_mod_bprop returned {ds!r}, not a tensor of the graph")
-    ds_low = view(pw("identity", [scaled(as_type(ds, f32), "dS")], "dS_low", low), (bh, s_q, s_kv), "dS_3d")
+    ds_low = view(pw("identity", [scaled(as_type(ds, f32), "dS")], "dS_low", low), (bk, rows_q, s_kv), "dS_3d")
     dq = as_type(view(matmul(ds_low, k3, "bmm_dQ"), (b, h, s_q, d_qk), "dQ_rows"), f32)
-    dk = as_type(view(matmul(swap(ds_low, "dS_T"), q3, "bmm_dK"), (b, h, s_kv, d_qk), "dK_rows"), f32)
+    dk = as_type(view(matmul(swap(ds_low, "dS_T"), q3, "bmm_dK"), (b, h_kv, s_kv, d_qk), "dK_rows"), f32)
     outs = []
     for grad, like, label in ((dq, q, "dQ"), (dk, k, "dK"), (dv, v, "dV")):
         out = g._pointwise("identity", [grad], named(label), cdt)

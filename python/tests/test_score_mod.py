@@ -123,7 +123,7 @@ def test_score_mod_with_a_builtin_mask_is_refused_at_planning_naming_it(extra):
     # build_operation_graph() pass, planning raises naming the reason
     g = cudnn.pygraph(io_data_type=D.HALF, intermediate_data_type=D.FLOAT, compute_data_type=D.FLOAT)
     q = g.tensor(dim=(1, 2, 16, 32), stride=(1024, 32, 64, 1), data_type=D.HALF)
-    kv_heads = 1 if extra == "gqa" else 2
+    kv_heads = 3 if extra == "gqa" else 2  # 3 k/v heads do not group 2 q heads
     k, v = (g.tensor(dim=(1, kv_heads, 16, 32), stride=(512 * kv_heads, 32, 32 * kv_heads, 1), data_type=D.HALF)
             for _ in range(2))
     kwargs = {"use_causal_mask": dict(use_causal_mask=True), "use_padding_mask": dict(use_padding_mask=True),
@@ -139,7 +139,7 @@ def test_score_mod_with_a_builtin_mask_is_refused_at_planning_naming_it(extra):
     g.validate()
     g.build_operation_graph()
     with pytest.raises(cudnn.cudnnGraphNotSupportedError, match="score_mod' argument with " +
-                       ("grouped or multi-query heads" if extra == "gqa" else extra)):
+                       ("q, k and v heads 2, 3, 3" if extra == "gqa" else extra)):
         g.create_execution_plans([cudnn.heur_mode.A])
 
 
@@ -265,3 +265,53 @@ def test_score_mod_backward_without_bprop_is_refused_at_planning():
     g.validate()
     with pytest.raises(cudnn.cudnnGraphNotSupportedError, match=r"score_mod' argument without 'score_mod_bprop'"):
         g.build([cudnn.heur_mode.A])
+
+
+@needs_lib
+def test_score_mod_grouped_heads_forward_and_backward_match_numpy():
+    # grouped-query attention (6 q heads over 2 k/v heads) with a causal
+    # score_mod: O, and dQ, dK, dV (each k/v head's gradient sums its group)
+    b, hq, hk, s, d = 1, 6, 2, 16, 32
+    grp = hq // hk
+    rng = np.random.default_rng(8)
+    qv, ov, dov = (rng.standard_normal((b, hq, s, d)).astype(np.float16) for _ in range(3))
+    kv, vv = (rng.standard_normal((b, hk, s, d)).astype(np.float16) for _ in range(2))
+    keep = np.arange(s)[:, None] >= np.arange(s)[None, :]
+    rep = lambda x: np.repeat(x, grp, axis=1)  # noqa: E731
+    ref_o, ref_dq, ref_dk, ref_dv = _attention_grads(qv, rep(kv), rep(vv), dov, 0.2, lambda x: np.where(keep, x, -1e9),
+                                                     lambda x, ds: np.where(keep, ds, 0))
+    ref_dk = ref_dk.reshape(b, hk, grp, s, d).sum(2)
+    ref_dv = ref_dv.reshape(b, hk, grp, s, d).sum(2)
+
+    def tensors(g, names_dims):
+        return [g.tensor(name=n, dim=dims, stride=[int(np.prod(dims[i + 1:])) for i in range(4)], data_type=D.HALF)
+                for n, dims in names_dims]
+
+    g = cudnn.pygraph(io_data_type=D.HALF, intermediate_data_type=D.FLOAT, compute_data_type=D.FLOAT)
+    q, k, v = tensors(g, [("q", (b, hq, s, d)), ("k", (b, hk, s, d)), ("v", (b, hk, s, d))])
+    fill = _by_value(g, "fill", D.FLOAT)
+    o, stats = g.sdpa(q=q, k=k, v=v, attn_scale=0.2, generate_stats=True, score_mod=lambda gr, x: _causal(gr, x, fill))
+    o.set_output(True)
+    stats.set_output(True).set_data_type(D.FLOAT)
+    g.build([cudnn.heur_mode.A])
+    o_out, st_out = np.zeros((b, hq, s, d), np.float16), np.zeros((b, hq, s, 1), np.float32)
+    g.execute({q: qv, k: kv, v: vv, o: o_out, stats: st_out, fill: np.full((1, 1, 1, 1), -1e9, np.float32)})
+    np.testing.assert_allclose(o_out.astype(np.float64), ref_o, atol=2e-3, rtol=2e-3)
+
+    g = cudnn.pygraph(io_data_type=D.HALF, intermediate_data_type=D.FLOAT, compute_data_type=D.FLOAT)
+    q, k, v, o, do = tensors(g, [("q", (b, hq, s, d)), ("k", (b, hk, s, d)), ("v", (b, hk, s, d)), ("o", (b, hq, s, d)),
+                                 ("dO", (b, hq, s, d))])
+    st = g.tensor(name="stats", dim=(b, hq, s, 1), stride=(hq * s, s, 1, 1), data_type=D.FLOAT)
+    fill, zero = _by_value(g, "fill", D.FLOAT), _by_value(g, "zero", D.FLOAT)
+    grads = g.sdpa_backward(q=q, k=k, v=v, o=o, dO=do, stats=st, attn_scale=0.2,
+                            score_mod=lambda gr, x: _causal(gr, x, fill), score_mod_bprop=lambda gr, x: _causal(gr, x, zero))
+    outs = {}
+    for t, like in zip(grads, (qv, kv, vv)):
+        t.set_output(True)
+        outs[t] = np.zeros(like.shape, np.float16)
+    g.build([cudnn.heur_mode.A])
+    assert [t.get_dim() for t in grads] == [[b, hq, s, d], [b, hk, s, d], [b, hk, s, d]]
+    g.execute({q: qv, k: kv, v: vv, o: o_out, do: dov, st: st_out, fill: np.full((1, 1, 1, 1), -1e9, np.float32),
+               zero: np.zeros((1, 1, 1, 1), np.float32), **outs})
+    for t, ref in zip(grads, (ref_dq, ref_dk, ref_dv)):
+        np.testing.assert_allclose(outs[t].astype(np.float64), ref, atol=2e-2, rtol=2e-2)
