@@ -105,10 +105,11 @@ GraphSpec mergedBatchDims(const GraphSpec &s) {
 
 } // namespace
 
-/// Equivalent descriptions of a pointwise-only graph whose tensors all
-/// share one packed shape (every element maps to itself, so any relabeling
-/// applied to all tensors alike keeps the result), or of a one-op reduction
-/// of a packed tensor that keeps or reduces whole runs of axes.
+/// Equivalent descriptions of a matmul graph whose batch dims merge
+/// (mergedBatchDims), of a pointwise-only graph whose tensors all share one
+/// packed shape (every element maps to itself, so any relabeling applied to
+/// all tensors alike keeps the result), or of a one-op reduction of a packed
+/// tensor that keeps or reduces whole runs of axes.
 std::vector<std::pair<std::string, GraphSpec>> relabelings(const GraphSpec &s) {
   std::vector<std::pair<std::string, GraphSpec>> out;
   bool pointwiseOnly = !s.ops.empty();

@@ -528,7 +528,9 @@ class _GraphBuilding:
             v = kwargs.pop(key, None)
             if v is not None:
                 node.params[key] = v
-        if op == "moe_grouped_matmul" and kwargs.pop("top_k_scores", None) is not None:
+        top_k_scores = kwargs.pop("top_k_scores", None) if op == "moe_grouped_matmul" else None
+        if top_k_scores is not None:
+            self._ensure_tensor(top_k_scores, name=f"{name_}::top_k_scores")  # a bad argument fails here
             self._note_unsupported(
                 f"moe_grouped_matmul {name_!r}: top_k_scores (the scores a newer frontend's COMBINE mode weights the "
                 "experts' rows with; cuDNN 9.19 has the modes NONE, GATHER and SCATTER only)"

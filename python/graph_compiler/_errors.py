@@ -17,8 +17,10 @@ class GraphValidationError(cudnnGraphNotSupportedError, ValueError):
     ``except ValueError`` catch it."""
 
 
-class TorchNotAvailableError(ImportError):
-    """A call that needs PyTorch (torch tensors, streams) ran without it."""
+class TorchNotAvailableError(ImportError, RuntimeError):
+    """A call that needs PyTorch (torch tensors, streams) ran without it. An
+    ImportError as the frontend's; a RuntimeError as this package raised
+    before it had the name."""
 
 
 class EngineIdError(ValueError, RuntimeError):

@@ -16,7 +16,7 @@ s_kv f32 per head), not in a fused kernel's registers.
 import math
 from typing import Any, Dict, List, Optional
 
-from ._enums import data_type, reduction_mode
+from ._enums import data_type, reduction_mode, to_data_type
 from ._tensor import row_major_stride
 
 # sdpa keywords that change what the composite would have to compute; with a
@@ -55,6 +55,18 @@ def composite_refusal(kwargs: Dict[str, Any]) -> str:
     return ""
 
 
+def _options(g, kwargs: Dict[str, Any], op: str, name: str) -> None:
+    """The plain builders' handling of the options a composite keeps:
+    determinism bars nondeterministic plans; a HALF softmax precision warns
+    (the composite's softmax is f32)."""
+    if kwargs.get("use_deterministic_algorithm"):
+        g._deterministic = True
+    precision = to_data_type(kwargs.get("softmax_precision"), f"{op}(softmax_precision=...)")
+    if precision is data_type.HALF:
+        g._warn_once(("softmax_precision", op),
+                     f"{op}(softmax_precision=HALF): the composite's softmax is f32 (more precise); recorded for {name!r}")
+
+
 def backward_refusal(kwargs: Dict[str, Any]) -> str:
     """composite_refusal for sdpa_backward(score_mod=..., score_mod_bprop=...)."""
     refused = sorted(k for k in _REFUSED_IN_BACKWARD if kwargs.get(k) is not None)
@@ -77,6 +89,7 @@ def sdpa_with_score_mod(g, kwargs: Dict[str, Any], name: str, compute_data_type:
     (composite_refusal(kwargs) is ""); returns [O, Stats] (Stats None unless
     generate_stats)."""
     score_mod = kwargs.pop("score_mod")
+    _options(g, kwargs, "sdpa", name)
     for key in _REFUSED_WITH_SCORE_MOD + _IGNORED:
         kwargs.pop(key, None)
     q, k, v = (g._ensure_tensor(kwargs.pop(key), name=f"{name}::{key}") for key in ("q", "k", "v"))
@@ -102,10 +115,10 @@ def sdpa_with_score_mod(g, kwargs: Dict[str, Any], name: str, compute_data_type:
         t.set_data_type(f32)
         return t
 
-    # The matmuls run on [B * H, rows, cols] views of row-major copies
+    # The matmuls run on [B * H_kv, rows, cols] views of row-major copies
     # (identity transposes fold away where the layout already is row-major):
-    # on the H200 cuDNN 9.19 offers no engine config for a matmul with two
-    # batch dims (measured: a plain [2, 4, 256, 128] x [2, 4, 128, 256]).
+    # grouped heads broadcast K and V that way, and the score_mod's gen_index
+    # masks stay out of the matmuls' groups (cuDNN declines such fusions).
     b, h, s_q, s_kv = q.dim[0], q.dim[1], q.dim[2], k.dim[2]
     # grouped heads: the queries of a K/V head's group are one run of rows
     # ([B * H_kv, group * S_q, D]), so the matmuls broadcast K and V
@@ -170,6 +183,7 @@ def sdpa_backward_with_score_mod(g, kwargs: Dict[str, Any], name: str, compute_d
     fused kernels take them."""
     score_mod = kwargs.pop("score_mod")
     score_mod_bprop = kwargs.pop("score_mod_bprop")
+    _options(g, kwargs, "sdpa_backward", name)
     for key in _REFUSED_WITH_SCORE_MOD + _REFUSED_IN_BACKWARD + _IGNORED:
         kwargs.pop(key, None)
     q, k, v, o, d_o, stats = (g._ensure_tensor(kwargs.pop(key), name=f"{name}::{key}")

@@ -234,16 +234,28 @@ def test_score_mod_backward_softcap_uses_the_bprop_callback():
         return gr.mul(a=state["tanh"], b=cap_t)
 
     def softcap_bprop(gr, ds, cap_t):
+        # d/dx cap tanh(x / cap) = 1 - tanh(x / cap)^2: ds - ds t t
         t = state["tanh"]
-        return gr.mul(a=ds, b=gr.sub(a=cap_t, b=gr.mul(a=gr.mul(a=t, b=t), b=cap_t)))  # ds * cap (1 - t^2) / cap * cap
+        return gr.sub(a=ds, b=gr.mul(a=gr.mul(a=ds, b=t), b=t))
 
     g, (q, k, v, o, do, stats), (dq, dk, dv), made = _backward_graph(b, h, s, s, d, strides, softcap,
                                                                       lambda gr, ds, cap_t: softcap_bprop(gr, ds, cap_t),
                                                                       ("cap_t",))
     rng = np.random.default_rng(6)
     qv, kv, vv, ov, dov = (_strided(rng, (b, h, s, d), strides(s)) for _ in range(5))
-    ref_o, ref_dq, ref_dk, ref_dv = _attention_grads(qv, kv, vv, dov, 1 / np.sqrt(d), lambda x: cap * np.tanh(x / cap),
-                                                     lambda x, dsm: dsm * cap * (1 - np.tanh(x / cap) ** 2))
+    modify = lambda x: cap * np.tanh(x / cap)  # noqa: E731
+    ref_o, ref_dq, ref_dk, ref_dv = _attention_grads(qv, kv, vv, dov, 1 / np.sqrt(d), modify,
+                                                     lambda x, dsm: dsm * (1 - np.tanh(x / cap) ** 2))
+    # the reference's gradient itself, by central differences of sum(O dO)
+    # in a few elements of q
+    for idx in ((0, 0, 3, 5), (0, 1, 9, 30), (0, 1, 15, 0)):
+        bumped = []
+        for eps in (1e-4, -1e-4):
+            qe = qv.astype(np.float64)
+            qe[idx] += eps
+            bumped.append((_attention_grads(qe, kv, vv, dov, 1 / np.sqrt(d), modify, lambda x, y: y)[0]
+                           * dov.astype(np.float64)).sum())
+        assert abs((bumped[0] - bumped[1]) / 2e-4 - ref_dq[idx]) < 1e-5 * max(1.0, abs(ref_dq[idx]))
     ov[...] = ref_o.astype(np.float16)
     sc = cap * np.tanh(np.einsum("bhqd,bhkd->bhqk", qv.astype(np.float64), kv.astype(np.float64)) / np.sqrt(d) / cap)
     m = sc.max(-1, keepdims=True)
@@ -315,3 +327,19 @@ def test_score_mod_grouped_heads_forward_and_backward_match_numpy():
                zero: np.zeros((1, 1, 1, 1), np.float32), **outs})
     for t, ref in zip(grads, (ref_dq, ref_dk, ref_dv)):
         np.testing.assert_allclose(outs[t].astype(np.float64), ref, atol=2e-2, rtol=2e-2)
+
+
+@needs_lib
+def test_score_mod_composites_keep_determinism_and_warn_on_half_softmax():
+    # the options the plain builders honour: determinism bars
+    # nondeterministic plans for the whole graph; HALF softmax warns
+    g = cudnn.pygraph(io_data_type=D.HALF, intermediate_data_type=D.FLOAT, compute_data_type=D.FLOAT)
+    t = {n: g.tensor(name=n, dim=(1, 2, 16, 32), stride=(1024, 512, 32, 1), data_type=D.HALF) for n in ("q", "k", "v", "o", "dO")}
+    stats = g.tensor(name="stats", dim=(1, 2, 16, 1), stride=(32, 16, 1, 1), data_type=D.FLOAT)
+    assert g._deterministic is False
+    g.sdpa_backward(**t, stats=stats, attn_scale=0.5, score_mod=lambda gr, s: s, score_mod_bprop=lambda gr, s: s,
+                    use_deterministic_algorithm=True)
+    assert g._deterministic is True
+    with pytest.warns(UserWarning, match=r"softmax_precision=HALF.*f32"):
+        g.sdpa(q=t["q"], k=t["k"], v=t["v"], attn_scale=0.5, score_mod=lambda gr, s: s,
+               softmax_precision=cudnn.data_type.HALF)

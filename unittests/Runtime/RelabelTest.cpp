@@ -114,11 +114,13 @@ TEST(MatmulRelabel, OneBatchDimIsKept) {
   EXPECT_TRUE(relabelings(g).empty());
 }
 
-// gen_index counts along an axis: merging would move it.
-TEST(MatmulRelabel, AxisAttributesBlockTheMerge) {
+// A gen_index in the group blocks the merge: with its axis moved along,
+// cuDNN 9.19 placed such a mask wrongly on the H200 (measured).
+TEST(MatmulRelabel, GenIndexBlocksTheMerge) {
   GraphSpec g = matmul(tensor(1, {2, 4, 16, 8}), tensor(2, {2, 4, 8, 16}),
                        tensor(3, {2, 4, 16, 16}), tensor(4, {1, 1, 1, 16}));
   g.ops[1].mode = "gen_index";
+  g.ops[1].intAttrs["axis"] = {3};
   EXPECT_TRUE(relabelings(g).empty());
 }
 
