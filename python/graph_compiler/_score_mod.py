@@ -84,6 +84,78 @@ def backward_refusal(kwargs: Dict[str, Any]) -> str:
     return composite_refusal(kwargs)
 
 
+class _Composite:
+    """The ops both composites build, named f"{name}::{suffix}" under `op`
+    and typed as the composites type them (f32 unless told)."""
+
+    def __init__(self, g, op: str, name: str, compute_data_type: Any, kwargs: Dict[str, Any]):
+        self.g, self.op, self.name = g, op, name
+        self.f32 = data_type.FLOAT
+        self.cdt = compute_data_type if compute_data_type is not None else self.f32
+        # the frontend's engines run exp2 on raw scores of a Q that carries
+        # attn_scale * log2(e); the compiler's run exp, so ln 2 scales them
+        self.attn_scale = kwargs.pop("attn_scale", None)
+        if kwargs.pop("attn_scale_prefolded", False):
+            self.attn_scale = math.log(2.0)
+        # seq_len_q/kv without use_padding_mask are graph tensors the
+        # callbacks may read (the frontend's decode masks do); nothing else
+        # uses them here
+        kwargs.pop("seq_len_q", None)
+        kwargs.pop("seq_len_kv", None)
+
+    def named(self, suffix):
+        return self.g._get_name(self.op, f"{self.name}::{suffix}")
+
+    def typed(self, t, dt=None):
+        t.set_data_type(dt or self.f32)
+        return t
+
+    def view(self, t, dims, suffix):
+        r = self.g.reshape(input=t, name=self.named(suffix))
+        r.set_dim(list(dims)).set_stride(row_major_stride(list(dims)))
+        return r
+
+    def rows(self, t, suffix, dims, view_suffix):
+        """A row-major copy of t (an identity transpose, folded away where t
+        is row-major already) seen as `dims` ([B * H_kv, rows, cols])."""
+        copy = self.g.transpose(input=t, permutation=[0, 1, 2, 3], name=self.named(suffix))
+        return self.view(copy, dims, view_suffix)
+
+    def swap(self, t, suffix):
+        return self.g.transpose(input=t, permutation=[0, 2, 1], name=self.named(suffix))
+
+    def matmul(self, a, b, suffix):
+        return self.typed(self.g.matmul(A=a, B=b, compute_data_type=self.cdt, name=self.named(suffix)))
+
+    def pw(self, mode, inputs, suffix, dt=None):
+        return self.typed(self.g._pointwise(mode, inputs, self.named(suffix), self.cdt), dt)
+
+    def row_reduce(self, t, mode, suffix, dims):
+        r = self.g.reduction(input=t, mode=mode, compute_data_type=self.cdt, name=self.named(suffix))
+        r.set_dim(list(dims)).set_data_type(self.f32)
+        return r
+
+    def scaled(self, t, suffix, scalar_suffix):
+        if self.attn_scale is None:
+            return t
+        scale = self.attn_scale
+        if isinstance(scale, (int, float)) and not isinstance(scale, bool):
+            scale = self.g.tensor_scalar(float(scale), self.f32, name=self.named(scalar_suffix))
+        return self.pw("mul", [t, scale], suffix)
+
+    def callback(self, fn, what, t):
+        out = fn(self.g, t)
+        if out is None or not hasattr(out, "set_data_type"):
+            raise TypeError(f"{self.op}(): {what} returned {out!r}, not a tensor of the graph")
+        return out
+
+    def output(self, t, dt, label):
+        """t copied (an identity) into a result of type dt named label."""
+        out = self.pw("identity", [t], label, dt)
+        out.name = f"{self.name}::{label}"
+        return out
+
+
 def sdpa_with_score_mod(g, kwargs: Dict[str, Any], name: str, compute_data_type: Any) -> List[Optional[Any]]:
     """Builds sdpa(**kwargs) with kwargs['score_mod'] as the composite graph
     (composite_refusal(kwargs) is ""); returns [O, Stats] (Stats None unless
@@ -93,80 +165,39 @@ def sdpa_with_score_mod(g, kwargs: Dict[str, Any], name: str, compute_data_type:
     for key in _REFUSED_WITH_SCORE_MOD + _IGNORED:
         kwargs.pop(key, None)
     q, k, v = (g._ensure_tensor(kwargs.pop(key), name=f"{name}::{key}") for key in ("q", "k", "v"))
-    attn_scale = kwargs.pop("attn_scale", None)
-    if kwargs.pop("attn_scale_prefolded", False):
-        attn_scale = math.log(2.0)  # Q carries attn_scale * log2(e): exp2 of the raw scores
+    c = _Composite(g, "sdpa", name, compute_data_type, kwargs)
     bias = kwargs.pop("bias", None)
-    # seq_len_q/kv without use_padding_mask are graph tensors the callback
-    # may read (the frontend's decode masks do); nothing else uses them here
-    kwargs.pop("seq_len_q", None)
-    kwargs.pop("seq_len_kv", None)
     generate_stats = bool(kwargs.pop("generate_stats", False))
     if kwargs:
         raise TypeError(f"sdpa() got unexpected arguments {sorted(kwargs)}")
 
-    f32 = data_type.FLOAT
-    cdt = compute_data_type if compute_data_type is not None else f32
-
-    def named(suffix):
-        return g._get_name("sdpa", f"{name}::{suffix}")
-
-    def as_f32(t):
-        t.set_data_type(f32)
-        return t
-
-    # The matmuls run on [B * H_kv, rows, cols] views of row-major copies
-    # (identity transposes fold away where the layout already is row-major):
-    # grouped heads broadcast K and V that way, and the score_mod's gen_index
-    # masks stay out of the matmuls' groups (cuDNN declines such fusions).
+    # The matmuls run on [B * H_kv, rows, cols] views of row-major copies:
+    # grouped heads broadcast K and V that way (the queries of a K/V head's
+    # group are one run of rows), and the score_mod's gen_index masks stay
+    # out of the matmuls' groups (cuDNN declines such fusions).
     b, h, s_q, s_kv = q.dim[0], q.dim[1], q.dim[2], k.dim[2]
-    # grouped heads: the queries of a K/V head's group are one run of rows
-    # ([B * H_kv, group * S_q, D]), so the matmuls broadcast K and V
     bk, rows_q = b * k.dim[1], (h // k.dim[1]) * s_q
-
-    def view(t, dims, suffix):
-        r = g.reshape(input=t, name=named(suffix))
-        r.set_dim(list(dims)).set_stride(row_major_stride(list(dims)))
-        return r
-
-    q_rows = g.transpose(input=q, permutation=[0, 1, 2, 3], name=named("Q_rows"))
-    kt = g.transpose(input=k, permutation=[0, 1, 3, 2], name=named("K_T"))
-    s3 = as_f32(g.matmul(A=view(q_rows, (bk, rows_q, q.dim[3]), "Q_3d"), B=view(kt, (bk, k.dim[3], s_kv), "K_T_3d"),
-                         compute_data_type=cdt, name=named("bmm1")))
-    s = as_f32(view(s3, (b, h, s_q, s_kv), "S"))
-    if attn_scale is not None:
-        scale = attn_scale
-        if isinstance(attn_scale, (int, float)) and not isinstance(attn_scale, bool):
-            scale = g.tensor_scalar(float(attn_scale), f32, name=named("attn_scale"))
-        s = as_f32(g._pointwise("mul", [s, scale], named("scale"), cdt))
-    if bias is not None:
-        s = as_f32(g._pointwise("add", [s, bias], named("bias"), cdt))
-    s = score_mod(g, s)
-    if s is None or not hasattr(s, "set_data_type"):
-        raise TypeError(f"sdpa(): score_mod returned {s!r}, not a tensor of the graph")
-    rows = [b, h, s_q, 1]
-    row_max = g.reduction(input=s, mode=reduction_mode.MAX, compute_data_type=cdt, name=named("max"))
-    row_max.set_dim(rows).set_data_type(f32)
-    e = as_f32(g._pointwise("exp", [as_f32(g._pointwise("sub", [s, row_max], named("sub"), cdt))], named("exp"), cdt))
-    row_sum = g.reduction(input=e, mode=reduction_mode.ADD, compute_data_type=cdt, name=named("sum"))
-    row_sum.set_dim(rows).set_data_type(f32)
-    p = g._pointwise("div", [e, row_sum], named("softmax"), cdt)
-    p.set_data_type(q.data_type)  # P V in the inputs' type, as the fused kernels run it
-    # The second matmul likewise, on a row-major copy of V (folded away
-    # where V is row-major); its f32 result is copied into O (in O's type
-    # and strides) by an identity.
-    v_rows = g.transpose(input=v, permutation=[0, 1, 2, 3], name=named("V_rows"))
     d_v = v.dim[3]
-    o3 = as_f32(g.matmul(A=view(p, (bk, rows_q, s_kv), "P_3d"), B=view(v_rows, (bk, s_kv, d_v), "V_3d"),
-                         compute_data_type=cdt, name=named("bmm2")))
-    o_rows = as_f32(view(o3, (b, h, s_q, d_v), "O_rows"))
-    o = g._pointwise("identity", [o_rows], named("O"), cdt)
-    o.set_data_type(q.data_type)
-    o.name = f"{name}::O"
+    q_rows = g.transpose(input=q, permutation=[0, 1, 2, 3], name=c.named("Q_rows"))
+    kt = g.transpose(input=k, permutation=[0, 1, 3, 2], name=c.named("K_T"))
+    s3 = c.matmul(c.view(q_rows, (bk, rows_q, q.dim[3]), "Q_3d"), c.view(kt, (bk, k.dim[3], s_kv), "K_T_3d"), "bmm1")
+    s = c.scaled(c.typed(c.view(s3, (b, h, s_q, s_kv), "S")), "scale", "attn_scale")
+    if bias is not None:
+        s = c.pw("add", [s, bias], "bias")
+    s = c.callback(score_mod, "score_mod", s)
+    rows = [b, h, s_q, 1]
+    row_max = c.row_reduce(s, reduction_mode.MAX, "max", rows)
+    e = c.pw("exp", [c.pw("sub", [s, row_max], "sub")], "exp")
+    row_sum = c.row_reduce(e, reduction_mode.ADD, "sum", rows)
+    p = c.pw("div", [e, row_sum], "softmax", q.data_type)  # P V in the inputs' type, as fused kernels run it
+    # The second matmul likewise; its f32 result is copied into O (in O's
+    # type and strides) by an identity.
+    v_rows = g.transpose(input=v, permutation=[0, 1, 2, 3], name=c.named("V_rows"))
+    o3 = c.matmul(c.view(p, (bk, rows_q, s_kv), "P_3d"), c.view(v_rows, (bk, s_kv, d_v), "V_3d"), "bmm2")
+    o = c.output(c.typed(c.view(o3, (b, h, s_q, d_v), "O_rows")), q.data_type, "O")
     stats = None
     if generate_stats:
-        log_sum = as_f32(g._pointwise("log", [row_sum], named("log"), cdt))
-        stats = as_f32(g._pointwise("add", [row_max, log_sum], named("stats"), cdt))
+        stats = c.pw("add", [row_max, c.pw("log", [row_sum], "log")], "stats")
         stats.name = f"{name}::Stats"
     g._reindex_ambiguous()
     return [o, stats]
@@ -188,86 +219,32 @@ def sdpa_backward_with_score_mod(g, kwargs: Dict[str, Any], name: str, compute_d
         kwargs.pop(key, None)
     q, k, v, o, d_o, stats = (g._ensure_tensor(kwargs.pop(key), name=f"{name}::{key}")
                               for key in ("q", "k", "v", "o", "dO", "stats"))
-    attn_scale = kwargs.pop("attn_scale", None)
-    if kwargs.pop("attn_scale_prefolded", False):
-        attn_scale = math.log(2.0)
-    kwargs.pop("seq_len_q", None)
-    kwargs.pop("seq_len_kv", None)
+    c = _Composite(g, "sdpa_backward", name, compute_data_type, kwargs)
     kwargs.pop("generate_stats", None)
     if kwargs:
         raise TypeError(f"sdpa_backward() got unexpected arguments {sorted(kwargs)}")
 
-    f32 = data_type.FLOAT
-    cdt = compute_data_type if compute_data_type is not None else f32
     low = q.data_type
-
-    def named(suffix):
-        return g._get_name("sdpa_backward", f"{name}::{suffix}")
-
-    def as_type(t, dt):
-        t.set_data_type(dt)
-        return t
-
     b, h, s_q, s_kv = q.dim[0], q.dim[1], q.dim[2], k.dim[2]
     d_qk, d_v = q.dim[3], v.dim[3]
     h_kv = k.dim[1]
     # grouped heads as the forward takes them: dK and dV sum their group's
     # rows in the matmuls
     bk, rows_q = b * h_kv, (h // h_kv) * s_q
-
-    def view(t, dims, suffix):
-        r = g.reshape(input=t, name=named(suffix))
-        r.set_dim(list(dims)).set_stride(row_major_stride(list(dims)))
-        return r
-
-    def rows(t, suffix, dims):
-        # a row-major copy (an identity transpose, folded away where t is
-        # row-major already) seen as [B * H, rows, cols]
-        copy = g.transpose(input=t, permutation=[0, 1, 2, 3], name=named(suffix))
-        return view(copy, dims, suffix + "_3d")
-
-    def swap(t, suffix):
-        return g.transpose(input=t, permutation=[0, 2, 1], name=named(suffix))
-
-    def matmul(a, bm, suffix):
-        return as_type(g.matmul(A=a, B=bm, compute_data_type=cdt, name=named(suffix)), f32)
-
-    def pw(mode, inputs, suffix, dt=f32):
-        return as_type(g._pointwise(mode, inputs, named(suffix), cdt), dt)
-
-    def scaled(t, suffix):
-        if attn_scale is None:
-            return t
-        scale = attn_scale
-        if isinstance(attn_scale, (int, float)) and not isinstance(attn_scale, bool):
-            scale = g.tensor_scalar(float(attn_scale), f32, name=named(suffix + "_scale"))
-        return pw("mul", [t, scale], suffix)
-
-    q3, k3 = rows(q, "Q_rows", (bk, rows_q, d_qk)), rows(k, "K_rows", (bk, s_kv, d_qk))
-    v3, do3 = rows(v, "V_rows", (bk, s_kv, d_v)), rows(d_o, "dO_rows", (bk, rows_q, d_v))
-    s = as_type(view(matmul(q3, swap(k3, "K_T"), "bmm_S"), (b, h, s_q, s_kv), "S"), f32)
-    s = score_mod(g, scaled(s, "S_scaled"))
-    if s is None or not hasattr(s, "set_data_type"):
-        raise TypeError(f"sdpa_backward(): score_mod returned {s!r}, not a tensor of the graph")
-    p = pw("exp", [pw("sub", [s, stats], "S_minus_stats")], "P")
-    p_low = view(pw("identity", [p], "P_low", low), (bk, rows_q, s_kv), "P_3d")
-    dv = as_type(view(matmul(swap(p_low, "P_T"), do3, "bmm_dV"), (b, h_kv, s_kv, d_v), "dV_rows"), f32)
-    dp = as_type(view(matmul(do3, swap(v3, "V_T"), "bmm_dP"), (b, h, s_q, s_kv), "dP"), f32)
-    row_dot = g.reduction(input=pw("mul", [d_o, o], "dO_O"), mode=reduction_mode.ADD, compute_data_type=cdt,
-                          name=named("rowsum_dO_O"))
-    row_dot.set_dim([b, h, s_q, 1]).set_data_type(f32)
-    ds = pw("mul", [p, pw("sub", [dp, row_dot], "dP_minus_rowsum")], "dS_mod")
-    ds = score_mod_bprop(g, ds)
-    if ds is None or not hasattr(ds, "set_data_type"):
-        raise TypeError(f"sdpa_backward(): score_mod_bprop returned {ds!r}, not a tensor of the graph")
-    ds_low = view(pw("identity", [scaled(as_type(ds, f32), "dS")], "dS_low", low), (bk, rows_q, s_kv), "dS_3d")
-    dq = as_type(view(matmul(ds_low, k3, "bmm_dQ"), (b, h, s_q, d_qk), "dQ_rows"), f32)
-    dk = as_type(view(matmul(swap(ds_low, "dS_T"), q3, "bmm_dK"), (b, h_kv, s_kv, d_qk), "dK_rows"), f32)
-    outs = []
-    for grad, like, label in ((dq, q, "dQ"), (dk, k, "dK"), (dv, v, "dV")):
-        out = g._pointwise("identity", [grad], named(label), cdt)
-        out.set_data_type(like.data_type)
-        out.name = f"{name}::{label}"
-        outs.append(out)
+    q3, k3 = c.rows(q, "Q_rows", (bk, rows_q, d_qk), "Q_rows_3d"), c.rows(k, "K_rows", (bk, s_kv, d_qk), "K_rows_3d")
+    v3, do3 = c.rows(v, "V_rows", (bk, s_kv, d_v), "V_rows_3d"), c.rows(d_o, "dO_rows", (bk, rows_q, d_v), "dO_rows_3d")
+    s = c.typed(c.view(c.matmul(q3, c.swap(k3, "K_T"), "bmm_S"), (b, h, s_q, s_kv), "S"))
+    s = c.callback(score_mod, "score_mod", c.scaled(s, "S_scaled", "S_scaled_scale"))
+    p = c.pw("exp", [c.pw("sub", [s, stats], "S_minus_stats")], "P")
+    p_low = c.view(c.pw("identity", [p], "P_low", low), (bk, rows_q, s_kv), "P_3d")
+    dv = c.typed(c.view(c.matmul(c.swap(p_low, "P_T"), do3, "bmm_dV"), (b, h_kv, s_kv, d_v), "dV_rows"))
+    dp = c.typed(c.view(c.matmul(do3, c.swap(v3, "V_T"), "bmm_dP"), (b, h, s_q, s_kv), "dP"))
+    row_dot = c.row_reduce(c.pw("mul", [d_o, o], "dO_O"), reduction_mode.ADD, "rowsum_dO_O", [b, h, s_q, 1])
+    ds = c.pw("mul", [p, c.pw("sub", [dp, row_dot], "dP_minus_rowsum")], "dS_mod")
+    ds = c.typed(c.callback(score_mod_bprop, "score_mod_bprop", ds))
+    ds_low = c.view(c.pw("identity", [c.scaled(ds, "dS", "dS_scale")], "dS_low", low), (bk, rows_q, s_kv), "dS_3d")
+    dq = c.typed(c.view(c.matmul(ds_low, k3, "bmm_dQ"), (b, h, s_q, d_qk), "dQ_rows"))
+    dk = c.typed(c.view(c.matmul(c.swap(ds_low, "dS_T"), q3, "bmm_dK"), (b, h_kv, s_kv, d_qk), "dK_rows"))
+    outs = [c.output(grad, like.data_type, label) for grad, like, label in ((dq, q, "dQ"), (dk, k, "dK"), (dv, v, "dV"))]
     g._reindex_ambiguous()
     return outs

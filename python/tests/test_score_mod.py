@@ -266,11 +266,17 @@ def test_score_mod_backward_softcap_uses_the_bprop_callback():
         np.testing.assert_allclose(outs[t].astype(np.float64), ref, atol=1e-2, rtol=1e-2)
 
 
-@needs_lib
-def test_score_mod_backward_without_bprop_is_refused_at_planning():
+def _small_backward_inputs():
+    """A graph with q, k, v, o, dO ([1, 2, 16, 32] f16) and stats."""
     g = cudnn.pygraph(io_data_type=D.HALF, intermediate_data_type=D.FLOAT, compute_data_type=D.FLOAT)
     t = {n: g.tensor(name=n, dim=(1, 2, 16, 32), stride=(1024, 512, 32, 1), data_type=D.HALF) for n in ("q", "k", "v", "o", "dO")}
     stats = g.tensor(name="stats", dim=(1, 2, 16, 1), stride=(32, 16, 1, 1), data_type=D.FLOAT)
+    return g, t, stats
+
+
+@needs_lib
+def test_score_mod_backward_without_bprop_is_refused_at_planning():
+    g, t, stats = _small_backward_inputs()
     grads = g.sdpa_backward(**t, stats=stats, attn_scale=0.5, score_mod=lambda gr, s: s)
     for x in grads:
         x.set_output(True)
@@ -333,9 +339,7 @@ def test_score_mod_grouped_heads_forward_and_backward_match_numpy():
 def test_score_mod_composites_keep_determinism_and_warn_on_half_softmax():
     # the options the plain builders honour: determinism bars
     # nondeterministic plans for the whole graph; HALF softmax warns
-    g = cudnn.pygraph(io_data_type=D.HALF, intermediate_data_type=D.FLOAT, compute_data_type=D.FLOAT)
-    t = {n: g.tensor(name=n, dim=(1, 2, 16, 32), stride=(1024, 512, 32, 1), data_type=D.HALF) for n in ("q", "k", "v", "o", "dO")}
-    stats = g.tensor(name="stats", dim=(1, 2, 16, 1), stride=(32, 16, 1, 1), data_type=D.FLOAT)
+    g, t, stats = _small_backward_inputs()
     assert g._deterministic is False
     g.sdpa_backward(**t, stats=stats, attn_scale=0.5, score_mod=lambda gr, s: s, score_mod_bprop=lambda gr, s: s,
                     use_deterministic_algorithm=True)
