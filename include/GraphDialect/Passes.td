@@ -24,7 +24,8 @@ def GraphInferLayout : Pass<"graph-infer-layout", "::mlir::ModuleOp"> {
     not decided: channels-last (NHWC / NDHWC) for the operands and results
     of convolutions and batch norms (training, inference, backward) in f16,
     bf16 and fp8 types (every tensor of such a node, an f32 result
-    included); for pointwise results, the
+    included), and for the result of every convolution (fprop Y, dgrad DX,
+    wgrad DW), as the frontend infers them; for pointwise results, the
     stride order of the first operand of the same shape; row-major
     otherwise. Strides the user gave are never rewritten. The graph's
     signature is updated to match its block arguments and outputs.

@@ -124,21 +124,20 @@ bool decide(Value value, InheritedStrides &inherited) {
   ArrayRef<int64_t> shape = type.getShape();
   SmallVector<int64_t> strides;
 
-  bool convTouches = false;
-  if (Operation *def = value.getDefiningOp())
-    convTouches = isChannelsLastConv(def);
+  Operation *def = value.getDefiningOp();
+  bool convTouches = def && isChannelsLastConv(def);
   for (Operation *user : getResolvedUsers(value))
     convTouches |= isChannelsLastConv(user);
 
-  if (convTouches && (type.getRank() == 4 || type.getRank() == 5)) {
+  bool isConvResult = def && isa<ConvFpropOp, ConvDgradOp, ConvWgradOp>(def);
+  if ((convTouches || isConvResult) &&
+      (type.getRank() == 4 || type.getRank() == 5)) {
+    // A convolution's result is channels-last in every dtype, as the
+    // frontend infers it whatever the image's layout: with one input
+    // channel a channels-last image's strides tie ([N,1,H,W] as
+    // [HW,1,W,1]), so following the image's order would write a row-major
+    // Y into the caller's channels-last buffer.
     strides = channelsLastStrides(shape);
-  } else if (auto conv = value.getDefiningOp<ConvFpropOp>()) {
-    // The output follows the image's dim order, as the frontend infers it:
-    // a channels-last image gives a channels-last output in every dtype.
-    auto xType = cast<RankedTensorType>(conv.getOperand(0).getType());
-    ArrayRef<int64_t> xStrides = getStrides(xType);
-    if (xStrides.size() == shape.size())
-      strides = denseStridesInOrder(shape, orderOf(xStrides));
   } else if (value.getDefiningOp<MoeGroupedMatmulBwdOp>() &&
              shape.size() >= 3) {
     // dWeight [experts, K, N] is column-major per expert (strides
@@ -151,8 +150,7 @@ bool decide(Value value, InheritedStrides &inherited) {
     strides = denseStridesInOrder(shape, order);
   } else if (auto pw = value.getDefiningOp<PointwiseOp>()) {
     strides = pointwiseStrides(pw, value, shape, inherited);
-  } else if (Operation *def = value.getDefiningOp();
-             def && isa<LayernormOp, RmsnormOp, InstancenormOp, AdaLayernormOp,
+  } else if (def && isa<LayernormOp, RmsnormOp, InstancenormOp, AdaLayernormOp,
                         BatchnormOp, BatchnormInferenceOp, LayernormBackwardOp,
                         RmsnormBackwardOp, InstancenormBackwardOp,
                         AdaLayernormBackwardOp, BatchnormBackwardOp>(def)) {

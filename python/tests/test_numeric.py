@@ -22,10 +22,18 @@ def new_graph(**kw):
     return gc.pygraph(**kw)
 
 
+def strided_zeros(dims, strides):
+    span = 1 + sum((d - 1) * st for d, st in zip(dims, strides))
+    flat = np.zeros(span, np.float32)
+    return np.lib.stride_tricks.as_strided(flat, dims, [st * flat.itemsize for st in strides])
+
+
 def run(g, feeds, outputs):
-    """Build, execute; returns the output arrays."""
+    """Build, execute; returns the output arrays. Each is allocated with the
+    strides the graph gives it (a convolution result is channels-last, as the
+    frontend infers it), as a frontend program allocates from get_stride()."""
     g.build([gc.heur_mode.A])
-    bufs = {t: np.zeros(t.get_dim(), np.float32) for t in outputs}
+    bufs = {t: strided_zeros(t.get_dim(), t.get_stride()) for t in outputs}
     g.execute({**feeds, **bufs})
     return [bufs[t] for t in outputs]
 

@@ -66,11 +66,12 @@ graph.graph @wgrad_bf16_f32_result(%x: tensor<2x8x4x4xbf16>, %dy: tensor<2x16x4x
   graph.output %dw : tensor<16x8x3x3xf32>
 }
 
-// An f32 convolution stays row-major (NCHW).
+// An f32 convolution's inputs stay row-major (NCHW); its result is
+// channels-last, as the frontend infers every convolution result.
 // CHECK-LABEL: graph.graph @conv2d_f32
 // CHECK-SAME: (%{{.*}}: tensor<2x8x4x4xf32, #graph.strides<[128, 16, 4, 1]>>,
 // CHECK-SAME:  %{{.*}}: tensor<16x8x3x3xf32, #graph.strides<[72, 9, 3, 1]>>)
-// CHECK-SAME: -> tensor<2x16x4x4xf32, #graph.strides<[256, 16, 4, 1]>>
+// CHECK-SAME: -> tensor<2x16x4x4xf32, #graph.strides<[256, 1, 64, 16]>>
 graph.graph @conv2d_f32(%x: tensor<2x8x4x4xf32>, %w: tensor<16x8x3x3xf32>)
     -> (tensor<2x16x4x4xf32>) {
   %y = graph.conv_fprop %x, %w {padding = array<i64: 1, 1>}
@@ -158,9 +159,9 @@ graph.graph @batchnorm_channels_last(%x: tensor<2x8x4x4xf16>, %xf: tensor<2x8x4x
   graph.output %y, %yf : tensor<2x8x4x4xf16>, tensor<2x8x4x4xf32>
 }
 
-// A convolution output follows its image's dim order in every dtype, as the
-// frontend infers it: an f32 image the caller gave channels-last strides
-// gives a channels-last output (a row-major one would refuse the caller's
+// A convolution output is channels-last in every dtype, as the frontend
+// infers it: an f32 image the caller gave channels-last strides gives a
+// channels-last output (a row-major one would refuse the caller's
 // channels-last buffer). The undecided f32 filter stays row-major.
 // CHECK-LABEL: graph.graph @conv2d_f32_channels_last
 // CHECK-SAME: (%{{.*}}: tensor<2x8x4x4xf32, #graph.strides<[128, 1, 32, 8]>>,
@@ -228,4 +229,23 @@ graph.graph @norm_follows_input(%x: tensor<2x8x4x4xf32, #graph.strides<[128, 1, 
 graph.graph @moe_dweight_column_major(%dy: tensor<1x64x16xbf16>, %t: tensor<1x64x32xbf16>, %off: tensor<4x1x1xi32>) -> tensor<4x32x16xf32> {
   %0 = graph.moe_grouped_matmul_bwd %dy, %t, offsets %off : (tensor<1x64x16xbf16>, tensor<1x64x32xbf16>, tensor<4x1x1xi32>) -> tensor<4x32x16xf32>
   graph.output %0 : tensor<4x32x16xf32>
+}
+
+// One input channel: a channels-last image's strides tie ([N,1,H,W] as
+// [HW,1,W,1]), yet the output is channels-last as the caller's buffer is; so
+// are the f32 dgrad and wgrad results.
+// CHECK-LABEL: graph.graph @conv_f32_one_channel
+// CHECK-SAME: -> (tensor<2x5x6x6xf32, #graph.strides<[180, 1, 30, 5]>>, tensor<2x5x6x6xf32, #graph.strides<[180, 1, 30, 5]>>, tensor<5x5x3x3xf32, #graph.strides<[45, 1, 15, 5]>>)
+graph.graph @conv_f32_one_channel(%x: tensor<2x1x6x6xf32, #graph.strides<[36, 1, 6, 1]>>,
+                                  %w: tensor<5x1x3x3xf32, #graph.strides<[9, 1, 3, 1]>>,
+                                  %dy: tensor<2x5x6x6xf32>, %w2: tensor<5x5x3x3xf32>,
+                                  %x2: tensor<2x5x6x6xf32>)
+    -> (tensor<2x5x6x6xf32>, tensor<2x5x6x6xf32>, tensor<5x5x3x3xf32>) {
+  %y = graph.conv_fprop %x, %w {padding = array<i64: 1, 1>}
+      : (tensor<2x1x6x6xf32, #graph.strides<[36, 1, 6, 1]>>, tensor<5x1x3x3xf32, #graph.strides<[9, 1, 3, 1]>>) -> tensor<2x5x6x6xf32>
+  %dx = graph.conv_dgrad %dy, %w2 {padding = array<i64: 1, 1>}
+      : (tensor<2x5x6x6xf32>, tensor<5x5x3x3xf32>) -> tensor<2x5x6x6xf32>
+  %dw = graph.conv_wgrad %x2, %dy {padding = array<i64: 1, 1>}
+      : (tensor<2x5x6x6xf32>, tensor<2x5x6x6xf32>) -> tensor<5x5x3x3xf32>
+  graph.output %y, %dx, %dw : tensor<2x5x6x6xf32>, tensor<2x5x6x6xf32>, tensor<5x5x3x3xf32>
 }
