@@ -318,7 +318,7 @@ class _GraphExecution:
         previous = _applied_streams.get(device, 0)
 
         def run_on(stream):
-            capture_handle = Handle(device)
+            capture_handle = Handle(ordinal=device)
             capture_handle._raw_stream = stream
             self.execute(variant_pack, workspace, handle=capture_handle)
 

@@ -4,6 +4,7 @@ applied), the kernel cache and device properties. Re-exported by _graph.py
 (graph_compiler._graph.X, cudnn.X) and the package."""
 
 import hashlib
+import itertools
 import json
 import sys
 from typing import Any, Dict, Optional
@@ -12,21 +13,40 @@ from . import _capi
 from ._errors import GraphValidationError
 
 
+_backend_ids = itertools.count(1)
+_FRESH = object()  # no backend_handle argument: create_handle's own
+
+
 class Handle:
     """A device and a stream, as a cuDNN handle (``cudnn.Handle``, what
     ``create_handle()`` returns): bound to the CUDA device current when it
     was created; graphs built and executed with it run there, on its stream
-    (set_stream). ``destroy_handle`` releases it: its stream is forgotten
-    and set_stream on it does nothing."""
+    (set_stream). ``destroy_handle`` releases it: ``backend_handle`` becomes
+    None, its stream is forgotten and set_stream on it does nothing.
 
-    def __init__(self, device=0):
-        self.device = device
-        self.stream = None
-        self._raw_stream = 0  # what graphSetStream gets; 0: the runtime's own
-        self.destroyed = False
+    ``cudnn.Handle(backend_handle, ordinal, stream)`` wraps a handle made
+    elsewhere as the frontend's does: the compiler keeps its own cuDNN
+    handles per device, so the value is only reported back; ``ordinal`` is
+    the device (the current one when None) and ``stream`` the raw stream
+    its work goes to (0, a fresh handle's, is the runtime's own)."""
+
+    def __init__(self, backend_handle=_FRESH, ordinal=None, stream=None, *, device=None):
+        if device is not None:  # this package's earlier keyword
+            ordinal = device
+        self.device = int(ordinal) if ordinal is not None else _current_cuda_device()
+        if backend_handle is _FRESH:
+            backend_handle = next(_backend_ids)
+        self.backend_handle = None if backend_handle is None else int(backend_handle)
+        self.stream = int(getattr(stream, "cuda_stream", stream) or 0)
+        self._raw_stream = self.stream  # what graphSetStream gets; 0: the runtime's own
+
+    @property
+    def destroyed(self) -> bool:
+        return self.backend_handle is None
 
     def __repr__(self):
-        return f"<graph_compiler handle device={self.device} stream={self.stream}{' destroyed' if self.destroyed else ''}>"
+        backend = "None" if self.backend_handle is None else f"0x{self.backend_handle:x}"
+        return f"cudnn.Handle(backend_handle={backend}, cuda:{self.device}, stream={self.stream})"
 
 
 _Handle = Handle  # the earlier private name
@@ -69,7 +89,7 @@ def _apply_handle_stream(handle) -> None:
 def create_handle():
     """A handle bound to the current CUDA device (torch.cuda.set_device /
     cudaSetDevice), as the frontend's cudnnCreate binds to it."""
-    return Handle(_current_cuda_device())
+    return Handle(ordinal=_current_cuda_device())
 
 
 def destroy_handle(handle):
@@ -86,7 +106,7 @@ def destroy_handle(handle):
                 _capi.set_stream(0)
         except Exception:  # no GPU runtime to reset: nothing was applied there
             pass
-    handle.destroyed = True
+    handle.backend_handle = None
     handle.stream = None
     handle._raw_stream = 0
     return None
@@ -106,15 +126,15 @@ def set_stream(handle=None, stream=None):
     _check_handle(handle, "set_stream")
     if handle.destroyed:
         return
-    raw = getattr(stream, "cuda_stream", stream) or 0
-    if stream is not None and not raw:
-        raw = _CU_STREAM_LEGACY
-    device = getattr(handle, "device", 0)
-    with _capi.on_device(device):
-        _capi.set_stream(int(raw))
-    handle.stream = stream
-    handle._raw_stream = int(raw)
-    _applied_streams[device] = int(raw)
+    given = int(getattr(stream, "cuda_stream", stream) or 0)
+    raw = _CU_STREAM_LEGACY if stream is not None and not given else given
+    device = handle.device
+    if _applied_streams.get(device, 0) != raw:  # unchanged: no runtime call
+        with _capi.on_device(device):
+            _capi.set_stream(raw)
+        _applied_streams[device] = raw
+    handle.stream = given
+    handle._raw_stream = raw
 
 
 def get_stream(handle):

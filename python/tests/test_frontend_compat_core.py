@@ -244,7 +244,7 @@ def test_ordered_pack_rejects_bad_uid_lists_before_running(invalid):
 def test_create_handle_gives_a_cudnn_handle():
     h = cudnn.create_handle()
     assert isinstance(h, cudnn.Handle)
-    assert cudnn.get_stream(h) is None  # no stream set yet
+    assert cudnn.get_stream(h) == 0  # a fresh handle runs on stream 0, as the frontend reports it
 
 
 @pytest.mark.parametrize(
@@ -1166,3 +1166,15 @@ def test_moe_top_k_scores_is_taken_and_refused_at_planning():
     g.validate()
     with pytest.raises(cudnn.cudnnGraphNotSupportedError, match=r"moe_grouped_matmul 'combine': top_k_scores .*COMBINE"):
         g.build([cudnn.heur_mode.A])
+
+
+def test_handle_object_as_the_frontend_defines_it():
+    h = cudnn.create_handle()
+    assert h.stream == 0 and cudnn.get_stream(h) == 0  # a fresh handle runs on stream 0
+    assert isinstance(h.backend_handle, int) and h.backend_handle != cudnn.create_handle().backend_handle
+    wrapped = cudnn.Handle(0xABC)  # a cudnnHandle_t made elsewhere, positional
+    assert wrapped.backend_handle == 0xABC and wrapped.device == h.device
+    assert cudnn.Handle(backend_handle=0xABC, ordinal=0, stream=0).backend_handle == 0xABC
+    assert cudnn.Handle(0xDEF, 0, 77).stream == 77
+    cudnn.destroy_handle(h)
+    assert h.backend_handle is None

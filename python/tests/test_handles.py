@@ -45,7 +45,7 @@ def test_handle_takes_torch_current_device(monkeypatch):
     monkeypatch.setitem(sys.modules, "torch", types.SimpleNamespace(cuda=cuda))
     handle = gc.create_handle()
     assert handle.device == 1
-    assert "device=1" in repr(handle)
+    assert "cuda:1" in repr(handle)
 
 
 def test_handle_without_torch_cuda_asks_the_runtime(monkeypatch):
