@@ -747,6 +747,38 @@ def test_deserialize_takes_the_frontend_keywords():
         cudnn.pygraph().deserialize(data, bogus=1)
 
 
+@needs_lib
+def test_deserialize_again_replaces_the_loaded_graph():
+    # the frontend's restored graph takes a second serialize() in place of the first
+    relu, x, y = _relu_graph()
+    neg = cudnn.pygraph(io_data_type=F, compute_data_type=F)
+    a = neg.tensor(name="a", dim=[2, 2], stride=[2, 1], uid=7)
+    b = neg.neg(a)
+    b.set_output(True).set_uid(8)
+    for g in (relu, neg):
+        g.validate()
+        g.build_operation_graph()
+        g.create_execution_plans([gc.heur_mode.A])
+        g.build_plans()
+    restored = cudnn.pygraph()
+    restored.deserialize(relu.serialize())
+    xs = np.array([[-1.0, 2.0, -3.0], [4.0, -5.0, 6.0]], np.float32)
+    out = np.zeros((2, 3), np.float32)
+    restored.execute({x.get_uid(): xs, y.get_uid(): out})
+    np.testing.assert_array_equal(out, np.maximum(xs, 0))
+    restored.deserialize(neg.serialize())
+    a_in, b_out = np.array([[1.0, -2.0], [3.0, 0.5]], np.float32), np.zeros((2, 2), np.float32)
+    restored.execute({7: a_in, 8: b_out})
+    np.testing.assert_array_equal(b_out, -a_in)
+    with pytest.raises(ValueError, match="GRAPHPY1"):
+        restored.deserialize(b"not a graph")
+    data = neg.serialize()
+    header_end = bytes(data).index(b"\n", bytes(data).index(b"{")) + 1
+    with pytest.raises(ValueError):  # a good header over graph text that does not parse
+        restored.deserialize(bytes(data)[:header_end] + b"graph.graph @broken(")
+    restored.execute({7: a_in, 8: b_out})  # a failed load leaves the loaded graph as it was
+
+
 # ---- gaps the frontend's published samples hit (samples/python/*.ipynb) -----
 
 
