@@ -23,6 +23,7 @@ from graph_compiler import (  # noqa: F401
     behavior_note,
     build_plan_policy,
     convolution_mode,
+    cuda_graph_retention,
     create_device_properties,
     create_handle,
     create_kernel_cache,

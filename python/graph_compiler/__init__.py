@@ -7,6 +7,7 @@ from ._enums import (  # noqa: F401
     behavior_note,
     build_plan_policy,
     convolution_mode,
+    cuda_graph_retention,
     data_type,
     diagonal_alignment,
     heur_mode,

@@ -151,6 +151,14 @@ scalar_type = _numbered(
     runtime scalar parameter); its data type follows the Python value (float:
     FLOAT, int: INT32, bool: BOOLEAN), as the frontend's overloads pick it.""",
 )
+cuda_graph_retention = _numbered(
+    "cuda_graph_retention",
+    "PER_GRAPH NONE",
+    doc="""What a graph keeps alive for the CUDA graphs its executions are
+    captured into (pygraph(cuda_graph_retention=...)). Recorded and reported
+    by get_cuda_graph_retention(); the compiler's executables live as long as
+    the graph either way, so both replay while the graph is alive.""",
+)
 attention_implementation = _numbered(
     "attention_implementation",
     "AUTO COMPOSITE UNIFIED",

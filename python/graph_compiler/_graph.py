@@ -15,9 +15,10 @@ companions, their names re-exported here:
 
 import dataclasses
 import inspect
+import warnings
 from typing import Any, Dict, List, Optional
 
-from . import _capi, _ops, _plans
+from . import _capi, _enums, _ops, _plans
 from ._enums import data_type, to_data_type
 from ._tensor import Tensor, check_dims, check_ints, check_uid, row_major_stride
 
@@ -106,6 +107,11 @@ class GraphContext:
     compute_data_type: Any = None
 
 
+# pygraph() keywords of the frontend with no parameter of their own here:
+# kept in the graph's settings (_cpp_graph_kwargs).
+_LENIENT_GRAPH_KEYWORDS = {"is_cuda_graph_replay_expected"}
+
+
 class pygraph(_GraphBuilding, _GraphEmission, _GraphPlanning, _GraphExecution, _GraphSerialization):
     """A graph under construction, shaped like the cuDNN frontend's Python
     graph. Tensors come from ``tensor()`` / ``tensor_like()`` /
@@ -127,8 +133,17 @@ class pygraph(_GraphBuilding, _GraphEmission, _GraphPlanning, _GraphExecution, _
         device_property: Any = None,
         is_dynamic_shape_enabled: bool = False,
         is_override_shape_enabled: bool = False,
+        cuda_graph_retention: Any = None,
         **kwargs,
     ):
+        unknown = sorted(set(kwargs) - _LENIENT_GRAPH_KEYWORDS)
+        if unknown:
+            # The frontend raises TypeError; kept (a newer frontend's option
+            # should not stop a program) but said.
+            warnings.warn(f"pygraph(): ignoring keyword(s) this package does not know: {', '.join(unknown)}", stacklevel=2)
+        if cuda_graph_retention is not None and not isinstance(cuda_graph_retention, _enums.cuda_graph_retention):
+            raise TypeError(f"pygraph(cuda_graph_retention=...) takes a cudnn.cuda_graph_retention member, got {cuda_graph_retention!r}")
+        self._cuda_graph_retention = cuda_graph_retention if cuda_graph_retention is not None else _enums.cuda_graph_retention.PER_GRAPH
         io_data_type = to_data_type(io_data_type, "pygraph(io_data_type=...)")
         self.name = name or "test_graph"
         self.io_data_type = io_data_type
@@ -182,6 +197,11 @@ class pygraph(_GraphBuilding, _GraphEmission, _GraphPlanning, _GraphExecution, _
         self._heuristics = None  # the heur modes of create_execution_plans
         self._deterministic = False  # an op asked for use_deterministic_algorithm
         self._warned: set = set()
+
+    def get_cuda_graph_retention(self):
+        """The cuda_graph_retention the graph was constructed with (PER_GRAPH
+        by default)."""
+        return self._cuda_graph_retention
 
     @property
     def context(self) -> GraphContext:

@@ -1178,3 +1178,18 @@ def test_handle_object_as_the_frontend_defines_it():
     assert cudnn.Handle(0xDEF, 0, 77).stream == 77
     cudnn.destroy_handle(h)
     assert h.backend_handle is None
+
+
+def test_cuda_graph_retention_is_kept_and_reported():
+    assert {m.name for m in cudnn.cuda_graph_retention.__members__.values()} == {"PER_GRAPH", "NONE"}
+    assert cudnn.pygraph().get_cuda_graph_retention() == cudnn.cuda_graph_retention.PER_GRAPH
+    g = cudnn.pygraph(cuda_graph_retention=cudnn.cuda_graph_retention.NONE)
+    assert g.get_cuda_graph_retention() == cudnn.cuda_graph_retention.NONE
+    with pytest.raises(TypeError, match="cuda_graph_retention"):
+        cudnn.pygraph(cuda_graph_retention="NONE")
+
+
+def test_an_unknown_graph_keyword_warns_and_is_ignored():
+    with pytest.warns(UserWarning, match="bogus_option"):
+        g = cudnn.pygraph(bogus_option=1)
+    assert g.get_cuda_graph_retention() == cudnn.cuda_graph_retention.PER_GRAPH
