@@ -235,6 +235,12 @@ def _from_dlpack(obj):
     return Described(data, dims, strides, kind, device, (obj, capsule))
 
 
+def _is_tensor_like(obj) -> bool:
+    return all(callable(getattr(obj, m, None)) for m in ("data_ptr", "stride", "element_size")) and all(
+        hasattr(obj, a) for a in ("shape", "dtype")
+    )
+
+
 def describe(obj) -> Described:
     """Pointer, dims, element strides, element kind and device of a buffer."""
     if is_torch_tensor(obj):
@@ -268,7 +274,13 @@ def describe(obj) -> Described:
         return _from_interface(obj, iface, CPU)
     if hasattr(obj, "__dlpack__"):
         return _from_dlpack(obj)
-    raise TypeError(f"cannot read a buffer from {type(obj).__name__}: expected a numpy array, a torch tensor, or an object with __cuda_array_interface__, __array_interface__ or __dlpack__")
+    if _is_tensor_like(obj):
+        # torch's buffer protocol by its methods (a wrapper around a tensor):
+        # the frontend reads the same calls
+        kind = str(obj.dtype).replace("torch.", "")
+        device = CPU if getattr(getattr(obj, "device", None), "type", "cuda") == "cpu" else GPU
+        return Described(int(obj.data_ptr()), list(obj.shape), list(obj.stride()), kind, device, obj)
+    raise TypeError(f"cannot read a buffer from {type(obj).__name__}: expected a numpy array, a torch tensor, an object with __cuda_array_interface__, __array_interface__ or __dlpack__, or one with torch's data_ptr(), stride(), element_size(), shape and dtype")
 
 
 def compatible(kind: str, dt) -> bool:

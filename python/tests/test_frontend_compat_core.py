@@ -7,6 +7,7 @@ Every assertion here holds for the cuDNN frontend's own package too."""
 import importlib
 import inspect
 
+import numpy as np
 import pytest
 
 import cudnn
@@ -1193,3 +1194,34 @@ def test_an_unknown_graph_keyword_warns_and_is_ignored():
     with pytest.warns(UserWarning, match="bogus_option"):
         g = cudnn.pygraph(bogus_option=1)
     assert g.get_cuda_graph_retention() == cudnn.cuda_graph_retention.PER_GRAPH
+
+
+@needs_lib
+def test_a_torch_like_buffer_object_is_read_by_its_methods():
+    # the frontend's test_execute_overload binds an object that has only
+    # data_ptr(), stride(), element_size(), shape, dtype and device
+    import types
+
+    class PythonBuffer:
+        def __init__(self, array):
+            self.array = array
+            self.shape, self.dtype, self.device = array.shape, array.dtype, types.SimpleNamespace(type="cpu")
+
+        def data_ptr(self):
+            return self.array.__array_interface__["data"][0]
+
+        def stride(self):
+            return tuple(s // self.array.itemsize for s in self.array.strides)
+
+        def element_size(self):
+            return self.array.itemsize
+
+    g = cudnn.pygraph(io_data_type=cudnn.data_type.FLOAT, compute_data_type=cudnn.data_type.FLOAT)
+    x = g.tensor(name="x", dim=[2, 3], stride=[3, 1])
+    y = g.relu(x)
+    y.set_output(True)
+    g.build([cudnn.heur_mode.A])
+    xs = np.array([[-1.0, 2.0, -3.0], [4.0, -5.0, 6.0]], np.float32)
+    out = np.full((2, 3), np.nan, np.float32)
+    g.execute({x: PythonBuffer(xs), y: PythonBuffer(out)})
+    np.testing.assert_array_equal(out, np.maximum(xs, 0))
