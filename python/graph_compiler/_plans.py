@@ -232,6 +232,8 @@ def for_engine(module, engine_id: int, knobs) -> "PlanConfig | None":
         count, _ = module.plan_count()
         return _gpu_plan(module, count - 1)
     if engine_id == CPU_REFERENCE_ENGINE_ID:
+        for key in dict(knobs or {}):
+            _knob_key(key)  # a frontend-only knob type has no backend code: refused as a cuDNN plan refuses it
         plan = _cpu_reference()
         plan.knobs = dict(knobs or {})
         return plan

@@ -1225,3 +1225,14 @@ def test_a_torch_like_buffer_object_is_read_by_its_methods():
     out = np.full((2, 3), np.nan, np.float32)
     g.execute({x: PythonBuffer(xs), y: PythonBuffer(out)})
     np.testing.assert_array_equal(out, np.maximum(xs, 0))
+
+
+@needs_lib
+def test_a_frontend_only_knob_is_refused_by_a_backend_plan():
+    g = cudnn.pygraph(io_data_type=cudnn.data_type.FLOAT, compute_data_type=cudnn.data_type.FLOAT)
+    x = g.tensor(name="x", dim=[2, 3], stride=[3, 1])
+    g.relu(x).set_output(True)
+    g.validate()
+    g.build_operation_graph()
+    with pytest.raises(RuntimeError, match="convert_to_backend_knob_type.*CUDNN_STATUS_NOT_SUPPORTED"):
+        g.create_execution_plan(0, {cudnn.knob_type.SPLIT_KV: 1})
