@@ -124,14 +124,15 @@ bool decide(Value value, InheritedStrides &inherited) {
   ArrayRef<int64_t> shape = type.getShape();
   SmallVector<int64_t> strides;
 
+  // Channels-last: every convolution result, and every tensor of a
+  // low-precision convolution or batch norm.
   Operation *def = value.getDefiningOp();
-  bool convTouches = def && isChannelsLastConv(def);
+  bool channelsLast = def && (isa<ConvFpropOp, ConvDgradOp, ConvWgradOp>(def) ||
+                              isChannelsLastConv(def));
   for (Operation *user : getResolvedUsers(value))
-    convTouches |= isChannelsLastConv(user);
+    channelsLast |= isChannelsLastConv(user);
 
-  bool isConvResult = def && isa<ConvFpropOp, ConvDgradOp, ConvWgradOp>(def);
-  if ((convTouches || isConvResult) &&
-      (type.getRank() == 4 || type.getRank() == 5)) {
+  if (channelsLast && (type.getRank() == 4 || type.getRank() == 5)) {
     // A convolution's result is channels-last in every dtype, as the
     // frontend infers it whatever the image's layout: with one input
     // channel a channels-last image's strides tie ([N,1,H,W] as

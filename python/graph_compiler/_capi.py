@@ -235,21 +235,23 @@ def context():
     return _context
 
 
-def set_stream(stream: int) -> None:
-    """Queue GPU work on a CUDA stream (0: the runtime's own). Raises on a
-    machine without a GPU only when a real stream is asked for."""
+def set_stream(stream: int) -> bool:
+    """Queue GPU work on a CUDA stream (0: the runtime's own); True when the
+    runtime took it. Raises on a machine without a GPU only when a real
+    stream is asked for."""
     if not available():
         if stream not in (0, 1):  # the default stream (0, or the legacy handle 1) needs nothing
             raise RuntimeError("set_stream: libGraphCAPI.so is not available")
-        return
+        return False
     library = lib()
     if not hasattr(library, "graphSetStream"):
-        return
+        return False
     status = library.graphSetStream(ctypes.c_void_p(stream or None))
     # The default stream (0, or the legacy handle 1) needs no GPU: without
     # one, executes run on the CPU reference and there is nothing to set.
     if status != GRAPH_OK and stream not in (0, 1):
         raise RuntimeError(f"set_stream: {last_error()}")
+    return status == GRAPH_OK
 
 
 def lend_workspace(pointer: int, nbytes: int) -> bool:

@@ -216,6 +216,7 @@ class pygraph(_GraphBuilding, _GraphEmission, _GraphPlanning, _GraphExecution, _
         it is a fresh copy for inspection."""
         settings = {k: v for k, v in self._options.items() if v is not None and v is not False}
         settings["name"] = self.name
+        settings["cuda_graph_retention"] = self._cuda_graph_retention
         return settings
 
     # tensor() and create_execution_plans() (and __init__) are defined here,

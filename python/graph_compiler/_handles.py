@@ -37,8 +37,9 @@ class Handle:
         if backend_handle is _FRESH:
             backend_handle = next(_backend_ids)
         self.backend_handle = None if backend_handle is None else int(backend_handle)
-        self.stream = int(getattr(stream, "cuda_stream", stream) or 0)
-        self._raw_stream = self.stream  # what graphSetStream gets; 0: the runtime's own
+        # A fresh handle reports stream 0 and runs on the runtime's own
+        # stream (raw 0); a stream given here is taken as set_stream takes it.
+        self.stream, self._raw_stream = _stream_values(stream) if stream is not None else (0, 0)
 
     @property
     def destroyed(self) -> bool:
@@ -79,17 +80,28 @@ def _current_cuda_device() -> int:
 _applied_streams: Dict[int, int] = {}
 
 
+def _apply_stream(device: int, raw: int) -> None:
+    """Hand the runtime of the current device ``raw`` unless it holds it."""
+    if _applied_streams.get(device, 0) != raw and _capi.set_stream(raw):
+        _applied_streams[device] = raw
+
+
 def _apply_handle_stream(handle) -> None:
-    raw = getattr(handle, "_raw_stream", 0)
-    if _applied_streams.get(handle.device, 0) != raw:
-        _capi.set_stream(raw)
-        _applied_streams[handle.device] = raw
+    _apply_stream(handle.device, getattr(handle, "_raw_stream", 0))
+
+
+def _stream_values(stream):
+    """(what get_stream reports, what graphSetStream gets) for a stream
+    given as an int or an object with .cuda_stream: 0 is the caller's legacy
+    default stream (torch's default), queued on as CU_STREAM_LEGACY."""
+    given = int(getattr(stream, "cuda_stream", stream) or 0)
+    return given, given or _CU_STREAM_LEGACY
 
 
 def create_handle():
     """A handle bound to the current CUDA device (torch.cuda.set_device /
     cudaSetDevice), as the frontend's cudnnCreate binds to it."""
-    return Handle(ordinal=_current_cuda_device())
+    return Handle()
 
 
 def destroy_handle(handle):
@@ -126,15 +138,10 @@ def set_stream(handle=None, stream=None):
     _check_handle(handle, "set_stream")
     if handle.destroyed:
         return
-    given = int(getattr(stream, "cuda_stream", stream) or 0)
-    raw = _CU_STREAM_LEGACY if stream is not None and not given else given
-    device = handle.device
-    if _applied_streams.get(device, 0) != raw:  # unchanged: no runtime call
-        with _capi.on_device(device):
-            _capi.set_stream(raw)
-        _applied_streams[device] = raw
-    handle.stream = given
-    handle._raw_stream = raw
+    given, raw = _stream_values(stream) if stream is not None else (0, 0)
+    with _capi.on_device(handle.device):
+        _apply_stream(handle.device, raw)  # unchanged: no runtime call
+    handle.stream, handle._raw_stream = given, raw
 
 
 def get_stream(handle):

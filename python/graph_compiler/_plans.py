@@ -213,8 +213,9 @@ def for_engine(module, engine_id: int, knobs) -> "PlanConfig | None":
     create_execution_plan replay); a plan cuDNN refuses raises. A codegen
     engine id names the listed codegen plan with those knobs (its C API
     index), which is already in the list."""
+    # a frontend-only knob type has no backend code: refused as a cuDNN plan refuses it
+    pairs = [(_knob_key(k), int(v)) for k, v in dict(knobs or {}).items()]
     if getattr(module, "_gpu_plans", False):
-        pairs = [(_knob_key(k), int(v)) for k, v in dict(knobs or {}).items()]
         if int(engine_id) in (CODEGEN_V2_ENGINE_ID, CODEGEN_V1_ENGINE_ID):
             from ._graph import cudnnGraphNotSupportedError
 
@@ -232,8 +233,6 @@ def for_engine(module, engine_id: int, knobs) -> "PlanConfig | None":
         count, _ = module.plan_count()
         return _gpu_plan(module, count - 1)
     if engine_id == CPU_REFERENCE_ENGINE_ID:
-        for key in dict(knobs or {}):
-            _knob_key(key)  # a frontend-only knob type has no backend code: refused as a cuDNN plan refuses it
         plan = _cpu_reference()
         plan.knobs = dict(knobs or {})
         return plan

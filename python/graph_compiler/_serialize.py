@@ -174,9 +174,10 @@ class _GraphSerialization:
             raise RuntimeError("deserialize() into a graph that already has ops; use a fresh graph")
         # A graph that holds what an earlier deserialize() loaded takes the new
         # graph in its place, as the frontend's does: its plans, built state
-        # and run cache go with the old one.
+        # and run cache go with the old one (the caller's plan filters, e.g.
+        # deselect_engines, stay); a load that fails leaves the old one.
         planning = ("_prepared", "_plans", "_planning_done", "_plan_index", "_plan_pinned", "_is_built",
-                    "_built_plans", "_io_info", "_heuristics", "_frozen", "_run_cache")
+                    "_built_plans", "_io_info", "_heuristics", "_frozen", "_run_cache", "_probe_plans")
         saved = (self.name, self._text, self._is_validated, self._module, {k: getattr(self, k, None) for k in planning})
         self.name = name
         self._text = text
@@ -184,19 +185,19 @@ class _GraphSerialization:
         self._module = None
         self._prepared = self._planning_done = self._plan_pinned = self._is_built = self._frozen = False
         self._plans, self._built_plans, self._plan_index = [], set(), 0
-        self._io_info = self._heuristics = self._run_cache = None
+        self._io_info = self._heuristics = self._run_cache = self._probe_plans = None
         try:
             self.validate()
-        except Exception:
+            self.build_operation_graph()
+            self.create_execution_plans()
+            if 0 <= index < len(self._plans):
+                self._plan_index = index
+            self.build_plans()
+        except BaseException:
             self.name, self._text, self._is_validated, self._module, state = saved
             for k, v in state.items():
                 setattr(self, k, v)
             raise
-        self.build_operation_graph()
-        self.create_execution_plans()
-        if 0 <= index < len(self._plans):
-            self._plan_index = index
-        self.build_plans()
 
     def inspect(self) -> Dict[str, Any]:
         return {

@@ -766,6 +766,7 @@ def test_deserialize_again_replaces_the_loaded_graph():
     out = np.zeros((2, 3), np.float32)
     restored.execute({x.get_uid(): xs, y.get_uid(): out})
     np.testing.assert_array_equal(out, np.maximum(xs, 0))
+    assert restored._engine_plans()  # the first graph's engine probe, which the next load must drop
     restored.deserialize(neg.serialize())
     a_in, b_out = np.array([[1.0, -2.0], [3.0, 0.5]], np.float32), np.zeros((2, 2), np.float32)
     restored.execute({7: a_in, 8: b_out})
@@ -776,7 +777,10 @@ def test_deserialize_again_replaces_the_loaded_graph():
     header_end = bytes(data).index(b"\n", bytes(data).index(b"{")) + 1
     with pytest.raises(ValueError):  # a good header over graph text that does not parse
         restored.deserialize(bytes(data)[:header_end] + b"graph.graph @broken(")
+    b_out[:] = 0
     restored.execute({7: a_in, 8: b_out})  # a failed load leaves the loaded graph as it was
+    np.testing.assert_array_equal(b_out, -a_in)
+    assert len(restored._engine_plans()) == len(neg._engine_plans())  # no plans of the first graph linger
 
 
 # ---- gaps the frontend's published samples hit (samples/python/*.ipynb) -----

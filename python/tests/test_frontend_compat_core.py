@@ -4,6 +4,7 @@ graph constructor and of tensor() as the extension module documents them,
 the classic unset sentinels, the graph's context, the cudnn._pygraph module.
 Every assertion here holds for the cuDNN frontend's own package too."""
 
+import contextlib
 import importlib
 import inspect
 
@@ -1174,7 +1175,7 @@ def test_handle_object_as_the_frontend_defines_it():
     assert h.stream == 0 and cudnn.get_stream(h) == 0  # a fresh handle runs on stream 0
     assert isinstance(h.backend_handle, int) and h.backend_handle != cudnn.create_handle().backend_handle
     wrapped = cudnn.Handle(0xABC)  # a cudnnHandle_t made elsewhere, positional
-    assert wrapped.backend_handle == 0xABC and wrapped.device == h.device
+    assert wrapped.backend_handle == 0xABC and cudnn.Handle(0xABC, 3).device == 3
     assert cudnn.Handle(backend_handle=0xABC, ordinal=0, stream=0).backend_handle == 0xABC
     assert cudnn.Handle(0xDEF, 0, 77).stream == 77
     cudnn.destroy_handle(h)
@@ -1236,3 +1237,21 @@ def test_a_frontend_only_knob_is_refused_by_a_backend_plan():
     g.build_operation_graph()
     with pytest.raises(RuntimeError, match="convert_to_backend_knob_type.*CUDNN_STATUS_NOT_SUPPORTED"):
         g.create_execution_plan(0, {cudnn.knob_type.SPLIT_KV: 1})
+
+
+def test_set_stream_reaches_the_runtime_only_when_the_stream_changes(monkeypatch):
+    from graph_compiler import _capi, _handles
+
+    calls = []
+    monkeypatch.setattr(_capi, "set_stream", lambda raw: calls.append(raw) or True)
+    monkeypatch.setattr(_capi, "on_device", lambda device: contextlib.nullcontext())
+    monkeypatch.setattr(_handles, "_applied_streams", {})
+    a, b = cudnn.Handle(ordinal=0), cudnn.Handle(ordinal=0)
+    cudnn.set_stream(a, 0x500)
+    cudnn.set_stream(a, 0x500)  # unchanged: no call
+    cudnn.set_stream(b, 0x500)  # the device already queues there
+    cudnn.set_stream(b, 0)  # the caller's legacy default stream
+    assert calls == [0x500, 1] and cudnn.get_stream(b) == 0 and cudnn.get_stream(a) == 0x500
+    cudnn.destroy_handle(b)  # b's stream was the applied one: the runtime goes back to its own
+    cudnn.set_stream(a, 0x500)  # a's stream must be applied again
+    assert calls == [0x500, 1, 0, 0x500]
