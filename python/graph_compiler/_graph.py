@@ -179,24 +179,29 @@ class pygraph(_GraphBuilding, _GraphEmission, _GraphPlanning, _GraphExecution, _
         self._next_uid = 1
         self._node_count: Dict[str, int] = {}
         self._data_bindings: Dict[int, Any] = {}
-        self._frozen = False
         self._text: Optional[str] = None  # verbatim text (from_mlir / deserialize)
         self._module = None
         self._is_validated = False
-        self._prepared = False
-        self._plans: List[_plans.PlanConfig] = []
-        self._planning_done = False
-        self._plan_index = 0
-        self._plan_pinned = False
-        self._is_built = False
-        self._built_plans: set = set()
+        self._reset_planning_state()
         self._barred_names: set = set()
         self._workspace_limit: Optional[int] = None
         self._note_filters: list = []
-        self._io_info = None  # (inputs, outputs) from the C API
-        self._heuristics = None  # the heur modes of create_execution_plans
         self._deterministic = False  # an op asked for use_deterministic_algorithm
         self._warned: set = set()
+
+    # What planning, building and running derive from the graph's text (a
+    # second deserialize() starts them afresh).
+    _PLANNING_STATE = ("_frozen", "_prepared", "_plans", "_planning_done", "_plan_index", "_plan_pinned", "_is_built",
+                       "_built_plans", "_io_info", "_heuristics", "_run_cache", "_probe_plans")
+
+    def _reset_planning_state(self) -> None:
+        self._frozen = self._prepared = self._planning_done = self._plan_pinned = self._is_built = False
+        self._plans: List[_plans.PlanConfig] = []
+        self._plan_index = 0
+        self._built_plans: set = set()
+        self._io_info = None  # (inputs, outputs) from the C API
+        self._heuristics = None  # the heur modes of create_execution_plans
+        self._run_cache = self._probe_plans = None
 
     def get_cuda_graph_retention(self):
         """The cuda_graph_retention the graph was constructed with (PER_GRAPH

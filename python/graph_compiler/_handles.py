@@ -3,6 +3,7 @@ their streams (create_handle, set_stream, the per-device stream last
 applied), the kernel cache and device properties. Re-exported by _graph.py
 (graph_compiler._graph.X, cudnn.X) and the package."""
 
+import contextlib
 import hashlib
 import itertools
 import json
@@ -80,9 +81,14 @@ def _current_cuda_device() -> int:
 _applied_streams: Dict[int, int] = {}
 
 
-def _apply_stream(device: int, raw: int) -> None:
-    """Hand the runtime of the current device ``raw`` unless it holds it."""
-    if _applied_streams.get(device, 0) != raw and _capi.set_stream(raw):
+def _apply_stream(device: int, raw: int, switch_device: bool = False) -> None:
+    """Hand the runtime of ``device`` (the current one unless switch_device)
+    ``raw`` unless it holds it: an unchanged stream costs no runtime call."""
+    if _applied_streams.get(device, 0) == raw:
+        return
+    with _capi.on_device(device) if switch_device else contextlib.nullcontext():
+        taken = _capi.set_stream(raw)
+    if taken:
         _applied_streams[device] = raw
 
 
@@ -139,8 +145,7 @@ def set_stream(handle=None, stream=None):
     if handle.destroyed:
         return
     given, raw = _stream_values(stream) if stream is not None else (0, 0)
-    with _capi.on_device(handle.device):
-        _apply_stream(handle.device, raw)  # unchanged: no runtime call
+    _apply_stream(handle.device, raw, switch_device=True)
     handle.stream, handle._raw_stream = given, raw
 
 

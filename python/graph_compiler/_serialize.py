@@ -176,16 +176,9 @@ class _GraphSerialization:
         # graph in its place, as the frontend's does: its plans, built state
         # and run cache go with the old one (the caller's plan filters, e.g.
         # deselect_engines, stay); a load that fails leaves the old one.
-        planning = ("_prepared", "_plans", "_planning_done", "_plan_index", "_plan_pinned", "_is_built",
-                    "_built_plans", "_io_info", "_heuristics", "_frozen", "_run_cache", "_probe_plans")
-        saved = (self.name, self._text, self._is_validated, self._module, {k: getattr(self, k, None) for k in planning})
-        self.name = name
-        self._text = text
-        self._is_validated = False
-        self._module = None
-        self._prepared = self._planning_done = self._plan_pinned = self._is_built = self._frozen = False
-        self._plans, self._built_plans, self._plan_index = [], set(), 0
-        self._io_info = self._heuristics = self._run_cache = self._probe_plans = None
+        saved = {k: getattr(self, k, None) for k in ("name", "_text", "_is_validated", "_module") + self._PLANNING_STATE}
+        self.name, self._text, self._is_validated, self._module = name, text, False, None
+        self._reset_planning_state()
         try:
             self.validate()
             self.build_operation_graph()
@@ -194,8 +187,7 @@ class _GraphSerialization:
                 self._plan_index = index
             self.build_plans()
         except BaseException:
-            self.name, self._text, self._is_validated, self._module, state = saved
-            for k, v in state.items():
+            for k, v in saved.items():
                 setattr(self, k, v)
             raise
 
