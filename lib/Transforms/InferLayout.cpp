@@ -80,8 +80,9 @@ bool isGraphOutput(Value value) {
                       [](Operation *user) { return isa<OutputOp>(user); });
 }
 
-/// The frontend's rule for a pointwise result: the strides of its first
-/// operand of the same dims (not a broadcast one). A graph output takes them
+/// The frontend's rule for a pointwise result: the strides of its last
+/// operand of the same dims (not a broadcast one; its operand map iterates
+/// IN_2, IN_1, IN_0 and the first match wins). A graph output takes them
 /// as they are where they are a legal output layout, so an in-place write
 /// into a strided view (rope into a slice of q) lands where the frontend
 /// writes it; a virtual tensor is packed in that dim order (scratch holds
@@ -90,7 +91,7 @@ bool isGraphOutput(Value value) {
 SmallVector<int64_t> pointwiseStrides(PointwiseOp pw, Value result,
                                       ArrayRef<int64_t> shape,
                                       InheritedStrides &inherited) {
-  for (Value input : pw.getInputs()) {
+  for (Value input : llvm::reverse(pw.getInputs())) {
     auto inType = cast<RankedTensorType>(input.getType());
     ArrayRef<int64_t> inStrides = getStrides(inType);
     if (inType.getShape() != shape || inStrides.empty())
@@ -149,6 +150,21 @@ bool decide(Value value, InheritedStrides &inherited) {
     order.push_back(shape.size() - 1);
     order.push_back(shape.size() - 2);
     strides = denseStridesInOrder(shape, order);
+  } else if (isGraphOutput(value) && value.getDefiningOp<ReductionOp>()) {
+    // A reduction's graph output is channels-last from rank 3 on (row-major
+    // below), as the frontend infers it whatever the input's layout; a
+    // virtual one stays row-major. (The frontend gives backward norms' DX
+    // channels-last too; here DX follows X's order, which agrees for the
+    // channels-last inputs those engines take and keeps a [B, S, H] DX
+    // row-major.)
+    strides = shape.size() >= 3 ? channelsLastStrides(shape)
+                                : getRowMajorStrides(shape);
+  } else if (auto concat = value.getDefiningOp<ConcatenateOp>()) {
+    // The first input's dim order, packed.
+    ArrayRef<int64_t> first =
+        getStrides(cast<RankedTensorType>(concat->getOperand(0).getType()));
+    if (first.size() == shape.size())
+      strides = denseStridesInOrder(shape, orderOf(first));
   } else if (auto pw = value.getDefiningOp<PointwiseOp>()) {
     strides = pointwiseStrides(pw, value, shape, inherited);
   } else if (def && isa<LayernormOp, RmsnormOp, InstancenormOp, AdaLayernormOp,

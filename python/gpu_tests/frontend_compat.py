@@ -246,10 +246,41 @@ def ragged_packed_size_buffers():
     return rel_err(o, torch.cat(want)), 1e-2
 
 
+def inferred_output_layouts():
+    # outputs left without strides take the frontend's layouts: a rank-4
+    # reduction result channels-last, a pointwise result its last same-dims
+    # operand's strides, a concatenation its first input's order; the
+    # buffers are allocated from get_stride() as frontend programs do
+    torch.manual_seed(6)
+    x = torch.randn(2, 3, 4, 8, device="cuda")
+    a = torch.randn(16, 8, device="cuda")
+    bt = torch.randn(8, 16, device="cuda").t()  # column-major [16, 8]
+    c0, c1 = torch.randn(8, 3, device="cuda").t(), torch.randn(5, 8, device="cuda")
+    g = cudnn.pygraph(intermediate_data_type=cudnn.data_type.FLOAT, compute_data_type=cudnn.data_type.FLOAT, handle=HANDLE)
+    X, A, BT, C0, C1 = (g.tensor_like(t) for t in (x, a, bt, c0, c1))
+    R = g.reduction(X, mode=cudnn.reduction_mode.MAX)
+    R.set_output(True).set_dim([2, 3, 4, 1]).set_data_type(cudnn.data_type.FLOAT)
+    P = g.add(A, BT)
+    P.set_output(True).set_data_type(cudnn.data_type.FLOAT)
+    C = g.concatenate([C0, C1], axis=0)
+    C.set_output(True).set_data_type(cudnn.data_type.FLOAT)
+    g.build([cudnn.heur_mode.A, cudnn.heur_mode.FALLBACK])
+    layouts = [tuple(t.get_stride()) for t in (R, P, C)]
+    assert layouts == [(12, 1, 3, 3), (1, 16), (1, 8)], layouts
+    outs = [torch.empty_strided(t.get_dim(), t.get_stride(), device="cuda") for t in (R, P, C)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        g.execute({X: x, A: a, BT: bt, C0: c0, C1: c1, R: outs[0], P: outs[1], C: outs[2]},
+                  torch.empty(g.get_workspace_size(), device="cuda", dtype=torch.uint8), handle=HANDLE)
+    torch.cuda.synchronize()
+    want = [x.amax(-1, keepdim=True), a + bt, torch.cat([c0, c1])]
+    return max(rel_err(o, w) for o, w in zip(outs, want)), 1e-6
+
+
 def main():
     return run((jit_cache_uid0, sdpa_options_and_arity, kernel_cache_shared,
                 backend_version_is_loaded_cudnn, relu_bitmask_packed, floor_mod_and_foreign_input,
-                too_small_output_buffer, ragged_packed_size_buffers))
+                too_small_output_buffer, ragged_packed_size_buffers, inferred_output_layouts))
 
 
 if __name__ == "__main__":

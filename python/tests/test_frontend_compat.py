@@ -1281,3 +1281,33 @@ def test_newer_frontend_names():
     q, k, v = _qkv(g)
     o, stats = g.scaled_dot_product_flash_attention(q, k, v, generate_stats=True)
     assert o.producer[0].op == "sdpa" and stats is not None
+
+
+@needs_lib
+def test_unset_output_strides_follow_the_frontend():
+    # a rank-4 reduction result is channels-last, a pointwise result takes
+    # its last same-dims operand's strides, a concatenation its first
+    # input's order; buffers allocated from get_stride() get the values
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((2, 3, 4, 8)).astype(np.float32)
+    a = rng.standard_normal((16, 8)).astype(np.float32)
+    bt = np.asfortranarray(rng.standard_normal((16, 8)).astype(np.float32))
+    c0 = np.asfortranarray(rng.standard_normal((3, 8)).astype(np.float32))
+    c1 = rng.standard_normal((5, 8)).astype(np.float32)
+    g = cudnn.pygraph(intermediate_data_type=cudnn.data_type.FLOAT, compute_data_type=cudnn.data_type.FLOAT)
+    X, A, BT, C0, C1 = (g.tensor_like(t) for t in (x, a, bt, c0, c1))
+    R = g.reduction(X, mode=cudnn.reduction_mode.MAX)
+    R.set_output(True).set_dim([2, 3, 4, 1]).set_data_type(cudnn.data_type.FLOAT)
+    P = g.add(A, BT)
+    P.set_output(True).set_data_type(cudnn.data_type.FLOAT)
+    C = g.concatenate([C0, C1], axis=0)
+    C.set_output(True).set_data_type(cudnn.data_type.FLOAT)
+    g.build([cudnn.heur_mode.A])
+    assert [tuple(t.get_stride()) for t in (R, P, C)] == [(12, 1, 3, 3), (1, 16), (1, 8)]
+    outs = [_strided(t.get_dim(), t.get_stride(), np.float32, np.nan) for t in (R, P, C)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        g.execute({X: x, A: a, BT: bt, C0: c0, C1: c1, R: outs[0], P: outs[1], C: outs[2]})
+    np.testing.assert_array_equal(outs[0], x.max(-1, keepdims=True))
+    np.testing.assert_allclose(outs[1], a + bt, rtol=1e-6)
+    np.testing.assert_array_equal(outs[2], np.concatenate([c0, c1]))

@@ -94,10 +94,10 @@ graph.graph @user_strides_kept(%x: tensor<2x8x4x4xf16, #graph.strides<[128, 16, 
   graph.output %y : tensor<2x16x4x4xf16>
 }
 
-// A pointwise result follows the stride order of its first operand of the
-// same shape: here a user-strided transposed (column-major) input. The
-// broadcast bias comes first but has another shape; the unary result then
-// follows the binary one.
+// A pointwise result follows the stride order of its last operand of the
+// same shape (the frontend's rule): here a user-strided transposed
+// (column-major) input. The broadcast bias has another shape; the unary
+// result follows the binary one; of two same-shape operands the second wins.
 // CHECK-LABEL: graph.graph @pointwise_follows_operand
 // CHECK-SAME: (%{{.*}}: tensor<1x8xf32, #graph.strides<[8, 1]>>,
 // CHECK-SAME:  %{{.*}}: tensor<4x8xf32, #graph.strides<[1, 4]>>,
@@ -113,7 +113,7 @@ graph.graph @pointwise_follows_operand(%b: tensor<1x8xf32>,
     -> (tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>) {
   %0 = graph.pointwise add(%b, %xt) : (tensor<1x8xf32>, tensor<4x8xf32, #graph.strides<[1, 4]>>) -> tensor<4x8xf32>
   %1 = graph.pointwise relu(%0) : (tensor<4x8xf32>) -> tensor<4x8xf32>
-  %2 = graph.pointwise mul(%y, %xt) : (tensor<4x8xf32>, tensor<4x8xf32, #graph.strides<[1, 4]>>) -> tensor<4x8xf32>
+  %2 = graph.pointwise mul(%xt, %y) : (tensor<4x8xf32, #graph.strides<[1, 4]>>, tensor<4x8xf32>) -> tensor<4x8xf32>
   graph.output %0, %1, %2 : tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>
 }
 
@@ -121,16 +121,38 @@ graph.graph @pointwise_follows_operand(%b: tensor<1x8xf32>,
 // CHECK-LABEL: graph.graph @row_major_default
 // CHECK-SAME: (%{{.*}}: tensor<2x4x8xf16, #graph.strides<[32, 8, 1]>>,
 // CHECK-SAME:  %{{.*}}: tensor<2x8x16xf16, #graph.strides<[128, 16, 1]>>)
-// CHECK-SAME: -> tensor<2x4x1xf32, #graph.strides<[4, 1, 1]>>
+// CHECK-SAME: -> tensor<2x4x16xf32, #graph.strides<[64, 16, 1]>>
 // CHECK: scalar {{.*}} -> tensor<1x1x1xf32, #graph.strides<[1, 1, 1]>>
 // CHECK: matmul {{.*}} -> tensor<2x4x16xf32, #graph.strides<[64, 16, 1]>>
 graph.graph @row_major_default(%a: tensor<2x4x8xf16>, %b: tensor<2x8x16xf16>)
-    -> (tensor<2x4x1xf32>) {
+    -> (tensor<2x4x16xf32>) {
   %s = graph.scalar 2.0 : f32 -> tensor<1x1x1xf32>
   %0 = graph.matmul %a, %b : (tensor<2x4x8xf16>, tensor<2x8x16xf16>) -> tensor<2x4x16xf32>
   %1 = graph.pointwise mul(%0, %s) : (tensor<2x4x16xf32>, tensor<1x1x1xf32>) -> tensor<2x4x16xf32>
-  %2 = graph.reduction add %1 : (tensor<2x4x16xf32>) -> tensor<2x4x1xf32>
-  graph.output %2 : tensor<2x4x1xf32>
+  graph.output %1 : tensor<2x4x16xf32>
+}
+
+// A reduction's graph output is channels-last from rank 3 on, whatever its
+// input's layout (the frontend's rule); a virtual one stays row-major. A
+// backward norm's DX follows X's order (row-major here; the frontend would
+// make it channels-last).
+// CHECK-LABEL: graph.graph @reduction_outputs
+// CHECK-SAME: -> (tensor<2x3x4x1xf32, #graph.strides<[12, 1, 3, 3]>>, tensor<2x4x1xf32, #graph.strides<[4, 1, 4]>>,
+// CHECK-SAME:     tensor<4x128xf32, #graph.strides<[128, 1]>>, tensor<2x3x4x5xf32, #graph.strides<[60, 20, 5, 1]>>)
+// CHECK: reduction add {{.*}} -> tensor<2x3x4x1xf32, #graph.strides<[12, 1, 3, 3]>>
+// CHECK: reduction add {{.*}} -> tensor<2x3x4x1xf32, #graph.strides<[12, 4, 1, 1]>>
+// CHECK: instancenorm_backward {{.*}} -> (tensor<2x3x4x5xf32, #graph.strides<[60, 20, 5, 1]>>
+graph.graph @reduction_outputs(%x: tensor<2x3x4x5xf32>, %m: tensor<2x4x8xf32>,
+    %dy: tensor<4x128xf32>, %x2: tensor<4x128xf32>, %s: tensor<1x128xf32>, %mean: tensor<4x1xf32>,
+    %ins: tensor<1x3x1x1xf32>, %imean: tensor<2x3x1x1xf32>)
+    -> (tensor<2x3x4x1xf32>, tensor<2x4x1xf32>, tensor<4x128xf32>, tensor<2x3x4x5xf32>) {
+  %r = graph.reduction add %x : (tensor<2x3x4x5xf32>) -> tensor<2x3x4x1xf32>
+  %v = graph.reduction add %x : (tensor<2x3x4x5xf32>) -> tensor<2x3x4x1xf32>
+  %e = graph.pointwise exp(%v) : (tensor<2x3x4x1xf32>) -> tensor<2x3x4x1xf32>
+  %q = graph.reduction add %m : (tensor<2x4x8xf32>) -> tensor<2x4x1xf32>
+  %dx, %ds, %db = graph.layernorm_backward %dy, %x2, scale %s, mean %mean, inv_variance %mean : (tensor<4x128xf32>, tensor<4x128xf32>, tensor<1x128xf32>, tensor<4x1xf32>, tensor<4x1xf32>) -> (tensor<4x128xf32>, tensor<1x128xf32>, tensor<1x128xf32>)
+  %idx, %ids, %idb = graph.instancenorm_backward %x, %x, scale %ins, mean %imean, inv_variance %imean : (tensor<2x3x4x5xf32>, tensor<2x3x4x5xf32>, tensor<1x3x1x1xf32>, tensor<2x3x1x1xf32>, tensor<2x3x1x1xf32>) -> (tensor<2x3x4x5xf32>, tensor<1x3x1x1xf32>, tensor<1x3x1x1xf32>)
+  graph.output %r, %q, %dx, %idx : tensor<2x3x4x1xf32>, tensor<2x4x1xf32>, tensor<4x128xf32>, tensor<2x3x4x5xf32>
 }
 
 // Tensors with dynamic dims are left undecided (no encoding); the static
@@ -248,4 +270,13 @@ graph.graph @conv_f32_one_channel(%x: tensor<2x1x6x6xf32, #graph.strides<[36, 1,
   %dw = graph.conv_wgrad %x2, %dy {padding = array<i64: 1, 1>}
       : (tensor<2x5x6x6xf32>, tensor<2x5x6x6xf32>) -> tensor<5x5x3x3xf32>
   graph.output %y, %dx, %dw : tensor<2x5x6x6xf32>, tensor<2x5x6x6xf32>, tensor<5x5x3x3xf32>
+}
+
+// A concatenation follows its first input's dim order, packed.
+// CHECK-LABEL: graph.graph @concatenate_follows_first_input
+// CHECK: concatenate {{.*}} -> tensor<4x8xf16, #graph.strides<[1, 4]>>
+graph.graph @concatenate_follows_first_input(%a: tensor<4x3xf16, #graph.strides<[1, 4]>>,
+                                             %b: tensor<4x5xf16>) -> tensor<4x8xf16> {
+  %c = graph.concatenate %a, %b {axis = 1 : i64} : (tensor<4x3xf16, #graph.strides<[1, 4]>>, tensor<4x5xf16>) -> tensor<4x8xf16>
+  graph.output %c : tensor<4x8xf16>
 }
