@@ -25,10 +25,13 @@ def GraphInferLayout : Pass<"graph-infer-layout", "::mlir::ModuleOp"> {
     of convolutions and batch norms (training, inference, backward) in f16,
     bf16 and fp8 types (every tensor of such a node, an f32 result
     included), and for the result of every convolution (fprop Y, dgrad DX,
-    wgrad DW), as the frontend infers them; for pointwise results, the
-    stride order of the first operand of the same shape; row-major
-    otherwise. Strides the user gave are never rewritten. The graph's
-    signature is updated to match its block arguments and outputs.
+    wgrad DW), as the frontend infers them. A pointwise result takes the
+    strides of its last operand of the same shape (packed in their order
+    when virtual); a norm's Y (a backward norm's DX) its input's order; a
+    concatenation its first input's order; a reduction that is a graph
+    output is channels-last from rank 3 on, as the frontend infers it;
+    row-major otherwise. Strides the user gave are never rewritten. The
+    graph's signature is updated to match its block arguments and outputs.
   }];
 }
 
