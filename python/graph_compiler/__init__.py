@@ -46,6 +46,9 @@ from ._graph import (  # noqa: F401
     pyplans,
     set_stream,
 )
+# the backend calls under set_stream / destroy_handle, replaceable here as
+# on the frontend's extension module
+from ._handles import _raw_destroy_handle, _raw_set_stream  # noqa: F401
 from ._jit import graph_cache, jit  # noqa: F401
 from ._wrapper import Graph  # noqa: F401
 from ._tensor import Tensor  # noqa: F401

@@ -16,6 +16,17 @@ from ._errors import GraphValidationError
 
 _backend_ids = itertools.count(1)
 _FRESH = object()  # no backend_handle argument: create_handle's own
+# backend_handle -> the device it was made on, for the raw calls below
+_handle_devices: Dict[int, int] = {}
+
+
+class DeviceOrdinal(int):
+    """A handle's device: an int (the CUDA ordinal) that also answers
+    ``.ordinal``, as the frontend's handle device object does."""
+
+    @property
+    def ordinal(self) -> int:
+        return int(self)
 
 
 class Handle:
@@ -34,13 +45,16 @@ class Handle:
     def __init__(self, backend_handle=_FRESH, ordinal=None, stream=None, *, device=None):
         if device is not None:  # this package's earlier keyword
             ordinal = device
-        self.device = int(ordinal) if ordinal is not None else _current_cuda_device()
+        self.device = DeviceOrdinal(ordinal if ordinal is not None else _current_cuda_device())
         if backend_handle is _FRESH:
             backend_handle = next(_backend_ids)
         self.backend_handle = None if backend_handle is None else int(backend_handle)
+        if self.backend_handle is not None:
+            _handle_devices[self.backend_handle] = self.device
         # A fresh handle reports stream 0 and runs on the runtime's own
         # stream (raw 0); a stream given here is taken as set_stream takes it.
         self.stream, self._raw_stream = _stream_values(stream) if stream is not None else (0, 0)
+        self._stream_set = False  # set_stream has not reached the backend yet
 
     @property
     def destroyed(self) -> bool:
@@ -92,6 +106,27 @@ def _apply_stream(device: int, raw: int, switch_device: bool = False) -> None:
         _applied_streams[device] = raw
 
 
+def _raw_set_stream(backend_handle: int, raw: int) -> None:
+    """The backend call behind set_stream (the frontend's cudnnSetStream
+    seam, cudnn._pybind_module._raw_set_stream): queue the work of the
+    handle's device on ``raw``."""
+    device = _handle_devices.get(backend_handle)
+    _apply_stream(_current_cuda_device() if device is None else device, raw, switch_device=True)
+
+
+def _raw_destroy_handle(backend_handle: int) -> None:
+    """The backend call behind destroy_handle (cudnnDestroy's seam): the
+    compiler's cuDNN handles are per device and outlive this one, so only
+    its record goes."""
+    _handle_devices.pop(backend_handle, None)
+
+
+def _backend():
+    # The raw calls through the package, where programs (and the frontend's
+    # tests) replace them.
+    return sys.modules.get(__package__) or sys.modules[__name__]
+
+
 def _apply_handle_stream(handle) -> None:
     _apply_stream(handle.device, getattr(handle, "_raw_stream", 0))
 
@@ -117,6 +152,7 @@ def destroy_handle(handle):
     _check_handle(handle, "destroy_handle")
     if handle.destroyed:
         return None
+    _backend()._raw_destroy_handle(handle.backend_handle)
     if handle._raw_stream and _applied_streams.get(handle.device) == handle._raw_stream:
         _applied_streams.pop(handle.device, None)
         try:
@@ -145,8 +181,13 @@ def set_stream(handle=None, stream=None):
     if handle.destroyed:
         return
     given, raw = _stream_values(stream) if stream is not None else (0, 0)
-    _apply_stream(handle.device, raw, switch_device=True)
-    handle.stream, handle._raw_stream = given, raw
+    # The handle remembers its stream: setting it again costs no backend
+    # call (an execute with the handle puts its stream back on the device
+    # if another handle's replaced it there).
+    if handle._stream_set and (handle.stream, handle._raw_stream) == (given, raw):
+        return
+    _backend()._raw_set_stream(handle.backend_handle, raw)
+    handle.stream, handle._raw_stream, handle._stream_set = given, raw, True
 
 
 def get_stream(handle):

@@ -17,18 +17,79 @@ outputs the wrapper allocates are numpy arrays; with a torch tensor among
 the inputs the outputs are torch tensors on its device.
 """
 
+import contextlib
 import itertools
 import logging
+import sys
+import threading
 from collections import OrderedDict
 from typing import Any, Dict, List, Optional
 
-from . import _buffers
+from . import _buffers, _capi, _handles
 from ._enums import data_type, heur_mode
 from ._errors import TorchNotAvailableError
 from ._graph import pygraph
 from ._tensor import Tensor
 
 logger = logging.getLogger(__name__)
+
+# Handles get_default_handle() made and destroy_default_handle() has not yet
+# released; each thread keeps its own handle per device.
+_default_handle_registry: List[Any] = []
+_default_handles = threading.local()
+
+
+def _stream_device(stream) -> int:
+    # a torch.cuda.Stream names its device; a raw stream runs on the current one
+    device = getattr(getattr(stream, "device", None), "index", None)
+    return int(device) if device is not None else _handles._current_cuda_device()
+
+
+def get_default_handle(stream: Any = None):
+    """The calling thread's handle for a device (the stream's, else the
+    current one), made on first use; a stream given is set on it."""
+    device = _stream_device(stream)
+    by_device = _default_handles.__dict__.setdefault("by_device", {})
+    handle = by_device.get(device)
+    if handle is None or handle.destroyed:
+        handle = _handles.Handle(ordinal=device)
+        by_device[device] = handle
+        _default_handle_registry.append(handle)
+    if stream is not None:
+        _handles.set_stream(handle, stream)
+    return handle
+
+
+def _on_device(device: int):
+    torch = sys.modules.get("torch")
+    if torch is not None and torch.cuda.is_available():
+        return torch.cuda.device(device)
+    return _capi.on_device(device) if _capi.available() else contextlib.nullcontext()
+
+
+def _on_cuda(pack) -> bool:
+    return any(getattr(buffer, "is_cuda", False) is True for buffer in pack.values())
+
+
+def destroy_default_handle() -> None:
+    """Release every handle get_default_handle() made, each on its own
+    device (the current device is restored); one that fails to release
+    stays registered for a later call, and the first failure is raised
+    after the rest are released."""
+    cudnn = sys.modules.get("cudnn")
+    destroy = getattr(cudnn, "destroy_handle", None) or _handles.destroy_handle
+    registry = _default_handle_registry
+    failed, first_error = [], None
+    for handle in list(registry):
+        try:
+            with _on_device(handle.device):
+                destroy(handle)
+        except Exception as exc:  # keep it for a retry; release the others
+            failed.append(handle)
+            first_error = first_error or exc
+    registry[:] = failed
+    if first_error is not None:
+        raise first_error
 
 # methods of the graph the wrapper handles itself (build steps, execution,
 # plan selection): calling them through the wrapper is an error
@@ -406,6 +467,8 @@ class Graph:
         kwargs = dict(kwargs)
         if "handle" not in kwargs and self.__handle not in ("auto", None):
             kwargs["handle"] = self.__handle
+        elif "handle" not in kwargs and self.__handle == "auto" and _on_cuda(pack):
+            kwargs["handle"] = get_default_handle()
         if "workspace" not in kwargs:
             if self.__workspace is False:
                 raise RuntimeError("Need to specify workspace to execute graph (Graph(workspace_alloc=False) was given)")

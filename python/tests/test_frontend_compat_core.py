@@ -1253,5 +1253,58 @@ def test_set_stream_reaches_the_runtime_only_when_the_stream_changes(monkeypatch
     cudnn.set_stream(b, 0)  # the caller's legacy default stream
     assert calls == [0x500, 1] and cudnn.get_stream(b) == 0 and cudnn.get_stream(a) == 0x500
     cudnn.destroy_handle(b)  # b's stream was the applied one: the runtime goes back to its own
-    cudnn.set_stream(a, 0x500)  # a's stream must be applied again
+    cudnn.set_stream(a, 0x500)  # a remembers 0x500: no backend call ...
+    assert calls == [0x500, 1, 0]
+    _handles._apply_handle_stream(a)  # ... an execute with a puts it back on the device
     assert calls == [0x500, 1, 0, 0x500]
+
+
+def test_set_stream_and_destroy_go_through_the_replaceable_backend_calls(monkeypatch):
+    # the frontend's seams: cudnn._pybind_module._raw_set_stream / _raw_destroy_handle
+    streams, destroyed = [], []
+    monkeypatch.setattr(cudnn._pybind_module, "_raw_set_stream", lambda h, s: streams.append((h, s)))
+    monkeypatch.setattr(cudnn._pybind_module, "_raw_destroy_handle", lambda h: destroyed.append(h))
+    h = cudnn.Handle(backend_handle=0x777)
+    assert h.device.ordinal == int(h.device)
+    cudnn.set_stream(h, 100)
+    cudnn.set_stream(h, 100)  # unchanged: skipped on the handle
+    cudnn.set_stream(h, 200)
+    assert streams == [(0x777, 100), (0x777, 200)] and cudnn.get_stream(h) == 200
+    cudnn.destroy_handle(h)
+    assert h.backend_handle is None and h.stream is None and destroyed == [0x777]
+    cudnn.destroy_handle(h)
+    cudnn.set_stream(h, 300)  # released: nothing reaches the backend
+    assert destroyed == [0x777] and len(streams) == 2
+
+
+def test_default_handles_per_thread_and_retryable_cleanup(monkeypatch):
+    import threading
+
+    from cudnn import wrapper
+
+    monkeypatch.setattr(wrapper, "_default_handle_registry", [])
+    monkeypatch.setattr(cudnn._pybind_module, "_raw_set_stream", lambda h, s: None)
+    first = wrapper.get_default_handle()
+    assert wrapper.get_default_handle() is first
+    other = []
+    worker = threading.Thread(target=lambda: other.append(wrapper.get_default_handle()))
+    worker.start()
+    worker.join()
+    assert other[0] is not first and wrapper._default_handle_registry == [first, other[0]]
+    calls, destroy = [], cudnn.destroy_handle
+
+    def fail_once(handle):
+        calls.append(handle)
+        if len(calls) == 1:
+            raise RuntimeError("injected destroy failure")
+        destroy(handle)
+
+    monkeypatch.setattr(cudnn, "destroy_handle", fail_once)
+    with pytest.raises(RuntimeError, match="injected"):
+        wrapper.destroy_default_handle()
+    assert calls == [first, other[0]] and first.backend_handle is not None and other[0].backend_handle is None
+    wrapper.destroy_default_handle()
+    assert calls == [first, other[0], first] and first.backend_handle is None
+    assert wrapper._default_handle_registry == []
+    replacement = wrapper.get_default_handle()  # a released handle is made again
+    assert replacement is not first and replacement.backend_handle is not None
