@@ -17,7 +17,6 @@ outputs the wrapper allocates are numpy arrays; with a torch tensor among
 the inputs the outputs are torch tensors on its device.
 """
 
-import contextlib
 import itertools
 import logging
 import sys
@@ -61,10 +60,12 @@ def get_default_handle(stream: Any = None):
 
 
 def _on_device(device: int):
+    # torch's current device too, when torch drives CUDA (on_device alone
+    # selects only the C API's, and does nothing without the library)
     torch = sys.modules.get("torch")
     if torch is not None and torch.cuda.is_available():
         return torch.cuda.device(device)
-    return _capi.on_device(device) if _capi.available() else contextlib.nullcontext()
+    return _capi.on_device(device)
 
 
 def _on_cuda(pack) -> bool:
@@ -465,10 +466,11 @@ class Graph:
 
     def __execute(self, pack, kwargs) -> None:
         kwargs = dict(kwargs)
-        if "handle" not in kwargs and self.__handle not in ("auto", None):
-            kwargs["handle"] = self.__handle
-        elif "handle" not in kwargs and self.__handle == "auto" and _on_cuda(pack):
-            kwargs["handle"] = get_default_handle()
+        if "handle" not in kwargs and self.__handle is not None:
+            if self.__handle != "auto":
+                kwargs["handle"] = self.__handle
+            elif _on_cuda(pack):
+                kwargs["handle"] = get_default_handle()
         if "workspace" not in kwargs:
             if self.__workspace is False:
                 raise RuntimeError("Need to specify workspace to execute graph (Graph(workspace_alloc=False) was given)")
