@@ -5,12 +5,23 @@ and stream, and CUDA graph population. pygraph (_graph.py) inherits
 _GraphExecution."""
 
 import sys
+import warnings
 
 from . import _buffers, _capi, _plans
 from ._enums import data_type, dtype_code, from_code
 from ._errors import _status_error, cudnnGraphNotSupportedError
 from ._handles import Handle, _applied_streams, _apply_handle_stream, _current_cuda_device
 from ._tensor import Tensor, check_int
+
+
+class OverrideStrideWarning(UserWarning):
+    """A shape override's strides were ignored: their count is not the
+    tensor's rank, so they cannot describe it."""
+
+
+def _same_layout(dims, strides, compiled) -> bool:
+    """The same addressing: strides agree on every dim of extent above 1."""
+    return all(d == 1 or s == c for d, s, c in zip(dims, strides, compiled))
 
 
 class _GraphExecution:
@@ -166,7 +177,19 @@ class _GraphExecution:
             t = self._tensor_by_uid.get(int(uid))
             if t is None:
                 raise ValueError(f"{what}: override_uids names uid {uid}, which is not a tensor of graph {self.name!r}")
-            if [int(d) for d in shape] != list(t.dim) or [int(s) for s in stride] != list(t.get_stride()):
+            dims, stride = [int(d) for d in shape], [int(s) for s in stride]
+            if dims == list(t.dim) and len(stride) != len(dims):
+                # Programs pass a buffer's own stride() as the override, e.g. a
+                # packed [tokens, heads, dim] buffer for a ragged 4-D tensor:
+                # no layout of that tensor, so the compiled one stands.
+                warnings.warn(
+                    f"{what}: override for tensor {t.name!r} (uid {uid}) gives {len(stride)} strides {stride} for its {len(dims)} dims: "
+                    f"they do not describe the tensor, so its compiled strides {t.get_stride()} are used",
+                    OverrideStrideWarning,
+                    stacklevel=3,
+                )
+                continue
+            if dims != list(t.dim) or not _same_layout(dims, stride, t.get_stride()):
                 raise cudnnGraphNotSupportedError(
                     f"{what}: override for tensor {t.name!r} (uid {uid}) asks for dims {list(shape)} strides {list(stride)}, but the graph is compiled for "
                     f"dims {list(t.dim)} strides {t.get_stride()}: shape overrides (dynamic shapes) are not supported, build a graph for the new shape"

@@ -570,6 +570,31 @@ def test_override_shapes_identity_and_otherwise():
         g.execute({a: av, b: bv, bias: cv, y: out}, None, override_uids=[1])
 
 
+@needs_lib
+def test_override_strides_as_the_frontend_programs_pass_them():
+    g, a, b, bias, y = mlp_graph()
+    g.build()
+    rng = np.random.default_rng(1)
+    av, bv, cv = rng.standard_normal((1, 4, 8)).astype(np.float32), rng.standard_normal((1, 8, 6)).astype(np.float32), rng.standard_normal((1, 1, 6)).astype(np.float32)
+    pack, want = {a: av, b: bv, bias: cv}, np.maximum(av @ bv + cv, 0)
+    # A stride on an extent-1 dim addresses nothing: same layout, no warning.
+    out = np.zeros((1, 4, 6), np.float32)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        g.execute({**pack, y: out}, None, override_uids=[1], override_shapes=[[1, 4, 8]], override_strides=[[7, 8, 1]])
+    np.testing.assert_allclose(out, want, rtol=1e-5, atol=1e-5)
+    # A buffer's own stride() at another rank (a packed view of a ragged
+    # tensor in the frontend's chunked-prefill program) cannot describe the
+    # tensor: the compiled strides stand, with a warning naming it.
+    out = np.zeros((1, 4, 6), np.float32)
+    with pytest.warns(cudnn.OverrideStrideWarning, match=r"tensor 'A' \(uid 1\) gives 2 strides \[8, 1\] for its 3 dims.*compiled strides \[32, 8, 1\]"):
+        g.execute({**pack, y: out}, None, override_uids=[1], override_shapes=[(1, 4, 8)], override_strides=[(8, 1)])
+    np.testing.assert_allclose(out, want, rtol=1e-5, atol=1e-5)
+    # Another layout of the same dims needs another compiled graph.
+    with pytest.raises(cudnn.cudnnGraphNotSupportedError, match=r"asks for dims \[1, 4, 8\] strides \[32, 1, 4\]"):
+        g.execute({**pack, y: out}, None, override_uids=[1], override_shapes=[[1, 4, 8]], override_strides=[[32, 1, 4]])
+
+
 # ---- names and deferred "not supported" answers the frontend's own test programs use
 
 
