@@ -13,6 +13,7 @@
 #include "mlir/IR/DialectImplementation.h"
 #include "mlir/Interfaces/FunctionImplementation.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
@@ -496,10 +497,29 @@ LogicalResult GraphOp::verifyRegions() {
       return failure();
 
   // What the graph writes must not overlap itself (two elements at one
-  // address); inputs may be read through overlapping strides.
-  auto overlapOf = [](Value value) -> std::string {
+  // address); inputs may be read through overlapping strides. A ragged
+  // (packed THD) tensor finds each batch at its ragged offset, so its batch
+  // stride addresses nothing (the frontend's programs give it as H*D).
+  llvm::SmallDenseSet<Value, 4> ragged;
+  getBody().walk([&](Operation *op) {
+    SmallVector<RaggedPort> ports;
+    if (auto sdpa = dyn_cast<SdpaOp>(op))
+      ports = getRaggedPorts(sdpa);
+    else if (auto sdpaBackward = dyn_cast<SdpaBackwardOp>(op))
+      ports = getRaggedPorts(sdpaBackward);
+    for (const RaggedPort &port : ports)
+      if (port.offsets)
+        ragged.insert(port.tensor);
+  });
+  auto overlapOf = [&](Value value) -> std::string {
     auto type = dyn_cast<RankedTensorType>(value.getType());
-    return type ? describeStrideOverlap(type.getShape(), getStrides(type)) : "";
+    if (!type)
+      return "";
+    ArrayRef<int64_t> shape = type.getShape();
+    ArrayRef<int64_t> strides = getStrides(type);
+    if (ragged.contains(value) && !shape.empty())
+      return describeStrideOverlap(shape.drop_front(), strides.drop_front());
+    return describeStrideOverlap(shape, strides);
   };
   for (unsigned i = 0, e = getNumResults();
        i < e && i < output.getNumOperands(); ++i) {

@@ -237,6 +237,16 @@ graph.graph @g(%x: tensor<4x8xf32, #graph.strides<[8, 2]>>)
 
 // -----
 
+// Without a ragged offset the same batch stride writes two positions to one
+// address (the ragged case is in ops.mlir @sdpa_ragged_thd_batch_stride).
+// expected-error @+1 {{output 0 (uid 9) is written through overlapping strides: strides overlap: dim 2 has stride 32 but the dims with smaller strides span 64 elements}}
+graph.graph @g(%q: tensor<2x2x8x16xbf16, #graph.strides<[32, 16, 32, 1]>>, %k: tensor<2x2x8x16xbf16>) -> (tensor<2x2x8x16xbf16, #graph.strides<[32, 16, 32, 1]>> {graph.uid = 9 : i64}) {
+  %o = graph.sdpa %q, %k, %k : (tensor<2x2x8x16xbf16, #graph.strides<[32, 16, 32, 1]>>, tensor<2x2x8x16xbf16>, tensor<2x2x8x16xbf16>) -> (tensor<2x2x8x16xbf16, #graph.strides<[32, 16, 32, 1]>>, none, none, none)
+  graph.output %o : tensor<2x2x8x16xbf16, #graph.strides<[32, 16, 32, 1]>>
+}
+
+// -----
+
 // ... and a value the graph keeps.
 graph.graph @g(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
   // expected-error @+1 {{pointwise "act": result 0 is written through overlapping strides: strides overlap: dim 1 has stride 2 but the dims with smaller strides span 4 elements (only inputs may overlap)}}

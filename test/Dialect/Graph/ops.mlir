@@ -541,6 +541,17 @@ graph.graph @sdpa_ragged(%q: tensor<2x2x8x16xbf16, #graph.strides<[256, 16, 32, 
   graph.output %o, %dq : tensor<2x2x8x16xbf16, #graph.strides<[256, 16, 32, 1]>>, tensor<2x2x8x16xbf16>
 }
 
+// A ragged tensor finds each batch at its offset, so its batch stride
+// addresses nothing: the frontend's chunked-prefill program declares packed
+// THD q and O with batch stride H*D, which overlaps the sequence dim. The
+// graph may write O through it.
+// CHECK-LABEL: graph.graph @sdpa_ragged_thd_batch_stride(
+// CHECK: sdpa {{.*}} ragged_offset_O
+graph.graph @sdpa_ragged_thd_batch_stride(%q: tensor<2x2x8x16xbf16, #graph.strides<[32, 16, 32, 1]>>, %k: tensor<2x2x8x16xbf16>, %l: tensor<2x1x1x1xi32>, %off: tensor<3x1x1x1xi64>) -> tensor<2x2x8x16xbf16, #graph.strides<[32, 16, 32, 1]>> {
+  %o = graph.sdpa %q, %k, %k seq_len_q %l seq_len_kv %l ragged_offset_q %off ragged_offset_O %off {use_padding_mask} : (tensor<2x2x8x16xbf16, #graph.strides<[32, 16, 32, 1]>>, tensor<2x2x8x16xbf16>, tensor<2x2x8x16xbf16>, tensor<2x1x1x1xi32>, tensor<2x1x1x1xi32>, tensor<3x1x1x1xi64>, tensor<3x1x1x1xi64>) -> (tensor<2x2x8x16xbf16, #graph.strides<[32, 16, 32, 1]>>, none, none, none)
+  graph.output %o : tensor<2x2x8x16xbf16, #graph.strides<[32, 16, 32, 1]>>
+}
+
 // CHECK-LABEL: graph.graph @sdpa_paged(
 // CHECK: sdpa %{{.+}}, %{{.+}}, %{{.+}} seq_len_q %{{.+}} seq_len_kv %{{.+}} page_table_k %[[T:[^ ]+]] page_table_v %[[T]] {paged_attention_max_seq_len_kv = 16 : i64, use_padding_mask}
 
