@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "GraphDialect/GraphOps.h"
+#include "GraphDialect/Groups.h"
 #include "GraphDialect/NodeOps.h"
 #include "GraphDialect/Support/CheckedMath.h"
 #include "GraphDialect/Support/Uid.h"
@@ -500,6 +501,7 @@ LogicalResult GraphOp::verifyRegions() {
   // address); inputs may be read through overlapping strides. A ragged
   // (packed THD) tensor finds each batch at its ragged offset, so its batch
   // stride addresses nothing (the frontend's programs give it as H*D).
+  // Values are compared as the data flow sees them, through groups.
   llvm::SmallDenseSet<Value, 4> ragged;
   getBody().walk([&](Operation *op) {
     SmallVector<RaggedPort> ports;
@@ -509,7 +511,7 @@ LogicalResult GraphOp::verifyRegions() {
       ports = getRaggedPorts(sdpaBackward);
     for (const RaggedPort &port : ports)
       if (port.offsets)
-        ragged.insert(port.tensor);
+        ragged.insert(resolveGroupValue(port.tensor));
   });
   auto overlapOf = [&](Value value) -> std::string {
     auto type = dyn_cast<RankedTensorType>(value.getType());
@@ -517,7 +519,7 @@ LogicalResult GraphOp::verifyRegions() {
       return "";
     ArrayRef<int64_t> shape = type.getShape();
     ArrayRef<int64_t> strides = getStrides(type);
-    if (ragged.contains(value) && !shape.empty())
+    if (ragged.contains(resolveGroupValue(value)) && !shape.empty())
       return describeStrideOverlap(shape.drop_front(), strides.drop_front());
     return describeStrideOverlap(shape, strides);
   };

@@ -218,3 +218,16 @@ graph.graph @philox_dropout(%q: tensor<1x2x8x16xbf16>, %k: tensor<1x2x8x16xbf16>
       : (tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x1xf32>, tensor<1x2x8x8xf32>) -> (tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>)
   graph.output %keep, %dq, %dk, %dv : tensor<1x2x8x8xf32>, tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>
 }
+
+// -----
+
+// A ragged output keeps verifying once grouped: its batch stride (H*D, as
+// the frontend's chunked-prefill program declares it) addresses nothing, and
+// the graph's output is now the group's result.
+// CHECK-LABEL: graph.graph @ragged_thd_output
+// CHECK: group 0
+// CHECK: sdpa {{.*}} ragged_offset_O
+graph.graph @ragged_thd_output(%q: tensor<2x2x8x16xbf16, #graph.strides<[32, 16, 32, 1]>>, %k: tensor<2x2x8x16xbf16>, %l: tensor<2x1x1x1xi32>, %off: tensor<3x1x1x1xi64>) -> tensor<2x2x8x16xbf16, #graph.strides<[32, 16, 32, 1]>> {
+  %o = graph.sdpa %q, %k, %k seq_len_q %l seq_len_kv %l ragged_offset_q %off ragged_offset_O %off {use_padding_mask} : (tensor<2x2x8x16xbf16, #graph.strides<[32, 16, 32, 1]>>, tensor<2x2x8x16xbf16>, tensor<2x2x8x16xbf16>, tensor<2x1x1x1xi32>, tensor<2x1x1x1xi32>, tensor<3x1x1x1xi64>, tensor<3x1x1x1xi64>) -> (tensor<2x2x8x16xbf16, #graph.strides<[32, 16, 32, 1]>>, none, none, none)
+  graph.output %o : tensor<2x2x8x16xbf16, #graph.strides<[32, 16, 32, 1]>>
+}
