@@ -519,6 +519,8 @@ LogicalResult GraphOp::verifyRegions() {
       return "";
     ArrayRef<int64_t> shape = type.getShape();
     ArrayRef<int64_t> strides = getStrides(type);
+    if (strides.size() != shape.size())
+      return "";
     if (ragged.contains(resolveGroupValue(value)) && !shape.empty())
       return describeStrideOverlap(shape.drop_front(), strides.drop_front());
     return describeStrideOverlap(shape, strides);
