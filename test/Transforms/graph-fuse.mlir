@@ -173,7 +173,8 @@ graph.graph @conv_bn_relu(%x: tensor<2x8x4x4xf16>, %w: tensor<8x8x1x1xf16>, %m: 
 // The frontend's mixed-precision matmul: identity casts of graph inputs whose
 // only use is a matmul operand join the matmul's group (cuDNN's mixed-input
 // engines take them as one graph; an int8 cast alone has no engine). A cast
-// read by anything else stays in its own group.
+// read by anything else stays in its own group. M, N and K are multiples
+// of 8 here (see @mixed_precision_matmul_unaligned).
 // CHECK-LABEL: graph.graph @mixed_precision_matmul
 // CHECK: group 0
 // CHECK-NEXT: pointwise identity(%{{.*}}) {name = "castA"}
@@ -184,14 +185,38 @@ graph.graph @conv_bn_relu(%x: tensor<2x8x4x4xf16>, %w: tensor<8x8x1x1xf16>, %m: 
 // CHECK: group 2
 // CHECK-NEXT: matmul
 // CHECK-NOT: group 3
-graph.graph @mixed_precision_matmul(%a: tensor<2x8x16xf16>, %b: tensor<2x16x4xi8>, %c: tensor<2x16x4xi8>, %a2: tensor<2x8x16xbf16>)
-    -> (tensor<2x8x4xbf16>, tensor<2x8x4xbf16>, tensor<2x16x4xbf16>) {
+graph.graph @mixed_precision_matmul(%a: tensor<2x8x16xf16>, %b: tensor<2x16x8xi8>, %c: tensor<2x16x8xi8>, %a2: tensor<2x8x16xbf16>)
+    -> (tensor<2x8x8xbf16>, tensor<2x8x8xbf16>, tensor<2x16x8xbf16>) {
   %a16 = graph.pointwise identity(%a) {name = "castA"} : (tensor<2x8x16xf16>) -> tensor<2x8x16xbf16>
-  %b16 = graph.pointwise identity(%b) {name = "castB"} : (tensor<2x16x4xi8>) -> tensor<2x16x4xbf16>
-  %y = graph.matmul %a16, %b16 : (tensor<2x8x16xbf16>, tensor<2x16x4xbf16>) -> tensor<2x8x4xbf16>
-  %c16 = graph.pointwise identity(%c) {name = "castShared"} : (tensor<2x16x4xi8>) -> tensor<2x16x4xbf16>
-  %z = graph.matmul %a2, %c16 : (tensor<2x8x16xbf16>, tensor<2x16x4xbf16>) -> tensor<2x8x4xbf16>
-  graph.output %y, %z, %c16 : tensor<2x8x4xbf16>, tensor<2x8x4xbf16>, tensor<2x16x4xbf16>
+  %b16 = graph.pointwise identity(%b) {name = "castB"} : (tensor<2x16x8xi8>) -> tensor<2x16x8xbf16>
+  %y = graph.matmul %a16, %b16 : (tensor<2x8x16xbf16>, tensor<2x16x8xbf16>) -> tensor<2x8x8xbf16>
+  %c16 = graph.pointwise identity(%c) {name = "castShared"} : (tensor<2x16x8xi8>) -> tensor<2x16x8xbf16>
+  %z = graph.matmul %a2, %c16 : (tensor<2x8x16xbf16>, tensor<2x16x8xbf16>) -> tensor<2x8x8xbf16>
+  graph.output %y, %z, %c16 : tensor<2x8x8xbf16>, tensor<2x8x8xbf16>, tensor<2x16x8xbf16>
+}
+
+// -----
+
+// At sizes that are not multiples of 8 (K = 9 here) the casts stay in their
+// own groups: cuDNN's runtime-fusion engine reads a cast operand of such a
+// matmul out of bounds (the frontend's unaligned matmul fuzzer on the H200),
+// so the cast runs alone and the matmul reads its result from memory.
+// CHECK-LABEL: graph.graph @mixed_precision_matmul_unaligned
+// CHECK: group 0
+// CHECK-NEXT: pointwise identity(%{{.*}}) {name = "castA"}
+// CHECK-NEXT: yield
+// CHECK: group 1
+// CHECK-NEXT: pointwise identity(%{{.*}}) {name = "castB"}
+// CHECK-NEXT: yield
+// CHECK: group 2
+// CHECK-NEXT: matmul
+// CHECK-NOT: group 3
+graph.graph @mixed_precision_matmul_unaligned(%a: tensor<2x8x9xbf16>, %b: tensor<2x9x8xi8>)
+    -> tensor<2x8x8xf32> {
+  %a32 = graph.pointwise identity(%a) {name = "castA"} : (tensor<2x8x9xbf16>) -> tensor<2x8x9xf32>
+  %b32 = graph.pointwise identity(%b) {name = "castB"} : (tensor<2x9x8xi8>) -> tensor<2x9x8xf32>
+  %y = graph.matmul %a32, %b32 : (tensor<2x8x9xf32>, tensor<2x9x8xf32>) -> tensor<2x8x8xf32>
+  graph.output %y : tensor<2x8x8xf32>
 }
 
 // -----

@@ -170,17 +170,17 @@ TEST(EngineRegistry, RunsFusedInto) {
   MLIRContext context;
   context.loadDialect<GraphDialect>();
   OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(R"mlir(
-graph.graph @g(%a: tensor<2x8x16xf16>, %b: tensor<2x16x4xi8>,
+graph.graph @g(%a: tensor<2x8x16xf16>, %b: tensor<2x16x8xi8>,
                %q: tensor<1x2x8x16xbf16>, %seed: tensor<1x1x1x1xi64>,
                %offset: tensor<1x1x1x1xi64>)
-    -> (tensor<2x8x4xbf16>, tensor<2x16x4xbf16>, tensor<1x2x8x16xbf16>) {
+    -> (tensor<2x8x8xbf16>, tensor<2x16x8xbf16>, tensor<1x2x8x16xbf16>) {
   %a16 = graph.pointwise identity(%a) : (tensor<2x8x16xf16>) -> tensor<2x8x16xbf16>
-  %b16 = graph.pointwise identity(%b) : (tensor<2x16x4xi8>) -> tensor<2x16x4xbf16>
-  %y = graph.matmul %a16, %b16 : (tensor<2x8x16xbf16>, tensor<2x16x4xbf16>) -> tensor<2x8x4xbf16>
+  %b16 = graph.pointwise identity(%b) : (tensor<2x16x8xi8>) -> tensor<2x16x8xbf16>
+  %y = graph.matmul %a16, %b16 : (tensor<2x8x16xbf16>, tensor<2x16x8xbf16>) -> tensor<2x8x8xbf16>
   %keep = graph.rng %seed, %offset {bernoulli_probability = 0.75 : f64} : (tensor<1x1x1x1xi64>, tensor<1x1x1x1xi64>) -> tensor<1x2x8x8xf32>
   %o, %stats = graph.sdpa %q, %q, %q dropout_mask %keep {generate_stats, dropout_probability = 0.25 : f64}
       : (tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x8xf32>) -> (tensor<1x2x8x16xbf16>, tensor<1x2x8x1xf32>, none, none)
-  graph.output %y, %b16, %o : tensor<2x8x4xbf16>, tensor<2x16x4xbf16>, tensor<1x2x8x16xbf16>
+  graph.output %y, %b16, %o : tensor<2x8x8xbf16>, tensor<2x16x8xbf16>, tensor<1x2x8x16xbf16>
 }
 )mlir",
                                                              &context);
@@ -203,6 +203,43 @@ graph.graph @g(%a: tensor<2x8x16xf16>, %b: tensor<2x16x4xi8>,
   // rng, and both say why in the same words.
   EXPECT_EQ(getCodegenEngine().declines(ops[3]), philoxStreamDeclined());
   EXPECT_EQ(getReferenceEngine().declines(ops[3]), philoxStreamDeclined());
+}
+
+// cuDNN takes a matmul's operand cast into its group only while M, N and K
+// are multiples of 8 (or dynamic): its runtime-fusion engine misreads cast
+// operands at other sizes.
+TEST(EngineRegistry, CastJoinsMatmulOnlyAtAlignedSizes) {
+  MLIRContext context;
+  context.loadDialect<GraphDialect>();
+  auto castFuses = [&](StringRef a, StringRef b, StringRef c) {
+    std::string text = ("graph.graph @g(%a: tensor<" + a +
+                        "xbf16>, %b: tensor<" + b + "xf32>) -> tensor<" + c +
+                        "xf32> {\n"
+                        "  %a32 = graph.pointwise identity(%a) : (tensor<" +
+                        a + "xbf16>) -> tensor<" + a +
+                        "xf32>\n"
+                        "  %y = graph.matmul %a32, %b : (tensor<" +
+                        a + "xf32>, tensor<" + b + "xf32>) -> tensor<" + c +
+                        "xf32>\n"
+                        "  graph.output %y : tensor<" +
+                        c + "xf32>\n}\n")
+                           .str();
+    OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(text, &context);
+    EXPECT_TRUE(module) << text;
+    if (!module)
+      return false;
+    std::vector<Operation *> ops;
+    module->walk([&](GraphOp graph) {
+      for (Operation &op : graph.getBody().front().without_terminator())
+        ops.push_back(&op);
+    });
+    return ops.size() == 2 && getCudnnEngine().runsFusedInto(ops[0], ops[1]);
+  };
+  EXPECT_TRUE(castFuses("2x8x16", "2x16x24", "2x8x24"));
+  EXPECT_FALSE(castFuses("2x8x9", "2x9x24", "2x8x24"));   // K = 9
+  EXPECT_FALSE(castFuses("2x8x16", "2x16x25", "2x8x25")); // N = 25
+  EXPECT_FALSE(castFuses("2x7x16", "2x16x24", "2x7x24")); // M = 7
+  EXPECT_TRUE(castFuses("2x?x16", "2x16x24", "2x?x24"));  // M dynamic
 }
 
 TEST(CodegenSupportList, ByKind) {

@@ -236,18 +236,38 @@ public:
   /// The frontend's mixed-precision matmul casts a graph input in an
   /// identity whose only use is an operand of the matmul (int8 B to bf16):
   /// cuDNN's mixed-input engines take the casts and the matmul as one
-  /// graph, and a cast of int8 alone has no engine.
+  /// graph, and a cast of int8 alone has no engine. Only while M, N and K
+  /// are multiples of 8 (or dynamic): at other sizes cuDNN 9.19's
+  /// runtime-fusion engine (engine 7, every knob) reads a cast operand out
+  /// of bounds or wrongly (the frontend's unaligned matmul fuzzer on the
+  /// H200: illegal addresses, wrong and run-to-run different results),
+  /// while the cast run alone and the matmul of its materialized result
+  /// are right.
+  static bool castFusesAtThisSize(MatmulOp matmul) {
+    auto a = dyn_cast<RankedTensorType>(matmul->getOperand(0).getType());
+    auto b = dyn_cast<RankedTensorType>(matmul->getOperand(1).getType());
+    if (!a || !b || a.getRank() < 2 || b.getRank() < 2)
+      return true;
+    int64_t m = a.getShape()[a.getRank() - 2], k = a.getShape().back(),
+            n = b.getShape().back();
+    return llvm::all_of(ArrayRef<int64_t>{m, n, k}, [](int64_t extent) {
+      return ShapedType::isDynamic(extent) || extent % 8 == 0;
+    });
+  }
+
   bool runsFusedInto(Operation *producer, Operation *consumer) const override {
     if (auto rng = dyn_cast<RngOp>(producer))
       return isa<SdpaOp, SdpaBackwardOp>(consumer) &&
              llvm::all_of(rng->getUsers(), [&](Operation *user) {
                return user == consumer || isa<OutputOp>(user);
              });
-    if (auto cast = dyn_cast<PointwiseOp>(producer))
-      return isa<MatmulOp>(consumer) &&
-             cast.getMode() == PointwiseMode::identity &&
-             cast->getResult(0).hasOneUse() &&
-             isa<BlockArgument>(cast.getInputs().front());
+    if (auto identity = dyn_cast<PointwiseOp>(producer)) {
+      auto matmul = dyn_cast<MatmulOp>(consumer);
+      return matmul && castFusesAtThisSize(matmul) &&
+             identity.getMode() == PointwiseMode::identity &&
+             identity->getResult(0).hasOneUse() &&
+             isa<BlockArgument>(identity.getInputs().front());
+    }
     return false;
   }
 };
