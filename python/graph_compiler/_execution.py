@@ -160,8 +160,11 @@ class _GraphExecution:
             _capi.lend_workspace(0, 0)
 
     def _check_overrides(self, what, override_uids, override_shapes, override_strides) -> None:
-        """The frontend's dynamic-shape overrides. Restating a tensor's own
-        dims and strides is accepted; anything else raises
+        """The frontend's dynamic-shape overrides. Accepted: a tensor's own
+        dims with its own strides, or strides that differ only on extent-1
+        dims (the same memory); a stride list of another rank (a buffer's
+        own stride() for a ragged tensor) is ignored with
+        OverrideStrideWarning. Anything else raises
         cudnnGraphNotSupportedError naming the tensor (the compiled graph
         has static shapes: build a graph for the new shape)."""
         if override_uids is None and override_shapes is None and override_strides is None:
