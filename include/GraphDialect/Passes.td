@@ -66,6 +66,14 @@ def GraphFuse : Pass<"graph-fuse", "::mlir::ModuleOp"> {
     that same group and the partition never has a cycle; a chain stops at
     `max-group-ops` ops. Scalars (`graph.scalar`) belong to no group: each
     group that reads one takes it as an operand and passes it by value.
+
+    A producer that an engine runs inside its reader's plan
+    (`Engine::runsFusedInto`) moves to the front of the reader's group when
+    nothing else reads it: cuDNN's Philox `rng` of an sdpa's dropout mask,
+    and the identity casts of graph inputs that feed a mixed-precision
+    matmul, the latter only while M, N and K are multiples of 8 (at other
+    sizes cuDNN's runtime-fusion engine misreads a cast operand, so the
+    cast runs alone and the matmul reads its result).
   }];
   let options = [
     Option<"maxGroupOps", "max-group-ops", "unsigned", "16",
