@@ -1,0 +1,133 @@
+"""Random op chains built through the Python API and run on the CPU.
+
+Each seed builds a chain of pointwise ops (unary, binary with numpy
+broadcasting, sometimes a shape that does not broadcast), matmuls (sometimes
+with a K that does not match) and keep-dim reductions over inputs laid out
+row-major or transposed, in f32 or f16. numpy decides what is valid: a valid
+chain must build and match numpy's value in float64 (outputs read through the
+strides the graph reports); an invalid one must be refused with the package's
+GraphValidationError naming the op and the rule. Any other exception, a
+crash, an accepted invalid chain or a wrong value fails the seed."""
+
+import random
+
+import numpy as np
+import pytest
+
+import graph_compiler as gc
+from conftest import needs_lib
+
+D = gc.data_type
+NUMPY_TYPE = {D.FLOAT: np.float32, D.HALF: np.float16}
+UNARY = {
+    "relu": lambda x: np.maximum(x, 0),
+    "exp": np.exp,
+    "tanh": np.tanh,
+    "sigmoid": lambda x: 1 / (1 + np.exp(-x)),
+    "abs": np.abs,
+    "neg": np.negative,
+}
+BINARY = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "max": np.maximum, "min": np.minimum}
+REDUCE = {"ADD": np.sum, "MAX": np.max, "MIN": np.min}
+
+
+class Chain:
+    """One seed's graph, its input buffers and numpy's value of the chain so
+    far (None once numpy finds the chain invalid)."""
+
+    def __init__(self, seed):
+        self.rng = random.Random(seed)
+        self.seed = seed
+        self.dtype = self.rng.choice([D.FLOAT, D.FLOAT, D.HALF])
+        self.graph = gc.pygraph(io_data_type=D.FLOAT, intermediate_data_type=D.FLOAT, compute_data_type=D.FLOAT)
+        self.feeds = {}
+        self.value = None
+        self.ops = []
+
+    def input(self, shape):
+        data = np.random.default_rng(self.seed * 31 + len(self.feeds)).standard_normal(shape)
+        array = data.astype(NUMPY_TYPE[self.dtype])
+        if len(shape) >= 2 and self.rng.random() < 0.2:  # a transposed layout
+            array = np.ascontiguousarray(np.swapaxes(array, -1, -2)).swapaxes(-1, -2)
+        tensor = self.graph.tensor(
+            name=f"in{len(self.feeds)}",
+            dim=list(array.shape),
+            stride=[s // array.itemsize for s in array.strides],
+            data_type=self.dtype,
+        )
+        self.feeds[tensor] = array
+        return tensor, array.astype(np.float64)
+
+    def grow(self, current):
+        rng, value = self.rng, self.value
+        kind = rng.choice(["unary", "binary", "matmul", "reduce"])
+        if kind == "matmul" and value.ndim < 2:
+            kind = "unary"
+        self.ops.append(kind)
+        if kind == "unary":
+            name = rng.choice(sorted(UNARY))
+            self.value = UNARY[name](value)
+            return getattr(self.graph, name)(input=current)
+        if kind == "binary":
+            # Mostly a shape that broadcasts, sometimes one that does not.
+            if rng.random() < 0.8:
+                shape = [d if rng.random() < 0.7 else 1 for d in value.shape]
+            else:
+                shape = [d + rng.choice([0, 1]) for d in value.shape]
+            other, other_value = self.input(shape)
+            name = rng.choice(sorted(BINARY))
+            try:
+                self.value = BINARY[name](value, other_value)
+            except ValueError:
+                self.value = None
+            operands = {"input0": current, "input1": other} if name in ("max", "min") else {"a": current, "b": other}
+            return getattr(self.graph, name)(**operands)
+        if kind == "matmul":
+            k = value.shape[-1] if rng.random() < 0.85 else value.shape[-1] + 1
+            other, other_value = self.input(list(value.shape[:-2]) + [k, rng.choice([1, 2, 3, 8])])
+            try:
+                self.value = np.matmul(value, other_value)
+            except ValueError:
+                self.value = None
+            return self.graph.matmul(A=current, B=other)
+        axis = rng.randrange(value.ndim)
+        mode = rng.choice(sorted(REDUCE))
+        self.value = REDUCE[mode](value, axis=axis, keepdims=True)
+        result = self.graph.reduction(input=current, mode=getattr(gc.reduction_mode, mode), compute_data_type=D.FLOAT)
+        result.set_dim(list(self.value.shape))
+        return result
+
+
+def run_chain(seed):
+    chain = Chain(seed)
+    shape = [chain.rng.choice([1, 2, 3, 4, 5, 8]) for _ in range(chain.rng.choice([2, 3, 4]))]
+    current, chain.value = chain.input(shape)
+    for _ in range(chain.rng.randint(1, 4)):
+        current = chain.grow(current)
+        if chain.value is None:
+            break
+    current.set_output(True).set_data_type(D.FLOAT)
+    if chain.value is None:
+        with pytest.raises(gc.GraphValidationError) as refused:
+            chain.graph.build([gc.heur_mode.A])
+        message = str(refused.value)
+        assert "do not broadcast" in message or "K of A" in message, message
+        return "refused"
+    chain.graph.build([gc.heur_mode.A])
+    expected = chain.value
+    strides = current.get_stride()
+    memory = np.zeros(1 + sum((d - 1) * s for d, s in zip(expected.shape, strides)), np.float32)
+    out = np.lib.stride_tricks.as_strided(memory, expected.shape, [s * memory.itemsize for s in strides])
+    chain.feeds[current] = out
+    chain.graph.execute(chain.feeds)
+    bound = 2e-2 if chain.dtype == D.HALF else 1e-4
+    error = np.max(np.abs(out - expected) / (1 + np.abs(expected)))
+    assert error <= bound, (chain.ops, float(error))
+    return "ran"
+
+
+@needs_lib
+def test_random_chains_run_or_are_refused_by_name():
+    outcomes = [run_chain(seed) for seed in range(200)]
+    # Both sides of the rule are exercised.
+    assert outcomes.count("ran") >= 100 and outcomes.count("refused") >= 10, outcomes
