@@ -10,6 +10,7 @@
 #include "GraphOpsInternal.h"
 
 #include "GraphDialect/Support/CheckedMath.h"
+#include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
 using namespace mlir::graph;
@@ -141,7 +142,9 @@ SmallVector<int64_t> convOutputSpatial(ArrayRef<int64_t> image,
       out.push_back(ShapedType::kDynamic);
       continue;
     }
-    out.push_back(*span / g.stride[i] + 1);
+    // Floor division: a window wider than the padded input leaves no
+    // output (C++'s division would round -1 / 2 up to an output of 1).
+    out.push_back(llvm::divideFloorSigned(*span, g.stride[i]) + 1);
   }
   return out;
 }

@@ -131,3 +131,107 @@ def test_random_chains_run_or_are_refused_by_name():
     outcomes = [run_chain(seed) for seed in range(200)]
     # Both sides of the rule are exercised.
     assert outcomes.count("ran") >= 100 and outcomes.count("refused") >= 10, outcomes
+
+
+def conv_reference(x, w, pad, stride, dilation):
+    """Cross-correlation of NCHW ``x`` with KCRS ``w`` in float64."""
+    n, c, h, width = x.shape
+    k, _, r_extent, s_extent = w.shape
+    p = (h + 2 * pad[0] - dilation[0] * (r_extent - 1) - 1) // stride[0] + 1
+    q = (width + 2 * pad[1] - dilation[1] * (s_extent - 1) - 1) // stride[1] + 1
+    padded = np.pad(x, ((0, 0), (0, 0), (pad[0], pad[0]), (pad[1], pad[1])))
+    out = np.zeros((n, k, p, q))
+    for r in range(r_extent):
+        for s in range(s_extent):
+            top, left = r * dilation[0], s * dilation[1]
+            window = padded[:, :, top : top + stride[0] * (p - 1) + 1 : stride[0], left : left + stride[1] * (q - 1) + 1 : stride[1]]
+            out += np.einsum("nchw,kc->nkhw", window, w[:, :, r, s])
+    return out
+
+
+def read_output(tensor, shape):
+    """A zeroed buffer laid out as the graph reports ``tensor``'s strides."""
+    strides = tensor.get_stride()
+    memory = np.zeros(1 + sum((d - 1) * s for d, s in zip(shape, strides)), np.float32)
+    return np.lib.stride_tricks.as_strided(memory, shape, [s * memory.itemsize for s in strides])
+
+
+def layout(array, channels_last):
+    """``array`` (NCHW values) stored channels-last when asked."""
+    if not channels_last:
+        return np.ascontiguousarray(array)
+    return np.ascontiguousarray(array.transpose(0, 2, 3, 1)).transpose(0, 3, 1, 2)
+
+
+def run_conv(seed):
+    rng = random.Random(seed)
+    data = np.random.default_rng(seed)
+    n, c, k = rng.choice([1, 2]), rng.choice([1, 3, 4]), rng.choice([1, 2, 5])
+    h, width = rng.choice([1, 3, 5, 7]), rng.choice([1, 4, 6])
+    r_extent, s_extent = rng.choice([1, 2, 3]), rng.choice([1, 3])
+    pad = [rng.choice([0, 1]), rng.choice([0, 1])]
+    stride = [rng.choice([1, 2]), rng.choice([1, 2])]
+    dilation = [rng.choice([1, 2]), 1]
+    x = layout(data.standard_normal((n, c, h, width)).astype(np.float32), rng.random() < 0.4)
+    w = layout(data.standard_normal((k, c, r_extent, s_extent)).astype(np.float32), rng.random() < 0.4)
+    g = gc.pygraph(io_data_type=D.FLOAT, intermediate_data_type=D.FLOAT, compute_data_type=D.FLOAT)
+    xt = g.tensor(name="x", dim=list(x.shape), stride=[s // 4 for s in x.strides])
+    wt = g.tensor(name="w", dim=list(w.shape), stride=[s // 4 for s in w.strides])
+    y = g.conv_fprop(image=xt, weight=wt, padding=pad, stride=stride, dilation=dilation)
+    y.set_output(True)
+    p = (h + 2 * pad[0] - dilation[0] * (r_extent - 1) - 1) // stride[0] + 1
+    q = (width + 2 * pad[1] - dilation[1] * (s_extent - 1) - 1) // stride[1] + 1
+    if p < 1 or q < 1:  # the filter does not fit the padded image
+        with pytest.raises(gc.GraphValidationError, match="conv_fprop"):
+            g.build([gc.heur_mode.A])
+        return "refused"
+    g.build([gc.heur_mode.A])
+    expected = conv_reference(x.astype(np.float64), w.astype(np.float64), pad, stride, dilation)
+    out = read_output(y, expected.shape)
+    g.execute({xt: x, wt: w, y: out})
+    error = np.max(np.abs(out - expected) / (1 + np.abs(expected)))
+    assert error <= 1e-4, (seed, float(error))
+    return "ran"
+
+
+def run_norm(seed):
+    rng = random.Random(seed)
+    data = np.random.default_rng(seed)
+    shape = [rng.choice([1, 2, 3])] + [rng.choice([1, 2, 4, 5]) for _ in range(3)]
+    x = layout(data.standard_normal(shape).astype(np.float32), rng.random() < 0.4)
+    scale = layout(data.standard_normal([1] + shape[1:]).astype(np.float32), False)
+    bias = layout(data.standard_normal([1] + shape[1:]).astype(np.float32), False)
+    epsilon = rng.choice([1e-5, 1e-2])
+    g = gc.pygraph(io_data_type=D.FLOAT, intermediate_data_type=D.FLOAT, compute_data_type=D.FLOAT)
+
+    def tensor(name, array):
+        return g.tensor(name=name, dim=list(array.shape), stride=[s // 4 for s in array.strides])
+
+    xt, st, bt = tensor("x", x), tensor("scale", scale), tensor("bias", bias)
+    et = g.tensor(name="epsilon", dim=[1, 1, 1, 1], stride=[1, 1, 1, 1], is_pass_by_value=True)
+    rows = x.astype(np.float64).reshape(shape[0], -1)
+    if rng.random() < 0.5:
+        y = g.layernorm(norm_forward_phase=gc.norm_forward_phase.INFERENCE, input=xt, scale=st, bias=bt, epsilon=et)[0]
+        normalized = (rows - rows.mean(1, keepdims=True)) / np.sqrt(rows.var(1, keepdims=True) + epsilon)
+    else:
+        y = g.rmsnorm(norm_forward_phase=gc.norm_forward_phase.INFERENCE, input=xt, scale=st, bias=bt, epsilon=et)[0]
+        normalized = rows / np.sqrt((rows * rows).mean(1, keepdims=True) + epsilon)
+    expected = normalized.reshape(shape) * scale + bias
+    y.set_output(True)
+    g.build([gc.heur_mode.A])
+    out = read_output(y, tuple(shape))
+    g.execute({xt: x, st: scale, bt: bias, et: np.full((1, 1, 1, 1), epsilon, np.float32), y: out})
+    error = np.max(np.abs(out - expected) / (1 + np.abs(expected)))
+    assert error <= 1e-4, (seed, float(error))
+
+
+@needs_lib
+def test_random_convolutions_match_numpy_or_are_refused():
+    outcomes = [run_conv(seed) for seed in range(60)]
+    assert outcomes.count("ran") >= 30 and "refused" in outcomes, outcomes
+
+
+@needs_lib
+def test_random_norms_match_numpy():
+    for seed in range(40):
+        run_norm(seed)

@@ -633,6 +633,16 @@ graph.graph @g(%x: tensor<1x4x4x4xf32>, %w: tensor<4x4x5x5xf32>) {
 
 // -----
 
+// A window one wider than the input with stride 2: (1 - 2) / 2 + 1 rounds to
+// an output of 1 in truncating division; no window fits, so there is none.
+graph.graph @g(%x: tensor<1x1x1x1xf32>, %w: tensor<1x1x2x1xf32>) {
+  // expected-error @below {{conv_fprop: spatial dim 0 of the output would be 0 (window larger than the padded input)}}
+  %y = graph.conv_fprop %x, %w {stride = array<i64: 2, 1>} : (tensor<1x1x1x1xf32>, tensor<1x1x2x1xf32>) -> tensor<1x1x1x1xf32>
+  graph.output
+}
+
+// -----
+
 graph.graph @g(%x: tensor<8x64x56x56xf16>, %w: tensor<64x64x3x3xf16>) {
   // expected-error @below {{conv_fprop: spatial dim 1 of Y is 56 but (in + pre + post - ((window - 1) * dilation + 1)) / stride + 1 gives 28}}
   %y = graph.conv_fprop %x, %w {padding = array<i64: 1, 1>, stride = array<i64: 1, 2>} : (tensor<8x64x56x56xf16>, tensor<64x64x3x3xf16>) -> tensor<8x64x56x56xf16>
