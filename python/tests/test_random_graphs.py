@@ -235,3 +235,122 @@ def test_random_convolutions_match_numpy_or_are_refused():
 def test_random_norms_match_numpy():
     for seed in range(40):
         run_norm(seed)
+
+
+def conv_backward_reference(x, w, dy, pad, stride, dilation):
+    """(DX, DW) of the cross-correlation conv_reference computes, float64."""
+    _, _, r_extent, s_extent = w.shape
+    _, _, p, q = dy.shape
+    padded = np.pad(x, ((0, 0), (0, 0), (pad[0], pad[0]), (pad[1], pad[1])))
+    dx_padded = np.zeros_like(padded)
+    dw = np.zeros_like(w)
+    for r in range(r_extent):
+        for s in range(s_extent):
+            top, left = r * dilation[0], s * dilation[1]
+            rows = slice(top, top + stride[0] * (p - 1) + 1, stride[0])
+            cols = slice(left, left + stride[1] * (q - 1) + 1, stride[1])
+            dw[:, :, r, s] = np.einsum("nkhw,nchw->kc", dy, padded[:, :, rows, cols])
+            dx_padded[:, :, rows, cols] += np.einsum("nkhw,kc->nchw", dy, w[:, :, r, s])
+    h, width = x.shape[2:]
+    return dx_padded[:, :, pad[0] : pad[0] + h, pad[1] : pad[1] + width], dw
+
+
+def run_conv_backward(seed):
+    rng = random.Random(seed)
+    data = np.random.default_rng(seed)
+    n, c, k = rng.choice([1, 2]), rng.choice([1, 3]), rng.choice([1, 2, 4])
+    h, width = rng.choice([3, 5, 6]), rng.choice([2, 4, 5])
+    r_extent, s_extent = rng.choice([1, 2, 3]), rng.choice([1, 2])
+    pad = [rng.choice([0, 1]), rng.choice([0, 1])]
+    stride = [rng.choice([1, 2]), rng.choice([1, 2])]
+    dilation = [rng.choice([1, 2]), 1]
+    p = (h + 2 * pad[0] - dilation[0] * (r_extent - 1) - 1) // stride[0] + 1
+    q = (width + 2 * pad[1] - dilation[1] * (s_extent - 1) - 1) // stride[1] + 1
+    if p < 1 or q < 1:
+        return "skipped"
+    x = layout(data.standard_normal((n, c, h, width)).astype(np.float32), rng.random() < 0.4)
+    w = layout(data.standard_normal((k, c, r_extent, s_extent)).astype(np.float32), rng.random() < 0.4)
+    dy = layout(data.standard_normal((n, k, p, q)).astype(np.float32), rng.random() < 0.4)
+    expected_dx, expected_dw = conv_backward_reference(*(a.astype(np.float64) for a in (x, w, dy)), pad, stride, dilation)
+    geometry = dict(padding=pad, stride=stride, dilation=dilation)
+    results = []
+    for which in ("dgrad", "wgrad"):
+        g = gc.pygraph(io_data_type=D.FLOAT, intermediate_data_type=D.FLOAT, compute_data_type=D.FLOAT)
+        dyt = g.tensor(name="dy", dim=list(dy.shape), stride=[s // 4 for s in dy.strides])
+        if which == "dgrad":
+            other, other_array, expected = g.tensor(name="w", dim=list(w.shape), stride=[s // 4 for s in w.strides]), w, expected_dx
+            out = g.conv_dgrad(loss=dyt, filter=other, **geometry)
+        else:
+            other, other_array, expected = g.tensor(name="x", dim=list(x.shape), stride=[s // 4 for s in x.strides]), x, expected_dw
+            out = g.conv_wgrad(image=other, loss=dyt, **geometry)
+        out.set_output(True).set_dim(list(expected.shape))
+        g.build([gc.heur_mode.A])
+        buffer = read_output(out, expected.shape)
+        g.execute({dyt: dy, other: other_array, out: buffer})
+        error = np.max(np.abs(buffer - expected) / (1 + np.abs(expected)))
+        assert error <= 1e-4, (seed, which, float(error))
+        results.append(which)
+    return "ran"
+
+
+@needs_lib
+def test_random_convolution_gradients_match_numpy():
+    outcomes = [run_conv_backward(seed) for seed in range(40)]
+    assert outcomes.count("ran") >= 25, outcomes
+
+
+def run_structural(seed):
+    """A view or copy op (slice, transpose, concatenate, logical reshape)
+    followed by a pointwise op, against numpy."""
+    rng = random.Random(seed)
+    data = np.random.default_rng(seed)
+    shape = [rng.choice([1, 2, 3, 4, 6]) for _ in range(rng.choice([2, 3, 4]))]
+    g = gc.pygraph(io_data_type=D.FLOAT, intermediate_data_type=D.FLOAT, compute_data_type=D.FLOAT)
+
+    def tensor(name, array):
+        return g.tensor(name=name, dim=list(array.shape), stride=[s // 4 for s in array.strides])
+
+    x = data.standard_normal(shape).astype(np.float32)
+    if rng.random() < 0.3:
+        x = np.ascontiguousarray(np.swapaxes(x, -1, -2)).swapaxes(-1, -2)
+    xt = tensor("x", x)
+    feeds = {xt: x}
+    kind = rng.choice(["slice", "transpose", "concatenate", "reshape"])
+    if kind == "slice":
+        bounds = []
+        for d in shape:
+            start = rng.randrange(d)
+            bounds.append(slice(start, rng.randint(start + 1, d), rng.choice([1, 1, 2])))
+        y, expected = g.slice(input=xt, slices=bounds), x[tuple(bounds)]
+    elif kind == "transpose":
+        permutation = list(range(len(shape)))
+        rng.shuffle(permutation)
+        y, expected = g.transpose(input=xt, permutation=permutation), np.transpose(x, permutation)
+    elif kind == "concatenate":
+        axis = rng.randrange(len(shape))
+        other_shape = list(shape)
+        other_shape[axis] = rng.choice([1, 2, 3])
+        z = data.standard_normal(other_shape).astype(np.float32)
+        feeds[tensor("z", z)] = z
+        y, expected = g.concatenate(inputs=[xt, list(feeds)[1]], axis=axis), np.concatenate([x, z], axis)
+    else:
+        total = int(np.prod(shape))
+        new_shape = [total // 2, 2] if total % 2 == 0 else [total, 1]
+        y = g.reshape(input=xt)
+        y.set_dim(new_shape).set_stride([new_shape[1], 1])
+        expected = np.reshape(x, new_shape)
+    result = g.relu(input=y)
+    result.set_output(True)
+    g.build([gc.heur_mode.A])
+    expected = np.maximum(expected, 0)
+    out = read_output(result, expected.shape)
+    feeds[result] = out
+    g.execute(feeds)
+    assert np.array_equal(out, expected), (seed, kind)
+    return kind
+
+
+@needs_lib
+def test_random_view_ops_match_numpy():
+    kinds = {run_structural(seed) for seed in range(80)}
+    assert kinds == {"slice", "transpose", "concatenate", "reshape"}, kinds
