@@ -354,3 +354,57 @@ def run_structural(seed):
 def test_random_view_ops_match_numpy():
     kinds = {run_structural(seed) for seed in range(80)}
     assert kinds == {"slice", "transpose", "concatenate", "reshape"}, kinds
+
+
+def run_sdpa(seed):
+    """Attention with grouped KV heads, a scale and a top-left or
+    bottom-right causal mask in f16, against numpy in float64 (O and the
+    softmax stats, the row's log-sum-exp)."""
+    rng = random.Random(seed)
+    data = np.random.default_rng(seed)
+    b, h_q = rng.choice([1, 2]), rng.choice([1, 2, 4])
+    h_k = rng.choice([h for h in (1, 2, 4) if h_q % h == 0])
+    s_q, s_kv, d = rng.choice([1, 3, 5, 8]), rng.choice([1, 4, 7, 9]), rng.choice([4, 8, 16])
+    mask = rng.choice(["none", "top_left", "bottom_right" if s_kv >= s_q else "top_left"])
+    scale = rng.choice([1 / np.sqrt(d), 0.5, 1.0])
+    q = data.standard_normal((b, h_q, s_q, d)).astype(np.float16)
+    k = data.standard_normal((b, h_k, s_kv, d)).astype(np.float16)
+    v = data.standard_normal((b, h_k, s_kv, d)).astype(np.float16)
+    g = gc.pygraph(io_data_type=D.HALF, intermediate_data_type=D.FLOAT, compute_data_type=D.FLOAT)
+
+    def tensor(name, array):
+        return g.tensor(name=name, dim=list(array.shape), stride=[s // 2 for s in array.strides])
+
+    qt, kt, vt = tensor("q", q), tensor("k", k), tensor("v", v)
+    flags = {"top_left": dict(use_causal_mask=True), "bottom_right": dict(use_causal_mask_bottom_right=True)}.get(mask, {})
+    o, stats = g.sdpa(q=qt, k=kt, v=vt, attn_scale=float(scale), generate_stats=True, **flags)[:2]
+    o.set_output(True).set_data_type(D.HALF)
+    stats.set_output(True).set_data_type(D.FLOAT)
+    g.build([gc.heur_mode.A])
+
+    group = h_q // h_k
+    kk = np.repeat(k.astype(np.float64), group, axis=1)
+    vv = np.repeat(v.astype(np.float64), group, axis=1)
+    scores = np.einsum("bhid,bhjd->bhij", q.astype(np.float64), kk) * scale
+    i, j = np.arange(s_q)[:, None], np.arange(s_kv)[None, :]
+    if mask == "top_left":
+        scores = np.where(j <= i, scores, -np.inf)
+    elif mask == "bottom_right":
+        scores = np.where(j <= i + (s_kv - s_q), scores, -np.inf)
+    top = scores.max(-1, keepdims=True)
+    weights = np.exp(scores - top)
+    expected_stats = top + np.log(weights.sum(-1, keepdims=True))
+    expected_o = np.einsum("bhij,bhjd->bhid", weights / weights.sum(-1, keepdims=True), vv)
+
+    out_o = np.lib.stride_tricks.as_strided(np.zeros(q.size, np.float16), q.shape, [s * 2 for s in o.get_stride()])
+    out_stats = read_output(stats, expected_stats.shape)
+    g.execute({qt: q, kt: k, vt: v, o: out_o, stats: out_stats})
+    assert np.max(np.abs(out_o - expected_o)) <= 1e-2, (seed, mask, float(np.max(np.abs(out_o - expected_o))))
+    assert np.max(np.abs(out_stats - expected_stats)) <= 1e-4, (seed, mask)
+    return mask
+
+
+@needs_lib
+def test_random_attention_matches_numpy():
+    masks = {run_sdpa(seed) for seed in range(40)}
+    assert masks == {"none", "top_left", "bottom_right"}, masks
