@@ -408,3 +408,67 @@ def run_sdpa(seed):
 def test_random_attention_matches_numpy():
     masks = {run_sdpa(seed) for seed in range(40)}
     assert masks == {"none", "top_left", "bottom_right"}, masks
+
+
+def run_sdpa_backward(seed):
+    """sdpa_backward with grouped KV heads and an optional causal mask,
+    against numpy's gradients of the same attention in float64."""
+    rng = random.Random(seed)
+    data = np.random.default_rng(seed)
+    b, h_q = rng.choice([1, 2]), rng.choice([1, 2, 4])
+    h_k = rng.choice([h for h in (1, 2, 4) if h_q % h == 0])
+    s_q, s_kv, d = rng.choice([1, 3, 6]), rng.choice([2, 5, 8]), rng.choice([4, 8])
+    causal = rng.random() < 0.5
+    scale = rng.choice([1 / np.sqrt(d), 0.7])
+    q, k, v = (data.standard_normal(shape).astype(np.float16) for shape in ((b, h_q, s_q, d), (b, h_k, s_kv, d), (b, h_k, s_kv, d)))
+    d_o = data.standard_normal((b, h_q, s_q, d)).astype(np.float16)
+
+    group = h_q // h_k
+    q64, d_o64 = q.astype(np.float64), d_o.astype(np.float64)
+    kk, vv = (np.repeat(a.astype(np.float64), group, axis=1) for a in (k, v))
+    scores = np.einsum("bhid,bhjd->bhij", q64, kk) * scale
+    if causal:
+        scores = np.where(np.arange(s_kv)[None, :] <= np.arange(s_q)[:, None], scores, -np.inf)
+    top = scores.max(-1, keepdims=True)
+    weights = np.exp(scores - top)
+    stats = (top + np.log(weights.sum(-1, keepdims=True))).astype(np.float32)
+    p = weights / weights.sum(-1, keepdims=True)
+    o = np.einsum("bhij,bhjd->bhid", p, vv).astype(np.float16)
+    # Gradients of the attention as the forward computed it (O rounded to f16,
+    # as the graph reads it).
+    d_p = np.einsum("bhid,bhjd->bhij", d_o64, vv)
+    d_s = p * (d_p - np.sum(d_o64 * o.astype(np.float64), -1, keepdims=True))
+    expected_dq = np.einsum("bhij,bhjd->bhid", d_s, kk) * scale
+    fold = lambda a: a.reshape(b, h_k, group, *a.shape[2:]).sum(2)  # noqa: E731
+    expected_dk = fold(np.einsum("bhij,bhid->bhjd", d_s, q64) * scale)
+    expected_dv = fold(np.einsum("bhij,bhid->bhjd", p, d_o64))
+
+    g = gc.pygraph(io_data_type=D.HALF, intermediate_data_type=D.FLOAT, compute_data_type=D.FLOAT)
+
+    def tensor(name, array, dtype=None):
+        extra = {} if dtype is None else {"data_type": dtype}
+        return g.tensor(name=name, dim=list(array.shape), stride=[s // array.itemsize for s in array.strides], **extra)
+
+    qt, kt, vt, ot, dot = tensor("q", q), tensor("k", k), tensor("v", v), tensor("o", o), tensor("dO", d_o)
+    st = tensor("stats", stats, D.FLOAT)
+    dq, dk, dv = g.sdpa_backward(q=qt, k=kt, v=vt, o=ot, dO=dot, stats=st, attn_scale=float(scale), use_causal_mask=causal)
+    outs = {}
+    for tensor_out, expected in ((dq, expected_dq), (dk, expected_dk), (dv, expected_dv)):
+        tensor_out.set_output(True).set_data_type(D.HALF)
+        outs[tensor_out] = expected
+    g.build([gc.heur_mode.A])
+    feeds = {qt: q, kt: k, vt: v, ot: o, dot: d_o, st: stats}
+    buffers = {}
+    for tensor_out, expected in outs.items():
+        memory = np.zeros(expected.size, np.float16)
+        buffers[tensor_out] = np.lib.stride_tricks.as_strided(memory, expected.shape, [s * 2 for s in tensor_out.get_stride()])
+    g.execute({**feeds, **buffers})
+    for name, tensor_out in (("dQ", dq), ("dK", dk), ("dV", dv)):
+        error = np.max(np.abs(buffers[tensor_out] - outs[tensor_out]) / (1 + np.abs(outs[tensor_out])))
+        assert error <= 2e-2, (seed, name, causal, float(error))
+
+
+@needs_lib
+def test_random_attention_gradients_match_numpy():
+    for seed in range(30):
+        run_sdpa_backward(seed)
