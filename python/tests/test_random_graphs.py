@@ -472,3 +472,89 @@ def run_sdpa_backward(seed):
 def test_random_attention_gradients_match_numpy():
     for seed in range(30):
         run_sdpa_backward(seed)
+
+
+def norm_statistics(kind, x, eps):
+    """(x_hat, mean, inv_var) of a layer, rms or batch norm over float64
+    NCHW ``x``: layer and rms norms over each sample, batchnorm over each
+    channel."""
+    axes = (0, 2, 3) if kind == "batchnorm" else (1, 2, 3)
+    mean = np.zeros_like(x.mean(axes, keepdims=True)) if kind == "rmsnorm" else x.mean(axes, keepdims=True)
+    inv_var = 1 / np.sqrt(((x - mean) ** 2).mean(axes, keepdims=True) + eps)
+    return (x - mean) * inv_var, mean, inv_var, axes
+
+
+def run_norm_training(seed):
+    """Training forward and backward of layernorm, rmsnorm and batchnorm
+    (saved statistics, running statistics, DX, DScale, DBias) against numpy."""
+    rng = random.Random(seed)
+    data = np.random.default_rng(seed)
+    kind = rng.choice(["layernorm", "rmsnorm", "batchnorm"])
+    shape = [rng.choice([2, 3, 4]), rng.choice([1, 2, 3]), rng.choice([1, 2, 4]), rng.choice([2, 5])]
+    channels_last = rng.random() < 0.4
+    x = layout(data.standard_normal(shape).astype(np.float32), channels_last)
+    dy = layout(data.standard_normal(shape).astype(np.float32), channels_last)
+    param_shape = [1, shape[1], 1, 1] if kind == "batchnorm" else [1] + shape[1:]
+    scale = layout(data.standard_normal(param_shape).astype(np.float32), channels_last)
+    bias = layout(data.standard_normal(param_shape).astype(np.float32), channels_last)
+    eps, momentum = rng.choice([1e-5, 1e-2]), 0.1
+    x64, dy64 = x.astype(np.float64), dy.astype(np.float64)
+    x_hat, mean, inv_var, axes = norm_statistics(kind, x64, eps)
+    expected_y = x_hat * scale + bias
+    d_xhat = dy64 * scale
+    count = np.prod([shape[a] for a in axes])
+    centred = np.zeros_like(x_hat) if kind == "rmsnorm" else d_xhat.mean(axes, keepdims=True)
+    expected_dx = inv_var * (d_xhat - centred - x_hat * (d_xhat * x_hat).mean(axes, keepdims=True))
+    param_axes = tuple(a for a in range(4) if param_shape[a] == 1)
+    expected_dscale = (dy64 * x_hat).sum(param_axes, keepdims=True)
+    expected_dbias = dy64.sum(param_axes, keepdims=True)
+
+    g = gc.pygraph(io_data_type=D.FLOAT, intermediate_data_type=D.FLOAT, compute_data_type=D.FLOAT)
+
+    def tensor(name, array):
+        return g.tensor(name=name, dim=list(array.shape), stride=[s // 4 for s in array.strides])
+
+    def scalar(name):
+        return g.tensor(name=name, dim=[1, 1, 1, 1], stride=[1, 1, 1, 1], is_pass_by_value=True)
+
+    xt, dyt, st, bt, et = tensor("x", x), tensor("dy", dy), tensor("scale", scale), tensor("bias", bias), scalar("epsilon")
+    feeds = {xt: x, dyt: dy, st: scale, bt: bias, et: np.full((1, 1, 1, 1), eps, np.float32)}
+    expected = {}
+    if kind == "batchnorm":
+        running_mean = data.standard_normal([1, shape[1], 1, 1]).astype(np.float32)
+        running_var = np.abs(data.standard_normal([1, shape[1], 1, 1])).astype(np.float32)
+        rmt, rvt, mt = tensor("running_mean", running_mean), tensor("running_var", running_var), scalar("momentum")
+        feeds.update({rmt: running_mean, rvt: running_var, mt: np.full((1, 1, 1, 1), momentum, np.float32)})
+        y, saved_mean, saved_inv_var, next_mean, next_var = g.batchnorm(
+            input=xt, scale=st, bias=bt, in_running_mean=rmt, in_running_var=rvt, epsilon=et, momentum=mt
+        )
+        unbiased = ((x64 - mean) ** 2).sum(axes, keepdims=True) / (count - 1) if count > 1 else np.zeros_like(mean)
+        expected[next_mean] = (1 - momentum) * running_mean + momentum * mean
+        expected[next_var] = (1 - momentum) * running_var + momentum * unbiased
+        dx, dscale, dbias = g.batchnorm_backward(grad=dyt, input=xt, scale=st, mean=saved_mean, inv_variance=saved_inv_var)
+    elif kind == "layernorm":
+        y, saved_mean, saved_inv_var = g.layernorm(norm_forward_phase=gc.norm_forward_phase.TRAINING, input=xt, scale=st, bias=bt, epsilon=et)
+        dx, dscale, dbias = g.layernorm_backward(grad=dyt, input=xt, scale=st, mean=saved_mean, inv_variance=saved_inv_var)
+    else:
+        y, saved_inv_var = g.rmsnorm(norm_forward_phase=gc.norm_forward_phase.TRAINING, input=xt, scale=st, bias=bt, epsilon=et)
+        saved_mean = None
+        dx, dscale, dbias = g.rmsnorm_backward(grad=dyt, input=xt, scale=st, inv_variance=saved_inv_var, has_dbias=True)
+    expected.update({y: expected_y, saved_inv_var: inv_var, dx: expected_dx, dscale: expected_dscale, dbias: expected_dbias})
+    if saved_mean is not None:
+        expected[saved_mean] = mean
+    for out in expected:
+        out.set_output(True).set_data_type(D.FLOAT)
+    g.build([gc.heur_mode.A])
+    buffers = {out: read_output(out, value.shape) for out, value in expected.items()}
+    g.execute({**feeds, **buffers})
+    names = {id(out): out.name for out in expected}
+    for out, value in expected.items():
+        error = np.max(np.abs(buffers[out] - value) / (1 + np.abs(value)))
+        assert error <= 1e-4, (seed, kind, names[id(out)], float(error))
+    return kind
+
+
+@needs_lib
+def test_random_norm_training_matches_numpy():
+    kinds = {run_norm_training(seed) for seed in range(45)}
+    assert kinds == {"layernorm", "rmsnorm", "batchnorm"}, kinds
