@@ -558,3 +558,38 @@ def run_norm_training(seed):
 def test_random_norm_training_matches_numpy():
     kinds = {run_norm_training(seed) for seed in range(45)}
     assert kinds == {"layernorm", "rmsnorm", "batchnorm"}, kinds
+
+
+REDUCTION_MODES = {
+    "ADD": lambda a, axes: a.sum(axes, keepdims=True),
+    "MUL": lambda a, axes: a.prod(axes, keepdims=True),
+    "MIN": lambda a, axes: a.min(axes, keepdims=True),
+    "MAX": lambda a, axes: a.max(axes, keepdims=True),
+    "AMAX": lambda a, axes: np.abs(a).max(axes, keepdims=True),
+    "AVG": lambda a, axes: a.mean(axes, keepdims=True),
+    "NORM1": lambda a, axes: np.abs(a).sum(axes, keepdims=True),
+    "NORM2": lambda a, axes: np.sqrt((a * a).sum(axes, keepdims=True)),
+    "MUL_NO_ZEROS": lambda a, axes: np.where(a == 0, 1, a).prod(axes, keepdims=True),
+}
+
+
+@needs_lib
+@pytest.mark.parametrize("mode", sorted(REDUCTION_MODES))
+def test_every_reduction_mode_over_random_axes_matches_numpy(mode):
+    for seed in range(12):
+        rng = random.Random(seed)
+        data = np.random.default_rng(seed)
+        shape = [rng.choice([1, 2, 3, 4]) for _ in range(rng.choice([2, 3, 4]))]
+        x = (data.standard_normal(shape) * 0.9).astype(np.float32)
+        x[data.random(shape) < 0.15] = 0  # zeros for MUL_NO_ZEROS
+        axes = tuple(sorted(rng.sample(range(len(shape)), rng.randint(1, len(shape)))))
+        expected = REDUCTION_MODES[mode](x.astype(np.float64), axes)
+        g = gc.pygraph(io_data_type=D.FLOAT, intermediate_data_type=D.FLOAT, compute_data_type=D.FLOAT)
+        xt = g.tensor(name="x", dim=shape, stride=[s // 4 for s in x.strides])
+        y = g.reduction(input=xt, mode=getattr(gc.reduction_mode, mode), compute_data_type=D.FLOAT)
+        y.set_dim(list(expected.shape)).set_output(True)
+        g.build([gc.heur_mode.A])
+        out = read_output(y, expected.shape)
+        g.execute({xt: x, y: out})
+        error = np.max(np.abs(out - expected) / (1 + np.abs(expected)))
+        assert error <= 1e-5, (mode, seed, shape, axes, float(error))
