@@ -103,7 +103,11 @@ _CUTEDSL_NAMES = frozenset(
     grouped_gemm_glu_hadamard_wrapper_sm100 GroupedGemmDgluSm100 grouped_gemm_dglu_wrapper_sm100
     GroupedGemmWgradSm100 grouped_gemm_wgrad_wrapper_sm100 discrete_grouped_gemm
     DiscreteGroupedGemmSwigluSm100 discrete_grouped_gemm_swiglu_wrapper_sm100
-    DiscreteGroupedGemmDswigluSm100 discrete_grouped_gemm_dswiglu_wrapper_sm100""".split()
+    DiscreteGroupedGemmDswigluSm100 discrete_grouped_gemm_dswiglu_wrapper_sm100
+    gemm_swiglu_jax_sm100 gemm_srelu_jax_sm100 gemm_dsrelu_jax_sm100 gemm_amax_jax_sm100
+    gemm_proj_rope_mxfp8_jax_sm100 grouped_gemm_jax_sm100 grouped_gemm_glu_jax_sm100
+    grouped_gemm_dglu_jax_sm100 grouped_gemm_dsrelu_jax_sm100 grouped_gemm_wgrad_jax_sm100
+    discrete_grouped_gemm_swiglu_jax_sm100 discrete_grouped_gemm_dswiglu_jax_sm100""".split()
 )
 
 

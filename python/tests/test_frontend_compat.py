@@ -636,6 +636,9 @@ def test_cutedsl_kernels_raise_import_error():
         from cudnn import GroupedGemmSwigluSm100  # noqa: F401
     with pytest.raises(ImportError, match="GemmAmaxSm100"):
         cudnn.GemmAmaxSm100
+    # Its JAX entry points (also lazy) answer the same way.
+    with pytest.raises(ImportError, match="grouped_gemm_jax_sm100"):
+        cudnn.grouped_gemm_jax_sm100
     with pytest.raises(AttributeError, match="no_such_name"):
         cudnn.no_such_name
 
