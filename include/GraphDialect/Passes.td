@@ -71,9 +71,10 @@ def GraphFuse : Pass<"graph-fuse", "::mlir::ModuleOp"> {
     (`Engine::runsFusedInto`) moves to the front of the reader's group when
     nothing else reads it: cuDNN's Philox `rng` of an sdpa's dropout mask,
     and the identity casts of graph inputs that feed a mixed-precision
-    matmul, the latter only while M, N and K are multiples of 8 (at other
-    sizes cuDNN's runtime-fusion engine misreads a cast operand, so the
-    cast runs alone and the matmul reads its result).
+    matmul, the latter only while M, N and K are multiples of 8 or dynamic
+    (decided again once the shapes are bound; at other sizes cuDNN's
+    runtime-fusion engine misreads a cast operand, so the cast runs alone
+    and the matmul reads its result).
   }];
   let options = [
     Option<"maxGroupOps", "max-group-ops", "unsigned", "16",

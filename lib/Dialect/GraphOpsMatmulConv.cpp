@@ -143,7 +143,7 @@ SmallVector<int64_t> convOutputSpatial(ArrayRef<int64_t> image,
       continue;
     }
     // Floor division: a window wider than the padded input leaves no
-    // output (C++'s division would round -1 / 2 up to an output of 1).
+    // output (C++'s division truncates -1 / 2 to 0, an output of 1).
     out.push_back(llvm::divideFloorSigned(*span, g.stride[i]) + 1);
   }
   return out;

@@ -166,8 +166,13 @@ std::vector<std::pair<std::string, GraphSpec>> relabelings(const GraphSpec &s) {
     // order: a column-major int8 cast and its result, say): element k of
     // memory is the same logical element in each, so the memory order
     // relabels them all alike. Its innermost run is the dim of stride 1.
+    // Strides of extent-1 dims address nothing, so only the others count.
     auto layoutOf = [](const TensorSpec &t) {
-      return t.strides.empty() ? rowMajorStrides(t.dims) : t.strides;
+      Shape strides = t.strides.empty() ? rowMajorStrides(t.dims) : t.strides;
+      for (size_t i = 0; i < t.dims.size() && i < strides.size(); ++i)
+        if (t.dims[i] == 1)
+          strides[i] = 0;
+      return strides;
     };
     const TensorSpec *first = nullptr;
     for (const TensorSpec &t : s.tensors) {
@@ -182,18 +187,23 @@ std::vector<std::pair<std::string, GraphSpec>> relabelings(const GraphSpec &s) {
     if (!first || first->dims.empty())
       return out;
     const Shape *shape = &first->dims;
-    bool packed = isPacked(*first);
+    Shape firstLayout = layoutOf(*first);
+    // The innermost run: the last dim of a packed graph (the layouts
+    // measured on the H200), else the extent of the dim of stride 1.
     int64_t l = shape->back();
-    if (!packed)
+    if (!isPacked(*first))
       for (size_t i = 0; i < shape->size(); ++i)
-        if ((*shape)[i] != 1 && first->strides[i] == 1)
+        if ((*shape)[i] != 1 && firstLayout[i] == 1)
           l = (*shape)[i];
     int64_t n = numElements(*shape);
     if (l <= 0 || n <= 0)
       return out;
     int64_t rows = n / l;
     auto add = [&](const std::string &what, const Shape &d, const Shape &st) {
-      if (d == *shape && packed)
+      TensorSpec candidate;
+      candidate.dims = d;
+      candidate.strides = st;
+      if (d == *shape && layoutOf(candidate) == firstLayout)
         return; // the graph as it is
       out.push_back(
           {what + " " + dimsText(d), relabeled(s, d.size(), [&](const Shape &) {

@@ -240,6 +240,9 @@ TEST(EngineRegistry, CastJoinsMatmulOnlyAtAlignedSizes) {
   EXPECT_FALSE(castFuses("2x8x16", "2x16x25", "2x8x25")); // N = 25
   EXPECT_FALSE(castFuses("2x7x16", "2x16x24", "2x7x24")); // M = 7
   EXPECT_TRUE(castFuses("2x?x16", "2x16x24", "2x?x24"));  // M dynamic
+  EXPECT_TRUE(castFuses("8x16", "16x24", "8x24"));        // rank 2
+  EXPECT_FALSE(castFuses("8x16", "16x25", "8x25"));
+  EXPECT_FALSE(castFuses("2x8x?", "2x9x24", "2x8x24")); // K known from B
 }
 
 TEST(CodegenSupportList, ByKind) {

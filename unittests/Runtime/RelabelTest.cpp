@@ -10,6 +10,8 @@
 
 #include "CudnnGroupInternal.h"
 
+#include <algorithm>
+
 #include <gtest/gtest.h>
 
 using namespace graph::rt;
@@ -171,6 +173,65 @@ TEST(PointwiseRelabel, SharedColumnMajorLayoutRelabelsInMemoryOrder) {
 TEST(PointwiseRelabel, DifferentOrPaddedLayoutsAreKept) {
   EXPECT_TRUE(relabelings(cast({3, 7, 5}, {35, 1, 7}, {35, 5, 1})).empty());
   EXPECT_TRUE(relabelings(cast({3, 7, 5}, {40, 8, 1}, {40, 8, 1})).empty());
+}
+
+/// For every logical element of `s`'s (equal-dims) tensors, the tuple of
+/// memory offsets it has in each non-by-value tensor, sorted: two
+/// descriptions of a pointwise graph are the same computation exactly when
+/// these agree.
+std::vector<std::vector<int64_t>> offsetTuples(const GraphSpec &s) {
+  std::vector<const TensorSpec *> tensors;
+  for (const TensorSpec &t : s.tensors)
+    if (!t.isByValue && !t.readByValue)
+      tensors.push_back(&t);
+  const Shape &dims = tensors.front()->dims;
+  std::vector<std::vector<int64_t>> tuples;
+  Shape index(dims.size(), 0);
+  for (int64_t flat = 0; flat < graph::numElements(dims); ++flat) {
+    std::vector<int64_t> tuple;
+    for (const TensorSpec *t : tensors) {
+      Shape strides =
+          t->strides.empty() ? graph::rowMajorStrides(t->dims) : t->strides;
+      int64_t offset = 0;
+      for (size_t d = 0; d < dims.size(); ++d)
+        offset += index[d] * strides[d];
+      tuple.push_back(offset);
+    }
+    tuples.push_back(tuple);
+    for (size_t d = dims.size(); d-- > 0;)
+      if (++index[d] < dims[d])
+        break;
+      else
+        index[d] = 0;
+  }
+  std::sort(tuples.begin(), tuples.end());
+  return tuples;
+}
+
+// Every relabeling of a shared dense layout addresses the same memory per
+// element as the graph itself: extent-1 dims with any stride, an empty
+// stride list, a by-value scalar and three tensors included.
+TEST(PointwiseRelabel, EveryRelabelingAddressesTheSameMemory) {
+  std::vector<GraphSpec> graphs = {
+      cast({3, 7, 5}, {35, 1, 7}, {35, 1, 7}),
+      cast({4, 1, 6}, {6, 99, 1}, {6, 1, 1}),
+      cast({2, 3, 1, 4}, {12, 1, 0, 3}, {12, 1, 5, 3}),
+      cast({6, 5}, {}, {5, 1}),
+  };
+  GraphSpec binary = cast({2, 5, 3}, {15, 1, 5}, {15, 1, 5});
+  binary.ops[0].mode = "add";
+  binary.ops[0].inputs[graph::pointwiseInput(1)] = 3;
+  binary.tensors.push_back(tensor(3, {2, 5, 3}, {15, 1, 5}));
+  TensorSpec scalar = tensor(4, {1, 1, 1}, {1, 1, 1});
+  scalar.isByValue = true;
+  binary.tensors.push_back(scalar);
+  graphs.push_back(binary);
+  for (const GraphSpec &g : graphs) {
+    auto alts = relabelings(g);
+    EXPECT_FALSE(alts.empty());
+    for (const auto &[label, alt] : alts)
+      EXPECT_EQ(offsetTuples(alt), offsetTuples(g)) << label;
+  }
 }
 
 } // namespace

@@ -237,20 +237,22 @@ public:
   /// identity whose only use is an operand of the matmul (int8 B to bf16):
   /// cuDNN's mixed-input engines take the casts and the matmul as one
   /// graph, and a cast of int8 alone has no engine. Only while M, N and K
-  /// are multiples of 8 (or dynamic): at other sizes cuDNN 9.19's
-  /// runtime-fusion engine (engine 7, every knob) reads a cast operand out
-  /// of bounds or wrongly (the frontend's unaligned matmul fuzzer on the
-  /// H200: illegal addresses, wrong and run-to-run different results),
-  /// while the cast run alone and the matmul of its materialized result
-  /// are right.
+  /// are multiples of 8 (or dynamic, decided again once the shapes are
+  /// bound): at other sizes cuDNN 9.19's runtime-fusion engine (engine 7,
+  /// every knob) reads a cast operand out of bounds or wrongly (the
+  /// frontend's unaligned matmul fuzzer on the H200: illegal addresses,
+  /// wrong and run-to-run different results), while the cast run alone and
+  /// the matmul of its materialized result are right.
   static bool castFusesAtThisSize(MatmulOp matmul) {
-    auto a = dyn_cast<RankedTensorType>(matmul->getOperand(0).getType());
-    auto b = dyn_cast<RankedTensorType>(matmul->getOperand(1).getType());
-    if (!a || !b || a.getRank() < 2 || b.getRank() < 2)
-      return true;
-    int64_t m = a.getShape()[a.getRank() - 2], k = a.getShape().back(),
-            n = b.getShape().back();
-    return llvm::all_of(ArrayRef<int64_t>{m, n, k}, [](int64_t extent) {
+    auto a = cast<RankedTensorType>(matmul->getOperand(0).getType());
+    auto b = cast<RankedTensorType>(matmul->getOperand(1).getType());
+    if (a.getRank() < 2 || b.getRank() < 2)
+      return true; // the verifier refuses such a matmul
+    ArrayRef<int64_t> as = a.getShape(), bs = b.getShape();
+    // K from both sides: one may be dynamic where the other is known.
+    int64_t m = as[as.size() - 2], k = as.back(), kOfB = bs[bs.size() - 2],
+            n = bs.back();
+    return llvm::all_of(ArrayRef<int64_t>{m, n, k, kOfB}, [](int64_t extent) {
       return ShapedType::isDynamic(extent) || extent % 8 == 0;
     });
   }
