@@ -471,26 +471,27 @@ def test_random_attention_gradients_match_numpy():
 
 
 def norm_statistics(kind, x, eps):
-    """(x_hat, mean, inv_var) of a layer, rms or batch norm over float64
-    NCHW ``x``: layer and rms norms over each sample, batchnorm over each
-    channel."""
-    axes = (0, 2, 3) if kind == "batchnorm" else (1, 2, 3)
+    """(x_hat, mean, inv_var) of a layer, rms, batch or instance norm over
+    float64 NCHW ``x``: layer and rms norms over each sample, batchnorm
+    over each channel, instancenorm over each channel of each sample."""
+    axes = {"batchnorm": (0, 2, 3), "instancenorm": (2, 3)}.get(kind, (1, 2, 3))
     mean = np.zeros_like(x.mean(axes, keepdims=True)) if kind == "rmsnorm" else x.mean(axes, keepdims=True)
     inv_var = 1 / np.sqrt(((x - mean) ** 2).mean(axes, keepdims=True) + eps)
     return (x - mean) * inv_var, mean, inv_var, axes
 
 
 def run_norm_training(seed):
-    """Training forward and backward of layernorm, rmsnorm and batchnorm
-    (saved statistics, running statistics, DX, DScale, DBias) against numpy."""
+    """Training forward and backward of layernorm, rmsnorm, batchnorm and
+    instancenorm (saved statistics, running statistics, DX, DScale, DBias)
+    against numpy."""
     rng = random.Random(seed)
     data = np.random.default_rng(seed)
-    kind = rng.choice(["layernorm", "rmsnorm", "batchnorm"])
+    kind = rng.choice(["layernorm", "rmsnorm", "batchnorm", "instancenorm"])
     shape = [rng.choice([2, 3, 4]), rng.choice([1, 2, 3]), rng.choice([1, 2, 4]), rng.choice([2, 5])]
     channels_last = rng.random() < 0.4
     x = layout(data.standard_normal(shape).astype(np.float32), channels_last)
     dy = layout(data.standard_normal(shape).astype(np.float32), channels_last)
-    param_shape = [1, shape[1], 1, 1] if kind == "batchnorm" else [1] + shape[1:]
+    param_shape = [1, shape[1], 1, 1] if kind in ("batchnorm", "instancenorm") else [1] + shape[1:]
     scale = layout(data.standard_normal(param_shape).astype(np.float32), channels_last)
     bias = layout(data.standard_normal(param_shape).astype(np.float32), channels_last)
     eps, momentum = rng.choice([1e-5, 1e-2]), 0.1
@@ -528,9 +529,10 @@ def run_norm_training(seed):
         expected[next_mean] = (1 - momentum) * running_mean + momentum * mean
         expected[next_var] = (1 - momentum) * running_var + momentum * unbiased
         dx, dscale, dbias = g.batchnorm_backward(grad=dyt, input=xt, scale=st, mean=saved_mean, inv_variance=saved_inv_var)
-    elif kind == "layernorm":
-        y, saved_mean, saved_inv_var = g.layernorm(norm_forward_phase=gc.norm_forward_phase.TRAINING, input=xt, scale=st, bias=bt, epsilon=et)
-        dx, dscale, dbias = g.layernorm_backward(grad=dyt, input=xt, scale=st, mean=saved_mean, inv_variance=saved_inv_var)
+    elif kind in ("layernorm", "instancenorm"):
+        forward, backward = getattr(g, kind), getattr(g, kind + "_backward")
+        y, saved_mean, saved_inv_var = forward(norm_forward_phase=gc.norm_forward_phase.TRAINING, input=xt, scale=st, bias=bt, epsilon=et)
+        dx, dscale, dbias = backward(grad=dyt, input=xt, scale=st, mean=saved_mean, inv_variance=saved_inv_var)
     else:
         y, saved_inv_var = g.rmsnorm(norm_forward_phase=gc.norm_forward_phase.TRAINING, input=xt, scale=st, bias=bt, epsilon=et)
         saved_mean = None
@@ -552,8 +554,8 @@ def run_norm_training(seed):
 
 @needs_lib
 def test_random_norm_training_matches_numpy():
-    kinds = {run_norm_training(seed) for seed in range(45)}
-    assert kinds == {"layernorm", "rmsnorm", "batchnorm"}, kinds
+    kinds = {run_norm_training(seed) for seed in range(60)}
+    assert kinds == {"layernorm", "rmsnorm", "batchnorm", "instancenorm"}, kinds
 
 
 REDUCTION_MODES = {
@@ -668,3 +670,41 @@ def test_more_pointwise_modes_match_numpy(mode):
     out = np.full_like(x, np.nan)
     g.execute({xt: x, y: out})
     np.testing.assert_allclose(out, FORWARD[mode](x.astype(np.float64)), rtol=1e-4, atol=1e-5)
+
+
+def run_batched_matmul(seed):
+    """A matmul whose batch dims broadcast (each 1 on either side or full),
+    operands row- or column-major, f16 or f32, against numpy."""
+    rng = random.Random(seed)
+    data = np.random.default_rng(seed)
+    batch = [rng.choice([1, 2, 3]) for _ in range(rng.choice([0, 1, 2]))]
+    a_batch = [d if rng.random() < 0.7 else 1 for d in batch]
+    b_batch = [d if rng.random() < 0.7 else 1 for d in batch]
+    m, k, n = rng.choice([1, 3, 8, 17]), rng.choice([1, 4, 9]), rng.choice([1, 5, 16])
+    dtype = rng.choice([np.float16, np.float32])
+
+    def operand(shape):
+        array = data.standard_normal(shape).astype(dtype)
+        if rng.random() < 0.4:  # column-major matrices
+            array = np.ascontiguousarray(np.swapaxes(array, -1, -2)).swapaxes(-1, -2)
+        return array
+
+    a, b = operand(a_batch + [m, k]), operand(b_batch + [k, n])
+    expected = np.matmul(a.astype(np.float64), b.astype(np.float64))
+    io = D.HALF if dtype == np.float16 else D.FLOAT
+    g = gc.pygraph(io_data_type=io, intermediate_data_type=D.FLOAT, compute_data_type=D.FLOAT)
+    at = g.tensor(name="a", dim=list(a.shape), stride=[s // a.itemsize for s in a.strides], data_type=io)
+    bt = g.tensor(name="b", dim=list(b.shape), stride=[s // b.itemsize for s in b.strides], data_type=io)
+    c = g.matmul(A=at, B=bt)
+    c.set_output(True).set_data_type(D.FLOAT)
+    g.build([gc.heur_mode.A])
+    out = read_output(c, expected.shape)
+    g.execute({at: a, bt: b, c: out})
+    error = np.max(np.abs(out - expected) / (1 + np.abs(expected)))
+    assert error <= 1e-5, (seed, a.shape, b.shape, float(error))
+
+
+@needs_lib
+def test_random_batched_matmuls_match_numpy():
+    for seed in range(60):
+        run_batched_matmul(seed)
