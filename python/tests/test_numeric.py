@@ -307,6 +307,77 @@ def test_pointwise_unary(mode):
     np.testing.assert_allclose(y, UNARY[mode](x.astype(np.float64)), rtol=1e-4, atol=1e-5)
 
 
+def _sigmoid(x):
+    return 1 / (1 + np.exp(-x))
+
+
+def _gelu_tanh_inner(x):
+    return np.sqrt(2 / np.pi) * (x + 0.044715 * x**3)
+
+
+# The backward modes take the loss and the forward input (cuDNN's pointwise
+# *_BWD modes): dx = dy * f'(x).
+GRADIENTS = {
+    "relu_backward": lambda dy, x: dy * (x > 0),
+    "sigmoid_backward": lambda dy, x: dy * _sigmoid(x) * (1 - _sigmoid(x)),
+    "tanh_backward": lambda dy, x: dy * (1 - np.tanh(x) ** 2),
+    "gelu_backward": lambda dy, x: dy * (0.5 * (1 + _erf(x / np.sqrt(2))) + x * np.exp(-x * x / 2) / np.sqrt(2 * np.pi)),
+    "gelu_approx_tanh_backward": lambda dy, x: dy
+    * (
+        0.5 * (1 + np.tanh(_gelu_tanh_inner(x)))
+        + 0.5 * x * (1 - np.tanh(_gelu_tanh_inner(x)) ** 2) * np.sqrt(2 / np.pi) * (1 + 3 * 0.044715 * x * x)
+    ),
+    "softplus_backward": lambda dy, x: dy * _sigmoid(x),
+    "swish_backward": lambda dy, x: dy * (_sigmoid(x) + x * _sigmoid(x) * (1 - _sigmoid(x))),
+    "elu_backward": lambda dy, x: dy * np.where(x > 0, 1, np.exp(x)),
+}
+# Forward modes with a restricted domain or not in UNARY.
+FORWARD = {
+    "elu": lambda x: np.where(x > 0, x, np.exp(x) - 1),
+    "swish": lambda x: x * _sigmoid(x),
+    "gelu_approx_tanh": lambda x: 0.5 * x * (1 + np.tanh(_gelu_tanh_inner(x))),
+    "reciprocal": lambda x: 1 / x,
+    "rsqrt": lambda x: 1 / np.sqrt(np.abs(x)),
+    "sqrt": lambda x: np.sqrt(np.abs(x)),
+    "log": lambda x: np.log(np.abs(x)),
+    "tan": np.tan,
+}
+
+
+@pytest.mark.parametrize("mode", sorted(GRADIENTS))
+def test_pointwise_gradients_match_numpy(mode):
+    data = np.random.default_rng(7)
+    x = (data.standard_normal((4, 33)) * 2).astype(np.float32)
+    x[0, :3] = [0.5, -0.5, 3.0]
+    dy = data.standard_normal((4, 33)).astype(np.float32)
+    g = new_graph()
+    dyt, xt = g.tensor_like(dy), g.tensor_like(x)
+    dx = getattr(g, mode)(loss=dyt, input=xt)
+    dx.set_output(True)
+    g.build([gc.heur_mode.A])
+    out = np.full_like(x, np.nan)
+    g.execute({dyt: dy, xt: x, dx: out})
+    np.testing.assert_allclose(out, GRADIENTS[mode](dy.astype(np.float64), x.astype(np.float64)), rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("mode", sorted(FORWARD))
+def test_more_pointwise_modes_match_numpy(mode):
+    data = np.random.default_rng(11)
+    x = (data.standard_normal((3, 17)) * 1.5).astype(np.float32)
+    if mode in ("reciprocal", "rsqrt", "sqrt", "log"):
+        x = np.abs(x) + 0.25  # inside the function's domain
+    if mode == "tan":
+        x = np.clip(x, -1.2, 1.2)
+    g = new_graph()
+    xt = g.tensor_like(x)
+    y = getattr(g, mode)(input=xt)
+    y.set_output(True)
+    g.build([gc.heur_mode.A])
+    out = np.full_like(x, np.nan)
+    g.execute({xt: x, y: out})
+    np.testing.assert_allclose(out, FORWARD[mode](x.astype(np.float64)), rtol=1e-4, atol=1e-5)
+
+
 @pytest.mark.parametrize("mode", sorted(BINARY))
 def test_pointwise_binary(mode):
     g = new_graph()

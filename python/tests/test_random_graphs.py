@@ -9,7 +9,6 @@ strides the graph reports); an invalid one must be refused with the package's
 GraphValidationError naming the op and the rule. Any other exception, a
 crash, an accepted invalid chain or a wrong value fails the seed."""
 
-import math
 import random
 
 import numpy as np
@@ -591,85 +590,6 @@ def test_every_reduction_mode_over_random_axes_matches_numpy(mode):
         g.execute({xt: x, y: out})
         error = np.max(np.abs(out - expected) / (1 + np.abs(expected)))
         assert error <= 1e-5, (mode, seed, shape, axes, float(error))
-
-
-def _erf(x):
-    return np.vectorize(math.erf)(x)
-
-
-def _sigmoid(x):
-    return 1 / (1 + np.exp(-x))
-
-
-def _gelu_tanh_inner(x):
-    return np.sqrt(2 / np.pi) * (x + 0.044715 * x**3)
-
-
-# The backward modes take the loss and the forward input (cuDNN's pointwise
-# *_BWD modes): dx = dy * f'(x).
-GRADIENTS = {
-    "relu_backward": lambda dy, x: dy * (x > 0),
-    "sigmoid_backward": lambda dy, x: dy * _sigmoid(x) * (1 - _sigmoid(x)),
-    "tanh_backward": lambda dy, x: dy * (1 - np.tanh(x) ** 2),
-    "gelu_backward": lambda dy, x: dy * (0.5 * (1 + _erf(x / np.sqrt(2))) + x * np.exp(-x * x / 2) / np.sqrt(2 * np.pi)),
-    "gelu_approx_tanh_backward": lambda dy, x: dy
-    * (
-        0.5 * (1 + np.tanh(_gelu_tanh_inner(x)))
-        + 0.5 * x * (1 - np.tanh(_gelu_tanh_inner(x)) ** 2) * np.sqrt(2 / np.pi) * (1 + 3 * 0.044715 * x * x)
-    ),
-    "softplus_backward": lambda dy, x: dy * _sigmoid(x),
-    "swish_backward": lambda dy, x: dy * (_sigmoid(x) + x * _sigmoid(x) * (1 - _sigmoid(x))),
-    "elu_backward": lambda dy, x: dy * np.where(x > 0, 1, np.exp(x)),
-}
-FORWARD = {
-    "elu": lambda x: np.where(x > 0, x, np.exp(x) - 1),
-    "swish": lambda x: x * _sigmoid(x),
-    "gelu_approx_tanh": lambda x: 0.5 * x * (1 + np.tanh(_gelu_tanh_inner(x))),
-    "reciprocal": lambda x: 1 / x,
-    "rsqrt": lambda x: 1 / np.sqrt(np.abs(x)),
-    "sqrt": lambda x: np.sqrt(np.abs(x)),
-    "log": lambda x: np.log(np.abs(x)),
-    "floor": np.floor,
-    "ceil": np.ceil,
-    "cos": np.cos,
-    "tan": np.tan,
-}
-
-
-@needs_lib
-@pytest.mark.parametrize("mode", sorted(GRADIENTS))
-def test_pointwise_gradients_match_numpy(mode):
-    data = np.random.default_rng(7)
-    x = (data.standard_normal((4, 33)) * 2).astype(np.float32)
-    x[0, :3] = [0.5, -0.5, 3.0]
-    dy = data.standard_normal((4, 33)).astype(np.float32)
-    g = gc.pygraph(io_data_type=D.FLOAT, intermediate_data_type=D.FLOAT, compute_data_type=D.FLOAT)
-    dyt, xt = g.tensor_like(dy), g.tensor_like(x)
-    dx = getattr(g, mode)(loss=dyt, input=xt)
-    dx.set_output(True)
-    g.build([gc.heur_mode.A])
-    out = np.full_like(x, np.nan)
-    g.execute({dyt: dy, xt: x, dx: out})
-    np.testing.assert_allclose(out, GRADIENTS[mode](dy.astype(np.float64), x.astype(np.float64)), rtol=1e-4, atol=1e-5)
-
-
-@needs_lib
-@pytest.mark.parametrize("mode", sorted(FORWARD))
-def test_more_pointwise_modes_match_numpy(mode):
-    data = np.random.default_rng(11)
-    x = (data.standard_normal((3, 17)) * 1.5).astype(np.float32)
-    if mode in ("reciprocal", "rsqrt", "sqrt", "log"):
-        x = np.abs(x) + 0.25  # inside the function's domain
-    if mode == "tan":
-        x = np.clip(x, -1.2, 1.2)
-    g = gc.pygraph(io_data_type=D.FLOAT, intermediate_data_type=D.FLOAT, compute_data_type=D.FLOAT)
-    xt = g.tensor_like(x)
-    y = getattr(g, mode)(input=xt)
-    y.set_output(True)
-    g.build([gc.heur_mode.A])
-    out = np.full_like(x, np.nan)
-    g.execute({xt: x, y: out})
-    np.testing.assert_allclose(out, FORWARD[mode](x.astype(np.float64)), rtol=1e-4, atol=1e-5)
 
 
 def run_batched_matmul(seed):
