@@ -23,6 +23,31 @@ bool isPacked(const TensorSpec &t) {
   return t.strides.empty() || t.strides == rowMajorStrides(t.dims);
 }
 
+/// Whether `t`'s strides lay its elements out densely in some dim order
+/// (row-major, channels-last, column-major...): each stride, smallest
+/// first, is the product of the extents inside it, so every element has
+/// its own offset below numElements(dims).
+bool isDense(const TensorSpec &t) {
+  if (t.strides.empty())
+    return true;
+  if (t.strides.size() != t.dims.size())
+    return false;
+  std::vector<size_t> order;
+  for (size_t i = 0; i < t.dims.size(); ++i)
+    if (t.dims[i] != 1)
+      order.push_back(i);
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return t.strides[a] < t.strides[b];
+  });
+  int64_t expected = 1;
+  for (size_t i : order) {
+    if (t.strides[i] != expected)
+      return false;
+    expected *= t.dims[i];
+  }
+  return true;
+}
+
 /// `s` with every tensor described by other dims/strides over the same
 /// bytes: `map(dims of a non-by-value tensor)` gives its new dims and
 /// strides; by-value scalars become all-ones of rank `rank`.
@@ -107,8 +132,9 @@ GraphSpec mergedBatchDims(const GraphSpec &s) {
 
 /// Equivalent descriptions of a matmul graph whose batch dims merge
 /// (mergedBatchDims), of a pointwise-only graph whose tensors all share one
-/// packed shape (every element maps to itself, so any relabeling applied to
-/// all tensors alike keeps the result), or of a one-op reduction of a packed
+/// shape and one dense layout (every element maps to itself, so any
+/// relabeling of memory order applied to all tensors alike keeps the
+/// result), or of a one-op reduction of a packed
 /// tensor that keeps or reduces whole runs of axes.
 std::vector<std::pair<std::string, GraphSpec>> relabelings(const GraphSpec &s) {
   std::vector<std::pair<std::string, GraphSpec>> out;
@@ -136,23 +162,49 @@ std::vector<std::pair<std::string, GraphSpec>> relabelings(const GraphSpec &s) {
     return out;
   }
   if (pointwiseOnly) {
-    const Shape *shape = nullptr;
+    // Every tensor with the same dims and the same dense layout (in any dim
+    // order: a column-major int8 cast and its result, say): element k of
+    // memory is the same logical element in each, so the memory order
+    // relabels them all alike. Its innermost run is the dim of stride 1.
+    // Strides of extent-1 dims address nothing, so only the others count.
+    auto layoutOf = [](const TensorSpec &t) {
+      Shape strides = t.strides.empty() ? rowMajorStrides(t.dims) : t.strides;
+      for (size_t i = 0; i < t.dims.size() && i < strides.size(); ++i)
+        if (t.dims[i] == 1)
+          strides[i] = 0;
+      return strides;
+    };
+    const TensorSpec *first = nullptr;
     for (const TensorSpec &t : s.tensors) {
       if (t.isByValue || t.readByValue)
         continue;
-      if (!isPacked(t) || (shape && t.dims != *shape))
+      if (!isDense(t) ||
+          (first && (t.dims != first->dims || layoutOf(t) != layoutOf(*first))))
         return out;
-      shape = &t.dims;
+      if (!first)
+        first = &t;
     }
-    if (!shape || shape->empty())
+    if (!first || first->dims.empty())
       return out;
-    int64_t n = numElements(*shape), l = shape->back();
+    const Shape *shape = &first->dims;
+    Shape firstLayout = layoutOf(*first);
+    // The innermost run: the last dim of a packed graph (the layouts
+    // measured on the H200), else the extent of the dim of stride 1.
+    int64_t l = shape->back();
+    if (!isPacked(*first))
+      for (size_t i = 0; i < shape->size(); ++i)
+        if ((*shape)[i] != 1 && firstLayout[i] == 1)
+          l = (*shape)[i];
+    int64_t n = numElements(*shape);
     if (l <= 0 || n <= 0)
       return out;
     int64_t rows = n / l;
     auto add = [&](const std::string &what, const Shape &d, const Shape &st) {
-      if (d == *shape)
-        return;
+      TensorSpec candidate;
+      candidate.dims = d;
+      candidate.strides = st;
+      if (d == *shape && layoutOf(candidate) == firstLayout)
+        return; // the graph as it is
       out.push_back(
           {what + " " + dimsText(d), relabeled(s, d.size(), [&](const Shape &) {
              return std::make_pair(d, st);

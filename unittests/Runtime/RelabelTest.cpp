@@ -3,11 +3,14 @@
 // relabelings(): the equivalent descriptions a group is retried with when
 // the heuristics offer no engine config. Here, the matmul graphs whose
 // batch dims merge into one (cuDNN 9.19 on the H200 runs no matmul with
-// two batch dims) and those that must not merge.
+// two batch dims) and those that must not merge, and the pointwise graphs
+// relabeled in memory order.
 //
 //===----------------------------------------------------------------------===//
 
 #include "CudnnGroupInternal.h"
+
+#include <algorithm>
 
 #include <gtest/gtest.h>
 
@@ -122,6 +125,113 @@ TEST(MatmulRelabel, GenIndexBlocksTheMerge) {
   g.ops[1].mode = "gen_index";
   g.ops[1].intAttrs["axis"] = {3};
   EXPECT_TRUE(relabelings(g).empty());
+}
+
+/// Y (uid 2) = identity(X (uid 1)), int8 to f32, both with `strides`.
+GraphSpec cast(Shape dims, Shape xStrides, Shape yStrides) {
+  GraphSpec s;
+  s.name = "test/group0";
+  OpSpec op;
+  op.kind = "pointwise";
+  op.mode = "identity";
+  op.inputs[graph::pointwiseInput(0)] = 1;
+  op.outputs[Port::output] = 2;
+  s.ops.push_back(op);
+  TensorSpec x = tensor(1, dims, xStrides), y = tensor(2, dims, yStrides);
+  x.dtype = DType::I8;
+  y.dtype = DType::F32;
+  s.tensors = {x, y};
+  return s;
+}
+
+// A packed pointwise graph is retried in the runtime-fusion engines' own
+// layouts, the graph as it is not among them.
+TEST(PointwiseRelabel, PackedGraphTakesTheEnginesLayouts) {
+  auto alts = relabelings(cast({2, 3, 5}, {15, 5, 1}, {15, 5, 1}));
+  ASSERT_EQ(alts.size(), 3u);
+  EXPECT_EQ(alts[0].first, "channels-last [6,5,1,1]");
+  EXPECT_EQ(alts[1].first, "packed [1,6,5]");
+  EXPECT_EQ(find(alts[1].second, 2).strides, (Shape{30, 5, 1}));
+}
+
+// A column-major cast (the matmul fuzzer's int8 B read transposed): input
+// and result share one dense layout, so memory order relabels both alike,
+// its innermost run the dim of stride 1 (here M = 7).
+TEST(PointwiseRelabel, SharedColumnMajorLayoutRelabelsInMemoryOrder) {
+  auto alts = relabelings(cast({3, 7, 5}, {35, 1, 7}, {35, 1, 7}));
+  ASSERT_EQ(alts.size(), 3u);
+  EXPECT_EQ(alts[1].first, "packed [1,15,7]");
+  for (int64_t uid : {1, 2}) {
+    EXPECT_EQ(find(alts[1].second, uid).dims, (Shape{1, 15, 7}));
+    EXPECT_EQ(find(alts[1].second, uid).strides, (Shape{105, 7, 1}));
+  }
+  EXPECT_EQ(find(alts[1].second, 1).dtype, DType::I8);
+}
+
+// Different layouts (a transposing copy) or a layout with gaps: element k of
+// memory is not the same element in both, so nothing is relabeled.
+TEST(PointwiseRelabel, DifferentOrPaddedLayoutsAreKept) {
+  EXPECT_TRUE(relabelings(cast({3, 7, 5}, {35, 1, 7}, {35, 5, 1})).empty());
+  EXPECT_TRUE(relabelings(cast({3, 7, 5}, {40, 8, 1}, {40, 8, 1})).empty());
+}
+
+/// For every logical element of `s`'s (equal-dims) tensors, the tuple of
+/// memory offsets it has in each non-by-value tensor, sorted: two
+/// descriptions of a pointwise graph are the same computation exactly when
+/// these agree.
+std::vector<std::vector<int64_t>> offsetTuples(const GraphSpec &s) {
+  std::vector<const TensorSpec *> tensors;
+  for (const TensorSpec &t : s.tensors)
+    if (!t.isByValue && !t.readByValue)
+      tensors.push_back(&t);
+  const Shape &dims = tensors.front()->dims;
+  std::vector<std::vector<int64_t>> tuples;
+  Shape index(dims.size(), 0);
+  for (int64_t flat = 0; flat < graph::numElements(dims); ++flat) {
+    std::vector<int64_t> tuple;
+    for (const TensorSpec *t : tensors) {
+      Shape strides =
+          t->strides.empty() ? graph::rowMajorStrides(t->dims) : t->strides;
+      int64_t offset = 0;
+      for (size_t d = 0; d < dims.size(); ++d)
+        offset += index[d] * strides[d];
+      tuple.push_back(offset);
+    }
+    tuples.push_back(tuple);
+    for (size_t d = dims.size(); d-- > 0;)
+      if (++index[d] < dims[d])
+        break;
+      else
+        index[d] = 0;
+  }
+  std::sort(tuples.begin(), tuples.end());
+  return tuples;
+}
+
+// Every relabeling of a shared dense layout addresses the same memory per
+// element as the graph itself: extent-1 dims with any stride, an empty
+// stride list, a by-value scalar and three tensors included.
+TEST(PointwiseRelabel, EveryRelabelingAddressesTheSameMemory) {
+  std::vector<GraphSpec> graphs = {
+      cast({3, 7, 5}, {35, 1, 7}, {35, 1, 7}),
+      cast({4, 1, 6}, {6, 99, 1}, {6, 1, 1}),
+      cast({2, 3, 1, 4}, {12, 1, 0, 3}, {12, 1, 5, 3}),
+      cast({6, 5}, {}, {5, 1}),
+  };
+  GraphSpec binary = cast({2, 5, 3}, {15, 1, 5}, {15, 1, 5});
+  binary.ops[0].mode = "add";
+  binary.ops[0].inputs[graph::pointwiseInput(1)] = 3;
+  binary.tensors.push_back(tensor(3, {2, 5, 3}, {15, 1, 5}));
+  TensorSpec scalar = tensor(4, {1, 1, 1}, {1, 1, 1});
+  scalar.isByValue = true;
+  binary.tensors.push_back(scalar);
+  graphs.push_back(binary);
+  for (const GraphSpec &g : graphs) {
+    auto alts = relabelings(g);
+    EXPECT_FALSE(alts.empty());
+    for (const auto &[label, alt] : alts)
+      EXPECT_EQ(offsetTuples(alt), offsetTuples(g)) << label;
+  }
 }
 
 } // namespace
