@@ -7,14 +7,18 @@ import graph_compiler as _impl
 from graph_compiler import *  # noqa: F401,F403
 from graph_compiler import (  # noqa: F401
     FRONTEND_KNOB_TYPE_BASE,
+    DeviceInfo,
     DeviceProperties,
     Graph,
+    GraphContext,
     GraphExecutionError,
     GraphNoDeviceError,
     TorchNotAvailableError,
     GraphValidationError,
     Handle,
     KernelCache,
+    Node,
+    NodeType,
     Tensor,
     __version__,
     attention_implementation,

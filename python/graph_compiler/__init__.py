@@ -25,7 +25,9 @@ from ._enums import (  # noqa: F401
     tensor_reordering,
 )
 from ._graph import (  # noqa: F401
+    DeviceInfo,
     DeviceProperties,
+    GraphContext,
     GraphExecutionError,
     GraphNoDeviceError,
     TorchNotAvailableError,
@@ -33,6 +35,7 @@ from ._graph import (  # noqa: F401
     Handle,
     KernelCache,
     Node,
+    NodeType,
     create_device_properties,
     create_handle,
     create_kernel_cache,

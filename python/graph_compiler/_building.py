@@ -4,6 +4,7 @@ tensor_scalar and the op builders (matmul, the pointwise ops, the structured
 ops, the sdpa family). pygraph (_graph.py) inherits _GraphBuilding; its
 tensor() and the builders generated from _ops' tables are defined there."""
 
+import enum
 import math
 import os
 import sys
@@ -16,8 +17,75 @@ from ._errors import cudnnGraphNotSupportedError
 from ._tensor import Tensor, attach, check_dims, row_major_stride
 
 
+class NodeType(enum.Enum):
+    """The frontend's kinds of graph node (``cudnn.NodeType``, what
+    ``Node.node_type`` answers). The linear-attention summaries, GDP and
+    ADALAYERNORM_BWD name frontend nodes this package builds no graph op for
+    (they are python (FROST) engine work on Blackwell); they are members so
+    programs that compare against them run."""
+
+    ADALAYERNORM = "adalayernorm"
+    ADALAYERNORM_BWD = "adalayernorm_backward"
+    BATCHNORM = "batchnorm"
+    BATCHNORM_BWD = "batchnorm_backward"
+    BATCHNORM_INFERENCE = "batchnorm_inference"
+    BLOCK_SCALE_DEQUANTIZE = "block_scale_dequantize"
+    BLOCK_SCALE_QUANTIZE = "block_scale_quantize"
+    COMPOSITE = "composite"
+    CONCATENATE = "concatenate"
+    CONV_DGRAD = "conv_dgrad"
+    CONV_FPROP = "conv_fprop"
+    CONV_WGRAD = "conv_wgrad"
+    GDN = "gdn"
+    GDN2 = "gdn2"
+    GDN2_BWD = "gdn2_bwd"
+    GDN2_SUMMARY = "gdn2_summary"
+    GDN2_SUMMARY_BWD = "gdn2_summary_bwd"
+    GDN_BWD = "gdn_bwd"
+    GDN_SUMMARY = "gdn_summary"
+    GDN_SUMMARY_BWD = "gdn_summary_bwd"
+    GDP = "gdp"
+    GDP_BWD = "gdp_bwd"
+    GDP_SUMMARY = "gdp_summary"
+    GDP_SUMMARY_BWD = "gdp_summary_bwd"
+    GENSTATS = "genstats"
+    INSTANCENORM = "instancenorm"
+    INSTANCENORM_BWD = "instancenorm_backward"
+    KDA = "kda"
+    KDA_BWD = "kda_bwd"
+    KDA_SUMMARY = "kda_summary"
+    KDA_SUMMARY_BWD = "kda_summary_bwd"
+    LAYERNORM = "layernorm"
+    LAYERNORM_BWD = "layernorm_backward"
+    MATMUL = "matmul"
+    MATMUL_FP8 = "matmul_fp8"
+    MOE_GROUPED_MATMUL = "moe_grouped_matmul"
+    MOE_GROUPED_MATMUL_BWD = "moe_grouped_matmul_bwd"
+    POINTWISE = "pointwise"
+    REDUCTION = "reduction"
+    RESHAPE = "reshape"
+    RMSNORM = "rmsnorm"
+    RMSNORM_BWD = "rmsnorm_backward"
+    ROPE = "rope"
+    ROPE_BWD = "rope_backward"
+    SDPA = "sdpa"
+    SDPA_BWD = "sdpa_backward"
+    SDPA_FP8 = "sdpa_fp8"
+    SDPA_FP8_BWD = "sdpa_fp8_backward"
+    SDPA_MXFP8 = "sdpa_mxfp8"
+    SDPA_MXFP8_BWD = "sdpa_mxfp8_backward"
+    SLICE = "slice"
+    TRANSPOSE = "transpose"
+
+
+# builder name (a member's value) -> NodeType
+_NODE_TYPE_OF_OP = {node_type.value: node_type for node_type in NodeType}
+
+
 class Node:
-    """One operation of the graph."""
+    """One operation of the graph: ``op`` is the builder that made it
+    (``node_type`` the frontend's NodeType of it), ``inputs``/``outputs`` its
+    tensors by port."""
 
     def __init__(self, name, op, compute_data_type=None):
         self.name = name
@@ -27,6 +95,46 @@ class Node:
         self.list_inputs: Dict[str, List[Tensor]] = {}
         self.outputs: Dict[str, Optional[Tensor]] = {}
         self.params: Dict[str, Any] = {}
+
+    @property
+    def node_type(self) -> Optional[NodeType]:
+        """The frontend's NodeType of this node; None for the random-number
+        generator (``rng``, which the frontend's Python surface names no
+        NodeType for)."""
+        return _NODE_TYPE_OF_OP.get(self.op)
+
+    def validate(self) -> None:
+        """Raises ValueError naming this node and the port when an input the
+        node cannot do without is missing, or an output has no tensor. The
+        shape rules are the compiler's: validate() of the graph checks them."""
+        from ._ops import OPS, SDPA_OPS
+
+        spec = OPS.get(self.op) or SDPA_OPS.get(self.op) or {}
+        required = spec.get("pos") or spec.get("inputs", ())[: spec.get("fixed", 0)]
+        if self.op == "matmul":
+            required = ("A", "B")
+        for port in required:
+            if self.inputs.get(port) is None:
+                raise ValueError(f"node {self.name!r} ({self.op}): input {port!r} is not set")
+        for port, tensor in self.inputs.items():
+            if tensor is not None and not isinstance(tensor, Tensor):
+                raise ValueError(f"node {self.name!r} ({self.op}): input {port!r} is {type(tensor).__name__}, not a graph tensor")
+
+    def infer_properties(self, context) -> None:
+        """Fills in what the graph's data types decide (a GraphContext, or the
+        graph itself): the compute type when the builder was given none, and
+        the data type of outputs that have none (intermediate for virtual
+        ones, io for outputs the caller reads). Dims and strides are the
+        compiler's to infer (graph.validate())."""
+        compute = getattr(context, "compute_data_type", None)
+        if self.compute_data_type is None and compute is not None:
+            self.compute_data_type = compute
+        for tensor in self.outputs.values():
+            if tensor is None or tensor.data_type is not None:
+                continue
+            wanted = getattr(context, "intermediate_data_type" if tensor.is_virtual else "io_data_type", None)
+            if wanted is not None:
+                tensor.data_type = wanted
 
     def all_inputs(self):
         out = [t for t in self.inputs.values() if t is not None]

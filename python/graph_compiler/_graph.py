@@ -36,6 +36,7 @@ from ._errors import (  # noqa: F401
     _status_error,
 )
 from ._handles import (  # noqa: F401
+    DeviceInfo,
     Handle,
     _Handle,
     _check_handle,
@@ -54,6 +55,7 @@ from ._handles import (  # noqa: F401
 )
 from ._building import (  # noqa: F401
     Node,
+    NodeType,
     _POINTWISE_TENSOR_ARGS,
     _pointwise_stride,
     _GraphBuilding,

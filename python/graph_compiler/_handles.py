@@ -8,10 +8,10 @@ import hashlib
 import itertools
 import json
 import sys
-from typing import Any, Dict, Optional
+from typing import Any, Dict, Optional, Tuple
 
 from . import _capi
-from ._errors import GraphValidationError
+from ._errors import GraphNoDeviceError, GraphValidationError
 
 
 _backend_ids = itertools.count(1)
@@ -20,13 +20,78 @@ _FRESH = object()  # no backend_handle argument: create_handle's own
 _handle_devices: Dict[int, int] = {}
 
 
-class DeviceOrdinal(int):
-    """A handle's device: an int (the CUDA ordinal) that also answers
-    ``.ordinal``, as the frontend's handle device object does."""
+class DeviceInfo(int):
+    """A handle's device (``Handle.device``, ``cudnn.DeviceInfo(ordinal)``):
+    the CUDA ordinal as an int, answering the frontend's device facts as
+    properties. The facts come from torch's device properties (queried once
+    per ordinal); without torch, or without a GPU, reading one raises
+    GraphNoDeviceError naming it."""
 
     @property
     def ordinal(self) -> int:
         return int(self)
+
+    def _properties(self, fact: str):
+        properties = _device_properties.get(int(self))
+        if properties is None:
+            torch = sys.modules.get("torch")
+            if torch is None:
+                try:
+                    import torch  # noqa: F811
+                except ImportError:
+                    torch = None
+            try:
+                properties = torch.cuda.get_device_properties(int(self)) if torch is not None else None
+            except Exception as exc:  # no GPU, an ordinal past the count, a CPU-only torch
+                raise GraphNoDeviceError(f"DeviceInfo(cuda:{int(self)}).{fact}: {exc}") from None
+            if properties is None:
+                raise GraphNoDeviceError(
+                    f"DeviceInfo(cuda:{int(self)}).{fact}: the device facts are read through torch, which is not installed")
+            _device_properties[int(self)] = properties
+        return properties
+
+    @property
+    def compute_capability(self) -> Tuple[int, int]:
+        p = self._properties("compute_capability")
+        return (int(p.major), int(p.minor))
+
+    @property
+    def sm_version(self) -> int:
+        """major * 10 + minor (90 on an H100/H200)."""
+        major, minor = self.compute_capability
+        return major * 10 + minor
+
+    @property
+    def sm_count(self) -> int:
+        return int(self._properties("sm_count").multi_processor_count)
+
+    @property
+    def shared_memory_per_block_optin(self) -> int:
+        return int(self._properties("shared_memory_per_block_optin").shared_memory_per_block_optin)
+
+    @property
+    def oversized_shared_memory_per_block(self) -> int:
+        """The oversized shared-memory carve-out per block; 0 where the
+        device and driver have none (as on Hopper with CUDA 13.0)."""
+        return int(getattr(self._properties("oversized_shared_memory_per_block"), "oversized_shared_memory_per_block", 0))
+
+    @property
+    def l2_cache_bytes(self) -> int:
+        return int(self._properties("l2_cache_bytes").L2_cache_size)
+
+    @property
+    def device_name(self) -> str:
+        return str(self._properties("device_name").name)
+
+    def __repr__(self):
+        return f"DeviceInfo(cuda:{int(self)})"
+
+    def __str__(self):  # prints, formats and joins as the ordinal it is
+        return str(int(self))
+
+
+DeviceOrdinal = DeviceInfo  # the earlier name
+_device_properties: Dict[int, Any] = {}
 
 
 class Handle:
@@ -45,7 +110,7 @@ class Handle:
     def __init__(self, backend_handle=_FRESH, ordinal=None, stream=None, *, device=None):
         if device is not None:  # this package's earlier keyword
             ordinal = device
-        self.device = DeviceOrdinal(ordinal if ordinal is not None else _current_cuda_device())
+        self.device = DeviceInfo(ordinal if ordinal is not None else _current_cuda_device())
         if backend_handle is _FRESH:
             backend_handle = next(_backend_ids)
         self.backend_handle = None if backend_handle is None else int(backend_handle)

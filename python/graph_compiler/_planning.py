@@ -4,15 +4,29 @@ engine and knob queries, and pyplans (the frontend's first plan API).
 pygraph (_graph.py) inherits _GraphPlanning; create_execution_plans() is
 defined in pygraph's class body."""
 
-from typing import TYPE_CHECKING, Any, Dict, List, Optional
+import dataclasses
+from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional
 
 from . import _capi, _enums, _plans
-from ._enums import build_plan_policy, numerical_note
+from ._enums import build_plan_policy, heur_mode, numerical_note
 from ._errors import EngineIdError, GraphValidationError, _status_error, cudnnGraphNotSupportedError
 from ._tensor import Tensor
 
 if TYPE_CHECKING:  # annotations only (_graph imports this module)
     from ._graph import pygraph
+
+
+@dataclasses.dataclass(frozen=True)
+class PlanEntry:
+    """One ranked entry of a plan list (the frontend's
+    ``cudnn.engines.PlanConfig``): the engine, its knob choices, the entry's
+    index in the plan list (cpp_index) and the heuristics mode that proposed
+    it (None: not tracked)."""
+
+    engine_id: int
+    knobs: Optional[Mapping[Any, Any]] = None
+    cpp_index: Optional[int] = None
+    mode: Any = None
 
 
 class pyplans:
@@ -178,6 +192,25 @@ class _GraphPlanning:
         if cfg.engine_id >= 0:
             return (cfg.engine_id, _enums.public_knobs(cfg.knobs))
         return (cfg.engine_id, {_plans.codegen_knob_key(k): v for k, v in dict(cfg.knobs).items()})
+
+    def backend_plan_entries(self) -> List["PlanEntry"]:
+        """cuDNN's ranked plans for this graph as PlanEntry records
+        (``cudnn.engines.PlanConfig``: engine id, knobs keyed by
+        cudnn.knob_type, cpp_index its index in the plan list): the plans
+        create_execution_plans() made, or those of heuristics mode A when it
+        has not run. [] when cuDNN offers none: the graph is declined
+        (cudnnGraphNotSupportedError) or only the compiler's own plans and
+        the CPU reference serve it. Other errors propagate."""
+        if not self._planning_done:
+            try:
+                self.create_execution_plans([heur_mode.A])
+            except cudnnGraphNotSupportedError:
+                return []
+        return [
+            PlanEntry(cfg.engine_id, _enums.public_knobs(cfg.knobs), index)
+            for index, cfg in enumerate(self._plans)
+            if cfg.device == _capi.GRAPH_DEVICE_GPU and cfg.engine_id >= 0
+        ]
 
     def get_behavior_notes_for_plan_at_index(self, index: int):
         return list(self._plans[self._check_plan_index(index)].behavior_notes)

@@ -95,6 +95,8 @@ class Tensor:
         self.ragged_offset = None
         self.reordering_type = None
         self.ragged_offset_multiplier = 1
+        self.alignment_value = None  # bytes the buffer's address is aligned to, as declared
+        self.vector_count, self.vector_dimension = 1, -1
         self.producer = None  # (node, port) for op outputs
         self.owner = None  # weakref to the graph
 
@@ -192,6 +194,53 @@ class Tensor:
         self.ragged_offset_multiplier = int(multiplier)
         return self
 
+    def set_alignment_value(self, alignment: int) -> "Tensor":
+        """The byte alignment the caller promises for this tensor's buffer
+        (cuDNN's tensor byte alignment). Recorded and serialized; the
+        runtime tells cuDNN the alignment of the buffers it is given, so a
+        promise changes no plan."""
+        alignment = check_int(alignment, f"set_alignment_value of tensor {self.name!r}")
+        if alignment <= 0 or alignment & (alignment - 1):
+            raise ValueError(f"set_alignment_value of tensor {self.name!r}: {alignment} is not a positive power of two")
+        self.alignment_value = alignment
+        return self
+
+    set_alignment = set_alignment_value  # the extension module's spelling
+
+    def get_alignment(self) -> int:
+        """The declared byte alignment; 16 (what cuDNN assumes) when none was
+        declared."""
+        return self.alignment_value if self.alignment_value is not None else 16
+
+    def set_vector_count_and_dimension(self, count: int, dimension: int) -> "Tensor":
+        """A vectorized layout (e.g. INT8x32: 32 elements of `dimension`
+        packed per address). Recorded; a count other than 1 makes
+        create_execution_plans()/build() raise cudnnGraphNotSupportedError
+        naming the tensor."""
+        self._guard("set a tensor's vector count")
+        count = check_int(count, f"set_vector_count_and_dimension of tensor {self.name!r}: count")
+        dimension = check_int(dimension, f"set_vector_count_and_dimension of tensor {self.name!r}: dimension")
+        if count < 1:
+            raise ValueError(f"set_vector_count_and_dimension of tensor {self.name!r}: count {count} is not positive")
+        self.vector_count, self.vector_dimension = count, dimension
+        return self
+
+    def get_vector_count(self) -> int:
+        return self.vector_count
+
+    def get_vector_dimension(self) -> int:
+        return self.vector_dimension
+
+    def validate(self) -> None:
+        """Raises ValueError naming this tensor when its dims are unset, its
+        strides do not match them, or it is both virtual and pass-by-value."""
+        if not self.dim:
+            raise ValueError(f"tensor {self.name!r}: dims are not set")
+        if self.stride and len(self.stride) != len(self.dim):
+            raise ValueError(f"tensor {self.name!r}: {len(self.stride)} strides for {len(self.dim)} dims")
+        if self.is_virtual and self.is_pass_by_value:
+            raise ValueError(f"tensor {self.name!r} is both virtual and pass-by-value")
+
     def _unsupported_features(self, ragged_ok: bool = False, ragged_use=None):
         """What this tensor asks for that the compiler cannot model (each a
         phrase naming the feature and the tensor); `ragged_ok`: only
@@ -208,6 +257,9 @@ class Tensor:
             what.append(f"tensor {self.name!r}: ragged_offset_multiplier={self.ragged_offset_multiplier}")
         if self.reordering_type is not None:
             what.append(f"tensor {self.name!r}: reordering_type={self.reordering_type} (reordered layouts)")
+        if getattr(self, "vector_count", 1) != 1:
+            what.append(f"tensor {self.name!r}: vector count {self.vector_count} along dim {self.vector_dimension} "
+                        "(vectorized layouts)")
         return what
 
     # ---- getters -----------------------------------------------------------

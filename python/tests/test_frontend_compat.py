@@ -945,7 +945,10 @@ def test_cudnn_ops_names_raise_import_error():
     import cudnn.ops
 
     assert cudnn.ops is __import__("cudnn").ops
-    for name in ("causal_conv1d", "causal_conv1d_nwh", "b2b_causal_conv1d", "fft_causal_conv1d", "fwht_mxfp4_qdq"):
+    names = ("causal_conv1d", "causal_conv1d_nwh", "causal_conv1d_update", "b2b_causal_conv1d", "fft_causal_conv1d",
+             "fwht_mxfp4_qdq", "nvfp4_block_scale_quantize", "nvfp4_block_scale_dequantize",
+             "Nvfp4BlockScaleQuantizer", "Nvfp4BlockScaleDequantizer")
+    for name in names:
         assert name in dir(cudnn.ops)
         with pytest.raises(ImportError, match="optional dependencies"):
             getattr(cudnn.ops, name)
@@ -1339,3 +1342,175 @@ def test_unset_output_strides_follow_the_frontend():
     np.testing.assert_array_equal(outs[0], x.max(-1, keepdims=True))
     np.testing.assert_allclose(outs[1], a + bt, rtol=1e-6)
     np.testing.assert_array_equal(outs[2], np.concatenate([c0, c1]))
+
+
+# ---- names of the frontend's recorded API (test/python/api_index) ------------------------
+
+
+def test_api_index_graph_names_resolve():
+    # names of the frontend's api_index.txt that graph-API programs use
+    import cudnn.engines
+
+    for dotted in (
+        "GraphContext.io_data_type GraphContext.intermediate_data_type GraphContext.compute_data_type "
+        "Node.validate Node.infer_properties Node.node_type NodeType.SDPA_BWD NodeType.GDP_SUMMARY_BWD "
+        "DeviceInfo.compute_capability DeviceInfo.sm_version DeviceInfo.sm_count DeviceInfo.device_name "
+        "DeviceInfo.shared_memory_per_block_optin DeviceInfo.oversized_shared_memory_per_block "
+        "DeviceInfo.l2_cache_bytes Tensor.set_alignment_value Tensor.validate tensor.get_alignment "
+        "tensor.set_alignment tensor.get_vector_count tensor.get_vector_dimension "
+        "tensor.set_vector_count_and_dimension pygraph.backend_plan_entries engines.PlanConfig "
+        "engines.ExecutionContext engines.decline_types engines.MANIFEST engines.EngineFamily "
+        "engines.is_python_engine engines.is_backend_engine engines.BACKEND_ENGINE_ID_BASE "
+        "engines.CPP_OSS_ENGINE_ID_BASE engines.PYTHON_ENGINE_ID_BASE engines.BACKEND_HEURISTIC_ENGINE_ID"
+    ).split():
+        obj = cudnn
+        for part in dotted.split("."):
+            obj = getattr(obj, part)
+    assert len(cudnn.NodeType) == 52
+    assert cudnn.engines.MANIFEST is cudnn.engines.manifest.MANIFEST
+    assert (cudnn.engines.BACKEND_ENGINE_ID_BASE, cudnn.engines.CPP_OSS_ENGINE_ID_BASE,
+            cudnn.engines.PYTHON_ENGINE_ID_BASE) == (0, 10000, 20000)
+
+
+def test_every_graph_op_has_its_node_type():
+    from graph_compiler import _ops
+
+    # every builder the package has maps to the frontend's NodeType but rng
+    # (a node the frontend's Python surface names no type for)
+    missing = [op for op in list(_ops.OPS) + list(_ops.SDPA_OPS) + ["matmul", "pointwise"]
+               if op != "rng" and gc.Node("n", op).node_type is None]
+    assert missing == []
+    g = cudnn.pygraph(io_data_type=F, compute_data_type=F)
+    x = g.tensor(name="x", dim=[2, 4, 8], stride=[32, 8, 1])
+    w = g.tensor(name="w", dim=[2, 8, 4], stride=[32, 4, 1])
+    y = g.relu(g.matmul(x, w))
+    g.reduction(input=y, mode=cudnn.reduction_mode.ADD).set_output(True)
+    assert [n.node_type for n in g._nodes] == [cudnn.NodeType.MATMUL, cudnn.NodeType.POINTWISE, cudnn.NodeType.REDUCTION]
+    assert gc.Node("r", "rng").node_type is None
+
+
+def test_node_validate_and_infer_properties():
+    g = cudnn.pygraph(io_data_type=cudnn.data_type.HALF, intermediate_data_type=F, compute_data_type=F)
+    x = g.tensor(name="x", dim=[1, 4, 8], stride=[32, 8, 1])
+    w = g.tensor(name="w", dim=[1, 8, 4], stride=[32, 4, 1])
+    y = g.matmul(x, w, name="mm")
+    node = g._nodes[0]
+    node.validate()
+    node.inputs["B"] = None
+    with pytest.raises(ValueError, match=r"node 'mm' \(matmul\): input 'B' is not set"):
+        node.validate()
+    node.inputs["B"] = "not a tensor"
+    with pytest.raises(ValueError, match=r"input 'B' is str, not a graph tensor"):
+        node.validate()
+    bare = gc.Node("bare", "matmul")
+    out = gc.Tensor(name="o", dim=[1], is_virtual=True)
+    bare.outputs["C"] = out
+    bare.infer_properties(cudnn.GraphContext(io_data_type=cudnn.data_type.HALF, intermediate_data_type=F,
+                                             compute_data_type=F))
+    assert bare.compute_data_type == F and out.data_type == F  # virtual: the intermediate type
+    out.data_type = None
+    out.set_output(True)
+    bare.infer_properties(cudnn.GraphContext(io_data_type=cudnn.data_type.HALF))
+    assert out.data_type == cudnn.data_type.HALF
+    assert y.data_type is None or y.data_type in (F, cudnn.data_type.HALF)
+
+
+class _FakeDeviceProperties:
+    major, minor, multi_processor_count = 9, 0, 132
+    shared_memory_per_block_optin, L2_cache_size, name = 232448, 52428800, "NVIDIA H200"
+
+
+def test_device_info_is_the_ordinal_and_answers_device_facts(monkeypatch):
+    import sys
+    import types
+
+    from graph_compiler import _handles
+
+    info = cudnn.DeviceInfo(1)
+    assert info == 1 and info.ordinal == 1 and isinstance(info, int) and repr(info) == "DeviceInfo(cuda:1)"
+    assert str(info) == "1" and f"cuda:{info}" == "cuda:1"
+    assert isinstance(cudnn.Handle(ordinal=0).device, cudnn.DeviceInfo)
+    monkeypatch.setattr(_handles, "_device_properties", {})
+    monkeypatch.setitem(sys.modules, "torch", None)  # import torch fails
+    with pytest.raises(gc.GraphNoDeviceError, match=r"DeviceInfo\(cuda:1\).sm_count: .*torch, which is not installed"):
+        info.sm_count
+    asked = []
+    fake = types.SimpleNamespace(cuda=types.SimpleNamespace(
+        get_device_properties=lambda i: asked.append(i) or _FakeDeviceProperties()))
+    monkeypatch.setitem(sys.modules, "torch", fake)
+    assert info.compute_capability == (9, 0) and info.sm_version == 90 and info.sm_count == 132
+    assert info.shared_memory_per_block_optin == 232448 and info.l2_cache_bytes == 52428800
+    assert info.device_name == "NVIDIA H200" and info.oversized_shared_memory_per_block == 0
+    assert asked == [1]  # queried once per ordinal
+
+    def no_gpu(i):
+        raise RuntimeError("Found no NVIDIA driver on your system")
+
+    fake.cuda.get_device_properties = no_gpu
+    with pytest.raises(gc.GraphNoDeviceError, match=r"DeviceInfo\(cuda:2\).device_name: Found no NVIDIA driver"):
+        cudnn.DeviceInfo(2).device_name
+
+
+def test_tensor_alignment_vectors_and_validate():
+    g = cudnn.pygraph(io_data_type=F, compute_data_type=F)
+    x = g.tensor(name="x", dim=[2, 8], stride=[8, 1])
+    assert x.get_alignment() == 16 and x.alignment_value is None
+    assert x.set_alignment_value(64) is x and x.get_alignment() == 64 and x.alignment_value == 64
+    assert x.set_alignment(128).get_alignment() == 128
+    for bad in (0, 24, -16):
+        with pytest.raises(ValueError, match=rf"tensor 'x': {bad} is not a positive power of two"):
+            x.set_alignment_value(bad)
+    with pytest.raises(TypeError):
+        x.set_alignment_value(16.0)
+    x.validate()
+    with pytest.raises(ValueError, match=r"tensor 'nodims': dims are not set"):
+        gc.Tensor(name="nodims").validate()
+    with pytest.raises(ValueError, match=r"tensor 't': 1 strides for 2 dims"):
+        gc.Tensor(name="t", dim=[2, 3], stride=[1]).validate()
+    with pytest.raises(ValueError, match=r"tensor 'v' is both virtual and pass-by-value"):
+        gc.Tensor(name="v", dim=[1], is_virtual=True, is_pass_by_value=True).validate()
+    assert (x.get_vector_count(), x.get_vector_dimension()) == (1, -1)
+    with pytest.raises(ValueError, match=r"count 0 is not positive"):
+        x.set_vector_count_and_dimension(0, 1)
+    x.set_vector_count_and_dimension(1, 1)  # count 1: a plain layout
+    g.relu(x).set_output(True)
+    g.validate()
+    x.set_vector_count_and_dimension(32, 1)
+    assert (x.get_vector_count(), x.get_vector_dimension()) == (32, 1)
+    g.validate()  # refused where the frontend refuses, at planning
+    with pytest.raises(cudnn.cudnnGraphNotSupportedError, match=r"tensor 'x': vector count 32 along dim 1"):
+        g.create_execution_plans([cudnn.heur_mode.A])
+
+
+def test_engine_records():
+    from cudnn import engines
+
+    entry = engines.PlanConfig(7, {cudnn.knob_type.EDGE: 1}, 2)
+    assert (entry.engine_id, entry.knobs, entry.cpp_index, entry.mode) == (7, {cudnn.knob_type.EDGE: 1}, 2, None)
+    with pytest.raises(Exception):
+        entry.engine_id = 3  # frozen
+    ctx = engines.ExecutionContext(handle="h")
+    assert (ctx.handle, ctx.stream, ctx.workspace) == ("h", None, None)
+    assert engines.decline_types() == (NotImplementedError, cudnn.cudnnGraphNotSupportedError, ImportError)
+    assert engines.BACKEND_HEURISTIC_ENGINE_ID == -1
+
+
+@needs_lib
+def test_backend_plan_entries(monkeypatch):
+    # CPU only: no cuDNN plan, the CPU reference's is not one of them
+    g, *_ = mlp_graph()
+    assert g.backend_plan_entries() == []
+    # a GPU plan list: cuDNN's plans in rank order with their plan-list
+    # index, knobs keyed as get_engine_and_knobs_at_index keys them; the
+    # generated-kernel plans (negative ids) are not the backend's
+    FakeGpuPlans(codegen=True).install(monkeypatch)
+    g, *_ = mlp_graph()
+    entries = g.backend_plan_entries()  # plans with mode A when none were made
+    assert [(e.engine_id, e.cpp_index) for e in entries] == [(0, 0), (5, 1), (7, 2)]
+    assert entries[2].knobs == g.get_engine_and_knobs_at_index(2)[1]
+    assert all(isinstance(e, cudnn.engines.PlanConfig) for e in entries)
+    # a declined graph: []
+    monkeypatch.setattr(type(g), "create_execution_plans",
+                        lambda self, modes=None: (_ for _ in ()).throw(cudnn.cudnnGraphNotSupportedError("no")))
+    g2, *_ = mlp_graph()
+    assert g2.backend_plan_entries() == []

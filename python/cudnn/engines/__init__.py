@@ -6,4 +6,13 @@ an engine is on offer before they assert that it served a graph. The graph
 compiler has no python engines: the names are here so those programs import
 and find nothing on offer (their FROST tests then skip)."""
 
-from . import engine_ids, manifest  # noqa: F401
+from . import base, engine_ids, manifest  # noqa: F401
+from .base import BACKEND_HEURISTIC_ENGINE_ID, ExecutionContext, PlanConfig, decline_types  # noqa: F401
+from .engine_ids import (  # noqa: F401
+    BACKEND_ENGINE_ID_BASE,
+    CPP_OSS_ENGINE_ID_BASE,
+    PYTHON_ENGINE_ID_BASE,
+    is_backend_engine,
+    is_python_engine,
+)
+from .manifest import MANIFEST, EngineFamily  # noqa: F401

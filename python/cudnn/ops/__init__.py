@@ -5,7 +5,11 @@ The graph compiler has none of them, so each name raises that ImportError
 here (``import cudnn.ops`` itself works, as in the frontend)."""
 
 # the names the frontend's cudnn/ops/__init__.py exports
-__all__ = ["causal_conv1d", "causal_conv1d_nwh", "b2b_causal_conv1d", "fft_causal_conv1d", "fwht_mxfp4_qdq"]
+__all__ = [
+    "causal_conv1d", "causal_conv1d_nwh", "causal_conv1d_update", "b2b_causal_conv1d", "fft_causal_conv1d",
+    "fwht_mxfp4_qdq", "nvfp4_block_scale_quantize", "nvfp4_block_scale_dequantize", "Nvfp4BlockScaleQuantizer",
+    "Nvfp4BlockScaleDequantizer",
+]
 
 
 def __getattr__(name: str):
