@@ -147,7 +147,12 @@ class _GraphEmission:
         if not _capi.has_shape_rules():
             _capi.lib()  # GraphLibraryNotFound, saying where it looked
             raise _capi.GraphLibraryNotFound(f"the loaded {_capi.LIBRARY_NAME} has no shape rules (graphTensorGetDims): rebuild the GraphCAPI target")
-        what = {"reduction": "the reduced dims", "reshape": "the new dims"}.get(node.op, "its dims")
+        what = {
+            "reduction": "the reduced dims",
+            "reshape": "the new dims",
+            "conv_dgrad": "the conv input's dims (the filter does not give the group count, so DX's dims cannot be inferred)",
+            "conv_wgrad": "the filter's dims (the group count and window cannot be inferred from image and loss)",
+        }.get(node.op, "its dims")
         raise ValueError(f"output {t.name!r} (uid {t.uid}) of {node.op} node {node.name!r} has no dims: call set_dim() with {what}")
 
     def _note_unsupported(self, what: str) -> None:

@@ -892,8 +892,17 @@ def infer_dims(node, port):
     the compiler's shape rule gives them (result_dims), or None when the
     rule leaves them to the user's set_dim (reduction, reshape) or has no
     answer (see result_dims)."""
+    if node.op in _DIMS_LEFT_TO_USER:
+        return None
     d = result_dims(node)[0].get(port)
     return list(d) if d else None
+
+
+# Outputs whose dims the inputs do not determine, so the frontend infers
+# none (its programs set them): a filter [K, C/groups, R, S] does not say
+# the group count, so a grouped (e.g. depthwise) conv's DX and DW would get
+# an ungrouped conv's dims; DW's window is also ambiguous under stride.
+_DIMS_LEFT_TO_USER = {"conv_dgrad": "DX", "conv_wgrad": "DW"}
 
 
 __all__ = ["OPS", "SDPA_OPS", "node_attributes", "infer_dims", "fmt_float", "norm_forward_phase", "reduction_mode", "convolution_mode", "diagonal_alignment", "moe_grouped_matmul_mode"]

@@ -1514,3 +1514,34 @@ def test_backend_plan_entries(monkeypatch):
                         lambda self, modes=None: (_ for _ in ()).throw(cudnn.cudnnGraphNotSupportedError("no")))
     g2, *_ = mlp_graph()
     assert g2.backend_plan_entries() == []
+
+
+@needs_lib
+def test_conv_gradients_dims_are_the_users():
+    # A filter [K, C/groups, R, S] does not say the group count: a depthwise
+    # conv's DX and DW would get an ungrouped conv's dims ([1, 1, 5, 5] and
+    # [4, 4, 3, 3] here). The frontend infers none (its programs set them);
+    # the package refuses at validate naming the output, and takes set_dim.
+    def graph(set_dims):
+        g = cudnn.pygraph(io_data_type=F, intermediate_data_type=F, compute_data_type=F)
+        dy = g.tensor(name="dy", dim=[1, 4, 5, 5], stride=[100, 1, 20, 4])
+        w = g.tensor(name="w", dim=[4, 1, 3, 3], stride=[9, 1, 3, 1])
+        x = g.tensor(name="x", dim=[1, 4, 5, 5], stride=[100, 1, 20, 4])
+        geometry = dict(padding=[1, 1], stride=[1, 1], dilation=[1, 1])
+        dx = g.conv_dgrad(dy, w, name="dgrad", **geometry)
+        dw = g.conv_wgrad(x, dy, name="wgrad", **geometry)
+        assert dx.get_dim() == [] and dw.get_dim() == []  # no guess
+        if set_dims:
+            dx.set_dim([1, 4, 5, 5])
+            dw.set_dim([4, 1, 3, 3])
+        dx.set_output(True)
+        dw.set_output(True)
+        return g, dx, dw
+
+    g, dx, dw = graph(False)
+    with pytest.raises(ValueError, match=r"output 'dgrad::DX' .* of conv_dgrad node 'dgrad' has no dims: call set_dim\(\) "
+                                         r"with the conv input's dims \(the filter does not give the group count"):
+        g.validate()
+    g, dx, dw = graph(True)
+    g.validate()
+    assert dx.get_dim() == [1, 4, 5, 5] and dw.get_dim() == [4, 1, 3, 3]

@@ -109,10 +109,11 @@ def build(cudnn, phase, n, c, mid, h, w):
         output(bn + ".weight.grad", dgamma, dt.FLOAT)
         output(bn + ".bias.grad", dbeta, dt.FLOAT)
         conv_attrs = dict(padding=[pad, pad], stride=[1, 1], dilation=[1, 1])
-        dw = g.conv_wgrad(image, dyc, name=conv + ".wgrad", **conv_attrs)
+        # the gradients' dims are set, as the frontend infers none for them
         wd = _weight_dims(conv, c, mid)
+        dw = g.conv_wgrad(image, dyc, name=conv + ".wgrad", **conv_attrs).set_dim(wd)
         output(conv + ".weight.grad", dw, dt.HALF, nn.nhwc_strides(wd))
-        grad = g.conv_dgrad(dyc, weights[conv], name=conv + ".dgrad", **conv_attrs)
+        grad = g.conv_dgrad(dyc, weights[conv], name=conv + ".dgrad", **conv_attrs).set_dim(image.get_dim())
     dx = g.add(grad, ds, name="residual.backward")
     output("x.grad", dx, dt.HALF, nn.nhwc_strides(act))
     return Model(graph=g, inputs=inputs, outputs=outputs)

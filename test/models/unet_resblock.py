@@ -128,9 +128,11 @@ def build(cudnn, phase, n, cin, cout, h, w, temb, groups):
         gradients become outputs; returns the image gradient."""
         attrs = dict(padding=[pad, pad], stride=[1, 1], dilation=[1, 1])
         wd = conv_w[name].dim
-        output(name + ".weight.grad", g.conv_wgrad(saved[name], dconv, name=name + ".wgrad", **attrs), nn.nhwc_strides(wd))
+        # the gradients' dims are set, as the frontend infers none for them
+        dw = g.conv_wgrad(saved[name], dconv, name=name + ".wgrad", **attrs).set_dim(wd)
+        output(name + ".weight.grad", dw, nn.nhwc_strides(wd))
         output(name + ".bias.grad", channel_sum(dconv, cout, name + ".bias.grad"))
-        return g.conv_dgrad(dconv, conv_w[name], name=name + ".dgrad", **attrs)
+        return g.conv_dgrad(dconv, conv_w[name], name=name + ".dgrad", **attrs).set_dim(saved[name].get_dim())
 
     def silu_group_norm_backward(da, c, name, dv_type=None):
         """From the gradient of silu(groupnorm(v)): the norm's weight and
