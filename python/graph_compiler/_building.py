@@ -122,19 +122,32 @@ class Node:
 
     def infer_properties(self, context) -> None:
         """Fills in what the graph's data types decide (a GraphContext, or the
-        graph itself): the compute type when the builder was given none, and
-        the data type of outputs that have none (intermediate for virtual
-        ones, io for outputs the caller reads). Dims and strides are the
-        compiler's to infer (graph.validate())."""
+        graph itself): the compute type when the builder was given none (a
+        float type; the graph's default otherwise), and the data type of
+        outputs that have none, by the op's own rule (an output like its
+        input, attention statistics in f32 ...) and else the intermediate
+        type for virtual outputs and the io type for outputs the caller
+        reads. Dims and strides are the compiler's to infer
+        (graph.validate())."""
+        from ._emit import _GraphEmission
+        from ._enums import is_float
+
+        class _Types:
+            _dtype_of = _GraphEmission._dtype_of
+            io_data_type = getattr(context, "io_data_type", None)
+            intermediate_data_type = getattr(context, "intermediate_data_type", None)
+
         compute = getattr(context, "compute_data_type", None)
-        if self.compute_data_type is None and compute is not None:
+        if self.compute_data_type is None and compute is not None and is_float(compute):
             self.compute_data_type = compute
+        types = _Types()
         for tensor in self.outputs.values():
             if tensor is None or tensor.data_type is not None:
                 continue
-            wanted = getattr(context, "intermediate_data_type" if tensor.is_virtual else "io_data_type", None)
-            if wanted is not None:
-                tensor.data_type = wanted
+            try:
+                tensor.data_type = types._dtype_of(tensor)
+            except ValueError:  # no type to give it: the graph's validate() names it
+                pass
 
     def all_inputs(self):
         out = [t for t in self.inputs.values() if t is not None]

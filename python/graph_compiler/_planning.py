@@ -196,19 +196,33 @@ class _GraphPlanning:
     def backend_plan_entries(self) -> List["PlanEntry"]:
         """cuDNN's ranked plans for this graph as PlanEntry records
         (``cudnn.engines.PlanConfig``: engine id, knobs keyed by
-        cudnn.knob_type, cpp_index its index in the plan list): the plans
-        create_execution_plans() made, or those of heuristics mode A when it
-        has not run. [] when cuDNN offers none: the graph is declined
-        (cudnnGraphNotSupportedError) or only the compiler's own plans and
-        the CPU reference serve it. Other errors propagate."""
-        if not self._planning_done:
+        cudnn.knob_type, cpp_index its index in the plan list, mode the
+        heuristics mode when one mode made the list): those of
+        create_execution_plans(), or, before it, those heuristics mode A
+        proposes, asked without using up the graph's one planning call.
+        [] when cuDNN offers none: it declines the graph, the graph uses a
+        feature the compiler cannot model, or only the compiler's own plans
+        and the CPU reference serve it. A graph the compiler rejects
+        (GraphValidationError) and other errors propagate."""
+        if self._planning_done:
+            plans, modes = self._plans, list(self._heuristics or [])
+        else:
+            self.build_operation_graph()
+            if self.unsupported_features():
+                return []
+            modes = [heur_mode.A]
+            handle_device = self._handle.device if getattr(self._handle, "device", None) is not None else None
             try:
-                self.create_execution_plans([heur_mode.A])
+                with _capi.on_device(handle_device):
+                    plans = _plans.propose(self._module, modes)
+            except GraphValidationError:
+                raise
             except cudnnGraphNotSupportedError:
                 return []
+        mode = modes[0] if len(modes) == 1 else None
         return [
-            PlanEntry(cfg.engine_id, _enums.public_knobs(cfg.knobs), index)
-            for index, cfg in enumerate(self._plans)
+            PlanEntry(cfg.engine_id, _enums.public_knobs(cfg.knobs), index, mode)
+            for index, cfg in enumerate(plans)
             if cfg.device == _capi.GRAPH_DEVICE_GPU and cfg.engine_id >= 0
         ]
 

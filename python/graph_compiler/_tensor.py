@@ -196,9 +196,10 @@ class Tensor:
 
     def set_alignment_value(self, alignment: int) -> "Tensor":
         """The byte alignment the caller promises for this tensor's buffer
-        (cuDNN's tensor byte alignment). Recorded and serialized; the
-        runtime tells cuDNN the alignment of the buffers it is given, so a
-        promise changes no plan."""
+        (cuDNN's tensor byte alignment). Recorded; the runtime tells cuDNN
+        the alignment of the buffers it is given, so a promise changes no
+        plan."""
+        self._guard("set a tensor's alignment")
         alignment = check_int(alignment, f"set_alignment_value of tensor {self.name!r}")
         if alignment <= 0 or alignment & (alignment - 1):
             raise ValueError(f"set_alignment_value of tensor {self.name!r}: {alignment} is not a positive power of two")

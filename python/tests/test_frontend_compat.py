@@ -1412,7 +1412,20 @@ def test_node_validate_and_infer_properties():
     out.set_output(True)
     bare.infer_properties(cudnn.GraphContext(io_data_type=cudnn.data_type.HALF))
     assert out.data_type == cudnn.data_type.HALF
-    assert y.data_type is None or y.data_type in (F, cudnn.data_type.HALF)
+    # the op's own rule first: a slice of an INT32 tensor is INT32, the
+    # attention's stats f32; an integer compute type is not taken
+    h = cudnn.pygraph(io_data_type=cudnn.data_type.HALF, compute_data_type=F)
+    ints = h.tensor(name="ints", dim=[4, 6], data_type=cudnn.data_type.INT32)
+    part = h.slice(ints, slices=[slice(0, 2), slice(0, 6)])
+    part.set_output(True)
+    q, k, v = (h.tensor(name=n, dim=[1, 2, 8, 16]) for n in "qkv")
+    o, stats = h.sdpa(q=q, k=k, v=v, attn_scale=0.25, generate_stats=True)
+    for node in h._nodes:
+        node.infer_properties(h)
+    assert part.data_type == cudnn.data_type.INT32 and stats.data_type == F and o.data_type is not None
+    integer = gc.Node("i", "matmul")
+    integer.infer_properties(cudnn.GraphContext(compute_data_type=cudnn.data_type.INT32))
+    assert integer.compute_data_type is None
 
 
 class _FakeDeviceProperties:
@@ -1492,7 +1505,7 @@ def test_engine_records():
     ctx = engines.ExecutionContext(handle="h")
     assert (ctx.handle, ctx.stream, ctx.workspace) == ("h", None, None)
     assert engines.decline_types() == (NotImplementedError, cudnn.cudnnGraphNotSupportedError, ImportError)
-    assert engines.BACKEND_HEURISTIC_ENGINE_ID == -1
+    assert engines.BACKEND_HEURISTIC_ENGINE_ID == engines.engine_ids.BACKEND_HEURISTIC_ENGINE_ID == -1
 
 
 @needs_lib
@@ -1505,13 +1518,25 @@ def test_backend_plan_entries(monkeypatch):
     # generated-kernel plans (negative ids) are not the backend's
     FakeGpuPlans(codegen=True).install(monkeypatch)
     g, *_ = mlp_graph()
-    entries = g.backend_plan_entries()  # plans with mode A when none were made
-    assert [(e.engine_id, e.cpp_index) for e in entries] == [(0, 0), (5, 1), (7, 2)]
-    assert entries[2].knobs == g.get_engine_and_knobs_at_index(2)[1]
+    entries = g.backend_plan_entries()  # asked with mode A when no list was made ...
+    assert [(e.engine_id, e.cpp_index, e.mode) for e in entries] == [(0, 0, gc.heur_mode.A), (5, 1, gc.heur_mode.A),
+                                                                     (7, 2, gc.heur_mode.A)]
     assert all(isinstance(e, cudnn.engines.PlanConfig) for e in entries)
-    # a declined graph: []
-    monkeypatch.setattr(type(g), "create_execution_plans",
-                        lambda self, modes=None: (_ for _ in ()).throw(cudnn.cudnnGraphNotSupportedError("no")))
+    # ... without using up the graph's one planning call
+    g.create_execution_plans([gc.heur_mode.B, gc.heur_mode.FALLBACK])
+    entries = g.backend_plan_entries()
+    assert entries[2].knobs == g.get_engine_and_knobs_at_index(2)[1]
+    assert [e.mode for e in entries] == [None] * 3  # two modes made the list
+    # a graph the compiler rejects is an error, not "no entries"
+    bad = gc.pygraph(io_data_type=F, intermediate_data_type=F, compute_data_type=F)
+    bad.matmul(bad.tensor(name="a", dim=[1, 4, 8]), bad.tensor(name="b", dim=[1, 6, 3])).set_output(True)
+    with pytest.raises(gc.GraphValidationError):
+        bad.backend_plan_entries()
+    # a graph cuDNN declines: []
+    def decline(module, modes):
+        raise cudnn.cudnnGraphNotSupportedError("no GPU engine runs this graph")
+
+    monkeypatch.setattr(_plans, "propose", decline)
     g2, *_ = mlp_graph()
     assert g2.backend_plan_entries() == []
 

@@ -7,9 +7,10 @@ compiler has no python engines: the names are here so those programs import
 and find nothing on offer (their FROST tests then skip)."""
 
 from . import base, engine_ids, manifest  # noqa: F401
-from .base import BACKEND_HEURISTIC_ENGINE_ID, ExecutionContext, PlanConfig, decline_types  # noqa: F401
+from .base import ExecutionContext, PlanConfig, decline_types  # noqa: F401
 from .engine_ids import (  # noqa: F401
     BACKEND_ENGINE_ID_BASE,
+    BACKEND_HEURISTIC_ENGINE_ID,
     CPP_OSS_ENGINE_ID_BASE,
     PYTHON_ENGINE_ID_BASE,
     is_backend_engine,

@@ -10,8 +10,6 @@ from typing import Any, NamedTuple
 from graph_compiler._errors import cudnnGraphNotSupportedError
 from graph_compiler._planning import PlanEntry
 
-# the engine id of the frontend's "ask cuDNN's heuristics" entry
-BACKEND_HEURISTIC_ENGINE_ID = -1
 
 
 # one ranked plan entry: (engine_id, knobs, cpp_index, mode), frozen

@@ -9,6 +9,8 @@ generated-kernel plans (neither a backend nor a python engine)."""
 BACKEND_ENGINE_ID_BASE = 0
 CPP_OSS_ENGINE_ID_BASE = 10_000
 PYTHON_ENGINE_ID_BASE = 20_000
+# the entry that asks cuDNN's heuristics (the frontend's OPENSOURCE plan list)
+BACKEND_HEURISTIC_ENGINE_ID = -1
 
 FAMILY_BLOCK = 100
 GDN_ID_BASE = PYTHON_ENGINE_ID_BASE + 100
