@@ -436,6 +436,10 @@ GRAPH_API GraphStatus graphSetPlanOptions(GraphModule module,
 |* caller gives their dtype, and their dims (like the frontend's set_dim)   *|
 |* or none (rank 0): graphBuilderOp then fills them in from the op's shape  *|
 |* rule, the one its verifier checks (graphTensorGetDims reads them).       *|
+|* Where the operands do not fix them, the rule fills in a default: one     *|
+|* group for conv_dgrad's DX and conv_wgrad's DW (a filter does not say a   *|
+|* grouped conv's group count), one row per routed row for a scattering     *|
+|* MoE. Give those dims for a grouped (depthwise) conv.                     *|
 |* Tensors marked with graphTensorSetOutput(t, 1) (or                       *|
 |* graphTensorSetVirtual(t, 0)) are the graph's outputs (graph.output       *|
 |* operands, with graph.uid / graph.name result attributes), ordered by id; *|
