@@ -28,6 +28,11 @@ _REFUSED_WITH_SCORE_MOD = (
     "paged_attention_max_seq_len_kv", "sink_token", "block_mask", "score_max", "score_sum_exp",
     "cu_seq_len_q", "cu_seq_len_kv",
 )
+# ... of those, the built-in masks (a score_mod can build each of them)
+_MASKS = frozenset((
+    "use_causal_mask", "use_causal_mask_bottom_right", "use_alibi_mask", "use_padding_mask",
+    "diagonal_band_left_bound", "diagonal_band_right_bound", "left_bound", "right_bound", "sliding_window_length",
+))
 # taken and ignored as the frontend's composite does: hints for its kernels
 _IGNORED = ("implementation", "unfuse_fma", "is_inference", "diagonal_alignment", "max_total_seq_len_q",
             "max_total_seq_len_kv", "softmax_precision", "use_deterministic_algorithm")
@@ -41,9 +46,15 @@ def composite_refusal(kwargs: Dict[str, Any]) -> str:
     refused at planning as the frontend's harnesses expect."""
     refused = sorted(k for k in _REFUSED_WITH_SCORE_MOD if kwargs.get(k) not in (None, False))
     if refused:
+        why = []
+        if any(k in _MASKS for k in refused):
+            why.append("it takes no built-in masks: apply them inside score_mod")
+        if any(k.startswith("paged_attention") for k in refused):
+            why.append("it reads K and V whole and has no op that gathers a paged cache's pages")
+        if any(k not in _MASKS and not k.startswith("paged_attention") for k in refused):
+            why.append("it has no dropout, sink, block mask, score statistics or packed layouts")
         return (f"the 'score_mod' argument with {', '.join(refused)} (with a score modification the compiler builds "
-                "the attention as a composite graph of its own ops, which takes no built-in masks, dropout, paged "
-                "caches or packed layouts: apply masks inside score_mod)")
+                f"the attention as a composite graph of its own ops; {'; '.join(why)})")
     if not callable(kwargs.get("score_mod")):
         return f"the 'score_mod' argument {kwargs.get('score_mod')!r} (not a callable fn(graph, score) -> score)"
     dims = [getattr(kwargs.get(key), "dim", None) for key in ("q", "k", "v")]

@@ -4,6 +4,8 @@ against numpy on the CPU reference."""
 
 from functools import partial
 
+import re
+
 import numpy as np
 import pytest
 
@@ -117,7 +119,7 @@ def test_score_mod_document_mask_matches_numpy():
 
 
 @needs_lib
-@pytest.mark.parametrize("extra", ["use_causal_mask", "dropout", "use_padding_mask", "gqa"])
+@pytest.mark.parametrize("extra", ["use_causal_mask", "dropout", "use_padding_mask", "gqa", "paged_attention_k_table"])
 def test_score_mod_with_a_builtin_mask_is_refused_at_planning_naming_it(extra):
     # as the frontend's harnesses expect: validate() and
     # build_operation_graph() pass, planning raises naming the reason
@@ -134,12 +136,18 @@ def test_score_mod_with_a_builtin_mask_is_refused_at_planning_naming_it(extra):
     if extra == "use_padding_mask":
         lens = g.tensor(dim=(1, 1, 1, 1), stride=(1, 1, 1, 1), data_type=D.INT32)
         kwargs.update(seq_len_q=lens, seq_len_kv=lens)
+    if extra == "paged_attention_k_table":  # test_flexible_sdpa's decode graph
+        table = g.tensor(dim=(1, 1, 16, 1), stride=(16, 16, 1, 1), data_type=D.INT32)
+        kwargs = dict(paged_attention_k_table=table, paged_attention_v_table=table, paged_attention_max_seq_len_kv=16)
     o, _ = g.sdpa(q=q, k=k, v=v, attn_scale=0.5, score_mod=lambda gr, s: s, **kwargs)
     o.set_output(True)
     g.validate()
     g.build_operation_graph()
+    why = {"use_causal_mask": "takes no built-in masks: apply them inside score_mod",
+           "use_padding_mask": "takes no built-in masks", "dropout": "has no dropout",
+           "paged_attention_k_table": "has no op that gathers a paged cache's pages"}.get(extra, "")
     with pytest.raises(cudnn.cudnnGraphNotSupportedError, match="score_mod' argument with " +
-                       ("q, k and v heads 2, 3, 3" if extra == "gqa" else extra)):
+                       ("q, k and v heads 2, 3, 3" if extra == "gqa" else extra) + ".*" + re.escape(why)):
         g.create_execution_plans([cudnn.heur_mode.A])
 
 
