@@ -258,9 +258,8 @@ def position_bias(embedding, s):
     return embedding[relative_position_bucket(rel)].transpose(2, 0, 1)[None]
 
 
-def _attention(q, k, v, bias=None, causal=False, kv_len=None):
-    """softmax(q k^T + bias + masks) v with T5's scale 1; returns (o, row
-    logsumexp)."""
+def _scores(q, k, bias=None, causal=False, kv_len=None):
+    """q k^T (T5's scale 1) + bias, masked positions -inf."""
     sc = q @ k.swapaxes(-1, -2)
     if bias is not None:
         sc = sc + bias
@@ -270,6 +269,13 @@ def _attention(q, k, v, bias=None, causal=False, kv_len=None):
     if kv_len is not None:
         keep = np.arange(skv)[None, :] < np.asarray(kv_len).reshape(-1, 1)
         sc = np.where(keep[:, None, None, :], sc, -np.inf)
+    return sc
+
+
+def _attention(q, k, v, bias=None, causal=False, kv_len=None):
+    """softmax(q k^T + bias + masks) v with T5's scale 1; returns (o, row
+    logsumexp)."""
+    sc = _scores(q, k, bias, causal, kv_len)
     mx = sc.max(axis=-1, keepdims=True)
     p = np.exp(sc - mx)
     ssum = p.sum(axis=-1, keepdims=True)
@@ -279,16 +285,7 @@ def _attention(q, k, v, bias=None, causal=False, kv_len=None):
 def _attention_backward(q, k, v, o, do, stats, bias=None, causal=False, kv_len=None):
     """dq, dk, dv of _attention from the saved o and stats, and the
     gradient of a bias broadcast over the batch (dS summed over it)."""
-    sc = q @ k.swapaxes(-1, -2)
-    if bias is not None:
-        sc = sc + bias
-    sq, skv = sc.shape[-2:]
-    if causal:
-        sc = np.where(np.arange(skv)[None, :] <= np.arange(sq)[:, None], sc, -np.inf)
-    if kv_len is not None:
-        keep = np.arange(skv)[None, :] < np.asarray(kv_len).reshape(-1, 1)
-        sc = np.where(keep[:, None, None, :], sc, -np.inf)
-    p = np.exp(sc - stats)
+    p = np.exp(_scores(q, k, bias, causal, kv_len) - stats)
     dv = p.swapaxes(-1, -2) @ do
     dp = do @ v.swapaxes(-1, -2)
     ds = p * (dp - np.sum(do * o, axis=-1, keepdims=True))
