@@ -130,6 +130,23 @@ class _GraphEmission:
                             t.stride = row_major_stride(t.dim)
                 elif not t.dim and (rule_errors or _ops.result_dims(node)[1] is None):
                     self._no_dims(node, t)
+            if node.op == "transpose":
+                self._transpose_output_strides(node)
+
+    @staticmethod
+    def _transpose_output_strides(node: Node) -> None:
+        """A transpose the caller reads (an output) without strides of its
+        own is a view, as the frontend infers it: its strides are the
+        input's, permuted, so its buffer holds the elements in the input's
+        memory order. (An intermediate keeps the compiler's layout.)"""
+        out, source = node.outputs.get("OUT_0"), node.inputs.get("input")
+        permutation = node.params.get("permutation")
+        if out is None or source is None or out.is_virtual or out.stride_assigned or not permutation:
+            return
+        strides = source.get_stride()
+        if len(strides) != len(permutation) or sorted(permutation) != list(range(len(strides))):
+            return  # the compiler's verifier names a bad permutation
+        out.stride, out.stride_assigned = [strides[axis] for axis in permutation], True
 
     def _no_dims(self, node: Node, t: Tensor) -> None:
         """Raise for op output ``t`` that the compiler's shape rule gave no

@@ -1570,3 +1570,28 @@ def test_conv_gradients_dims_are_the_users():
     g, dx, dw = graph(True)
     g.validate()
     assert dx.get_dim() == [1, 4, 5, 5] and dw.get_dim() == [4, 1, 3, 3]
+
+
+@needs_lib
+def test_transpose_output_is_a_view_of_the_input_order():
+    # the frontend infers a transpose output's strides as the input's,
+    # permuted: the buffer holds the elements in the input's memory order
+    g = cudnn.pygraph(io_data_type=F, intermediate_data_type=F, compute_data_type=F)
+    x = g.tensor(name="x", dim=[2, 3, 4, 5], stride=[60, 20, 5, 1])
+    y = g.transpose(x, permutation=[0, 2, 3, 1])
+    y.set_output(True)
+    z = g.transpose(x, permutation=[0, 2, 3, 1]).set_stride([60, 15, 3, 1])  # the caller's strides win
+    z.set_output(True)
+    h = g.relu(g.transpose(x, permutation=[3, 2, 1, 0]))  # an intermediate: the compiler's layout
+    h.set_output(True)
+    g.build([cudnn.heur_mode.A])
+    assert y.get_stride() == [60, 5, 1, 20] and z.get_stride() == [60, 15, 3, 1]
+    xv = np.random.default_rng(0).standard_normal((2, 3, 4, 5)).astype(np.float32)
+    yb, zb, hb = (np.full(120, np.nan, np.float32) for _ in range(3))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        g.execute({x: xv, y: yb, z: zb, h: hb})
+    np.testing.assert_array_equal(yb, xv.ravel())  # the input's order
+    np.testing.assert_array_equal(zb, xv.transpose(0, 2, 3, 1).ravel())
+    assert h.get_stride() == [24, 6, 2, 1]
+    np.testing.assert_array_equal(hb.reshape(h.get_dim()), np.maximum(xv.transpose(3, 2, 1, 0), 0))
