@@ -70,11 +70,12 @@ struct RaggedPort {
 };
 
 /// Each port of the op with a ragged_offset_<port> operand (graph.sdpa's q,
-/// k, v, O, Stats and page tables; sdpa_backward's q, k, v, o, dO, stats,
-/// dQ, dK, dV), read from the ODS tables generated from GraphOps.td, in
-/// ODS order.
+/// k, v, O, Stats and page tables; sdpa_fp8's q, k, v, O, Stats;
+/// sdpa_backward's q, k, v, o, dO, stats, dQ, dK, dV), read from the ODS tables
+/// generated from GraphOps.td, in ODS order.
 SmallVector<RaggedPort> getRaggedPorts(SdpaOp op);
 SmallVector<RaggedPort> getRaggedPorts(SdpaBackwardOp op);
+SmallVector<RaggedPort> getRaggedPorts(SdpaFp8Op op);
 
 /// Emits an error at `op` prefixed with the op kind and its label, e.g.
 /// `matmul "mm1": `, the form every graph diagnostic takes.

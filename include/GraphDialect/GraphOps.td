@@ -909,8 +909,10 @@ def Graph_SdpaFp8Op : Graph_Op<"sdpa_fp8", [AttrSizedOperandSegments]> {
     one-element `descale_*` tensors undo the inputs' quantization scales,
     `scale_s` quantizes the softmax probabilities and `scale_o` the output;
     `Amax_S` and `Amax_O` (`[1, 1, 1, 1]` f32) report the largest magnitude
-    before quantization.
-  }] # !strconcat("", SdpaMaskDoc) # [{
+    before quantization. Paged K/V caches (`page_table_k`, `page_table_v`
+    with `paged_attention_max_seq_len_kv`) and ragged (packed THD) `q`, `k`,
+    `v`, `O` and `Stats` are read as `graph.sdpa` reads them.
+  }] # !strconcat("", SdpaRaggedDoc) # !strconcat("", SdpaMaskDoc) # [{
 
     ```mlir
     %o, %st, %as, %ao = graph.sdpa_fp8 %q, %k, %v descale(%dq, %dk, %dv, %ds) scale(%ss, %so) {generate_stats}
@@ -924,13 +926,27 @@ def Graph_SdpaFp8Op : Graph_Op<"sdpa_fp8", [AttrSizedOperandSegments]> {
                             AnyRankedTensor:$descale_s,
                             AnyRankedTensor:$scale_s,
                             AnyRankedTensor:$scale_o),
-                       SdpaOptionalOperands, SdpaAttrs,
-                       (ins UnitAttr:$generate_stats), NodeAttrs);
+                       SdpaOptionalOperands,
+                       (ins Optional<AnyRankedTensor>:$page_table_k,
+                            Optional<AnyRankedTensor>:$page_table_v,
+                            Optional<AnyRankedTensor>:$ragged_offset_q,
+                            Optional<AnyRankedTensor>:$ragged_offset_k,
+                            Optional<AnyRankedTensor>:$ragged_offset_v,
+                            Optional<AnyRankedTensor>:$ragged_offset_O,
+                            Optional<AnyRankedTensor>:$ragged_offset_Stats),
+                       SdpaAttrs,
+                       (ins UnitAttr:$generate_stats,
+                            OptionalAttr<I64Attr>:$paged_attention_max_seq_len_kv),
+                       NodeAttrs);
   let results = (outs AnyRankedTensor:$O, Optional<AnyRankedTensor>:$Stats,
                       AnyRankedTensor:$Amax_S, AnyRankedTensor:$Amax_O);
   let assemblyFormat = [{
     $q `,` $k `,` $v `descale` `(` $descale_q `,` $descale_k `,` $descale_v `,`
     $descale_s `)` `scale` `(` $scale_s `,` $scale_o `)` }] # !strconcat("", SdpaOptionalFormat) # [{
+    (`page_table_k` $page_table_k^)? (`page_table_v` $page_table_v^)?
+    (`ragged_offset_q` $ragged_offset_q^)? (`ragged_offset_k` $ragged_offset_k^)?
+    (`ragged_offset_v` $ragged_offset_v^)? (`ragged_offset_O` $ragged_offset_O^)?
+    (`ragged_offset_Stats` $ragged_offset_Stats^)?
     attr-dict `:` functional-type(operands, results)
   }];
 }

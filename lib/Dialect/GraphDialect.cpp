@@ -509,6 +509,8 @@ LogicalResult GraphOp::verifyRegions() {
       ports = getRaggedPorts(sdpa);
     else if (auto sdpaBackward = dyn_cast<SdpaBackwardOp>(op))
       ports = getRaggedPorts(sdpaBackward);
+    else if (auto sdpaFp8 = dyn_cast<SdpaFp8Op>(op))
+      ports = getRaggedPorts(sdpaFp8);
     for (const RaggedPort &port : ports)
       if (port.offsets)
         ragged.insert(resolveGroupValue(port.tensor));

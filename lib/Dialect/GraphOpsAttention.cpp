@@ -329,8 +329,10 @@ template <typename SdpaOp> FailureOr<SdpaShapes> inferSdpaCommon(SdpaOp op) {
   return s;
 }
 
-/// graph.sdpa's Q/K/V, K and V read through their page tables when given.
-template <> FailureOr<SdpaShapes> inferSdpaCommon(mlir::graph::SdpaOp op) {
+/// Q/K/V of an attention forward with page tables (graph.sdpa,
+/// graph.sdpa_fp8), K and V read through their page tables when given.
+template <typename PagedSdpaOp>
+FailureOr<SdpaShapes> inferPagedSdpaCommon(PagedSdpaOp op) {
   Operation *raw = op.getOperation();
   Value tableK = op.getPageTableK(), tableV = op.getPageTableV();
   if (!tableK && !tableV) {
@@ -369,6 +371,28 @@ template <> FailureOr<SdpaShapes> inferSdpaCommon(mlir::graph::SdpaOp op) {
   if (failed(s) || failed(verifySdpaOptions(op, *s)))
     return failure();
   return s;
+}
+
+template <> FailureOr<SdpaShapes> inferSdpaCommon(mlir::graph::SdpaOp op) {
+  return inferPagedSdpaCommon(op);
+}
+
+template <> FailureOr<SdpaShapes> inferSdpaCommon(mlir::graph::SdpaFp8Op op) {
+  return inferPagedSdpaCommon(op);
+}
+
+/// A port read through a page table is a page container, not ragged.
+template <typename PagedSdpaOp>
+LogicalResult verifyPagesNotRagged(PagedSdpaOp op) {
+  for (auto [port, table, offset] :
+       {std::tuple<StringRef, Value, Value>{"k", op.getPageTableK(),
+                                            op.getRaggedOffsetK()},
+        {"v", op.getPageTableV(), op.getRaggedOffsetV()}})
+    if (table && offset)
+      return emitNodeError(op.getOperation())
+             << "ragged_offset_" << port << " with page_table_" << port
+             << ": a paged cache's pages are not ragged";
+  return success();
 }
 
 LogicalResult verifyStatsLike(Operation *op, StringRef port, Value value,
@@ -484,16 +508,9 @@ LogicalResult SdpaOp::verify() {
           *this,
           {{"q", getQ()}, {"k", getK()}, {"v", getV()}, {"O", getO()}})) ||
       failed(verifyRaggedOffsets(*this, getUsePaddingMask(), getQ(),
-                                 getRaggedPorts(*this))))
+                                 getRaggedPorts(*this))) ||
+      failed(verifyPagesNotRagged(*this)))
     return failure();
-  for (auto [port, table, offset] :
-       {std::tuple<StringRef, Value, Value>{"k", getPageTableK(),
-                                            getRaggedOffsetK()},
-        {"v", getPageTableV(), getRaggedOffsetV()}})
-    if (table && offset)
-      return emitNodeError(*this)
-             << "ragged_offset_" << port << " with page_table_" << port
-             << ": a paged cache's pages are not ragged";
   // Head dims above 256 run (H200, cuDNN 9.19: causal with Stats, against
   // the CPU), but with the padding mask the frontend's test_mhas cases of
   // that kind failed there (2026-12-02, not isolated further): refused at
@@ -569,6 +586,10 @@ SmallVector<RaggedPort> mlir::graph::getRaggedPorts(SdpaOp op) {
 }
 
 SmallVector<RaggedPort> mlir::graph::getRaggedPorts(SdpaBackwardOp op) {
+  return raggedPortsOf(op);
+}
+
+SmallVector<RaggedPort> mlir::graph::getRaggedPorts(SdpaFp8Op op) {
   return raggedPortsOf(op);
 }
 
@@ -664,7 +685,13 @@ LogicalResult SdpaFp8Op::verify() {
                         expectOneElement)) ||
       failed(expectEach(*this,
                         {{"Amax_S", getAmax_S()}, {"Amax_O", getAmax_O()}},
-                        verifyAmax)))
+                        verifyAmax)) ||
+      failed(verifyUnitLastStride(
+          *this,
+          {{"q", getQ()}, {"k", getK()}, {"v", getV()}, {"O", getO()}})) ||
+      failed(verifyRaggedOffsets(*this, getUsePaddingMask(), getQ(),
+                                 getRaggedPorts(*this))) ||
+      failed(verifyPagesNotRagged(*this)))
     return failure();
   return success();
 }

@@ -151,6 +151,44 @@ private:
     return ref::raggedUnpack(get(value), stridesOf(value), get(offsets),
                              get(seqLen), port.str(), store);
   }
+  /// The K and V an attention forward reads through its page tables
+  /// (page_table_k/v; `packedK`/`packedV` the tables' ragged offsets, a
+  /// packed table read into its padded form: batch b's ceil(seq_len_kv /
+  /// page_size) pages) into `pagedK`/`pagedV`; a port without a table is
+  /// left empty.
+  template <typename PagedSdpaOp>
+  std::string readPaged(PagedSdpaOp sdpa, Value packedK, Value packedV,
+                        NdArray &pagedK, NdArray &pagedV) {
+    for (auto [table, offsets, cache, out, port] :
+         {std::tuple<Value, Value, Value, NdArray *, StringRef>{
+              sdpa.getPageTableK(), packedK, sdpa.getK(), &pagedK,
+              "page_table_k"},
+          {sdpa.getPageTableV(), packedV, sdpa.getV(), &pagedV,
+           "page_table_v"}}) {
+      if (!table)
+        continue;
+      const NdArray *pages = &get(table);
+      NdArray unpacked;
+      if (offsets) {
+        NdArray counts = get(sdpa.getSeqLenKv());
+        double pageSize = std::max<int64_t>(1, get(cache).shape.at(2));
+        for (double &count : counts.data)
+          count = std::ceil(count / pageSize);
+        std::string error =
+            ref::raggedUnpack(*pages, stridesOf(table), get(offsets), counts,
+                              port.str(), unpacked);
+        if (!error.empty())
+          return error;
+        pages = &unpacked;
+      }
+      std::string error = ref::pagedCacheGather(
+          get(cache), *pages, get(sdpa.getSeqLenKv()),
+          sdpa.getPagedAttentionMaxSeqLenKv().value_or(0), *out);
+      if (!error.empty())
+        return error;
+    }
+    return "";
+  }
   /// A result written ragged: `padded` packed at `offsets` in place.
   std::string writeRagged(Value result, Value offsets, Value seqLen,
                           StringRef port, NdArray &padded) {
@@ -624,38 +662,13 @@ std::string Interpreter::eval(Operation *op) {
           return fail(error);
         opts.sinkToken = getOpt(sdpa.getSinkToken());
         opts.blockMask = getOpt(sdpa.getBlockMask());
-        // A paged K/V: gathered from its pages first (a packed table read
-        // into its padded form: batch b's ceil(seq_len_kv / page_size)
-        // pages).
+        // A paged K/V: gathered from its pages first.
         NdArray pagedK, pagedV;
-        for (auto [table, offsets, cache, out, port] :
-             {std::tuple<Value, Value, Value, NdArray *, StringRef>{
-                  sdpa.getPageTableK(), sdpa.getRaggedOffsetPageTableK(),
-                  sdpa.getK(), &pagedK, "page_table_k"},
-              {sdpa.getPageTableV(), sdpa.getRaggedOffsetPageTableV(),
-               sdpa.getV(), &pagedV, "page_table_v"}}) {
-          if (!table)
-            continue;
-          const NdArray *pages = &get(table);
-          NdArray unpacked;
-          if (offsets) {
-            NdArray counts = get(sdpa.getSeqLenKv());
-            double pageSize = std::max<int64_t>(1, get(cache).shape.at(2));
-            for (double &count : counts.data)
-              count = std::ceil(count / pageSize);
-            if (!(error =
-                      ref::raggedUnpack(*pages, stridesOf(table), get(offsets),
-                                        counts, port.str(), unpacked))
-                     .empty())
-              return fail(error);
-            pages = &unpacked;
-          }
-          if (!(error = ref::pagedCacheGather(
-                    get(cache), *pages, get(sdpa.getSeqLenKv()),
-                    sdpa.getPagedAttentionMaxSeqLenKv().value_or(0), *out))
-                   .empty())
-            return fail(error);
-        }
+        if (!(error =
+                  readPaged(sdpa, sdpa.getRaggedOffsetPageTableK(),
+                            sdpa.getRaggedOffsetPageTableV(), pagedK, pagedV))
+                 .empty())
+          return fail(error);
         // Ragged (packed) Q/K/V: read in their padded form.
         NdArray raggedQ, raggedK, raggedV;
         const NdArray *q, *k, *v;
@@ -741,10 +754,33 @@ std::string Interpreter::eval(Operation *op) {
         scales.descaleS = scalarOf(sdpa.getDescaleS());
         scales.scaleS = scalarOf(sdpa.getScaleS());
         scales.scaleO = scalarOf(sdpa.getScaleO());
+        // Paged K/V and ragged Q/K/V/O/Stats as graph.sdpa reads them.
+        NdArray pagedK, pagedV, raggedQ, raggedK, raggedV;
+        const NdArray *q, *k, *v;
+        Value seqQ = sdpa.getSeqLenQ(), seqKV = sdpa.getSeqLenKv();
+        if (!(error = readPaged(sdpa, Value(), Value(), pagedK, pagedV))
+                 .empty() ||
+            !(error = readRagged(sdpa.getQ(), sdpa.getRaggedOffsetQ(), seqQ,
+                                 "q", raggedQ, q))
+                 .empty() ||
+            !(error = readRagged(sdpa.getK(), sdpa.getRaggedOffsetK(), seqKV,
+                                 "k", raggedK, k))
+                 .empty() ||
+            !(error = readRagged(sdpa.getV(), sdpa.getRaggedOffsetV(), seqKV,
+                                 "v", raggedV, v))
+                 .empty())
+          return fail(error);
         ref::SdpaFp8ForwardResult result;
-        if (!(error = ref::sdpaFp8Forward(get(sdpa.getQ()), get(sdpa.getK()),
-                                          get(sdpa.getV()), scales,
-                                          dtypeOf(sdpa.getQ()), opts, result))
+        if (!(error = ref::sdpaFp8Forward(
+                  *q, sdpa.getPageTableK() ? pagedK : *k,
+                  sdpa.getPageTableV() ? pagedV : *v, scales,
+                  dtypeOf(sdpa.getQ()), opts, result))
+                 .empty() ||
+            !(error = writeRagged(sdpa.getO(), sdpa.getRaggedOffset_O(), seqQ,
+                                  "O", result.o))
+                 .empty() ||
+            !(error = writeRagged(sdpa.getStats(), sdpa.getRaggedOffset_Stats(),
+                                  seqQ, "Stats", result.stats))
                  .empty())
           return fail(error);
         NdArray amaxS = amaxArray(result.amaxS),

@@ -752,8 +752,9 @@ class _GraphBuilding:
             # every graph, and without page tables it has nothing to act on
             kwargs.pop("paged_attention_max_seq_len_kv", None)
         paged = {}
-        if op == "sdpa":
-            # paged K/V caches: graph.sdpa's page_table_k/v operands
+        if op in ("sdpa", "sdpa_fp8"):
+            # paged K/V caches: the page_table_k/v operands of graph.sdpa and
+            # graph.sdpa_fp8
             for key, port in (("paged_attention_k_table", "page_table_k"), ("paged_attention_v_table", "page_table_v")):
                 if kwargs.get(key) is not None:
                     paged[port] = kwargs.pop(key)

@@ -433,6 +433,7 @@ SDPA_OPTIONAL_OPERANDS = ("attn_scale", "bias", "seq_len_q", "seq_len_kv", "drop
 # ragged_offset_<port> operand carries the tensor's offsets.
 RAGGED_PORTS = {
     "sdpa": ("q", "k", "v", "O", "Stats", "page_table_k", "page_table_v"),
+    "sdpa_fp8": ("q", "k", "v", "O", "Stats"),
     "sdpa_backward": ("q", "k", "v", "o", "dO", "stats", "dQ", "dK", "dV"),
 }
 

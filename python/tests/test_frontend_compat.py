@@ -1106,13 +1106,15 @@ def test_sdpa_fp8_ignores_a_max_kv_length_without_page_tables():
     assert g.unsupported_features() == []
     g.validate()
     g.create_execution_plans([cudnn.heur_mode.A])
-    # with a page table the length is the paged-attention feature, refused at planning
+    # with a page table the length is the paged cache's (graph.sdpa_fp8's
+    # page_table_k operand; test_frontend_compat_core checks the numbers)
     p = cudnn.pygraph(io_data_type=gc.data_type.FP8_E4M3, intermediate_data_type=F, compute_data_type=F)
     q, k, v = _qkv(p)
     table = p.tensor(dim=[1, 1, 1, 1], data_type=gc.data_type.INT32)
     p.sdpa_fp8(q, k, v, *[p.tensor(dim=[1, 1, 1, 1], data_type=F) for _ in range(6)],
                paged_attention_k_table=table, paged_attention_max_seq_len_kv=8)[0].set_output(True)
-    assert any("paged_attention_max_seq_len_kv" in f for f in p.unsupported_features())
+    with pytest.raises(gc.GraphValidationError, match=r"sdpa_fp8 .*a paged K/V cache needs use_padding_mask"):
+        p.validate()  # the compiler's rule for a paged cache, as graph.sdpa's
     # and the f16 node keeps refusing an explicit length without tables, as the frontend does
     h = cudnn.pygraph(io_data_type=gc.data_type.HALF, intermediate_data_type=F, compute_data_type=F)
     q, k, v = _qkv(h)

@@ -7,6 +7,7 @@ Every assertion here holds for the cuDNN frontend's own package too."""
 import contextlib
 import importlib
 import inspect
+import warnings
 
 import numpy as np
 import pytest
@@ -444,15 +445,16 @@ def _pack_page_table(table, lkv, page_size):
     return flat.reshape(b, 1, per_batch, 1), starts.reshape(b + 1, 1, 1, 1)
 
 
-def _paged_sdpa(paged, q, k, v, lq, lkv, table, s_kv, page_size, run_table=None, packed=False):
+def _paged_sdpa(paged, q, k, v, lq, lkv, table, s_kv, page_size, run_table=None, packed=False, fp8=False):
     import numpy as np
 
     F, H = cudnn.data_type.FLOAT, cudnn.data_type.HALF
     b, h, s_q, d = q.shape
-    g = cudnn.pygraph(io_data_type=H, intermediate_data_type=F, compute_data_type=F)
+    io = cudnn.data_type.FP8_E4M3 if fp8 else H  # fp8: e4m3 bit patterns in uint8 arrays
+    g = cudnn.pygraph(io_data_type=io, intermediate_data_type=F, compute_data_type=F)
     if paged:
         pages = table.size
-        kc = np.zeros((pages, h, page_size, d), np.float16)
+        kc = np.zeros((pages, h, page_size, d), k.dtype)
         vc = np.zeros_like(kc)
         for bb in range(b):
             for t in range(table.shape[2]):
@@ -464,6 +466,9 @@ def _paged_sdpa(paged, q, k, v, lq, lkv, table, s_kv, page_size, run_table=None,
     else:
         k_buf, v_buf = k, v
     Q, K, V = g.tensor_like(q), g.tensor_like(k_buf), g.tensor_like(v_buf)
+    if fp8:
+        for t in (Q, K, V):
+            t.set_data_type(io)
     SQ, SK = g.tensor_like(lq), g.tensor_like(lkv)
     extra = {}
     if packed:
@@ -475,14 +480,24 @@ def _paged_sdpa(paged, q, k, v, lq, lkv, table, s_kv, page_size, run_table=None,
             TK.set_ragged_offset(TO)
             TV.set_ragged_offset(TO)
         extra = dict(paged_attention_k_table=TK, paged_attention_v_table=TV, paged_attention_max_seq_len_kv=s_kv)
-    o, _ = g.sdpa(
-        name="attn", q=Q, k=K, v=V, attn_scale=0.25, generate_stats=False, use_padding_mask=True, seq_len_q=SQ, seq_len_kv=SK,
-        use_causal_mask=True, **extra
-    )
+    common = dict(attn_scale=0.25, generate_stats=False, use_padding_mask=True, seq_len_q=SQ, seq_len_kv=SK,
+                  use_causal_mask=True, **extra)
+    scales = {}
+    if fp8:
+        scales = {name: g.tensor(name=name, dim=[1, 1, 1, 1], data_type=F)
+                  for name in ("descale_q", "descale_k", "descale_v", "descale_s", "scale_s", "scale_o")}
+        o, _, _, amax_o = g.sdpa_fp8(name="attn", q=Q, k=K, v=V, **scales, **common)
+        amax_o.set_output(True).set_data_type(F)
+        o.set_data_type(H)
+    else:
+        o, _ = g.sdpa(name="attn", q=Q, k=K, v=V, **common)
     o.set_output(True).set_dim([b, h, s_q, d]).set_stride([h * s_q * d, s_q * d, d, 1])
     g.build([cudnn.heur_mode.A])
     out = np.zeros((b, h, s_q, d), np.float16)
     pack = {Q: q, K: k_buf, V: v_buf, SQ: lq, SK: lkv, o: out}
+    if fp8:
+        pack.update({t: np.full((1, 1, 1, 1), 1.0 if n != "scale_s" else 16.0, np.float32) for n, t in scales.items()})
+        pack[amax_o] = np.zeros((1, 1, 1, 1), np.float32)
     if paged:
         bound = table if run_table is None else run_table
         pack.update({TK: bound, TV: bound})
@@ -525,6 +540,97 @@ def test_sdpa_reads_paged_kv_caches():
     bad[0, 0, 0, 0] = 99
     with pytest.raises(Exception, match="page table entry 99"):
         _paged_sdpa(True, q, k, v, lq, lkv, table, s_kv, page, run_table=bad)
+
+
+def _fp8_bits(rng, shape):
+    """Random finite e4m3 values (|x| <= 2, both signs) as uint8 bit patterns."""
+    import numpy as np
+
+    magnitude = rng.integers(0x00, 0x40, size=shape, dtype=np.uint8)  # exponents up to 2^0 with the mantissa
+    return magnitude | (rng.integers(0, 2, size=shape, dtype=np.uint8) << 7)
+
+
+@needs_lib
+def test_sdpa_fp8_reads_paged_kv_caches():
+    # test_mhas_v2's test_sdpa_fp8_fwd_paged_L0: sdpa_fp8 with K and V in
+    # pages equals sdpa_fp8 on the gathered K/V (pages shuffled, a partial
+    # last page, padding + causal), on the CPU reference
+    import numpy as np
+
+    rng = np.random.default_rng(11)
+    b, h, s_q, s_kv, d, page = 2, 2, 16, 40, 16, 16
+    q, k, v = (_fp8_bits(rng, (b, h, n, d)) for n in (s_q, s_kv, s_kv))
+    lq = np.array([16, 9], np.int32).reshape(b, 1, 1, 1)
+    lkv = np.array([40, 21], np.int32).reshape(b, 1, 1, 1)
+    per_batch = -(-s_kv // page)
+    table = rng.permutation(b * per_batch).astype(np.int32).reshape(b, 1, per_batch, 1)
+    paged = _paged_sdpa(True, q, k, v, lq, lkv, table, s_kv, page, fp8=True)
+    plain = _paged_sdpa(False, q, k, v, lq, lkv, table, s_kv, page, fp8=True)
+    np.testing.assert_array_equal(paged, plain)
+    assert np.abs(paged.astype(np.float32)).max() > 0.05
+    # a wrong table reads other pages: the check above can fail
+    swapped = table.copy()
+    swapped[0, 0, [0, 1], 0] = swapped[0, 0, [1, 0], 0]
+    assert not np.array_equal(_paged_sdpa(True, q, k, v, lq, lkv, table, s_kv, page, run_table=swapped, fp8=True),
+                              plain)
+
+
+@needs_lib
+def test_sdpa_fp8_reads_and_writes_ragged_tensors():
+    # test_mhas_v2's test_sdpa_fp8_fwd_ragged_L0: packed (THD) fp8 q/k/v and
+    # O, batch b at its offset, equal the padded attention's rows
+    import numpy as np
+
+    F, H, E4M3 = cudnn.data_type.FLOAT, cudnn.data_type.HALF, cudnn.data_type.FP8_E4M3
+    rng = np.random.default_rng(5)
+    b, h, s, d = 2, 2, 8, 16
+    lens = np.array([8, 5], np.int32)
+    q, k, v = (_fp8_bits(rng, (b, h, s, d)) for _ in range(3))
+
+    def run(ragged):
+        g = cudnn.pygraph(io_data_type=E4M3, intermediate_data_type=F, compute_data_type=F)
+        thd = [s * h * d, d, h * d, 1]  # [B, S, H, D] memory, batch stride ignored when ragged
+        Q, K, V = (g.tensor(name=n, dim=[b, h, s, d], stride=thd, data_type=E4M3) for n in "qkv")
+        SQ = g.tensor(name="sq", dim=[b, 1, 1, 1], data_type=cudnn.data_type.INT32)
+        SK = g.tensor(name="sk", dim=[b, 1, 1, 1], data_type=cudnn.data_type.INT32)
+        scales = {n: g.tensor(name=n, dim=[1, 1, 1, 1], data_type=F)
+                  for n in ("descale_q", "descale_k", "descale_v", "descale_s", "scale_s", "scale_o")}
+        o, _, _, amax_o = g.sdpa_fp8(q=Q, k=K, v=V, **scales, attn_scale=0.25, use_padding_mask=True,
+                                     seq_len_q=SQ, seq_len_kv=SK)
+        o.set_output(True).set_dim([b, h, s, d]).set_stride(thd).set_data_type(H)
+        amax_o.set_output(True).set_data_type(F)
+        offsets = np.concatenate([[0], np.cumsum(lens)]).astype(np.int32).reshape(b + 1, 1, 1, 1) * h * d
+        if ragged:
+            R = g.tensor(name="offsets", dim=[b + 1, 1, 1, 1], data_type=cudnn.data_type.INT32)
+            for t in (Q, K, V, o):
+                t.set_ragged_offset(R)
+        g.build([cudnn.heur_mode.A])
+        # the padded layout holds batch b at b * s * h * d; the packed one at offsets[b]
+        def lay(x):
+            flat = np.zeros(b * s * h * d, x.dtype)
+            for i in range(b):
+                start = int(offsets[i, 0, 0, 0]) if ragged else i * s * h * d
+                rows = x[i].transpose(1, 0, 2)[: lens[i]].reshape(-1)  # [S, H, D] of the valid positions
+                flat[start : start + rows.size] = rows
+            return flat
+        out = np.zeros(b * s * h * d, np.float16)
+        pack = {Q: lay(q), K: lay(k), V: lay(v), SQ: lens.reshape(b, 1, 1, 1), SK: lens.reshape(b, 1, 1, 1), o: out,
+                amax_o: np.zeros((1, 1, 1, 1), np.float32)}
+        pack.update({t: np.full((1, 1, 1, 1), 16.0 if n == "scale_s" else 1.0, np.float32) for n, t in scales.items()})
+        if ragged:
+            pack[R] = offsets
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            g.execute(pack, None)
+        rows = []
+        for i in range(b):
+            start = int(offsets[i, 0, 0, 0]) if ragged else i * s * h * d
+            rows.append(out[start : start + lens[i] * h * d])
+        return np.concatenate(rows)
+
+    packed, padded = run(True), run(False)
+    np.testing.assert_array_equal(packed, padded)
+    assert np.abs(padded.astype(np.float32)).max() > 0.05
 
 
 @needs_lib
@@ -959,11 +1065,11 @@ def test_ragged_ports_are_those_graphops_td_pairs_with_offsets():
     with open(os.path.join(support, "RaggedPorts.inc")) as f:
         pairs = set(re.findall(r"GRAPH_RAGGED_PORT\((\w+), (\w+)\)", f.read()))
     generated = {}
-    for kind, op in (("Sdpa", "sdpa"), ("SdpaBackward", "sdpa_backward")):
+    for kind, op in (("Sdpa", "sdpa"), ("SdpaBackward", "sdpa_backward"), ("SdpaFp8", "sdpa_fp8")):
         ports = {p for k, p in lines if k == kind}
         generated[op] = {p for p, o in pairs if p in ports and o in ports}
     assert {op: set(ports) for op, ports in _ops.RAGGED_PORTS.items()} == generated
-    assert len(generated["sdpa"]) == 7 and len(generated["sdpa_backward"]) == 9
+    assert len(generated["sdpa"]) == 7 and len(generated["sdpa_backward"]) == 9 and len(generated["sdpa_fp8"]) == 5
 
 
 def _sink_reference(q, k, v, sink, scale, d_o):

@@ -1849,6 +1849,28 @@ graph.graph @sdpa_paged_needs_padding(%q: tensor<2x2x8x16xbf16>, %k: tensor<4x2x
 
 // -----
 
+// sdpa_fp8 reads paged K/V caches under graph.sdpa's rules.
+graph.graph @sdpa_fp8_paged(%q: tensor<2x2x8x16xf8E4M3FN>, %k: tensor<4x2x8x16xf8E4M3FN>, %v: tensor<2x2x16x16xf8E4M3FN>, %lq: tensor<2x1x1x1xi32>, %lkv: tensor<2x1x1x1xi32>, %t: tensor<2x1x2x1xi32>, %d0: tensor<1x1x1x1xf32>, %d1: tensor<1x1x1x1xf32>, %d2: tensor<1x1x1x1xf32>, %d3: tensor<1x1x1x1xf32>, %s0: tensor<1x1x1x1xf32>, %s1: tensor<1x1x1x1xf32>) {
+  %ok:3 = graph.sdpa_fp8 %q, %k, %v descale(%d0, %d1, %d2, %d3) scale(%s0, %s1) seq_len_q %lq seq_len_kv %lkv page_table_k %t {use_padding_mask, paged_attention_max_seq_len_kv = 16 : i64}
+      : (tensor<2x2x8x16xf8E4M3FN>, tensor<4x2x8x16xf8E4M3FN>, tensor<2x2x16x16xf8E4M3FN>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<2x1x1x1xi32>, tensor<2x1x1x1xi32>, tensor<2x1x2x1xi32>) -> (tensor<2x2x8x16xbf16>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>)
+  // expected-error @below {{sdpa_fp8: a paged K/V cache needs use_padding_mask (seq_len_kv says how many positions of each batch's pages are valid)}}
+  %r:3 = graph.sdpa_fp8 %q, %k, %v descale(%d0, %d1, %d2, %d3) scale(%s0, %s1) page_table_k %t {paged_attention_max_seq_len_kv = 16 : i64}
+      : (tensor<2x2x8x16xf8E4M3FN>, tensor<4x2x8x16xf8E4M3FN>, tensor<2x2x16x16xf8E4M3FN>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<2x1x2x1xi32>) -> (tensor<2x2x8x16xbf16>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>)
+  graph.output
+}
+
+// -----
+
+// ... and ragged q/k/v/O under its rules: a paged cache's pages are not ragged.
+graph.graph @sdpa_fp8_paged_ragged(%q: tensor<2x2x8x16xf8E4M3FN>, %k: tensor<4x2x8x16xf8E4M3FN>, %v: tensor<2x2x16x16xf8E4M3FN>, %lq: tensor<2x1x1x1xi32>, %lkv: tensor<2x1x1x1xi32>, %t: tensor<2x1x2x1xi32>, %off: tensor<3x1x1x1xi32>, %d0: tensor<1x1x1x1xf32>, %d1: tensor<1x1x1x1xf32>, %d2: tensor<1x1x1x1xf32>, %d3: tensor<1x1x1x1xf32>, %s0: tensor<1x1x1x1xf32>, %s1: tensor<1x1x1x1xf32>) {
+  // expected-error @below {{sdpa_fp8: ragged_offset_k with page_table_k: a paged cache's pages are not ragged}}
+  %r:3 = graph.sdpa_fp8 %q, %k, %v descale(%d0, %d1, %d2, %d3) scale(%s0, %s1) seq_len_q %lq seq_len_kv %lkv page_table_k %t ragged_offset_q %off ragged_offset_k %off {use_padding_mask, paged_attention_max_seq_len_kv = 16 : i64}
+      : (tensor<2x2x8x16xf8E4M3FN>, tensor<4x2x8x16xf8E4M3FN>, tensor<2x2x16x16xf8E4M3FN>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<2x1x1x1xi32>, tensor<2x1x1x1xi32>, tensor<2x1x2x1xi32>, tensor<3x1x1x1xi32>, tensor<3x1x1x1xi32>) -> (tensor<2x2x8x16xbf16>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>)
+  graph.output
+}
+
+// -----
+
 graph.graph @sdpa_max_seq_without_table(%q: tensor<2x2x8x16xbf16>, %k: tensor<2x2x16x16xbf16>, %v: tensor<2x2x16x16xbf16>) {
   // expected-error @below {{sdpa: paged_attention_max_seq_len_kv is given without page_table_k or page_table_v}}
   %o = graph.sdpa %q, %k, %v {paged_attention_max_seq_len_kv = 16 : i64} : (tensor<2x2x8x16xbf16>, tensor<2x2x16x16xbf16>, tensor<2x2x16x16xbf16>) -> (tensor<2x2x8x16xbf16>, none, none, none)
