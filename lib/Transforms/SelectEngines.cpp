@@ -62,6 +62,16 @@ struct GraphSelectEngines
     return ArrayAttr::get(context, list);
   }
 
+  /// The engines of `ranked` whose group-level rules take `ops`.
+  static SmallVector<std::string> takersOf(ArrayRef<Operation *> ops,
+                                           ArrayRef<std::string> ranked) {
+    SmallVector<std::string> taking;
+    for (const std::string &engine : ranked)
+      if (engineDeclinesGroup(engine, ops).empty())
+        taking.push_back(engine);
+    return taking;
+  }
+
   LogicalResult select(GraphOp graph, ArrayRef<std::string> ranked) {
     SmallVector<GroupOp> groups = getGroups(graph);
     if (groups.empty() &&
@@ -87,35 +97,45 @@ struct GraphSelectEngines
       for (Operation &op : group.getNodes())
         if (!isa<ScalarOp>(op))
           ops.push_back(&op);
-      SmallVector<std::string> taking;
-      for (const std::string &engine : ranked)
-        if (engineDeclinesGroup(engine, ops).empty())
-          taking.push_back(engine);
+      SmallVector<std::string> taking = takersOf(ops, ranked);
       if (!taking.empty()) {
         if (failed(tag(group, ops, taking)))
           return failure();
         continue;
       }
-      // Split: each op alone, in program order, keeps the schedule valid.
-      SmallVector<SmallVector<std::string>> alone(ops.size());
-      for (auto [op, engines] : llvm::zip(ops, alone)) {
-        std::string why;
-        for (const std::string &engine : ranked) {
-          std::string reason = engineDeclines(engine, op);
-          if (reason.empty())
-            engines.push_back(engine);
-          else
-            why += "\n  " + engine + ": " + reason;
+      // Split into runs of consecutive ops, in program order (each run
+      // reads only inputs and earlier runs, so the schedule holds), each
+      // the longest from its first op that some engine takes: a conv +
+      // batchnorm + swish stays one cuDNN plan when the pool after it is
+      // cuDNN's only objection. Longest first, not grown op by op: a run
+      // declined may be taken again once it holds its boolean's reader.
+      SmallVector<SmallVector<Operation *>> runs;
+      SmallVector<SmallVector<std::string>> runEngines;
+      for (size_t begin = 0; begin < ops.size();) {
+        size_t end = ops.size();
+        SmallVector<std::string> takers;
+        for (; end > begin; --end) {
+          takers = takersOf(ArrayRef(ops).slice(begin, end - begin), ranked);
+          if (!takers.empty())
+            break;
         }
-        if (engines.empty())
-          return emitNodeError(op)
-                 << "no engine can run this op; tried:" << why;
+        if (end == begin) {
+          Operation *op = ops[begin];
+          std::string why;
+          for (const std::string &engine : ranked)
+            why += "\n  " + engine + ": " + engineDeclines(engine, op);
+          return emitNodeError(op) << "no engine can run this op; tried:"
+                                   << why;
+        }
+        runs.emplace_back(ops.begin() + begin, ops.begin() + end);
+        runEngines.push_back(std::move(takers));
+        begin = end;
       }
       inlineGroup(group);
       OpBuilder builder(graph.getContext());
-      for (auto [op, engines] : llvm::zip(ops, alone)) {
-        builder.setInsertionPoint(op);
-        if (failed(tag(outlineGroup(builder, {op}, next), {op}, engines)))
+      for (auto [run, engines] : llvm::zip(runs, runEngines)) {
+        builder.setInsertionPoint(run.back());
+        if (failed(tag(outlineGroup(builder, run, next), run, engines)))
           return failure();
       }
     }

@@ -1,5 +1,6 @@
 // RUN: graph-opt %s -split-input-file --graph-fuse --graph-select-engines=engines=cudnn,codegen 2>&1 | FileCheck %s
-// RUN: not graph-opt %s -split-input-file --graph-fuse --graph-select-engines=engines=cudnn 2>&1 | FileCheck %s --check-prefix=SPLIT
+// RUN: not graph-opt %s -split-input-file --graph-fuse --graph-select-engines=engines=cudnn 2>/dev/null | FileCheck %s --check-prefix=SPLIT
+// RUN: not graph-opt %s -split-input-file --graph-fuse --graph-select-engines=engines=cudnn 2>&1 >/dev/null | FileCheck %s --check-prefix=NOENGINE
 
 // A group that engines take whole lists them in rank order, each with the
 // plans it proposes: a pointwise chain with a last-axis reduction is
@@ -31,8 +32,8 @@ graph.graph @ranked(%a: tensor<4x4xf32>) -> tensor<4x1xf32> {
 // CHECK-NEXT: transpose
 // CHECK: output %[[M]], %[[S]], %[[I]], %[[T]]
 // With cuDNN alone the transpose has no engine (the run fails):
-// SPLIT: error: transpose: no engine can run this op; tried:
-// SPLIT-NEXT: cudnn:
+// NOENGINE: error: transpose: no engine can run this op; tried:
+// NOENGINE-NEXT: cudnn:
 graph.graph @per_engine(%a: tensor<4x8xf16>, %b: tensor<8x4xf16>, %c: tensor<4x4xf32>)
     -> (tensor<4x4xf32>, tensor<1x4xf32>, tensor<4x4xf32>, tensor<4x4xf32>) {
   %m = graph.matmul %a, %b : (tensor<4x8xf16>, tensor<8x4xf16>) -> tensor<4x4xf32>
@@ -195,13 +196,25 @@ graph.graph @zcg_scalar_f16(%x: tensor<64x768xf16>, %g: tensor<1x768xf16>,
 
 // A matmul fused with a gen_index mask over its product: cuDNN's matmul
 // engines misplaced such masks on the H200 (cuDNN 9.19), so cuDNN declines
-// the group and codegen has no matmul: it is split, the matmul alone first.
+// the group and codegen has no matmul: it is split, the matmul alone first,
+// then the mask whole (the longest run an engine takes: cuDNN declines the
+// comparison alone, whose boolean would go to memory).
 // CHECK-LABEL: graph.graph @matmul_index_mask
 // CHECK-NEXT: %[[S:.*]] = group 0 engines [#graph.engine<cudnn, plans = ["heuristics"]>] (
 // CHECK-NEXT: matmul
 // CHECK-NEXT: yield
 // CHECK: group 1 engines [#graph.engine<cudnn, {{[^>]*}}>, #graph.engine<codegen, {{[^>]*}}>] (%{{.*}} = %[[S]]
 // CHECK-NEXT: pointwise gen_index(
+// CHECK-NEXT: pointwise gen_index(
+// CHECK-NEXT: pointwise cmp_ge(
+// CHECK-NEXT: pointwise binary_select(
+// CHECK-NEXT: yield
+// SPLIT-LABEL: graph.graph @matmul_index_mask
+// SPLIT: group 1 engines [#graph.engine<cudnn, plans = ["heuristics"]>] (
+// SPLIT-NEXT: pointwise gen_index(
+// SPLIT-NEXT: pointwise gen_index(
+// SPLIT-NEXT: pointwise cmp_ge(
+// SPLIT-NEXT: pointwise binary_select(
 graph.graph @matmul_index_mask(%q: tensor<8x16x32xf16>, %kt: tensor<8x32x16xf16>, %fill: tensor<1x1x1xf32>) -> tensor<8x16x16xf32> {
   %s = graph.matmul %q, %kt : (tensor<8x16x32xf16>, tensor<8x32x16xf16>) -> tensor<8x16x16xf32>
   %r = graph.pointwise gen_index(%s) {axis = 1 : i64} : (tensor<8x16x16xf32>) -> tensor<8x16x16xf32>
@@ -209,4 +222,35 @@ graph.graph @matmul_index_mask(%q: tensor<8x16x32xf16>, %kt: tensor<8x32x16xf16>
   %m = graph.pointwise cmp_ge(%r, %c) : (tensor<8x16x16xf32>, tensor<8x16x16xf32>) -> tensor<8x16x16xi1>
   %y = graph.pointwise binary_select(%s, %fill, %m) : (tensor<8x16x16xf32>, tensor<1x1x1xf32>, tensor<8x16x16xi1>) -> tensor<8x16x16xf32>
   graph.output %y : tensor<8x16x16xf32>
+}
+
+// -----
+
+// EfficientNet's squeeze-excitation: conv + batchnorm + swish, then an avg
+// pool. cuDNN's REDUCTION rejects avg (H200, cuDNN 9.19) and codegen has no
+// conv, so the group is split into the longest runs an engine takes: the
+// conv with its epilogue stays one cuDNN group, the pool goes to codegen.
+// With cuDNN alone the pool has no engine.
+// CHECK-LABEL: graph.graph @conv_avg_pool
+// CHECK-NEXT: %[[C:.*]] = group 0 engines [#graph.engine<cudnn, plans = ["heuristics"]>] (
+// CHECK-NEXT: conv_fprop
+// CHECK-NEXT: batchnorm_inference
+// CHECK-NEXT: pointwise swish(
+// CHECK-NEXT: yield
+// CHECK-NEXT: }
+// CHECK-NEXT: %[[P:.*]] = group 1 engines [#graph.engine<codegen, {{[^>]*}}>] (%{{.*}} = %[[C]] :
+// CHECK-NEXT: reduction avg
+// CHECK-NEXT: yield
+// CHECK-NEXT: }
+// CHECK-NEXT: output %[[C]], %[[P]]
+// NOENGINE: error: reduction "pool": no engine can run this op; tried:
+// NOENGINE-NEXT: cudnn: cuDNN's REDUCTION descriptor rejects avg
+graph.graph @conv_avg_pool(%x: tensor<2x8x6x6xf16>, %w: tensor<8x8x3x3xf16>, %m: tensor<1x8x1x1xf32>,
+                           %v: tensor<1x8x1x1xf32>, %s: tensor<1x8x1x1xf32>, %b: tensor<1x8x1x1xf32>)
+    -> (tensor<2x8x6x6xf16>, tensor<2x8x1x1xf16>) {
+  %c = graph.conv_fprop %x, %w {padding = array<i64: 1, 1>, stride = array<i64: 1, 1>, dilation = array<i64: 1, 1>} : (tensor<2x8x6x6xf16>, tensor<8x8x3x3xf16>) -> tensor<2x8x6x6xf32>
+  %n = graph.batchnorm_inference %c, mean %m, inv_variance %v, scale %s, bias %b : (tensor<2x8x6x6xf32>, tensor<1x8x1x1xf32>, tensor<1x8x1x1xf32>, tensor<1x8x1x1xf32>, tensor<1x8x1x1xf32>) -> tensor<2x8x6x6xf32>
+  %h = graph.pointwise swish(%n) : (tensor<2x8x6x6xf32>) -> tensor<2x8x6x6xf16>
+  %p = graph.reduction avg %h {name = "pool"} : (tensor<2x8x6x6xf16>) -> tensor<2x8x1x1xf16>
+  graph.output %h, %p : tensor<2x8x6x6xf16>, tensor<2x8x1x1xf16>
 }

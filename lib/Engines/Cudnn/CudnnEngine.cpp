@@ -72,6 +72,13 @@ public:
     if (backwardStatsNotF32)
       return "cuDNN's norm backward reads the statistics (mean, "
              "inv_variance) as f32 only";
+    // Measured on the H200 (cuDNN 9.19): the REDUCTION descriptor with
+    // CUDNN_REDUCE_TENSOR_AVG fails cudnnBackendFinalize with NOT_SUPPORTED
+    // (EfficientNet's squeeze-excitation pool), whatever the graph.
+    if (auto reduction = dyn_cast<ReductionOp>(op))
+      if (reduction.getMode() == ReductionMode::avg)
+        return "cuDNN's REDUCTION descriptor rejects avg (finalize "
+               "NOT_SUPPORTED on the H200, cuDNN 9.19)";
     if (isa<PointwiseOp, MatmulOp, ConvFpropOp, ConvDgradOp, ConvWgradOp,
             ReductionOp, LayernormOp, RmsnormOp, BatchnormOp,
             BatchnormInferenceOp, InstancenormOp, AdaLayernormOp,
