@@ -1,4 +1,5 @@
-// RUN: graph-opt %s -split-input-file --graph-fuse --graph-select-engines=engines=cudnn,codegen 2>&1 | FileCheck %s
+// RUN: not graph-opt %s -split-input-file --graph-fuse --graph-select-engines=engines=cudnn,codegen 2>/dev/null | FileCheck %s
+// RUN: not graph-opt %s -split-input-file --graph-fuse --graph-select-engines=engines=cudnn,codegen 2>&1 >/dev/null | FileCheck %s --check-prefix=BOTH
 // RUN: not graph-opt %s -split-input-file --graph-fuse --graph-select-engines=engines=cudnn 2>/dev/null | FileCheck %s --check-prefix=SPLIT
 // RUN: not graph-opt %s -split-input-file --graph-fuse --graph-select-engines=engines=cudnn 2>&1 >/dev/null | FileCheck %s --check-prefix=NOENGINE
 
@@ -253,4 +254,23 @@ graph.graph @conv_avg_pool(%x: tensor<2x8x6x6xf16>, %w: tensor<8x8x3x3xf16>, %m:
   %h = graph.pointwise swish(%n) : (tensor<2x8x6x6xf32>) -> tensor<2x8x6x6xf16>
   %p = graph.reduction avg %h {name = "pool"} : (tensor<2x8x6x6xf16>) -> tensor<2x8x1x1xf16>
   graph.output %h, %p : tensor<2x8x6x6xf16>, tensor<2x8x1x1xf16>
+}
+
+// -----
+
+// cuDNN declines a backward with an attention sink on ragged (packed)
+// tensors: on the H200 (cuDNN 9.19) it gave an all-NaN dSink_token and some
+// plans faulted. Codegen has no sdpa, so no engine runs it.
+// NOENGINE: error: sdpa_backward "ragged_sink": no engine can run this op; tried:
+// NOENGINE-NEXT: cudnn: cuDNN 9.19's sdpa backward with a sink_token on ragged (packed) tensors
+// BOTH: error: sdpa_backward "ragged_sink": no engine can run this op; tried:
+// BOTH-NEXT: cudnn: cuDNN 9.19's sdpa backward with a sink_token on ragged (packed) tensors
+// BOTH-NEXT: codegen:
+graph.graph @ragged_sink(%q: tensor<2x2x16x8xbf16>, %k: tensor<2x2x16x8xbf16>, %v: tensor<2x2x16x8xbf16>,
+                         %o: tensor<2x2x16x8xbf16>, %do: tensor<2x2x16x8xbf16>, %stats: tensor<2x2x16x1xf32>,
+                         %lq: tensor<2x1x1x1xi32>, %lkv: tensor<2x1x1x1xi32>, %off: tensor<3x1x1x1xi64>,
+                         %sink: tensor<1x2x1x1xf32>)
+    -> (tensor<2x2x16x8xbf16>, tensor<1x2x1x1xf32>) {
+  %dq, %dk, %dv, %ds = graph.sdpa_backward %q, %k, %v, %o, %do, %stats seq_len_q %lq seq_len_kv %lkv sink_token %sink ragged_offset_q %off ragged_offset_dQ %off {name = "ragged_sink", attn_scale_value = 0.125 : f64, use_padding_mask} : (tensor<2x2x16x8xbf16>, tensor<2x2x16x8xbf16>, tensor<2x2x16x8xbf16>, tensor<2x2x16x8xbf16>, tensor<2x2x16x8xbf16>, tensor<2x2x16x1xf32>, tensor<2x1x1x1xi32>, tensor<2x1x1x1xi32>, tensor<1x2x1x1xf32>, tensor<3x1x1x1xi64>, tensor<3x1x1x1xi64>) -> (tensor<2x2x16x8xbf16>, tensor<2x2x16x8xbf16>, tensor<2x2x16x8xbf16>, tensor<1x2x1x1xf32>)
+  graph.output %dq, %ds : tensor<2x2x16x8xbf16>, tensor<1x2x1x1xf32>
 }

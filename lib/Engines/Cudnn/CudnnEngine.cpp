@@ -72,6 +72,16 @@ public:
     if (backwardStatsNotF32)
       return "cuDNN's norm backward reads the statistics (mean, "
              "inv_variance) as f32 only";
+    // Measured on the H200 (cuDNN 9.19, test_mhas_v2's
+    // test_sdpa_random_bwd_ragged_L0, 28 of its sink cases): the composite
+    // backward with a sink_token on packed (ragged) tensors returned an
+    // all-NaN dSink_token, and some plans (eng6) faulted with an illegal
+    // address, which poisons the CUDA context. Declined rather than run.
+    if (auto bwd = dyn_cast<SdpaBackwardOp>(op))
+      if (bwd.getSinkToken() && !getRaggedPorts(bwd).empty())
+        return "cuDNN 9.19's sdpa backward with a sink_token on ragged "
+               "(packed) tensors gave an all-NaN dSink_token and faulted "
+               "with an illegal address on the H200";
     // Measured on the H200 (cuDNN 9.19): the REDUCTION descriptor with
     // CUDNN_REDUCE_TENSOR_AVG fails cudnnBackendFinalize with NOT_SUPPORTED
     // (EfficientNet's squeeze-excitation pool), whatever the graph.
