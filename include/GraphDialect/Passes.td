@@ -135,9 +135,10 @@ def GraphSelectEngines : Pass<"graph-select-engines", "::mlir::ModuleOp"> {
     records them, in rank order, as the group's typed `engines` list: one
     `#graph.engine<kind, plans = [...]>` per engine with the plans it
     proposes for the group. Groups are renumbered in schedule order. A group
-    no engine accepts as a whole is split into single-op groups in its
-    place, each ranked on its own; an op no engine accepts is an error that
-    lists every engine and why it declined. Run-time choices (cuDNN's
+    no engine accepts as a whole is split in its place into runs of
+    consecutive ops, each the longest from its first op that some engine
+    accepts, each ranked on its own; an op no engine accepts even alone is
+    an error that lists every engine and why it declined. Run-time choices (cuDNN's
     heuristics, autotuning, a decline at plan build) happen in the runtime,
     which walks the same ranked list.
   }];
