@@ -490,6 +490,8 @@ def bind(uid, name, dt, dims, strides, is_out, data, also=None, ragged=False) ->
     if held < needed:
         if ragged and d.device == GPU and held > 0:
             return Bound(uid, dt, d, dims, declared, scalar)
+        if ragged and held > 0 and d.ptr:
+            return _bind_host_ragged(uid, dt, d, dims, declared, held, needed, is_out)
         if ragged:
             raise ValueError(
                 f"buffer for ragged {label} holds {held} bytes but its padded dims {dims} and strides {declared} span "
@@ -505,7 +507,9 @@ def bind(uid, name, dt, dims, strides, is_out, data, also=None, ragged=False) ->
     same_view = same_dims and all(x == 1 or g == w for g, w, x in zip(d.strides, declared, dims))
     if also is not None and list(d.dims) == list(also[0]):
         same_view = same_view or all(x == 1 or g == w for g, w, x in zip(d.strides, also[1], also[0]))
-    if not same_view and not scalar:
+    # A ragged tensor's buffer is its packed tokens ([T, H, D], say), never
+    # the padded dims: no view to warn about.
+    if not same_view and not scalar and not ragged:
         warnings.warn(
             f"buffer for {label} has dims {d.dims} and strides {d.strides} but the graph declares dims {dims} and "
             f"strides {declared}; its memory is used as the graph lays the tensor out",
@@ -548,15 +552,40 @@ def _bind_staged(uid, label, dt, d: Described, dims, declared, held, needed, is_
     return bound
 
 
+def _bind_host_ragged(uid, dt, d: Described, dims, declared, held, needed, is_out) -> "Bound":
+    """A host buffer of a ragged (packed) tensor holding only its packed
+    tokens, as the frontend's programs allocate them: the CPU reference reads
+    the tensor over its padded span, so it runs on a zero-filled stand-in of
+    that span whose first ``held`` bytes are the buffer's; an output's are
+    copied back after the execute. The offsets address only the packed
+    tokens, so nothing the buffer lacks is read or written as data."""
+    import ctypes
+
+    stand_in = bytearray(needed)
+    window = (ctypes.c_char * needed).from_buffer(stand_in)
+    ctypes.memmove(window, d.ptr, held)
+    ptr = ctypes.addressof(window)
+    bound = Bound(uid, dt, Described(ptr, dims, declared, d.kind, d.device, (stand_in, window)), dims, declared, False)
+    bound.source = d.keepalive
+    bound.staged = (d.ptr, (stand_in, window, held), is_out)
+    return bound
+
+
 def copy_back_staged(bound) -> None:
     """After an execute: the stand-ins of too-small output buffers give the
-    buffers their first bytes back (see _bind_staged)."""
-    outs = [b.staged for b in bound if b.staged is not None and b.staged[2]]
+    buffers their first bytes back (see _bind_staged, _bind_host_ragged)."""
+    outs = [b for b in bound if b.staged is not None and b.staged[2]]
     if not outs:
         return
-    torch = sys.modules["torch"]
-    torch.cuda.synchronize(outs[0][0].device)
-    for mine, head, _ in outs:
+    for b in outs:
+        mine, head, _ = b.staged
+        if isinstance(mine, int):  # a host buffer's address (_bind_host_ragged)
+            import ctypes
+
+            ctypes.memmove(mine, ctypes.addressof(head[1]), head[2])
+            continue
+        torch = sys.modules["torch"]
+        torch.cuda.synchronize(mine.device)
         mine.copy_(head)
 
 
