@@ -122,10 +122,16 @@ struct GraphSelectEngines
         if (end == begin) {
           Operation *op = ops[begin];
           std::string why;
-          for (const std::string &engine : ranked)
-            why += "\n  " + engine + ": " + engineDeclines(engine, op);
-          return emitNodeError(op) << "no engine can run this op; tried:"
-                                   << why;
+          // The op's own rule, else the group rule that declines it alone
+          // (cuDNN's rng outside an sdpa, a boolean to memory).
+          for (const std::string &engine : ranked) {
+            std::string reason = engineDeclines(engine, op);
+            why +=
+                "\n  " + engine + ": " +
+                (reason.empty() ? engineDeclinesGroup(engine, {op}) : reason);
+          }
+          return emitNodeError(op)
+                 << "no engine can run this op; tried:" << why;
         }
         runs.emplace_back(ops.begin() + begin, ops.begin() + end);
         runEngines.push_back(std::move(takers));

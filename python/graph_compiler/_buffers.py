@@ -487,16 +487,22 @@ def bind(uid, name, dt, dims, strides, is_out, data, also=None, ragged=False) ->
     size = element_size(dt) or _KIND_SIZE.get(d.kind, 1)
     needed = span_elements(dims, declared) * size
     held = _held_bytes(d)
+    # A ragged tensor's buffer on the host: what its own view spans (not a
+    # torch tensor's storage past it, which the CPU reference would write).
+    packed = ragged and not scalar and list(d.strides) == normalize_unit_strides(d.dims, row_major(d.dims))
+    if ragged and d.device != GPU and not scalar:
+        held = min(held, span_elements(d.dims, d.strides) * _KIND_SIZE.get(d.kind, 1))
     if held < needed:
         if ragged and d.device == GPU and held > 0:
             return Bound(uid, dt, d, dims, declared, scalar)
-        if ragged and held > 0 and d.ptr:
+        if ragged and packed and held > 0 and d.ptr:
             return _bind_host_ragged(uid, dt, d, dims, declared, held, needed, is_out)
         if ragged:
             raise ValueError(
                 f"buffer for ragged {label} holds {held} bytes but its padded dims {dims} and strides {declared} span "
                 f"{needed} bytes: the CPU reference reads a packed tensor over its padded span (its offsets place each "
-                f"batch in it); pass a buffer of the padded size, or run on the GPU, which reads only what the offsets address"
+                f"batch in it); pass a contiguous buffer of the packed tokens or of the padded size, or run on the GPU, "
+                f"which reads only what the offsets address"
             )
         if d.device == GPU and is_torch_tensor(d.keepalive) and not scalar:
             return _bind_staged(uid, label, dt, d, dims, declared, held, needed, is_out)
@@ -507,9 +513,9 @@ def bind(uid, name, dt, dims, strides, is_out, data, also=None, ragged=False) ->
     same_view = same_dims and all(x == 1 or g == w for g, w, x in zip(d.strides, declared, dims))
     if also is not None and list(d.dims) == list(also[0]):
         same_view = same_view or all(x == 1 or g == w for g, w, x in zip(d.strides, also[1], also[0]))
-    # A ragged tensor's buffer is its packed tokens ([T, H, D], say), never
-    # the padded dims: no view to warn about.
-    if not same_view and not scalar and not ragged:
+    # A ragged tensor's contiguous buffer is its packed tokens ([T, H, D],
+    # say), never the padded dims: no view to warn about.
+    if not same_view and not scalar and not packed:
         warnings.warn(
             f"buffer for {label} has dims {d.dims} and strides {d.strides} but the graph declares dims {dims} and "
             f"strides {declared}; its memory is used as the graph lays the tensor out",
@@ -559,8 +565,6 @@ def _bind_host_ragged(uid, dt, d: Described, dims, declared, held, needed, is_ou
     that span whose first ``held`` bytes are the buffer's; an output's are
     copied back after the execute. The offsets address only the packed
     tokens, so nothing the buffer lacks is read or written as data."""
-    import ctypes
-
     stand_in = bytearray(needed)
     window = (ctypes.c_char * needed).from_buffer(stand_in)
     ctypes.memmove(window, d.ptr, held)
@@ -580,8 +584,6 @@ def copy_back_staged(bound) -> None:
     for b in outs:
         mine, head, _ = b.staged
         if isinstance(mine, int):  # a host buffer's address (_bind_host_ragged)
-            import ctypes
-
             ctypes.memmove(mine, ctypes.addressof(head[1]), head[2])
             continue
         torch = sys.modules["torch"]

@@ -1034,7 +1034,7 @@ def test_ragged_host_buffers_of_the_packed_size_run_on_the_cpu_reference():
     b, h, s, d = 2, 1, 8, 16
     lens_q = [5, 6]
 
-    def run(rows, guard=0):
+    def run(rows, guard=0, strided=False):
         g = cudnn.pygraph(io_data_type=H, intermediate_data_type=F, compute_data_type=F)
         qkv = [g.tensor(name=n, dim=[b, h, s, d], stride=[s * h * d, d, h * d, 1], data_type=H) for n in "qkv"]
         offsets = np.array([0, 5, 11], np.int64).reshape(3, 1, 1, 1) * h * d
@@ -1051,7 +1051,7 @@ def test_ragged_host_buffers_of_the_packed_size_run_on_the_cpu_reference():
         tokens = [rng.standard_normal((11, h, d)).astype(np.float16) for _ in range(3)]
         bufs = []
         for t in tokens:
-            buf = np.zeros((rows, h, d), np.float16)
+            buf = np.zeros((rows, h, d + 4), np.float16)[:, :, :d] if strided else np.zeros((rows, h, d), np.float16)
             buf[:11] = t
             bufs.append(buf)
         # O's buffer is the first `rows` of a larger array: what lies past it
@@ -1068,6 +1068,10 @@ def test_ragged_host_buffers_of_the_packed_size_run_on_the_cpu_reference():
     padded = run(16)  # the padded span
     assert np.array_equal(packed, padded[:11])
     assert np.isfinite(packed.astype(np.float32)).all() and np.abs(packed).max() > 0
+    # a strided (non-contiguous) packed buffer is refused naming the way out:
+    # its first bytes from the pointer are not the tensor's memory
+    with pytest.raises(ValueError, match=r"buffer for ragged tensor uid \d+ \('q'\) .* pass a contiguous buffer"):
+        run(11, strided=True)
 
 
 def test_ragged_ports_are_those_graphops_td_pairs_with_offsets():

@@ -47,8 +47,8 @@ graph.graph @per_engine(%a: tensor<4x8xf16>, %b: tensor<8x4xf16>, %c: tensor<4x4
 // -----
 
 // A group no engine takes whole (with cuDNN alone: it runs a norm backward
-// only alone) is split in its place into one group per op, in program
-// order, each ranked on its own: the norm's DX, virtual inside the fused
+// only alone) is split in its place into the longest runs an engine takes
+// (here one op each), in program order, each ranked on its own: the norm's DX, virtual inside the fused
 // group, becomes a result of the first group and an operand of the second.
 // With codegen ranked too, codegen takes the group whole.
 // CHECK-LABEL: graph.graph @split
@@ -260,17 +260,34 @@ graph.graph @conv_avg_pool(%x: tensor<2x8x6x6xf16>, %w: tensor<8x8x3x3xf16>, %m:
 
 // cuDNN declines a backward with an attention sink on ragged (packed)
 // tensors: on the H200 (cuDNN 9.19) it gave an all-NaN dSink_token and some
-// plans faulted. Codegen has no sdpa, so no engine runs it.
+// plans faulted. Codegen takes no i64 offsets (nor has it an sdpa), so no
+// engine runs it. The same backward on dense tensors stays cuDNN's.
 // NOENGINE: error: sdpa_backward "ragged_sink": no engine can run this op; tried:
 // NOENGINE-NEXT: cudnn: cuDNN 9.19's sdpa backward with a sink_token on ragged (packed) tensors
 // BOTH: error: sdpa_backward "ragged_sink": no engine can run this op; tried:
 // BOTH-NEXT: cudnn: cuDNN 9.19's sdpa backward with a sink_token on ragged (packed) tensors
-// BOTH-NEXT: codegen:
+// BOTH-NEXT: codegen: generated kernels take
+// CHECK-LABEL: graph.graph @dense_sink
+// CHECK-NEXT: group 0 engines [#graph.engine<cudnn, plans = ["heuristics"]>] (
+// CHECK-NEXT: sdpa_backward
+// SPLIT-LABEL: graph.graph @dense_sink
+// SPLIT-NEXT: group 0 engines [#graph.engine<cudnn, plans = ["heuristics"]>] (
+// SPLIT-NEXT: sdpa_backward
 graph.graph @ragged_sink(%q: tensor<2x2x16x8xbf16>, %k: tensor<2x2x16x8xbf16>, %v: tensor<2x2x16x8xbf16>,
                          %o: tensor<2x2x16x8xbf16>, %do: tensor<2x2x16x8xbf16>, %stats: tensor<2x2x16x1xf32>,
                          %lq: tensor<2x1x1x1xi32>, %lkv: tensor<2x1x1x1xi32>, %off: tensor<3x1x1x1xi64>,
                          %sink: tensor<1x2x1x1xf32>)
     -> (tensor<2x2x16x8xbf16>, tensor<1x2x1x1xf32>) {
   %dq, %dk, %dv, %ds = graph.sdpa_backward %q, %k, %v, %o, %do, %stats seq_len_q %lq seq_len_kv %lkv sink_token %sink ragged_offset_q %off ragged_offset_dQ %off {name = "ragged_sink", attn_scale_value = 0.125 : f64, use_padding_mask} : (tensor<2x2x16x8xbf16>, tensor<2x2x16x8xbf16>, tensor<2x2x16x8xbf16>, tensor<2x2x16x8xbf16>, tensor<2x2x16x8xbf16>, tensor<2x2x16x1xf32>, tensor<2x1x1x1xi32>, tensor<2x1x1x1xi32>, tensor<1x2x1x1xf32>, tensor<3x1x1x1xi64>, tensor<3x1x1x1xi64>) -> (tensor<2x2x16x8xbf16>, tensor<2x2x16x8xbf16>, tensor<2x2x16x8xbf16>, tensor<1x2x1x1xf32>)
+  graph.output %dq, %ds : tensor<2x2x16x8xbf16>, tensor<1x2x1x1xf32>
+}
+
+// -----
+
+graph.graph @dense_sink(%q: tensor<2x2x16x8xbf16>, %k: tensor<2x2x16x8xbf16>, %v: tensor<2x2x16x8xbf16>,
+                        %o: tensor<2x2x16x8xbf16>, %do: tensor<2x2x16x8xbf16>, %stats: tensor<2x2x16x1xf32>,
+                        %sink: tensor<1x2x1x1xf32>)
+    -> (tensor<2x2x16x8xbf16>, tensor<1x2x1x1xf32>) {
+  %dq, %dk, %dv, %ds = graph.sdpa_backward %q, %k, %v, %o, %do, %stats sink_token %sink {name = "dense_sink", attn_scale_value = 0.125 : f64} : (tensor<2x2x16x8xbf16>, tensor<2x2x16x8xbf16>, tensor<2x2x16x8xbf16>, tensor<2x2x16x8xbf16>, tensor<2x2x16x8xbf16>, tensor<2x2x16x1xf32>, tensor<1x2x1x1xf32>) -> (tensor<2x2x16x8xbf16>, tensor<2x2x16x8xbf16>, tensor<2x2x16x8xbf16>, tensor<1x2x1x1xf32>)
   graph.output %dq, %ds : tensor<2x2x16x8xbf16>, tensor<1x2x1x1xf32>
 }

@@ -78,7 +78,10 @@ public:
     // all-NaN dSink_token, and some plans (eng6) faulted with an illegal
     // address, which poisons the CUDA context. Declined rather than run.
     if (auto bwd = dyn_cast<SdpaBackwardOp>(op))
-      if (bwd.getSinkToken() && !getRaggedPorts(bwd).empty())
+      if (bwd.getSinkToken() &&
+          llvm::any_of(getRaggedPorts(bwd), [](const RaggedPort &port) {
+            return bool(port.offsets);
+          }))
         return "cuDNN 9.19's sdpa backward with a sink_token on ragged "
                "(packed) tensors gave an all-NaN dSink_token and faulted "
                "with an illegal address on the H200";
