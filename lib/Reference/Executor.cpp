@@ -189,6 +189,47 @@ private:
     }
     return "";
   }
+  /// An attention forward's Q, K and V as its reference reads them: a paged
+  /// K/V gathered from its pages, ragged (packed) tensors in padded form.
+  struct AttentionInputs {
+    NdArray pagedK, pagedV, raggedQ, raggedK, raggedV;
+    const NdArray *q = nullptr, *k = nullptr, *v = nullptr;
+  };
+  template <typename AttentionOp>
+  std::string readAttentionInputs(AttentionOp sdpa, Value packedK,
+                                  Value packedV, AttentionInputs &in) {
+    Value seqQ = sdpa.getSeqLenQ(), seqKV = sdpa.getSeqLenKv();
+    std::string error;
+    if (!(error = readPaged(sdpa, packedK, packedV, in.pagedK, in.pagedV))
+             .empty() ||
+        !(error = readRagged(sdpa.getQ(), sdpa.getRaggedOffsetQ(), seqQ, "q",
+                             in.raggedQ, in.q))
+             .empty() ||
+        !(error = readRagged(sdpa.getK(), sdpa.getRaggedOffsetK(), seqKV, "k",
+                             in.raggedK, in.k))
+             .empty() ||
+        !(error = readRagged(sdpa.getV(), sdpa.getRaggedOffsetV(), seqKV, "v",
+                             in.raggedV, in.v))
+             .empty())
+      return error;
+    if (sdpa.getPageTableK())
+      in.k = &in.pagedK;
+    if (sdpa.getPageTableV())
+      in.v = &in.pagedV;
+    return "";
+  }
+  /// An attention forward's O and Stats packed where they are ragged.
+  template <typename AttentionOp>
+  std::string writeAttentionOutputs(AttentionOp sdpa, NdArray &o,
+                                    NdArray &stats) {
+    Value seqQ = sdpa.getSeqLenQ();
+    if (std::string error =
+            writeRagged(sdpa.getO(), sdpa.getRaggedOffset_O(), seqQ, "O", o);
+        !error.empty())
+      return error;
+    return writeRagged(sdpa.getStats(), sdpa.getRaggedOffset_Stats(), seqQ,
+                       "Stats", stats);
+  }
   /// A result written ragged: `padded` packed at `offsets` in place.
   std::string writeRagged(Value result, Value offsets, Value seqLen,
                           StringRef port, NdArray &padded) {
@@ -662,37 +703,16 @@ std::string Interpreter::eval(Operation *op) {
           return fail(error);
         opts.sinkToken = getOpt(sdpa.getSinkToken());
         opts.blockMask = getOpt(sdpa.getBlockMask());
-        // A paged K/V: gathered from its pages first.
-        NdArray pagedK, pagedV;
+        AttentionInputs in;
         if (!(error =
-                  readPaged(sdpa, sdpa.getRaggedOffsetPageTableK(),
-                            sdpa.getRaggedOffsetPageTableV(), pagedK, pagedV))
-                 .empty())
-          return fail(error);
-        // Ragged (packed) Q/K/V: read in their padded form.
-        NdArray raggedQ, raggedK, raggedV;
-        const NdArray *q, *k, *v;
-        Value seqQ = sdpa.getSeqLenQ(), seqKV = sdpa.getSeqLenKv();
-        if (!(error = readRagged(sdpa.getQ(), sdpa.getRaggedOffsetQ(), seqQ,
-                                 "q", raggedQ, q))
-                 .empty() ||
-            !(error = readRagged(sdpa.getK(), sdpa.getRaggedOffsetK(), seqKV,
-                                 "k", raggedK, k))
-                 .empty() ||
-            !(error = readRagged(sdpa.getV(), sdpa.getRaggedOffsetV(), seqKV,
-                                 "v", raggedV, v))
+                  readAttentionInputs(sdpa, sdpa.getRaggedOffsetPageTableK(),
+                                      sdpa.getRaggedOffsetPageTableV(), in))
                  .empty())
           return fail(error);
         ref::SdpaForwardResult result;
-        if (!(error = ref::sdpaForward(*q, sdpa.getPageTableK() ? pagedK : *k,
-                                       sdpa.getPageTableV() ? pagedV : *v, opts,
-                                       result))
+        if (!(error = ref::sdpaForward(*in.q, *in.k, *in.v, opts, result))
                  .empty() ||
-            !(error = writeRagged(sdpa.getO(), sdpa.getRaggedOffset_O(), seqQ,
-                                  "O", result.o))
-                 .empty() ||
-            !(error = writeRagged(sdpa.getStats(), sdpa.getRaggedOffset_Stats(),
-                                  seqQ, "Stats", result.stats))
+            !(error = writeAttentionOutputs(sdpa, result.o, result.stats))
                  .empty())
           return fail(error);
         return bindAll(op, {{sdpa.getO(), &result.o},
@@ -755,32 +775,14 @@ std::string Interpreter::eval(Operation *op) {
         scales.scaleS = scalarOf(sdpa.getScaleS());
         scales.scaleO = scalarOf(sdpa.getScaleO());
         // Paged K/V and ragged Q/K/V/O/Stats as graph.sdpa reads them.
-        NdArray pagedK, pagedV, raggedQ, raggedK, raggedV;
-        const NdArray *q, *k, *v;
-        Value seqQ = sdpa.getSeqLenQ(), seqKV = sdpa.getSeqLenKv();
-        if (!(error = readPaged(sdpa, Value(), Value(), pagedK, pagedV))
-                 .empty() ||
-            !(error = readRagged(sdpa.getQ(), sdpa.getRaggedOffsetQ(), seqQ,
-                                 "q", raggedQ, q))
-                 .empty() ||
-            !(error = readRagged(sdpa.getK(), sdpa.getRaggedOffsetK(), seqKV,
-                                 "k", raggedK, k))
-                 .empty() ||
-            !(error = readRagged(sdpa.getV(), sdpa.getRaggedOffsetV(), seqKV,
-                                 "v", raggedV, v))
-                 .empty())
+        AttentionInputs in;
+        if (!(error = readAttentionInputs(sdpa, Value(), Value(), in)).empty())
           return fail(error);
         ref::SdpaFp8ForwardResult result;
-        if (!(error = ref::sdpaFp8Forward(
-                  *q, sdpa.getPageTableK() ? pagedK : *k,
-                  sdpa.getPageTableV() ? pagedV : *v, scales,
-                  dtypeOf(sdpa.getQ()), opts, result))
+        if (!(error = ref::sdpaFp8Forward(*in.q, *in.k, *in.v, scales,
+                                          dtypeOf(sdpa.getQ()), opts, result))
                  .empty() ||
-            !(error = writeRagged(sdpa.getO(), sdpa.getRaggedOffset_O(), seqQ,
-                                  "O", result.o))
-                 .empty() ||
-            !(error = writeRagged(sdpa.getStats(), sdpa.getRaggedOffset_Stats(),
-                                  seqQ, "Stats", result.stats))
+            !(error = writeAttentionOutputs(sdpa, result.o, result.stats))
                  .empty())
           return fail(error);
         NdArray amaxS = amaxArray(result.amaxS),
