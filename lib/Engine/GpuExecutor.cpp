@@ -413,6 +413,9 @@ ref::NdArray autotuneData(const rt::GraphSpec &spec,
       auto maxSeq = op.intAttrs.find("paged_attention_max_seq_len_kv");
       if (maxSeq != op.intAttrs.end() && !maxSeq->second.empty())
         use.pagedMaxSeqLenKv = maxSeq->second.front();
+      auto topK = op.intAttrs.find("top_k");
+      if (topK != op.intAttrs.end() && !topK->second.empty())
+        use.topK = topK->second.front();
       if (auto values = ::graph::legalIntegerValues(
               use, static_cast<int64_t>(data.data.size()))) {
         data.data = std::move(*values);

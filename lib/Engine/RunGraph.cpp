@@ -304,6 +304,8 @@ std::optional<std::vector<double>> legalIntegerValues(BlockArgument arg,
     if (auto maxSeq =
             user->getAttrOfType<IntegerAttr>("paged_attention_max_seq_len_kv"))
       rule.pagedMaxSeqLenKv = maxSeq.getInt();
+    if (auto topK = user->getAttrOfType<IntegerAttr>("top_k"))
+      rule.topK = topK.getInt();
     for (const PortValue &entry : ports) {
       if (entry.isResult || entry.value != arg)
         continue;

@@ -84,5 +84,22 @@ graph::legalIntegerValues(const IntegerInputUse &use, int64_t count) {
       values[i] = groups > 0 ? static_cast<double>(i * rows / groups) : 0.0;
     return values;
   }
+
+  // MoE routing: random rows would read outside the tokens or scatter two
+  // routed rows onto one destination (token_index * top_k + token_ks).
+  if (use.port == Port::token_index || use.port == Port::token_ks) {
+    std::optional<Shape> token = use.dims(Port::token);
+    if (!token || token->size() < 2)
+      return std::nullopt;
+    int64_t rows = (*token)[token->size() - 2];
+    int64_t topK = std::max<int64_t>(1, use.topK.value_or(1));
+    if (rows <= 0)
+      return std::nullopt;
+    values.resize(count);
+    for (int64_t i = 0; i < count; ++i)
+      values[i] = static_cast<double>(
+          use.port == Port::token_ks ? i % topK : (i / topK) % rows);
+    return values;
+  }
   return std::nullopt;
 }

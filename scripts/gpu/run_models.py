@@ -279,8 +279,8 @@ def graph_run_route(case, tmpdir):
             flags.append(f"--input={name}=@{file}")
         return flags
 
-    # Models whose integer inputs must be the model's own (a MoE routing:
-    # random indices collide) get them in every run, not only checked ones.
+    # Models whose integer inputs should be the model's own (a MoE routing
+    # from its router, not graph-run's synthetic one) get them in every run.
     own_inputs = getattr(mod, "OWN_INPUTS_ONLY", False)
     if args.cpu_only:
         path, text = write("check", case.check)

@@ -59,12 +59,12 @@ graph-opt at full size: 13 groups / 19 ops (the three grouped matmuls
 alone on cuDNN; rmsnorm, router matmul + max, the softmax, SwiGLU, the
 weighted combine, the residual, and the four views their own groups).
 
-On the GPU machine: graph-run's --random-inputs would give token_index and
-token_ks arbitrary small integers (not a routing: colliding scatter rows,
-slots >= top_k), so OWN_INPUTS_ONLY makes scripts/gpu/run_models.py give
-every graph-run of this model make_feeds' inputs; its work estimate counts
-the grouped matmuls (~2.9 TFLOP at full size), so the CPU reference runs at
-the check size.
+On the GPU machine: OWN_INPUTS_ONLY makes scripts/gpu/run_models.py give
+every graph-run of this model make_feeds' inputs, the routing these very
+probabilities make (graph-run's --random-inputs gives a legal but
+synthetic one: routed row r from token r / top_k); its work estimate
+counts the grouped matmuls (~2.9 TFLOP at full size), so the CPU
+reference runs at the check size.
 """
 
 import math
@@ -77,7 +77,7 @@ from harness import Model
 
 NAME = "mixtral_moe"
 TRAINS = False
-# graph-run must read this model's routing from make_inputs, never random
+# graph-run reads this model's routing from make_inputs, not a synthetic one
 OWN_INPUTS_ONLY = True
 SIZES = {
     # 64 tokens over 8 experts: uneven groups (12 to 21 rows at seed 0)

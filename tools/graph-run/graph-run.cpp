@@ -22,7 +22,10 @@
 //   other integers    uniform in [0, 4), except for the inputs whose role
 //                     fixes a legal value: sdpa `seq_len_q`/`seq_len_kv` get
 //                     the full sequence length (no padding), MoE
-//                     `first_token_offset` gets evenly spaced group starts.
+//                     `first_token_offset` gets evenly spaced group starts
+//                     and `token_index`/`token_ks` a routing that stays in
+//                     the tokens and scatters each row once (Support/
+//                     LegalInputs.h lists every rule).
 //
 // A file whose top level holds `exec.program` ops (the artifact
 // graph-lower-to-executable writes, text or bytecode) runs on the GPU as it

@@ -13,7 +13,7 @@ namespace {
 /// A use over tensors given by port: dims and strides (empty: row-major).
 struct FakeOp {
   std::map<Port, Shape> dims, strides;
-  std::optional<int64_t> maxSeq;
+  std::optional<int64_t> maxSeq, topK;
 
   IntegerInputUse use(Port port) const {
     IntegerInputUse u;
@@ -30,6 +30,7 @@ struct FakeOp {
       return s == strides.end() ? rowMajorStrides(it->second) : s->second;
     };
     u.pagedMaxSeqLenKv = maxSeq;
+    u.topK = topK;
     return u;
   }
 };
@@ -86,6 +87,31 @@ TEST(LegalInputsTest, MoeOffsetsSplitTheTokens) {
   FakeOp bwd{{{Port::token, {1, 90, 64}}, {Port::dweight, {3, 64, 32}}}};
   EXPECT_EQ(legalIntegerValues(bwd.use(Port::first_token_offset), 3),
             (std::vector<double>{0, 30, 60}));
+}
+
+TEST(LegalInputsTest, MoeRoutingStaysInsideTheTokensAndScattersOnce) {
+  // GATHER: 3 tokens routed top-2 into 6 rows, row r from token r / 2
+  FakeOp gather{{{Port::token, {1, 3, 16}}, {Port::weight, {4, 16, 8}}}};
+  gather.topK = 2;
+  EXPECT_EQ(legalIntegerValues(gather.use(Port::token_index), 6),
+            (std::vector<double>{0, 0, 1, 1, 2, 2}));
+  // without top_k each row names a token row, wrapping inside them
+  gather.topK.reset();
+  EXPECT_EQ(legalIntegerValues(gather.use(Port::token_index), 5),
+            (std::vector<double>{0, 1, 2, 0, 1}));
+  // SCATTER: 6 routed rows, destination token_index * 2 + token_ks = r
+  FakeOp scatter{{{Port::token, {1, 6, 16}}, {Port::weight, {4, 16, 8}}}};
+  scatter.topK = 2;
+  std::optional<std::vector<double>> index =
+      legalIntegerValues(scatter.use(Port::token_index), 6);
+  std::optional<std::vector<double>> ks =
+      legalIntegerValues(scatter.use(Port::token_ks), 6);
+  ASSERT_TRUE(index && ks);
+  for (int r = 0; r < 6; ++r)
+    EXPECT_EQ((*index)[r] * 2 + (*ks)[r], r);
+  // no token dims: nothing to keep the rows inside
+  FakeOp none{{{Port::weight, {4, 16, 8}}}};
+  EXPECT_FALSE(legalIntegerValues(none.use(Port::token_index), 4));
 }
 
 TEST(LegalInputsTest, OtherPortsAndDynamicDimsAreFree) {

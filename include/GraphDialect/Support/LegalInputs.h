@@ -34,6 +34,8 @@ struct IntegerInputUse {
   std::function<std::optional<Shape>(Port)> strides;
   /// sdpa's paged_attention_max_seq_len_kv, when the op has paged caches.
   std::optional<int64_t> pagedMaxSeqLenKv;
+  /// moe_grouped_matmul's top_k, when the op has one.
+  std::optional<int64_t> topK;
 };
 
 /// The `count` values an integer input must hold for `use`, or nullopt when
@@ -45,7 +47,10 @@ struct IntegerInputUse {
 ///  - seq_len_kv of paged caches: paged_attention_max_seq_len_kv;
 ///  - seq_len_q / seq_len_kv: the full length (q's / k's dim -2);
 ///  - MoE first_token_offset: evenly spaced row offsets over the tokens,
-///    with an end boundary when count % experts == 1 (or one expert).
+///    with an end boundary when count % experts == 1 (or one expert);
+///  - MoE token_index / token_ks: routed row r comes from token r / top_k
+///    as its slot r % top_k (inside the token rows; in SCATTER mode every
+///    destination row token_index * top_k + token_ks is r, written once).
 std::optional<std::vector<double>>
 legalIntegerValues(const IntegerInputUse &use, int64_t count);
 
