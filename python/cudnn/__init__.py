@@ -4,6 +4,7 @@ graph API: everything comes from graph_compiler."""
 import sys as _sys
 
 import graph_compiler as _impl
+from graph_compiler import FRONTEND_API_VERSION as __version__  # noqa: F401
 from graph_compiler import *  # noqa: F401,F403
 from graph_compiler import (  # noqa: F401
     FRONTEND_KNOB_TYPE_BASE,
@@ -20,7 +21,6 @@ from graph_compiler import (  # noqa: F401
     Node,
     NodeType,
     Tensor,
-    __version__,
     attention_implementation,
     backend_version,
     backend_version_string,

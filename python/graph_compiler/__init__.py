@@ -66,6 +66,10 @@ backend_graph = pygraph  # the name the frontend's extension module gives its gr
 device_properties = DeviceProperties
 
 __version__ = "0.1.0"
+# The version of the cuDNN frontend's Python API this package models:
+# ``cudnn.__version__`` (programs gate features on it, e.g. FlashInfer's
+# "cuDNN FP4 requires version 1.13+").
+FRONTEND_API_VERSION = "1.27.0"
 
 
 def is_available() -> bool:

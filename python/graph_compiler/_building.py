@@ -649,6 +649,14 @@ class _GraphBuilding:
             v = kwargs.pop(key, None)
             if v is not None:
                 node.params[key] = v
+        mode = node.params.get("mode")
+        if op == "moe_grouped_matmul" and getattr(mode, "name", str(mode)).upper() == "COMBINE":
+            # the dialect's modes are cuDNN 9.19's: the weighted combine is a
+            # newer frontend's; built as SCATTER, refused at planning
+            node.params["mode"] = type(mode).SCATTER if not isinstance(mode, str) else "SCATTER"
+            self._note_unsupported(
+                f"moe_grouped_matmul {name_!r}: mode COMBINE (a newer frontend's weighted combine; cuDNN 9.19 has the "
+                "modes NONE, GATHER and SCATTER: weigh SCATTER's rows in the graph)")
         top_k_scores = kwargs.pop("top_k_scores", None) if op == "moe_grouped_matmul" else None
         if top_k_scores is not None:
             self._ensure_tensor(top_k_scores, name=f"{name_}::top_k_scores")  # a bad argument fails here
@@ -659,6 +667,7 @@ class _GraphBuilding:
         if kwargs:
             raise TypeError(f"{op}() got unexpected arguments {sorted(kwargs)}; tensor ports are {ports + tuple(list_ports)}, attributes are {attrs}")
         _ops.check_attrs(op, node)
+        out_dims = self._blocked_elsewhere(op, node, name_, out_dims)
         required = {
             "layernorm": ("input", "scale", "bias", "epsilon"),
             "adalayernorm": ("input", "scale", "bias", "epsilon"),
@@ -686,6 +695,35 @@ class _GraphBuilding:
             outs.append(o)
         self._nodes.append(node)
         return outs[0] if len(outs) == 1 else outs
+
+    def _blocked_elsewhere(self, op, node, name, out_dims):
+        """A block-scale op whose block_size blocks a dim other than the last
+        ([16, 1]: FlashInfer's FP4 GEMM operand B): quantize blocks it as its
+        axis; otherwise it is recorded as unsupported (dequantize blocks the
+        last dim only) with the output dims the frontend infers, so
+        validate() passes as there."""
+        block = node.params.get("block_size")
+        x = node.inputs.get("input")
+        if op not in ("block_scale_quantize", "block_scale_dequantize") or not isinstance(block, (list, tuple)):
+            return out_dims
+        if all(int(b) == 1 for b in block[:-1]):
+            return out_dims
+        blocked = [i for i, b in enumerate(block) if int(b) != 1]
+        if op == "block_scale_quantize" and len(blocked) == 1 and node.params.get("axis") is None and x is not None and x.dim:
+            # one blocked dim: quantize's own axis
+            node.params["axis"] = len(x.dim) - len(block) + blocked[0]
+            node.params["block_size"] = int(block[blocked[0]])
+            return out_dims
+        self._note_unsupported(
+            f"{op} {name!r}: block_size {list(block)} (the dialect's block-scale ops take one block size along "
+            "the last dim, or along one axis for quantize)")
+        node.params["block_size"] = int(block[-1]) or 1
+        if x is None or not x.dim or out_dims is not None:
+            return out_dims
+        if op == "block_scale_dequantize":
+            return {"OUT_0": list(x.dim)}
+        sizes = [1] * (len(x.dim) - len(block)) + [int(b) for b in block]
+        return {"Y": list(x.dim), "scale": [-(-d // max(b, 1)) for d, b in zip(x.dim, sizes)]}
 
     def _shaped_output(self, node, port, suffix, op, out_dims):
         """A new output tensor of ``node`` at ``port``: dims from the caller's
@@ -858,7 +896,9 @@ class _GraphBuilding:
         if dropout is not None:
             self._sdpa_dropout(op, node, dropout, rng_dump)
         elif rng_dump is not None:
-            raise ValueError(f"{op}(): rng_dump is the Philox mask of dropout=(probability, seed, offset); no dropout was given")
+            # the frontend ignores a dump without dropout (nothing writes it)
+            self._warn_once(("rng_dump", op), f"{op}(): rng_dump without dropout is ignored (it is the Philox mask of "
+                                              "dropout=(probability, seed, offset)); nothing writes it")
         generate_stats = kwargs.pop("generate_stats", None)
         is_inference = kwargs.pop("is_inference", None)
         if generate_stats is None:
@@ -1045,8 +1085,6 @@ class _GraphBuilding:
             probability, seed, offset = items
             if not 0.0 <= float(probability) < 1.0:
                 raise ValueError(f"{op}(): dropout probability must be in [0, 1), got {probability!r}")
-            if rng_dump is not None and op != "sdpa":
-                raise TypeError(f"{op}() got an unexpected argument 'rng_dump'")
             q, k = node.inputs["q"], node.inputs["k"]
             if len(q.dim) != 4 or len(k.dim) != 4:
                 raise ValueError(f"{op}(): dropout needs q and k with dims set ([B, H, S, D])")

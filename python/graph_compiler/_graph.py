@@ -242,6 +242,7 @@ class pygraph(_GraphBuilding, _GraphEmission, _GraphPlanning, _GraphExecution, _
         name: str = "",
         uid: Optional[int] = None,
         ragged_offset_multiplier: int = 1,
+        alignment_value: int = 1,
     ) -> Tensor:
         """A tensor of the graph (an input unless an op produces it). The
         parameters are positional in this order, as the frontend's classic
@@ -287,6 +288,8 @@ class pygraph(_GraphBuilding, _GraphEmission, _GraphPlanning, _GraphExecution, _
             t.reordering_type = reordering_type
         if ragged_offset_multiplier is not None and int(ragged_offset_multiplier) != 1:
             t.ragged_offset_multiplier = int(ragged_offset_multiplier)
+        if alignment_value is not None and alignment_value != 1:
+            t.set_alignment_value(alignment_value)
         if uid is not None:
             if not detached:
                 self._claim_uid(uid, t)

@@ -750,16 +750,29 @@ def test_sdpa_backward_philox_dropout_regenerates_the_mask():
         t.set_output(True)
     text = g.to_mlir()
     assert text.count(" = rng ") == 1 and "dropout_probability = 2.5" in text
-    with pytest.raises(TypeError, match="rng_dump"):
-        g.sdpa_backward(q, k, v, o, do, stats, dropout=(0.25, seed, offset), rng_dump=stats)
+    # the frontend's backward dumps the regenerated mask too
+    g2 = cudnn.pygraph(io_data_type=gc.data_type.HALF, compute_data_type=F)
+    q, k, v, o, do = (g2.tensor(name=n, dim=[1, 2, 8, 16], stride=[256, 128, 16, 1]) for n in ("q", "k", "v", "o", "do"))
+    stats = g2.tensor(name="stats", dim=[1, 2, 8, 1], stride=[16, 8, 1, 1], data_type=gc.data_type.FLOAT)
+    seed, offset = (g2.tensor(name=n, dim=[1, 1, 1, 1], stride=[1, 1, 1, 1], data_type=gc.data_type.INT64)
+                    for n in ("seed", "offset"))
+    dump = g2.tensor(name="dump", dim=[1, 2, 8, 8], stride=[128, 64, 8, 1], data_type=F)
+    grads = g2.sdpa_backward(q, k, v, o, do, stats, attn_scale=0.25, dropout=(0.25, seed, offset), rng_dump=dump)
+    for t in list(grads) + [dump.set_output(True)]:
+        t.set_output(True)
+    assert dump.producer is not None and dump.producer[0].op == "rng"
+    assert "dump" in [t.name for t in g2.get_outputs()]
 
 
-def test_rng_dump_without_dropout_is_an_error():
+def test_rng_dump_without_dropout_is_ignored_with_a_warning():
+    # as the frontend, which ignores it: nothing writes the dump
     g = cudnn.pygraph(io_data_type=gc.data_type.HALF, compute_data_type=F)
     q, k, v = (g.tensor(name=n, dim=[1, 2, 8, 16], stride=[256, 128, 16, 1]) for n in "qkv")
     dump = g.tensor(name="dump", dim=[1, 2, 8, 8], stride=[128, 64, 8, 1], data_type=gc.data_type.FLOAT)
-    with pytest.raises(ValueError, match="rng_dump is the Philox mask of dropout"):
-        g.sdpa(q, k, v, rng_dump=dump)
+    with pytest.warns(UserWarning, match="rng_dump without dropout is ignored"):
+        o, _ = g.sdpa(q, k, v, rng_dump=dump)
+    o.set_output(True)
+    assert dump.producer is None and " = rng " not in g.to_mlir()
 
 
 def test_deserialize_takes_the_frontend_keywords():
@@ -1597,3 +1610,54 @@ def test_transpose_output_is_a_view_of_the_input_order():
     np.testing.assert_array_equal(zb, xv.transpose(0, 2, 3, 1).ravel())
     assert h.get_stride() == [24, 6, 2, 1]
     np.testing.assert_array_equal(hb.reshape(h.get_dim()), np.maximum(xv.transpose(3, 2, 1, 0), 0))
+
+
+def test_version_is_the_frontend_api_modelled():
+    # programs gate features on the frontend's version (FlashInfer's FP4
+    # path wants 1.13+); graph_compiler keeps its own
+    major, minor = (int(p) for p in cudnn.__version__.split(".")[:2])
+    assert (major, minor) >= (1, 13)
+    assert cudnn.__version__ == gc.FRONTEND_API_VERSION != gc.__version__
+
+
+@needs_lib
+def test_block_size_along_another_dim():
+    # FlashInfer's FP4 GEMM blocks operand B [K, N] along K: block_size [16, 1]
+    g = cudnn.pygraph(io_data_type=F, compute_data_type=F)
+    x = g.tensor(name="x", dim=[1, 64, 32], stride=[2048, 32, 1], data_type=F)
+    q, scale = g.block_scale_quantize(x, block_size=[16, 1], name="q")
+    q.set_output(True)
+    scale.set_output(True)
+    assert (q.dim, scale.dim) == ([1, 64, 32], [1, 4, 32])
+    assert g._nodes[0].params == {"block_size": 16, "axis": 1}
+    g.build([cudnn.heur_mode.A])
+    xv = np.random.default_rng(0).standard_normal((1, 64, 32)).astype(np.float32)
+    xv[0, 16:32, 5] *= 100  # one block's scale, and only that one, is larger
+    qv, sv = np.zeros((1, 64, 32), np.uint8), np.zeros((1, 4, 32), np.uint8)
+    g.execute({x: xv, q: qv, scale: sv})
+    assert sv[0, 1, 5] > sv[0, 0, 5] and sv[0, 1, 5] > sv[0, 1, 4]
+    # dequantize blocks the last dim only: its dims are inferred, the graph
+    # validates, and planning refuses it naming the block size
+    g = cudnn.pygraph(io_data_type=F, compute_data_type=F)
+    b = g.tensor(name="b", dim=[1, 64, 32], stride=[2048, 32, 1], data_type=gc.data_type.FP8_E4M3)
+    s = g.tensor(name="s", dim=[1, 4, 32], stride=[128, 32, 1], data_type=gc.data_type.FP8_E4M3)
+    y = g.block_scale_dequantize(b, s, block_size=[16, 1], name="dequant_b")
+    y.set_output(True)
+    assert y.dim == [1, 64, 32]
+    g.validate()
+    g.build_operation_graph()
+    with pytest.raises(cudnn.cudnnGraphNotSupportedError, match=r"'dequant_b': block_size \[16, 1\]"):
+        g.create_execution_plans([cudnn.heur_mode.A])
+
+
+def test_moe_combine_mode_is_refused_at_planning():
+    g = cudnn.pygraph(io_data_type=gc.data_type.BFLOAT16, compute_data_type=F)
+    tok = g.tensor(name="tok", dim=[1, 8, 16], stride=[128, 16, 1])
+    w = g.tensor(name="w", dim=[2, 16, 4], stride=[64, 4, 1])
+    off = g.tensor(name="off", dim=[2, 1, 1], stride=[1, 1, 1], data_type=gc.data_type.INT32)
+    idx = g.tensor(name="idx", dim=[1, 8, 1], stride=[8, 1, 1], data_type=gc.data_type.INT32)
+    y = g.moe_grouped_matmul(tok, w, off, idx, mode=cudnn.moe_grouped_matmul_mode.COMBINE, top_k=1)
+    y.set_output(True)
+    g.validate()
+    with pytest.raises(cudnn.cudnnGraphNotSupportedError, match="mode COMBINE"):
+        g.create_execution_plans([cudnn.heur_mode.A])

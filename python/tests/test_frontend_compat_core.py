@@ -99,6 +99,7 @@ def test_tensor_positional_order():
         "name",
         "uid",
         "ragged_offset_multiplier",
+        "alignment_value",
     ]
     assert _positional(cudnn._pybind_module.backend_graph.tensor) == _positional(cudnn.pygraph.tensor)
 
@@ -108,6 +109,10 @@ def test_tensor_full_positional_call():
     ro = g.tensor([2, 2], [2, 1], cudnn.data_type.INT32, False, False, None, None, "ragged", 7, 1)
     t = g.tensor([4, 4], [4, 1], cudnn.data_type.HALF, False, True, ro, cudnn.tensor_reordering.NONE, "classic", 9, 2)
     assert t.name == "classic" and t.uid == 9 and t.uid_assigned and t.is_pass_by_value
+    # the Python-native pygraph's alignment_value keyword (set_alignment_value)
+    assert g.tensor([4], [1], cudnn.data_type.HALF, alignment_value=16).alignment_value == 16
+    with pytest.raises(ValueError, match="not a positive power of two"):
+        g.tensor([4], [1], cudnn.data_type.HALF, alignment_value=12)
     assert t.dim == [4, 4] and t.stride == [4, 1] and t.data_type == cudnn.data_type.HALF
     assert t.ragged_offset is ro and t.ragged_offset_multiplier == 2
     assert t.reordering_type is None  # NONE is "unset"
