@@ -1095,8 +1095,11 @@ def Graph_MoeGroupedMatmulOp : Graph_Op<"moe_grouped_matmul", [AttrSizedOperandS
   let description = [{
     Tokens grouped by expert: `token` `[1, T, H]`, `weight` `[E, H, N]`,
     `first_token_offset` `[E, 1, 1]` integers (where each expert's rows
-    start); output `[1, T, N]`. In `gather`/`scatter` mode `token_index`
-    routes rows and `token_ks` with `top_k` weighs them.
+    start); output `[1, T, N]`. In `gather` mode `token_index` names
+    each routed row's source token; in `scatter` mode row `r` is written
+    to output row `token_index[r] * top_k + token_ks[r]` (`token_ks` is the
+    slot among the token's `top_k`; it places rows, it does not weigh
+    them).
 
     ```mlir
     %y = graph.moe_grouped_matmul %t, %w, offsets %off

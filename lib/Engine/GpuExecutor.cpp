@@ -375,7 +375,7 @@ std::string GpuRun::prepare(const rt::GraphSpec &spec,
 /// uid: floats uniform in [-1, 1), f8E8M0FNU powers of two, i1 0 or 1, other
 /// integers in [0, 4) except where an op's use fixes them
 /// (::graph::legalIntegerValues: sequence lengths, ragged offsets, page
-/// tables, MoE offsets), so cuDNN reads inside the buffers.
+/// tables, MoE offsets and routing), so cuDNN reads inside the buffers.
 ref::NdArray autotuneData(const rt::GraphSpec &spec,
                           const rt::TensorSpec &tensor) {
   ref::NdArray data(tensor.dims);

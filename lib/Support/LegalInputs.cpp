@@ -92,9 +92,12 @@ graph::legalIntegerValues(const IntegerInputUse &use, int64_t count) {
     if (!token || token->size() < 2)
       return std::nullopt;
     int64_t rows = (*token)[token->size() - 2];
-    int64_t topK = std::max<int64_t>(1, use.topK.value_or(1));
     if (rows <= 0)
       return std::nullopt;
+    // A GATHER without top_k routes `count` rows from `rows` tokens: its
+    // fan-out is count / rows, so an input a SCATTER shares (whose top_k is
+    // that fan-out) gets the same values whichever use is asked first.
+    int64_t topK = std::max<int64_t>(1, use.topK.value_or(count / rows));
     values.resize(count);
     for (int64_t i = 0; i < count; ++i)
       values[i] = static_cast<double>(

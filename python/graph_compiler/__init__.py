@@ -67,8 +67,9 @@ device_properties = DeviceProperties
 
 __version__ = "0.1.0"
 # The version of the cuDNN frontend's Python API this package models:
-# ``cudnn.__version__`` (programs gate features on it, e.g. FlashInfer's
-# "cuDNN FP4 requires version 1.13+").
+# ``cudnn.__version__``. Programs gate features on it (FlashInfer's "cuDNN
+# FP4 requires version 1.13+"); a gated feature this package lacks is then
+# refused at create_execution_plans() naming it, not by the gate.
 FRONTEND_API_VERSION = "1.27.0"
 
 

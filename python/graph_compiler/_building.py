@@ -657,6 +657,10 @@ class _GraphBuilding:
             self._note_unsupported(
                 f"moe_grouped_matmul {name_!r}: mode COMBINE (a newer frontend's weighted combine; cuDNN 9.19 has the "
                 "modes NONE, GATHER and SCATTER: weigh SCATTER's rows in the graph)")
+            tok, w, top_k = node.inputs.get("token"), node.inputs.get("weight"), node.params.get("top_k")
+            if out_dims is None and tok is not None and w is not None and len(tok.dim or []) == 3 and len(w.dim or []) == 3 and top_k:
+                # COMBINE sums each token's top_k rows: [1, rows / top_k, N]
+                out_dims = {"OUT_0": [1, tok.dim[1] // int(top_k), w.dim[2]]}
         top_k_scores = kwargs.pop("top_k_scores", None) if op == "moe_grouped_matmul" else None
         if top_k_scores is not None:
             self._ensure_tensor(top_k_scores, name=f"{name_}::top_k_scores")  # a bad argument fails here
@@ -697,11 +701,12 @@ class _GraphBuilding:
         return outs[0] if len(outs) == 1 else outs
 
     def _blocked_elsewhere(self, op, node, name, out_dims):
-        """A block-scale op whose block_size blocks a dim other than the last
-        ([16, 1]: FlashInfer's FP4 GEMM operand B): quantize blocks it as its
-        axis; otherwise it is recorded as unsupported (dequantize blocks the
-        last dim only) with the output dims the frontend infers, so
-        validate() passes as there."""
+        """A block-scale op whose block_size list blocks a dim other than the
+        last ([16, 1]: FlashInfer's FP4 GEMM dequantizes its operand B so):
+        quantize blocks that one dim as its axis; otherwise (dequantize
+        blocks the last dim only, a list longer than the rank, several
+        blocked dims, an axis given too) it is recorded as unsupported with
+        the output dims the frontend infers, so validate() passes as there."""
         block = node.params.get("block_size")
         x = node.inputs.get("input")
         if op not in ("block_scale_quantize", "block_scale_dequantize") or not isinstance(block, (list, tuple)):
@@ -709,16 +714,17 @@ class _GraphBuilding:
         if all(int(b) == 1 for b in block[:-1]):
             return out_dims
         blocked = [i for i, b in enumerate(block) if int(b) != 1]
-        if op == "block_scale_quantize" and len(blocked) == 1 and node.params.get("axis") is None and x is not None and x.dim:
+        fits = x is not None and bool(x.dim) and len(block) <= len(x.dim)
+        if op == "block_scale_quantize" and len(blocked) == 1 and node.params.get("axis") is None and fits:
             # one blocked dim: quantize's own axis
             node.params["axis"] = len(x.dim) - len(block) + blocked[0]
             node.params["block_size"] = int(block[blocked[0]])
             return out_dims
         self._note_unsupported(
             f"{op} {name!r}: block_size {list(block)} (the dialect's block-scale ops take one block size along "
-            "the last dim, or along one axis for quantize)")
+            "the last dim, or along one axis of the input's rank for quantize)")
         node.params["block_size"] = int(block[-1]) or 1
-        if x is None or not x.dim or out_dims is not None:
+        if not fits or out_dims is not None:
             return out_dims
         if op == "block_scale_dequantize":
             return {"OUT_0": list(x.dim)}
@@ -1105,6 +1111,9 @@ class _GraphBuilding:
             return
         if len(items) == 2:
             mask, scale = items
+            if rng_dump is not None:
+                self._warn_once(("rng_dump", op), f"{op}(): rng_dump with an explicit (mask, scale) dropout is ignored: "
+                                                  "it dumps the Philox mask of dropout=(probability, seed, offset)")
             if not isinstance(scale, (int, float)):
                 raise NotImplementedError(f"{op}(): 'dropout' with a scale tensor; give the scale as a float (1 / (1 - p))")
             node.inputs["dropout_mask"] = self._ensure_tensor(mask, name=f"{node.name}::dropout_mask")

@@ -44,7 +44,9 @@ def composite_refusal(kwargs: Dict[str, Any]) -> str:
     """Why sdpa(**kwargs) with a score_mod cannot be built as the composite
     graph (a phrase), or "". The caller records it as an unsupported feature,
     refused at planning as the frontend's harnesses expect."""
-    refused = sorted(k for k in _REFUSED_WITH_SCORE_MOD if kwargs.get(k) not in (None, False))
+    # an rng_dump without dropout is ignored, as the plain sdpa ignores it
+    refused = sorted(k for k in _REFUSED_WITH_SCORE_MOD if kwargs.get(k) not in (None, False)
+                     and not (k == "rng_dump" and kwargs.get("dropout") is None))
     if refused:
         why = []
         if any(k in _MASKS for k in refused):
@@ -173,6 +175,9 @@ def sdpa_with_score_mod(g, kwargs: Dict[str, Any], name: str, compute_data_type:
     generate_stats)."""
     score_mod = kwargs.pop("score_mod")
     _options(g, kwargs, "sdpa", name)
+    if kwargs.get("rng_dump") is not None:
+        g._warn_once(("rng_dump", "sdpa"), "sdpa(): rng_dump without dropout is ignored (it is the Philox mask of "
+                                           "dropout=(probability, seed, offset)); nothing writes it")
     for key in _REFUSED_WITH_SCORE_MOD + _IGNORED:
         kwargs.pop(key, None)
     q, k, v = (g._ensure_tensor(kwargs.pop(key), name=f"{name}::{key}") for key in ("q", "k", "v"))

@@ -1622,7 +1622,8 @@ def test_version_is_the_frontend_api_modelled():
 
 @needs_lib
 def test_block_size_along_another_dim():
-    # FlashInfer's FP4 GEMM blocks operand B [K, N] along K: block_size [16, 1]
+    # a block along K of a [K, N] operand: block_size [16, 1] (FlashInfer's
+    # FP4 GEMM dequantizes its operand B so)
     g = cudnn.pygraph(io_data_type=F, compute_data_type=F)
     x = g.tensor(name="x", dim=[1, 64, 32], stride=[2048, 32, 1], data_type=F)
     q, scale = g.block_scale_quantize(x, block_size=[16, 1], name="q")
@@ -1648,6 +1649,15 @@ def test_block_size_along_another_dim():
     g.build_operation_graph()
     with pytest.raises(cudnn.cudnnGraphNotSupportedError, match=r"'dequant_b': block_size \[16, 1\]"):
         g.create_execution_plans([cudnn.heur_mode.A])
+    # a list longer than the input's rank names no dim of it: refused
+    g = cudnn.pygraph(io_data_type=F, compute_data_type=F)
+    x = g.tensor(name="x", dim=[64, 32], stride=[32, 1], data_type=F)
+    q, scale = g.block_scale_quantize(x, block_size=[16, 1, 1], name="q3")
+    q.set_output(True)
+    scale.set_output(True)
+    g.validate()
+    with pytest.raises(cudnn.cudnnGraphNotSupportedError, match=r"'q3': block_size \[16, 1, 1\]"):
+        g.create_execution_plans([cudnn.heur_mode.A])
 
 
 def test_moe_combine_mode_is_refused_at_planning():
@@ -1656,7 +1666,8 @@ def test_moe_combine_mode_is_refused_at_planning():
     w = g.tensor(name="w", dim=[2, 16, 4], stride=[64, 4, 1])
     off = g.tensor(name="off", dim=[2, 1, 1], stride=[1, 1, 1], data_type=gc.data_type.INT32)
     idx = g.tensor(name="idx", dim=[1, 8, 1], stride=[8, 1, 1], data_type=gc.data_type.INT32)
-    y = g.moe_grouped_matmul(tok, w, off, idx, mode=cudnn.moe_grouped_matmul_mode.COMBINE, top_k=1)
+    y = g.moe_grouped_matmul(tok, w, off, idx, mode=cudnn.moe_grouped_matmul_mode.COMBINE, top_k=2)
+    assert y.dim == [1, 4, 4]  # each token's top_k rows summed: [1, rows / top_k, N]
     y.set_output(True)
     g.validate()
     with pytest.raises(cudnn.cudnnGraphNotSupportedError, match="mode COMBINE"):

@@ -355,3 +355,16 @@ def test_score_mod_composites_keep_determinism_and_warn_on_half_softmax():
     with pytest.warns(UserWarning, match=r"softmax_precision=HALF.*f32"):
         g.sdpa(q=t["q"], k=t["k"], v=t["v"], attn_scale=0.5, score_mod=lambda gr, s: s,
                softmax_precision=cudnn.data_type.HALF)
+
+
+@needs_lib
+def test_score_mod_ignores_an_rng_dump_without_dropout():
+    # as the plain sdpa (and the frontend) ignore it: a warning, no refusal
+    g = cudnn.pygraph(io_data_type=D.HALF, intermediate_data_type=D.FLOAT, compute_data_type=D.FLOAT)
+    q, k, v = (g.tensor(dim=(1, 2, 8, 16), stride=(256, 16, 32, 1), data_type=D.HALF) for _ in range(3))
+    dump = g.tensor(dim=(1, 2, 8, 8), stride=(128, 64, 8, 1), data_type=D.FLOAT)
+    with pytest.warns(UserWarning, match="rng_dump without dropout is ignored"):
+        o, _ = g.sdpa(q=q, k=k, v=v, attn_scale=0.5, rng_dump=dump, score_mod=lambda gr, s: s)
+    o.set_output(True)
+    g.build([cudnn.heur_mode.A])
+    assert g.unsupported_features() == [] and dump.producer is None

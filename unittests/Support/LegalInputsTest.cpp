@@ -95,8 +95,11 @@ TEST(LegalInputsTest, MoeRoutingStaysInsideTheTokensAndScattersOnce) {
   gather.topK = 2;
   EXPECT_EQ(legalIntegerValues(gather.use(Port::token_index), 6),
             (std::vector<double>{0, 0, 1, 1, 2, 2}));
-  // without top_k each row names a token row, wrapping inside them
+  // without top_k the fan-out (rows / tokens) stands for it, so a SCATTER
+  // sharing the input (its 6 routed rows, top_k 2) gets the same values
   gather.topK.reset();
+  EXPECT_EQ(legalIntegerValues(gather.use(Port::token_index), 6),
+            (std::vector<double>{0, 0, 1, 1, 2, 2}));
   EXPECT_EQ(legalIntegerValues(gather.use(Port::token_index), 5),
             (std::vector<double>{0, 1, 2, 0, 1}));
   // SCATTER: 6 routed rows, destination token_index * 2 + token_ks = r
@@ -109,6 +112,7 @@ TEST(LegalInputsTest, MoeRoutingStaysInsideTheTokensAndScattersOnce) {
   ASSERT_TRUE(index && ks);
   for (int r = 0; r < 6; ++r)
     EXPECT_EQ((*index)[r] * 2 + (*ks)[r], r);
+  EXPECT_EQ(*index, *legalIntegerValues(gather.use(Port::token_index), 6));
   // no token dims: nothing to keep the rows inside
   FakeOp none{{{Port::weight, {4, 16, 8}}}};
   EXPECT_FALSE(legalIntegerValues(none.use(Port::token_index), 4));

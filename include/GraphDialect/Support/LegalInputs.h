@@ -50,7 +50,8 @@ struct IntegerInputUse {
 ///    with an end boundary when count % experts == 1 (or one expert);
 ///  - MoE token_index / token_ks: routed row r comes from token r / top_k
 ///    as its slot r % top_k (inside the token rows; in SCATTER mode every
-///    destination row token_index * top_k + token_ks is r, written once).
+///    destination row token_index * top_k + token_ks is r, written once);
+///    without top_k (GATHER) the fan-out count / token rows stands for it.
 std::optional<std::vector<double>>
 legalIntegerValues(const IntegerInputUse &use, int64_t count);
 
