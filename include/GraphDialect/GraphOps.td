@@ -696,6 +696,39 @@ def Graph_RopeBackwardOp : Graph_RopeOpBase<"rope_backward", "dY"> {
   }];
 }
 
+def Graph_PagedCacheLoadOp : Graph_Op<"paged_cache_load"> {
+  let summary = "Gather a paged K/V cache into a dense tensor";
+  let description = [{
+    Reads the `[B, H, max_seq_len, D]` tensor a paged cache holds:
+    `container` `[pages, H, page_size, D]` stores the pages and
+    `page_table` `[B, 1, ceil(max_seq_len / page_size), 1]` (i32) names
+    batch `b`'s pages in order, so
+    `Y[b, h, s, d] = container[page_table[b, 0, s / page_size, 0], h,
+    s % page_size, d]`. With `seq_len` (`[B, 1, 1, 1]` integers) only batch
+    `b`'s first `seq_len[b]` positions are read and the rest of `Y` is zero;
+    without it every position is read. A page number outside
+    `[0, pages)` reads zeros (the reference rejects it). `Y` has the
+    container's element type.
+
+    The attention ops read paged caches through their own `page_table_k/v`;
+    this op serves graphs that build attention from other ops (a score
+    modification's composite), as cuDNN's PAGED_CACHE_LOAD operation does.
+
+    ```mlir
+    %k = graph.paged_cache_load %container, %table seq_len %len {max_seq_len = 64 : i64}
+        : (tensor<32x4x8x64xf16>, tensor<4x1x8x1xi32>, tensor<4x1x1x1xi32>) -> tensor<4x4x64x64xf16>
+    ```
+  }];
+  let arguments = !con((ins AnyRankedTensor:$container,
+                            AnyRankedTensor:$page_table,
+                            Optional<AnyRankedTensor>:$seq_len,
+                            I64Attr:$max_seq_len), NodeAttrs);
+  let results = (outs AnyRankedTensor:$Y);
+  let assemblyFormat = [{
+    $container `,` $page_table (`seq_len` $seq_len^)? attr-dict `:` functional-type(operands, results)
+  }];
+}
+
 //===----------------------------------------------------------------------===//
 // Scaled dot-product attention
 //===----------------------------------------------------------------------===//

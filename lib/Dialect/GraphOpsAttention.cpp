@@ -159,34 +159,37 @@ FailureOr<SdpaShapes> verifyQkv(Operation *op, Value q, Value k, Value v) {
   return verifyQkvDims(op, shapeOf(q), shapeOf(k), shapeOf(v));
 }
 
-/// The logical `[B, H, Skv, D]` of `port` read from a paged cache:
-/// `container` `[pages, H, page_size, D]` through `table`
-/// `[B, 1, pages_per_batch, 1]` of integers, `pages_per_batch =
-/// ceil(Skv / page_size)`.
-FailureOr<SmallVector<int64_t>> pagedCacheDims(Operation *op, StringRef port,
-                                               Value container, Value table,
-                                               std::optional<int64_t> maxSeq,
-                                               int64_t batch) {
-  std::string tablePort = ("page_table_" + port).str();
-  if (failed(expectRank(op, port, container, 4)) ||
-      failed(expectRank(op, tablePort, table, 4)))
+/// The names a paged cache's rule reports: the container and table ports
+/// and the attribute giving the sequence length.
+struct PagedNames {
+  std::string container, table, maxSeq;
+};
+
+/// The logical `[B, H, Skv, D]` read from a paged cache: `container`
+/// `[pages, H, page_size, D]` through `table` `[B, 1, pages_per_batch, 1]`
+/// of i32, `pages_per_batch = ceil(Skv / page_size)`.
+FailureOr<SmallVector<int64_t>>
+pagedCacheDims(Operation *op, const PagedNames &names, Value container,
+               Value table, std::optional<int64_t> maxSeq, int64_t batch) {
+  if (failed(expectRank(op, names.container, container, 4)) ||
+      failed(expectRank(op, names.table, table, 4)))
     return failure();
   if (!maxSeq || *maxSeq <= 0)
     return emitNodeError(op)
-           << tablePort << " needs paged_attention_max_seq_len_kv > 0 (the "
+           << names.table << " needs " << names.maxSeq << " > 0 (the "
            << "sequence length of the K/V the pages make)";
   if (!elementOf(table).isInteger(32))
     return emitNodeError(op)
-           << tablePort << " must hold i32 page numbers "
+           << names.table << " must hold i32 page numbers "
            << "(cuDNN's page tables) but is " << elementOf(table);
   ArrayRef<int64_t> c = shapeOf(container);
   int64_t pageSize = c[2];
   int64_t pages = ShapedType::isDynamic(pageSize) || pageSize <= 0
                       ? ShapedType::kDynamic
                       : (*maxSeq + pageSize - 1) / pageSize;
-  if (failed(expectDims(op, tablePort, table, {batch, 1, pages, 1},
-                        "[B, 1, ceil(paged_attention_max_seq_len_kv / "
-                        "page_size), 1]: the pages of each batch")))
+  if (failed(expectDims(op, names.table, table, {batch, 1, pages, 1},
+                        "[B, 1, ceil(" + names.maxSeq +
+                            " / page_size), 1]: the pages of each batch")))
     return failure();
   return SmallVector<int64_t>{batch, c[1], *maxSeq, c[3]};
 }
@@ -358,7 +361,9 @@ FailureOr<SdpaShapes> inferPagedSdpaCommon(PagedSdpaOp op) {
         return failure();
       continue;
     }
-    auto logical = pagedCacheDims(raw, port, value, table, maxSeq, batch);
+    PagedNames names{port.str(), ("page_table_" + port).str(),
+                     "paged_attention_max_seq_len_kv"};
+    auto logical = pagedCacheDims(raw, names, value, table, maxSeq, batch);
     if (failed(logical))
       return failure();
     *dims = *logical;
@@ -629,6 +634,40 @@ LogicalResult SdpaBackwardOp::verify() {
       failed(verifySink(*this, "dSink_token", getDSinkToken(), *s)))
     return failure();
   return success();
+}
+
+LogicalResult PagedCacheLoadOp::inferResultDims(ResultDims &dims) {
+  Operation *raw = getOperation();
+  if (failed(expectRank(raw, "page_table", getPageTable(), 4)))
+    return failure();
+  int64_t batch = shapeOf(getPageTable())[0];
+  auto logical =
+      pagedCacheDims(raw, {"container", "page_table", "max_seq_len"},
+                     getContainer(), getPageTable(), getMaxSeqLen(), batch);
+  if (failed(logical))
+    return failure();
+  if (Value seqLen = getSeqLen()) {
+    if (failed(expectDims(raw, "seq_len", seqLen, {batch, 1, 1, 1},
+                          "[B, 1, 1, 1]: one length per batch")))
+      return failure();
+    if (!elementOf(seqLen).isInteger())
+      return emitNodeError(raw)
+             << "seq_len must hold integers but is " << elementOf(seqLen);
+  }
+  dims.set(getY(), "Y", *logical, "[B, H, max_seq_len, D]");
+  return success();
+}
+
+LogicalResult PagedCacheLoadOp::verify() {
+  ResultDims dims;
+  if (failed(verifyCommon(*this)) || failed(inferResultDims(dims)))
+    return failure();
+  if (elementOf(getY()) != elementOf(getContainer()))
+    return emitNodeError(*this)
+           << "Y must have the container's element type "
+           << elementOf(getContainer()) << " but is " << elementOf(getY())
+           << " (the pages are copied, not converted)";
+  return checkResultDims(*this, dims);
 }
 
 // Y's dims are the user's (the mask's shape): not inferable.

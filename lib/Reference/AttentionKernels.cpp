@@ -555,9 +555,10 @@ std::string dequantizeMx(std::initializer_list<MxOperand> operands) {
 
 std::string graph::ref::pagedCacheGather(const NdArray &container,
                                          const NdArray &table,
-                                         const NdArray &seqLen, int64_t maxSeq,
+                                         const NdArray *seqLen, int64_t maxSeq,
                                          NdArray &out) {
-  if (container.rank() != 4 || table.rank() != 4 || seqLen.rank() != 4)
+  if (container.rank() != 4 || table.rank() != 4 ||
+      (seqLen && seqLen->rank() != 4))
     return "paged cache: container, page table and seq_len_kv must have rank "
            "4";
   int64_t pages = container.shape[0], heads = container.shape[1],
@@ -569,7 +570,8 @@ std::string graph::ref::pagedCacheGather(const NdArray &container,
            " positions of page size " + std::to_string(pageSize);
   out = NdArray({batch, heads, maxSeq, d});
   for (int64_t b = 0; b < batch; ++b) {
-    double valid = seqLen.data[b % seqLen.size()];
+    double valid =
+        seqLen ? seqLen->data[b % seqLen->size()] : static_cast<double>(maxSeq);
     for (int64_t s = 0; s < maxSeq && s < valid; ++s) {
       double entry = table.data[b * perBatch + s / pageSize];
       auto page = static_cast<int64_t>(entry);

@@ -182,7 +182,7 @@ private:
         pages = &unpacked;
       }
       std::string error = ref::pagedCacheGather(
-          get(cache), *pages, get(sdpa.getSeqLenKv()),
+          get(cache), *pages, &get(sdpa.getSeqLenKv()),
           sdpa.getPagedAttentionMaxSeqLenKv().value_or(0), *out);
       if (!error.empty())
         return error;
@@ -902,6 +902,13 @@ std::string Interpreter::eval(Operation *op) {
                                       {static_cast<int64_t>(dq.getBlockSize())},
                                       dq.getIsNegativeScale(), out),
             dq.getOutput(), out);
+      })
+      .Case([&](PagedCacheLoadOp load) -> std::string {
+        NdArray out;
+        return bindOr(ref::pagedCacheGather(
+                          get(load.getContainer()), get(load.getPageTable()),
+                          getOpt(load.getSeqLen()), load.getMaxSeqLen(), out),
+                      load.getY(), out);
       })
       .Case([&](MoeGroupedMatmulOp moe) -> std::string {
         ref::MoeGroupedMatmulInputs in;

@@ -681,7 +681,7 @@ class _GraphBuilding:
             "moe_grouped_matmul": ("token", "weight", "first_token_offset"),
         }.get(op)
         if required is None:
-            required = [p for p in ports if p not in ("group_offset", "token_index", "token_ks", "cu_seqlens", "initial_state", "a_log", "dt_bias", "state_checkpoints", "d_final_state")]
+            required = [p for p in ports if p not in ("group_offset", "token_index", "token_ks", "cu_seqlens", "initial_state", "a_log", "dt_bias", "state_checkpoints", "d_final_state", "seq_len")]
         for port in required:
             if node.inputs.get(port) is None:
                 raise TypeError(f"{op}() missing tensor argument {port!r}")

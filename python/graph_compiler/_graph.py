@@ -369,8 +369,9 @@ def _install_structured_builders():
         builder.__doc__ = f"{op}({', '.join(spec['inputs'] + tuple(spec.get('list_inputs', ())))}) -> ({', '.join(p for p, _ in spec['outputs'])})."
         return builder
 
-    for op in _ops.OPS:
-        setattr(pygraph, op, make(op))
+    for op, spec in _ops.OPS.items():
+        if not spec.get("internal"):
+            setattr(pygraph, op, make(op))
 
     def make_sdpa(op):
         def builder(self, *args, name: str = "", compute_data_type: Any = None, out_dims: Any = None, **kwargs):

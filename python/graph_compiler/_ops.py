@@ -411,6 +411,17 @@ OPS = {
     ),
     "rope": _rope("input"),
     "rope_backward": _rope("dY"),
+    # a paged K/V cache gathered into [B, H, S, D]: the frontend has no such
+    # builder (its sdpa takes page tables), so it is not a pygraph method;
+    # the score_mod composite builds it
+    "paged_cache_load": dict(
+        inputs=("container", "page_table", "seq_len"),
+        attrs=("max_seq_len",),
+        outputs=(("Y", "Y"),),
+        dtype={"Y": "like:container"},
+        emit="paged_cache_load",
+        internal=True,
+    ),
     # ---- linear attention ----------------------------------------------------------
     "gdn": _la_fwd(),
     "kda": _la_fwd(extra_attrs=("use_beta_sigmoid", "gate_lower_bound")),
@@ -683,6 +694,11 @@ def _attrs_rope(node, spec):
     return extra
 
 
+def _attrs_paged_cache_load(node, spec):
+    _require(node, ("container", "page_table"))
+    return [("max_seq_len", i64(node.params["max_seq_len"]))]
+
+
 def _la_attrs(node, spec):
     _require(node, spec["inputs"][: spec["fixed"]])
     extra = []
@@ -765,6 +781,7 @@ _ATTRS = {
     "transpose": _attrs_transpose,
     "concatenate": _attrs_concatenate,
     "rope": _attrs_rope,
+    "paged_cache_load": _attrs_paged_cache_load,
     "linear_attention_fwd": _la_attrs,
     "linear_attention_bwd": _la_attrs,
 }

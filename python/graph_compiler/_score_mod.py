@@ -10,7 +10,10 @@ inside it, so here the attention is built as that composite in ops the
 compiler has: S = (Q K^T) * attn_scale (+ bias), S' = fn(graph, S), the
 row softmax (max, exp, sum, divide; Stats = max + log(sum)), O = P V. The
 engines then run it as they run any graph: the scores live in memory (s_q *
-s_kv f32 per head), not in a fused kernel's registers.
+s_kv f32 per head), not in a fused kernel's registers. K and V read through
+page tables (a paged K/V cache) are gathered first by the dialect's
+paged_cache_load, as the frontend's composite reads them through cuDNN's
+PAGED_CACHE_LOAD.
 """
 
 import math
@@ -24,10 +27,11 @@ from ._tensor import row_major_stride
 _REFUSED_WITH_SCORE_MOD = (
     "use_causal_mask", "use_causal_mask_bottom_right", "use_alibi_mask", "use_padding_mask",
     "diagonal_band_left_bound", "diagonal_band_right_bound", "left_bound", "right_bound",
-    "sliding_window_length", "dropout", "rng_dump", "paged_attention_k_table", "paged_attention_v_table",
-    "paged_attention_max_seq_len_kv", "sink_token", "block_mask", "score_max", "score_sum_exp",
+    "sliding_window_length", "dropout", "rng_dump", "sink_token", "block_mask", "score_max", "score_sum_exp",
     "cu_seq_len_q", "cu_seq_len_kv",
 )
+# the paged K/V cache's arguments: the forward composite gathers the pages
+_PAGED = ("paged_attention_k_table", "paged_attention_v_table", "paged_attention_max_seq_len_kv")
 # ... of those, the built-in masks (a score_mod can build each of them)
 _MASKS = frozenset((
     "use_causal_mask", "use_causal_mask_bottom_right", "use_alibi_mask", "use_padding_mask",
@@ -51,9 +55,7 @@ def composite_refusal(kwargs: Dict[str, Any]) -> str:
         why = []
         if any(k in _MASKS for k in refused):
             why.append("it takes no built-in masks: apply them inside score_mod")
-        if any(k.startswith("paged_attention") for k in refused):
-            why.append("it reads K and V whole and has no op that gathers a paged cache's pages")
-        if any(k not in _MASKS and not k.startswith("paged_attention") for k in refused):
+        if any(k not in _MASKS for k in refused):
             why.append("it has no dropout, sink, block mask, score statistics or packed layouts")
         return (f"the 'score_mod' argument with {', '.join(refused)} (with a score modification the compiler builds "
                 f"the attention as a composite graph of its own ops; {'; '.join(why)})")
@@ -62,10 +64,32 @@ def composite_refusal(kwargs: Dict[str, Any]) -> str:
     dims = [getattr(kwargs.get(key), "dim", None) for key in ("q", "k", "v")]
     if any(not d or len(d) != 4 for d in dims):
         return "the 'score_mod' argument with q, k or v without dims ([B, H, S, D]) to build the composite graph on"
+    tables = [kwargs.get(f"paged_attention_{key}_table") for key in ("k", "v")]
+    if kwargs.get("paged_attention_max_seq_len_kv") is not None and not any(t is not None for t in tables):
+        return ("the 'score_mod' argument with paged_attention_max_seq_len_kv but no paged_attention_k_table or "
+                "paged_attention_v_table (the length of the K/V the pages make)")
+    if any(t is not None for t in tables) and not _paged_length(kwargs):
+        return ("the 'score_mod' argument with a page table without dims [B, 1, pages, 1] and no "
+                "paged_attention_max_seq_len_kv (the length of the K/V the pages make)")
     if dims[1][1] != dims[2][1] or dims[0][1] % dims[1][1]:
         return (f"the 'score_mod' argument with q, k and v heads {dims[0][1]}, {dims[1][1]}, {dims[2][1]} (the "
                 "composite graph takes k and v with one head count that divides q's)")
     return ""
+
+
+def _paged_length(kwargs: Dict[str, Any]) -> Optional[int]:
+    """The sequence length of K and V read through page tables: the given
+    paged_attention_max_seq_len_kv, else all the pages a table lists
+    (pages per batch * page size); None when neither says."""
+    given = kwargs.get("paged_attention_max_seq_len_kv")
+    if given is not None:
+        return int(given)
+    for key in ("k", "v"):
+        table, cache = kwargs.get(f"paged_attention_{key}_table"), kwargs.get(key)
+        table_dims, cache_dims = getattr(table, "dim", None), getattr(cache, "dim", None)
+        if table is not None and table_dims and len(table_dims) == 4 and cache_dims and len(cache_dims) == 4:
+            return int(table_dims[2]) * int(cache_dims[2])
+    return None
 
 
 def _options(g, kwargs: Dict[str, Any], op: str, name: str) -> None:
@@ -137,6 +161,15 @@ class _Composite:
     def swap(self, t, suffix):
         return self.g.transpose(input=t, permutation=[0, 2, 1], name=self.named(suffix))
 
+    def paged(self, container, table, seq_len, max_seq_len, label):
+        """The [B, H, max_seq_len, D] a paged cache holds (container
+        [pages, H, page_size, D], table [B, 1, pages per batch, 1])."""
+        table = self.g._ensure_tensor(table, name=self.named(f"page_table_{label}"))
+        seq_len = self.g._ensure_tensor(seq_len, name=self.named("seq_len_kv")) if seq_len is not None else None
+        return self.g._structured("paged_cache_load", (), dict(container=container, page_table=table, seq_len=seq_len,
+                                                                max_seq_len=max_seq_len),
+                                  self.named(f"{label}_pages"), None, None)
+
     def matmul(self, a, b, suffix):
         return self.typed(self.g.matmul(A=a, B=b, compute_data_type=self.cdt, name=self.named(suffix)))
 
@@ -178,10 +211,19 @@ def sdpa_with_score_mod(g, kwargs: Dict[str, Any], name: str, compute_data_type:
     if kwargs.get("rng_dump") is not None:
         g._warn_once(("rng_dump", "sdpa"), "sdpa(): rng_dump without dropout is ignored (it is the Philox mask of "
                                            "dropout=(probability, seed, offset)); nothing writes it")
-    for key in _REFUSED_WITH_SCORE_MOD + _IGNORED:
+    max_seq_len = _paged_length(kwargs)
+    tables = {key: kwargs.pop(f"paged_attention_{key}_table", None) for key in ("k", "v")}
+    seq_len_kv = kwargs.get("seq_len_kv")
+    for key in _REFUSED_WITH_SCORE_MOD + _PAGED + _IGNORED:
         kwargs.pop(key, None)
     q, k, v = (g._ensure_tensor(kwargs.pop(key), name=f"{name}::{key}") for key in ("q", "k", "v"))
     c = _Composite(g, "sdpa", name, compute_data_type, kwargs)
+    # K and V from their pages ([B, H, max_seq_len, D]); with seq_len_kv
+    # only each batch's valid positions are read (the rest are zero)
+    if tables["k"] is not None:
+        k = c.paged(k, tables["k"], seq_len_kv, max_seq_len, "K")
+    if tables["v"] is not None:
+        v = c.paged(v, tables["v"], seq_len_kv, max_seq_len, "V")
     bias = kwargs.pop("bias", None)
     generate_stats = bool(kwargs.pop("generate_stats", False))
     if kwargs:

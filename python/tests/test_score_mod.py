@@ -119,7 +119,8 @@ def test_score_mod_document_mask_matches_numpy():
 
 
 @needs_lib
-@pytest.mark.parametrize("extra", ["use_causal_mask", "dropout", "use_padding_mask", "gqa", "paged_attention_k_table"])
+@pytest.mark.parametrize("extra", ["use_causal_mask", "dropout", "use_padding_mask", "gqa",
+                                   "paged_attention_max_seq_len_kv"])
 def test_score_mod_with_a_builtin_mask_is_refused_at_planning_naming_it(extra):
     # as the frontend's harnesses expect: validate() and
     # build_operation_graph() pass, planning raises naming the reason
@@ -136,19 +137,94 @@ def test_score_mod_with_a_builtin_mask_is_refused_at_planning_naming_it(extra):
     if extra == "use_padding_mask":
         lens = g.tensor(dim=(1, 1, 1, 1), stride=(1, 1, 1, 1), data_type=D.INT32)
         kwargs.update(seq_len_q=lens, seq_len_kv=lens)
-    if extra == "paged_attention_k_table":  # test_flexible_sdpa's decode graph
-        table = g.tensor(dim=(1, 1, 16, 1), stride=(16, 16, 1, 1), data_type=D.INT32)
-        kwargs = dict(paged_attention_k_table=table, paged_attention_v_table=table, paged_attention_max_seq_len_kv=16)
+    if extra == "paged_attention_max_seq_len_kv":  # a length without the page tables it is the length of
+        kwargs = dict(paged_attention_max_seq_len_kv=16)
     o, _ = g.sdpa(q=q, k=k, v=v, attn_scale=0.5, score_mod=lambda gr, s: s, **kwargs)
     o.set_output(True)
     g.validate()
     g.build_operation_graph()
     why = {"use_causal_mask": "takes no built-in masks: apply them inside score_mod",
            "use_padding_mask": "takes no built-in masks", "dropout": "has no dropout",
-           "paged_attention_k_table": "has no op that gathers a paged cache's pages"}.get(extra, "")
+           "paged_attention_max_seq_len_kv": "but no paged_attention_k_table"}.get(extra, "")
     with pytest.raises(cudnn.cudnnGraphNotSupportedError, match="score_mod' argument with " +
                        ("q, k and v heads 2, 3, 3" if extra == "gqa" else extra) + ".*" + re.escape(why)):
         g.create_execution_plans([cudnn.heur_mode.A])
+
+
+def _pages(rng, cache, page_size, pages_order):
+    """A paged copy of `cache` [B, H, S, D]: its pages shuffled into a
+    container [pages, H, page_size, D] (one spare page of noise), and the
+    table [B, 1, pages per batch, 1] naming them."""
+    b, h, s, d = cache.shape
+    per_batch = -(-s // page_size)
+    padded = np.zeros((b, h, per_batch * page_size, d), cache.dtype)
+    padded[:, :, :s] = cache
+    container = rng.standard_normal((b * per_batch + 1, h, page_size, d)).astype(cache.dtype)
+    table = np.zeros((b, 1, per_batch, 1), np.int32)
+    for i in range(b):
+        for p in range(per_batch):
+            slot = pages_order[i * per_batch + p]
+            container[slot] = padded[i, :, p * page_size:(p + 1) * page_size]
+            table[i, 0, p, 0] = slot
+    return container, table
+
+
+def _decode_mask(gr, s, seq_len_kv, neg_inf, cap):
+    # test_flexible_sdpa's decode graph: softcap, then the keys past each
+    # batch's length masked
+    s = gr.mul(a=gr.tanh(input=gr.div(a=s, b=cap)), b=cap)
+    col = gr.gen_index(input=s, axis=3, compute_data_type=D.INT32)
+    col.set_data_type(D.INT32)
+    valid = gr.cmp_lt(input=col, comparison=seq_len_kv, compute_data_type=D.FLOAT)
+    valid.set_data_type(D.BOOLEAN)
+    return gr.binary_select(input0=s, input1=neg_inf, mask=valid)
+
+
+@needs_lib
+@pytest.mark.parametrize("page_size", [1, 4])
+def test_score_mod_with_paged_caches_matches_numpy(page_size):
+    # test_flexible_sdpa's paged decode: q [B, H, 1, D], K and V read
+    # through page tables (pages shuffled, the last page partly past the
+    # length), each batch's own seq_len_kv
+    b, h, s_q, s_kv, d = 3, 2, 2, 30, 16
+    rng = np.random.default_rng(1)
+    per_batch = -(-s_kv // page_size)
+    order = rng.permutation(b * per_batch + 1)[: b * per_batch]
+    kf = rng.standard_normal((b, h, s_kv, d)).astype(np.float16)
+    vf = rng.standard_normal((b, h, s_kv, d)).astype(np.float16)
+    k_container, k_table = _pages(rng, kf, page_size, order)
+    v_container, v_table = _pages(rng, vf, page_size, order[::-1])
+    lens = np.array([30, 7, 18], np.int32).reshape(b, 1, 1, 1)
+    g = cudnn.pygraph(io_data_type=D.HALF, intermediate_data_type=D.FLOAT, compute_data_type=D.FLOAT)
+    qs = (h * s_q * d, d, h * d, 1)
+    q = g.tensor(dim=(b, h, s_q, d), stride=qs, data_type=D.HALF)
+    kc, vc = g.tensor_like(k_container), g.tensor_like(v_container)
+    kt, vt, seq_kv = g.tensor_like(k_table), g.tensor_like(v_table), g.tensor_like(lens)
+    neg_inf, cap = _by_value(g, "neg_inf", D.FLOAT), _by_value(g, "cap", D.FLOAT)
+    o, _ = g.sdpa(name="sdpa", q=q, k=kc, v=vc, attn_scale=0.25, seq_len_kv=seq_kv,
+                  paged_attention_k_table=kt, paged_attention_v_table=vt, paged_attention_max_seq_len_kv=s_kv,
+                  score_mod=partial(_decode_mask, seq_len_kv=seq_kv, neg_inf=neg_inf, cap=cap))
+    o.set_output(True).set_dim((b, h, s_q, d)).set_stride(qs)
+    g.build([cudnn.heur_mode.A])
+    assert [n.op for n in g._nodes][:2] == ["paged_cache_load", "paged_cache_load"]
+    qv = _strided(rng, (b, h, s_q, d), qs)
+    obuf = np.zeros(b * s_q * h * d, np.float16)
+    ov = np.lib.stride_tricks.as_strided(obuf, (b, h, s_q, d), [s * 2 for s in qs])
+    g.execute({q: qv, kc: k_container, vc: v_container, kt: k_table, vt: v_table, seq_kv: lens, o: ov,
+               neg_inf: np.full((1, 1, 1, 1), -1e9, np.float32), cap: np.full((1, 1, 1, 1), 0.8, np.float32)})
+    # positions past a batch's length read zero from the cache, and the
+    # mask hides them
+    valid = np.arange(s_kv)[None, None, None, :] < lens
+    kz = np.where(valid.transpose(0, 1, 3, 2), kf, 0)
+    vz = np.where(valid.transpose(0, 1, 3, 2), vf, 0)
+    ref_o, _ = _attention(qv, kz, vz, 0.25, lambda s: np.where(valid, np.tanh(s / 0.8) * 0.8, -1e9))
+    np.testing.assert_allclose(ov.astype(np.float64), ref_o, atol=2e-3, rtol=2e-3)
+    # a page table naming a page outside the container is an error naming it
+    bad = k_table.copy()
+    bad[1, 0, 0, 0] = k_container.shape[0]
+    with pytest.raises(Exception, match=f"page table entry {k_container.shape[0]} .*outside the container"):
+        g.execute({q: qv, kc: k_container, vc: v_container, kt: bad, vt: v_table, seq_kv: lens, o: ov,
+                   neg_inf: np.full((1, 1, 1, 1), -1e9, np.float32), cap: np.full((1, 1, 1, 1), 0.8, np.float32)})
 
 
 def _causal(gr, s, fill):

@@ -291,3 +291,20 @@ graph.graph @dense_sink(%q: tensor<2x2x16x8xbf16>, %k: tensor<2x2x16x8xbf16>, %v
   %dq, %dk, %dv, %ds = graph.sdpa_backward %q, %k, %v, %o, %do, %stats sink_token %sink {name = "dense_sink", attn_scale_value = 0.125 : f64} : (tensor<2x2x16x8xbf16>, tensor<2x2x16x8xbf16>, tensor<2x2x16x8xbf16>, tensor<2x2x16x8xbf16>, tensor<2x2x16x8xbf16>, tensor<2x2x16x1xf32>, tensor<1x2x1x1xf32>) -> (tensor<2x2x16x8xbf16>, tensor<2x2x16x8xbf16>, tensor<2x2x16x8xbf16>, tensor<1x2x1x1xf32>)
   graph.output %dq, %ds : tensor<2x2x16x8xbf16>, tensor<1x2x1x1xf32>
 }
+
+// -----
+
+// A paged cache gathered on its own (a score modification's composite
+// attention reads K and V so): the generated kernels take it; cuDNN's
+// PAGED_CACHE_LOAD exists only inside its attention graphs, so with cuDNN
+// alone nothing runs it.
+// CHECK-LABEL: graph.graph @paged_gather
+// CHECK-NEXT: group 0 engines [#graph.engine<codegen, {{[^>]*}}>] (
+// CHECK-NEXT: paged_cache_load
+// NOENGINE: error: paged_cache_load "gather_k": no engine can run this op; tried:
+// NOENGINE-NEXT: cudnn: cuDNN runs PAGED_CACHE_LOAD only inside its attention graphs (sdpa's page_table_k/v), not as a gather of its own
+graph.graph @paged_gather(%c: tensor<16x2x4x8xf16>, %t: tensor<2x1x4x1xi32>, %l: tensor<2x1x1x1xi32>) -> tensor<2x2x13x8xf16> {
+  %k = graph.paged_cache_load %c, %t seq_len %l {max_seq_len = 13 : i64, name = "gather_k"}
+      : (tensor<16x2x4x8xf16>, tensor<2x1x4x1xi32>, tensor<2x1x1x1xi32>) -> tensor<2x2x13x8xf16>
+  graph.output %k : tensor<2x2x13x8xf16>
+}

@@ -131,10 +131,10 @@ std::string sdpaForward(const NdArray &q, const NdArray &k, const NdArray &v,
 /// The `[B, H, maxSeq, D]` K or V a paged cache holds: position s of batch
 /// b is row s % page_size of page table[b, 0, s / page_size, 0] of
 /// `container` `[pages, H, page_size, D]`. Positions at or past the batch's
-/// `seqLen` (`[B, 1, 1, 1]`) read zero (the padding mask hides them); a
-/// page number outside the container is an error naming it.
+/// `seqLen` (`[B, 1, 1, 1]`; null: none) read zero (the padding mask hides
+/// them); a page number outside the container is an error naming it.
 std::string pagedCacheGather(const NdArray &container, const NdArray &table,
-                             const NdArray &seqLen, int64_t maxSeq,
+                             const NdArray *seqLen, int64_t maxSeq,
                              NdArray &out);
 
 /// The padded `[B, H, S, D]` value of a ragged (packed) tensor `port`.

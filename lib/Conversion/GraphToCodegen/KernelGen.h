@@ -297,7 +297,7 @@ private:
   struct OpContext;
   std::string planPointwise(OpContext &c);
   std::string planQuantize(OpContext &c);
-  std::string planRopeOrDequantize(OpContext &c);
+  std::string planGatheringPointwise(OpContext &c);
   std::string planBatchnormInference(OpContext &c);
   std::string planView(OpContext &c);
   std::string planConcatenate(OpContext &c);
@@ -496,6 +496,11 @@ private:
   std::string emitDequantize(Kernel &k, BlockScaleDequantizeOp op,
                              const Shape &space, Value e, int64_t vec,
                              Val &result);
+  /// A paged cache's elements at the run at `e` (zero past a batch's
+  /// seq_len or for a page number outside the container).
+  std::string emitPagedCacheLoad(Kernel &k, PagedCacheLoadOp op,
+                                 const Shape &space, Value e, int64_t vec,
+                                 Val &result);
   /// Rotary embedding (forward or backward) of the run at `e`.
   std::string emitRope(Kernel &k, Operation *op, const Shape &space, Value e,
                        int64_t vec, Val &result);
@@ -544,7 +549,8 @@ private:
     const Shape *space;
     int64_t vec;
     Value start;       // linear index of the run's first element
-    Value gatherStart; // where rope and dequantize read: start, or a valid
+    Value gatherStart; // where rope, dequantize and paged loads read: start,
+                       // or a valid
                        // run's for a thread past the last run
   };
   /// What the lane patterns of one run (pointwise stages) or one trip of
@@ -589,7 +595,8 @@ private:
                                  Operation *original,
                                  function_ref<Val(Value)> get);
   static LaneFamily pointwiseLanes, ropeLanes, dequantizeLanes,
-      rowReductionLanes, normForwardLanes, normBackwardLanes;
+      pagedCacheLoadLanes, rowReductionLanes, normForwardLanes,
+      normBackwardLanes;
 
   // Stages whose kernels are one op's lowering, by conversion patterns
   // (KernelPatterns.cpp): reductions over any axes and genstats (reduce

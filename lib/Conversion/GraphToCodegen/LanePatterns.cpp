@@ -149,6 +149,8 @@ std::string Emitter::lowerToLanes(ArrayRef<Operation *> ops, LaneContext &c) {
       ctx, c, &Emitter::ropeLanes);
   patterns.add<LanePattern<BlockScaleDequantizeOp>>(ctx, c,
                                                     &Emitter::dequantizeLanes);
+  patterns.add<LanePattern<PagedCacheLoadOp>>(ctx, c,
+                                              &Emitter::pagedCacheLoadLanes);
   patterns.add<LanePattern<ReductionOp>>(ctx, c, &Emitter::rowReductionLanes);
   patterns.add<LanePattern<LayernormOp>, LanePattern<RmsnormOp>,
                LanePattern<InstancenormOp>, LanePattern<AdaLayernormOp>>(

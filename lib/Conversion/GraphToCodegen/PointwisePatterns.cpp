@@ -17,6 +17,7 @@
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 #include <cmath>
 
@@ -61,6 +62,21 @@ std::string Emitter::dequantizeLanes(Emitter &e, LaneContext &c,
   Val result;
   std::string error = e.emitDequantize(
       *c.item->kernel, cast<BlockScaleDequantizeOp>(original), *c.item->space,
+      c.item->gatherStart, c.item->vec, result);
+  if (error.empty())
+    c.values[e.planner.uidOf(original->getResult(0))] = result;
+  return error;
+}
+
+std::string Emitter::pagedCacheLoadLanes(Emitter &e, LaneContext &c,
+                                         Operation *original,
+                                         function_ref<Val(Value)>) {
+  if (!c.item)
+    return describeNode(original) +
+           ": paged_cache_load runs in pointwise stages only";
+  Val result;
+  std::string error = e.emitPagedCacheLoad(
+      *c.item->kernel, cast<PagedCacheLoadOp>(original), *c.item->space,
       c.item->gatherStart, c.item->vec, result);
   if (error.empty())
     c.values[e.planner.uidOf(original->getResult(0))] = result;
@@ -226,6 +242,112 @@ std::string Emitter::emitDequantize(Kernel &k, BlockScaleDequantizeOp op,
                                                ValueRange{offset}),
                         d.dtype);
     return mulf(mulf(xs[i], f32(sign)), scale);
+  });
+  return "";
+}
+
+std::string Emitter::emitPagedCacheLoad(Kernel &k, PagedCacheLoadOp op,
+                                        const Shape &space, Value e0,
+                                        int64_t vec, Val &result) {
+  const View &cache = planner.viewOf(planner.uidOf(op.getContainer()));
+  const View &table = planner.viewOf(planner.uidOf(op.getPageTable()));
+  const View *seqLen =
+      op.getSeqLen() ? &planner.viewOf(planner.uidOf(op.getSeqLen())) : nullptr;
+  if (space.size() != 4 || cache.dims.size() != 4 || table.dims.size() != 4 ||
+      (seqLen && seqLen->dims.size() != 4))
+    return "paged_cache_load: needs a rank-4 container, page table, "
+           "seq_len and result";
+  if (table.dtype != DType::I32 || (seqLen && seqLen->dtype != DType::I32))
+    return "paged_cache_load: generated kernels read i32 page tables and "
+           "seq_len only";
+  if (cache.dtype == DType::I1 || cache.dtype == DType::I32 ||
+      cache.dtype == DType::F4E2M1FN || cache.dtype == DType::F8E8M0FNU)
+    return "paged_cache_load: generated kernels gather f32, f16, bf16 and "
+           "fp8 (e4m3, e5m2) containers only";
+  int64_t heads = space[1], seq = space[2], width = space[3];
+  int64_t pageSize = cache.dims[2], pages = cache.dims[0];
+  auto loadAt = [&](const View &v, Value offset) {
+    return memref::LoadOp::create(b, loc, k.memrefs.at(v.buffer),
+                                  ValueRange{offset})
+        .getResult();
+  };
+  auto cmp = [&](arith::CmpIPredicate p, Value x, Value y) {
+    return arith::CmpIOp::create(b, loc, p, x, y).getResult();
+  };
+  auto i32 = [&](int64_t v) {
+    return arith::ConstantIntOp::create(b, loc, v, 32).getResult();
+  };
+  // Where element `e` of the result lies: whether it is read, and the
+  // offset of its row (batch, head, position) in the container.
+  auto rowOf = [&](Value e) -> std::pair<Value, Value> {
+    Value row = arith::DivUIOp::create(b, loc, e, idx(width));
+    Value pos = arith::RemUIOp::create(b, loc, row, idx(seq));
+    Value bh = arith::DivUIOp::create(b, loc, row, idx(seq));
+    Value head = arith::RemUIOp::create(b, loc, bh, idx(heads));
+    Value batch = arith::DivUIOp::create(b, loc, bh, idx(heads));
+    Value slot = arith::DivUIOp::create(b, loc, pos, idx(pageSize));
+    Value page = loadAt(
+        table, addi(idx(table.base), addi(muli(batch, idx(table.strides[0])),
+                                          muli(slot, idx(table.strides[2])))));
+    // A page number outside [0, pages) reads zeros rather than another
+    // allocation (the reference rejects it; the kernel cannot).
+    Value ok = arith::AndIOp::create(
+        b, loc, cmp(arith::CmpIPredicate::sge, page, i32(0)),
+        cmp(arith::CmpIPredicate::slt, page, i32(pages)));
+    if (seqLen) {
+      Value len = loadAt(*seqLen, addi(idx(seqLen->base),
+                                       muli(batch, idx(seqLen->strides[0]))));
+      Value posI32 = arith::IndexCastOp::create(b, loc, b.getI32Type(), pos);
+      ok = arith::AndIOp::create(b, loc, ok,
+                                 cmp(arith::CmpIPredicate::slt, posI32, len));
+    }
+    Value pageIndex = arith::IndexCastOp::create(
+        b, loc, b.getIndexType(),
+        arith::SelectOp::create(b, loc, ok, page, i32(0)));
+    Value base =
+        addi(idx(cache.base),
+             addi(muli(pageIndex, idx(cache.strides[0])),
+                  addi(muli(head, idx(cache.strides[1])),
+                       muli(arith::RemUIOp::create(b, loc, pos, idx(pageSize)),
+                            idx(cache.strides[2])))));
+    return {ok, base};
+  };
+  auto element = [&](Value ok, Value base, Value d) -> Value {
+    Value x = toF32(loadAt(cache, addi(base, muli(d, idx(cache.strides[3])))),
+                    cache.dtype);
+    return arith::SelectOp::create(b, loc, ok, x, f32(0.0)).getResult();
+  };
+  // A run within one row (vec divides the head dim) reads the page table
+  // and seq_len once.
+  if (width % vec == 0) {
+    auto [ok, base] = rowOf(e0);
+    Value d0 = arith::RemUIOp::create(b, loc, e0, idx(width));
+    // Rows whose every start is a multiple of the run load it as a vector.
+    bool aligned = vec > 1 && cache.strides[3] == 1 && cache.base % vec == 0;
+    for (int d = 0; d < 3; ++d)
+      aligned &= cache.strides[d] % vec == 0;
+    if (aligned) {
+      int64_t bytes = vec * elementBytes(cache.dtype);
+      auto type = VectorType::get({vec}, elementType(b, cache.dtype));
+      Value loaded = vector::LoadOp::create(
+          b, loc, type, k.memrefs.at(cache.buffer), ValueRange{addi(base, d0)},
+          false, llvm::MaybeAlign(bytes));
+      k.align[cache.buffer] = std::max(k.align[cache.buffer], bytes);
+      result = emitElements(op, e0, vec, [&](Value, int64_t i) {
+        Value x =
+            toF32(vector::ExtractOp::create(b, loc, loaded, i), cache.dtype);
+        return arith::SelectOp::create(b, loc, ok, x, f32(0.0)).getResult();
+      });
+      return "";
+    }
+    result = emitElements(op, e0, vec, [&](Value, int64_t i) {
+      return element(ok, base, i ? addi(d0, idx(i)) : d0);
+    });
+    return "";
+  }
+  result = emitElements(op, e0, vec, [&](Value e, int64_t) {
+    auto [ok, base] = rowOf(e);
+    return element(ok, base, arith::RemUIOp::create(b, loc, e, idx(width)));
   });
   return "";
 }

@@ -66,13 +66,15 @@ std::string Emitter::emitPointwise(const Stage &s, size_t index,
     };
     for (Operation *op : s.ops)
       for (auto &[port, operand] : namedValues(op, /*isResult=*/false)) {
-        if (isa<RopeOp, RopeBackwardOp, BlockScaleDequantizeOp>(op))
+        if (isa<RopeOp, RopeBackwardOp, BlockScaleDequantizeOp,
+                PagedCacheLoadOp>(op))
           continue;
         int64_t uid = planner.uidOf(operand);
         if (!s.produced.count(planner.resolve(uid)))
           get(uid);
       }
-    // Rope and dequantize gather their own elements, outside the guarded
+    // Rope, dequantize and paged loads gather their own elements, outside
+    // the guarded
     // loads: a thread past the last run reads the first run instead (its
     // stores are guarded), never past the end of a buffer.
     Value gatherStart =

@@ -271,8 +271,9 @@ std::string Planner::addRowOp(Operation *op, const Shape &space, size_t k) {
            " elements are longer than a generated row kernel holds (" +
            std::to_string(kMaxRowElements) + ")";
   size_t index = llvm::find(ops, op) - ops.begin();
-  // Rope, dequantize and gen_index address by the linear index of a
-  // pointwise stage: a stage with one of them does not become a row stage.
+  // Rope, dequantize, paged loads and gen_index address by the linear
+  // index of a pointwise stage: a stage with one of them does not become a
+  // row stage.
   auto rowable = [](Operation *o) {
     if (auto pointwise = dyn_cast<PointwiseOp>(o))
       return pointwise.getMode() != PointwiseMode::gen_index;
@@ -430,8 +431,9 @@ std::string Planner::plan() {
       error = planPointwise(c);
     else if (isa<BlockScaleQuantizeOp>(op))
       error = planQuantize(c);
-    else if (isa<RopeOp, RopeBackwardOp, BlockScaleDequantizeOp>(op))
-      error = planRopeOrDequantize(c);
+    else if (isa<RopeOp, RopeBackwardOp, BlockScaleDequantizeOp,
+                 PagedCacheLoadOp>(op))
+      error = planGatheringPointwise(c);
     else if (isa<BatchnormInferenceOp>(op))
       error = planBatchnormInference(c);
     else if (isa<TransposeOp, SliceOp, ReshapeOp>(op))
@@ -484,17 +486,24 @@ std::string Planner::planQuantize(OpContext &c) {
   return "";
 }
 
-std::string Planner::planRopeOrDequantize(OpContext &c) {
-  // Both read elements of their inputs other than the one they write
-  // (rope's partner half, the block's descale): the inputs must be in
-  // memory, and the op runs in a pointwise stage over its output.
-  bool rope = isa<RopeOp, RopeBackwardOp>(c.op);
-  Value input = c.op->getOperand(0), other = c.op->getOperand(1);
-  if (std::string e = c.inMemory(input, Port::input); !e.empty())
-    return e;
-  if (std::string e = c.inMemory(other, rope ? Port::freqs : Port::descale);
-      !e.empty())
-    return e;
+std::string Planner::planGatheringPointwise(OpContext &c) {
+  // Each reads elements of its inputs other than the one it writes (rope's
+  // partner half, the block's descale, the page a position lies in): the
+  // inputs must be in memory, and the op runs in a pointwise stage over its
+  // output.
+  for (auto [i, operand] : llvm::enumerate(c.op->getOperands())) {
+    Port port = Port::input;
+    if (isa<RopeOp, RopeBackwardOp>(c.op))
+      port = i == 0 ? Port::input : Port::freqs;
+    else if (isa<BlockScaleDequantizeOp>(c.op))
+      port = i == 0 ? Port::input : Port::descale;
+    else if (auto load = dyn_cast<PagedCacheLoadOp>(c.op))
+      port = operand == load.getContainer()   ? Port::container
+             : operand == load.getPageTable() ? Port::page_table
+                                              : Port::seq_len;
+    if (std::string e = c.inMemory(operand, port); !e.empty())
+      return e;
+  }
   const Shape &dims = c.tensor(c.op->getResult(0)).dims;
   if (!(open && open->kind == StageKind::Pointwise && open->space == dims)) {
     close(c.index);

@@ -3,12 +3,12 @@
 // Memory-bound groups run as kernels we generate (lib/Conversion/
 // GraphToCodegen): pointwise ops, reductions over any axes, layer/rms/
 // instance/adaptive layer norms forward and backward, batchnorm inference,
-// genstats, rope, block-scale quantize/dequantize and the data movement ops,
-// on f32, f16, bf16, fp8, fp4, i1 and i32 tensors of any strides (compute
-// in f32). The per-op list below is the one the kernel generator asks too
-// (codegenDeclinesOp); whether a whole group fits is decided when its
-// kernels are generated (codegenV2Declines), and a group declined there is
-// split at run time.
+// genstats, rope, block-scale quantize/dequantize, paged cache gathers and
+// the data movement ops, on f32, f16, bf16, fp8, fp4, i1 and i32 tensors of
+// any strides (compute in f32). The per-op list below is the one the kernel
+// generator asks too (codegenDeclinesOp); whether a whole group fits is decided
+// when its kernels are generated (codegenV2Declines), and a group declined
+// there is split at run time.
 //
 //===----------------------------------------------------------------------===//
 
@@ -43,7 +43,8 @@ using GeneratedOps =
            AdaLayernormOp, LayernormBackwardOp, RmsnormBackwardOp,
            InstancenormBackwardOp, AdaLayernormBackwardOp, BatchnormInferenceOp,
            GenstatsOp, TransposeOp, SliceOp, ConcatenateOp, ReshapeOp, RopeOp,
-           RopeBackwardOp, BlockScaleDequantizeOp, BlockScaleQuantizeOp>;
+           RopeBackwardOp, BlockScaleDequantizeOp, BlockScaleQuantizeOp,
+           PagedCacheLoadOp>;
 
 class CodegenEngine final : public Engine {
 public:

@@ -117,6 +117,12 @@ public:
                "config for an f16/bf16 O on sm90, cuDNN 9.19)";
       return "";
     }
+    // cuDNN's PAGED_CACHE_LOAD exists only as the K/V operand of its
+    // attention graphs (graph.sdpa's page_table_k/v lower to it); a gather
+    // whose result other ops read is the generated kernels'.
+    if (isa<PagedCacheLoadOp>(op))
+      return "cuDNN runs PAGED_CACHE_LOAD only inside its attention graphs "
+             "(sdpa's page_table_k/v), not as a gather of its own";
     return ("no cuDNN lowering for " + op->getName().stripDialect() + " yet")
         .str();
   }

@@ -406,3 +406,42 @@ graph.graph @long_rows(%x: tensor<4x131072xf32>, %h: tensor<4x1099511627776xf32>
   }
   graph.output %r, %p, %n : tensor<4x1xf32>, tensor<4x1xf32>, tensor<4x131072xf32>
 }
+
+// -----
+
+// A paged cache gathered in the pointwise stage of the op that reads it:
+// one kernel reads the page table and seq_len once per run of the head dim
+// (a 16-byte vector of f16 when the container's rows allow it), selects
+// zero past a batch's length or for a page outside the container, and the
+// scaled result is stored. An fp8 container's pages are read one by one
+// (its rows start at odd offsets) and widened.
+// CHECK-LABEL: gpu.module @paged_gather_group0
+// CHECK-SAME: graph.launches = ["stage0 grid 2 block 256"]
+// CHECK: gpu.func @stage0(%[[C:.*]]: memref<16384xf16>, %[[T:.*]]: memref<16xi32>, %[[L:.*]]: memref<2xi32>, %[[S:.*]]: memref<1xf32>, %[[Y:.*]]: memref<7680xf16>)
+// CHECK: memref.load %[[T]]
+// CHECK: arith.cmpi slt, %{{.*}}, %c32_i32 : i32
+// CHECK: memref.load %[[L]]
+// CHECK: vector.load %[[C]][%{{.*}}] {alignment = 16 : i64} : memref<16384xf16>, vector<8xf16>
+// CHECK: arith.select
+// CHECK: vector.store {{.*}} %[[Y]]
+// CHECK-LABEL: gpu.module @paged_gather_group1
+// CHECK: gpu.func @stage0(%[[C8:.*]]: memref<1350xi8>, %[[T8:.*]]: memref<6xi32>, %{{.*}}: memref<810xf32>)
+// CHECK-NOT: vector.load %[[C8]]
+// CHECK: memref.load %[[C8]]
+// PTX-LABEL: gpu.binary @paged_gather_group0
+// PTX-LABEL: gpu.binary @paged_gather_group1
+graph.graph @paged_gather(%c: tensor<32x4x2x64xf16>, %t: tensor<2x1x8x1xi32>, %l: tensor<2x1x1x1xi32>,
+                          %s: tensor<1x1x1x1xf32>, %c8: tensor<10x3x5x9xf8E4M3FN>, %t8: tensor<2x1x3x1xi32>)
+    -> (tensor<2x4x15x64xf16>, tensor<2x3x15x9xf32>) {
+  %grp0 = graph.group 0 (%g0_c = %c : tensor<32x4x2x64xf16>, %g0_t = %t : tensor<2x1x8x1xi32>, %g0_l = %l : tensor<2x1x1x1xi32>, %g0_s = %s : tensor<1x1x1x1xf32>) -> tensor<2x4x15x64xf16> {
+    %k = graph.paged_cache_load %g0_c, %g0_t seq_len %g0_l {max_seq_len = 15 : i64} : (tensor<32x4x2x64xf16>, tensor<2x1x8x1xi32>, tensor<2x1x1x1xi32>) -> tensor<2x4x15x64xf16>
+    %y = graph.pointwise mul(%k, %g0_s) : (tensor<2x4x15x64xf16>, tensor<1x1x1x1xf32>) -> tensor<2x4x15x64xf16>
+    graph.yield %y : tensor<2x4x15x64xf16>
+  }
+  %grp1 = graph.group 1 (%g1_c = %c8 : tensor<10x3x5x9xf8E4M3FN>, %g1_t = %t8 : tensor<2x1x3x1xi32>) -> tensor<2x3x15x9xf32> {
+    %k8 = graph.paged_cache_load %g1_c, %g1_t {max_seq_len = 15 : i64} : (tensor<10x3x5x9xf8E4M3FN>, tensor<2x1x3x1xi32>) -> tensor<2x3x15x9xf8E4M3FN>
+    %w = graph.pointwise identity(%k8) : (tensor<2x3x15x9xf8E4M3FN>) -> tensor<2x3x15x9xf32>
+    graph.yield %w : tensor<2x3x15x9xf32>
+  }
+  graph.output %grp0, %grp1 : tensor<2x4x15x64xf16>, tensor<2x3x15x9xf32>
+}

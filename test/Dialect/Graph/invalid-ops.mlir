@@ -492,6 +492,66 @@ graph.graph @bsq_transpose_keeps_dims(%x: tensor<128x256xbf16>) {
 }
 
 //===----------------------------------------------------------------------===//
+// paged_cache_load
+//===----------------------------------------------------------------------===//
+
+// -----
+
+graph.graph @paged_rank(%c: tensor<32x4x64xf16>, %t: tensor<4x1x8x1xi32>) {
+  // expected-error @below {{paged_cache_load "gather": container must have rank 4 but has 3 (dims 32x4x64)}}
+  %0 = graph.paged_cache_load %c, %t {name = "gather", max_seq_len = 64 : i64} : (tensor<32x4x64xf16>, tensor<4x1x8x1xi32>) -> tensor<4x4x64x64xf16>
+  graph.output
+}
+
+// -----
+
+graph.graph @paged_table_pages(%c: tensor<32x4x8x64xf16>, %t: tensor<4x1x4x1xi32>) {
+  // expected-error @below {{paged_cache_load: page_table dims are 4x1x4x1 but must be 4x1x8x1 ([B, 1, ceil(max_seq_len / page_size), 1]: the pages of each batch)}}
+  %0 = graph.paged_cache_load %c, %t {max_seq_len = 60 : i64} : (tensor<32x4x8x64xf16>, tensor<4x1x4x1xi32>) -> tensor<4x4x60x64xf16>
+  graph.output
+}
+
+// -----
+
+graph.graph @paged_table_type(%c: tensor<32x4x8x64xf16>, %t: tensor<4x1x8x1xi64>) {
+  // expected-error @below {{paged_cache_load: page_table must hold i32 page numbers (cuDNN's page tables) but is 'i64'}}
+  %0 = graph.paged_cache_load %c, %t {max_seq_len = 64 : i64} : (tensor<32x4x8x64xf16>, tensor<4x1x8x1xi64>) -> tensor<4x4x64x64xf16>
+  graph.output
+}
+
+// -----
+
+graph.graph @paged_length(%c: tensor<32x4x8x64xf16>, %t: tensor<4x1x8x1xi32>) {
+  // expected-error @below {{paged_cache_load: page_table needs max_seq_len > 0 (the sequence length of the K/V the pages make)}}
+  %0 = graph.paged_cache_load %c, %t {max_seq_len = 0 : i64} : (tensor<32x4x8x64xf16>, tensor<4x1x8x1xi32>) -> tensor<4x4x1x64xf16>
+  graph.output
+}
+
+// -----
+
+graph.graph @paged_seq_len(%c: tensor<32x4x8x64xf16>, %t: tensor<4x1x8x1xi32>, %l: tensor<1x1x1x1xi32>) {
+  // expected-error @below {{paged_cache_load: seq_len dims are 1x1x1x1 but must be 4x1x1x1 ([B, 1, 1, 1]: one length per batch)}}
+  %0 = graph.paged_cache_load %c, %t seq_len %l {max_seq_len = 64 : i64} : (tensor<32x4x8x64xf16>, tensor<4x1x8x1xi32>, tensor<1x1x1x1xi32>) -> tensor<4x4x64x64xf16>
+  graph.output
+}
+
+// -----
+
+graph.graph @paged_result_dims(%c: tensor<32x4x8x64xf16>, %t: tensor<4x1x8x1xi32>) {
+  // expected-error @below {{paged_cache_load: Y dims are 4x4x64x32 but must be 4x4x64x64 ([B, H, max_seq_len, D])}}
+  %0 = graph.paged_cache_load %c, %t {max_seq_len = 64 : i64} : (tensor<32x4x8x64xf16>, tensor<4x1x8x1xi32>) -> tensor<4x4x64x32xf16>
+  graph.output
+}
+
+// -----
+
+graph.graph @paged_result_type(%c: tensor<32x4x8x64xf16>, %t: tensor<4x1x8x1xi32>) {
+  // expected-error @below {{paged_cache_load: Y must have the container's element type 'f16' but is 'f32' (the pages are copied, not converted)}}
+  %0 = graph.paged_cache_load %c, %t {max_seq_len = 64 : i64} : (tensor<32x4x8x64xf16>, tensor<4x1x8x1xi32>) -> tensor<4x4x64x64xf32>
+  graph.output
+}
+
+//===----------------------------------------------------------------------===//
 // block_scale_dequantize
 //===----------------------------------------------------------------------===//
 

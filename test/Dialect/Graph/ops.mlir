@@ -436,6 +436,18 @@ graph.graph @block_scale(%x: tensor<128x256xbf16>, %off: tensor<5xi32>) -> tenso
   graph.output %x1 : tensor<128x256xf32>
 }
 
+// A paged cache gathered into [B, H, max_seq_len, D], with and without the
+// per-batch lengths.
+// CHECK-LABEL: graph.graph @paged_cache_load(
+// CHECK-SAME: %[[C:[^:]+]]: tensor<32x4x8x64xf16>, %[[T:[^:]+]]: tensor<4x1x8x1xi32>, %[[L:[^:]+]]: tensor<4x1x1x1xi32>)
+// CHECK-NEXT: %[[K:.+]] = paged_cache_load %[[C]], %[[T]] seq_len %[[L]] {max_seq_len = 60 : i64} : (tensor<32x4x8x64xf16>, tensor<4x1x8x1xi32>, tensor<4x1x1x1xi32>) -> tensor<4x4x60x64xf16>
+// CHECK-NEXT: %[[V:.+]] = paged_cache_load %[[C]], %[[T]] {max_seq_len = 64 : i64} : (tensor<32x4x8x64xf16>, tensor<4x1x8x1xi32>) -> tensor<4x4x64x64xf16>
+graph.graph @paged_cache_load(%c: tensor<32x4x8x64xf16>, %t: tensor<4x1x8x1xi32>, %l: tensor<4x1x1x1xi32>) -> (tensor<4x4x60x64xf16>, tensor<4x4x64x64xf16>) {
+  %k = graph.paged_cache_load %c, %t seq_len %l {max_seq_len = 60 : i64} : (tensor<32x4x8x64xf16>, tensor<4x1x8x1xi32>, tensor<4x1x1x1xi32>) -> tensor<4x4x60x64xf16>
+  %v = graph.paged_cache_load %c, %t {max_seq_len = 64 : i64} : (tensor<32x4x8x64xf16>, tensor<4x1x8x1xi32>) -> tensor<4x4x64x64xf16>
+  graph.output %k, %v : tensor<4x4x60x64xf16>, tensor<4x4x64x64xf16>
+}
+
 // Mixture-of-experts grouped matmul in each routing mode, and its backward.
 // CHECK-LABEL: graph.graph @moe(
 // CHECK-SAME: %[[T:[^:]+]]: tensor<1x64x32xbf16>, %[[W:[^:]+]]: tensor<4x32x16xbf16>, %[[OFF:[^:]+]]: tensor<4x1x1xi32>, %[[IDX:[^:]+]]: tensor<1x64x1xi32>, %[[KS:[^:]+]]: tensor<1x64x1xf32>, %[[DY:[^:]+]]: tensor<1x64x16xbf16>) -> tensor<4x32x16xf32> {
