@@ -650,9 +650,10 @@ LogicalResult PagedCacheLoadOp::inferResultDims(ResultDims &dims) {
     if (failed(expectDims(raw, "seq_len", seqLen, {batch, 1, 1, 1},
                           "[B, 1, 1, 1]: one length per batch")))
       return failure();
-    if (!elementOf(seqLen).isInteger())
-      return emitNodeError(raw)
-             << "seq_len must hold integers but is " << elementOf(seqLen);
+    if (!elementOf(seqLen).isInteger(32))
+      return emitNodeError(raw) << "seq_len must hold i32 lengths (as "
+                                << "cuDNN's PAGED_CACHE_LOAD reads them) but "
+                                << "is " << elementOf(seqLen);
   }
   dims.set(getY(), "Y", *logical, "[B, H, max_seq_len, D]");
   return success();

@@ -68,9 +68,9 @@ def composite_refusal(kwargs: Dict[str, Any]) -> str:
     if kwargs.get("paged_attention_max_seq_len_kv") is not None and not any(t is not None for t in tables):
         return ("the 'score_mod' argument with paged_attention_max_seq_len_kv but no paged_attention_k_table or "
                 "paged_attention_v_table (the length of the K/V the pages make)")
-    if any(t is not None for t in tables) and not _paged_length(kwargs):
-        return ("the 'score_mod' argument with a page table without dims [B, 1, pages, 1] and no "
-                "paged_attention_max_seq_len_kv (the length of the K/V the pages make)")
+    if any(t is not None for t in tables):
+        if why := _paged_refusal(kwargs):
+            return why
     if dims[1][1] != dims[2][1] or dims[0][1] % dims[1][1]:
         return (f"the 'score_mod' argument with q, k and v heads {dims[0][1]}, {dims[1][1]}, {dims[2][1]} (the "
                 "composite graph takes k and v with one head count that divides q's)")
@@ -78,18 +78,46 @@ def composite_refusal(kwargs: Dict[str, Any]) -> str:
 
 
 def _paged_length(kwargs: Dict[str, Any]) -> Optional[int]:
-    """The sequence length of K and V read through page tables: the given
-    paged_attention_max_seq_len_kv, else all the pages a table lists
-    (pages per batch * page size); None when neither says."""
+    """The sequence length of K and V read through page tables, as the
+    plain sdpa infers it: the given paged_attention_max_seq_len_kv, else
+    the unpaged one of K and V, else the bias's last dim, else what the
+    tables' pages hold (the smaller of K's and V's); None when nothing
+    says."""
     given = kwargs.get("paged_attention_max_seq_len_kv")
     if given is not None:
         return int(given)
+    dims = {key: getattr(kwargs.get(key), "dim", None) or [] for key in ("k", "v")}
+    tables = {key: getattr(kwargs.get(f"paged_attention_{key}_table"), "dim", None) for key in ("k", "v")}
+    if any(len(d) != 4 for d in dims.values()):
+        return None
+    for key, other in (("k", "v"), ("v", "k")):
+        if tables[key] is not None and tables[other] is None:
+            return int(dims[other][2])
+    bias = getattr(kwargs.get("bias"), "dim", None)
+    if bias and len(bias) == 4:
+        return int(bias[3])
+    held = [int(tables[key][2]) * int(dims[key][2]) for key in ("k", "v") if tables[key] and len(tables[key]) == 4]
+    return min(held) if held else None
+
+
+def _paged_refusal(kwargs: Dict[str, Any]) -> str:
+    """Why the page tables of sdpa(**kwargs) do not describe the K/V the
+    composite gathers (a phrase), or ""."""
+    length = _paged_length(kwargs)
+    if length is None or length <= 0:
+        return ("the 'score_mod' argument with a page table and no paged_attention_max_seq_len_kv or rank-4 "
+                "K/V to infer the length of the K/V the pages make from")
+    batch = kwargs["q"].dim[0]
     for key in ("k", "v"):
-        table, cache = kwargs.get(f"paged_attention_{key}_table"), kwargs.get(key)
-        table_dims, cache_dims = getattr(table, "dim", None), getattr(cache, "dim", None)
-        if table is not None and table_dims and len(table_dims) == 4 and cache_dims and len(cache_dims) == 4:
-            return int(table_dims[2]) * int(cache_dims[2])
-    return None
+        table = kwargs.get(f"paged_attention_{key}_table")
+        if table is None:
+            continue
+        page_size = kwargs[key].dim[2]
+        want = [batch, 1, -(-length // page_size), 1]
+        if list(getattr(table, "dim", None) or []) != want:
+            return (f"the 'score_mod' argument with paged_attention_{key}_table of dims {getattr(table, 'dim', None)} "
+                    f"(must be {want}: [B, 1, ceil({length} / page size {page_size}), 1], the pages of each batch)")
+    return ""
 
 
 def _options(g, kwargs: Dict[str, Any], op: str, name: str) -> None:

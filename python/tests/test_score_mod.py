@@ -227,6 +227,35 @@ def test_score_mod_with_paged_caches_matches_numpy(page_size):
                    neg_inf: np.full((1, 1, 1, 1), -1e9, np.float32), cap: np.full((1, 1, 1, 1), 0.8, np.float32)})
 
 
+@needs_lib
+@pytest.mark.parametrize("case", ["short_table", "k_only"])
+def test_score_mod_paged_tables_are_checked_against_the_length(case):
+    # a table with too few pages for the length is refused at planning
+    # naming it; K paged and V dense takes V's length
+    b, h, d = 2, 2, 8
+    g = cudnn.pygraph(io_data_type=D.HALF, intermediate_data_type=D.FLOAT, compute_data_type=D.FLOAT)
+    q = g.tensor(dim=(b, h, 1, d), stride=(h * d, d, d, 1), data_type=D.HALF)
+    kc = g.tensor(dim=(16, h, 4, d), stride=(h * 4 * d, 4 * d, d, 1), data_type=D.HALF)
+    pages = 7 if case == "short_table" else 8
+    kt = g.tensor(dim=(b, 1, pages, 1), stride=(pages, pages, 1, 1), data_type=D.INT32)
+    if case == "short_table":
+        v, kwargs = kc, dict(paged_attention_v_table=kt, paged_attention_max_seq_len_kv=30)
+    else:
+        v, kwargs = g.tensor(dim=(b, h, 30, d), stride=(h * 30 * d, 30 * d, d, 1), data_type=D.HALF), {}
+    o, _ = g.sdpa(q=q, k=kc, v=v, attn_scale=0.5, paged_attention_k_table=kt, score_mod=lambda gr, s: s, **kwargs)
+    o.set_output(True)
+    if case == "short_table":
+        g.validate()
+        with pytest.raises(cudnn.cudnnGraphNotSupportedError,
+                           match=re.escape("paged_attention_k_table of dims [2, 1, 7, 1] (must be [2, 1, 8, 1]: "
+                                           "[B, 1, ceil(30 / page size 4), 1]")):
+            g.create_execution_plans([cudnn.heur_mode.A])
+        return
+    g.build([cudnn.heur_mode.A])
+    gathered = [n for n in g._nodes if n.op == "paged_cache_load"]
+    assert [n.params["max_seq_len"] for n in gathered] == [30]
+
+
 def _causal(gr, s, fill):
     row = gr.gen_index(input=s, axis=2)
     row.set_data_type(D.INT32)

@@ -322,21 +322,31 @@ std::string Emitter::emitPagedCacheLoad(Kernel &k, PagedCacheLoadOp op,
   if (width % vec == 0) {
     auto [ok, base] = rowOf(e0);
     Value d0 = arith::RemUIOp::create(b, loc, e0, idx(width));
-    // Rows whose every start is a multiple of the run load it as a vector.
-    bool aligned = vec > 1 && cache.strides[3] == 1 && cache.base % vec == 0;
+    // Rows whose every start is a multiple of the run load it as vectors
+    // of at most 16 bytes (the run may be wider: the stage's widest
+    // tensor decides it, and the container is not one of those).
+    int64_t bytes = elementBytes(cache.dtype);
+    int64_t piece = std::min<int64_t>(vec, std::max<int64_t>(1, 16 / bytes));
+    bool aligned =
+        piece > 1 && cache.strides[3] == 1 && cache.base % piece == 0;
     for (int d = 0; d < 3; ++d)
-      aligned &= cache.strides[d] % vec == 0;
+      aligned &= cache.strides[d] % piece == 0;
     if (aligned) {
-      int64_t bytes = vec * elementBytes(cache.dtype);
-      auto type = VectorType::get({vec}, elementType(b, cache.dtype));
-      Value loaded = vector::LoadOp::create(
-          b, loc, type, k.memrefs.at(cache.buffer), ValueRange{addi(base, d0)},
-          false, llvm::MaybeAlign(bytes));
-      k.align[cache.buffer] = std::max(k.align[cache.buffer], bytes);
+      auto type = VectorType::get({piece}, elementType(b, cache.dtype));
+      SmallVector<Value> lanes;
+      for (int64_t at = 0; at < vec; at += piece) {
+        Value loaded = vector::LoadOp::create(
+            b, loc, type, k.memrefs.at(cache.buffer),
+            ValueRange{addi(base, at ? addi(d0, idx(at)) : d0)}, false,
+            llvm::MaybeAlign(piece * bytes));
+        for (int64_t i = 0; i < piece; ++i)
+          lanes.push_back(
+              toF32(vector::ExtractOp::create(b, loc, loaded, i), cache.dtype));
+      }
+      k.align[cache.buffer] = std::max(k.align[cache.buffer], piece * bytes);
       result = emitElements(op, e0, vec, [&](Value, int64_t i) {
-        Value x =
-            toF32(vector::ExtractOp::create(b, loc, loaded, i), cache.dtype);
-        return arith::SelectOp::create(b, loc, ok, x, f32(0.0)).getResult();
+        return arith::SelectOp::create(b, loc, ok, lanes[i], f32(0.0))
+            .getResult();
       });
       return "";
     }

@@ -428,11 +428,19 @@ graph.graph @long_rows(%x: tensor<4x131072xf32>, %h: tensor<4x1099511627776xf32>
 // CHECK: gpu.func @stage0(%[[C8:.*]]: memref<1350xi8>, %[[T8:.*]]: memref<6xi32>, %{{.*}}: memref<810xf32>)
 // CHECK-NOT: vector.load %[[C8]]
 // CHECK: memref.load %[[C8]]
+// An f32 container in a stage whose fp8 store takes runs of 16: the run is
+// read as four 16-byte vectors.
+// CHECK-LABEL: gpu.module @paged_gather_group2
+// CHECK: gpu.func @stage0(%[[C32:.*]]: memref<256xf32>,
+// CHECK-COUNT-4: vector.load %[[C32]][%{{.*}}] {alignment = 16 : i64} : memref<256xf32>, vector<4xf32>
+// CHECK-NOT: vector<{{8|16}}xf32>
 // PTX-LABEL: gpu.binary @paged_gather_group0
 // PTX-LABEL: gpu.binary @paged_gather_group1
+// PTX-LABEL: gpu.binary @paged_gather_group2
 graph.graph @paged_gather(%c: tensor<32x4x2x64xf16>, %t: tensor<2x1x8x1xi32>, %l: tensor<2x1x1x1xi32>,
-                          %s: tensor<1x1x1x1xf32>, %c8: tensor<10x3x5x9xf8E4M3FN>, %t8: tensor<2x1x3x1xi32>)
-    -> (tensor<2x4x15x64xf16>, tensor<2x3x15x9xf32>) {
+                          %s: tensor<1x1x1x1xf32>, %c8: tensor<10x3x5x9xf8E4M3FN>, %t8: tensor<2x1x3x1xi32>,
+                          %c32: tensor<4x2x2x16xf32>, %t32: tensor<2x1x2x1xi32>)
+    -> (tensor<2x4x15x64xf16>, tensor<2x3x15x9xf32>, tensor<2x2x4x16xf8E4M3FN>) {
   %grp0 = graph.group 0 (%g0_c = %c : tensor<32x4x2x64xf16>, %g0_t = %t : tensor<2x1x8x1xi32>, %g0_l = %l : tensor<2x1x1x1xi32>, %g0_s = %s : tensor<1x1x1x1xf32>) -> tensor<2x4x15x64xf16> {
     %k = graph.paged_cache_load %g0_c, %g0_t seq_len %g0_l {max_seq_len = 15 : i64} : (tensor<32x4x2x64xf16>, tensor<2x1x8x1xi32>, tensor<2x1x1x1xi32>) -> tensor<2x4x15x64xf16>
     %y = graph.pointwise mul(%k, %g0_s) : (tensor<2x4x15x64xf16>, tensor<1x1x1x1xf32>) -> tensor<2x4x15x64xf16>
@@ -443,5 +451,10 @@ graph.graph @paged_gather(%c: tensor<32x4x2x64xf16>, %t: tensor<2x1x8x1xi32>, %l
     %w = graph.pointwise identity(%k8) : (tensor<2x3x15x9xf8E4M3FN>) -> tensor<2x3x15x9xf32>
     graph.yield %w : tensor<2x3x15x9xf32>
   }
-  graph.output %grp0, %grp1 : tensor<2x4x15x64xf16>, tensor<2x3x15x9xf32>
+  %grp2 = graph.group 2 (%g2_c = %c32 : tensor<4x2x2x16xf32>, %g2_t = %t32 : tensor<2x1x2x1xi32>) -> tensor<2x2x4x16xf8E4M3FN> {
+    %k32 = graph.paged_cache_load %g2_c, %g2_t {max_seq_len = 4 : i64} : (tensor<4x2x2x16xf32>, tensor<2x1x2x1xi32>) -> tensor<2x2x4x16xf32>
+    %n = graph.pointwise identity(%k32) : (tensor<2x2x4x16xf32>) -> tensor<2x2x4x16xf8E4M3FN>
+    graph.yield %n : tensor<2x2x4x16xf8E4M3FN>
+  }
+  graph.output %grp0, %grp1, %grp2 : tensor<2x4x15x64xf16>, tensor<2x3x15x9xf32>, tensor<2x2x4x16xf8E4M3FN>
 }

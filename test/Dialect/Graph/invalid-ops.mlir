@@ -537,6 +537,14 @@ graph.graph @paged_seq_len(%c: tensor<32x4x8x64xf16>, %t: tensor<4x1x8x1xi32>, %
 
 // -----
 
+graph.graph @paged_seq_len_type(%c: tensor<32x4x8x64xf16>, %t: tensor<4x1x8x1xi32>, %l: tensor<4x1x1x1xi64>) {
+  // expected-error @below {{paged_cache_load: seq_len must hold i32 lengths (as cuDNN's PAGED_CACHE_LOAD reads them) but is 'i64'}}
+  %0 = graph.paged_cache_load %c, %t seq_len %l {max_seq_len = 64 : i64} : (tensor<32x4x8x64xf16>, tensor<4x1x8x1xi32>, tensor<4x1x1x1xi64>) -> tensor<4x4x64x64xf16>
+  graph.output
+}
+
+// -----
+
 graph.graph @paged_result_dims(%c: tensor<32x4x8x64xf16>, %t: tensor<4x1x8x1xi32>) {
   // expected-error @below {{paged_cache_load: Y dims are 4x4x64x32 but must be 4x4x64x64 ([B, H, max_seq_len, D])}}
   %0 = graph.paged_cache_load %c, %t {max_seq_len = 64 : i64} : (tensor<32x4x8x64xf16>, tensor<4x1x8x1xi32>) -> tensor<4x4x64x32xf16>
