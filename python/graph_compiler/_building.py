@@ -17,6 +17,30 @@ from ._errors import cudnnGraphNotSupportedError
 from ._tensor import Tensor, attach, check_dims, row_major_stride
 
 
+def paged_kv_length(k_dim, v_dim, k_table_dim, v_table_dim, extras=()) -> Optional[int]:
+    """The K/V sequence length of a paged sdpa given no
+    paged_attention_max_seq_len_kv, as the frontend infers it: the unpaged
+    one of K and V, else the last dim of the first rank-4 extra (the bias,
+    rng_dump), else what the tables' pages hold (the smaller of K's and
+    V's); None when K and V have no rank-4 dims to read it from. Dims are
+    lists (None for a table not given); extras are tensors or arrays."""
+    if any(d is None or len(d) != 4 for d in (k_dim, v_dim)):
+        return None
+    tables = {"k": k_table_dim, "v": v_table_dim}
+    pages = {"k": k_dim, "v": v_dim}
+    for key, other in (("k", "v"), ("v", "k")):
+        if tables[key] is not None and tables[other] is None:
+            return int(pages[other][2])
+    for extra in extras:
+        dims = getattr(extra, "dim", None)
+        if dims is None or callable(dims):  # torch's dim() is a method
+            dims = getattr(extra, "shape", None)
+        if dims is not None and len(dims) == 4:
+            return int(dims[3])
+    held = [int(tables[key][2]) * int(pages[key][2]) for key in ("k", "v") if tables[key] is not None and len(tables[key]) == 4]
+    return min(held) if held else None
+
+
 class NodeType(enum.Enum):
     """The frontend's kinds of graph node (``cudnn.NodeType``, what
     ``Node.node_type`` answers). The linear-attention summaries, GDP and
@@ -701,9 +725,10 @@ class _GraphBuilding:
         return outs[0] if len(outs) == 1 else outs
 
     def _blocked_elsewhere(self, op, node, name, out_dims):
-        """A block-scale op whose block_size list blocks a dim other than the
-        last ([16, 1]: FlashInfer's FP4 GEMM dequantizes its operand B so):
-        quantize blocks that one dim as its axis; otherwise (dequantize
+        """The one place a block-scale op's block_size list becomes the
+        dialect's single block size. A list blocking only the last dim is that
+        size. A list that blocks another dim ([16, 1]: FlashInfer's FP4 GEMM
+        dequantizes its operand B so): quantize blocks that one dim as its axis; otherwise (dequantize
         blocks the last dim only, a list longer than the rank, several
         blocked dims, an axis given too) it is recorded as unsupported with
         the output dims the frontend infers, so validate() passes as there."""
@@ -712,6 +737,7 @@ class _GraphBuilding:
         if op not in ("block_scale_quantize", "block_scale_dequantize") or not isinstance(block, (list, tuple)):
             return out_dims
         if all(int(b) == 1 for b in block[:-1]):
+            node.params["block_size"] = int(block[-1])  # the last dim: the dialect's own form
             return out_dims
         blocked = [i for i, b in enumerate(block) if int(b) != 1]
         fits = x is not None and bool(x.dim) and len(block) <= len(x.dim)
@@ -955,27 +981,11 @@ class _GraphBuilding:
 
     @staticmethod
     def _infer_paged_max_seq(node, kwargs) -> Optional[int]:
-        """The K/V sequence length of a paged sdpa given no
-        paged_attention_max_seq_len_kv, as the frontend infers it: the
-        unpaged one of K/V, else the bias's or rng_dump's last dim, else
-        what the tables' pages hold (the smaller of K's and V's); None when
-        the tensors have no rank-4 dims to read it from."""
-        tables = {key: node.inputs.get(f"page_table_{key}") for key in ("k", "v")}
-        if any(len(node.inputs[key].dim) != 4 for key in ("k", "v")):
-            return None
-        for key, other in (("k", "v"), ("v", "k")):
-            if tables[key] is not None and tables[other] is None:
-                return int(node.inputs[other].dim[2])
-        for extra in (kwargs.get("bias"), kwargs.get("rng_dump")):
-            dims = getattr(extra, "dim", None) or getattr(extra, "shape", None)
-            if dims is not None and len(dims) == 4:
-                return int(dims[3])
-        held = [
-            tables[key].dim[2] * node.inputs[key].dim[2]
-            for key in ("k", "v")
-            if tables[key] is not None and len(tables[key].dim) == 4
-        ]
-        return int(min(held)) if held else None
+        """paged_kv_length over the node's K, V and tables."""
+        return paged_kv_length(
+            *(getattr(node.inputs.get(key), "dim", None) for key in ("k", "v", "page_table_k", "page_table_v")),
+            extras=(kwargs.get("bias"), kwargs.get("rng_dump")),
+        )
 
     def _check_attention_support_surface(self) -> None:
         """The frontend's attention rules that cuDNN 9.19 programs meet at

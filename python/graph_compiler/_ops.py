@@ -108,14 +108,6 @@ def _slice_bounds(node):
     return starts, limits, steps
 
 
-def _block_size(bs):
-    if isinstance(bs, (list, tuple)):
-        if any(int(b) != 1 for b in bs[:-1]):
-            raise NotImplementedError(f"block_size {list(bs)}: the graph dialect blocks along one dim")
-        return int(bs[-1])
-    return int(bs)
-
-
 # ---------------------------------------------------------------------------
 # Attribute conversions
 # ---------------------------------------------------------------------------
@@ -585,7 +577,8 @@ def _block_size_attrs(node):
     node has none)."""
     if node.params.get("block_size") is None:
         raise ValueError(f"{node.op} {node.name!r} needs block_size")
-    return [("block_size", i64(_block_size(node.params["block_size"])))]
+    # a list is made one size by the builder (_GraphBuilding._blocked_elsewhere)
+    return [("block_size", i64(int(node.params["block_size"])))]
 
 
 def _attrs_block_scale_quantize(node, spec):
@@ -865,8 +858,6 @@ def result_dims(node):
     try:
         if node.op == "slice" and node.params.get("slices") is not None:
             _slice_bounds(node)
-        if node.op == "block_scale_quantize" and node.params.get("block_size") is not None:
-            _block_size(node.params["block_size"])
     except TypeError:
         return {}, None
     inputs = []

@@ -19,6 +19,7 @@ PAGED_CACHE_LOAD.
 import math
 from typing import Any, Dict, List, Optional
 
+from ._building import paged_kv_length
 from ._enums import data_type, reduction_mode, to_data_type
 from ._tensor import row_major_stride
 
@@ -78,26 +79,14 @@ def composite_refusal(kwargs: Dict[str, Any]) -> str:
 
 
 def _paged_length(kwargs: Dict[str, Any]) -> Optional[int]:
-    """The sequence length of K and V read through page tables, as the
-    plain sdpa infers it: the given paged_attention_max_seq_len_kv, else
-    the unpaged one of K and V, else the bias's last dim, else what the
-    tables' pages hold (the smaller of K's and V's); None when nothing
-    says."""
+    """The sequence length of K and V read through page tables: the given
+    paged_attention_max_seq_len_kv, else as the plain sdpa infers it."""
     given = kwargs.get("paged_attention_max_seq_len_kv")
     if given is not None:
         return int(given)
-    dims = {key: getattr(kwargs.get(key), "dim", None) or [] for key in ("k", "v")}
-    tables = {key: getattr(kwargs.get(f"paged_attention_{key}_table"), "dim", None) for key in ("k", "v")}
-    if any(len(d) != 4 for d in dims.values()):
-        return None
-    for key, other in (("k", "v"), ("v", "k")):
-        if tables[key] is not None and tables[other] is None:
-            return int(dims[other][2])
-    bias = getattr(kwargs.get("bias"), "dim", None)
-    if bias and len(bias) == 4:
-        return int(bias[3])
-    held = [int(tables[key][2]) * int(dims[key][2]) for key in ("k", "v") if tables[key] and len(tables[key]) == 4]
-    return min(held) if held else None
+    keys = ("k", "v", "paged_attention_k_table", "paged_attention_v_table")
+    dims = (getattr(kwargs.get(key), "dim", None) for key in keys)
+    return paged_kv_length(*dims, extras=(kwargs.get("bias"), kwargs.get("rng_dump")))
 
 
 def _paged_refusal(kwargs: Dict[str, Any]) -> str:

@@ -594,9 +594,17 @@ private:
   using LaneFamily = std::string(Emitter &e, LaneContext &c,
                                  Operation *original,
                                  function_ref<Val(Value)> get);
-  static LaneFamily pointwiseLanes, ropeLanes, dequantizeLanes,
-      pagedCacheLoadLanes, rowReductionLanes, normForwardLanes,
+  static LaneFamily pointwiseLanes, rowReductionLanes, normForwardLanes,
       normBackwardLanes;
+  /// The pointwise-stage gathers (rope, dequantize, paged_cache_load): an
+  /// op whose item's run `emit` loads itself from its own operands.
+  template <typename OpT>
+  using GatherEmit = std::string (Emitter::*)(Kernel &, OpT, const Shape &,
+                                              Value, int64_t, Val &);
+  template <typename OpT, GatherEmit<OpT> emit>
+  static std::string gatherLanes(Emitter &e, LaneContext &c,
+                                 Operation *original,
+                                 function_ref<Val(Value)> get);
 
   // Stages whose kernels are one op's lowering, by conversion patterns
   // (KernelPatterns.cpp): reductions over any axes and genstats (reduce

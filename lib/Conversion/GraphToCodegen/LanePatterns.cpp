@@ -146,11 +146,13 @@ std::string Emitter::lowerToLanes(ArrayRef<Operation *> ops, LaneContext &c) {
   patterns.add<LanePattern<PointwiseOp>, LanePattern<BatchnormInferenceOp>>(
       ctx, c, &Emitter::pointwiseLanes);
   patterns.add<LanePattern<RopeOp>, LanePattern<RopeBackwardOp>>(
-      ctx, c, &Emitter::ropeLanes);
-  patterns.add<LanePattern<BlockScaleDequantizeOp>>(ctx, c,
-                                                    &Emitter::dequantizeLanes);
-  patterns.add<LanePattern<PagedCacheLoadOp>>(ctx, c,
-                                              &Emitter::pagedCacheLoadLanes);
+      ctx, c, &Emitter::gatherLanes<Operation *, &Emitter::emitRope>);
+  patterns.add<LanePattern<BlockScaleDequantizeOp>>(
+      ctx, c,
+      &Emitter::gatherLanes<BlockScaleDequantizeOp, &Emitter::emitDequantize>);
+  patterns.add<LanePattern<PagedCacheLoadOp>>(
+      ctx, c,
+      &Emitter::gatherLanes<PagedCacheLoadOp, &Emitter::emitPagedCacheLoad>);
   patterns.add<LanePattern<ReductionOp>>(ctx, c, &Emitter::rowReductionLanes);
   patterns.add<LanePattern<LayernormOp>, LanePattern<RmsnormOp>,
                LanePattern<InstancenormOp>, LanePattern<AdaLayernormOp>>(

@@ -41,47 +41,35 @@ std::string Emitter::pointwiseLanes(Emitter &e, LaneContext &c,
   return error;
 }
 
-std::string Emitter::ropeLanes(Emitter &e, LaneContext &c, Operation *original,
-                               function_ref<Val(Value)>) {
+template <typename OpT, Emitter::GatherEmit<OpT> emit>
+std::string Emitter::gatherLanes(Emitter &e, LaneContext &c,
+                                 Operation *original,
+                                 function_ref<Val(Value)>) {
   if (!c.item)
-    return describeNode(original) + ": rope runs in pointwise stages only";
+    return describeNode(original) + ": " +
+           original->getName().stripDialect().str() +
+           " runs in pointwise stages only";
+  OpT op;
+  if constexpr (std::is_same_v<OpT, Operation *>)
+    op = original;
+  else
+    op = cast<OpT>(original);
   Val result;
-  std::string error = e.emitRope(*c.item->kernel, original, *c.item->space,
-                                 c.item->gatherStart, c.item->vec, result);
+  std::string error = (e.*emit)(*c.item->kernel, op, *c.item->space,
+                                c.item->gatherStart, c.item->vec, result);
   if (error.empty())
     c.values[e.planner.uidOf(original->getResult(0))] = result;
   return error;
 }
 
-std::string Emitter::dequantizeLanes(Emitter &e, LaneContext &c,
-                                     Operation *original,
-                                     function_ref<Val(Value)>) {
-  if (!c.item)
-    return describeNode(original) +
-           ": block_scale_dequantize runs in pointwise stages only";
-  Val result;
-  std::string error = e.emitDequantize(
-      *c.item->kernel, cast<BlockScaleDequantizeOp>(original), *c.item->space,
-      c.item->gatherStart, c.item->vec, result);
-  if (error.empty())
-    c.values[e.planner.uidOf(original->getResult(0))] = result;
-  return error;
-}
-
-std::string Emitter::pagedCacheLoadLanes(Emitter &e, LaneContext &c,
-                                         Operation *original,
-                                         function_ref<Val(Value)>) {
-  if (!c.item)
-    return describeNode(original) +
-           ": paged_cache_load runs in pointwise stages only";
-  Val result;
-  std::string error = e.emitPagedCacheLoad(
-      *c.item->kernel, cast<PagedCacheLoadOp>(original), *c.item->space,
-      c.item->gatherStart, c.item->vec, result);
-  if (error.empty())
-    c.values[e.planner.uidOf(original->getResult(0))] = result;
-  return error;
-}
+template std::string Emitter::gatherLanes<Operation *, &Emitter::emitRope>(
+    Emitter &, LaneContext &, Operation *, function_ref<Val(Value)>);
+template std::string
+Emitter::gatherLanes<BlockScaleDequantizeOp, &Emitter::emitDequantize>(
+    Emitter &, LaneContext &, Operation *, function_ref<Val(Value)>);
+template std::string
+Emitter::gatherLanes<PagedCacheLoadOp, &Emitter::emitPagedCacheLoad>(
+    Emitter &, LaneContext &, Operation *, function_ref<Val(Value)>);
 
 Val Emitter::emitElements(Operation *op, Value e0, int64_t vec,
                           function_ref<Value(Value e, int64_t i)> element) {
