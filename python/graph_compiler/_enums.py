@@ -105,16 +105,18 @@ def is_float(dt) -> bool:
     )
 
 
-def _numbered(name, members, doc=None):
+def _numbered(name, members, doc=None, start=0):
     """The enum class ``name`` whose members, in the order ``members`` (a
     whitespace-separated string) lists them, are numbered 0, 1, 2 ... as the
     frontend numbers them."""
-    cls = enum.Enum(name, members.split(), module=__name__, qualname=name, type=_IntConvertible, start=0)
+    cls = enum.Enum(name, members.split(), module=__name__, qualname=name, type=_IntConvertible, start=start)
     cls.__doc__ = doc
     return cls
 
 
-heur_mode = _numbered("heur_mode", "A B FALLBACK INSTANT OPENSOURCE")
+# Integer values are the frontend's C++ enums' (programs persist them):
+# NOT_SET, where the C++ enum has one the bindings leave out, is 0.
+heur_mode = _numbered("heur_mode", "A B FALLBACK OPENSOURCE INSTANT")  # INSTANT: an earlier binding's
 build_plan_policy = _numbered("build_plan_policy", "HEURISTICS_CHOICE ALL")
 norm_forward_phase = _numbered("norm_forward_phase", "NOT_SET INFERENCE TRAINING")
 reduction_mode = _numbered("reduction_mode", "NOT_SET ADD MUL MIN MAX AMAX AVG NORM1 NORM2 MUL_NO_ZEROS")
@@ -131,16 +133,17 @@ pointwise_mode = _numbered(
     doc="""The frontend's pointwise modes; the graph builders are the usual way to
     reach them (``graph.add``, ``graph.relu`` ...).""",
 )
-behavior_note = _numbered("behavior_note", "RUNTIME_COMPILATION REQUIRES_FILTER_INT8x32_REORDER REQUIRES_BIAS_INT8x32_REORDER SUPPORTS_CUDA_GRAPH_NATIVE_API CUBLASLT_DEPENDENCY")
+behavior_note = _numbered("behavior_note", "RUNTIME_COMPILATION REQUIRES_FILTER_INT8x32_REORDER REQUIRES_BIAS_INT8x32_REORDER SUPPORTS_CUDA_GRAPH_NATIVE_API CUBLASLT_DEPENDENCY", start=1)
 numerical_note = _numbered(
     "numerical_note",
     "TENSOR_CORE DOWN_CONVERT_INPUTS REDUCED_PRECISION_REDUCTION FFT NONDETERMINISTIC WINOGRAD WINOGRAD_TILE_4x4 WINOGRAD_TILE_6x6 WINOGRAD_TILE_13x13 STRICT_NAN_PROP",
+    start=1,
 )
 numeric_note = numerical_note  # the earlier spelling of this package
 diagonal_alignment = _numbered("diagonal_alignment", "TOP_LEFT BOTTOM_RIGHT")
-convolution_mode = _numbered("convolution_mode", "CROSS_CORRELATION CONVOLUTION")
-moe_grouped_matmul_mode = _numbered("moe_grouped_matmul_mode", "NONE GATHER SCATTER COMBINE")
-reshape_mode = _numbered("reshape_mode", "VIEW_ONLY LOGICAL")
+convolution_mode = _numbered("convolution_mode", "CONVOLUTION CROSS_CORRELATION", start=1)
+moe_grouped_matmul_mode = _numbered("moe_grouped_matmul_mode", "NONE GATHER SCATTER COMBINE", start=1)
+reshape_mode = _numbered("reshape_mode", "VIEW_ONLY LOGICAL", start=1)
 reshape_mode.VIEW = reshape_mode.VIEW_ONLY  # the earlier spelling of this package (not a member)
 tensor_reordering = _numbered("tensor_reordering", "NONE INT8x32 F16x16 F8_128x4")
 scalar_type = _numbered(
