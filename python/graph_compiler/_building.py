@@ -1124,9 +1124,18 @@ class _GraphBuilding:
             if rng_dump is not None:
                 self._warn_once(("rng_dump", op), f"{op}(): rng_dump with an explicit (mask, scale) dropout is ignored: "
                                                   "it dumps the Philox mask of dropout=(probability, seed, offset)")
-            if not isinstance(scale, (int, float)):
-                raise NotImplementedError(f"{op}(): 'dropout' with a scale tensor; give the scale as a float (1 / (1 - p))")
             node.inputs["dropout_mask"] = self._ensure_tensor(mask, name=f"{node.name}::dropout_mask")
-            node.params["dropout_probability"] = 1.0 - 1.0 / float(scale)
+            if isinstance(scale, (int, float)) and not isinstance(scale, bool):
+                if float(scale) < 1.0:
+                    raise ValueError(f"{op}(): dropout scale must be 1 / keep probability (at least 1), got {scale!r}")
+                node.params["dropout_probability"] = 1.0 - 1.0 / float(scale)
+                return
+            # The frontend's form: the scale a tensor read when the graph
+            # runs. The dialect's dropout scale is compile-time.
+            self._ensure_tensor(scale, name=f"{node.name}::dropout_scale")  # a bad argument fails here
+            self._note_unsupported(
+                f"{op} {node.name!r}: dropout=(mask, scale) with the scale a tensor (the graph's dropout scale is a "
+                "constant: give it as a float, 1 / keep probability)")
+            node.params["dropout_probability"] = 0.0
             return
         raise ValueError(f"{op}(): dropout must be (probability, seed, offset) or (mask, scale), got {len(items)} elements")

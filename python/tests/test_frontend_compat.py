@@ -1696,3 +1696,25 @@ def test_enum_integers_are_the_frontends():
     for member, value in expect.items():
         assert int(member) == value, member
         assert type(member)(value) is member
+
+
+def test_sdpa_mask_dropout_scale_forms():
+    # dropout=(mask, scale): a float scale is 1 / keep probability; the
+    # frontend's tensor scale (read when the graph runs) is refused at
+    # planning by name, a scale below 1 at the call
+    def graph(scale_of):
+        g = cudnn.pygraph(io_data_type=gc.data_type.HALF, compute_data_type=F)
+        q, k, v = (g.tensor(name=n, dim=[1, 2, 8, 16], stride=[256, 128, 16, 1]) for n in "qkv")
+        mask = g.tensor(name="mask", dim=[1, 2, 8, 8], stride=[128, 64, 8, 1])
+        o, _ = g.sdpa(q, k, v, attn_scale=0.25, generate_stats=False, dropout=(mask, scale_of(g)))
+        o.set_output(True)
+        return g
+
+    assert "dropout_probability = 5.0" in graph(lambda g: 2.0).to_mlir()
+    g = graph(lambda g: g.tensor(name="scale", dim=[1, 1, 1, 1], stride=[1, 1, 1, 1], is_pass_by_value=True,
+                                 data_type=F))
+    g.validate()
+    with pytest.raises(cudnn.cudnnGraphNotSupportedError, match=r"dropout=\(mask, scale\) with the scale a tensor"):
+        g.create_execution_plans([cudnn.heur_mode.A])
+    with pytest.raises(ValueError, match="dropout scale must be 1 / keep probability"):
+        graph(lambda g: 0.5)
