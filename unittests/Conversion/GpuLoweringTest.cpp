@@ -304,6 +304,45 @@ graph.graph @c(%x: tensor<2x8x8x4xf16> {graph.name = "x"}, %w: tensor<4x4x1x1xf1
     EXPECT_EQ(tensor.aliasOf, -1);
 }
 
+// DiT's adaLN gates: a column slice of a [b, 6d] row, unsqueezed to
+// [b, 1, d] and broadcast over the tokens by a pointwise op. cuDNN computed
+// such a strided broadcast operand wrong on the H200, so that view is a
+// packed copy; the same slice read without broadcasting stays a view.
+TEST_F(GpuLoweringTest, StridedViewsBroadcastByPointwiseOpsAreCopies) {
+  GraphOp graph = parse(R"mlir(
+graph.graph @g(%mod: tensor<2x48xf32> {graph.name = "mod"}, %h: tensor<2x4x8xf32> {graph.name = "h"},
+               %r: tensor<2x8xf32> {graph.name = "r"})
+    -> (tensor<2x4x8xf32> {graph.name = "y"}, tensor<2x8xf32> {graph.name = "z"}) attributes {compute_data_type = f32} {
+  %s = graph.slice %mod {start = array<i64: 0, 16>, limit = array<i64: 2, 24>} : (tensor<2x48xf32>) -> tensor<2x8xf32>
+  %g = graph.reshape %s : (tensor<2x8xf32>) -> tensor<2x1x8xf32>
+  %y = graph.pointwise mul(%g, %h) : (tensor<2x1x8xf32>, tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
+  %s2 = graph.slice %mod {start = array<i64: 0, 32>, limit = array<i64: 2, 40>} : (tensor<2x48xf32>) -> tensor<2x8xf32>
+  %z = graph.pointwise add(%s2, %r) : (tensor<2x8xf32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+  graph.output %y, %z : tensor<2x4x8xf32>, tensor<2x8xf32>
+})mlir");
+  ASSERT_TRUE(graph);
+  CudnnProgram program;
+  ASSERT_EQ(lowerToCudnn(graph, program, nullptr, /*foldViews=*/true), "");
+  const rt::OpSpec *mul = nullptr, *add = nullptr;
+  for (const auto &group : program.groups)
+    for (const rt::OpSpec &op : group.ops)
+      if (op.kind == "pointwise")
+        (op.outputs.at("output") == program.outputUids[0] ? mul : add) = &op;
+  ASSERT_TRUE(mul && add);
+  // The broadcast gate is a packed [2, 1, 8] of its own (a copy group
+  // writes it), not a view of mod.
+  const DeviceTensor *gate = tensorOf(program, mul->inputs.at("in0"));
+  ASSERT_TRUE(gate);
+  EXPECT_EQ(gate->aliasOf, -1);
+  EXPECT_EQ(gate->strides, (ref::Shape{8, 8, 1}));
+  // The slice the add reads element for element reads mod in place.
+  const DeviceTensor *slice = tensorOf(program, add->inputs.at("in0"));
+  ASSERT_TRUE(slice);
+  EXPECT_NE(slice->aliasOf, -1);
+  EXPECT_EQ(slice->aliasOffset, 32);
+  EXPECT_EQ(slice->strides, (ref::Shape{48, 1}));
+}
+
 // An f32 intermediate crossing into a bf16 matmul is stored in bf16 (what
 // the matmul rounds it to): cuDNN has no f32 x bf16 matmul.
 TEST_F(GpuLoweringTest, TensorCoreOperandsCrossGroupsIn16Bit) {

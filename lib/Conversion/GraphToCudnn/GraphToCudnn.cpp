@@ -340,7 +340,20 @@ bool readsStrided(Operation *user, ArrayRef<int64_t> dims,
   if (isa<MatmulOp>(user))
     return rank >= 2 && (strides[rank - 1] == 1 || strides[rank - 2] == 1) &&
            batchDimsMerge(dims, strides);
-  if (isa<SdpaOp, SdpaBackwardOp, PointwiseOp, RopeOp, RopeBackwardOp>(user))
+  if (auto pointwise = dyn_cast<PointwiseOp>(user)) {
+    // Measured on the H200 (cuDNN 9.19, runtime fusion): an operand the op
+    // broadcasts ([b, 1, d] over [b, s, d]) read through a strided view (a
+    // slice of a wider row) computes wrong numbers; packed, it is right.
+    auto result = cast<RankedTensorType>(pointwise.getOutput().getType());
+    if (result.getShape() != dims) {
+      SmallVector<int64_t> packed = packedStrides(dims);
+      for (size_t i = 0; i < rank; ++i)
+        if (dims[i] != 1 && strides[i] != packed[i])
+          return false;
+    }
+    return rank >= 1 && strides[rank - 1] == 1;
+  }
+  if (isa<SdpaOp, SdpaBackwardOp, RopeOp, RopeBackwardOp>(user))
     return rank >= 1 && strides[rank - 1] == 1;
   return false;
 }
