@@ -234,6 +234,19 @@ public:
     }
     std::string out =
         "group '" + spec.name + "': the heuristics offered no engine config";
+    if (spec.ops.size() == 1 && !pointwiseOnly && !reductionOnly) {
+      const OpSpec &o = spec.ops.front();
+      out += std::string(" for ") + o.kind.name() +
+             (o.name.empty() ? "" : " '" + o.name + "'");
+      // Measured on the H200 (cuDNN 9.19): NONE and GATHER plan, SCATTER
+      // gets no engine config at any size tried.
+      auto mode = o.intAttrs.find("mode");
+      if (o.kind == graph::OpKind::MoeGroupedMatmul &&
+          mode != o.intAttrs.end() && mode->second == std::vector<int64_t>{2})
+        out += " (SCATTER mode: cuDNN 9.19 offered no engine for it on the "
+               "H200; route the rows with NONE mode and un-permute them "
+               "outside the graph)";
+    }
     if (pointwiseOnly || reductionOnly) {
       out += std::string(" for this ") +
              (pointwiseOnly ? "pointwise-only" : "reduction-only") +
