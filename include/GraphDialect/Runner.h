@@ -188,6 +188,12 @@ public:
   /// the diagnostic handler and answers GRAPH_ERROR_INVALID_GRAPH with an
   /// empty message.
   Status load(const std::string &fileName, const std::string &name = "");
+  /// Also returns the results of the ops labelled `opNames` (their `name`
+  /// attribute) as outputs named "tap:NAME" ("tap:NAME#i" for an op's
+  /// result i > 0), after the graph's own: a graph's intermediates to
+  /// compare with the CPU reference one by one. Before prepare(); a graph
+  /// only. A name no op or several ops carry is an error listing them.
+  Status tap(const std::vector<std::string> &opNames);
   /// True when the file holds exec.program ops (a compiled artifact, which
   /// runs on the GPU only and has no graph for the CPU reference).
   bool isArtifact() const;

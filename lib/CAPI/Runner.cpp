@@ -371,6 +371,68 @@ Status Runner::load(const std::string &fileName, const std::string &name) {
   return Status();
 }
 
+Status Runner::tap(const std::vector<std::string> &opNames) {
+  Impl &state = *impl;
+  if (!state.graph)
+    return error(GRAPH_ERROR_INVALID_ARGUMENT,
+                 state.artifact ? "tap: an exec.program is compiled; only a "
+                                  "graph.graph's ops can be tapped"
+                                : "tap: the Runner has loaded no graph");
+  if (state.prepared)
+    return error(GRAPH_ERROR_INVALID_ARGUMENT,
+                 "tap: the graph is prepared already; tap before prepare()");
+  mlir::graph::GraphOp graph = state.graph;
+  auto output =
+      cast<mlir::graph::OutputOp>(graph.getBody().front().getTerminator());
+  SmallVector<Value> values(output.getOperands());
+  SmallVector<Type> types(graph.getFunctionType().getResults());
+  SmallVector<Attribute> attrs;
+  if (ArrayAttr given = graph.getResAttrsAttr())
+    attrs.assign(given.begin(), given.end());
+  attrs.resize(types.size(), DictionaryAttr::get(&state.context));
+  Builder b(&state.context);
+  for (const std::string &want : opNames) {
+    SmallVector<Operation *> found;
+    graph.walk([&](Operation *op) {
+      if (auto label = op->getAttrOfType<StringAttr>("name");
+          label && label.getValue() == want)
+        found.push_back(op);
+    });
+    if (found.size() != 1) {
+      std::string known;
+      if (found.empty()) {
+        graph.walk([&](Operation *op) {
+          if (auto label = op->getAttrOfType<StringAttr>("name");
+              label && known.size() < 400)
+            known += (known.empty() ? "" : ", ") + label.getValue().str();
+        });
+        return error(GRAPH_ERROR_INVALID_ARGUMENT,
+                     "tap: no op of graph @" + state.name() + " is named '" +
+                         want + "' (the named ops: " + known + ")");
+      }
+      return error(GRAPH_ERROR_INVALID_ARGUMENT,
+                   "tap: " + std::to_string(found.size()) + " ops of graph @" +
+                       state.name() + " are named '" + want +
+                       "'; name them apart to tap one");
+    }
+    for (OpResult result : found.front()->getResults()) {
+      if (!isa<RankedTensorType>(result.getType()))
+        continue; // an absent optional result (none)
+      unsigned i = result.getResultNumber();
+      values.push_back(result);
+      types.push_back(result.getType());
+      std::string label = "tap:" + want + (i ? "#" + std::to_string(i) : "");
+      attrs.push_back(b.getDictionaryAttr(
+          b.getNamedAttr("graph.name", b.getStringAttr(label))));
+    }
+  }
+  output->setOperands(values);
+  graph.setFunctionTypeAttr(TypeAttr::get(
+      b.getFunctionType(graph.getFunctionType().getInputs(), types)));
+  graph.setResAttrsAttr(b.getArrayAttr(attrs));
+  return Status();
+}
+
 bool Runner::isArtifact() const { return impl->artifact; }
 
 std::string Runner::name() const { return impl->name(); }

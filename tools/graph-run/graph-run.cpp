@@ -113,6 +113,12 @@ cl::opt<std::string>
                        "when unnamed or when the name repeats)"),
               cl::value_desc("dir"), cl::cat(runCategory));
 cl::list<std::string>
+    tapOps("tap",
+           cl::desc("Also return the results of the op labelled NAME (its "
+                    "name attribute) as output tap:NAME, to compare "
+                    "intermediates with --check-against (repeatable)"),
+           cl::value_desc("NAME"), cl::cat(runCategory));
+cl::list<std::string>
     expectedSpecs("expected-output",
                   cl::desc("Compare an output with a .npy file"),
                   cl::value_desc("Y=@file.npy"), cl::cat(runCategory));
@@ -520,6 +526,9 @@ int runMain() {
                   " is a compiled artifact with no graph for the CPU "
                   "reference to run; compare with --expected-output instead");
   }
+  if (!tapOps.empty())
+    if (Status s = runner.tap({tapOps.begin(), tapOps.end()}); !s)
+      return fail(s);
   if (Status s = runner.prepare(); !s)
     return fail(s);
   if (auto rc = collectInputs(runner))
