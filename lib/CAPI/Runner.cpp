@@ -391,21 +391,23 @@ Status Runner::tap(const std::vector<std::string> &opNames) {
     attrs.assign(given.begin(), given.end());
   attrs.resize(types.size(), DictionaryAttr::get(&state.context));
   Builder b(&state.context);
+  // The labelled ops in order, found once for every name asked.
+  SmallVector<std::pair<StringRef, Operation *>> labelled;
+  graph.walk([&](Operation *op) {
+    if (auto label = op->getAttrOfType<StringAttr>("name"))
+      labelled.push_back({label.getValue(), op});
+  });
   for (const std::string &want : opNames) {
     SmallVector<Operation *> found;
-    graph.walk([&](Operation *op) {
-      if (auto label = op->getAttrOfType<StringAttr>("name");
-          label && label.getValue() == want)
+    for (auto &[label, op] : labelled)
+      if (label == want)
         found.push_back(op);
-    });
     if (found.size() != 1) {
       std::string known;
       if (found.empty()) {
-        graph.walk([&](Operation *op) {
-          if (auto label = op->getAttrOfType<StringAttr>("name");
-              label && known.size() < 400)
-            known += (known.empty() ? "" : ", ") + label.getValue().str();
-        });
+        for (auto &[label, op] : labelled)
+          if (known.size() < 400)
+            known += (known.empty() ? "" : ", ") + label.str();
         return error(GRAPH_ERROR_INVALID_ARGUMENT,
                      "tap: no op of graph @" + state.name() + " is named '" +
                          want + "' (the named ops: " + known + ")");

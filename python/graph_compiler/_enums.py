@@ -107,8 +107,8 @@ def is_float(dt) -> bool:
 
 def _numbered(name, members, doc=None, start=0):
     """The enum class ``name`` whose members, in the order ``members`` (a
-    whitespace-separated string) lists them, are numbered 0, 1, 2 ... as the
-    frontend numbers them."""
+    whitespace-separated string) lists them, are numbered ``start``,
+    ``start`` + 1 ... as the frontend numbers them."""
     cls = enum.Enum(name, members.split(), module=__name__, qualname=name, type=_IntConvertible, start=start)
     cls.__doc__ = doc
     return cls
