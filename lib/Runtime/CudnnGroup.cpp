@@ -242,7 +242,9 @@ public:
       // gets no engine config at any size tried.
       auto mode = o.intAttrs.find("mode");
       if (o.kind == graph::OpKind::MoeGroupedMatmul &&
-          mode != o.intAttrs.end() && mode->second == std::vector<int64_t>{2})
+          mode != o.intAttrs.end() &&
+          mode->second ==
+              std::vector<int64_t>{CUDNN_MOE_GROUPED_MATMUL_MODE_SCATTER})
         out += " (SCATTER mode: cuDNN 9.19 offered no engine for it on the "
                "H200; route the rows with NONE mode and un-permute them "
                "outside the graph)";

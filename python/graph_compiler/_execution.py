@@ -5,23 +5,13 @@ and stream, and CUDA graph population. pygraph (_graph.py) inherits
 _GraphExecution."""
 
 import sys
-import warnings
 
-from . import _buffers, _capi, _plans
+from . import _buffers, _capi, _plans, _variants
+from ._variants import OverrideStrideWarning  # noqa: F401 (re-exported)
 from ._enums import data_type, dtype_code, from_code
 from ._errors import _status_error, cudnnGraphNotSupportedError
 from ._handles import Handle, _applied_streams, _apply_handle_stream, _current_cuda_device
 from ._tensor import Tensor, check_int
-
-
-class OverrideStrideWarning(UserWarning):
-    """A shape override's strides were ignored: their count is not the
-    tensor's rank, so they cannot describe it."""
-
-
-def _same_layout(dims, strides, compiled) -> bool:
-    """The same addressing: strides agree on every dim of extent above 1."""
-    return all(d == 1 or s == c for d, s, c in zip(dims, strides, compiled))
 
 
 class _GraphExecution:
@@ -92,10 +82,13 @@ class _GraphExecution:
         # no overrides, no workspace): the host time of a repeated execute.
         if tensor_uids is not None or not isinstance(tensor_dict, dict):
             tensor_dict = self._as_pack("execute", tensor_dict, tensor_uids)
-        if override_uids is not None or override_shapes is not None or override_strides is not None:
-            self._check_overrides("execute", override_uids, override_shapes, override_strides)
         if not self._is_built:
             self.build()
+        if override_uids is not None or override_shapes is not None or override_strides is not None or _variants.is_dynamic(self):
+            variant = self._shape_variant("execute", tensor_dict, override_uids, override_shapes, override_strides)
+            if variant is not None:
+                variant.execute(_variants.by_uid(self, tensor_dict), workspace, handle=handle)
+                return
         if self._is_barred(self._plan_index):
             raise ValueError(f"plan {self._plan_index} ({self.get_plan_name_at_index(self._plan_index)!r}) is excluded by {self._why_barred(self._plan_index)}; build again")
         if workspace is None:
@@ -111,8 +104,11 @@ class _GraphExecution:
         tensor_dict = self._as_pack("execute_plan_at_index", tensor_dict, tensor_uids)
         if not self._planning_done:
             raise RuntimeError("call create_execution_plans() before execute_plan_at_index()")
-        self._check_overrides("execute_plan_at_index", override_uids, override_shapes, override_strides)
         self._check_plan_index(index)
+        variant = self._shape_variant("execute_plan_at_index", tensor_dict, override_uids, override_shapes, override_strides)
+        if variant is not None:
+            variant.execute_plan_at_index(_variants.by_uid(self, tensor_dict), workspace, variant._check_plan_index(index), handle=handle)
+            return
         self._reject_if_barred(index)
         self._build_plan_at(index)
         lend = self._check_workspace(workspace, index)
@@ -159,44 +155,16 @@ class _GraphExecution:
         finally:
             _capi.lend_workspace(0, 0)
 
-    def _check_overrides(self, what, override_uids, override_shapes, override_strides) -> None:
-        """The frontend's dynamic-shape overrides. Accepted: a tensor's own
-        dims with its own strides, or strides that differ only on extent-1
-        dims (the same memory); a stride list of another rank (a buffer's
-        own stride() for a ragged tensor) is ignored with
-        OverrideStrideWarning. Anything else raises
-        cudnnGraphNotSupportedError naming the tensor (the compiled graph
-        has static shapes: build a graph for the new shape)."""
-        if override_uids is None and override_shapes is None and override_strides is None:
-            return
-        uids = list(override_uids or [])
-        shapes = list(override_shapes or [])
-        strides = list(override_strides or [])
-        if not (len(uids) == len(shapes) == len(strides)):
-            raise ValueError(
-                f"{what}: override_uids, override_shapes and override_strides must name the same tensors: got {len(uids)}, {len(shapes)} and {len(strides)} entries"
-            )
-        for uid, shape, stride in zip(uids, shapes, strides):
-            t = self._tensor_by_uid.get(int(uid))
-            if t is None:
-                raise ValueError(f"{what}: override_uids names uid {uid}, which is not a tensor of graph {self.name!r}")
-            dims, stride = [int(d) for d in shape], [int(s) for s in stride]
-            if dims == list(t.dim) and len(stride) != len(dims):
-                # Programs pass a buffer's own stride() as the override, e.g. a
-                # packed [tokens, heads, dim] buffer for a ragged 4-D tensor:
-                # no layout of that tensor, so the compiled one stands.
-                warnings.warn(
-                    f"{what}: override for tensor {t.name!r} (uid {uid}) gives {len(stride)} strides {stride} for its {len(dims)} dims: "
-                    f"they do not describe the tensor, so its compiled strides {t.get_stride()} are used",
-                    OverrideStrideWarning,
-                    stacklevel=3,
-                )
-                continue
-            if dims != list(t.dim) or not _same_layout(dims, stride, t.get_stride()):
-                raise cudnnGraphNotSupportedError(
-                    f"{what}: override for tensor {t.name!r} (uid {uid}) asks for dims {list(shape)} strides {list(stride)}, but the graph is compiled for "
-                    f"dims {list(t.dim)} strides {t.get_stride()}: shape overrides (dynamic shapes) are not supported, build a graph for the new shape"
-                )
+    def _shape_variant(self, what, tensor_dict, override_uids, override_shapes, override_strides):
+        """The variant of this graph (_variants.py) that runs this execute,
+        or None when it runs at the graph's own shapes: the shapes the
+        overrides give, else on a dynamic-shape graph (a kernel cache,
+        is_dynamic_shape_enabled) those of buffers too small for their
+        declared tensors."""
+        changes = _variants.from_overrides(self, what, override_uids, override_shapes, override_strides)
+        if not changes and tensor_dict is not None and _variants.is_dynamic(self) and self._io_info is not None:
+            changes = _variants.from_buffers(self, {self._uid_of_key(k): v for k, v in tensor_dict.items() if k is not None})
+        return _variants.variant(self, changes) if changes else None
 
     @staticmethod
     def _pack_signature(tensor_dict):

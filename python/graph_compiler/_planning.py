@@ -424,12 +424,17 @@ class _GraphPlanning:
     def get_workspace_size(self, handle=None, override_uids=None, override_shapes=None, override_strides=None) -> int:
         if not self._is_built:
             raise RuntimeError("Call build() first")
-        self._check_overrides("get_workspace_size", override_uids, override_shapes, override_strides)
+        variant = self._shape_variant("get_workspace_size", None, override_uids, override_shapes, override_strides)
+        if variant is not None:
+            return variant.get_workspace_size(handle)
         return self._plans[self._plan_index].workspace
 
     def get_workspace_size_plan_at_index(self, index: int, handle=None, override_uids=None, override_shapes=None, override_strides=None) -> int:
-        self._check_overrides("get_workspace_size_plan_at_index", override_uids, override_shapes, override_strides)
-        return self._plans[self._check_plan_index(index)].workspace
+        index = self._check_plan_index(index)
+        variant = self._shape_variant("get_workspace_size_plan_at_index", None, override_uids, override_shapes, override_strides)
+        if variant is not None:
+            return variant.get_workspace_size_plan_at_index(variant._check_plan_index(index), handle)
+        return self._plans[index].workspace
 
     # ---- engine and tensor queries ------------------------------------------
 

@@ -554,7 +554,7 @@ def test_graph_set_workspace_c_api():
 
 
 @needs_lib
-def test_override_shapes_identity_and_otherwise():
+def test_override_shapes_identity():
     g, a, b, bias, y = mlp_graph()
     g.build()
     run = dict(override_uids=[a.get_uid()], override_shapes=[[1, 4, 8]], override_strides=[[32, 8, 1]])
@@ -564,8 +564,6 @@ def test_override_shapes_identity_and_otherwise():
     out = np.zeros((1, 4, 6), np.float32)
     g.execute({a: av, b: bv, bias: cv, y: out}, None, **run)
     np.testing.assert_allclose(out, np.maximum(av @ bv + cv, 0), rtol=1e-5, atol=1e-5)
-    with pytest.raises(cudnn.cudnnGraphNotSupportedError, match=r"override for tensor 'A' \(uid 1\) asks for dims \[2, 4, 8\].*compiled for dims \[1, 4, 8\]"):
-        g.execute({a: av, b: bv, bias: cv, y: out}, None, override_uids=[1], override_shapes=[[2, 4, 8]], override_strides=[[32, 8, 1]])
     with pytest.raises(ValueError, match=r"must name the same tensors: got 1, 0 and 0 entries"):
         g.execute({a: av, b: bv, bias: cv, y: out}, None, override_uids=[1])
 
@@ -590,9 +588,6 @@ def test_override_strides_as_the_frontend_programs_pass_them():
     with pytest.warns(cudnn.OverrideStrideWarning, match=r"tensor 'A' \(uid 1\) gives 2 strides \[8, 1\] for its 3 dims.*compiled strides \[32, 8, 1\]"):
         g.execute({**pack, y: out}, None, override_uids=[1], override_shapes=[(1, 4, 8)], override_strides=[(8, 1)])
     np.testing.assert_allclose(out, want, rtol=1e-5, atol=1e-5)
-    # Another layout of the same dims needs another compiled graph.
-    with pytest.raises(cudnn.cudnnGraphNotSupportedError, match=r"asks for dims \[1, 4, 8\] strides \[32, 1, 4\]"):
-        g.execute({**pack, y: out}, None, override_uids=[1], override_shapes=[[1, 4, 8]], override_strides=[[32, 1, 4]])
 
 
 # ---- names and deferred "not supported" answers the frontend's own test programs use

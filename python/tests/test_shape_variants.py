@@ -1,0 +1,159 @@
+"""Executes at shapes other than the graph's own (_variants.py): the
+frontend's override_uids/override_shapes/override_strides, and buffers too
+small for their tensors on a dynamic-shape graph (a kernel cache, as the
+frontend's test_kernel_cache serializes and runs it). CPU reference."""
+
+import numpy as np
+import pytest
+
+import cudnn
+import graph_compiler as gc
+from conftest import needs_lib
+from test_plans import mlp_graph
+
+F = gc.data_type.FLOAT
+
+
+def _mlp_data(batch, rng):
+    av = rng.standard_normal((batch, 4, 8)).astype(np.float32)
+    bv = rng.standard_normal((1, 8, 6)).astype(np.float32)
+    cv = rng.standard_normal((1, 1, 6)).astype(np.float32)
+    return av, bv, cv, np.maximum(av @ bv + cv, 0)
+
+
+@needs_lib
+def test_override_shapes_run_the_graph_at_those_shapes():
+    g, a, b, bias, y = mlp_graph()
+    g.build()
+    av, bv, cv, want = _mlp_data(3, np.random.default_rng(0))
+    run = dict(override_uids=[a.get_uid(), y.get_uid()], override_shapes=[[3, 4, 8], [3, 4, 6]], override_strides=[[32, 8, 1], [24, 6, 1]])
+    assert g.get_workspace_size(**run) == 0
+    out = np.full((3, 4, 6), np.nan, np.float32)
+    g.execute({a: av, b: bv, bias: cv, y: out}, None, **run)
+    np.testing.assert_allclose(out, want, rtol=1e-5, atol=1e-5)
+    # kept and reused: one variant for the one set of shapes
+    out[:] = np.nan
+    g.execute({a: av, b: bv, bias: cv, y: out}, None, **run)
+    np.testing.assert_allclose(out, want, rtol=1e-5, atol=1e-5)
+    assert len(g._shape_variants) == 1
+    # the graph itself still runs at its own shapes, with its own tensors
+    av1, _, _, want1 = _mlp_data(1, np.random.default_rng(1))
+    want1 = np.maximum(av1 @ bv + cv, 0)
+    out1 = np.zeros((1, 4, 6), np.float32)
+    g.execute({a: av1, b: bv, bias: cv, y: out1})
+    np.testing.assert_allclose(out1, want1, rtol=1e-5, atol=1e-5)
+    assert a.get_dim() == [1, 4, 8] and y.get_dim() == [1, 4, 6]
+
+
+@needs_lib
+def test_an_output_not_overridden_takes_its_inferred_dims():
+    g, a, b, bias, y = mlp_graph()
+    g.build()
+    av, bv, cv, want = _mlp_data(2, np.random.default_rng(2))
+    out = np.zeros((2, 4, 6), np.float32)
+    g.execute({a: av, b: bv, bias: cv, y: out}, None, override_uids=[a.get_uid()], override_shapes=[[2, 4, 8]], override_strides=[[32, 8, 1]])
+    np.testing.assert_allclose(out, want, rtol=1e-5, atol=1e-5)
+    # a buffer for the graph's own y is now too small, and says so
+    with pytest.raises(ValueError, match=r"buffer for .*too small"):
+        g.execute({a: av, b: bv, bias: cv, y: np.zeros((1, 4, 6), np.float32)}, None, override_uids=[a.get_uid()], override_shapes=[[2, 4, 8]], override_strides=[[32, 8, 1]])
+
+
+@needs_lib
+def test_override_strides_give_another_layout():
+    g, a, b, bias, y = mlp_graph()
+    g.build()
+    av, bv, cv, want = _mlp_data(1, np.random.default_rng(3))
+    # A column-major [4, 8] matrix: element (i, j) at i + 4 * j
+    column_major = np.ascontiguousarray(av[0].T)
+    strided = np.lib.stride_tricks.as_strided(column_major, shape=(1, 4, 8), strides=(32 * 4, 4, 16))
+    out = np.zeros((1, 4, 6), np.float32)
+    g.execute({a: strided, b: bv, bias: cv, y: out}, None, override_uids=[1], override_shapes=[[1, 4, 8]], override_strides=[[32, 1, 4]])
+    np.testing.assert_allclose(out, want, rtol=1e-5, atol=1e-5)
+
+
+@needs_lib
+def test_execute_plan_at_index_with_overrides():
+    g, a, b, bias, y = mlp_graph()
+    g.create_execution_plans([cudnn.heur_mode.A])
+    g.build_plans()
+    av, bv, cv, want = _mlp_data(2, np.random.default_rng(4))
+    out = np.zeros((2, 4, 6), np.float32)
+    run = dict(override_uids=[1], override_shapes=[[2, 4, 8]], override_strides=[[32, 8, 1]])
+    assert g.get_workspace_size_plan_at_index(0, **run) == 0
+    g.execute_plan_at_index({a: av, b: bv, bias: cv, y: out}, None, 0, **run)
+    np.testing.assert_allclose(out, want, rtol=1e-5, atol=1e-5)
+
+
+def _kernel_cache_matmul(cache, m, n, k):
+    # test_kernel_cache's graph, in f32 for the CPU reference
+    g = cudnn.pygraph(io_data_type=F, intermediate_data_type=F, compute_data_type=F, kernel_cache=cache)
+    a = g.tensor(name="A", dim=[1, m, k], stride=[m * k, k, 1])
+    b = g.tensor(name="B", dim=[1, k, n], stride=[k * n, n, 1])
+    c = g.matmul(name="matmul", A=a, B=b)
+    c.set_output(True).set_uid(2)
+    a.set_uid(0)
+    b.set_uid(1)
+    return g
+
+
+@needs_lib
+def test_a_dynamic_graph_runs_at_the_shapes_of_smaller_buffers():
+    # test_serialize_both_graph_and_kernel_cache: built for [16, 256] x
+    # [256, 64] with a kernel cache, run on [8, 128] x [128, 64] buffers
+    cache = cudnn.create_kernel_cache()
+    g = _kernel_cache_matmul(cache, 16, 64, 256)
+    g.build([cudnn.heur_mode.FALLBACK])
+    rng = np.random.default_rng(5)
+    av, bv = rng.standard_normal((1, 8, 128)).astype(np.float32), rng.standard_normal((1, 128, 64)).astype(np.float32)
+    c = np.full((1, 8, 64), np.nan, np.float32)
+    g.execute({0: av, 1: bv, 2: c}, np.empty(max(g.get_workspace_size(), 1), np.uint8))
+    np.testing.assert_allclose(c, av @ bv, rtol=1e-4, atol=1e-4)
+    # the built shapes still run, and a buffer as large as the tensor is read as declared
+    av, bv = rng.standard_normal((1, 16, 256)).astype(np.float32), rng.standard_normal((1, 256, 64)).astype(np.float32)
+    c = np.zeros((1, 16, 64), np.float32)
+    g.execute({0: av, 1: bv, 2: c})
+    np.testing.assert_allclose(c, av @ bv, rtol=1e-4, atol=1e-4)
+    assert len(g._shape_variants) == 1
+    # a second graph at the variant's shapes shares its plans through the cache
+    h = _kernel_cache_matmul(cache, 8, 64, 128)
+    h.create_execution_plans([cudnn.heur_mode.FALLBACK])
+    assert h._module is next(iter(g._shape_variants.values()))._module
+
+
+@needs_lib
+def test_a_static_graph_does_not_follow_its_buffers():
+    g = _kernel_cache_matmul(None, 16, 64, 256)
+    g.build([cudnn.heur_mode.FALLBACK])
+    rng = np.random.default_rng(6)
+    av, bv = rng.standard_normal((1, 8, 128)).astype(np.float32), rng.standard_normal((1, 128, 64)).astype(np.float32)
+    with pytest.raises(ValueError, match=r"buffer for tensor uid 0 \('A'\) has dims \[1, 8, 128\].*too small"):
+        g.execute({0: av, 1: bv, 2: np.zeros((1, 8, 64), np.float32)})
+
+
+@needs_lib
+def test_shapes_the_ops_reject_are_refused_naming_the_tensor():
+    g, a, b, bias, y = mlp_graph()
+    g.build()
+    # K no longer matches B's rows: the matmul's shape rule refuses it
+    with pytest.raises(cudnn.cudnnGraphNotSupportedError, match=r"cannot run with 'A' \(uid 1\) at dims \[1, 4, 5\].*its shapes at build: 'A' \[1, 4, 8\].*compiler rejects it"):
+        g.execute({a: np.zeros((1, 4, 5), np.float32)}, None, override_uids=[1], override_shapes=[[1, 4, 5]], override_strides=[[20, 5, 1]])
+
+
+@needs_lib
+def test_overrides_that_cannot_apply():
+    g, a, b, bias, y = mlp_graph()
+    g.build()
+    av, bv, cv, _ = _mlp_data(1, np.random.default_rng(7))
+    pack = {a: av, b: bv, bias: cv, y: np.zeros((1, 4, 6), np.float32)}
+    with pytest.raises(ValueError, match=r"override for tensor 'A' \(uid 1\) gives dims \[0, 4, 8\]: dims must be positive"):
+        g.execute(pack, None, override_uids=[1], override_shapes=[[0, 4, 8]], override_strides=[[32, 8, 1]])
+    with pytest.raises(ValueError, match=r"gives 2 strides \[8, 1\] for 3 dims \[2, 4, 8\]"):
+        g.execute(pack, None, override_uids=[1], override_shapes=[[2, 4, 8]], override_strides=[[8, 1]])
+    virtual = g._nodes[0].outputs["C"] if "C" in g._nodes[0].outputs else next(iter(g._nodes[0].outputs.values()))
+    with pytest.raises(ValueError, match=r"a virtual tensor: only the graph's inputs and outputs have buffers"):
+        g.execute(pack, None, override_uids=[virtual.get_uid()], override_shapes=[[2, 4, 6]], override_strides=[[24, 6, 1]])
+    # a graph loaded from its text has no ops to rebuild
+    loaded = cudnn.pygraph()
+    loaded.deserialize(g.serialize())
+    with pytest.raises(cudnn.cudnnGraphNotSupportedError, match=r"loaded from its text .* cannot be rebuilt at other shapes \('A' \(uid 1\) at dims \[2, 4, 8\]"):
+        loaded.execute({1: np.zeros((2, 4, 8), np.float32)}, None, override_uids=[1], override_shapes=[[2, 4, 8]], override_strides=[[32, 8, 1]])
