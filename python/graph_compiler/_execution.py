@@ -162,9 +162,13 @@ class _GraphExecution:
         is_dynamic_shape_enabled) those of buffers too small for their
         declared tensors."""
         changes = _variants.from_overrides(self, what, override_uids, override_shapes, override_strides)
-        if not changes and tensor_dict is not None and _variants.is_dynamic(self) and self._io_info is not None:
+        if changes:
+            return _variants.variant(self, changes)
+        if tensor_dict is not None and _variants.is_dynamic(self) and self._io_info is not None:
             changes = _variants.from_buffers(self, {self._uid_of_key(k): v for k, v in tensor_dict.items() if k is not None})
-        return _variants.variant(self, changes) if changes else None
+            if changes:
+                return _variants.variant(self, changes, or_declared=True)
+        return None
 
     @staticmethod
     def _pack_signature(tensor_dict):

@@ -15,7 +15,7 @@ import copy
 import warnings
 import weakref
 from collections import OrderedDict
-from typing import TYPE_CHECKING, Dict, List, Tuple
+from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
 
 from . import _buffers
 from ._errors import cudnnGraphNotSupportedError
@@ -26,6 +26,10 @@ if TYPE_CHECKING:  # annotations only (_graph imports this module)
 
 # uid -> (dims, strides) a variant gives the tensor.
 Changes = Dict[int, Tuple[List[int], List[int]]]
+
+# Where the compiler's message goes on to print the whole graph: the
+# diagnostic before it names the op and the rule.
+_TEXT_DUMP = "\n--- emitted MLIR ---"
 
 # Variants a graph keeps (the least recently run goes first).
 _KEPT = 16
@@ -123,17 +127,37 @@ def from_overrides(graph: "pygraph", what: str, override_uids, override_shapes, 
     return changes
 
 
-def variant(graph: "pygraph", changes: Changes) -> "pygraph":
+class ShapeVariantWarning(UserWarning):
+    """Buffers smaller than their tensors on a dynamic-shape graph give
+    shapes the graph cannot be rebuilt at: it runs at its own shapes."""
+
+
+def variant(graph: "pygraph", changes: Changes, or_declared: bool = False) -> "Optional[pygraph]":
     """The built variant of ``graph`` for ``changes`` (made and built on
-    first use, then kept)."""
+    first use, then kept). With ``or_declared`` (shapes read off buffers,
+    not asked for), a graph that cannot be rebuilt at them gives None, with
+    ShapeVariantWarning once: the execute runs at the graph's own shapes,
+    as it did before the buffers were read."""
     key = tuple(sorted((uid, tuple(d), tuple(s)) for uid, (d, s) in changes.items()))
     kept = graph.__dict__.setdefault("_shape_variants", OrderedDict())
-    found = kept.get(key)
-    if found is not None:
+    if key in kept:
         kept.move_to_end(key)
+        found = kept[key]
+        if isinstance(found, Exception):
+            if not or_declared:
+                raise found
+            return None
         return found
-    made = _specialize(graph, changes)
-    kept[key] = made
+    try:
+        made = _specialize(graph, changes)
+    except cudnnGraphNotSupportedError as exc:
+        kept[key] = exc.with_traceback(None)
+        if not or_declared:
+            raise
+        warnings.warn(f"{exc}; running it at its own shapes", ShapeVariantWarning, stacklevel=4)
+        made = None
+    else:
+        kept[key] = made
     while len(kept) > _KEPT:
         kept.popitem(last=False)
     return made
@@ -180,7 +204,7 @@ def _specialize(graph: "pygraph", changes: Changes) -> "pygraph":
         raise cudnnGraphNotSupportedError(
             f"graph {graph.name!r} cannot run with {_describe(changes, graph)} (its shapes at build: "
             + ", ".join(f"{graph._tensor_by_uid[uid].name!r} {list(graph._tensor_by_uid[uid].dim)}" for uid in sorted(changes))
-            + f"): rebuilt at those shapes, the compiler rejects it: {exc}"
+            + f"): rebuilt at those shapes, the compiler rejects it: {str(exc).split(_TEXT_DUMP)[0]}"
         ) from None
     return clone
 

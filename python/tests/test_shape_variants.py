@@ -157,3 +157,26 @@ def test_overrides_that_cannot_apply():
     loaded.deserialize(g.serialize())
     with pytest.raises(cudnn.cudnnGraphNotSupportedError, match=r"loaded from its text .* cannot be rebuilt at other shapes \('A' \(uid 1\) at dims \[2, 4, 8\]"):
         loaded.execute({1: np.zeros((2, 4, 8), np.float32)}, None, override_uids=[1], override_shapes=[[2, 4, 8]], override_strides=[[32, 8, 1]])
+
+
+@needs_lib
+def test_buffer_shapes_a_graph_cannot_take_leave_it_at_its_own():
+    # A reshape's dims are the user's: at a smaller input they no longer
+    # fit, so the dynamic graph stays at its own shapes (and says why).
+    g = cudnn.pygraph(io_data_type=F, intermediate_data_type=F, compute_data_type=F, is_dynamic_shape_enabled=True)
+    x = g.tensor(name="x", dim=[2, 4, 8])
+    y = g.reshape(x)
+    y.set_dim([2, 32]).set_output(True)
+    g.build()
+    small = np.zeros((1, 4, 8), np.float32)
+    with pytest.warns(cudnn.ShapeVariantWarning, match=r"(?s)cannot run with .x. \(uid \d+\) at dims \[1, 4, 8\].*a reshape keeps the element count.*running it at its own shapes"):
+        with pytest.raises(ValueError, match=r"buffer for tensor uid \d+ \('x'\).*too small"):
+            g.execute({x: small, y: np.zeros((2, 32), np.float32)})
+    # asked for by override, the same shapes are an error
+    with pytest.raises(cudnn.cudnnGraphNotSupportedError, match=r"cannot run with 'x'"):
+        g.execute({x: small, y: np.zeros((2, 32), np.float32)}, None, override_uids=[x.get_uid()], override_shapes=[[1, 4, 8]], override_strides=[[32, 8, 1]])
+    # at its own shapes it runs
+    xv = np.arange(64, dtype=np.float32).reshape(2, 4, 8)
+    out = np.zeros((2, 32), np.float32)
+    g.execute({x: xv, y: out})
+    np.testing.assert_array_equal(out, xv.reshape(2, 32))
