@@ -48,15 +48,19 @@ namespace {
 /// `src` (strides `srcStrides`) to `dst` (strides `dstStrides`), bit-exactly.
 void copyStrided(const uint8_t *src, const std::vector<int64_t> &srcStrides,
                  uint8_t *dst, const std::vector<int64_t> &dstStrides,
-                 const std::vector<int64_t> &dims, size_t width) {
+                 const std::vector<int64_t> &dims, size_t width,
+                 const std::vector<char> *only = nullptr) {
   size_t rank = dims.size();
   for (int64_t d : dims)
     if (d == 0)
       return;
   std::vector<int64_t> index(rank, 0);
   int64_t srcOffset = 0, dstOffset = 0;
-  while (true) {
-    std::memcpy(dst + dstOffset * width, src + srcOffset * width, width);
+  // `only`: a flag per element in row-major order; unflagged ones are left.
+  bool masked = only && !only->empty();
+  for (size_t element = 0;; ++element) {
+    if (!masked || (*only)[element])
+      std::memcpy(dst + dstOffset * width, src + srcOffset * width, width);
     size_t k = rank;
     while (k > 0) {
       --k;
@@ -400,8 +404,11 @@ Status CompiledGraph::execute(GraphDevice device,
     std::vector<int64_t> srcStrides = result.strides.empty()
                                           ? ref::rowMajorStrides(result.shape)
                                           : result.strides;
+    // A ragged output writes its packed positions only: the buffer's gaps
+    // between batches keep what the caller had there, as on the GPU.
     copyStrided(result.bytes.data(), srcStrides, static_cast<uint8_t *>(b.data),
-                outBindings[i].strides, b.dims, ref::byteWidth(result.dtype));
+                outBindings[i].strides, b.dims, ref::byteWidth(result.dtype),
+                &result.written);
   }
   return Status();
 }

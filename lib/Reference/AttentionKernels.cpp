@@ -685,24 +685,35 @@ std::string graph::ref::raggedUnpack(const NdArray &value, const Shape &strides,
 std::string graph::ref::raggedPack(const NdArray &padded, const Shape &strides,
                                    const NdArray &offsets,
                                    const NdArray &seqLen,
-                                   const std::string &port, NdArray &out) {
+                                   const std::string &port, NdArray &out,
+                                   std::vector<char> *written) {
   if (padded.rank() != 4)
     return "ragged_offset_" + port + ": " + port + " must have rank 4";
   RaggedLayout layout(padded.shape, strides);
   std::vector<double> image(layout.span, 0.0);
-  std::string error = forEachRagged(
-      padded.shape, layout, offsets, seqLen, port,
-      [&](int64_t flat, int64_t at) { image[at] = padded.data[flat]; });
+  std::vector<char> packed(written ? layout.span : 0, 0);
+  std::string error = forEachRagged(padded.shape, layout, offsets, seqLen, port,
+                                    [&](int64_t flat, int64_t at) {
+                                      image[at] = padded.data[flat];
+                                      if (written)
+                                        packed[at] = 1;
+                                    });
   if (!error.empty())
     return error;
   const Shape &n = padded.shape;
   out = NdArray(n);
+  if (written)
+    written->assign(out.data.size(), 0);
   int64_t flat = 0;
   for (int64_t b = 0; b < n[0]; ++b)
     for (int64_t h = 0; h < n[1]; ++h)
       for (int64_t s = 0; s < n[2]; ++s)
-        for (int64_t d = 0; d < n[3]; ++d)
-          out.data[flat++] = image[layout.address(b, h, s, d)];
+        for (int64_t d = 0; d < n[3]; ++d, ++flat) {
+          int64_t at = layout.address(b, h, s, d);
+          out.data[flat] = image[at];
+          if (written)
+            (*written)[flat] = packed[at];
+        }
   return "";
 }
 

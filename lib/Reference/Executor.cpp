@@ -236,9 +236,12 @@ private:
     if (!offsets || !result)
       return "";
     NdArray packed;
-    std::string error = ref::raggedPack(padded, stridesOf(result), get(offsets),
-                                        get(seqLen), port.str(), packed);
+    std::vector<char> written;
+    std::string error =
+        ref::raggedPack(padded, stridesOf(result), get(offsets), get(seqLen),
+                        port.str(), packed, &written);
     padded = std::move(packed);
+    partiallyWritten[result] = std::move(written);
     return error;
   }
   static Shape stridesOf(Value value) {
@@ -260,6 +263,9 @@ private:
   std::string checkResultMemory(Operation *op);
 
   llvm::DenseMap<Value, NdArray> values;
+  /// Results written ragged: which of their elements a packed position
+  /// lies at (HostTensor::written of a graph output).
+  llvm::DenseMap<Value, std::vector<char>> partiallyWritten;
   /// What the run holds on the host: the caller's buffers, every value as
   /// double, the outputs. Each buffer is checked against what is left.
   ::graph::HostMemoryBudget budget;
@@ -1128,6 +1134,9 @@ std::string Interpreter::run(GraphOp graph,
       return error;
     tensor.bytes.assign(*bytes, 0);
     ref::store(array, tensor.dtype, tensor.strides, tensor.bytes.data());
+    auto partial = partiallyWritten.find(output.getOperand(i));
+    if (partial != partiallyWritten.end())
+      tensor.written = partial->second;
     outputs.push_back(std::move(tensor));
   }
   return "";

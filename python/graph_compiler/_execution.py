@@ -10,7 +10,7 @@ from . import _buffers, _capi, _plans, _variants
 from ._variants import OverrideStrideWarning  # noqa: F401 (re-exported)
 from ._enums import data_type, dtype_code, from_code
 from ._errors import _status_error, cudnnGraphNotSupportedError
-from ._handles import Handle, _applied_streams, _apply_handle_stream, _current_cuda_device
+from ._handles import _CU_STREAM_LEGACY, Handle, _applied_streams, _apply_handle_stream, _apply_stream, _current_cuda_device
 from ._tensor import Tensor, check_int
 
 
@@ -274,6 +274,10 @@ class _GraphExecution:
         with _capi.on_device(ordinal if device == _capi.GRAPH_DEVICE_GPU else None):
             if handle is not None:
                 _apply_handle_stream(handle)
+            elif device == _capi.GRAPH_DEVICE_GPU:
+                # No handle: the frontend's default handle, on the legacy
+                # default stream, after the caller's work queued there.
+                _apply_stream(_current_cuda_device() if ordinal is None else ordinal, _CU_STREAM_LEGACY)
             if device == _capi.GRAPH_DEVICE_GPU:
                 # A GPU plan list: run exactly the chosen plan.
                 _plans.prepare_run(self._module, self._plans, self._plan_index if plan_index is None else plan_index, self._barred_names, self._workspace_limit)

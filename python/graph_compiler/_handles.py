@@ -116,9 +116,11 @@ class Handle:
         self.backend_handle = None if backend_handle is None else int(backend_handle)
         if self.backend_handle is not None:
             _handle_devices[self.backend_handle] = self.device
-        # A fresh handle reports stream 0 and runs on the runtime's own
-        # stream (raw 0); a stream given here is taken as set_stream takes it.
-        self.stream, self._raw_stream = _stream_values(stream) if stream is not None else (0, 0)
+        # A fresh handle is on stream 0, the legacy default stream (torch's
+        # default), as cudnnCreate's handle is: its work follows what the
+        # caller queued there. A stream given here is taken as set_stream
+        # takes it.
+        self.stream, self._raw_stream = _stream_values(stream if stream is not None else 0)
         self._stream_set = False  # set_stream has not reached the backend yet
 
     @property

@@ -947,6 +947,56 @@ def test_sdpa_reads_and_writes_ragged_packed_tensors():
 
 
 @needs_lib
+def test_a_ragged_output_leaves_the_gaps_between_batches_alone():
+    # Batches packed with room between them (offsets need not be a running
+    # sum): the attention writes each batch's tokens and nothing else, as on
+    # the GPU, so what the caller keeps in the gaps and the tail survives.
+    import numpy as np
+
+    F, H = cudnn.data_type.FLOAT, cudnn.data_type.HALF
+    b, h, s, d = 2, 2, 4, 8
+    rng = np.random.default_rng(3)
+    q, k, v = (rng.standard_normal((b, h, s, d)).astype(np.float16) for _ in range(3))
+    lens = np.array([3, 2], np.int32).reshape(b, 1, 1, 1)
+    starts = [0, 5]  # tokens 3 and 4 are a gap, 7 the tail
+    offsets = (np.array(starts + [8]) * h * d).astype(np.int64).reshape(b + 1, 1, 1, 1)
+
+    def packed(x):
+        tokens = np.full((b * s, h, d), 7.0, np.float16)
+        for i in range(b):
+            tokens[starts[i] : starts[i] + lens.flat[i]] = x[i].transpose(1, 0, 2)[: lens.flat[i]]
+        return tokens.reshape(b, s, h, d).transpose(0, 2, 1, 3)
+
+    def run(ragged):
+        g = cudnn.pygraph(io_data_type=H, intermediate_data_type=F, compute_data_type=F)
+        bufs = [packed(x) if ragged else x for x in (q, k, v)]
+        Q, K, V = (g.tensor_like(x) for x in bufs)
+        off = g.tensor_like(offsets)
+        if ragged:
+            for t in (Q, K, V):
+                t.set_ragged_offset(off)
+        SQ, SK = g.tensor_like(lens), g.tensor_like(lens)
+        o, _ = g.sdpa(name="fwd", q=Q, k=K, v=V, attn_scale=0.5, use_padding_mask=True, seq_len_q=SQ, seq_len_kv=SK)
+        out = packed(np.zeros_like(q)) if ragged else np.zeros_like(q)
+        o.set_output(True).set_dim(list(out.shape)).set_stride([x // out.itemsize for x in out.strides])
+        if ragged:
+            o.set_ragged_offset(off)
+        g.build([cudnn.heur_mode.A])
+        pack = {Q: bufs[0], K: bufs[1], V: bufs[2], SQ: lens, SK: lens, o: out}
+        if ragged:
+            pack[off] = offsets
+        g.execute(pack, None)
+        return out
+
+    got, want = run(True), run(False)
+    tokens = got.transpose(0, 2, 1, 3).reshape(b * s, h, d)
+    for i in range(b):
+        n = lens.flat[i]
+        np.testing.assert_array_equal(tokens[starts[i] : starts[i] + n], want[i].transpose(1, 0, 2)[:n])
+    assert np.all(tokens[[3, 4, 7]] == 7.0)  # the gap and the tail, as they were
+
+
+@needs_lib
 def test_ragged_offsets_outside_attention_are_refused_naming_the_tensor():
     import numpy as np
 
@@ -1443,3 +1493,39 @@ def test_default_handles_per_thread_and_retryable_cleanup(monkeypatch):
     assert wrapper._default_handle_registry == []
     replacement = wrapper.get_default_handle()  # a released handle is made again
     assert replacement is not first and replacement.backend_handle is not None
+
+
+def test_executes_without_a_stream_queue_on_the_legacy_default_stream(monkeypatch):
+    # The frontend's handle (and its default handle, when an execute names
+    # none) is on stream 0: work follows what the caller queued on torch's
+    # default stream. set_stream(h, None) is the runtime's own stream.
+    from graph_compiler import _capi, _handles, _plans
+
+    calls = []
+    monkeypatch.setattr(_capi, "set_stream", lambda raw: calls.append(raw) or True)
+    monkeypatch.setattr(_capi, "on_device", lambda device: contextlib.nullcontext())
+    monkeypatch.setattr(_handles, "_applied_streams", {})
+    monkeypatch.setattr(_plans, "prepare_run", lambda *args: None)
+
+    class Module:
+        def execute_array(self, device, array, count):
+            return _capi.GRAPH_OK
+
+    g = cudnn.pygraph()
+    g._module = Module()
+    gpu = _capi.GRAPH_DEVICE_GPU
+    g._execute_buffers(gpu, None, 0, None, ordinal=0)
+    assert calls == [1]  # CU_STREAM_LEGACY
+    h = cudnn.Handle(ordinal=0)
+    assert cudnn.get_stream(h) == 0
+    g._execute_buffers(gpu, None, 0, None, handle=h)
+    assert calls == [1]  # already there
+    cudnn.set_stream(h, 0x700)
+    g._execute_buffers(gpu, None, 0, None, handle=h)
+    g._execute_buffers(gpu, None, 0, None, handle=cudnn.Handle(ordinal=0))
+    assert calls == [1, 0x700, 1]
+    cudnn.set_stream(h, None)  # the runtime's own stream, which an execute waits for
+    g._execute_buffers(gpu, None, 0, None, handle=h)
+    assert calls == [1, 0x700, 1, 0]
+    g._execute_buffers(_capi.GRAPH_DEVICE_CPU, None, 0, None)  # the CPU reference has no stream
+    assert calls == [1, 0x700, 1, 0]

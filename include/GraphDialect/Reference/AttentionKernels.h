@@ -148,10 +148,14 @@ std::string raggedUnpack(const NdArray &value, const Shape &strides,
 
 /// The inverse for an output: `padded`'s first `seqLen[b]` positions of
 /// each batch written at the ragged offsets, as `strides` read that buffer
-/// back (positions nothing writes are 0).
+/// back (positions nothing writes are 0). `written`, when given, gets one
+/// flag per element of `out` (row-major): whether a packed position lies
+/// at its address, i.e. whether the result writes it; the gaps between
+/// batches and the tail past the last are not written.
 std::string raggedPack(const NdArray &padded, const Shape &strides,
                        const NdArray &offsets, const NdArray &seqLen,
-                       const std::string &port, NdArray &out);
+                       const std::string &port, NdArray &out,
+                       std::vector<char> *written = nullptr);
 
 struct SdpaBackwardResult {
   NdArray dQ, dK, dV;

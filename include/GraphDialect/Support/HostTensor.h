@@ -27,6 +27,10 @@ struct HostTensor {
   Shape shape;
   Shape strides; // empty = row-major
   std::vector<uint8_t> bytes;
+  /// One flag per element (row-major over `shape`): whether the graph
+  /// writes it. Empty: every element. A ragged (packed) output leaves the
+  /// gaps between its batches alone, so a caller copying it out skips them.
+  std::vector<char> written;
 
   /// A dense row-major tensor of zeros.
   static HostTensor zeros(DType dtype, Shape shape);
