@@ -1173,6 +1173,38 @@ def Graph_MoeGroupedMatmulBwdOp : Graph_Op<"moe_grouped_matmul_bwd"> {
   }];
 }
 
+def Graph_MoeScatterRowsOp : Graph_Op<"moe_scatter_rows"> {
+  let summary = "Place routed rows where the scatter-mode MoE matmul puts them";
+  let description = [{
+    The row routing of `moe_grouped_matmul` in `scatter` mode, alone: row
+    `r` of `input` `[1, M, N]` becomes row `token_index[r] * top_k +
+    token_ks[r]` of `output` (the input's dims and element type; the rows
+    are copied, not converted). `token_index` and `token_ks` hold one i32
+    per row. Every destination must lie in `[0, M)` and be written once, so
+    the op permutes the rows and writes all of them; the reference rejects
+    routing that breaks this, the generated kernel skips a row whose
+    destination is out of range.
+
+    graph-split-moe-scatter makes it: cuDNN 9.19 offers no engine config for
+    scatter mode on the H200, so the GPU pipeline runs the matmul in `none`
+    mode (rows in expert order) and this op on the generated kernels.
+
+    ```mlir
+    %y = graph.moe_scatter_rows %rows, %index, %ks {top_k = 2 : i64}
+        : (tensor<1x64x16xbf16>, tensor<64x1x1xi32>, tensor<64x1x1xi32>) -> tensor<1x64x16xbf16>
+    ```
+  }];
+  let arguments = !con((ins AnyRankedTensor:$input,
+                            AnyRankedTensor:$token_index,
+                            AnyRankedTensor:$token_ks, I64Attr:$top_k),
+                       NodeAttrs);
+  let results = (outs AnyRankedTensor:$output);
+  let assemblyFormat = [{
+    $input `,` $token_index `,` $token_ks attr-dict `:`
+    functional-type(operands, results)
+  }];
+}
+
 //===----------------------------------------------------------------------===//
 // Linear attention: gated delta net (gdn, gdn2) and kimi delta attention
 //===----------------------------------------------------------------------===//

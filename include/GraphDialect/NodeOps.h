@@ -27,16 +27,15 @@ template <typename... Ops, typename Fn> bool withOneOf(Operation *op, Fn &&fn) {
 /// The node ops a group description can hold, each as its class to `fn`;
 /// false for others.
 template <typename Fn> bool withNodeOp(Operation *op, Fn &&fn) {
-  return withOneOf<MatmulOp, PointwiseOp, ConvFpropOp, ConvDgradOp, ConvWgradOp,
-                   ReductionOp, LayernormOp, AdaLayernormOp, InstancenormOp,
-                   RmsnormOp, BatchnormOp, BatchnormInferenceOp,
-                   LayernormBackwardOp, AdaLayernormBackwardOp,
-                   InstancenormBackwardOp, RmsnormBackwardOp,
-                   BatchnormBackwardOp, GenstatsOp, SdpaOp, SdpaBackwardOp,
-                   TransposeOp, SliceOp, ConcatenateOp, ReshapeOp, RopeOp,
-                   RopeBackwardOp, BlockScaleQuantizeOp, BlockScaleDequantizeOp,
-                   MoeGroupedMatmulOp, RngOp, SdpaFp8Op, PagedCacheLoadOp>(op,
-                                                                           fn);
+  return withOneOf<
+      MatmulOp, PointwiseOp, ConvFpropOp, ConvDgradOp, ConvWgradOp, ReductionOp,
+      LayernormOp, AdaLayernormOp, InstancenormOp, RmsnormOp, BatchnormOp,
+      BatchnormInferenceOp, LayernormBackwardOp, AdaLayernormBackwardOp,
+      InstancenormBackwardOp, RmsnormBackwardOp, BatchnormBackwardOp,
+      GenstatsOp, SdpaOp, SdpaBackwardOp, TransposeOp, SliceOp, ConcatenateOp,
+      ReshapeOp, RopeOp, RopeBackwardOp, BlockScaleQuantizeOp,
+      BlockScaleDequantizeOp, MoeGroupedMatmulOp, MoeScatterRowsOp, RngOp,
+      SdpaFp8Op, PagedCacheLoadOp>(op, fn);
 }
 
 /// One operand or result name of an op kind, from GraphOps.td.

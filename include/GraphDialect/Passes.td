@@ -127,6 +127,28 @@ def GraphWidenNormGradients
   }];
 }
 
+def GraphSplitMoeScatter
+    : Pass<"graph-split-moe-scatter", "::mlir::ModuleOp"> {
+  let summary = "Run a scatter-mode MoE matmul as none mode and a row scatter";
+  let description = [{
+    A `moe_grouped_matmul` in `scatter` mode whose output has one row per
+    token row (the rows are permuted, as an MoE layer's down projection
+    routes them) becomes the same matmul in `none` mode, writing the rows
+    in expert order, and a `moe_scatter_rows` that puts row `r` at
+    `token_index[r] * top_k + token_ks[r]`:
+
+    ```
+    rows = moe_grouped_matmul token, weight, offsets            (none)
+    out  = moe_scatter_rows rows, token_index, token_ks {top_k}
+    ```
+
+    cuDNN 9.19 offers no engine config for scatter mode on the H200 (none
+    and gather mode plan); the generated kernels run the scatter. The GPU
+    pipeline runs it; the CPU reference runs scatter mode as it is. The
+    scatter op keeps the original's label, the matmul gets `<label>.rows`.
+  }];
+}
+
 def GraphSelectEngines : Pass<"graph-select-engines", "::mlir::ModuleOp"> {
   let summary = "Choose the engines that may run each fused group";
   let description = [{

@@ -568,6 +568,43 @@ LogicalResult MoeGroupedMatmulBwdOp::verify() {
                              dweight[0]);
 }
 
+// output = input's dims; token_index and token_ks one i32 per row.
+LogicalResult MoeScatterRowsOp::inferResultDims(ResultDims &dims) {
+  ArrayRef<int64_t> input = shapeOf(getInput());
+  if (input.size() != 3 || !dimsCompatible(input[0], 1))
+    return emitNodeError(*this)
+           << "input must be [1, M, N] (the rows of a "
+           << "moe_grouped_matmul) but has dims " << formatDims(input);
+  for (auto [port, value] :
+       {std::pair<StringRef, Value>{"token_index", getTokenIndex()},
+        {"token_ks", getTokenKs()}}) {
+    if (!elementOf(value).isInteger(32))
+      return emitNodeError(*this)
+             << port << " must hold i32 but holds " << elementOf(value);
+    int64_t count = staticElementCount(shapeOf(value));
+    if (!dimsCompatible(count, input[1]))
+      return emitNodeError(*this)
+             << port << " has " << count << " elements but input has "
+             << input[1] << " rows (one destination per row)";
+  }
+  if (getTopK() < 1)
+    return emitNodeError(*this) << "top_k " << getTopK() << " must be >= 1";
+  dims.set(getOutput(), "output", input, "input's dims");
+  return success();
+}
+
+LogicalResult MoeScatterRowsOp::verify() {
+  ResultDims dims;
+  if (failed(verifyCommon(*this)) || failed(inferResultDims(dims)))
+    return failure();
+  if (elementOf(getOutput()) != elementOf(getInput()))
+    return emitNodeError(*this)
+           << "output must have the input's element type "
+           << elementOf(getInput()) << " but is " << elementOf(getOutput())
+           << " (the rows are copied, not converted)";
+  return checkResultDims(*this, dims);
+}
+
 //===----------------------------------------------------------------------===//
 // Result type inference and assembly
 //===----------------------------------------------------------------------===//

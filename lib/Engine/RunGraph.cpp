@@ -596,6 +596,7 @@ std::string mlir::graph::selectDevice(ModuleOp module, GraphOp &graph,
     MLIRContext *context = module.getContext();
     PassManager pm(context);
     pm.addPass(createGraphWidenNormGradients());
+    pm.addPass(createGraphSplitMoeScatter());
     pm.addPass(createGraphFuse());
     pm.addPass(createGraphSelectEngines());
     ScopedDiagnosticHandler quiet(context, [&](Diagnostic &diag) {

@@ -948,6 +948,13 @@ std::string Interpreter::eval(Operation *op) {
           out.shape.insert(out.shape.begin(), 1);
         return bind(op, moe.getOutput(), std::move(out));
       })
+      .Case([&](MoeScatterRowsOp scatter) -> std::string {
+        NdArray out;
+        return bindOr(ref::moeScatterRows(
+                          get(scatter.getInput()), get(scatter.getTokenIndex()),
+                          get(scatter.getTokenKs()), scatter.getTopK(), out),
+                      scatter.getOutput(), out);
+      })
       .Case([&](MoeGroupedMatmulBwdOp moe) -> std::string {
         Shape dwShape = declaredShape(moe.getDweight());
         NdArray dw;

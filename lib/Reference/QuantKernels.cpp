@@ -317,6 +317,42 @@ std::string graph::ref::moeGroupedMatmul(const MoeGroupedMatmulInputs &in,
   return "";
 }
 
+std::string graph::ref::moeScatterRows(const NdArray &input,
+                                       const NdArray &tokenIndex,
+                                       const NdArray &tokenKs, int64_t topK,
+                                       NdArray &out) {
+  int64_t m, n;
+  if (auto e = rows2d(&input, "input", m, n); !e.empty())
+    return e;
+  std::vector<int64_t> index, ks;
+  if (auto e = readInts(&tokenIndex, "token_index", index); !e.empty())
+    return e;
+  if (auto e = readInts(&tokenKs, "token_ks", ks); !e.empty())
+    return e;
+  if (index.size() != static_cast<size_t>(m) || ks.size() != index.size())
+    return "token_index/token_ks: one destination per input row (" +
+           std::to_string(m) + ")";
+  out = NdArray(input.shape);
+  std::vector<char> used(m, 0);
+  for (int64_t r = 0; r < m; ++r) {
+    if (ks[r] < 0 || ks[r] >= topK)
+      return "token_ks: entry " + std::to_string(r) + " = " +
+             std::to_string(ks[r]) +
+             " must be in [0, top_k = " + std::to_string(topK) + ")";
+    int64_t dst = index[r] * topK + ks[r];
+    if (dst < 0 || dst >= m)
+      return "token_index: row " + std::to_string(r) + " goes to row " +
+             std::to_string(dst) + ", outside the output's " +
+             std::to_string(m) + " rows";
+    if (used[dst])
+      return "token_index/token_ks: destination row " + std::to_string(dst) +
+             " is written twice";
+    used[dst] = 1;
+    std::copy_n(&input.data[r * n], n, &out.data[dst * n]);
+  }
+  return "";
+}
+
 std::string graph::ref::moeGroupedMatmulBwd(const NdArray &doutput,
                                             const NdArray &token,
                                             const NdArray &firstTokenOffset,

@@ -343,6 +343,84 @@ graph.graph @g(%mod: tensor<2x48xf32> {graph.name = "mod"}, %h: tensor<2x4x8xf32
   EXPECT_EQ(slice->strides, (ref::Shape{48, 1}));
 }
 
+// cuDNN 9.19 has no engine config for scatter mode on the H200: the GPU
+// pipeline runs the matmul in none mode and the routing as
+// moe_scatter_rows, which together compute what scatter mode does, bit for
+// bit on the reference; the scatter's group is the generated kernels'.
+TEST_F(GpuLoweringTest, ScatterModeMoeRunsAsNoneModeAndARowScatter) {
+  const char *text = R"mlir(
+graph.graph @down(%act: tensor<1x12x8xbf16> {graph.name = "act"},
+                  %w: tensor<3x8x5xbf16> {graph.name = "w"},
+                  %off: tensor<3x1x1xi32> {graph.name = "offsets"},
+                  %index: tensor<12x1x1xi32> {graph.name = "token_index"},
+                  %ks: tensor<12x1x1xi32> {graph.name = "token_ks"})
+    -> (tensor<1x12x5xbf16> {graph.name = "down"}) attributes {compute_data_type = f32} {
+  %y = graph.moe_grouped_matmul %act, %w, offsets %off token_index %index token_ks %ks
+      {mode = #graph.moe_mode<scatter>, top_k = 2 : i64, name = "down"}
+      : (tensor<1x12x8xbf16>, tensor<3x8x5xbf16>, tensor<3x1x1xi32>, tensor<12x1x1xi32>, tensor<12x1x1xi32>) -> tensor<1x12x5xbf16>
+  graph.output %y : tensor<1x12x5xbf16>
+})mlir";
+  OwningOpRef<ModuleOp> original = parseSourceString<ModuleOp>(text, &context);
+  ASSERT_TRUE(original);
+  GraphOp before = *original->getOps<GraphOp>().begin();
+  GraphOp after = parse(text);
+  ASSERT_TRUE(after);
+  int scatters = 0, matmuls = 0;
+  after.walk([&](MoeScatterRowsOp op) {
+    ++scatters;
+    EXPECT_EQ(op.getTopK(), 2);
+    EXPECT_EQ(getNodeLabel(op), "down");
+  });
+  after.walk([&](MoeGroupedMatmulOp op) {
+    ++matmuls;
+    EXPECT_FALSE(op.getTokenIndex());
+    EXPECT_NE(op.getMode(), MoeMode::scatter);
+  });
+  EXPECT_EQ(scatters, 1);
+  EXPECT_EQ(matmuls, 1);
+
+  // Six tokens, two slots each: a shuffled permutation of the 12 rows.
+  const int64_t destination[12] = {7, 2, 11, 0, 5, 9, 1, 10, 4, 8, 3, 6};
+  auto ints = [](ref::Shape shape, std::vector<double> values) {
+    ref::HostTensor tensor = ref::HostTensor::zeros(ref::DType::I32, shape);
+    ref::NdArray array(shape);
+    array.data = std::move(values);
+    ref::store(array, ref::DType::I32, ref::rowMajorStrides(shape),
+               tensor.bytes.data());
+    return tensor;
+  };
+  std::vector<double> index, ks;
+  for (int64_t d : destination) {
+    index.push_back(static_cast<double>(d / 2));
+    ks.push_back(static_cast<double>(d % 2));
+  }
+  std::vector<ref::HostTensor> inputs = {
+      random(ref::DType::BF16, {1, 12, 8}, 4),
+      random(ref::DType::BF16, {3, 8, 5}, 5), ints({3, 1, 1}, {0, 5, 5}),
+      ints({12, 1, 1}, index), ints({12, 1, 1}, ks)};
+  std::vector<ref::HostTensor> want, got;
+  ASSERT_EQ(ref::execute(before, inputs, want), "");
+  ASSERT_EQ(ref::execute(after, inputs, got), "");
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(got[0].shape, want[0].shape);
+  EXPECT_EQ(got[0].bytes, want[0].bytes);
+  ref::NdArray values = ref::load(got[0].bytes.data(), got[0].dtype,
+                                  got[0].shape, got[0].strides);
+  double sum = 0;
+  for (double v : values.data)
+    sum += std::fabs(v);
+  EXPECT_GT(sum, 1.0); // rows were written, not left zero
+
+  // A repeated destination is the reference's error, naming the row.
+  index[3] = index[0];
+  ks[3] = ks[0];
+  inputs[3] = ints({12, 1, 1}, index);
+  inputs[4] = ints({12, 1, 1}, ks);
+  std::string error = ref::execute(after, inputs, got);
+  EXPECT_NE(error.find("destination row 7 is written twice"), std::string::npos)
+      << error;
+}
+
 // An f32 intermediate crossing into a bf16 matmul is stored in bf16 (what
 // the matmul rounds it to): cuDNN has no f32 x bf16 matmul.
 TEST_F(GpuLoweringTest, TensorCoreOperandsCrossGroupsIn16Bit) {

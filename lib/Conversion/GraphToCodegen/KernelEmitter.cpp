@@ -114,7 +114,8 @@ std::string Emitter::emit(ModuleOp m, rt::CodegenSpec &out) {
       error = emitRow(s, i, out);
       break;
     case StageKind::Reduce:
-    case StageKind::Quantize: { // the kernels of the stage's one op
+    case StageKind::Quantize:
+    case StageKind::Scatter: { // the kernels of the stage's one op
       KernelContext c(s, i, out);
       error = lowerToKernels(s.ops.front(), c);
       break;

@@ -168,7 +168,7 @@ inline bool runsAligned(const Shape &space, const Shape &strides, int64_t base,
 
 /// Copy stages (a view materialized, a gather into packed scratch, a region
 /// of a concatenation) are identity pointwise kernels.
-enum class StageKind { Pointwise, Row, Reduce, Copy, Quantize };
+enum class StageKind { Pointwise, Row, Reduce, Copy, Quantize, Scatter };
 
 struct Stage {
   StageKind kind = StageKind::Pointwise;
@@ -297,6 +297,7 @@ private:
   struct OpContext;
   std::string planPointwise(OpContext &c);
   std::string planQuantize(OpContext &c);
+  std::string planScatterRows(OpContext &c);
   std::string planGatheringPointwise(OpContext &c);
   std::string planBatchnormInference(OpContext &c);
   std::string planView(OpContext &c);
@@ -636,6 +637,9 @@ private:
   /// Block-scale quantize: a thread per block (amax, scale, narrow stores;
   /// QuantizeStage.cpp).
   std::string quantizeKernels(KernelContext &c, Operation *original);
+  /// moe_scatter_rows: a thread per element copies it to its routed row
+  /// (ScatterStage.cpp).
+  std::string scatterRowsKernels(KernelContext &c, Operation *original);
   /// DScale/DBias of a backward norm summed over the rows from its inputs
   /// (32 columns per block, 8 warps over the rows; ColumnSums.cpp).
   std::string columnPassKernels(KernelContext &c, Operation *original);

@@ -70,6 +70,8 @@ std::string Emitter::lowerToKernels(Operation *op, KernelContext &c) {
       ctx, *this, c, &Emitter::reduceKernels);
   patterns.add<KernelPattern<BlockScaleQuantizeOp>>(ctx, *this, c,
                                                     &Emitter::quantizeKernels);
+  patterns.add<KernelPattern<MoeScatterRowsOp>>(ctx, *this, c,
+                                                &Emitter::scatterRowsKernels);
   patterns
       .add<KernelPattern<LayernormBackwardOp>, KernelPattern<RmsnormBackwardOp>,
            KernelPattern<InstancenormBackwardOp>,

@@ -431,6 +431,8 @@ std::string Planner::plan() {
       error = planPointwise(c);
     else if (isa<BlockScaleQuantizeOp>(op))
       error = planQuantize(c);
+    else if (isa<MoeScatterRowsOp>(op))
+      error = planScatterRows(c);
     else if (isa<RopeOp, RopeBackwardOp, BlockScaleDequantizeOp,
                  PagedCacheLoadOp>(op))
       error = planGatheringPointwise(c);
@@ -482,6 +484,20 @@ std::string Planner::planQuantize(OpContext &c) {
   if (std::string e = c.inMemory(op.getInput(), Port::input); !e.empty())
     return e;
   addAlone(op, StageKind::Quantize, *dimsOf(c.in(op.getInput())), c.index);
+  writeUnread(op);
+  return "";
+}
+
+std::string Planner::planScatterRows(OpContext &c) {
+  // Rows land where the routing says: every operand is read from memory,
+  // and the output is written by this op's own kernel only.
+  auto op = cast<MoeScatterRowsOp>(c.op);
+  for (auto [value, port] : {std::pair<Value, Port>{op.getInput(), Port::input},
+                             {op.getTokenIndex(), Port::token_index},
+                             {op.getTokenKs(), Port::token_ks}})
+    if (std::string e = c.inMemory(value, port); !e.empty())
+      return e;
+  addAlone(op, StageKind::Scatter, *dimsOf(c.in(op.getInput())), c.index);
   writeUnread(op);
   return "";
 }

@@ -36,6 +36,7 @@ using ::graph::SpecPort;
 void mlir::graph::buildGpuPipeline(OpPassManager &pm) {
   buildPreparePipeline(pm, PreparePipelineOptions());
   pm.addPass(createGraphWidenNormGradients());
+  pm.addPass(createGraphSplitMoeScatter());
   pm.addPass(createGraphFuse());
   pm.addPass(createGraphSelectEngines());
 }

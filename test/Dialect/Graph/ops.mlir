@@ -448,6 +448,14 @@ graph.graph @paged_cache_load(%c: tensor<32x4x8x64xf16>, %t: tensor<4x1x8x1xi32>
   graph.output %k, %v : tensor<4x4x60x64xf16>, tensor<4x4x64x64xf16>
 }
 
+// The row routing of scatter mode alone.
+// CHECK-LABEL: graph.graph @moe_scatter_rows(
+// CHECK-NEXT: %[[S:.+]] = moe_scatter_rows %{{.+}}, %{{.+}}, %{{.+}} {name = "route", top_k = 2 : i64} : (tensor<1x64x16xbf16>, tensor<64x1x1xi32>, tensor<64x1x1xi32>) -> tensor<1x64x16xbf16>
+graph.graph @moe_scatter_rows(%rows: tensor<1x64x16xbf16>, %idx: tensor<64x1x1xi32>, %ks: tensor<64x1x1xi32>) -> tensor<1x64x16xbf16> {
+  %y = graph.moe_scatter_rows %rows, %idx, %ks {name = "route", top_k = 2 : i64} : (tensor<1x64x16xbf16>, tensor<64x1x1xi32>, tensor<64x1x1xi32>) -> tensor<1x64x16xbf16>
+  graph.output %y : tensor<1x64x16xbf16>
+}
+
 // Mixture-of-experts grouped matmul in each routing mode, and its backward.
 // CHECK-LABEL: graph.graph @moe(
 // CHECK-SAME: %[[T:[^:]+]]: tensor<1x64x32xbf16>, %[[W:[^:]+]]: tensor<4x32x16xbf16>, %[[OFF:[^:]+]]: tensor<4x1x1xi32>, %[[IDX:[^:]+]]: tensor<1x64x1xi32>, %[[KS:[^:]+]]: tensor<1x64x1xf32>, %[[DY:[^:]+]]: tensor<1x64x16xbf16>) -> tensor<4x32x16xf32> {
