@@ -526,9 +526,10 @@ def graph_opt_available(graph_opt: str = GRAPH_OPT) -> bool:
 
 
 def select_engines(text: str, label: str = "graph", graph_opt: str = GRAPH_OPT) -> GroupReport:
-    """Run graph-opt --graph-prepare --graph-fuse --graph-select-engines on
-    ``text``; raises SelectEnginesError with its diagnostics on failure."""
-    cmd = [graph_opt, "--graph-prepare", "--graph-fuse", "--graph-select-engines", "-"]
+    """Run the GPU pipeline's graph passes (graph-prepare, the GPU-only
+    rewrites, graph-fuse, graph-select-engines) with graph-opt on ``text``;
+    raises SelectEnginesError with its diagnostics on failure."""
+    cmd = [graph_opt, "--graph-prepare", "--graph-widen-norm-gradients", "--graph-split-moe-scatter", "--graph-fuse", "--graph-select-engines", "-"]
     proc = subprocess.run(cmd, input=text, capture_output=True, text=True)
     if proc.returncode != 0:
         raise SelectEnginesError(f"{label}: `{' '.join(cmd[1:])}` failed (exit {proc.returncode}):\n{proc.stderr.strip()}")
