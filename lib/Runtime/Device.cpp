@@ -731,7 +731,7 @@ CallerContext::CallerContext() {
 }
 
 CallerContext::~CallerContext() {
-  if (!saved)
+  if (!saved || !context)
     return;
   std::string error;
   if (const DriverApi *cu = initializedDriver(error))
