@@ -87,7 +87,8 @@ class _GraphExecution:
         if override_uids is not None or override_shapes is not None or override_strides is not None or _variants.is_dynamic(self):
             variant = self._shape_variant("execute", tensor_dict, override_uids, override_shapes, override_strides)
             if variant is not None:
-                variant.execute(_variants.by_uid(self, tensor_dict), workspace, handle=handle)
+                lent = _variants.workspace_for(self, variant, workspace, variant._plan_index)
+                variant.execute(_variants.by_uid(self, tensor_dict), lent, handle=handle)
                 return
         if self._is_barred(self._plan_index):
             raise ValueError(f"plan {self._plan_index} ({self.get_plan_name_at_index(self._plan_index)!r}) is excluded by {self._why_barred(self._plan_index)}; build again")
@@ -107,7 +108,9 @@ class _GraphExecution:
         self._check_plan_index(index)
         variant = self._shape_variant("execute_plan_at_index", tensor_dict, override_uids, override_shapes, override_strides)
         if variant is not None:
-            variant.execute_plan_at_index(_variants.by_uid(self, tensor_dict), workspace, variant._check_plan_index(index), handle=handle)
+            at = _variants.plan_index_of(self, variant, index)
+            lent = _variants.workspace_for(self, variant, workspace, at)
+            variant.execute_plan_at_index(_variants.by_uid(self, tensor_dict), lent, at, handle=handle)
             return
         self._reject_if_barred(index)
         self._build_plan_at(index)

@@ -7,7 +7,7 @@ defined in pygraph's class body."""
 import dataclasses
 from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional
 
-from . import _capi, _enums, _plans
+from . import _capi, _enums, _plans, _variants
 from ._enums import build_plan_policy, heur_mode, numerical_note
 from ._errors import EngineIdError, GraphValidationError, _status_error, cudnnGraphNotSupportedError
 from ._tensor import Tensor
@@ -433,7 +433,7 @@ class _GraphPlanning:
         index = self._check_plan_index(index)
         variant = self._shape_variant("get_workspace_size_plan_at_index", None, override_uids, override_shapes, override_strides)
         if variant is not None:
-            return variant.get_workspace_size_plan_at_index(variant._check_plan_index(index), handle)
+            return variant.get_workspace_size_plan_at_index(_variants.plan_index_of(self, variant, index), handle)
         return self._plans[index].workspace
 
     # ---- engine and tensor queries ------------------------------------------

@@ -18,6 +18,7 @@ from collections import OrderedDict
 from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
 
 from . import _buffers
+from ._enums import data_type
 from ._errors import cudnnGraphNotSupportedError
 from ._tensor import normalize_unit_strides
 
@@ -31,8 +32,9 @@ Changes = Dict[int, Tuple[List[int], List[int]]]
 # diagnostic before it names the op and the rule.
 _TEXT_DUMP = "\n--- emitted MLIR ---"
 
-# Variants a graph keeps (the least recently run goes first).
-_KEPT = 16
+# Data types whose buffers hold several elements per storage element (or
+# none of their own): a buffer's dims do not give the tensor's.
+_PACKED = (data_type.BOOLEAN, data_type.FP4_E2M1)
 
 # What a variant does not share with its graph: the graph's structure is
 # copied, its compiled state starts afresh.
@@ -59,14 +61,20 @@ def from_buffers(graph: "pygraph", uid_to_data) -> Changes:
     """The tensors whose buffer (a numpy array or torch tensor of the
     tensor's rank) spans fewer elements than the compiled dims and strides
     need: each runs at the buffer's own dims and strides, as the frontend
-    describes such a buffer to a dynamic-shape plan. Ragged tensors (packed
-    buffers, smaller by design) and one-element tensors are left alone, and
-    so is a buffer at least as large as the tensor (read as declared)."""
+    describes such a buffer to a dynamic-shape plan. Left alone: ragged
+    tensors (packed buffers, smaller by design), one-element tensors,
+    buffers whose elements are not the tensor's (a bit-packed boolean mask,
+    fp4 pairs, a byte blob for a wider type: their dims are not the
+    tensor's), and a buffer at least as large as the tensor (read as
+    declared)."""
     changes: Changes = {}
     for uid, _name, dt, dims, strides, _is_out in graph._io_tensors():
         data = uid_to_data.get(uid)
-        if data is None or not (_buffers.is_torch_tensor(data) or _buffers._is_numpy(data)):
+        if data is None or dt in _PACKED or not (_buffers.is_torch_tensor(data) or _buffers._is_numpy(data)):
             continue
+        shape = getattr(data, "shape", None)
+        if shape is not None and len(shape) == len(dims) and all(int(a) == int(b) for a, b in zip(shape, dims)):
+            continue  # the declared dims: the common case, no describe()
         t = graph._tensor_by_uid.get(uid)
         if t is not None and t.ragged_offset is not None:
             continue
@@ -78,6 +86,8 @@ def from_buffers(graph: "pygraph", uid_to_data) -> Changes:
         except (TypeError, ValueError):
             continue  # bind() names what is wrong with it
         if len(d.dims) != len(dims) or d.dims == dims:
+            continue
+        if _buffers._KIND_SIZE.get(d.kind) != _buffers.element_size(dt):
             continue
         declared = [int(s) for s in strides] if any(int(s) for s in strides) else _buffers.row_major(dims)
         if _buffers.span_elements(d.dims, d.strides) < _buffers.span_elements(dims, declared):
@@ -134,14 +144,15 @@ class ShapeVariantWarning(UserWarning):
 
 def variant(graph: "pygraph", changes: Changes, or_declared: bool = False) -> "Optional[pygraph]":
     """The built variant of ``graph`` for ``changes`` (made and built on
-    first use, then kept). With ``or_declared`` (shapes read off buffers,
+    first use, then kept as long as the graph: a CUDA graph recorded from a
+    variant, or work still queued on a stream, uses its module, so none is
+    released early). With ``or_declared`` (shapes read off buffers,
     not asked for), a graph that cannot be rebuilt at them gives None, with
     ShapeVariantWarning once: the execute runs at the graph's own shapes,
     as it did before the buffers were read."""
     key = tuple(sorted((uid, tuple(d), tuple(s)) for uid, (d, s) in changes.items()))
     kept = graph.__dict__.setdefault("_shape_variants", OrderedDict())
     if key in kept:
-        kept.move_to_end(key)
         found = kept[key]
         if isinstance(found, Exception):
             if not or_declared:
@@ -158,8 +169,6 @@ def variant(graph: "pygraph", changes: Changes, or_declared: bool = False) -> "O
         made = None
     else:
         kept[key] = made
-    while len(kept) > _KEPT:
-        kept.popitem(last=False)
     return made
 
 
@@ -199,14 +208,52 @@ def _specialize(graph: "pygraph", changes: Changes) -> "pygraph":
         clone.validate()
         clone.build_operation_graph()
         clone.create_execution_plans(graph._heuristics)
+        if graph._plan_pinned:
+            # The plan the caller chose (select_plan, build_plan_at_index),
+            # found by its name among the variant's.
+            clone.select_plan(plan_index_of(graph, clone, graph._plan_index))
         clone.build_plans()
-    except (cudnnGraphNotSupportedError, ValueError) as exc:
+    except (cudnnGraphNotSupportedError, ValueError, RuntimeError) as exc:
         raise cudnnGraphNotSupportedError(
             f"graph {graph.name!r} cannot run with {_describe(changes, graph)} (its shapes at build: "
             + ", ".join(f"{graph._tensor_by_uid[uid].name!r} {list(graph._tensor_by_uid[uid].dim)}" for uid in sorted(changes))
             + f"): rebuilt at those shapes, the compiler rejects it: {str(exc).split(_TEXT_DUMP)[0]}"
         ) from None
     return clone
+
+
+def plan_index_of(graph: "pygraph", made: "pygraph", index: int) -> int:
+    """The index in ``made``'s plan list (a variant's) of ``graph``'s plan
+    ``index``, matched by name; cudnnGraphNotSupportedError when the variant
+    is not offered that plan at its shapes."""
+    if not graph._plans:
+        return index
+    name = graph._plans[index].name
+    for i, plan in enumerate(made._plans):
+        if plan.name == name:
+            return i
+    raise cudnnGraphNotSupportedError(
+        f"plan {index} ({name!r}) of graph {graph.name!r} is not offered at these shapes; the plans offered are: "
+        + ", ".join(repr(p.name) for p in made._plans)
+    )
+
+
+def workspace_for(graph: "pygraph", made: "pygraph", workspace, index: int):
+    """The workspace ``made`` (a variant) runs plan ``index`` with: the
+    caller's, unless it may be smaller than that plan needs (the caller
+    sized it for the graph's own shapes): then none is lent and the runtime
+    uses its own."""
+    if workspace is None or not made._plans:
+        return workspace
+    need = made._plans[index].workspace
+    if isinstance(workspace, int) and not isinstance(workspace, bool):
+        own = graph._plans[graph._plan_index].workspace if graph._plans else 0
+        return workspace if need <= own else None
+    if _buffers.is_torch_tensor(workspace):
+        have = int(workspace.numel()) * int(workspace.element_size())
+    else:
+        have = int(getattr(workspace, "nbytes", 0))
+    return workspace if have >= need else None
 
 
 def by_uid(graph: "pygraph", tensor_dict) -> dict:

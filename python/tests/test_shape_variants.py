@@ -180,3 +180,71 @@ def test_buffer_shapes_a_graph_cannot_take_leave_it_at_its_own():
     out = np.zeros((2, 32), np.float32)
     g.execute({x: xv, y: out})
     np.testing.assert_array_equal(out, xv.reshape(2, 32))
+
+
+@needs_lib
+def test_a_variant_keeps_the_plan_the_caller_chose(monkeypatch):
+    from test_plans import FakeGpuPlans
+
+    fake = FakeGpuPlans().install(monkeypatch)
+    g, a, b, bias, y = mlp_graph()
+    g.create_execution_plans([cudnn.heur_mode.A, cudnn.heur_mode.FALLBACK])
+    g.select_plan(2)  # eng7, 4096 workspace bytes
+    g.build_plans()
+    run = dict(override_uids=[1], override_shapes=[[2, 4, 8]], override_strides=[[32, 8, 1]])
+    assert g.get_workspace_size(**run) == 4096
+    variant = next(iter(g._shape_variants.values()))
+    assert variant.get_plan_name_at_index(variant._plan_index) == "eng7_k3=4_k4=1"
+    # execute_plan_at_index's index is the graph's, found in the variant by name
+    assert g.get_workspace_size_plan_at_index(0, **run) == 0
+    # a plan the variant is not offered is named
+    fake.plans = fake.plans[:2] + [dict(engine=9, knobs=[], ws=0, behavior=[], numeric=[])]
+    h, a2, *_ = mlp_graph()
+    h.create_execution_plans([cudnn.heur_mode.A])
+    h.select_plan(2)
+    h.build_plans()
+    fake.plans.pop()
+    with pytest.raises(cudnn.cudnnGraphNotSupportedError, match=r"plan 2 \('eng9'\) of graph 'test_graph' is not offered at these shapes; the plans offered are: 'eng0_k2=1', 'eng5'"):
+        h.get_workspace_size(**run)
+
+
+@needs_lib
+def test_a_workspace_sized_for_the_graph_is_not_lent_to_a_larger_variant():
+    from graph_compiler import _variants
+
+    g, a, b, bias, y = mlp_graph()
+    g.build()
+    variant = _variants.variant(g, {1: ([2, 4, 8], [32, 8, 1])})
+
+    class Plan:
+        def __init__(self, workspace):
+            self.workspace = workspace
+
+    variant._plans, g._plans = [Plan(4096)], [Plan(1024)]
+    small, large = np.empty(1024, np.uint8), np.empty(4096, np.uint8)
+    assert _variants.workspace_for(g, variant, small, 0) is None  # the runtime's own
+    assert _variants.workspace_for(g, variant, large, 0) is large
+    assert _variants.workspace_for(g, variant, 0xBEEF000, 0) is None  # a raw pointer sized for 1024
+    assert _variants.workspace_for(g, variant, None, 0) is None
+
+
+@needs_lib
+def test_bit_packed_masks_are_not_read_as_smaller_shapes():
+    # A boolean mask bit-packed along channels ([1, 8, 2, 2] as [1, 1, 2, 2]
+    # bytes) on a dynamic graph: its bytes are the declared tensor, not a
+    # smaller one.
+    g = cudnn.pygraph(io_data_type=F, intermediate_data_type=F, compute_data_type=F, is_dynamic_shape_enabled=True)
+    x = g.tensor(name="x", dim=[1, 8, 2, 2], stride=[32, 1, 16, 8])
+    z = g.tensor(name="z", dim=[1, 8, 2, 2], stride=[32, 1, 16, 8])
+    m = g.tensor(name="m", dim=[1, 8, 2, 2], stride=[32, 1, 16, 8], data_type=cudnn.data_type.BOOLEAN)
+    out = g.binary_select(x, z, m)
+    out.set_output(True)
+    g.build()
+    xv = np.arange(32, dtype=np.float32).reshape(1, 2, 2, 8).transpose(0, 3, 1, 2)
+    zv = np.zeros((1, 2, 2, 8), np.float32).transpose(0, 3, 1, 2)
+    bits = np.full((1, 2, 2, 1), 0x55, np.uint8).transpose(0, 3, 1, 2)  # channels 0, 2, 4, 6
+    o = np.zeros((1, 2, 2, 8), np.float32).transpose(0, 3, 1, 2)
+    g.execute({x: xv, z: zv, m: bits, out: o})
+    want = np.where((np.arange(8) % 2 == 0)[None, :, None, None], xv, 0)
+    np.testing.assert_array_equal(o, want)
+    assert not getattr(g, "_shape_variants", None)
