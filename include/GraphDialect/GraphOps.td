@@ -1176,32 +1176,38 @@ def Graph_MoeGroupedMatmulBwdOp : Graph_Op<"moe_grouped_matmul_bwd"> {
 def Graph_MoeScatterRowsOp : Graph_Op<"moe_scatter_rows"> {
   let summary = "Place routed rows where the scatter-mode MoE matmul puts them";
   let description = [{
-    The row routing of `moe_grouped_matmul` in `scatter` mode, alone: row
-    `r` of `input` `[1, M, N]` becomes row `token_index[r] * top_k +
-    token_ks[r]` of `output` (the input's dims and element type; the rows
-    are copied, not converted). `token_index` and `token_ks` hold one i32
-    per row. Every destination must lie in `[0, M)` and be written once, so
-    the op permutes the rows and writes all of them; the reference rejects
-    routing that breaks this, the generated kernel skips a row whose
-    destination is out of range.
+    The row routing of `moe_grouped_matmul` in `scatter` mode, alone: each
+    routed row `r` of `input` `[1, M, N]` becomes row `token_index[r] *
+    top_k + token_ks[r]` of `output` (the input's dims and element type; the
+    rows are copied, not converted), and output rows no routed row lands on
+    are zero. The routed rows are those the matmul's `first_token_offset`
+    gives its experts: from its first entry to its last when `bounded` (the
+    offsets end with the last expert's end), else to `M`; rows outside are
+    padding, their routing unread. `token_index` and `token_ks` hold one
+    i32 per row, `first_token_offset` i32. A routed row's slot must be in
+    `[0, top_k)` and its destination in `[0, M)`, written once: the
+    reference rejects routing that breaks this, the generated kernel skips
+    such a row.
 
     graph-split-moe-scatter makes it: cuDNN 9.19 offers no engine config for
     scatter mode on the H200, so the GPU pipeline runs the matmul in `none`
     mode (rows in expert order) and this op on the generated kernels.
 
     ```mlir
-    %y = graph.moe_scatter_rows %rows, %index, %ks {top_k = 2 : i64}
-        : (tensor<1x64x16xbf16>, tensor<64x1x1xi32>, tensor<64x1x1xi32>) -> tensor<1x64x16xbf16>
+    %y = graph.moe_scatter_rows %rows, %index, %ks, offsets %off {top_k = 2 : i64}
+        : (tensor<1x64x16xbf16>, tensor<64x1x1xi32>, tensor<64x1x1xi32>, tensor<4x1x1xi32>) -> tensor<1x64x16xbf16>
     ```
   }];
   let arguments = !con((ins AnyRankedTensor:$input,
                             AnyRankedTensor:$token_index,
-                            AnyRankedTensor:$token_ks, I64Attr:$top_k),
+                            AnyRankedTensor:$token_ks,
+                            AnyRankedTensor:$first_token_offset,
+                            I64Attr:$top_k, UnitAttr:$bounded),
                        NodeAttrs);
   let results = (outs AnyRankedTensor:$output);
   let assemblyFormat = [{
-    $input `,` $token_index `,` $token_ks attr-dict `:`
-    functional-type(operands, results)
+    $input `,` $token_index `,` $token_ks `,` `offsets` $first_token_offset
+    attr-dict `:` functional-type(operands, results)
   }];
 }
 

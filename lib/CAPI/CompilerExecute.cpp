@@ -223,10 +223,11 @@ Status CompiledGraph::execute(GraphDevice device,
 
   std::lock_guard<std::mutex> lock(impl->compiler->mutex);
 #ifdef GRAPH_HAVE_GPU_RUNTIME
-  // The caller's current CUDA device is theirs: restored on return.
+  // The caller's current CUDA device is theirs: restored on return (a
+  // thread that had none keeps the device's, as the frontend leaves it).
   std::optional<::graph::rt::CallerContext> keep;
   if (device == GRAPH_DEVICE_GPU)
-    keep.emplace();
+    keep.emplace(/*keepIfNone=*/true);
   // The hot path: the same buffers as last time, other data pointers.
   if (device == GRAPH_DEVICE_GPU) {
     llvm::SmallVector<mlir::graph::PackBuffer, 8> pack = packOf(buffers);

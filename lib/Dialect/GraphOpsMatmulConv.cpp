@@ -568,7 +568,8 @@ LogicalResult MoeGroupedMatmulBwdOp::verify() {
                              dweight[0]);
 }
 
-// output = input's dims; token_index and token_ks one i32 per row.
+// output = input's dims; token_index and token_ks one i32 per row; the
+// offsets i32, at least one (two when bounded).
 LogicalResult MoeScatterRowsOp::inferResultDims(ResultDims &dims) {
   ArrayRef<int64_t> input = shapeOf(getInput());
   if (input.size() != 3 || !dimsCompatible(input[0], 1))
@@ -589,6 +590,15 @@ LogicalResult MoeScatterRowsOp::inferResultDims(ResultDims &dims) {
   }
   if (getTopK() < 1)
     return emitNodeError(*this) << "top_k " << getTopK() << " must be >= 1";
+  Value offsets = getFirstTokenOffset();
+  if (!elementOf(offsets).isInteger(32))
+    return emitNodeError(*this) << "first_token_offset must hold i32 but "
+                                << "holds " << elementOf(offsets);
+  int64_t count = staticElementCount(shapeOf(offsets));
+  if (!ShapedType::isDynamic(count) && count < (getBounded() ? 2 : 1))
+    return emitNodeError(*this)
+           << "first_token_offset has " << count << " elements but needs "
+           << (getBounded() ? "a start and an end (bounded)" : "a start");
   dims.set(getOutput(), "output", input, "input's dims");
   return success();
 }

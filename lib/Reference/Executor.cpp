@@ -952,7 +952,9 @@ std::string Interpreter::eval(Operation *op) {
         NdArray out;
         return bindOr(ref::moeScatterRows(
                           get(scatter.getInput()), get(scatter.getTokenIndex()),
-                          get(scatter.getTokenKs()), scatter.getTopK(), out),
+                          get(scatter.getTokenKs()),
+                          get(scatter.getFirstTokenOffset()), scatter.getTopK(),
+                          scatter.getBounded(), out),
                       scatter.getOutput(), out);
       })
       .Case([&](MoeGroupedMatmulBwdOp moe) -> std::string {

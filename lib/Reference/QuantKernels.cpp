@@ -317,24 +317,32 @@ std::string graph::ref::moeGroupedMatmul(const MoeGroupedMatmulInputs &in,
   return "";
 }
 
-std::string graph::ref::moeScatterRows(const NdArray &input,
-                                       const NdArray &tokenIndex,
-                                       const NdArray &tokenKs, int64_t topK,
-                                       NdArray &out) {
+std::string graph::ref::moeScatterRows(
+    const NdArray &input, const NdArray &tokenIndex, const NdArray &tokenKs,
+    const NdArray &firstTokenOffset, int64_t topK, bool bounded, NdArray &out) {
   int64_t m, n;
   if (auto e = rows2d(&input, "input", m, n); !e.empty())
     return e;
-  std::vector<int64_t> index, ks;
+  std::vector<int64_t> index, ks, offsets;
   if (auto e = readInts(&tokenIndex, "token_index", index); !e.empty())
     return e;
   if (auto e = readInts(&tokenKs, "token_ks", ks); !e.empty())
     return e;
+  if (auto e = readInts(&firstTokenOffset, "first_token_offset", offsets);
+      !e.empty())
+    return e;
   if (index.size() != static_cast<size_t>(m) || ks.size() != index.size())
     return "token_index/token_ks: one destination per input row (" +
            std::to_string(m) + ")";
+  if (offsets.size() < (bounded ? 2u : 1u))
+    return "first_token_offset: needs its first entry" +
+           std::string(bounded ? " and its last (bounded)" : "");
+  // The routed rows, as the matmul's experts cover them.
+  int64_t begin = std::clamp<int64_t>(offsets.front(), 0, m);
+  int64_t end = bounded ? std::clamp<int64_t>(offsets.back(), begin, m) : m;
   out = NdArray(input.shape);
   std::vector<char> used(m, 0);
-  for (int64_t r = 0; r < m; ++r) {
+  for (int64_t r = begin; r < end; ++r) {
     if (ks[r] < 0 || ks[r] >= topK)
       return "token_ks: entry " + std::to_string(r) + " = " +
              std::to_string(ks[r]) +

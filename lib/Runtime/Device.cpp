@@ -718,7 +718,7 @@ Device *Device::get(int ordinal, std::string &error) {
   return device;
 }
 
-CallerContext::CallerContext() {
+CallerContext::CallerContext(bool keepIfNone) : keepIfNone(keepIfNone) {
   std::string error;
   const DriverApi *cu = initializedDriver(error);
   if (!cu)
@@ -731,7 +731,7 @@ CallerContext::CallerContext() {
 }
 
 CallerContext::~CallerContext() {
-  if (!saved || !context)
+  if (!saved || (!context && keepIfNone))
     return;
   std::string error;
   if (const DriverApi *cu = initializedDriver(error))

@@ -27,18 +27,30 @@ bool holdsI32(Value value) {
          cast<RankedTensorType>(value.getType()).getElementType().isInteger(32);
 }
 
-/// Splits `op` when its output rows are a permutation of its token rows
-/// and its routing is i32 (what moe_scatter_rows reads); false otherwise
-/// (another row count would leave rows the scatter does not write).
+/// Splits `op` when its output has as many rows as its tokens and its
+/// routing and offsets are i32 (what moe_scatter_rows reads); false
+/// otherwise.
 bool split(MoeGroupedMatmulOp op) {
   auto outType = cast<RankedTensorType>(op.getOutput().getType());
   auto tokenType = cast<RankedTensorType>(op.getToken().getType());
+  auto weightType = cast<RankedTensorType>(op.getWeight().getType());
+  auto offsetType = cast<RankedTensorType>(op.getFirstTokenOffset().getType());
   if (outType.getRank() != 3 || tokenType.getRank() != 3 ||
-      !outType.hasStaticShape() ||
+      !outType.hasStaticShape() || !weightType.hasStaticShape() ||
+      !offsetType.hasStaticShape() ||
       outType.getDimSize(1) != tokenType.getDimSize(1) ||
       !holdsI32(op.getTokenIndex()) || !holdsI32(op.getTokenKs()) ||
-      !op.getTopK())
+      !holdsI32(op.getFirstTokenOffset()) || !op.getTopK())
     return false;
+  // The offsets' format, as the matmul reads them: one start per group
+  // (the last group runs to the last token row), or the starts and the
+  // last group's end (E + 1 entries per E experts; a single expert always
+  // gives both).
+  int64_t experts = weightType.getDimSize(0);
+  int64_t count = offsetType.getNumElements();
+  if (experts < 1 || count < 1 || count % experts > 1)
+    return false;
+  bool bounded = experts == 1 || count % experts == 1;
   OpBuilder b(op);
   StringRef label = getNodeLabel(op);
   std::string base =
@@ -51,7 +63,8 @@ bool split(MoeGroupedMatmulOp op) {
       b.getStringAttr(base + ".rows"), op.getComputeDataTypeAttr());
   auto scatter = MoeScatterRowsOp::create(
       b, op.getLoc(), outType, rows.getOutput(), op.getTokenIndex(),
-      op.getTokenKs(), *op.getTopK(), op.getNameAttr(), nullptr);
+      op.getTokenKs(), op.getFirstTokenOffset(), *op.getTopK(), bounded,
+      op.getNameAttr(), nullptr);
   op.getOutput().replaceAllUsesWith(scatter.getOutput());
   op.erase();
   return true;

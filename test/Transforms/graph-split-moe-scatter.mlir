@@ -7,19 +7,21 @@
 // op's label, the matmul gets <label>.rows.
 // CHECK-LABEL: graph.graph @down
 // CHECK: %[[ROWS:.+]] = moe_grouped_matmul %{{[^,]+}}, %{{[^,]+}}, offsets %{{[^ ]+}} {compute_data_type = f32, name = "experts.down.rows"} : ({{.*}}) -> tensor<1x64x16xbf16
-// CHECK-NEXT: %[[OUT:.+]] = moe_scatter_rows %[[ROWS]], %{{.+}}, %{{.+}} {name = "experts.down", top_k = 2 : i64}
+// CHECK-NEXT: %[[OUT:.+]] = moe_scatter_rows %[[ROWS]], %{{.+}}, %{{.+}}, offsets %{{.+}} {name = "experts.down", top_k = 2 : i64}
 // CHECK-NEXT: output %[[OUT]]
-// cuDNN runs the matmul, the generated kernels the scatter: a thread per
-// element (64 x 16 = 1024: 4 blocks of 256) reads its row's i32 index and
-// slot and stores the element at the routed row.
+// cuDNN runs the matmul, the generated kernels the scatter: a kernel zeroes
+// the output, then a thread per element (64 x 16 = 1024: 4 blocks of 256)
+// of a routed row reads the row's i32 index and slot and stores the element
+// at the routed row.
 // EXEC-LABEL: exec.program @down
 // EXEC: exec.cudnn_group "down/group0"
 // EXEC: graph.moe_grouped_matmul
 // EXEC: exec.kernel_group "down/group1" engine = "codegen_v2
-// EXEC-NEXT: exec.kernel_module @kernels format = ptx binary = "{{.*}}.visible .entry stage0(
-// EXEC-SAME: ld.global.s32{{.*}}ld.global.b32{{.*}}ld.global.b16{{.*}}st.global.b16
+// EXEC-NEXT: exec.kernel_module @kernels format = ptx binary = "{{.*}}.visible .entry stage0_zero({{.*}}.visible .entry stage0(
+// EXEC-SAME: ld.global.b16{{.*}}st.global.b16
+// EXEC-NEXT: exec.kernel_launch @kernels entry = "stage0_zero" grid = [4, 1, 1] block = [256, 1, 1] args = [#exec.arg<uid = 6, access = write>]
 // EXEC-NEXT: exec.kernel_launch @kernels entry = "stage0" grid = [4, 1, 1] block = [256, 1, 1]
-// EXEC-SAME: args = [#exec.arg<uid = 7, access = read>, #exec.arg<uid = 6, access = write>, #exec.arg<uid = 4, access = read>, #exec.arg<uid = 5, access = read>]
+// EXEC-SAME: args = [#exec.arg<uid = 7, access = read>, #exec.arg<uid = 6, access = write>, #exec.arg<uid = 4, access = read>, #exec.arg<uid = 5, access = read>, #exec.arg<uid = 3, access = read>]
 graph.graph @down(%act: tensor<1x64x32xbf16> {graph.name = "act"},
                   %w: tensor<4x32x16xbf16, #graph.strides<[512, 1, 32]>> {graph.name = "w_down"},
                   %off: tensor<4x1x1xi32> {graph.name = "first_token_offset"},
@@ -29,6 +31,21 @@ graph.graph @down(%act: tensor<1x64x32xbf16> {graph.name = "act"},
   %y = graph.moe_grouped_matmul %act, %w, offsets %off token_index %index token_ks %ks
       {mode = #graph.moe_mode<scatter>, top_k = 2 : i64, name = "experts.down", compute_data_type = f32}
       : (tensor<1x64x32xbf16>, tensor<4x32x16xbf16, #graph.strides<[512, 1, 32]>>, tensor<4x1x1xi32>, tensor<64x1x1xi32>, tensor<64x1x1xi32>) -> tensor<1x64x16xbf16>
+  graph.output %y : tensor<1x64x16xbf16>
+}
+
+// -----
+
+// Offsets that end the last expert's rows (E + 1 entries): the rows past
+// that end are padding, so the scatter is bounded by the last offset.
+// CHECK-LABEL: graph.graph @padded
+// CHECK: moe_scatter_rows {{.*}} {bounded, top_k = 2 : i64}
+graph.graph @padded(%act: tensor<1x64x32xbf16>, %w: tensor<4x32x16xbf16>, %off: tensor<5x1x1xi32>,
+                    %index: tensor<64x1x1xi32>, %ks: tensor<64x1x1xi32>)
+    -> tensor<1x64x16xbf16> attributes {compute_data_type = f32} {
+  %y = graph.moe_grouped_matmul %act, %w, offsets %off token_index %index token_ks %ks
+      {mode = #graph.moe_mode<scatter>, top_k = 2 : i64}
+      : (tensor<1x64x32xbf16>, tensor<4x32x16xbf16>, tensor<5x1x1xi32>, tensor<64x1x1xi32>, tensor<64x1x1xi32>) -> tensor<1x64x16xbf16>
   graph.output %y : tensor<1x64x16xbf16>
 }
 

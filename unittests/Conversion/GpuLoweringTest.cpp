@@ -421,6 +421,60 @@ graph.graph @down(%act: tensor<1x12x8xbf16> {graph.name = "act"},
       << error;
 }
 
+// Offsets that end the experts' rows before the last token row (E + 1
+// entries): rows past the end are padding, their routing unread (here it
+// repeats an earlier destination), and the output rows nothing lands on
+// are zero, as in scatter mode.
+TEST_F(GpuLoweringTest, ScatterModeSplitLeavesPaddingRowsUnrouted) {
+  const char *text = R"mlir(
+graph.graph @padded(%act: tensor<1x8x4xf32> {graph.name = "act"},
+                    %w: tensor<2x4x3xf32> {graph.name = "w"},
+                    %off: tensor<3x1x1xi32> {graph.name = "offsets"},
+                    %index: tensor<8x1x1xi32> {graph.name = "token_index"},
+                    %ks: tensor<8x1x1xi32> {graph.name = "token_ks"})
+    -> (tensor<1x8x3xf32> {graph.name = "down"}) attributes {compute_data_type = f32} {
+  %y = graph.moe_grouped_matmul %act, %w, offsets %off token_index %index token_ks %ks
+      {mode = #graph.moe_mode<scatter>, top_k = 2 : i64}
+      : (tensor<1x8x4xf32>, tensor<2x4x3xf32>, tensor<3x1x1xi32>, tensor<8x1x1xi32>, tensor<8x1x1xi32>) -> tensor<1x8x3xf32>
+  graph.output %y : tensor<1x8x3xf32>
+})mlir";
+  OwningOpRef<ModuleOp> original = parseSourceString<ModuleOp>(text, &context);
+  ASSERT_TRUE(original);
+  GraphOp before = *original->getOps<GraphOp>().begin();
+  GraphOp after = parse(text);
+  ASSERT_TRUE(after);
+  bool bounded = false;
+  after.walk([&](MoeScatterRowsOp op) { bounded = op.getBounded(); });
+  EXPECT_TRUE(bounded);
+  auto ints = [](ref::Shape shape, std::vector<double> values) {
+    ref::HostTensor tensor = ref::HostTensor::zeros(ref::DType::I32, shape);
+    ref::NdArray array(shape);
+    array.data = std::move(values);
+    ref::store(array, ref::DType::I32, ref::rowMajorStrides(shape),
+               tensor.bytes.data());
+    return tensor;
+  };
+  // Rows 0..5 go to rows 5, 0, 3, 1, 4, 2; rows 6 and 7 are padding.
+  std::vector<ref::HostTensor> inputs = {
+      random(ref::DType::F32, {1, 8, 4}, 6),
+      random(ref::DType::F32, {2, 4, 3}, 7), ints({3, 1, 1}, {0, 3, 6}),
+      ints({8, 1, 1}, {2, 0, 1, 0, 2, 1, 2, 2}),
+      ints({8, 1, 1}, {1, 0, 1, 1, 0, 0, 1, 1})};
+  std::vector<ref::HostTensor> want, got;
+  ASSERT_EQ(ref::execute(before, inputs, want), "");
+  ASSERT_EQ(ref::execute(after, inputs, got), "");
+  EXPECT_EQ(got[0].bytes, want[0].bytes);
+  ref::NdArray values = ref::load(got[0].bytes.data(), got[0].dtype,
+                                  got[0].shape, got[0].strides);
+  for (int64_t r = 6; r < 8; ++r)
+    for (int64_t c = 0; c < 3; ++c)
+      EXPECT_EQ(values.data[r * 3 + c], 0.0) << "row " << r;
+  double routed = 0;
+  for (int64_t i = 0; i < 18; ++i)
+    routed += std::fabs(values.data[i]);
+  EXPECT_GT(routed, 0.1);
+}
+
 // An f32 intermediate crossing into a bf16 matmul is stored in bf16 (what
 // the matmul rounds it to): cuDNN has no f32 x bf16 matmul.
 TEST_F(GpuLoweringTest, TensorCoreOperandsCrossGroupsIn16Bit) {

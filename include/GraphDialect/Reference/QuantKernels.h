@@ -92,11 +92,15 @@ struct MoeGroupedMatmulInputs {
 std::string moeGroupedMatmul(const MoeGroupedMatmulInputs &in, MoeMode mode,
                              int64_t topK, NdArray &out, int64_t outRows = 0);
 
-/// moe_scatter_rows: row r of `input` [1,M,N] to row token_index[r] *
-/// topK + token_ks[r] of `out` (the input's dims); an out-of-range or
-/// repeated destination is an error naming the row.
+/// moe_scatter_rows: each routed row r of `input` [1,M,N] (from
+/// firstTokenOffset's first entry to its last when `bounded`, else to M) to
+/// row token_index[r] * topK + token_ks[r] of `out` (the input's dims; rows
+/// nothing lands on are 0); a slot outside [0, topK) or a destination out
+/// of range or written twice is an error naming the row.
 std::string moeScatterRows(const NdArray &input, const NdArray &tokenIndex,
-                           const NdArray &tokenKs, int64_t topK, NdArray &out);
+                           const NdArray &tokenKs,
+                           const NdArray &firstTokenOffset, int64_t topK,
+                           bool bounded, NdArray &out);
 
 /// dweight [E,K,N] from doutput [1,M,N] and token [1,M,K].
 std::string moeGroupedMatmulBwd(const NdArray &doutput, const NdArray &token,

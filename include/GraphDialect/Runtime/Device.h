@@ -147,14 +147,14 @@ protected:
 /// Keeps the CUDA context that was current on the calling thread when it
 /// was made and makes it current again when it goes: an entry point of the
 /// library that runs work on some device leaves the caller's current device
-/// (e.g. torch.cuda.current_device()) as it found it. A thread that had no
-/// current context keeps the one the library made current, as after a
-/// first CUDA runtime call on that thread (the frontend's execute on a
-/// fresh thread leaves the device's primary context current). Does nothing
-/// when the driver cannot be loaded.
+/// (e.g. torch.cuda.current_device()) as it found it. With `keepIfNone`
+/// (an execute), a thread that had no current context keeps the one the
+/// library made current, as after a first CUDA runtime call on that thread
+/// (the frontend's execute on a fresh thread leaves the device's primary
+/// context current). Does nothing when the driver cannot be loaded.
 class CallerContext {
 public:
-  CallerContext();
+  explicit CallerContext(bool keepIfNone = false);
   ~CallerContext();
   CallerContext(const CallerContext &) = delete;
   CallerContext &operator=(const CallerContext &) = delete;
@@ -162,6 +162,7 @@ public:
 private:
   void *context = nullptr;
   bool saved = false;
+  bool keepIfNone = false;
 };
 
 } // namespace graph::rt

@@ -1,11 +1,13 @@
 //===- ScatterStage.cpp - Routed rows to their destination rows -----------===//
 //
-// moe_scatter_rows: a thread per element of the input's rows reads its
-// row's token_index and token_ks, and copies the element to row
-// token_index * top_k + token_ks of the output. A destination outside the
-// output's rows is skipped (the reference rejects such routing; the kernel
-// cannot raise). The kernel is the op's lowering by its kernel pattern
-// (KernelPatterns.cpp).
+// moe_scatter_rows: two kernels. The first zeroes the output (rows no
+// routed row lands on stay zero: padding past the experts' rows). The
+// second gives a thread to each element of the input's rows: a routed row
+// (inside the offsets' range) reads its token_index and token_ks and
+// copies the element to row token_index * top_k + token_ks of the output.
+// A slot outside [0, top_k) or a destination outside the output's rows is
+// skipped (the reference rejects such routing; a kernel cannot raise). The
+// kernels are the op's lowering by its kernel pattern (KernelPatterns.cpp).
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,7 +19,7 @@ using namespace mlir;
 using namespace mlir::graph;
 using namespace mlir::graph::kernelgen;
 
-/// Threads per block of a scatter stage (each copies one element).
+/// Threads per block of a scatter stage's kernels (each writes one element).
 static constexpr int64_t kScatterThreads = 256;
 
 std::string Emitter::scatterRowsKernels(KernelContext &c, Operation *original) {
@@ -26,30 +28,51 @@ std::string Emitter::scatterRowsKernels(KernelContext &c, Operation *original) {
   const View &y = planner.viewOf(planner.uidOf(op.getOutput()));
   const View &index = planner.viewOf(planner.uidOf(op.getTokenIndex()));
   const View &ks = planner.viewOf(planner.uidOf(op.getTokenKs()));
+  const View &offsets = planner.viewOf(planner.uidOf(op.getFirstTokenOffset()));
   if (x.dims != y.dims || x.dims.size() < 2)
     return "moe_scatter_rows: input and output must be [.., M, N] alike";
-  if (index.dtype != DType::I32 || ks.dtype != DType::I32)
-    return "moe_scatter_rows: generated kernels read i32 token_index and "
-           "token_ks only";
-  int64_t width = x.dims.back(),
-          rows = numel(x.dims) / std::max<int64_t>(width, 1);
+  if (index.dtype != DType::I32 || ks.dtype != DType::I32 ||
+      offsets.dtype != DType::I32)
+    return "moe_scatter_rows: generated kernels read i32 token_index, "
+           "token_ks and first_token_offset only";
+  int64_t width = std::max<int64_t>(x.dims.back(), 1);
+  int64_t rows = numel(x.dims) / width;
+  int64_t offsetCount = numel(offsets.dims);
   if (numel(index.dims) != rows || numel(ks.dims) != rows)
     return "moe_scatter_rows: token_index and token_ks need one entry per row";
+  if (offsetCount < (op.getBounded() ? 2 : 1))
+    return "moe_scatter_rows: first_token_offset lacks its start or end";
   int64_t total = numel(x.dims), topK = op.getTopK();
+  unsigned blocks =
+      static_cast<unsigned>((total + kScatterThreads - 1) / kScatterThreads);
+  std::string name = "stage" + std::to_string(c.index);
+  auto threadIndex = [&] {
+    Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+    Value bid = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
+    return addi(muli(bid, idx(kScatterThreads)), tid);
+  };
+
+  // Zeros first: the rows no routed row lands on.
+  Kernel zero = begin(name + "_zero", {y.buffer}, kScatterThreads, 0);
+  zero.launch.grid = {blocks, 1, 1};
+  Value t0 = threadIndex();
+  guarded(ult(t0, idx(total)),
+          [&] { storeRun(zero, y, y.dims, t0, {f32(0.0)}); });
+  if (std::string e = finish(zero, c.out); !e.empty())
+    return e;
+
   std::vector<int64_t> buffers;
-  for (int64_t buffer : {x.buffer, y.buffer, index.buffer, ks.buffer})
+  for (int64_t buffer :
+       {x.buffer, y.buffer, index.buffer, ks.buffer, offsets.buffer})
     if (!llvm::is_contained(buffers, buffer))
       buffers.push_back(buffer);
-  Kernel k =
-      begin("stage" + std::to_string(c.index), buffers, kScatterThreads, 0);
-  k.launch.grid = {
-      static_cast<unsigned>((total + kScatterThreads - 1) / kScatterThreads), 1,
-      1};
-  Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
-  Value bid = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
-  Value t = addi(muli(bid, idx(kScatterThreads)), tid);
-  auto loadIndex = [&](const View &v, Value row) -> Value {
-    Value at = offsetOf(v, v.dims, row);
+  Kernel k = begin(name, buffers, kScatterThreads, 0);
+  k.launch.grid = {blocks, 1, 1};
+  Value t = threadIndex();
+  // Signed i32 values as index: a negative one wraps to a huge unsigned
+  // value, which the unsigned range checks below reject.
+  auto loadInt = [&](const View &v, Value element) -> Value {
+    Value at = offsetOf(v, v.dims, element);
     Value raw =
         memref::LoadOp::create(b, loc, k.memrefs.at(v.buffer), ValueRange{at});
     return arith::IndexCastOp::create(b, loc, b.getIndexType(), raw);
@@ -57,13 +80,27 @@ std::string Emitter::scatterRowsKernels(KernelContext &c, Operation *original) {
   guarded(ult(t, idx(total)), [&] {
     Value row = arith::DivUIOp::create(b, loc, t, idx(width));
     Value col = arith::RemUIOp::create(b, loc, t, idx(width));
-    // dst = token_index * top_k + token_ks, compared unsigned: a negative
-    // index or slot wraps to a huge row and is skipped with the rest.
-    Value dst =
-        addi(muli(loadIndex(index, row), idx(topK)), loadIndex(ks, row));
-    guarded(ult(dst, idx(rows)), [&] {
-      SmallVector<Value> element = loadRun(k, x, x.dims, t, 1);
-      storeRun(k, y, y.dims, addi(muli(dst, idx(width)), col), element);
+    // Routed rows: [offsets[0], offsets[last] when bounded, else rows).
+    Value first = loadInt(offsets, idx(0));
+    Value end =
+        op.getBounded()
+            ? arith::MinUIOp::create(
+                  b, loc, loadInt(offsets, idx(offsetCount - 1)), idx(rows))
+                  .getResult()
+            : idx(rows);
+    Value routed = arith::AndIOp::create(
+        b, loc,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle, first, row),
+        ult(row, end));
+    guarded(routed, [&] {
+      Value token = loadInt(index, row), slot = loadInt(ks, row);
+      Value dst = addi(muli(token, idx(topK)), slot);
+      Value ok = arith::AndIOp::create(b, loc, ult(slot, idx(topK)),
+                                       ult(dst, idx(rows)));
+      guarded(ok, [&] {
+        SmallVector<Value> element = loadRun(k, x, x.dims, t, 1);
+        storeRun(k, y, y.dims, addi(muli(dst, idx(width)), col), element);
+      });
     });
   });
   return finish(k, c.out);

@@ -492,9 +492,11 @@ std::string Planner::planScatterRows(OpContext &c) {
   // Rows land where the routing says: every operand is read from memory,
   // and the output is written by this op's own kernel only.
   auto op = cast<MoeScatterRowsOp>(c.op);
-  for (auto [value, port] : {std::pair<Value, Port>{op.getInput(), Port::input},
-                             {op.getTokenIndex(), Port::token_index},
-                             {op.getTokenKs(), Port::token_ks}})
+  for (auto [value, port] :
+       {std::pair<Value, Port>{op.getInput(), Port::input},
+        {op.getTokenIndex(), Port::token_index},
+        {op.getTokenKs(), Port::token_ks},
+        {op.getFirstTokenOffset(), Port::first_token_offset}})
     if (std::string e = c.inMemory(value, port); !e.empty())
       return e;
   addAlone(op, StageKind::Scatter, *dimsOf(c.in(op.getInput())), c.index);

@@ -609,41 +609,49 @@ graph.graph @bsdq_output(%x: tensor<128x256xf8E4M3FN>, %s: tensor<128x8xf8E8M0FN
 
 // -----
 
-graph.graph @scatter_rows_rank(%x: tensor<64x16xbf16>, %i: tensor<64x1x1xi32>, %k: tensor<64x1x1xi32>) {
+graph.graph @scatter_rows_rank(%x: tensor<64x16xbf16>, %i: tensor<64x1x1xi32>, %k: tensor<64x1x1xi32>, %o: tensor<4x1x1xi32>) {
   // expected-error @below {{moe_scatter_rows "route": input must be [1, M, N] (the rows of a moe_grouped_matmul) but has dims 64x16}}
-  %0 = graph.moe_scatter_rows %x, %i, %k {name = "route", top_k = 2 : i64} : (tensor<64x16xbf16>, tensor<64x1x1xi32>, tensor<64x1x1xi32>) -> tensor<64x16xbf16>
+  %0 = graph.moe_scatter_rows %x, %i, %k, offsets %o {name = "route", top_k = 2 : i64} : (tensor<64x16xbf16>, tensor<64x1x1xi32>, tensor<64x1x1xi32>, tensor<4x1x1xi32>) -> tensor<64x16xbf16>
   graph.output
 }
 
 // -----
 
-graph.graph @scatter_rows_count(%x: tensor<1x64x16xbf16>, %i: tensor<32x1x1xi32>, %k: tensor<64x1x1xi32>) {
+graph.graph @scatter_rows_count(%x: tensor<1x64x16xbf16>, %i: tensor<32x1x1xi32>, %k: tensor<64x1x1xi32>, %o: tensor<4x1x1xi32>) {
   // expected-error @below {{moe_scatter_rows: token_index has 32 elements but input has 64 rows (one destination per row)}}
-  %0 = graph.moe_scatter_rows %x, %i, %k {top_k = 2 : i64} : (tensor<1x64x16xbf16>, tensor<32x1x1xi32>, tensor<64x1x1xi32>) -> tensor<1x64x16xbf16>
+  %0 = graph.moe_scatter_rows %x, %i, %k, offsets %o {top_k = 2 : i64} : (tensor<1x64x16xbf16>, tensor<32x1x1xi32>, tensor<64x1x1xi32>, tensor<4x1x1xi32>) -> tensor<1x64x16xbf16>
   graph.output
 }
 
 // -----
 
-graph.graph @scatter_rows_ks_type(%x: tensor<1x64x16xbf16>, %i: tensor<64x1x1xi32>, %k: tensor<64x1x1xf32>) {
+graph.graph @scatter_rows_ks_type(%x: tensor<1x64x16xbf16>, %i: tensor<64x1x1xi32>, %k: tensor<64x1x1xf32>, %o: tensor<4x1x1xi32>) {
   // expected-error @below {{moe_scatter_rows: token_ks must hold i32 but holds 'f32'}}
-  %0 = graph.moe_scatter_rows %x, %i, %k {top_k = 2 : i64} : (tensor<1x64x16xbf16>, tensor<64x1x1xi32>, tensor<64x1x1xf32>) -> tensor<1x64x16xbf16>
+  %0 = graph.moe_scatter_rows %x, %i, %k, offsets %o {top_k = 2 : i64} : (tensor<1x64x16xbf16>, tensor<64x1x1xi32>, tensor<64x1x1xf32>, tensor<4x1x1xi32>) -> tensor<1x64x16xbf16>
   graph.output
 }
 
 // -----
 
-graph.graph @scatter_rows_converts(%x: tensor<1x64x16xbf16>, %i: tensor<64x1x1xi32>, %k: tensor<64x1x1xi32>) {
+graph.graph @scatter_rows_converts(%x: tensor<1x64x16xbf16>, %i: tensor<64x1x1xi32>, %k: tensor<64x1x1xi32>, %o: tensor<4x1x1xi32>) {
   // expected-error @below {{moe_scatter_rows: output must have the input's element type 'bf16' but is 'f32' (the rows are copied, not converted)}}
-  %0 = graph.moe_scatter_rows %x, %i, %k {top_k = 2 : i64} : (tensor<1x64x16xbf16>, tensor<64x1x1xi32>, tensor<64x1x1xi32>) -> tensor<1x64x16xf32>
+  %0 = graph.moe_scatter_rows %x, %i, %k, offsets %o {top_k = 2 : i64} : (tensor<1x64x16xbf16>, tensor<64x1x1xi32>, tensor<64x1x1xi32>, tensor<4x1x1xi32>) -> tensor<1x64x16xf32>
   graph.output
 }
 
 // -----
 
-graph.graph @scatter_rows_top_k(%x: tensor<1x64x16xbf16>, %i: tensor<64x1x1xi32>, %k: tensor<64x1x1xi32>) {
+graph.graph @scatter_rows_bounded(%x: tensor<1x64x16xbf16>, %i: tensor<64x1x1xi32>, %k: tensor<64x1x1xi32>, %o: tensor<1x1x1xi32>) {
+  // expected-error @below {{moe_scatter_rows: first_token_offset has 1 elements but needs a start and an end (bounded)}}
+  %0 = graph.moe_scatter_rows %x, %i, %k, offsets %o {top_k = 2 : i64, bounded} : (tensor<1x64x16xbf16>, tensor<64x1x1xi32>, tensor<64x1x1xi32>, tensor<1x1x1xi32>) -> tensor<1x64x16xbf16>
+  graph.output
+}
+
+// -----
+
+graph.graph @scatter_rows_top_k(%x: tensor<1x64x16xbf16>, %i: tensor<64x1x1xi32>, %k: tensor<64x1x1xi32>, %o: tensor<4x1x1xi32>) {
   // expected-error @below {{moe_scatter_rows: top_k 0 must be >= 1}}
-  %0 = graph.moe_scatter_rows %x, %i, %k {top_k = 0 : i64} : (tensor<1x64x16xbf16>, tensor<64x1x1xi32>, tensor<64x1x1xi32>) -> tensor<1x64x16xbf16>
+  %0 = graph.moe_scatter_rows %x, %i, %k, offsets %o {top_k = 0 : i64} : (tensor<1x64x16xbf16>, tensor<64x1x1xi32>, tensor<64x1x1xi32>, tensor<4x1x1xi32>) -> tensor<1x64x16xbf16>
   graph.output
 }
 

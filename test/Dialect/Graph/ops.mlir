@@ -450,9 +450,9 @@ graph.graph @paged_cache_load(%c: tensor<32x4x8x64xf16>, %t: tensor<4x1x8x1xi32>
 
 // The row routing of scatter mode alone.
 // CHECK-LABEL: graph.graph @moe_scatter_rows(
-// CHECK-NEXT: %[[S:.+]] = moe_scatter_rows %{{.+}}, %{{.+}}, %{{.+}} {name = "route", top_k = 2 : i64} : (tensor<1x64x16xbf16>, tensor<64x1x1xi32>, tensor<64x1x1xi32>) -> tensor<1x64x16xbf16>
-graph.graph @moe_scatter_rows(%rows: tensor<1x64x16xbf16>, %idx: tensor<64x1x1xi32>, %ks: tensor<64x1x1xi32>) -> tensor<1x64x16xbf16> {
-  %y = graph.moe_scatter_rows %rows, %idx, %ks {name = "route", top_k = 2 : i64} : (tensor<1x64x16xbf16>, tensor<64x1x1xi32>, tensor<64x1x1xi32>) -> tensor<1x64x16xbf16>
+// CHECK-NEXT: %[[S:.+]] = moe_scatter_rows %{{.+}}, %{{.+}}, %{{.+}}, offsets %{{.+}} {bounded, name = "route", top_k = 2 : i64} : (tensor<1x64x16xbf16>, tensor<64x1x1xi32>, tensor<64x1x1xi32>, tensor<5x1x1xi32>) -> tensor<1x64x16xbf16>
+graph.graph @moe_scatter_rows(%rows: tensor<1x64x16xbf16>, %idx: tensor<64x1x1xi32>, %ks: tensor<64x1x1xi32>, %off: tensor<5x1x1xi32>) -> tensor<1x64x16xbf16> {
+  %y = graph.moe_scatter_rows %rows, %idx, %ks, offsets %off {name = "route", top_k = 2 : i64, bounded} : (tensor<1x64x16xbf16>, tensor<64x1x1xi32>, tensor<64x1x1xi32>, tensor<5x1x1xi32>) -> tensor<1x64x16xbf16>
   graph.output %y : tensor<1x64x16xbf16>
 }
 
