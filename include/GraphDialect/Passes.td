@@ -132,15 +132,21 @@ def GraphSplitMoeScatter
   let summary = "Run a scatter-mode MoE matmul as none mode and a row scatter";
   let description = [{
     A `moe_grouped_matmul` in `scatter` mode whose output has one row per
-    token row (the rows are permuted, as an MoE layer's down projection
-    routes them) becomes the same matmul in `none` mode, writing the rows
-    in expert order, and a `moe_scatter_rows` that puts row `r` at
-    `token_index[r] * top_k + token_ks[r]`:
+    token row (an MoE layer's down projection) and whose routing and
+    offsets are i32 becomes the same matmul in `none` mode, writing the
+    rows in expert order, and a `moe_scatter_rows` that puts each routed
+    row `r` at `token_index[r] * top_k + token_ks[r]`, the rows the offsets
+    give no expert (padding) unread and the output rows nothing lands on
+    zero:
 
     ```
-    rows = moe_grouped_matmul token, weight, offsets            (none)
-    out  = moe_scatter_rows rows, token_index, token_ks {top_k}
+    rows = moe_grouped_matmul token, weight, offsets                   (none)
+    out  = moe_scatter_rows rows, token_index, token_ks, offsets {top_k}
     ```
+
+    `bounded` says the offsets end with the last expert's end (E + 1
+    entries per E experts); otherwise the last expert runs to the last
+    token row.
 
     cuDNN 9.19 offers no engine config for scatter mode on the H200 (none
     and gather mode plan); the generated kernels run the scatter. The GPU
