@@ -236,7 +236,7 @@ class Tensor:
         """Raises ValueError naming this tensor when its dims are unset, its
         strides do not match them, or it is both virtual and pass-by-value."""
         if not self.dim:
-            raise ValueError(f"tensor {self.name!r}: dims are not set")
+            raise ValueError(f"tensor {self.name!r}: dims not set (call set_dim)")
         if self.stride and len(self.stride) != len(self.dim):
             raise ValueError(f"tensor {self.name!r}: {len(self.stride)} strides for {len(self.dim)} dims")
         if self.is_virtual and self.is_pass_by_value:

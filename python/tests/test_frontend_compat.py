@@ -1487,7 +1487,7 @@ def test_tensor_alignment_vectors_and_validate():
     with pytest.raises(TypeError):
         x.set_alignment_value(16.0)
     x.validate()
-    with pytest.raises(ValueError, match=r"tensor 'nodims': dims are not set"):
+    with pytest.raises(ValueError, match=r"tensor 'nodims': dims not set \(call set_dim\)"):
         gc.Tensor(name="nodims").validate()
     with pytest.raises(ValueError, match=r"tensor 't': 1 strides for 2 dims"):
         gc.Tensor(name="t", dim=[2, 3], stride=[1]).validate()
