@@ -4,7 +4,9 @@ overrides, the repeated-pack fast path, the C call on the handle's device
 and stream, and CUDA graph population. pygraph (_graph.py) inherits
 _GraphExecution."""
 
+import contextlib
 import sys
+import threading
 
 from . import _buffers, _capi, _plans, _variants
 from ._variants import OverrideStrideWarning  # noqa: F401 (re-exported)
@@ -12,6 +14,13 @@ from ._enums import data_type, dtype_code, from_code
 from ._errors import _status_error, cudnnGraphNotSupportedError
 from ._handles import _CU_STREAM_LEGACY, Handle, _applied_streams, _apply_handle_stream, _apply_stream, _current_cuda_device
 from ._tensor import Tensor, check_int
+
+# The GPU runtime holds one stream and one lent workspace per device, set by
+# calls apart from the execute: threads that set them and execute hold this
+# lock across both, so one thread's work never runs on another's stream or
+# workspace. Launches are queued, not waited for (unless a handle chose the
+# runtime's own stream), so holding it costs little.
+_RUNTIME_SETTINGS = threading.RLock()
 
 
 class _GraphExecution:
@@ -148,15 +157,19 @@ class _GraphExecution:
     def _run_lending(self, lend, tensor_dict, index=None, handle=None) -> None:
         """_run with the caller's workspace lent to the GPU runtime (lend:
         _check_workspace's answer), returned to the runtime afterwards."""
-        if lend is None or not _capi.lend_workspace(*lend):
-            if lend is not None and self._plans and self._plans[self._plan_index if index is None else index].workspace > 0:
-                self._warn_once("workspace", f"graph {self.name!r}: the loaded library cannot take a workspace (graphSetWorkspace); the GPU runtime uses its own")
+        if lend is None:
             self._run(tensor_dict, index, handle=handle)
             return
-        try:
-            self._run(tensor_dict, index, handle=handle)
-        finally:
-            _capi.lend_workspace(0, 0)
+        with _RUNTIME_SETTINGS:
+            if not _capi.lend_workspace(*lend):
+                if self._plans and self._plans[self._plan_index if index is None else index].workspace > 0:
+                    self._warn_once("workspace", f"graph {self.name!r}: the loaded library cannot take a workspace (graphSetWorkspace); the GPU runtime uses its own")
+                self._run(tensor_dict, index, handle=handle)
+                return
+            try:
+                self._run(tensor_dict, index, handle=handle)
+            finally:
+                _capi.lend_workspace(0, 0)
 
     def _shape_variant(self, what, tensor_dict, override_uids, override_shapes, override_strides):
         """The variant of this graph (_variants.py) that runs this execute,
@@ -274,7 +287,8 @@ class _GraphExecution:
             ordinal = handle.device
         else:
             handle = None
-        with _capi.on_device(ordinal if device == _capi.GRAPH_DEVICE_GPU else None):
+        gpu = device == _capi.GRAPH_DEVICE_GPU
+        with _RUNTIME_SETTINGS if gpu else contextlib.nullcontext(), _capi.on_device(ordinal if gpu else None):
             if handle is not None:
                 _apply_handle_stream(handle)
             elif device == _capi.GRAPH_DEVICE_GPU:
@@ -320,24 +334,24 @@ class _GraphExecution:
                 f"{call} (graph {self.name!r}): the CUDA graph already has {nodes} node(s); populate_cuda_graph fills an "
                 "empty graph (update_cuda_graph records a populated one again)"
             )
-        previous = _applied_streams.get(device, 0)
-
         def run_on(stream):
             capture_handle = Handle(ordinal=device)
             capture_handle._raw_stream = stream
             self.execute(variant_pack, workspace, handle=capture_handle)
 
-        try:
-            if update:
-                _cudagraph.clear(target)
-            _cudagraph.record(target, device, run_on)
-        except _cudagraph.CudaGraphError as exc:
-            raise cudnnGraphNotSupportedError(f"{call} (graph {self.name!r}): {exc}") from None
-        finally:
-            # Later executes queue on the stream they did before.
-            with _capi.on_device(device):
-                _capi.set_stream(previous)
-            _applied_streams[device] = previous
+        with _RUNTIME_SETTINGS:  # the capture stream is the device's meanwhile
+            previous = _applied_streams.get(device, 0)
+            try:
+                if update:
+                    _cudagraph.clear(target)
+                _cudagraph.record(target, device, run_on)
+            except _cudagraph.CudaGraphError as exc:
+                raise cudnnGraphNotSupportedError(f"{call} (graph {self.name!r}): {exc}") from None
+            finally:
+                # Later executes queue on the stream they did before.
+                with _capi.on_device(device):
+                    _capi.set_stream(previous)
+                _applied_streams[device] = previous
         if _cudagraph.node_count(target) == 0:
             raise cudnnGraphNotSupportedError(
                 f"{call} (graph {self.name!r}): the execute queued no GPU work (a variant pack of host buffers runs on "

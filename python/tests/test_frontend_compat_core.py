@@ -1529,3 +1529,48 @@ def test_executes_without_a_stream_queue_on_the_legacy_default_stream(monkeypatc
     assert calls == [1, 0x700, 1, 0]
     g._execute_buffers(_capi.GRAPH_DEVICE_CPU, None, 0, None)  # the CPU reference has no stream
     assert calls == [1, 0x700, 1, 0]
+
+
+def test_threads_with_their_own_streams_do_not_cross(monkeypatch):
+    # The runtime holds one stream per device, set apart from the execute:
+    # two threads, each executing on its own handle's stream, must each find
+    # their stream set when their work is queued.
+    import threading
+    import time
+
+    from graph_compiler import _capi, _handles, _plans
+
+    events, current = [], {"stream": None}
+    monkeypatch.setattr(_capi, "on_device", lambda device: contextlib.nullcontext())
+    monkeypatch.setattr(_handles, "_applied_streams", {})
+    monkeypatch.setattr(_plans, "prepare_run", lambda *args: None)
+
+    def set_stream(raw):
+        current["stream"] = raw
+        time.sleep(0.0005)  # room for the other thread to run in between
+        return True
+
+    monkeypatch.setattr(_capi, "set_stream", set_stream)
+
+    class Module:
+        def execute_array(self, device, array, count):
+            time.sleep(0.0005)
+            events.append((threading.current_thread().name, current["stream"]))
+            return _capi.GRAPH_OK
+
+    g = cudnn.pygraph()
+    g._module = Module()
+    handles = {"a": cudnn.Handle(ordinal=0, stream=0x100), "b": cudnn.Handle(ordinal=0, stream=0x200)}
+
+    def work(name):
+        for _ in range(50):
+            g._execute_buffers(_capi.GRAPH_DEVICE_GPU, None, 0, None, handle=handles[name])
+
+    threads = [threading.Thread(target=work, args=(n,), name=n) for n in handles]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(events) == 100
+    crossed = [(name, raw) for name, raw in events if raw != handles[name]._raw_stream]
+    assert not crossed, f"work queued on another thread's stream: {crossed[:5]}"
