@@ -196,6 +196,12 @@ def _specialize(graph: "pygraph", changes: Changes) -> "pygraph":
     for t in clone._all:
         if t.owner is not None:
             t.owner = owner
+        # An op's result takes the dims its op infers at the new shapes: the
+        # dims the user set were for the graph's own (an output's buffer
+        # allocated at the largest shape keeps its strides). Dims no rule
+        # infers (reshape, reduction, conv gradients) stay the user's.
+        if t.producer is not None:
+            t.dim_assigned = False
     for uid, (dims, strides) in changes.items():
         t = clone._tensor_by_uid[uid]
         t.dim, t.dim_assigned = list(dims), True

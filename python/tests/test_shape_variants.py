@@ -248,3 +248,31 @@ def test_bit_packed_masks_are_not_read_as_smaller_shapes():
     want = np.where((np.arange(8) % 2 == 0)[None, :, None, None], xv, 0)
     np.testing.assert_array_equal(o, want)
     assert not getattr(g, "_shape_variants", None)
+
+
+@needs_lib
+def test_outputs_allocated_at_the_built_shape_take_the_smaller_result():
+    # Attention built for [2, 2, 16, 8] on a dynamic graph, run on [1, 2, 8, 8]
+    # inputs with O's buffer allocated at the built shape: O's dims (set by
+    # the user for the built shape) follow the inputs, its strides stay, so
+    # the result lands in the buffer's first batch and positions.
+    H = cudnn.data_type.HALF
+    g = cudnn.pygraph(io_data_type=H, intermediate_data_type=F, compute_data_type=F, is_dynamic_shape_enabled=True)
+    b, h, s, d = 2, 2, 16, 8
+    q, k, v = (g.tensor(name=n, dim=[b, h, s, d], stride=[h * s * d, s * d, d, 1]) for n in "qkv")
+    o, _ = g.sdpa(q=q, k=k, v=v, attn_scale=0.3, use_causal_mask=True, generate_stats=False)
+    o.set_output(True).set_dim([b, h, s, d]).set_stride([h * s * d, s * d, d, 1])
+    g.build([cudnn.heur_mode.A])
+    rng = np.random.default_rng(8)
+    n = 8
+    qv, kv, vv = (rng.standard_normal((1, h, n, d)).astype(np.float16) for _ in range(3))
+    out = np.full((b, h, s, d), 7.0, np.float16)
+    with pytest.warns(cudnn.BufferViewWarning, match=r"has dims \[2, 2, 16, 8\] .* the graph declares dims \[1, 2, 8, 8\] and strides \[256, 128, 8, 1\]"):
+        g.execute({q: qv, k: kv, v: vv, o: out})
+    scores = (qv.astype(np.float32) @ kv.astype(np.float32).transpose(0, 1, 3, 2)) * 0.3
+    scores = np.where(np.triu(np.ones((n, n)), 1)[None, None] > 0, -np.inf, scores)
+    p = np.exp(scores - scores.max(-1, keepdims=True))
+    p /= p.sum(-1, keepdims=True)
+    np.testing.assert_allclose(out[:1, :, :n].astype(np.float32), p @ vv.astype(np.float32), atol=2e-3)
+    assert np.all(out[1:] == 7.0) and np.all(out[:, :, n:] == 7.0)  # the rest of the buffer is the caller's
+    assert o.get_dim() == [b, h, s, d]  # the graph's own tensor is unchanged
