@@ -93,7 +93,7 @@ class _GraphExecution:
             tensor_dict = self._as_pack("execute", tensor_dict, tensor_uids)
         if not self._is_built:
             self.build()
-        if override_uids is not None or override_shapes is not None or override_strides is not None or _variants.is_dynamic(self):
+        if override_uids is not None or override_shapes is not None or override_strides is not None or self._dynamic_shapes:
             variant = self._shape_variant("execute", tensor_dict, override_uids, override_shapes, override_strides)
             if variant is not None:
                 lent = _variants.workspace_for(self, variant, workspace, variant._plan_index)
@@ -180,7 +180,7 @@ class _GraphExecution:
         changes = _variants.from_overrides(self, what, override_uids, override_shapes, override_strides)
         if changes:
             return _variants.variant(self, changes)
-        if tensor_dict is not None and _variants.is_dynamic(self) and self._io_info is not None:
+        if tensor_dict is not None and self._dynamic_shapes and self._io_info is not None:
             changes = _variants.from_buffers(self, {self._uid_of_key(k): v for k, v in tensor_dict.items() if k is not None})
             if changes:
                 return _variants.variant(self, changes, or_declared=True)

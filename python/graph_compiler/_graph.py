@@ -172,6 +172,8 @@ class pygraph(_GraphBuilding, _GraphEmission, _GraphPlanning, _GraphExecution, _
             is_dynamic_shape_enabled=is_dynamic_shape_enabled,
             is_override_shape_enabled=is_override_shape_enabled,
         )
+        # The frontend runs such a graph at each execute's shapes (_variants).
+        self._dynamic_shapes = kernel_cache is not None or bool(is_dynamic_shape_enabled) or bool(is_override_shape_enabled)
         self._nodes: List[Node] = []
         self._all: List[Tensor] = []  # every tensor, creation order
         self._tensors: Dict[str, Tensor] = {}  # unique names only

@@ -46,12 +46,6 @@ class OverrideStrideWarning(UserWarning):
     tensor's rank, so they cannot describe it."""
 
 
-def is_dynamic(graph: "pygraph") -> bool:
-    """The frontend runs this graph at the shapes of each execute's buffers."""
-    options = graph._options
-    return graph._kernel_cache is not None or bool(options.get("is_dynamic_shape_enabled")) or bool(options.get("is_override_shape_enabled"))
-
-
 def same_layout(dims, strides, compiled) -> bool:
     """The same addressing: strides agree on every dim of extent above 1."""
     return all(d == 1 or s == c for d, s, c in zip(dims, strides, compiled))
