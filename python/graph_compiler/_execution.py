@@ -21,6 +21,7 @@ from ._tensor import Tensor, check_int
 # workspace. Launches are queued, not waited for (unless a handle chose the
 # runtime's own stream), so holding it costs little.
 _RUNTIME_SETTINGS = threading.RLock()
+_NO_LOCK = contextlib.nullcontext()  # the CPU reference holds no device state
 
 
 class _GraphExecution:
@@ -288,7 +289,7 @@ class _GraphExecution:
         else:
             handle = None
         gpu = device == _capi.GRAPH_DEVICE_GPU
-        with _RUNTIME_SETTINGS if gpu else contextlib.nullcontext(), _capi.on_device(ordinal if gpu else None):
+        with _RUNTIME_SETTINGS if gpu else _NO_LOCK, _capi.on_device(ordinal if gpu else None):
             if handle is not None:
                 _apply_handle_stream(handle)
             elif device == _capi.GRAPH_DEVICE_GPU:
