@@ -70,7 +70,9 @@ std::string Emitter::scatterRowsKernels(KernelContext &c, Operation *original) {
   k.launch.grid = {blocks, 1, 1};
   Value t = threadIndex();
   // Signed i32 values as index: a negative one wraps to a huge unsigned
-  // value, which the unsigned range checks below reject.
+  // value, which the unsigned range checks below reject. (Each value is
+  // built in its own statement: the kernels' IR does not depend on the
+  // host compiler's argument order.)
   auto loadInt = [&](const View &v, Value element) -> Value {
     Value at = offsetOf(v, v.dims, element);
     Value raw =
@@ -82,24 +84,27 @@ std::string Emitter::scatterRowsKernels(KernelContext &c, Operation *original) {
     Value col = arith::RemUIOp::create(b, loc, t, idx(width));
     // Routed rows: [offsets[0], offsets[last] when bounded, else rows).
     Value first = loadInt(offsets, idx(0));
-    Value end =
-        op.getBounded()
-            ? arith::MinUIOp::create(
-                  b, loc, loadInt(offsets, idx(offsetCount - 1)), idx(rows))
-                  .getResult()
-            : idx(rows);
-    Value routed = arith::AndIOp::create(
-        b, loc,
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle, first, row),
-        ult(row, end));
+    Value end = idx(rows);
+    if (op.getBounded()) {
+      Value last = loadInt(offsets, idx(offsetCount - 1));
+      end = arith::MinUIOp::create(b, loc, last, end);
+    }
+    Value afterFirst =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle, first, row);
+    Value beforeEnd = ult(row, end);
+    Value routed = arith::AndIOp::create(b, loc, afterFirst, beforeEnd);
     guarded(routed, [&] {
-      Value token = loadInt(index, row), slot = loadInt(ks, row);
-      Value dst = addi(muli(token, idx(topK)), slot);
-      Value ok = arith::AndIOp::create(b, loc, ult(slot, idx(topK)),
-                                       ult(dst, idx(rows)));
+      Value token = loadInt(index, row);
+      Value slot = loadInt(ks, row);
+      Value base = muli(token, idx(topK));
+      Value dst = addi(base, slot);
+      Value slotOk = ult(slot, idx(topK));
+      Value rowOk = ult(dst, idx(rows));
+      Value ok = arith::AndIOp::create(b, loc, slotOk, rowOk);
       guarded(ok, [&] {
         SmallVector<Value> element = loadRun(k, x, x.dims, t, 1);
-        storeRun(k, y, y.dims, addi(muli(dst, idx(width)), col), element);
+        Value at = addi(muli(dst, idx(width)), col);
+        storeRun(k, y, y.dims, at, element);
       });
     });
   });
