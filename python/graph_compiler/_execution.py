@@ -6,21 +6,14 @@ _GraphExecution."""
 
 import contextlib
 import sys
-import threading
 
 from . import _buffers, _capi, _plans, _variants
 from ._variants import OverrideStrideWarning  # noqa: F401 (re-exported)
 from ._enums import data_type, dtype_code, from_code
 from ._errors import _status_error, cudnnGraphNotSupportedError
-from ._handles import _CU_STREAM_LEGACY, Handle, _applied_streams, _apply_handle_stream, _apply_stream, _current_cuda_device
+from ._handles import _CU_STREAM_LEGACY, _RUNTIME_SETTINGS, Handle, _applied_streams, _apply_handle_stream, _apply_stream, _current_cuda_device
 from ._tensor import Tensor, check_int
 
-# The GPU runtime holds one stream and one lent workspace per device, set by
-# calls apart from the execute: threads that set them and execute hold this
-# lock across both, so one thread's work never runs on another's stream or
-# workspace. Launches are queued, not waited for (unless a handle chose the
-# runtime's own stream), so holding it costs little.
-_RUNTIME_SETTINGS = threading.RLock()
 _NO_LOCK = contextlib.nullcontext()  # the CPU reference holds no device state
 
 
@@ -158,19 +151,17 @@ class _GraphExecution:
     def _run_lending(self, lend, tensor_dict, index=None, handle=None) -> None:
         """_run with the caller's workspace lent to the GPU runtime (lend:
         _check_workspace's answer), returned to the runtime afterwards."""
-        if lend is None:
+        # The lent workspace is the calling thread's (the runtime keeps it
+        # per thread): no lock needed.
+        if lend is None or not _capi.lend_workspace(*lend):
+            if lend is not None and self._plans and self._plans[self._plan_index if index is None else index].workspace > 0:
+                self._warn_once("workspace", f"graph {self.name!r}: the loaded library cannot take a workspace (graphSetWorkspace); the GPU runtime uses its own")
             self._run(tensor_dict, index, handle=handle)
             return
-        with _RUNTIME_SETTINGS:
-            if not _capi.lend_workspace(*lend):
-                if self._plans and self._plans[self._plan_index if index is None else index].workspace > 0:
-                    self._warn_once("workspace", f"graph {self.name!r}: the loaded library cannot take a workspace (graphSetWorkspace); the GPU runtime uses its own")
-                self._run(tensor_dict, index, handle=handle)
-                return
-            try:
-                self._run(tensor_dict, index, handle=handle)
-            finally:
-                _capi.lend_workspace(0, 0)
+        try:
+            self._run(tensor_dict, index, handle=handle)
+        finally:
+            _capi.lend_workspace(0, 0)
 
     def _shape_variant(self, what, tensor_dict, override_uids, override_shapes, override_strides):
         """The variant of this graph (_variants.py) that runs this execute,
@@ -340,6 +331,8 @@ class _GraphExecution:
             capture_handle._raw_stream = stream
             self.execute(variant_pack, workspace, handle=capture_handle)
 
+        if not self._is_built:
+            self.build()  # not under the lock below: other threads' executes go on
         with _RUNTIME_SETTINGS:  # the capture stream is the device's meanwhile
             previous = _applied_streams.get(device, 0)
             try:

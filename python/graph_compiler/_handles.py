@@ -8,6 +8,7 @@ import hashlib
 import itertools
 import json
 import sys
+import threading
 from typing import Any, Dict, Optional, Tuple
 
 from . import _capi
@@ -161,16 +162,24 @@ def _current_cuda_device() -> int:
 # runtime state: an execute with a handle puts its stream back first).
 _applied_streams: Dict[int, int] = {}
 
+# The runtime holds one stream per device, set by calls apart from the
+# execute: whoever sets it (set_stream, destroy_handle, an execute putting
+# its handle's stream back) holds this lock, and an execute holds it from
+# setting the stream to queuing its work (_execution.py), so one thread's
+# work never runs on another's stream. Launches are queued, not waited for
+# (unless a handle chose the runtime's own stream), so it is held briefly.
+_RUNTIME_SETTINGS = threading.RLock()
+
 
 def _apply_stream(device: int, raw: int, switch_device: bool = False) -> None:
     """Hand the runtime of ``device`` (the current one unless switch_device)
     ``raw`` unless it holds it: an unchanged stream costs no runtime call."""
     if _applied_streams.get(device, 0) == raw:
         return
-    with _capi.on_device(device) if switch_device else contextlib.nullcontext():
+    with _RUNTIME_SETTINGS, _capi.on_device(device) if switch_device else contextlib.nullcontext():
         taken = _capi.set_stream(raw)
-    if taken:
-        _applied_streams[device] = raw
+        if taken:
+            _applied_streams[device] = raw
 
 
 def _raw_set_stream(backend_handle: int, raw: int) -> None:
@@ -220,13 +229,14 @@ def destroy_handle(handle):
     if handle.destroyed:
         return None
     _backend()._raw_destroy_handle(handle.backend_handle)
-    if handle._raw_stream and _applied_streams.get(handle.device) == handle._raw_stream:
-        _applied_streams.pop(handle.device, None)
-        try:
-            with _capi.on_device(handle.device):
-                _capi.set_stream(0)
-        except Exception:  # no GPU runtime to reset: nothing was applied there
-            pass
+    with _RUNTIME_SETTINGS:
+        if handle._raw_stream and _applied_streams.get(handle.device) == handle._raw_stream:
+            _applied_streams.pop(handle.device, None)
+            try:
+                with _capi.on_device(handle.device):
+                    _capi.set_stream(0)
+            except Exception:  # no GPU runtime to reset: nothing was applied there
+                pass
     handle.backend_handle = None
     handle.stream = None
     handle._raw_stream = 0

@@ -17,7 +17,7 @@ import weakref
 from collections import OrderedDict
 from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
 
-from . import _buffers
+from . import _buffers, _ops
 from ._enums import data_type
 from ._errors import cudnnGraphNotSupportedError
 from ._tensor import normalize_unit_strides
@@ -190,12 +190,16 @@ def _specialize(graph: "pygraph", changes: Changes) -> "pygraph":
     for t in clone._all:
         if t.owner is not None:
             t.owner = owner
-        # An op's result takes the dims its op infers at the new shapes: the
-        # dims the user set were for the graph's own (an output's buffer
-        # allocated at the largest shape keeps its strides). Dims no rule
-        # infers (reshape, reduction, conv gradients) stay the user's.
-        if t.producer is not None:
-            t.dim_assigned = False
+    # An op's result whose dims the user set to what its op infers at the
+    # graph's own shapes takes what the op infers at the new ones (an
+    # output's buffer allocated at the largest shape keeps its strides).
+    # Dims no rule gives (reshape, reduction, conv gradients) or that differ
+    # from the rule's suggestion (a moe_grouped_matmul_bwd's experts) stay
+    # the user's.
+    for node in clone._nodes:
+        for port, t in node.outputs.items():
+            if t is not None and t.dim_assigned and _ops.infer_dims(node, port) == list(t.dim):
+                t.dim_assigned = False
     for uid, (dims, strides) in changes.items():
         t = clone._tensor_by_uid[uid]
         t.dim, t.dim_assigned = list(dims), True

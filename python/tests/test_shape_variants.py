@@ -276,3 +276,26 @@ def test_outputs_allocated_at_the_built_shape_take_the_smaller_result():
     np.testing.assert_allclose(out[:1, :, :n].astype(np.float32), p @ vv.astype(np.float32), atol=2e-3)
     assert np.all(out[1:] == 7.0) and np.all(out[:, :, n:] == 7.0)  # the rest of the buffer is the caller's
     assert o.get_dim() == [b, h, s, d]  # the graph's own tensor is unchanged
+
+
+@needs_lib
+def test_dims_the_user_chose_over_the_rules_suggestion_stay():
+    # moe_grouped_matmul_bwd's dweight: the rule suggests [offsets, H, N]
+    # (3 offsets here: E + 1 boundaries), the user says 2 experts. A
+    # variant at fewer tokens keeps the user's experts.
+    g = cudnn.pygraph(io_data_type=F, intermediate_data_type=F, compute_data_type=F)
+    dy = g.tensor(name="dy", dim=[1, 8, 3])
+    tok = g.tensor(name="tok", dim=[1, 8, 4])
+    off = g.tensor(name="off", dim=[3, 1, 1], data_type=cudnn.data_type.INT32)
+    dw = g.moe_grouped_matmul_bwd(dy, tok, off)
+    dw.set_output(True).set_dim([2, 4, 3]).set_stride([12, 3, 1])
+    g.build()
+    rng = np.random.default_rng(9)
+    dyv, tv = rng.standard_normal((1, 6, 3)).astype(np.float32), rng.standard_normal((1, 6, 4)).astype(np.float32)
+    offsets = np.array([0, 2, 6], np.int32).reshape(3, 1, 1)
+    out = np.zeros((2, 4, 3), np.float32)
+    run = dict(override_uids=[dy.get_uid(), tok.get_uid()], override_shapes=[[1, 6, 3], [1, 6, 4]], override_strides=[[18, 3, 1], [24, 4, 1]])
+    g.execute({dy: dyv, tok: tv, off: offsets, dw: out}, None, **run)
+    want = np.stack([tv[0, 0:2].T @ dyv[0, 0:2], tv[0, 2:6].T @ dyv[0, 2:6]])
+    np.testing.assert_allclose(out, want, rtol=1e-5, atol=1e-5)
+    assert next(iter(g._shape_variants.values()))._tensor_by_uid[dw.get_uid()].get_dim() == [2, 4, 3]

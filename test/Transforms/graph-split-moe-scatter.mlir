@@ -69,3 +69,18 @@ graph.graph @wider(%act: tensor<1x64x32xbf16>, %w: tensor<4x32x16xbf16>, %off: t
       : (tensor<1x64x32xbf16>, tensor<4x32x16xbf16>, tensor<4x1x1xi32>, tensor<64x1x1xi32>) -> tensor<1x64x16xbf16>
   graph.output %y, %g : tensor<1x128x16xbf16>, tensor<1x64x16xbf16>
 }
+
+// -----
+
+// One expert with one offset: no end to bound its rows by (the matmul
+// itself rejects such offsets when it runs), so nothing is split.
+// CHECK-LABEL: graph.graph @one_offset
+// CHECK-NOT: moe_scatter_rows
+graph.graph @one_offset(%act: tensor<1x8x4xf32>, %w: tensor<1x4x3xf32>, %off: tensor<1x1x1xi32>,
+                        %index: tensor<8x1x1xi32>, %ks: tensor<8x1x1xi32>)
+    -> tensor<1x8x3xf32> attributes {compute_data_type = f32} {
+  %y = graph.moe_grouped_matmul %act, %w, offsets %off token_index %index token_ks %ks
+      {mode = #graph.moe_mode<scatter>, top_k = 1 : i64}
+      : (tensor<1x8x4xf32>, tensor<1x4x3xf32>, tensor<1x1x1xi32>, tensor<8x1x1xi32>, tensor<8x1x1xi32>) -> tensor<1x8x3xf32>
+  graph.output %y : tensor<1x8x3xf32>
+}

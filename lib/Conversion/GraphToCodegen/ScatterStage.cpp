@@ -86,8 +86,10 @@ std::string Emitter::scatterRowsKernels(KernelContext &c, Operation *original) {
     Value first = loadInt(offsets, idx(0));
     Value end = idx(rows);
     if (op.getBounded()) {
+      // As the reference: the end clamped to [first, rows] (signed).
       Value last = loadInt(offsets, idx(offsetCount - 1));
-      end = arith::MinUIOp::create(b, loc, last, end);
+      Value notBeforeFirst = arith::MaxSIOp::create(b, loc, last, first);
+      end = arith::MinSIOp::create(b, loc, notBeforeFirst, end);
     }
     Value afterFirst =
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle, first, row);
