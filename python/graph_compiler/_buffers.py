@@ -315,6 +315,16 @@ def element_size(dt) -> int:
     return info[2] if info else 0
 
 
+def workspace_bytes(workspace):
+    """Bytes a workspace buffer holds: a torch tensor's or an object's
+    nbytes; None for anything else (a raw pointer has no size)."""
+    if is_torch_tensor(workspace):
+        return int(workspace.numel()) * int(workspace.element_size())
+    if hasattr(workspace, "nbytes"):
+        return int(workspace.nbytes)
+    return None
+
+
 def span_elements(dims, strides) -> int:
     """Elements from the first to one past the last element ``dims`` and
     ``strides`` address (0 for an empty tensor)."""

@@ -133,14 +133,12 @@ class _GraphExecution:
         if isinstance(workspace, int) and not isinstance(workspace, bool):
             have = None  # a raw pointer: no size to check
             pointer = workspace
-        elif _buffers.is_torch_tensor(workspace):
-            have = int(workspace.numel()) * int(workspace.element_size())
-            if workspace.device.type == "cuda":
-                pointer = int(workspace.data_ptr())
-        elif hasattr(workspace, "nbytes"):
-            have = int(workspace.nbytes)
         else:
-            raise TypeError(f"execute(workspace=...): expected a buffer (torch tensor, numpy array) or a device pointer, got {type(workspace).__name__}")
+            have = _buffers.workspace_bytes(workspace)
+            if have is None:
+                raise TypeError(f"execute(workspace=...): expected a buffer (torch tensor, numpy array) or a device pointer, got {type(workspace).__name__}")
+            if _buffers.is_torch_tensor(workspace) and workspace.device.type == "cuda":
+                pointer = int(workspace.data_ptr())
         if have is not None and have < need:
             raise ValueError(f"execute(workspace=...): plan {index} ({self._plans[index].name!r}) of graph {self.name!r} needs {need} workspace bytes, the buffer holds {have}")
         if not pointer:

@@ -253,10 +253,7 @@ def workspace_for(graph: "pygraph", made: "pygraph", workspace, index: int):
     if isinstance(workspace, int) and not isinstance(workspace, bool):
         own = graph._plans[graph._plan_index].workspace if graph._plans else 0
         return workspace if need <= own else None
-    if _buffers.is_torch_tensor(workspace):
-        have = int(workspace.numel()) * int(workspace.element_size())
-    else:
-        have = int(getattr(workspace, "nbytes", 0))
+    have = _buffers.workspace_bytes(workspace) or 0
     return workspace if have >= need else None
 
 

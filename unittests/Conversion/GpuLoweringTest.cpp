@@ -73,6 +73,16 @@ protected:
     return tensor;
   }
 
+  /// An i32 tensor of `values` (row-major).
+  static ref::HostTensor ints(ref::Shape shape, std::vector<double> values) {
+    ref::HostTensor tensor = ref::HostTensor::zeros(ref::DType::I32, shape);
+    ref::NdArray array(shape);
+    array.data = std::move(values);
+    ref::store(array, ref::DType::I32, ref::rowMajorStrides(shape),
+               tensor.bytes.data());
+    return tensor;
+  }
+
   MLIRContext context;
   OwningOpRef<ModuleOp> module;
 };
@@ -381,14 +391,6 @@ graph.graph @down(%act: tensor<1x12x8xbf16> {graph.name = "act"},
 
   // Six tokens, two slots each: a shuffled permutation of the 12 rows.
   const int64_t destination[12] = {7, 2, 11, 0, 5, 9, 1, 10, 4, 8, 3, 6};
-  auto ints = [](ref::Shape shape, std::vector<double> values) {
-    ref::HostTensor tensor = ref::HostTensor::zeros(ref::DType::I32, shape);
-    ref::NdArray array(shape);
-    array.data = std::move(values);
-    ref::store(array, ref::DType::I32, ref::rowMajorStrides(shape),
-               tensor.bytes.data());
-    return tensor;
-  };
   std::vector<double> index, ks;
   for (int64_t d : destination) {
     index.push_back(static_cast<double>(d / 2));
@@ -446,14 +448,6 @@ graph.graph @padded(%act: tensor<1x8x4xf32> {graph.name = "act"},
   bool bounded = false;
   after.walk([&](MoeScatterRowsOp op) { bounded = op.getBounded(); });
   EXPECT_TRUE(bounded);
-  auto ints = [](ref::Shape shape, std::vector<double> values) {
-    ref::HostTensor tensor = ref::HostTensor::zeros(ref::DType::I32, shape);
-    ref::NdArray array(shape);
-    array.data = std::move(values);
-    ref::store(array, ref::DType::I32, ref::rowMajorStrides(shape),
-               tensor.bytes.data());
-    return tensor;
-  };
   // Rows 0..5 go to rows 5, 0, 3, 1, 4, 2; rows 6 and 7 are padding.
   std::vector<ref::HostTensor> inputs = {
       random(ref::DType::F32, {1, 8, 4}, 6),
