@@ -446,6 +446,13 @@ class Bound:
         self.staged = None
 
 
+
+def same_addressing(dims, strides, declared) -> bool:
+    """The same memory for every element: strides agree on each dim of
+    extent above 1 (an extent-1 dim's stride addresses nothing)."""
+    return all(x == 1 or s == w for x, s, w in zip(dims, strides, declared))
+
+
 def bind(uid, name, dt, dims, strides, is_out, data, also=None, ragged=False) -> Bound:
     """Checks ``data`` as the buffer of the graph tensor (``uid``, ``name``,
     ``dt``, ``dims``, declared ``strides``; all 0 or empty when undecided)
@@ -520,9 +527,9 @@ def bind(uid, name, dt, dims, strides, is_out, data, also=None, ragged=False) ->
             f"buffer for {label} has dims {d.dims} and strides {d.strides} ({held} bytes) but the graph's dims {dims} "
             f"and strides {declared} ({dt.name if dt is not None else '?'}) span {needed} bytes: the buffer is too small"
         )
-    same_view = same_dims and all(x == 1 or g == w for g, w, x in zip(d.strides, declared, dims))
+    same_view = same_dims and same_addressing(dims, d.strides, declared)
     if also is not None and list(d.dims) == list(also[0]):
-        same_view = same_view or all(x == 1 or g == w for g, w, x in zip(d.strides, also[1], also[0]))
+        same_view = same_view or same_addressing(also[0], d.strides, also[1])
     # A ragged tensor's contiguous buffer is its packed tokens ([T, H, D],
     # say), never the padded dims: no view to warn about.
     if not same_view and not scalar and not packed:

@@ -14,7 +14,6 @@ plans with any graph built at those shapes."""
 import copy
 import warnings
 import weakref
-from collections import OrderedDict
 from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
 
 from . import _buffers, _ops
@@ -44,11 +43,6 @@ _STRUCTURE = ("_nodes", "_all", "_tensors", "_tensor_by_uid")
 class OverrideStrideWarning(UserWarning):
     """A shape override's strides were ignored: their count is not the
     tensor's rank, so they cannot describe it."""
-
-
-def same_layout(dims, strides, compiled) -> bool:
-    """The same addressing: strides agree on every dim of extent above 1."""
-    return all(d == 1 or s == c for d, s, c in zip(dims, strides, compiled))
 
 
 def from_buffers(graph: "pygraph", uid_to_data) -> Changes:
@@ -125,7 +119,7 @@ def from_overrides(graph: "pygraph", what: str, override_uids, override_shapes, 
             raise ValueError(f"{what}: override for tensor {t.name!r} (uid {uid}) gives dims {dims}: dims must be positive")
         if t.is_virtual:
             raise ValueError(f"{what}: override_uids names uid {uid} ({t.name!r}), a virtual tensor: only the graph's inputs and outputs have buffers")
-        if dims == list(t.dim) and same_layout(dims, stride, t.get_stride()):
+        if dims == list(t.dim) and _buffers.same_addressing(dims, stride, t.get_stride()):
             continue
         changes[int(uid)] = (dims, normalize_unit_strides(dims, stride))
     return changes
@@ -145,7 +139,7 @@ def variant(graph: "pygraph", changes: Changes, or_declared: bool = False) -> "O
     ShapeVariantWarning once: the execute runs at the graph's own shapes,
     as it did before the buffers were read."""
     key = tuple(sorted((uid, tuple(d), tuple(s)) for uid, (d, s) in changes.items()))
-    kept = graph.__dict__.setdefault("_shape_variants", OrderedDict())
+    kept = graph.__dict__.setdefault("_shape_variants", {})
     if key in kept:
         found = kept[key]
         if isinstance(found, Exception):

@@ -451,6 +451,13 @@ private:
   Value rowInvariantZero();
   Value addi(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
   Value muli(Value x, Value y) { return arith::MulIOp::create(b, loc, x, y); }
+  /// The thread's index over a 1-D grid of `threadsPerBlock`-thread blocks.
+  Value globalThreadIndex(int64_t threadsPerBlock) {
+    Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+    Value bid = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
+    Value base = muli(bid, idx(threadsPerBlock));
+    return addi(base, tid);
+  }
   Value addf(Value x, Value y) { return arith::AddFOp::create(b, loc, x, y); }
   Value subf(Value x, Value y) { return arith::SubFOp::create(b, loc, x, y); }
   Value mulf(Value x, Value y) { return arith::MulFOp::create(b, loc, x, y); }

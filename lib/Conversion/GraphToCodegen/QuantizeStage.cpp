@@ -69,9 +69,7 @@ std::string Emitter::quantizeKernels(KernelContext &c, Operation *original) {
   Kernel k = begin("stage" + std::to_string(c.index), buffers, threads, 0);
   k.launch.grid = {static_cast<unsigned>((total + threads - 1) / threads), 1,
                    1};
-  Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
-  Value bid = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
-  Value t = addi(muli(bid, idx(threads)), tid);
+  Value t = globalThreadIndex(threads);
   double maxVal = ::graph::ref::maxFiniteValue(y.dtype);
   int emax = y.dtype == DType::F8E4M3FN ? 8 : y.dtype == DType::F8E5M2 ? 15 : 2;
   guarded(ult(t, idx(total)), [&] {

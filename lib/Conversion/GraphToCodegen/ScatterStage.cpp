@@ -46,16 +46,11 @@ std::string Emitter::scatterRowsKernels(KernelContext &c, Operation *original) {
   unsigned blocks =
       static_cast<unsigned>((total + kScatterThreads - 1) / kScatterThreads);
   std::string name = "stage" + std::to_string(c.index);
-  auto threadIndex = [&] {
-    Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
-    Value bid = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
-    return addi(muli(bid, idx(kScatterThreads)), tid);
-  };
 
   // Zeros first: the rows no routed row lands on.
   Kernel zero = begin(name + "_zero", {y.buffer}, kScatterThreads, 0);
   zero.launch.grid = {blocks, 1, 1};
-  Value t0 = threadIndex();
+  Value t0 = globalThreadIndex(kScatterThreads);
   guarded(ult(t0, idx(total)),
           [&] { storeRun(zero, y, y.dims, t0, {f32(0.0)}); });
   if (std::string e = finish(zero, c.out); !e.empty())
@@ -68,7 +63,7 @@ std::string Emitter::scatterRowsKernels(KernelContext &c, Operation *original) {
       buffers.push_back(buffer);
   Kernel k = begin(name, buffers, kScatterThreads, 0);
   k.launch.grid = {blocks, 1, 1};
-  Value t = threadIndex();
+  Value t = globalThreadIndex(kScatterThreads);
   // Signed i32 values as index: a negative one wraps to a huge unsigned
   // value, which the unsigned range checks below reject. (Each value is
   // built in its own statement: the kernels' IR does not depend on the
