@@ -13,6 +13,9 @@
 
 #include "GraphDialect/BytecodeNesting.h"
 #include "GraphDialect/Reference/Executor.h"
+#ifdef GRAPH_HAVE_GPU_RUNTIME
+#include "GraphDialect/Runtime/Device.h"
+#endif
 #include "GraphDialect/Support/NestingDepth.h"
 
 #include "mlir/Bytecode/BytecodeReader.h"
@@ -258,6 +261,11 @@ CompiledGraph::~CompiledGraph() {
   // lock, before the last reference to the context goes.
   std::shared_ptr<Compiler::Impl> compiler = impl->compiler;
   std::lock_guard<std::mutex> lock(compiler->mutex);
+#ifdef GRAPH_HAVE_GPU_RUNTIME
+  // Freeing device memory and unloading modules: allowed while some stream
+  // captures (a graph garbage-collected during another's capture).
+  ::graph::rt::RelaxedCaptureMode relaxed;
+#endif
   impl.reset();
 }
 CompiledGraph::CompiledGraph(CompiledGraph &&) noexcept = default;

@@ -226,8 +226,13 @@ Status CompiledGraph::execute(GraphDevice device,
   // The caller's current CUDA device is theirs: restored on return (a
   // thread that had none keeps the device's, as the frontend leaves it).
   std::optional<::graph::rt::CallerContext> keep;
-  if (device == GRAPH_DEVICE_GPU)
+  // A first execute sets the graph up (allocations, module loads): allowed
+  // inside the caller's CUDA graph capture.
+  std::optional<::graph::rt::RelaxedCaptureMode> relaxed;
+  if (device == GRAPH_DEVICE_GPU) {
     keep.emplace(/*keepIfNone=*/true);
+    relaxed.emplace();
+  }
   // The hot path: the same buffers as last time, other data pointers.
   if (device == GRAPH_DEVICE_GPU) {
     llvm::SmallVector<mlir::graph::PackBuffer, 8> pack = packOf(buffers);

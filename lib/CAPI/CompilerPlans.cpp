@@ -71,6 +71,7 @@ struct PlanCall {
 #ifdef GRAPH_HAVE_GPU_RUNTIME
   std::unique_lock<std::mutex> lock;
   std::optional<rt::CallerContext> keep; // the caller's current device
+  std::optional<rt::RelaxedCaptureMode> relaxed; // builds may allocate
   rt::Device *device = nullptr;          // Need::Device
   mlir::graph::GpuSession::PlanList *list = nullptr; // Need::List and later
 #endif
@@ -94,6 +95,7 @@ PlanCall::PlanCall(CompiledGraph::Impl *impl, const char *call, Need need,
 #else
   lock = std::unique_lock<std::mutex>(impl->compiler->mutex);
   keep.emplace();
+  relaxed.emplace();
   if (need == Need::Device) {
     status = needDevice(call, device);
     return;

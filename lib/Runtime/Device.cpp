@@ -14,6 +14,7 @@
 #include <dlfcn.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
@@ -100,6 +101,9 @@ struct DriverHolder {
     api.cuStreamIsCapturing =
         reinterpret_cast<decltype(api.cuStreamIsCapturing)>(
             dlsym(lib, "cuStreamIsCapturing"));
+    api.cuThreadExchangeStreamCaptureMode =
+        reinterpret_cast<decltype(api.cuThreadExchangeStreamCaptureMode)>(
+            dlsym(lib, "cuThreadExchangeStreamCaptureMode"));
     // CUDA 13 renamed the timing entry point; older drivers have the first.
     if (!resolve(lib, n, "cuEventElapsedTime_v2", api.cuEventElapsedTime,
                  error) &&
@@ -267,6 +271,9 @@ std::string graph::rt::memoryShortage(const std::string &what,
 
 namespace {
 
+/// The driver once initializedDriver() has loaded it; nullptr before.
+std::atomic<const DriverApi *> readyDriver{nullptr};
+
 /// The driver with cuInit done, once per process; nullptr and why not.
 const DriverApi *initializedDriver(std::string &error) {
   struct Init {
@@ -286,6 +293,7 @@ const DriverApi *initializedDriver(std::string &error) {
       return result;
     }
     result.api = cu;
+    readyDriver.store(cu);
     return result;
   }();
   if (!init.api)
@@ -736,4 +744,22 @@ CallerContext::~CallerContext() {
   std::string error;
   if (const DriverApi *cu = initializedDriver(error))
     cu->cuCtxSetCurrent(static_cast<CUcontext>(context));
+}
+
+RelaxedCaptureMode::RelaxedCaptureMode() {
+  const DriverApi *cu = readyDriver.load();
+  if (!cu || !cu->cuThreadExchangeStreamCaptureMode)
+    return;
+  CUstreamCaptureMode mode = CU_STREAM_CAPTURE_MODE_RELAXED;
+  if (cu->cuThreadExchangeStreamCaptureMode(&mode) != CUDA_SUCCESS)
+    return;
+  previous = static_cast<int>(mode);
+  exchanged = true;
+}
+
+RelaxedCaptureMode::~RelaxedCaptureMode() {
+  if (!exchanged)
+    return;
+  CUstreamCaptureMode mode = static_cast<CUstreamCaptureMode>(previous);
+  readyDriver.load()->cuThreadExchangeStreamCaptureMode(&mode);
 }

@@ -41,6 +41,8 @@ struct DriverApi {
   CUresult (*cuStreamGetCtx)(CUstream, CUcontext *);
   /// Optional: whether a stream is being captured into a CUDA graph.
   CUresult (*cuStreamIsCapturing)(CUstream, CUstreamCaptureStatus *);
+  /// Optional: the calling thread's stream capture mode, exchanged.
+  CUresult (*cuThreadExchangeStreamCaptureMode)(CUstreamCaptureMode *);
   CUresult (*cuEventCreate)(CUevent *, unsigned);
   CUresult (*cuEventRecord)(CUevent, CUstream);
   CUresult (*cuEventSynchronize)(CUevent);

@@ -148,6 +148,87 @@ def capture_multi_group_mlp():
     return worst, 2e-2
 
 
+def first_execute_inside_a_global_capture():
+    """The graph's first execute happens inside torch.cuda.graph (global
+    capture mode, torch's default): the runtime sets the graph up there
+    (workspace, kernel modules) without invalidating the capture, as the
+    frontend's test_cuda_graph_retention_option does it."""
+    torch.manual_seed(15)
+    handle, stream = _handle_on_new_stream()
+    x = torch.randn(4, 256, 256, device="cuda", dtype=torch.bfloat16)
+    w = torch.randn(4, 256, 256, device="cuda", dtype=torch.bfloat16) / 16
+    graph = cudnn.pygraph(handle=handle, **BF16)
+    X, W = graph.tensor_like(x), graph.tensor_like(w)
+    H = graph.matmul(A=X, B=W)
+    H.set_data_type(cudnn.data_type.FLOAT)
+    M = graph.reduction(input=H, mode=cudnn.reduction_mode.MAX)
+    M.set_dim([4, 256, 1]).set_data_type(cudnn.data_type.FLOAT)
+    Y = graph.exp(input=graph.sub(a=H, b=M))  # a generated kernel group too
+    Y.set_output(True).set_data_type(cudnn.data_type.BFLOAT16)
+    graph.build([cudnn.heur_mode.A, cudnn.heur_mode.FALLBACK])
+    y = torch.empty(4, 256, 256, device="cuda", dtype=torch.bfloat16)
+    workspace = torch.empty(max(graph.get_workspace_size(), 1), device="cuda", dtype=torch.uint8)
+    stream.wait_stream(torch.cuda.current_stream())
+    capture = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(capture, stream=stream, capture_error_mode="global"):
+        graph.execute({X: x, W: w, Y: y}, workspace, handle=handle)
+    y.fill_(float("nan"))
+    capture.replay()
+    torch.cuda.synchronize()
+    h = x.float() @ w.float()
+    return rel_err(y, torch.exp(h - h.amax(-1, keepdim=True))), 2e-2
+
+
+def graph_collected_during_another_capture():
+    """A built and executed graph garbage-collected while another stream
+    captures in global mode: its teardown (device frees, module unloads)
+    neither invalidates the capture nor breaks later executes."""
+    import gc
+
+    torch.manual_seed(16)
+    handle = cudnn.create_handle()
+    x = torch.randn(2, 128, 256, device="cuda", dtype=torch.bfloat16)
+    w = torch.randn(2, 256, 64, device="cuda", dtype=torch.bfloat16)
+
+    def built():
+        g = cudnn.pygraph(handle=handle, **BF16)
+        X, W = g.tensor_like(x), g.tensor_like(w)
+        Y = g.gelu(input=g.matmul(A=X, B=W))
+        Y.set_output(True).set_data_type(cudnn.data_type.BFLOAT16)
+        g.build([cudnn.heur_mode.A, cudnn.heur_mode.FALLBACK])
+        return g, X, W, Y
+
+    keep, KX, KW, KY = built()
+    victim, VX, VW, VY = built()
+    y = torch.empty(2, 128, 64, device="cuda", dtype=torch.bfloat16)
+    victim.execute({VX: x, VW: w, VY: y}, handle=handle)  # its GPU state exists
+    torch.cuda.synchronize()
+    cycle = [victim]
+    cycle.append(cycle)  # freed only by the collector
+    del victim, cycle
+    copied = torch.empty_like(x)
+    capture, stream = torch.cuda.CUDAGraph(), torch.cuda.Stream()
+    stream.wait_stream(torch.cuda.current_stream())
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        with torch.cuda.graph(capture, stream=stream, capture_error_mode="global"):
+            gc.collect()
+            copied.copy_(x)
+    finally:
+        if was_enabled:
+            gc.enable()
+    copied.fill_(float("nan"))
+    capture.replay()
+    torch.cuda.synchronize()
+    if not torch.equal(copied, x):
+        raise AssertionError("the capture around the collection replayed wrong data")
+    y.fill_(float("nan"))
+    keep.execute({KX: x, KW: w, KY: y}, handle=handle)
+    torch.cuda.synchronize()
+    return rel_err(y, torch.nn.functional.gelu(x.float() @ w.float())), 1e-2
+
+
 def _cu(name, *args):
     import ctypes
 
@@ -202,7 +283,8 @@ def main():
     # The host-scalar case last: a capture that fails leaves torch's capture
     # state broken for the programs after it.
     return run((capture_matmul_bias_relu, capture_sdpa_causal, capture_multi_group_mlp,
-                populate_and_update_cuda_graph, capture_layernorm_host_epsilon))
+                populate_and_update_cuda_graph, first_execute_inside_a_global_capture,
+                graph_collected_during_another_capture, capture_layernorm_host_epsilon))
 
 
 if __name__ == "__main__":

@@ -286,3 +286,44 @@ TEST(Devices, StreamOfAnotherDeviceIsRefused) {
   EXPECT_EQ(second->setStream(nullptr), "");
   EXPECT_FALSE(second->hasCallerStream());
 }
+
+TEST(Devices, RelaxedCaptureModeLetsSetUpAndTearDownRunDuringACapture) {
+  constexpr int kRelaxed = 2; // CU_STREAM_CAPTURE_MODE_RELAXED
+  auto setCapture =
+      fakeSymbol<void (*)(int)>(FAKE_LIBCUDA, "fakeCudaSetGlobalCapture");
+  auto captureMode = fakeSymbol<int (*)()>(FAKE_LIBCUDA, "fakeCudaCaptureMode");
+  std::string error;
+  Device *device = Device::get(0, error);
+  ASSERT_NE(device, nullptr) << error;
+  ASSERT_TRUE(setCapture && captureMode);
+  void *before = device->alloc(64, "tensor uid 1", error);
+  ASSERT_NE(before, nullptr) << error;
+  DeviceMemory start;
+  ASSERT_EQ(device->memory(start), "");
+  int callerMode = captureMode();
+  ASSERT_NE(callerMode, kRelaxed);
+
+  setCapture(1); // someone captures in global mode from here on
+  // Outside the scope the driver refuses the allocation, as a real capture
+  // in global mode does.
+  EXPECT_EQ(device->alloc(64, "tensor uid 2", error), nullptr);
+  EXPECT_TRUE(contains(error, "CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED"))
+      << error;
+  void *during = nullptr;
+  {
+    RelaxedCaptureMode relaxed;
+    EXPECT_EQ(captureMode(), kRelaxed);
+    during = device->alloc(64, "tensor uid 3", error);
+    EXPECT_NE(during, nullptr) << error;
+    device->free(before); // a teardown during the capture
+    before = nullptr;
+  }
+  // The caller's own mode is back.
+  EXPECT_EQ(captureMode(), callerMode);
+  setCapture(0);
+  // One block freed, one allocated inside the scope.
+  DeviceMemory end;
+  ASSERT_EQ(device->memory(end), "");
+  EXPECT_EQ(end.freeBytes, start.freeBytes);
+  device->free(during);
+}

@@ -18,6 +18,7 @@
 #include <cstring>
 #include <map>
 #include <mutex>
+#include <utility>
 
 #define FAKE_EXPORT extern "C" __attribute__((visibility("default")))
 
@@ -37,6 +38,14 @@ FakeContext contexts[kMaxDevices];
 thread_local FakeContext *current = nullptr;
 bool initialized = false;
 std::mutex mutex;
+// A stream capture in global mode somewhere in the process (set by a test
+// hook), and this thread's capture mode: while it is on, the calls a global
+// capture forbids fail on threads that are not in relaxed mode.
+bool globalCapture = false;
+thread_local CUstreamCaptureMode captureMode = CU_STREAM_CAPTURE_MODE_GLOBAL;
+bool captureForbids() {
+  return globalCapture && captureMode != CU_STREAM_CAPTURE_MODE_RELAXED;
+}
 // Allocations: address -> (device, bytes).
 std::map<uintptr_t, std::pair<int, size_t>> allocations;
 size_t used[kMaxDevices];
@@ -114,6 +123,8 @@ FAKE_EXPORT CUresult cuMemGetInfo(size_t *freeBytes, size_t *total) {
 FAKE_EXPORT CUresult cuMemAlloc(CUdeviceptr *ptr, size_t bytes) {
   if (!current)
     return CUDA_ERROR_INVALID_CONTEXT;
+  if (captureForbids())
+    return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
   std::lock_guard<std::mutex> lock(mutex);
   if (bytes > totalBytes() - used[current->device])
     return CUDA_ERROR_OUT_OF_MEMORY;
@@ -126,6 +137,8 @@ FAKE_EXPORT CUresult cuMemAlloc(CUdeviceptr *ptr, size_t bytes) {
   return CUDA_SUCCESS;
 }
 FAKE_EXPORT CUresult cuMemFree(CUdeviceptr ptr) {
+  if (captureForbids())
+    return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
   std::lock_guard<std::mutex> lock(mutex);
   auto it = allocations.find(static_cast<uintptr_t>(ptr));
   if (it == allocations.end())
@@ -203,7 +216,9 @@ FAKE_EXPORT CUresult cuEventDestroy(CUevent event) {
 }
 FAKE_EXPORT CUresult cuGetErrorName(CUresult status, const char **name) {
   *name = status == CUDA_ERROR_OUT_OF_MEMORY ? "CUDA_ERROR_OUT_OF_MEMORY"
-                                             : "CUDA_ERROR_FAKE";
+          : status == CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED
+              ? "CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED"
+              : "CUDA_ERROR_FAKE";
   return CUDA_SUCCESS;
 }
 FAKE_EXPORT CUresult cuGetErrorString(CUresult, const char **text) {
@@ -222,6 +237,17 @@ FAKE_EXPORT CUresult cuLaunchKernel(CUfunction, unsigned, unsigned, unsigned,
                                     CUstream, void **, void **) {
   return CUDA_ERROR_NOT_SUPPORTED;
 }
+
+FAKE_EXPORT CUresult
+cuThreadExchangeStreamCaptureMode(CUstreamCaptureMode *mode) {
+  std::swap(captureMode, *mode);
+  return CUDA_SUCCESS;
+}
+
+/// Test hooks: a global-mode capture in progress (1) or not (0); the calling
+/// thread's capture mode.
+FAKE_EXPORT void fakeCudaSetGlobalCapture(int on) { globalCapture = on != 0; }
+FAKE_EXPORT int fakeCudaCaptureMode() { return static_cast<int>(captureMode); }
 
 /// Test hook: the device of the context current on the calling thread, -1
 /// when none.

@@ -165,6 +165,28 @@ private:
   bool keepIfNone = false;
 };
 
+/// While it lives, the calling thread may make the driver calls that a
+/// CUDA graph capture in global mode forbids (allocating, freeing, loading
+/// modules); the thread's own capture mode is restored when it goes. The
+/// runtime sets a graph up at its first execute and tears it down when the
+/// graph is destroyed, and either may happen while the caller captures (a
+/// first execute inside torch.cuda.graph, a graph garbage-collected during
+/// another stream's capture): in global mode those calls would fail and
+/// invalidate the caller's capture. Does nothing before the driver is
+/// loaded (no GPU state exists then) or when it lacks
+/// cuThreadExchangeStreamCaptureMode.
+class RelaxedCaptureMode {
+public:
+  RelaxedCaptureMode();
+  ~RelaxedCaptureMode();
+  RelaxedCaptureMode(const RelaxedCaptureMode &) = delete;
+  RelaxedCaptureMode &operator=(const RelaxedCaptureMode &) = delete;
+
+private:
+  int previous = 0;
+  bool exchanged = false;
+};
+
 } // namespace graph::rt
 
 #endif // GRAPHDIALECT_RUNTIME_DEVICE_H
