@@ -111,7 +111,8 @@ _CUTEDSL_NAMES = frozenset(
     gemm_swiglu_jax_sm100 gemm_srelu_jax_sm100 gemm_dsrelu_jax_sm100 gemm_amax_jax_sm100
     gemm_proj_rope_mxfp8_jax_sm100 grouped_gemm_jax_sm100 grouped_gemm_glu_jax_sm100
     grouped_gemm_dglu_jax_sm100 grouped_gemm_dsrelu_jax_sm100 grouped_gemm_wgrad_jax_sm100
-    discrete_grouped_gemm_swiglu_jax_sm100 discrete_grouped_gemm_dswiglu_jax_sm100""".split()
+    discrete_grouped_gemm_swiglu_jax_sm100 discrete_grouped_gemm_dswiglu_jax_sm100
+    gnn Nvfp4AttentionQatBackward AlignedHCABackward aligned_hca_backward_wrapper""".split()
 )
 
 

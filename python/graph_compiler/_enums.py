@@ -2,6 +2,7 @@
 each one has in the graph dialect."""
 
 import enum
+import threading
 
 
 class _IntConvertible:
@@ -195,7 +196,39 @@ knob_type.__doc__ = """The frontend's knob types. A cuDNN plan's knobs are keyed
     (get_engine_and_knobs_at_index); backend_knob_code() maps a member to
     cuDNN's backend knob code (cudnnBackendKnobType_t). The members from
     FRONTEND_KNOB_TYPE_BASE on are the frontend's python-engine knobs: no
-    cuDNN plan takes them."""
+    cuDNN plan takes them. Knobs no member mirrors (cuDNN's SPLIT_K, USE_TEX,
+    ..., the compiler's codegen knobs) are extra negative values beside the
+    members, knob_type(-code - 1), named BACKEND_KNOB_<code> or CODEGEN_*."""
+
+
+def _backend_only_knob(cls, value):
+    """knob_type(v) for a v of no member: a negative v names cuDNN backend
+    knob code -v - 1, which no frontend knob type mirrors (SPLIT_K, USE_TEX,
+    CTA_SPLIT_K_MODE, ...). cuDNN's plans carry such knobs; they come back as
+    these extra knob_type values (named BACKEND_KNOB_<code>), so every key of
+    a plan's knobs is a knob_type and replaying the plan keeps them all. The
+    value is negative so it never meets a member's, present or appended."""
+    if isinstance(value, bool) or not isinstance(value, int) or value >= 0:
+        return None
+    with _BACKEND_ONLY_LOCK:
+        known = _BACKEND_ONLY.get(value)
+        if known is None:
+            known = object.__new__(cls)
+            code = -value - 1
+            known._name_ = EXTRA_KNOB_NAMES.get(code, f"BACKEND_KNOB_{code}")
+            known._value_ = value
+            known.__objclass__ = cls
+            _BACKEND_ONLY[value] = known
+        return known
+
+
+# Names of the extra values by code (the compiler's own codegen knobs).
+EXTRA_KNOB_NAMES: dict = {}
+_BACKEND_ONLY: dict = {}
+_BACKEND_ONLY_LOCK = threading.Lock()
+knob_type._missing_ = classmethod(_backend_only_knob)
+# Copied and pickled by value, so the extra values round-trip as members do.
+knob_type.__reduce_ex__ = lambda self, protocol: (knob_type, (self._value_,))
 
 
 def is_frontend_knob_type(member) -> bool:
@@ -219,6 +252,8 @@ def backend_knob_code(key) -> int:
     """The cuDNN backend knob code of ``key``: a knob_type member, or an int
     (a backend code already, as plan knobs carry them)."""
     if isinstance(key, knob_type):
+        if int(key) < 0:
+            return -int(key) - 1  # a backend-only knob (_backend_only_knob)
         code = _KNOB_CODES.get(key.name)
         if code is None and is_frontend_knob_type(key):
             raise KnobCodeError(
@@ -238,33 +273,16 @@ class KnobCodeError(ValueError, RuntimeError):
     package raised before; a RuntimeError as the frontend's binding raises)."""
 
 
-class KnobCode(int):
-    """A knob key with no knob_type member: the int code, with a ``name``
-    (and ``value``) as a member has, so programs that print or key plans by
-    ``knob.name`` work for every plan (the frontend's knob keys all have one)."""
-
-    def __new__(cls, code: int, name: str):
-        self = int.__new__(cls, code)
-        self._name = name
-        return self
-
-    name = property(lambda self: self._name)
-    value = property(lambda self: int(self))
-
-    def __repr__(self):
-        return f"<knob {self._name}: {int(self)}>"
-
-
 def knob_type_of(code: int):
-    """The knob_type member of a backend knob code, else the code as a
-    KnobCode named BACKEND_KNOB_<code>."""
+    """The knob_type of a backend knob code: its member, else the extra value
+    that names a backend-only knob (BACKEND_KNOB_<code>)."""
     name = _CODE_TO_KNOB.get(code)
-    return knob_type[name] if name else KnobCode(code, f"BACKEND_KNOB_{int(code)}")
+    return knob_type[name] if name else knob_type(-int(code) - 1)
 
 
 def public_knobs(knobs) -> dict:
     """A cuDNN plan's knobs as the frontend answers them: keyed by knob_type
-    (a backend code without a member stays an int)."""
+    (backend-only knobs by their extra values)."""
     return {k if isinstance(k, knob_type) else knob_type_of(int(k)): v for k, v in dict(knobs).items()}
 
 

@@ -347,9 +347,13 @@ class _GraphPlanning:
         barred = self._barred_indices()
         failures = []
         self._is_built = False
-        for index in range(self._plan_index, len(self._plans)):
+        start = self._plan_index
+        for index in range(start, len(self._plans)):
+            # A plan select_plan() pinned must build; under ALL the plans
+            # after it are built as far as they go.
+            pinned = self._plan_pinned and index == start
             if index in barred:
-                if self._plan_pinned:
+                if pinned:
                     raise ValueError(
                         f"plan {index} ({self.get_plan_name_at_index(index)!r}) is pinned by select_plan() but "
                         f"excluded by {self._why_barred(index)}; drop one of the two instructions"
@@ -359,7 +363,7 @@ class _GraphPlanning:
             try:
                 self._build_plan_at(index)
             except cudnnGraphNotSupportedError as exc:
-                if self._plan_pinned:
+                if pinned:
                     raise
                 failures.append(f"[{index}] {self._plans[index].name}: {exc}")
                 continue

@@ -51,13 +51,15 @@ CODEGEN_V1_ENGINE_ID = -3
 CODEGEN_KNOB_THREADS = 1000
 CODEGEN_KNOB_ITEMS = 1001
 CODEGEN_KNOB_PREFETCH = 1002
-_CODEGEN_KNOB_NAMES = {CODEGEN_KNOB_THREADS: "CODEGEN_THREADS", CODEGEN_KNOB_ITEMS: "CODEGEN_ITEMS", CODEGEN_KNOB_PREFETCH: "CODEGEN_PREFETCH"}
+_enums.EXTRA_KNOB_NAMES.update({CODEGEN_KNOB_THREADS: "CODEGEN_THREADS", CODEGEN_KNOB_ITEMS: "CODEGEN_ITEMS", CODEGEN_KNOB_PREFETCH: "CODEGEN_PREFETCH"})
 
 
 def codegen_knob_key(code: int):
     """A codegen plan's knob code as get_engine_and_knobs_at_index answers
-    it: the int with a ``name`` (these codes are not knob_type members)."""
-    return _enums.KnobCode(code, _CODEGEN_KNOB_NAMES.get(int(code), f"CODEGEN_KNOB_{int(code)}"))
+    it: a knob_type, as every plan's knob keys are (one of the extra values
+    beside the members, named CODEGEN_*; backend_knob_code() gives the code
+    back)."""
+    return _enums.knob_type_of(int(code))
 
 _log = logging.getLogger("graph_compiler")
 
@@ -79,6 +81,19 @@ class PlanConfig:
     behavior_notes: Tuple[Any, ...] = ()
     numeric_notes: Tuple[Any, ...] = ()
     index: int = -1  # position in the C API's GPU plan list
+
+    # The frontend's plan entries (cudnn.engines.PlanConfig) name the plans
+    # its C++ graph runs by cpp_index (None: a python engine's plan) and
+    # carry the heuristics mode that asked for them. Every plan here runs in
+    # the compiled graph: a GPU plan is its index in the C API's list, the
+    # CPU reference the one plan of the reference.
+    @property
+    def cpp_index(self) -> int:
+        return self.index if self.index >= 0 else 0
+
+    @property
+    def mode(self):
+        return None  # the list merges the modes asked; not tracked per plan
 
 
 def _cpu_reference() -> PlanConfig:

@@ -438,8 +438,10 @@ def test_knobs_of_a_gpu_plan_list(monkeypatch):
     g, *_ = mlp_graph()
     g.create_execution_plans([gc.heur_mode.A])
     assert g.get_engine_count() == 8  # engine ids 0, 5 and 7 listed
-    # knob code 3 (USE_TEX, deprecated) has no knob_type member: the code stays
-    assert g.get_knobs_for_engine(7) == [cudnn.knob(3, 4, 4, 1), cudnn.knob(cudnn.knob_type.EDGE, 1, 1, 1)]
+    # knob code 3 (USE_TEX, deprecated) has no knob_type member: it is the
+    # extra knob_type value -4 (BACKEND_KNOB_3), so every knob's type is a knob_type
+    assert g.get_knobs_for_engine(7) == [cudnn.knob(cudnn.knob_type(-4), 4, 4, 1), cudnn.knob(cudnn.knob_type.EDGE, 1, 1, 1)]
+    assert all(isinstance(k.type, cudnn.knob_type) for k in g.get_knobs_for_engine(7))
     g.create_execution_plan(7, {cudnn.knob_type.EDGE: 1, cudnn.knob_type.TILE_SIZE: 2})
     # keyed by knob_type as the frontend answers them (backend codes 4, 2)
     assert g.get_engine_and_knobs_at_index(3) == (7, {cudnn.knob_type.EDGE: 1, cudnn.knob_type.TILE_SIZE: 2})
@@ -634,6 +636,11 @@ def test_cutedsl_kernels_raise_import_error():
     # Its JAX entry points (also lazy) answer the same way.
     with pytest.raises(ImportError, match="grouped_gemm_jax_sm100"):
         cudnn.grouped_gemm_jax_sm100
+    # So do its optional GNN package and attention-QAT / HCA kernels, which
+    # programs probe with try/except ImportError.
+    for name in ("gnn", "Nvfp4AttentionQatBackward", "AlignedHCABackward", "aligned_hca_backward_wrapper"):
+        with pytest.raises(ImportError, match=name):
+            getattr(cudnn, name)
     with pytest.raises(AttributeError, match="no_such_name"):
         cudnn.no_such_name
 

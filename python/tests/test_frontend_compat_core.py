@@ -292,6 +292,26 @@ def test_no_python_engine_serves_a_plan():
     assert not any(is_python_engine(g.get_engine_and_knobs_at_index(i)[0]) for i in range(g.get_execution_plan_count()))
 
 
+def test_engine_knob_adapters_and_the_knob_repr():
+    # Engine code written against the frontend subclasses BaseEngine for its
+    # knob adapters (dicts pass through, None and {} are "no knobs", a typed
+    # knob object needs the engine's own adapter) and prints knobs by name.
+    from cudnn.engines import BaseEngine, public_knobs_repr
+
+    class Plain(BaseEngine):
+        name = "plain"
+
+    kt = cudnn.knob_type
+    e = Plain()
+    assert e.knobs_to_public(None) == {} and e.knobs_from_public({}) is None
+    assert e.knobs_to_public({kt.TILE_M: 128}) == {kt.TILE_M: 128} == e.knobs_from_public({kt.TILE_M: 128})
+    with pytest.raises(TypeError, match=r"Plain.knobs_to_public\(\) takes a dict or None; a object knob object"):
+        e.knobs_to_public(object())
+    assert public_knobs_repr({kt.TILE_N: 128, kt.TILE_M: 64, kt.SPLIT_KV: 2}) == "SPLIT_KV=2, TILE_M=64, TILE_N=128"
+    assert public_knobs_repr({kt(-4): 1, kt.EDGE: 0}) == "BACKEND_KNOB_3=1, EDGE=0"
+    assert public_knobs_repr({}) == ""
+
+
 # ---- the frontend's torch-operator namespaces: importable, names decline -----------
 
 

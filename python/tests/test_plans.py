@@ -9,7 +9,7 @@ import pytest
 
 import graph_compiler as gc
 from conftest import needs_lib
-from graph_compiler import _capi, _plans
+from graph_compiler import _capi, _enums, _plans
 
 F = gc.data_type.FLOAT
 
@@ -162,17 +162,22 @@ def test_gpu_plan_list_queries(monkeypatch):
     assert fake.calls[0] == ("create", (0, 2))
     assert g.get_execution_plan_count() == 3
     assert [g.get_plan_name_at_index(i) for i in range(3)] == ["eng0_k2=1", "eng5", "eng7_k3=4_k4=1"]
-    # cuDNN knobs are keyed by knob_type (code 4 is EDGE); code 3 (USE_TEX) has no member
-    assert g.get_engine_and_knobs_at_index(2) == (7, {3: 4, gc.knob_type.EDGE: 1})
+    # cuDNN knobs are keyed by knob_type (code 4 is EDGE); code 3 (USE_TEX)
+    # has no member and is the extra value -4, named BACKEND_KNOB_3
+    use_tex = gc.knob_type(-4)
+    assert g.get_engine_and_knobs_at_index(2) == (7, {use_tex: 4, gc.knob_type.EDGE: 1})
+    assert use_tex.name == "BACKEND_KNOB_3" and _enums.backend_knob_code(use_tex) == 3
+    assert all(isinstance(k, gc.knob_type) for i in range(3) for k in g.get_engine_and_knobs_at_index(i)[1])
     # every key has a name, members or not (programs key plans by knob.name)
     keys = {k.name for k in g.get_engine_and_knobs_at_index(2)[1]}
     assert keys == {"BACKEND_KNOB_3", "EDGE"}
     for i in range(g.get_execution_plan_count()):
         for k in g.get_engine_and_knobs_at_index(i)[1]:
             assert isinstance(k.name, str) and k.name
-    # a codegen plan's own knob codes keep their int value and get a name
+    # a codegen plan's own knob codes are knob_type values too, named CODEGEN_*
     key = _plans.codegen_knob_key(_plans.CODEGEN_KNOB_THREADS)
-    assert key == 1000 and key.name == "CODEGEN_THREADS" and {key: 256}[1000] == 256
+    assert isinstance(key, gc.knob_type) and key.name == "CODEGEN_THREADS"
+    assert _enums.backend_knob_code(key) == 1000 and gc.knob_type(int(key)) is key
     assert g.get_behavior_notes_for_plan_at_index(0) == [gc.behavior_note.SUPPORTS_CUDA_GRAPH_NATIVE_API]
     assert g.get_numeric_notes_for_plan_at_index(0) == [gc.numeric_note.TENSOR_CORE]
     assert g.get_behavior_notes_for_plan_at_index(2) == [gc.behavior_note.CUBLASLT_DEPENDENCY]
@@ -187,6 +192,33 @@ def test_gpu_plan_list_queries(monkeypatch):
     run_cpu(g, *io)
     run_cpu(g, *io, index=2)
     assert not [c for c in fake.calls if c[0] in ("select", "options")]
+
+
+@needs_lib
+def test_plan_entries_name_their_index_and_a_pinned_plan_survives_build_all(monkeypatch):
+    # The frontend's programs walk graph.plans, skip entries whose cpp_index
+    # is None (a python engine's), build one, pin it and build the rest with
+    # policy ALL; a later plan declining (eng5) must not undo the pin.
+    FakeGpuPlans().install(monkeypatch)
+    g, *io = mlp_graph()
+    g.create_execution_plans([gc.heur_mode.A, gc.heur_mode.FALLBACK])
+    assert [cfg.cpp_index for cfg in g.plans] == [0, 1, 2]
+    assert all(cfg.mode is None for cfg in g.plans)
+    g.select_plan(0)
+    g.build_plans(gc.build_plan_policy.ALL)
+    assert g._plan_index == 0
+    assert g.get_workspace_size_plan_at_index(2) == 4096  # built past the decline
+    # The pinned plan itself still has to build.
+    g2, *_ = mlp_graph()
+    g2.create_execution_plans([gc.heur_mode.A])
+    g2.select_plan(1)
+    with pytest.raises(gc.cudnnGraphNotSupportedError, match=r"plan 1 \(eng5\) declined"):
+        g2.build_plans(gc.build_plan_policy.ALL)
+    # The CPU reference is the compiled graph's one plan.
+    monkeypatch.undo()
+    g3, *_ = mlp_graph()
+    g3.create_execution_plans()
+    assert [cfg.cpp_index for cfg in g3.plans] == [0]
 
 
 @needs_lib
@@ -211,7 +243,7 @@ def test_gpu_plan_list_filters_and_replay(monkeypatch):
     assert ("add", 7, ((3, 4), (4, 1))) in fake.calls
     assert g.get_execution_plan_count() == 4
     assert g.get_plan_name_at_index(3) == "eng7_k3=4_k4=1"
-    assert g.get_engine_and_knobs_at_index(3) == (7, {3: 4, gc.knob_type.EDGE: 1})
+    assert g.get_engine_and_knobs_at_index(3) == (7, {gc.knob_type(-4): 4, gc.knob_type.EDGE: 1})
     g.build_plan_at_index(3)
     with pytest.raises(gc.cudnnGraphNotSupportedError, match=r"create_execution_plan\(999, \{\}\): graphPlanAdd: engine 999: CUDNN_STATUS_BAD_PARAM"):
         g.create_execution_plan(999, {})
@@ -251,8 +283,9 @@ def test_codegen_plans_follow_cudnn_in_the_list(monkeypatch):
     assert g.get_execution_plan_count() == 6
     assert [g.get_plan_name_at_index(i) for i in range(6)] == [
         "eng0_k2=1", "eng5", "eng7_k3=4_k4=1", "codegen_v2_t256_i2", "codegen_v2_t512_i2_p", "codegen_v1"]
+    key = _plans.codegen_knob_key
     assert g.get_engine_and_knobs_at_index(3) == (_plans.CODEGEN_V2_ENGINE_ID, {
-        _plans.CODEGEN_KNOB_THREADS: 256, _plans.CODEGEN_KNOB_ITEMS: 2, _plans.CODEGEN_KNOB_PREFETCH: 0})
+        key(_plans.CODEGEN_KNOB_THREADS): 256, key(_plans.CODEGEN_KNOB_ITEMS): 2, key(_plans.CODEGEN_KNOB_PREFETCH): 0})
     assert g.get_engine_and_knobs_at_index(5) == (_plans.CODEGEN_V1_ENGINE_ID, {})
     assert g.get_behavior_notes_for_plan_at_index(3) == ["GENERATED_KERNELS"]
     assert _plans.is_codegen(g.plans[3]) and not _plans.is_codegen(g.plans[0])

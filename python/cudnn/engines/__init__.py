@@ -7,7 +7,7 @@ compiler has no python engines: the names are here so those programs import
 and find nothing on offer (their FROST tests then skip)."""
 
 from . import base, engine_ids, manifest  # noqa: F401
-from .base import ExecutionContext, PlanConfig, decline_types  # noqa: F401
+from .base import BaseEngine, ExecutionContext, PlanConfig, decline_types, public_knobs_repr  # noqa: F401
 from .engine_ids import (  # noqa: F401
     BACKEND_ENGINE_ID_BASE,
     BACKEND_HEURISTIC_ENGINE_ID,

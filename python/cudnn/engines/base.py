@@ -24,6 +24,43 @@ class ExecutionContext(NamedTuple):
     workspace: Any = None
 
 
+class BaseEngine:
+    """The frontend's base class of its python engines. This package has
+    none (every plan runs in the compiled graph), so no BaseEngine is ever
+    offered a graph; the class carries the knob adapters that engine code
+    written against the frontend subclasses and calls: an engine's own knob
+    form to the public one (a dict keyed by cudnn.knob_type) and back. The
+    defaults take plain dicts; an engine with a typed knob object overrides
+    both."""
+
+    name: str = ""
+    engine_id: Any = None
+
+    def knobs_to_public(self, knobs) -> dict:
+        """The engine's knobs as ``{knob_type: int}``; None is no knobs."""
+        if knobs is None:
+            return {}
+        if isinstance(knobs, dict):
+            return dict(knobs)
+        raise TypeError(
+            f"{type(self).__name__}.knobs_to_public() takes a dict or None; a {type(knobs).__name__} knob object "
+            "needs the engine's own knobs_to_public()"
+        )
+
+    def knobs_from_public(self, knobs):
+        """The engine's own knob form of ``{knob_type: int}``; no knobs is None."""
+        if not knobs:
+            return None
+        if isinstance(knobs, dict):
+            return dict(knobs)
+        raise TypeError(f"{type(self).__name__}.knobs_from_public() takes a dict of knob_type keys, got {type(knobs).__name__}")
+
+
+def public_knobs_repr(knobs) -> str:
+    """``NAME=value`` for each knob, sorted by knob name, comma-separated."""
+    return ", ".join(f"{key.name}={value}" for key, value in sorted(dict(knobs).items(), key=lambda kv: kv[0].name))
+
+
 def decline_types():
     """The exception types that mean "this engine does not take the graph"
     (the caller moves on to the next engine): NotImplementedError,
