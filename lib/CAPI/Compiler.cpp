@@ -265,6 +265,7 @@ CompiledGraph::~CompiledGraph() {
   // Freeing device memory and unloading modules: allowed while some stream
   // captures (a graph garbage-collected during another's capture).
   ::graph::rt::RelaxedCaptureMode relaxed;
+  ::graph::rt::releaseCapturedOwners();
 #endif
   impl.reset();
 }

@@ -226,12 +226,9 @@ Status CompiledGraph::execute(GraphDevice device,
   // The caller's current CUDA device is theirs: restored on return (a
   // thread that had none keeps the device's, as the frontend leaves it).
   std::optional<::graph::rt::CallerContext> keep;
-  // A first execute sets the graph up (allocations, module loads): allowed
-  // inside the caller's CUDA graph capture.
-  std::optional<::graph::rt::RelaxedCaptureMode> relaxed;
   if (device == GRAPH_DEVICE_GPU) {
     keep.emplace(/*keepIfNone=*/true);
-    relaxed.emplace();
+    ::graph::rt::releaseCapturedOwners();
   }
   // The hot path: the same buffers as last time, other data pointers.
   if (device == GRAPH_DEVICE_GPU) {
@@ -239,6 +236,11 @@ Status CompiledGraph::execute(GraphDevice device,
     if (impl->gpu.repeats(impl->selected, pack))
       return capi::fromSession(impl->gpu.runRepeated(pack));
   }
+  // Past the hot path an execute may set the graph up (allocations, module
+  // loads): allowed inside the caller's CUDA graph capture.
+  std::optional<::graph::rt::RelaxedCaptureMode> relaxed;
+  if (device == GRAPH_DEVICE_GPU)
+    relaxed.emplace();
 #endif
   GraphOp graph = impl->graph();
   std::string graphName = "graph @" + impl->selected;
@@ -427,6 +429,9 @@ Status CompiledGraph::execute(GraphDevice device,
 #ifdef GRAPH_HAVE_GPU_RUNTIME
   std::string error;
   ::graph::rt::CallerContext keep;
+  // A device's first use creates its cuDNN handle and stream.
+  ::graph::rt::RelaxedCaptureMode relaxed;
+  ::graph::rt::releaseCapturedOwners();
   ::graph::rt::Device *device = ::graph::rt::Device::get(error);
   if (!device)
     return Status(GRAPH_ERROR_NO_DEVICE,

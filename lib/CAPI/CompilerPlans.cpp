@@ -96,6 +96,7 @@ PlanCall::PlanCall(CompiledGraph::Impl *impl, const char *call, Need need,
   lock = std::unique_lock<std::mutex>(impl->compiler->mutex);
   keep.emplace();
   relaxed.emplace();
+  rt::releaseCapturedOwners();
   if (need == Need::Device) {
     status = needDevice(call, device);
     return;

@@ -457,6 +457,12 @@ std::string formatNumber(double value) {
 std::string GpuRun::autotune(const rt::GraphSpec &spec, rt::CudnnGroup *group,
                              const std::vector<Candidate> &plans, size_t &best,
                              GpuGroupReport &entry) {
+  // Timing waits for the stream, which a capture forbids in every mode, and
+  // the candidates' launches would be recorded into the caller's graph.
+  if (gpu.isCapturing())
+    return spec.name +
+           ": autotuning cannot run while the stream is captured into a "
+           "CUDA graph; execute the graph once before the capture";
   // Scratch for every device tensor of the group (not the intermediates of
   // the program: earlier groups have not written them yet). Inputs get
   // seeded random data, which the CPU reference runs on too; outputs are

@@ -75,7 +75,7 @@ GpuOptions GpuSession::buildOptions(const std::string &name) const {
 /// graph with dynamic dims, of its copy specialized to `shapes`.
 SessionStatus GpuSession::build(const SessionSource &source,
                                 const std::vector<ref::Shape> &shapes,
-                                std::unique_ptr<GpuExecutable> &built) {
+                                std::shared_ptr<GpuExecutable> &built) {
   std::string graphName =
       (source.artifact ? "exec.program @" : "graph @") + source.name;
   // A missing GPU is the answer before any lowering question.
@@ -117,14 +117,19 @@ SessionStatus GpuSession::build(const SessionSource &source,
 }
 
 /// Runs `gpu` with `pointers` and waits unless the caller set a stream.
-SessionStatus GpuSession::run(GpuExecutable &gpu,
+SessionStatus GpuSession::run(const std::shared_ptr<GpuExecutable> &gpu,
                               const std::vector<void *> &pointers) {
-  if (std::string error = gpu.executeSlots(pointers); !error.empty())
+  rt::Device &device = gpu->device();
+  // Recorded into a CUDA graph: the program lives as long as that graph.
+  if (device.isCapturing())
+    if (std::string error = device.keepWhileCaptured(gpu); !error.empty())
+      return {Code::Execution, gpuLabel + ": " + error};
+  if (std::string error = gpu->executeSlots(pointers); !error.empty())
     return {Code::Execution, gpuLabel + ": " + error};
   // On the caller's stream the work stays queued in order; on our own we
   // wait, so the caller may read the outputs right away.
-  if (!gpu.device().hasCallerStream())
-    if (std::string error = gpu.device().synchronize(); !error.empty())
+  if (!device.hasCallerStream())
+    if (std::string error = device.synchronize(); !error.empty())
       return {Code::Execution, gpuLabel + ": " + error};
   return {};
 }
@@ -150,7 +155,7 @@ SessionStatus GpuSession::runRepeated(ArrayRef<PackBuffer> pack) {
   for (size_t j = 0; j < pack.size(); ++j)
     if (lastPack.slots[j] != kNoSlot)
       lastPack.pointers[lastPack.slots[j]] = pack[j].data;
-  return run(*lastPack.gpu, lastPack.pointers);
+  return run(lastPack.gpu, lastPack.pointers);
 }
 
 SessionStatus GpuSession::execute(const SessionSource &source,
@@ -169,7 +174,7 @@ SessionStatus GpuSession::execute(const SessionSource &source,
   }
   gpuLabel = (source.artifact ? "exec.program @" : "graph @") + source.name;
   bool dynamic = !source.artifact && hasDynamicInputs(source.graph);
-  GpuExecutable *program = gpu.get();
+  std::shared_ptr<GpuExecutable> program = gpu;
   if (dynamic) {
     std::vector<ref::Shape> shapes;
     std::vector<int64_t> signature;
@@ -178,18 +183,18 @@ SessionStatus GpuSession::execute(const SessionSource &source,
       signature.push_back(static_cast<int64_t>(input.dims.size()));
       signature.insert(signature.end(), input.dims.begin(), input.dims.end());
     }
-    std::unique_ptr<GpuExecutable> &slot = gpuByShape[signature];
+    std::shared_ptr<GpuExecutable> &slot = gpuByShape[signature];
     if (!slot) {
       if (SessionStatus s = build(source, shapes, slot); !s.ok()) {
         gpuByShape.erase(signature);
         return s;
       }
     }
-    program = slot.get();
+    program = slot;
   } else if (!program) {
     if (SessionStatus s = build(source, {}, gpu); !s.ok())
       return s;
-    program = gpu.get();
+    program = gpu;
   }
 
   // Device pointers cannot be re-laid out here: they must match, and with
@@ -248,7 +253,7 @@ SessionStatus GpuSession::execute(const SessionSource &source,
       if (pack[j].uid == ioUids[k])
         lastPack.slots[j] = k;
   }
-  if (SessionStatus s = run(*program, lastPack.pointers); !s.ok())
+  if (SessionStatus s = run(program, lastPack.pointers); !s.ok())
     return s;
   lastPack.uids.resize(pack.size());
   lastPack.dtypes.resize(pack.size());

@@ -104,6 +104,14 @@ struct DriverHolder {
     api.cuThreadExchangeStreamCaptureMode =
         reinterpret_cast<decltype(api.cuThreadExchangeStreamCaptureMode)>(
             dlsym(lib, "cuThreadExchangeStreamCaptureMode"));
+    api.cuStreamGetCaptureInfo =
+        reinterpret_cast<decltype(api.cuStreamGetCaptureInfo)>(
+            dlsym(lib, "cuStreamGetCaptureInfo_v3"));
+    api.cuUserObjectCreate = reinterpret_cast<decltype(api.cuUserObjectCreate)>(
+        dlsym(lib, "cuUserObjectCreate"));
+    api.cuGraphRetainUserObject =
+        reinterpret_cast<decltype(api.cuGraphRetainUserObject)>(
+            dlsym(lib, "cuGraphRetainUserObject"));
     // CUDA 13 renamed the timing entry point; older drivers have the first.
     if (!resolve(lib, n, "cuEventElapsedTime_v2", api.cuEventElapsedTime,
                  error) &&
@@ -365,6 +373,19 @@ int64_t testFreeBytes() {
   return static_cast<int64_t>(std::min<unsigned long long>(value, INT64_MAX));
 }
 
+/// Owners whose CUDA graphs are gone, released by releaseCapturedOwners().
+std::mutex capturedOwnersMutex;
+std::vector<std::shared_ptr<void> *> releasedOwners;
+std::atomic<bool> ownersQueued{false}; // releasedOwners is not empty
+
+/// A user object's destructor (keepWhileCaptured): runs on a driver thread,
+/// where no CUDA call is allowed, so the owner is only queued.
+void CUDA_CB queueCapturedOwner(void *held) {
+  std::lock_guard<std::mutex> lock(capturedOwnersMutex);
+  releasedOwners.push_back(static_cast<std::shared_ptr<void> *>(held));
+  ownersQueued.store(true);
+}
+
 class CudaDevice final : public Device {
 public:
   explicit CudaDevice(int ordinal) : deviceOrdinal(ordinal) {}
@@ -610,6 +631,36 @@ public:
            cu->cuStreamIsCapturing(cuStream, &status) == CUDA_SUCCESS &&
            status != CU_STREAM_CAPTURE_STATUS_NONE;
   }
+  std::string keepWhileCaptured(std::shared_ptr<void> owner) override {
+    if (!cu->cuStreamGetCaptureInfo || !cu->cuUserObjectCreate ||
+        !cu->cuGraphRetainUserObject)
+      return gpu() + ": the driver cannot tie a program to the CUDA graph "
+                     "capturing its stream (no user objects)";
+    CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
+    CUgraph graph = nullptr;
+    if (CUresult r = cu->cuStreamGetCaptureInfo(
+            cuStream, &status, nullptr, &graph, nullptr, nullptr, nullptr);
+        r != CUDA_SUCCESS)
+      return gpu() + ": cuStreamGetCaptureInfo failed: " + cuStatusText(*cu, r);
+    if (status != CU_STREAM_CAPTURE_STATUS_ACTIVE || !graph)
+      return "";
+    auto *held = new std::shared_ptr<void>(std::move(owner));
+    CUuserObject object = nullptr;
+    if (CUresult r =
+            cu->cuUserObjectCreate(&object, held, &queueCapturedOwner, 1,
+                                   CU_USER_OBJECT_NO_DESTRUCTOR_SYNC);
+        r != CUDA_SUCCESS) {
+      delete held;
+      return gpu() + ": cuUserObjectCreate failed: " + cuStatusText(*cu, r);
+    }
+    // The graph takes our one reference: the owner goes with the graph.
+    if (CUresult r = cu->cuGraphRetainUserObject(graph, object, 1,
+                                                 CU_GRAPH_USER_OBJECT_MOVE);
+        r != CUDA_SUCCESS)
+      return gpu() +
+             ": cuGraphRetainUserObject failed: " + cuStatusText(*cu, r);
+    return "";
+  }
   void *cudnnHandle() const override { return handle; }
 
   int pointerOrdinal(const void *pointer) const override {
@@ -744,6 +795,23 @@ CallerContext::~CallerContext() {
   std::string error;
   if (const DriverApi *cu = initializedDriver(error))
     cu->cuCtxSetCurrent(static_cast<CUcontext>(context));
+}
+
+void graph::rt::releaseCapturedOwners() {
+  if (!ownersQueued.load()) // the common case: one atomic load
+    return;
+  std::vector<std::shared_ptr<void> *> owners;
+  {
+    std::lock_guard<std::mutex> lock(capturedOwnersMutex);
+    owners.swap(releasedOwners);
+    ownersQueued.store(false);
+  }
+  if (owners.empty())
+    return;
+  // Their teardown frees device memory, maybe while another capture runs.
+  RelaxedCaptureMode relaxed;
+  for (std::shared_ptr<void> *owner : owners)
+    delete owner;
 }
 
 RelaxedCaptureMode::RelaxedCaptureMode() {

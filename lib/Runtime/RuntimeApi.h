@@ -43,6 +43,16 @@ struct DriverApi {
   CUresult (*cuStreamIsCapturing)(CUstream, CUstreamCaptureStatus *);
   /// Optional: the calling thread's stream capture mode, exchanged.
   CUresult (*cuThreadExchangeStreamCaptureMode)(CUstreamCaptureMode *);
+  /// Optional: the graph a capturing stream records into (CUDA 12.3's
+  /// signature), and user objects a graph keeps alive.
+  CUresult (*cuStreamGetCaptureInfo)(CUstream, CUstreamCaptureStatus *,
+                                     cuuint64_t *, CUgraph *,
+                                     const CUgraphNode **,
+                                     const CUgraphEdgeData **, size_t *);
+  CUresult (*cuUserObjectCreate)(CUuserObject *, void *, CUhostFn, unsigned,
+                                 unsigned);
+  CUresult (*cuGraphRetainUserObject)(CUgraph, CUuserObject, unsigned,
+                                      unsigned);
   CUresult (*cuEventCreate)(CUevent *, unsigned);
   CUresult (*cuEventRecord)(CUevent, CUstream);
   CUresult (*cuEventSynchronize)(CUevent);

@@ -229,6 +229,52 @@ def graph_collected_during_another_capture():
     return rel_err(y, torch.nn.functional.gelu(x.float() @ w.float())), 1e-2
 
 
+def captured_graph_outlives_its_pygraph():
+    """A graph built, executed for the first time inside a capture and
+    dropped before the replay (a temporary in the captured function): the
+    CUDA graph keeps what its kernels use (intermediates, workspace, kernel
+    modules) until it is destroyed itself. Memory freed early would be
+    handed out again: the NaN-filled allocations after the drop would land
+    in it and the replay would read them."""
+    import gc
+
+    torch.manual_seed(17)
+    handle, stream = _handle_on_new_stream()
+    x = torch.randn(1, 512, 256, device="cuda", dtype=torch.bfloat16)
+    w1 = torch.randn(1, 256, 1024, device="cuda", dtype=torch.bfloat16) / 16
+    w2 = torch.randn(1, 1024, 256, device="cuda", dtype=torch.bfloat16) / 32
+    y = torch.empty(1, 512, 256, device="cuda", dtype=torch.bfloat16)
+    capture = torch.cuda.CUDAGraph()
+
+    def record():
+        graph = cudnn.pygraph(handle=handle, **BF16)
+        X, W1, W2 = graph.tensor_like(x), graph.tensor_like(w1), graph.tensor_like(w2)
+        H = graph.matmul(A=X, B=W1)
+        H.set_data_type(cudnn.data_type.FLOAT)
+        M = graph.reduction(input=H, mode=cudnn.reduction_mode.MAX)
+        M.set_dim([1, 512, 1]).set_data_type(cudnn.data_type.FLOAT)
+        Y = graph.matmul(A=graph.exp(input=graph.sub(a=H, b=M)), B=W2)
+        Y.set_output(True).set_data_type(cudnn.data_type.BFLOAT16)
+        graph.build([cudnn.heur_mode.A, cudnn.heur_mode.FALLBACK])
+        stream.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.graph(capture, stream=stream):
+            graph.execute({X: x, W1: w1, W2: w2, Y: y}, handle=handle)
+
+    record()
+    gc.collect()  # the pygraph and its compiled graph are gone
+    junk = [torch.full((64 << 20,), float("nan"), device="cuda") for _ in range(8)]
+    y.fill_(float("nan"))
+    capture.replay()
+    torch.cuda.synchronize()
+    del junk
+    h = x.float() @ w1.float()
+    err = rel_err(y, torch.exp(h - h.amax(-1, keepdim=True)) @ w2.float())
+    del capture  # the program goes with the graph, at the next library call
+    gc.collect()
+    torch.cuda.synchronize()
+    return err, 2e-2
+
+
 def _cu(name, *args):
     import ctypes
 
@@ -284,7 +330,8 @@ def main():
     # state broken for the programs after it.
     return run((capture_matmul_bias_relu, capture_sdpa_causal, capture_multi_group_mlp,
                 populate_and_update_cuda_graph, first_execute_inside_a_global_capture,
-                graph_collected_during_another_capture, capture_layernorm_host_epsilon))
+                graph_collected_during_another_capture, captured_graph_outlives_its_pygraph,
+                capture_layernorm_host_epsilon))
 
 
 if __name__ == "__main__":

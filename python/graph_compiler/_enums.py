@@ -2,6 +2,7 @@
 each one has in the graph dialect."""
 
 import enum
+import operator
 import threading
 
 
@@ -208,7 +209,13 @@ def _backend_only_knob(cls, value):
     these extra knob_type values (named BACKEND_KNOB_<code>), so every key of
     a plan's knobs is a knob_type and replaying the plan keeps them all. The
     value is negative so it never meets a member's, present or appended."""
-    if isinstance(value, bool) or not isinstance(value, int) or value >= 0:
+    if isinstance(value, bool):
+        return None
+    try:
+        value = operator.index(value)  # numpy integers too
+    except TypeError:
+        return None
+    if value >= 0:
         return None
     with _BACKEND_ONLY_LOCK:
         known = _BACKEND_ONLY.get(value)
@@ -265,6 +272,8 @@ def backend_knob_code(key) -> int:
         return code
     if isinstance(key, bool) or not isinstance(key, int):
         raise TypeError(f"a knob key is a cudnn.knob_type or an int backend knob code, got {key!r}")
+    if key < 0:  # int() of an extra knob_type value
+        return -int(key) - 1
     return int(key)
 
 
@@ -283,12 +292,12 @@ def knob_type_of(code: int):
 def public_knobs(knobs) -> dict:
     """A cuDNN plan's knobs as the frontend answers them: keyed by knob_type
     (backend-only knobs by their extra values)."""
-    return {k if isinstance(k, knob_type) else knob_type_of(int(k)): v for k, v in dict(knobs).items()}
+    return {k if isinstance(k, knob_type) else knob_type_of(backend_knob_code(k)): v for k, v in dict(knobs).items()}
 
 
 class knob:
     """One tunable of an engine, as get_knobs_for_engine() answers it:
-    ``type`` (a knob_type, or the backend code when it has no member), and
+    ``type`` (a knob_type; an extra value for a knob no member mirrors), and
     the ``max_value``, ``min_value`` and ``stride`` of its values."""
 
     __slots__ = ("_type", "_max", "_min", "_stride")

@@ -184,14 +184,12 @@ class _GraphPlanning:
         return self._plans[self._check_plan_index(index)].name
 
     def get_engine_and_knobs_at_index(self, index: int):
-        """(engine id, knobs) of plan ``index``. A cuDNN plan's knobs are keyed
-        by cudnn.knob_type, as the frontend answers them (a backend knob code
-        without a member stays an int); the compiler's own plans (negative
-        ids) keep their own integer knob codes."""
+        """(engine id, knobs) of plan ``index``, the knobs keyed by
+        cudnn.knob_type as the frontend answers them (knobs no member
+        mirrors, cuDNN's or the compiler's codegen engine's, by the extra
+        knob_type values)."""
         cfg = self._plans[self._check_plan_index(index)]
-        if cfg.engine_id >= 0:
-            return (cfg.engine_id, _enums.public_knobs(cfg.knobs))
-        return (cfg.engine_id, {_plans.codegen_knob_key(k): v for k, v in dict(cfg.knobs).items()})
+        return (cfg.engine_id, _enums.public_knobs(cfg.knobs))
 
     def backend_plan_entries(self) -> List["PlanEntry"]:
         """cuDNN's ranked plans for this graph as PlanEntry records
@@ -479,8 +477,7 @@ class _GraphPlanning:
             if cfg.engine_id != engine_id:
                 continue
             for key, value in cfg.knobs.items():
-                code = _enums.backend_knob_code(key) if isinstance(key, _enums.knob_type) else int(key)
-                spans.setdefault(code, []).append(int(value))
+                spans.setdefault(_enums.backend_knob_code(key), []).append(int(value))
         return [_enums.knob(_enums.knob_type_of(code), max(vs), min(vs), 1) for code, vs in sorted(spans.items())]
 
     def query_tensor_attributes_of_uid(self, uid: int) -> Tensor:

@@ -75,7 +75,7 @@ _HEUR_CODES = {heur_mode.A: 0, heur_mode.B: 1, heur_mode.FALLBACK: 2, heur_mode.
 class PlanConfig:
     engine_id: int
     name: str
-    knobs: Dict[Any, Any] = field(default_factory=dict)
+    knobs: Dict[Any, Any] = field(default_factory=dict)  # knob_type -> value
     device: int = _capi.GRAPH_DEVICE_CPU
     workspace: int = 0
     behavior_notes: Tuple[Any, ...] = ()
@@ -118,7 +118,7 @@ def _gpu_plan(module, index: int) -> PlanConfig:
     return PlanConfig(
         engine_id=engine,
         name=module.plan_name(index),
-        knobs={t: v for t, v in knobs},
+        knobs={_enums.knob_type_of(t): v for t, v in knobs},  # keyed as the frontend's plans are
         device=_capi.GRAPH_DEVICE_GPU,
         workspace=0,  # known once built (build() fills it in)
         behavior_notes=tuple(_note(behavior_note, n) for n in module.plan_notes(index, False)),

@@ -214,6 +214,8 @@ def test_plan_entries_name_their_index_and_a_pinned_plan_survives_build_all(monk
     g2.select_plan(1)
     with pytest.raises(gc.cudnnGraphNotSupportedError, match=r"plan 1 \(eng5\) declined"):
         g2.build_plans(gc.build_plan_policy.ALL)
+    # The entries' knobs are keyed as get_engine_and_knobs_at_index answers them.
+    assert g.plans[2].knobs == g.get_engine_and_knobs_at_index(2)[1] == {gc.knob_type(-4): 4, gc.knob_type.EDGE: 1}
     # The CPU reference is the compiled graph's one plan.
     monkeypatch.undo()
     g3, *_ = mlp_graph()
@@ -378,6 +380,9 @@ def test_create_execution_plan_replays_a_codegen_plan(monkeypatch):
     g.create_execution_plan(7, {3: 4, 4: 1})
     assert ("add", 7, ((3, 4), (4, 1))) in fake.calls
     assert g.get_plan_name_at_index(7) == "eng7_k3=4_k4=1" and g.plans[7].index == 6
+    # Knobs persisted as int(knob_type) (negative for the extra values) replay too.
+    g.create_execution_plan(engine, {int(k): v for k, v in knobs.items()})
+    assert g.plans[8].index == 3
 
 
 @needs_lib

@@ -13,6 +13,7 @@
 #include <dlfcn.h>
 
 #include <cstdlib>
+#include <memory>
 #include <thread>
 
 using namespace graph::rt;
@@ -326,4 +327,43 @@ TEST(Devices, RelaxedCaptureModeLetsSetUpAndTearDownRunDuringACapture) {
   ASSERT_EQ(device->memory(end), "");
   EXPECT_EQ(end.freeBytes, start.freeBytes);
   device->free(during);
+}
+
+TEST(Devices, ACapturedProgramLivesAsLongAsItsCudaGraph) {
+  auto setCapturing =
+      fakeSymbol<void (*)(int)>(FAKE_LIBCUDA, "fakeCudaSetCapturing");
+  auto destroyGraph =
+      fakeSymbol<void (*)()>(FAKE_LIBCUDA, "fakeCudaDestroyCapturedGraph");
+  auto held = fakeSymbol<int (*)()>(FAKE_LIBCUDA, "fakeCudaCapturedObjects");
+  ASSERT_TRUE(setCapturing && destroyGraph && held);
+  std::string error;
+  Device *device = Device::get(0, error);
+  ASSERT_NE(device, nullptr) << error;
+  bool released = false;
+  auto program = std::shared_ptr<int>(new int(7), [&](int *p) {
+    released = true;
+    delete p;
+  });
+
+  // Not capturing: nothing holds the program.
+  EXPECT_FALSE(device->isCapturing());
+  EXPECT_EQ(device->keepWhileCaptured(program), "");
+  EXPECT_EQ(held(), 0);
+  EXPECT_EQ(program.use_count(), 1);
+
+  setCapturing(1);
+  EXPECT_TRUE(device->isCapturing());
+  EXPECT_EQ(device->keepWhileCaptured(program), "");
+  setCapturing(0);
+  EXPECT_EQ(held(), 1);
+  program.reset(); // the program's session is dropped before its graph
+  EXPECT_FALSE(released);
+  releaseCapturedOwners(); // its graph still exists: nothing to release
+  EXPECT_FALSE(released);
+  // The driver destroys the graph on its own thread, where no CUDA call is
+  // allowed: the program is only queued there.
+  destroyGraph();
+  EXPECT_FALSE(released);
+  releaseCapturedOwners(); // the next entry point of the library
+  EXPECT_TRUE(released);
 }

@@ -18,7 +18,9 @@
 #include <cstring>
 #include <map>
 #include <mutex>
+#include <thread>
 #include <utility>
+#include <vector>
 
 #define FAKE_EXPORT extern "C" __attribute__((visibility("default")))
 
@@ -242,6 +244,63 @@ FAKE_EXPORT CUresult
 cuThreadExchangeStreamCaptureMode(CUstreamCaptureMode *mode) {
   std::swap(captureMode, *mode);
   return CUDA_SUCCESS;
+}
+
+// One fake capture: while it is active every stream reports it, and the
+// user objects retained by its graph are destroyed with the graph.
+bool streamCapturing = false;
+struct FakeUserObject {
+  void *ptr;
+  CUhostFn destroy;
+};
+std::vector<FakeUserObject> capturedObjects, createdObjects;
+int fakeGraph = 0; // its address is the captured graph's handle
+
+FAKE_EXPORT CUresult cuStreamIsCapturing(CUstream, CUstreamCaptureStatus *s) {
+  *s = streamCapturing ? CU_STREAM_CAPTURE_STATUS_ACTIVE
+                       : CU_STREAM_CAPTURE_STATUS_NONE;
+  return CUDA_SUCCESS;
+}
+FAKE_EXPORT CUresult cuStreamGetCaptureInfo_v3(
+    CUstream, CUstreamCaptureStatus *s, cuuint64_t *id, CUgraph *graph,
+    const CUgraphNode **, const CUgraphEdgeData **, size_t *) {
+  *s = streamCapturing ? CU_STREAM_CAPTURE_STATUS_ACTIVE
+                       : CU_STREAM_CAPTURE_STATUS_NONE;
+  if (id)
+    *id = 1;
+  if (graph)
+    *graph = streamCapturing ? reinterpret_cast<CUgraph>(&fakeGraph) : nullptr;
+  return CUDA_SUCCESS;
+}
+FAKE_EXPORT CUresult cuUserObjectCreate(CUuserObject *object, void *ptr,
+                                        CUhostFn destroy, unsigned, unsigned) {
+  createdObjects.push_back({ptr, destroy});
+  *object = reinterpret_cast<CUuserObject>(createdObjects.size());
+  return CUDA_SUCCESS;
+}
+FAKE_EXPORT CUresult cuGraphRetainUserObject(CUgraph graph, CUuserObject object,
+                                             unsigned, unsigned) {
+  if (graph != reinterpret_cast<CUgraph>(&fakeGraph))
+    return CUDA_ERROR_INVALID_VALUE;
+  capturedObjects.push_back(
+      createdObjects[reinterpret_cast<size_t>(object) - 1]);
+  return CUDA_SUCCESS;
+}
+
+/// Test hooks: the device streams are being captured (1) or not (0); the
+/// captured graph is destroyed (its user objects' destructors run, as the
+/// driver runs them, on another thread); how many objects it holds.
+FAKE_EXPORT void fakeCudaSetCapturing(int on) { streamCapturing = on != 0; }
+FAKE_EXPORT void fakeCudaDestroyCapturedGraph() {
+  std::vector<FakeUserObject> objects;
+  objects.swap(capturedObjects);
+  std::thread([&] {
+    for (FakeUserObject &o : objects)
+      o.destroy(o.ptr);
+  }).join();
+}
+FAKE_EXPORT int fakeCudaCapturedObjects() {
+  return static_cast<int>(capturedObjects.size());
 }
 
 /// Test hooks: a global-mode capture in progress (1) or not (0); the calling

@@ -162,11 +162,15 @@ public:
 private:
   SessionStatus build(const SessionSource &source,
                       const std::vector<::graph::ref::Shape> &shapes,
-                      std::unique_ptr<GpuExecutable> &built);
-  SessionStatus run(GpuExecutable &gpu, const std::vector<void *> &pointers);
+                      std::shared_ptr<GpuExecutable> &built);
+  SessionStatus run(const std::shared_ptr<GpuExecutable> &gpu,
+                    const std::vector<void *> &pointers);
 
   // The GPU program of `gpuGraph`, built at the first execute and kept.
-  std::unique_ptr<GpuExecutable> gpu;
+  // Shared: a CUDA graph that captured an execute holds it too (the
+  // device's keepWhileCaptured), so a session dropped before the captured
+  // graph does not free what the graph's kernels use.
+  std::shared_ptr<GpuExecutable> gpu;
   std::string gpuGraph;
   std::string gpuLabel; // "graph @name" or "exec.program @name"
   /// The device the programs were built on; an execute on another device
@@ -174,11 +178,11 @@ private:
   int gpuOrdinal = -1;
   /// A graph with dynamic dims: one program per input shape signature (each
   /// input's rank then dims).
-  std::map<std::vector<int64_t>, std::unique_ptr<GpuExecutable>> gpuByShape;
+  std::map<std::vector<int64_t>, std::shared_ptr<GpuExecutable>> gpuByShape;
   /// The last successful execute's variant pack: per buffer its uid, dtype,
   /// dims, strides as given and slot among the program's ioUids.
   struct VariantPack {
-    GpuExecutable *gpu = nullptr; // null: none recorded
+    std::shared_ptr<GpuExecutable> gpu; // null: none recorded
     std::vector<int64_t> uids;
     std::vector<int> dtypes;
     std::vector<std::vector<int64_t>> dims, strides;

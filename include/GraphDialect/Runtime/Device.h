@@ -26,6 +26,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -130,6 +131,12 @@ public:
   /// Whether the stream is being captured into a CUDA graph (e.g. inside
   /// torch.cuda.graph): then no call may wait for it or copy synchronously.
   virtual bool isCapturing() const = 0;
+  /// While the stream is being captured into a CUDA graph: ties `owner` to
+  /// that graph, so what the captured work reads and writes (a program's
+  /// intermediates, workspaces, kernel modules) outlives the program that
+  /// launched it until the graph and every executable graph made from it
+  /// are destroyed. "" or why not (the capture then cannot be trusted).
+  virtual std::string keepWhileCaptured(std::shared_ptr<void> owner) = 0;
   /// The cudnnHandle_t, bound to stream().
   virtual void *cudnnHandle() const = 0;
   /// Milliseconds `body` takes on the stream, measured with events.
@@ -164,6 +171,12 @@ private:
   bool saved = false;
   bool keepIfNone = false;
 };
+
+/// Releases the owners keepWhileCaptured tied to CUDA graphs that are gone.
+/// The driver tells of a destroyed graph on its own thread, where no CUDA
+/// call is allowed, so their release waits for the next entry point of the
+/// library that may call CUDA (an execute, a plan call, a graph's teardown).
+void releaseCapturedOwners();
 
 /// While it lives, the calling thread may make the driver calls that a
 /// CUDA graph capture in global mode forbids (allocating, freeing, loading

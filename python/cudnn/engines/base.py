@@ -57,8 +57,13 @@ class BaseEngine:
 
 
 def public_knobs_repr(knobs) -> str:
-    """``NAME=value`` for each knob, sorted by knob name, comma-separated."""
-    return ", ".join(f"{key.name}={value}" for key, value in sorted(dict(knobs).items(), key=lambda kv: kv[0].name))
+    """``NAME=value`` for each knob, sorted by knob name, comma-separated (an
+    int key is printed as its number)."""
+
+    def name(key):
+        return getattr(key, "name", None) or str(int(key))
+
+    return ", ".join(f"{name(key)}={int(value)}" for key, value in sorted(dict(knobs).items(), key=lambda kv: name(kv[0])))
 
 
 def decline_types():
