@@ -115,6 +115,26 @@ def capture_sdpa_causal():
     return rel_err(o, ref), 1e-2
 
 
+def _softmax_mlp(handle, x, w1, w2):
+    """exp(x @ w1 - rowmax) @ w2, built: cuDNN matmul groups around a
+    generated row reduction. Returns the graph and its X, W1, W2, Y."""
+    graph = cudnn.pygraph(handle=handle, **BF16)
+    X, W1, W2 = graph.tensor_like(x), graph.tensor_like(w1), graph.tensor_like(w2)
+    H = graph.matmul(A=X, B=W1)
+    H.set_data_type(cudnn.data_type.FLOAT)
+    M = graph.reduction(input=H, mode=cudnn.reduction_mode.MAX)
+    M.set_dim([x.shape[0], x.shape[1], 1]).set_data_type(cudnn.data_type.FLOAT)
+    Y = graph.matmul(A=graph.exp(input=graph.sub(a=H, b=M)), B=W2)
+    Y.set_output(True).set_data_type(cudnn.data_type.BFLOAT16)
+    graph.build([cudnn.heur_mode.A, cudnn.heur_mode.FALLBACK])
+    return graph, (X, W1, W2, Y)
+
+
+def _softmax_mlp_reference(x, w1, w2):
+    h = x.float() @ w1.float()
+    return torch.exp(h - h.amax(-1, keepdim=True)) @ w2.float()
+
+
 def capture_multi_group_mlp():
     """matmul -> row max -> exp(h - max) -> matmul: several fused groups
     (cuDNN matmuls, a generated row reduction) in one captured execute,
@@ -124,16 +144,7 @@ def capture_multi_group_mlp():
     x = torch.randn(1, 512, 256, device="cuda", dtype=torch.bfloat16)
     w1 = torch.randn(1, 256, 1024, device="cuda", dtype=torch.bfloat16) / 16
     w2 = torch.randn(1, 1024, 256, device="cuda", dtype=torch.bfloat16) / 32
-    graph = cudnn.pygraph(handle=handle, **BF16)
-    X, W1, W2 = graph.tensor_like(x), graph.tensor_like(w1), graph.tensor_like(w2)
-    H = graph.matmul(A=X, B=W1)
-    H.set_data_type(cudnn.data_type.FLOAT)
-    M = graph.reduction(input=H, mode=cudnn.reduction_mode.MAX)
-    M.set_dim([1, 512, 1]).set_data_type(cudnn.data_type.FLOAT)
-    E = graph.exp(input=graph.sub(a=H, b=M))
-    Y = graph.matmul(A=E, B=W2)
-    Y.set_output(True).set_data_type(cudnn.data_type.BFLOAT16)
-    graph.build([cudnn.heur_mode.A, cudnn.heur_mode.FALLBACK])
+    graph, (X, W1, W2, Y) = _softmax_mlp(handle, x, w1, w2)
     y = torch.empty(1, 512, 256, device="cuda", dtype=torch.bfloat16)
     capture, _ = _captured(graph, {X: x, W1: w1, W2: w2, Y: y}, handle, stream)
     worst = 0.0
@@ -142,9 +153,7 @@ def capture_multi_group_mlp():
         y.fill_(float("nan"))
         capture.replay()
         torch.cuda.synchronize()
-        h = x.float() @ w1.float()
-        ref = torch.exp(h - h.amax(-1, keepdim=True)) @ w2.float()
-        worst = max(worst, rel_err(y, ref))
+        worst = max(worst, rel_err(y, _softmax_mlp_reference(x, w1, w2)))
     return worst, 2e-2
 
 
@@ -247,15 +256,7 @@ def captured_graph_outlives_its_pygraph():
     capture = torch.cuda.CUDAGraph()
 
     def record():
-        graph = cudnn.pygraph(handle=handle, **BF16)
-        X, W1, W2 = graph.tensor_like(x), graph.tensor_like(w1), graph.tensor_like(w2)
-        H = graph.matmul(A=X, B=W1)
-        H.set_data_type(cudnn.data_type.FLOAT)
-        M = graph.reduction(input=H, mode=cudnn.reduction_mode.MAX)
-        M.set_dim([1, 512, 1]).set_data_type(cudnn.data_type.FLOAT)
-        Y = graph.matmul(A=graph.exp(input=graph.sub(a=H, b=M)), B=W2)
-        Y.set_output(True).set_data_type(cudnn.data_type.BFLOAT16)
-        graph.build([cudnn.heur_mode.A, cudnn.heur_mode.FALLBACK])
+        graph, (X, W1, W2, Y) = _softmax_mlp(handle, x, w1, w2)
         stream.wait_stream(torch.cuda.current_stream())
         with torch.cuda.graph(capture, stream=stream):
             graph.execute({X: x, W1: w1, W2: w2, Y: y}, handle=handle)
@@ -267,8 +268,7 @@ def captured_graph_outlives_its_pygraph():
     capture.replay()
     torch.cuda.synchronize()
     del junk
-    h = x.float() @ w1.float()
-    err = rel_err(y, torch.exp(h - h.amax(-1, keepdim=True)) @ w2.float())
+    err = rel_err(y, _softmax_mlp_reference(x, w1, w2))
     del capture  # the program goes with the graph, at the next library call
     gc.collect()
     torch.cuda.synchronize()
