@@ -1211,6 +1211,36 @@ def Graph_MoeScatterRowsOp : Graph_Op<"moe_scatter_rows"> {
   }];
 }
 
+def Graph_MoeGatherRowsOp : Graph_Op<"moe_gather_rows"> {
+  let summary = "Gather the source token rows a gather-mode MoE matmul reads";
+  let description = [{
+    The row routing of `moe_grouped_matmul` in `gather` mode, alone: row `r`
+    of `output` `[1, S, K]` is row `token_index[r]` of `input` `[1, T, K]`
+    (the tokens), so a `none`-mode matmul over the output computes what the
+    gather-mode matmul does. `token_index` holds one i32 per output row;
+    the output has the input's element type (the rows are copied, not
+    converted). An index outside `[0, T)` gives a row of zeros: rows the
+    matmul's experts do not cover (padding) may hold any index, and the
+    matmul never reads them.
+
+    graph-split-moe-gather makes it: cuDNN 9.19's gather-mode engine faults
+    on the H200 (an illegal address at every size tried), so the GPU
+    pipeline gathers the rows on the generated kernels and runs the matmul
+    in `none` mode.
+
+    ```mlir
+    %rows = graph.moe_gather_rows %tokens, %index
+        : (tensor<1x32x16xbf16>, tensor<1x64x1xi32>) -> tensor<1x64x16xbf16>
+    ```
+  }];
+  let arguments = !con((ins AnyRankedTensor:$input,
+                            AnyRankedTensor:$token_index), NodeAttrs);
+  let results = (outs AnyRankedTensor:$output);
+  let assemblyFormat = [{
+    $input `,` $token_index attr-dict `:` functional-type(operands, results)
+  }];
+}
+
 //===----------------------------------------------------------------------===//
 // Linear attention: gated delta net (gdn, gdn2) and kimi delta attention
 //===----------------------------------------------------------------------===//

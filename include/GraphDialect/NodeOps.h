@@ -34,8 +34,8 @@ template <typename Fn> bool withNodeOp(Operation *op, Fn &&fn) {
       InstancenormBackwardOp, RmsnormBackwardOp, BatchnormBackwardOp,
       GenstatsOp, SdpaOp, SdpaBackwardOp, TransposeOp, SliceOp, ConcatenateOp,
       ReshapeOp, RopeOp, RopeBackwardOp, BlockScaleQuantizeOp,
-      BlockScaleDequantizeOp, MoeGroupedMatmulOp, MoeScatterRowsOp, RngOp,
-      SdpaFp8Op, PagedCacheLoadOp>(op, fn);
+      BlockScaleDequantizeOp, MoeGroupedMatmulOp, MoeGatherRowsOp,
+      MoeScatterRowsOp, RngOp, SdpaFp8Op, PagedCacheLoadOp>(op, fn);
 }
 
 /// One operand or result name of an op kind, from GraphOps.td.

@@ -149,9 +149,33 @@ def GraphSplitMoeScatter
     token row.
 
     cuDNN 9.19 offers no engine config for scatter mode on the H200 (none
-    and gather mode plan); the generated kernels run the scatter. The GPU
+    mode plans and runs; gather mode plans but faults, see
+    graph-split-moe-gather); the generated kernels run the scatter. The GPU
     pipeline runs it; the CPU reference runs scatter mode as it is. The
     scatter op keeps the original's label, the matmul gets `<label>.rows`.
+  }];
+}
+
+def GraphSplitMoeGather
+    : Pass<"graph-split-moe-gather", "::mlir::ModuleOp"> {
+  let summary = "Run a gather-mode MoE matmul as a row gather and none mode";
+  let description = [{
+    A `moe_grouped_matmul` in `gather` mode whose tokens are `[1, T, K]`
+    and whose `token_index` is i32 becomes a `moe_gather_rows` that copies
+    each routed row's source token (row `r` of the result is token
+    `token_index[r]`) and the same matmul in `none` mode over those rows:
+
+    ```
+    rows = moe_gather_rows token, token_index
+    out  = moe_grouped_matmul rows, weight, offsets                    (none)
+    ```
+
+    cuDNN 9.19's engine for gather mode plans on the H200 but faults at
+    execution (CUDA error 700, an illegal address, measured with S = T and
+    S = 2T rows, from 256 to 4096 tokens, with legal routing); none mode
+    runs. The GPU pipeline runs this split; the CPU reference runs gather
+    mode as it is. The matmul keeps the original's label, the gather gets
+    `<label>.gather`.
   }];
 }
 

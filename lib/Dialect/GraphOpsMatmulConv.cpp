@@ -615,6 +615,35 @@ LogicalResult MoeScatterRowsOp::verify() {
   return checkResultDims(*this, dims);
 }
 
+// output = [1, rows of token_index, K of input]; token_index i32.
+LogicalResult MoeGatherRowsOp::inferResultDims(ResultDims &dims) {
+  ArrayRef<int64_t> input = shapeOf(getInput());
+  if (input.size() != 3 || !dimsCompatible(input[0], 1))
+    return emitNodeError(*this)
+           << "input must be [1, T, K] (the tokens of a moe_grouped_matmul) "
+           << "but has dims " << formatDims(input);
+  Value index = getTokenIndex();
+  if (!elementOf(index).isInteger(32))
+    return emitNodeError(*this)
+           << "token_index must hold i32 but holds " << elementOf(index);
+  int64_t rows = staticElementCount(shapeOf(index));
+  dims.set(getOutput(), "output", {1, rows, input[2]},
+           "[1, entries of token_index, K of input]");
+  return success();
+}
+
+LogicalResult MoeGatherRowsOp::verify() {
+  ResultDims dims;
+  if (failed(verifyCommon(*this)) || failed(inferResultDims(dims)))
+    return failure();
+  if (elementOf(getOutput()) != elementOf(getInput()))
+    return emitNodeError(*this)
+           << "output must have the input's element type "
+           << elementOf(getInput()) << " but is " << elementOf(getOutput())
+           << " (the rows are copied, not converted)";
+  return checkResultDims(*this, dims);
+}
+
 //===----------------------------------------------------------------------===//
 // Result type inference and assembly
 //===----------------------------------------------------------------------===//

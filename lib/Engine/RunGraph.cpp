@@ -597,6 +597,7 @@ std::string mlir::graph::selectDevice(ModuleOp module, GraphOp &graph,
     PassManager pm(context);
     pm.addPass(createGraphWidenNormGradients());
     pm.addPass(createGraphSplitMoeScatter());
+    pm.addPass(createGraphSplitMoeGather());
     pm.addPass(createGraphFuse());
     pm.addPass(createGraphSelectEngines());
     ScopedDiagnosticHandler quiet(context, [&](Diagnostic &diag) {

@@ -948,6 +948,12 @@ std::string Interpreter::eval(Operation *op) {
           out.shape.insert(out.shape.begin(), 1);
         return bind(op, moe.getOutput(), std::move(out));
       })
+      .Case([&](MoeGatherRowsOp gather) -> std::string {
+        NdArray out;
+        return bindOr(ref::moeGatherRows(get(gather.getInput()),
+                                         get(gather.getTokenIndex()), out),
+                      gather.getOutput(), out);
+      })
       .Case([&](MoeScatterRowsOp scatter) -> std::string {
         NdArray out;
         return bindOr(ref::moeScatterRows(

@@ -361,6 +361,21 @@ std::string graph::ref::moeScatterRows(
   return "";
 }
 
+std::string graph::ref::moeGatherRows(const NdArray &input,
+                                      const NdArray &tokenIndex, NdArray &out) {
+  int64_t m, k;
+  if (auto e = rows2d(&input, "input", m, k); !e.empty())
+    return e;
+  std::vector<int64_t> index;
+  if (auto e = readInts(&tokenIndex, "token_index", index); !e.empty())
+    return e;
+  out = NdArray({1, static_cast<int64_t>(index.size()), k});
+  for (size_t r = 0; r < index.size(); ++r)
+    if (index[r] >= 0 && index[r] < m)
+      std::copy_n(&input.data[index[r] * k], k, &out.data[r * k]);
+  return "";
+}
+
 std::string graph::ref::moeGroupedMatmulBwd(const NdArray &doutput,
                                             const NdArray &token,
                                             const NdArray &firstTokenOffset,

@@ -529,7 +529,7 @@ def select_engines(text: str, label: str = "graph", graph_opt: str = GRAPH_OPT) 
     """Run the GPU pipeline's graph passes (graph-prepare, the GPU-only
     rewrites, graph-fuse, graph-select-engines) with graph-opt on ``text``;
     raises SelectEnginesError with its diagnostics on failure."""
-    cmd = [graph_opt, "--graph-prepare", "--graph-widen-norm-gradients", "--graph-split-moe-scatter", "--graph-fuse", "--graph-select-engines", "-"]
+    cmd = [graph_opt, "--graph-prepare", "--graph-widen-norm-gradients", "--graph-split-moe-scatter", "--graph-split-moe-gather", "--graph-fuse", "--graph-select-engines", "-"]
     proc = subprocess.run(cmd, input=text, capture_output=True, text=True)
     if proc.returncode != 0:
         raise SelectEnginesError(f"{label}: `{' '.join(cmd[1:])}` failed (exit {proc.returncode}):\n{proc.stderr.strip()}")

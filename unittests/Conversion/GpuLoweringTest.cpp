@@ -469,6 +469,79 @@ graph.graph @padded(%act: tensor<1x8x4xf32> {graph.name = "act"},
   EXPECT_GT(routed, 0.1);
 }
 
+// cuDNN 9.19's gather-mode engine faults on the H200: the GPU pipeline
+// gathers the routed rows as moe_gather_rows (once for the gate and up
+// projections, which route alike) and runs the matmuls in none mode, which
+// together compute what gather mode does, bit for bit on the reference.
+// Padding rows past the experts' end hold indices outside the tokens: the
+// gather reads zeros for them and the matmul leaves them zero.
+TEST_F(GpuLoweringTest, GatherModeMoeRunsAsARowGatherAndNoneMode) {
+  const char *text = R"mlir(
+graph.graph @gate_up(%t: tensor<1x6x8xbf16> {graph.name = "tokens"},
+                     %wg: tensor<3x8x5xbf16> {graph.name = "w_gate"},
+                     %wu: tensor<3x8x5xbf16> {graph.name = "w_up"},
+                     %off: tensor<4x1x1xi32> {graph.name = "offsets"},
+                     %index: tensor<14x1x1xi32> {graph.name = "token_index"})
+    -> (tensor<1x14x5xbf16> {graph.name = "gate"}, tensor<1x14x5xbf16> {graph.name = "up"})
+    attributes {compute_data_type = f32} {
+  %g = graph.moe_grouped_matmul %t, %wg, offsets %off token_index %index
+      {mode = #graph.moe_mode<gather>, name = "gate"}
+      : (tensor<1x6x8xbf16>, tensor<3x8x5xbf16>, tensor<4x1x1xi32>, tensor<14x1x1xi32>) -> tensor<1x14x5xbf16>
+  %u = graph.moe_grouped_matmul %t, %wu, offsets %off token_index %index
+      {mode = #graph.moe_mode<gather>, name = "up"}
+      : (tensor<1x6x8xbf16>, tensor<3x8x5xbf16>, tensor<4x1x1xi32>, tensor<14x1x1xi32>) -> tensor<1x14x5xbf16>
+  graph.output %g, %u : tensor<1x14x5xbf16>, tensor<1x14x5xbf16>
+})mlir";
+  OwningOpRef<ModuleOp> original = parseSourceString<ModuleOp>(text, &context);
+  ASSERT_TRUE(original);
+  GraphOp before = *original->getOps<GraphOp>().begin();
+  GraphOp after = parse(text);
+  ASSERT_TRUE(after);
+  int gathers = 0, matmuls = 0;
+  after.walk([&](MoeGatherRowsOp op) {
+    ++gathers;
+    EXPECT_EQ(getNodeLabel(op), "gate.gather");
+  });
+  after.walk([&](MoeGroupedMatmulOp op) {
+    ++matmuls;
+    EXPECT_FALSE(op.getTokenIndex());
+    EXPECT_NE(op.getMode(), MoeMode::gather);
+  });
+  EXPECT_EQ(gathers, 1);
+  EXPECT_EQ(matmuls, 2);
+
+  // Six tokens, top 2: twelve routed rows over three experts (rows 0-4,
+  // 5-8, 9-11), then two padding rows whose indices lie outside.
+  std::vector<ref::HostTensor> inputs = {
+      random(ref::DType::BF16, {1, 6, 8}, 8),
+      random(ref::DType::BF16, {3, 8, 5}, 9),
+      random(ref::DType::BF16, {3, 8, 5}, 10), ints({4, 1, 1}, {0, 5, 9, 12}),
+      ints({14, 1, 1}, {0, 2, 3, 5, 1, 4, 0, 2, 3, 1, 5, 4, -1, 99})};
+  std::vector<ref::HostTensor> want, got;
+  ASSERT_EQ(ref::execute(before, inputs, want), "");
+  ASSERT_EQ(ref::execute(after, inputs, got), "");
+  ASSERT_EQ(got.size(), 2u);
+  for (size_t i = 0; i < 2; ++i) {
+    EXPECT_EQ(got[i].shape, want[i].shape);
+    EXPECT_EQ(got[i].bytes, want[i].bytes) << "output " << i;
+    ref::NdArray values = ref::load(got[i].bytes.data(), got[i].dtype,
+                                    got[i].shape, got[i].strides);
+    double routed = 0;
+    for (int64_t e = 0; e < 12 * 5; ++e)
+      routed += std::fabs(values.data[e]);
+    EXPECT_GT(routed, 1.0); // routed rows were written, not left zero
+    for (int64_t e = 12 * 5; e < 14 * 5; ++e)
+      EXPECT_EQ(values.data[e], 0.0) << "padding element " << e;
+  }
+
+  // A routed row's index outside the tokens is the reference's error on
+  // the original graph, naming the entry.
+  inputs[4] = ints({14, 1, 1}, {0, 2, 3, 5, 1, 4, 0, 6, 3, 1, 5, 4, -1, 99});
+  std::string error = ref::execute(before, inputs, want);
+  EXPECT_NE(error.find("entry 7 = 6 is outside [0, 6)"), std::string::npos)
+      << error;
+}
+
 // An f32 intermediate crossing into a bf16 matmul is stored in bf16 (what
 // the matmul rounds it to): cuDNN has no f32 x bf16 matmul.
 TEST_F(GpuLoweringTest, TensorCoreOperandsCrossGroupsIn16Bit) {

@@ -102,6 +102,12 @@ std::string moeScatterRows(const NdArray &input, const NdArray &tokenIndex,
                            const NdArray &firstTokenOffset, int64_t topK,
                            bool bounded, NdArray &out);
 
+/// moe_gather_rows: row r of `out` [1,S,K] is row token_index[r] of `input`
+/// [1,T,K]; an index outside [0, T) gives a row of zeros (padding rows
+/// may hold any index).
+std::string moeGatherRows(const NdArray &input, const NdArray &tokenIndex,
+                          NdArray &out);
+
 /// dweight [E,K,N] from doutput [1,M,N] and token [1,M,K].
 std::string moeGroupedMatmulBwd(const NdArray &doutput, const NdArray &token,
                                 const NdArray &firstTokenOffset,

@@ -509,6 +509,11 @@ private:
   std::string emitPagedCacheLoad(Kernel &k, PagedCacheLoadOp op,
                                  const Shape &space, Value e, int64_t vec,
                                  Val &result);
+  /// The token rows a moe_gather_rows routes to the run at `e` (zero for
+  /// an index outside the tokens).
+  std::string emitMoeGatherRows(Kernel &k, MoeGatherRowsOp op,
+                                const Shape &space, Value e, int64_t vec,
+                                Val &result);
   /// Rotary embedding (forward or backward) of the run at `e`.
   std::string emitRope(Kernel &k, Operation *op, const Shape &space, Value e,
                        int64_t vec, Val &result);

@@ -153,6 +153,9 @@ std::string Emitter::lowerToLanes(ArrayRef<Operation *> ops, LaneContext &c) {
   patterns.add<LanePattern<PagedCacheLoadOp>>(
       ctx, c,
       &Emitter::gatherLanes<PagedCacheLoadOp, &Emitter::emitPagedCacheLoad>);
+  patterns.add<LanePattern<MoeGatherRowsOp>>(
+      ctx, c,
+      &Emitter::gatherLanes<MoeGatherRowsOp, &Emitter::emitMoeGatherRows>);
   patterns.add<LanePattern<ReductionOp>>(ctx, c, &Emitter::rowReductionLanes);
   patterns.add<LanePattern<LayernormOp>, LanePattern<RmsnormOp>,
                LanePattern<InstancenormOp>, LanePattern<AdaLayernormOp>>(

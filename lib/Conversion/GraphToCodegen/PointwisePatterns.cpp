@@ -2,8 +2,9 @@
 //
 // The pointwise op family's lane patterns (LanePatterns.cpp runs them):
 // graph.pointwise and batchnorm_inference lane by lane from their
-// operands' lanes; rope (forward and backward) and block-scale dequantize,
-// which read elements other than the one they write from memory. The row
+// operands' lanes; rope (forward and backward), block-scale dequantize,
+// paged cache loads and MoE row gathers, which read elements other than
+// the one they write from memory. The row
 // stages run graph.pointwise and batchnorm_inference through the same
 // pattern.
 //
@@ -69,6 +70,9 @@ Emitter::gatherLanes<BlockScaleDequantizeOp, &Emitter::emitDequantize>(
     Emitter &, LaneContext &, Operation *, function_ref<Val(Value)>);
 template std::string
 Emitter::gatherLanes<PagedCacheLoadOp, &Emitter::emitPagedCacheLoad>(
+    Emitter &, LaneContext &, Operation *, function_ref<Val(Value)>);
+template std::string
+Emitter::gatherLanes<MoeGatherRowsOp, &Emitter::emitMoeGatherRows>(
     Emitter &, LaneContext &, Operation *, function_ref<Val(Value)>);
 
 Val Emitter::emitElements(Operation *op, Value e0, int64_t vec,
@@ -332,6 +336,88 @@ std::string Emitter::emitPagedCacheLoad(Kernel &k, PagedCacheLoadOp op,
               toF32(vector::ExtractOp::create(b, loc, loaded, i), cache.dtype));
       }
       k.align[cache.buffer] = std::max(k.align[cache.buffer], piece * bytes);
+      result = emitElements(op, e0, vec, [&](Value, int64_t i) {
+        return arith::SelectOp::create(b, loc, ok, lanes[i], f32(0.0))
+            .getResult();
+      });
+      return "";
+    }
+    result = emitElements(op, e0, vec, [&](Value, int64_t i) {
+      return element(ok, base, i ? addi(d0, idx(i)) : d0);
+    });
+    return "";
+  }
+  result = emitElements(op, e0, vec, [&](Value e, int64_t) {
+    auto [ok, base] = rowOf(e);
+    return element(ok, base, arith::RemUIOp::create(b, loc, e, idx(width)));
+  });
+  return "";
+}
+
+std::string Emitter::emitMoeGatherRows(Kernel &k, MoeGatherRowsOp op,
+                                       const Shape &space, Value e0,
+                                       int64_t vec, Val &result) {
+  const View &x = planner.viewOf(planner.uidOf(op.getInput()));
+  const View &index = planner.viewOf(planner.uidOf(op.getTokenIndex()));
+  if (space.size() != 3 || x.dims.size() != 3 || x.dims[2] != space[2])
+    return "moe_gather_rows: needs [1, T, K] tokens and a [1, S, K] result";
+  if (index.dtype != DType::I32)
+    return "moe_gather_rows: generated kernels read an i32 token_index only";
+  if (x.dtype == DType::I1 || x.dtype == DType::I32 ||
+      x.dtype == DType::F4E2M1FN || x.dtype == DType::F8E8M0FNU)
+    return "moe_gather_rows: generated kernels gather f32, f16, bf16 and fp8 "
+           "(e4m3, e5m2) rows only";
+  int64_t width = space[2], tokens = x.dims[1];
+  auto loadAt = [&](const View &v, Value offset) {
+    return memref::LoadOp::create(b, loc, k.memrefs.at(v.buffer),
+                                  ValueRange{offset})
+        .getResult();
+  };
+  // Where element `e` of the result comes from: whether its source row is
+  // a token (an index outside [0, T) reads zeros, never another
+  // allocation) and the offset of that row in the tokens.
+  auto rowOf = [&](Value e) -> std::pair<Value, Value> {
+    Value row = arith::DivUIOp::create(b, loc, e, idx(width));
+    Value source = loadAt(index, offsetOf(index, index.dims, row));
+    Value zero = arith::ConstantIntOp::create(b, loc, 0, 32);
+    Value count = arith::ConstantIntOp::create(b, loc, tokens, 32);
+    Value notNegative =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, source, zero);
+    Value belowCount =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, source, count);
+    Value ok = arith::AndIOp::create(b, loc, notNegative, belowCount);
+    Value token = arith::IndexCastOp::create(
+        b, loc, b.getIndexType(),
+        arith::SelectOp::create(b, loc, ok, source, zero));
+    return {ok, addi(idx(x.base), muli(token, idx(x.strides[1])))};
+  };
+  auto element = [&](Value ok, Value base, Value d) -> Value {
+    Value v = toF32(loadAt(x, addi(base, muli(d, idx(x.strides[2])))), x.dtype);
+    return arith::SelectOp::create(b, loc, ok, v, f32(0.0)).getResult();
+  };
+  // A run within one row (vec divides K) reads its index once and, when
+  // the row's elements are contiguous and aligned, loads them as vectors
+  // of at most 16 bytes.
+  if (width % vec == 0) {
+    auto [ok, base] = rowOf(e0);
+    Value d0 = arith::RemUIOp::create(b, loc, e0, idx(width));
+    int64_t bytes = elementBytes(x.dtype);
+    int64_t piece = std::min<int64_t>(vec, std::max<int64_t>(1, 16 / bytes));
+    bool aligned = piece > 1 && x.strides[2] == 1 && x.base % piece == 0 &&
+                   x.strides[1] % piece == 0;
+    if (aligned) {
+      auto type = VectorType::get({piece}, elementType(b, x.dtype));
+      SmallVector<Value> lanes;
+      for (int64_t at = 0; at < vec; at += piece) {
+        Value loaded = vector::LoadOp::create(
+            b, loc, type, k.memrefs.at(x.buffer),
+            ValueRange{addi(base, at ? addi(d0, idx(at)) : d0)}, false,
+            llvm::MaybeAlign(piece * bytes));
+        for (int64_t i = 0; i < piece; ++i)
+          lanes.push_back(
+              toF32(vector::ExtractOp::create(b, loc, loaded, i), x.dtype));
+      }
+      k.align[x.buffer] = std::max(k.align[x.buffer], piece * bytes);
       result = emitElements(op, e0, vec, [&](Value, int64_t i) {
         return arith::SelectOp::create(b, loc, ok, lanes[i], f32(0.0))
             .getResult();

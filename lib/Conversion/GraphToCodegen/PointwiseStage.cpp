@@ -67,16 +67,16 @@ std::string Emitter::emitPointwise(const Stage &s, size_t index,
     for (Operation *op : s.ops)
       for (auto &[port, operand] : namedValues(op, /*isResult=*/false)) {
         if (isa<RopeOp, RopeBackwardOp, BlockScaleDequantizeOp,
-                PagedCacheLoadOp>(op))
+                PagedCacheLoadOp, MoeGatherRowsOp>(op))
           continue;
         int64_t uid = planner.uidOf(operand);
         if (!s.produced.count(planner.resolve(uid)))
           get(uid);
       }
-    // Rope, dequantize and paged loads gather their own elements, outside
-    // the guarded
-    // loads: a thread past the last run reads the first run instead (its
-    // stores are guarded), never past the end of a buffer.
+    // Rope, dequantize, paged loads and row gathers gather their own
+    // elements, outside the guarded loads: a thread past the last run reads the
+    // first run instead (its stores are guarded), never past the end of a
+    // buffer.
     Value gatherStart =
         valid[u] ? arith::SelectOp::create(b, loc, valid[u], starts[u], idx(0))
                        .getResult()

@@ -434,7 +434,7 @@ std::string Planner::plan() {
     else if (isa<MoeScatterRowsOp>(op))
       error = planScatterRows(c);
     else if (isa<RopeOp, RopeBackwardOp, BlockScaleDequantizeOp,
-                 PagedCacheLoadOp>(op))
+                 PagedCacheLoadOp, MoeGatherRowsOp>(op))
       error = planGatheringPointwise(c);
     else if (isa<BatchnormInferenceOp>(op))
       error = planBatchnormInference(c);
@@ -506,15 +506,17 @@ std::string Planner::planScatterRows(OpContext &c) {
 
 std::string Planner::planGatheringPointwise(OpContext &c) {
   // Each reads elements of its inputs other than the one it writes (rope's
-  // partner half, the block's descale, the page a position lies in): the
-  // inputs must be in memory, and the op runs in a pointwise stage over its
-  // output.
+  // partner half, the block's descale, the page a position lies in, the
+  // routed token row): the inputs must be in memory, and the op runs in a
+  // pointwise stage over its output.
   for (auto [i, operand] : llvm::enumerate(c.op->getOperands())) {
     Port port = Port::input;
     if (isa<RopeOp, RopeBackwardOp>(c.op))
       port = i == 0 ? Port::input : Port::freqs;
     else if (isa<BlockScaleDequantizeOp>(c.op))
       port = i == 0 ? Port::input : Port::descale;
+    else if (isa<MoeGatherRowsOp>(c.op))
+      port = i == 0 ? Port::input : Port::token_index;
     else if (auto load = dyn_cast<PagedCacheLoadOp>(c.op))
       port = operand == load.getContainer()   ? Port::container
              : operand == load.getPageTable() ? Port::page_table

@@ -37,6 +37,7 @@ void mlir::graph::buildGpuPipeline(OpPassManager &pm) {
   buildPreparePipeline(pm, PreparePipelineOptions());
   pm.addPass(createGraphWidenNormGradients());
   pm.addPass(createGraphSplitMoeScatter());
+  pm.addPass(createGraphSplitMoeGather());
   pm.addPass(createGraphFuse());
   pm.addPass(createGraphSelectEngines());
 }

@@ -44,7 +44,7 @@ using GeneratedOps =
            InstancenormBackwardOp, AdaLayernormBackwardOp, BatchnormInferenceOp,
            GenstatsOp, TransposeOp, SliceOp, ConcatenateOp, ReshapeOp, RopeOp,
            RopeBackwardOp, BlockScaleDequantizeOp, BlockScaleQuantizeOp,
-           PagedCacheLoadOp, MoeScatterRowsOp>;
+           PagedCacheLoadOp, MoeGatherRowsOp, MoeScatterRowsOp>;
 
 class CodegenEngine final : public Engine {
 public:

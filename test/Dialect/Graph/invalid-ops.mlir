@@ -604,8 +604,41 @@ graph.graph @bsdq_output(%x: tensor<128x256xf8E4M3FN>, %s: tensor<128x8xf8E8M0FN
 }
 
 //===----------------------------------------------------------------------===//
-// moe_grouped_matmul, moe_grouped_matmul_bwd, moe_scatter_rows
+// moe_grouped_matmul, moe_grouped_matmul_bwd, moe_scatter_rows,
+// moe_gather_rows
 //===----------------------------------------------------------------------===//
+
+// -----
+
+graph.graph @gather_rows_rank(%x: tensor<32x16xbf16>, %i: tensor<64x1x1xi32>) {
+  // expected-error @below {{moe_gather_rows "route": input must be [1, T, K] (the tokens of a moe_grouped_matmul) but has dims 32x16}}
+  %0 = graph.moe_gather_rows %x, %i {name = "route"} : (tensor<32x16xbf16>, tensor<64x1x1xi32>) -> tensor<1x64x16xbf16>
+  graph.output
+}
+
+// -----
+
+graph.graph @gather_rows_index_type(%x: tensor<1x32x16xbf16>, %i: tensor<64x1x1xi64>) {
+  // expected-error @below {{moe_gather_rows: token_index must hold i32 but holds 'i64'}}
+  %0 = graph.moe_gather_rows %x, %i : (tensor<1x32x16xbf16>, tensor<64x1x1xi64>) -> tensor<1x64x16xbf16>
+  graph.output
+}
+
+// -----
+
+graph.graph @gather_rows_count(%x: tensor<1x32x16xbf16>, %i: tensor<64x1x1xi32>) {
+  // expected-error @below {{moe_gather_rows: output}}
+  %0 = graph.moe_gather_rows %x, %i : (tensor<1x32x16xbf16>, tensor<64x1x1xi32>) -> tensor<1x32x16xbf16>
+  graph.output
+}
+
+// -----
+
+graph.graph @gather_rows_converts(%x: tensor<1x32x16xbf16>, %i: tensor<64x1x1xi32>) {
+  // expected-error @below {{moe_gather_rows: output must have the input's element type 'bf16' but is 'f32' (the rows are copied, not converted)}}
+  %0 = graph.moe_gather_rows %x, %i : (tensor<1x32x16xbf16>, tensor<64x1x1xi32>) -> tensor<1x64x16xf32>
+  graph.output
+}
 
 // -----
 

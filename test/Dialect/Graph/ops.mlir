@@ -456,6 +456,14 @@ graph.graph @moe_scatter_rows(%rows: tensor<1x64x16xbf16>, %idx: tensor<64x1x1xi
   graph.output %y : tensor<1x64x16xbf16>
 }
 
+// The row routing of gather mode alone.
+// CHECK-LABEL: graph.graph @moe_gather_rows(
+// CHECK-NEXT: %[[G:.+]] = moe_gather_rows %{{.+}}, %{{.+}} {name = "route"} : (tensor<1x32x16xbf16>, tensor<1x64x1xi32>) -> tensor<1x64x16xbf16>
+graph.graph @moe_gather_rows(%t: tensor<1x32x16xbf16>, %idx: tensor<1x64x1xi32>) -> tensor<1x64x16xbf16> {
+  %y = graph.moe_gather_rows %t, %idx {name = "route"} : (tensor<1x32x16xbf16>, tensor<1x64x1xi32>) -> tensor<1x64x16xbf16>
+  graph.output %y : tensor<1x64x16xbf16>
+}
+
 // Mixture-of-experts grouped matmul in each routing mode, and its backward.
 // CHECK-LABEL: graph.graph @moe(
 // CHECK-SAME: %[[T:[^:]+]]: tensor<1x64x32xbf16>, %[[W:[^:]+]]: tensor<4x32x16xbf16>, %[[OFF:[^:]+]]: tensor<4x1x1xi32>, %[[IDX:[^:]+]]: tensor<1x64x1xi32>, %[[KS:[^:]+]]: tensor<1x64x1xf32>, %[[DY:[^:]+]]: tensor<1x64x16xbf16>) -> tensor<4x32x16xf32> {

@@ -1,8 +1,9 @@
-//===- SplitMoeScatter.cpp - Scatter-mode MoE matmul as none + scatter ----===//
+//===- SplitMoeRouting.cpp - Routed MoE matmuls as none mode + routing ----===//
 //
-// cuDNN 9.19 has no engine for moe_grouped_matmul's scatter mode on the
-// H200: the matmul runs in none mode (rows in expert order) and the row
-// routing runs as moe_scatter_rows on the generated kernels.
+// cuDNN 9.19 on the H200 has no engine for moe_grouped_matmul's scatter
+// mode, and its gather-mode engine faults: the matmul runs in none mode
+// (rows in expert order) and the row routing runs on the generated kernels,
+// moe_scatter_rows after it or moe_gather_rows before it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,6 +14,7 @@
 #include "mlir/IR/BuiltinOps.h"
 
 namespace mlir::graph {
+#define GEN_PASS_DEF_GRAPHSPLITMOEGATHER
 #define GEN_PASS_DEF_GRAPHSPLITMOESCATTER
 #include "GraphDialect/Passes.h.inc"
 } // namespace mlir::graph
@@ -21,6 +23,12 @@ using namespace mlir;
 using namespace mlir::graph;
 
 namespace {
+
+/// The op's label, or its kind when it has none: the base of its parts'.
+std::string baseLabel(Operation *op) {
+  StringRef label = getNodeLabel(op);
+  return label.empty() ? op->getName().stripDialect().str() : label.str();
+}
 
 bool holdsI32(Value value) {
   return value &&
@@ -54,9 +62,7 @@ bool split(MoeGroupedMatmulOp op) {
   if (bounded && count < 2)
     return false; // no end to bound the rows by: the matmul's error stands
   OpBuilder b(op);
-  StringRef label = getNodeLabel(op);
-  std::string base =
-      label.empty() ? op->getName().stripDialect().str() : label.str();
+  std::string base = baseLabel(op);
   // The rows in expert order: the output's type (dims, element type and
   // layout), written by none mode.
   auto rows = MoeGroupedMatmulOp::create(
@@ -72,6 +78,44 @@ bool split(MoeGroupedMatmulOp op) {
   return true;
 }
 
+/// The rows `op` reads, gathered once per tokens and routing: an MoE
+/// layer's gate and up projections route the same tokens alike.
+using GatheredRows = llvm::DenseMap<std::pair<Value, Value>, Value>;
+
+/// Splits a gather-mode `op` whose tokens are [1, T, K] and whose routing
+/// is i32 (what moe_gather_rows reads); false otherwise.
+bool splitGather(MoeGroupedMatmulOp op, GatheredRows &gathered) {
+  Value token = op.getToken(), index = op.getTokenIndex();
+  auto tokenType = cast<RankedTensorType>(token.getType());
+  if (!index || !holdsI32(index) || tokenType.getRank() != 3 ||
+      tokenType.getDimSize(0) != 1)
+    return false;
+  auto indexType = cast<RankedTensorType>(index.getType());
+  if (!indexType.hasStaticShape())
+    return false;
+  OpBuilder b(op);
+  Value &rows = gathered[{token, index}];
+  if (!rows) {
+    // The rows are a packed intermediate of the tokens' element type.
+    SmallVector<int64_t> shape = {1, indexType.getNumElements(),
+                                  tokenType.getDimSize(2)};
+    auto rowsType = RankedTensorType::get(
+        shape, tokenType.getElementType(),
+        StridesAttr::get(op.getContext(), getRowMajorStrides(shape)));
+    rows = MoeGatherRowsOp::create(b, op.getLoc(), rowsType, token, index,
+                                   b.getStringAttr(baseLabel(op) + ".gather"),
+                                   nullptr)
+               .getOutput();
+  }
+  auto matmul = MoeGroupedMatmulOp::create(
+      b, op.getLoc(), op.getOutput().getType(), rows, op.getWeight(),
+      op.getFirstTokenOffset(), Value(), Value(), nullptr, nullptr,
+      op.getNameAttr(), op.getComputeDataTypeAttr());
+  op.getOutput().replaceAllUsesWith(matmul.getOutput());
+  op.erase();
+  return true;
+}
+
 struct GraphSplitMoeScatter
     : public mlir::graph::impl::GraphSplitMoeScatterBase<GraphSplitMoeScatter> {
   void runOnOperation() override {
@@ -82,6 +126,22 @@ struct GraphSplitMoeScatter
     });
     for (MoeGroupedMatmulOp op : ops)
       (void)split(op);
+  }
+};
+
+struct GraphSplitMoeGather
+    : public mlir::graph::impl::GraphSplitMoeGatherBase<GraphSplitMoeGather> {
+  void runOnOperation() override {
+    SmallVector<MoeGroupedMatmulOp> ops;
+    getOperation().walk([&](MoeGroupedMatmulOp op) {
+      if (op.getMode() == MoeMode::gather)
+        ops.push_back(op);
+    });
+    // One gather per tokens and routing within a graph body: the first
+    // matmul that reads them dominates the later ones of its block.
+    llvm::DenseMap<Block *, GatheredRows> gathered;
+    for (MoeGroupedMatmulOp op : ops)
+      (void)splitGather(op, gathered[op->getBlock()]);
   }
 };
 
