@@ -1221,7 +1221,9 @@ def Graph_MoeGatherRowsOp : Graph_Op<"moe_gather_rows"> {
     the output has the input's element type (the rows are copied, not
     converted). An index outside `[0, T)` gives a row of zeros: rows the
     matmul's experts do not cover (padding) may hold any index, and the
-    matmul never reads them.
+    matmul never reads them. (A routed row's index outside the tokens is
+    an error of the gather-mode matmul on the reference; graph-run's
+    `--check-against=cpu` runs the graph as written, so it reports it.)
 
     graph-split-moe-gather makes it: cuDNN 9.19's gather-mode engine faults
     on the H200 (an illegal address at every size tried), so the GPU

@@ -161,7 +161,8 @@ def GraphSplitMoeGather
   let summary = "Run a gather-mode MoE matmul as a row gather and none mode";
   let description = [{
     A `moe_grouped_matmul` in `gather` mode whose tokens are `[1, T, K]`
-    and whose `token_index` is i32 becomes a `moe_gather_rows` that copies
+    (K static; f32, f16, bf16 or fp8 e4m3/e5m2, what the generated gather
+    copies) and whose `token_index` is i32 becomes a `moe_gather_rows` that copies
     each routed row's source token (row `r` of the result is token
     `token_index[r]`) and the same matmul in `none` mode over those rows:
 

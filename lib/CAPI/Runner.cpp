@@ -237,6 +237,11 @@ struct Runner::Impl {
   std::string fileName;
   OwningOpRef<ModuleOp> module;
   mlir::graph::GraphOp graph;
+  // The prepared graph as written, before the GPU pipeline's rewrites
+  // (fusion, MoE routing splits): what the CPU reference checks a GPU run
+  // against. Null while the graph has not been sent to the GPU.
+  OwningOpRef<ModuleOp> referenceModule;
+  mlir::graph::GraphOp referenceGraph;
   exec::ProgramOp program;
   bool artifact = false;
   bool prepared = false;
@@ -348,7 +353,8 @@ Status Runner::selectGpu(int ordinal) {
 Status Runner::load(const std::string &fileName, const std::string &name) {
   Impl &state = *impl;
   // A new file: nothing of the last one stays.
-  state.graph = nullptr;
+  state.graph = state.referenceGraph = nullptr;
+  state.referenceModule = nullptr;
   state.program = nullptr;
   state.artifact = state.prepared = state.onGpu = false;
   state.fileName = fileName;
@@ -563,6 +569,14 @@ Status Runner::selectDevice(RunDevice device, bool &onGpu, std::string &why) {
   if (!state.graph)
     return error(GRAPH_ERROR_INVALID_ARGUMENT,
                  "selectDevice: the Runner has loaded no graph");
+  // The GPU passes rewrite the module in place: the reference keeps the
+  // graph as written, so a rewrite that changed the results would show.
+  if (device != RunDevice::Cpu && !state.referenceModule) {
+    state.referenceModule = state.module->clone();
+    state.referenceGraph =
+        state.referenceModule->lookupSymbol<mlir::graph::GraphOp>(
+            state.graph.getSymName());
+  }
   if (std::string err = mlir::graph::selectDevice(
           *state.module, state.graph,
           static_cast<mlir::graph::RunDevice>(device), onGpu, why);
@@ -631,7 +645,9 @@ Status Runner::runReference(std::vector<TensorData> &outputs) {
   if (std::string err = state.takeInputs(); !err.empty())
     return error(GRAPH_ERROR_INVALID_ARGUMENT, err);
   std::vector<ref::HostTensor> reference;
-  if (std::string err = ref::execute(state.graph, state.bound, reference);
+  mlir::graph::GraphOp graph =
+      state.referenceGraph ? state.referenceGraph : state.graph;
+  if (std::string err = ref::execute(graph, state.bound, reference);
       !err.empty())
     return error(GRAPH_ERROR_EXECUTION, "graph @" +
                                             state.graph.getSymName().str() +

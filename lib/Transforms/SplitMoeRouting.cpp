@@ -82,8 +82,9 @@ bool split(MoeGroupedMatmulOp op) {
 /// layer's gate and up projections route the same tokens alike.
 using GatheredRows = llvm::DenseMap<std::pair<Value, Value>, Value>;
 
-/// Splits a gather-mode `op` whose tokens are [1, T, K] and whose routing
-/// is i32 (what moe_gather_rows reads); false otherwise.
+/// Splits a gather-mode `op` whose tokens are [1, T, K] (K static) of a
+/// type the generated gather copies and whose routing is i32 (what
+/// moe_gather_rows reads); false otherwise.
 bool splitGather(MoeGroupedMatmulOp op, GatheredRows &gathered) {
   Value token = op.getToken(), index = op.getTokenIndex();
   auto tokenType = cast<RankedTensorType>(token.getType());
@@ -91,7 +92,13 @@ bool splitGather(MoeGroupedMatmulOp op, GatheredRows &gathered) {
       tokenType.getDimSize(0) != 1)
     return false;
   auto indexType = cast<RankedTensorType>(index.getType());
-  if (!indexType.hasStaticShape())
+  if (!indexType.hasStaticShape() || tokenType.isDynamicDim(2))
+    return false;
+  // The element types the generated gather copies; other tokens stay with
+  // the gather-mode matmul (and its engine's answer).
+  Type element = tokenType.getElementType();
+  if (!isa<Float32Type, Float16Type, BFloat16Type, Float8E4M3FNType,
+           Float8E5M2Type>(element))
     return false;
   OpBuilder b(op);
   Value &rows = gathered[{token, index}];

@@ -64,3 +64,22 @@ graph.graph @apart(%t: tensor<1x8x4xf32>, %w: tensor<2x4x3xf32>, %i0: tensor<8x1
       : (tensor<1x8x4xf32>, tensor<2x4x3xf32>, tensor<2x1x1xi32>) -> tensor<1x8x3xf32>
   graph.output %a, %b, %c, %d : tensor<1x8x3xf32>, tensor<1x8x3xf32>, tensor<1x8x3xf32>, tensor<1x8x3xf32>
 }
+
+// -----
+
+// Tokens the generated gather does not copy (i8, fp4) stay with the
+// gather-mode matmul.
+// CHECK-LABEL: graph.graph @kept
+// CHECK-NOT: moe_gather_rows
+// CHECK-COUNT-2: mode = #graph.moe_mode<gather>
+// CHECK-NOT: moe_gather_rows
+graph.graph @kept(%t8: tensor<1x8x4xi8>, %t4: tensor<1x8x4xf4E2M1FN>,
+                  %w8: tensor<2x4x3xi8>, %w4: tensor<2x4x3xf4E2M1FN>,
+                  %i: tensor<8x1x1xi32>, %off: tensor<2x1x1xi32>)
+    -> (tensor<1x8x3xf32>, tensor<1x8x3xf32>) attributes {compute_data_type = f32} {
+  %a = graph.moe_grouped_matmul %t8, %w8, offsets %off token_index %i {mode = #graph.moe_mode<gather>}
+      : (tensor<1x8x4xi8>, tensor<2x4x3xi8>, tensor<2x1x1xi32>, tensor<8x1x1xi32>) -> tensor<1x8x3xf32>
+  %b = graph.moe_grouped_matmul %t4, %w4, offsets %off token_index %i {mode = #graph.moe_mode<gather>}
+      : (tensor<1x8x4xf4E2M1FN>, tensor<2x4x3xf4E2M1FN>, tensor<2x1x1xi32>, tensor<8x1x1xi32>) -> tensor<1x8x3xf32>
+  graph.output %a, %b : tensor<1x8x3xf32>, tensor<1x8x3xf32>
+}
