@@ -568,6 +568,21 @@ LogicalResult MoeGroupedMatmulBwdOp::verify() {
                              dweight[0]);
 }
 
+/// The MoE row routings (moe_scatter_rows, moe_gather_rows): the shape
+/// rule, and the rows copied, not converted.
+template <typename OpT> static LogicalResult verifyRowCopy(OpT op) {
+  ResultDims dims;
+  if (failed(verifyCommon(op)) || failed(op.inferResultDims(dims)))
+    return failure();
+  if (elementOf(op.getOutput()) != elementOf(op.getInput()))
+    return emitNodeError(op)
+           << "output must have the input's element type "
+           << elementOf(op.getInput()) << " but is "
+           << elementOf(op.getOutput()) << " (the rows are copied, not "
+           << "converted)";
+  return checkResultDims(op, dims);
+}
+
 // output = input's dims; token_index and token_ks one i32 per row; the
 // offsets i32, at least one (two when bounded).
 LogicalResult MoeScatterRowsOp::inferResultDims(ResultDims &dims) {
@@ -603,17 +618,7 @@ LogicalResult MoeScatterRowsOp::inferResultDims(ResultDims &dims) {
   return success();
 }
 
-LogicalResult MoeScatterRowsOp::verify() {
-  ResultDims dims;
-  if (failed(verifyCommon(*this)) || failed(inferResultDims(dims)))
-    return failure();
-  if (elementOf(getOutput()) != elementOf(getInput()))
-    return emitNodeError(*this)
-           << "output must have the input's element type "
-           << elementOf(getInput()) << " but is " << elementOf(getOutput())
-           << " (the rows are copied, not converted)";
-  return checkResultDims(*this, dims);
-}
+LogicalResult MoeScatterRowsOp::verify() { return verifyRowCopy(*this); }
 
 // output = [1, rows of token_index, K of input]; token_index i32.
 LogicalResult MoeGatherRowsOp::inferResultDims(ResultDims &dims) {
@@ -632,17 +637,7 @@ LogicalResult MoeGatherRowsOp::inferResultDims(ResultDims &dims) {
   return success();
 }
 
-LogicalResult MoeGatherRowsOp::verify() {
-  ResultDims dims;
-  if (failed(verifyCommon(*this)) || failed(inferResultDims(dims)))
-    return failure();
-  if (elementOf(getOutput()) != elementOf(getInput()))
-    return emitNodeError(*this)
-           << "output must have the input's element type "
-           << elementOf(getInput()) << " but is " << elementOf(getOutput())
-           << " (the rows are copied, not converted)";
-  return checkResultDims(*this, dims);
-}
+LogicalResult MoeGatherRowsOp::verify() { return verifyRowCopy(*this); }
 
 //===----------------------------------------------------------------------===//
 // Result type inference and assembly

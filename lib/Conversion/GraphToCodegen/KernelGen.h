@@ -514,6 +514,18 @@ private:
   std::string emitMoeGatherRows(Kernel &k, MoeGatherRowsOp op,
                                 const Shape &space, Value e, int64_t vec,
                                 Val &result);
+  /// Element `d` of the row at `base` of `src` (along its last dim) as
+  /// f32, zero where `ok` is false.
+  Value loadRowElement(Kernel &k, const View &src, Value ok, Value base,
+                       Value d);
+  /// The run of `vec` elements at `e0` (within one row of `width`) of
+  /// `op`'s result, read from the row at `base` of `src`, zero where `ok`
+  /// is false: as vectors of at most 16 bytes when the last dim is
+  /// contiguous and `src`'s base and `rowStrides` (the strides a row start
+  /// is made of) are multiples of the vector, else element by element.
+  Val loadRowRun(Kernel &k, Operation *op, const View &src,
+                 ArrayRef<int64_t> rowStrides, Value ok, Value base, Value e0,
+                 int64_t width, int64_t vec);
   /// Rotary embedding (forward or backward) of the run at `e`.
   std::string emitRope(Kernel &k, Operation *op, const Shape &space, Value e,
                        int64_t vec, Val &result);

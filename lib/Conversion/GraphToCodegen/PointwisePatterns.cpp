@@ -304,54 +304,63 @@ std::string Emitter::emitPagedCacheLoad(Kernel &k, PagedCacheLoadOp op,
                             idx(cache.strides[2])))));
     return {ok, base};
   };
-  auto element = [&](Value ok, Value base, Value d) -> Value {
-    Value x = toF32(loadAt(cache, addi(base, muli(d, idx(cache.strides[3])))),
-                    cache.dtype);
-    return arith::SelectOp::create(b, loc, ok, x, f32(0.0)).getResult();
-  };
   // A run within one row (vec divides the head dim) reads the page table
   // and seq_len once.
   if (width % vec == 0) {
     auto [ok, base] = rowOf(e0);
-    Value d0 = arith::RemUIOp::create(b, loc, e0, idx(width));
-    // Rows whose every start is a multiple of the run load it as vectors
-    // of at most 16 bytes (the run may be wider: the stage's widest
-    // tensor decides it, and the container is not one of those).
-    int64_t bytes = elementBytes(cache.dtype);
-    int64_t piece = std::min<int64_t>(vec, std::max<int64_t>(1, 16 / bytes));
-    bool aligned =
-        piece > 1 && cache.strides[3] == 1 && cache.base % piece == 0;
-    for (int d = 0; d < 3; ++d)
-      aligned &= cache.strides[d] % piece == 0;
-    if (aligned) {
-      auto type = VectorType::get({piece}, elementType(b, cache.dtype));
-      SmallVector<Value> lanes;
-      for (int64_t at = 0; at < vec; at += piece) {
-        Value loaded = vector::LoadOp::create(
-            b, loc, type, k.memrefs.at(cache.buffer),
-            ValueRange{addi(base, at ? addi(d0, idx(at)) : d0)}, false,
-            llvm::MaybeAlign(piece * bytes));
-        for (int64_t i = 0; i < piece; ++i)
-          lanes.push_back(
-              toF32(vector::ExtractOp::create(b, loc, loaded, i), cache.dtype));
-      }
-      k.align[cache.buffer] = std::max(k.align[cache.buffer], piece * bytes);
-      result = emitElements(op, e0, vec, [&](Value, int64_t i) {
-        return arith::SelectOp::create(b, loc, ok, lanes[i], f32(0.0))
-            .getResult();
-      });
-      return "";
-    }
-    result = emitElements(op, e0, vec, [&](Value, int64_t i) {
-      return element(ok, base, i ? addi(d0, idx(i)) : d0);
-    });
+    result = loadRowRun(k, op, cache,
+                        {cache.strides[0], cache.strides[1], cache.strides[2]},
+                        ok, base, e0, width, vec);
     return "";
   }
   result = emitElements(op, e0, vec, [&](Value e, int64_t) {
     auto [ok, base] = rowOf(e);
-    return element(ok, base, arith::RemUIOp::create(b, loc, e, idx(width)));
+    return loadRowElement(k, cache, ok, base,
+                          arith::RemUIOp::create(b, loc, e, idx(width)));
   });
   return "";
+}
+
+Value Emitter::loadRowElement(Kernel &k, const View &src, Value ok, Value base,
+                              Value d) {
+  Value x = toF32(memref::LoadOp::create(
+                      b, loc, k.memrefs.at(src.buffer),
+                      ValueRange{addi(base, muli(d, idx(src.strides.back())))}),
+                  src.dtype);
+  return arith::SelectOp::create(b, loc, ok, x, f32(0.0)).getResult();
+}
+
+Val Emitter::loadRowRun(Kernel &k, Operation *op, const View &src,
+                        ArrayRef<int64_t> rowStrides, Value ok, Value base,
+                        Value e0, int64_t width, int64_t vec) {
+  Value d0 = arith::RemUIOp::create(b, loc, e0, idx(width));
+  // Rows whose every start is a multiple of the run load it as vectors of
+  // at most 16 bytes (the run may be wider: the stage's widest tensor
+  // decides it, and the source is not one of those).
+  int64_t bytes = elementBytes(src.dtype);
+  int64_t piece = std::min<int64_t>(vec, std::max<int64_t>(1, 16 / bytes));
+  bool aligned = piece > 1 && src.strides.back() == 1 && src.base % piece == 0;
+  for (int64_t stride : rowStrides)
+    aligned &= stride % piece == 0;
+  if (!aligned)
+    return emitElements(op, e0, vec, [&](Value, int64_t i) {
+      return loadRowElement(k, src, ok, base, i ? addi(d0, idx(i)) : d0);
+    });
+  auto type = VectorType::get({piece}, elementType(b, src.dtype));
+  SmallVector<Value> lanes;
+  for (int64_t at = 0; at < vec; at += piece) {
+    Value loaded = vector::LoadOp::create(
+        b, loc, type, k.memrefs.at(src.buffer),
+        ValueRange{addi(base, at ? addi(d0, idx(at)) : d0)}, false,
+        llvm::MaybeAlign(piece * bytes));
+    for (int64_t i = 0; i < piece; ++i)
+      lanes.push_back(
+          toF32(vector::ExtractOp::create(b, loc, loaded, i), src.dtype));
+  }
+  k.align[src.buffer] = std::max(k.align[src.buffer], piece * bytes);
+  return emitElements(op, e0, vec, [&](Value, int64_t i) {
+    return arith::SelectOp::create(b, loc, ok, lanes[i], f32(0.0)).getResult();
+  });
 }
 
 std::string Emitter::emitMoeGatherRows(Kernel &k, MoeGatherRowsOp op,
@@ -391,47 +400,16 @@ std::string Emitter::emitMoeGatherRows(Kernel &k, MoeGatherRowsOp op,
         arith::SelectOp::create(b, loc, ok, source, zero));
     return {ok, addi(idx(x.base), muli(token, idx(x.strides[1])))};
   };
-  auto element = [&](Value ok, Value base, Value d) -> Value {
-    Value v = toF32(loadAt(x, addi(base, muli(d, idx(x.strides[2])))), x.dtype);
-    return arith::SelectOp::create(b, loc, ok, v, f32(0.0)).getResult();
-  };
-  // A run within one row (vec divides K) reads its index once and, when
-  // the row's elements are contiguous and aligned, loads them as vectors
-  // of at most 16 bytes.
+  // A run within one row (vec divides K) reads its index once.
   if (width % vec == 0) {
     auto [ok, base] = rowOf(e0);
-    Value d0 = arith::RemUIOp::create(b, loc, e0, idx(width));
-    int64_t bytes = elementBytes(x.dtype);
-    int64_t piece = std::min<int64_t>(vec, std::max<int64_t>(1, 16 / bytes));
-    bool aligned = piece > 1 && x.strides[2] == 1 && x.base % piece == 0 &&
-                   x.strides[1] % piece == 0;
-    if (aligned) {
-      auto type = VectorType::get({piece}, elementType(b, x.dtype));
-      SmallVector<Value> lanes;
-      for (int64_t at = 0; at < vec; at += piece) {
-        Value loaded = vector::LoadOp::create(
-            b, loc, type, k.memrefs.at(x.buffer),
-            ValueRange{addi(base, at ? addi(d0, idx(at)) : d0)}, false,
-            llvm::MaybeAlign(piece * bytes));
-        for (int64_t i = 0; i < piece; ++i)
-          lanes.push_back(
-              toF32(vector::ExtractOp::create(b, loc, loaded, i), x.dtype));
-      }
-      k.align[x.buffer] = std::max(k.align[x.buffer], piece * bytes);
-      result = emitElements(op, e0, vec, [&](Value, int64_t i) {
-        return arith::SelectOp::create(b, loc, ok, lanes[i], f32(0.0))
-            .getResult();
-      });
-      return "";
-    }
-    result = emitElements(op, e0, vec, [&](Value, int64_t i) {
-      return element(ok, base, i ? addi(d0, idx(i)) : d0);
-    });
+    result = loadRowRun(k, op, x, {x.strides[1]}, ok, base, e0, width, vec);
     return "";
   }
   result = emitElements(op, e0, vec, [&](Value e, int64_t) {
     auto [ok, base] = rowOf(e);
-    return element(ok, base, arith::RemUIOp::create(b, loc, e, idx(width)));
+    return loadRowElement(k, x, ok, base,
+                          arith::RemUIOp::create(b, loc, e, idx(width)));
   });
   return "";
 }
