@@ -1,7 +1,6 @@
 """``import cudnn`` for programs written against the cuDNN frontend's Python
 graph API: everything comes from graph_compiler."""
 
-import importlib.util as _importlib_util
 import sys as _sys
 
 import graph_compiler as _impl
@@ -115,62 +114,12 @@ _CUTEDSL_NAMES = frozenset(
     gemm_proj_rope_mxfp8_jax_sm100 grouped_gemm_jax_sm100 grouped_gemm_glu_jax_sm100
     grouped_gemm_dglu_jax_sm100 grouped_gemm_dsrelu_jax_sm100 grouped_gemm_wgrad_jax_sm100
     discrete_grouped_gemm_swiglu_jax_sm100 discrete_grouped_gemm_dswiglu_jax_sm100
-    Nvfp4AttentionQatBackward AlignedHCABackward aligned_hca_backward_wrapper
+    gnn Nvfp4AttentionQatBackward AlignedHCABackward aligned_hca_backward_wrapper
     GroupedGemmGluHadamardQuantSm100 grouped_gemm_glu_hadamard_quant_wrapper_sm100""".split()
 )
 
-# The frontend's operator packages built on CuTe DSL, FROST or JAX
-# (cudnn.deepseek_sparse_attention, cudnn.gemm.cutedsl, ...): there, importing
-# one without its optional dependencies raises ImportError. Here none exists,
-# so importing one (or reaching it as cudnn.<name>, as the frontend's lazy
-# cudnn.jax and cudnn.fla are reached) raises an ImportError naming it, which
-# the programs that probe for them with try/except ImportError expect.
-_CUTEDSL_MODULES = frozenset(
-    """block_sparse_attention causal_conv1d_bulk_sm100 causal_conv1d_update_sm100 conv csa
-    deepseek_sparse_attention engram fla flex_attention gated_attention_block gnn hstu jax
-    linear_attention moe_ep native_sparse_attention rmsnorm_rht_amax rope sdpa torch yarn""".split()
-)
-_CUTEDSL_SUBMODULES = ("cudnn.gemm.cutedsl", "cudnn.gemm.mhc_projection_bwd")
-
-
-def _cutedsl_module_error(fullname):
-    return ImportError(
-        f"{fullname} is one of the cuDNN frontend's CuTe DSL / FROST operator packages (its optional "
-        "'cutedsl' extra); the graph compiler has none of them, only the graph API (cudnn.pygraph)",
-        name=fullname,
-    )
-
-
-class _CuteDslModuleFinder:
-    """Finds the frontend's optional operator packages, as its installed
-    files are found, and fails their import with an ImportError naming them
-    (where the frontend's fails on the missing CuTe DSL)."""
-
-    @staticmethod
-    def find_spec(fullname, path=None, target=None):
-        parts = fullname.split(".")
-        if len(parts) > 1 and parts[0] == __name__ and (
-            parts[1] in _CUTEDSL_MODULES or any(fullname == m or fullname.startswith(m + ".") for m in _CUTEDSL_SUBMODULES)
-        ):
-            return _importlib_util.spec_from_loader(fullname, _CuteDslModuleFinder)
-        return None
-
-    @staticmethod
-    def create_module(spec):
-        return None
-
-    @staticmethod
-    def exec_module(module):
-        raise _cutedsl_module_error(module.__name__)
-
-
-if _CuteDslModuleFinder.__qualname__ not in {getattr(f, "__qualname__", "") for f in _sys.meta_path}:
-    _sys.meta_path.insert(0, _CuteDslModuleFinder)
-
 
 def __getattr__(name):
-    if name in _CUTEDSL_MODULES:
-        raise _cutedsl_module_error(f"{__name__}.{name}")
     if name in _CUTEDSL_NAMES:
         raise ImportError(
             f"cudnn.{name} is one of the cuDNN frontend's CuTe DSL kernels (its optional 'cutedsl' extra); "

@@ -1,0 +1,194 @@
+"""Whole model graphs against PyTorch on the GPU: each model of test/models/
+named below, at its full size, as one graph through the Python package
+(`import cudnn`, torch CUDA buffers), against the same block written in
+PyTorch the way its users write it (eager; with --compile also
+torch.compile), on the same inputs in the same process.
+
+    llama_block/forward        RMSNorm, fused QKV, rotate-half RoPE, causal GQA
+                               attention (F.scaled_dot_product_attention),
+                               SwiGLU MLP; bf16
+    resnet_bottleneck/forward  conv1x1-bn-relu, conv3x3-bn-relu, conv1x1-bn,
+                               residual add, relu; fp16 channels-last, f32
+                               batchnorm statistics (eval mode under AMP)
+
+Each time is the mean over a loop of --iters runs between two CUDA events
+after --warmup runs (the graph's first execute, which builds it, excluded).
+Both outputs are compared (relative error, max |a - b| / max |b|) so the two
+sides are known to compute the same thing.
+
+Usage on the GPU machine (GRAPH_CAPI_LIBRARY set, as scripts/gpu/env.sh and
+device-check.sh do): python3 bench/gpu/bench_models.py [--compile]
+"""
+
+import argparse
+import json
+import math
+import os
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "scripts", "gpu"))
+sys.path.insert(0, os.path.join(ROOT, "test", "models"))
+
+import harness  # noqa: E402  (puts python/ on sys.path)
+import run_models  # noqa: E402  (torch buffers in the graph's layouts)
+
+
+def loop_ms(torch, fn, iters, warmup):
+    for _ in range(warmup):
+        fn()
+    torch.cuda.synchronize()
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    start.record()
+    for _ in range(iters):
+        fn()
+    end.record()
+    end.synchronize()
+    return start.elapsed_time(end) / iters
+
+
+def rel_error(torch, got, want):
+    got, want = got.double(), want.double()
+    return float((got - want).abs().max() / want.abs().max().clamp_min(1e-30))
+
+
+# =============================================================================
+# The blocks in PyTorch
+# =============================================================================
+
+
+def llama_torch(torch, mod, f, b, s, hidden, heads, kv_heads, head_dim, ffn):
+    F = torch.nn.functional
+    eps = mod.EPS
+    half = head_dim // 2
+
+    def rmsnorm(v, w):
+        v32 = v.float()
+        return (v32 * torch.rsqrt(v32.pow(2).mean(-1, keepdim=True) + eps) * w.float()).to(v.dtype)
+
+    def rope(t, cos, sin):
+        lo, hi = t[..., :half].float(), t[..., half:].float()
+        return torch.cat([lo * cos - hi * sin, hi * cos + lo * sin], dim=-1).to(t.dtype)
+
+    def block():
+        x = f["x"]
+        cos, sin = torch.cos(f["freqs"]), torch.sin(f["freqs"])
+        qkv = rmsnorm(x, f["attn_norm.weight"]) @ f["wqkv"]
+        heads_all = qkv.view(b, s, heads + 2 * kv_heads, head_dim).transpose(1, 2)
+        q = rope(heads_all[:, :heads], cos, sin)
+        k = rope(heads_all[:, heads : heads + kv_heads], cos, sin)
+        v = heads_all[:, heads + kv_heads :]
+        o = F.scaled_dot_product_attention(q, k, v, is_causal=True, enable_gqa=True)
+        h = x + o.transpose(1, 2).reshape(b * s, heads * head_dim) @ f["wo"]
+        n2 = rmsnorm(h, f["mlp_norm.weight"])
+        return h + (F.silu(n2 @ f["w_gate"]) * (n2 @ f["w_up"])) @ f["w_down"]
+
+    return block
+
+
+def resnet_torch(torch, mod, f, n, c, mid, h, w):
+    F = torch.nn.functional
+    eps = mod.EPS
+    # eval-mode batchnorm takes the running variance: 1 / inv_variance^2 - eps
+    stats = {}
+    for _, bn, _, _ in mod.LAYERS:
+        shape = (-1,)
+        stats[bn] = (
+            f[bn + ".mean"].reshape(shape),
+            (1.0 / f[bn + ".inv_variance"].double() ** 2 - eps).float().reshape(shape),
+            f[bn + ".weight"].reshape(shape),
+            f[bn + ".bias"].reshape(shape),
+        )
+
+    def block():
+        x = f["x"]
+        act = x
+        for conv, bn, _, pad in mod.LAYERS:
+            mean, var, gamma, beta = stats[bn]
+            y = F.batch_norm(F.conv2d(act, f[conv + ".weight"], padding=pad), mean, var, gamma, beta, False, 0.0, eps)
+            act = F.relu(y) if conv != "conv3" else y
+        return F.relu(act + x)
+
+    return block
+
+
+CASES = {
+    ("llama_block", "forward"): llama_torch,
+    ("resnet_bottleneck", "forward"): resnet_torch,
+}
+
+
+# =============================================================================
+# Runs
+# =============================================================================
+
+
+def bench_case(torch, name, phase, make_torch, args):
+    mod = harness.load_models()[name]
+    dims = harness.dims_of(mod, "full")
+    model = harness.build_model(mod, phase, dims=dims)
+    feeds = harness.make_feeds(mod, model, phase, dims, args.seed)
+    g = model.graph
+    cudnn = harness.cudnn
+    g.build([cudnn.heur_mode.A, cudnn.heur_mode.FALLBACK])
+    layouts = harness.io_layouts(g)
+    pack, bufs, outs = {}, {}, {}
+    for key, t in model.inputs.items():
+        dt, d, st = layouts[t.uid]
+        bufs[key] = pack[t] = run_models.torch_buffer(torch, dt, d, st, feeds[key])
+    for key, t in model.outputs.items():
+        dt, d, st = layouts[t.uid]
+        outs[key] = pack[t] = run_models.torch_buffer(torch, dt, d, st)
+    g.execute(pack)  # the first execute sets the graph up
+    torch.cuda.synchronize()
+
+    block = make_torch(torch, mod, bufs, **dims)
+    with torch.no_grad():
+        want = block()
+        ours_ms = loop_ms(torch, lambda: g.execute(pack), args.iters, args.warmup)
+        eager_ms = loop_ms(torch, block, args.iters, args.warmup)
+        result = {
+            "ours_ms": ours_ms,
+            "eager_ms": eager_ms,
+            "rel_err": rel_error(torch, outs["y"], want),
+            "dims": dims,
+        }
+        line = (
+            f"{name}/{phase} {dims}: ours {ours_ms:.3f} ms, torch eager {eager_ms:.3f} ms "
+            f"(ratio {eager_ms / ours_ms:.2f})"
+        )
+        if args.compile:
+            try:
+                compiled = torch.compile(block)
+                compiled()
+                compiled_ms = loop_ms(torch, compiled, args.iters, args.warmup)
+                result["compiled_ms"] = compiled_ms
+                line += f", torch.compile {compiled_ms:.3f} ms (ratio {compiled_ms / ours_ms:.2f})"
+            except Exception as exc:  # report it and go on: eager is the baseline
+                line += f", torch.compile failed: {type(exc).__name__}: {str(exc)[:200]}"
+    print(line + f", rel err vs eager {result['rel_err']:.2g}", flush=True)
+    return result
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--models", default=",".join(f"{m}/{p}" for m, p in CASES), help="model/phase list")
+    ap.add_argument("--iters", type=int, default=20)
+    ap.add_argument("--warmup", type=int, default=3)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--compile", action="store_true", help="also time torch.compile of the PyTorch block")
+    args = ap.parse_args(argv)
+    import torch
+
+    print(f"device: {torch.cuda.get_device_name()}, torch {torch.__version__}, cuDNN {harness.cudnn.backend_version()}")
+    results = {}
+    for item in args.models.split(","):
+        name, phase = item.split("/")
+        results[item] = bench_case(torch, name, phase, CASES[(name, phase)], args)
+    print("JSON " + json.dumps(results))
+    worst = max(r["rel_err"] for r in results.values())
+    return 0 if math.isfinite(worst) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
