@@ -17,7 +17,7 @@ Both outputs are compared (relative error, max |a - b| / max |b|) so the two
 sides are known to compute the same thing.
 
 Usage on the GPU machine (GRAPH_CAPI_LIBRARY set, as scripts/gpu/env.sh and
-device-check.sh do): python3 bench/gpu/bench_models.py [--compile]
+device-check.sh do): python3 bench/gpu/bench_models.py [--compile] [--profile]
 """
 
 import argparse
@@ -167,7 +167,28 @@ def bench_case(torch, name, phase, make_torch, args):
             except Exception as exc:  # report it and go on: eager is the baseline
                 line += f", torch.compile failed: {type(exc).__name__}: {str(exc)[:200]}"
     print(line + f", rel err vs eager {result['rel_err']:.2g}", flush=True)
+    if args.profile:
+        sides = [("ours", lambda: g.execute(pack)), ("torch eager", block)]
+        if "compiled_ms" in result:
+            sides.append(("torch.compile", compiled))
+        with torch.no_grad():
+            for side, fn in sides:
+                print(f"---- {name}/{phase}, {side}: CUDA time of 10 runs by kernel")
+                print(profile_table(torch, fn))
     return result
+
+
+def profile_table(torch, fn, runs=10):
+    from torch.profiler import ProfilerActivity, profile
+
+    for _ in range(3):
+        fn()
+    torch.cuda.synchronize()
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        for _ in range(runs):
+            fn()
+        torch.cuda.synchronize()
+    return prof.key_averages().table(sort_by="cuda_time_total", row_limit=14, max_name_column_width=90)
 
 
 def main(argv=None):
@@ -177,6 +198,7 @@ def main(argv=None):
     ap.add_argument("--warmup", type=int, default=3)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--compile", action="store_true", help="also time torch.compile of the PyTorch block")
+    ap.add_argument("--profile", action="store_true", help="print each side's CUDA time by kernel (torch.profiler)")
     args = ap.parse_args(argv)
     import torch
 
