@@ -45,25 +45,64 @@ std::string matmul(const NdArray &a, const NdArray &b, NdArray &out) {
   const double *ad = a.data.data();
   const double *bd = b.data.data();
   double *cd = result.data.data();
-  int64_t minRows =
-      std::max<int64_t>(1, (1 << 16) / std::max<int64_t>(1, k * n));
+  // Tiles of rows x columns, each accumulated over K in blocks, so the
+  // block of B a tile reads stays in cache while its rows use it (a row at
+  // a time streamed all of B per row: at [8192, 2048] x [2048, 5632] that
+  // is 92 MB per row). Every C element still sums its K products in order
+  // p = 0, 1, ..., k - 1, so the results are those of the plain loop.
+  constexpr int64_t kTileRows = 32, kTileCols = 256, kBlockK = 128;
+  int64_t rowTiles = (m + kTileRows - 1) / kTileRows;
+  int64_t colTiles = (n + kTileCols - 1) / kTileCols;
+  int64_t tilesPerBatch = rowTiles * colTiles;
+  int64_t minTiles = std::max<int64_t>(
+      1, (1 << 16) / std::max<int64_t>(1, kTileRows * kTileCols * k));
   parallelFor(
-      batches * m,
+      batches * tilesPerBatch,
       [&](int64_t begin, int64_t end) {
-        for (int64_t row = begin; row < end; ++row) {
-          int64_t bt = row / m, i = row % m;
-          const double *arow = ad + aOffsets[bt] + i * k;
+        for (int64_t tile = begin; tile < end; ++tile) {
+          int64_t bt = tile / tilesPerBatch, t = tile % tilesPerBatch;
+          int64_t i0 = (t / colTiles) * kTileRows;
+          int64_t j0 = (t % colTiles) * kTileCols;
+          int64_t i1 = std::min(m, i0 + kTileRows);
+          int64_t j1 = std::min(n, j0 + kTileCols);
+          const double *amat = ad + aOffsets[bt];
           const double *bmat = bd + bOffsets[bt];
-          double *crow = cd + row * n;
-          for (int64_t p = 0; p < k; ++p) {
-            double av = arow[p];
-            const double *brow = bmat + p * n;
-            for (int64_t j = 0; j < n; ++j)
-              crow[j] += av * brow[j];
+          double *cmat = cd + bt * m * n;
+          for (int64_t p0 = 0; p0 < k; p0 += kBlockK) {
+            int64_t p1 = std::min(k, p0 + kBlockK);
+            int64_t i = i0;
+            // Four rows at a time share each load of B.
+            for (; i + 4 <= i1; i += 4) {
+              const double *a0 = amat + i * k, *a1 = a0 + k, *a2 = a1 + k,
+                           *a3 = a2 + k;
+              double *c0 = cmat + i * n, *c1 = c0 + n, *c2 = c1 + n,
+                     *c3 = c2 + n;
+              for (int64_t p = p0; p < p1; ++p) {
+                double v0 = a0[p], v1 = a1[p], v2 = a2[p], v3 = a3[p];
+                const double *brow = bmat + p * n;
+                for (int64_t j = j0; j < j1; ++j) {
+                  double bv = brow[j];
+                  c0[j] += v0 * bv;
+                  c1[j] += v1 * bv;
+                  c2[j] += v2 * bv;
+                  c3[j] += v3 * bv;
+                }
+              }
+            }
+            for (; i < i1; ++i) {
+              const double *arow = amat + i * k;
+              double *crow = cmat + i * n;
+              for (int64_t p = p0; p < p1; ++p) {
+                double av = arow[p];
+                const double *brow = bmat + p * n;
+                for (int64_t j = j0; j < j1; ++j)
+                  crow[j] += av * brow[j];
+              }
+            }
           }
         }
       },
-      minRows);
+      minTiles);
   out = std::move(result);
   return "";
 }

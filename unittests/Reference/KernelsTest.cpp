@@ -109,6 +109,40 @@ TEST(Matmul, LargeThreaded) {
   EXPECT_NEAR(c.data.back(), s, 1e-12);
 }
 
+// The kernel works in tiles of rows and columns and blocks of K; each
+// element must still sum its products in K order, exactly as one
+// row-at-a-time loop does (partial tiles, several K blocks, broadcast
+// batches, a single column).
+TEST(Matmul, TiledSumsInKOrder) {
+  struct Case {
+    Shape a, b;
+  };
+  for (const Case &cs :
+       {Case{{2, 1, 45, 300}, {3, 300, 270}}, Case{{1, 33}, {33, 1}},
+        Case{{70, 129}, {129, 513}}, Case{{5, 257, 7}, {7, 3}}}) {
+    NdArray a = randomArray(cs.a, 11), b = randomArray(cs.b, 12);
+    NdArray c;
+    ASSERT_EQ(matmul(a, b, c), "");
+    int64_t m = cs.a[cs.a.size() - 2], k = cs.a.back(), n = cs.b.back();
+    int64_t aMats = a.data.size() / (m * k), bMats = b.data.size() / (k * n);
+    int64_t outMats = c.data.size() / (m * n);
+    ASSERT_EQ(outMats, cs.a.size() == 4 ? 6 : std::max(aMats, bMats));
+    for (int64_t bt = 0; bt < outMats; ++bt) {
+      // [2, 1] x [3] broadcasts to [2, 3]: A's matrix is bt / 3, B's bt % 3.
+      int64_t am = cs.a.size() == 4 ? bt / 3 : (aMats == 1 ? 0 : bt);
+      int64_t bm = cs.a.size() == 4 ? bt % 3 : (bMats == 1 ? 0 : bt);
+      for (int64_t i = 0; i < m; ++i)
+        for (int64_t j = 0; j < n; ++j) {
+          double s = 0;
+          for (int64_t p = 0; p < k; ++p)
+            s += a.data[(am * m + i) * k + p] * b.data[(bm * k + p) * n + j];
+          ASSERT_EQ(c.data[(bt * m + i) * n + j], s)
+              << "batch " << bt << " element (" << i << ", " << j << ")";
+        }
+    }
+  }
+}
+
 //===----------------------------------------------------------------------===//
 // Convolution: checked against im2col + matmul written independently.
 //===----------------------------------------------------------------------===//
