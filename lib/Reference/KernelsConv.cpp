@@ -54,8 +54,11 @@ std::string matmul(const NdArray &a, const NdArray &b, NdArray &out) {
   int64_t rowTiles = (m + kTileRows - 1) / kTileRows;
   int64_t colTiles = (n + kTileCols - 1) / kTileCols;
   int64_t tilesPerBatch = rowTiles * colTiles;
-  int64_t minTiles = std::max<int64_t>(
-      1, (1 << 16) / std::max<int64_t>(1, kTileRows * kTileCols * k));
+  // About 64K multiply-adds per task at least, counted over the tiles as
+  // they are (a small matrix's one tile is smaller than a full one).
+  int64_t tileWork = std::min(m, kTileRows) * std::min(n, kTileCols) * k;
+  int64_t minTiles =
+      std::max<int64_t>(1, (1 << 16) / std::max<int64_t>(1, tileWork));
   parallelFor(
       batches * tilesPerBatch,
       [&](int64_t begin, int64_t end) {

@@ -4,7 +4,7 @@
 # carry/ from scripts/gpu/build-carry.sh. Usage on the GPU machine:
 #   bash scripts/gpu/device-check.sh [suite|runtime|python|bench|codegen-bench|models-bench]...
 # (codegen-bench, bench/gpu/bench_codegen.py, and models-bench,
-# bench/gpu/bench_models.py --compile, run only when named.)
+# bench/gpu/bench_models.py --compile --iters 50, run only when named.)
 set -u
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 source "$root/scripts/gpu/env.sh"
@@ -24,6 +24,6 @@ for step in $what; do
             "$py" "$root/python/gpu_tests/cuda_graph_capture.py" ;;
     bench) "$py" "$root/bench/gpu/bench_vs_torch.py" ;;
     codegen-bench) "$py" "$root/bench/gpu/bench_codegen.py" ;;
-    models-bench) "$py" "$root/bench/gpu/bench_models.py" --compile ;;
+    models-bench) "$py" "$root/bench/gpu/bench_models.py" --compile --iters 50 ;;
   esac
 done

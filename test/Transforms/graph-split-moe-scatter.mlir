@@ -53,22 +53,35 @@ graph.graph @padded(%act: tensor<1x64x32xbf16>, %w: tensor<4x32x16xbf16>, %off: 
 
 // Scattered rows of another count than the token rows (here a 128-row
 // output, half of it unwritten) stay as they are: the split would leave
-// rows the scatter does not write. Gather mode is not touched either.
+// rows the scatter does not write; it lowers as written.
 // CHECK-LABEL: graph.graph @wider
 // CHECK: moe_grouped_matmul {{.*}} token_index {{.*}} token_ks
 // CHECK-NOT: moe_scatter_rows
-// CHECK: moe_grouped_matmul {{.*}} token_index
-// CHECK-NOT: moe_scatter_rows
+// EXEC-LABEL: exec.program @wider
+// EXEC: exec.cudnn_group
+// EXEC: graph.moe_grouped_matmul {{.*}}mode = #graph.moe_mode<scatter>
 graph.graph @wider(%act: tensor<1x64x32xbf16>, %w: tensor<4x32x16xbf16>, %off: tensor<4x1x1xi32>,
                    %index: tensor<64x1x1xi32>, %ks: tensor<64x1x1xi32>)
-    -> (tensor<1x128x16xbf16>, tensor<1x64x16xbf16>) attributes {compute_data_type = f32} {
+    -> tensor<1x128x16xbf16> attributes {compute_data_type = f32} {
   %y = graph.moe_grouped_matmul %act, %w, offsets %off token_index %index token_ks %ks
       {mode = #graph.moe_mode<scatter>, top_k = 4 : i64}
       : (tensor<1x64x32xbf16>, tensor<4x32x16xbf16>, tensor<4x1x1xi32>, tensor<64x1x1xi32>, tensor<64x1x1xi32>) -> tensor<1x128x16xbf16>
-  // expected-error @+1 {{cuDNN 9.19's gather-mode grouped matmul faults}}
+  graph.output %y : tensor<1x128x16xbf16>
+}
+
+// -----
+
+// Gather mode is not the scatter split's; left alone, engine selection
+// refuses it (cuDNN's gather plans fault).
+// CHECK-LABEL: graph.graph @gather
+// CHECK-NOT: moe_scatter_rows
+// CHECK: moe_grouped_matmul {{.*}} token_index
+graph.graph @gather(%act: tensor<1x64x32xbf16>, %w: tensor<4x32x16xbf16>, %off: tensor<4x1x1xi32>,
+                    %index: tensor<64x1x1xi32>) -> tensor<1x64x16xbf16> attributes {compute_data_type = f32} {
+  // expected-error @+1 {{cuDNN 9.19's gather-mode grouped matmul faulted}}
   %g = graph.moe_grouped_matmul %act, %w, offsets %off token_index %index {mode = #graph.moe_mode<gather>}
       : (tensor<1x64x32xbf16>, tensor<4x32x16xbf16>, tensor<4x1x1xi32>, tensor<64x1x1xi32>) -> tensor<1x64x16xbf16>
-  graph.output %y, %g : tensor<1x128x16xbf16>, tensor<1x64x16xbf16>
+  graph.output %g : tensor<1x64x16xbf16>
 }
 
 // -----

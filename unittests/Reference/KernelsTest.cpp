@@ -114,23 +114,36 @@ TEST(Matmul, LargeThreaded) {
 // row-at-a-time loop does (partial tiles, several K blocks, broadcast
 // batches, a single column).
 TEST(Matmul, TiledSumsInKOrder) {
+  // Each case: the operands, the output's batch count, and which matrix of
+  // A and of B output batch bt reads.
   struct Case {
     Shape a, b;
+    int64_t batches;
+    int64_t (*aMat)(int64_t), (*bMat)(int64_t);
   };
-  for (const Case &cs :
-       {Case{{2, 1, 45, 300}, {3, 300, 270}}, Case{{1, 33}, {33, 1}},
-        Case{{70, 129}, {129, 513}}, Case{{5, 257, 7}, {7, 3}}}) {
+  auto same = [](int64_t bt) { return bt; };
+  auto first = [](int64_t) -> int64_t { return 0; };
+  const Case cases[] = {
+      // [2, 1] x [3] broadcasts to [2, 3].
+      {{2, 1, 45, 300},
+       {3, 300, 270},
+       6,
+       [](int64_t bt) { return bt / 3; },
+       [](int64_t bt) { return bt % 3; }},
+      // B batched, A not (and the reverse).
+      {{45, 300}, {3, 300, 270}, 3, first, same},
+      {{5, 257, 7}, {7, 3}, 5, same, first},
+      {{1, 33}, {33, 1}, 1, first, first},
+      {{70, 129}, {129, 513}, 1, first, first},
+  };
+  for (const Case &cs : cases) {
     NdArray a = randomArray(cs.a, 11), b = randomArray(cs.b, 12);
     NdArray c;
     ASSERT_EQ(matmul(a, b, c), "");
     int64_t m = cs.a[cs.a.size() - 2], k = cs.a.back(), n = cs.b.back();
-    int64_t aMats = a.data.size() / (m * k), bMats = b.data.size() / (k * n);
-    int64_t outMats = c.data.size() / (m * n);
-    ASSERT_EQ(outMats, cs.a.size() == 4 ? 6 : std::max(aMats, bMats));
-    for (int64_t bt = 0; bt < outMats; ++bt) {
-      // [2, 1] x [3] broadcasts to [2, 3]: A's matrix is bt / 3, B's bt % 3.
-      int64_t am = cs.a.size() == 4 ? bt / 3 : (aMats == 1 ? 0 : bt);
-      int64_t bm = cs.a.size() == 4 ? bt % 3 : (bMats == 1 ? 0 : bt);
+    ASSERT_EQ(static_cast<int64_t>(c.data.size()), cs.batches * m * n);
+    for (int64_t bt = 0; bt < cs.batches; ++bt) {
+      int64_t am = cs.aMat(bt), bm = cs.bMat(bt);
       for (int64_t i = 0; i < m; ++i)
         for (int64_t j = 0; j < n; ++j) {
           double s = 0;

@@ -96,12 +96,14 @@ public:
     // with an illegal address, at every size and with legal routing, which
     // poisons the CUDA context. graph-split-moe-gather runs the op as a row
     // gather and a none-mode matmul where the generated kernels copy the
-    // tokens; whatever it leaves in gather mode is declined, not run.
+    // tokens; whatever it leaves in gather mode is declined, not run. The
+    // engine does not know the target GPU, so this holds on every GPU.
     if (auto moe = dyn_cast<MoeGroupedMatmulOp>(op))
       if (moe.getMode() == MoeMode::gather)
-        return "cuDNN 9.19's gather-mode grouped matmul faults with an "
-               "illegal address on sm90; graph-split-moe-gather runs gather "
-               "mode for f32, f16, bf16 and fp8 tokens with a static K";
+        return "cuDNN 9.19's gather-mode grouped matmul faulted with an "
+               "illegal address on an H100 (sm90), so it is not run; "
+               "graph-split-moe-gather runs gather mode as a row gather for "
+               "f32, f16, bf16 and fp8 tokens with i32 routing and a static K";
     if (isa<PointwiseOp, MatmulOp, ConvFpropOp, ConvDgradOp, ConvWgradOp,
             ReductionOp, LayernormOp, RmsnormOp, BatchnormOp,
             BatchnormInferenceOp, InstancenormOp, AdaLayernormOp,
