@@ -48,7 +48,7 @@ def loop_ms(torch, fn, iters, warmup):
     return start.elapsed_time(end) / iters
 
 
-def rel_error(torch, got, want):
+def rel_error(got, want):
     got, want = got.double(), want.double()
     return float((got - want).abs().max() / want.abs().max().clamp_min(1e-30))
 
@@ -93,12 +93,11 @@ def resnet_torch(torch, mod, f, n, c, mid, h, w):
     # eval-mode batchnorm takes the running variance: 1 / inv_variance^2 - eps
     stats = {}
     for _, bn, _, _ in mod.LAYERS:
-        shape = (-1,)
         stats[bn] = (
-            f[bn + ".mean"].reshape(shape),
-            (1.0 / f[bn + ".inv_variance"].double() ** 2 - eps).float().reshape(shape),
-            f[bn + ".weight"].reshape(shape),
-            f[bn + ".bias"].reshape(shape),
+            f[bn + ".mean"].reshape(-1),
+            (1.0 / f[bn + ".inv_variance"].double() ** 2 - eps).float().reshape(-1),
+            f[bn + ".weight"].reshape(-1),
+            f[bn + ".bias"].reshape(-1),
         )
 
     def block():
@@ -130,16 +129,7 @@ def bench_case(torch, name, phase, make_torch, args):
     model = harness.build_model(mod, phase, dims=dims)
     feeds = harness.make_feeds(mod, model, phase, dims, args.seed)
     g = model.graph
-    cudnn = harness.cudnn
-    g.build([cudnn.heur_mode.A, cudnn.heur_mode.FALLBACK])
-    layouts = harness.io_layouts(g)
-    pack, bufs, outs = {}, {}, {}
-    for key, t in model.inputs.items():
-        dt, d, st = layouts[t.uid]
-        bufs[key] = pack[t] = run_models.torch_buffer(torch, dt, d, st, feeds[key])
-    for key, t in model.outputs.items():
-        dt, d, st = layouts[t.uid]
-        outs[key] = pack[t] = run_models.torch_buffer(torch, dt, d, st)
+    pack, bufs, outs = run_models.gpu_pack(torch, model, feeds)
     g.execute(pack)  # the first execute sets the graph up
     torch.cuda.synchronize()
 
@@ -151,7 +141,7 @@ def bench_case(torch, name, phase, make_torch, args):
         result = {
             "ours_ms": ours_ms,
             "eager_ms": eager_ms,
-            "rel_err": rel_error(torch, outs["y"], want),
+            "rel_err": rel_error(outs["y"], want),
             "dims": dims,
         }
         line = (
@@ -161,7 +151,7 @@ def bench_case(torch, name, phase, make_torch, args):
         if args.compile:
             try:
                 compiled = torch.compile(block)
-                result["compiled_rel_err"] = rel_error(torch, compiled(), want)
+                result["compiled_rel_err"] = rel_error(compiled(), want)
                 compiled_ms = loop_ms(torch, compiled, args.iters, args.warmup)
                 result["compiled_ms"] = compiled_ms
                 line += f", torch.compile {compiled_ms:.3f} ms (ratio {compiled_ms / ours_ms:.2f})"

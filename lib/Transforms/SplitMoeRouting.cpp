@@ -95,7 +95,8 @@ bool splitGather(MoeGroupedMatmulOp op, GatheredRows &gathered) {
   if (!indexType.hasStaticShape() || tokenType.isDynamicDim(2))
     return false;
   // The element types the generated gather copies; other tokens stay with
-  // the gather-mode matmul (and its engine's answer).
+  // the gather-mode matmul, which engine selection then refuses (cuDNN's
+  // gather plans fault; CudnnEngine::declines names these types).
   Type element = tokenType.getElementType();
   if (!isa<Float32Type, Float16Type, BFloat16Type, Float8E4M3FNType,
            Float8E5M2Type>(element))

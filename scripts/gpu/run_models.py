@@ -134,21 +134,27 @@ def from_torch(torch, t):
 # =============================================================================
 
 
-def run_gpu(torch, model, feeds):
-    """Build for the GPU and execute with CUDA tensors; float64 outputs."""
+def gpu_pack(torch, model, feeds):
+    """Build ``model``'s graph for the GPU; its variant pack of CUDA tensors
+    in the graph's layouts, with the inputs and outputs by name."""
     g = model.graph
     cudnn = harness.cudnn
     g.build([cudnn.heur_mode.A, cudnn.heur_mode.FALLBACK])
     layouts = harness.io_layouts(g)
-    pack, outs = {}, {}
+    pack, ins, outs = {}, {}, {}
     for name, t in model.inputs.items():
         dt, dims, strides = layouts[t.uid]
-        pack[t] = torch_buffer(torch, dt, dims, strides, feeds[name])
+        ins[name] = pack[t] = torch_buffer(torch, dt, dims, strides, feeds[name])
     for name, t in model.outputs.items():
         dt, dims, strides = layouts[t.uid]
-        outs[name] = torch_buffer(torch, dt, dims, strides)
-        pack[t] = outs[name]
-    g.execute(pack)
+        outs[name] = pack[t] = torch_buffer(torch, dt, dims, strides)
+    return pack, ins, outs
+
+
+def run_gpu(torch, model, feeds):
+    """Build for the GPU and execute with CUDA tensors; float64 outputs."""
+    pack, _, outs = gpu_pack(torch, model, feeds)
+    model.graph.execute(pack)
     torch.cuda.synchronize()
     return {name: from_torch(torch, buf) for name, buf in outs.items()}
 
