@@ -441,6 +441,41 @@ std::string Emitter::emitRope(Kernel &k, Operation *op, const Shape &space,
                  v.dtype);
   };
   auto lt = [&](Value a, int64_t c) { return ult(a, idx(c)); };
+  auto select = [&](Value cond, Value x, Value y) {
+    return arith::SelectOp::create(b, loc, cond, x, y).getResult();
+  };
+  // A run inside one half of a row (runs start at multiples of `vec`):
+  // its row, half and partner run are the same for every lane, so each
+  // operand is one run load (vectors where the view allows) instead of a
+  // coordinate computation per element and load, and the element and its
+  // partner share an angle (half-width freqs: freqs[j mod half]).
+  if (half % vec == 0 && head % vec == 0 && freqLast == half) {
+    Value row = arith::DivUIOp::create(b, loc, e0, idx(head));
+    Value j0 = arith::RemUIOp::create(b, loc, e0, idx(head));
+    Value first = lt(j0, half), inRope = lt(j0, d);
+    // The partner run: half a rope width on, or back; in the same row, so
+    // read in bounds even where the run passes through unrotated.
+    Value partner = select(first, addi(e0, idx(half)),
+                           arith::SubIOp::create(b, loc, e0, idx(half)));
+    Value angle =
+        select(first, j0, arith::SubIOp::create(b, loc, j0, idx(half)));
+    angle = addi(muli(row, idx(freqLast)), select(inRope, angle, idx(0)));
+    SmallVector<Value> xs = loadRun(k, x, space, e0, vec);
+    SmallVector<Value> ps = loadRun(k, x, space, partner, vec);
+    SmallVector<Value> angles = loadRun(k, f, fspace, angle, vec);
+    result = emitElements(op, e0, vec, [&](Value, int64_t i) {
+      auto trig = math::SincosOp::create(b, loc, angles[i]);
+      Value straight = mulf(xs[i], trig.getCos());
+      Value turned = mulf(ps[i], trig.getSin());
+      // Forward: x*cos - partner*sin in the first half, x*cos +
+      // partner*sin in the second; backward the other way round.
+      Value minus = subf(straight, turned), plus = addf(straight, turned);
+      Value rotated =
+          backward ? select(first, plus, minus) : select(first, minus, plus);
+      return mulf(f32(scale), select(inRope, rotated, xs[i]));
+    });
+    return "";
+  }
   result = emitElements(op, e0, vec, [&](Value e, int64_t) {
     Value j = arith::RemUIOp::create(b, loc, e, idx(head));
     Value row = arith::DivUIOp::create(b, loc, e, idx(head));
