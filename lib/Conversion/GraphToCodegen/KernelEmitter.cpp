@@ -211,6 +211,14 @@ std::string Emitter::finish(Kernel &k, rt::CodegenSpec &out) {
   return "";
 }
 
+/// The alignment a run of `vec` elements of `dtype` is loaded or stored
+/// with: the run's bytes, at most 16. A thread moves at most 16 bytes per
+/// access (wider runs become several), and 16 is what the frontend's
+/// tensors promise cuDNN, so a caller's buffer needs no more.
+static int64_t vectorAlignment(int64_t vec, DType dtype) {
+  return std::min<int64_t>(vec * elementBytes(dtype), 16);
+}
+
 Value Emitter::offsetOf(const View &v, const Shape &space, Value e) {
   Shape strides = stridesOver(v, space);
   if (strides == rowMajorStrides(space)) {
@@ -259,7 +267,7 @@ SmallVector<Value> Emitter::loadRun(Kernel &k, const View &v,
   }
   bool aligned = inner == 1 && runsAligned(space, strides, v.base, vec);
   if (aligned) {
-    int64_t bytes = vec * elementBytes(v.dtype);
+    int64_t bytes = vectorAlignment(vec, v.dtype);
     auto type = VectorType::get({vec}, elementType(b, v.dtype));
     Value loaded = vector::LoadOp::create(
         b, loc, type, memref, ValueRange{base}, false, llvm::MaybeAlign(bytes));
@@ -292,7 +300,7 @@ void Emitter::storeRun(Kernel &k, const View &v, const Shape &space, Value e,
       narrow.push_back(fromF32(x, v.dtype));
     auto type = VectorType::get({vec}, elementType(b, v.dtype));
     Value packed = vector::FromElementsOp::create(b, loc, type, narrow);
-    int64_t bytes = vec * elementBytes(v.dtype);
+    int64_t bytes = vectorAlignment(vec, v.dtype);
     vector::StoreOp::create(b, loc, packed, memref, ValueRange{base}, false,
                             llvm::MaybeAlign(bytes));
     k.align[v.buffer] = std::max(k.align[v.buffer], bytes);

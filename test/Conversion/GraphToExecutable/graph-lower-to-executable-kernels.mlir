@@ -60,7 +60,7 @@ graph.graph @lnb(%x: tensor<64x256xbf16>, %g: tensor<1x256xf32>, %dy: tensor<64x
 // CHECK-NEXT: }
 // CHECK-NEXT: exec.kernel_group "mixed/group2" engine = "codegen_v2_t128_i4" {
 // CHECK-NEXT: exec.kernel_module @kernels
-// CHECK-NEXT: exec.kernel_launch @kernels entry = "stage0" grid = [1, 1, 1] block = [128, 1, 1] args = [#exec.arg<uid = 3, access = read, align = 32>, #exec.arg<uid = 6, access = read, align = 16>, #exec.arg<uid = 4, access = write, align = 16>]
+// CHECK-NEXT: exec.kernel_launch @kernels entry = "stage0" grid = [1, 1, 1] block = [128, 1, 1] args = [#exec.arg<uid = 3, access = read, align = 16>, #exec.arg<uid = 6, access = read, align = 16>, #exec.arg<uid = 4, access = write, align = 16>]
 // NEVER-LABEL: exec.program @mixed
 // NEVER: exec.cudnn_group "mixed/group0"
 // NEVER: exec.cudnn_group "mixed/group1"
