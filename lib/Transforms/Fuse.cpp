@@ -7,7 +7,6 @@
 
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/DenseMap.h"
-#include "llvm/ADT/SmallPtrSet.h"
 
 namespace mlir::graph {
 #define GEN_PASS_DEF_GRAPHFUSE
@@ -69,7 +68,6 @@ public:
         if (!producerGroup(operand))
           readers[operand].push_back(id);
     }
-    splitWideEpilogues(members);
     // Each group becomes a graph.group, in id order after the graph's
     // scalars: the ids are a schedule, so every group reads only inputs,
     // scalars and earlier groups.
@@ -81,42 +79,6 @@ public:
   }
 
 private:
-  /// A matmul whose epilogue writes two or more results of the matmul's
-  /// size that leave the group (an activation's backward giving two
-  /// gradients; a row sum does not count) keeps its
-  /// matmul alone: its epilogue becomes the next group, reading the
-  /// matmul's result from memory. cuDNN's runtime-fusion engines run such
-  /// groups far below the matmul's rate (measured on an H100 with cuDNN
-  /// 9.19: Llama's down-projection dgrad with the SwiGLU backward, two
-  /// bf16 gradients out, 0.78 ms against 0.26 ms for its matmul alone),
-  /// while one epilogue result stays fused as before. Later groups read
-  /// only earlier ones still: the epilogue group takes the next id.
-  void splitWideEpilogues(SmallVector<SmallVector<Operation *>> &members) {
-    for (size_t id = 0; id < members.size(); ++id) {
-      SmallVector<Operation *> &ops = members[id];
-      auto anchor =
-          llvm::find_if(ops, [](Operation *op) { return isa<MatmulOp>(op); });
-      if (anchor == ops.end() || anchor + 1 == ops.end())
-        continue;
-      llvm::SmallPtrSet<Operation *, 8> inGroup(ops.begin(), ops.end());
-      SmallVector<int64_t> full = resultShape(*anchor);
-      unsigned leaving = 0; // results of the matmul's size (not row sums)
-      for (Operation *op : llvm::make_range(anchor + 1, ops.end()))
-        for (Value result : op->getResults())
-          if (resultShape(op) == full &&
-              llvm::any_of(result.getUsers(), [&](Operation *user) {
-                return !inGroup.contains(user);
-              }))
-            ++leaving;
-      if (leaving < 2)
-        continue;
-      SmallVector<Operation *> epilogue(anchor + 1, ops.end());
-      ops.erase(anchor + 1, ops.end());
-      members.insert(members.begin() + id + 1, std::move(epilogue));
-      ++id; // the epilogue group is a pointwise group: nothing to split
-    }
-  }
-
   /// The group that produced `value`, or none for inputs and scalars.
   std::optional<unsigned> producerGroup(Value value) {
     Operation *def = value.getDefiningOp();
