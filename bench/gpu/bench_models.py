@@ -7,6 +7,11 @@ torch.compile), on the same inputs in the same process.
     llama_block/forward        RMSNorm, fused QKV, rotate-half RoPE, causal GQA
                                attention (F.scaled_dot_product_attention),
                                SwiGLU MLP; bf16
+    llama_block/backward       the block's backward graph (from the saved
+                               activations and dy) against PyTorch autograd's
+                               backward of the block above (recorded once,
+                               run with retain_graph): dx and every weight's
+                               gradient
     resnet_bottleneck/forward  conv1x1-bn-relu, conv3x3-bn-relu, conv1x1-bn,
                                residual add, relu; fp16 channels-last, f32
                                batchnorm statistics (eval mode under AMP)
@@ -112,8 +117,35 @@ def resnet_torch(torch, mod, f, n, c, mid, h, w):
     return block
 
 
+def llama_backward_torch(torch, mod, f, **dims):
+    """The block's backward in PyTorch: autograd through llama_torch's
+    forward, recorded once; each call computes the gradients of y for dy
+    (the graph's dy) with respect to x and the weights, as a training step's
+    backward does. Returns (backward, gradients by the graph's output
+    names)."""
+    leaves = {name: f[name].detach().clone().requires_grad_(True) for name in ("x",) + mod.WEIGHTS}
+    block = llama_torch(torch, mod, {**f, **leaves}, **dims)
+    names = list(leaves)
+
+    def make(forward):
+        with torch.enable_grad():
+            y = forward()
+        tensors = [leaves[n] for n in names]
+
+        def backward():
+            return torch.autograd.grad(y, tensors, f["dy"], retain_graph=True)
+
+        return backward
+
+    def grads(backward):
+        return {n + ".grad": g for n, g in zip(names, backward())}
+
+    return block, make, grads
+
+
 CASES = {
     ("llama_block", "forward"): llama_torch,
+    ("llama_block", "backward"): llama_backward_torch,
     ("resnet_bottleneck", "forward"): resnet_torch,
 }
 
@@ -123,7 +155,55 @@ CASES = {
 # =============================================================================
 
 
+def bench_backward(torch, name, phase, make_torch, args):
+    """A backward graph against PyTorch's autograd backward of the same
+    block on the same inputs (the saved activations the graph reads are the
+    model's float64 forward rounded to bf16; autograd's are its own forward
+    in bf16, so the gradients agree to bf16 roundings)."""
+    mod = harness.load_models()[name]
+    dims = harness.dims_of(mod, "full")
+    model = harness.build_model(mod, phase, dims=dims)
+    feeds = harness.make_feeds(mod, model, phase, dims, args.seed)
+    g = model.graph
+    pack, bufs, outs = run_models.gpu_pack(torch, model, feeds)
+    g.execute(pack)
+    torch.cuda.synchronize()
+
+    block, make, grads = make_torch(torch, mod, bufs, **dims)
+    eager = make(block)
+    want = grads(eager)
+    ours_ms = loop_ms(torch, lambda: g.execute(pack), args.iters, args.warmup)
+    eager_ms = loop_ms(torch, eager, args.iters, args.warmup)
+
+    def worst(got):
+        return max(rel_error(got[n], want[n].reshape(got[n].shape)) for n in want)
+
+    result = {"ours_ms": ours_ms, "eager_ms": eager_ms, "rel_err": worst(outs), "dims": dims}
+    line = f"{name}/{phase} {dims}: ours {ours_ms:.3f} ms, torch eager autograd {eager_ms:.3f} ms (ratio {eager_ms / ours_ms:.2f})"
+    if args.compile:
+        try:
+            compiled = make(torch.compile(block))
+            result["compiled_rel_err"] = worst(grads(compiled))
+            compiled_ms = loop_ms(torch, compiled, args.iters, args.warmup)
+            result["compiled_ms"] = compiled_ms
+            line += f", torch.compile autograd {compiled_ms:.3f} ms (ratio {compiled_ms / ours_ms:.2f})"
+        except Exception as exc:
+            line += f", torch.compile failed: {type(exc).__name__}: {str(exc)[:200]}"
+    line += f", worst gradient rel err vs eager {result['rel_err']:.2g}"
+    if "compiled_rel_err" in result:
+        line += f" (torch.compile {result['compiled_rel_err']:.2g})"
+    print(line, flush=True)
+    if args.profile:
+        sides = [("ours", lambda: g.execute(pack)), ("torch eager", eager)]
+        for side, fn in sides:
+            print(f"---- {name}/{phase}, {side}: CUDA time of 10 runs by kernel")
+            print(profile_table(torch, fn))
+    return result
+
+
 def bench_case(torch, name, phase, make_torch, args):
+    if phase == "backward":
+        return bench_backward(torch, name, phase, make_torch, args)
     mod = harness.load_models()[name]
     dims = harness.dims_of(mod, "full")
     model = harness.build_model(mod, phase, dims=dims)
