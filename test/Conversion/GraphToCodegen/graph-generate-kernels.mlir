@@ -188,3 +188,38 @@ graph.graph @ln(%x: tensor<64x4096xbf16>, %w: tensor<1x4096xbf16>, %b: tensor<1x
   %y = graph.layernorm inference %x, scale %w, bias %b, epsilon %eps : (tensor<64x4096xbf16>, tensor<1x4096xbf16>, tensor<1x4096xbf16>, tensor<1x1xf32>) -> (tensor<64x4096xbf16>, none, none)
   graph.output %y : tensor<64x4096xbf16>
 }
+
+// -----
+
+// rope over runs of 8 bf16 lanes, each inside one half of a 128-wide row:
+// x and its partner half load as 16-byte vectors, the eight angles as one
+// vector<8xf32> (asked 16-byte alignment, not 32: a caller's buffer needs
+// no more than the frontend promises), one sincos per lane.
+// CHECK-LABEL: gpu.module @rope_runs_group0
+// CHECK: gpu.func @stage0
+// CHECK-COUNT-2: vector.load {{.*}} {alignment = 16 : i64} : memref<65536xbf16>, vector<8xbf16>
+// CHECK: vector.load {{.*}} {alignment = 16 : i64} : memref<4096xf32>, vector<8xf32>
+// CHECK-NOT: math.cos
+// CHECK: math.sincos
+// CHECK-NOT: math.cos
+// CHECK: vector.store {{.*}} {alignment = 16 : i64} : memref<65536xbf16>, vector<8xbf16>
+graph.graph @rope_runs(%x: tensor<2x4x64x128xbf16>, %f: tensor<1x1x64x64xf32>) -> tensor<2x4x64x128xbf16> {
+  %y = graph.rope %x, freqs %f : (tensor<2x4x64x128xbf16>, tensor<1x1x64x64xf32>) -> tensor<2x4x64x128xbf16>
+  graph.output %y : tensor<2x4x64x128xbf16>
+}
+
+// -----
+
+// A head dim of 6 (runs of 2 f32 lanes cross the halves) keeps the
+// per-element path: scalar loads, a cosine and a sine per element.
+// CHECK-LABEL: gpu.module @rope_elements_group0
+// CHECK: gpu.func @stage0
+// CHECK-NOT: vector.load
+// CHECK-NOT: math.sincos
+// CHECK: math.cos
+// CHECK: math.sin
+// CHECK: gpu.return
+graph.graph @rope_elements(%x: tensor<2x3x10x6xf32>, %f: tensor<1x1x10x3xf32>) -> tensor<2x3x10x6xf32> {
+  %y = graph.rope %x, freqs %f : (tensor<2x3x10x6xf32>, tensor<1x1x10x3xf32>) -> tensor<2x3x10x6xf32>
+  graph.output %y : tensor<2x3x10x6xf32>
+}
