@@ -14,7 +14,7 @@ from ._enums import (
     norm_forward_phase,
     reduction_mode,
 )
-from ._tensor import check_ints
+from ._tensor import check_int, check_ints
 
 # ---------------------------------------------------------------------------
 # Attribute text helpers (graphBuilderOp takes an MLIR attribute dictionary)
@@ -71,12 +71,15 @@ def f64(value) -> str:
     return f"{fmt_float(value)} : f64"
 
 
-def i64(value) -> str:
-    return f"{int(value)} : i64"
+def i64(value, what: str = "an integer attribute") -> str:
+    """An i64 attribute; TypeError naming ``what`` for a value that is not
+    an int of int64's range (a float is not truncated: the frontend's
+    bindings refuse it)."""
+    return f"{check_int(value, what)} : i64"
 
 
-def i64_array(values) -> str:
-    return "array<i64" + ("" if not values else ": " + ", ".join(str(int(v)) for v in values)) + ">"
+def i64_array(values, what: str = "an integer array attribute") -> str:
+    return "array<i64" + ("" if not values else ": " + ", ".join(str(check_int(v, f"{what}[{i}]")) for i, v in enumerate(values))) + ">"
 
 
 # ---------------------------------------------------------------------------
@@ -132,7 +135,7 @@ def _conv_attrs(node):
     p = node.params
     for key in ("padding", "pre_padding", "post_padding", "stride", "dilation"):
         if p.get(key) is not None:
-            attrs.append((key, i64_array(p[key])))
+            attrs.append((key, i64_array(p[key], key)))
     mode = p.get("convolution_mode")
     if mode is not None:
         attrs.append(("convolution_mode", f"#graph.conv_mode<{enum_name(mode)}>"))
@@ -175,10 +178,23 @@ def _conv_list(op, node, key):
     return values
 
 
+# Attributes the frontend's bindings take as int64_t (a float there is a
+# TypeError, not truncated) and as lists of them.
+_INT_ATTRS = ("rope_dim", "axis", "top_k", "in_place_index", "max_seq_len", "paged_attention_max_seq_len_kv",
+              "max_total_seq_len_q", "max_total_seq_len_kv")
+_INT_LIST_ATTRS = ("permutation",)
+
+
 def check_attrs(op, node):
     """Check (and normalize) the attributes a builder was given, so a bad
     one is reported at the builder, naming it and what is accepted."""
     p = node.params
+    for key in _INT_ATTRS:
+        if p.get(key) is not None:
+            p[key] = check_int(p[key], f"{op}(): {key}")
+    for key in _INT_LIST_ATTRS:
+        if p.get(key) is not None:
+            p[key] = check_ints(p[key], f"{op}(): {key}")
     if OPS[op].get("emit") == "conv":
         for key in ("padding", "pre_padding", "post_padding", "stride", "dilation"):
             if p.get(key) is not None:
@@ -578,7 +594,7 @@ def _block_size_attrs(node):
     if node.params.get("block_size") is None:
         raise ValueError(f"{node.op} {node.name!r} needs block_size")
     # a list is made one size by the builder (_GraphBuilding._blocked_elsewhere)
-    return [("block_size", i64(int(node.params["block_size"])))]
+    return [("block_size", i64(int(node.params["block_size"]), "block_size"))]
 
 
 def _attrs_block_scale_quantize(node, spec):
@@ -586,7 +602,7 @@ def _attrs_block_scale_quantize(node, spec):
     p = node.params
     extra = _block_size_attrs(node)
     if p.get("axis") is not None:
-        extra.append(("axis", i64(p["axis"])))
+        extra.append(("axis", i64(p["axis"], "axis")))
     if p.get("transpose"):
         extra.append(("transpose", None))
     return extra
@@ -606,7 +622,7 @@ def _attrs_moe(node, spec):
     if node.params.get("mode") is not None:
         extra.append(("mode", f"#graph.moe_mode<{enum_name(node.params['mode'])}>"))
     if node.params.get("top_k") is not None:
-        extra.append(("top_k", i64(node.params["top_k"])))
+        extra.append(("top_k", i64(node.params["top_k"], "top_k")))
     return extra
 
 
@@ -650,9 +666,9 @@ def _attrs_slice(node, spec):
     if bounds is None:
         raise ValueError(f"slice {node.name!r} needs slices=[slice(...), ...]")
     starts, limits, steps = bounds
-    extra = [("start", i64_array(starts)), ("limit", i64_array(limits))]
+    extra = [("start", i64_array(starts, "slice start")), ("limit", i64_array(limits, "slice limit"))]
     if any(s != 1 for s in steps):
-        extra.append(("step", i64_array(steps)))
+        extra.append(("step", i64_array(steps, "slice step")))
     return extra
 
 
@@ -661,7 +677,7 @@ def _attrs_transpose(node, spec):
     perm = node.params.get("permutation")
     if perm is None:
         raise ValueError(f"transpose {node.name!r} needs permutation")
-    return [("permutation", i64_array(perm))]
+    return [("permutation", i64_array(perm, "permutation"))]
 
 
 def _attrs_concatenate(node, spec):
@@ -671,9 +687,9 @@ def _attrs_concatenate(node, spec):
         raise ValueError(f"concatenate {node.name!r} needs axis")
     if ins and axis < 0:
         axis += len(ins[0].dim)
-    extra = [("axis", i64(axis))]
+    extra = [("axis", i64(axis, "axis"))]
     if node.params.get("in_place_index") is not None:
-        extra.append(("in_place_index", i64(node.params["in_place_index"])))
+        extra.append(("in_place_index", i64(node.params["in_place_index"], "in_place_index")))
     return extra
 
 
@@ -683,13 +699,13 @@ def _attrs_rope(node, spec):
     if node.params.get("output_scale") is not None:
         extra.append(("output_scale", f64(node.params["output_scale"])))
     if node.params.get("rope_dim") is not None:
-        extra.append(("rope_dim", i64(node.params["rope_dim"])))
+        extra.append(("rope_dim", i64(node.params["rope_dim"], "rope_dim")))
     return extra
 
 
 def _attrs_paged_cache_load(node, spec):
     _require(node, ("container", "page_table"))
-    return [("max_seq_len", i64(node.params["max_seq_len"]))]
+    return [("max_seq_len", i64(node.params["max_seq_len"], "max_seq_len"))]
 
 
 def _la_attrs(node, spec):
@@ -704,7 +720,7 @@ def _la_attrs(node, spec):
         elif key in ("scale", "gate_lower_bound"):
             extra.append((key, f64(v)))
         else:
-            extra.append((key, i64(v)))
+            extra.append((key, i64(v, key)))
     return extra
 
 
@@ -722,11 +738,11 @@ def _attrs_sdpa(node):
         extra.append(("diagonal_alignment", f"#graph.diagonal_alignment<{enum_name(p['diagonal_alignment'])}>"))
     for key in ("diagonal_band_left_bound", "diagonal_band_right_bound", "sliding_window_length"):
         if p.get(key) is not None:
-            extra.append((key, i64(p[key])))
+            extra.append((key, i64(p[key], key)))
     if p.get("dropout_probability") is not None:
         extra.append(("dropout_probability", f64(p["dropout_probability"])))
     if p.get("paged_attention_max_seq_len_kv") is not None:
-        extra.append(("paged_attention_max_seq_len_kv", i64(p["paged_attention_max_seq_len_kv"])))
+        extra.append(("paged_attention_max_seq_len_kv", i64(p["paged_attention_max_seq_len_kv"], "paged_attention_max_seq_len_kv")))
     if spec.get("stats") and node.outputs.get("Stats") is not None:
         extra.append(("generate_stats", None))
     if node.op == "sdpa_backward" and p.get("use_deterministic_algorithm"):
@@ -749,7 +765,7 @@ def _attrs_pointwise(node):
         if node.params.get(key) is not None:
             extra.append((key, f64(node.params[key])))
     if node.params.get("axis") is not None:
-        extra.append(("axis", i64(node.params["axis"])))
+        extra.append(("axis", i64(node.params["axis"], "axis")))
     node.params["mode"]
     return extra
 

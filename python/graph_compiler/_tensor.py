@@ -7,18 +7,24 @@ from ._enums import data_type, to_data_type
 
 
 def check_int(value, what: str) -> int:
-    """``value`` as a Python int, or TypeError naming ``what``. An int, a
-    numpy integer scalar or anything else with ``__index__`` is an int (a
-    torch.Size holds ints); bool (numpy's too), float, str and the rest are
-    not, as pybind11 refuses them for the frontend's int64 arguments."""
+    """``value`` as a Python int of int64's range, or TypeError naming
+    ``what``. An int, a numpy integer scalar or anything else with
+    ``__index__`` is an int (a torch.Size holds ints); bool (numpy's too),
+    float, str and the rest are not, as pybind11 refuses them for the
+    frontend's int64 arguments."""
     if isinstance(value, bool) or type(value).__name__ == "bool_":
         raise TypeError(f"{what} must be an int, got bool {value!r}")
     if isinstance(value, int):
-        return int(value)
-    try:
-        return operator.index(value)
-    except TypeError:
-        raise TypeError(f"{what} must be an int, got {type(value).__name__} {value!r}") from None
+        out = int(value)
+    else:
+        try:
+            out = operator.index(value)
+        except TypeError:
+            raise TypeError(f"{what} must be an int, got {type(value).__name__} {value!r}") from None
+    # The frontend's int64_t arguments: a wider int would wrap in C.
+    if not -(1 << 63) <= out < (1 << 63):
+        raise TypeError(f"{what} is {out}, which does not fit an int64")
+    return out
 
 
 def check_ints(values, what: str) -> list:

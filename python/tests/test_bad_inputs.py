@@ -78,6 +78,41 @@ def test_numpy_and_sequence_ints_are_ints():
         g.tensor(dim=[np.bool_(True), 3])
 
 
+def test_ints_must_fit_int64():
+    """An int the frontend's int64_t arguments cannot hold is refused where it
+    is given (it used to wrap: a uid of 2**64 became 0)."""
+    g = g_()
+    with pytest.raises(TypeError, match=r"'big'.*dim\[0\] is 9223372036854775808.*int64"):
+        g.tensor(name="big", dim=[2**63, 1])
+    x = g.tensor(name="x", dim=[2, 3])
+    with pytest.raises(TypeError, match=r"set_uid.*'x'.*18446744073709551616.*int64"):
+        x.set_uid(2**64)
+    with pytest.raises(TypeError, match=r"stride\[0\].*int64"):
+        x.set_stride([-(2**63) - 1, 1])
+    assert x.get_uid() != 0 and x.get_stride() != [-(2**63) - 1, 1]
+
+
+@pytest.mark.parametrize(
+    "build, words",
+    [
+        (lambda g, x, f: g.rope(x, f, rope_dim=8.9), ["rope()", "rope_dim", "float"]),
+        (lambda g, x, f: g.rope(x, f, rope_dim=np.float32(8.0)), ["rope()", "rope_dim", "float32"]),
+        (lambda g, x, f: g.transpose(x, permutation=[1.2, 0.1, 2, 3]), ["transpose()", "permutation[0]", "float"]),
+        (lambda g, x, f: g.concatenate([x, x], axis=1.9), ["concatenate()", "axis", "float"]),
+        (lambda g, x, f: g.rope(x, f, rope_dim=2**70), ["rope()", "rope_dim", "int64"]),
+    ],
+)
+def test_integer_attributes_are_not_truncated(build, words):
+    """rope_dim=8.9 ran as 8 and axis=1.9 as 1: an integer attribute given as
+    a float is a TypeError naming it, as pybind11 makes it in the frontend."""
+    g = g_()
+    x, f = g.tensor(name="x", dim=[2, 4, 8, 16]), g.tensor(name="f", dim=[1, 1, 8, 4])
+    with pytest.raises(TypeError) as info:
+        build(g, x, f)
+    for word in words:
+        assert word in str(info.value), (word, str(info.value))
+
+
 def test_emitted_dims_are_never_dynamic():
     """An op output whose inferred dim is not positive (a filter larger than
     the padded image) is an error naming the tensor, not a '?' dim."""
