@@ -71,6 +71,14 @@ template <typename RopeOp>
 LogicalResult inferRope(RopeOp op, Value input, StringRef inputPort,
                         ResultDims &dims) {
   Operation *raw = op.getOperation();
+  // A rotation of real values: integer or boolean data would be truncated.
+  for (auto [port, value] : {std::pair<StringRef, Value>{inputPort, input},
+                             {"freqs", op.getFreqs()},
+                             {"output", op.getOutput()}})
+    if (Type element = getElementTypeOrSelf(value.getType());
+        !isa<FloatType>(element))
+      return emitNodeError(raw) << port << " must have a floating-point "
+                                << "element type but has " << element;
   ArrayRef<int64_t> in = shapeOf(input);
   if (in.size() < 2)
     return emitNodeError(raw)

@@ -693,6 +693,17 @@ std::string Interpreter::eval(Operation *op) {
                            ? rope.getOutputScale()->convertToDouble()
                            : 1.0;
         int64_t ropeDim = rope.getRopeDim().value_or(0);
+        // The op's rule, for dims bound only now ('?' in the graph): one
+        // angle per rotated pair. (The kernel also takes full-width angles,
+        // which the dialect does not.)
+        const NdArray &x = get(rope->getOperand(0)),
+                      &freqs = get(rope.getFreqs());
+        int64_t pairs =
+            (ropeDim ? ropeDim : (x.shape.empty() ? 0 : x.shape.back())) / 2;
+        if (!freqs.shape.empty() && freqs.shape.back() != pairs)
+          return fail(
+              "freqs last dim must be rope_dim / 2 = " + std::to_string(pairs) +
+              " but freqs dims are " + ::graph::shapeString(freqs.shape));
         NdArray out;
         error = forward ? ref::rope(get(rope->getOperand(0)),
                                     get(rope.getFreqs()), scale, ropeDim, out)

@@ -343,6 +343,31 @@ graph.graph @rope_freqs_partial(%x: tensor<2x128x64xbf16>, %f: tensor<128x32xf32
 
 // -----
 
+// rope rotates real values: integer or boolean data would be truncated.
+graph.graph @rope_integer_input(%x: tensor<2x8x16xi32>, %f: tensor<8x8xf32>) {
+  // expected-error @below {{rope: input must have a floating-point element type but has 'i32'}}
+  %0 = graph.rope %x, freqs %f : (tensor<2x8x16xi32>, tensor<8x8xf32>) -> tensor<2x8x16xi32>
+  graph.output
+}
+
+// -----
+
+graph.graph @rope_bool_output(%x: tensor<2x8x16xf32>, %f: tensor<8x8xf32>) {
+  // expected-error @below {{rope: output must have a floating-point element type but has 'i1'}}
+  %0 = graph.rope %x, freqs %f : (tensor<2x8x16xf32>, tensor<8x8xf32>) -> tensor<2x8x16xi1>
+  graph.output
+}
+
+// -----
+
+graph.graph @rope_backward_integer_freqs(%dy: tensor<2x8x16xf16>, %f: tensor<8x8xi32>) {
+  // expected-error @below {{rope_backward: freqs must have a floating-point element type but has 'i32'}}
+  %0 = graph.rope_backward %dy, freqs %f : (tensor<2x8x16xf16>, tensor<8x8xi32>) -> tensor<2x8x16xf16>
+  graph.output
+}
+
+// -----
+
 graph.graph @rope_freqs_broadcast(%x: tensor<2x8x128x64xbf16>, %f: tensor<3x128x32xf32>) {
   // expected-error @below {{rope: freqs dims 3x128x32 do not broadcast to 2x8x128x32}}
   %0 = graph.rope %x, freqs %f : (tensor<2x8x128x64xbf16>, tensor<3x128x32xf32>) -> tensor<2x8x128x64xbf16>
