@@ -155,11 +155,10 @@ CASES = {
 # =============================================================================
 
 
-def bench_backward(torch, name, phase, make_torch, args):
-    """A backward graph against PyTorch's autograd backward of the same
-    block on the same inputs (the saved activations the graph reads are the
-    model's float64 forward rounded to bf16; autograd's are its own forward
-    in bf16, so the gradients agree to bf16 roundings)."""
+def set_up(torch, name, phase, args):
+    """Model `name`'s graph for `phase` at full size, built and executed once
+    (the first execute sets it up) on its seeded inputs in torch buffers:
+    (module, dims, graph, variant pack, inputs by name, outputs by name)."""
     mod = harness.load_models()[name]
     dims = harness.dims_of(mod, "full")
     model = harness.build_model(mod, phase, dims=dims)
@@ -168,6 +167,15 @@ def bench_backward(torch, name, phase, make_torch, args):
     pack, bufs, outs = run_models.gpu_pack(torch, model, feeds)
     g.execute(pack)
     torch.cuda.synchronize()
+    return mod, dims, g, pack, bufs, outs
+
+
+def bench_backward(torch, name, phase, make_torch, args):
+    """A backward graph against PyTorch's autograd backward of the same
+    block on the same inputs (the saved activations the graph reads are the
+    model's float64 forward rounded to bf16; autograd's are its own forward
+    in bf16, so the gradients agree to bf16 roundings)."""
+    mod, dims, g, pack, bufs, outs = set_up(torch, name, phase, args)
 
     block, make, grads = make_torch(torch, mod, bufs, **dims)
     eager = make(block)
@@ -204,14 +212,7 @@ def bench_backward(torch, name, phase, make_torch, args):
 def bench_case(torch, name, phase, make_torch, args):
     if phase == "backward":
         return bench_backward(torch, name, phase, make_torch, args)
-    mod = harness.load_models()[name]
-    dims = harness.dims_of(mod, "full")
-    model = harness.build_model(mod, phase, dims=dims)
-    feeds = harness.make_feeds(mod, model, phase, dims, args.seed)
-    g = model.graph
-    pack, bufs, outs = run_models.gpu_pack(torch, model, feeds)
-    g.execute(pack)  # the first execute sets the graph up
-    torch.cuda.synchronize()
+    mod, dims, g, pack, bufs, outs = set_up(torch, name, phase, args)
 
     block = make_torch(torch, mod, bufs, **dims)
     with torch.no_grad():
