@@ -256,3 +256,106 @@ graph.graph @ragged_thd_output(%q: tensor<2x2x8x16xbf16, #graph.strides<[32, 16,
   %o = graph.sdpa %q, %k, %k seq_len_q %l seq_len_kv %l ragged_offset_q %off ragged_offset_O %off {use_padding_mask} : (tensor<2x2x8x16xbf16, #graph.strides<[32, 16, 32, 1]>>, tensor<2x2x8x16xbf16>, tensor<2x2x8x16xbf16>, tensor<2x1x1x1xi32>, tensor<2x1x1x1xi32>, tensor<3x1x1x1xi64>, tensor<3x1x1x1xi64>) -> (tensor<2x2x8x16xbf16, #graph.strides<[32, 16, 32, 1]>>, none, none, none)
   graph.output %o : tensor<2x2x8x16xbf16, #graph.strides<[32, 16, 32, 1]>>
 }
+
+// -----
+
+// A matmul whose epilogue writes two results of the matmul's size that
+// leave the group (an activation backward's two gradients) keeps the matmul
+// alone; the epilogue is the next group and reads the matmul's result.
+// CHECK-LABEL: graph.graph @two_gradients
+// CHECK: %[[MMG:.*]] = group 0 ({{.*}}) -> tensor<8x32xf32> {
+// CHECK-NEXT: matmul
+// CHECK-NEXT: yield
+// CHECK: %[[EPI:.*]]:2 = group 1 (%{{.*}} = %[[MMG]] : tensor<8x32xf32>, {{.*}}) -> (tensor<8x32xf16>, tensor<8x32xf16>) {
+// CHECK-NEXT: pointwise mul
+// CHECK-NEXT: pointwise mul
+// CHECK-NEXT: pointwise swish_backward
+// CHECK-NEXT: yield
+// CHECK: group 2
+// CHECK-NEXT: matmul
+// CHECK-NOT: group 3
+// CHECK: output
+graph.graph @two_gradients(%dy: tensor<8x64xf16>, %w: tensor<64x32xf16>, %s: tensor<8x32xf32>,
+                           %up: tensor<8x32xf16>, %gate: tensor<8x32xf16>, %v: tensor<32x16xf16>)
+    -> (tensor<8x32xf16>, tensor<8x16xf32>) {
+  %da = graph.matmul %dy, %w : (tensor<8x64xf16>, tensor<64x32xf16>) -> tensor<8x32xf32>
+  %dup = graph.pointwise mul(%da, %s) : (tensor<8x32xf32>, tensor<8x32xf32>) -> tensor<8x32xf16>
+  %gin = graph.pointwise mul(%da, %up) : (tensor<8x32xf32>, tensor<8x32xf16>) -> tensor<8x32xf32>
+  %dgate = graph.pointwise swish_backward(%gin, %gate) : (tensor<8x32xf32>, tensor<8x32xf16>) -> tensor<8x32xf16>
+  %next = graph.matmul %dup, %v : (tensor<8x32xf16>, tensor<32x16xf16>) -> tensor<8x16xf32>
+  graph.output %dgate, %next : tensor<8x32xf16>, tensor<8x16xf32>
+}
+
+// -----
+
+// One result of the matmul's size leaving (the other stays inside) keeps
+// the epilogue fused.
+// CHECK-LABEL: graph.graph @one_gradient
+// CHECK: group 0 ({{.*}}) -> tensor<8x32xf16> {
+// CHECK-NEXT: matmul
+// CHECK-NEXT: pointwise mul
+// CHECK-NEXT: pointwise swish_backward
+// CHECK-NEXT: yield
+// CHECK-NOT: group 1
+graph.graph @one_gradient(%dy: tensor<8x64xf16>, %w: tensor<64x32xf16>, %gate: tensor<8x32xf16>)
+    -> tensor<8x32xf16> {
+  %da = graph.matmul %dy, %w : (tensor<8x64xf16>, tensor<64x32xf16>) -> tensor<8x32xf32>
+  %gin = graph.pointwise mul(%da, %gate) : (tensor<8x32xf32>, tensor<8x32xf16>) -> tensor<8x32xf32>
+  %dgate = graph.pointwise swish_backward(%gin, %gate) : (tensor<8x32xf32>, tensor<8x32xf16>) -> tensor<8x32xf16>
+  graph.output %dgate : tensor<8x32xf16>
+}
+
+// -----
+
+// A pointwise op of graph inputs only (the swish recompute, a sibling of the
+// forward's swish) whose one reading group is the pointwise epilogue moves
+// there: computed where it is read, not written out as f32 and read back.
+// CHECK-LABEL: graph.graph @recompute_sinks
+// CHECK: group 0 ({{.*}}) -> tensor<8x32xf16> {
+// CHECK-NEXT: pointwise swish
+// CHECK-NEXT: pointwise mul
+// CHECK-NEXT: yield
+// CHECK: group 1
+// CHECK-NEXT: matmul
+// CHECK-NEXT: yield
+// CHECK: group 2 ({{.*}}) -> (tensor<8x32xf16>, tensor<8x32xf16>) {
+// CHECK-NEXT: pointwise swish
+// CHECK-NEXT: pointwise mul
+// CHECK-NEXT: pointwise mul
+// CHECK-NEXT: pointwise swish_backward
+// CHECK-NEXT: yield
+// CHECK-NOT: group 3
+graph.graph @recompute_sinks(%dy: tensor<8x64xf16>, %w: tensor<64x32xf16>,
+                             %gate: tensor<8x32xf16>, %up: tensor<8x32xf16>)
+    -> (tensor<8x32xf16>, tensor<8x32xf16>, tensor<8x32xf16>) {
+  %s0 = graph.pointwise swish(%gate) : (tensor<8x32xf16>) -> tensor<8x32xf32>
+  %h = graph.pointwise mul(%s0, %up) : (tensor<8x32xf32>, tensor<8x32xf16>) -> tensor<8x32xf16>
+  %da = graph.matmul %dy, %w : (tensor<8x64xf16>, tensor<64x32xf16>) -> tensor<8x32xf32>
+  %s1 = graph.pointwise swish(%gate) : (tensor<8x32xf16>) -> tensor<8x32xf32>
+  %dup = graph.pointwise mul(%da, %s1) : (tensor<8x32xf32>, tensor<8x32xf32>) -> tensor<8x32xf16>
+  %gin = graph.pointwise mul(%da, %up) : (tensor<8x32xf32>, tensor<8x32xf16>) -> tensor<8x32xf32>
+  %dgate = graph.pointwise swish_backward(%gin, %gate) : (tensor<8x32xf32>, tensor<8x32xf16>) -> tensor<8x32xf16>
+  graph.output %h, %dup, %dgate : tensor<8x32xf16>, tensor<8x32xf16>, tensor<8x32xf16>
+}
+
+// -----
+
+// The reading group does not read the op's input itself (only %other's
+// reader): the op stays with its sibling, written out.
+// CHECK-LABEL: graph.graph @recompute_stays
+// CHECK: group 0 ({{.*}}) -> (tensor<8x32xf16>, tensor<8x32xf32>) {
+// CHECK-NEXT: pointwise swish
+// CHECK-NEXT: pointwise mul
+// CHECK-NEXT: pointwise swish
+// CHECK-NEXT: yield
+graph.graph @recompute_stays(%dy: tensor<8x64xf16>, %w: tensor<64x32xf16>,
+                             %gate: tensor<8x32xf16>, %up: tensor<8x32xf16>)
+    -> (tensor<8x32xf16>, tensor<8x32xf16>, tensor<8x32xf16>) {
+  %s0 = graph.pointwise swish(%gate) : (tensor<8x32xf16>) -> tensor<8x32xf32>
+  %h = graph.pointwise mul(%s0, %up) : (tensor<8x32xf32>, tensor<8x32xf16>) -> tensor<8x32xf16>
+  %da = graph.matmul %dy, %w : (tensor<8x64xf16>, tensor<64x32xf16>) -> tensor<8x32xf32>
+  %s1 = graph.pointwise swish(%gate) : (tensor<8x32xf16>) -> tensor<8x32xf32>
+  %dup = graph.pointwise mul(%da, %s1) : (tensor<8x32xf32>, tensor<8x32xf32>) -> tensor<8x32xf16>
+  %gin = graph.pointwise mul(%da, %up) : (tensor<8x32xf32>, tensor<8x32xf16>) -> tensor<8x32xf16>
+  graph.output %h, %dup, %gin : tensor<8x32xf16>, tensor<8x32xf16>, tensor<8x32xf16>
+}
