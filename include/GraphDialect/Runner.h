@@ -126,6 +126,9 @@ struct RunOptions {
   /// Time every plan that builds (checked against the CPU reference first)
   /// and keep the fastest.
   bool autotune = false;
+  /// Autotuning checks plans against the first plan that ran instead of
+  /// the CPU reference (GpuOptions::autotuneAgainstFirst).
+  bool autotuneAgainstFirst = false;
   /// Report every plan each group declined, not only the one it runs.
   bool verbose = false;
   /// Load generated kernels as cubin (ptxas of CUDA_ROOT), not PTX. Read by

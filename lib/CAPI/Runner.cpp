@@ -600,7 +600,8 @@ Status Runner::run(const RunOptions &options, unsigned benchmarkRuns,
   gpu.planIndex = options.planIndex;
   gpu.workspaceLimit = options.workspaceLimit;
   gpu.verbose = options.verbose;
-  gpu.autotune = options.autotune;
+  gpu.autotune = options.autotune || options.autotuneAgainstFirst;
+  gpu.autotuneAgainstFirst = options.autotuneAgainstFirst;
   gpu.deselectEngines = options.deselectEngines;
   if (!options.heuristics.empty()) {
     gpu.heuristics.clear();

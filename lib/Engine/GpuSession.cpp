@@ -50,9 +50,14 @@ void GpuSession::reset() {
 
 GpuOptions GpuSession::buildOptions(const std::string &name) const {
   GpuOptions options = planOptions;
-  // GRAPH_AUTOTUNE=1: time every buildable plan and keep the fastest.
-  if (const char *tune = std::getenv("GRAPH_AUTOTUNE"))
-    options.autotune |= std::string(tune) == "1";
+  // GRAPH_AUTOTUNE=1: time every buildable plan and keep the fastest, each
+  // checked against the CPU reference; GRAPH_AUTOTUNE=first: each checked
+  // against the first plan that ran (full-size models).
+  if (const char *tune = std::getenv("GRAPH_AUTOTUNE")) {
+    bool first = std::string(tune) == "first";
+    options.autotune |= std::string(tune) == "1" || first;
+    options.autotuneAgainstFirst |= first;
+  }
   // GRAPH_CODEGEN_CUBIN=1: codegen kernels as sm_90 cubin (ptxas at compile
   // time) instead of PTX, as graph-run --codegen-cubin.
   if (const char *cubin = std::getenv("GRAPH_CODEGEN_CUBIN"))

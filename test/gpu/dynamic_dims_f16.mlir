@@ -1,6 +1,7 @@
 // RUN: graph-run --device=gpu --print-max-elements=0 --random-inputs=1 --input=x=48x64xf16=random --check-against=cpu %s | FileCheck %s
 // RUN: graph-run --device=gpu --print-max-elements=0 --random-inputs=1 --input=x=200x64xf16=random --check-against=cpu %s | FileCheck %s --check-prefix=OTHER
 // RUN: graph-run --device=gpu --print-max-elements=0 --random-inputs=1 --input=x=48x64xf16=random --check-against=cpu --autotune --verbose-plans %s | FileCheck %s --check-prefix=TUNE
+// RUN: graph-run --device=gpu --print-max-elements=0 --random-inputs=1 --input=x=48x64xf16=random --check-against=cpu --autotune-against-first --verbose-plans %s | FileCheck %s --check-prefix=FIRST
 // CHECK-NOT: [FAILED]
 // CHECK: result[0] (uid {{[0-9]+}} "y"): 48x96xf16=
 // CHECK: [SUCCESS]
@@ -11,6 +12,11 @@
 // TUNE: timed
 // TUNE-NOT: [FAILED]
 // TUNE: [SUCCESS]
+// FIRST: plan: dynamic_mlp/group0:
+// FIRST: (plans checked against the first plan that ran, not the CPU reference)
+// FIRST: timed
+// FIRST-NOT: [FAILED]
+// FIRST: [SUCCESS]
 // GPU: fp16 matmul + bias + relu whose row count is dynamic ('?'): the GPU
 // specializes the graph to the bound input dims at execute time.
 // GPU-ARGS: --random-inputs=1 --input=x=48x64xf16=random --check-against=cpu

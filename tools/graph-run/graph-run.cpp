@@ -163,6 +163,12 @@ cl::opt<bool> autotunePlans(
              "inputs, drop those whose result differs from the CPU "
              "reference, time the rest and keep the fastest"),
     cl::init(false), cl::cat(runCategory));
+cl::opt<bool> autotuneAgainstFirst(
+    "autotune-against-first",
+    cl::desc("GPU: autotune as --autotune does, checking each plan against "
+             "the first plan that ran instead of the CPU reference (groups "
+             "too large for the reference)"),
+    cl::init(false), cl::cat(runCategory));
 cl::opt<bool> codegenCubin(
     "codegen-cubin",
     cl::desc("GPU: assemble generated kernels with ptxas and load cubin "
@@ -274,6 +280,7 @@ std::string applyGpuFlags(::graph::RunOptions &options) {
   options.workspaceLimit = workspaceLimit;
   options.verbose = verbosePlans;
   options.autotune = autotunePlans;
+  options.autotuneAgainstFirst = autotuneAgainstFirst;
   options.codegenCubin = codegenCubin;
   options.deselectEngines.assign(deselectEngines.begin(),
                                  deselectEngines.end());

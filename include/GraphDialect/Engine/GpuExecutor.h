@@ -44,6 +44,10 @@ struct GpuOptions {
   /// whose outputs differ from the CPU reference (graph-run's normwise
   /// --check-against=cpu bound), time the rest and keep the fastest.
   bool autotune = false;
+  /// Autotuning checks each plan against the first plan that ran (its
+  /// outputs on the same inputs, within twice the bound) instead of the
+  /// CPU reference, which groups of full-size models make too slow.
+  bool autotuneAgainstFirst = false;
   /// Generated kernels are assembled with ptxas (MLIR's NVVM target, the
   /// toolkit of CUDA_ROOT) and loaded as cubin instead of PTX.
   bool codegenCubin = false;
