@@ -2,6 +2,8 @@
 // RUN: graph-opt %s -split-input-file --graph-fuse=row-fusion=false | FileCheck %s --check-prefix=NOFUSE
 // RUN: graph-opt %s -split-input-file --graph-fuse=max-group-ops=2 | FileCheck %s --check-prefix=SMALL
 // RUN: graph-opt %s -split-input-file --graph-fuse --graph-fuse | FileCheck %s
+// RUN: graph-opt %s -split-input-file --graph-fuse | FileCheck %s --check-prefix=SINK
+// RUN: graph-opt %s -split-input-file --graph-fuse --graph-fuse | FileCheck %s --check-prefix=TWICE
 
 // A fused graph fused again is partitioned from its ops in schedule order:
 // the same groups (last RUN line).
@@ -358,4 +360,43 @@ graph.graph @recompute_stays(%dy: tensor<8x64xf16>, %w: tensor<64x32xf16>,
   %dup = graph.pointwise mul(%da, %s1) : (tensor<8x32xf32>, tensor<8x32xf32>) -> tensor<8x32xf16>
   %gin = graph.pointwise mul(%da, %up) : (tensor<8x32xf32>, tensor<8x32xf16>) -> tensor<8x32xf16>
   graph.output %h, %dup, %gin : tensor<8x32xf16>, tensor<8x32xf16>, tensor<8x32xf16>
+}
+
+// -----
+
+// The recompute sinks into the split epilogue even when it opened its own
+// group first. A second graph-fuse sees it after the matmul (it was moved
+// there) and groups otherwise, a valid schedule too: the matmul keeps the
+// one gradient that leaves, the recompute and its product run alone.
+// SINK-LABEL: graph.graph @sink_after_split
+// SINK: group 0 ({{.*}}) -> tensor<8x32xf32> {
+// SINK-NEXT: matmul
+// SINK-NEXT: yield
+// SINK: group 1 ({{.*}}) -> (tensor<8x32xf16>, tensor<8x32xf16>) {
+// SINK-NEXT: pointwise swish
+// SINK-NEXT: pointwise mul
+// SINK-NEXT: pointwise mul
+// SINK-NEXT: pointwise swish_backward
+// SINK-NEXT: yield
+// SINK-NOT: group 2
+// TWICE-LABEL: graph.graph @sink_after_split
+// TWICE: group 0 ({{.*}}) -> (tensor<8x32xf32>, tensor<8x32xf16>) {
+// TWICE-NEXT: matmul
+// TWICE-NEXT: pointwise mul
+// TWICE-NEXT: pointwise swish_backward
+// TWICE-NEXT: yield
+// TWICE: group 1 ({{.*}}) -> tensor<8x32xf16> {
+// TWICE-NEXT: pointwise swish
+// TWICE-NEXT: pointwise mul
+// TWICE-NEXT: yield
+// TWICE-NOT: group 2
+graph.graph @sink_after_split(%dy: tensor<8x64xf16>, %w: tensor<64x32xf16>,
+                              %gate: tensor<8x32xf16>, %up: tensor<8x32xf16>)
+    -> (tensor<8x32xf16>, tensor<8x32xf16>) {
+  %s1 = graph.pointwise swish(%gate) : (tensor<8x32xf16>) -> tensor<8x32xf32>
+  %da = graph.matmul %dy, %w : (tensor<8x64xf16>, tensor<64x32xf16>) -> tensor<8x32xf32>
+  %dup = graph.pointwise mul(%da, %s1) : (tensor<8x32xf32>, tensor<8x32xf32>) -> tensor<8x32xf16>
+  %gin = graph.pointwise mul(%da, %up) : (tensor<8x32xf32>, tensor<8x32xf16>) -> tensor<8x32xf32>
+  %dgate = graph.pointwise swish_backward(%gin, %gate) : (tensor<8x32xf32>, tensor<8x32xf16>) -> tensor<8x32xf16>
+  graph.output %dup, %dgate : tensor<8x32xf16>, tensor<8x32xf16>
 }
