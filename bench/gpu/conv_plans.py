@@ -13,17 +13,12 @@ import os, sys, time
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "python"))
 import torch, cudnn
+from bench_models import loop_ms  # the timing loop every bench here uses
 dt = cudnn.data_type
 N, C, MID, H, W = 32, 256, 64, 56, 56
 def nhwc(d): n, c, h, w = d; return [c*h*w, 1, w*c, c]
 def timed(fn, iters=20):
-    for _ in range(3): fn()
-    torch.cuda.synchronize()
-    s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    s.record()
-    for _ in range(iters): fn()
-    e.record(); e.synchronize()
-    return s.elapsed_time(e) / iters
+    return loop_ms(torch, fn, iters, warmup=3)
 def t4(d, dtype=torch.half):
     return torch.randn(*[d[0], d[2], d[3], d[1]], device="cuda").to(dtype).permute(0, 3, 1, 2)
 xin = t4([N, MID, H, W]); wt = t4([C, MID, 1, 1]) * 0.1; res = t4([N, C, H, W])

@@ -20,17 +20,12 @@ import os, sys, time
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "python"))
 import torch, cudnn
+from bench_models import loop_ms  # the timing loop every bench here uses
 dt = cudnn.data_type
 T, H, F = 8192, 2048, 5632
 
 def timed(fn, iters=20):
-    for _ in range(3): fn()
-    torch.cuda.synchronize()
-    s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    s.record()
-    for _ in range(iters): fn()
-    e.record(); e.synchronize()
-    return s.elapsed_time(e) / iters
+    return loop_ms(torch, fn, iters, warmup=3)
 
 def rnd(*shape, dtype=torch.bfloat16):
     return (torch.rand(*shape, device="cuda", dtype=torch.float32) * 2 - 1).to(dtype) * 0.1

@@ -130,16 +130,15 @@ private:
   /// frontend's in-place idiom) affects that group's reads anyway, so the
   /// move adds no new read of overwritten memory.
   void sinkInputOnlyPointwise(SmallVector<SmallVector<Operation *>> &members) {
-    auto groupIndex = [&](Operation *op) -> std::optional<size_t> {
-      for (size_t id = 0; id < members.size(); ++id)
-        if (llvm::is_contained(members[id], op))
-          return id;
-      return std::nullopt;
-    };
+    // Which group each op is in now (the split moved some since groupOf).
+    llvm::DenseMap<Operation *, size_t> memberOf;
+    for (size_t id = 0; id < members.size(); ++id)
+      for (Operation *op : members[id])
+        memberOf[op] = id;
     for (size_t from = 0; from < members.size(); ++from) {
       for (size_t i = 0; i < members[from].size();) {
         Operation *op = members[from][i];
-        std::optional<size_t> to = sinkTarget(op, members, groupIndex);
+        std::optional<size_t> to = sinkTarget(op, members, memberOf);
         if (!to || *to == from) {
           ++i;
           continue;
@@ -150,25 +149,25 @@ private:
           return llvm::is_contained(member->getOperands(), op->getResult(0));
         });
         target.insert(firstReader, op);
+        memberOf[op] = *to;
       }
     }
   }
 
   /// The group `op` may sink into (sinkInputOnlyPointwise), if any.
-  template <typename GroupIndex>
-  std::optional<size_t> sinkTarget(Operation *op,
-                                   ArrayRef<SmallVector<Operation *>> members,
-                                   GroupIndex groupIndex) {
+  std::optional<size_t>
+  sinkTarget(Operation *op, ArrayRef<SmallVector<Operation *>> members,
+             const llvm::DenseMap<Operation *, size_t> &memberOf) {
     if (!isa<PointwiseOp>(op) || op->getNumResults() != 1 ||
         llvm::any_of(op->getOperands(),
                      [&](Value v) { return producerGroup(v).has_value(); }))
       return std::nullopt;
     std::optional<size_t> to;
     for (Operation *user : op->getResult(0).getUsers()) {
-      std::optional<size_t> id = groupIndex(user);
-      if (!id || (to && *to != *id))
+      auto id = memberOf.find(user);
+      if (id == memberOf.end() || (to && *to != id->second))
         return std::nullopt; // the graph's output, or two reading groups
-      to = id;
+      to = id->second;
     }
     if (!to)
       return std::nullopt;
