@@ -115,7 +115,8 @@ defvar NodeAttrs = (ins OptionalAttr<StrAttr>:$name,
                         OptionalAttr<TypeAttr>:$compute_data_type);
 
 // A node op's parent: a graph.graph, a graph.group, or an op of another
-// dialect with the HoldsGraphNodes trait (exec.cudnn_group); GraphTraits.h.
+// dialect with the HoldsGraphNodes trait (exec.cudnn_group); no NaN
+// attribute (GraphTraits.h).
 def Graph_NodeParent : NativeOpTrait<"GraphNode"> {
   let cppNamespace = "::mlir::OpTrait::graph";
 }

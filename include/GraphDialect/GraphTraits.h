@@ -20,6 +20,9 @@ namespace impl {
 /// Succeeds when `op`'s parent is a graph.graph, a graph.group or an op
 /// with HoldsGraphNodes; emits the error otherwise.
 LogicalResult verifyGraphNodeParent(Operation *op);
+/// Fails when a floating-point attribute of `op` is NaN (a fill value, the
+/// `padding` of a matmul or the `value` of a graph.scalar, may be anything).
+LogicalResult verifyGraphNodeAttributes(Operation *op);
 } // namespace impl
 
 /// An op whose region holds graph node ops (beside graph.graph and
@@ -28,12 +31,14 @@ template <typename ConcreteType>
 class HoldsGraphNodes : public TraitBase<ConcreteType, HoldsGraphNodes> {};
 
 /// A graph node op: its parent is a graph.graph, a graph.group or an op that
-/// HoldsGraphNodes.
+/// HoldsGraphNodes, and no attribute of it is a NaN.
 template <typename ConcreteType>
 class GraphNode : public TraitBase<ConcreteType, GraphNode> {
 public:
   static LogicalResult verifyTrait(Operation *op) {
-    return impl::verifyGraphNodeParent(op);
+    if (failed(impl::verifyGraphNodeParent(op)))
+      return failure();
+    return impl::verifyGraphNodeAttributes(op);
   }
 };
 

@@ -568,6 +568,21 @@ LogicalResult mlir::OpTrait::graph::impl::verifyGraphNodeParent(Operation *op) {
                          "(exec.cudnn_group)");
 }
 
+LogicalResult
+mlir::OpTrait::graph::impl::verifyGraphNodeAttributes(Operation *op) {
+  for (NamedAttribute attr : op->getAttrs()) {
+    auto number = dyn_cast<FloatAttr>(attr.getValue());
+    if (!number || !number.getValue().isNaN() || attr.getName() == "padding" ||
+        isa<ScalarOp>(op))
+      continue;
+    // A NaN slope, scale or probability makes every output NaN, and range
+    // checks written as comparisons would let it through.
+    return emitNodeError(op)
+           << "attribute '" << attr.getName().strref() << "' is NaN";
+  }
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // OutputOp
 //===----------------------------------------------------------------------===//

@@ -79,6 +79,11 @@ LogicalResult inferRope(RopeOp op, Value input, StringRef inputPort,
         !isa<FloatType>(element))
       return emitNodeError(raw) << port << " must have a floating-point "
                                 << "element type but has " << element;
+  // A NaN or infinite scale would turn every output into NaN or inf.
+  if (std::optional<APFloat> scale = op.getOutputScale();
+      scale && !scale->isFinite())
+    return emitNodeError(raw)
+           << "output_scale must be finite but is " << scale->convertToDouble();
   ArrayRef<int64_t> in = shapeOf(input);
   if (in.size() < 2)
     return emitNodeError(raw)

@@ -55,7 +55,7 @@ from ._handles import _raw_destroy_handle, _raw_set_stream  # noqa: F401
 from ._jit import graph_cache, jit  # noqa: F401
 from ._wrapper import Graph  # noqa: F401
 from ._tensor import Tensor  # noqa: F401
-from ._buffers import BufferTooSmallWarning, BufferViewWarning  # noqa: F401
+from ._buffers import BufferTooSmallWarning, BufferViewWarning, SharedOutputWarning  # noqa: F401
 from ._capi import GraphLibraryNotFound, library_path, loaded_library_path  # noqa: F401
 from ._variants import OverrideStrideWarning, ShapeVariantWarning  # noqa: F401
 from ._version import backend_version, backend_version_string, get_cudnn_version  # noqa: F401

@@ -542,6 +542,38 @@ def bind(uid, name, dt, dims, strides, is_out, data, also=None, ragged=False) ->
     return Bound(uid, dt, d, dims, declared, scalar)
 
 
+class SharedOutputWarning(UserWarning):
+    """Two outputs of one execute are bound to memory they share: which of
+    them ends in it is not defined (the frontend does not check this)."""
+
+
+def warn_shared_outputs(outputs) -> None:
+    """Warns once per pair of output ``Bound``s that certainly share memory:
+    both start at one address, or both are dense and their bytes intersect
+    (strided outputs may interleave without sharing an element)."""
+    spans = []
+    for b in outputs:
+        if b.scalar or not b.ptr:
+            continue
+        count = 1
+        for x in b.dims:
+            count *= x
+        elements = span_elements(b.dims, b.strides)
+        size = element_size(b.dt) or 1
+        spans.append((b, b.ptr, b.ptr + elements * size, elements == count))
+    for i, (a, a0, a1, a_dense) in enumerate(spans):
+        for b, b0, b1, b_dense in spans[i + 1:]:
+            if a.device != b.device:
+                continue
+            if a0 == b0 or (a_dense and b_dense and a0 < b1 and b0 < a1):
+                warnings.warn(
+                    f"outputs uid {a.uid} and uid {b.uid} are bound to memory they share: which result ends in it "
+                    f"is not defined; give each output its own buffer",
+                    SharedOutputWarning,
+                    stacklevel=4,
+                )
+
+
 class BufferTooSmallWarning(UserWarning):
     """A CUDA tensor holds fewer bytes than the graph's tensor spans. The
     frontend hands such a buffer to cuDNN, which reads and writes past it;

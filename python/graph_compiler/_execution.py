@@ -216,6 +216,7 @@ class _GraphExecution:
                 continue
             uid_to_data[self._uid_of_key(key)] = data
         bound = []
+        written = []  # the output Bounds
         repack = []  # bit-packed boolean outputs: (caller's buffer, stand-in, axis)
         for uid, name, dt, dims, strides, is_out in self._io_tensors():
             data = uid_to_data.get(uid)
@@ -243,6 +244,9 @@ class _GraphExecution:
             if b.staged is not None:
                 sig = None  # a stand-in is filled anew for every execute
             bound.append(b)
+            if is_out:
+                written.append(b)
+        _buffers.warn_shared_outputs(written)
         where = _buffers.pack_device(bound)
         refresh = _buffers.move_scalars(bound, where)
         buffers = []

@@ -108,6 +108,40 @@ def test_unit_dim_zero_strides_compile_and_run():
     np.testing.assert_array_equal(y, np.maximum(x, 0))
 
 
+@needs_lib
+def test_outputs_sharing_memory_warn():
+    # Two outputs written into one buffer: the frontend runs it, which
+    # result stays is not defined, so it warns and names both uids.
+    g = fgraph()
+    x = g.tensor(name="x", dim=[2, 3])
+    r = g.relu(x)
+    r.set_output(True)
+    n = g.neg(x)
+    n.set_output(True)
+    g.build([gc.heur_mode.A])
+    src = np.array([[-1, 2, -3], [4, -5, 6]], np.float32)
+    both = np.zeros((2, 3), np.float32)
+    with pytest.warns(_buffers.SharedOutputWarning, match=rf"outputs uid {r.get_uid()} and uid {n.get_uid()} are bound to memory they share"):
+        g.execute({x: src, r: both, n: both})
+    # halves of one buffer intersect too
+    flat = np.zeros(9, np.float32)
+    with pytest.warns(_buffers.SharedOutputWarning):
+        g.execute({x: src, r: flat[:6], n: flat[3:]})
+    # interleaved strided outputs share no element: no warning
+    g = fgraph()
+    x = g.tensor(name="x", dim=[2, 3])
+    r = g.relu(x)
+    r.set_output(True).set_stride([6, 2])
+    n = g.neg(x)
+    n.set_output(True).set_stride([6, 2])
+    g.build([gc.heur_mode.A])
+    pair = np.zeros((2, 3, 2), np.float32)
+    with no_warnings():
+        g.execute({x: src, r: pair[..., 0], n: pair[..., 1]})
+    np.testing.assert_array_equal(pair[..., 0], np.maximum(src, 0))
+    np.testing.assert_array_equal(pair[..., 1], -src)
+
+
 # ---- 3. buffers checked by size -------------------------------------------------
 
 

@@ -15,6 +15,14 @@ graph.graph @dim_not_positive(%x: tensor<4x0xf32>) {
 
 // -----
 
+graph.graph @attribute_nan(%x: tensor<4x16xf32>) {
+  // expected-error @below {{pointwise "lr": attribute 'negative_slope' is NaN}}
+  %0 = graph.pointwise leaky_relu(%x) {name = "lr", negative_slope = 0x7FF8000000000000 : f64} : (tensor<4x16xf32>) -> tensor<4x16xf32>
+  graph.output
+}
+
+// -----
+
 graph.graph @compute_type_not_float(%x: tensor<4x16xf32>) {
   // expected-error @below {{reduction "r": compute_data_type must be a float type, got 'i32'}}
   %0 = graph.reduction add %x {name = "r", compute_data_type = i32} : (tensor<4x16xf32>) -> tensor<4x1xf32>
@@ -298,6 +306,14 @@ graph.graph @concat_negative_in_place_index(%a: tensor<4x8xf32>, %b: tensor<4x4x
 graph.graph @rope_rank(%x: tensor<64xbf16>, %f: tensor<32xf32>) {
   // expected-error @below {{rope "rope": input must have rank >= 2 ([..., S, D]) but has dims 64}}
   %0 = graph.rope %x, freqs %f {name = "rope"} : (tensor<64xbf16>, tensor<32xf32>) -> tensor<64xbf16>
+  graph.output
+}
+
+// -----
+
+graph.graph @rope_scale_infinite(%x: tensor<2x128x64xbf16>, %f: tensor<128x32xf32>) {
+  // expected-error @below {{rope: output_scale must be finite but is INF}}
+  %0 = graph.rope %x, freqs %f {output_scale = 0x7FF0000000000000 : f64} : (tensor<2x128x64xbf16>, tensor<128x32xf32>) -> tensor<2x128x64xbf16>
   graph.output
 }
 
