@@ -1,12 +1,13 @@
 """Time every cuDNN plan of the ResNet bottleneck's conv3 group at full size
 (bench_models.py's resnet_bottleneck: 1x1 conv 64 -> 256 on n32 56x56,
 batchnorm inference, residual add, relu; fp16 NHWC, f32 compute), built
-alone through `import cudnn` with torch CUDA buffers, and the same group
-without the residual add and relu ("convbn"). Each plan's result is compared
-with the first plan's (the output is filled with NaN before each plan).
+alone through `import cudnn` with torch CUDA buffers, the same group
+without the residual add and relu ("convbn") and the conv alone ("conv"). Each plan's result is compared
+with the first plan's (the output is filled with NaN before each plan);
+each line gives the plan's time, workspace, error and build time.
 Usage on the GPU machine (GRAPH_CAPI_LIBRARY set, scripts/gpu/env.sh
 sourced):
-    [MODE=B] [NPLANS=40] [VARIANTS=fused,convbn] python3 bench/gpu/conv_plans.py
+    [MODE=B] [NPLANS=40] [VARIANTS=fused,convbn,conv] python3 bench/gpu/conv_plans.py
 MODE=B asks cuDNN's heuristics mode B instead of A then fallback.
 """
 import os, sys, time
@@ -29,8 +30,10 @@ def build(variant):
     Wt = g.tensor(name="w", dim=[C, MID, 1, 1], stride=nhwc([C, MID, 1, 1]), data_type=dt.HALF)
     S = [g.tensor(name=f"s{i}", dim=[1, C, 1, 1], stride=[C, 1, C, C], data_type=dt.FLOAT) for i in range(4)]
     y = g.conv_fprop(X, Wt, padding=[0, 0], stride=[1, 1], dilation=[1, 1])
-    y = g.batchnorm_inference(y, S[0], S[1], S[2], S[3])
-    pack = {X: xin, Wt: wt, **{S[i]: stats[i] for i in range(4)}}
+    pack = {X: xin, Wt: wt}
+    if variant != "conv":
+        y = g.batchnorm_inference(y, S[0], S[1], S[2], S[3])
+        pack.update({S[i]: stats[i] for i in range(4)})
     if variant == "fused":
         R = g.tensor(name="r", dim=[N, C, H, W], stride=nhwc([N, C, H, W]), data_type=dt.HALF); pack[R] = res
         y = g.relu(g.add(y, R))
@@ -46,15 +49,17 @@ for variant in os.environ.get("VARIANTS", "fused,convbn").split(","):
     print(f"== {variant}: {n} plans", flush=True)
     ref = None
     for i in range(min(n, int(os.environ.get("NPLANS", "40")))):
+        t0 = time.perf_counter()
         try: g.build_plan_at_index(i)
         except Exception as ex: print(f"  {i} build failed {str(ex)[:80]}"); continue
+        build_ms = (time.perf_counter() - t0) * 1000
         ws = g.get_workspace_size_plan_at_index(i); w = torch.empty(max(ws, 1), device="cuda", dtype=torch.uint8)
         out.fill_(float("nan"))
         try: ms = timed(lambda: g.execute_plan_at_index(pack, w, i))
         except Exception as ex: print(f"  {i} exec failed {str(ex)[:80]}"); continue
         o = out.float(); err = 0.0 if ref is None else float((o - ref).abs().max() / ref.abs().max())
         if ref is None: ref = o.clone()
-        print(f"  {i} {g.get_plan_name_at_index(i)}: {ms*1000:.1f} us ws {ws} err {err:.1e}", flush=True)
+        print(f"  {i} {g.get_plan_name_at_index(i)}: {ms*1000:.1f} us ws {ws} err {err:.1e} build {build_ms:.0f} ms", flush=True)
 r32 = res
 print(f"torch add+relu alone: {timed(lambda: torch.relu(out + r32))*1000:.1f} us")
 print(f"torch conv alone: {timed(lambda: torch.nn.functional.conv2d(xin, wt))*1000:.1f} us")

@@ -83,6 +83,13 @@ struct ReadyGroup {
 thread_local void *lentWorkspace = nullptr;
 thread_local int64_t lentWorkspaceBytes = 0;
 
+std::string tuneCandidates(rt::Device &gpu, const GroupSource *source,
+                           bool againstFirst, const rt::GraphSpec &spec,
+                           rt::CudnnGroup *group,
+                           const std::vector<Candidate> &plans, size_t &best,
+                           std::vector<std::string> &declined,
+                           std::vector<double> *times = nullptr);
+
 class GpuRun : public GpuExecutable {
 public:
   GpuRun(rt::Device &device, const GpuOptions &options,
@@ -115,12 +122,6 @@ private:
   std::unique_ptr<GroupPlans> takePlanned(const rt::GraphSpec &spec,
                                           const GroupPlanRequest &request);
   std::string split(const rt::GraphSpec &spec, const std::string &why);
-  /// Checks every candidate of `spec` (cuDNN plans of `group`, codegen
-  /// kernels) against the CPU reference on scratch buffers, times the
-  /// correct ones and sets `best` to the fastest.
-  std::string autotune(const rt::GraphSpec &spec, rt::CudnnGroup *group,
-                       const std::vector<Candidate> &plans, size_t &best,
-                       GpuGroupReport &entry);
   rt::Device &gpu;
   Buffers buffers;
   GpuOptions options;
@@ -257,6 +258,10 @@ std::string GpuRun::prepare(const rt::GraphSpec &spec,
     break;
   }
 
+  // How ranking by time ordered cuDNN's plans (GroupPlans::rankByTime).
+  for (const std::string &line : plans.rankingNotes())
+    entry.declined.push_back("(" + line + ")");
+
   // The codegen engine's reasons are reported once its plans are reached.
   std::vector<std::string> codegenDeclined = plans.codegenDeclined();
   if (!plans.codegenChosen())
@@ -327,7 +332,8 @@ std::string GpuRun::prepare(const rt::GraphSpec &spec,
     // Autotuning checks even a single plan against the reference.
     if (options.autotune) {
       if (std::string e =
-              autotune(spec, plans.cudnn(), candidates, best, entry);
+              tuneCandidates(gpu, source, options.autotuneAgainstFirst, spec,
+                             plans.cudnn(), candidates, best, entry.declined);
           !e.empty())
         return e;
     }
@@ -454,9 +460,18 @@ std::string formatNumber(double value) {
   return text;
 }
 
-std::string GpuRun::autotune(const rt::GraphSpec &spec, rt::CudnnGroup *group,
-                             const std::vector<Candidate> &plans, size_t &best,
-                             GpuGroupReport &entry) {
+/// Checks every candidate of `spec` (cuDNN plans of `group`, codegen
+/// kernels) on scratch buffers against the CPU reference run on `source`'s
+/// ops (`againstFirst`: against the first candidate that ran), times the
+/// correct ones and sets `best` to the fastest. One line per candidate goes
+/// to `declined` (its time or why it lost); `times`, when given, gets each
+/// candidate's milliseconds per run (-1: it lost).
+std::string tuneCandidates(rt::Device &gpu, const GroupSource *source,
+                           bool againstFirst, const rt::GraphSpec &spec,
+                           rt::CudnnGroup *group,
+                           const std::vector<Candidate> &plans, size_t &best,
+                           std::vector<std::string> &declined,
+                           std::vector<double> *times) {
   // Timing waits for the stream, which a capture forbids in every mode, and
   // the candidates' launches would be recorded into the caller's graph.
   if (gpu.isCapturing())
@@ -483,9 +498,6 @@ std::string GpuRun::autotune(const rt::GraphSpec &spec, rt::CudnnGroup *group,
   std::vector<std::pair<Value, ref::NdArray>> given;
   std::vector<Value> wanted;
   std::vector<ref::DType> inputTypes;
-  // Checked against the first plan that runs instead of the CPU reference
-  // (GpuOptions::autotuneAgainstFirst): groups too large for the reference.
-  const bool againstFirst = options.autotuneAgainstFirst;
   // Why the plans cannot be checked; empty: they are.
   std::string unchecked =
       source || againstFirst
@@ -542,8 +554,8 @@ std::string GpuRun::autotune(const rt::GraphSpec &spec, rt::CudnnGroup *group,
     given.emplace_back(value, std::move(data));
   }
   if (againstFirst)
-    entry.declined.push_back("(plans checked against the first plan that "
-                             "ran, not the CPU reference)");
+    declined.push_back("(plans checked against the first plan that "
+                       "ran, not the CPU reference)");
   else if (unchecked.empty()) {
     std::vector<ref::NdArray> results;
     if (std::string e = ref::executeOps(source->ops, given, wanted, results);
@@ -553,7 +565,7 @@ std::string GpuRun::autotune(const rt::GraphSpec &spec, rt::CudnnGroup *group,
       outputs[i].want = denseBytes(results[i], outputs[i].tensor->dtype);
   }
   if (!unchecked.empty())
-    entry.declined.push_back(
+    declined.push_back(
         "(plans not checked against the CPU reference: " + unchecked + ")");
 
   int64_t most = 0;
@@ -570,8 +582,10 @@ std::string GpuRun::autotune(const rt::GraphSpec &spec, rt::CudnnGroup *group,
 
   // Why each plan lost, for the error when none is left.
   std::vector<std::string> rejected;
+  if (times)
+    times->assign(plans.size(), -1.0);
   auto reject = [&](const std::string &line) {
-    entry.declined.push_back(line);
+    declined.push_back(line);
     rejected.push_back(line);
   };
   // One execute of candidate `k`.
@@ -650,8 +664,9 @@ std::string GpuRun::autotune(const rt::GraphSpec &spec, rt::CudnnGroup *group,
       reject(name + ": failed while autotuning: " + e);
       continue;
     }
-    entry.declined.push_back(name + ": timed " + std::to_string(ms / 5) +
-                             " ms");
+    declined.push_back(name + ": timed " + std::to_string(ms / 5) + " ms");
+    if (times)
+      (*times)[k] = ms / 5;
     if (fastest < 0 || ms < fastest) {
       fastest = ms;
       best = k;
@@ -789,6 +804,23 @@ std::string GpuRun::executeSlots(const std::vector<void *> &pointers) {
 }
 
 } // namespace
+
+std::string mlir::graph::timeCudnnPlans(rt::Device &device,
+                                        const rt::GraphSpec &spec,
+                                        rt::CudnnGroup &group,
+                                        const std::vector<size_t> &indices,
+                                        std::vector<double> &ms,
+                                        std::vector<std::string> &notes) {
+  std::vector<Candidate> candidates(indices.size());
+  for (size_t i = 0; i < indices.size(); ++i) {
+    candidates[i].name = group.plans()[indices[i]].name;
+    candidates[i].cudnnPlan = indices[i];
+    candidates[i].workspace = group.workspaceBytes(indices[i]);
+  }
+  size_t best = 0;
+  return tuneCandidates(device, /*source=*/nullptr, /*againstFirst=*/true, spec,
+                        &group, candidates, best, notes, &ms);
+}
 
 void mlir::graph::lendGpuWorkspace(void *memory, int64_t bytes) {
   lentWorkspace = memory;

@@ -4,9 +4,15 @@
 
 #include "GraphDialect/Conversion/GraphToCodegen.h"
 #include "GraphDialect/Engines/Engine.h"
+#include "GraphDialect/Reference/NdArray.h"
 
 #include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <map>
+#include <mutex>
+#include <numeric>
 #include <set>
 
 using namespace mlir;
@@ -108,9 +114,13 @@ GroupPlans::GroupPlans(rt::Device &device, const rt::GraphSpec &spec,
                                      : request.heuristics);
     // An artifact's recorded engine stands where the heuristics' plans do.
     heuristicCount = group->plans().size();
+    heuristicOrder.resize(heuristicCount);
+    std::iota(heuristicOrder.begin(), heuristicOrder.end(), size_t(0));
     if (group->plans().empty()) {
       state = CudnnPlans::NoPlan;
       cudnnWhy = why;
+    } else if (!recorded) {
+      rankByTime();
     }
   }
 
@@ -123,11 +133,105 @@ GroupPlans::GroupPlans(rt::Device &device, const rt::GraphSpec &spec,
   rebuildEntries();
 }
 
+namespace {
+// Groups whose device tensors span fewer bytes are not ranked by time: at
+// that size a plan runs in microseconds and its build would cost more.
+constexpr size_t kRankingMinBytes = size_t(32) << 20;
+// How many of the heuristics' engines (each its first plan) are timed: on
+// the H100 and H200 the ResNet bottleneck's conv groups list two engines
+// (4 and 7) before the fallback's, and each timed plan costs a build and a
+// check of full-size outputs on the host.
+constexpr size_t kRankingEngines = 2;
+// Another plan leads only when this much faster (run-to-run noise).
+constexpr double kRankingMargin = 0.95;
+} // namespace
+
+void GroupPlans::rankByTime() {
+  if (heuristicCount < 2)
+    return;
+  if (const char *env = std::getenv("GRAPH_RANK_PLANS");
+      env && std::string(env) == "0")
+    return;
+  size_t bytes = 0;
+  for (const rt::TensorSpec &tensor : groupSpec.tensors)
+    if (!tensor.isVirtual && !tensor.isByValue)
+      bytes += static_cast<size_t>(
+                   ::graph::ref::spanElements(tensor.dims, tensor.strides)) *
+               ::graph::ref::byteWidth(tensor.dtype);
+  if (bytes < kRankingMinBytes || device.isCapturing())
+    return;
+  // One choice per group, device and heuristics modes in the process: a
+  // list made again for the group (the executor's, after the C API's)
+  // must give each plan the index the first gave it.
+  std::string key = std::to_string(device.ordinal()) + "|";
+  for (rt::HeurMode mode : asked.heuristics)
+    key += std::to_string(static_cast<int>(mode));
+  key += "|" + rt::canonicalKey(groupSpec);
+  static std::mutex mutex;
+  static std::map<std::string, std::pair<std::string, std::vector<std::string>>>
+      chosen; // key -> (the plan listed first, the notes of its timing)
+  std::lock_guard<std::mutex> lock(mutex);
+  auto promote = [&](const std::string &name) {
+    for (size_t k = 0; k < heuristicOrder.size(); ++k)
+      if (group->plans()[heuristicOrder[k]].name == name) {
+        std::rotate(heuristicOrder.begin(), heuristicOrder.begin() + k,
+                    heuristicOrder.begin() + k + 1);
+        return;
+      }
+  };
+  if (auto it = chosen.find(key); it != chosen.end()) {
+    ranked = it->second.second;
+    promote(it->second.first);
+    return;
+  }
+  // The first plan of each of the heuristics' first engines: a knob
+  // variant of one engine rarely differs as much as another engine does.
+  std::vector<size_t> timed;
+  std::set<int64_t> engines;
+  for (size_t i = 0; i < heuristicCount && engines.size() < kRankingEngines;
+       ++i) {
+    const rt::PlanInfo &info = group->plans()[i];
+    if (engines.count(info.engineId))
+      continue;
+    engines.insert(info.engineId);
+    // A plan that does not build stays where it is; the walk skips it.
+    if (group->buildPlan(i).empty())
+      timed.push_back(i);
+  }
+  std::vector<std::string> notes;
+  std::vector<double> ms;
+  std::string first = group->plans()[0].name;
+  auto start = std::chrono::steady_clock::now();
+  if (timed.size() >= 2 && timed.front() == 0) {
+    std::string error =
+        timeCudnnPlans(device, groupSpec, *group, timed, ms, notes);
+    size_t fastest = 0;
+    for (size_t k = 1; error.empty() && k < timed.size(); ++k)
+      if (ms[k] >= 0 && (ms[fastest] < 0 || ms[k] < ms[fastest]))
+        fastest = k;
+    if (!error.empty())
+      notes.push_back("not ranked: " + error);
+    else if (fastest != 0 && ms[0] >= 0 && ms[fastest] < kRankingMargin * ms[0])
+      first = group->plans()[timed[fastest]].name;
+    double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+            .count();
+    char took[32];
+    std::snprintf(took, sizeof(took), "%.1f", seconds);
+    notes.insert(notes.begin(), "ranked by time in " + std::string(took) +
+                                    " s (builds included): " + first +
+                                    " first");
+  }
+  ranked = notes;
+  chosen[key] = {first, notes};
+  promote(first);
+}
+
 void GroupPlans::rebuildEntries() {
   list.clear();
   for (const std::string &engine : ranking) {
     if (engine == "cudnn" && group)
-      for (size_t i = 0; i < heuristicCount; ++i)
+      for (size_t i : heuristicOrder)
         list.push_back({false, i, group->plans()[i].name});
     if (engine == "codegen")
       for (size_t i = 0; i < codegen.size(); ++i)

@@ -50,6 +50,18 @@ bool sameGroupSpec(const ::graph::rt::GraphSpec &a,
 std::pair<::graph::rt::GraphSpec, ::graph::rt::GraphSpec>
 splitGroupSpec(const ::graph::rt::GraphSpec &spec);
 
+/// Times built cuDNN plans `indices` of `group` (made for `spec`) on
+/// scratch buffers with seeded inputs, each checked against the first that
+/// ran (within twice the device bound): `ms[i]` is plan `indices[i]`'s
+/// milliseconds per run, -1 where it failed or disagreed (`notes` says
+/// why, one line per plan). Fails when none is correct or no scratch fits.
+std::string timeCudnnPlans(::graph::rt::Device &device,
+                           const ::graph::rt::GraphSpec &spec,
+                           ::graph::rt::CudnnGroup &group,
+                           const std::vector<size_t> &indices,
+                           std::vector<double> &ms,
+                           std::vector<std::string> &notes);
+
 /// How a group's list is asked for.
 struct GroupPlanRequest {
   /// cuDNN's heuristics modes.
@@ -133,6 +145,9 @@ public:
 
   /// Entry `index` as the plan queries show it.
   PlanDetails details(size_t index) const;
+  /// What ranking cuDNN's plans by time did (rankByTime): one line per plan
+  /// timed and the outcome; empty when the group was not ranked.
+  const std::vector<std::string> &rankingNotes() const { return ranked; }
 
   /// Whether this list is the one GroupPlans(device, spec, request) would
   /// make now: asked on `device` for the same group (sameGroupSpec) with
@@ -144,6 +159,11 @@ public:
 
 private:
   void rebuildEntries();
+  /// For a large group: builds the heuristics' first plan of each of their
+  /// first engines, times them, and lists the fastest first when it beats
+  /// the heuristics' first plan clearly (a choice kept per process, so
+  /// every list made for the group agrees on its indices).
+  void rankByTime();
 
   ::graph::rt::Device &device;
   GroupPlanRequest asked; // the request it was made for (`recorded`: is it
@@ -155,6 +175,10 @@ private:
   std::string cudnnWhy;
   std::unique_ptr<::graph::rt::CudnnGroup> group;
   size_t heuristicCount = 0;
+  /// The order of cuDNN's heuristics plans in the list (indices into the
+  /// CudnnGroup's plans); rankByTime may move one to the front.
+  std::vector<size_t> heuristicOrder;
+  std::vector<std::string> ranked;
   bool codegenAsked = false;
   std::vector<std::string> codegen, codegenWhy;
   /// Per codegen plan: whether build() was asked, its kernels and why they
