@@ -186,6 +186,7 @@ void GroupPlans::rankByTime() {
   }
   // The first plan of each of the heuristics' first engines: a knob
   // variant of one engine rarely differs as much as another engine does.
+  auto start = std::chrono::steady_clock::now();
   std::vector<size_t> timed;
   std::set<int64_t> engines;
   for (size_t i = 0; i < heuristicCount && engines.size() < kRankingEngines;
@@ -201,7 +202,6 @@ void GroupPlans::rankByTime() {
   std::vector<std::string> notes;
   std::vector<double> ms;
   std::string first = group->plans()[0].name;
-  auto start = std::chrono::steady_clock::now();
   if (timed.size() >= 2 && timed.front() == 0) {
     std::string error =
         timeCudnnPlans(device, groupSpec, *group, timed, ms, notes);
