@@ -675,10 +675,12 @@ std::string tuneCandidates(rt::Device &gpu, const GroupSource *source,
       if (c.relativeError > limit)
         return "wrong result: relative error " + formatNumber(c.relativeError) +
                " over bound " + formatNumber(limit) + where;
-      return "wrong result: element " + std::to_string(c.firstBad) + " is " +
-             formatNumber(c.got) + " where " +
-             (againstFirst ? "the first plan" : "the reference") + " has " +
-             formatNumber(c.want) + " (NaN and inf must match)" + where;
+      return std::string("wrong result: ") +
+             (raw ? "the element at offset " : "element ") +
+             std::to_string(c.firstBad) + " is " + formatNumber(c.got) +
+             " where " + (againstFirst ? "the first plan" : "the reference") +
+             " has " + formatNumber(c.want) + " (NaN and inf must match)" +
+             where;
     }
     for (size_t i = 0; i < firstResults.size(); ++i)
       outputs[i].want = std::move(firstResults[i]);

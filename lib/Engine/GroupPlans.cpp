@@ -149,20 +149,19 @@ constexpr double kRankingMargin = 0.95;
 void GroupPlans::rankByTime() {
   if (heuristicCount < 2)
     return;
-  if (const char *env = std::getenv("GRAPH_RANK_PLANS");
-      env && std::string(env) == "0")
-    return;
   size_t bytes = 0;
   for (const rt::TensorSpec &tensor : groupSpec.tensors)
     if (!tensor.isVirtual && !tensor.isByValue)
       bytes += static_cast<size_t>(
                    ::graph::ref::spanElements(tensor.dims, tensor.strides)) *
                ::graph::ref::byteWidth(tensor.dtype);
-  if (bytes < kRankingMinBytes || device.isCapturing())
+  if (bytes < kRankingMinBytes)
     return;
-  // One choice per group, device and heuristics modes in the process: a
-  // list made again for the group (the executor's, after the C API's)
-  // must give each plan the index the first gave it.
+  // One choice per group, device and heuristics modes in the process, kept
+  // before anything else is asked: a list made again for the group (the
+  // executor's after the C API's, one made during a CUDA graph capture,
+  // or after GRAPH_RANK_PLANS changed) must give each plan the index the
+  // first gave it.
   std::string key = std::to_string(device.ordinal()) + "|";
   for (rt::HeurMode mode : asked.heuristics)
     key += std::to_string(static_cast<int>(mode));
@@ -170,6 +169,8 @@ void GroupPlans::rankByTime() {
   static std::mutex mutex;
   static std::map<std::string, std::pair<std::string, std::vector<std::string>>>
       chosen; // key -> (the plan listed first, the notes of its timing)
+  // Held while one group is timed (seconds): lists of large groups are
+  // made one at a time.
   std::lock_guard<std::mutex> lock(mutex);
   auto promote = [&](const std::string &name) {
     for (size_t k = 0; k < heuristicOrder.size(); ++k)
@@ -182,6 +183,13 @@ void GroupPlans::rankByTime() {
   if (auto it = chosen.find(key); it != chosen.end()) {
     ranked = it->second.second;
     promote(it->second.first);
+    return;
+  }
+  // Not timed now (turned off, or the stream is being captured, where
+  // timing must not wait on it): the heuristics' order is the group's.
+  const char *env = std::getenv("GRAPH_RANK_PLANS");
+  if ((env && std::string(env) == "0") || device.isCapturing()) {
+    chosen[key] = {group->plans()[0].name, {}};
     return;
   }
   // The first plan of each of the heuristics' first engines: a knob
@@ -203,8 +211,12 @@ void GroupPlans::rankByTime() {
   std::vector<double> ms;
   std::string first = group->plans()[0].name;
   if (timed.size() >= 2 && timed.front() == 0) {
+    std::vector<std::string> lines;
     std::string error =
-        timeCudnnPlans(device, groupSpec, *group, timed, ms, notes);
+        timeCudnnPlans(device, groupSpec, *group, timed, ms, lines);
+    for (const std::string &line : lines)
+      if (line.rfind("(", 0) != 0) // the tuner's own remarks
+        notes.push_back(line);
     size_t fastest = 0;
     for (size_t k = 1; error.empty() && k < timed.size(); ++k)
       if (ms[k] >= 0 && (ms[fastest] < 0 || ms[k] < ms[fastest]))
@@ -223,6 +235,9 @@ void GroupPlans::rankByTime() {
                                     " first");
   }
   ranked = notes;
+  if (!notes.empty())
+    notes.front().replace(0, std::string("ranked by time").size(),
+                          "ranked by time earlier in this process");
   chosen[key] = {first, notes};
   promote(first);
 }

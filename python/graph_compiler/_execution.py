@@ -244,7 +244,9 @@ class _GraphExecution:
             if b.staged is not None:
                 sig = None  # a stand-in is filled anew for every execute
             bound.append(b)
-            if is_out:
+            # A ragged output's buffer holds only its packed tokens, not the
+            # padded span bound here; a staged one runs on its own stand-in.
+            if is_out and b.staged is None and getattr(t, "ragged_offset", None) is None:
                 written.append(b)
         _buffers.warn_shared_outputs(written)
         where = _buffers.pack_device(bound)

@@ -129,6 +129,10 @@ class _GraphSerialization:
         MLIR text with the graph's name and plan selection."""
         text = self.to_mlir()
         header = {"name": self.name, "plan_index": self._plan_index}
+        # The plan's name too: a GPU list's order may differ in another
+        # process (large groups are ranked by time), its names do not.
+        if self._plans and 0 <= self._plan_index < len(self._plans):
+            header["plan_name"] = self._plans[self._plan_index].name
         return _SERIAL_MAGIC + json.dumps(header).encode() + b"\n" + text.encode("utf-8")
 
     def deserialize(self, *args, **kwargs) -> None:
@@ -183,7 +187,11 @@ class _GraphSerialization:
             self.validate()
             self.build_operation_graph()
             self.create_execution_plans()
-            if 0 <= index < len(self._plans):
+            names = [p.name for p in self._plans]
+            plan_name = header.get("plan_name")
+            if isinstance(plan_name, str) and plan_name in names:
+                self._plan_index = names.index(plan_name)
+            elif 0 <= index < len(self._plans):
                 self._plan_index = index
             self.build_plans()
         except BaseException:
