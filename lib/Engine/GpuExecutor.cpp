@@ -541,11 +541,10 @@ std::string tuneCandidates(rt::Device &gpu, const GroupSource *source,
     }
     std::vector<uint8_t> staged(bytes);
     if (againstFirst && rawComparable(tensor.dtype)) {
-      // Nothing on the CPU reads these: seeded values straight into every
-      // slot of the span (full-size groups: the array round trip took
-      // seconds per tensor).
-      // Encoding is the slow part: 65536 values encoded once, each slot
-      // drawing one of them.
+      // Nothing on the CPU reads these: seeded values go straight into
+      // every slot of the span (the reference's array round trip took
+      // seconds per full-size tensor). 65536 values are encoded once, the
+      // slow part, and each slot draws one of them.
       uint64_t state = 0x6669727374ull ^ static_cast<uint64_t>(tensor.uid);
       size_t width = ref::byteWidth(tensor.dtype);
       std::vector<uint8_t> pool(65536 * width);

@@ -5,7 +5,9 @@
 // from graph-select-engines, else getDefaultEngineRanking()), for its plans:
 // cuDNN's heuristics plans (or an artifact's recorded engine), the codegen
 // plans that apply; the explicit cuDNN plans come last so their indices
-// never move (PlanList.h's order). An engine graph-select-engines did not
+// never move (PlanList.h's order). A large group's heuristics plans may be
+// reordered once by measured time (rankByTime; the same order for every
+// list of the group in the process). An engine graph-select-engines did not
 // choose for the group (rt::GraphSpec::allows) is not asked. It builds the
 // plans it lists and remembers what happened; the GPU executor walks it and
 // the C API's plan calls list it, each wording its own messages from the
