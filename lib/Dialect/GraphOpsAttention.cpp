@@ -79,9 +79,10 @@ LogicalResult inferRope(RopeOp op, Value input, StringRef inputPort,
         !isa<FloatType>(element))
       return emitNodeError(raw) << port << " must have a floating-point "
                                 << "element type but has " << element;
-  // A NaN or infinite scale would turn every output into NaN or inf.
+  // An infinite scale would turn every output into inf or NaN (a NaN scale
+  // is refused for every node op by verifyGraphNodeAttributes).
   if (std::optional<APFloat> scale = op.getOutputScale();
-      scale && !scale->isFinite())
+      scale && scale->isInfinity())
     return emitNodeError(raw)
            << "output_scale must be finite but is " << scale->convertToDouble();
   ArrayRef<int64_t> in = shapeOf(input);

@@ -33,10 +33,11 @@ using ::graph::Port;
 
 namespace {
 
-size_t bytesOf(ref::DType dtype, const ref::Shape &dims,
-               const ref::Shape &strides) {
-  return static_cast<size_t>(ref::spanElements(dims, strides)) *
-         ref::byteWidth(dtype);
+/// The bytes a tensor's dims and strides span (a TensorSpec or a
+/// DeviceTensor).
+template <typename Tensor> size_t bytesOf(const Tensor &tensor) {
+  return static_cast<size_t>(
+      ::graph::spanBytes(tensor.dtype, tensor.dims, tensor.strides));
 }
 
 /// Device memory of one execute; freed when it goes out of scope.
@@ -151,10 +152,8 @@ std::string GpuRun::allocateIntermediates() {
   std::vector<rt::MemoryNeed> needs;
   for (const DeviceTensor &tensor : lowered.tensors)
     if (tensor.role == DeviceTensor::Role::Intermediate && tensor.aliasOf < 0)
-      needs.push_back(
-          {"intermediate uid " + std::to_string(tensor.uid),
-           std::max<uint64_t>(
-               bytesOf(tensor.dtype, tensor.dims, tensor.strides), 16)});
+      needs.push_back({"intermediate uid " + std::to_string(tensor.uid),
+                       std::max<uint64_t>(bytesOf(tensor), 16)});
   rt::DeviceMemory memory;
   if (!needs.empty() && gpu.memory(memory).empty())
     if (std::string shortage = rt::memoryShortage("the intermediate tensors",
@@ -165,7 +164,7 @@ std::string GpuRun::allocateIntermediates() {
     if (tensor.role != DeviceTensor::Role::Intermediate || tensor.aliasOf >= 0)
       continue;
     std::string error;
-    size_t bytes = bytesOf(tensor.dtype, tensor.dims, tensor.strides);
+    size_t bytes = bytesOf(tensor);
     void *pointer = buffers.allocate(
         bytes, "intermediate uid " + std::to_string(tensor.uid), error);
     if (!pointer)
@@ -526,7 +525,7 @@ std::string tuneCandidates(rt::Device &gpu, const GroupSource *source,
   for (const rt::TensorSpec &tensor : spec.tensors) {
     if (tensor.isVirtual || tensor.isByValue)
       continue;
-    size_t bytes = bytesOf(tensor.dtype, tensor.dims, tensor.strides);
+    size_t bytes = bytesOf(tensor);
     void *pointer = scratch.allocate(
         bytes, "autotune scratch for uid " + std::to_string(tensor.uid), error);
     if (!pointer)
@@ -751,8 +750,8 @@ std::string GpuRun::split(const rt::GraphSpec &spec, const std::string &why) {
         continue;
       std::string error;
       void *pointer = buffers.allocate(
-          bytesOf(tensor.dtype, tensor.dims, tensor.strides),
-          "the split point uid " + std::to_string(tensor.uid), error);
+          bytesOf(tensor), "the split point uid " + std::to_string(tensor.uid),
+          error);
       if (!pointer)
         return piece.name + ": " + error;
       buffers.byUid[tensor.uid] = pointer;
@@ -1040,7 +1039,7 @@ std::string runOnGpu(GpuExecutable &executable,
   for (const DeviceTensor &tensor : program.tensors) {
     if (tensor.role == DeviceTensor::Role::Intermediate)
       continue;
-    size_t bytes = bytesOf(tensor.dtype, tensor.dims, tensor.strides);
+    size_t bytes = bytesOf(tensor);
     void *pointer = io.allocate(
         bytes,
         std::string(tensor.role == DeviceTensor::Role::Input ? "input"
@@ -1089,7 +1088,8 @@ std::string runOnGpu(GpuExecutable &executable,
     host.shape = info.shape;
     host.strides =
         info.strides.empty() ? ref::rowMajorStrides(info.shape) : info.strides;
-    host.bytes.assign(bytesOf(host.dtype, host.shape, host.strides), 0);
+    host.bytes.assign(::graph::spanBytes(host.dtype, host.shape, host.strides),
+                      0);
     if (int alias = program.outputAliasesInput[i]; alias >= 0) {
       const ref::HostTensor &in = inputs[alias];
       ref::store(ref::load(in.bytes.data(), in.dtype, in.shape, in.strides),

@@ -5,6 +5,7 @@
 #include "GraphDialect/Conversion/GraphToCodegen.h"
 #include "GraphDialect/Engines/Engine.h"
 #include "GraphDialect/Reference/NdArray.h"
+#include "GraphDialect/Support/HostTensor.h"
 
 #include <algorithm>
 #include <chrono>
@@ -153,25 +154,22 @@ void GroupPlans::rankByTime() {
   for (const rt::TensorSpec &tensor : groupSpec.tensors)
     if (!tensor.isVirtual && !tensor.isByValue)
       bytes += static_cast<size_t>(
-                   ::graph::ref::spanElements(tensor.dims, tensor.strides)) *
-               ::graph::ref::byteWidth(tensor.dtype);
+          ::graph::spanBytes(tensor.dtype, tensor.dims, tensor.strides));
   if (bytes < kRankingMinBytes)
     return;
-  // One choice per group, device and heuristics modes in the process, kept
-  // before anything else is asked: a list made again for the group (the
+  // One choice per group and heuristics modes on the device, kept before
+  // anything else is asked: a list made again for the group (the
   // executor's after the C API's, one made during a CUDA graph capture,
   // or after GRAPH_RANK_PLANS changed) must give each plan the index the
   // first gave it.
-  std::string key = std::to_string(device.ordinal()) + "|";
+  std::string key;
   for (rt::HeurMode mode : asked.heuristics)
     key += std::to_string(static_cast<int>(mode));
   key += "|" + rt::canonicalKey(groupSpec);
-  static std::mutex mutex;
-  static std::map<std::string, std::pair<std::string, std::vector<std::string>>>
-      chosen; // key -> (the plan listed first, the notes of its timing)
+  rt::Device::PlanRankings &rankings = device.planRankings();
   // Held while one group is timed (seconds): lists of large groups are
-  // made one at a time.
-  std::lock_guard<std::mutex> lock(mutex);
+  // made one at a time on a device.
+  std::lock_guard<std::mutex> lock(rankings.mutex);
   auto promote = [&](const std::string &name) {
     for (size_t k = 0; k < heuristicOrder.size(); ++k)
       if (group->plans()[heuristicOrder[k]].name == name) {
@@ -180,8 +178,8 @@ void GroupPlans::rankByTime() {
         return;
       }
   };
-  if (auto it = chosen.find(key); it != chosen.end()) {
-    ranked = it->second.second;
+  if (auto it = rankings.chosen.find(key); it != rankings.chosen.end()) {
+    ranked = it->second.notes;
     promote(it->second.first);
     return;
   }
@@ -189,7 +187,7 @@ void GroupPlans::rankByTime() {
   // timing must not wait on it): the heuristics' order is the group's.
   const char *env = std::getenv("GRAPH_RANK_PLANS");
   if ((env && std::string(env) == "0") || device.isCapturing()) {
-    chosen[key] = {group->plans()[0].name, {}};
+    rankings.chosen[key] = {group->plans()[0].name, {}};
     return;
   }
   // The first plan of each of the heuristics' first engines: a knob
@@ -238,7 +236,7 @@ void GroupPlans::rankByTime() {
   if (!notes.empty())
     notes.front().replace(0, std::string("ranked by time").size(),
                           "ranked by time earlier in this process");
-  chosen[key] = {first, notes};
+  rankings.chosen[key] = {first, notes};
   promote(first);
 }
 

@@ -1118,14 +1118,13 @@ std::string Interpreter::run(GraphOp graph,
                 ", held as double by the CPU reference)");
         !error.empty())
       return error;
-    int64_t span = ref::spanElements(given.shape, given.strides);
-    if (static_cast<int64_t>(given.bytes.size()) <
-        span * static_cast<int64_t>(ref::byteWidth(dtype)))
+    int64_t needed = ::graph::spanBytes(dtype, given.shape, given.strides);
+    if (static_cast<int64_t>(given.bytes.size()) < needed)
       return who(want, "input", i) + ": the buffer holds " +
              std::to_string(given.bytes.size()) +
              " bytes but its dims and "
              "strides address " +
-             std::to_string(span * ref::byteWidth(dtype));
+             std::to_string(needed);
     values[body.getArgument(i)] =
         ref::load(given.bytes.data(), dtype, given.shape, given.strides);
   }

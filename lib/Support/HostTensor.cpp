@@ -1,6 +1,9 @@
 //===- HostTensor.cpp - Host buffers ----------------------------*- C++ -*-===//
 
 #include "GraphDialect/Support/HostTensor.h"
+#include "GraphDialect/Support/CheckedMath.h"
+
+#include <limits>
 
 namespace graph {
 
@@ -13,5 +16,11 @@ HostTensor HostTensor::zeros(DType dtype, Shape shape) {
 }
 
 int64_t HostTensor::numElements() const { return graph::numElements(shape); }
+
+int64_t spanBytes(DType dtype, const Shape &shape, const Shape &strides) {
+  return checkedMul(spanElements(shape, strides),
+                    static_cast<int64_t>(byteWidth(dtype)))
+      .value_or(std::numeric_limits<int64_t>::max());
+}
 
 } // namespace graph

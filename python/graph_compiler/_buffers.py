@@ -13,6 +13,7 @@ uint8 array with one element per byte in the low nibble.
 """
 
 import ctypes
+import math
 import sys
 import warnings
 
@@ -555,12 +556,9 @@ def warn_shared_outputs(outputs) -> None:
     for b in outputs:
         if b.scalar or not b.ptr:
             continue
-        count = 1
-        for x in b.dims:
-            count *= x
         elements = span_elements(b.dims, b.strides)
         size = element_size(b.dt) or 1
-        spans.append((b, b.ptr, b.ptr + elements * size, elements == count))
+        spans.append((b, b.ptr, b.ptr + elements * size, elements == math.prod(b.dims)))
     for i, (a, a0, a1, a_dense) in enumerate(spans):
         for b, b0, b1, b_dense in spans[i + 1:]:
             if a.device != b.device:

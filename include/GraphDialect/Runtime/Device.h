@@ -26,7 +26,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -147,8 +149,27 @@ public:
   /// pointers the driver does not know.
   virtual int pointerOrdinal(const void *pointer) const = 0;
 
+  /// The plan listed first for a group whose plans were ranked by time on
+  /// this device (GroupPlans::rankByTime), with the notes of its timing.
+  struct RankedPlan {
+    std::string first;
+    std::vector<std::string> notes;
+  };
+  /// Ranking choices keyed by heuristics modes and group, kept as long as
+  /// the device so that every plan list made for a group in the process
+  /// gives each plan the index the first list gave it. Lock the mutex
+  /// around a lookup and the timing that fills a missing choice.
+  struct PlanRankings {
+    std::mutex mutex;
+    std::map<std::string, RankedPlan> chosen;
+  };
+  PlanRankings &planRankings() { return rankings; }
+
 protected:
   DeviceLimits deviceLimits;
+
+private:
+  PlanRankings rankings;
 };
 
 /// Keeps the CUDA context that was current on the calling thread when it

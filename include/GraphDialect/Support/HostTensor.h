@@ -37,6 +37,11 @@ struct HostTensor {
   int64_t numElements() const;
 };
 
+/// Bytes a buffer of `dtype` must hold for dims `shape` read through
+/// `strides` (empty = row-major): spanElements times the element width,
+/// saturating at 2^63 - 1.
+int64_t spanBytes(DType dtype, const Shape &shape, const Shape &strides);
+
 /// One graph input or output: what a caller must pass or gets back.
 struct TensorInfo {
   std::optional<int64_t> uid; // none before assign-uids (0 is a uid)
