@@ -61,10 +61,16 @@ def GraphFuse : Pass<"graph-fuse", "::mlir::ModuleOp"> {
       ops...) alone.
 
     A pointwise op joins the group of its latest operand's producer (a
-    binary op of two matmul results joins the second one's epilogue), so
+    binary op of a matmul's epilogue result and another matmul's result
+    joins the second one's epilogue, like a SwiGLU's swish(g) * u), so
     every other operand comes from an input, a scalar, an earlier group or
     that same group and the partition never has a cycle; a chain stops at
-    `max-group-ops` ops. Scalars (`graph.scalar`) belong to no group: each
+    `max-group-ops` ops. A pointwise op that reads two matmuls' results
+    directly (a sum of two gradients) opens a group of its own instead:
+    cuDNN's runtime-fusion engine ran the second matmul with the first's
+    result added far below a plain matmul's rate (the Llama backward's
+    gate.dgrad + up.dgrad with its rmsnorm_backward, on an H100: 0.62 ms
+    fused, 0.57 ms as two plain matmuls and a row-fused add and norm). Scalars (`graph.scalar`) belong to no group: each
     group that reads one takes it as an operand and passes it by value.
 
     A producer that an engine runs inside its reader's plan

@@ -50,11 +50,13 @@ graph.graph @epilogue(%x: tensor<8x64xf16>, %w: tensor<64x32xf16>, %b: tensor<1x
 // -----
 
 // A pointwise op of two groups' results joins the later group (joining the
-// earlier one would make a cycle between the two groups): the product of
-// two matmuls is the second one's epilogue, like a SwiGLU's swish(g) * u.
+// earlier one would make a cycle between the two groups): the product of a
+// matmul's epilogue result and a second matmul is the second one's
+// epilogue, like a SwiGLU's swish(g) * u.
 // CHECK-LABEL: graph.graph @no_cycle
 // CHECK-NEXT: %[[G0:.*]] = group 0 ({{.*}}) -> tensor<4x4xf32> {
 // CHECK-NEXT: matmul
+// CHECK-NEXT: pointwise swish
 // CHECK-NEXT: yield
 // CHECK-NEXT: }
 // CHECK-NEXT: %[[G1:.*]] = group 1 ({{.*}}, %[[M0:.*]] = %[[G0]] : tensor<4x4xf32>) -> tensor<4x4xf32> {
@@ -67,11 +69,39 @@ graph.graph @epilogue(%x: tensor<8x64xf16>, %w: tensor<64x32xf16>, %b: tensor<1x
 // CHECK-NEXT: output %[[G1]]
 graph.graph @no_cycle(%a: tensor<4x4xf32>, %b: tensor<4x4xf32>) -> tensor<4x4xf32> {
   %m0 = graph.matmul %a, %b : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
+  %s0 = graph.pointwise swish(%m0) : (tensor<4x4xf32>) -> tensor<4x4xf32>
   %m1 = graph.matmul %b, %a : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
-  %p = graph.pointwise mul(%m0, %m1) : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
+  %p = graph.pointwise mul(%s0, %m1) : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
   %q = graph.pointwise relu(%m1) : (tensor<4x4xf32>) -> tensor<4x4xf32>
   %o = graph.pointwise add(%p, %q) : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
   graph.output %o : tensor<4x4xf32>
+}
+
+// -----
+
+// A sum of two matmuls' results opens its own group (not the second
+// matmul's epilogue), and a norm's backward reading it chains on there
+// (row fusion): two plain matmuls, then one memory-bound pass.
+// CHECK-LABEL: graph.graph @sum_of_two_matmuls
+// CHECK-NEXT: %[[G0:.*]] = group 0 ({{.*}}) -> tensor<8x16xf32> {
+// CHECK-NEXT: matmul
+// CHECK-NEXT: yield
+// CHECK-NEXT: }
+// CHECK-NEXT: %[[G1:.*]] = group 1 ({{.*}}) -> tensor<8x16xf32> {
+// CHECK-NEXT: matmul
+// CHECK-NEXT: yield
+// CHECK-NEXT: }
+// CHECK-NEXT: group 2 ({{.*}}%[[G0]]{{.*}}%[[G1]]{{.*}}) -> {{.*}} {
+// CHECK-NEXT: pointwise add(
+// CHECK-NEXT: rmsnorm_backward
+// CHECK-NEXT: yield
+// CHECK-NEXT: }
+graph.graph @sum_of_two_matmuls(%dg: tensor<8x32xbf16>, %wg: tensor<32x16xbf16>, %du: tensor<8x32xbf16>, %wu: tensor<32x16xbf16>, %h: tensor<8x16xbf16>, %gamma: tensor<1x16xf32>, %inv: tensor<8x1xf32>) -> (tensor<8x16xbf16>, tensor<1x16xf32>) {
+  %a = graph.matmul %dg, %wg : (tensor<8x32xbf16>, tensor<32x16xbf16>) -> tensor<8x16xf32>
+  %b = graph.matmul %du, %wu : (tensor<8x32xbf16>, tensor<32x16xbf16>) -> tensor<8x16xf32>
+  %s = graph.pointwise add(%a, %b) : (tensor<8x16xf32>, tensor<8x16xf32>) -> tensor<8x16xf32>
+  %dx, %dscale = graph.rmsnorm_backward %s, %h, scale %gamma, inv_variance %inv {has_dbias = false} : (tensor<8x16xf32>, tensor<8x16xbf16>, tensor<1x16xf32>, tensor<8x1xf32>) -> (tensor<8x16xbf16>, tensor<1x16xf32>)
+  graph.output %dx, %dscale : tensor<8x16xbf16>, tensor<1x16xf32>
 }
 
 // -----
@@ -400,3 +430,4 @@ graph.graph @sink_after_split(%dy: tensor<8x64xf16>, %w: tensor<64x32xf16>,
   %dgate = graph.pointwise swish_backward(%gin, %gate) : (tensor<8x32xf32>, tensor<8x32xf16>) -> tensor<8x32xf16>
   graph.output %dup, %dgate : tensor<8x32xf16>, tensor<8x32xf16>
 }
+
