@@ -82,7 +82,7 @@ def GraphFuse : Pass<"graph-fuse", "::mlir::ModuleOp"> {
     runtime-fusion engine misreads a cast operand, so the cast runs alone
     and the matmul reads its result).
 
-    Two measured rules follow the partition. A matmul whose epilogue writes
+    Three rules follow the partition. A matmul whose epilogue writes
     two or more results of the matmul's size that leave the group keeps
     the matmul alone and its epilogue becomes the next group (cuDNN's
     runtime-fusion engine ran such a group, the Llama down-projection dgrad
@@ -90,9 +90,18 @@ def GraphFuse : Pass<"graph-fuse", "::mlir::ModuleOp"> {
     op that reads only graph inputs and scalars and whose readers all sit
     in one other group of pointwise ops, which reads each of those inputs
     already, moves into that group before its first reader (a recomputed
-    activation is then not written to memory and read back). After such a
-    move a second run may group differently (the moved op is then seen
-    after the matmul): both partitions are valid schedules.
+    activation is then not written to memory and read back). A group of
+    pointwise ops that read only graph inputs and scalars merges into the
+    front of a later pointwise group that reads each of those inputs
+    already (the Llama backward's swish(gate) * up, recomputed for the
+    down projection's weight gradient, into the SwiGLU backward): the
+    groups between that depend on it move after the merged group, the
+    others keep their order; not when a group would then depend on a later
+    one, nor when a moved group would pass a group that writes a graph
+    output (it reads graph memory later than before, and a caller may bind
+    an output over one of its inputs). After a move or a merge a second run
+    may group differently (the moved ops are then seen after the matmul):
+    both partitions are valid schedules.
   }];
   let options = [
     Option<"maxGroupOps", "max-group-ops", "unsigned", "16",

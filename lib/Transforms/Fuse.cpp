@@ -71,6 +71,7 @@ public:
     }
     splitWideEpilogues(members);
     sinkInputOnlyPointwise(members);
+    mergeInputOnlyGroups(members);
     // Each group becomes a graph.group, in id order after the graph's
     // scalars: the ids are a schedule, so every group reads only inputs,
     // scalars and earlier groups.
@@ -152,6 +153,105 @@ private:
         memberOf[op] = *to;
       }
     }
+  }
+
+  /// A group of pointwise ops that read only graph inputs and scalars (an
+  /// activation recomputed for a weight gradient: the Llama backward's
+  /// swish(gate) * up for down's wgrad) merges into the front of a later
+  /// pointwise group that reads each of those inputs already (the SwiGLU
+  /// backward): the inputs are read once and one kernel is saved. The
+  /// groups between the two that depend on the merged one (the wgrad) move
+  /// after the merged group; the others keep their order. Only when no
+  /// group depends on such a moved group before the target (no cycle) and
+  /// the groups they move past write no graph output: a moved group reads
+  /// graph memory later than before, so nothing it now runs after may
+  /// write memory a caller could bind to one of its inputs.
+  void mergeInputOnlyGroups(SmallVector<SmallVector<Operation *>> &members) {
+    for (size_t from = 0; from < members.size(); ++from) {
+      if (!isInputOnlyPointwise(members[from]))
+        continue;
+      for (size_t to = from + 1; to < members.size(); ++to)
+        if (std::optional<SmallVector<size_t>> moved =
+                mergeTarget(members, from, to)) {
+          SmallVector<Operation *> merged = std::move(members[from]);
+          merged.append(members[to].begin(), members[to].end());
+          SmallVector<SmallVector<Operation *>> order;
+          for (size_t id = 0; id < members.size(); ++id) {
+            if (id == from || llvm::is_contained(*moved, id))
+              continue;
+            order.push_back(id == to ? merged : std::move(members[id]));
+            if (id == to)
+              for (size_t m : *moved)
+                order.push_back(std::move(members[m]));
+          }
+          members = std::move(order);
+          --from; // the next group now sits at `from`
+          break;
+        }
+    }
+  }
+
+  static bool isInputOnlyPointwise(ArrayRef<Operation *> ops) {
+    if (ops.empty())
+      return false;
+    llvm::SmallPtrSet<Operation *, 8> inGroup(ops.begin(), ops.end());
+    return llvm::all_of(ops, [&](Operation *op) {
+      return isa<PointwiseOp>(op) &&
+             llvm::all_of(op->getOperands(), [&](Value v) {
+               Operation *def = v.getDefiningOp();
+               return !def || isa<ScalarOp>(def) || inGroup.contains(def);
+             });
+    });
+  }
+
+  /// The groups that move after `to` when input-only group `from` merges
+  /// into it (mergeInputOnlyGroups), or none when it may not.
+  std::optional<SmallVector<size_t>>
+  mergeTarget(ArrayRef<SmallVector<Operation *>> members, size_t from,
+              size_t to) {
+    ArrayRef<Operation *> source = members[from], target = members[to];
+    if (target.empty() || source.size() + target.size() > maxOps ||
+        !llvm::all_of(target, [](Operation *m) { return isa<PointwiseOp>(m); }))
+      return std::nullopt;
+    SmallVector<int64_t> shape = resultShape(target.front());
+    for (Operation *op : source) {
+      if (resultShape(op) != shape)
+        return std::nullopt;
+      for (Value input : op->getOperands())
+        if (!input.getDefiningOp() && llvm::none_of(target, [&](Operation *m) {
+              return llvm::is_contained(m->getOperands(), input);
+            }))
+          return std::nullopt;
+    }
+    // The groups between that depend on `from`, and whether `to` does.
+    auto reads = [&](size_t reader, ArrayRef<size_t> written) {
+      for (Operation *op : members[reader])
+        for (Value v : op->getOperands())
+          if (Operation *def = v.getDefiningOp())
+            for (size_t w : written)
+              if (llvm::is_contained(members[w], def))
+                return true;
+      return false;
+    };
+    SmallVector<size_t> moved, dependsOn = {from};
+    for (size_t id = from + 1; id < to; ++id)
+      if (reads(id, dependsOn)) {
+        moved.push_back(id);
+        dependsOn.push_back(id);
+      }
+    if (reads(to, moved))
+      return std::nullopt;
+    for (size_t id = moved.empty() ? to + 1 : moved.front() + 1; id <= to; ++id)
+      if (!llvm::is_contained(moved, id) && writesGraphOutput(members[id]))
+        return std::nullopt;
+    return moved;
+  }
+
+  static bool writesGraphOutput(ArrayRef<Operation *> ops) {
+    return llvm::any_of(ops, [](Operation *op) {
+      return llvm::any_of(op->getUsers(),
+                          [](Operation *user) { return isa<OutputOp>(user); });
+    });
   }
 
   /// The group `op` may sink into (sinkInputOnlyPointwise), if any.

@@ -342,21 +342,37 @@ graph.graph @one_gradient(%dy: tensor<8x64xf16>, %w: tensor<64x32xf16>, %gate: t
 // A pointwise op of graph inputs only (the swish recompute, a sibling of the
 // forward's swish) whose one reading group is the pointwise epilogue moves
 // there: computed where it is read, not written out as f32 and read back.
+// The forward's swish * up, a group of graph inputs only, then merges into
+// that epilogue too (it reads gate and up already): one pass over them. A
+// second graph-fuse sees the merged ops after the matmul and groups them
+// otherwise, a valid schedule too.
 // CHECK-LABEL: graph.graph @recompute_sinks
-// CHECK: group 0 ({{.*}}) -> tensor<8x32xf16> {
-// CHECK-NEXT: pointwise swish
-// CHECK-NEXT: pointwise mul
-// CHECK-NEXT: yield
-// CHECK: group 1
-// CHECK-NEXT: matmul
-// CHECK-NEXT: yield
-// CHECK: group 2 ({{.*}}) -> (tensor<8x32xf16>, tensor<8x32xf16>) {
-// CHECK-NEXT: pointwise swish
-// CHECK-NEXT: pointwise mul
-// CHECK-NEXT: pointwise mul
-// CHECK-NEXT: pointwise swish_backward
-// CHECK-NEXT: yield
-// CHECK-NOT: group 3
+// SINK-LABEL: graph.graph @recompute_sinks
+// SINK: group 0 ({{.*}}) -> tensor<8x32xf32> {
+// SINK-NEXT: matmul
+// SINK-NEXT: yield
+// SINK: group 1 ({{.*}}) -> (tensor<8x32xf16>, tensor<8x32xf16>, tensor<8x32xf16>) {
+// SINK-NEXT: pointwise swish
+// SINK-NEXT: pointwise mul
+// SINK-NEXT: pointwise swish
+// SINK-NEXT: pointwise mul
+// SINK-NEXT: pointwise mul
+// SINK-NEXT: pointwise swish_backward
+// SINK-NEXT: yield
+// SINK-NOT: group 2
+// TWICE-LABEL: graph.graph @recompute_sinks
+// TWICE: group 0 ({{.*}}) -> (tensor<8x32xf32>, tensor<8x32xf16>) {
+// TWICE-NEXT: matmul
+// TWICE-NEXT: pointwise mul
+// TWICE-NEXT: pointwise swish_backward
+// TWICE-NEXT: yield
+// TWICE: group 1 ({{.*}}) -> (tensor<8x32xf16>, tensor<8x32xf16>) {
+// TWICE-NEXT: pointwise swish
+// TWICE-NEXT: pointwise mul
+// TWICE-NEXT: pointwise swish
+// TWICE-NEXT: pointwise mul
+// TWICE-NEXT: yield
+// TWICE-NOT: group 2
 graph.graph @recompute_sinks(%dy: tensor<8x64xf16>, %w: tensor<64x32xf16>,
                              %gate: tensor<8x32xf16>, %up: tensor<8x32xf16>)
     -> (tensor<8x32xf16>, tensor<8x32xf16>, tensor<8x32xf16>) {
@@ -375,6 +391,8 @@ graph.graph @recompute_sinks(%dy: tensor<8x64xf16>, %w: tensor<64x32xf16>,
 // The reading group does not read the op's input itself (only %other's
 // reader): the op stays with its sibling, written out.
 // CHECK-LABEL: graph.graph @recompute_stays
+// SINK-LABEL: graph.graph @recompute_stays
+// TWICE-LABEL: graph.graph @recompute_stays
 // CHECK: group 0 ({{.*}}) -> (tensor<8x32xf16>, tensor<8x32xf32>) {
 // CHECK-NEXT: pointwise swish
 // CHECK-NEXT: pointwise mul
@@ -390,6 +408,81 @@ graph.graph @recompute_stays(%dy: tensor<8x64xf16>, %w: tensor<64x32xf16>,
   %dup = graph.pointwise mul(%da, %s1) : (tensor<8x32xf32>, tensor<8x32xf32>) -> tensor<8x32xf16>
   %gin = graph.pointwise mul(%da, %up) : (tensor<8x32xf32>, tensor<8x32xf16>) -> tensor<8x32xf16>
   graph.output %h, %dup, %gin : tensor<8x32xf16>, tensor<8x32xf16>, tensor<8x32xf16>
+}
+
+// -----
+
+// The merge moves past the groups that read the merged group's result (a
+// weight gradient of the recomputed activation): they run after it, the
+// other groups keep their order.
+// CHECK-LABEL: graph.graph @recompute_merges_past_reader
+// SINK-LABEL: graph.graph @recompute_merges_past_reader
+// SINK: group 0 ({{.*}}) -> tensor<8x32xf32> {
+// SINK-NEXT: matmul
+// SINK-NEXT: yield
+// SINK: %[[M:.*]]:3 = group 1 ({{.*}}) -> (tensor<8x32xf16>, tensor<8x32xf16>, tensor<8x32xf16>) {
+// SINK-NEXT: pointwise swish
+// SINK-NEXT: pointwise mul
+// SINK-NEXT: pointwise swish
+// SINK-NEXT: pointwise mul
+// SINK-NEXT: pointwise mul
+// SINK-NEXT: pointwise swish_backward
+// SINK-NEXT: yield
+// SINK: group 2 ({{.*}} = %[[M]]#0 : tensor<8x32xf16>, {{.*}}) -> tensor<8x16xf32> {
+// SINK-NEXT: matmul
+// SINK: group 3 ({{.*}} = %[[M]]#1 :
+// SINK: group 4 ({{.*}} = %[[M]]#2 :
+graph.graph @recompute_merges_past_reader(%dy: tensor<8x64xf16>, %w: tensor<64x32xf16>,
+                                          %gate: tensor<8x32xf16>, %up: tensor<8x32xf16>,
+                                          %v: tensor<32x16xf16>)
+    -> (tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xf32>) {
+  %s0 = graph.pointwise swish(%gate) : (tensor<8x32xf16>) -> tensor<8x32xf32>
+  %act = graph.pointwise mul(%s0, %up) : (tensor<8x32xf32>, tensor<8x32xf16>) -> tensor<8x32xf16>
+  %r = graph.matmul %act, %v : (tensor<8x32xf16>, tensor<32x16xf16>) -> tensor<8x16xf32>
+  %da = graph.matmul %dy, %w : (tensor<8x64xf16>, tensor<64x32xf16>) -> tensor<8x32xf32>
+  %s1 = graph.pointwise swish(%gate) : (tensor<8x32xf16>) -> tensor<8x32xf32>
+  %dup = graph.pointwise mul(%da, %s1) : (tensor<8x32xf32>, tensor<8x32xf32>) -> tensor<8x32xf16>
+  %gin = graph.pointwise mul(%da, %up) : (tensor<8x32xf32>, tensor<8x32xf16>) -> tensor<8x32xf32>
+  %dgate = graph.pointwise swish_backward(%gin, %gate) : (tensor<8x32xf32>, tensor<8x32xf16>) -> tensor<8x32xf16>
+  %p = graph.matmul %dup, %v : (tensor<8x32xf16>, tensor<32x16xf16>) -> tensor<8x16xf32>
+  %q = graph.matmul %dgate, %v : (tensor<8x32xf16>, tensor<32x16xf16>) -> tensor<8x16xf32>
+  graph.output %r, %p, %q : tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xf32>
+}
+
+// -----
+
+// The merge would move the reader of the recomputed activation past a group
+// that writes graph outputs (memory a caller may bind over an input the
+// reader reads): everything stays as partitioned.
+// CHECK-LABEL: graph.graph @recompute_kept_before_output
+// SINK-LABEL: graph.graph @recompute_kept_before_output
+// CHECK: group 0 ({{.*}}) -> tensor<8x32xf16> {
+// CHECK-NEXT: pointwise swish
+// CHECK-NEXT: pointwise mul
+// CHECK-NEXT: yield
+// CHECK: group 1 ({{.*}}) -> tensor<8x16xf32> {
+// CHECK-NEXT: matmul
+// CHECK: group 2 ({{.*}}) -> tensor<8x32xf32> {
+// CHECK-NEXT: matmul
+// CHECK: group 3 ({{.*}}) -> (tensor<8x32xf16>, tensor<8x32xf16>) {
+// CHECK-NEXT: pointwise swish
+// CHECK-NEXT: pointwise mul
+// CHECK-NEXT: pointwise mul
+// CHECK-NEXT: pointwise swish_backward
+// CHECK-NEXT: yield
+graph.graph @recompute_kept_before_output(%dy: tensor<8x64xf16>, %w: tensor<64x32xf16>,
+                                          %gate: tensor<8x32xf16>, %up: tensor<8x32xf16>,
+                                          %v: tensor<32x16xf16>)
+    -> (tensor<8x16xf32>, tensor<8x32xf16>, tensor<8x32xf16>) {
+  %s0 = graph.pointwise swish(%gate) : (tensor<8x32xf16>) -> tensor<8x32xf32>
+  %act = graph.pointwise mul(%s0, %up) : (tensor<8x32xf32>, tensor<8x32xf16>) -> tensor<8x32xf16>
+  %r = graph.matmul %act, %v : (tensor<8x32xf16>, tensor<32x16xf16>) -> tensor<8x16xf32>
+  %da = graph.matmul %dy, %w : (tensor<8x64xf16>, tensor<64x32xf16>) -> tensor<8x32xf32>
+  %s1 = graph.pointwise swish(%gate) : (tensor<8x32xf16>) -> tensor<8x32xf32>
+  %dup = graph.pointwise mul(%da, %s1) : (tensor<8x32xf32>, tensor<8x32xf32>) -> tensor<8x32xf16>
+  %gin = graph.pointwise mul(%da, %up) : (tensor<8x32xf32>, tensor<8x32xf16>) -> tensor<8x32xf32>
+  %dgate = graph.pointwise swish_backward(%gin, %gate) : (tensor<8x32xf32>, tensor<8x32xf16>) -> tensor<8x32xf16>
+  graph.output %r, %dup, %dgate : tensor<8x16xf32>, tensor<8x32xf16>, tensor<8x32xf16>
 }
 
 // -----
