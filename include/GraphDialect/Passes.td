@@ -70,8 +70,9 @@ def GraphFuse : Pass<"graph-fuse", "::mlir::ModuleOp"> {
     cuDNN's runtime-fusion engine ran the second matmul with the first's
     result added far below a plain matmul's rate (the Llama backward's
     gate.dgrad + up.dgrad with its rmsnorm_backward, on an H100: 0.62 ms
-    fused, 0.57 ms as two plain matmuls and a row-fused add and norm). Scalars (`graph.scalar`) belong to no group: each
-    group that reads one takes it as an operand and passes it by value.
+    fused, 0.57 ms as two plain matmuls and a row-fused add and norm).
+    Scalars (`graph.scalar`) belong to no group: each group that reads one
+    takes it as an operand and passes it by value.
 
     A producer that an engine runs inside its reader's plan
     (`Engine::runsFusedInto`) moves to the front of the reader's group when

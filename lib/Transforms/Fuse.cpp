@@ -167,28 +167,40 @@ private:
   /// graph memory later than before, so nothing it now runs after may
   /// write memory a caller could bind to one of its inputs.
   void mergeInputOnlyGroups(SmallVector<SmallVector<Operation *>> &members) {
-    for (size_t from = 0; from < members.size(); ++from) {
-      if (!isInputOnlyPointwise(members[from]))
+    for (size_t from = 0; from < members.size();)
+      if (!mergeForward(members, from))
+        ++from; // else the next group now sits at `from`
+  }
+
+  /// Merges group `from`, when it is input-only, into the first later group
+  /// that may take it (mergeTarget), reordering as mergeInputOnlyGroups
+  /// says; true when merged.
+  bool mergeForward(SmallVector<SmallVector<Operation *>> &members,
+                    size_t from) {
+    if (!isInputOnlyPointwise(members[from]))
+      return false;
+    for (size_t to = from + 1; to < members.size(); ++to) {
+      std::optional<SmallVector<size_t>> moved = mergeTarget(members, from, to);
+      if (!moved)
         continue;
-      for (size_t to = from + 1; to < members.size(); ++to)
-        if (std::optional<SmallVector<size_t>> moved =
-                mergeTarget(members, from, to)) {
-          SmallVector<Operation *> merged = std::move(members[from]);
-          merged.append(members[to].begin(), members[to].end());
-          SmallVector<SmallVector<Operation *>> order;
-          for (size_t id = 0; id < members.size(); ++id) {
-            if (id == from || llvm::is_contained(*moved, id))
-              continue;
-            order.push_back(id == to ? merged : std::move(members[id]));
-            if (id == to)
-              for (size_t m : *moved)
-                order.push_back(std::move(members[m]));
-          }
-          members = std::move(order);
-          --from; // the next group now sits at `from`
-          break;
+      SmallVector<Operation *> merged = std::move(members[from]);
+      merged.append(members[to].begin(), members[to].end());
+      SmallVector<SmallVector<Operation *>> order;
+      for (size_t id = 0; id < members.size(); ++id) {
+        if (id == from || llvm::is_contained(*moved, id))
+          continue;
+        if (id != to) {
+          order.push_back(std::move(members[id]));
+          continue;
         }
+        order.push_back(std::move(merged));
+        for (size_t m : *moved)
+          order.push_back(std::move(members[m]));
+      }
+      members = std::move(order);
+      return true;
     }
+    return false;
   }
 
   static bool isInputOnlyPointwise(ArrayRef<Operation *> ops) {
