@@ -66,7 +66,9 @@ def GraphFuse : Pass<"graph-fuse", "::mlir::ModuleOp"> {
     every other operand comes from an input, a scalar, an earlier group or
     that same group and the partition never has a cycle; a chain stops at
     `max-group-ops` ops. A pointwise op that reads two matmuls' results
-    directly (a sum of two gradients) opens a group of its own instead:
+    directly (a sum of two gradients) does not join the second one's
+    epilogue but opens a group of its own (it still joins a memory-bound
+    group its latest operand comes from):
     cuDNN's runtime-fusion engine ran the second matmul with the first's
     result added far below a plain matmul's rate (the Llama backward's
     gate.dgrad + up.dgrad with its rmsnorm_backward, on an H100: 0.62 ms

@@ -378,12 +378,13 @@ private:
 
   /// Whether `op` is a pointwise op reading the results of two matmuls
   /// directly (a sum of two gradients, say), which then opens a group of its
-  /// own instead of joining the second matmul's epilogue: cuDNN's
-  /// runtime-fusion engine ran such a matmul far below a plain matmul's rate
-  /// (measured on an H100 with cuDNN 9.19: the Llama backward's
-  /// gate.dgrad + up.dgrad, [8192, 5632] x [5632, 2048] each, with the
-  /// rmsnorm_backward that reads the sum: 0.62 ms fused, 0.57 ms as two
-  /// plain matmuls and one row-fused add + norm group).
+  /// own instead of joining the second matmul's epilogue (it still joins a
+  /// later memory-bound group that one of its other operands comes from):
+  /// cuDNN's runtime-fusion engine ran such a matmul far below a plain matmul's
+  /// rate (measured on an H100 with cuDNN 9.19: the Llama backward's gate.dgrad
+  /// + up.dgrad, [8192, 5632] x [5632, 2048] each, with the rmsnorm_backward
+  /// that reads the sum: 0.62 ms fused, 0.57 ms as two plain matmuls and one
+  /// row-fused add + norm group).
   bool sumsTwoMatmuls(Operation *op) {
     if (!isa<PointwiseOp>(op))
       return false;
@@ -410,9 +411,9 @@ private:
           target = from;
     if (!target)
       return isa<PointwiseOp>(op) ? siblingGroup(op) : std::nullopt;
-    if (sumsTwoMatmuls(op))
-      return std::nullopt;
     Group &group = groups[*target];
+    if (group.kind == GroupKind::MatmulOrConv && sumsTwoMatmuls(op))
+      return std::nullopt;
     if (group.size >= maxOps)
       return std::nullopt;
     // Row fusion: pointwise ops, reductions and norms chain on in groups

@@ -106,6 +106,25 @@ graph.graph @sum_of_two_matmuls(%dg: tensor<8x32xbf16>, %wg: tensor<32x16xbf16>,
 
 // -----
 
+// The rule concerns a matmul's epilogue only: an op of two matmuls' results
+// whose latest operand comes from a memory-bound group still joins that
+// group.
+// CHECK-LABEL: graph.graph @select_of_two_matmuls
+// CHECK: group 2 ({{.*}}) -> tensor<4x4xf32> {
+// CHECK-NEXT: pointwise cmp_gt
+// CHECK-NEXT: pointwise binary_select
+// CHECK-NEXT: yield
+// CHECK-NOT: group 3
+graph.graph @select_of_two_matmuls(%a: tensor<4x4xf32>, %b: tensor<4x4xf32>, %x: tensor<4x4xf32>, %y: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  %m0 = graph.matmul %a, %b : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
+  %m1 = graph.matmul %b, %a : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
+  %mask = graph.pointwise cmp_gt(%x, %y) : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xi1>
+  %s = graph.pointwise binary_select(%m0, %m1, %mask) : (tensor<4x4xf32>, tensor<4x4xf32>, tensor<4x4xi1>) -> tensor<4x4xf32>
+  graph.output %s : tensor<4x4xf32>
+}
+
+// -----
+
 // A norm's pointwise consumers join it (row fusion), scalars belong to no
 // group (they stay in the graph body and are group operands), and a
 // pointwise chain reading only inputs forms its own group.
