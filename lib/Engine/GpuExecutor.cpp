@@ -21,6 +21,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <set>
@@ -144,6 +146,20 @@ private:
     size_t byteOffset;
   };
   std::vector<AliasSlot> aliasSlots;
+
+  /// Runs every group on the device's stream, each launch queued anew.
+  std::string runGroups();
+  /// Repeated executes replay a recording of one (a CUDA graph): one
+  /// launch instead of a launch per kernel, so the GPU runs the kernels
+  /// back to back where the host would queue them one by one. Keyed by the
+  /// I/O pointers and the lent workspace, the only inputs of an execute
+  /// besides the data (by-value scalars read on the host rule it out).
+  std::string replayOrRecord(bool &ran);
+  enum class Recording { Unknown, Allowed, Off };
+  Recording recording = Recording::Unknown;
+  std::vector<void *> executeKey, lastKey, recordedKey;
+  // Last: destroyed before the groups and memory its launches use.
+  std::unique_ptr<rt::RecordedWork> recorded;
 };
 
 std::string GpuRun::allocateIntermediates() {
@@ -831,6 +847,13 @@ std::string GpuRun::executeSlots(const std::vector<void *> &pointers) {
   }
   for (const AliasSlot &alias : aliasSlots)
     *alias.slot = static_cast<char *>(*alias.source) + alias.byteOffset;
+  bool ran = false;
+  if (std::string error = replayOrRecord(ran); !error.empty() || ran)
+    return error;
+  return runGroups();
+}
+
+std::string GpuRun::runGroups() {
   for (ReadyGroup &group : ready)
     if (std::string error =
             group.kernels
@@ -840,6 +863,62 @@ std::string GpuRun::executeSlots(const std::vector<void *> &pointers) {
         !error.empty())
       return error;
   return "";
+}
+
+/// GRAPH_TRACE_RUNTIME=1 shows when executes are recorded.
+bool tracing() {
+  const char *trace = std::getenv("GRAPH_TRACE_RUNTIME");
+  return trace && *trace;
+}
+
+std::string GpuRun::replayOrRecord(bool &ran) {
+  ran = false;
+  if (recording == Recording::Unknown) {
+    const char *env = std::getenv("GRAPH_CUDA_GRAPHS");
+    bool off = env && std::string(env) == "0";
+    for (const ReadyGroup &group : ready)
+      off = off || (group.group && group.group->readsValuesOnHost());
+    recording = off ? Recording::Off : Recording::Allowed;
+  }
+  // Inside the caller's own capture the launches are recorded as they are.
+  if (recording == Recording::Off || gpu.isCapturing())
+    return "";
+  executeKey.clear();
+  for (void **slot : ioSlots)
+    executeKey.push_back(*slot);
+  executeKey.push_back(lentWorkspace);
+  executeKey.push_back(reinterpret_cast<void *>(lentWorkspaceBytes));
+  if (recorded && executeKey == recordedKey) {
+    ran = true;
+    return gpu.replay(*recorded);
+  }
+  // A key seen twice in a row is recorded: the first execute of a key runs
+  // as it is (it uploads what later executes keep, and a key used once is
+  // not worth a recording).
+  if (executeKey != lastKey) {
+    lastKey = executeKey;
+    return "";
+  }
+  std::string error = gpu.record([&] { return runGroups(); }, recorded);
+  if (!error.empty()) {
+    // Nothing ran: the execute runs as it is, and so do all later ones.
+    recording = Recording::Off;
+    recorded.reset();
+    if (tracing())
+      std::fprintf(stderr,
+                   "[graph runtime] executes are not recorded as a CUDA "
+                   "graph: %s\n",
+                   error.c_str());
+    return "";
+  }
+  recordedKey = executeKey;
+  if (tracing())
+    std::fprintf(stderr,
+                 "[graph runtime] execute recorded as a CUDA graph (%zu "
+                 "groups); repeated executes replay it\n",
+                 ready.size());
+  ran = true;
+  return gpu.replay(*recorded);
 }
 
 } // namespace

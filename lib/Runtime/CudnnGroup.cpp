@@ -449,6 +449,14 @@ public:
         return true;
     return false;
   }
+  bool readsValuesOnHost() const override {
+    if (!lowering)
+      return false;
+    for (const auto &[uid, t] : lowering->tensors)
+      if (t.isByValue && t.valueFromBuffer)
+        return true;
+    return false;
+  }
 
   DescPtr lastPack; // the variant pack of the last execute
   size_t lastPackPlan = 0;

@@ -21,6 +21,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <type_traits>
 
 using namespace graph::rt;
 using namespace graph::rt::detail;
@@ -112,6 +113,17 @@ struct DriverHolder {
     api.cuGraphRetainUserObject =
         reinterpret_cast<decltype(api.cuGraphRetainUserObject)>(
             dlsym(lib, "cuGraphRetainUserObject"));
+    auto optional = [&](auto &field, const char *symbol) {
+      field = reinterpret_cast<std::remove_reference_t<decltype(field)>>(
+          dlsym(lib, symbol));
+    };
+    optional(api.cuStreamBeginCapture, "cuStreamBeginCapture_v2");
+    optional(api.cuStreamEndCapture, "cuStreamEndCapture");
+    optional(api.cuGraphInstantiateWithFlags, "cuGraphInstantiateWithFlags");
+    optional(api.cuGraphExecUpdate, "cuGraphExecUpdate_v2");
+    optional(api.cuGraphLaunch, "cuGraphLaunch");
+    optional(api.cuGraphExecDestroy, "cuGraphExecDestroy");
+    optional(api.cuGraphDestroy, "cuGraphDestroy");
     // CUDA 13 renamed the timing entry point; older drivers have the first.
     if (!resolve(lib, n, "cuEventElapsedTime_v2", api.cuEventElapsedTime,
                  error) &&
@@ -386,6 +398,16 @@ void CUDA_CB queueCapturedOwner(void *held) {
   ownersQueued.store(true);
 }
 
+/// An instantiated CUDA graph (CudaDevice::record).
+struct CudaRecordedWork final : RecordedWork {
+  const DriverApi *cu = nullptr;
+  CUgraphExec exec = nullptr;
+  ~CudaRecordedWork() override {
+    if (exec)
+      cu->cuGraphExecDestroy(exec);
+  }
+};
+
 class CudaDevice final : public Device {
 public:
   explicit CudaDevice(int ordinal) : deviceOrdinal(ordinal) {}
@@ -396,6 +418,7 @@ public:
   CUcontext context = nullptr;
   CUstream cuStream = nullptr; // where work goes: ownStream or the caller's
   CUstream ownStream = nullptr;
+  CUstream captureStream = nullptr; // record's, made at its first use
   cudnnHandle_t handle = nullptr;
   int driverVersion = 0, major = 0, minor = 0;
 
@@ -662,6 +685,78 @@ public:
     return "";
   }
   void *cudnnHandle() const override { return handle; }
+
+  std::string record(const std::function<std::string()> &body,
+                     std::unique_ptr<RecordedWork> &recorded) override {
+    if (!cu->cuStreamBeginCapture || !cu->cuStreamEndCapture ||
+        !cu->cuGraphInstantiateWithFlags || !cu->cuGraphExecUpdate ||
+        !cu->cuGraphLaunch || !cu->cuGraphExecDestroy || !cu->cuGraphDestroy)
+      return gpu() + ": the driver cannot record CUDA graphs";
+    if (!captureStream)
+      if (CUresult r =
+              cu->cuStreamCreate(&captureStream, CU_STREAM_NON_BLOCKING);
+          r != CUDA_SUCCESS)
+        return gpu() + ": cuStreamCreate failed: " + cuStatusText(*cu, r);
+    CUstream callers = cuStream;
+    if (cudnnStatus_t status = dnn->cudnnSetStream(
+            handle, reinterpret_cast<cudaStream_t>(captureStream));
+        status != CUDNN_STATUS_SUCCESS)
+      return gpu() +
+             ": cudnnSetStream failed: " + cudnnStatusText(*dnn, status);
+    cuStream = captureStream;
+    auto restore = [&] {
+      cuStream = callers;
+      dnn->cudnnSetStream(handle, reinterpret_cast<cudaStream_t>(callers));
+    };
+    // Thread-local mode: a call of this thread that a capture cannot hold
+    // (a wait, a synchronous copy) fails the recording instead of running.
+    if (CUresult r = cu->cuStreamBeginCapture(
+            captureStream, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL);
+        r != CUDA_SUCCESS) {
+      restore();
+      return gpu() + ": cuStreamBeginCapture failed: " + cuStatusText(*cu, r);
+    }
+    std::string error = body();
+    CUgraph graph = nullptr;
+    CUresult ended = cu->cuStreamEndCapture(captureStream, &graph);
+    restore();
+    if (error.empty() && ended != CUDA_SUCCESS)
+      error =
+          gpu() + ": cuStreamEndCapture failed: " + cuStatusText(*cu, ended);
+    if (error.empty() && !graph)
+      error = gpu() + ": the recording holds no graph";
+    if (!error.empty()) {
+      if (graph)
+        cu->cuGraphDestroy(graph);
+      return error;
+    }
+    auto *work = static_cast<CudaRecordedWork *>(recorded.get());
+    CUgraphExecUpdateResultInfo info{};
+    if (work && work->exec &&
+        cu->cuGraphExecUpdate(work->exec, graph, &info) == CUDA_SUCCESS) {
+      cu->cuGraphDestroy(graph);
+      return "";
+    }
+    recorded.reset(); // an update that failed leaves it unusable
+    CUgraphExec exec = nullptr;
+    CUresult made = cu->cuGraphInstantiateWithFlags(&exec, graph, 0);
+    cu->cuGraphDestroy(graph);
+    if (made != CUDA_SUCCESS)
+      return gpu() +
+             ": cuGraphInstantiateWithFlags failed: " + cuStatusText(*cu, made);
+    auto fresh = std::make_unique<CudaRecordedWork>();
+    fresh->cu = cu;
+    fresh->exec = exec;
+    recorded = std::move(fresh);
+    return "";
+  }
+
+  std::string replay(RecordedWork &recorded) override {
+    auto &work = static_cast<CudaRecordedWork &>(recorded);
+    if (CUresult r = cu->cuGraphLaunch(work.exec, cuStream); r != CUDA_SUCCESS)
+      return gpu() + ": cuGraphLaunch failed: " + cuStatusText(*cu, r);
+    return "";
+  }
 
   int pointerOrdinal(const void *pointer) const override {
     if (!pointer)

@@ -53,6 +53,17 @@ struct DriverApi {
                                  unsigned);
   CUresult (*cuGraphRetainUserObject)(CUgraph, CUuserObject, unsigned,
                                       unsigned);
+  /// Optional: recording work into CUDA graphs and launching them
+  /// (Device::record and replay).
+  CUresult (*cuStreamBeginCapture)(CUstream, CUstreamCaptureMode);
+  CUresult (*cuStreamEndCapture)(CUstream, CUgraph *);
+  CUresult (*cuGraphInstantiateWithFlags)(CUgraphExec *, CUgraph,
+                                          unsigned long long);
+  CUresult (*cuGraphExecUpdate)(CUgraphExec, CUgraph,
+                                CUgraphExecUpdateResultInfo *);
+  CUresult (*cuGraphLaunch)(CUgraphExec, CUstream);
+  CUresult (*cuGraphExecDestroy)(CUgraphExec);
+  CUresult (*cuGraphDestroy)(CUgraph);
   CUresult (*cuEventCreate)(CUevent *, unsigned);
   CUresult (*cuEventRecord)(CUevent, CUstream);
   CUresult (*cuEventSynchronize)(CUevent);

@@ -21,7 +21,8 @@ for step in $what; do
             "$py" "$root/python/gpu_tests/plan_queries.py"
             "$py" "$root/python/gpu_tests/artifact.py"
             "$py" "$root/python/gpu_tests/frontend_compat.py"
-            "$py" "$root/python/gpu_tests/cuda_graph_capture.py" ;;
+            "$py" "$root/python/gpu_tests/cuda_graph_capture.py"
+            "$py" "$root/python/gpu_tests/execute_replay.py" ;;
     bench) "$py" "$root/bench/gpu/bench_vs_torch.py" ;;
     codegen-bench) "$py" "$root/bench/gpu/bench_codegen.py" ;;
     models-bench) "$py" "$root/bench/gpu/bench_models.py" --compile --iters 50 ;;

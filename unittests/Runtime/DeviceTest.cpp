@@ -367,3 +367,77 @@ TEST(Devices, ACapturedProgramLivesAsLongAsItsCudaGraph) {
   releaseCapturedOwners(); // the next entry point of the library
   EXPECT_TRUE(released);
 }
+
+TEST(Devices, RecordRunsTheBodyOnAPrivateCaptureStream) {
+  auto recordingStream =
+      fakeSymbol<void *(*)()>(FAKE_LIBCUDA, "fakeCudaRecordingStream");
+  auto failNext =
+      fakeSymbol<void (*)()>(FAKE_LIBCUDA, "fakeCudaFailNextRecording");
+  auto counts = fakeSymbol<void (*)(int *, int *, int *, void **)>(
+      FAKE_LIBCUDA, "fakeCudaGraphCounts");
+  auto handleStream =
+      fakeSymbol<void *(*)(void *)>(FAKE_LIBCUDNN, "fakeCudnnHandleStream");
+  ASSERT_TRUE(recordingStream && failNext && counts && handleStream);
+  std::string error;
+  Device *device = Device::get(0, error);
+  ASSERT_NE(device, nullptr) << error;
+  void *callers = device->stream();
+  int live = 0, updates = 0, launches = 0;
+  void *launchedOn = nullptr;
+  counts(&live, &updates, &launches, &launchedOn);
+  int liveBefore = live, updatesBefore = updates, launchesBefore = launches;
+
+  // The body queues on a stream being recorded, not on the caller's, and
+  // cuDNN's handle goes with it; both come back afterwards.
+  std::unique_ptr<RecordedWork> recorded;
+  void *seen = nullptr, *seenByCudnn = nullptr, *seenRecording = nullptr;
+  EXPECT_EQ(device->record(
+                [&] {
+                  seen = device->stream();
+                  seenByCudnn = handleStream(device->cudnnHandle());
+                  seenRecording = recordingStream();
+                  return std::string();
+                },
+                recorded),
+            "");
+  ASSERT_NE(recorded, nullptr);
+  EXPECT_NE(seen, callers);
+  EXPECT_EQ(seenByCudnn, seen);
+  EXPECT_EQ(seenRecording, seen);
+  EXPECT_EQ(device->stream(), callers);
+  EXPECT_EQ(handleStream(device->cudnnHandle()), callers);
+  EXPECT_EQ(recordingStream(), nullptr);
+  counts(&live, &updates, &launches, &launchedOn);
+  EXPECT_EQ(live, liveBefore + 1);
+
+  // A replay launches on the caller's stream.
+  EXPECT_EQ(device->replay(*recorded), "");
+  counts(&live, &updates, &launches, &launchedOn);
+  EXPECT_EQ(launches, launchesBefore + 1);
+  EXPECT_EQ(launchedOn, callers);
+
+  // Recording again updates the executable graph in place.
+  RecordedWork *first = recorded.get();
+  EXPECT_EQ(device->record([] { return std::string(); }, recorded), "");
+  counts(&live, &updates, &launches, &launchedOn);
+  EXPECT_EQ(recorded.get(), first);
+  EXPECT_EQ(live, liveBefore + 1);
+  EXPECT_EQ(updates, updatesBefore + 1);
+
+  // The body's error is the answer; the capture ends and the stream is back.
+  EXPECT_EQ(device->record([] { return std::string("group 'g1': refused"); },
+                           recorded),
+            "group 'g1': refused");
+  EXPECT_EQ(recordingStream(), nullptr);
+  EXPECT_EQ(device->stream(), callers);
+  EXPECT_EQ(handleStream(device->cudnnHandle()), callers);
+
+  // A recording the driver invalidated (a wait inside the body) is named.
+  failNext();
+  std::string why = device->record([] { return std::string(); }, recorded);
+  EXPECT_TRUE(contains(why, "GPU 0: cuStreamEndCapture failed")) << why;
+  EXPECT_EQ(device->stream(), callers);
+  recorded.reset();
+  counts(&live, &updates, &launches, &launchedOn);
+  EXPECT_EQ(live, liveBefore);
+}

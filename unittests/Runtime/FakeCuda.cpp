@@ -303,6 +303,68 @@ FAKE_EXPORT int fakeCudaCapturedObjects() {
   return static_cast<int>(capturedObjects.size());
 }
 
+// Recording into CUDA graphs (Device::record): one recording at a time, on
+// the stream it began on; executable graphs are counted, not run.
+CUstream recordingStream = nullptr;
+bool failNextRecording = false;
+int liveExecs = 0, execUpdates = 0, graphLaunches = 0;
+CUstream lastLaunchStream = nullptr;
+int fakeGraphs = 0, fakeExecs = 0; // their addresses are the handles
+
+FAKE_EXPORT CUresult cuStreamBeginCapture_v2(CUstream stream,
+                                             CUstreamCaptureMode) {
+  if (recordingStream)
+    return CUDA_ERROR_ILLEGAL_STATE;
+  recordingStream = stream;
+  return CUDA_SUCCESS;
+}
+FAKE_EXPORT CUresult cuStreamEndCapture(CUstream stream, CUgraph *graph) {
+  if (stream != recordingStream)
+    return CUDA_ERROR_ILLEGAL_STATE;
+  recordingStream = nullptr;
+  *graph = nullptr;
+  if (failNextRecording) {
+    failNextRecording = false;
+    return CUDA_ERROR_STREAM_CAPTURE_INVALIDATED;
+  }
+  *graph = reinterpret_cast<CUgraph>(&fakeGraphs);
+  return CUDA_SUCCESS;
+}
+FAKE_EXPORT CUresult cuGraphInstantiateWithFlags(CUgraphExec *exec, CUgraph,
+                                                 unsigned long long) {
+  ++liveExecs;
+  *exec = reinterpret_cast<CUgraphExec>(&fakeExecs);
+  return CUDA_SUCCESS;
+}
+FAKE_EXPORT CUresult cuGraphExecUpdate_v2(CUgraphExec, CUgraph,
+                                          CUgraphExecUpdateResultInfo *) {
+  ++execUpdates;
+  return CUDA_SUCCESS;
+}
+FAKE_EXPORT CUresult cuGraphLaunch(CUgraphExec, CUstream stream) {
+  ++graphLaunches;
+  lastLaunchStream = stream;
+  return CUDA_SUCCESS;
+}
+FAKE_EXPORT CUresult cuGraphExecDestroy(CUgraphExec) {
+  --liveExecs;
+  return CUDA_SUCCESS;
+}
+FAKE_EXPORT CUresult cuGraphDestroy(CUgraph) { return CUDA_SUCCESS; }
+
+/// Test hooks: the stream being recorded (null when none); the next
+/// recording ends invalidated; executable graphs alive, updates made,
+/// launches made and the stream of the last launch.
+FAKE_EXPORT void *fakeCudaRecordingStream() { return recordingStream; }
+FAKE_EXPORT void fakeCudaFailNextRecording() { failNextRecording = true; }
+FAKE_EXPORT void fakeCudaGraphCounts(int *live, int *updates, int *launches,
+                                     void **lastStream) {
+  *live = liveExecs;
+  *updates = execUpdates;
+  *launches = graphLaunches;
+  *lastStream = lastLaunchStream;
+}
+
 /// Test hooks: a global-mode capture in progress (1) or not (0); the calling
 /// thread's capture mode.
 FAKE_EXPORT void fakeCudaSetGlobalCapture(int on) { globalCapture = on != 0; }
@@ -385,6 +447,11 @@ FAKE_EXPORT cudnnStatus_t cudnnBackendExecute(cudnnHandle_t,
 /// Test hook: the device current when `handle` was created.
 FAKE_EXPORT int fakeCudnnHandleDevice(void *handle) {
   return static_cast<FakeHandle *>(handle)->device;
+}
+
+/// Test hook: the stream `handle` is bound to.
+FAKE_EXPORT void *fakeCudnnHandleStream(void *handle) {
+  return static_cast<FakeHandle *>(handle)->stream;
 }
 
 #endif // FAKE_CUDNN

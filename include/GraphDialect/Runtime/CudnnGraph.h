@@ -158,6 +158,10 @@ public:
   /// Whether the workspace holds constants uploaded once (ALiBi slopes):
   /// such a group needs a workspace no one else writes between executes.
   virtual bool workspaceHoldsConstants() const = 0;
+  /// Whether execute reads a by-value scalar from its buffer on the host
+  /// (a one-element graph input cuDNN takes by value): a recording of the
+  /// execute would keep the value read then.
+  virtual bool readsValuesOnHost() const = 0;
 };
 
 /// Canonical text of a spec: ops, ports, attributes, dims, strides and

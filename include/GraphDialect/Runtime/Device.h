@@ -64,6 +64,13 @@ std::string memoryShortage(const std::string &what,
                            const DeviceMemory &memory, int ordinal,
                            size_t named = 3);
 
+/// An executable CUDA graph of a device's work (Device::record); destroying
+/// it lets work already launched finish.
+class RecordedWork {
+public:
+  virtual ~RecordedWork() = default;
+};
+
 /// One CUDA device: its primary context, a stream, a cuDNN handle bound to
 /// both, and its memory. Devices live as long as the process.
 class Device {
@@ -139,6 +146,18 @@ public:
   /// launched it until the graph and every executable graph made from it
   /// are destroyed. "" or why not (the capture then cannot be trusted).
   virtual std::string keepWhileCaptured(std::shared_ptr<void> owner) = 0;
+  /// Records the work `body` queues on stream() into an executable CUDA
+  /// graph instead of running it: while `body` runs, stream() (cuDNN's
+  /// handle with it) is a private stream of the device in capture mode, so
+  /// the caller's stream may be one no capture is allowed on (the legacy
+  /// default stream). `recorded` is updated in place when it holds a graph
+  /// the new one can update, else replaced. "" or why not: `body`'s error
+  /// or the driver's (then nothing ran, `recorded` may be empty, and the
+  /// stream is the caller's again either way).
+  virtual std::string record(const std::function<std::string()> &body,
+                             std::unique_ptr<RecordedWork> &recorded) = 0;
+  /// Launches work `record` made on stream().
+  virtual std::string replay(RecordedWork &recorded) = 0;
   /// The cudnnHandle_t, bound to stream().
   virtual void *cudnnHandle() const = 0;
   /// Milliseconds `body` takes on the stream, measured with events.
