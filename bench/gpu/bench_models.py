@@ -31,6 +31,7 @@ import argparse
 import json
 import os
 import sys
+import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "scripts", "gpu"))
@@ -165,8 +166,10 @@ def set_up(torch, name, phase, args):
     feeds = harness.make_feeds(mod, model, phase, dims, args.seed)
     g = model.graph
     pack, bufs, outs = run_models.gpu_pack(torch, model, feeds)
+    start = time.perf_counter()
     g.execute(pack)
     torch.cuda.synchronize()
+    print(f"{name}/{phase}: first execute (plans chosen and built) {time.perf_counter() - start:.1f} s", flush=True)
     return mod, dims, g, pack, bufs, outs
 
 
