@@ -5,6 +5,7 @@
 #include "GraphDialect/Conversion/GraphToCodegen.h"
 #include "GraphDialect/Engines/Engine.h"
 #include "GraphDialect/Reference/NdArray.h"
+#include "GraphDialect/Runtime/PlanRankings.h"
 #include "GraphDialect/Support/HostTensor.h"
 
 #include <algorithm>
@@ -172,7 +173,7 @@ void GroupPlans::rankByTime() {
   for (rt::HeurMode mode : asked.heuristics)
     key += std::to_string(static_cast<int>(mode));
   key += "|" + rt::canonicalKey(groupSpec);
-  rt::Device::PlanRankings &rankings = device.planRankings();
+  rt::PlanRankings &rankings = device.planRankings();
   // Held while one group is timed (seconds): lists of large groups are
   // made one at a time on a device.
   std::lock_guard<std::mutex> lock(rankings.mutex);

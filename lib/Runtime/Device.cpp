@@ -10,6 +10,7 @@
 #include "RuntimeApi.h"
 
 #include "GraphDialect/Runtime/Device.h"
+#include "GraphDialect/Runtime/PlanRankings.h"
 
 #include <dlfcn.h>
 
@@ -784,6 +785,9 @@ public:
 thread_local int selectedOrdinal = -1;
 
 } // namespace
+
+Device::Device() : rankings(std::make_unique<PlanRankings>()) {}
+Device::~Device() = default;
 
 int Device::count(std::string &error) {
   const DriverApi *cu = nullptr;

@@ -7,6 +7,7 @@
 
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SmallPtrSet.h"
 
 namespace mlir::graph {
@@ -179,8 +180,13 @@ private:
                     size_t from) {
     if (!isInputOnlyPointwise(members[from]))
       return false;
+    llvm::DenseMap<Operation *, size_t> memberOf;
+    for (size_t id = from; id < members.size(); ++id)
+      for (Operation *op : members[id])
+        memberOf[op] = id;
     for (size_t to = from + 1; to < members.size(); ++to) {
-      std::optional<SmallVector<size_t>> moved = mergeTarget(members, from, to);
+      std::optional<SmallVector<size_t>> moved =
+          mergeTarget(members, memberOf, from, to);
       if (!moved)
         continue;
       SmallVector<Operation *> merged = std::move(members[from]);
@@ -216,10 +222,20 @@ private:
     });
   }
 
+  /// Whether an op of `target` other than `except` reads `value`.
+  static bool readBy(ArrayRef<Operation *> target, Value value,
+                     Operation *except = nullptr) {
+    return llvm::any_of(target, [&](Operation *m) {
+      return m != except && llvm::is_contained(m->getOperands(), value);
+    });
+  }
+
   /// The groups that move after `to` when input-only group `from` merges
-  /// into it (mergeInputOnlyGroups), or none when it may not.
+  /// into it (mergeInputOnlyGroups), or none when it may not. `memberOf`
+  /// gives the group of every op from `from` on.
   std::optional<SmallVector<size_t>>
-  mergeTarget(ArrayRef<SmallVector<Operation *>> members, size_t from,
+  mergeTarget(ArrayRef<SmallVector<Operation *>> members,
+              const llvm::DenseMap<Operation *, size_t> &memberOf, size_t from,
               size_t to) {
     ArrayRef<Operation *> source = members[from], target = members[to];
     if (target.empty() || source.size() + target.size() > maxOps ||
@@ -230,28 +246,28 @@ private:
       if (resultShape(op) != shape)
         return std::nullopt;
       for (Value input : op->getOperands())
-        if (!input.getDefiningOp() && llvm::none_of(target, [&](Operation *m) {
-              return llvm::is_contained(m->getOperands(), input);
-            }))
+        if (!input.getDefiningOp() && !readBy(target, input))
           return std::nullopt;
     }
     // The groups between that depend on `from`, and whether `to` does.
-    auto reads = [&](size_t reader, ArrayRef<size_t> written) {
+    auto reads = [&](size_t reader,
+                     const llvm::SmallDenseSet<size_t> &written) {
       for (Operation *op : members[reader])
         for (Value v : op->getOperands())
           if (Operation *def = v.getDefiningOp())
-            for (size_t w : written)
-              if (llvm::is_contained(members[w], def))
-                return true;
+            if (auto it = memberOf.find(def);
+                it != memberOf.end() && written.contains(it->second))
+              return true;
       return false;
     };
-    SmallVector<size_t> moved, dependsOn = {from};
+    SmallVector<size_t> moved;
+    llvm::SmallDenseSet<size_t> dependsOn = {from};
     for (size_t id = from + 1; id < to; ++id)
       if (reads(id, dependsOn)) {
         moved.push_back(id);
-        dependsOn.push_back(id);
+        dependsOn.insert(id);
       }
-    if (reads(to, moved))
+    if (reads(to, llvm::SmallDenseSet<size_t>(moved.begin(), moved.end())))
       return std::nullopt;
     for (size_t id = moved.empty() ? to + 1 : moved.front() + 1; id <= to; ++id)
       if (!llvm::is_contained(moved, id) && writesGraphOutput(members[id]))
@@ -289,9 +305,7 @@ private:
       return std::nullopt;
     for (Value input : op->getOperands())
       if (!isa_and_nonnull<ScalarOp>(input.getDefiningOp()) &&
-          llvm::none_of(target, [&](Operation *m) {
-            return m != op && llvm::is_contained(m->getOperands(), input);
-          }))
+          !readBy(target, input, /*except=*/op))
         return std::nullopt;
     return to;
   }

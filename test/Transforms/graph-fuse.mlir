@@ -506,6 +506,76 @@ graph.graph @recompute_kept_before_output(%dy: tensor<8x64xf16>, %w: tensor<64x3
 
 // -----
 
+// The group after the recompute that reads it (its weight gradient) feeds
+// the would-be target: moving it after the target would be a cycle, so
+// nothing merges.
+// CHECK-LABEL: graph.graph @recompute_kept_by_cycle
+// CHECK: group 0 ({{.*}}) -> tensor<8x32xf16> {
+// CHECK-NEXT: pointwise swish
+// CHECK-NEXT: pointwise mul
+// CHECK-NEXT: yield
+// CHECK: %[[R:.*]] = group 1 ({{.*}}) -> tensor<8x32xf32> {
+// CHECK-NEXT: matmul
+// CHECK: group 2 ({{.*}}) -> tensor<8x32xf32> {
+// CHECK-NEXT: matmul
+// CHECK: group 3 ({{.*}} = %[[R]] : tensor<8x32xf32>) -> (tensor<8x32xf16>, tensor<8x32xf16>) {
+// CHECK-NEXT: pointwise swish
+// CHECK-NEXT: pointwise mul
+graph.graph @recompute_kept_by_cycle(%dy: tensor<8x64xf16>, %w: tensor<64x32xf16>,
+                                     %gate: tensor<8x32xf16>, %up: tensor<8x32xf16>,
+                                     %v: tensor<32x16xf16>, %u: tensor<32x32xf16>)
+    -> (tensor<8x16xf32>, tensor<8x16xf32>) {
+  %s0 = graph.pointwise swish(%gate) : (tensor<8x32xf16>) -> tensor<8x32xf32>
+  %act = graph.pointwise mul(%s0, %up) : (tensor<8x32xf32>, tensor<8x32xf16>) -> tensor<8x32xf16>
+  %r = graph.matmul %act, %u : (tensor<8x32xf16>, tensor<32x32xf16>) -> tensor<8x32xf32>
+  %da = graph.matmul %dy, %w : (tensor<8x64xf16>, tensor<64x32xf16>) -> tensor<8x32xf32>
+  %s1 = graph.pointwise swish(%gate) : (tensor<8x32xf16>) -> tensor<8x32xf32>
+  %dup = graph.pointwise mul(%da, %s1) : (tensor<8x32xf32>, tensor<8x32xf32>) -> tensor<8x32xf16>
+  %gin = graph.pointwise mul(%da, %up) : (tensor<8x32xf32>, tensor<8x32xf16>) -> tensor<8x32xf32>
+  %dgate = graph.pointwise swish_backward(%gin, %gate) : (tensor<8x32xf32>, tensor<8x32xf16>) -> tensor<8x32xf32>
+  %z = graph.pointwise add(%dgate, %r) : (tensor<8x32xf32>, tensor<8x32xf32>) -> tensor<8x32xf32>
+  %p = graph.matmul %dup, %v : (tensor<8x32xf16>, tensor<32x16xf16>) -> tensor<8x16xf32>
+  %zh = graph.pointwise identity(%z) : (tensor<8x32xf32>) -> tensor<8x32xf16>
+  %q = graph.matmul %zh, %v : (tensor<8x32xf16>, tensor<32x16xf16>) -> tensor<8x16xf32>
+  graph.output %p, %q : tensor<8x16xf32>, tensor<8x16xf32>
+}
+
+// -----
+
+// A group strictly between the recompute's reader and the target writes a
+// graph output (here the matmul that the target's other reads come from):
+// the reader may not move past it, so nothing merges.
+// CHECK-LABEL: graph.graph @recompute_kept_before_inner_output
+// CHECK: group 0 ({{.*}}) -> tensor<8x32xf16> {
+// CHECK-NEXT: pointwise swish
+// CHECK-NEXT: pointwise mul
+// CHECK-NEXT: yield
+// CHECK: group 1 ({{.*}}) -> tensor<8x16xf32> {
+// CHECK-NEXT: matmul
+// CHECK: group 2 ({{.*}}) -> tensor<8x32xf32> {
+// CHECK-NEXT: matmul
+// CHECK: group 3 ({{.*}}) -> (tensor<8x32xf16>, tensor<8x32xf16>) {
+// CHECK-NEXT: pointwise swish
+// CHECK-NEXT: pointwise mul
+graph.graph @recompute_kept_before_inner_output(%dy: tensor<8x64xf16>, %w: tensor<64x32xf16>,
+                                          %gate: tensor<8x32xf16>, %up: tensor<8x32xf16>,
+                                          %v: tensor<32x16xf16>)
+    -> (tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x32xf32>) {
+  %s0 = graph.pointwise swish(%gate) : (tensor<8x32xf16>) -> tensor<8x32xf32>
+  %act = graph.pointwise mul(%s0, %up) : (tensor<8x32xf32>, tensor<8x32xf16>) -> tensor<8x32xf16>
+  %r = graph.matmul %act, %v : (tensor<8x32xf16>, tensor<32x16xf16>) -> tensor<8x16xf32>
+  %da = graph.matmul %dy, %w : (tensor<8x64xf16>, tensor<64x32xf16>) -> tensor<8x32xf32>
+  %s1 = graph.pointwise swish(%gate) : (tensor<8x32xf16>) -> tensor<8x32xf32>
+  %dup = graph.pointwise mul(%da, %s1) : (tensor<8x32xf32>, tensor<8x32xf32>) -> tensor<8x32xf16>
+  %gin = graph.pointwise mul(%da, %up) : (tensor<8x32xf32>, tensor<8x32xf16>) -> tensor<8x32xf32>
+  %dgate = graph.pointwise swish_backward(%gin, %gate) : (tensor<8x32xf32>, tensor<8x32xf16>) -> tensor<8x32xf16>
+  %p = graph.matmul %dup, %v : (tensor<8x32xf16>, tensor<32x16xf16>) -> tensor<8x16xf32>
+  %q = graph.matmul %dgate, %v : (tensor<8x32xf16>, tensor<32x16xf16>) -> tensor<8x16xf32>
+  graph.output %r, %p, %q, %da : tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x32xf32>
+}
+
+// -----
+
 // The recompute sinks into the split epilogue even when it opened its own
 // group first. A second graph-fuse sees it after the matmul (it was moved
 // there) and groups otherwise, a valid schedule too: the matmul keeps the

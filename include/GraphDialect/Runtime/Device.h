@@ -26,9 +26,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
-#include <map>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <vector>
 
@@ -64,6 +62,8 @@ std::string memoryShortage(const std::string &what,
                            const DeviceMemory &memory, int ordinal,
                            size_t named = 3);
 
+struct PlanRankings;
+
 /// An executable CUDA graph of a device's work (Device::record); destroying
 /// it lets work already launched finish.
 class RecordedWork {
@@ -98,7 +98,7 @@ public:
   /// The thread's explicit selection, -1 when none.
   static int selected();
 
-  virtual ~Device() = default;
+  virtual ~Device();
 
   /// The CUDA device ordinal.
   virtual int ordinal() const = 0;
@@ -168,27 +168,16 @@ public:
   /// pointers the driver does not know.
   virtual int pointerOrdinal(const void *pointer) const = 0;
 
-  /// The plan listed first for a group whose plans were ranked by time on
-  /// this device (GroupPlans::rankByTime), with the notes of its timing.
-  struct RankedPlan {
-    std::string first;
-    std::vector<std::string> notes;
-  };
-  /// Ranking choices keyed by heuristics modes and group, kept as long as
-  /// the device so that every plan list made for a group in the process
-  /// gives each plan the index the first list gave it. Lock the mutex
-  /// around a lookup and the timing that fills a missing choice.
-  struct PlanRankings {
-    std::mutex mutex;
-    std::map<std::string, RankedPlan> chosen;
-  };
-  PlanRankings &planRankings() { return rankings; }
+  /// The choices of plans ranked by time on this device, kept as long as
+  /// the device (PlanRankings.h).
+  PlanRankings &planRankings() { return *rankings; }
 
 protected:
+  Device();
   DeviceLimits deviceLimits;
 
 private:
-  PlanRankings rankings;
+  std::unique_ptr<PlanRankings> rankings;
 };
 
 /// Keeps the CUDA context that was current on the calling thread when it

@@ -1,0 +1,35 @@
+//===- PlanRankings.h - Plan choices ranked by time on a device -*- C++ -*-===//
+//
+// What GroupPlans::rankByTime keeps per device (Device::planRankings): the
+// plan it listed first for each group, so that every plan list made for the
+// group in the process gives each plan the index the first list gave it.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GRAPHDIALECT_RUNTIME_PLANRANKINGS_H
+#define GRAPHDIALECT_RUNTIME_PLANRANKINGS_H
+
+#include <map>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace graph::rt {
+
+/// The plan listed first for a group whose plans were ranked by time, with
+/// the notes of its timing.
+struct RankedPlan {
+  std::string first;
+  std::vector<std::string> notes;
+};
+
+/// Ranking choices keyed by heuristics modes and group. Lock the mutex
+/// around a lookup and the timing that fills a missing choice.
+struct PlanRankings {
+  std::mutex mutex;
+  std::map<std::string, RankedPlan> chosen;
+};
+
+} // namespace graph::rt
+
+#endif // GRAPHDIALECT_RUNTIME_PLANRANKINGS_H
