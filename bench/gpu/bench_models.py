@@ -39,19 +39,7 @@ sys.path.insert(0, os.path.join(ROOT, "test", "models"))
 
 import harness  # noqa: E402  (puts python/ on sys.path)
 import run_models  # noqa: E402  (torch buffers in the graph's layouts)
-
-
-def loop_ms(torch, fn, iters, warmup):
-    for _ in range(warmup):
-        fn()
-    torch.cuda.synchronize()
-    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    start.record()
-    for _ in range(iters):
-        fn()
-    end.record()
-    end.synchronize()
-    return start.elapsed_time(end) / iters
+from timing import loop_ms  # noqa: E402  (same folder)
 
 
 def rel_error(got, want):

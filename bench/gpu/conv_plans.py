@@ -14,7 +14,7 @@ import os, sys, time
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "python"))
 import torch, cudnn
-from bench_models import loop_ms  # the timing loop every bench here uses
+from timing import loop_ms  # the timing loop every bench here uses
 dt = cudnn.data_type
 N, C, MID, H, W = 32, 256, 64, 56, 56
 def nhwc(d): n, c, h, w = d; return [c*h*w, 1, w*c, c]

@@ -20,7 +20,7 @@ import os, sys, time
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "python"))
 import torch, cudnn
-from bench_models import loop_ms  # the timing loop every bench here uses
+from timing import loop_ms  # the timing loop every bench here uses
 dt = cudnn.data_type
 T, H, F = 8192, 2048, 5632
 

@@ -25,22 +25,10 @@ import sys
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
 import torch  # noqa: E402
 import cudnn  # noqa: E402
+from timing import loop_ms  # noqa: E402  (same folder)
 
 T, H, F = 8192, 2048, 5632
 BF16, F32 = cudnn.data_type.BFLOAT16, cudnn.data_type.FLOAT
-
-
-def loop_ms(fn, iters):
-    for _ in range(3):
-        fn()
-    torch.cuda.synchronize()
-    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    start.record()
-    for _ in range(iters):
-        fn()
-    end.record()
-    end.synchronize()
-    return start.elapsed_time(end) / iters
 
 
 def new_graph():
@@ -80,7 +68,7 @@ def main():
     pack, a, b = dgrads(whole, x)
     dx_whole = norm_backward(whole, whole.add(a, b, name="n2.grad"), x, pack)
     whole.build(heur)
-    whole_ms = loop_ms(lambda: whole.execute(pack), args.iters)
+    whole_ms = loop_ms(torch, lambda: whole.execute(pack), args.iters)
 
     mm = new_graph()
     pack1, a1, b1 = dgrads(mm, x)
@@ -94,15 +82,15 @@ def main():
     pack2 = {ta: outs[0], tb: outs[1]}
     dx_split = norm_backward(rest, rest.add(ta, tb), x, pack2)
     rest.build(heur)
-    mm_ms = loop_ms(lambda: mm.execute(pack1), args.iters)
-    rest_ms = loop_ms(lambda: rest.execute(pack2), args.iters)
+    mm_ms = loop_ms(torch, lambda: mm.execute(pack1), args.iters)
+    rest_ms = loop_ms(torch, lambda: rest.execute(pack2), args.iters)
 
     whole.execute(pack)
     mm.execute(pack1)
     rest.execute(pack2)
     torch.cuda.synchronize()
     diff = float((dx_split.double() - dx_whole.double()).abs().max() / dx_whole.double().abs().max())
-    torch_ms = loop_ms(lambda: (x["dg"] @ x["wg"].T, x["du"] @ x["wu"].T), args.iters)
+    torch_ms = loop_ms(torch, lambda: (x["dg"] @ x["wg"].T, x["du"] @ x["wu"].T), args.iters)
     print(f"device: {torch.cuda.get_device_name()}, cuDNN {cudnn.backend_version()}")
     print(f"whole graph: {whole_ms:.4f} ms")
     print(f"split by hand: matmuls {mm_ms:.4f} + add and norm backward {rest_ms:.4f} = {mm_ms + rest_ms:.4f} ms "
