@@ -236,7 +236,12 @@ GRAPH_API GraphStatus graphGetOutput(GraphModule module, int32_t index,
  * builds its plans (following graphPlanCreate's heuristics, graphPlanSelect
  * and graphSetPlanOptions when called), later ones reuse them; it answers
  * GRAPH_ERROR_NO_DEVICE when the GPU runtime is not linked in or no GPU is
- * usable. An op without a CPU implementation is
+ * usable. The second GPU execute with the same buffer addresses (and lent
+ * workspace) records the execute as a CUDA graph and later ones with them
+ * launch it in one call; the data may change in place between executes
+ * (GRAPH_CUDA_GRAPHS=0 turns this off; an execute inside the caller's own
+ * capture, or of a graph with by-value scalars read from host buffers, is
+ * never recorded). An op without a CPU implementation is
  * GRAPH_ERROR_NOT_SUPPORTED; other execution failures GRAPH_ERROR_EXECUTION. */
 GRAPH_API GraphStatus graphExecute(GraphModule module, GraphDevice device,
                                    const GraphBuffer *buffers,
