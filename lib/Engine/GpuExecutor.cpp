@@ -157,9 +157,19 @@ private:
   std::string replayOrRecord(bool &ran);
   enum class Recording { Unknown, Allowed, Off };
   Recording recording = Recording::Unknown;
-  std::vector<void *> executeKey, lastKey, recordedKey;
-  // Last: destroyed before the groups and memory its launches use.
-  std::unique_ptr<rt::RecordedWork> recorded;
+  /// Keys run once as they are (newest first): a key seen again is
+  /// recorded. At most kRecordings of each, so that buffer sets used in
+  /// turn (ping-pong I/O) each keep their recording.
+  static constexpr size_t kRecordings = 4;
+  std::vector<void *> executeKey;
+  std::vector<std::vector<void *>> seenOnce;
+  struct RecordedExecute {
+    std::vector<void *> key;
+    std::unique_ptr<rt::RecordedWork> work;
+  };
+  // Last: destroyed before the groups and memory their launches use. Most
+  // recently used first.
+  std::vector<RecordedExecute> recordings;
 };
 
 std::string GpuRun::allocateIntermediates() {
@@ -830,6 +840,8 @@ std::string GpuRun::executeSlots(const std::vector<void *> &pointers) {
   // cuDNN and the kernels run in the current context: this device's.
   if (std::string error = gpu.activate(); !error.empty())
     return error;
+  // The device's stream and cuDNN handle are this execute's until it ends.
+  rt::DeviceUse use(gpu);
   if (pointers.size() != ioSlots.size())
     return "executing: " + std::to_string(pointers.size()) +
            " device pointers given for " + std::to_string(ioSlots.size()) +
@@ -888,22 +900,36 @@ std::string GpuRun::replayOrRecord(bool &ran) {
     executeKey.push_back(*slot);
   executeKey.push_back(lentWorkspace);
   executeKey.push_back(reinterpret_cast<void *>(lentWorkspaceBytes));
-  if (recorded && executeKey == recordedKey) {
+  auto hit = llvm::find_if(recordings, [&](const RecordedExecute &r) {
+    return r.key == executeKey;
+  });
+  if (hit != recordings.end()) {
+    std::rotate(recordings.begin(), hit, hit + 1);
     ran = true;
-    return gpu.replay(*recorded);
+    return gpu.replay(*recordings.front().work);
   }
-  // A key seen twice in a row is recorded: the first execute of a key runs
-  // as it is (it uploads what later executes keep, and a key used once is
-  // not worth a recording).
-  if (executeKey != lastKey) {
-    lastKey = executeKey;
+  // A key's first execute runs as it is (it uploads what later executes
+  // keep, and a key used once is not worth a recording); its second
+  // records.
+  auto seen = llvm::find(seenOnce, executeKey);
+  if (seen == seenOnce.end()) {
+    seenOnce.insert(seenOnce.begin(), executeKey);
+    if (seenOnce.size() > kRecordings)
+      seenOnce.pop_back();
     return "";
   }
-  std::string error = gpu.record([&] { return runGroups(); }, recorded);
+  seenOnce.erase(seen);
+  // Full: the least recently used recording's graph is updated instead.
+  std::unique_ptr<rt::RecordedWork> work;
+  if (recordings.size() == kRecordings) {
+    work = std::move(recordings.back().work);
+    recordings.pop_back();
+  }
+  std::string error = gpu.record([&] { return runGroups(); }, work);
   if (!error.empty()) {
     // Nothing ran: the execute runs as it is, and so do all later ones.
     recording = Recording::Off;
-    recorded.reset();
+    recordings.clear();
     if (tracing())
       std::fprintf(stderr,
                    "[graph runtime] executes are not recorded as a CUDA "
@@ -911,14 +937,14 @@ std::string GpuRun::replayOrRecord(bool &ran) {
                    error.c_str());
     return "";
   }
-  recordedKey = executeKey;
+  recordings.insert(recordings.begin(), {executeKey, std::move(work)});
   if (tracing())
     std::fprintf(stderr,
                  "[graph runtime] execute recorded as a CUDA graph (%zu "
                  "groups); repeated executes replay it\n",
                  ready.size());
   ran = true;
-  return gpu.replay(*recorded);
+  return gpu.replay(*recordings.front().work);
 }
 
 } // namespace

@@ -420,6 +420,7 @@ public:
   CUstream cuStream = nullptr; // where work goes: ownStream or the caller's
   CUstream ownStream = nullptr;
   CUstream captureStream = nullptr; // record's, made at its first use
+  std::recursive_mutex useMutex;    // lockUse
   cudnnHandle_t handle = nullptr;
   int driverVersion = 0, major = 0, minor = 0;
 
@@ -587,6 +588,7 @@ public:
 
   std::string time(const std::function<std::string()> &body,
                    double &milliseconds) override {
+    DeviceUse use(*this);
     if (std::string e = activate(); !e.empty())
       return e;
     CUevent start = nullptr, stop = nullptr;
@@ -625,6 +627,7 @@ public:
   void *stream() const override { return cuStream; }
 
   std::string setStream(void *stream) override {
+    DeviceUse use(*this);
     CUstream next = stream ? static_cast<CUstream>(stream) : ownStream;
     // A stream of another device's context would run cuDNN's kernels there
     // (or fail inside cuDNN): refuse it by name. The legacy and per-thread
@@ -687,43 +690,93 @@ public:
   }
   void *cudnnHandle() const override { return handle; }
 
+  /// While recording: the stream and capture mode to go back to, restored
+  /// (and the capture ended) however the body leaves, a throw included.
+  struct Recording {
+    CudaDevice &device;
+    CUstream callers;
+    bool capturing = false;
+    bool modeExchanged = false;
+    CUstreamCaptureMode callersMode = CU_STREAM_CAPTURE_MODE_GLOBAL;
+    CUgraph graph = nullptr;
+    CUresult ended = CUDA_SUCCESS;
+
+    explicit Recording(CudaDevice &device)
+        : device(device), callers(device.cuStream) {}
+    ~Recording() {
+      (void)finish();
+      if (graph) // a throwing body's: nobody took it
+        device.cu->cuGraphDestroy(graph);
+    }
+    Recording(const Recording &) = delete;
+    Recording &operator=(const Recording &) = delete;
+    /// Ends the capture and restores the stream and mode: "" or why the
+    /// cuDNN handle could not go back to the caller's stream.
+    std::string finish() {
+      const DriverApi &cu = *device.cu;
+      if (capturing) {
+        capturing = false;
+        ended = cu.cuStreamEndCapture(device.captureStream, &graph);
+      }
+      if (modeExchanged) {
+        modeExchanged = false;
+        cu.cuThreadExchangeStreamCaptureMode(&callersMode);
+      }
+      if (device.cuStream == callers)
+        return "";
+      device.cuStream = callers;
+      if (cudnnStatus_t status = device.dnn->cudnnSetStream(
+              device.handle, reinterpret_cast<cudaStream_t>(callers));
+          status != CUDNN_STATUS_SUCCESS)
+        return device.gpu() +
+               ": cudnnSetStream back to the caller's stream failed: " +
+               cudnnStatusText(*device.dnn, status);
+      return "";
+    }
+  };
+
   std::string record(const std::function<std::string()> &body,
                      std::unique_ptr<RecordedWork> &recorded) override {
     if (!cu->cuStreamBeginCapture || !cu->cuStreamEndCapture ||
-        !cu->cuGraphInstantiateWithFlags || !cu->cuGraphExecUpdate ||
-        !cu->cuGraphLaunch || !cu->cuGraphExecDestroy || !cu->cuGraphDestroy)
+        !cu->cuGraphInstantiateWithFlags || !cu->cuGraphLaunch ||
+        !cu->cuGraphExecDestroy || !cu->cuGraphDestroy)
       return gpu() + ": the driver cannot record CUDA graphs";
+    DeviceUse use(*this);
     if (!captureStream)
       if (CUresult r =
               cu->cuStreamCreate(&captureStream, CU_STREAM_NON_BLOCKING);
           r != CUDA_SUCCESS)
         return gpu() + ": cuStreamCreate failed: " + cuStatusText(*cu, r);
-    CUstream callers = cuStream;
+    Recording recording(*this);
     if (cudnnStatus_t status = dnn->cudnnSetStream(
             handle, reinterpret_cast<cudaStream_t>(captureStream));
         status != CUDNN_STATUS_SUCCESS)
       return gpu() +
              ": cudnnSetStream failed: " + cudnnStatusText(*dnn, status);
     cuStream = captureStream;
-    auto restore = [&] {
-      cuStream = callers;
-      dnn->cudnnSetStream(handle, reinterpret_cast<cudaStream_t>(callers));
-    };
-    // Thread-local mode: a call of this thread that a capture cannot hold
-    // (a wait, a synchronous copy) fails the recording instead of running.
+    // Thread-local modes, the capture's and this thread's (a caller's
+    // relaxed mode would let calls through): a call of this thread that a
+    // capture cannot hold (a wait, a synchronous copy) fails the recording
+    // instead of running outside it.
+    if (cu->cuThreadExchangeStreamCaptureMode) {
+      recording.callersMode = CU_STREAM_CAPTURE_MODE_THREAD_LOCAL;
+      recording.modeExchanged = cu->cuThreadExchangeStreamCaptureMode(
+                                    &recording.callersMode) == CUDA_SUCCESS;
+    }
     if (CUresult r = cu->cuStreamBeginCapture(
             captureStream, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL);
-        r != CUDA_SUCCESS) {
-      restore();
+        r != CUDA_SUCCESS)
       return gpu() + ": cuStreamBeginCapture failed: " + cuStatusText(*cu, r);
-    }
+    recording.capturing = true;
     std::string error = body();
-    CUgraph graph = nullptr;
-    CUresult ended = cu->cuStreamEndCapture(captureStream, &graph);
-    restore();
-    if (error.empty() && ended != CUDA_SUCCESS)
-      error =
-          gpu() + ": cuStreamEndCapture failed: " + cuStatusText(*cu, ended);
+    std::string restored = recording.finish();
+    CUgraph graph = recording.graph;
+    recording.graph = nullptr; // ours from here
+    if (error.empty())
+      error = restored;
+    if (error.empty() && recording.ended != CUDA_SUCCESS)
+      error = gpu() + ": cuStreamEndCapture failed: " +
+              cuStatusText(*cu, recording.ended);
     if (error.empty() && !graph)
       error = gpu() + ": the recording holds no graph";
     if (!error.empty()) {
@@ -733,7 +786,7 @@ public:
     }
     auto *work = static_cast<CudaRecordedWork *>(recorded.get());
     CUgraphExecUpdateResultInfo info{};
-    if (work && work->exec &&
+    if (work && work->exec && cu->cuGraphExecUpdate &&
         cu->cuGraphExecUpdate(work->exec, graph, &info) == CUDA_SUCCESS) {
       cu->cuGraphDestroy(graph);
       return "";
@@ -751,6 +804,9 @@ public:
     recorded = std::move(fresh);
     return "";
   }
+
+  void lockUse() override { useMutex.lock(); }
+  void unlockUse() override { useMutex.unlock(); }
 
   std::string replay(RecordedWork &recorded) override {
     auto &work = static_cast<CudaRecordedWork &>(recorded);

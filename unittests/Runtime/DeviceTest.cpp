@@ -14,6 +14,7 @@
 
 #include <cstdlib>
 #include <memory>
+#include <stdexcept>
 #include <thread>
 
 using namespace graph::rt;
@@ -390,16 +391,23 @@ TEST(Devices, RecordRunsTheBodyOnAPrivateCaptureStream) {
   // The body queues on a stream being recorded, not on the caller's, and
   // cuDNN's handle goes with it; both come back afterwards.
   std::unique_ptr<RecordedWork> recorded;
+  auto captureMode = fakeSymbol<int (*)()>(FAKE_LIBCUDA, "fakeCudaCaptureMode");
+  ASSERT_TRUE(captureMode);
+  int callersMode = captureMode(), modeInside = -1;
   void *seen = nullptr, *seenByCudnn = nullptr, *seenRecording = nullptr;
   EXPECT_EQ(device->record(
                 [&] {
                   seen = device->stream();
                   seenByCudnn = handleStream(device->cudnnHandle());
                   seenRecording = recordingStream();
+                  modeInside = captureMode();
                   return std::string();
                 },
                 recorded),
             "");
+  // The thread records in thread-local mode (1), its own mode comes back.
+  EXPECT_EQ(modeInside, 1);
+  EXPECT_EQ(captureMode(), callersMode);
   ASSERT_NE(recorded, nullptr);
   EXPECT_NE(seen, callers);
   EXPECT_EQ(seenByCudnn, seen);
@@ -431,6 +439,16 @@ TEST(Devices, RecordRunsTheBodyOnAPrivateCaptureStream) {
   EXPECT_EQ(recordingStream(), nullptr);
   EXPECT_EQ(device->stream(), callers);
   EXPECT_EQ(handleStream(device->cudnnHandle()), callers);
+
+  // A body that throws: the capture ends and the stream comes back too.
+  EXPECT_THROW(
+      device->record([]() -> std::string { throw std::runtime_error("boom"); },
+                     recorded),
+      std::runtime_error);
+  EXPECT_EQ(recordingStream(), nullptr);
+  EXPECT_EQ(device->stream(), callers);
+  EXPECT_EQ(handleStream(device->cudnnHandle()), callers);
+  EXPECT_EQ(captureMode(), callersMode);
 
   // A recording the driver invalidated (a wait inside the body) is named.
   failNext();

@@ -158,6 +158,12 @@ public:
                              std::unique_ptr<RecordedWork> &recorded) = 0;
   /// Launches work `record` made on stream().
   virtual std::string replay(RecordedWork &recorded) = 0;
+  /// Taken (re-entrantly, see DeviceUse) by an execute from its first
+  /// launch to its last, and by setStream, time and record: the stream and
+  /// cuDNN handle are the device's, so the work of two threads must not
+  /// interleave on them (a recording would take in the other's launches).
+  virtual void lockUse() = 0;
+  virtual void unlockUse() = 0;
   /// The cudnnHandle_t, bound to stream().
   virtual void *cudnnHandle() const = 0;
   /// Milliseconds `body` takes on the stream, measured with events.
@@ -178,6 +184,18 @@ protected:
 
 private:
   std::unique_ptr<PlanRankings> rankings;
+};
+
+/// Holds a device's use (Device::lockUse) while it lives.
+class DeviceUse {
+public:
+  explicit DeviceUse(Device &device) : device(device) { device.lockUse(); }
+  ~DeviceUse() { device.unlockUse(); }
+  DeviceUse(const DeviceUse &) = delete;
+  DeviceUse &operator=(const DeviceUse &) = delete;
+
+private:
+  Device &device;
 };
 
 /// Keeps the CUDA context that was current on the calling thread when it
