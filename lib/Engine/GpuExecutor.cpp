@@ -877,12 +877,6 @@ std::string GpuRun::runGroups() {
   return "";
 }
 
-/// GRAPH_TRACE_RUNTIME=1 shows when executes are recorded.
-bool tracing() {
-  const char *trace = std::getenv("GRAPH_TRACE_RUNTIME");
-  return trace && *trace;
-}
-
 std::string GpuRun::replayOrRecord(bool &ran) {
   ran = false;
   if (recording == Recording::Unknown) {
@@ -930,7 +924,7 @@ std::string GpuRun::replayOrRecord(bool &ran) {
     // Nothing ran: the execute runs as it is, and so do all later ones.
     recording = Recording::Off;
     recordings.clear();
-    if (tracing())
+    if (rt::tracingRuntime())
       std::fprintf(stderr,
                    "[graph runtime] executes are not recorded as a CUDA "
                    "graph: %s\n",
@@ -938,7 +932,7 @@ std::string GpuRun::replayOrRecord(bool &ran) {
     return "";
   }
   recordings.insert(recordings.begin(), {executeKey, std::move(work)});
-  if (tracing())
+  if (rt::tracingRuntime())
     std::fprintf(stderr,
                  "[graph runtime] execute recorded as a CUDA graph (%zu "
                  "groups); repeated executes replay it\n",

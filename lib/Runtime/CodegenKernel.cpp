@@ -176,7 +176,7 @@ std::unique_ptr<CodegenKernel> CodegenKernel::create(Device &device,
   if (!cu)
     return nullptr;
   // GRAPH_TRACE_RUNTIME=1 shows when groups are (re)loaded.
-  if (const char *trace = std::getenv("GRAPH_TRACE_RUNTIME"); trace && *trace)
+  if (tracingRuntime())
     std::fprintf(stderr, "[graph runtime] loading %zu kernel(s) of %s (%s)\n",
                  spec.launches.size(), spec.name.c_str(), spec.engine.c_str());
   // Device::get made the primary context current on this thread.

@@ -573,8 +573,7 @@ public:
     // GRAPH_TRACE_RUNTIME=1: the first few waits (an execute on a caller's
     // stream should not wait at all).
     static int traced = 0;
-    if (const char *trace = std::getenv("GRAPH_TRACE_RUNTIME");
-        trace && *trace && traced < 3) {
+    if (tracingRuntime() && traced < 3) {
       ++traced;
       std::fprintf(stderr, "[graph runtime] synchronize (GPU %d, %s stream)\n",
                    deviceOrdinal, hasCallerStream() ? "caller's" : "own");
@@ -841,6 +840,11 @@ public:
 thread_local int selectedOrdinal = -1;
 
 } // namespace
+
+bool graph::rt::tracingRuntime() {
+  const char *trace = std::getenv("GRAPH_TRACE_RUNTIME");
+  return trace && *trace;
+}
 
 Device::Device() : rankings(std::make_unique<PlanRankings>()) {}
 Device::~Device() = default;

@@ -219,6 +219,11 @@ private:
   bool keepIfNone = false;
 };
 
+/// Whether GRAPH_TRACE_RUNTIME is set (non-empty): the runtime then tells
+/// on stderr when it loads kernels, waits for a stream or records an
+/// execute.
+bool tracingRuntime();
+
 /// Releases the owners keepWhileCaptured tied to CUDA graphs that are gone.
 /// The driver tells of a destroyed graph on its own thread, where no CUDA
 /// call is allowed, so their release waits for the next entry point of the
