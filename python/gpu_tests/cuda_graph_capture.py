@@ -135,26 +135,38 @@ def _softmax_mlp_reference(x, w1, w2):
     return torch.exp(h - h.amax(-1, keepdim=True)) @ w2.float()
 
 
-def capture_multi_group_mlp():
-    """matmul -> row max -> exp(h - max) -> matmul: several fused groups
-    (cuDNN matmuls, a generated row reduction) in one captured execute,
-    replayed twice with different inputs."""
-    torch.manual_seed(13)
-    handle, stream = _handle_on_new_stream()
+def _mlp_inputs(seed):
+    """Seeded x, w1, w2 of _softmax_mlp's sizes."""
+    torch.manual_seed(seed)
     x = torch.randn(1, 512, 256, device="cuda", dtype=torch.bfloat16)
     w1 = torch.randn(1, 256, 1024, device="cuda", dtype=torch.bfloat16) / 16
     w2 = torch.randn(1, 1024, 256, device="cuda", dtype=torch.bfloat16) / 32
-    graph, (X, W1, W2, Y) = _softmax_mlp(handle, x, w1, w2)
-    y = torch.empty(1, 512, 256, device="cuda", dtype=torch.bfloat16)
-    capture, _ = _captured(graph, {X: x, W1: w1, W2: w2, Y: y}, handle, stream)
+    return x, w1, w2
+
+
+def _replay_mlp(capture, x, w1, w2, y, times=2):
+    """Replays a captured _softmax_mlp execute `times` times, each with a new
+    x in place and y poisoned first; the worst relative error against torch."""
     worst = 0.0
-    for _ in range(2):
+    for _ in range(times):
         x.copy_(torch.randn_like(x))
         y.fill_(float("nan"))
         capture.replay()
         torch.cuda.synchronize()
         worst = max(worst, rel_err(y, _softmax_mlp_reference(x, w1, w2)))
-    return worst, 2e-2
+    return worst
+
+
+def capture_multi_group_mlp():
+    """matmul -> row max -> exp(h - max) -> matmul: several fused groups
+    (cuDNN matmuls, a generated row reduction) in one captured execute,
+    replayed twice with different inputs."""
+    x, w1, w2 = _mlp_inputs(13)
+    handle, stream = _handle_on_new_stream()
+    graph, (X, W1, W2, Y) = _softmax_mlp(handle, x, w1, w2)
+    y = torch.empty(1, 512, 256, device="cuda", dtype=torch.bfloat16)
+    capture, _ = _captured(graph, {X: x, W1: w1, W2: w2, Y: y}, handle, stream)
+    return _replay_mlp(capture, x, w1, w2, y), 2e-2
 
 
 def first_execute_inside_a_global_capture():
@@ -247,11 +259,8 @@ def captured_graph_outlives_its_pygraph():
     in it and the replay would read them."""
     import gc
 
-    torch.manual_seed(17)
+    x, w1, w2 = _mlp_inputs(17)
     handle, stream = _handle_on_new_stream()
-    x = torch.randn(1, 512, 256, device="cuda", dtype=torch.bfloat16)
-    w1 = torch.randn(1, 256, 1024, device="cuda", dtype=torch.bfloat16) / 16
-    w2 = torch.randn(1, 1024, 256, device="cuda", dtype=torch.bfloat16) / 32
     y = torch.empty(1, 512, 256, device="cuda", dtype=torch.bfloat16)
     capture = torch.cuda.CUDAGraph()
 

@@ -20,7 +20,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 import torch  # noqa: E402
 
 import cudnn  # noqa: E402  (our package, through its cudnn shim)
-from cuda_graph_capture import BF16, _softmax_mlp, _softmax_mlp_reference  # noqa: E402
+from cuda_graph_capture import BF16, _mlp_inputs, _replay_mlp, _softmax_mlp, _softmax_mlp_reference  # noqa: E402
 from frontend_programs import rel_err, run  # noqa: E402  (same folder)
 
 RECORDED = "execute recorded as a CUDA graph"
@@ -50,14 +50,6 @@ class RuntimeTrace:
 
     def count(self, line):
         return self.text.count(line)
-
-
-def _mlp_inputs(seed):
-    torch.manual_seed(seed)
-    x = torch.randn(1, 512, 256, device="cuda", dtype=torch.bfloat16)
-    w1 = torch.randn(1, 256, 1024, device="cuda", dtype=torch.bfloat16) / 16
-    w2 = torch.randn(1, 1024, 256, device="cuda", dtype=torch.bfloat16) / 32
-    return x, w1, w2
 
 
 def _expect(trace, recordings):
@@ -185,14 +177,7 @@ def torch_capture_after_replays():
     capture = torch.cuda.CUDAGraph()
     with torch.cuda.graph(capture, stream=stream):
         graph.execute(pack, handle=handle)
-    worst = 0.0
-    for _ in range(2):
-        x.copy_(torch.randn_like(x))
-        y.fill_(float("nan"))
-        capture.replay()
-        torch.cuda.synchronize()
-        worst = max(worst, rel_err(y, _softmax_mlp_reference(x, w1, w2)))
-    return worst, 2e-2
+    return _replay_mlp(capture, x, w1, w2, y), 2e-2
 
 
 def recording_turned_off():
