@@ -155,14 +155,22 @@ constexpr double kRankingMargin = 0.95;
 } // namespace
 
 void GroupPlans::rankByTime() {
-  if (heuristicCount < 2)
-    return;
   size_t bytes = 0;
   for (const rt::TensorSpec &tensor : groupSpec.tensors)
     if (!tensor.isVirtual && !tensor.isByValue)
       bytes += static_cast<size_t>(
           ::graph::spanBytes(tensor.dtype, tensor.dims, tensor.strides));
   if (bytes < kRankingMinBytes)
+    return;
+  // Other descriptions of the group (a 1x1 convolution as a matmul) are
+  // listed after the heuristics' plans and timed alike. Listed before the
+  // recorded choice is looked up, so every list made for the group is the
+  // same.
+  size_t ownPlans = heuristicCount;
+  heuristicCount += group->addAlternatePlans(asked.heuristics);
+  for (size_t i = heuristicOrder.size(); i < heuristicCount; ++i)
+    heuristicOrder.push_back(i);
+  if (heuristicCount < 2)
     return;
   // One choice per group and heuristics modes on the device, kept before
   // anything else is asked: a list made again for the group (the
@@ -197,27 +205,32 @@ void GroupPlans::rankByTime() {
     rankings.chosen[key] = {group->plans()[0].name, {}};
     return;
   }
-  // The first plan of each of the heuristics' first engines, and the next
-  // knob variants of the first engine in the heuristics' order.
+  // Of the group's own plans and of an alternate description's alike: the
+  // first plan of each of the heuristics' first engines, and the next knob
+  // variants of the first engine in the heuristics' order.
   auto start = std::chrono::steady_clock::now();
   size_t variants =
       env && std::string(env) == "engines" ? 1 : kRankingVariants;
   std::vector<size_t> timed;
-  std::set<int64_t> engines;
-  size_t ofFirstEngine = 0;
-  for (size_t i = 0; i < heuristicCount; ++i) {
-    const rt::PlanInfo &info = group->plans()[i];
-    bool firstEngine = info.engineId == group->plans()[0].engineId;
-    if (firstEngine ? ofFirstEngine == variants
-                    : engines.count(info.engineId) ||
-                          engines.size() == kRankingEngines)
-      continue;
-    engines.insert(info.engineId);
-    ofFirstEngine += firstEngine;
-    // A plan that does not build stays where it is; the walk skips it.
-    if (group->buildPlan(i).empty())
-      timed.push_back(i);
-  }
+  auto pick = [&](size_t begin, size_t end) {
+    std::set<int64_t> engines;
+    size_t ofFirstEngine = 0;
+    for (size_t i = begin; i < end; ++i) {
+      const rt::PlanInfo &info = group->plans()[i];
+      bool firstEngine = info.engineId == group->plans()[begin].engineId;
+      if (firstEngine ? ofFirstEngine == variants
+                      : engines.count(info.engineId) ||
+                            engines.size() == kRankingEngines)
+        continue;
+      engines.insert(info.engineId);
+      ofFirstEngine += firstEngine;
+      // A plan that does not build stays where it is; the walk skips it.
+      if (group->buildPlan(i).empty())
+        timed.push_back(i);
+    }
+  };
+  pick(0, ownPlans);
+  pick(ownPlans, heuristicCount);
   std::vector<std::string> notes;
   std::vector<double> ms;
   std::string first = group->plans()[0].name;

@@ -25,6 +25,16 @@ struct Plan {
   PlanInfo info;
   DescPtr engineConfig; // from the heuristics, or made for addPlan
   DescPtr plan;
+  int alternate = -1; // index into `alternates`; -1: the group's own graph
+};
+
+/// Another operation graph over the same uids and bytes (convAsMatmul):
+/// its plans join the group's list and run with its own lowering.
+struct Alternate {
+  std::string label;
+  std::unique_ptr<GraphSpec> spec;
+  std::unique_ptr<Lowering> lowering;
+  DescPtr opGraph;
 };
 
 class CudnnGroupImpl final : public CudnnGroup {
@@ -39,6 +49,7 @@ public:
   std::string relabel;
   std::unique_ptr<Lowering> lowering;
   DescPtr opGraph;
+  std::vector<Alternate> alternates;
   std::vector<Plan> planList;
   std::vector<PlanInfo> infos;
 
@@ -68,29 +79,59 @@ public:
   }
 
   std::string buildFrom(const GraphSpec &from, const std::string &label) {
-    opGraph.reset();
-    loweredSpec = std::make_unique<GraphSpec>(from);
-    keyUidZero(*loweredSpec);
     relabel = label;
-    lowering =
-        std::make_unique<Lowering>(api, *loweredSpec, compositeAttention);
-    TRY(lowering->addSpecTensors());
-    if (loweredSpec->ops.empty())
+    return lowerGraph(from, loweredSpec, lowering, opGraph);
+  }
+
+  /// Lowers `from` into `lowered` (its copy, uid 0 keyed), `low` and a
+  /// finalized operation graph `graph`.
+  std::string lowerGraph(const GraphSpec &from,
+                         std::unique_ptr<GraphSpec> &lowered,
+                         std::unique_ptr<Lowering> &low, DescPtr &graph) {
+    graph.reset();
+    lowered = std::make_unique<GraphSpec>(from);
+    keyUidZero(*lowered);
+    low = std::make_unique<Lowering>(api, *lowered, compositeAttention);
+    TRY(low->addSpecTensors());
+    if (lowered->ops.empty())
       return "group '" + spec.name + "' has no ops";
-    for (const OpSpec &o : loweredSpec->ops)
-      TRY(lowering->lowerOp(o));
+    for (const OpSpec &o : lowered->ops)
+      TRY(low->lowerOp(o));
     Builder b = builder("operation graph");
-    TRY(b.create(CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR, opGraph,
+    TRY(b.create(CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR, graph,
                  "OPERATIONGRAPH"));
     std::vector<cudnnBackendDescriptor_t> raw;
-    for (const DescPtr &o : lowering->ops)
+    for (const DescPtr &o : low->ops)
       raw.push_back(o->raw);
     cudnnHandle_t handle = static_cast<cudnnHandle_t>(device.cudnnHandle());
-    SET(opGraph, CUDNN_ATTR_OPERATIONGRAPH_OPS, CUDNN_TYPE_BACKEND_DESCRIPTOR,
+    SET(graph, CUDNN_ATTR_OPERATIONGRAPH_OPS, CUDNN_TYPE_BACKEND_DESCRIPTOR,
         static_cast<int64_t>(raw.size()), raw.data());
-    SET(opGraph, CUDNN_ATTR_OPERATIONGRAPH_HANDLE, CUDNN_TYPE_HANDLE, 1,
+    SET(graph, CUDNN_ATTR_OPERATIONGRAPH_HANDLE, CUDNN_TYPE_HANDLE, 1,
         &handle);
-    return b.finalize(opGraph, "OPERATIONGRAPH");
+    return b.finalize(graph, "OPERATIONGRAPH");
+  }
+
+  size_t addAlternatePlans(const std::vector<HeurMode> &modes) override {
+    if (!alternates.empty() || !relabel.empty() || compositeAttention)
+      return 0; // asked before, or the group is already described otherwise
+    std::optional<std::pair<std::string, GraphSpec>> alt = convAsMatmul(spec);
+    if (!alt)
+      return 0;
+    Alternate a;
+    a.label = alt->first;
+    if (!lowerGraph(alt->second, a.spec, a.lowering, a.opGraph).empty())
+      return 0; // cuDNN takes no such graph: the group's own plans stand
+    alternates.push_back(std::move(a));
+    size_t before = planList.size();
+    queryHeuristics(modes, static_cast<int>(alternates.size()) - 1);
+    return planList.size() - before;
+  }
+
+  Lowering &loweringOf(const Plan &p) {
+    return p.alternate < 0 ? *lowering : *alternates[p.alternate].lowering;
+  }
+  const Lowering &loweringOf(const Plan &p) const {
+    return p.alternate < 0 ? *lowering : *alternates[p.alternate].lowering;
   }
 
   const std::vector<PlanInfo> &plans() const override { return infos; }
@@ -264,7 +305,13 @@ public:
     return out;
   }
 
-  std::string queryHeuristics(const std::vector<HeurMode> &modes) {
+  /// Appends the configs the heuristics modes offer for the group's graph
+  /// (alternate -1) or for alternates[alternate].
+  std::string queryHeuristics(const std::vector<HeurMode> &modes,
+                              int alternate = -1) {
+    const DescPtr &graph =
+        alternate < 0 ? opGraph : alternates[alternate].opGraph;
+    size_t first = alternate < 0 ? 0 : planList.size();
     std::string errors;
     for (HeurMode mode : modes) {
       cudnnBackendHeurMode_t m = mode == HeurMode::A ? CUDNN_HEUR_MODE_A
@@ -279,7 +326,7 @@ public:
         DescPtr heur;
         TRY(b.create(CUDNN_BACKEND_ENGINEHEUR_DESCRIPTOR, heur, "ENGINEHEUR"));
         SET(heur, CUDNN_ATTR_ENGINEHEUR_OPERATION_GRAPH,
-            CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &opGraph->raw);
+            CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &graph->raw);
         SET(heur, CUDNN_ATTR_ENGINEHEUR_MODE, CUDNN_TYPE_HEUR_MODE, 1, &m);
         TRY(b.finalize(heur, "ENGINEHEUR"));
         int64_t count = 0;
@@ -306,12 +353,15 @@ public:
         for (int64_t i = 0; i < got; ++i) {
           Plan p;
           p.engineConfig = cfgs[i];
+          p.alternate = alternate;
           if (std::string why = describe(cfgs[i], p.info); !why.empty())
             p.info.error = why;
+          if (alternate >= 0)
+            p.info.name += " [as " + alternates[alternate].label + "]";
           bool duplicate = false;
-          for (const Plan &existing : planList)
-            duplicate |= existing.info.name == p.info.name &&
-                         existing.info.engineId == p.info.engineId;
+          for (size_t k = first; k < planList.size(); ++k)
+            duplicate |= planList[k].info.name == p.info.name &&
+                         planList[k].info.engineId == p.info.engineId;
           if (duplicate)
             continue;
           planList.push_back(p);
@@ -322,7 +372,7 @@ public:
       if (!e.empty())
         errors += (errors.empty() ? "" : "; ") + e;
     }
-    if (!relabel.empty() && relabel != "(none)")
+    if (alternate < 0 && !relabel.empty() && relabel != "(none)")
       for (size_t i = 0; i < planList.size(); ++i)
         if (planList[i].info.name.find(" [as ") == std::string::npos) {
           planList[i].info.name += " [as " + relabel + "]";
@@ -438,24 +488,30 @@ public:
     if (index >= planList.size())
       return 0;
     int64_t own = (planList[index].info.workspaceBytes + 255) / 256 * 256;
-    return own + lowering->scratchBytes;
+    return own + loweringOf(planList[index]).scratchBytes;
   }
 
-  bool workspaceHoldsConstants() const override {
-    if (!lowering)
-      return false;
-    for (const auto &[uid, t] : lowering->tensors)
-      if (t.isScratch && !t.scratchInit.empty())
-        return true;
+  /// Whether a tensor of the group's lowering or of an alternate's
+  /// satisfies `test`.
+  template <typename Test> bool anyTensor(Test test) const {
+    std::vector<const Lowering *> all = {lowering.get()};
+    for (const Alternate &a : alternates)
+      all.push_back(a.lowering.get());
+    for (const Lowering *low : all)
+      if (low)
+        for (const auto &[uid, t] : low->tensors)
+          if (test(t))
+            return true;
     return false;
   }
+  bool workspaceHoldsConstants() const override {
+    return anyTensor([](const auto &t) {
+      return t.isScratch && !t.scratchInit.empty();
+    });
+  }
   bool readsValuesOnHost() const override {
-    if (!lowering)
-      return false;
-    for (const auto &[uid, t] : lowering->tensors)
-      if (t.isByValue && t.valueFromBuffer)
-        return true;
-    return false;
+    return anyTensor(
+        [](const auto &t) { return t.isByValue && t.valueFromBuffer; });
   }
 
   DescPtr lastPack; // the variant pack of the last execute
@@ -473,6 +529,7 @@ public:
       return "group '" + spec.name + "': plan " + std::to_string(index) +
              " is not built";
     Plan &p = planList[index];
+    Lowering &low = loweringOf(p);
     std::vector<int64_t> &uids = packUids;
     std::vector<void *> &pointers = packPointers;
     uids.clear();
@@ -488,11 +545,11 @@ public:
         captured = device.isCapturing();
       return *captured;
     };
-    if ((p.info.workspaceBytes > 0 || lowering->scratchBytes > 0) && !workspace)
+    if ((p.info.workspaceBytes > 0 || low.scratchBytes > 0) && !workspace)
       return "group '" + spec.name + "': plan " + p.info.name + " needs " +
              std::to_string(workspaceBytes(index)) +
              " bytes of workspace and none was given";
-    for (auto &[uid, t] : lowering->tensors) {
+    for (auto &[uid, t] : low.tensors) {
       if (t.isVirtual)
         continue;
       uids.push_back(uid);

@@ -433,6 +433,18 @@ public:
 /// each with a label naming its layout.
 std::vector<std::pair<std::string, GraphSpec>> relabelings(const GraphSpec &s);
 
+/// `s` with its one 1x1 convolution (stride 1, no padding, channels-last
+/// image) described as a matmul over the same bytes: the image as [1,
+/// positions, C], the filter as [1, C, K], every other tensor of the group
+/// an image of the same positions (channels-last), a per-channel vector or
+/// a scalar, relabeled alike. None when the group is not of that form.
+/// cuDNN's matmul engines run it faster than its convolution engines on
+/// the H100 (ResNet-50's 56x56 bottleneck, conv 256->64 with batchnorm and
+/// relu: 0.034 against 0.037 ms; 64->256 with the residual add: 0.070
+/// against 0.080 ms, graph-run, each form's best plan).
+std::optional<std::pair<std::string, GraphSpec>>
+convAsMatmul(const GraphSpec &s);
+
 //===----------------------------------------------------------------------===//
 // Port tables: ops whose ports map one to one onto descriptor attributes
 //===----------------------------------------------------------------------===//

@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -128,7 +129,129 @@ GraphSpec mergedBatchDims(const GraphSpec &s) {
   return out;
 }
 
+/// Channels-last strides of `dims` ([N, C, spatial...]): C innermost, then
+/// the spatial dims from the last, then N.
+Shape channelsLastStrides(const Shape &dims) {
+  Shape strides(dims.size(), 1);
+  int64_t step = dims[1];
+  for (size_t i = dims.size(); i-- > 2;) {
+    strides[i] = step;
+    step *= dims[i];
+  }
+  strides[0] = step;
+  return strides;
+}
+
+/// Whether `t` is laid out channels-last: each dim of extent above one has
+/// the stride channelsLastStrides gives it.
+bool isChannelsLast(const TensorSpec &t) {
+  Shape expected = channelsLastStrides(t.dims);
+  for (size_t i = 0; i < t.dims.size(); ++i)
+    if (t.dims[i] != 1 && t.strides[i] != expected[i])
+      return false;
+  return true;
+}
+
 } // namespace
+
+std::optional<std::pair<std::string, GraphSpec>>
+convAsMatmul(const GraphSpec &s) {
+  const OpSpec *conv = nullptr;
+  for (const OpSpec &o : s.ops) {
+    if (o.kind == OpKind::ConvFprop && !conv) {
+      conv = &o;
+      continue;
+    }
+    bool perElement = (o.kind == OpKind::Pointwise && o.mode != "gen_index") ||
+                      o.kind == OpKind::BatchnormInference;
+    if (!perElement)
+      return std::nullopt;
+  }
+  if (!conv || !conv->inputs.count(Port::image) ||
+      !conv->inputs.count(Port::weight) || !conv->outputs.count(Port::Y))
+    return std::nullopt;
+  auto lookup = [&](int64_t uid) -> const TensorSpec * {
+    for (const TensorSpec &t : s.tensors)
+      if (t.uid == uid)
+        return &t;
+    return nullptr;
+  };
+  const TensorSpec *x = lookup(conv->inputs.at(Port::image));
+  const TensorSpec *w = lookup(conv->inputs.at(Port::weight));
+  if (!x || !w || x->isVirtual || x->dims.size() < 3 ||
+      w->dims.size() != x->dims.size() || w->dims[1] != x->dims[1] ||
+      x->strides.size() != x->dims.size() ||
+      w->strides.size() != w->dims.size() || !isChannelsLast(*x))
+    return std::nullopt;
+  size_t rank = x->dims.size();
+  // A 1x1 filter read at every position: no padding, stride 1 (dilation
+  // then moves nothing).
+  for (size_t i = 2; i < rank; ++i)
+    if (w->dims[i] != 1)
+      return std::nullopt;
+  auto all = [&](const char *attr, int64_t value) {
+    auto it = conv->intAttrs.find(attr);
+    if (it == conv->intAttrs.end())
+      return true;
+    return std::all_of(it->second.begin(), it->second.end(),
+                       [&](int64_t v) { return v == value; });
+  };
+  if (!all("padding", 0) || !all("pre_padding", 0) ||
+      !all("post_padding", 0) || !all("stride", 1))
+    return std::nullopt;
+  int64_t rows = x->dims[0];
+  for (size_t i = 2; i < rank; ++i)
+    rows *= x->dims[i];
+  // Every tensor is an image of the same positions (channels-last, or
+  // virtual), a per-channel [1, C, 1...] vector or a scalar: as rows x
+  // channels, position p's channel c is element (p, c) in each.
+  GraphSpec out = s;
+  for (TensorSpec &t : out.tensors) {
+    if (t.isByValue || t.readByValue) {
+      t.dims = Shape(3, 1);
+      t.strides = Shape(3, 1);
+      continue;
+    }
+    if (t.dims.size() != rank)
+      return std::nullopt;
+    if (t.uid == w->uid) {
+      // B[c][k] = W[k][c].
+      t.dims = {1, w->dims[1], w->dims[0]};
+      t.strides = {w->dims[0] * w->dims[1], w->strides[1], w->strides[0]};
+      continue;
+    }
+    bool image = t.dims[0] == x->dims[0];
+    bool unit = true;
+    for (size_t i = 2; i < rank; ++i) {
+      image &= t.dims[i] == x->dims[i];
+      unit &= t.dims[i] == 1;
+    }
+    int64_t channels = t.dims[1];
+    if (image && (t.isVirtual || isChannelsLast(t))) {
+      t.dims = {1, rows, channels};
+      t.strides = {rows * channels, channels, 1};
+    } else if (unit && t.dims[0] == 1) {
+      t.dims = {1, 1, channels};
+      t.strides = {channels, channels, channels == 1 ? 1 : t.strides[1]};
+    } else {
+      return std::nullopt;
+    }
+  }
+  for (OpSpec &o : out.ops) {
+    if (o.kind != OpKind::ConvFprop)
+      continue;
+    OpSpec matmul;
+    matmul.kind = OpKind::Matmul;
+    matmul.name = o.name;
+    matmul.computeType = o.computeType;
+    matmul.inputs[Port::A] = o.inputs.at(Port::image);
+    matmul.inputs[Port::B] = o.inputs.at(Port::weight);
+    matmul.outputs[Port::C] = o.outputs.at(Port::Y);
+    o = std::move(matmul);
+  }
+  return std::make_pair(std::string("1x1 convolution as a matmul"),
+                        std::move(out));
+}
 
 /// Equivalent descriptions of a matmul graph whose batch dims merge
 /// (mergedBatchDims), of a pointwise-only graph whose tensors all share one

@@ -4,13 +4,16 @@
 // the heuristics offer no engine config. Here, the matmul graphs whose
 // batch dims merge into one (cuDNN 9.19 on the H200 runs no matmul with
 // two batch dims) and those that must not merge, and the pointwise graphs
-// relabeled in memory order.
+// relabeled in memory order. convAsMatmul(): a 1x1 convolution group
+// described as a matmul (ranked by time against the group's own plans),
+// and the groups it must leave alone.
 //
 //===----------------------------------------------------------------------===//
 
 #include "CudnnGroupInternal.h"
 
 #include <algorithm>
+#include <functional>
 
 #include <gtest/gtest.h>
 
@@ -232,6 +235,178 @@ TEST(PointwiseRelabel, EveryRelabelingAddressesTheSameMemory) {
     for (const auto &[label, alt] : alts)
       EXPECT_EQ(offsetTuples(alt), offsetTuples(g)) << label;
   }
+}
+
+/// ResNet's conv1 group at [n, c, h, w] -> k channels: Y (uid 9) = relu(
+/// batchnorm_inference(conv(X (1), W (2)))) with per-channel mean, inv_var,
+/// scale, bias (3..6); X, W and Y channels-last, the conv result (7) and the
+/// batchnorm's (8) virtual.
+GraphSpec conv1x1(int64_t n, int64_t c, int64_t h, int64_t w, int64_t k) {
+  auto channelsLast = [](Shape d) {
+    return Shape{d[1] * d[2] * d[3], 1, d[3] * d[1], d[1]};
+  };
+  GraphSpec s;
+  s.name = "resnet/group0";
+  OpSpec conv;
+  conv.kind = "conv_fprop";
+  conv.name = "conv1";
+  conv.inputs[Port::image] = 1;
+  conv.inputs[Port::weight] = 2;
+  conv.outputs[Port::Y] = 7;
+  conv.intAttrs["pre_padding"] = {0, 0};
+  conv.intAttrs["post_padding"] = {0, 0};
+  conv.intAttrs["stride"] = {1, 1};
+  conv.intAttrs["dilation"] = {1, 1};
+  OpSpec bn;
+  bn.kind = "batchnorm_inference";
+  bn.inputs[Port::input] = 7;
+  bn.inputs[Port::mean] = 3;
+  bn.inputs[Port::inv_variance] = 4;
+  bn.inputs[Port::scale] = 5;
+  bn.inputs[Port::bias] = 6;
+  bn.outputs[Port::Y] = 8;
+  OpSpec relu;
+  relu.kind = "pointwise";
+  relu.mode = "relu";
+  relu.inputs[graph::pointwiseInput(0)] = 8;
+  relu.outputs[Port::output] = 9;
+  s.ops = {conv, bn, relu};
+  s.tensors = {tensor(1, {n, c, h, w}, channelsLast({n, c, h, w})),
+               tensor(2, {k, c, 1, 1}, {c, 1, c, c})};
+  for (int64_t uid = 3; uid <= 6; ++uid)
+    s.tensors.push_back(tensor(uid, {1, k, 1, 1}, {k, 1, 1, 1}));
+  for (int64_t uid = 7; uid <= 8; ++uid) {
+    TensorSpec t = tensor(uid, {n, k, h, w}, channelsLast({n, k, h, w}));
+    t.isVirtual = true;
+    s.tensors.push_back(t);
+  }
+  s.tensors.push_back(tensor(9, {n, k, h, w}, channelsLast({n, k, h, w})));
+  return s;
+}
+
+int64_t offsetOf(const TensorSpec &t, const Shape &index) {
+  int64_t offset = 0;
+  for (size_t d = 0; d < index.size(); ++d)
+    offset += index[d] * t.strides[d];
+  return offset;
+}
+
+TEST(ConvAsMatmul, ResnetConvGroupBecomesAMatmulOverTheSameBytes) {
+  const int64_t n = 2, c = 8, h = 3, w = 5, k = 4;
+  GraphSpec s = conv1x1(n, c, h, w, k);
+  auto alt = convAsMatmul(s);
+  ASSERT_TRUE(alt.has_value());
+  EXPECT_EQ(alt->first, "1x1 convolution as a matmul");
+  const GraphSpec &m = alt->second;
+  ASSERT_EQ(m.ops.size(), 3u);
+  EXPECT_EQ(m.ops[0].kind, graph::OpKind::Matmul);
+  EXPECT_EQ(m.ops[0].inputs.at(Port::A), 1);
+  EXPECT_EQ(m.ops[0].inputs.at(Port::B), 2);
+  EXPECT_EQ(m.ops[0].outputs.at(Port::C), 7);
+  EXPECT_EQ(m.ops[0].name, "conv1");
+  EXPECT_EQ(m.ops[1].kind, graph::OpKind::BatchnormInference);
+  const int64_t rows = n * h * w;
+  EXPECT_EQ(find(m, 1).dims, (Shape{1, rows, c}));
+  EXPECT_EQ(find(m, 2).dims, (Shape{1, c, k}));
+  EXPECT_EQ(find(m, 2).strides, (Shape{k * c, 1, c}));
+  EXPECT_EQ(find(m, 3).dims, (Shape{1, 1, k}));
+  EXPECT_EQ(find(m, 7).dims, (Shape{1, rows, k}));
+  EXPECT_TRUE(find(m, 7).isVirtual);
+  // Position (n, h, w) is row (n * h + h) * w + w of every image, and
+  // filter element [k][c] is B's [c][k]: same offsets, element by element.
+  for (int64_t uid : {1, 9}) {
+    const TensorSpec &before = find(s, uid), &after = find(m, uid);
+    int64_t channels = before.dims[1];
+    for (int64_t ni = 0; ni < n; ++ni)
+      for (int64_t hi = 0; hi < h; ++hi)
+        for (int64_t wi = 0; wi < w; ++wi)
+          for (int64_t ci = 0; ci < channels; ++ci)
+            ASSERT_EQ(offsetOf(before, {ni, ci, hi, wi}),
+                      offsetOf(after, {0, (ni * h + hi) * w + wi, ci}))
+                << "uid " << uid;
+  }
+  for (int64_t ki = 0; ki < k; ++ki)
+    for (int64_t ci = 0; ci < c; ++ci)
+      ASSERT_EQ(offsetOf(find(s, 2), {ki, ci, 0, 0}),
+                offsetOf(find(m, 2), {0, ci, ki}));
+  for (int64_t ki = 0; ki < k; ++ki)
+    ASSERT_EQ(offsetOf(find(s, 5), {0, ki, 0, 0}),
+              offsetOf(find(m, 5), {0, 0, ki}));
+}
+
+TEST(ConvAsMatmul, ResidualAddAndScalarAreRelabeledToo) {
+  GraphSpec s = conv1x1(2, 8, 3, 5, 4);
+  // relu(bn + residual * alpha): the residual an image like Y, alpha a
+  // by-value scalar.
+  OpSpec scale;
+  scale.kind = "pointwise";
+  scale.mode = "mul";
+  scale.inputs[graph::pointwiseInput(0)] = 10;
+  scale.inputs[graph::pointwiseInput(1)] = 11;
+  scale.outputs[Port::output] = 12;
+  OpSpec add;
+  add.kind = "pointwise";
+  add.mode = "add";
+  add.inputs[graph::pointwiseInput(0)] = 8;
+  add.inputs[graph::pointwiseInput(1)] = 12;
+  add.outputs[Port::output] = 13;
+  s.ops.insert(s.ops.begin() + 2, {scale, add});
+  s.ops.back().inputs[graph::pointwiseInput(0)] = 13;
+  s.tensors.push_back(tensor(10, {2, 4, 3, 5}, {60, 1, 20, 4}));
+  TensorSpec alpha = tensor(11, {1, 1, 1, 1}, {1, 1, 1, 1});
+  alpha.isByValue = true;
+  s.tensors.push_back(alpha);
+  for (int64_t uid : {12, 13}) {
+    TensorSpec t = tensor(uid, {2, 4, 3, 5}, {60, 1, 20, 4});
+    t.isVirtual = true;
+    s.tensors.push_back(t);
+  }
+  auto alt = convAsMatmul(s);
+  ASSERT_TRUE(alt.has_value());
+  EXPECT_EQ(find(alt->second, 10).dims, (Shape{1, 30, 4}));
+  EXPECT_EQ(find(alt->second, 10).strides, (Shape{120, 4, 1}));
+  EXPECT_EQ(find(alt->second, 11).dims, (Shape{1, 1, 1}));
+}
+
+TEST(ConvAsMatmul, OtherConvolutionsAndGroupsAreLeftAlone) {
+  auto refused = [](const std::string &why,
+                    const std::function<void(GraphSpec &)> &change) {
+    GraphSpec s = conv1x1(2, 8, 3, 5, 4);
+    change(s);
+    EXPECT_FALSE(convAsMatmul(s).has_value()) << why;
+  };
+  auto tensorOf = [](GraphSpec &s, int64_t uid) -> TensorSpec & {
+    for (TensorSpec &t : s.tensors)
+      if (t.uid == uid)
+        return t;
+    return s.tensors.front();
+  };
+  ASSERT_TRUE(convAsMatmul(conv1x1(2, 8, 3, 5, 4)).has_value());
+  refused("3x3 filter", [&](GraphSpec &s) {
+    tensorOf(s, 2).dims = {4, 8, 3, 3};
+    s.ops[0].intAttrs["pre_padding"] = {1, 1};
+    s.ops[0].intAttrs["post_padding"] = {1, 1};
+  });
+  refused("stride 2", [](GraphSpec &s) { s.ops[0].intAttrs["stride"] = {2, 2}; });
+  refused("padding", [](GraphSpec &s) {
+    s.ops[0].intAttrs["pre_padding"] = {0, 1};
+  });
+  refused("grouped", [&](GraphSpec &s) { tensorOf(s, 2).dims = {4, 4, 1, 1}; });
+  refused("row-major image", [&](GraphSpec &s) {
+    tensorOf(s, 1).strides = graph::rowMajorStrides(tensorOf(s, 1).dims);
+  });
+  refused("row-major output", [&](GraphSpec &s) {
+    tensorOf(s, 9).strides = graph::rowMajorStrides(tensorOf(s, 9).dims);
+  });
+  refused("per-sample bias", [&](GraphSpec &s) {
+    tensorOf(s, 6).dims = {2, 4, 1, 1};
+    tensorOf(s, 6).strides = {4, 1, 1, 1};
+  });
+  refused("a reduction in the group", [](GraphSpec &s) {
+    s.ops[2].kind = "reduction";
+    s.ops[2].mode = "add";
+  });
+  refused("a second convolution", [](GraphSpec &s) { s.ops[2].kind = "conv_fprop"; });
 }
 
 } // namespace

@@ -138,6 +138,10 @@ public:
   /// relabeled into layouts cuDNN's runtime-fusion engines take (same uids
   /// and bytes; the plan name gets " [as ...]") and asks again.
   virtual std::string createPlans(const std::vector<HeurMode> &modes) = 0;
+  /// Appends the heuristics' plans for other descriptions of the group
+  /// that may run faster (a 1x1 convolution as a matmul; plan names end in
+  /// " [as ...]"), after the plans so far; returns how many. Once per group.
+  virtual size_t addAlternatePlans(const std::vector<HeurMode> &modes) = 0;
   /// Appends a plan for an explicit engine id and knobs (plan replay).
   virtual std::string addPlan(int64_t engineId,
                               const std::vector<std::pair<int64_t, int64_t>> &knobs) = 0;
