@@ -194,6 +194,8 @@ def bench_backward(torch, name, phase, make_torch, args):
     print(line, flush=True)
     if args.profile:
         sides = [("ours", lambda: g.execute(pack)), ("torch eager", eager)]
+        if "compiled_ms" in result:
+            sides.append(("torch.compile", compiled))
         for side, fn in sides:
             print(f"---- {name}/{phase}, {side}: CUDA time of 10 runs by kernel")
             print(profile_table(torch, fn))
@@ -254,7 +256,7 @@ def profile_table(torch, fn, runs=10):
         for _ in range(runs):
             fn()
         torch.cuda.synchronize()
-    return prof.key_averages().table(sort_by="cuda_time_total", row_limit=14, max_name_column_width=90)
+    return prof.key_averages().table(sort_by="cuda_time_total", row_limit=24, max_name_column_width=90)
 
 
 def main(argv=None):
