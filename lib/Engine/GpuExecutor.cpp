@@ -949,15 +949,35 @@ std::string mlir::graph::timeCudnnPlans(rt::Device &device,
                                         const std::vector<size_t> &indices,
                                         std::vector<double> &ms,
                                         std::vector<std::string> &notes) {
+  std::vector<std::pair<std::string, std::unique_ptr<rt::CodegenKernel>>> none;
+  return timeGroupPlans(device, spec, group, indices, none, ms, notes);
+}
+
+std::string mlir::graph::timeGroupPlans(
+    rt::Device &device, const rt::GraphSpec &spec, rt::CudnnGroup &group,
+    const std::vector<size_t> &indices,
+    std::vector<std::pair<std::string, std::unique_ptr<rt::CodegenKernel>>>
+        &generated,
+    std::vector<double> &ms, std::vector<std::string> &notes) {
   std::vector<Candidate> candidates(indices.size());
   for (size_t i = 0; i < indices.size(); ++i) {
     candidates[i].name = group.plans()[indices[i]].name;
     candidates[i].cudnnPlan = indices[i];
     candidates[i].workspace = group.workspaceBytes(indices[i]);
   }
+  for (auto &[name, kernels] : generated) {
+    Candidate c;
+    c.name = name;
+    c.kernels = std::move(kernels);
+    candidates.push_back(std::move(c));
+  }
   size_t best = 0;
-  return tuneCandidates(device, /*source=*/nullptr, /*againstFirst=*/true, spec,
-                        &group, candidates, best, notes, &ms);
+  std::string error =
+      tuneCandidates(device, /*source=*/nullptr, /*againstFirst=*/true, spec,
+                     &group, candidates, best, notes, &ms);
+  for (size_t i = 0; i < generated.size(); ++i)
+    generated[i].second = std::move(candidates[indices.size() + i].kernels);
+  return error;
 }
 
 void mlir::graph::lendGpuWorkspace(void *memory, int64_t bytes) {

@@ -64,6 +64,17 @@ std::string timeCudnnPlans(::graph::rt::Device &device,
                            std::vector<double> &ms,
                            std::vector<std::string> &notes);
 
+/// timeCudnnPlans with generated plans too: `generated` (name and loaded
+/// kernels) are timed after cuDNN's, `ms` holds the cuDNN plans' times
+/// then theirs.
+std::string timeGroupPlans(
+    ::graph::rt::Device &device, const ::graph::rt::GraphSpec &spec,
+    ::graph::rt::CudnnGroup &group, const std::vector<size_t> &indices,
+    std::vector<
+        std::pair<std::string, std::unique_ptr<::graph::rt::CodegenKernel>>>
+        &generated,
+    std::vector<double> &ms, std::vector<std::string> &notes);
+
 /// How a group's list is asked for.
 struct GroupPlanRequest {
   /// cuDNN's heuristics modes.
@@ -162,9 +173,12 @@ public:
 private:
   void rebuildEntries();
   /// For a large group: builds the heuristics' first plan of each of their
-  /// first engines, times them, and lists the fastest first when it beats
-  /// the heuristics' first plan clearly (a choice kept per process, so
-  /// every list made for the group agrees on its indices).
+  /// first engines (of the group's own graph and of an alternate
+  /// description), the first engine's next knob variants and, where cuDNN
+  /// ranks before codegen, the first generated plans, times them, and
+  /// lists the fastest first when it beats the heuristics' first plan
+  /// clearly (a choice kept per process, so every list made for the group
+  /// agrees on its indices).
   void rankByTime();
 
   ::graph::rt::Device &device;
