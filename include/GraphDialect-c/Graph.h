@@ -299,7 +299,10 @@ GRAPH_API GraphStatus graphGetDeviceCount(int32_t *count);
 |* GRAPH_CODEGEN_V2_ENGINE_ID / GRAPH_CODEGEN_V1_ENGINE_ID, no workspace,   *|
 |* behavior note "GENERATED_KERNELS"), then the explicit plans of           *|
 |* graphPlanAdd. When cuDNN declines the group the list is the codegen      *|
-|* plans alone (index 0 up). The frontend lists plans per graph; a graph    *|
+|* plans alone (index 0 up). A group whose tensors span 32 MiB or more is   *|
+|* ranked by time once per process (README): the fastest timed plan, which  *|
+|* may be a codegen plan or one of another description of the group, is   *|
+|* listed first. The frontend lists plans per graph; a graph                *|
 |* may lower to several fused groups here (graphPlanCount's `numGroups` >   *|
 |* 1). The graph's list is then its anchor group's: the group with the most *|
 |* principal ops (not pointwise, reduction or a view), then the most ops,   *|
@@ -326,6 +329,12 @@ GRAPH_API GraphStatus graphGetDeviceCount(int32_t *count);
 #define GRAPH_CODEGEN_KNOB_THREADS 1000
 #define GRAPH_CODEGEN_KNOB_ITEMS 1001
 #define GRAPH_CODEGEN_KNOB_PREFETCH 1002
+/* The knob type that marks a cuDNN plan of another description of its
+ * group (value 0: a 1x1 convolution written as a matmul over the same
+ * bytes, listed for groups ranked by time): graphPlanEngine answers it
+ * among the knobs, and graphPlanAdd with it builds the engine on that
+ * description. */
+#define GRAPH_KNOB_ALTERNATE_DESCRIPTION 2000
 
 /* Heuristics modes, queried in the order given; plans already listed by an
  * earlier mode are not repeated. */
@@ -358,7 +367,9 @@ GRAPH_API int32_t graphPlanCount(GraphModule module, int32_t *numGroups);
  * anchor group. -1 on failure (no list, no GPU), as graphPlanCount. */
 GRAPH_API int32_t graphPlanGroup(GraphModule module);
 /* The plan's name, "eng<engine id>_k<knob type>=<value>..." (with
- * " [as <layout>]" when cuDNN only took the group relabeled) or the codegen
+ * " [as <layout>]" when cuDNN only took the group relabeled, and
+ * " [as 1x1 convolution as a matmul]" for a plan of that description of a
+ * large group, see GRAPH_KNOB_ALTERNATE_DESCRIPTION) or the codegen
  * plan's ("codegen_v2_t256_i2", "codegen_v1"), owned by the
  * module and valid until the next graphPlanCreate or its destruction; NULL
  * on failure. */

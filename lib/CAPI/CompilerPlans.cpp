@@ -12,6 +12,7 @@
 
 #ifdef GRAPH_HAVE_GPU_RUNTIME
 #include "GraphDialect/Engine/PlanList.h"
+#include "GraphDialect/Runtime/CudnnGraph.h"
 #include "GraphDialect/Runtime/Device.h"
 #endif
 
@@ -36,6 +37,8 @@ static_assert(
         GRAPH_CODEGEN_KNOB_ITEMS == mlir::graph::kCodegenKnobItems &&
         GRAPH_CODEGEN_KNOB_PREFETCH == mlir::graph::kCodegenKnobPrefetch,
     "Graph.h's codegen ids are PlanList.h's");
+static_assert(GRAPH_KNOB_ALTERNATE_DESCRIPTION == rt::kAlternateKnob,
+              "Graph.h's alternate-description knob is CudnnGraph.h's");
 
 /// The usable device, or NO_DEVICE naming `call` and why.
 Status needDevice(const char *call, rt::Device *&device) {

@@ -188,6 +188,10 @@ void GroupPlans::rankByTime() {
   for (rt::HeurMode mode : asked.heuristics)
     key += std::to_string(static_cast<int>(mode));
   key += "|" + rt::canonicalKey(groupSpec);
+  // The engines listed and their order decide what is timed.
+  for (const std::string &engine : ranking)
+    key += "|" + engine;
+  key += codegenAsked ? "+codegen" : "";
   rt::PlanRankings &rankings = device.planRankings();
   // Held while one group is timed (seconds): lists of large groups are
   // made one at a time on a device.
@@ -199,20 +203,17 @@ void GroupPlans::rankByTime() {
                     heuristicOrder.begin() + k + 1);
         return;
       }
-    // A generated plan: it moves to the front of the codegen plans, and
-    // the codegen engine before cuDNN.
+    // A generated plan: listed before every other (the rest keep their
+    // places).
     for (size_t k = 0; k < codegen.size(); ++k)
       if (codegen[k] == name) {
-        std::rotate(codegen.begin(), codegen.begin() + k,
-                    codegen.begin() + k + 1);
-        std::rotate(builds.begin(), builds.begin() + k, builds.begin() + k + 1);
-        auto at = std::find(ranking.begin(), ranking.end(), "codegen");
-        std::rotate(ranking.begin(), at, at + 1);
+        leadingCodegen = k;
         return;
       }
   };
   if (auto it = rankings.chosen.find(key); it != rankings.chosen.end()) {
     ranked = it->second.notes;
+    promote(it->second.cudnnFirst);
     promote(it->second.first);
     return;
   }
@@ -271,6 +272,8 @@ void GroupPlans::rankByTime() {
   std::vector<std::string> notes;
   std::vector<double> ms;
   std::string first = group->plans()[0].name;
+  // When a generated plan leads, cuDNN's fastest still leads cuDNN's.
+  std::string cudnnFirst;
   if (timed.size() + generated.size() >= 2 && !timed.empty() &&
       timed.front() == 0) {
     std::vector<std::string> lines;
@@ -279,15 +282,28 @@ void GroupPlans::rankByTime() {
     for (const std::string &line : lines)
       if (line.rfind("(", 0) != 0) // the tuner's own remarks
         notes.push_back(line);
-    size_t fastest = 0;
-    for (size_t k = 1; error.empty() && k < ms.size(); ++k)
-      if (ms[k] >= 0 && (ms[fastest] < 0 || ms[k] < ms[fastest]))
-        fastest = k;
-    if (!error.empty())
+    // The fastest of [begin, end) of the timed candidates.
+    auto fastestOf = [&](size_t begin, size_t end) {
+      size_t fastest = 0;
+      for (size_t k = begin; error.empty() && k < end; ++k)
+        if (ms[k] >= 0 && (ms[fastest] < 0 || ms[k] < ms[fastest]))
+          fastest = k;
+      return fastest;
+    };
+    auto clearlyFaster = [&](size_t k) {
+      return k != 0 && ms[0] >= 0 && ms[k] < kRankingMargin * ms[0];
+    };
+    size_t fastest = fastestOf(1, ms.size());
+    if (!error.empty()) {
       notes.push_back("not ranked: " + error);
-    else if (fastest != 0 && ms[0] >= 0 && ms[fastest] < kRankingMargin * ms[0])
-      first = fastest < timed.size() ? group->plans()[timed[fastest]].name
-                                     : generated[fastest - timed.size()].first;
+    } else if (clearlyFaster(fastest) && fastest < timed.size()) {
+      first = group->plans()[timed[fastest]].name;
+    } else if (clearlyFaster(fastest)) {
+      first = generated[fastest - timed.size()].first;
+      size_t cudnnFastest = fastestOf(1, timed.size());
+      if (clearlyFaster(cudnnFastest))
+        cudnnFirst = group->plans()[timed[cudnnFastest]].name;
+    }
     double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
             .count();
@@ -301,19 +317,23 @@ void GroupPlans::rankByTime() {
   if (!notes.empty())
     notes.front().replace(0, std::string("ranked by time").size(),
                           "ranked by time earlier in this process");
-  rankings.chosen[key] = {first, notes};
+  rankings.chosen[key] = {first, notes, cudnnFirst};
+  promote(cudnnFirst);
   promote(first);
 }
 
 void GroupPlans::rebuildEntries() {
   list.clear();
+  if (leadingCodegen)
+    list.push_back({true, *leadingCodegen, codegen[*leadingCodegen]});
   for (const std::string &engine : ranking) {
     if (engine == "cudnn" && group)
       for (size_t i : heuristicOrder)
         list.push_back({false, i, group->plans()[i].name});
     if (engine == "codegen")
       for (size_t i = 0; i < codegen.size(); ++i)
-        list.push_back({true, i, codegen[i]});
+        if (i != leadingCodegen)
+          list.push_back({true, i, codegen[i]});
   }
   // Explicit plans last: the indices before them never move.
   if (group)

@@ -111,19 +111,37 @@ public:
     return b.finalize(graph, "OPERATIONGRAPH");
   }
 
-  size_t addAlternatePlans(const std::vector<HeurMode> &modes) override {
-    if (!alternates.empty() || !relabel.empty() || compositeAttention)
-      return 0; // asked before, or the group is already described otherwise
-    std::optional<std::pair<std::string, GraphSpec>> alt = convAsMatmul(spec);
+  /// The alternate description `index` (0: convAsMatmul) lowered to its
+  /// operation graph, made on first use; "" or why the group has none.
+  std::string alternate(int64_t index) {
+    if (index != 0)
+      return "group '" + spec.name + "' has no alternate description " +
+             std::to_string(index);
+    if (!alternates.empty())
+      return "";
+    std::optional<std::pair<std::string, GraphSpec>> alt;
+    if (relabel.empty() && !compositeAttention)
+      alt = convAsMatmul(spec);
     if (!alt)
-      return 0;
+      return "group '" + spec.name +
+             "' is not a 1x1 convolution a matmul can describe";
     Alternate a;
     a.label = alt->first;
-    if (!lowerGraph(alt->second, a.spec, a.lowering, a.opGraph).empty())
-      return 0; // cuDNN takes no such graph: the group's own plans stand
+    TRY(lowerGraph(alt->second, a.spec, a.lowering, a.opGraph));
     alternates.push_back(std::move(a));
+    return "";
+  }
+
+  bool alternatesQueried = false;
+  size_t addAlternatePlans(const std::vector<HeurMode> &modes) override {
+    if (alternatesQueried)
+      return 0;
+    alternatesQueried = true;
+    // No such description, or cuDNN takes none: the own plans stand.
+    if (!alternate(0).empty())
+      return 0;
     size_t before = planList.size();
-    queryHeuristics(modes, static_cast<int>(alternates.size()) - 1);
+    queryHeuristics(modes, 0);
     return planList.size() - before;
   }
 
@@ -356,8 +374,10 @@ public:
           p.alternate = alternate;
           if (std::string why = describe(cfgs[i], p.info); !why.empty())
             p.info.error = why;
-          if (alternate >= 0)
+          if (alternate >= 0) {
             p.info.name += " [as " + alternates[alternate].label + "]";
+            p.info.knobs.push_back({kAlternateKnob, alternate});
+          }
           bool duplicate = false;
           for (size_t k = first; k < planList.size(); ++k)
             duplicate |= planList[k].info.name == p.info.name &&
@@ -383,12 +403,25 @@ public:
 
   std::string
   addPlan(int64_t engineId,
-          const std::vector<std::pair<int64_t, int64_t>> &knobs) override {
+          const std::vector<std::pair<int64_t, int64_t>> &allKnobs) override {
     Builder b = builder("engine " + std::to_string(engineId));
+    // kAlternateKnob picks the description the plan runs on; the rest are
+    // cuDNN's.
+    int alt = -1;
+    std::vector<std::pair<int64_t, int64_t>> knobs;
+    for (auto [type, value] : allKnobs) {
+      if (type != kAlternateKnob) {
+        knobs.push_back({type, value});
+        continue;
+      }
+      TRY(alternate(value));
+      alt = static_cast<int>(value);
+    }
+    const DescPtr &graph = alt < 0 ? opGraph : alternates[alt].opGraph;
     DescPtr engine, cfg;
     TRY(b.create(CUDNN_BACKEND_ENGINE_DESCRIPTOR, engine, "ENGINE"));
     SET(engine, CUDNN_ATTR_ENGINE_OPERATION_GRAPH,
-        CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &opGraph->raw);
+        CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &graph->raw);
     SET(engine, CUDNN_ATTR_ENGINE_GLOBAL_INDEX, CUDNN_TYPE_INT64, 1, &engineId);
     TRY(b.finalize(engine, "ENGINE"));
     std::vector<DescPtr> choices;
@@ -412,9 +445,12 @@ public:
     TRY(b.finalize(cfg, "ENGINECFG"));
     Plan p;
     p.engineConfig = cfg;
+    p.alternate = alt;
     p.info.engineId = engineId;
-    p.info.knobs = knobs;
+    p.info.knobs = allKnobs;
     p.info.name = planName(engineId, knobs);
+    if (alt >= 0)
+      p.info.name += " [as " + alternates[alt].label + "]";
     planList.push_back(p);
     infos.push_back(p.info);
     return "";
@@ -641,6 +677,10 @@ public:
       return "group '" + spec.name + "': plan " + std::to_string(index) +
              " is not built";
     Plan &p = planList[index];
+    if (p.alternate >= 0)
+      return "group '" + spec.name + "': plan " + p.info.name +
+             " runs another description of the group, which its JSON does "
+             "not record";
     Builder b = builder("plan " + p.info.name + " JSON");
     int64_t size = 0;
     if (cudnnStatus_t s = api.cudnnBackendGetAttribute(

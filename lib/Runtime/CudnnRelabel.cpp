@@ -142,14 +142,19 @@ Shape channelsLastStrides(const Shape &dims) {
   return strides;
 }
 
-/// Whether `t` is laid out channels-last: each dim of extent above one has
-/// the stride channelsLastStrides gives it.
-bool isChannelsLast(const TensorSpec &t) {
-  Shape expected = channelsLastStrides(t.dims);
-  for (size_t i = 0; i < t.dims.size(); ++i)
-    if (t.dims[i] != 1 && t.strides[i] != expected[i])
+/// Whether dims/strides lay a tensor out channels-last: each dim of extent
+/// above one has the stride channelsLastStrides gives it.
+bool isChannelsLast(const Shape &dims, const Shape &strides) {
+  Shape expected = channelsLastStrides(dims);
+  for (size_t i = 0; i < dims.size(); ++i)
+    if (dims[i] != 1 && strides[i] != expected[i])
       return false;
   return true;
+}
+
+/// `t`'s strides, row-major when it gives none (as lowering reads them).
+Shape stridesOf(const TensorSpec &t) {
+  return t.strides.empty() ? rowMajorStrides(t.dims) : t.strides;
 }
 
 } // namespace
@@ -170,19 +175,38 @@ convAsMatmul(const GraphSpec &s) {
   if (!conv || !conv->inputs.count(Port::image) ||
       !conv->inputs.count(Port::weight) || !conv->outputs.count(Port::Y))
     return std::nullopt;
+  int64_t imageUid = conv->inputs.at(Port::image);
+  int64_t filterUid = conv->inputs.at(Port::weight);
+  // The filter is relabeled by its addresses (B[c][k] is W[k][c]): it must
+  // be memory the caller gives, read by the convolution alone. The image,
+  // too, is read from the caller's memory.
+  for (const OpSpec &o : s.ops) {
+    for (auto &[port, uid] : o.outputs)
+      if (uid == imageUid || uid == filterUid)
+        return std::nullopt;
+    if (&o != conv)
+      for (auto &[port, uid] : o.inputs)
+        if (uid == filterUid)
+          return std::nullopt;
+  }
   auto lookup = [&](int64_t uid) -> const TensorSpec * {
     for (const TensorSpec &t : s.tensors)
       if (t.uid == uid)
         return &t;
     return nullptr;
   };
-  const TensorSpec *x = lookup(conv->inputs.at(Port::image));
-  const TensorSpec *w = lookup(conv->inputs.at(Port::weight));
-  if (!x || !w || x->isVirtual || x->dims.size() < 3 ||
+  const TensorSpec *x = lookup(imageUid);
+  const TensorSpec *w = lookup(filterUid);
+  // One operand type: a matmul rounds an f32 operand beside a 16-bit one
+  // to 16 bits, which the convolution does not.
+  if (!x || !w || x->isVirtual || w->isVirtual || x->isByValue ||
+      w->isByValue || x->dtype != w->dtype || x->dims.size() < 3 ||
       w->dims.size() != x->dims.size() || w->dims[1] != x->dims[1] ||
-      x->strides.size() != x->dims.size() ||
-      w->strides.size() != w->dims.size() || !isChannelsLast(*x))
+      stridesOf(*x).size() != x->dims.size() ||
+      stridesOf(*w).size() != w->dims.size() ||
+      !isChannelsLast(x->dims, stridesOf(*x)))
     return std::nullopt;
+  const Shape filterStrides = stridesOf(*w);
   size_t rank = x->dims.size();
   // A 1x1 filter read at every position: no padding, stride 1 (dilation
   // then moves nothing).
@@ -212,12 +236,13 @@ convAsMatmul(const GraphSpec &s) {
       t.strides = Shape(3, 1);
       continue;
     }
-    if (t.dims.size() != rank)
+    Shape strides = stridesOf(t);
+    if (t.dims.size() != rank || strides.size() != rank)
       return std::nullopt;
-    if (t.uid == w->uid) {
+    if (t.uid == filterUid) {
       // B[c][k] = W[k][c].
       t.dims = {1, w->dims[1], w->dims[0]};
-      t.strides = {w->dims[0] * w->dims[1], w->strides[1], w->strides[0]};
+      t.strides = {w->dims[0] * w->dims[1], filterStrides[1], filterStrides[0]};
       continue;
     }
     bool image = t.dims[0] == x->dims[0];
@@ -227,12 +252,12 @@ convAsMatmul(const GraphSpec &s) {
       unit &= t.dims[i] == 1;
     }
     int64_t channels = t.dims[1];
-    if (image && (t.isVirtual || isChannelsLast(t))) {
+    if (image && (t.isVirtual || isChannelsLast(t.dims, strides))) {
       t.dims = {1, rows, channels};
       t.strides = {rows * channels, channels, 1};
     } else if (unit && t.dims[0] == 1) {
       t.dims = {1, 1, channels};
-      t.strides = {channels, channels, channels == 1 ? 1 : t.strides[1]};
+      t.strides = {channels, channels, channels == 1 ? 1 : strides[1]};
     } else {
       return std::nullopt;
     }

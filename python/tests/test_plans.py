@@ -178,6 +178,10 @@ def test_gpu_plan_list_queries(monkeypatch):
     key = _plans.codegen_knob_key(_plans.CODEGEN_KNOB_THREADS)
     assert isinstance(key, gc.knob_type) and key.name == "CODEGEN_THREADS"
     assert _enums.backend_knob_code(key) == 1000 and gc.knob_type(int(key)) is key
+    # so is the knob marking a plan of another description of the group (a
+    # 1x1 convolution as a matmul), which create_execution_plan hands back
+    alternate = _enums.knob_type_of(_plans.KNOB_ALTERNATE_DESCRIPTION)
+    assert alternate.name == "ALTERNATE_DESCRIPTION" and _enums.backend_knob_code(alternate) == 2000
     assert g.get_behavior_notes_for_plan_at_index(0) == [gc.behavior_note.SUPPORTS_CUDA_GRAPH_NATIVE_API]
     assert g.get_numeric_notes_for_plan_at_index(0) == [gc.numeric_note.TENSOR_CORE]
     assert g.get_behavior_notes_for_plan_at_index(2) == [gc.behavior_note.CUBLASLT_DEPENDENCY]

@@ -384,13 +384,38 @@ TEST(ConvAsMatmul, OtherConvolutionsAndGroupsAreLeftAlone) {
   ASSERT_TRUE(convAsMatmul(conv1x1(2, 8, 3, 5, 4)).has_value());
   refused("3x3 filter", [&](GraphSpec &s) {
     tensorOf(s, 2).dims = {4, 8, 3, 3};
-    s.ops[0].intAttrs["pre_padding"] = {1, 1};
-    s.ops[0].intAttrs["post_padding"] = {1, 1};
+    tensorOf(s, 2).strides = {72, 1, 24, 8};
   });
   refused("stride 2", [](GraphSpec &s) { s.ops[0].intAttrs["stride"] = {2, 2}; });
-  refused("padding", [](GraphSpec &s) {
+  refused("pre-padding", [](GraphSpec &s) {
     s.ops[0].intAttrs["pre_padding"] = {0, 1};
   });
+  refused("post-padding", [](GraphSpec &s) {
+    s.ops[0].intAttrs["post_padding"] = {1, 0};
+  });
+  refused("symmetric padding", [](GraphSpec &s) {
+    s.ops[0].intAttrs["padding"] = {1, 1};
+  });
+  refused("gen_index in the group",
+          [](GraphSpec &s) { s.ops[2].mode = "gen_index"; });
+  refused("a filter computed in the group", [&](GraphSpec &s) {
+    OpSpec scale;
+    scale.kind = "pointwise";
+    scale.mode = "mul";
+    scale.inputs[graph::pointwiseInput(0)] = 20;
+    scale.inputs[graph::pointwiseInput(1)] = 21;
+    scale.outputs[Port::output] = 2;
+    s.ops.insert(s.ops.begin(), scale);
+    tensorOf(s, 2).isVirtual = true;
+    s.tensors.push_back(tensor(20, {4, 8, 1, 1}, {8, 1, 8, 8}));
+    s.tensors.push_back(tensor(21, {1, 1, 1, 1}, {1, 1, 1, 1}));
+  });
+  refused("the filter read by another op", [](GraphSpec &s) {
+    s.ops[2].mode = "add";
+    s.ops[2].inputs[graph::pointwiseInput(1)] = 2;
+  });
+  refused("an f32 image with an f16 filter",
+          [&](GraphSpec &s) { tensorOf(s, 1).dtype = DType::F32; });
   refused("grouped", [&](GraphSpec &s) { tensorOf(s, 2).dims = {4, 4, 1, 1}; });
   refused("row-major image", [&](GraphSpec &s) {
     tensorOf(s, 1).strides = graph::rowMajorStrides(tensorOf(s, 1).dims);
@@ -407,6 +432,125 @@ TEST(ConvAsMatmul, OtherConvolutionsAndGroupsAreLeftAlone) {
     s.ops[2].mode = "add";
   });
   refused("a second convolution", [](GraphSpec &s) { s.ops[2].kind = "conv_fprop"; });
+}
+
+/// Checks that every element of every tensor of `s` has the same offset in
+/// `m` (convAsMatmul's result) at its relabeled index: an image's position
+/// p (n and spatial, row-major) and channel c at [0, p, c], a per-channel
+/// tensor's c at [0, 0, c], filter [k][c] at [0, c, k].
+void expectSameOffsets(const GraphSpec &s, const GraphSpec &m,
+                       int64_t filterUid) {
+  for (const TensorSpec &before : s.tensors) {
+    if (before.isByValue)
+      continue;
+    const TensorSpec &after = find(m, before.uid);
+    Shape strides = before.strides.empty() ? graph::rowMajorStrides(before.dims)
+                                           : before.strides;
+    Shape index(before.dims.size(), 0);
+    int64_t count = graph::numElements(before.dims);
+    for (int64_t e = 0; e < count; ++e) {
+      int64_t offset = 0;
+      for (size_t d = 0; d < index.size(); ++d)
+        offset += index[d] * strides[d];
+      Shape mapped;
+      if (before.uid == filterUid) {
+        mapped = {0, index[1], index[0]};
+      } else {
+        int64_t position = index[0];
+        for (size_t d = 2; d < index.size(); ++d)
+          position = position * before.dims[d] + index[d];
+        mapped = {0, position, index[1]};
+      }
+      if (!before.isVirtual)
+        ASSERT_EQ(offsetOf(after, mapped), offset)
+            << "uid " << before.uid << " element " << e;
+      for (size_t d = index.size(); d-- > 0;)
+        if (++index[d] < before.dims[d])
+          break;
+        else
+          index[d] = 0;
+    }
+  }
+}
+
+/// conv1x1's group over an image of any rank: [n, c, spatial...] -> k
+/// channels, per-channel tensors of channel stride `vectorStride`.
+GraphSpec conv1x1Ranked(int64_t n, int64_t c, Shape spatial, int64_t k,
+                        int64_t vectorStride = 1) {
+  GraphSpec s = conv1x1(n, c, 1, 1, k);
+  auto channelsLast = [](const Shape &d) {
+    Shape st(d.size(), 1);
+    int64_t step = d[1];
+    for (size_t i = d.size(); i-- > 2;) {
+      st[i] = step;
+      step *= d[i];
+    }
+    st[0] = step;
+    return st;
+  };
+  size_t rank = spatial.size() + 2;
+  std::vector<int64_t> zeros(spatial.size(), 0), ones(spatial.size(), 1);
+  s.ops[0].intAttrs = {{"pre_padding", zeros},
+                       {"post_padding", zeros},
+                       {"stride", ones},
+                       {"dilation", ones}};
+  for (TensorSpec &t : s.tensors) {
+    int64_t channels = t.dims[1];
+    if (t.uid == 2) {
+      t.dims = Shape(rank, 1);
+      t.dims[0] = k;
+      t.dims[1] = c;
+      t.strides = Shape(rank, c);
+      t.strides[1] = 1;
+    } else if (t.uid >= 3 && t.uid <= 6) {
+      t.dims = Shape(rank, 1);
+      t.dims[1] = k;
+      t.strides = Shape(rank, k * vectorStride);
+      t.strides[1] = vectorStride;
+    } else {
+      t.dims = {n, channels};
+      t.dims.insert(t.dims.end(), spatial.begin(), spatial.end());
+      t.strides = channelsLast(t.dims);
+    }
+  }
+  return s;
+}
+
+TEST(ConvAsMatmul, ImagesOfRankThreeAndFiveAndStridedVectors) {
+  for (const GraphSpec &s :
+       {conv1x1Ranked(2, 6, {7}, 3), conv1x1Ranked(1, 4, {2, 3, 5}, 5),
+        conv1x1Ranked(3, 1, {4, 2}, 2, /*vectorStride=*/2),
+        conv1x1Ranked(2, 3, {2, 2}, 1)}) {
+    auto alt = convAsMatmul(s);
+    ASSERT_TRUE(alt.has_value());
+    expectSameOffsets(s, alt->second, /*filterUid=*/2);
+  }
+}
+
+TEST(ConvAsMatmul, EmptyStridesReadRowMajorAndByValueScalarsBecomeRankThree) {
+  GraphSpec s = conv1x1(2, 8, 3, 5, 4);
+  for (TensorSpec &t : s.tensors)
+    if (t.uid == 5)
+      t.strides.clear(); // [1, 4, 1, 1] row-major: channel stride 1
+  OpSpec scale;
+  scale.kind = "pointwise";
+  scale.mode = "mul";
+  scale.inputs[graph::pointwiseInput(0)] = 8;
+  scale.inputs[graph::pointwiseInput(1)] = 11;
+  scale.outputs[Port::output] = 12;
+  s.ops.insert(s.ops.begin() + 2, scale);
+  s.ops.back().inputs[graph::pointwiseInput(0)] = 12;
+  TensorSpec alpha = tensor(11, {1}, {1});
+  alpha.isByValue = true;
+  s.tensors.push_back(alpha);
+  TensorSpec scaled = tensor(12, {2, 4, 3, 5}, {60, 1, 20, 4});
+  scaled.isVirtual = true;
+  s.tensors.push_back(scaled);
+  auto alt = convAsMatmul(s);
+  ASSERT_TRUE(alt.has_value());
+  EXPECT_EQ(find(alt->second, 11).dims, (Shape{1, 1, 1}));
+  EXPECT_EQ(find(alt->second, 5).strides, (Shape{4, 4, 1}));
+  expectSameOffsets(s, alt->second, /*filterUid=*/2);
 }
 
 } // namespace

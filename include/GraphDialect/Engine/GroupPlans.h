@@ -24,6 +24,7 @@
 #include "GraphDialect/Runtime/Program.h"
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -206,6 +207,9 @@ private:
     size_t launches = 0;
   };
   std::vector<CodegenBuild> builds;
+  /// A generated plan the ranking found fastest (index into `codegen`):
+  /// listed before every other plan.
+  std::optional<size_t> leadingCodegen;
   std::vector<PlanEntry> list;
 };
 

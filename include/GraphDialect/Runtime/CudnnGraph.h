@@ -111,6 +111,11 @@ struct GraphSpec {
 
 enum class HeurMode { A, B, Fallback };
 
+/// A knob type of the plans of an alternate description of a group (its
+/// value: which; 0 = a 1x1 convolution as a matmul), beside cuDNN's: a
+/// plan replayed with it (CudnnGroup::addPlan) runs on that description.
+constexpr int64_t kAlternateKnob = 2000;
+
 /// One entry of a group's ranked plan list.
 struct PlanInfo {
   std::string name; // e.g. "eng0_k2=1_k3=0" (engine id and knobs)
@@ -142,7 +147,8 @@ public:
   /// that may run faster (a 1x1 convolution as a matmul; plan names end in
   /// " [as ...]"), after the plans so far; returns how many. Once per group.
   virtual size_t addAlternatePlans(const std::vector<HeurMode> &modes) = 0;
-  /// Appends a plan for an explicit engine id and knobs (plan replay).
+  /// Appends a plan for an explicit engine id and knobs (plan replay; a
+  /// kAlternateKnob knob builds it on that alternate description).
   virtual std::string addPlan(int64_t engineId,
                               const std::vector<std::pair<int64_t, int64_t>> &knobs) = 0;
   virtual const std::vector<PlanInfo> &plans() const = 0;

@@ -21,6 +21,9 @@ namespace graph::rt {
 struct RankedPlan {
   std::string first;
   std::vector<std::string> notes;
+  /// When `first` is a generated plan: the cuDNN plan listed first among
+  /// cuDNN's ("" for the heuristics' first).
+  std::string cudnnFirst;
 };
 
 /// Ranking choices keyed by heuristics modes and group. Lock the mutex
