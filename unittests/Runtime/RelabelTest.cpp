@@ -291,6 +291,17 @@ int64_t offsetOf(const TensorSpec &t, const Shape &index) {
   return offset;
 }
 
+/// out (uid) = mode(in0, in1), a binary pointwise op.
+OpSpec binary(const std::string &mode, int64_t in0, int64_t in1, int64_t out) {
+  OpSpec op;
+  op.kind = "pointwise";
+  op.mode = mode;
+  op.inputs[graph::pointwiseInput(0)] = in0;
+  op.inputs[graph::pointwiseInput(1)] = in1;
+  op.outputs[Port::output] = out;
+  return op;
+}
+
 TEST(ConvAsMatmul, ResnetConvGroupBecomesAMatmulOverTheSameBytes) {
   const int64_t n = 2, c = 8, h = 3, w = 5, k = 4;
   GraphSpec s = conv1x1(n, c, h, w, k);
@@ -338,19 +349,8 @@ TEST(ConvAsMatmul, ResidualAddAndScalarAreRelabeledToo) {
   GraphSpec s = conv1x1(2, 8, 3, 5, 4);
   // relu(bn + residual * alpha): the residual an image like Y, alpha a
   // by-value scalar.
-  OpSpec scale;
-  scale.kind = "pointwise";
-  scale.mode = "mul";
-  scale.inputs[graph::pointwiseInput(0)] = 10;
-  scale.inputs[graph::pointwiseInput(1)] = 11;
-  scale.outputs[Port::output] = 12;
-  OpSpec add;
-  add.kind = "pointwise";
-  add.mode = "add";
-  add.inputs[graph::pointwiseInput(0)] = 8;
-  add.inputs[graph::pointwiseInput(1)] = 12;
-  add.outputs[Port::output] = 13;
-  s.ops.insert(s.ops.begin() + 2, {scale, add});
+  s.ops.insert(s.ops.begin() + 2,
+               {binary("mul", 10, 11, 12), binary("add", 8, 12, 13)});
   s.ops.back().inputs[graph::pointwiseInput(0)] = 13;
   s.tensors.push_back(tensor(10, {2, 4, 3, 5}, {60, 1, 20, 4}));
   TensorSpec alpha = tensor(11, {1, 1, 1, 1}, {1, 1, 1, 1});
@@ -399,13 +399,7 @@ TEST(ConvAsMatmul, OtherConvolutionsAndGroupsAreLeftAlone) {
   refused("gen_index in the group",
           [](GraphSpec &s) { s.ops[2].mode = "gen_index"; });
   refused("a filter computed in the group", [&](GraphSpec &s) {
-    OpSpec scale;
-    scale.kind = "pointwise";
-    scale.mode = "mul";
-    scale.inputs[graph::pointwiseInput(0)] = 20;
-    scale.inputs[graph::pointwiseInput(1)] = 21;
-    scale.outputs[Port::output] = 2;
-    s.ops.insert(s.ops.begin(), scale);
+    s.ops.insert(s.ops.begin(), binary("mul", 20, 21, 2));
     tensorOf(s, 2).isVirtual = true;
     s.tensors.push_back(tensor(20, {4, 8, 1, 1}, {8, 1, 8, 8}));
     s.tensors.push_back(tensor(21, {1, 1, 1, 1}, {1, 1, 1, 1}));
@@ -532,13 +526,7 @@ TEST(ConvAsMatmul, EmptyStridesReadRowMajorAndByValueScalarsBecomeRankThree) {
   for (TensorSpec &t : s.tensors)
     if (t.uid == 5)
       t.strides.clear(); // [1, 4, 1, 1] row-major: channel stride 1
-  OpSpec scale;
-  scale.kind = "pointwise";
-  scale.mode = "mul";
-  scale.inputs[graph::pointwiseInput(0)] = 8;
-  scale.inputs[graph::pointwiseInput(1)] = 11;
-  scale.outputs[Port::output] = 12;
-  s.ops.insert(s.ops.begin() + 2, scale);
+  s.ops.insert(s.ops.begin() + 2, binary("mul", 8, 11, 12));
   s.ops.back().inputs[graph::pointwiseInput(0)] = 12;
   TensorSpec alpha = tensor(11, {1}, {1});
   alpha.isByValue = true;
