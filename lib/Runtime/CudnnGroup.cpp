@@ -9,6 +9,7 @@
 
 #include "CudnnGroupInternal.h"
 
+#include <algorithm>
 #include <cstring>
 #include <memory>
 #include <optional>
@@ -530,15 +531,15 @@ public:
   /// Whether a tensor of the group's lowering or of an alternate's
   /// satisfies `test`.
   template <typename Test> bool anyTensor(Test test) const {
-    std::vector<const Lowering *> all = {lowering.get()};
-    for (const Alternate &a : alternates)
-      all.push_back(a.lowering.get());
-    for (const Lowering *low : all)
-      if (low)
-        for (const auto &[uid, t] : low->tensors)
-          if (test(t))
-            return true;
-    return false;
+    auto holds = [&](const Lowering *low) {
+      return low &&
+             std::any_of(low->tensors.begin(), low->tensors.end(),
+                         [&](const auto &entry) { return test(entry.second); });
+    };
+    return holds(lowering.get()) ||
+           std::any_of(
+               alternates.begin(), alternates.end(),
+               [&](const Alternate &a) { return holds(a.lowering.get()); });
   }
   bool workspaceHoldsConstants() const override {
     return anyTensor([](const auto &t) {

@@ -237,14 +237,24 @@ TEST(PointwiseRelabel, EveryRelabelingAddressesTheSameMemory) {
   }
 }
 
+/// Channels-last strides of [N, C, spatial...], written out here rather
+/// than taken from the code under test.
+Shape channelsLast(const Shape &d) {
+  Shape st(d.size(), 1);
+  int64_t step = d[1];
+  for (size_t i = d.size(); i-- > 2;) {
+    st[i] = step;
+    step *= d[i];
+  }
+  st[0] = step;
+  return st;
+}
+
 /// ResNet's conv1 group at [n, c, h, w] -> k channels: Y (uid 9) = relu(
 /// batchnorm_inference(conv(X (1), W (2)))) with per-channel mean, inv_var,
 /// scale, bias (3..6); X, W and Y channels-last, the conv result (7) and the
 /// batchnorm's (8) virtual.
 GraphSpec conv1x1(int64_t n, int64_t c, int64_t h, int64_t w, int64_t k) {
-  auto channelsLast = [](Shape d) {
-    return Shape{d[1] * d[2] * d[3], 1, d[3] * d[1], d[1]};
-  };
   GraphSpec s;
   s.name = "resnet/group0";
   OpSpec conv;
@@ -472,16 +482,6 @@ void expectSameOffsets(const GraphSpec &s, const GraphSpec &m,
 GraphSpec conv1x1Ranked(int64_t n, int64_t c, Shape spatial, int64_t k,
                         int64_t vectorStride = 1) {
   GraphSpec s = conv1x1(n, c, 1, 1, k);
-  auto channelsLast = [](const Shape &d) {
-    Shape st(d.size(), 1);
-    int64_t step = d[1];
-    for (size_t i = d.size(); i-- > 2;) {
-      st[i] = step;
-      step *= d[i];
-    }
-    st[0] = step;
-    return st;
-  };
   size_t rank = spatial.size() + 2;
   std::vector<int64_t> zeros(spatial.size(), 0), ones(spatial.size(), 1);
   s.ops[0].intAttrs = {{"pre_padding", zeros},
