@@ -251,10 +251,12 @@ void GroupPlans::rankByTime() {
   pick(0, ownPlans);
   pick(ownPlans, heuristicCount);
   // The first generated plans, where cuDNN ranks before the codegen engine
-  // (the executor then tries cuDNN's plans first): compiled and loaded for
-  // the timing only (the chosen one is compiled again when it runs).
+  // (the executor then tries cuDNN's plans first): compiled to PTX and
+  // loaded, then kept as this list's builds (a PTX build() answers them).
   std::vector<std::pair<std::string, std::unique_ptr<rt::CodegenKernel>>>
       generated;
+  std::vector<size_t> generatedAt; // their indices in `codegen`
+  std::vector<size_t> generatedLaunches;
   auto cudnnAt = std::find(ranking.begin(), ranking.end(), "cudnn");
   auto codegenAt = std::find(ranking.begin(), ranking.end(), "codegen");
   if (codegenAsked && cudnnAt < codegenAt)
@@ -266,8 +268,11 @@ void GroupPlans::rankByTime() {
       std::unique_ptr<rt::CodegenKernel> kernels;
       if (error.empty())
         kernels = rt::CodegenKernel::create(device, compiled, error);
-      if (kernels)
+      if (kernels) {
         generated.emplace_back(codegen[k], std::move(kernels));
+        generatedAt.push_back(k);
+        generatedLaunches.push_back(compiled.launches.size());
+      }
     }
   std::vector<std::string> notes;
   std::vector<double> ms;
@@ -312,6 +317,12 @@ void GroupPlans::rankByTime() {
     notes.insert(notes.begin(), "ranked by time in " + std::string(took) +
                                     " s (builds included): " + first +
                                     " first");
+  }
+  for (size_t k = 0; k < generated.size(); ++k) {
+    CodegenBuild &kept = builds[generatedAt[k]];
+    kept.tried = kept.ptx = true;
+    kept.kernels = std::move(generated[k].second);
+    kept.launches = generatedLaunches[k];
   }
   ranked = notes;
   if (!notes.empty())
@@ -363,8 +374,10 @@ std::string GroupPlans::build(size_t index, bool cubin, bool keepKernels) {
   if (!entry.codegen)
     return group->buildPlan(entry.index);
   CodegenBuild &plan = builds[entry.index];
-  if (plan.tried)
+  // The ranking's PTX build answers a PTX build only.
+  if (plan.tried && !(plan.ptx && cubin))
     return plan.error;
+  plan = CodegenBuild();
   plan.tried = true;
   rt::CodegenSpec compiled;
   // Launch geometry for this GPU's SMs, threads and registers. From the

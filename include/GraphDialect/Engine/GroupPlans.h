@@ -198,10 +198,11 @@ private:
   std::vector<std::string> ranked;
   bool codegenAsked = false;
   std::vector<std::string> codegen, codegenWhy;
-  /// Per codegen plan: whether build() was asked, its kernels and why they
-  /// did not build.
+  /// Per codegen plan: whether build() was asked (or the ranking compiled
+  /// it, then `ptx`), its kernels and why they did not build.
   struct CodegenBuild {
     bool tried = false;
+    bool ptx = false;
     std::string error;
     std::unique_ptr<::graph::rt::CodegenKernel> kernels;
     size_t launches = 0;
