@@ -12,6 +12,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <future>
 #include <map>
 #include <mutex>
 #include <numeric>
@@ -248,32 +249,40 @@ void GroupPlans::rankByTime() {
         timed.push_back(i);
     }
   };
+  // The first generated plans, where cuDNN ranks before the codegen engine
+  // (the executor then tries cuDNN's plans first): compiled to PTX on
+  // threads of their own while cuDNN builds its plans (each compile has its
+  // own MLIR context), loaded here, then kept as this list's builds (a PTX
+  // build() answers them).
+  auto cudnnAt = std::find(ranking.begin(), ranking.end(), "cudnn");
+  auto codegenAt = std::find(ranking.begin(), ranking.end(), "codegen");
+  size_t compiles = codegenAsked && cudnnAt < codegenAt
+                        ? std::min({codegen.size(), kRankingCodegen, variants})
+                        : 0;
+  std::vector<rt::CodegenSpec> compiled(compiles);
+  std::vector<std::future<std::string>> compiling;
+  for (size_t k = 0; k < compiles; ++k)
+    compiling.push_back(std::async(std::launch::async, [&, k] {
+      return compilePlan(groupSpec, codegen[k], compiled[k],
+                         /*cubin=*/false, device.limits());
+    }));
   pick(0, ownPlans);
   pick(ownPlans, heuristicCount);
-  // The first generated plans, where cuDNN ranks before the codegen engine
-  // (the executor then tries cuDNN's plans first): compiled to PTX and
-  // loaded, then kept as this list's builds (a PTX build() answers them).
   std::vector<std::pair<std::string, std::unique_ptr<rt::CodegenKernel>>>
       generated;
   std::vector<size_t> generatedAt; // their indices in `codegen`
   std::vector<size_t> generatedLaunches;
-  auto cudnnAt = std::find(ranking.begin(), ranking.end(), "cudnn");
-  auto codegenAt = std::find(ranking.begin(), ranking.end(), "codegen");
-  if (codegenAsked && cudnnAt < codegenAt)
-    for (size_t k = 0;
-         k < codegen.size() && k < std::min(kRankingCodegen, variants); ++k) {
-      rt::CodegenSpec compiled;
-      std::string error = compilePlan(groupSpec, codegen[k], compiled,
-                                      /*cubin=*/false, device.limits());
-      std::unique_ptr<rt::CodegenKernel> kernels;
-      if (error.empty())
-        kernels = rt::CodegenKernel::create(device, compiled, error);
-      if (kernels) {
-        generated.emplace_back(codegen[k], std::move(kernels));
-        generatedAt.push_back(k);
-        generatedLaunches.push_back(compiled.launches.size());
-      }
+  for (size_t k = 0; k < compiles; ++k) {
+    std::string error = compiling[k].get();
+    std::unique_ptr<rt::CodegenKernel> kernels;
+    if (error.empty())
+      kernels = rt::CodegenKernel::create(device, compiled[k], error);
+    if (kernels) {
+      generated.emplace_back(codegen[k], std::move(kernels));
+      generatedAt.push_back(k);
+      generatedLaunches.push_back(compiled[k].launches.size());
     }
+  }
   std::vector<std::string> notes;
   std::vector<double> ms;
   std::string first = group->plans()[0].name;

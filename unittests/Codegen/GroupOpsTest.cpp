@@ -22,6 +22,8 @@
 
 #include "gtest/gtest.h"
 
+#include <thread>
+
 using namespace mlir;
 using namespace mlir::graph;
 namespace rt = ::graph::rt;
@@ -220,6 +222,41 @@ TEST(GroupOps, RegionsAsTheirSpecs) {
     }
   }
   EXPECT_GE(generated, 2u);
+}
+
+// Plans compile to PTX on threads of their own at once (the plan ranking
+// compiles its generated candidates while cuDNN builds its plans): each
+// compile has its own context, and two threads compiling the same plan get
+// the same PTX.
+TEST(GroupOps, PlansCompileConcurrently) {
+  const std::vector<std::string> plans = {
+      "codegen_v2_t256_i2", "codegen_v2_t512_i2_p", "codegen_v2_t128_i4",
+      "codegen_v2_t256_i1"};
+  std::vector<rt::CodegenSpec> out(2 * plans.size());
+  std::vector<std::string> errors(out.size());
+  std::vector<std::thread> threads;
+  for (size_t i = 0; i < out.size(); ++i)
+    threads.emplace_back([&, i] {
+      errors[i] = compilePlan(groupSpec(), plans[i % plans.size()], out[i]);
+    });
+  for (std::thread &thread : threads)
+    thread.join();
+  for (size_t i = 0; i < out.size(); ++i) {
+    const std::string &plan = plans[i % plans.size()];
+    ASSERT_EQ(errors[i], "") << plan;
+    ASSERT_FALSE(out[i].launches.empty()) << plan;
+    for (const rt::KernelLaunch &launch : out[i].launches) {
+      EXPECT_NE(launch.ptx.find(".entry " + launch.entry), std::string::npos)
+          << plan;
+      EXPECT_FALSE(launch.cubin);
+    }
+    if (i >= plans.size()) {
+      const rt::CodegenSpec &twin = out[i - plans.size()];
+      ASSERT_EQ(twin.launches.size(), out[i].launches.size()) << plan;
+      for (size_t k = 0; k < twin.launches.size(); ++k)
+        EXPECT_EQ(twin.launches[k].ptx, out[i].launches[k].ptx) << plan;
+    }
+  }
 }
 
 } // namespace
