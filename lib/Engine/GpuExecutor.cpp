@@ -18,6 +18,7 @@
 #include "GraphDialect/GraphOps.h"
 #include "GraphDialect/Reference/Compare.h"
 #include "GraphDialect/Support/LegalInputs.h"
+#include "GraphDialect/Support/ThreadPool.h"
 
 #include <algorithm>
 #include <cmath>
@@ -578,9 +579,22 @@ std::string tuneCandidates(rt::Device &gpu, const GroupSource *source,
             static_cast<double>(::graph::splitmix64(state) >> 11) * 0x1.0p-53;
         ref::encode(tensor.dtype, 2.0 * uniform - 1.0, &pool[at]);
       }
-      for (size_t at = 0; at + width <= bytes; at += width)
-        std::memcpy(&staged[at],
-                    &pool[(::graph::splitmix64(state) >> 48) * width], width);
+      // Blocks of slots draw from streams of their own, in parallel.
+      constexpr size_t kSlotsPerBlock = size_t(1) << 16;
+      size_t slots = bytes / width;
+      ::graph::parallelFor(
+          static_cast<int64_t>((slots + kSlotsPerBlock - 1) / kSlotsPerBlock),
+          [&](int64_t firstBlock, int64_t endBlock) {
+            for (int64_t block = firstBlock; block < endBlock; ++block) {
+              uint64_t stream = state ^ (static_cast<uint64_t>(block) *
+                                         0x9e3779b97f4a7c15ull);
+              size_t end = std::min(slots, (block + 1) * kSlotsPerBlock);
+              for (size_t slot = block * kSlotsPerBlock; slot < end; ++slot)
+                std::memcpy(&staged[slot * width],
+                            &pool[(::graph::splitmix64(stream) >> 48) * width],
+                            width);
+            }
+          });
       if (std::string e = gpu.copyToDevice(pointer, staged.data(), bytes);
           !e.empty())
         return spec.name + ": autotune input uid " +

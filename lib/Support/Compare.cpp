@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "GraphDialect/Support/Compare.h"
+#include "GraphDialect/Support/ThreadPool.h"
 
 #include <algorithm>
 #include <cmath>
@@ -41,6 +42,17 @@ double deviceTolerance(DType output, const std::vector<DType> &inputs,
   return rtol;
 }
 
+namespace {
+/// What one block of elements contributes to a comparison.
+struct Partial {
+  double diffSquares = 0, wantSquares = 0, maxAbsDiff = 0;
+  int64_t worst = -1, firstBad = -1;
+};
+// Elements per block: blocks are compared in parallel and merged in index
+// order, so the sums (and the result) do not depend on the thread count.
+constexpr int64_t kCompareBlock = int64_t(1) << 16;
+} // namespace
+
 Comparison compare(const std::vector<uint8_t> &got,
                    const std::vector<uint8_t> &want, DType dtype, int64_t count,
                    double rtol, double atol, bool normwise) {
@@ -48,31 +60,50 @@ Comparison compare(const std::vector<uint8_t> &got,
   auto elementAt = [&](const std::vector<uint8_t> &bytes, int64_t i) {
     return decode(dtype, &bytes[i * width]);
   };
+  int64_t blocks = (count + kCompareBlock - 1) / kCompareBlock;
+  std::vector<Partial> partials(blocks);
+  parallelFor(blocks, [&](int64_t firstBlock, int64_t endBlock) {
+    for (int64_t block = firstBlock; block < endBlock; ++block) {
+      Partial &p = partials[block];
+      int64_t end = std::min(count, (block + 1) * kCompareBlock);
+      for (int64_t i = block * kCompareBlock; i < end; ++i) {
+        double a = elementAt(got, i), b = elementAt(want, i);
+        bool same;
+        if (std::isnan(a) || std::isnan(b))
+          same = std::isnan(a) && std::isnan(b);
+        else if (std::isinf(a) || std::isinf(b))
+          same = a == b;
+        else {
+          double diff = std::fabs(a - b);
+          if (diff > p.maxAbsDiff || p.worst < 0) {
+            p.maxAbsDiff = std::max(p.maxAbsDiff, diff);
+            p.worst = i;
+          }
+          p.diffSquares += diff * diff;
+          p.wantSquares += b * b;
+          same = normwise || diff <= atol + rtol * std::fabs(b);
+        }
+        if (!same && p.firstBad < 0)
+          p.firstBad = i;
+      }
+    }
+  });
   Comparison c;
   double diffSquares = 0, wantSquares = 0;
   int64_t worst = -1;
-  for (int64_t i = 0; i < count; ++i) {
-    double a = elementAt(got, i), b = elementAt(want, i);
-    bool same;
-    if (std::isnan(a) || std::isnan(b))
-      same = std::isnan(a) && std::isnan(b);
-    else if (std::isinf(a) || std::isinf(b))
-      same = a == b;
-    else {
-      double diff = std::fabs(a - b);
-      if (diff > c.maxAbsDiff || worst < 0) {
-        c.maxAbsDiff = std::max(c.maxAbsDiff, diff);
-        worst = i;
-      }
-      diffSquares += diff * diff;
-      wantSquares += b * b;
-      same = normwise || diff <= atol + rtol * std::fabs(b);
+  for (const Partial &p : partials) {
+    diffSquares += p.diffSquares;
+    wantSquares += p.wantSquares;
+    // The first element of the largest difference, as one pass finds it.
+    if (p.worst >= 0 && (worst < 0 || p.maxAbsDiff > c.maxAbsDiff)) {
+      c.maxAbsDiff = p.maxAbsDiff;
+      worst = p.worst;
     }
-    if (!same && c.ok) {
+    if (p.firstBad >= 0 && c.ok) {
       c.ok = false;
-      c.firstBad = i;
-      c.got = a;
-      c.want = b;
+      c.firstBad = p.firstBad;
+      c.got = elementAt(got, p.firstBad);
+      c.want = elementAt(want, p.firstBad);
     }
   }
   c.relativeError = wantSquares > 0 ? std::sqrt(diffSquares / wantSquares)
