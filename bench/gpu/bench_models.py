@@ -15,6 +15,9 @@ torch.compile), on the same inputs in the same process.
     resnet_bottleneck/forward  conv1x1-bn-relu, conv3x3-bn-relu, conv1x1-bn,
                                residual add, relu; fp16 channels-last, f32
                                batchnorm statistics (eval mode under AMP)
+    gpt2_block/forward         pre-LN block: layernorm, fused QKV with bias,
+                               causal attention, tanh-GELU MLP; fp16
+    vit_block/forward          the same block unmasked with erf GELU; bf16
 
 Each time is the mean over a loop of --iters runs between two CUDA events
 after --warmup runs (the graph's first execute, which builds it, excluded).
@@ -106,6 +109,37 @@ def resnet_torch(torch, mod, f, n, c, mid, h, w):
     return block
 
 
+def pre_ln_torch(causal, gelu):
+    """A pre-LayerNorm transformer block (test/models/_transformer.py's
+    pre_ln_forward_graph: GPT-2 with a causal mask and tanh GELU, ViT
+    without a mask and with erf GELU) as its users write it: layer_norm,
+    linear layers as addmm on the [in, out] weights, one
+    scaled_dot_product_attention over the fused projection's heads."""
+
+    def make(torch, mod, f, b, s, hidden, heads, ffn):
+        F = torch.nn.functional
+        head_dim = hidden // heads
+
+        def layernorm(v, name):
+            return F.layer_norm(v, (hidden,), f[name + ".weight"].reshape(-1), f[name + ".bias"].reshape(-1), mod.EPS)
+
+        def linear(v, name):
+            return torch.addmm(f[name + ".bias"], v, f[name + ".weight"])
+
+        def block():
+            x = f["x"]
+            qkv = linear(layernorm(x, "ln_1"), "qkv")
+            q, k, v = qkv.view(b, s, 3, heads, head_dim).permute(2, 0, 3, 1, 4)
+            o = F.scaled_dot_product_attention(q, k, v, is_causal=causal)
+            h = x + linear(o.transpose(1, 2).reshape(b * s, hidden), "proj")
+            act = F.gelu(linear(layernorm(h, "ln_2"), "fc1"), approximate=gelu)
+            return h + linear(act, "fc2")
+
+        return block
+
+    return make
+
+
 def llama_backward_torch(torch, mod, f, **dims):
     """The block's backward in PyTorch: autograd through llama_torch's
     forward, recorded once; each call computes the gradients of y for dy
@@ -136,6 +170,8 @@ CASES = {
     ("llama_block", "forward"): llama_torch,
     ("llama_block", "backward"): llama_backward_torch,
     ("resnet_bottleneck", "forward"): resnet_torch,
+    ("gpt2_block", "forward"): pre_ln_torch(causal=True, gelu="tanh"),
+    ("vit_block", "forward"): pre_ln_torch(causal=False, gelu="none"),
 }
 
 
