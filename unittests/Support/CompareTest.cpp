@@ -10,7 +10,9 @@
 
 #include "gtest/gtest.h"
 
+#include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 using namespace graph;
@@ -95,6 +97,47 @@ TEST(Compare, NanMatchesOnlyNan) {
   ASSERT_FALSE(c.ok);
   EXPECT_EQ(c.firstBad, 150000);
   EXPECT_TRUE(std::isnan(c.got));
+}
+
+// Long arrays of one- and two-byte types are decoded through a table of
+// every bit pattern: the sums, the largest difference and the element named
+// are those of decode() element by element (every finite bit pattern
+// against its neighbour's).
+TEST(Compare, SixteenAndEightBitTypesDecodeAsDecodeDoes) {
+  for (DType dtype : {DType::BF16, DType::F16, DType::F8E4M3FN, DType::I8}) {
+    size_t width = byteWidth(dtype);
+    int64_t patterns = int64_t(1) << (8 * width);
+    int64_t n = std::max<int64_t>(patterns, 3 * 65536 + 7);
+    auto finitePattern = [&](int64_t i, uint8_t *out) {
+      for (size_t b = 0; b < width; ++b)
+        out[b] = static_cast<uint8_t>((i % patterns) >> (8 * b));
+      if (!std::isfinite(decode(dtype, out)))
+        std::memset(out, 0, width);
+    };
+    std::vector<uint8_t> want(n * width), got(n * width);
+    double diffSquares = 0, wantSquares = 0, maxAbsDiff = -1;
+    int64_t worst = -1;
+    for (int64_t i = 0; i < n; ++i) {
+      finitePattern(i, &want[i * width]);
+      finitePattern(i + 1, &got[i * width]);
+      double w = decode(dtype, &want[i * width]);
+      double d = std::fabs(decode(dtype, &got[i * width]) - w);
+      diffSquares += d * d;
+      wantSquares += w * w;
+      if (d > maxAbsDiff) {
+        maxAbsDiff = d;
+        worst = i;
+      }
+    }
+    Comparison c = compare(got, want, dtype, n, 0.5, 0.5, /*normwise=*/true);
+    EXPECT_EQ(c.maxAbsDiff, maxAbsDiff) << dtypeName(dtype);
+    double rel = std::sqrt(diffSquares / wantSquares);
+    EXPECT_NEAR(c.relativeError, rel, 1e-12 * rel) << dtypeName(dtype);
+    if (!c.ok) {
+      EXPECT_EQ(c.firstBad, worst) << dtypeName(dtype);
+      EXPECT_EQ(c.got, decode(dtype, &got[worst * width]));
+    }
+  }
 }
 
 } // namespace
