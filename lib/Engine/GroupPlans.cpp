@@ -261,6 +261,8 @@ void GroupPlans::rankByTime() {
                         : 0;
   std::vector<rt::CodegenSpec> compiled(compiles);
   std::vector<std::future<std::string>> compiling;
+  if (compiles)
+    prepareCodegenEnvironment();
   for (size_t k = 0; k < compiles; ++k)
     compiling.push_back(std::async(std::launch::async, [&, k] {
       return compilePlan(groupSpec, codegen[k], compiled[k],
@@ -384,8 +386,11 @@ std::string GroupPlans::build(size_t index, bool cubin, bool keepKernels) {
     return group->buildPlan(entry.index);
   CodegenBuild &plan = builds[entry.index];
   // The ranking's PTX build answers a PTX build only.
-  if (plan.tried && !(plan.ptx && cubin))
+  if (plan.tried && !(plan.ptx && cubin)) {
+    if (plan.ptx && !keepKernels)
+      plan.kernels.reset();
     return plan.error;
+  }
   plan = CodegenBuild();
   plan.tried = true;
   rt::CodegenSpec compiled;

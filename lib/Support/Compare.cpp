@@ -58,10 +58,11 @@ constexpr int64_t kCompareBlock = int64_t(1) << 16;
 /// fp8 and fp4 formats, small integers), made once per type: a lookup
 /// instead of the bit-level decode per element.
 const std::vector<double> &decodeTable(DType dtype) {
-  static std::mutex mutex;
-  static std::map<DType, std::vector<double>> tables;
-  std::lock_guard<std::mutex> lock(mutex);
-  std::vector<double> &table = tables[dtype];
+  // Never destroyed: a compare may still run on another thread at exit.
+  static std::mutex *mutex = new std::mutex();
+  static auto *tables = new std::map<DType, std::vector<double>>();
+  std::lock_guard<std::mutex> lock(*mutex);
+  std::vector<double> &table = (*tables)[dtype];
   if (table.empty()) {
     size_t width = byteWidth(dtype);
     table.resize(size_t(1) << (8 * width));
@@ -89,7 +90,7 @@ Comparison compare(const std::vector<uint8_t> &got,
       bits |= size_t(bytes[i * width + 1]) << 8;
     return (*table)[bits];
   };
-  int64_t blocks = (count + kCompareBlock - 1) / kCompareBlock;
+  int64_t blocks = count > 0 ? (count + kCompareBlock - 1) / kCompareBlock : 0;
   std::vector<Partial> partials(blocks);
   parallelFor(blocks, [&](int64_t firstBlock, int64_t endBlock) {
     for (int64_t block = firstBlock; block < endBlock; ++block) {

@@ -234,6 +234,7 @@ TEST(GroupOps, PlansCompileConcurrently) {
       "codegen_v2_t256_i1"};
   std::vector<rt::CodegenSpec> out(2 * plans.size());
   std::vector<std::string> errors(out.size());
+  prepareCodegenEnvironment(); // before any thread reads the environment
   std::vector<std::thread> threads;
   for (size_t i = 0; i < out.size(); ++i)
     threads.emplace_back([&, i] {

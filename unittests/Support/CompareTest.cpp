@@ -100,43 +100,75 @@ TEST(Compare, NanMatchesOnlyNan) {
 }
 
 // Long arrays of one- and two-byte types are decoded through a table of
-// every bit pattern: the sums, the largest difference and the element named
-// are those of decode() element by element (every finite bit pattern
-// against its neighbour's).
-TEST(Compare, SixteenAndEightBitTypesDecodeAsDecodeDoes) {
-  for (DType dtype : {DType::BF16, DType::F16, DType::F8E4M3FN, DType::I8}) {
+// every bit pattern: the sums, the largest difference and the elements named
+// are those of decode() element by element (every bit pattern against its
+// neighbour's).
+TEST(Compare, OneAndTwoByteTypesDecodeAsDecodeDoes) {
+  for (DType dtype :
+       {DType::BF16, DType::F16, DType::F8E4M3FN, DType::F8E5M2,
+        DType::F8E8M0FNU, DType::F4E2M1FN, DType::I8, DType::U8, DType::I1}) {
     size_t width = byteWidth(dtype);
     int64_t patterns = int64_t(1) << (8 * width);
     int64_t n = std::max<int64_t>(patterns, 3 * 65536 + 7);
-    auto finitePattern = [&](int64_t i, uint8_t *out) {
+    auto pattern = [&](int64_t i, bool finiteOnly, uint8_t *out) {
       for (size_t b = 0; b < width; ++b)
         out[b] = static_cast<uint8_t>((i % patterns) >> (8 * b));
-      if (!std::isfinite(decode(dtype, out)))
+      if (finiteOnly && !std::isfinite(decode(dtype, out)))
         std::memset(out, 0, width);
     };
-    std::vector<uint8_t> want(n * width), got(n * width);
-    double diffSquares = 0, wantSquares = 0, maxAbsDiff = -1;
-    int64_t worst = -1;
-    for (int64_t i = 0; i < n; ++i) {
-      finitePattern(i, &want[i * width]);
-      finitePattern(i + 1, &got[i * width]);
-      double w = decode(dtype, &want[i * width]);
-      double d = std::fabs(decode(dtype, &got[i * width]) - w);
-      diffSquares += d * d;
-      wantSquares += w * w;
-      if (d > maxAbsDiff) {
-        maxAbsDiff = d;
-        worst = i;
+    for (bool finiteOnly : {true, false}) {
+      std::vector<uint8_t> want(n * width), got(n * width);
+      double diffSquares = 0, wantSquares = 0, maxAbsDiff = -1;
+      int64_t worst = -1, firstDifferent = -1;
+      for (int64_t i = 0; i < n; ++i) {
+        pattern(i, finiteOnly, &want[i * width]);
+        pattern(i + 1, finiteOnly, &got[i * width]);
+        double w = decode(dtype, &want[i * width]);
+        double g = decode(dtype, &got[i * width]);
+        bool same = std::isnan(w) || std::isnan(g)
+                        ? std::isnan(w) && std::isnan(g)
+                        : (std::isinf(w) || std::isinf(g) ? w == g : g == w);
+        if (!same && firstDifferent < 0)
+          firstDifferent = i;
+        if (!std::isfinite(w) || !std::isfinite(g))
+          continue;
+        double d = std::fabs(g - w);
+        diffSquares += d * d;
+        wantSquares += w * w;
+        if (d > maxAbsDiff) {
+          maxAbsDiff = d;
+          worst = i;
+        }
       }
+      const char *name = dtypeName(dtype);
+      // Elementwise and exact: the first element that differs.
+      Comparison exact = compare(got, want, dtype, n, 0, 0);
+      ASSERT_FALSE(exact.ok) << name;
+      EXPECT_EQ(exact.firstBad, firstDifferent) << name;
+      EXPECT_EQ(exact.maxAbsDiff, maxAbsDiff) << name;
+      if (!finiteOnly)
+        continue;
+      // Normwise: the error of the sums, and the largest difference named
+      // when it is over the bound.
+      double rel = std::sqrt(diffSquares / wantSquares);
+      Comparison loose = compare(got, want, dtype, n, 2 * rel, 2 * rel, true);
+      EXPECT_TRUE(loose.ok) << name;
+      EXPECT_NEAR(loose.relativeError, rel, 1e-12 * rel) << name;
+      Comparison tight = compare(got, want, dtype, n, rel / 2, rel / 2, true);
+      ASSERT_FALSE(tight.ok) << name;
+      EXPECT_EQ(tight.firstBad, worst) << name;
+      EXPECT_EQ(tight.got, decode(dtype, &got[worst * width])) << name;
+      EXPECT_EQ(tight.want, decode(dtype, &want[worst * width])) << name;
     }
-    Comparison c = compare(got, want, dtype, n, 0.5, 0.5, /*normwise=*/true);
-    EXPECT_EQ(c.maxAbsDiff, maxAbsDiff) << dtypeName(dtype);
-    double rel = std::sqrt(diffSquares / wantSquares);
-    EXPECT_NEAR(c.relativeError, rel, 1e-12 * rel) << dtypeName(dtype);
-    if (!c.ok) {
-      EXPECT_EQ(c.firstBad, worst) << dtypeName(dtype);
-      EXPECT_EQ(c.got, decode(dtype, &got[worst * width]));
-    }
+  }
+}
+
+TEST(Compare, NegativeAndZeroCountsCompareNothing) {
+  std::vector<uint8_t> bytes = floats({1.0f, 2.0f});
+  for (int64_t count : {int64_t(0), int64_t(-1), int64_t(-200000)}) {
+    Comparison c = compare(bytes, bytes, DType::F32, count, 0, 0);
+    EXPECT_TRUE(c.ok) << count;
+    EXPECT_EQ(c.relativeError, 0.0) << count;
   }
 }
 

@@ -165,6 +165,10 @@ void buildKernelsToPtxPipeline(OpPassManager &pm, bool cubin = false);
 std::string compileToPtx(const ::graph::rt::GraphSpec &spec,
                          ::graph::rt::CodegenSpec &out);
 
+/// Points MLIR's NVVM target at a CUDA toolkit (CUDA_ROOT) when the
+/// environment names none, once per process. registerCodegenDialects does
+/// it; a caller that compiles plans on several threads calls it first.
+void prepareCodegenEnvironment();
 /// Dialects and interfaces the codegen pipelines need.
 void registerCodegenDialects(DialectRegistry &registry);
 /// Passes and the `graph-codegen-to-ptx` pipeline.

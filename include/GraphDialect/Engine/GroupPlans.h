@@ -149,8 +149,10 @@ public:
 
   /// Builds entry `index`: finalizes the cuDNN plan, or compiles the
   /// codegen plan's kernels (cubin or PTX) and loads them, once (a second
-  /// call answers the first's result); `keepKernels` false unloads them
-  /// again (a listing only asks whether they load). "" or why it declined.
+  /// call answers the first's result; a plan the ranking compiled and timed
+  /// is already built as PTX, and a cubin build compiles it again);
+  /// `keepKernels` false unloads them again (a listing only asks whether
+  /// they load). "" or why it declined.
   std::string build(size_t index, bool cubin, bool keepKernels = true);
   /// The kernels build() loaded for codegen entry `index` (then gone from
   /// here) and their launch count; null when it has none.

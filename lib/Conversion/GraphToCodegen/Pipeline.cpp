@@ -197,8 +197,15 @@ static void defaultCudaToolkit() {
     }
 }
 
+void mlir::graph::prepareCodegenEnvironment() {
+  // setenv must not race getenv on other threads: once, before any
+  // compile starts threads of its own.
+  static std::once_flag once;
+  std::call_once(once, defaultCudaToolkit);
+}
+
 void mlir::graph::registerCodegenDialects(DialectRegistry &registry) {
-  defaultCudaToolkit();
+  prepareCodegenEnvironment();
   registry
       .insert<affine::AffineDialect, arith::ArithDialect,
               bufferization::BufferizationDialect, cf::ControlFlowDialect,
