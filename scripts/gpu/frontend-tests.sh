@@ -11,5 +11,9 @@ export GRAPH_CAPI_LIBRARY="$root/carry/lib/libGraphCAPI.so"
 export PYTHONPATH="$root/python${PYTHONPATH:+:$PYTHONPATH}"
 py=python3
 [ -x /opt/torch/.venv/bin/python3 ] && py=/opt/torch/.venv/bin/python3
+# The GPU machine's venv lacks `looseversion`, which the tests import for
+# version gates: a stand-in (scripts/gpu/shims) when it is missing.
+"$py" -c "import looseversion" 2>/dev/null ||
+  export PYTHONPATH="$PYTHONPATH:$root/scripts/gpu/shims"
 cd "$root/probe/fe" || { echo "probe/fe/ is missing: fetch the frontend's tests first"; exit 2; }
 exec "$py" -m pytest -p no:cacheprovider -q -rfE "$@"
