@@ -273,7 +273,6 @@ void GroupPlans::rankByTime() {
   std::vector<std::pair<std::string, std::unique_ptr<rt::CodegenKernel>>>
       generated;
   std::vector<size_t> generatedAt; // their indices in `codegen`
-  std::vector<size_t> generatedLaunches;
   for (size_t k = 0; k < compiles; ++k) {
     std::string error = compiling[k].get();
     std::unique_ptr<rt::CodegenKernel> kernels;
@@ -282,7 +281,6 @@ void GroupPlans::rankByTime() {
     if (kernels) {
       generated.emplace_back(codegen[k], std::move(kernels));
       generatedAt.push_back(k);
-      generatedLaunches.push_back(compiled[k].launches.size());
     }
   }
   std::vector<std::string> notes;
@@ -333,7 +331,7 @@ void GroupPlans::rankByTime() {
     CodegenBuild &kept = builds[generatedAt[k]];
     kept.tried = kept.ptx = true;
     kept.kernels = std::move(generated[k].second);
-    kept.launches = generatedLaunches[k];
+    kept.launches = compiled[generatedAt[k]].launches.size();
   }
   ranked = notes;
   if (!notes.empty())
