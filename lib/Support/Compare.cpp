@@ -9,8 +9,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <map>
-#include <mutex>
 
 namespace graph {
 
@@ -54,41 +52,21 @@ struct Partial {
 // order, so the sums (and the result) do not depend on the thread count.
 constexpr int64_t kCompareBlock = int64_t(1) << 16;
 
-/// decode() of every bit pattern of a one- or two-byte type (f16, bf16, the
-/// fp8 and fp4 formats, small integers), made once per type: a lookup
-/// instead of the bit-level decode per element.
-const std::vector<double> &decodeTable(DType dtype) {
-  // Never destroyed: a compare may still run on another thread at exit.
-  static std::mutex *mutex = new std::mutex();
-  static auto *tables = new std::map<DType, std::vector<double>>();
-  std::lock_guard<std::mutex> lock(*mutex);
-  std::vector<double> &table = (*tables)[dtype];
-  if (table.empty()) {
-    size_t width = byteWidth(dtype);
-    table.resize(size_t(1) << (8 * width));
-    for (size_t bits = 0; bits < table.size(); ++bits) {
-      uint8_t bytes[2] = {static_cast<uint8_t>(bits),
-                          static_cast<uint8_t>(bits >> 8)};
-      table[bits] = decode(dtype, bytes);
-    }
-  }
-  return table;
-}
 } // namespace
 
 Comparison compare(const std::vector<uint8_t> &got,
                    const std::vector<uint8_t> &want, DType dtype, int64_t count,
                    double rtol, double atol, bool normwise) {
   size_t width = byteWidth(dtype);
-  const std::vector<double> *table =
-      width <= 2 && count > kCompareBlock ? &decodeTable(dtype) : nullptr;
+  // One- and two-byte types: a lookup without decode()'s dispatch.
+  const double *table = decodeTable(dtype);
   auto elementAt = [&](const std::vector<uint8_t> &bytes, int64_t i) {
     if (!table)
       return decode(dtype, &bytes[i * width]);
     size_t bits = bytes[i * width];
     if (width == 2)
       bits |= size_t(bytes[i * width + 1]) << 8;
-    return (*table)[bits];
+    return table[bits];
   };
   int64_t blocks = count > 0 ? (count + kCompareBlock - 1) / kCompareBlock : 0;
   std::vector<Partial> partials(blocks);

@@ -26,6 +26,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <mutex>
 
 namespace graph {
 
@@ -332,7 +333,10 @@ double dtypeMaxFinite(DType type) {
   }
 }
 
-double decode(DType type, const void *element) {
+namespace {
+/// The bit-level decode; decode() looks one- and two-byte types up in a
+/// table made from this.
+double decodeBits(DType type, const void *element) {
   if (const MiniFloat *f = miniFormat(type)) {
     uint32_t bits =
         f->width() > 8 ? loadAs<uint16_t>(element) : loadAs<uint8_t>(element);
@@ -364,6 +368,39 @@ double decode(DType type, const void *element) {
   default:
     return 0.0;
   }
+}
+} // namespace
+
+const double *decodeTable(DType type) {
+  size_t width = byteWidth(type);
+  if (width > 2)
+    return nullptr;
+  // One table per type, made on first use (a static's initialization is
+  // thread-safe) and never destroyed: a decode may run on a pool thread at
+  // exit.
+  static const double *tables[kNumDTypes] = {};
+  static std::once_flag made[kNumDTypes];
+  int index = static_cast<int>(type);
+  std::call_once(made[index], [&] {
+    size_t size = size_t(1) << (8 * width);
+    auto *table = new double[size];
+    for (size_t bits = 0; bits < size; ++bits) {
+      uint8_t bytes[2] = {static_cast<uint8_t>(bits),
+                          static_cast<uint8_t>(bits >> 8)};
+      table[bits] = decodeBits(type, bytes);
+    }
+    tables[index] = table;
+  });
+  return tables[index];
+}
+
+double decode(DType type, const void *element) {
+  size_t width = byteWidth(type);
+  if (width > 2)
+    return decodeBits(type, element);
+  const auto *bytes = static_cast<const uint8_t *>(element);
+  size_t bits = width == 2 ? bytes[0] | size_t(bytes[1]) << 8 : bytes[0];
+  return decodeTable(type)[bits];
 }
 
 void encode(DType type, double value, void *element) {

@@ -5,6 +5,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstring>
+
 #include <set>
 #include <string>
 
@@ -60,6 +63,33 @@ TEST(DType, RoundTripThroughBytes) {
             true); // NaN: e4m3fn has no inf
   EXPECT_EQ(roundToSaturating(DType::F8E4M3FN, 1000.0), 448.0);
   EXPECT_EQ(dtypeMaxFinite(DType::F4E2M1FN), 6.0);
+}
+
+// decode() of every f16 and bf16 pattern against the compiler's own
+// conversions (bf16 is the top half of an f32); NaNs keep their sign.
+TEST(DType, SixteenBitDecodeMatchesHardwareConversions) {
+  auto same = [](double got, double want) {
+    if (std::isnan(want))
+      return std::isnan(got) && std::signbit(got) == std::signbit(want);
+    return got == want && std::signbit(got) == std::signbit(want);
+  };
+  for (uint32_t bits = 0; bits < 65536; ++bits) {
+    uint8_t bytes[2] = {static_cast<uint8_t>(bits),
+                        static_cast<uint8_t>(bits >> 8)};
+    uint32_t wide = bits << 16;
+    float asF32;
+    std::memcpy(&asF32, &wide, sizeof(asF32));
+    ASSERT_TRUE(same(decode(DType::BF16, bytes), asF32)) << "bf16 " << bits;
+#ifdef __FLT16_MAX__
+    uint16_t narrow = static_cast<uint16_t>(bits);
+    _Float16 half;
+    std::memcpy(&half, &narrow, sizeof(half));
+    ASSERT_TRUE(same(decode(DType::F16, bytes), static_cast<double>(half)))
+        << "f16 " << bits;
+#endif
+  }
+  EXPECT_EQ(decodeTable(DType::F32), nullptr);
+  EXPECT_EQ(decodeTable(DType::F16)[0x3C00], 1.0);
 }
 
 } // namespace

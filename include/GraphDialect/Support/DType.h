@@ -67,6 +67,9 @@ bool parseDType(const std::string &name, DType &out);
 /// Converts one stored element to double and back. `encode` rounds to
 /// nearest-even and saturates or produces inf/nan exactly as the format does.
 double decode(DType type, const void *element);
+/// decode() of every bit pattern of a one- or two-byte type, indexed by the
+/// element's little-endian bits; null for wider types. Made once per type.
+const double *decodeTable(DType type);
 void encode(DType type, double value, void *element);
 /// Rounds a double to the nearest value representable in `type`.
 double roundTo(DType type, double value);
