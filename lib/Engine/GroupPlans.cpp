@@ -162,6 +162,21 @@ constexpr size_t kRankingCodegen = 2;
 constexpr double kRankingMargin = 0.95;
 } // namespace
 
+namespace {
+/// What a stored ranking must have been timed on: the cuDNN, driver and
+/// architecture, the multiprocessors and the memory (an H100 and an H200
+/// share sm_90 and 132 multiprocessors).
+std::string deviceIdentity(rt::Device &device) {
+  rt::DeviceMemory memory;
+  std::string identity = device.version() + ", " +
+                         std::to_string(device.limits().multiprocessors) +
+                         " multiprocessors";
+  if (device.memory(memory).empty())
+    identity += ", " + std::to_string(memory.totalBytes >> 30) + " GiB";
+  return identity;
+}
+} // namespace
+
 void GroupPlans::rankByTime() {
   size_t bytes = 0;
   for (const rt::TensorSpec &tensor : groupSpec.tensors)
@@ -218,10 +233,26 @@ void GroupPlans::rankByTime() {
     promote(it->second.first);
     return;
   }
+  const char *env = std::getenv("GRAPH_RANK_PLANS");
+  bool off = env && std::string(env) == "0";
+  size_t variants = env && std::string(env) == "engines" ? 1 : kRankingVariants;
+  // An earlier process's choice (GRAPH_PLAN_CACHE_DIR), made on a device of
+  // the same kind with the same cuDNN and driver, timing the same plans.
+  std::string storedKey =
+      key + "|" + deviceIdentity(device) + (variants == 1 ? "|engines" : "");
+  if (rt::RankedPlan stored; !off && rt::loadRankedPlan(storedKey, stored)) {
+    if (!stored.notes.empty())
+      stored.notes.front().replace(0, std::string("ranked by time").size(),
+                                   "ranked by time in an earlier process");
+    ranked = stored.notes;
+    rankings.chosen[key] = stored;
+    promote(stored.cudnnFirst);
+    promote(stored.first);
+    return;
+  }
   // Not timed now (turned off, or the stream is being captured, where
   // timing must not wait on it): the heuristics' order is the group's.
-  const char *env = std::getenv("GRAPH_RANK_PLANS");
-  if ((env && std::string(env) == "0") || device.isCapturing()) {
+  if (off || device.isCapturing()) {
     rankings.chosen[key] = {group->plans()[0].name, {}};
     return;
   }
@@ -229,8 +260,6 @@ void GroupPlans::rankByTime() {
   // first plan of each of the heuristics' first engines, and the next knob
   // variants of the first engine in the heuristics' order.
   auto start = std::chrono::steady_clock::now();
-  size_t variants =
-      env && std::string(env) == "engines" ? 1 : kRankingVariants;
   std::vector<size_t> timed;
   auto pick = [&](size_t begin, size_t end) {
     std::set<int64_t> engines;
@@ -334,6 +363,13 @@ void GroupPlans::rankByTime() {
     kept.launches = compiled[generatedAt[k]].launches.size();
   }
   ranked = notes;
+  // Kept for later processes when the timing ran to a choice.
+  bool timedAll = !notes.empty() &&
+                  std::none_of(notes.begin(), notes.end(), [](auto &note) {
+                    return note.rfind("not ranked", 0) == 0;
+                  });
+  if (timedAll)
+    rt::storeRankedPlan(storedKey, {first, notes, cudnnFirst});
   if (!notes.empty())
     notes.front().replace(0, std::string("ranked by time").size(),
                           "ranked by time earlier in this process");

@@ -1,18 +1,23 @@
 //===- CudnnPlanCache.cpp - Canonical group keys and the plan cache -------===//
 //
 // The canonical text of a GraphSpec, the in-process cache of built groups
-// keyed by it, and the on-disk cache of plan JSON (GRAPH_PLAN_CACHE_DIR).
+// keyed by it, and the on-disk caches (GRAPH_PLAN_CACHE_DIR) of plan JSON
+// and of the plan choices GroupPlans::rankByTime made by time.
 //
 //===----------------------------------------------------------------------===//
 
 #include "GraphDialect/Runtime/CudnnGraph.h"
+#include "GraphDialect/Runtime/PlanRankings.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <map>
 #include <mutex>
 #include <sstream>
+
+#include <unistd.h>
 
 using namespace graph::rt;
 
@@ -67,6 +72,31 @@ uint64_t fnv1a(const std::string &text) {
   return h;
 }
 
+/// The cache file of `key` with `suffix`, "" when GRAPH_PLAN_CACHE_DIR is
+/// unset.
+std::string cachePath(const std::string &key, const char *suffix) {
+  const char *dir = std::getenv("GRAPH_PLAN_CACHE_DIR");
+  if (!dir || !*dir)
+    return "";
+  char name[40];
+  std::snprintf(name, sizeof(name), "%016llx%s",
+                static_cast<unsigned long long>(fnv1a(key)), suffix);
+  return std::string(dir) + "/" + name;
+}
+
+/// Writes `text` to `path` through a temporary file renamed into place.
+void writeWhole(const std::string &path, const std::string &text) {
+  // The process id keeps two processes' temporaries apart.
+  std::string tmp = path + ".tmp" + std::to_string(::getpid());
+  std::ofstream file(tmp, std::ios::binary);
+  file << text;
+  file.close();
+  if (file)
+    std::rename(tmp.c_str(), path.c_str());
+  else
+    std::remove(tmp.c_str());
+}
+
 struct CacheEntry {
   std::unique_ptr<CudnnGroup> group;
   size_t planIndex = 0;
@@ -93,12 +123,8 @@ std::string graph::rt::getCachedPlan(Device &device, const GraphSpec &spec,
   std::unique_ptr<CudnnGroup> g = CudnnGroup::create(device, spec, error);
   if (!g)
     return error;
-  std::string path;
-  if (const char *dir = std::getenv("GRAPH_PLAN_CACHE_DIR"); dir && *dir) {
-    char name[32];
-    std::snprintf(name, sizeof(name), "%016llx.json",
-                  static_cast<unsigned long long>(fnv1a(key)));
-    path = std::string(dir) + "/" + name;
+  std::string path = cachePath(key, ".json");
+  if (!path.empty()) {
     std::ifstream file(path, std::ios::binary);
     if (file) {
       // The file starts with the key line so a hash collision is detected.
@@ -124,14 +150,8 @@ std::string graph::rt::getCachedPlan(Device &device, const GraphSpec &spec,
       planIndex = i;
       if (!path.empty()) {
         std::string json;
-        if (g->planJson(i, json).empty()) {
-          std::string tmp = path + ".tmp";
-          std::ofstream file(tmp, std::ios::binary);
-          file << key << '\n' << json;
-          file.close();
-          if (file)
-            std::rename(tmp.c_str(), path.c_str());
-        }
+        if (g->planJson(i, json).empty())
+          writeWhole(path, key + '\n' + json);
       }
       group = g.get();
       cache[memoryKey] = CacheEntry{std::move(g), planIndex};
@@ -141,4 +161,37 @@ std::string graph::rt::getCachedPlan(Device &device, const GraphSpec &spec,
   }
   return "group '" + spec.name + "': no plan could be built" +
          (heurError.empty() ? "" : " (" + heurError + ")") + reasons;
+}
+
+// A ranking's file: the key, the plan listed first, cuDNN's plan listed
+// first, then the notes, one per line.
+bool graph::rt::loadRankedPlan(const std::string &key, RankedPlan &out) {
+  std::string path = cachePath(key, ".rank");
+  if (path.empty())
+    return false;
+  std::ifstream file(path, std::ios::binary);
+  std::string storedKey;
+  RankedPlan plan;
+  if (!std::getline(file, storedKey) || storedKey != key ||
+      !std::getline(file, plan.first) || plan.first.empty() ||
+      !std::getline(file, plan.cudnnFirst))
+    return false;
+  for (std::string note; std::getline(file, note);)
+    plan.notes.push_back(note);
+  out = std::move(plan);
+  return true;
+}
+
+void graph::rt::storeRankedPlan(const std::string &key,
+                                const RankedPlan &plan) {
+  std::string path = cachePath(key, ".rank");
+  std::string text = key + '\n' + plan.first + '\n' + plan.cudnnFirst + '\n';
+  for (const std::string &note : plan.notes)
+    text += note + '\n';
+  // A line break inside a field would shift every line after it.
+  size_t lines = 3 + plan.notes.size();
+  if (path.empty() || plan.first.empty() ||
+      static_cast<size_t>(std::count(text.begin(), text.end(), '\n')) != lines)
+    return;
+  writeWhole(path, text);
 }

@@ -1,10 +1,14 @@
 //===- RuntimeNoGpuTest.cpp - The runtime without a driver ----------------===//
 
 #include "GraphDialect/Runtime/CudnnGraph.h"
+#include "GraphDialect/Runtime/PlanRankings.h"
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <cstdlib>
+#include <string>
+#include <vector>
 
 using namespace graph::rt;
 
@@ -47,4 +51,63 @@ TEST(RuntimeNoGpu, CanonicalKeyIgnoresNames) {
   b = a;
   b.ops[0].floatAttrs["upper_clip"] = 6.0;
   EXPECT_NE(canonicalKey(a), canonicalKey(b));
+}
+
+// Ranking choices kept for later processes in GRAPH_PLAN_CACHE_DIR.
+TEST(RuntimeNoGpu, RankedPlansRoundTripThroughTheCacheDirectory) {
+  char pattern[] = "/tmp/graph-rank-XXXXXX";
+  ASSERT_NE(mkdtemp(pattern), nullptr);
+  std::string dir = pattern;
+  RankedPlan plan{"codegen_v2_t256_i2",
+                  {"ranked by time in 1.2 s (builds included): "
+                   "codegen_v2_t256_i2 first",
+                   "eng4_k24=4: 0.281 ms"},
+                  "eng4_k24=4"};
+  RankedPlan loaded;
+  unsetenv("GRAPH_PLAN_CACHE_DIR");
+  storeRankedPlan("key-a", plan);
+  EXPECT_FALSE(loadRankedPlan("key-a", loaded)) << "no directory, no cache";
+
+  setenv("GRAPH_PLAN_CACHE_DIR", dir.c_str(), 1);
+  EXPECT_FALSE(loadRankedPlan("key-a", loaded));
+  storeRankedPlan("key-a", plan);
+  ASSERT_TRUE(loadRankedPlan("key-a", loaded));
+  EXPECT_EQ(loaded.first, plan.first);
+  EXPECT_EQ(loaded.cudnnFirst, plan.cudnnFirst);
+  EXPECT_EQ(loaded.notes, plan.notes);
+  EXPECT_FALSE(loadRankedPlan("key-b", loaded));
+
+  // An empty cuDNN choice and no notes survive too.
+  storeRankedPlan("key-b", {"eng7_k3=1", {}, ""});
+  ASSERT_TRUE(loadRankedPlan("key-b", loaded));
+  EXPECT_EQ(loaded.first, "eng7_k3=1");
+  EXPECT_EQ(loaded.cudnnFirst, "");
+  EXPECT_TRUE(loaded.notes.empty());
+
+  // A field with a line break is not stored (it would shift the lines).
+  storeRankedPlan("key-c", {"eng0", {"two\nlines"}, ""});
+  EXPECT_FALSE(loadRankedPlan("key-c", loaded));
+
+  // A file cut short, or one holding another key under the same name, is
+  // no choice.
+  FILE *list = popen(("ls " + dir + "/*.rank").c_str(), "r");
+  ASSERT_NE(list, nullptr);
+  char line[512];
+  std::vector<std::string> paths;
+  while (fgets(line, sizeof(line), list)) {
+    paths.emplace_back(line);
+    paths.back().pop_back();
+  }
+  pclose(list);
+  ASSERT_EQ(paths.size(), 2u);
+  for (const std::string &path : paths) {
+    FILE *file = fopen(path.c_str(), "w");
+    ASSERT_NE(file, nullptr);
+    fputs("key-a\n", file);
+    fclose(file);
+  }
+  EXPECT_FALSE(loadRankedPlan("key-a", loaded)) << "cut short";
+  EXPECT_FALSE(loadRankedPlan("key-b", loaded)) << "another key";
+  unsetenv("GRAPH_PLAN_CACHE_DIR");
+  std::system(("rm -rf " + dir).c_str());
 }

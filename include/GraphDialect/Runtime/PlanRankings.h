@@ -3,6 +3,8 @@
 // What GroupPlans::rankByTime keeps per device (Device::planRankings): the
 // plan it listed first for each group, so that every plan list made for the
 // group in the process gives each plan the index the first list gave it.
+// With $GRAPH_PLAN_CACHE_DIR set, the choices are also kept on disk for
+// later processes (loadRankedPlan / storeRankedPlan).
 //
 //===----------------------------------------------------------------------===//
 
@@ -32,6 +34,16 @@ struct PlanRankings {
   std::mutex mutex;
   std::map<std::string, RankedPlan> chosen;
 };
+
+/// The choice stored under `key` in $GRAPH_PLAN_CACHE_DIR by an earlier
+/// process; false when the variable is unset, no file is there, or the file
+/// holds another key (a hash collision) or is cut short.
+bool loadRankedPlan(const std::string &key, RankedPlan &out);
+/// Stores `plan` under `key` in $GRAPH_PLAN_CACHE_DIR (a file named by the
+/// key's hash, written whole and renamed into place, so processes sharing
+/// the directory never read half a file). Does nothing when the variable
+/// is unset or the directory cannot be written: the cache only saves time.
+void storeRankedPlan(const std::string &key, const RankedPlan &plan);
 
 } // namespace graph::rt
 
