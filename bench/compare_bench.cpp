@@ -1,7 +1,8 @@
 // Times graph::compare() on one output the size of the Llama backward's
 // largest (8192 x 5632 bf16, 46M elements), normwise, as the plan ranking
-// checks each candidate against the first. Built and run by
-// bench/run_compare.sh.
+// checks each candidate against the first, and decode() of every element of
+// it in one loop (what the CPU reference and buffer readers pay). Built and
+// run by bench/run_compare.sh.
 #include "GraphDialect/Support/Compare.h"
 
 #include <chrono>
@@ -25,5 +26,17 @@ int main() {
     std::printf("compare of %lld bf16 elements: %.3f s (ok %d, relative "
                 "error %.3g)\n",
                 static_cast<long long>(n), seconds, c.ok, c.relativeError);
+  }
+  for (int run = 0; run < 3; ++run) {
+    auto start = std::chrono::steady_clock::now();
+    double sum = 0;
+    for (int64_t i = 0; i < n; ++i)
+      sum += decode(DType::BF16, &got[2 * i]);
+    double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+            .count();
+    std::printf("decode() of %lld bf16 elements, one thread: %.3f s (sum "
+                "%.6g)\n",
+                static_cast<long long>(n), seconds, sum);
   }
 }

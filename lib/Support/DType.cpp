@@ -23,6 +23,7 @@
 
 #include "GraphDialect/Support/DType.h"
 
+#include <atomic>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -378,9 +379,11 @@ const double *decodeTable(DType type) {
   // One table per type, made on first use (a static's initialization is
   // thread-safe) and never destroyed: a decode may run on a pool thread at
   // exit.
-  static const double *tables[kNumDTypes] = {};
+  static std::atomic<const double *> tables[kNumDTypes] = {};
   static std::once_flag made[kNumDTypes];
   int index = static_cast<int>(type);
+  if (const double *table = tables[index].load(std::memory_order_acquire))
+    return table;
   std::call_once(made[index], [&] {
     size_t size = size_t(1) << (8 * width);
     auto *table = new double[size];
@@ -389,9 +392,9 @@ const double *decodeTable(DType type) {
                           static_cast<uint8_t>(bits >> 8)};
       table[bits] = decodeBits(type, bytes);
     }
-    tables[index] = table;
+    tables[index].store(table, std::memory_order_release);
   });
-  return tables[index];
+  return tables[index].load(std::memory_order_acquire);
 }
 
 double decode(DType type, const void *element) {
