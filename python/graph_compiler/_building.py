@@ -13,7 +13,7 @@ from typing import Any, Dict, List, Optional
 
 from . import _buffers, _enums, _ops, _version
 from ._enums import data_type, diagonal_alignment, is_float, mlir_type, norm_forward_phase, to_data_type
-from ._errors import cudnnGraphNotSupportedError
+from ._errors import GraphValidationError, cudnnGraphNotSupportedError
 from ._tensor import Tensor, attach, check_dims, row_major_stride
 
 
@@ -643,6 +643,50 @@ class _GraphBuilding:
                 y.set_data_type(inner)
         return [y, None, None]
 
+    def _rmsnorm_without_scale(self, node, compute_data_type):
+        """rmsnorm(scale=None): Y = x * inv_var (+ bias), inv_var =
+        1/sqrt(mean(x^2) + eps), as the frontend takes it. Without a scale
+        the input's dims say what is normalized: its one non-unit dim after
+        the first (a bias, when given, says it as a scale would). With two
+        or more the rows are ambiguous ([B, S, H]: H alone, or S and H) and
+        the graph is refused. The dialect's rmsnorm needs a scale, so this
+        is the chain itself: square, mean over the normalized dims, add
+        epsilon, rsqrt, multiply."""
+        name = node.name
+        x, bias, eps = node.inputs["input"], node.inputs.get("bias"), node.inputs.get("epsilon")
+        if eps is None:
+            raise TypeError("rmsnorm() missing tensor argument 'epsilon'")
+        dims = [int(d) for d in (x.dim or [])]
+        if not dims:
+            raise GraphValidationError(f"rmsnorm {name!r}: scale=None needs the input's dims to say what is normalized; the input has none")
+        if bias is not None and bias.dim and len(bias.dim) == len(dims):
+            axes = [i for i, d in enumerate(bias.dim) if int(d) != 1]
+        else:
+            axes = [i for i in range(1, len(dims)) if dims[i] != 1]
+            if len(axes) > 1:
+                raise GraphValidationError(
+                    f"rmsnorm {name!r}: scale=None with input dims {dims} is ambiguous: dims {axes} after the first are "
+                    "not 1, so the normalized dims could be the last alone or all of them; give a scale whose dims are "
+                    "1 except along the normalized dims")
+            axes = axes or list(range(1, len(dims)))
+        stats = [1 if i in axes else d for i, d in enumerate(dims)]
+        inner = self._cdt(compute_data_type) or self.compute_data_type or data_type.FLOAT
+        square = self._pointwise("mul", [x, x], f"{name}::square", compute_data_type).set_data_type(inner)
+        mean = self._structured("reduction", (), dict(input=square, mode=_enums.reduction_mode.AVG), f"{name}::mean_square", compute_data_type, stats)
+        mean.set_data_type(inner)
+        shifted = self._pointwise("add", [mean, eps], f"{name}::plus_epsilon", compute_data_type).set_data_type(inner)
+        if len(shifted.dim) != len(stats):
+            # an epsilon of another rank (tensor_scalar's [1, 1, 1, 1] beside
+            # a 3-d input) broadcasts to its rank: back to the stats' dims
+            shifted = self._structured("reshape", (), dict(input=shifted), f"{name}::stats_dims", compute_data_type, stats)
+            shifted.set_data_type(inner)
+        inv_var = self._pointwise("rsqrt", [shifted], f"{name}::INV_VARIANCE", compute_data_type).set_data_type(inner)
+        y = self._pointwise("mul", [x, inv_var], f"{name}::Y" if bias is None else f"{name}::normalized", compute_data_type)
+        if bias is not None:
+            y.set_data_type(inner)
+            y = self._pointwise("add", [y, bias], f"{name}::Y", compute_data_type)
+        return [y, inv_var if _ops._training(node) else None]
+
     def _structured(self, op, args, kwargs, name, compute_data_type, out_dims):
         if op == "layernorm" and ("pre_calculated_mean" in kwargs or "pre_calculated_invvar" in kwargs):
             return self._layernorm_from_saved_stats(args, kwargs, name, compute_data_type)
@@ -695,6 +739,8 @@ class _GraphBuilding:
         if kwargs:
             raise TypeError(f"{op}() got unexpected arguments {sorted(kwargs)}; tensor ports are {ports + tuple(list_ports)}, attributes are {attrs}")
         _ops.check_attrs(op, node)
+        if op == "rmsnorm" and node.inputs.get("scale") is None and node.inputs.get("input") is not None:
+            return self._rmsnorm_without_scale(node, compute_data_type)
         out_dims = self._blocked_elsewhere(op, node, name_, out_dims)
         required = {
             "layernorm": ("input", "scale", "bias", "epsilon"),

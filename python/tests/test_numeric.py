@@ -112,6 +112,50 @@ def test_rmsnorm():
     np.testing.assert_allclose(yo, x * ref_inv * s, rtol=1e-4, atol=1e-5)
 
 
+@pytest.mark.parametrize("dims", [(6, 16, 1, 1), (5, 1, 12)])
+def test_rmsnorm_without_scale(dims):
+    """scale=None (the frontend's #188): the one non-unit dim after the
+    first is normalized; the stats have the input's dims with it set to 1."""
+    g = new_graph()
+    x = rand(*dims)
+    X = g.tensor_like(x)
+    eps = g.tensor_scalar(1e-5, F)
+    y, inv = g.rmsnorm(norm_forward_phase=gc.norm_forward_phase.TRAINING, input=X, scale=None, epsilon=eps)
+    y.set_output(True)
+    inv.set_output(True).set_data_type(F)
+    axis = next((i for i in range(1, len(dims)) if dims[i] != 1), None)
+    axes = (axis,) if axis is not None else tuple(range(1, len(dims)))
+    assert inv.get_dim() == [1 if i in axes else d for i, d in enumerate(dims)]
+    yo, io = run(g, {X: x}, [y, inv])
+    ref_inv = 1 / np.sqrt((x.astype(np.float64) ** 2).mean(axis=axes, keepdims=True) + 1e-5)
+    np.testing.assert_allclose(io, ref_inv, rtol=1e-5)
+    np.testing.assert_allclose(yo, x * ref_inv, rtol=1e-5, atol=1e-6)
+
+
+def test_rmsnorm_without_scale_inference_and_bias():
+    """Inference gives (Y, None); a bias states the normalized dims as a
+    scale would, so a [B, S, H] input with a [1, 1, H] bias is not
+    ambiguous."""
+    g = new_graph()
+    x, b = rand(2, 3, 8), rand(1, 1, 8)
+    X, B = g.tensor_like(x), g.tensor_like(b)
+    eps = g.tensor_scalar(1e-5, F)
+    y, inv = g.rmsnorm(norm_forward_phase=gc.norm_forward_phase.INFERENCE, input=X, scale=None, bias=B, epsilon=eps)
+    assert inv is None
+    y.set_output(True)
+    (yo,) = run(g, {X: x, B: b}, [y])
+    ref = x / np.sqrt((x.astype(np.float64) ** 2).mean(axis=2, keepdims=True) + 1e-5) + b
+    np.testing.assert_allclose(yo, ref, rtol=1e-5, atol=1e-6)
+
+
+def test_rmsnorm_without_scale_refuses_ambiguous_dims():
+    g = new_graph()
+    X = g.tensor_like(rand(2, 8, 64))
+    eps = g.tensor_scalar(1e-5, F)
+    with pytest.raises(gc.cudnnGraphNotSupportedError, match=r"rmsnorm 'rn': scale=None with input dims \[2, 8, 64\] is ambiguous"):
+        g.rmsnorm(norm_forward_phase=gc.norm_forward_phase.INFERENCE, input=X, scale=None, epsilon=eps, name="rn")
+
+
 def _frontend_norm_program(kind, x, s, b, eps):
     """The cuDNN frontend's test_layernorm/test_rmsnorm program: scale and
     bias [1, 1, H] normalize each row of X [B, S, H] over H (the dims where
