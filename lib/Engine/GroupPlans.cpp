@@ -160,6 +160,26 @@ constexpr size_t kRankingVariants = 3;
 constexpr size_t kRankingCodegen = 2;
 // Another plan leads only when this much faster (run-to-run noise).
 constexpr double kRankingMargin = 0.95;
+// Part of a stored ranking's key with the counts above: bump it when what
+// is timed or how the choice is made changes otherwise, so later processes
+// time again.
+constexpr int kRankingFormat = 1;
+
+std::string rankingRules() {
+  return "rank-v" + std::to_string(kRankingFormat) + " e" +
+         std::to_string(kRankingEngines) + " v" +
+         std::to_string(kRankingVariants) + " c" +
+         std::to_string(kRankingCodegen) + " m" +
+         std::to_string(kRankingMargin);
+}
+
+/// Says where a ranking's first note ("ranked by time in 8.8 s ...") came
+/// from: "ranked by time" becomes `how`.
+void markRanking(std::vector<std::string> &notes, const std::string &how) {
+  const std::string timed = "ranked by time";
+  if (!notes.empty() && notes.front().rfind(timed, 0) == 0)
+    notes.front().replace(0, timed.size(), how);
+}
 } // namespace
 
 namespace {
@@ -237,13 +257,22 @@ void GroupPlans::rankByTime() {
   bool off = env && std::string(env) == "0";
   size_t variants = env && std::string(env) == "engines" ? 1 : kRankingVariants;
   // An earlier process's choice (GRAPH_PLAN_CACHE_DIR), made on a device of
-  // the same kind with the same cuDNN and driver, timing the same plans.
-  std::string storedKey =
-      key + "|" + deviceIdentity(device) + (variants == 1 ? "|engines" : "");
-  if (rt::RankedPlan stored; !off && rt::loadRankedPlan(storedKey, stored)) {
-    if (!stored.notes.empty())
-      stored.notes.front().replace(0, std::string("ranked by time").size(),
-                                   "ranked by time in an earlier process");
+  // the same kind with the same cuDNN and driver, timing the same plans by
+  // the same rules (rankingRules). A choice naming a plan this
+  // list lacks (plans of another build) is timed again and replaced.
+  std::string storedKey = rankingRules() + "|" + key + "|" +
+                          deviceIdentity(device) +
+                          (variants == 1 ? "|engines" : "");
+  auto listed = [&](const std::string &name) {
+    for (size_t i = 0; i < group->plans().size(); ++i)
+      if (group->plans()[i].name == name)
+        return true;
+    return std::find(codegen.begin(), codegen.end(), name) != codegen.end();
+  };
+  if (rt::RankedPlan stored;
+      !off && rt::loadRankedPlan(storedKey, stored) && listed(stored.first) &&
+      (stored.cudnnFirst.empty() || listed(stored.cudnnFirst))) {
+    markRanking(stored.notes, "ranked by time (in an earlier process)");
     ranked = stored.notes;
     rankings.chosen[key] = stored;
     promote(stored.cudnnFirst);
@@ -370,9 +399,7 @@ void GroupPlans::rankByTime() {
                   });
   if (timedAll)
     rt::storeRankedPlan(storedKey, {first, notes, cudnnFirst});
-  if (!notes.empty())
-    notes.front().replace(0, std::string("ranked by time").size(),
-                          "ranked by time earlier in this process");
+  markRanking(notes, "ranked by time earlier in this process");
   rankings.chosen[key] = {first, notes, cudnnFirst};
   promote(cudnnFirst);
   promote(first);

@@ -10,6 +10,7 @@
 #include "GraphDialect/Runtime/PlanRankings.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -86,14 +87,15 @@ std::string cachePath(const std::string &key, const char *suffix) {
 
 /// Writes `text` to `path` through a temporary file renamed into place.
 void writeWhole(const std::string &path, const std::string &text) {
-  // The process id keeps two processes' temporaries apart.
-  std::string tmp = path + ".tmp" + std::to_string(::getpid());
+  // The process id and a count keep the temporaries of two processes, and
+  // of two devices of one process, apart.
+  static std::atomic<unsigned> written{0};
+  std::string tmp = path + ".tmp" + std::to_string(::getpid()) + "." +
+                    std::to_string(written++);
   std::ofstream file(tmp, std::ios::binary);
   file << text;
   file.close();
-  if (file)
-    std::rename(tmp.c_str(), path.c_str());
-  else
+  if (!file || std::rename(tmp.c_str(), path.c_str()) != 0)
     std::remove(tmp.c_str());
 }
 

@@ -647,8 +647,8 @@ class _GraphBuilding:
         """rmsnorm(scale=None): Y = x * inv_var (+ bias), inv_var =
         1/sqrt(mean(x^2) + eps), as the frontend takes it. Without a scale
         the input's dims say what is normalized: its one non-unit dim after
-        the first (a bias, when given, says it as a scale would). With two
-        or more the rows are ambiguous ([B, S, H]: H alone, or S and H) and
+        the first (a bias of the input's rank, when it is not 1 everywhere,
+        says it as a scale would). With two or more the rows are ambiguous ([B, S, H]: H alone, or S and H) and
         the graph is refused. The dialect's rmsnorm needs a scale, so this
         is the chain itself: square, mean over the normalized dims, add
         epsilon, rsqrt, multiply."""
@@ -659,9 +659,10 @@ class _GraphBuilding:
         dims = [int(d) for d in (x.dim or [])]
         if not dims:
             raise GraphValidationError(f"rmsnorm {name!r}: scale=None needs the input's dims to say what is normalized; the input has none")
-        if bias is not None and bias.dim and len(bias.dim) == len(dims):
-            axes = [i for i, d in enumerate(bias.dim) if int(d) != 1]
-        else:
+        if bias is not None and len(bias.dim or []) != len(dims):
+            raise GraphValidationError(f"rmsnorm {name!r}: bias dims {list(bias.dim or [])} must have the input's rank {len(dims)}")
+        axes = [i for i, d in enumerate(bias.dim) if int(d) != 1] if bias is not None else []
+        if not axes:
             axes = [i for i in range(1, len(dims)) if dims[i] != 1]
             if len(axes) > 1:
                 raise GraphValidationError(
@@ -680,11 +681,14 @@ class _GraphBuilding:
             # a 3-d input) broadcasts to its rank: back to the stats' dims
             shifted = self._structured("reshape", (), dict(input=shifted), f"{name}::stats_dims", compute_data_type, stats)
             shifted.set_data_type(inner)
-        inv_var = self._pointwise("rsqrt", [shifted], f"{name}::INV_VARIANCE", compute_data_type).set_data_type(inner)
-        y = self._pointwise("mul", [x, inv_var], f"{name}::Y" if bias is None else f"{name}::normalized", compute_data_type)
+        inv_var = self._pointwise("rsqrt", [shifted], f"{name}::rsqrt", compute_data_type)
+        y = self._pointwise("mul", [x, inv_var], f"{name}::normalize", compute_data_type)
         if bias is not None:
             y.set_data_type(inner)
-            y = self._pointwise("add", [y, bias], f"{name}::Y", compute_data_type)
+            y = self._pointwise("add", [y, bias], f"{name}::add_bias", compute_data_type)
+        # named as the dialect rmsnorm's outputs are
+        y.set_name(f"{name}::Y")
+        inv_var.set_name(f"{name}::INV_VARIANCE")
         return [y, inv_var if _ops._training(node) else None]
 
     def _structured(self, op, args, kwargs, name, compute_data_type, out_dims):

@@ -148,6 +148,25 @@ def test_rmsnorm_without_scale_inference_and_bias():
     np.testing.assert_allclose(yo, ref, rtol=1e-5, atol=1e-6)
 
 
+def test_rmsnorm_without_scale_names_and_unit_bias():
+    """The outputs are named as rmsnorm's are; a bias that is 1 everywhere
+    says nothing about the normalized dims, which the input's then say."""
+    g = new_graph()
+    x, b = rand(4, 8), rand(1, 1)
+    X, B = g.tensor_like(x), g.tensor_like(b)
+    eps = g.tensor_scalar(1e-5, F)
+    y, inv = g.rmsnorm(norm_forward_phase=gc.norm_forward_phase.TRAINING, input=X, scale=None, bias=B, epsilon=eps, name="rn")
+    assert (y.get_name(), inv.get_name()) == ("rn::Y", "rn::INV_VARIANCE")
+    y.set_output(True)
+    (yo,) = run(g, {X: x, B: b}, [y])
+    ref = x / np.sqrt((x.astype(np.float64) ** 2).mean(axis=1, keepdims=True) + 1e-5) + b
+    np.testing.assert_allclose(yo, ref, rtol=1e-5, atol=1e-6)
+    g = new_graph()
+    X, B, eps = g.tensor_like(x), g.tensor_like(rand(8)), g.tensor_scalar(1e-5, F)
+    with pytest.raises(gc.cudnnGraphNotSupportedError, match=r"bias dims \[8\] must have the input's rank 2"):
+        g.rmsnorm(norm_forward_phase=gc.norm_forward_phase.INFERENCE, input=X, scale=None, bias=B, epsilon=eps)
+
+
 def test_rmsnorm_without_scale_refuses_ambiguous_dims():
     g = new_graph()
     X = g.tensor_like(rand(2, 8, 64))

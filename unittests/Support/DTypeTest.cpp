@@ -90,6 +90,9 @@ TEST(DType, SixteenBitDecodeMatchesHardwareConversions) {
   }
   EXPECT_EQ(decodeTable(DType::F32), nullptr);
   EXPECT_EQ(decodeTable(DType::F16)[0x3C00], 1.0);
+#ifndef __FLT16_MAX__
+  GTEST_SKIP() << "f16 unchecked: this compiler has no _Float16";
+#endif
 }
 
 } // namespace
