@@ -16,4 +16,6 @@ py=python3
 "$py" -c "import looseversion" 2>/dev/null ||
   export PYTHONPATH="$PYTHONPATH:$root/scripts/gpu/shims"
 cd "$root/probe/fe" || { echo "probe/fe/ is missing: fetch the frontend's tests first"; exit 2; }
-exec "$py" -m pytest -p no:cacheprovider -q -rfE "$@"
+# A file that cannot be collected (a newer frontend's private modules) does
+# not stop the others.
+exec "$py" -m pytest -p no:cacheprovider -q -rfE --continue-on-collection-errors "$@"
