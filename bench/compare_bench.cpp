@@ -1,8 +1,8 @@
 // Times graph::compare() on one output the size of the Llama backward's
 // largest (8192 x 5632 bf16, 46M elements), normwise, as the plan ranking
-// checks each candidate against the first, and decode() of every element of
-// it in one loop (what the CPU reference and buffer readers pay). Built and
-// run by bench/run_compare.sh.
+// checks each candidate against the first, and decode() and encode() of
+// every element of it in one loop (what the CPU reference, buffer readers and
+// random inputs pay). Built and run by bench/run_compare.sh.
 #include "GraphDialect/Support/Compare.h"
 
 #include <chrono>
@@ -38,5 +38,15 @@ int main() {
     std::printf("decode() of %lld bf16 elements, one thread: %.3f s (sum "
                 "%.6g)\n",
                 static_cast<long long>(n), seconds, sum);
+  }
+  for (int run = 0; run < 3; ++run) {
+    auto start = std::chrono::steady_clock::now();
+    for (int64_t i = 0; i < n; ++i)
+      encode(DType::BF16, (i % 4093) * 0.000489 - 1.0, &got[2 * i]);
+    double seconds = std::chrono::duration<double>(
+                         std::chrono::steady_clock::now() - start)
+                         .count();
+    std::printf("encode() of %lld bf16 elements, one thread: %.3f s\n",
+                static_cast<long long>(n), seconds);
   }
 }

@@ -146,7 +146,42 @@ uint32_t gridBits(const MiniFloat &f, double magnitude, bool negative) {
   return sign | (static_cast<uint32_t>(exponent + f.bias) << f.mantBits) | mant;
 }
 
+/// The format's bits of a finite `value` whose magnitude rounds (to nearest,
+/// ties to even) to a normal number of the format, from the double's own
+/// bits; false for zero, subnormals, NaN, inf and overflow, which
+/// encodeMini's general path handles.
+bool encodeNormal(const MiniFloat &f, double value, uint32_t &bits) {
+  uint64_t raw;
+  std::memcpy(&raw, &value, sizeof(raw));
+  int exponent = static_cast<int>((raw >> 52) & 0x7FF) - 1023;
+  if (exponent < f.minExponent() || exponent > f.maxFieldExponent() - f.bias)
+    return false; // (the double's own zero and subnormals land here too)
+  int drop = 52 - f.mantBits;
+  uint64_t fraction = raw & ((uint64_t(1) << 52) - 1);
+  uint64_t mant = fraction >> drop;
+  uint64_t rest = fraction & ((uint64_t(1) << drop) - 1);
+  uint64_t half = uint64_t(1) << (drop - 1);
+  if (rest > half || (rest == half && (mant & 1)))
+    ++mant;
+  int field = exponent + f.bias;
+  if (mant >> f.mantBits) { // rounded up into the next binade
+    mant = 0;
+    ++field;
+  }
+  uint32_t result = (static_cast<uint32_t>(field) << f.mantBits) |
+                    static_cast<uint32_t>(mant);
+  // Above max finite (or e4m3fn's NaN pattern): the general path decides.
+  uint32_t top = static_cast<uint32_t>(f.maxFieldExponent()) << f.mantBits |
+                 ((1u << f.mantBits) - 1);
+  if (field > f.maxFieldExponent() || (f.allOnesNaN && result == top))
+    return false;
+  bits = (raw >> 63 ? 1u << (f.expBits + f.mantBits) : 0) | result;
+  return true;
+}
+
 uint32_t encodeMini(const MiniFloat &f, double value, bool saturate) {
+  if (uint32_t bits; encodeNormal(f, value, bits))
+    return bits;
   bool negative = std::signbit(value);
   if (std::isnan(value)) {
     if (f.overflow == MiniFloat::Overflow::Saturate) // no NaN in the format

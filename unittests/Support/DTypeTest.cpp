@@ -95,4 +95,59 @@ TEST(DType, SixteenBitDecodeMatchesHardwareConversions) {
 #endif
 }
 
+// encode() rounds to nearest, ties to even, from the double's bits in the
+// normal range: between every two neighbouring positive values of each
+// float format, the exact midpoint goes to the one with the even last bit
+// and the doubles just around it to the nearer one; f16 also against the
+// compiler's own double -> _Float16 conversion.
+TEST(DType, EncodeRoundsToNearestEvenBetweenNeighbours) {
+  for (DType type : {DType::F16, DType::BF16, DType::F8E4M3FN, DType::F8E5M2,
+                     DType::F4E2M1FN}) {
+    size_t width = byteWidth(type);
+    uint32_t positives =
+        width == 2 ? 0x7FFF : (type == DType::F4E2M1FN ? 7 : 0x7F);
+    auto bitsOf = [&](double value) {
+      uint8_t bytes[2] = {0, 0};
+      encode(type, value, bytes);
+      return uint32_t(bytes[0]) | uint32_t(bytes[1]) << 8;
+    };
+    auto valueOf = [&](uint32_t bits) {
+      uint8_t bytes[2] = {static_cast<uint8_t>(bits),
+                          static_cast<uint8_t>(bits >> 8)};
+      return decode(type, bytes);
+    };
+    for (uint32_t low = 0; low < positives; ++low) {
+      double a = valueOf(low), b = valueOf(low + 1);
+      if (!std::isfinite(a) || !std::isfinite(b))
+        continue;
+      double mid = (a + b) / 2; // exact: a few significant bits each
+      uint32_t even = (low & 1) ? low + 1 : low;
+      ASSERT_EQ(bitsOf(mid), even) << dtypeName(type) << " " << mid;
+      ASSERT_EQ(bitsOf(-mid),
+                even | (width == 2 ? 0x8000u
+                                   : (type == DType::F4E2M1FN ? 0x8u : 0x80u)))
+          << dtypeName(type) << " " << -mid;
+      ASSERT_EQ(bitsOf(std::nextafter(mid, 0.0)), low) << dtypeName(type);
+      ASSERT_EQ(bitsOf(std::nextafter(mid, 1e300)), low + 1) << dtypeName(type);
+      ASSERT_EQ(bitsOf(a), low) << dtypeName(type);
+    }
+  }
+#ifdef __FLT16_MAX__
+  uint64_t state = 12345;
+  for (int i = 0; i < 200000; ++i) {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    double value = std::ldexp(static_cast<double>(state >> 11) * 0x1.0p-53,
+                              static_cast<int>(state % 48) - 30);
+    if (state & 1)
+      value = -value;
+    _Float16 half = static_cast<_Float16>(value);
+    uint16_t want;
+    std::memcpy(&want, &half, sizeof(want));
+    uint8_t bytes[2];
+    encode(DType::F16, value, bytes);
+    ASSERT_EQ(uint16_t(bytes[0] | bytes[1] << 8), want) << value;
+  }
+#endif
+}
+
 } // namespace
