@@ -180,9 +180,7 @@ void markRanking(std::vector<std::string> &notes, const std::string &how) {
   if (!notes.empty() && notes.front().rfind(timed, 0) == 0)
     notes.front().replace(0, timed.size(), how);
 }
-} // namespace
 
-namespace {
 /// What a stored ranking must have been timed on: the cuDNN, driver and
 /// architecture, the multiprocessors and the memory (an H100 and an H200
 /// share sm_90 and 132 multiprocessors).
@@ -232,20 +230,26 @@ void GroupPlans::rankByTime() {
   // Held while one group is timed (seconds): lists of large groups are
   // made one at a time on a device.
   std::lock_guard<std::mutex> lock(rankings.mutex);
-  auto promote = [&](const std::string &name) {
+  // Where plan `name` is in the heuristics' order, else among the
+  // generated plans (offset by the order's size); nullopt when in neither.
+  auto position = [&](const std::string &name) -> std::optional<size_t> {
     for (size_t k = 0; k < heuristicOrder.size(); ++k)
-      if (group->plans()[heuristicOrder[k]].name == name) {
-        std::rotate(heuristicOrder.begin(), heuristicOrder.begin() + k,
-                    heuristicOrder.begin() + k + 1);
-        return;
-      }
-    // A generated plan: listed before every other (the rest keep their
-    // places).
+      if (group->plans()[heuristicOrder[k]].name == name)
+        return k;
     for (size_t k = 0; k < codegen.size(); ++k)
-      if (codegen[k] == name) {
-        leadingCodegen = k;
-        return;
-      }
+      if (codegen[k] == name)
+        return heuristicOrder.size() + k;
+    return std::nullopt;
+  };
+  auto promote = [&](const std::string &name) {
+    std::optional<size_t> k = position(name);
+    if (!k)
+      return;
+    if (*k < heuristicOrder.size())
+      std::rotate(heuristicOrder.begin(), heuristicOrder.begin() + *k,
+                  heuristicOrder.begin() + *k + 1);
+    else // a generated plan: listed before every other (the rest stay)
+      leadingCodegen = *k - heuristicOrder.size();
   };
   if (auto it = rankings.chosen.find(key); it != rankings.chosen.end()) {
     ranked = it->second.notes;
@@ -258,20 +262,14 @@ void GroupPlans::rankByTime() {
   size_t variants = env && std::string(env) == "engines" ? 1 : kRankingVariants;
   // An earlier process's choice (GRAPH_PLAN_CACHE_DIR), made on a device of
   // the same kind with the same cuDNN and driver, timing the same plans by
-  // the same rules (rankingRules). A choice naming a plan this
-  // list lacks (plans of another build) is timed again and replaced.
+  // the same rules (rankingRules). A choice naming a plan this list lacks
+  // (plans of another build) is timed again and replaced.
   std::string storedKey = rankingRules() + "|" + key + "|" +
                           deviceIdentity(device) +
                           (variants == 1 ? "|engines" : "");
-  auto listed = [&](const std::string &name) {
-    for (size_t i = 0; i < group->plans().size(); ++i)
-      if (group->plans()[i].name == name)
-        return true;
-    return std::find(codegen.begin(), codegen.end(), name) != codegen.end();
-  };
   if (rt::RankedPlan stored;
-      !off && rt::loadRankedPlan(storedKey, stored) && listed(stored.first) &&
-      (stored.cudnnFirst.empty() || listed(stored.cudnnFirst))) {
+      !off && rt::loadRankedPlan(storedKey, stored) && position(stored.first) &&
+      (stored.cudnnFirst.empty() || position(stored.cudnnFirst))) {
     markRanking(stored.notes, "ranked by time (in an earlier process)");
     ranked = stored.notes;
     rankings.chosen[key] = stored;
@@ -346,6 +344,8 @@ void GroupPlans::rankByTime() {
   std::string first = group->plans()[0].name;
   // When a generated plan leads, cuDNN's fastest still leads cuDNN's.
   std::string cudnnFirst;
+  // Whether the timing ran to a choice (what later processes may reuse).
+  bool chose = false;
   if (timed.size() + generated.size() >= 2 && !timed.empty() &&
       timed.front() == 0) {
     std::vector<std::string> lines;
@@ -366,6 +366,7 @@ void GroupPlans::rankByTime() {
       return k != 0 && ms[0] >= 0 && ms[k] < kRankingMargin * ms[0];
     };
     size_t fastest = fastestOf(1, ms.size());
+    chose = error.empty();
     if (!error.empty()) {
       notes.push_back("not ranked: " + error);
     } else if (clearlyFaster(fastest) && fastest < timed.size()) {
@@ -392,12 +393,7 @@ void GroupPlans::rankByTime() {
     kept.launches = compiled[generatedAt[k]].launches.size();
   }
   ranked = notes;
-  // Kept for later processes when the timing ran to a choice.
-  bool timedAll = !notes.empty() &&
-                  std::none_of(notes.begin(), notes.end(), [](auto &note) {
-                    return note.rfind("not ranked", 0) == 0;
-                  });
-  if (timedAll)
+  if (chose)
     rt::storeRankedPlan(storedKey, {first, notes, cudnnFirst});
   markRanking(notes, "ranked by time earlier in this process");
   rankings.chosen[key] = {first, notes, cudnnFirst};
