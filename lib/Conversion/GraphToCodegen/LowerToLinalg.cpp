@@ -143,7 +143,7 @@ struct GraphGenerateKernels
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    auto lower = [&](GraphOp graph, GroupOp, StringRef label,
+    auto lower = [&](GraphOp, GroupOp groupOp, StringRef label,
                      const GroupDescription &description) -> std::string {
       std::string name = label.str();
       std::replace(name.begin(), name.end(), '/', '_');
@@ -155,11 +155,13 @@ struct GraphGenerateKernels
       if (why.empty())
         why = codegenV2Declines(group);
       if (!why.empty()) {
-        // At the graph's location, not on the graph op: a diagnostic on an
-        // op prints the whole op (mlir-print-op-on-diagnostic), so one remark
-        // per declined group made the pass quadratic in the graph's size
-        // (2,000 ops: 257 MB of remarks, 7.8 s).
-        emitRemark(graph.getLoc())
+        // At the group's location (its first op's), not on an op: a
+        // diagnostic on an op prints the whole op
+        // (mlir-print-op-on-diagnostic), so one remark per declined group made
+        // the pass quadratic in the graph's size (2,000 ops: 257 MB of
+        // remarks, 7.8 s). Nor at the graph's: its source line (every argument)
+        // was echoed per remark.
+        emitRemark(groupOp.getLoc())
             << label << " is left to another engine: " << why;
         return "";
       }
