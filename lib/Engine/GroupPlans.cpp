@@ -324,8 +324,15 @@ void GroupPlans::rankByTime() {
       return compilePlan(groupSpec, codegen[k], compiled[k],
                          /*cubin=*/false, device.limits());
     }));
+  auto since = [](std::chrono::steady_clock::time_point from) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                         from)
+        .count();
+  };
   pick(0, ownPlans);
   pick(ownPlans, heuristicCount);
+  double buildSeconds = since(start);
+  auto compilesJoined = std::chrono::steady_clock::now();
   std::vector<std::pair<std::string, std::unique_ptr<rt::CodegenKernel>>>
       generated;
   std::vector<size_t> generatedAt; // their indices in `codegen`
@@ -339,6 +346,7 @@ void GroupPlans::rankByTime() {
       generatedAt.push_back(k);
     }
   }
+  double compileWaitSeconds = since(compilesJoined);
   std::vector<std::string> notes;
   std::vector<double> ms;
   std::string first = group->plans()[0].name;
@@ -349,6 +357,7 @@ void GroupPlans::rankByTime() {
   if (timed.size() + generated.size() >= 2 && !timed.empty() &&
       timed.front() == 0) {
     std::vector<std::string> lines;
+    auto timing = std::chrono::steady_clock::now();
     std::string error =
         timeGroupPlans(device, groupSpec, *group, timed, generated, ms, lines);
     for (const std::string &line : lines)
@@ -377,14 +386,16 @@ void GroupPlans::rankByTime() {
       if (clearlyFaster(cudnnFastest))
         cudnnFirst = group->plans()[timed[cudnnFastest]].name;
     }
-    double seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
-            .count();
-    char took[32];
-    std::snprintf(took, sizeof(took), "%.1f", seconds);
+    // Where the time went: what to shorten next (plan builds run one after
+    // another; generated compiles overlap them).
+    char took[160];
+    std::snprintf(took, sizeof(took),
+                  "%.1f s (cuDNN plan builds %.1f s, waiting for generated "
+                  "compiles %.1f s, timing and checks %.1f s)",
+                  since(start), buildSeconds, compileWaitSeconds,
+                  since(timing));
     notes.insert(notes.begin(), "ranked by time in " + std::string(took) +
-                                    " s (builds included): " + first +
-                                    " first");
+                                    ": " + first + " first");
   }
   for (size_t k = 0; k < generated.size(); ++k) {
     CodegenBuild &kept = builds[generatedAt[k]];
