@@ -17,6 +17,7 @@
 #include <mutex>
 #include <numeric>
 #include <set>
+#include <thread>
 
 using namespace mlir;
 using namespace mlir::graph;
@@ -175,6 +176,15 @@ std::string rankingRules() {
 
 /// Says where a ranking's first note ("ranked by time in 8.8 s ...") came
 /// from: "ranked by time" becomes `how`.
+/// How many plans the ranking finalizes at once: GRAPH_PLAN_BUILD_THREADS
+/// (1 builds them one after another), else up to 8 on the host's cores.
+unsigned planBuildThreads() {
+  if (const char *env = std::getenv("GRAPH_PLAN_BUILD_THREADS"))
+    if (long n = std::strtol(env, nullptr, 10); n >= 1)
+      return static_cast<unsigned>(std::min(n, 64L));
+  return std::clamp(std::thread::hardware_concurrency(), 1u, 8u);
+}
+
 void markRanking(std::vector<std::string> &notes, const std::string &how) {
   const std::string timed = "ranked by time";
   if (!notes.empty() && notes.front().rfind(timed, 0) == 0)
@@ -287,7 +297,7 @@ void GroupPlans::rankByTime() {
   // first plan of each of the heuristics' first engines, and the next knob
   // variants of the first engine in the heuristics' order.
   auto start = std::chrono::steady_clock::now();
-  std::vector<size_t> timed;
+  std::vector<size_t> candidates, timed;
   auto pick = [&](size_t begin, size_t end) {
     std::set<int64_t> engines;
     size_t ofFirstEngine = 0;
@@ -300,9 +310,7 @@ void GroupPlans::rankByTime() {
         continue;
       engines.insert(info.engineId);
       ofFirstEngine += firstEngine;
-      // A plan that does not build stays where it is; the walk skips it.
-      if (group->buildPlan(i).empty())
-        timed.push_back(i);
+      candidates.push_back(i);
     }
   };
   // The first generated plans, where cuDNN ranks before the codegen engine
@@ -331,6 +339,13 @@ void GroupPlans::rankByTime() {
   };
   pick(0, ownPlans);
   pick(ownPlans, heuristicCount);
+  // Built together, each compiling on a thread of its own. A plan that does
+  // not build stays where it is; the walk skips it.
+  std::vector<std::string> built =
+      group->buildPlans(candidates, planBuildThreads());
+  for (size_t k = 0; k < candidates.size(); ++k)
+    if (built[k].empty())
+      timed.push_back(candidates[k]);
   double buildSeconds = since(start);
   auto compilesJoined = std::chrono::steady_clock::now();
   std::vector<std::pair<std::string, std::unique_ptr<rt::CodegenKernel>>>
@@ -386,8 +401,8 @@ void GroupPlans::rankByTime() {
       if (clearlyFaster(cudnnFastest))
         cudnnFirst = group->plans()[timed[cudnnFastest]].name;
     }
-    // Where the time went: what to shorten next (plan builds run one after
-    // another; generated compiles overlap them).
+    // Where the time went: what to shorten next (generated compiles
+    // overlap the plan builds).
     char took[160];
     std::snprintf(took, sizeof(took),
                   "%.1f s (cuDNN plan builds %.1f s, waiting for generated "

@@ -10,10 +10,12 @@
 #include "CudnnGroupInternal.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <memory>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 using namespace graph::rt;
@@ -501,6 +503,33 @@ public:
       infos[index] = p.info;
     }
     return e;
+  }
+
+  std::vector<std::string> buildPlans(const std::vector<size_t> &indices,
+                                      unsigned threads) override {
+    std::vector<std::string> answers(indices.size());
+    if (threads <= 1 || indices.size() <= 1) {
+      for (size_t k = 0; k < indices.size(); ++k)
+        answers[k] = buildPlan(indices[k]);
+      return answers;
+    }
+    // Each worker finalizes whole plans: distinct entries of planList and
+    // infos (neither grows meanwhile), on the device's context. cuDNN's
+    // frontend documents building plan indices in parallel on one handle;
+    // the handle's stream is not used by a finalize.
+    std::atomic<size_t> next{0};
+    auto work = [&]() {
+      std::string error = device.activate();
+      for (size_t k; (k = next.fetch_add(1)) < indices.size();)
+        answers[k] = error.empty() ? buildPlan(indices[k]) : error;
+    };
+    std::vector<std::thread> workers;
+    for (unsigned t = 1; t < std::min<size_t>(threads, indices.size()); ++t)
+      workers.emplace_back(work);
+    work();
+    for (std::thread &worker : workers)
+      worker.join();
+    return answers;
   }
 
   std::string addPlanFromJson(const std::string &json) override {
