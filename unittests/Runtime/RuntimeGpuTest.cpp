@@ -12,7 +12,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <numeric>
 #include <random>
 
 using namespace graph;
@@ -103,6 +105,14 @@ struct Case {
       return e;
     std::printf("group %s: plan %s\n", spec.name.c_str(),
                 group->plans()[plan].name.c_str());
+    return runPlan(device, *group, plan, results, ms);
+  }
+
+  /// Runs built plan `plan` of `group` (made from `spec`) on the inputs.
+  std::string runPlan(Device &device, CudnnGroup &groupRef, size_t plan,
+                      std::map<int64_t, NdArray> &results,
+                      double *ms = nullptr) {
+    CudnnGroup *group = &groupRef;
     std::map<int64_t, void *> buffers;
     std::vector<void *> owned;
     auto cleanup = [&] {
@@ -634,6 +644,60 @@ TEST(RuntimeGpu, PlanListAndJsonRoundTrip) {
   ASSERT_EQ(group->planJson(built, json), "");
   EXPECT_FALSE(json.empty());
   EXPECT_EQ(group->addPlanFromJson(json), "");
+}
+
+// The ranking finalizes its candidate plans on several threads at once
+// (runtime-fusion plans compile their kernels then): the same plans build as
+// when built one after another, and each computes the group.
+TEST(RuntimeGpu, PlansBuiltInParallelMatchSerialBuilds) {
+  REQUIRE_GPU();
+  Case c("parallel_builds");
+  int64_t M = 256, K = 128, N = 192;
+  c.input(1, DType::BF16, {1, M, K});
+  c.input(2, DType::BF16, {1, K, N});
+  c.input(3, DType::BF16, {1, 1, N});
+  c.tensor(10, DType::F32, {1, M, N}, {}, true);
+  c.tensor(11, DType::F32, {1, M, N}, {}, true);
+  c.tensor(4, DType::BF16, {1, M, N});
+  c.op("matmul", "", {{"A", 1}, {"B", 2}}, {{"C", 10}});
+  c.op("pointwise", "add", {{"in0", 10}, {"in1", 3}}, {{"output", 11}});
+  c.op("pointwise", "gelu", {{"in0", 11}}, {{"output", 4}});
+  std::string error;
+  auto parallel = CudnnGroup::create(*device, c.spec, error);
+  ASSERT_TRUE(parallel) << error;
+  auto serial = CudnnGroup::create(*device, c.spec, error);
+  ASSERT_TRUE(serial) << error;
+  for (CudnnGroup *g : {parallel.get(), serial.get()})
+    ASSERT_EQ(g->createPlans({HeurMode::A, HeurMode::Fallback}), "");
+  ASSERT_EQ(parallel->plans().size(), serial->plans().size());
+  size_t count = std::min<size_t>(parallel->plans().size(), 8);
+  ASSERT_GE(count, 2u) << "too few plans to build in parallel";
+  std::vector<size_t> indices(count);
+  std::iota(indices.begin(), indices.end(), 0);
+  std::vector<std::string> answers = parallel->buildPlans(indices, 4);
+  ASSERT_EQ(answers.size(), count);
+  NdArray mm;
+  ASSERT_EQ(ref::matmul(c.values[1], c.values[2], mm), "");
+  NdArray biased = pw(ref::PointwiseMode::add, {&mm, &c.values[3]}, mm.shape);
+  NdArray want = rounded(pw(ref::PointwiseMode::gelu, {&biased}, biased.shape),
+                         DType::BF16);
+  size_t built = 0;
+  for (size_t i = 0; i < count; ++i) {
+    std::string alone = serial->buildPlan(i);
+    EXPECT_EQ(answers[i].empty(), alone.empty())
+        << parallel->plans()[i].name << ": in parallel '" << answers[i]
+        << "', alone '" << alone << "'";
+    EXPECT_EQ(parallel->plans()[i].built, answers[i].empty());
+    if (!answers[i].empty())
+      continue;
+    ++built;
+    std::map<int64_t, NdArray> out;
+    ASSERT_EQ(c.runPlan(*device, *parallel, i, out), "")
+        << parallel->plans()[i].name;
+    EXPECT_CLOSE(out[4], want, 1e-2);
+  }
+  EXPECT_GE(built, 1u);
+  std::printf("%zu of %zu plans built in parallel\n", built, count);
 }
 
 // Single-op groups the heuristics used to reject ("offered no engine
