@@ -174,8 +174,6 @@ std::string rankingRules() {
          std::to_string(kRankingMargin);
 }
 
-/// Says where a ranking's first note ("ranked by time in 8.8 s ...") came
-/// from: "ranked by time" becomes `how`.
 /// How many plans the ranking finalizes at once: GRAPH_PLAN_BUILD_THREADS
 /// (1 builds them one after another), else up to 8 on the host's cores.
 unsigned planBuildThreads() {
@@ -185,6 +183,8 @@ unsigned planBuildThreads() {
   return std::clamp(std::thread::hardware_concurrency(), 1u, 8u);
 }
 
+/// Says where a ranking's first note ("ranked by time in 8.8 s ...") came
+/// from: "ranked by time" becomes `how`.
 void markRanking(std::vector<std::string> &notes, const std::string &how) {
   const std::string timed = "ranked by time";
   if (!notes.empty() && notes.front().rfind(timed, 0) == 0)
