@@ -19,6 +19,7 @@
 #include "GraphDialect/Support/LegalInputs.h"
 #include "GraphDialect/Support/NestingDepth.h"
 #include "GraphDialect/Support/Shape.h"
+#include "GraphDialect/Support/ThreadPool.h"
 #ifdef GRAPH_HAVE_GPU_RUNTIME
 #include "GraphDialect/Executable/ExecToRuntime.h"
 #endif
@@ -333,29 +334,40 @@ Result<ref::HostTensor> randomTensor(const ref::TensorInfo &info,
   ref::HostTensor tensor = ref::HostTensor::zeros(info.dtype, info.shape);
   int64_t count = tensor.numElements();
   size_t width = ref::byteWidth(info.dtype);
-  uint64_t state = seed;
-  ::graph::splitmix64(state);
-  state ^= static_cast<uint64_t>(info.uid.value_or(0)) * 0xD1B54A32D192ED03ull;
-  auto uniform = [&] {
-    return static_cast<double>(::graph::splitmix64(state) >> 11) * 0x1.0p-53;
-  };
+  uint64_t start = seed;
+  ::graph::splitmix64(start);
+  start ^= static_cast<uint64_t>(info.uid.value_or(0)) * 0xD1B54A32D192ED03ull;
   std::optional<std::vector<double>> fixed;
   if (!ref::isFloat(info.dtype) && info.dtype != ref::DType::I1)
     fixed = legalIntegerValues(arg, count);
-  for (int64_t i = 0; i < count; ++i) {
-    double value;
-    if (fixed)
-      value = (*fixed)[i];
-    else if (info.dtype == ref::DType::F8E8M0FNU)
-      value = std::ldexp(1.0, static_cast<int>(uniform() * 5) - 2);
-    else if (ref::isFloat(info.dtype))
-      value = 2.0 * uniform() - 1.0;
-    else if (info.dtype == ref::DType::I1)
-      value = uniform() < 0.5 ? 0.0 : 1.0;
-    else
-      value = std::floor(uniform() * 4);
-    ref::encode(info.dtype, value, &tensor.bytes[i * width]);
-  }
+  // Element i takes the (i+1)-th draw of the generator, whose state only
+  // counts draws (splitmix64 adds a constant per draw): blocks start at their
+  // own draw and fill on the thread pool, giving the values one pass would.
+  ::graph::parallelFor(
+      count,
+      [&](int64_t begin, int64_t end) {
+        uint64_t state =
+            start + static_cast<uint64_t>(begin) * 0x9E3779B97F4A7C15ull;
+        auto uniform = [&] {
+          return static_cast<double>(::graph::splitmix64(state) >> 11) *
+                 0x1.0p-53;
+        };
+        for (int64_t i = begin; i < end; ++i) {
+          double value;
+          if (fixed)
+            value = (*fixed)[i];
+          else if (info.dtype == ref::DType::F8E8M0FNU)
+            value = std::ldexp(1.0, static_cast<int>(uniform() * 5) - 2);
+          else if (ref::isFloat(info.dtype))
+            value = 2.0 * uniform() - 1.0;
+          else if (info.dtype == ref::DType::I1)
+            value = uniform() < 0.5 ? 0.0 : 1.0;
+          else
+            value = std::floor(uniform() * 4);
+          ref::encode(info.dtype, value, &tensor.bytes[i * width]);
+        }
+      },
+      /*minChunk=*/1 << 16);
   return tensor;
 }
 
