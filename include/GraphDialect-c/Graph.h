@@ -402,6 +402,16 @@ GRAPH_API const char *graphPlanNotes(GraphModule module, int32_t index,
  * GRAPH_ERROR_NOT_SUPPORTED, with the decline reason in graphGetLastError;
  * the other plans stay usable. Building twice is a no-op. */
 GRAPH_API GraphStatus graphPlanBuild(GraphModule module, int32_t index);
+/* Finalizes the `count` plans of `indices` as graphPlanBuild does each
+ * (build_plans with build_plan_policy.ALL), cuDNN's on up to
+ * GRAPH_PLAN_BUILD_THREADS threads at once (default: up to 8; a
+ * runtime-fusion plan compiles its kernels when it is finalized). GRAPH_OK
+ * when every one built; else GRAPH_ERROR_NOT_SUPPORTED naming the first
+ * that declined (graphPlanBuild of each tells its own reason), and the
+ * others stay built. An index out of range is GRAPH_ERROR_INVALID_ARGUMENT
+ * and builds nothing. */
+GRAPH_API GraphStatus graphPlanBuildMany(GraphModule module,
+                                         const int32_t *indices, int32_t count);
 /* Pins plan `index` for the next GPU executes of the selected graph
  * (select_plan): the first group runs that plan and no other, so a plan
  * that declines makes the execute fail (GRAPH_ERROR_NOT_SUPPORTED) rather

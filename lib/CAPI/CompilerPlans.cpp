@@ -253,6 +253,43 @@ Status CompiledGraph::planBuild(int32_t index) {
   return Status();
 }
 
+Status CompiledGraph::planBuildMany(const std::vector<int32_t> &indices,
+                                    std::vector<int32_t> &declined) {
+  const char *call = "graphPlanBuildMany";
+  declined.clear();
+  PlanCall plan(impl.get(), call, Need::List);
+  if (!plan.ok())
+    return plan.status;
+#ifdef GRAPH_HAVE_GPU_RUNTIME
+  size_t count = plan.list->plans->entries().size();
+  std::vector<size_t> entries;
+  for (int32_t index : indices) {
+    if (index < 0 || static_cast<size_t>(index) >= count)
+      return Status(GRAPH_ERROR_INVALID_ARGUMENT,
+                    std::string(call) + ": plan index " +
+                        std::to_string(index) +
+                        " is out of range (the list has " +
+                        std::to_string(count) + " plans)");
+    entries.push_back(static_cast<size_t>(index));
+  }
+  std::vector<std::string> why = impl->gpu.buildPlans(*plan.list, entries);
+  Status first;
+  for (size_t k = 0; k < entries.size(); ++k) {
+    if (why[k].empty())
+      continue;
+    declined.push_back(indices[k]);
+    if (first.ok())
+      first = Status(GRAPH_ERROR_NOT_SUPPORTED,
+                     "plan " + std::to_string(indices[k]) + " (" +
+                         plan.list->plans->entries()[entries[k]].name +
+                         ") declined: " + why[k]);
+  }
+  return first;
+#else
+  return Status();
+#endif
+}
+
 Status CompiledGraph::planSelect(int32_t index) {
   PlanCall plan(impl.get(), "graphPlanSelect", Need::PlanOrNone, Status(),
                 index);

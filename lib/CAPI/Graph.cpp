@@ -696,6 +696,20 @@ GraphStatus graphPlanBuild(GraphModule module, int32_t index) {
   return report(module->graph.planBuild(index));
 }
 
+GraphStatus graphPlanBuildMany(GraphModule module, const int32_t *indices,
+                               int32_t count) {
+  clearError();
+  if (!checkModule(module, "graphPlanBuildMany"))
+    return GRAPH_ERROR_INVALID_ARGUMENT;
+  if (count < 0 || (count > 0 && !indices))
+    return fail(GRAPH_ERROR_INVALID_ARGUMENT,
+                "graphPlanBuildMany: count is " + std::to_string(count) +
+                    (count > 0 ? " but indices is NULL" : ""));
+  std::vector<int32_t> declined;
+  return report(module->graph.planBuildMany(
+      std::vector<int32_t>(indices, indices + count), declined));
+}
+
 GraphStatus graphPlanSelect(GraphModule module, int32_t index) {
   clearError();
   if (!checkModule(module, "graphPlanSelect"))

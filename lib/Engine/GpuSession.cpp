@@ -409,6 +409,12 @@ std::string GpuSession::buildPlan(PlanList &list, size_t index) {
                            /*keepKernels=*/false);
 }
 
+std::vector<std::string>
+GpuSession::buildPlans(PlanList &list, const std::vector<size_t> &indices) {
+  return list.plans->buildMany(indices, buildOptions(list.graph).codegenCubin,
+                               /*keepKernels=*/false);
+}
+
 void GpuSession::setPlanOptions(const std::vector<std::string> &deselect,
                                 int64_t workspaceLimit, bool autotune) {
   if (planOptions.deselectEngines == deselect &&

@@ -493,6 +493,30 @@ std::string GroupPlans::build(size_t index, bool cubin, bool keepKernels) {
   return plan.error;
 }
 
+std::vector<std::string>
+GroupPlans::buildMany(const std::vector<size_t> &indices, bool cubin,
+                      bool keepKernels) {
+  std::vector<std::string> answers(indices.size());
+  // cuDNN's plans together first (distinct ones: buildPlans takes each
+  // once), then the rest one by one (generated plans compile in their own
+  // MLIR context each; cuDNN's answer again from what was built).
+  std::vector<size_t> cudnnPlans;
+  std::set<size_t> seen;
+  for (size_t index : indices)
+    if (index < list.size() && !list[index].codegen && group &&
+        seen.insert(list[index].index).second)
+      cudnnPlans.push_back(list[index].index);
+  if (cudnnPlans.size() > 1) {
+    used = true;
+    group->buildPlans(cudnnPlans, planBuildThreads());
+  }
+  for (size_t k = 0; k < indices.size(); ++k)
+    answers[k] = indices[k] < list.size()
+                     ? build(indices[k], cubin, keepKernels)
+                     : "no plan " + std::to_string(indices[k]);
+  return answers;
+}
+
 std::unique_ptr<rt::CodegenKernel> GroupPlans::takeKernels(size_t index,
                                                            size_t &launches) {
   used = true;

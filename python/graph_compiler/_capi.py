@@ -149,6 +149,7 @@ def _declare(lib):
         "graphPlanWorkspace": (c.c_int64, [vp, c.c_int32]),
         "graphPlanNotes": (c.c_char_p, [vp, c.c_int32, c.c_int]),
         "graphPlanBuild": (c.c_int, [vp, c.c_int32]),
+        "graphPlanBuildMany": (c.c_int, [vp, i32p, c.c_int32]),
         "graphPlanSelect": (c.c_int, [vp, c.c_int32]),
         "graphPlanAdd": (c.c_int, [vp, c.c_int64, i64p, c.c_int32]),
         "graphSetPlanOptions": (c.c_int, [vp, c.POINTER(c.c_char_p), c.c_int32, c.c_int64, c.c_int]),
@@ -686,6 +687,21 @@ class Module:
 
     def plan_build(self, index: int) -> int:
         return self._lib.graphPlanBuild(self.handle, index)
+
+    def plan_build_many(self, indices) -> int:
+        """Builds plans `indices` (cuDNN's several at once); GRAPH_OK when
+        every one built. A library without graphPlanBuildMany builds them
+        one by one."""
+        indices = [int(i) for i in indices]
+        fn = getattr(self._lib, "graphPlanBuildMany", None)
+        if fn is None:
+            status = GRAPH_OK
+            for index in indices:
+                built = self.plan_build(index)
+                status = built if status == GRAPH_OK else status
+            return status
+        array = (ctypes.c_int32 * max(len(indices), 1))(*indices)
+        return fn(self.handle, array, len(indices))
 
     def plan_select(self, index: int) -> int:
         self._pinned_plan = None  # prepare_run records a select it made

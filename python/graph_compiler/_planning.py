@@ -346,6 +346,10 @@ class _GraphPlanning:
         failures = []
         self._is_built = False
         start = self._plan_index
+        if build_all:
+            _plans.build_many(
+                self._module, self._plans, [i for i in range(start, len(self._plans)) if i not in barred and i not in self._built_plans]
+            )
         for index in range(start, len(self._plans)):
             # A plan select_plan() pinned must build; under ALL the plans
             # after it are built as far as they go.

@@ -281,6 +281,16 @@ def build(module, plan: PlanConfig) -> None:
     return None
 
 
+def build_many(module, plans, indices) -> None:
+    """Finalize the GPU plans of ``indices`` together (cuDNN's on several
+    threads: build_plans with build_plan_policy.ALL). Declines are not
+    raised here: build() of each plan then answers its own (a built plan
+    at once)."""
+    gpu = [i for i in indices if plans[i].device == _capi.GRAPH_DEVICE_GPU]
+    if len(gpu) > 1:
+        module.plan_build_many(gpu)
+
+
 def prepare_run(module, plans, index: int, deselect, workspace_limit) -> None:
     """Before a GPU execute: hand the C API the filters and pin plan
     ``index`` of a GPU plan list (nothing to do for the CPU plan)."""

@@ -76,6 +76,8 @@ def test_c_api_plan_calls_without_gpu():
             call()
         assert info.value.status == _capi.GRAPH_ERROR_NO_DEVICE
     assert m.plan_build(0) == _capi.GRAPH_ERROR_NO_DEVICE
+    assert m.plan_build_many([0, 1]) == _capi.GRAPH_ERROR_NO_DEVICE
+    assert "graphPlanBuildMany" in _capi.last_error()
     assert m.plan_select(0) == _capi.GRAPH_ERROR_NO_DEVICE
     assert m.plan_add(3, [(1, 2)]) == _capi.GRAPH_ERROR_NO_DEVICE
     assert m.set_plan_options(["eng0"], 0, False) == _capi.GRAPH_ERROR_NO_DEVICE
@@ -147,7 +149,14 @@ class FakeGpuPlans:
             fake.plans.append(dict(engine=engine, knobs=list(knobs), ws=0, behavior=[], numeric=[]))
             return _capi.GRAPH_OK
 
+        def build_many(self, indices):
+            fake.calls.append(("build_many", tuple(indices)))
+            statuses = [build(self, i) for i in indices]
+            fake.calls[-len(indices) :] = []  # one call, not a build each
+            return next((s for s in statuses if s != _capi.GRAPH_OK), _capi.GRAPH_OK)
+
         monkeypatch.setattr(M, "plan_build", build)
+        monkeypatch.setattr(M, "plan_build_many", build_many)
         monkeypatch.setattr(M, "plan_add", add)
         monkeypatch.setattr(M, "plan_select", lambda self, i: fake.calls.append(("select", i)) or _capi.GRAPH_OK)
         monkeypatch.setattr(M, "set_plan_options", lambda self, names, limit, tune: fake.calls.append(("options", tuple(names), limit)) or _capi.GRAPH_OK)
@@ -188,7 +197,11 @@ def test_gpu_plan_list_queries(monkeypatch):
     # A decline carries cuDNN's reason; the other plans stay usable.
     with pytest.raises(gc.cudnnGraphNotSupportedError, match=r"plan 1 \(eng5\) declined: CUDNN_STATUS_NOT_SUPPORTED"):
         g.build_plan_at_index(1)
+    calls = len(fake.calls)
     g.build_plans(gc.build_plan_policy.ALL)
+    # ALL hands the plans not built yet to the C API at once (cuDNN builds
+    # them on several threads), then asks each for its answer.
+    assert fake.calls[calls] == ("build_many", (0, 1, 2))
     assert g.get_workspace_size() == 0
     assert g.get_workspace_size_plan_at_index(2) == 4096
     # Host buffers run on the CPU reference whatever plan is selected; no

@@ -672,6 +672,9 @@ TEST_F(DenseTest, PlanCallsWithoutGpuAreNoDevice) {
   expectNoDevice("graphPlanNotes");
   EXPECT_EQ(graphPlanBuild(module, 0), GRAPH_ERROR_NO_DEVICE);
   expectNoDevice("graphPlanBuild");
+  int32_t both[] = {0, 1};
+  EXPECT_EQ(graphPlanBuildMany(module, both, 2), GRAPH_ERROR_NO_DEVICE);
+  expectNoDevice("graphPlanBuildMany");
   EXPECT_EQ(graphPlanSelect(module, 0), GRAPH_ERROR_NO_DEVICE);
   expectNoDevice("graphPlanSelect");
   EXPECT_EQ(graphPlanSelect(module, -1), GRAPH_ERROR_NO_DEVICE);
@@ -711,6 +714,8 @@ TEST_F(DenseTest, PlanCallsArgumentErrors) {
   EXPECT_EQ(graphPlanNotes(nullptr, 0, 1), nullptr);
   EXPECT_CONTAINS(lastError(), "graphPlanNotes: module is NULL");
   expectInvalid(graphPlanBuild(nullptr, 0), "graphPlanBuild: module is NULL");
+  expectInvalid(graphPlanBuildMany(nullptr, nullptr, 0),
+                "graphPlanBuildMany: module is NULL");
   expectInvalid(graphPlanSelect(nullptr, 0), "graphPlanSelect: module is NULL");
   expectInvalid(graphPlanAdd(nullptr, 0, nullptr, 0),
                 "graphPlanAdd: module is NULL");
@@ -734,6 +739,10 @@ TEST_F(DenseTest, PlanCallsArgumentErrors) {
                 "numModes is 2 but heurModes is NULL");
   expectInvalid(graphPlanEngine(module, 0, nullptr, nullptr, nullptr),
                 "graphPlanEngine: numKnobs is NULL");
+  expectInvalid(graphPlanBuildMany(module, nullptr, 2),
+                "graphPlanBuildMany: count is 2 but indices is NULL");
+  expectInvalid(graphPlanBuildMany(module, nullptr, -1),
+                "graphPlanBuildMany: count is -1");
   numKnobs = 3;
   expectInvalid(graphPlanEngine(module, 0, nullptr, nullptr, &numKnobs),
                 "capacity *numKnobs is 3 but knobs is NULL");
@@ -795,6 +804,8 @@ TEST(CompilerAPI, PlanCallsCheckTheModuleFirstAndNameTheCall) {
   graph::PlanDesc desc;
   expectEmpty(empty.planInfo(-3, desc), "graphPlanInfo");
   expectEmpty(empty.planBuild(-3), "graphPlanBuild");
+  std::vector<int32_t> declined;
+  expectEmpty(empty.planBuildMany({0}, declined), "graphPlanBuildMany");
   expectEmpty(empty.planSelect(-3), "graphPlanSelect");
   int32_t index = 0;
   expectEmpty(empty.planAdd(-1, {}, index), "graphPlanAdd");

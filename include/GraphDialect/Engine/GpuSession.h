@@ -150,6 +150,10 @@ public:
   /// Builds entry `index` of `list` as the next execute would: "" or why
   /// it declined.
   std::string buildPlan(PlanList &list, size_t index);
+  /// Builds entries `indices` of `list` as buildPlan would, cuDNN's plans
+  /// several at once; each one's answer, in the order of `indices`.
+  std::vector<std::string> buildPlans(PlanList &list,
+                                      const std::vector<size_t> &indices);
   /// graphSetPlanOptions: drops the built programs when they change.
   void setPlanOptions(const std::vector<std::string> &deselect,
                       int64_t workspaceLimit, bool autotune);
