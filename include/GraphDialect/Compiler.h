@@ -161,10 +161,9 @@ public:
   /// Finalizes plan `index`; its decline is the message
   /// (GRAPH_ERROR_NOT_SUPPORTED).
   Status planBuild(int32_t index);
-  /// Finalizes plans `indices` (cuDNN's several at once); `declined`
-  /// receives the indices that declined, the status names the first.
-  Status planBuildMany(const std::vector<int32_t> &indices,
-                       std::vector<int32_t> &declined);
+  /// Finalizes plans `indices` (cuDNN's several at once); the status names
+  /// the first that declined.
+  Status planBuildMany(const std::vector<int32_t> &indices);
   /// Pins plan `index` (strictly) for the next GPU executes; -1 unpins.
   Status planSelect(int32_t index);
   /// Appends the plan of an explicit engine id and knobs; `index` receives

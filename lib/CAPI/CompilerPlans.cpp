@@ -253,10 +253,8 @@ Status CompiledGraph::planBuild(int32_t index) {
   return Status();
 }
 
-Status CompiledGraph::planBuildMany(const std::vector<int32_t> &indices,
-                                    std::vector<int32_t> &declined) {
+Status CompiledGraph::planBuildMany(const std::vector<int32_t> &indices) {
   const char *call = "graphPlanBuildMany";
-  declined.clear();
   PlanCall plan(impl.get(), call, Need::List);
   if (!plan.ok())
     return plan.status;
@@ -275,10 +273,7 @@ Status CompiledGraph::planBuildMany(const std::vector<int32_t> &indices,
   std::vector<std::string> why = impl->gpu.buildPlans(*plan.list, entries);
   Status first;
   for (size_t k = 0; k < entries.size(); ++k) {
-    if (why[k].empty())
-      continue;
-    declined.push_back(indices[k]);
-    if (first.ok())
+    if (!why[k].empty() && first.ok())
       first = Status(GRAPH_ERROR_NOT_SUPPORTED,
                      "plan " + std::to_string(indices[k]) + " (" +
                          plan.list->plans->entries()[entries[k]].name +

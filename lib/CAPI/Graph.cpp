@@ -705,9 +705,8 @@ GraphStatus graphPlanBuildMany(GraphModule module, const int32_t *indices,
     return fail(GRAPH_ERROR_INVALID_ARGUMENT,
                 "graphPlanBuildMany: count is " + std::to_string(count) +
                     (count > 0 ? " but indices is NULL" : ""));
-  std::vector<int32_t> declined;
   return report(module->graph.planBuildMany(
-      std::vector<int32_t>(indices, indices + count), declined));
+      std::vector<int32_t>(indices, indices + count)));
 }
 
 GraphStatus graphPlanSelect(GraphModule module, int32_t index) {

@@ -804,8 +804,7 @@ TEST(CompilerAPI, PlanCallsCheckTheModuleFirstAndNameTheCall) {
   graph::PlanDesc desc;
   expectEmpty(empty.planInfo(-3, desc), "graphPlanInfo");
   expectEmpty(empty.planBuild(-3), "graphPlanBuild");
-  std::vector<int32_t> declined;
-  expectEmpty(empty.planBuildMany({0}, declined), "graphPlanBuildMany");
+  expectEmpty(empty.planBuildMany({0}), "graphPlanBuildMany");
   expectEmpty(empty.planSelect(-3), "graphPlanSelect");
   int32_t index = 0;
   expectEmpty(empty.planAdd(-1, {}, index), "graphPlanAdd");
