@@ -174,13 +174,16 @@ std::string rankingRules() {
          std::to_string(kRankingMargin);
 }
 
-/// How many plans the ranking finalizes at once: GRAPH_PLAN_BUILD_THREADS
-/// (1 builds them one after another), else up to 8 on the host's cores.
+/// How many cuDNN plans are finalized at once (the ranking's candidates,
+/// build_plans with the ALL policy): GRAPH_PLAN_BUILD_THREADS, at most 64;
+/// unset, 0 or not a number: 1, one after another. Opt-in: the threads
+/// share the device's cuDNN handle, which cuDNN's documentation does not
+/// promise to allow (it ran right on the H100, bench/RESULTS.md).
 unsigned planBuildThreads() {
   if (const char *env = std::getenv("GRAPH_PLAN_BUILD_THREADS"))
     if (long n = std::strtol(env, nullptr, 10); n >= 1)
       return static_cast<unsigned>(std::min(n, 64L));
-  return std::clamp(std::thread::hardware_concurrency(), 1u, 8u);
+  return 1;
 }
 
 /// Says where a ranking's first note ("ranked by time in 8.8 s ...") came
@@ -339,8 +342,8 @@ void GroupPlans::rankByTime() {
   };
   pick(0, ownPlans);
   pick(ownPlans, heuristicCount);
-  // Built together, each compiling on a thread of its own. A plan that does
-  // not build stays where it is; the walk skips it.
+  // Built together (on several threads when GRAPH_PLAN_BUILD_THREADS asks).
+  // A plan that does not build stays where it is; the walk skips it.
   std::vector<std::string> built =
       group->buildPlans(candidates, planBuildThreads());
   for (size_t k = 0; k < candidates.size(); ++k)
@@ -406,7 +409,7 @@ void GroupPlans::rankByTime() {
     char took[160];
     std::snprintf(took, sizeof(took),
                   "%.1f s (cuDNN plan builds %.1f s, waiting for generated "
-                  "compiles %.1f s, timing and checks %.1f s)",
+                  "compiles and loads %.1f s, timing and checks %.1f s)",
                   since(start), buildSeconds, compileWaitSeconds,
                   since(timing));
     notes.insert(notes.begin(), "ranked by time in " + std::string(took) +
@@ -498,22 +501,29 @@ GroupPlans::buildMany(const std::vector<size_t> &indices, bool cubin,
                       bool keepKernels) {
   std::vector<std::string> answers(indices.size());
   // cuDNN's plans together first (distinct ones: buildPlans takes each
-  // once), then the rest one by one (generated plans compile in their own
-  // MLIR context each; cuDNN's answer again from what was built).
+  // once), then the generated ones one by one (each compiles in an MLIR
+  // context of its own). A cuDNN plan's answer is its build's: a decline is
+  // not finalized again.
   std::vector<size_t> cudnnPlans;
-  std::set<size_t> seen;
+  std::map<size_t, size_t> at; // group plan index -> position in cudnnPlans
   for (size_t index : indices)
     if (index < list.size() && !list[index].codegen && group &&
-        seen.insert(list[index].index).second)
+        at.emplace(list[index].index, cudnnPlans.size()).second)
       cudnnPlans.push_back(list[index].index);
-  if (cudnnPlans.size() > 1) {
+  std::vector<std::string> built;
+  if (!cudnnPlans.empty()) {
     used = true;
-    group->buildPlans(cudnnPlans, planBuildThreads());
+    built = group->buildPlans(cudnnPlans, planBuildThreads());
   }
-  for (size_t k = 0; k < indices.size(); ++k)
-    answers[k] = indices[k] < list.size()
-                     ? build(indices[k], cubin, keepKernels)
-                     : "no plan " + std::to_string(indices[k]);
+  for (size_t k = 0; k < indices.size(); ++k) {
+    size_t index = indices[k];
+    if (index >= list.size())
+      answers[k] = "no plan " + std::to_string(index);
+    else if (!list[index].codegen && group)
+      answers[k] = built[at[list[index].index]];
+    else
+      answers[k] = build(index, cubin, keepKernels);
+  }
   return answers;
 }
 

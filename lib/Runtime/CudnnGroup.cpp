@@ -15,6 +15,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -29,6 +30,9 @@ struct Plan {
   DescPtr engineConfig; // from the heuristics, or made for addPlan
   DescPtr plan;
   int alternate = -1; // index into `alternates`; -1: the group's own graph
+  /// Why cuDNN declined to finalize it, once it has (a plan that declined
+  /// declines again: building twice answers the first build's result).
+  std::optional<std::string> declined;
 };
 
 /// Another operation graph over the same uids and bytes (convAsMatmul):
@@ -482,6 +486,8 @@ public:
     Plan &p = planList[index];
     if (p.info.built)
       return "";
+    if (p.declined)
+      return *p.declined;
     Builder b = builder("plan " + p.info.name);
     std::string e = [&]() -> std::string {
       if (!p.engineConfig)
@@ -500,6 +506,7 @@ public:
     }();
     if (!e.empty()) {
       p.info.error = e;
+      p.declined = e;
       infos[index] = p.info;
     }
     return e;
@@ -514,18 +521,31 @@ public:
       return answers;
     }
     // Each worker finalizes whole plans: distinct entries of planList and
-    // infos (neither grows meanwhile), on the device's context. cuDNN's
-    // frontend documents building plan indices in parallel on one handle;
-    // the handle's stream is not used by a finalize.
+    // infos (neither grows meanwhile), on the device's context. They share
+    // the device's cuDNN handle, which cuDNN's documentation does not
+    // promise to allow (hence opt-in, GRAPH_PLAN_BUILD_THREADS); a finalize
+    // does not use the handle's stream.
     std::atomic<size_t> next{0};
     auto work = [&]() {
       std::string error = device.activate();
-      for (size_t k; (k = next.fetch_add(1)) < indices.size();)
-        answers[k] = error.empty() ? buildPlan(indices[k]) : error;
+      for (size_t k; (k = next.fetch_add(1)) < indices.size();) {
+        try {
+          answers[k] = error.empty() ? buildPlan(indices[k]) : error;
+        } catch (const std::exception &failure) {
+          answers[k] = "group '" + spec.name + "': building plan " +
+                       std::to_string(indices[k]) +
+                       " failed: " + failure.what();
+        }
+      }
     };
     std::vector<std::thread> workers;
-    for (unsigned t = 1; t < std::min<size_t>(threads, indices.size()); ++t)
-      workers.emplace_back(work);
+    try {
+      for (unsigned t = 1; t < std::min<size_t>(threads, indices.size()); ++t)
+        workers.emplace_back(work);
+    } catch (const std::system_error &) {
+      // Fewer threads than asked: the ones started and this one share the
+      // plans.
+    }
     work();
     for (std::thread &worker : workers)
       worker.join();

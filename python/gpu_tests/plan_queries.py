@@ -157,16 +157,15 @@ def check_replay():
 
 
 def check_build_all():
-    # ALL builds cuDNN's plans on several threads (graphPlanBuildMany): the
-    # same plans build as one by one, and each runs the graph right.
-    start = time.time()
+    # ALL hands every plan to the C API at once (graphPlanBuildMany; on
+    # several threads when GRAPH_PLAN_BUILD_THREADS asks): the same plans
+    # build as one by one, and each runs the graph right. (No timing: the
+    # second build would find the first's kernels in the driver's JIT cache.)
     g, io = make_graph()
     g.build_plans(cudnn.build_plan_policy.ALL)
-    together = time.time() - start
     built = sorted(g._built_plans)
     assert built, "nothing built"
     ws = {i: g.get_workspace_size_plan_at_index(i) for i in built}
-    start = time.time()
     alone, _ = make_graph()
     one_by_one = []
     for i in range(alone.get_execution_plan_count()):
@@ -175,12 +174,10 @@ def check_build_all():
             one_by_one.append(i)
         except cudnn.cudnnGraphNotSupportedError:
             pass
-    serial = time.time() - start
     assert built == one_by_one, f"built together {built}, one by one {one_by_one}"
     errs = [run(g, io, index=i) for i in built]
     err = run(g, io)
-    return (f"built {len(built)}/{g.get_execution_plan_count()} in {together:.2f} s (one by one {serial:.2f} s), "
-            f"workspaces {ws}, worst err {max(errs + [err]):.2e}")
+    return f"built {len(built)}/{g.get_execution_plan_count()}, workspaces {ws}, worst err {max(errs + [err]):.2e}"
 
 
 def check_c_api_errors():

@@ -282,11 +282,14 @@ def build(module, plan: PlanConfig) -> None:
 
 
 def build_many(module, plans, indices) -> None:
-    """Finalize the GPU plans of ``indices`` together (cuDNN's on several
-    threads: build_plans with build_plan_policy.ALL). Declines are not
+    """Finalize the GPU plans at positions ``indices`` of ``plans`` in one
+    call (build_plans with build_plan_policy.ALL; cuDNN's on several threads
+    when GRAPH_PLAN_BUILD_THREADS asks). Declines are not
     raised here: build() of each plan then answers its own (a built plan
     at once)."""
-    gpu = [i for i in indices if plans[i].device == _capi.GRAPH_DEVICE_GPU]
+    # The C API's plan indices, not positions in this list (they differ
+    # where the list is filtered, e.g. heur_mode.OPENSOURCE).
+    gpu = [plans[i].index for i in indices if plans[i].device == _capi.GRAPH_DEVICE_GPU]
     if len(gpu) > 1:
         module.plan_build_many(gpu)
 

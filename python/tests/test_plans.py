@@ -324,6 +324,20 @@ def test_codegen_plans_follow_cudnn_in_the_list(monkeypatch):
 
 
 @needs_lib
+def test_build_all_hands_the_c_api_its_own_indices(monkeypatch):
+    # heur_mode.OPENSOURCE lists the codegen plans only: position 0 of the
+    # package's list is the C API's plan 3, and build_plans(ALL) must hand
+    # the C API indices 3, 4, 5, not the positions 0, 1, 2 (cuDNN's plans).
+    fake = FakeGpuPlans(codegen=True).install(monkeypatch)
+    g, *_ = mlp_graph()
+    g.create_execution_plans([gc.heur_mode.OPENSOURCE])
+    assert g.get_execution_plan_count() == 3
+    g.build_plans(gc.build_plan_policy.ALL)
+    assert ("build_many", (3, 4, 5)) in fake.calls
+    assert sorted(g._built_plans) == [0, 2]
+
+
+@needs_lib
 def test_deselect_engines_bars_either_engine(monkeypatch):
     fake = FakeGpuPlans(codegen=True).install(monkeypatch)
     # "cudnn" bars every cuDNN plan: the walk lands on the first codegen plan.

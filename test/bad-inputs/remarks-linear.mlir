@@ -5,8 +5,9 @@
 // graph's first line (all its arguments, thousands of characters in a model).
 
 // RUN: graph-opt %s --graph-prepare --graph-fuse --graph-select-engines --graph-generate-kernels -o /dev/null 2>&1 | FileCheck %s
-// CHECK: remarks-linear.mlir:[[@LINE+6]]:{{[0-9]+}}: remark: two_matmuls/group0 is left to another engine: matmul "mm0"
+// CHECK: remarks-linear.mlir:[[@LINE+7]]:{{[0-9]+}}: remark: two_matmuls/group0 is left to another engine: matmul "mm0"
 // CHECK-NOT: see current operation
+// CHECK-NOT: graph.graph @two_matmuls
 // CHECK: remarks-linear.mlir:[[@LINE+6]]:{{[0-9]+}}: remark: two_matmuls/group1 is left to another engine: matmul "mm1"
 // CHECK-NOT: see current operation
 
