@@ -30,9 +30,6 @@ struct Plan {
   DescPtr engineConfig; // from the heuristics, or made for addPlan
   DescPtr plan;
   int alternate = -1; // index into `alternates`; -1: the group's own graph
-  /// Why cuDNN declined to finalize it, once it has (a plan that declined
-  /// declines again: building twice answers the first build's result).
-  std::optional<std::string> declined;
 };
 
 /// Another operation graph over the same uids and bytes (convAsMatmul):
@@ -486,8 +483,6 @@ public:
     Plan &p = planList[index];
     if (p.info.built)
       return "";
-    if (p.declined)
-      return *p.declined;
     Builder b = builder("plan " + p.info.name);
     std::string e = [&]() -> std::string {
       if (!p.engineConfig)
@@ -506,7 +501,6 @@ public:
     }();
     if (!e.empty()) {
       p.info.error = e;
-      p.declined = e;
       infos[index] = p.info;
     }
     return e;
