@@ -17,7 +17,6 @@
 #include <mutex>
 #include <numeric>
 #include <set>
-#include <thread>
 
 using namespace mlir;
 using namespace mlir::graph;
