@@ -552,15 +552,26 @@ GraphStatus graphGetDeviceCount(int32_t *count) {
 // GPU plan list
 //===----------------------------------------------------------------------===//
 
+/// "" when `count` items can be read at `items` (none needs no array);
+/// else the call's error naming both arguments.
+static std::string arrayArgument(const char *call, const char *countName,
+                                 int32_t count, const char *itemsName,
+                                 const void *items) {
+  if (count >= 0 && (count == 0 || items))
+    return "";
+  return std::string(call) + ": " + countName + " is " + std::to_string(count) +
+         (count > 0 ? std::string(" but ") + itemsName + " is NULL" : "");
+}
+
 GraphStatus graphPlanCreate(GraphModule module, GraphDevice device,
                             const int *heurModes, int32_t numModes) {
   clearError();
   if (!checkModule(module, "graphPlanCreate"))
     return GRAPH_ERROR_INVALID_ARGUMENT;
-  if (numModes < 0 || (numModes > 0 && !heurModes))
-    return fail(GRAPH_ERROR_INVALID_ARGUMENT,
-                "graphPlanCreate: numModes is " + std::to_string(numModes) +
-                    (numModes > 0 ? " but heurModes is NULL" : ""));
+  if (std::string why = arrayArgument("graphPlanCreate", "numModes", numModes,
+                                      "heurModes", heurModes);
+      !why.empty())
+    return fail(GRAPH_ERROR_INVALID_ARGUMENT, why);
   std::vector<int> modes(heurModes, heurModes + numModes);
   GraphStatus status = report(module->graph.planCreate(device, modes));
   if (status == GRAPH_OK) {
@@ -701,10 +712,10 @@ GraphStatus graphPlanBuildMany(GraphModule module, const int32_t *indices,
   clearError();
   if (!checkModule(module, "graphPlanBuildMany"))
     return GRAPH_ERROR_INVALID_ARGUMENT;
-  if (count < 0 || (count > 0 && !indices))
-    return fail(GRAPH_ERROR_INVALID_ARGUMENT,
-                "graphPlanBuildMany: count is " + std::to_string(count) +
-                    (count > 0 ? " but indices is NULL" : ""));
+  if (std::string why = arrayArgument("graphPlanBuildMany", "count", count,
+                                      "indices", indices);
+      !why.empty())
+    return fail(GRAPH_ERROR_INVALID_ARGUMENT, why);
   return report(module->graph.planBuildMany(
       std::vector<int32_t>(indices, indices + count)));
 }
@@ -721,10 +732,10 @@ GraphStatus graphPlanAdd(GraphModule module, int64_t engineId,
   clearError();
   if (!checkModule(module, "graphPlanAdd"))
     return GRAPH_ERROR_INVALID_ARGUMENT;
-  if (numKnobs < 0 || (numKnobs > 0 && !knobs))
-    return fail(GRAPH_ERROR_INVALID_ARGUMENT,
-                "graphPlanAdd: numKnobs is " + std::to_string(numKnobs) +
-                    (numKnobs > 0 ? " but knobs is NULL" : ""));
+  if (std::string why =
+          arrayArgument("graphPlanAdd", "numKnobs", numKnobs, "knobs", knobs);
+      !why.empty())
+    return fail(GRAPH_ERROR_INVALID_ARGUMENT, why);
   std::vector<std::pair<int64_t, int64_t>> pairs;
   for (int32_t k = 0; k < numKnobs; ++k)
     pairs.emplace_back(knobs[2 * k], knobs[2 * k + 1]);
@@ -739,10 +750,10 @@ GraphStatus graphSetPlanOptions(GraphModule module,
   clearError();
   if (!checkModule(module, "graphSetPlanOptions"))
     return GRAPH_ERROR_INVALID_ARGUMENT;
-  if (numNames < 0 || (numNames > 0 && !deselectNames))
-    return fail(GRAPH_ERROR_INVALID_ARGUMENT,
-                "graphSetPlanOptions: numNames is " + std::to_string(numNames) +
-                    (numNames > 0 ? " but deselectNames is NULL" : ""));
+  if (std::string why = arrayArgument("graphSetPlanOptions", "numNames",
+                                      numNames, "deselectNames", deselectNames);
+      !why.empty())
+    return fail(GRAPH_ERROR_INVALID_ARGUMENT, why);
   std::vector<std::string> names;
   for (int32_t i = 0; i < numNames; ++i) {
     if (!deselectNames[i])
