@@ -403,15 +403,14 @@ GRAPH_API const char *graphPlanNotes(GraphModule module, int32_t index,
  * the other plans stay usable. Building twice is a no-op. */
 GRAPH_API GraphStatus graphPlanBuild(GraphModule module, int32_t index);
 /* Finalizes the `count` plans of `indices` as graphPlanBuild does each
- * (build_plans with build_plan_policy.ALL), cuDNN's on
- * GRAPH_PLAN_BUILD_THREADS threads at once when that is set above 1 (a
- * runtime-fusion plan compiles its kernels when it is finalized; the
- * threads share the device's cuDNN handle, which cuDNN's documentation
- * does not promise to allow, so the default is one after another). GRAPH_OK
- * when every one built; else GRAPH_ERROR_NOT_SUPPORTED naming the first
- * that declined (graphPlanBuild of each tells its own reason), and the
- * others stay built. An index out of range is GRAPH_ERROR_INVALID_ARGUMENT
- * and builds nothing. */
+ * (build_plans with build_plan_policy.ALL), cuDNN's on up to 8 threads at
+ * once, each with its own cuDNN handle (GRAPH_PLAN_BUILD_THREADS=N sets
+ * how many, 1 one after another; a runtime-fusion plan compiles its
+ * kernels when it is finalized). GRAPH_OK when every one built; else
+ * GRAPH_ERROR_NOT_SUPPORTED naming the first that declined, and the others
+ * stay built. The next graphPlanBuild of a plan that declined here answers
+ * its reason without finalizing it again (later ones try again). An index
+ * out of range is GRAPH_ERROR_INVALID_ARGUMENT and builds nothing. */
 GRAPH_API GraphStatus graphPlanBuildMany(GraphModule module,
                                          const int32_t *indices, int32_t count);
 /* Pins plan `index` for the next GPU executes of the selected graph

@@ -402,6 +402,12 @@ GpuSession::addPlan(PlanList &list, const char *call, int64_t engineId,
 }
 
 std::string GpuSession::buildPlan(PlanList &list, size_t index) {
+  if (auto it = list.batchDeclines.find(index);
+      it != list.batchDeclines.end()) {
+    std::string why = std::move(it->second);
+    list.batchDeclines.erase(it);
+    return why;
+  }
   // Codegen plans compile and load once, the way the next execute's build
   // compiles them (PTX, or cubin under the codegenCubin option); executes
   // compile their own.
@@ -411,8 +417,13 @@ std::string GpuSession::buildPlan(PlanList &list, size_t index) {
 
 std::vector<std::string>
 GpuSession::buildPlans(PlanList &list, const std::vector<size_t> &indices) {
-  return list.plans->buildMany(indices, buildOptions(list.graph).codegenCubin,
-                               /*keepKernels=*/false);
+  std::vector<std::string> why = list.plans->buildMany(
+      indices, buildOptions(list.graph).codegenCubin, /*keepKernels=*/false);
+  list.batchDeclines.clear();
+  for (size_t k = 0; k < indices.size(); ++k)
+    if (!why[k].empty())
+      list.batchDeclines[indices[k]] = why[k];
+  return why;
 }
 
 void GpuSession::setPlanOptions(const std::vector<std::string> &deselect,

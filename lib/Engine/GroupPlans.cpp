@@ -17,6 +17,7 @@
 #include <mutex>
 #include <numeric>
 #include <set>
+#include <thread>
 
 using namespace mlir;
 using namespace mlir::graph;
@@ -174,15 +175,16 @@ std::string rankingRules() {
 }
 
 /// How many cuDNN plans are finalized at once (the ranking's candidates,
-/// build_plans with the ALL policy): GRAPH_PLAN_BUILD_THREADS, at most 64;
-/// unset, 0 or not a number: 1, one after another. Opt-in: the threads
-/// share the device's cuDNN handle, which cuDNN's documentation does not
-/// promise to allow (it ran right on the H100, bench/RESULTS.md).
+/// build_plans with the ALL policy), each thread on its own cuDNN handle:
+/// GRAPH_PLAN_BUILD_THREADS, at most 64 (1: one after another); unset, 0
+/// or not a number: 8, or fewer where the host has fewer cores (a
+/// finalize compiles runtime-fusion kernels on the host's CPU).
 unsigned planBuildThreads() {
   if (const char *env = std::getenv("GRAPH_PLAN_BUILD_THREADS"))
     if (long n = std::strtol(env, nullptr, 10); n >= 1)
       return static_cast<unsigned>(std::min(n, 64L));
-  return 1;
+  unsigned cores = std::thread::hardware_concurrency();
+  return std::clamp(cores, 1u, 8u);
 }
 
 /// Says where a ranking's first note ("ranked by time in 8.8 s ...") came
@@ -276,11 +278,15 @@ void GroupPlans::rankByTime() {
   // the same kind with the same cuDNN and driver, timing the same plans by
   // the same rules (rankingRules). A choice naming a plan this list lacks
   // (plans of another build) is timed again and replaced.
-  std::string storedKey = rankingRules() + "|" + key + "|" +
-                          deviceIdentity(device) +
-                          (variants == 1 ? "|engines" : "");
+  // Made only when choices are kept on disk: deviceIdentity asks the
+  // driver.
+  std::string storedKey;
+  if (rt::rankedPlansOnDisk())
+    storedKey = rankingRules() + "|" + key + "|" + deviceIdentity(device) +
+                (variants == 1 ? "|engines" : "");
   if (rt::RankedPlan stored;
-      !off && rt::loadRankedPlan(storedKey, stored) && position(stored.first) &&
+      !off && !storedKey.empty() && rt::loadRankedPlan(storedKey, stored) &&
+      position(stored.first) &&
       (stored.cudnnFirst.empty() || position(stored.cudnnFirst))) {
     markRanking(stored.notes, "ranked by time (in an earlier process)");
     ranked = stored.notes;
@@ -341,7 +347,7 @@ void GroupPlans::rankByTime() {
   };
   pick(0, ownPlans);
   pick(ownPlans, heuristicCount);
-  // Built together (on several threads when GRAPH_PLAN_BUILD_THREADS asks).
+  // Built together (on several threads, each with its own cuDNN handle).
   // A plan that does not build stays where it is; the walk skips it.
   std::vector<std::string> built =
       group->buildPlans(candidates, planBuildThreads());
@@ -421,7 +427,7 @@ void GroupPlans::rankByTime() {
     kept.launches = compiled[generatedAt[k]].launches.size();
   }
   ranked = notes;
-  if (chose)
+  if (chose && !storedKey.empty())
     rt::storeRankedPlan(storedKey, {first, notes, cudnnFirst});
   markRanking(notes, "ranked by time earlier in this process");
   rankings.chosen[key] = {first, notes, cudnnFirst};

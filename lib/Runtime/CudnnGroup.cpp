@@ -478,6 +478,12 @@ public:
   }
 
   std::string buildPlan(size_t index) override {
+    return buildPlanWith(index, device.cudnnHandle());
+  }
+
+  /// Finalizes plan `index` with `cudnnHandle` (the device's, or a build
+  /// thread's own: a plan executes on any handle of its device).
+  std::string buildPlanWith(size_t index, void *cudnnHandle) {
     if (index >= planList.size())
       return "group '" + spec.name + "': no plan " + std::to_string(index);
     Plan &p = planList[index];
@@ -490,7 +496,7 @@ public:
       DescPtr plan;
       TRY(b.create(CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR, plan,
                    "EXECUTION_PLAN"));
-      cudnnHandle_t handle = static_cast<cudnnHandle_t>(device.cudnnHandle());
+      cudnnHandle_t handle = static_cast<cudnnHandle_t>(cudnnHandle);
       SET(plan, CUDNN_ATTR_EXECUTION_PLAN_HANDLE, CUDNN_TYPE_HANDLE, 1,
           &handle);
       SET(plan, CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG,
@@ -509,22 +515,27 @@ public:
   std::vector<std::string> buildPlans(const std::vector<size_t> &indices,
                                       unsigned threads) override {
     std::vector<std::string> answers(indices.size());
-    if (threads <= 1 || indices.size() <= 1) {
+    // Each worker finalizes whole plans: distinct entries of planList and
+    // infos (neither grows meanwhile), on the device's context and its own
+    // cuDNN handle (cuDNN allows threads on distinct handles only). Fewer
+    // handles than asked (a cudnnCreate failed): fewer threads.
+    std::vector<void *> handles;
+    if (threads > 1 && indices.size() > 1)
+      (void)device.buildHandles(
+          static_cast<unsigned>(std::min<size_t>(threads, indices.size())),
+          handles);
+    if (handles.size() <= 1) {
       for (size_t k = 0; k < indices.size(); ++k)
         answers[k] = buildPlan(indices[k]);
       return answers;
     }
-    // Each worker finalizes whole plans: distinct entries of planList and
-    // infos (neither grows meanwhile), on the device's context. They share
-    // the device's cuDNN handle, which cuDNN's documentation does not
-    // promise to allow (hence opt-in, GRAPH_PLAN_BUILD_THREADS); a finalize
-    // does not use the handle's stream.
     std::atomic<size_t> next{0};
-    auto work = [&]() {
+    auto work = [&](void *handle) {
       std::string error = device.activate();
       for (size_t k; (k = next.fetch_add(1)) < indices.size();) {
         try {
-          answers[k] = error.empty() ? buildPlan(indices[k]) : error;
+          answers[k] =
+              error.empty() ? buildPlanWith(indices[k], handle) : error;
         } catch (const std::exception &failure) {
           answers[k] = "group '" + spec.name + "': building plan " +
                        std::to_string(indices[k]) +
@@ -534,13 +545,13 @@ public:
     };
     std::vector<std::thread> workers;
     try {
-      for (unsigned t = 1; t < std::min<size_t>(threads, indices.size()); ++t)
-        workers.emplace_back(work);
+      for (size_t t = 1; t < handles.size(); ++t)
+        workers.emplace_back(work, handles[t]);
     } catch (const std::system_error &) {
       // Fewer threads than asked: the ones started and this one share the
       // plans.
     }
-    work();
+    work(handles[0]);
     for (std::thread &worker : workers)
       worker.join();
     return answers;

@@ -106,6 +106,11 @@ struct CacheEntry {
 
 } // namespace
 
+bool graph::rt::rankedPlansOnDisk() {
+  const char *dir = std::getenv("GRAPH_PLAN_CACHE_DIR");
+  return dir && *dir;
+}
+
 std::string graph::rt::getCachedPlan(Device &device, const GraphSpec &spec,
                                      CudnnGroup *&group, size_t &planIndex) {
   static std::mutex mutex;

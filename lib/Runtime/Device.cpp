@@ -158,6 +158,7 @@ struct CudnnHolder {
     RESOLVE(cudnnGetErrorString);
     RESOLVE(cudnnGetLastErrorString);
     RESOLVE(cudnnCreate);
+    RESOLVE(cudnnDestroy);
     RESOLVE(cudnnSetStream);
     RESOLVE(cudnnBackendCreateDescriptor);
     RESOLVE(cudnnBackendDestroyDescriptor);
@@ -688,6 +689,39 @@ public:
     return "";
   }
   void *cudnnHandle() const override { return handle; }
+
+  std::mutex buildHandlesMutex;
+  std::vector<cudnnHandle_t> extraHandles; // buildHandles' second and on
+
+  std::string buildHandles(unsigned count,
+                           std::vector<void *> &handles) override {
+    handles.assign(1, handle);
+    std::lock_guard<std::mutex> lock(buildHandlesMutex);
+    while (extraHandles.size() + 1 < count) {
+      if (std::string e = activate(); !e.empty())
+        return e;
+      cudnnHandle_t extra = nullptr;
+      if (cudnnStatus_t status = dnn->cudnnCreate(&extra);
+          status != CUDNN_STATUS_SUCCESS)
+        return gpu() + ": cudnnCreate for plan build thread " +
+               std::to_string(extraHandles.size() + 1) +
+               " failed: " + cudnnStatusText(*dnn, status);
+      // A finalize queues nothing, but should cuDNN ever do so it goes to
+      // the device's own stream, never the legacy default stream.
+      if (cudnnStatus_t status = dnn->cudnnSetStream(
+              extra, reinterpret_cast<cudaStream_t>(ownStream));
+          status != CUDNN_STATUS_SUCCESS) {
+        dnn->cudnnDestroy(extra);
+        return gpu() + ": cudnnSetStream for plan build thread " +
+               std::to_string(extraHandles.size() + 1) +
+               " failed: " + cudnnStatusText(*dnn, status);
+      }
+      extraHandles.push_back(extra);
+    }
+    for (size_t k = 0; k + 1 < count; ++k)
+      handles.push_back(extraHandles[k]);
+    return "";
+  }
 
   /// While recording: the stream and capture mode to go back to, restored
   /// (and the capture ended) however the body leaves, a throw included.

@@ -85,6 +85,7 @@ struct CudnnApi {
   const char *(*cudnnGetErrorString)(cudnnStatus_t);
   void (*cudnnGetLastErrorString)(char *, size_t);
   cudnnStatus_t (*cudnnCreate)(cudnnHandle_t *);
+  cudnnStatus_t (*cudnnDestroy)(cudnnHandle_t);
   cudnnStatus_t (*cudnnSetStream)(cudnnHandle_t, cudaStream_t);
   cudnnStatus_t (*cudnnBackendCreateDescriptor)(cudnnBackendDescriptorType_t,
                                                 cudnnBackendDescriptor_t *);

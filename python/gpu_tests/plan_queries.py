@@ -158,7 +158,7 @@ def check_replay():
 
 def check_build_all():
     # ALL hands every plan to the C API at once (graphPlanBuildMany; on
-    # several threads when GRAPH_PLAN_BUILD_THREADS asks): the same plans
+    # several threads, each with its own cuDNN handle): the same plans
     # build as one by one, and each runs the graph right. (No timing: the
     # second build would find the first's kernels in the driver's JIT cache.)
     g, io = make_graph()

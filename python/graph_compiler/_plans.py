@@ -283,10 +283,10 @@ def build(module, plan: PlanConfig) -> None:
 
 def build_many(module, plans, indices) -> None:
     """Finalize the GPU plans at positions ``indices`` of ``plans`` in one
-    call (build_plans with build_plan_policy.ALL; cuDNN's on several threads
-    when GRAPH_PLAN_BUILD_THREADS asks). Declines are not
-    raised here: build() of each plan then answers its own (a built plan
-    at once)."""
+    call (build_plans with build_plan_policy.ALL; cuDNN's on several threads,
+    GRAPH_PLAN_BUILD_THREADS says how many). Declines are not
+    raised here: build() of each plan then answers its own at once (the C
+    API remembers a decline of this call for the next build of that plan)."""
     # The C API's plan indices, not positions in this list (they differ
     # where the list is filtered, e.g. heur_mode.OPENSOURCE).
     gpu = [plans[i].index for i in indices if plans[i].device == _capi.GRAPH_DEVICE_GPU]

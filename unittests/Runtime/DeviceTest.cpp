@@ -16,6 +16,7 @@
 #include <memory>
 #include <stdexcept>
 #include <thread>
+#include <vector>
 
 using namespace graph::rt;
 
@@ -133,6 +134,37 @@ TEST(Devices, CountAndOneDevicePerOrdinal) {
   EXPECT_EQ(fakeCurrentDevice(), 0);
   Device::get(1, error);
   EXPECT_EQ(fakeCurrentDevice(), 1);
+}
+
+// Threads that finalize plans at once each get a cuDNN handle of the device
+// (cuDNN allows threads on distinct handles only): the device's own first,
+// the others made once with that device current, on its own stream.
+TEST(Devices, BuildHandlesAreTheDevicesAndMadeOnce) {
+  std::string error;
+  Device *second = Device::get(1, error);
+  ASSERT_NE(second, nullptr) << error;
+  ASSERT_NE(Device::get(0, error), nullptr) << error; // another is current
+  auto handleDevice =
+      fakeSymbol<int (*)(void *)>(FAKE_LIBCUDNN, "fakeCudnnHandleDevice");
+  auto handleStream =
+      fakeSymbol<void *(*)(void *)>(FAKE_LIBCUDNN, "fakeCudnnHandleStream");
+  ASSERT_TRUE(handleDevice && handleStream);
+  std::vector<void *> handles;
+  ASSERT_EQ(second->buildHandles(3, handles), "");
+  ASSERT_EQ(handles.size(), 3u);
+  EXPECT_EQ(handles[0], second->cudnnHandle());
+  EXPECT_NE(handles[1], handles[0]);
+  EXPECT_NE(handles[2], handles[1]);
+  EXPECT_NE(handles[2], handles[0]);
+  for (void *handle : handles) {
+    EXPECT_EQ(handleDevice(handle), 1);
+    EXPECT_EQ(handleStream(handle), second->stream());
+  }
+  std::vector<void *> again;
+  ASSERT_EQ(second->buildHandles(2, again), "");
+  EXPECT_EQ(again, std::vector<void *>(handles.begin(), handles.begin() + 2));
+  ASSERT_EQ(second->buildHandles(1, again), "");
+  EXPECT_EQ(again, std::vector<void *>{second->cudnnHandle()});
 }
 
 TEST(Devices, MissingOrdinalIsNamed) {

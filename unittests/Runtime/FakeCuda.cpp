@@ -410,6 +410,10 @@ FAKE_EXPORT cudnnStatus_t cudnnCreate(cudnnHandle_t *handle) {
   *handle = reinterpret_cast<cudnnHandle_t>(h);
   return CUDNN_STATUS_SUCCESS;
 }
+FAKE_EXPORT cudnnStatus_t cudnnDestroy(cudnnHandle_t handle) {
+  delete reinterpret_cast<FakeHandle *>(handle);
+  return CUDNN_STATUS_SUCCESS;
+}
 FAKE_EXPORT cudnnStatus_t cudnnSetStream(cudnnHandle_t handle,
                                          cudaStream_t stream) {
   reinterpret_cast<FakeHandle *>(handle)->stream = stream;

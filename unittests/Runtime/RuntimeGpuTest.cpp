@@ -16,6 +16,7 @@
 #include <cmath>
 #include <numeric>
 #include <random>
+#include <set>
 
 using namespace graph;
 using namespace graph::rt;
@@ -655,10 +656,21 @@ TEST(RuntimeGpu, PlanListAndJsonRoundTrip) {
 }
 
 // The ranking finalizes its candidate plans on several threads at once
-// (runtime-fusion plans compile their kernels then): the same plans build as
-// when built one after another, and each computes the group.
+// (runtime-fusion plans compile their kernels then), each thread on its own
+// cuDNN handle: the same plans build as when built one after another, and
+// each computes the group on the device's handle.
 TEST(RuntimeGpu, PlansBuiltInParallelMatchSerialBuilds) {
   REQUIRE_GPU();
+  // The build handles: the device's first, then distinct ones, the same
+  // ones again when asked again.
+  std::vector<void *> handles, again;
+  ASSERT_EQ(device->buildHandles(4, handles), "");
+  ASSERT_EQ(handles.size(), 4u);
+  EXPECT_EQ(handles[0], device->cudnnHandle());
+  EXPECT_EQ(std::set<void *>(handles.begin(), handles.end()).size(), 4u);
+  ASSERT_EQ(device->buildHandles(3, again), "");
+  EXPECT_EQ(again, std::vector<void *>(handles.begin(), handles.begin() + 3));
+
   Case c("parallel_builds");
   matmulBiasGelu(c, 256, 128, 192);
   std::string error;

@@ -103,6 +103,10 @@ public:
         added;
     int selected = -1; // graphPlanSelect; -1: walk the list
     int ordinal = 0;   // the device its groups were built on
+    /// The plans the last buildPlans declined, with why: the next
+    /// buildPlan of each answers that once instead of finalizing it again
+    /// (build_plans(ALL) builds all, then asks each for its answer).
+    std::map<size_t, std::string> batchDeclines;
   };
 
   /// Drops every built program (options, plans or the graph changed).

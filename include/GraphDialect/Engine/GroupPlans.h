@@ -154,8 +154,8 @@ public:
   /// `keepKernels` false unloads them again (a listing only asks whether
   /// they load). "" or why it declined.
   std::string build(size_t index, bool cubin, bool keepKernels = true);
-  /// Builds entries `indices` as build() would, cuDNN's plans on up to
-  /// GRAPH_PLAN_BUILD_THREADS threads at once (build_plans with the ALL
+  /// Builds entries `indices` as build() would, cuDNN's plans on up to 8
+  /// threads at once (GRAPH_PLAN_BUILD_THREADS; build_plans with the ALL
   /// policy); each one's answer, in the order of `indices`.
   std::vector<std::string> buildMany(const std::vector<size_t> &indices,
                                      bool cubin, bool keepKernels = true);

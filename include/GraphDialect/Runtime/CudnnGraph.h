@@ -154,9 +154,10 @@ public:
   virtual const std::vector<PlanInfo> &plans() const = 0;
   /// Finalizes plan `index`; records and returns the reason if it declines.
   virtual std::string buildPlan(size_t index) = 0;
-  /// Finalizes plans `indices` (distinct), up to `threads` at once (a
-  /// runtime-fusion plan compiles its kernels when it is finalized); returns
-  /// each one's buildPlan answer, in the order of `indices`.
+  /// Finalizes plans `indices` (distinct), up to `threads` at once, each
+  /// thread on its own cuDNN handle (Device::buildHandles; a runtime-fusion
+  /// plan compiles its kernels when it is finalized); returns each one's
+  /// buildPlan answer, in the order of `indices`.
   virtual std::vector<std::string>
   buildPlans(const std::vector<size_t> &indices, unsigned threads) = 0;
   /// Runs built plan `index` with device pointers keyed by uid.

@@ -166,6 +166,13 @@ public:
   virtual void unlockUse() = 0;
   /// The cudnnHandle_t, bound to stream().
   virtual void *cudnnHandle() const = 0;
+  /// `count` cuDNN handles of this device for threads that finalize plans
+  /// at once (cuDNN allows threads only on distinct handles): the first is
+  /// cudnnHandle(), the others are made on first demand and live as long
+  /// as the device, so plans built with them stay valid and execute on
+  /// cudnnHandle(). "" or why not (then `handles` holds those made).
+  virtual std::string buildHandles(unsigned count,
+                                   std::vector<void *> &handles) = 0;
   /// Milliseconds `body` takes on the stream, measured with events.
   virtual std::string time(const std::function<std::string()> &body,
                            double &milliseconds) = 0;

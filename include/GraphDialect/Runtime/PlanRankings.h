@@ -35,6 +35,9 @@ struct PlanRankings {
   std::map<std::string, RankedPlan> chosen;
 };
 
+/// Whether $GRAPH_PLAN_CACHE_DIR is set: whether choices are kept on disk
+/// (a caller skips making their keys otherwise).
+bool rankedPlansOnDisk();
 /// The choice stored under `key` in $GRAPH_PLAN_CACHE_DIR by an earlier
 /// process; false when the variable is unset, no file is there, or the file
 /// holds another key (a hash collision) or is cut short.
