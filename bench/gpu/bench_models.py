@@ -173,6 +173,27 @@ CASES = {
     ("gpt2_block", "forward"): pre_ln_torch(causal=True, gelu="tanh"),
     ("vit_block", "forward"): pre_ln_torch(causal=False, gelu="none"),
 }
+# The five above run by default; `--models all` adds the other models'
+# blocks, one module per model in torch_blocks/ (each with its CASES).
+DEFAULT_CASES = list(CASES)
+
+
+def load_more_cases():
+    import importlib
+
+    folder = os.path.join(os.path.dirname(os.path.abspath(__file__)), "torch_blocks")
+    for file in sorted(os.listdir(folder)):
+        if file.endswith(".py") and not file.startswith("_"):
+            module = importlib.import_module("torch_blocks." + file[:-3])
+            CASES.update(module.CASES)
+
+
+def worst_error(got_by_name, want):
+    """The worst relative error of our outputs against torch's: `want` is the
+    tensor of output "y" or a dict of tensors by output name."""
+    if not isinstance(want, dict):
+        want = {"y": want}
+    return max(rel_error(got_by_name[n], w.reshape(got_by_name[n].shape)) for n, w in want.items())
 
 
 # =============================================================================
@@ -251,7 +272,7 @@ def bench_case(torch, name, phase, make_torch, args):
         result = {
             "ours_ms": ours_ms,
             "eager_ms": eager_ms,
-            "rel_err": rel_error(outs["y"], want),
+            "rel_err": worst_error(outs, want),
             "dims": dims,
         }
         line = (
@@ -261,7 +282,7 @@ def bench_case(torch, name, phase, make_torch, args):
         if args.compile:
             try:
                 compiled = torch.compile(block)
-                result["compiled_rel_err"] = rel_error(compiled(), want)
+                result["compiled_rel_err"] = worst_error(_as_outputs(compiled()), want)
                 compiled_ms = loop_ms(torch, compiled, args.iters, args.warmup)
                 result["compiled_ms"] = compiled_ms
                 line += f", torch.compile {compiled_ms:.3f} ms (ratio {compiled_ms / ours_ms:.2f})"
@@ -282,6 +303,10 @@ def bench_case(torch, name, phase, make_torch, args):
     return result
 
 
+def _as_outputs(value):
+    return value if isinstance(value, dict) else {"y": value}
+
+
 def profile_table(torch, fn, runs=10):
     from torch.profiler import ProfilerActivity, profile
 
@@ -297,7 +322,11 @@ def profile_table(torch, fn, runs=10):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--models", default=",".join(f"{m}/{p}" for m, p in CASES), help="model/phase list")
+    ap.add_argument(
+        "--models",
+        default=",".join(f"{m}/{p}" for m, p in DEFAULT_CASES),
+        help="model/phase list, or `all` (every model with a PyTorch block)",
+    )
     ap.add_argument("--iters", type=int, default=20)
     ap.add_argument("--warmup", type=int, default=3)
     ap.add_argument("--seed", type=int, default=0)
@@ -308,8 +337,10 @@ def main(argv=None):
     import torch
 
     print(f"device: {torch.cuda.get_device_name()}, torch {torch.__version__}, cuDNN {harness.cudnn.backend_version()}")
+    load_more_cases()
+    items = [f"{m}/{p}" for m, p in CASES] if args.models == "all" else args.models.split(",")
     results = {}
-    for item in args.models.split(","):
+    for item in items:
         name, phase = item.split("/")
         results[item] = bench_case(torch, name, phase, CASES[(name, phase)], args)
     print("JSON " + json.dumps(results))
