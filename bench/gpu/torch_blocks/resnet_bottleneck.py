@@ -7,10 +7,10 @@ with training-mode batch norm (F.batch_norm training=True: batch
 statistics, running statistics updated in place with the model's
 momentum), fp16 channels-last activations and filters, f32 batch-norm
 parameters and statistics, as an AMP user's model has them. The graph's
-"backward" is the whole step as one graph; here it is that forward recorded
-once under autograd, then backward() for the graph's dy: the gradients of x
-and every parameter. The forward's outputs the graph also gives (y and each
-batch norm's next running mean and variance) come from the recording.
+"backward" is the whole step as one graph, so each timed call here is too:
+the forward under autograd, then the gradients of x and every parameter
+for the graph's dy. The forward's outputs the graph also gives (y and each
+batch norm's next running mean and variance) come from that call.
 """
 
 
@@ -41,24 +41,30 @@ def resnet_backward_torch(torch, mod, f, n, c, mid, h, w):
             act = F.relu(z) if conv != "conv3" else z
         return F.relu(act + x)
 
+    # The graph is the whole training step, so the timed call is too: the
+    # forward under autograd (updating the running statistics, as training
+    # does), then the gradients for dy.
     def make(forward):
-        for name, t in running.items():  # every recording starts from the given statistics
-            t.copy_(f[name].reshape(-1))
-        with torch.enable_grad():
-            y = forward()
         tensors = [leaves[name] for name in names]
 
-        def backward():
-            return torch.autograd.grad(y, tensors, f["dy"], retain_graph=True)
+        def step():
+            with torch.enable_grad():
+                y = forward()
+                gradients = torch.autograd.grad(y, tensors, f["dy"])
+            step.y = y.detach()
+            return gradients
 
-        backward.forward_outputs = {"y": y.detach()}
+        return step
+
+    def grads(step):
+        for name, t in running.items():  # compared from the given statistics
+            t.copy_(f[name].reshape(-1))
+        gradients = step()
+        out = {"y": step.y}
         for _, bn, _, _ in layers:
             for s in ("running_mean", "running_var"):
-                backward.forward_outputs[f"{bn}.next_{s}"] = running[f"{bn}.{s}"].clone()
-        return backward
-
-    def grads(backward):
-        return {**backward.forward_outputs, **{name + ".grad": g for name, g in zip(names, backward())}}
+                out[f"{bn}.next_{s}"] = running[f"{bn}.{s}"].clone()
+        return {**out, **{name + ".grad": g for name, g in zip(names, gradients)}}
 
     return block, make, grads
 

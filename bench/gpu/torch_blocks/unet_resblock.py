@@ -43,19 +43,23 @@ def unet_backward_torch(torch, mod, f, **dims):
     leaves = {name: f[name].detach().clone().requires_grad_(True) for name in names}
     block = unet_torch(torch, mod, {**f, **leaves}, **dims)
 
+    # The graph is the whole training step, so the timed call is too: the
+    # forward under autograd, then the gradients for dy.
     def make(forward):
-        with torch.enable_grad():
-            y = forward()
         tensors = [leaves[name] for name in names]
 
-        def backward():
-            return torch.autograd.grad(y, tensors, f["dy"], retain_graph=True)
+        def step():
+            with torch.enable_grad():
+                y = forward()
+                gradients = torch.autograd.grad(y, tensors, f["dy"])
+            step.y = y.detach()
+            return gradients
 
-        backward.y = y.detach()
-        return backward
+        return step
 
-    def grads(backward):
-        return {"y": backward.y, **{name + ".grad": g for name, g in zip(names, backward())}}
+    def grads(step):
+        gradients = step()
+        return {"y": step.y, **{name + ".grad": g for name, g in zip(names, gradients)}}
 
     return block, make, grads
 
