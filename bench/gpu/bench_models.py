@@ -19,6 +19,13 @@ torch.compile), on the same inputs in the same process.
                                causal attention, tanh-GELU MLP; fp16
     vit_block/forward          the same block unmasked with erf GELU; bf16
 
+`--models all` adds the other models of test/models (BERT, Whisper's
+encoder, T5's decoder, ConvNeXt, MobileNetV2, EfficientNet, DiT, Swin,
+Mixtral's MoE, the UNet resblock; backwards where the model trains),
+written in PyTorch in torch_blocks/, one module per model. A "backward"
+that is a whole training step as one graph (resnet_bottleneck,
+unet_resblock) is timed against PyTorch's forward plus backward.
+
 Each time is the mean over a loop of --iters runs between two CUDA events
 after --warmup runs (the graph's first execute, which builds it, excluded).
 Our output and torch.compile's are compared with eager's (relative error,
