@@ -50,6 +50,7 @@ sys.path.insert(0, os.path.join(ROOT, "test", "models"))
 import harness  # noqa: E402  (puts python/ on sys.path)
 import run_models  # noqa: E402  (torch buffers in the graph's layouts)
 from timing import loop_ms  # noqa: E402  (same folder)
+from torch_blocks._autograd import backward_of, leaves_of  # noqa: E402
 
 
 def rel_error(got, want):
@@ -153,24 +154,9 @@ def llama_backward_torch(torch, mod, f, **dims):
     (the graph's dy) with respect to x and the weights, as a training step's
     backward does. Returns (backward, gradients by the graph's output
     names)."""
-    leaves = {name: f[name].detach().clone().requires_grad_(True) for name in ("x",) + mod.WEIGHTS}
+    leaves = leaves_of(torch, f, ("x",) + mod.WEIGHTS)
     block = llama_torch(torch, mod, {**f, **leaves}, **dims)
-    names = list(leaves)
-
-    def make(forward):
-        with torch.enable_grad():
-            y = forward()
-        tensors = [leaves[n] for n in names]
-
-        def backward():
-            return torch.autograd.grad(y, tensors, f["dy"], retain_graph=True)
-
-        return backward
-
-    def grads(backward):
-        return {n + ".grad": g for n, g in zip(names, backward())}
-
-    return block, make, grads
+    return (block, *backward_of(torch, leaves, f["dy"]))
 
 
 CASES = {

@@ -12,6 +12,8 @@ fc1.bias); the ones the saved h and fc1 were computed with are recovered
 from them once, outside the timed block (channel means of h - conv(x) and
 of fc1 - norm(h) @ W1)."""
 
+from ._autograd import backward_of, leaves_of
+
 
 def _forward(torch, p, eps):
     F = torch.nn.functional
@@ -47,25 +49,12 @@ def _saved_biases(torch, f, c):
 def backward(torch, mod, f, n, c, h, w):
     params = ("x", "dwconv.weight", "dwconv.bias", "norm.weight", "norm.bias", "fc1.weight", "fc1.bias", "fc2.weight", "fc2.bias", "gamma")
     given = {**f, **_saved_biases(torch, f, c)}
-    leaves = {name: given[name].detach().clone().requires_grad_(True) for name in params}
+    leaves = leaves_of(torch, given, params)
 
     def block():
         return _forward(torch, leaves, mod.EPS)
 
-    def make(fwd):
-        with torch.enable_grad():
-            y = fwd()
-        tensors = [leaves[name] for name in params]
-
-        def run_backward():
-            return torch.autograd.grad(y, tensors, f["dy"], retain_graph=True)
-
-        return run_backward
-
-    def grads(run_backward):
-        return {name + ".grad": g for name, g in zip(params, run_backward())}
-
-    return block, make, grads
+    return (block, *backward_of(torch, leaves, f["dy"]))
 
 
 CASES = {

@@ -12,6 +12,8 @@ saved activations: bias = mean over rows of (saved output - saved input @
 weight), the input's value up to bf16 roundings.
 """
 
+from ._autograd import backward_of, leaves_of
+
 
 def forward(torch, mod, f, b, s, hidden, heads, ffn):
     F = torch.nn.functional
@@ -59,24 +61,9 @@ def backward(torch, mod, f, b, s, hidden, heads, ffn):
     for name in mod.LINEARS:
         params[name + ".weight"] = f[name + ".weight"]
         params[name + ".bias"] = biases[name]
-    leaves = {n: v.detach().clone().requires_grad_(True) for n, v in params.items()}
+    leaves = leaves_of(torch, params, params)
     block = forward(torch, mod, leaves, b, s, hidden, heads, ffn)
-    names = list(leaves)
-
-    def make(fwd):
-        with torch.enable_grad():
-            y = fwd()
-        tensors = [leaves[n] for n in names]
-
-        def run():
-            return torch.autograd.grad(y, tensors, f["dy"], retain_graph=True)
-
-        return run
-
-    def grads(run):
-        return {n + ".grad": g for n, g in zip(names, run())}
-
-    return block, make, grads
+    return (block, *backward_of(torch, leaves, f["dy"]))
 
 
 CASES = {

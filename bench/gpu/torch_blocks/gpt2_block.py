@@ -10,6 +10,8 @@ biases, so the forward here takes the biases those activations were made
 with from the activations themselves (see implied_biases).
 """
 
+from ._autograd import backward_of, leaves_of
+
 
 def implied_biases(torch, f, b, s, hidden):
     """The biases the graph's saved activations were computed with: each
@@ -47,23 +49,10 @@ def gpt2_backward_torch(torch, mod, f, b, s, hidden, heads, ffn):
 
     params = {**f, **implied_biases(torch, f, b, s, hidden)}
     names = ("x",) + PRE_LN_WEIGHTS
-    leaves = {name: params[name].detach().clone().requires_grad_(True) for name in names}
+    leaves = leaves_of(torch, params, names)
     block = pre_ln_torch(causal=True, gelu="tanh")(torch, mod, leaves, b, s, hidden, heads, ffn)
 
-    def make(forward):
-        with torch.enable_grad():
-            y = forward()
-        tensors = [leaves[name] for name in names]
-
-        def backward():
-            return torch.autograd.grad(y, tensors, f["dy"], retain_graph=True)
-
-        return backward
-
-    def grads(backward):
-        return {name + ".grad": g for name, g in zip(names, backward())}
-
-    return block, make, grads
+    return (block, *backward_of(torch, leaves, f["dy"]))
 
 
 CASES = {("gpt2_block", "backward"): gpt2_backward_torch}

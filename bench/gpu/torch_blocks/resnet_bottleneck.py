@@ -13,13 +13,15 @@ for the graph's dy. The forward's outputs the graph also gives (y and each
 batch norm's next running mean and variance) come from that call.
 """
 
+from ._autograd import leaves_of, training_step_of
+
 
 def resnet_backward_torch(torch, mod, f, n, c, mid, h, w):
     F = torch.nn.functional
     layers = mod.LAYERS
     names = ["x"] + [conv + ".weight" for conv, _, _, _ in layers]
     names += [bn + part for _, bn, _, _ in layers for part in (".weight", ".bias")]
-    leaves = {name: f[name].detach().clone().requires_grad_(True) for name in names}
+    leaves = leaves_of(torch, f, names)
     # the running statistics F.batch_norm updates: copies, so that the
     # graph's input buffers stay as they are
     running = {bn + s: f[bn + s].reshape(-1).clone() for _, bn, _, _ in layers for s in (".running_mean", ".running_var")}
@@ -41,32 +43,16 @@ def resnet_backward_torch(torch, mod, f, n, c, mid, h, w):
             act = F.relu(z) if conv != "conv3" else z
         return F.relu(act + x)
 
-    # The graph is the whole training step, so the timed call is too: the
-    # forward under autograd (updating the running statistics, as training
-    # does), then the gradients for dy.
-    def make(forward):
-        tensors = [leaves[name] for name in names]
-
-        def step():
-            with torch.enable_grad():
-                y = forward()
-                gradients = torch.autograd.grad(y, tensors, f["dy"])
-            step.y = y.detach()
-            return gradients
-
-        return step
-
-    def grads(step):
-        for name, t in running.items():  # compared from the given statistics
+    def reset():  # compared from the given statistics
+        for name, t in running.items():
             t.copy_(f[name].reshape(-1))
-        gradients = step()
-        out = {"y": step.y}
-        for _, bn, _, _ in layers:
-            for s in ("running_mean", "running_var"):
-                out[f"{bn}.next_{s}"] = running[f"{bn}.{s}"].clone()
-        return {**out, **{name + ".grad": g for name, g in zip(names, gradients)}}
 
-    return block, make, grads
+    def forward_outputs():
+        return {f"{bn}.next_{s}": running[f"{bn}.{s}"].clone() for _, bn, _, _ in layers for s in ("running_mean", "running_var")}
+
+    # The graph is the whole training step, so the timed call is too (the
+    # running statistics updated in place, as training does).
+    return (block, *training_step_of(torch, leaves, f["dy"], reset, forward_outputs))
 
 
 CASES = {("resnet_bottleneck", "backward"): resnet_backward_torch}

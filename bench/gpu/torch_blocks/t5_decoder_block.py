@@ -12,6 +12,8 @@ encoder output, the position bias (summed over the batch, as it is shared)
 and every weight, by the backward graph's output names.
 """
 
+from ._autograd import backward_of, leaves_of
+
 
 def t5_layer(torch, mod, f, b, s, s_enc, hidden, heads, head_dim, ffn, self_bias):
     """The layer on tensors ``f``; ``self_bias()`` gives the self-attention's
@@ -63,7 +65,7 @@ def t5_forward(torch, mod, f, **dims):
 
 def t5_backward(torch, mod, f, **dims):
     names = ("x", "encoder_hidden_states", "position_bias") + mod.WEIGHTS
-    leaves = {n: f[n].detach().clone().requires_grad_(True) for n in names}
+    leaves = leaves_of(torch, f, names)
     future = _causal(torch, dims["s"], f["x"].device)
     # the bias is a leaf here: mask it inside the recorded forward
     block = t5_layer(
@@ -71,20 +73,7 @@ def t5_backward(torch, mod, f, **dims):
         self_bias=lambda: leaves["position_bias"].masked_fill(future, float("-inf")),
     )
 
-    def make(forward):
-        with torch.enable_grad():
-            y = forward()
-        tensors = [leaves[n] for n in names]
-
-        def backward():
-            return torch.autograd.grad(y, tensors, f["dy"], retain_graph=True)
-
-        return backward
-
-    def grads(backward):
-        return {n + ".grad": g for n, g in zip(names, backward())}
-
-    return block, make, grads
+    return (block, *backward_of(torch, leaves, f["dy"]))
 
 
 CASES = {

@@ -12,6 +12,8 @@ of x, temb and every parameter for the graph's dy, and the forward's y,
 which the training graph outputs too.
 """
 
+from ._autograd import leaves_of, training_step_of
+
 # graph inputs with no PyTorch counterpart: the unit scale and zero bias the
 # graph's instancenorm (its group norm) takes, and the backward's dy
 _NOT_PARAMETERS = ("groupnorm.unit_scale", "groupnorm.zero_bias", "dy")
@@ -40,28 +42,11 @@ def unet_torch(torch, mod, f, n, cin, cout, h, w, temb, groups):
 
 def unet_backward_torch(torch, mod, f, **dims):
     names = [name for name in f if name not in _NOT_PARAMETERS]
-    leaves = {name: f[name].detach().clone().requires_grad_(True) for name in names}
+    leaves = leaves_of(torch, f, names)
     block = unet_torch(torch, mod, {**f, **leaves}, **dims)
 
-    # The graph is the whole training step, so the timed call is too: the
-    # forward under autograd, then the gradients for dy.
-    def make(forward):
-        tensors = [leaves[name] for name in names]
-
-        def step():
-            with torch.enable_grad():
-                y = forward()
-                gradients = torch.autograd.grad(y, tensors, f["dy"])
-            step.y = y.detach()
-            return gradients
-
-        return step
-
-    def grads(step):
-        gradients = step()
-        return {"y": step.y, **{name + ".grad": g for name, g in zip(names, gradients)}}
-
-    return block, make, grads
+    # The graph is the whole training step, so the timed call is too.
+    return (block, *training_step_of(torch, leaves, f["dy"]))
 
 
 CASES = {
