@@ -446,7 +446,13 @@ class _GraphBuilding:
             return arg
         if isinstance(arg, (int, float)) and not isinstance(arg, bool):
             return self.tensor_scalar(float(arg), data_type.FLOAT, name=name)
-        desc = self.tensor_like(arg, name=name)
+        what = f"operand {name!r}" if name else "operand"
+        if arg is None:
+            raise TypeError(f"{what} is None: expected a graph tensor (tensor(), tensor_like() or an op's output), a number, or a buffer to bind")
+        try:
+            desc = self.tensor_like(arg, name=name)
+        except TypeError as exc:
+            raise TypeError(f"{what}: {exc}") from None
         self._data_bindings[desc.uid] = arg
         return desc
 

@@ -131,6 +131,8 @@ class _GraphExecution:
         need = self._plans[index].workspace if self._plans else 0
         pointer = None
         if isinstance(workspace, int) and not isinstance(workspace, bool):
+            if workspace < 0:
+                raise ValueError(f"execute(workspace={workspace}): a device pointer is an address, never negative")
             have = None  # a raw pointer: no size to check
             pointer = workspace
         else:

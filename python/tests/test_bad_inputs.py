@@ -125,6 +125,17 @@ def test_emitted_dims_are_never_dynamic():
     assert "?" not in str(info.value)
 
 
+def test_none_or_unreadable_operand_names_the_op_and_port():
+    # the frontend's bindings refuse these with a TypeError; here the message
+    # names the node and its port, not only the Python type
+    g = g_()
+    a = g.tensor(name="a", dim=[1, 4, 8])
+    with pytest.raises(TypeError, match=r"operand 'mm::B' is None: expected a graph tensor"):
+        g.matmul(A=a, B=None, name="mm")
+    with pytest.raises(TypeError, match=r"operand 'mm2::B': cannot read a buffer from str"):
+        g.matmul(A=a, B="weights", name="mm2")
+
+
 # ---- tensors of another graph ----------------------------------------------------
 
 

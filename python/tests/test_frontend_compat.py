@@ -542,6 +542,10 @@ def test_execute_checks_the_workspace(monkeypatch):
     with pytest.raises(ValueError):
         g.execute({a: feed[a]}, 0xBEEF000)
     assert lent[-2:] == [(0xBEEF000, 4096), (0, 0)]
+    # A negative int is no address: refused before anything is lent.
+    with pytest.raises(ValueError, match=r"execute\(workspace=-5\): a device pointer is an address, never negative"):
+        g.execute(feed, -5)
+    assert lent[-2:] == [(0xBEEF000, 4096), (0, 0)]
 
 
 @needs_lib
