@@ -695,32 +695,35 @@ public:
 
   std::string buildHandles(unsigned count,
                            std::vector<void *> &handles) override {
-    handles.assign(1, handle);
     std::lock_guard<std::mutex> lock(buildHandlesMutex);
-    while (extraHandles.size() + 1 < count) {
-      if (std::string e = activate(); !e.empty())
-        return e;
+    std::string error;
+    while (error.empty() && extraHandles.size() + 1 < count) {
+      if (error = activate(); !error.empty())
+        break;
+      std::string thread = std::to_string(extraHandles.size() + 1);
       cudnnHandle_t extra = nullptr;
       if (cudnnStatus_t status = dnn->cudnnCreate(&extra);
-          status != CUDNN_STATUS_SUCCESS)
-        return gpu() + ": cudnnCreate for plan build thread " +
-               std::to_string(extraHandles.size() + 1) +
-               " failed: " + cudnnStatusText(*dnn, status);
+          status != CUDNN_STATUS_SUCCESS) {
+        error = gpu() + ": cudnnCreate for plan build thread " + thread +
+                " failed: " + cudnnStatusText(*dnn, status);
+        break;
+      }
       // A finalize queues nothing, but should cuDNN ever do so it goes to
       // the device's own stream, never the legacy default stream.
       if (cudnnStatus_t status = dnn->cudnnSetStream(
               extra, reinterpret_cast<cudaStream_t>(ownStream));
           status != CUDNN_STATUS_SUCCESS) {
         dnn->cudnnDestroy(extra);
-        return gpu() + ": cudnnSetStream for plan build thread " +
-               std::to_string(extraHandles.size() + 1) +
-               " failed: " + cudnnStatusText(*dnn, status);
+        error = gpu() + ": cudnnSetStream for plan build thread " + thread +
+                " failed: " + cudnnStatusText(*dnn, status);
+        break;
       }
       extraHandles.push_back(extra);
     }
-    for (size_t k = 0; k + 1 < count; ++k)
+    handles.assign(1, handle);
+    for (size_t k = 0; k + 1 < count && k < extraHandles.size(); ++k)
       handles.push_back(extraHandles[k]);
-    return "";
+    return error;
   }
 
   /// While recording: the stream and capture mode to go back to, restored

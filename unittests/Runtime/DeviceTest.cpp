@@ -165,6 +165,23 @@ TEST(Devices, BuildHandlesAreTheDevicesAndMadeOnce) {
   EXPECT_EQ(again, std::vector<void *>(handles.begin(), handles.begin() + 2));
   ASSERT_EQ(second->buildHandles(1, again), "");
   EXPECT_EQ(again, std::vector<void *>{second->cudnnHandle()});
+
+  // A handle that cannot be made: the error names the device and the
+  // thread, and the handles made before are still handed out (fewer
+  // threads build); a later ask makes the rest.
+  auto failCreates =
+      fakeSymbol<void (*)(int)>(FAKE_LIBCUDNN, "fakeCudnnFailCreates");
+  ASSERT_NE(failCreates, nullptr);
+  failCreates(1);
+  std::vector<void *> fewer;
+  std::string why = second->buildHandles(5, fewer);
+  EXPECT_TRUE(contains(why, "GPU 1: cudnnCreate for plan build thread 3"))
+      << why;
+  EXPECT_EQ(fewer, handles);
+  std::vector<void *> all;
+  ASSERT_EQ(second->buildHandles(5, all), "");
+  ASSERT_EQ(all.size(), 5u);
+  EXPECT_EQ(std::vector<void *>(all.begin(), all.begin() + 3), handles);
 }
 
 TEST(Devices, MissingOrdinalIsNamed) {

@@ -398,7 +398,12 @@ FAKE_EXPORT void cudnnGetLastErrorString(char *text, size_t size) {
   if (size)
     text[0] = 0;
 }
+static int failingCreates = 0; // fakeCudnnFailCreates
 FAKE_EXPORT cudnnStatus_t cudnnCreate(cudnnHandle_t *handle) {
+  if (failingCreates > 0) {
+    --failingCreates;
+    return CUDNN_STATUS_INTERNAL_ERROR_HOST_ALLOCATION_FAILED;
+  }
   // The device current now, as the fake driver (already loaded with
   // RTLD_LOCAL by the runtime, opened again here by its path) reports it.
   auto *h = new FakeHandle;
@@ -452,6 +457,9 @@ FAKE_EXPORT cudnnStatus_t cudnnBackendExecute(cudnnHandle_t,
 FAKE_EXPORT int fakeCudnnHandleDevice(void *handle) {
   return static_cast<FakeHandle *>(handle)->device;
 }
+
+/// Test hook: the next `count` cudnnCreate calls fail (a host allocation).
+FAKE_EXPORT void fakeCudnnFailCreates(int count) { failingCreates = count; }
 
 /// Test hook: the stream `handle` is bound to.
 FAKE_EXPORT void *fakeCudnnHandleStream(void *handle) {
