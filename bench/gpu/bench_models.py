@@ -21,7 +21,8 @@ torch.compile), on the same inputs in the same process.
 
 `--models all` adds the other models of test/models (BERT, Whisper's
 encoder, T5's decoder, ConvNeXt, MobileNetV2, EfficientNet, DiT, Swin,
-Mixtral's MoE, the UNet resblock; backwards where the model trains),
+Mixtral's MoE, the UNet resblock, the 200-op random pointwise DAG;
+backwards where the model trains),
 written in PyTorch in torch_blocks/, one module per model. A "backward"
 that is a whole training step as one graph (resnet_bottleneck,
 unet_resblock) is timed against PyTorch's forward plus backward.
